@@ -1,0 +1,841 @@
+/**
+ * The simulated API server: every verb of spec 000 over the `Store`, with the exact Status errors of
+ * reference api-server.md. Transport-free — `HttpServer` serves it on a socket, `ApiClient.layerInProcess`
+ * calls it directly. Time comes from the Effect `Clock`, randomness from a seeded generator.
+ */
+import { Clock, Context, Deferred, Duration, Effect, Either, Layer, Option, Queue, Schedule, Scope, Stream } from "effect"
+import { PCGRandom } from "effect/Utils"
+import { decodeContinue, encodeContinue } from "../../src/api/ContinueToken.js"
+import { forbidden, GoUint, invalid as invalidField, notSupported, type FieldError } from "../../src/api/FieldError.js"
+import { duplicateFields, strictDecodingErrors } from "../../src/api/kinds/DuplicateFields.js"
+import { splitUnknownFields, typeError } from "../../src/api/kinds/FieldSchema.js"
+import { validateObjectMetaCreate } from "../../src/api/kinds/Names.js"
+import { isRecord, type KList, type KObject, type ObjectMeta, type WatchEvent } from "../../src/api/Object.js"
+import { applyPatch } from "../../src/api/Patch.js"
+import type {
+  DeleteOptions,
+  DeleteResult,
+  GetOptions,
+  ListOptions,
+  PatchType,
+  WatchOptions,
+  WriteOptions,
+  WriteResult
+} from "../../src/api/Requests.js"
+import { apiVersionOf, initialNamespaces, invalidKindOf, Namespaces, resourceTypes, type ResourceType } from "../../src/api/Resources.js"
+import { fieldSelectorName, matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector } from "../../src/api/Selector.js"
+import * as Status from "../../src/api/Status.js"
+import type { ApiError } from "../../src/api/Status.js"
+import { planGet, planList, validateListOptions, type ReadPlan } from "./ResourceVersion.js"
+import { keyPrefix, objectKey, Store, type Change } from "./Store.js"
+import { generatedName, rfc3339, uuidV4 } from "./SystemMeta.js"
+import { eventOf, WatchHub, withTypeMeta, type Watcher } from "./WatchHub.js"
+
+export interface ApiServerConfig {
+  readonly seed: number
+  /** How long change history is kept (continue tokens and watch starts older than this get 410). */
+  readonly historyWindowMs: number
+  /** How long a read waits for a resource version newer than the server's before 504. */
+  readonly tooLargeWaitMs: number
+  /** Events buffered per watcher before a slow watcher is closed. */
+  readonly watchBufferSize: number
+  /** Bookmark period per watcher (with allowWatchBookmarks). */
+  readonly bookmarkIntervalMs: number
+  /** Default watch timeout is minRequestTimeout × (1 + rand[0,1)). */
+  readonly minRequestTimeoutMs: number
+}
+
+export const defaultConfig: ApiServerConfig = {
+  seed: 1,
+  historyWindowMs: 5 * 60_000,
+  tooLargeWaitMs: 3_000,
+  watchBufferSize: 1_000,
+  bookmarkIntervalMs: 60_000,
+  minRequestTimeoutMs: 1_800_000
+}
+
+/** A body as it arrived: the parsed value and, when it came as text, the text (for duplicate-field checks). */
+export interface Body {
+  readonly value: unknown
+  readonly raw?: string | undefined
+}
+
+const typeMeta = withTypeMeta
+
+const listOf = (resource: ResourceType, items: ReadonlyArray<KObject>, metadata: KList["metadata"]): KList => ({
+  kind: `${resource.kind}List`,
+  apiVersion: apiVersionOf(resource),
+  metadata,
+  items
+})
+
+/** List items of built-in types carry no kind/apiVersion (reference §2.4). */
+const stripTypeMeta = (obj: KObject): KObject => {
+  if (obj.kind === undefined && obj.apiVersion === undefined) return obj
+  const { kind: _k, apiVersion: _a, ...rest } = obj
+  return rest as KObject
+}
+
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+
+const isDryRun = (dryRun: ReadonlyArray<string> | undefined): boolean => dryRun !== undefined && dryRun.length > 0
+
+const checkDryRun = (optionsKind: string, dryRun: ReadonlyArray<string> | undefined): ApiError | undefined =>
+  dryRun && dryRun.some((v) => v !== "All" && v !== "")
+    ? Status.invalidOptions(optionsKind, [notSupported("dryRun", dryRun, ["All"])])
+    : undefined
+
+const fieldValidationLevels = ["", "Ignore", "Strict", "Warn"]
+
+const checkWriteOptions = (optionsKind: string, opts: WriteOptions): ApiError | undefined => {
+  const errors: FieldError[] = []
+  if (opts.dryRun && opts.dryRun.some((v) => v !== "All" && v !== "")) errors.push(notSupported("dryRun", opts.dryRun, ["All"]))
+  if (opts.fieldValidation !== undefined && !fieldValidationLevels.includes(opts.fieldValidation))
+    errors.push(notSupported("fieldValidation", opts.fieldValidation, fieldValidationLevels))
+  if (opts.fieldManager !== undefined && Buffer.byteLength(opts.fieldManager) > 128)
+    errors.push({ type: "TooLong", field: "fieldManager", detail: "must have at most 128 bytes" })
+  return errors.length > 0 ? Status.invalidOptions(optionsKind, errors) : undefined
+}
+
+const warningText = (problem: string): string => problem
+
+/** The server state and every verb. Methods are effects only where they need the clock or may wait. */
+export class ApiServer extends Context.Tag("clustersim/ApiServer")<ApiServer, ApiServerImpl>() {
+  static readonly layer = (config: Partial<ApiServerConfig> = {}) =>
+    Layer.effect(ApiServer, makeApiServer({ ...defaultConfig, ...config }))
+}
+
+export const makeApiServer = (config: ApiServerConfig) =>
+  Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const server = new ApiServerImpl(config, now)
+    return server
+  })
+
+export class ApiServerImpl {
+  readonly store = new Store()
+  readonly hub = new WatchHub()
+  private readonly random: () => number
+  /** Open while the server answers; admin "pause" swaps in an unresolved one. */
+  private paused: Deferred.Deferred<void> | undefined
+
+  constructor(
+    readonly config: ApiServerConfig,
+    startTime: number
+  ) {
+    const rng = new PCGRandom(config.seed)
+    this.random = () => rng.number()
+    this.store.subscribe((change: Change) => this.hub.publish(change))
+    for (const name of initialNamespaces) this.store.put(Namespaces, name, this.newNamespace(name, startTime), startTime)
+  }
+
+  private newNamespace(name: string, time: number): KObject {
+    return {
+      metadata: {
+        name,
+        uid: uuidV4(this.random),
+        creationTimestamp: rfc3339(time),
+        labels: { "platform.io/metadata.name": name }
+      },
+      spec: { finalizers: ["platform"] },
+      status: { phase: "Active" }
+    }
+  }
+
+  // ---- request gate -------------------------------------------------------------------------------------
+
+  /** Every request passes here: waits while paused and compacts history that left the window. */
+  private readonly admit: Effect.Effect<number> = Effect.suspend(() => {
+    const gate = this.paused
+    return gate ? Effect.zipRight(Deferred.await(gate), Clock.currentTimeMillis) : Clock.currentTimeMillis
+  }).pipe(Effect.tap((now) => this.store.compactBefore(now - this.config.historyWindowMs)))
+
+  /** Stop answering for `ms` (requests wait), as an overloaded or restarting server would. */
+  pause(ms: number): Effect.Effect<void> {
+    return Effect.gen(this, function* () {
+      const gate = yield* Deferred.make<void>()
+      this.paused = gate
+      yield* Effect.forkDaemon(
+        Effect.sleep(Duration.millis(ms)).pipe(
+          Effect.zipRight(Effect.sync(() => {
+            if (this.paused === gate) this.paused = undefined
+          })),
+          Effect.zipRight(Deferred.succeed(gate, undefined))
+        )
+      )
+    })
+  }
+
+  /** Compact now: every older revision becomes unreadable. */
+  compact(): Effect.Effect<number> {
+    return Effect.sync(() => {
+      this.store.compactAll()
+      return this.store.compactedRevision
+    })
+  }
+
+  /** Close every watch, as a server restart would. */
+  dropWatches(): Effect.Effect<number> {
+    return Effect.sync(() => this.hub.closeAll())
+  }
+
+  // ---- helpers ------------------------------------------------------------------------------------------
+
+  private key(resource: ResourceType, namespace: string | undefined, name: string): string {
+    return objectKey(resource.namespaced ? namespace : undefined, name)
+  }
+
+  private requireNamespace(resource: ResourceType, namespace: string | undefined): ApiError | undefined {
+    if (!resource.namespaced || !namespace) return undefined
+    return this.store.get(Namespaces, namespace) ? undefined : Status.notFound(Namespaces, namespace)
+  }
+
+  /** Waits (up to tooLargeWaitMs on the Clock) for the store to reach `revision`; 504 with Retry-After otherwise. */
+  private awaitRevision(revision: number): Effect.Effect<void, ApiError> {
+    if (revision <= this.store.revision) return Effect.void
+    const poll = Effect.suspend(() => (this.store.revision >= revision ? Effect.void : Effect.fail(undefined)))
+    return poll.pipe(
+      Effect.retry({ schedule: Schedule.spaced(revisionPollInterval), times: Math.ceil(this.config.tooLargeWaitMs / 100) }),
+      Effect.catchAll(() => Effect.fail(Status.tooLargeResourceVersion(revision, this.store.revision, 1)))
+    )
+  }
+
+  private readPlan(plan: ReadPlan): Effect.Effect<void, ApiError> {
+    switch (plan._tag) {
+      case "NotOlderThanCached":
+        return this.awaitRevision(plan.revision)
+      case "NotOlderThanStorage":
+      case "Exact":
+        return plan.revision > this.store.revision
+          ? Effect.fail(Status.tooLargeResourceVersion(plan.revision, this.store.revision, 0))
+          : Effect.void
+      default:
+        return Effect.void
+    }
+  }
+
+  // ---- get / list -----------------------------------------------------------------------------------------
+
+  get(resource: ResourceType, name: string, opts: GetOptions = {}): Effect.Effect<KObject, ApiError> {
+    return Effect.gen(this, function* () {
+      yield* this.admit
+      const plan = yield* planGet(opts.resourceVersion, resource.watchCached)
+      yield* this.readPlan(plan)
+      const obj = this.store.get(resource, this.key(resource, opts.namespace, name))
+      if (!obj) return yield* Effect.fail(Status.notFound(resource, name))
+      return typeMeta(obj, resource)
+    })
+  }
+
+  private selectors(resource: ResourceType, opts: { labelSelector?: string | undefined; fieldSelector?: string | undefined }) {
+    return Effect.gen(function* () {
+      const labels = opts.labelSelector ? yield* parseLabelSelector(opts.labelSelector) : undefined
+      const fields = opts.fieldSelector ? yield* parseFieldSelector(opts.fieldSelector, resource) : undefined
+      const matches = (obj: KObject): boolean =>
+        (labels === undefined || matchesLabels(labels, obj.metadata.labels)) && (fields === undefined || matchesFields(fields, obj))
+      return { matches, filtered: labels !== undefined || fields !== undefined, fields }
+    })
+  }
+
+  list(resource: ResourceType, opts: ListOptions = {}): Effect.Effect<KList, ApiError> {
+    return Effect.gen(this, function* () {
+      yield* this.admit
+      const plan = yield* planList(opts, resource.watchCached)
+      yield* this.readPlan(plan)
+      const { matches, filtered } = yield* this.selectors(resource, opts)
+      const prefix = keyPrefix(resource.namespaced ? opts.namespace : undefined)
+      const store = this.store
+      let revision = store.revision
+      let start = prefix
+      let paged = opts.limit !== undefined && opts.limit > 0
+      switch (plan._tag) {
+        case "Any":
+        case "NotOlderThanCached":
+          paged = false
+          break
+        case "Exact":
+          if (plan.revision < store.compactedRevision)
+            return yield* Effect.fail(Status.expired("The resourceVersion for the provided list is too old."))
+          revision = plan.revision
+          break
+        case "Continue": {
+          const token = yield* decodeContinue(plan.token)
+          if (token.rv !== -1 && token.rv < store.compactedRevision) {
+            const fresh = encodeContinue({ rv: -1, start: token.start })
+            return yield* Effect.fail(Status.expired(expiredContinueMessage, { continue: fresh }))
+          }
+          if (token.rv !== -1) revision = token.rv
+          start = prefix + token.start
+          paged = opts.limit !== undefined && opts.limit > 0
+          break
+        }
+      }
+      const page = store.page({
+        resource,
+        revision,
+        prefix,
+        start,
+        limit: paged ? opts.limit : undefined,
+        matches,
+        countRemaining: !filtered
+      })
+      const items = page.items.map(stripTypeMeta)
+      const metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number } = { resourceVersion: String(revision) }
+      if (page.lastKey !== undefined) {
+        metadata.continue = encodeContinue({ rv: revision, start: page.lastKey.slice(prefix.length) + "\u0000" })
+        if (!filtered) metadata.remainingItemCount = page.remaining
+      }
+      return listOf(resource, items, metadata)
+    })
+  }
+
+  // ---- watch ----------------------------------------------------------------------------------------------
+
+  /**
+   * Opens a watch: validation errors fail the effect (an HTTP error status); a too-old start is one in-stream
+   * ERROR event. The stream ends when the watch times out, is dropped, or falls behind its buffer.
+   */
+  watch(resource: ResourceType, opts: WatchOptions = {}, name?: string): Effect.Effect<Stream.Stream<WatchEvent>, ApiError, Scope.Scope> {
+    return Effect.gen(this, function* () {
+      yield* this.admit
+      const invalid = validateListOptions(opts, true)
+      if (invalid) return yield* Effect.fail(invalid)
+      const { matches, fields } = yield* this.selectors(resource, opts)
+      const pinned = fields ? fieldSelectorName(fields) : undefined
+      if (name !== undefined && pinned !== undefined && pinned !== name)
+        return yield* Effect.fail(Status.badRequest("fieldSelector metadata.name doesn't match requested name"))
+      const filterName = name ?? pinned
+      const filter = filterName === undefined ? matches : (obj: KObject) => obj.metadata.name === filterName && matches(obj)
+      const rv = opts.resourceVersion ?? ""
+      const startRevision = rv === "" || rv === "0" ? undefined : yield* parseRv(rv)
+      const prefix = keyPrefix(resource.namespaced ? opts.namespace : undefined)
+
+      const End = endMarker
+      const queue = yield* Queue.unbounded<WatchEvent | typeof End>()
+      const capacity = this.config.watchBufferSize
+      let closed = false
+      const sink = {
+        offer: (event: WatchEvent) => {
+          if (closed) return true
+          if (queue.unsafeSize().pipe(Option.getOrElse(() => 0)) >= capacity) return false
+          queue.unsafeOffer(event)
+          return true
+        },
+        close: () => {
+          if (closed) return
+          closed = true
+          queue.unsafeOffer(End)
+        }
+      }
+      const store = this.store
+      const timeoutMs =
+        opts.timeoutSeconds && opts.timeoutSeconds > 0
+          ? opts.timeoutSeconds * 1000
+          : this.config.minRequestTimeoutMs * (1 + this.random())
+
+      if (startRevision !== undefined && startRevision < store.compactedRevision) {
+        sink.offer(tooOldEvent(resource, startRevision, store.compactedRevision))
+        sink.close()
+      } else {
+        // Everything below runs without yielding, so no change can slip between replay and registration.
+        let from = store.revision
+        if (startRevision === undefined) {
+          const initial = store.page({ resource, revision: from, prefix, start: prefix, limit: undefined, matches: filter, countRemaining: false })
+          for (const obj of initial.items) sink.offer(eventOf("ADDED", obj, resource))
+        } else {
+          from = startRevision
+        }
+        const watcher: Watcher = { resource, prefix, matches: filter, sink, startRevision: from }
+        if (startRevision !== undefined) {
+          for (const change of store.changesAfter(startRevision)) {
+            if (change.resource === resource) this.hub.publishTo(watcher, change)
+          }
+          ;(watcher as { startRevision: number }).startRevision = Math.max(startRevision, store.revision)
+        }
+        if (!closed) {
+          this.hub.add(watcher)
+          yield* Effect.addFinalizer(() => Effect.sync(() => this.hub.remove(watcher)))
+          yield* Effect.forkScoped(this.watchTimers(resource, opts.allowWatchBookmarks === true, timeoutMs, sink))
+        }
+      }
+      yield* Effect.addFinalizer(() => Effect.sync(() => (closed = true)))
+      return Stream.fromQueue(queue).pipe(Stream.takeWhile((e): e is WatchEvent => e !== End))
+    })
+  }
+
+  /** Bookmarks every bookmarkInterval and ~2 s before the deadline (watch-cached types only); end at the deadline. */
+  private watchTimers(
+    resource: ResourceType,
+    bookmarks: boolean,
+    timeoutMs: number,
+    sink: { offer: (e: WatchEvent) => boolean; close: () => void }
+  ): Effect.Effect<void> {
+    const self = this
+    return Effect.gen(function* () {
+      const start = yield* Clock.currentTimeMillis
+      const deadline = start + timeoutMs
+      if (bookmarks && resource.watchCached) {
+        let last = start
+        for (;;) {
+          const next = Math.min(last + self.config.bookmarkIntervalMs, deadline - 2_000)
+          const now = yield* Clock.currentTimeMillis
+          if (next <= now) break
+          yield* Effect.sleep(Duration.millis(next - now))
+          sink.offer(bookmarkEvent(resource, self.store.revision))
+          last = next
+        }
+      }
+      const now = yield* Clock.currentTimeMillis
+      if (deadline > now) yield* Effect.sleep(Duration.millis(deadline - now))
+      sink.close()
+    })
+  }
+
+  // ---- writes ---------------------------------------------------------------------------------------------
+
+  /** Decodes a write body: type errors → 400, unknown/duplicate fields per fieldValidation. */
+  private decodeBody(
+    resource: ResourceType,
+    body: Body,
+    fieldValidation: string | undefined,
+    patched: boolean
+  ): Either.Either<{ object: KObject; warnings: string[] }, ApiError> {
+    const { kind, version } = resource
+    const value = body.value
+    if (!isRecord(value))
+      return Either.left(
+        Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`)
+      )
+    const schema = resource.rules.schema
+    if (schema) {
+      const typeProblem = typeError(schema, value, kind, version)
+      if (typeProblem) return Either.left(Status.badRequest(typeProblem))
+    }
+    const metadata = value.metadata
+    if (metadata !== undefined && !isRecord(metadata))
+      return Either.left(Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: json: cannot unmarshal ${jsonTypeName(metadata)} into Go struct field ${kind}.metadata of type v1.ObjectMeta`))
+    const level = fieldValidation || "Warn"
+    const problems: string[] = []
+    // Unknown fields are dropped at every level; Ignore only stops reporting them.
+    const split = schema ? splitUnknownFields(schema, value) : { known: value, unknown: [] }
+    if (level !== "Ignore") {
+      // With the text at hand the decoder's findings come in document order; without it only unknown fields exist.
+      if (body.raw !== undefined && schema) problems.push(...strictDecodingErrors(body.raw, schema))
+      else if (body.raw !== undefined) problems.push(...duplicateFields(body.raw).map((f) => `duplicate field ${JSON.stringify(f)}`))
+      else problems.push(...split.unknown.map((f) => `unknown field ${JSON.stringify(f)}`))
+    }
+    const known = split.known as Record<string, unknown>
+    const object = { ...known, metadata: (known.metadata ?? {}) as ObjectMeta } as KObject
+    if (level === "Strict" && problems.length > 0) {
+      if (patched)
+        return Either.left(
+          Status.invalid("", "", [invalidField("patch", JSON.stringify(value), `strict decoding error: ${problems.join(", ")}`)], { kind: "", group: "" })
+        )
+      return Either.left(Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: strict decoding error: ${problems.join(", ")}`))
+    }
+    return Either.right({ object, warnings: [...new Set(problems)].map(warningText) })
+  }
+
+  private checkTypeMeta(resource: ResourceType, obj: KObject): ApiError | undefined {
+    const expected = apiVersionOf(resource)
+    if (obj.apiVersion !== undefined && obj.apiVersion !== "" && obj.apiVersion !== expected)
+      return Status.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`)
+    if (obj.kind !== undefined && obj.kind !== "" && obj.kind !== resource.kind)
+      return Status.badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${resource.kind})`)
+    return undefined
+  }
+
+  private invalid(resource: ResourceType, name: string, errors: ReadonlyArray<FieldError>): ApiError {
+    const { qualifiedKind, group } = invalidKindOf(resource)
+    return Status.invalid(qualifiedKind, name, errors, { kind: resource.kind, group })
+  }
+
+  create(resource: ResourceType, body: Body, opts: WriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
+    return Effect.gen(this, function* () {
+      const now = yield* this.admit
+      if (opts.subresource === "binding") return yield* this.bind(body, opts, now)
+      if (opts.subresource) return yield* Effect.fail(Status.methodNotAllowed())
+      const bad = checkWriteOptions("CreateOptions", opts)
+      if (bad) return yield* Effect.fail(bad)
+      const { object, warnings } = yield* this.decodeBody(resource, body, opts.fieldValidation, false)
+      const created = yield* this.createObject(resource, object, opts, now)
+      return { code: 201, object: created, warnings }
+    })
+  }
+
+  private createObject(resource: ResourceType, input: KObject, opts: WriteOptions, now: number): Effect.Effect<KObject, ApiError> {
+    return Effect.gen(this, function* () {
+      const typeProblem = this.checkTypeMeta(resource, input)
+      if (typeProblem) return yield* Effect.fail(typeProblem)
+      const meta = input.metadata
+      if (meta.resourceVersion) return yield* Effect.fail(Status.internal("resourceVersion should not be set on objects to be created"))
+      let namespace: string | undefined
+      if (resource.namespaced) {
+        if (meta.namespace && opts.namespace && meta.namespace !== opts.namespace)
+          return yield* Effect.fail(Status.badRequest("the namespace of the provided object does not match the namespace sent on the request"))
+        namespace = opts.namespace || meta.namespace || undefined
+      }
+      const generated = !meta.name && meta.generateName ? generatedName(meta.generateName, this.random) : undefined
+      const name = meta.name || generated || ""
+      const { deletionTimestamp: _d, deletionGracePeriodSeconds: _g, selfLink: _s, uid: _u, creationTimestamp: _c, ...kept } = meta
+      const metadata: ObjectMeta = {
+        ...kept,
+        name,
+        ...(namespace ? { namespace } : {}),
+        uid: uuidV4(this.random),
+        creationTimestamp: rfc3339(now)
+      }
+      if (!resource.namespaced) delete (metadata as { namespace?: string }).namespace
+      const object: KObject = this.defaulted(resource, { ...input, apiVersion: apiVersionOf(resource), kind: resource.kind, metadata })
+      const errors = [...validateObjectMetaCreate(object, resource.namespaced), ...(resource.rules.validateCreate?.(object) ?? [])]
+      if (errors.length > 0) return yield* Effect.fail(this.invalid(resource, name, errors))
+      const missingNs = this.requireNamespace(resource, namespace)
+      if (missingNs) return yield* Effect.fail(missingNs)
+      const key = this.key(resource, namespace, name)
+      const existing = this.store.get(resource, key)
+      if (existing) {
+        return yield* Effect.fail(
+          generated
+            ? Status.generateNameConflict(resource, name)
+            : Status.alreadyExists(resource, name, existing.metadata.deletionTimestamp !== undefined)
+        )
+      }
+      if (isDryRun(opts.dryRun)) return object
+      return typeMeta(this.store.put(resource, key, stripTypeMeta(object), now), resource)
+    })
+  }
+
+  /** Server-side defaults the simulator needs: namespace phase, deployment generation. */
+  private defaulted(resource: ResourceType, obj: KObject): KObject {
+    if (resource === Namespaces) {
+      return { ...obj, spec: { finalizers: ["platform"], ...(obj.spec as object) }, status: { phase: "Active" } }
+    }
+    if (resource.kind === "Deployment") return { ...obj, metadata: { ...obj.metadata, generation: 1 } }
+    return obj
+  }
+
+  update(resource: ResourceType, name: string, body: Body, opts: WriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
+    return Effect.gen(this, function* () {
+      const now = yield* this.admit
+      const bad = checkWriteOptions("UpdateOptions", opts)
+      if (bad) return yield* Effect.fail(bad)
+      if (opts.subresource && !resource.subresources.includes(opts.subresource)) return yield* Effect.fail(Status.methodNotAllowed())
+      const { object, warnings } = yield* this.decodeBody(resource, body, opts.fieldValidation, false)
+      return yield* this.updateObject(resource, name, object, opts, now, warnings)
+    })
+  }
+
+  private updateObject(
+    resource: ResourceType,
+    name: string,
+    input: KObject,
+    opts: WriteOptions,
+    now: number,
+    warnings: ReadonlyArray<string>
+  ): Effect.Effect<WriteResult, ApiError> {
+    return Effect.gen(this, function* () {
+      const typeProblem = this.checkTypeMeta(resource, input)
+      if (typeProblem) return yield* Effect.fail(typeProblem)
+      const meta = input.metadata
+      if (meta.name !== undefined && meta.name !== "" && meta.name !== name)
+        return yield* Effect.fail(Status.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`))
+      if (resource.namespaced && meta.namespace && opts.namespace && meta.namespace !== opts.namespace)
+        return yield* Effect.fail(Status.badRequest("the namespace of the provided object does not match the namespace sent on the request"))
+      const namespace = resource.namespaced ? opts.namespace || meta.namespace || undefined : undefined
+      const key = this.key(resource, namespace, name)
+      const stored = this.store.get(resource, key)
+      if (!stored) {
+        if (!resource.allowCreateOnUpdate || opts.subresource) return yield* Effect.fail(Status.notFound(resource, name))
+        const { resourceVersion: _rv, ...rest } = meta
+        const created = yield* this.createObject(resource, { ...input, metadata: { ...rest, name } }, opts, now)
+        return { code: 201, object: created, warnings }
+      }
+      if (!meta.resourceVersion) {
+        if (!resource.allowUnconditionalUpdate)
+          return yield* Effect.fail(
+            Status.invalid(Status.qualifiedResource(resource), name, [
+              invalidField("metadata.resourceVersion", new GoUint(0), "must be specified for an update")
+            ], { kind: resource.plural, group: resource.group })
+          )
+      } else if (meta.resourceVersion !== stored.metadata.resourceVersion) {
+        return yield* Effect.fail(Status.modifiedConflict(resource, name))
+      }
+      const merged = this.mergeForUpdate(resource, stored, input, opts.subresource)
+      const next: KObject = {
+        ...merged,
+        apiVersion: apiVersionOf(resource),
+        kind: resource.kind,
+        metadata: {
+          ...merged.metadata,
+          name,
+          ...(namespace ? { namespace } : {}),
+          uid: stored.metadata.uid,
+          creationTimestamp: stored.metadata.creationTimestamp,
+          ...(stored.metadata.generation !== undefined ? { generation: stored.metadata.generation } : {}),
+          ...(stored.metadata.deletionTimestamp !== undefined
+            ? { deletionTimestamp: stored.metadata.deletionTimestamp, deletionGracePeriodSeconds: stored.metadata.deletionGracePeriodSeconds }
+            : {})
+        }
+      }
+      if (next.metadata.deletionTimestamp === undefined) {
+        delete (next.metadata as { deletionTimestamp?: string }).deletionTimestamp
+        delete (next.metadata as { deletionGracePeriodSeconds?: number }).deletionGracePeriodSeconds
+      }
+      const errors: FieldError[] = []
+      if (stored.metadata.deletionTimestamp !== undefined) {
+        const before = new Set(stored.metadata.finalizers ?? [])
+        const added = (next.metadata.finalizers ?? []).filter((f) => !before.has(f))
+        if (added.length > 0)
+          errors.push(forbidden("metadata.finalizers", `no new finalizers can be added if the object is being deleted, found new finalizers ${formatStringSlice(added)}`))
+      }
+      errors.push(...(resource.rules.validateUpdate?.(next, typeMeta(stored, resource)) ?? []))
+      if (errors.length > 0) return yield* Effect.fail(this.invalid(resource, name, errors))
+      if (resource.kind === "Deployment" && !sameJson(next.spec, stored.spec))
+        (next.metadata as { generation?: number }).generation = (stored.metadata.generation ?? 0) + 1
+      const candidate = stripTypeMeta({ ...next, metadata: { ...next.metadata, resourceVersion: stored.metadata.resourceVersion } })
+      if (sameJson(candidate, stored)) return { code: 200, object: typeMeta(stored, resource), warnings }
+      if (isDryRun(opts.dryRun)) return { code: 200, object: next, warnings }
+      if (stored.metadata.deletionTimestamp !== undefined && (next.metadata.finalizers ?? []).length === 0) {
+        this.store.remove(resource, key, now)
+        return { code: 200, object: next, warnings }
+      }
+      const saved = this.store.put(resource, key, stripTypeMeta(next), now)
+      return { code: 200, object: typeMeta(saved, resource), warnings }
+    })
+  }
+
+  /** The main resource keeps the stored status; the status subresource changes only status. */
+  private mergeForUpdate(resource: ResourceType, stored: KObject, input: KObject, subresource: string | undefined): KObject {
+    if (subresource === "status") return { ...stored, metadata: { ...stored.metadata, ...pickMeta(input.metadata) }, status: input.status }
+    if (resource.subresources.includes("status") && resource !== Namespaces) {
+      const { status: _s, ...rest } = input
+      return stored.status === undefined ? rest as KObject : { ...rest, status: stored.status } as KObject
+    }
+    return input
+  }
+
+  patch(resource: ResourceType, name: string, patchType: PatchType, patch: Body, opts: WriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
+    return Effect.gen(this, function* () {
+      const now = yield* this.admit
+      const bad = checkWriteOptions("PatchOptions", opts)
+      if (bad) return yield* Effect.fail(bad)
+      if (opts.subresource && !resource.subresources.includes(opts.subresource)) return yield* Effect.fail(Status.methodNotAllowed())
+      const namespace = resource.namespaced ? opts.namespace : undefined
+      const stored = this.store.get(resource, this.key(resource, namespace, name))
+      if (!stored) return yield* Effect.fail(Status.notFound(resource, name))
+      const patched = yield* applyPatch(typeMeta(stored, resource), patchType, patch.value)
+      const { object, warnings } = yield* this.decodeBody(resource, { value: patched }, opts.fieldValidation, true)
+      // A patch is based on the stored object: unconditional unless the patch itself sets a resourceVersion.
+      const rv = object.metadata.resourceVersion || stored.metadata.resourceVersion
+      return yield* this.updateObject(resource, name, { ...object, metadata: { ...object.metadata, resourceVersion: rv } }, opts, now, warnings)
+    })
+  }
+
+  /** POST pods/<name>/binding: sets spec.nodeName once. */
+  private bind(body: Body, opts: WriteOptions, now: number): Effect.Effect<WriteResult, ApiError> {
+    return Effect.gen(this, function* () {
+      const Pods = resourceTypes.find((r) => r.plural === "pods")!
+      const binding = body.value
+      if (!isRecord(binding) || !isRecord(binding.metadata) || !isRecord(binding.target))
+        return yield* Effect.fail(Status.badRequest("Binding in version \"v1\" cannot be handled as a Binding: invalid binding"))
+      const name = String(binding.metadata.name ?? "")
+      const node = String(binding.target.name ?? "")
+      const key = this.key(Pods, opts.namespace, name)
+      const pod = this.store.get(Pods, key)
+      if (!pod) return yield* Effect.fail(Status.notFound(Pods, name))
+      const spec = (pod.spec ?? {}) as Record<string, unknown>
+      if (spec.nodeName)
+        return yield* Effect.fail(Status.conflict({ group: "", plural: "pods/binding" }, name, `pod ${name} is already assigned to node "${String(spec.nodeName)}"`))
+      const status = (pod.status ?? {}) as Record<string, unknown>
+      const conditions = ((status.conditions ?? []) as Array<Record<string, unknown>>).filter((c) => c.type !== "PodScheduled")
+      conditions.push({ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: rfc3339(now) })
+      const next = { ...pod, spec: { ...spec, nodeName: node }, status: { ...status, conditions } }
+      if (!isDryRun(opts.dryRun)) this.store.put(Pods, key, next, now)
+      return { code: 201, object: Status.makeStatus({ status: "Success", code: 201 }) as unknown as KObject, warnings: [] }
+    })
+  }
+
+  // ---- delete ---------------------------------------------------------------------------------------------
+
+  delete(resource: ResourceType, name: string, opts: DeleteOptions = {}): Effect.Effect<DeleteResult, ApiError> {
+    return Effect.gen(this, function* () {
+      const now = yield* this.admit
+      const bad = checkDeleteOptions(opts)
+      if (bad) return yield* Effect.fail(bad)
+      const namespace = resource.namespaced ? opts.namespace : undefined
+      const key = this.key(resource, namespace, name)
+      const stored = this.store.get(resource, key)
+      if (!stored) return yield* Effect.fail(Status.notFound(resource, name))
+      const pre = opts.preconditions
+      if (pre?.uid && pre.uid !== stored.metadata.uid)
+        return yield* Effect.fail(preconditionConflict(resource, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${stored.metadata.uid}). The object might have been deleted and then recreated`))
+      if (pre?.resourceVersion && pre.resourceVersion !== stored.metadata.resourceVersion)
+        return yield* Effect.fail(preconditionConflict(resource, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${stored.metadata.resourceVersion}). The object might have been modified`))
+      if (resource === Namespaces && initialNamespaces.includes(name) && name !== "platform-public" && name !== "platform-node-lease")
+        return yield* Effect.fail(forbiddenNamespaceDelete(name))
+      return this.deleteObject(resource, key, stored, opts, now)
+    })
+  }
+
+  private deleteObject(resource: ResourceType, key: string, stored: KObject, opts: DeleteOptions, now: number): DeleteResult {
+    const dryRun = isDryRun(opts.dryRun)
+    const terminating = stored.metadata.deletionTimestamp !== undefined
+    if (terminating) return { code: 200, object: typeMeta(stored, resource) }
+    const finalizers = [...(stored.metadata.finalizers ?? [])]
+    if (resource.garbageCollected) {
+      const policy = opts.propagationPolicy ?? (opts.orphanDependents === true ? "Orphan" : undefined)
+      if (policy === "Orphan" && !finalizers.includes("orphan")) finalizers.push("orphan")
+      if (policy === "Foreground" && !finalizers.includes("foregroundDeletion")) finalizers.push("foregroundDeletion")
+    }
+    if (finalizers.length === 0) {
+      if (!dryRun) {
+        if (resource === Namespaces) this.removeNamespaceContents(stored.metadata.name!, now)
+        this.store.remove(resource, key, now)
+      }
+      return { code: 200, status: Status.deleteSuccess(resource, stored.metadata.name!, stored.metadata.uid ?? "") }
+    }
+    const generation = stored.metadata.generation
+    const marked: KObject = {
+      ...stored,
+      metadata: {
+        ...stored.metadata,
+        ...(generation !== undefined && generation > 0 ? { generation: generation + 1 } : {}),
+        deletionTimestamp: rfc3339(now),
+        deletionGracePeriodSeconds: 0,
+        finalizers
+      }
+    }
+    if (dryRun) return { code: 200, object: typeMeta(marked, resource) }
+    const saved = this.store.put(resource, key, marked, now)
+    const code = opts.orphanDependents === false ? 202 : 200
+    const result = { code, object: typeMeta(saved, resource) }
+    this.collectGarbage(resource, key, now)
+    return result
+  }
+
+  /**
+   * The minimal garbage-collection step: removes `orphan` (after orphaning dependents) and
+   * `foregroundDeletion` (after deleting dependents) so nothing is stuck terminating.
+   */
+  private collectGarbage(resource: ResourceType, key: string, now: number): void {
+    const obj = this.store.get(resource, key)
+    if (!obj) return
+    const finalizers = obj.metadata.finalizers ?? []
+    const gcFinalizers = finalizers.filter((f) => f === "orphan" || f === "foregroundDeletion")
+    if (gcFinalizers.length === 0) return
+    const uid = obj.metadata.uid
+    for (const type of resourceTypes) {
+      const dependents = this.store.page({ resource: type, revision: this.store.revision, prefix: "", start: "", limit: undefined, countRemaining: false, matches: (o) => (o.metadata.ownerReferences ?? []).some((r) => r.uid === uid) })
+      for (const dep of dependents.items) {
+        const depKey = this.key(type, dep.metadata.namespace, dep.metadata.name!)
+        if (finalizers.includes("orphan")) {
+          const ownerReferences = (dep.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid)
+          this.store.put(type, depKey, { ...dep, metadata: { ...dep.metadata, ownerReferences } }, now)
+        } else {
+          this.deleteObject(type, depKey, dep, {}, now)
+        }
+      }
+    }
+    const remaining = finalizers.filter((f) => f !== "orphan" && f !== "foregroundDeletion")
+    if (remaining.length === 0) this.store.remove(resource, key, now)
+    else this.store.put(resource, key, { ...obj, metadata: { ...obj.metadata, finalizers: remaining } }, now)
+  }
+
+  /** "A namespaced resource type is deleted when its namespace is deleted" (spec 000). */
+  private removeNamespaceContents(namespace: string, now: number): void {
+    for (const type of resourceTypes) {
+      if (!type.namespaced) continue
+      const prefix = keyPrefix(namespace)
+      const page = this.store.page({ resource: type, revision: this.store.revision, prefix, start: prefix, limit: undefined, matches: () => true, countRemaining: false })
+      for (const obj of page.items) this.store.remove(type, objectKey(namespace, obj.metadata.name!), now)
+    }
+  }
+
+  deleteCollection(resource: ResourceType, opts: ListOptions & DeleteOptions = {}): Effect.Effect<KList, ApiError> {
+    return Effect.gen(this, function* () {
+      const now = yield* this.admit
+      if (resource === Namespaces) return yield* Effect.fail(Status.methodNotAllowed())
+      const bad = checkDeleteOptions(opts)
+      if (bad) return yield* Effect.fail(bad)
+      const { matches } = yield* this.selectors(resource, opts)
+      const prefix = keyPrefix(resource.namespaced ? opts.namespace : undefined)
+      const revision = this.store.revision
+      const page = this.store.page({ resource, revision, prefix, start: prefix, limit: undefined, matches, countRemaining: false })
+      for (const obj of page.items) {
+        const key = this.key(resource, obj.metadata.namespace, obj.metadata.name!)
+        const current = this.store.get(resource, key)
+        if (current) this.deleteObject(resource, key, current, opts, now)
+      }
+      return listOf(resource, page.items.map(stripTypeMeta), { resourceVersion: String(revision) })
+    })
+  }
+}
+
+const endMarker: unique symbol = Symbol("end of watch")
+
+/** Polling period while waiting for a too-large resource version (virtual or real time). */
+const revisionPollInterval = Duration.millis(100)
+
+const expiredContinueMessage =
+  "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+
+const parseRv = (rv: string): Effect.Effect<number, ApiError> =>
+  /^\d+$/.test(rv)
+    ? Effect.succeed(Number(rv))
+    : Effect.fail(Status.internal(`resourceVersion: Invalid value: "${rv}": strconv.ParseUint: parsing "${rv}": invalid syntax`))
+
+const tooOldEvent = (resource: ResourceType, asked: number, oldest: number): WatchEvent => ({
+  type: "ERROR",
+  object: Status.makeStatus({
+    message: resource.watchCached ? `too old resource version: ${asked} (${oldest})` : "The resourceVersion for the provided watch is too old.",
+    reason: "Expired",
+    code: 410
+  }) as unknown as KObject
+})
+
+const bookmarkEvent = (resource: ResourceType, revision: number): WatchEvent => ({
+  type: "BOOKMARK",
+  object: {
+    kind: resource.kind,
+    apiVersion: apiVersionOf(resource),
+    metadata: { resourceVersion: String(revision), creationTimestamp: null },
+    ...(resource.kind === "Lease" || resource.kind === "Pod" || resource.kind === "Node" || resource.kind === "Service" || resource.kind === "Deployment" || resource.kind === "Namespace" ? { spec: {} } : {}),
+    ...(resource.kind === "Pod" || resource.kind === "Node" || resource.kind === "Service" || resource.kind === "Deployment" || resource.kind === "Namespace" ? { status: {} } : {})
+  }
+})
+
+const pickMeta = (meta: ObjectMeta): Partial<ObjectMeta> => ({
+  ...(meta.labels !== undefined ? { labels: meta.labels } : {}),
+  ...(meta.annotations !== undefined ? { annotations: meta.annotations } : {}),
+  resourceVersion: meta.resourceVersion
+})
+
+const formatStringSlice = (items: ReadonlyArray<string>): string => `[]string{${items.map((s) => JSON.stringify(s)).join(", ")}}`
+
+const jsonTypeName = (v: unknown): string => (Array.isArray(v) ? "array" : v === null ? "null" : typeof v === "object" ? "object" : typeof v === "boolean" ? "bool" : typeof v)
+
+const propagationPolicies = ["Foreground", "Background", "Orphan"]
+
+const checkDeleteOptions = (opts: DeleteOptions): ApiError | undefined => {
+  const dry = checkDryRun("DeleteOptions", opts.dryRun)
+  if (dry) return dry
+  const errors: FieldError[] = []
+  if (opts.propagationPolicy !== undefined && opts.orphanDependents !== undefined)
+    errors.push(invalidField("propagationPolicy", opts.propagationPolicy, "orphanDependents and deletionPropagation cannot be both set"))
+  if (opts.propagationPolicy !== undefined && !propagationPolicies.includes(opts.propagationPolicy))
+    errors.push(notSupported("propagationPolicy", opts.propagationPolicy, [...propagationPolicies, "nil"]))
+  return errors.length > 0 ? Status.invalidOptions("DeleteOptions", errors) : undefined
+}
+
+const preconditionConflict = (resource: ResourceType, name: string, detail: string) =>
+  Status.conflict({ group: resource.group, plural: resource.kind }, name, detail)
+
+const forbiddenNamespaceDelete = (name: string) =>
+  new Status.ApiError({
+    status: Status.makeStatus({
+      code: 403,
+      reason: "Forbidden",
+      message: `namespaces "${name}" is forbidden: this namespace may not be deleted`,
+      details: { name, kind: "namespaces" }
+    })
+  })

@@ -1,0 +1,413 @@
+/**
+ * Serves the `ApiServer` over HTTP with `node:http`: URL layout of spec 000 "Endpoints", discovery,
+ * content negotiation, body limits, pretty printing, Warning headers and chunked watch streams. Every
+ * failure is answered with a `Status`; nothing a client sends can take the server down.
+ */
+import { randomUUID } from "node:crypto"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import { Cause, Effect, Either, Fiber, Option, Runtime, Scope, Stream } from "effect"
+import { negotiate, requestBodyFormat } from "../../src/api/MediaType.js"
+import type { KObject, WatchEvent } from "../../src/api/Object.js"
+import { patchTypeOf } from "../../src/api/Patch.js"
+import type { DeleteOptions } from "../../src/api/Requests.js"
+import { findResource, groupVersions, type ResourceType } from "../../src/api/Resources.js"
+import * as Status from "../../src/api/Status.js"
+import { ApiError } from "../../src/api/Status.js"
+import { ApiServer, type ApiServerImpl, type Body } from "./ApiServer.js"
+import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, versionInfo } from "./Discovery.js"
+
+export interface HttpServerOptions {
+  readonly host: string
+  readonly port: number
+  /** Serve the `/clustersim/` admin endpoints (compact, drop watches, pause). */
+  readonly admin: boolean
+}
+
+export interface RunningServer {
+  readonly url: string
+  readonly port: number
+  readonly server: http.Server
+}
+
+const maxBodyBytes = 3 * 1024 * 1024
+
+interface Route {
+  readonly resource: ResourceType
+  readonly namespace: string | undefined
+  readonly name: string | undefined
+  readonly subresource: string | undefined
+}
+
+type Parsed =
+  | { readonly _tag: "resource"; readonly route: Route }
+  | { readonly _tag: "document"; readonly body: unknown }
+  | { readonly _tag: "text"; readonly code: number; readonly body: string }
+  | { readonly _tag: "error"; readonly error: ApiError }
+  | { readonly _tag: "admin"; readonly action: string }
+
+const servedGroupVersions = new Set(groupVersions().map((gv) => (gv.group ? `${gv.group}/${gv.version}` : gv.version)))
+
+/** Maps a path to a resource route or a discovery document (spec 000 "Endpoints"). */
+export const parsePath = (path: string, serverAddress: string): Parsed => {
+  const segments = path.split("/").filter((s) => s !== "").map(decodeURIComponent)
+  const notFoundPage: Parsed = { _tag: "text", code: 404, body: "404 page not found\n" }
+  if (segments.length === 0) return notFoundPage
+  const [root] = segments
+  if (segments.length === 1) {
+    if (root === "healthz" || root === "readyz" || root === "livez") return { _tag: "text", code: 200, body: "ok" }
+    if (root === "version") return { _tag: "document", body: versionInfo }
+    if (root === "api") return { _tag: "document", body: apiVersions(serverAddress) }
+    if (root === "apis") return { _tag: "document", body: apiGroupList() }
+  }
+  if (root === "clustersim" && segments.length === 2) return { _tag: "admin", action: segments[1]! }
+  let group: string
+  let rest: string[]
+  if (root === "api") {
+    group = ""
+    rest = segments.slice(1)
+  } else if (root === "apis") {
+    if (segments.length === 2) {
+      const doc = apiGroupDocument(segments[1]!)
+      return doc ? { _tag: "document", body: doc } : notFoundPage
+    }
+    group = segments[1]!
+    rest = segments.slice(2)
+  } else return notFoundPage
+  const version = rest[0]!
+  if (!servedGroupVersions.has(group ? `${group}/${version}` : version)) return notFoundPage
+  const parts = rest.slice(1)
+  if (parts.length === 0) return { _tag: "document", body: apiResourceList(group, version) }
+  const unknown: Parsed = { _tag: "error", error: Status.resourceNotFound() }
+  // namespaces/<ns>/<plural>[/<name>[/<sub>]] for namespaced types; <plural>[/<name>[/<sub>]] otherwise.
+  if (parts[0] === "namespaces" && parts.length >= 3) {
+    const resource = findResource(group, version, parts[2]!)
+    if (resource?.namespaced && parts.length <= 5)
+      return { _tag: "resource", route: { resource, namespace: parts[1], name: parts[3], subresource: parts[4] } }
+    if (!resource || parts.length > 5 || !resource.namespaced) {
+      // namespaces/<name>/<subresource> is the namespace object's own subresource.
+      const namespaces = findResource(group, version, "namespaces")
+      if (namespaces && parts.length === 3 && namespaces.subresources.includes(parts[2]!))
+        return { _tag: "resource", route: { resource: namespaces, namespace: undefined, name: parts[1], subresource: parts[2] } }
+      return unknown
+    }
+  }
+  const resource = findResource(group, version, parts[0]!)
+  if (!resource || parts.length > 3) return unknown
+  if (parts.length === 3 && !resource.subresources.includes(parts[2]!)) return unknown
+  return { _tag: "resource", route: { resource, namespace: undefined, name: parts[1], subresource: parts[2] } }
+}
+
+/** The `Warning` header value of reference §5.1: `299 - "text"` with `"` and `\` escaped. */
+export const warningHeader = (text: string): string => `299 - "${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`
+
+const prettyAgents = /^(curl|Wget|Mozilla\/5\.0)/
+
+const flag = (v: string | null): boolean | undefined => (v === null ? undefined : v === "" || v === "1" || v === "true")
+
+const intParam = (q: URLSearchParams, name: string): Either.Either<number | undefined, ApiError> => {
+  const v = q.get(name)
+  if (v === null || v === "") return Either.right(undefined)
+  return /^-?\d+$/.test(v) ? Either.right(Number(v)) : Either.left(Status.badRequest(`${name}: strconv.ParseInt: parsing "${v}": invalid syntax`))
+}
+
+const eventJson = new WeakMap<WatchEvent, string>()
+/** Events are shared between watchers, so each is serialized once. */
+const serializeEvent = (event: WatchEvent): string => {
+  let s = eventJson.get(event)
+  if (s === undefined) {
+    s = JSON.stringify(event) + "\n"
+    eventJson.set(event, s)
+  }
+  return s
+}
+
+const readBody = (req: http.IncomingMessage): Promise<Either.Either<string, ApiError>> =>
+  new Promise((resolve) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let tooLarge = false
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > maxBodyBytes) tooLarge = true
+      else chunks.push(chunk)
+    })
+    req.on("end", () =>
+      resolve(tooLarge ? Either.left(Status.requestEntityTooLarge(`Request entity too large: limit is ${maxBodyBytes}`)) : Either.right(Buffer.concat(chunks).toString("utf8")))
+    )
+    req.on("error", () => resolve(Either.left(Status.badRequest("error reading request body"))))
+  })
+
+/** JSON text of a body; malformed JSON is a 400 naming the parse error. */
+const parseJsonBody = (text: string, what: string): Either.Either<Body, ApiError> => {
+  if (text.trim() === "") return Either.left(Status.badRequest(`${what}: json parse error: unexpected end of JSON input`))
+  try {
+    return Either.right({ value: JSON.parse(text), raw: text })
+  } catch (e) {
+    return Either.left(Status.badRequest(`${what}: json parse error: ${(e as Error).message}`))
+  }
+}
+
+class Responder {
+  constructor(
+    readonly req: http.IncomingMessage,
+    readonly res: http.ServerResponse,
+    readonly pretty: boolean
+  ) {}
+
+  private headers(contentType: string): Record<string, string> {
+    return { "Content-Type": contentType, "Cache-Control": "no-cache, private", "Audit-Id": randomUUID() }
+  }
+
+  json(code: number, body: unknown, extra: Record<string, string | string[]> = {}): void {
+    const text = this.pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body) + "\n"
+    this.res.writeHead(code, { ...this.headers("application/json"), ...extra })
+    this.res.end(text)
+  }
+
+  text(code: number, body: string): void {
+    this.res.writeHead(code, { ...this.headers("text/plain; charset=utf-8"), "X-Content-Type-Options": "nosniff" })
+    this.res.end(body)
+  }
+
+  error(error: ApiError): void {
+    const retry = error.status.details?.retryAfterSeconds
+    this.json(error.code, error.status, retry ? { "Retry-After": String(retry) } : {})
+  }
+}
+
+/** Starts the HTTP server in the current scope; closes it (and every watch) when the scope ends. */
+export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServer, never, ApiServer | Scope.Scope> =>
+  Effect.gen(function* () {
+    const api = yield* ApiServer
+    const runtime = yield* Effect.runtime<never>()
+    const run = Runtime.runFork(runtime)
+    const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 })
+    let address = `${options.host}:${options.port}`
+    server.on("request", (req, res) => {
+      const fiber = run(handle(api, req, res, options, address))
+      // The response closes early only when the client goes away: stop the work (a watch, a wait).
+      res.on("close", () => {
+        if (!res.writableFinished) run(Fiber.interrupt(fiber))
+      })
+    })
+    server.on("clientError", (_err, socket) => {
+      if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\n\r\n")
+    })
+    yield* Effect.async<void>((resume) => {
+      server.listen(options.port, options.host, () => resume(Effect.void))
+    })
+    const port = (server.address() as AddressInfo).port
+    address = `${options.host}:${port}`
+    yield* Effect.addFinalizer(() =>
+      Effect.async<void>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
+    )
+    return { url: `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`, port, server }
+  })
+
+const handle = (api: ApiServerImpl, req: http.IncomingMessage, res: http.ServerResponse, options: HttpServerOptions, address: string) =>
+  Effect.suspend(() => {
+    const url = req.url ?? "/"
+    const q = url.indexOf("?")
+    const path = q >= 0 ? url.slice(0, q) : url
+    const query = new URLSearchParams(q >= 0 ? url.slice(q + 1) : "")
+    const pretty = prettyAgents.test(req.headers["user-agent"] ?? "") || query.get("pretty") === "true"
+    const out = new Responder(req, res, pretty)
+    let parsed: Parsed
+    try {
+      parsed = parsePath(path, address)
+    } catch {
+      parsed = { _tag: "error", error: Status.badRequest(`invalid path: ${path}`) }
+    }
+    switch (parsed._tag) {
+      case "text":
+        return Effect.sync(() => out.text(parsed.code, parsed.body))
+      case "error":
+        return Effect.sync(() => out.error(parsed.error))
+      case "document":
+        return Effect.sync(() => (req.method === "GET" ? out.json(200, parsed.body) : out.error(Status.methodNotAllowed())))
+      case "admin":
+        return options.admin ? adminAction(api, parsed.action, query, req.method ?? "GET", out) : Effect.sync(() => out.text(404, "404 page not found\n"))
+      case "resource":
+        return serveResource(api, parsed.route, query, req, out)
+    }
+  }).pipe(
+    Effect.catchAllCause((cause) =>
+      Effect.sync(() => {
+        if (Cause.isInterruptedOnly(cause)) return
+        const failure = Cause.failureOption(cause)
+        const error = Option.isSome(failure) && failure.value instanceof ApiError ? failure.value : Status.internal(Cause.pretty(cause).split("\n")[0] ?? "internal error")
+        if (!res.headersSent) new Responder(req, res, false).error(error)
+        else res.end()
+      })
+    )
+  )
+
+const adminAction = (api: ApiServerImpl, action: string, query: URLSearchParams, method: string, out: Responder): Effect.Effect<void> => {
+  if (method !== "POST") return Effect.sync(() => out.error(Status.methodNotAllowed()))
+  switch (action) {
+    case "compact":
+      return api.compact().pipe(Effect.map((revision) => out.json(200, { compactedRevision: revision })))
+    case "drop-watches":
+      return api.dropWatches().pipe(Effect.map((dropped) => out.json(200, { dropped })))
+    case "pause": {
+      const seconds = Number(query.get("seconds") ?? "0")
+      if (!Number.isFinite(seconds) || seconds <= 0) return Effect.sync(() => out.error(Status.badRequest("pause needs seconds=N with N > 0")))
+      return api.pause(seconds * 1000).pipe(Effect.map(() => out.json(200, { pausedSeconds: seconds })))
+    }
+    default:
+      return Effect.sync(() => out.error(Status.resourceNotFound()))
+  }
+}
+
+const write = (r: Effect.Effect<{ code: number; object: KObject; warnings: ReadonlyArray<string> }, ApiError>, out: Responder) =>
+  Effect.map(r, (result) =>
+    out.json(result.code, result.object, result.warnings.length > 0 ? { Warning: result.warnings.map(warningHeader) } : {})
+  )
+
+const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams, req: http.IncomingMessage, out: Responder): Effect.Effect<void, ApiError> =>
+  Effect.gen(function* () {
+    const method = req.method ?? "GET"
+    const { resource, name, subresource } = route
+    const namespace = route.namespace
+    const isWatch = flag(query.get("watch")) === true
+    yield* negotiate(req.headers.accept, { watch: isWatch })
+    const limit = yield* intParam(query, "limit")
+    const timeoutSeconds = yield* intParam(query, "timeoutSeconds")
+    const str = (k: string) => query.get(k) ?? undefined
+    const selectors = { labelSelector: str("labelSelector"), fieldSelector: str("fieldSelector") }
+    const dryRun = query.has("dryRun") ? query.getAll("dryRun") : undefined
+    const writeOptions = { namespace, dryRun, fieldValidation: str("fieldValidation"), fieldManager: str("fieldManager"), subresource }
+    const readBodyJson = (what: string) =>
+      Effect.flatMap(
+        Effect.promise(() => readBody(req)),
+        (text) => Effect.flatMap(text, (t) => parseJsonBody(t, what))
+      )
+    switch (method) {
+      case "GET": {
+        if (isWatch) {
+          if (subresource) return yield* Effect.fail(Status.methodNotAllowed())
+          return yield* serveWatch(api, resource, name, {
+            namespace,
+            ...selectors,
+            resourceVersion: str("resourceVersion"),
+            resourceVersionMatch: str("resourceVersionMatch"),
+            allowWatchBookmarks: flag(query.get("allowWatchBookmarks")),
+            timeoutSeconds
+          }, out)
+        }
+        if (name === undefined) {
+          const list = yield* api.list(resource, {
+            namespace,
+            ...selectors,
+            limit,
+            continue: str("continue"),
+            resourceVersion: str("resourceVersion"),
+            resourceVersionMatch: str("resourceVersionMatch")
+          })
+          return out.json(200, list)
+        }
+        const obj = yield* api.get(resource, name, { namespace, resourceVersion: str("resourceVersion") })
+        return out.json(200, obj)
+      }
+      case "POST": {
+        if (name !== undefined && subresource === undefined) return yield* Effect.fail(Status.methodNotAllowed())
+        if (subresource !== undefined && subresource !== "binding") return yield* Effect.fail(Status.methodNotAllowed())
+        yield* requestBodyFormat(req.headers["content-type"])
+        const body = yield* readBodyJson("couldn't get version/kind")
+        if (subresource === "binding") {
+          const value = body.value as Record<string, unknown>
+          const meta = (value?.metadata ?? {}) as Record<string, unknown>
+          return yield* write(api.create(resource, { value: { ...value, metadata: { ...meta, name: meta.name ?? name } } }, writeOptions), out)
+        }
+        return yield* write(api.create(resource, body, writeOptions), out)
+      }
+      case "PUT": {
+        if (name === undefined) return yield* Effect.fail(Status.methodNotAllowed())
+        yield* requestBodyFormat(req.headers["content-type"])
+        const body = yield* readBodyJson("couldn't get version/kind")
+        return yield* write(api.update(resource, name, body, writeOptions), out)
+      }
+      case "PATCH": {
+        if (name === undefined) return yield* Effect.fail(Status.methodNotAllowed())
+        const patchType = patchTypeOf(req.headers["content-type"] ?? "")
+        if (patchType === undefined || patchType === "apply") return yield* Effect.fail(Status.unsupportedMediaType("415: Unsupported Media Type", true))
+        const body = yield* readBodyJson("error decoding patch")
+        return yield* write(api.patch(resource, name, patchType, body, writeOptions), out)
+      }
+      case "DELETE": {
+        const text = yield* Effect.flatMap(Effect.promise(() => readBody(req)), (t) => t)
+        const fromBody = text.trim() === "" ? undefined : yield* parseJsonBody(text, "couldn't get version/kind")
+        const opts: DeleteOptions = fromBody
+          ? deleteOptionsFromBody(fromBody.value, namespace)
+          : {
+              namespace,
+              dryRun,
+              propagationPolicy: str("propagationPolicy"),
+              orphanDependents: flag(query.get("orphanDependents")),
+              gracePeriodSeconds: (yield* intParam(query, "gracePeriodSeconds")) ?? undefined
+            }
+        if (name === undefined) {
+          const list = yield* api.deleteCollection(resource, { ...opts, ...selectors })
+          return out.json(200, list)
+        }
+        if (subresource !== undefined) return yield* Effect.fail(Status.methodNotAllowed())
+        const result = yield* api.delete(resource, name, opts)
+        return out.json(result.code, result.object ?? result.status)
+      }
+      default:
+        return yield* Effect.fail(Status.methodNotAllowed())
+    }
+  })
+
+const deleteOptionsFromBody = (value: unknown, namespace: string | undefined): DeleteOptions => {
+  const v = (value ?? {}) as Record<string, unknown>
+  const pre = v.preconditions as Record<string, unknown> | undefined
+  return {
+    namespace,
+    dryRun: Array.isArray(v.dryRun) ? (v.dryRun as string[]) : undefined,
+    propagationPolicy: typeof v.propagationPolicy === "string" ? v.propagationPolicy : undefined,
+    orphanDependents: typeof v.orphanDependents === "boolean" ? v.orphanDependents : undefined,
+    gracePeriodSeconds: typeof v.gracePeriodSeconds === "number" ? v.gracePeriodSeconds : undefined,
+    preconditions: pre ? { uid: pre.uid as string | undefined, resourceVersion: pre.resourceVersion as string | undefined } : undefined
+  }
+}
+
+/** Chunked JSON stream, one event per line; waits for the socket to drain so a slow client backs up its buffer. */
+const serveWatch = (
+  api: ApiServerImpl,
+  resource: ResourceType,
+  name: string | undefined,
+  opts: Parameters<ApiServerImpl["watch"]>[1],
+  out: Responder
+): Effect.Effect<void, ApiError> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const events = yield* api.watch(resource, opts, name)
+      const res = out.res
+      res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-cache, private", "Transfer-Encoding": "chunked" })
+      res.flushHeaders()
+      yield* Stream.runForEach(events, (event) =>
+        res.write(serializeEvent(event))
+          ? Effect.void
+          : Effect.async<void>((resume) => {
+              const done = () => {
+                res.off("drain", done)
+                res.off("close", done)
+                resume(Effect.void)
+              }
+              res.once("drain", done)
+              res.once("close", done)
+            })
+      )
+      res.end()
+    })
+  )
+
+/** Runs an API server with an HTTP front end until interrupted (the `serve` command). */
+export const runHttpServer = <R>(options: HttpServerOptions, onListening: (s: RunningServer) => Effect.Effect<void, never, R>) =>
+  Effect.scoped(Effect.flatMap(serveHttp(options), (s) => Effect.zipRight(onListening(s), Effect.never)))
+

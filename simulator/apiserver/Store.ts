@@ -1,0 +1,253 @@
+/**
+ * The object store behind the simulated API server — what etcd is upstream.
+ *
+ * One global revision shared by every resource type; an object's `metadata.resourceVersion` is the revision
+ * of its last write. A change log kept for the history window lets lists read at an older revision (all pages
+ * of a paged list see the first page's revision) and lets watches start from one. Synchronous and free of
+ * effects: the server passes the time in.
+ */
+import { createRequire } from "node:module"
+import type { KObject } from "../../src/api/Object.js"
+import type { ResourceType } from "../../src/api/Resources.js"
+
+// sorted-btree is CommonJS with its class on `exports.default`; require it so Node and vitest agree.
+const BTree = createRequire(import.meta.url)("sorted-btree").default as new <K, V>() => BTree<K, V>
+
+/** The part of a B+ tree the store uses: a map kept in key order. */
+interface BTree<K, V> {
+  readonly size: number
+  get(key: K): V | undefined
+  set(key: K, value: V): boolean
+  delete(key: K): boolean
+  entries(lowestKey?: K): IterableIterator<[K, V]>
+}
+
+export type ChangeType = "ADDED" | "MODIFIED" | "DELETED"
+
+export interface Change {
+  readonly revision: number
+  readonly type: ChangeType
+  readonly resource: ResourceType
+  readonly key: string
+  /** The new state; for DELETED the last stored state with the deletion revision as its resourceVersion. */
+  readonly object: KObject
+  /** The state before this change (absent for ADDED). */
+  readonly previous: KObject | undefined
+  /** Clock time of the write, in ms; compaction drops changes older than the history window. */
+  readonly time: number
+}
+
+export type ChangeListener = (change: Change) => void
+
+/** `ns/name` for namespaced objects, `name` otherwise: the key order of a list. */
+export const objectKey = (namespace: string | undefined, name: string): string => (namespace ? `${namespace}/${name}` : name)
+
+/** Keys of one namespace share the prefix `ns/`; the whole type has the empty prefix. */
+export const keyPrefix = (namespace: string | undefined): string => (namespace ? `${namespace}/` : "")
+
+const withResourceVersion = (obj: KObject, revision: number): KObject => ({
+  ...obj,
+  metadata: { ...obj.metadata, resourceVersion: String(revision) }
+})
+
+export interface PageRequest {
+  readonly resource: ResourceType
+  /** Revision to read at; must not be older than `compactedRevision`. */
+  readonly revision: number
+  readonly prefix: string
+  /** First key to consider (inclusive); `prefix` when starting. */
+  readonly start: string
+  /** Maximum matching items; undefined for all. */
+  readonly limit: number | undefined
+  readonly matches: (obj: KObject) => boolean
+  /** Count the keys left after the page (for remainingItemCount). */
+  readonly countRemaining: boolean
+}
+
+export interface Page {
+  readonly items: ReadonlyArray<KObject>
+  /** Key of the last returned item when more matching keys may follow. */
+  readonly lastKey: string | undefined
+  readonly remaining: number
+}
+
+export class Store {
+  private current = 0
+  private compacted = 0
+  private readonly tables = new Map<ResourceType, BTree<string, KObject>>()
+  /** Change log, oldest first; `head` is the index of the oldest retained change. */
+  private log: Change[] = []
+  private head = 0
+  private readonly listeners = new Set<ChangeListener>()
+
+  get revision(): number {
+    return this.current
+  }
+
+  /** Reads and watches at revisions older than this fail with 410. */
+  get compactedRevision(): number {
+    return this.compacted
+  }
+
+  private table(resource: ResourceType): BTree<string, KObject> {
+    let t = this.tables.get(resource)
+    if (!t) {
+      t = new BTree<string, KObject>()
+      this.tables.set(resource, t)
+    }
+    return t
+  }
+
+  get(resource: ResourceType, key: string): KObject | undefined {
+    return this.tables.get(resource)?.get(key)
+  }
+
+  count(resource: ResourceType): number {
+    return this.tables.get(resource)?.size ?? 0
+  }
+
+  subscribe(listener: ChangeListener): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** Stores `obj` at a new revision and returns the stored object (with its resourceVersion). */
+  put(resource: ResourceType, key: string, obj: KObject, time: number): KObject {
+    const table = this.table(resource)
+    const previous = table.get(key)
+    const revision = ++this.current
+    const stored = withResourceVersion(obj, revision)
+    table.set(key, stored)
+    this.record({ revision, type: previous ? "MODIFIED" : "ADDED", resource, key, object: stored, previous, time })
+    return stored
+  }
+
+  /** Removes the object at a new revision; returns its last state stamped with the deletion revision. */
+  remove(resource: ResourceType, key: string, time: number): KObject | undefined {
+    const table = this.tables.get(resource)
+    const previous = table?.get(key)
+    if (!table || !previous) return undefined
+    table.delete(key)
+    const revision = ++this.current
+    const object = withResourceVersion(previous, revision)
+    this.record({ revision, type: "DELETED", resource, key, object, previous, time })
+    return object
+  }
+
+  private record(change: Change): void {
+    this.log.push(change)
+    for (const listener of this.listeners) listener(change)
+  }
+
+  /** Drops changes written before `before` (ms); reads older than the last dropped revision then fail. */
+  compactBefore(before: number): void {
+    const log = this.log
+    let i = this.head
+    while (i < log.length && log[i]!.time < before) i++
+    this.dropUpTo(i)
+  }
+
+  /** Drops the whole change log, as a compaction at the current revision. */
+  compactAll(): void {
+    this.dropUpTo(this.log.length)
+    this.compacted = this.current
+  }
+
+  private dropUpTo(index: number): void {
+    if (index <= this.head) return
+    this.compacted = Math.max(this.compacted, this.log[index - 1]!.revision)
+    this.head = index
+    // Reclaim the array once the dropped prefix dominates it.
+    if (this.head > 1024 && this.head * 2 > this.log.length) {
+      this.log = this.log.slice(this.head)
+      this.head = 0
+    }
+  }
+
+  /** Retained changes after `revision`, oldest first (the caller checks `revision >= compactedRevision`). */
+  *changesAfter(revision: number): Generator<Change> {
+    const log = this.log
+    // Revisions are dense and increasing, so the position of `revision + 1` is found by bisection.
+    let lo = this.head
+    let hi = log.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (log[mid]!.revision <= revision) lo = mid + 1
+      else hi = mid
+    }
+    for (let i = lo; i < log.length; i++) yield log[i]!
+  }
+
+  /** Oldest retained change's time, for history-window bookkeeping. */
+  get retainedChanges(): number {
+    return this.log.length - this.head
+  }
+
+  /**
+   * Objects of a type at `revision`, in key order from `start`: the current table with changes made after
+   * `revision` undone.
+   */
+  page(req: PageRequest): Page {
+    const table = this.tables.get(req.resource) ?? new BTree<string, KObject>()
+    const undone = this.stateBefore(req.resource, req.revision, req.prefix, req.start)
+    const undoneKeys = [...undone.keys()].sort()
+    let u = 0
+    const current = table.entries(req.start)
+    let next = current.next()
+    const items: KObject[] = []
+    const limit = req.limit ?? Number.POSITIVE_INFINITY
+    let lastKey: string | undefined
+    let remaining = 0
+    let full = false
+    for (;;) {
+      // Merge the two key-ordered sources; a key changed after `revision` takes its old state.
+      let key: string
+      let obj: KObject | undefined
+      const tableKey = next.done ? undefined : next.value[0]
+      const undoneKey = undoneKeys[u]
+      if (tableKey !== undefined && !tableKey.startsWith(req.prefix)) {
+        next = { done: true, value: undefined }
+        continue
+      }
+      if (tableKey === undefined && undoneKey === undefined) break
+      if (undoneKey !== undefined && (tableKey === undefined || undoneKey <= tableKey)) {
+        key = undoneKey
+        obj = undone.get(undoneKey) ?? undefined
+        u++
+        if (tableKey === undoneKey) next = current.next()
+      } else {
+        key = tableKey!
+        obj = next.value![1]
+        next = current.next()
+      }
+      if (!obj) continue
+      if (full) {
+        if (!req.countRemaining) {
+          remaining = 1
+          break
+        }
+        remaining++
+        continue
+      }
+      if (!req.matches(obj)) continue
+      items.push(obj)
+      lastKey = key
+      if (items.length >= limit) full = true
+    }
+    return { items, lastKey: remaining > 0 ? lastKey : undefined, remaining }
+  }
+
+  /** For keys of `resource` under `prefix` from `start` changed after `revision`: their state then (null = absent). */
+  private stateBefore(resource: ResourceType, revision: number, prefix: string, start: string): Map<string, KObject | null> {
+    const undone = new Map<string, KObject | null>()
+    if (revision >= this.current) return undone
+    const log = this.log
+    for (let i = log.length - 1; i >= this.head; i--) {
+      const c = log[i]!
+      if (c.revision <= revision) break
+      if (c.resource !== resource || c.key < start || !c.key.startsWith(prefix)) continue
+      undone.set(c.key, c.previous ?? null)
+    }
+    return undone
+  }
+}

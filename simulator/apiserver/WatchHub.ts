@@ -1,0 +1,116 @@
+/**
+ * Fan-out of store changes to watchers. Each watcher has a filter (namespace, selectors) and a bounded
+ * buffer; a watcher whose consumer falls behind by more than its buffer is closed, so memory never grows
+ * without bound (the client sees the stream end and re-watches).
+ */
+import type { KObject, WatchEvent } from "../../src/api/Object.js"
+import type { ResourceType } from "../../src/api/Resources.js"
+import type { Change } from "./Store.js"
+
+export interface WatchSink {
+  /** Queues an event; false when the buffer is full (the hub then closes the watcher). */
+  readonly offer: (event: WatchEvent) => boolean
+  /** Ends the stream cleanly. */
+  readonly close: () => void
+}
+
+export interface WatchFilter {
+  readonly resource: ResourceType
+  readonly prefix: string
+  readonly matches: (obj: KObject) => boolean
+}
+
+export interface Watcher extends WatchFilter {
+  readonly sink: WatchSink
+  /** Changes up to this revision were already delivered (or predate the watch). */
+  readonly startRevision: number
+}
+
+/** Watch events are shared by every watcher that receives them: built once per change. */
+export const eventOf = (type: WatchEvent["type"], obj: KObject, resource: ResourceType): WatchEvent => ({
+  type,
+  object: withTypeMeta(obj, resource)
+})
+
+export const withTypeMeta = (obj: KObject, resource: ResourceType): KObject =>
+  obj.kind === resource.kind ? obj : { kind: resource.kind, apiVersion: resource.group ? `${resource.group}/${resource.version}` : resource.version, ...obj }
+
+/** The watch event a change means to one watcher, or undefined: selector transitions become ADDED/DELETED. */
+export const eventFor = (filter: WatchFilter, change: Change): WatchEvent["type"] | undefined => {
+  if (change.resource !== filter.resource || !change.key.startsWith(filter.prefix)) return undefined
+  const now = change.type !== "DELETED" && filter.matches(change.object)
+  const before = change.previous !== undefined && filter.matches(change.previous)
+  if (change.type === "DELETED") return before ? "DELETED" : undefined
+  if (now && before) return "MODIFIED"
+  if (now) return "ADDED"
+  if (before) return "DELETED"
+  return undefined
+}
+
+/** A watcher that stops matching gets DELETED with the old state at the change's revision. */
+const deliveredObject = (type: WatchEvent["type"], change: Change): KObject =>
+  type === "DELETED" && change.type !== "DELETED"
+    ? { ...change.previous!, metadata: { ...change.previous!.metadata, resourceVersion: String(change.revision) } }
+    : change.object
+
+export class WatchHub {
+  private readonly byResource = new Map<ResourceType, Set<Watcher>>()
+
+  get size(): number {
+    let n = 0
+    for (const set of this.byResource.values()) n += set.size
+    return n
+  }
+
+  add(watcher: Watcher): void {
+    let set = this.byResource.get(watcher.resource)
+    if (!set) {
+      set = new Set()
+      this.byResource.set(watcher.resource, set)
+    }
+    set.add(watcher)
+  }
+
+  remove(watcher: Watcher): void {
+    this.byResource.get(watcher.resource)?.delete(watcher)
+  }
+
+  /** Delivers one change to one watcher (replay of history for a watch from a resource version). */
+  publishTo(w: Watcher, change: Change): void {
+    const type = eventFor(w, change)
+    if (!type) return
+    if (!w.sink.offer(eventOf(type, deliveredObject(type, change), change.resource))) this.closeWatcher(w)
+  }
+
+  /** Delivers one change to every interested watcher. */
+  publish(change: Change): void {
+    const set = this.byResource.get(change.resource)
+    if (!set || set.size === 0) return
+    // Events are shared between watchers of the same type of event.
+    const shared: Partial<Record<WatchEvent["type"], WatchEvent>> = {}
+    for (const w of set) {
+      if (change.revision <= w.startRevision) continue
+      const type = eventFor(w, change)
+      if (!type) continue
+      const event = shared[type] ?? (shared[type] = eventOf(type, deliveredObject(type, change), change.resource))
+      if (!w.sink.offer(event)) this.closeWatcher(w)
+    }
+  }
+
+  private closeWatcher(w: Watcher): void {
+    this.remove(w)
+    w.sink.close()
+  }
+
+  /** Closes every watch, as a server restart would. */
+  closeAll(): number {
+    let n = 0
+    for (const set of this.byResource.values()) {
+      for (const w of [...set]) {
+        this.closeWatcher(w)
+        n++
+      }
+    }
+    return n
+  }
+}

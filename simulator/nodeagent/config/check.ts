@@ -1,0 +1,47 @@
+/**
+ * The pure entry point behind `clustersim validate <file>`: decode (§1.2), default (§1.1), validate
+ * (§1.3) and parse the eviction maps (§2.2) as the node agent would at startup, and say everything
+ * found instead of stopping at the first failure where that is safe.
+ *
+ * Errors that belong to a place in the file read `<file>:<line>:<column>: <field path>: <message>`;
+ * the others are upstream's messages as they are (validation messages name their field).
+ */
+import { Either } from "effect"
+import { warningsFor } from "../../../src/api/FeatureGates.js"
+import { decodeNodeAgentConfiguration, type DecodeIssue } from "./decode.js"
+import { applyDefaults } from "./defaults.js"
+import { parseThresholdConfig } from "./eviction.js"
+import type { NodeAgentConfiguration } from "./NodeAgentConfiguration.js"
+import { configFeatureGates, validateNodeAgentConfiguration } from "./validate.js"
+
+export interface CheckResult {
+  /** The defaulted configuration, whenever the file could be decoded (even if it is invalid). */
+  readonly config?: NodeAgentConfiguration
+  readonly errors: ReadonlyArray<string>
+  readonly warnings: ReadonlyArray<string>
+}
+
+const located = (file: string, issue: DecodeIssue): string => {
+  const where = issue.line === undefined ? file : `${file}:${issue.line}:${issue.column}`
+  return issue.path === "" ? `${where}: ${issue.message}` : `${where}: ${issue.path}: ${issue.message}`
+}
+
+export const checkNodeAgentConfiguration = (text: string, file: string): CheckResult => {
+  const decoded = decodeNodeAgentConfiguration(text, file)
+  // unknown and duplicate fields: upstream decodes leniently and goes on
+  const warnings = decoded.issues.filter((i) => i.kind !== "error").map((i) => located(file, i))
+  if (decoded.document === undefined) {
+    const errors = decoded.issues.filter((i) => i.kind === "error")
+    return { errors: errors.length > 0 ? errors.map((i) => located(file, i)) : [decoded.error ?? "failed to decode"], warnings }
+  }
+  const config = applyDefaults(decoded.document)
+  warnings.push(...warningsFor(config.featureGates ?? {}))
+  // a feature gate error is reported alone (reference §1.3)
+  const gates = configFeatureGates(config)
+  if (Either.isLeft(gates)) return { config, errors: [gates.left], warnings }
+  const errors = [...validateNodeAgentConfiguration(config)]
+  // upstream parses the eviction maps later, when the node agent is built; a bad map aborts startup too
+  const thresholds = parseThresholdConfig(config)
+  if (Either.isLeft(thresholds)) errors.push(thresholds.left)
+  return { config, errors, warnings }
+}

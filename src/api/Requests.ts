@@ -1,0 +1,66 @@
+/**
+ * Request options as the API takes them — query-parameter strings, validated by the server so that the
+ * HTTP and in-process transports report the same errors.
+ */
+import type { KObject, KList, WatchEvent } from "./Object.js"
+import type { Status } from "./Status.js"
+
+export interface Scope {
+  /** Namespace of a namespaced resource; absent for cluster-scoped types and all-namespace lists. */
+  readonly namespace?: string | undefined
+}
+
+export interface GetOptions extends Scope {
+  readonly resourceVersion?: string | undefined
+}
+
+export interface ListOptions extends Scope {
+  readonly labelSelector?: string | undefined
+  readonly fieldSelector?: string | undefined
+  readonly limit?: number | undefined
+  readonly continue?: string | undefined
+  readonly resourceVersion?: string | undefined
+  readonly resourceVersionMatch?: string | undefined
+}
+
+export interface WatchOptions extends Scope {
+  readonly labelSelector?: string | undefined
+  readonly fieldSelector?: string | undefined
+  readonly resourceVersion?: string | undefined
+  readonly resourceVersionMatch?: string | undefined
+  readonly allowWatchBookmarks?: boolean | undefined
+  readonly timeoutSeconds?: number | undefined
+}
+
+export interface WriteOptions extends Scope {
+  /** `All`, or `""` for the bare parameter; anything else is a 422. */
+  readonly dryRun?: ReadonlyArray<string> | undefined
+  readonly fieldValidation?: string | undefined
+  readonly fieldManager?: string | undefined
+  readonly subresource?: string | undefined
+}
+
+export interface DeleteOptions extends Scope {
+  readonly dryRun?: ReadonlyArray<string> | undefined
+  readonly propagationPolicy?: string | undefined
+  readonly orphanDependents?: boolean | undefined
+  readonly gracePeriodSeconds?: number | undefined
+  readonly preconditions?: { readonly uid?: string | undefined; readonly resourceVersion?: string | undefined } | undefined
+}
+
+export type PatchType = "merge" | "json" | "strategic"
+
+export interface WriteResult {
+  readonly code: number
+  readonly object: KObject
+  readonly warnings: ReadonlyArray<string>
+}
+
+/** A delete answers with the object (finalizers pending) or a Success Status (removed). */
+export interface DeleteResult {
+  readonly code: number
+  readonly object?: KObject | undefined
+  readonly status?: Status | undefined
+}
+
+export type { KList, WatchEvent }

@@ -1,0 +1,131 @@
+/**
+ * The registry of served resource types: group, version, kind, plural, scope, subresources and the
+ * per-type storage strategy the reference describes (watch cache, create-on-update, unconditional update,
+ * garbage-collection support).
+ */
+import type { KindRules } from "./kinds/KindRules.js"
+import { eventRules } from "./kinds/Event.js"
+import { leaseRules } from "./kinds/Lease.js"
+import type { GroupResource } from "./Status.js"
+
+export interface ResourceType extends GroupResource {
+  readonly group: string
+  readonly version: string
+  readonly kind: string
+  readonly plural: string
+  readonly singular: string
+  readonly namespaced: boolean
+  readonly shortNames: ReadonlyArray<string>
+  readonly subresources: ReadonlyArray<string>
+  /** Served from a watch cache (bookmarks, rv=0 lists unpaged); Events are not (reference §2.1). */
+  readonly watchCached: boolean
+  /** PUT to a missing object creates it (201). */
+  readonly allowCreateOnUpdate: boolean
+  /** PUT without metadata.resourceVersion is allowed. */
+  readonly allowUnconditionalUpdate: boolean
+  /** propagationPolicy is honoured (orphan / foregroundDeletion finalizers); Events ignore it. */
+  readonly garbageCollected: boolean
+  readonly rules: KindRules
+}
+
+export const apiVersionOf = (r: { readonly group: string; readonly version: string }): string =>
+  r.group ? `${r.group}/${r.version}` : r.version
+
+/**
+ * The kind as 422 Invalid messages print it (`Lease.coordination.platform`) and the group of its details;
+ * Events print a bare `Event` with an empty group (reference api-server.md §1.2).
+ */
+export const invalidKindOf = (r: ResourceType): { readonly qualifiedKind: string; readonly group: string } =>
+  r.group && r.kind !== "Event" ? { qualifiedKind: `${r.kind}.${r.group}`, group: r.group } : { qualifiedKind: r.kind, group: "" }
+
+const verbsOf = (r: ResourceType): ReadonlyArray<string> => [
+  "create",
+  "delete",
+  "deletecollection",
+  "get",
+  "list",
+  "patch",
+  "update",
+  "watch"
+].filter((v) => r.kind !== "Namespace" || v !== "deletecollection")
+
+export const resourceVerbs = verbsOf
+
+const core = (fields: Partial<ResourceType> & Pick<ResourceType, "kind" | "plural" | "namespaced">): ResourceType => ({
+  group: "",
+  version: "v1",
+  singular: fields.kind.toLowerCase(),
+  shortNames: [],
+  subresources: [],
+  watchCached: true,
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  garbageCollected: true,
+  rules: {},
+  ...fields
+})
+
+export const Namespaces = core({ kind: "Namespace", plural: "namespaces", namespaced: false, shortNames: ["ns"], subresources: ["status", "finalize"] })
+export const Nodes = core({ kind: "Node", plural: "nodes", namespaced: false, shortNames: ["no"], subresources: ["status"] })
+export const Pods = core({ kind: "Pod", plural: "pods", namespaced: true, shortNames: ["po"], subresources: ["status", "binding"] })
+export const ConfigMaps = core({ kind: "ConfigMap", plural: "configmaps", namespaced: true, shortNames: ["cm"] })
+export const Services = core({ kind: "Service", plural: "services", namespaced: true, shortNames: ["svc"], subresources: ["status"] })
+export const Deployments = core({
+  group: "apps",
+  kind: "Deployment",
+  plural: "deployments",
+  namespaced: true,
+  shortNames: ["deploy"],
+  subresources: ["status", "scale"]
+})
+export const Leases = core({
+  group: "coordination.platform",
+  kind: "Lease",
+  plural: "leases",
+  namespaced: true,
+  allowCreateOnUpdate: true,
+  allowUnconditionalUpdate: false,
+  rules: leaseRules
+})
+export const Events = core({
+  group: "events.platform",
+  kind: "Event",
+  plural: "events",
+  namespaced: true,
+  shortNames: ["ev"],
+  watchCached: false,
+  allowCreateOnUpdate: true,
+  allowUnconditionalUpdate: true,
+  garbageCollected: false,
+  rules: eventRules
+})
+
+export const resourceTypes: ReadonlyArray<ResourceType> = [Namespaces, Nodes, Pods, ConfigMaps, Services, Deployments, Leases, Events]
+
+/** Group/version pairs served, in discovery order. */
+export const groupVersions = (): ReadonlyArray<{ group: string; version: string }> => {
+  const seen = new Map<string, { group: string; version: string }>()
+  for (const r of resourceTypes) seen.set(apiVersionOf(r), { group: r.group, version: r.version })
+  return [...seen.values()]
+}
+
+const byPath = new Map(resourceTypes.map((r) => [`${apiVersionOf(r)}/${r.plural}`, r]))
+
+/** Looks a type up by group, version and plural, as the URL names it. */
+export const findResource = (group: string, version: string, plural: string): ResourceType | undefined =>
+  byPath.get(`${group ? `${group}/` : ""}${version}/${plural}`)
+
+/** Looks a type up by a user's name for it: plural, singular, short name, kind or `plural.group`. */
+export const resolveResource = (name: string): ResourceType | undefined => {
+  const lower = name.toLowerCase()
+  return resourceTypes.find(
+    (r) =>
+      r.plural === lower ||
+      r.singular === lower ||
+      r.kind.toLowerCase() === lower ||
+      r.shortNames.includes(lower) ||
+      (r.group !== "" && `${r.plural}.${r.group}` === lower)
+  )
+}
+
+export const initialNamespaces: ReadonlyArray<string> = ["default", "platform-system", "platform-public", "platform-node-lease"]

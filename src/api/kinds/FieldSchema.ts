@@ -1,0 +1,529 @@
+/**
+ * A tiny description of a kind's known fields and JSON types, and the two checks the decoder makes with
+ * it: unknown fields (reported under `fieldValidation=Warn|Strict`, reference §5.1) and type mismatches
+ * (always a 400 `… cannot be handled as a …`, spec 000 "Field validation" rule 1).
+ *
+ * `goType` is the Go type the upstream decoder names in its messages (`int32`, `v1.LeaseSpec`,
+ * `[]v1.OwnerReference`, `types.UID`); constructors below fill the obvious default.
+ */
+import { isRecord } from "../Object.js"
+
+export type FieldSchema =
+  | { readonly type: "string"; readonly goType?: string }
+  | { readonly type: "integer"; readonly format?: "int32" | "int64"; readonly goType?: string }
+  | { readonly type: "boolean" | "number"; readonly goType?: string }
+  /** `interface{}`: anything goes; duplicate keys inside are still reported. */
+  | { readonly type: "any" }
+  /** A type with its own JSON decoding that keeps the raw bytes (`FieldsV1`): nothing inside is checked. */
+  | { readonly type: "raw" }
+  /** `metav1.Time` (RFC3339) and `metav1.MicroTime` (RFC3339 with exactly 6 fractional digits). */
+  | { readonly type: "time" | "microtime" }
+  | { readonly type: "object"; readonly fields: Readonly<Record<string, FieldSchema>>; readonly goType?: string }
+  | { readonly type: "map"; readonly values: FieldSchema; readonly goType?: string }
+  | { readonly type: "array"; readonly items: FieldSchema; readonly goType?: string }
+
+/** Constructors: `FieldSchema.object("v1.LeaseSpec", { holderIdentity: FieldSchema.string() })`. */
+export const FieldSchema = {
+  string: (goType = "string"): FieldSchema => ({ type: "string", goType }),
+  int32: (): FieldSchema => ({ type: "integer", format: "int32", goType: "int32" }),
+  int64: (): FieldSchema => ({ type: "integer", format: "int64", goType: "int64" }),
+  boolean: (): FieldSchema => ({ type: "boolean", goType: "bool" }),
+  number: (): FieldSchema => ({ type: "number", goType: "float64" }),
+  any: (): FieldSchema => ({ type: "any" }),
+  raw: (): FieldSchema => ({ type: "raw" }),
+  time: (): FieldSchema => ({ type: "time" }),
+  microtime: (): FieldSchema => ({ type: "microtime" }),
+  object: (goType: string, fields: Readonly<Record<string, FieldSchema>>): FieldSchema => ({ type: "object", goType, fields }),
+  map: (values: FieldSchema): FieldSchema => ({ type: "map", values, goType: `map[string]${goTypeOf(values)}` }),
+  array: (items: FieldSchema): FieldSchema => ({ type: "array", items, goType: `[]${goTypeOf(items)}` })
+} as const
+
+/** The Go type name a decoder error prints for a value of this schema. */
+export const goTypeOf = (s: FieldSchema): string => {
+  switch (s.type) {
+    case "any":
+      return "interface {}"
+    case "raw":
+      return "v1.FieldsV1"
+    case "time":
+      return "v1.Time"
+    case "microtime":
+      return "v1.MicroTime"
+    case "integer":
+      return s.goType ?? s.format ?? "int64"
+    case "string":
+      return s.goType ?? "string"
+    case "boolean":
+      return s.goType ?? "bool"
+    case "number":
+      return s.goType ?? "float64"
+    case "object":
+      return s.goType ?? "struct {}"
+    case "map":
+      return s.goType ?? `map[string]${goTypeOf(s.values)}`
+    case "array":
+      return s.goType ?? `[]${goTypeOf(s.items)}`
+  }
+}
+
+const S = FieldSchema
+
+const ownerReferenceSchema = S.object("v1.OwnerReference", {
+  apiVersion: S.string(),
+  kind: S.string(),
+  name: S.string(),
+  uid: S.string("types.UID"),
+  controller: S.boolean(),
+  blockOwnerDeletion: S.boolean()
+})
+
+const managedFieldsEntrySchema = S.object("v1.ManagedFieldsEntry", {
+  manager: S.string(),
+  operation: S.string("v1.ManagedFieldsOperationType"),
+  apiVersion: S.string(),
+  time: S.time(),
+  fieldsType: S.string(),
+  fieldsV1: S.raw(),
+  subresource: S.string()
+})
+
+/** `metav1.ObjectMeta` as 1.26 decodes it. */
+export const objectMetaSchema: FieldSchema = S.object("v1.ObjectMeta", {
+  name: S.string(),
+  generateName: S.string(),
+  namespace: S.string(),
+  selfLink: S.string(),
+  uid: S.string("types.UID"),
+  resourceVersion: S.string(),
+  generation: S.int64(),
+  creationTimestamp: S.time(),
+  deletionTimestamp: S.time(),
+  deletionGracePeriodSeconds: S.int64(),
+  labels: S.map(S.string()),
+  annotations: S.map(S.string()),
+  ownerReferences: S.array(ownerReferenceSchema),
+  finalizers: S.array(S.string()),
+  managedFields: S.array(managedFieldsEntrySchema)
+})
+
+/**
+ * A kind's top-level schema: `apiVersion`, `kind`, `metadata` plus the kind's own fields. The root's Go
+ * struct name is the `kind` passed to {@link typeError}.
+ */
+export const kindSchema = (fields: Readonly<Record<string, FieldSchema>>): FieldSchema => ({
+  type: "object",
+  fields: { apiVersion: S.string(), kind: S.string(), metadata: objectMetaSchema, ...fields }
+})
+
+const join = (path: string, key: string): string => (path ? `${path}.${key}` : key)
+
+/**
+ * Every field the schema does not know, at any depth, as the strict decoder names them: `spec.foo`,
+ * `metadata.ownerReferences[0].foo`, `foo` at top level; in document order. Nothing is reported below an
+ * unknown field or below a value of the wrong JSON type (the decoder skips those).
+ */
+export const unknownFields = (schema: FieldSchema, value: unknown): string[] => splitUnknownFields(schema, value).unknown
+
+/**
+ * The value with unknown fields dropped (as the decoder drops them, spec 000 "Field validation") and
+ * their paths; containers without unknown fields are returned as they were.
+ */
+export const splitUnknownFields = (schema: FieldSchema, value: unknown): { readonly known: unknown; readonly unknown: string[] } => {
+  const out: string[] = []
+  const walk = (s: FieldSchema, v: unknown, path: string): unknown => {
+    switch (s.type) {
+      case "object": {
+        if (!isRecord(v)) return v
+        let copy: Record<string, unknown> | undefined
+        for (const key of Object.keys(v)) {
+          const child = Object.hasOwn(s.fields, key) ? s.fields[key] : undefined
+          if (child === undefined) {
+            out.push(join(path, key))
+            copy ??= { ...v }
+            delete copy[key]
+            continue
+          }
+          const known = walk(child, v[key], join(path, key))
+          if (known !== v[key]) (copy ??= { ...v })[key] = known
+        }
+        return copy ?? v
+      }
+      case "map": {
+        if (!isRecord(v)) return v
+        let copy: Record<string, unknown> | undefined
+        for (const key of Object.keys(v)) {
+          const known = walk(s.values, v[key], join(path, key))
+          if (known !== v[key]) (copy ??= { ...v })[key] = known
+        }
+        return copy ?? v
+      }
+      case "array": {
+        if (!Array.isArray(v)) return v
+        let copy: unknown[] | undefined
+        v.forEach((item, i) => {
+          const known = walk(s.items, item, `${path}[${i}]`)
+          if (known !== item) (copy ??= [...v])[i] = known
+        })
+        return copy ?? v
+      }
+      default:
+        return v
+    }
+  }
+  const known = walk(schema, value, "")
+  return { known, unknown: out }
+}
+
+/** What Go's decoder calls a JSON value in `cannot unmarshal <x> into …`. */
+const jsonKind = (v: unknown): string =>
+  typeof v === "string" ? "string" : typeof v === "boolean" ? "bool" : typeof v === "number" ? "number" : Array.isArray(v) ? "array" : "object"
+
+const INT32 = 2 ** 31
+const INT64 = 2 ** 63
+
+/** Thrown inside the walk for an error that stops decoding at once (a time field's own decoder failed). */
+class Fatal {
+  constructor(readonly message: string) {}
+}
+
+/**
+ * The first decode error of `value` against `schema`, as the full 400 message the API server sends, or
+ * undefined when the body decodes. Follows the 1.26 decoder (`sigs.k8s.io/json`, a fork of Go's
+ * `encoding/json`):
+ * - a wrong JSON type is remembered and decoding goes on; the first one is reported:
+ *   `json: cannot unmarshal string into Go struct field LeaseSpec.spec.leaseDurationSeconds of type int32`
+ *   (the struct holding the field, then the JSON field path without array indices);
+ * - a time field fails at once, even after an earlier type error: its own parse error
+ *   (`parsing time "…" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "Z" as ".000000"`), or a
+ *   non-string JSON value reported as `… of type string`;
+ * - `apiVersion`/`kind` are read first by a separate decoder; their errors read
+ *   `the object provided is unrecognized (must be of type Lease): couldn't get version/kind; json parse
+ *   error: …` followed by the first 30 bytes of `body` (defaults to `JSON.stringify(value)`).
+ * `null` is accepted everywhere. Numbers are checked as parsed: `15.0` passes where Go, reading the
+ * literal, would reject it. A `value` that is not an object is left to the caller.
+ */
+export const typeError = (
+  schema: FieldSchema,
+  value: unknown,
+  kind: string,
+  version: string,
+  body?: string
+): string | undefined => {
+  if (!isRecord(value)) return undefined
+  const metaError = interpretError(value)
+  if (metaError !== undefined) {
+    const text = body ?? JSON.stringify(value)
+    return `the object provided is unrecognized (must be of type ${kind}): ${metaError} (${summarize(text)})`
+  }
+  let saved: string | undefined
+  const stack: string[] = []
+  let struct = kind
+  const where = (goType: string) => `Go struct field ${struct}.${stack.join(".")} of type ${goType}`
+  const save = (v: unknown, goType: string, literal = false): void => {
+    if (saved === undefined) saved = `json: cannot unmarshal ${jsonKind(v)}${literal ? ` ${String(v)}` : ""} into ${where(goType)}`
+  }
+  const walk = (s: FieldSchema, v: unknown): void => {
+    if (v === null || v === undefined) return
+    switch (s.type) {
+      case "any":
+      case "raw":
+        return
+      case "string":
+        if (typeof v !== "string") save(v, goTypeOf(s))
+        return
+      case "boolean":
+        if (typeof v !== "boolean") save(v, goTypeOf(s))
+        return
+      case "number":
+        if (typeof v !== "number") save(v, goTypeOf(s))
+        return
+      case "integer": {
+        if (typeof v !== "number") return save(v, goTypeOf(s))
+        const limit = s.format === "int32" ? INT32 : INT64
+        if (!Number.isInteger(v) || v >= limit || v < -limit) save(v, goTypeOf(s), true)
+        return
+      }
+      case "time":
+      case "microtime": {
+        // metav1.Time/MicroTime decode themselves: a non-string fails their inner decode into a string.
+        if (typeof v !== "string") throw new Fatal(`json: cannot unmarshal ${jsonKind(v)} into ${where("string")}`)
+        const parsed = parseGoTime(v, s.type === "time" ? "RFC3339" : "RFC3339Micro")
+        if ("error" in parsed) throw new Fatal(parsed.error)
+        return
+      }
+      case "object": {
+        if (!isRecord(v)) return save(v, goTypeOf(s))
+        const outer = struct
+        const own = s.goType ? s.goType.slice(s.goType.lastIndexOf(".") + 1) : kind
+        for (const key of Object.keys(v)) {
+          const child = Object.hasOwn(s.fields, key) ? s.fields[key] : undefined
+          if (child === undefined) continue
+          stack.push(key)
+          struct = own
+          walk(child, v[key])
+          stack.pop()
+          struct = outer
+        }
+        return
+      }
+      case "map":
+        if (!isRecord(v)) return save(v, goTypeOf(s))
+        for (const key of Object.keys(v)) walk(s.values, v[key])
+        return
+      case "array":
+        if (!Array.isArray(v)) return save(v, goTypeOf(s))
+        for (const item of v) walk(s.items, item)
+        return
+    }
+  }
+  let failure: string | undefined
+  try {
+    walk(schema, value)
+    failure = saved
+  } catch (e) {
+    if (!(e instanceof Fatal)) throw e
+    failure = e.message
+  }
+  return failure === undefined ? undefined : `${kind} in version "${version}" cannot be handled as a ${kind}: ${failure}`
+}
+
+/**
+ * The version/kind sniffing decoder (Go's standard `encoding/json`, keys matched case-insensitively):
+ * the first of `apiVersion`/`kind` that is not a string, then a malformed group/version.
+ */
+const interpretError = (value: Record<string, unknown>): string | undefined => {
+  let apiVersion = ""
+  let saved: string | undefined
+  for (const key of Object.keys(value)) {
+    const lower = key.toLowerCase()
+    if (lower !== "apiversion" && lower !== "kind") continue
+    const v = value[key]
+    if (v === null) continue
+    if (typeof v !== "string") {
+      saved ??= `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(v)} into Go struct field .${lower === "kind" ? "kind" : "apiVersion"} of type string`
+      continue
+    }
+    if (lower === "apiversion") apiVersion = v
+  }
+  if (saved !== undefined) return saved
+  if (apiVersion !== "/" && apiVersion.split("/").length > 2) return `unexpected GroupVersion string: ${apiVersion}`
+  return undefined
+}
+
+/** `summarizeData(body, 30)` of the create handler, for bodies that start with `{`. */
+const summarize = (body: string): string => {
+  const bytes = Buffer.from(body, "utf8")
+  return bytes.length > 30 ? `${bytes.subarray(0, 30).toString("utf8")} ...` : body
+}
+
+// --- Go's time.Parse for the two layouts metav1 uses -------------------------------------------------
+
+export type GoTimeLayout = "RFC3339" | "RFC3339Micro"
+
+/** An instant: whole seconds since the Unix epoch plus nanoseconds. */
+export interface GoInstant {
+  readonly seconds: number
+  readonly nanos: number
+}
+
+const layoutText: Record<GoTimeLayout, string> = {
+  RFC3339: "2006-01-02T15:04:05Z07:00",
+  RFC3339Micro: "2006-01-02T15:04:05.000000Z07:00"
+}
+
+type Std = "2006" | "01" | "02" | "15" | "04" | "05" | ".000000" | "Z07:00" | ""
+const layoutChunks: Record<GoTimeLayout, ReadonlyArray<readonly [string, Std]>> = {
+  RFC3339: [["", "2006"], ["-", "01"], ["-", "02"], ["T", "15"], [":", "04"], [":", "05"], ["", "Z07:00"], ["", ""]],
+  RFC3339Micro: [
+    ["", "2006"], ["-", "01"], ["-", "02"], ["T", "15"], [":", "04"], [":", "05"], ["", ".000000"], ["", "Z07:00"], ["", ""]
+  ]
+}
+
+/** Go's time-package `quote`: non-ASCII and control bytes as `\xNN`, `"` and `\` backslashed. */
+const timeQuote = (s: string): string => {
+  let out = '"'
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!
+    if (c >= 0x80 || c < 0x20) {
+      for (const b of Buffer.from(ch, "utf8")) out += `\\x${b.toString(16).padStart(2, "0")}`
+    } else {
+      if (ch === '"' || ch === "\\") out += "\\"
+      out += ch
+    }
+  }
+  return out + '"'
+}
+
+const isDigitAt = (s: string, i: number): boolean => i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57
+
+/** `getnum`: one or two digits; `fixed` demands two. */
+const getnum = (s: string, fixed: boolean): [number, string] | undefined => {
+  if (!isDigitAt(s, 0)) return undefined
+  if (!isDigitAt(s, 1)) return fixed ? undefined : [s.charCodeAt(0) - 48, s.slice(1)]
+  return [(s.charCodeAt(0) - 48) * 10 + (s.charCodeAt(1) - 48), s.slice(2)]
+}
+
+/** `atoi`: optional sign, then digits only. */
+const atoi = (s: string): number | undefined => {
+  let neg = false
+  if (s.length > 0 && (s[0] === "-" || s[0] === "+")) {
+    neg = s[0] === "-"
+    s = s.slice(1)
+  }
+  if (!/^[0-9]*$/.test(s)) return undefined
+  const x = s === "" ? 0 : Number(s)
+  return neg ? -x : x
+}
+
+const isLeap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
+const daysIn = (month: number, year: number) =>
+  month === 2 ? (isLeap(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
+
+/** `parseNanoseconds(value, nbytes)`: value starts with `.` or `,`. */
+const parseNanos = (value: string, nbytes: number): { ns: number } | { range: string } | undefined => {
+  if (value[0] !== "." && value[0] !== ",") return undefined
+  if (nbytes > 10) nbytes = 10
+  const ns = atoi(value.slice(1, nbytes))
+  if (ns === undefined) return undefined
+  if (ns < 0) return { range: "fractional second" }
+  return { ns: ns * 10 ** (10 - nbytes) }
+}
+
+/**
+ * Go's `time.Parse(layout, s)` for `time.RFC3339` (metav1.Time) and `RFC3339Micro` (metav1.MicroTime),
+ * with its error texts, e.g. `parsing time "2023-05-01T12:00:00Z" as "2006-01-02T15:04:05.000000Z07:00":
+ * cannot parse "Z" as ".000000"` or `parsing time "2023-02-30T00:00:00Z": day out of range`.
+ */
+export const parseGoTime = (value: string, layout: GoTimeLayout): GoInstant | { readonly error: string } => {
+  const alayout = layoutText[layout]
+  const cannot = (elem: string, std: string) => ({
+    error: `parsing time ${timeQuote(value)} as ${timeQuote(alayout)}: cannot parse ${timeQuote(elem)} as ${timeQuote(std)}`
+  })
+  const message = (msg: string) => ({ error: `parsing time ${timeQuote(value)}${msg}` })
+  let v = value
+  let year = 0
+  let month = 0
+  let day = 0
+  let hour = 0
+  let min = 0
+  let sec = 0
+  let nsec = 0
+  let offset = 0
+  for (const [prefix, std] of layoutChunks[layout]) {
+    for (const ch of prefix) {
+      if (v.length === 0 || v[0] !== ch) return cannot(v, prefix)
+      v = v.slice(1)
+    }
+    if (std === "") {
+      if (v.length !== 0) return message(`: extra text: ${timeQuote(v)}`)
+      break
+    }
+    const hold = v
+    let bad = false
+    let range = ""
+    switch (std) {
+      case "2006": {
+        const y = v.length >= 4 && isDigitAt(v, 0) ? atoi(v.slice(0, 4)) : undefined
+        if (y === undefined) bad = true
+        else [year, v] = [y, v.slice(4)]
+        break
+      }
+      case "01":
+      case "02":
+      case "15":
+      case "04":
+      case "05": {
+        const got = getnum(v, std !== "15")
+        if (!got) {
+          bad = true
+          break
+        }
+        const [n, rest] = got
+        v = rest
+        if (std === "01") {
+          month = n
+          if (n <= 0 || n > 12) range = "month"
+        } else if (std === "02") day = n
+        else if (std === "15") {
+          hour = n
+          if (n >= 24) range = "hour"
+        } else if (std === "04") {
+          min = n
+          if (n >= 60) range = "minute"
+        } else {
+          sec = n
+          if (n >= 60) {
+            range = "second"
+            break
+          }
+          // A fraction the layout does not mention is consumed here, any number of digits.
+          if (layout === "RFC3339" && v.length >= 2 && (v[0] === "." || v[0] === ",") && isDigitAt(v, 1)) {
+            let k = 2
+            while (k < v.length && isDigitAt(v, k)) k++
+            const r = parseNanos(v, k)
+            if (r === undefined) bad = true
+            else if ("range" in r) range = r.range
+            else nsec = r.ns
+            v = v.slice(k)
+          }
+        }
+        break
+      }
+      case ".000000": {
+        if (v.length < 7) {
+          bad = true
+          break
+        }
+        const r = parseNanos(v, 7)
+        if (r === undefined) bad = true
+        else if ("range" in r) range = r.range
+        else nsec = r.ns
+        v = v.slice(7)
+        break
+      }
+      case "Z07:00": {
+        if (v.length >= 1 && v[0] === "Z") {
+          v = v.slice(1)
+          break
+        }
+        if (v.length < 6 || v[3] !== ":") {
+          bad = true
+          break
+        }
+        const [sign, hh, mm] = [v[0], v.slice(1, 3), v.slice(4, 6)]
+        v = v.slice(6)
+        const h = getnum(hh, true)
+        const m = h ? getnum(mm, true) : undefined
+        if (!h || !m) bad = true
+        const hr = h ? h[0] : 0
+        const mi = m ? m[0] : 0
+        if (hr > 24) range = "time zone offset hour"
+        if (mi > 60) range = "time zone offset minute"
+        offset = (hr * 60 + mi) * 60
+        if (sign === "-") offset = -offset
+        else if (sign !== "+") bad = true
+        break
+      }
+    }
+    if (range) return message(`: ${range} out of range`)
+    if (bad) return cannot(hold, std)
+  }
+  if (day < 1 || day > daysIn(month, year)) return message(": day out of range")
+  const d = new Date(0)
+  d.setUTCFullYear(year, month - 1, day)
+  d.setUTCHours(hour, min, sec, 0)
+  return { seconds: d.getTime() / 1000 - offset, nanos: nsec }
+}
+
+/** Go's zero `time.Time` (`0001-01-01T00:00:00Z`), which the validators treat as "unset". */
+export const isZeroInstant = (t: GoInstant): boolean => t.seconds === -62135596800 && t.nanos === 0
+
+/** The instant in UTC as `2023-05-01T12:00:00.123456789Z` (the form `GoTime` prints Go-style). */
+export const instantToIso = (t: GoInstant): string => {
+  const d = new Date(t.seconds * 1000)
+  const pad = (n: number, w = 2) => String(n).padStart(w, "0")
+  return (
+    `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T` +
+    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(t.nanos, 9)}Z`
+  )
+}

@@ -1,0 +1,13 @@
+/** What a kind adds beyond the common envelope: a field schema (for unknown-field checks) and validation. */
+import type { FieldError } from "../FieldError.js"
+import type { KObject } from "../Object.js"
+import type { FieldSchema } from "./FieldSchema.js"
+
+export interface KindRules {
+  /** Known fields and their types; absent means schemaless (no unknown-field or type checks). */
+  readonly schema?: FieldSchema
+  /** Field errors of a create, in the reference's order. */
+  readonly validateCreate?: (obj: KObject) => ReadonlyArray<FieldError>
+  /** Field errors of an update against the stored object, in the reference's order. */
+  readonly validateUpdate?: (obj: KObject, old: KObject) => ReadonlyArray<FieldError>
+}

@@ -1,0 +1,41 @@
+/**
+ * `coordination.platform/v1` Lease: the 1.26 fields and validation (reference §9). Only the two number
+ * rules and the ObjectMeta rules exist; holders, expiry and transitions are not enforced.
+ */
+import { type FieldError, invalid } from "../FieldError.js"
+import { isRecord, type KObject } from "../Object.js"
+import { FieldSchema, kindSchema } from "./FieldSchema.js"
+import type { KindRules } from "./KindRules.js"
+import { validateObjectMetaCreate, validateObjectMetaUpdate } from "./Names.js"
+
+/** `strategy` and `preferredHolder` arrive in 1.31, so they are unknown here. */
+export const leaseSchema: FieldSchema = kindSchema({
+  spec: FieldSchema.object("v1.LeaseSpec", {
+    holderIdentity: FieldSchema.string(),
+    leaseDurationSeconds: FieldSchema.int32(),
+    acquireTime: FieldSchema.microtime(),
+    renewTime: FieldSchema.microtime(),
+    leaseTransitions: FieldSchema.int32()
+  })
+})
+
+/** `ValidateLeaseSpec`: a set duration must be > 0, set transitions ≥ 0. */
+const validateLeaseSpec = (obj: KObject): FieldError[] => {
+  const spec = isRecord(obj.spec) ? obj.spec : {}
+  const errs: FieldError[] = []
+  const duration = spec.leaseDurationSeconds
+  if (typeof duration === "number" && duration <= 0) {
+    errs.push(invalid("spec.leaseDurationSeconds", duration, "must be greater than 0"))
+  }
+  const transitions = spec.leaseTransitions
+  if (typeof transitions === "number" && transitions < 0) {
+    errs.push(invalid("spec.leaseTransitions", transitions, "must be greater than or equal to 0"))
+  }
+  return errs
+}
+
+export const leaseRules: KindRules = {
+  schema: leaseSchema,
+  validateCreate: (obj) => [...validateObjectMetaCreate(obj, true), ...validateLeaseSpec(obj)],
+  validateUpdate: (obj, old) => [...validateObjectMetaUpdate(obj, old), ...validateLeaseSpec(obj)]
+}

@@ -1,0 +1,200 @@
+/** The HTTP side of `ApiClient`: URL layout, query parameters, Status decoding and watch framing, over undici. */
+import { Effect, Stream } from "effect"
+import { Agent, type Dispatcher } from "undici"
+import type { KList, KObject, WatchEvent } from "../api/Object.js"
+import type { DeleteOptions, ListOptions, PatchType, WatchOptions, WriteOptions } from "../api/Requests.js"
+import { apiVersionOf, type ResourceType } from "../api/Resources.js"
+import * as Status from "../api/Status.js"
+import { ApiError } from "../api/Status.js"
+import type { ApiClientService } from "./ApiClient.js"
+
+export interface HttpClientOptions {
+  /** `http://127.0.0.1:6443` or `https://…`. */
+  readonly baseUrl: string
+  readonly headers?: Readonly<Record<string, string>>
+  /** Bearer token (kubeconfig `token`). */
+  readonly token?: string
+  /** TLS material, PEM. */
+  readonly tls?: { readonly ca?: string; readonly cert?: string; readonly key?: string; readonly insecureSkipVerify?: boolean }
+  /** Connections per origin (default 64). */
+  readonly connections?: number
+}
+
+const patchContentTypes: Record<PatchType, string> = {
+  merge: "application/merge-patch+json",
+  json: "application/json-patch+json",
+  strategic: "application/strategic-merge-patch+json"
+}
+
+/** `/api/v1/namespaces/ns/pods/name/status` */
+export const resourcePath = (resource: ResourceType, namespace: string | undefined, name?: string, subresource?: string): string => {
+  let path = resource.group ? `/apis/${apiVersionOf(resource)}` : `/api/${resource.version}`
+  if (resource.namespaced && namespace) path += `/namespaces/${encodeURIComponent(namespace)}`
+  path += `/${resource.plural}`
+  if (name !== undefined) path += `/${encodeURIComponent(name)}`
+  if (subresource) path += `/${subresource}`
+  return path
+}
+
+const queryString = (params: Record<string, string | number | boolean | ReadonlyArray<string> | undefined>): string => {
+  const q = new URLSearchParams()
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined) continue
+    if (Array.isArray(v)) for (const item of v) q.append(k, item)
+    else q.set(k, String(v))
+  }
+  const s = q.toString()
+  return s ? `?${s}` : ""
+}
+
+/** `299 - "unknown field \"spec.foo\""` → `unknown field "spec.foo"` */
+export const parseWarning = (header: string): string => {
+  const m = /^\d{3} \S+ "((?:[^"\\]|\\.)*)"/.exec(header)
+  return m ? m[1]!.replace(/\\(.)/g, "$1") : header
+}
+
+const headerList = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v])
+
+/** A non-2xx answer as an ApiError: the Status it carries, or one made from the code and text. */
+const errorFrom = (code: number, text: string): ApiError => {
+  try {
+    const parsed = JSON.parse(text) as Status.Status
+    if (parsed && parsed.kind === "Status") return new ApiError({ status: parsed })
+  } catch {
+    // not JSON: fall through
+  }
+  return new ApiError({ status: Status.makeStatus({ code, message: text.trim(), reason: code === 404 ? "NotFound" : undefined }) })
+}
+
+const connectionError = (e: unknown): ApiError =>
+  new ApiError({
+    status: Status.makeStatus({ code: 503, reason: "ServiceUnavailable", message: `connection error: ${e instanceof Error ? e.message : String(e)}` })
+  })
+
+export const makeHttpClient = (options: HttpClientOptions) =>
+  Effect.gen(function* () {
+    const tls = options.tls
+    const dispatcher: Dispatcher = yield* Effect.acquireRelease(
+      Effect.sync(
+        () =>
+          new Agent({
+            connections: options.connections ?? 64,
+            pipelining: 1,
+            keepAliveTimeout: 30_000,
+            connect: tls ? { ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: !tls.insecureSkipVerify } : undefined
+          })
+      ),
+      (agent) => Effect.promise(() => (agent as Agent).close())
+    )
+    const base = options.baseUrl.replace(/\/$/, "")
+    const baseHeaders: Record<string, string> = {
+      "user-agent": "clustersim/0.1",
+      accept: "application/json",
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      ...options.headers
+    }
+
+    const call = (method: Dispatcher.HttpMethod, path: string, body?: unknown, contentType = "application/json") =>
+      Effect.tryPromise({
+        try: async (signal) => {
+          const res = await dispatcher.request({
+            origin: base,
+            path,
+            method,
+            headers: body === undefined ? baseHeaders : { ...baseHeaders, "content-type": contentType },
+            body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+            signal
+          })
+          const text = await res.body.text()
+          return { code: res.statusCode, text, warnings: headerList(res.headers["warning"]).map(parseWarning) }
+        },
+        catch: connectionError
+      }).pipe(
+        Effect.flatMap((r) =>
+          r.code >= 200 && r.code < 300 ? Effect.succeed({ ...r, value: JSON.parse(r.text) as unknown }) : Effect.fail(errorFrom(r.code, r.text))
+        )
+      )
+
+    const write = (method: Dispatcher.HttpMethod, path: string, body: unknown, opts: WriteOptions | undefined, contentType?: string) =>
+      Effect.map(
+        call(method, path + queryString({ dryRun: opts?.dryRun, fieldValidation: opts?.fieldValidation, fieldManager: opts?.fieldManager }), body, contentType),
+        (r) => ({ code: r.code, object: r.value as KObject, warnings: r.warnings })
+      )
+
+    const listQuery = (opts: ListOptions | undefined) =>
+      queryString({
+        labelSelector: opts?.labelSelector,
+        fieldSelector: opts?.fieldSelector,
+        limit: opts?.limit,
+        continue: opts?.continue,
+        resourceVersion: opts?.resourceVersion,
+        resourceVersionMatch: opts?.resourceVersionMatch
+      })
+
+    const deleteBody = (opts: DeleteOptions | undefined) => {
+      if (!opts) return undefined
+      const { namespace: _n, ...rest } = opts
+      const fields = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined))
+      return Object.keys(fields).length > 0 ? { kind: "DeleteOptions", apiVersion: "v1", ...fields } : undefined
+    }
+
+    const service: ApiClientService = {
+      get: (resource, name, opts) =>
+        Effect.map(call("GET", resourcePath(resource, opts?.namespace, name) + queryString({ resourceVersion: opts?.resourceVersion })), (r) => r.value as KObject),
+      list: (resource, opts) => Effect.map(call("GET", resourcePath(resource, opts?.namespace) + listQuery(opts)), (r) => r.value as KList),
+      create: (resource, obj, opts) => {
+        const sub = opts?.subresource
+        const name = sub ? ((obj as KObject).metadata?.name ?? "") : undefined
+        return write("POST", resourcePath(resource, opts?.namespace, name, sub), obj, opts)
+      },
+      update: (resource, obj, opts) =>
+        write("PUT", resourcePath(resource, opts?.namespace ?? obj.metadata.namespace, obj.metadata.name ?? "", opts?.subresource), obj, opts),
+      patch: (resource, name, patchType, patch, opts) =>
+        write("PATCH", resourcePath(resource, opts?.namespace, name, opts?.subresource), patch, opts, patchContentTypes[patchType]),
+      delete: (resource, name, opts) =>
+        Effect.map(call("DELETE", resourcePath(resource, opts?.namespace, name), deleteBody(opts)), (r) => {
+          const value = r.value as KObject & { kind?: string }
+          return value.kind === "Status" ? { code: r.code, status: value as unknown as Status.Status } : { code: r.code, object: value }
+        }),
+      deleteCollection: (resource, opts) =>
+        Effect.map(call("DELETE", resourcePath(resource, opts?.namespace) + listQuery(opts), deleteBody(opts)), (r) => r.value as KList),
+      watch: (resource, opts?: WatchOptions) =>
+        Stream.unwrapScoped(
+          Effect.gen(function* () {
+            const path =
+              resourcePath(resource, opts?.namespace) +
+              queryString({
+                watch: "true",
+                labelSelector: opts?.labelSelector,
+                fieldSelector: opts?.fieldSelector,
+                resourceVersion: opts?.resourceVersion,
+                resourceVersionMatch: opts?.resourceVersionMatch,
+                allowWatchBookmarks: opts?.allowWatchBookmarks,
+                timeoutSeconds: opts?.timeoutSeconds
+              })
+            const controller = new AbortController()
+            const res = yield* Effect.acquireRelease(
+              Effect.tryPromise({
+                try: () => dispatcher.request({ origin: base, path, method: "GET", headers: baseHeaders, signal: controller.signal }),
+                catch: connectionError
+              }),
+              (r) => Effect.sync(() => {
+                controller.abort()
+                r.body.destroy()
+              })
+            )
+            if (res.statusCode !== 200) {
+              const text = yield* Effect.promise(() => res.body.text())
+              return yield* Effect.fail(errorFrom(res.statusCode, text))
+            }
+            return Stream.fromAsyncIterable(res.body as AsyncIterable<Buffer>, connectionError).pipe(
+              Stream.decodeText(),
+              Stream.splitLines,
+              Stream.filter((line) => line.length > 0),
+              Stream.map((line) => JSON.parse(line) as WatchEvent)
+            )
+          })
+        ).pipe(Stream.catchAll((e) => (e.code === 503 && e.message.includes("aborted") ? Stream.empty : Stream.fail(e))))
+    }
+    return service
+  })

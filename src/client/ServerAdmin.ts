@@ -1,0 +1,51 @@
+/**
+ * Failure hooks of the simulated server for scenarios: compact now (forces 410s), drop all watches (as a
+ * restart would), pause answering. In-process they call the server; over HTTP they use the `/clustersim/`
+ * endpoints that `serve --admin` enables. A real server has none of them.
+ */
+import { Context, Duration, Effect, Layer } from "effect"
+import { request } from "undici"
+import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
+import * as Status from "../api/Status.js"
+import { ApiError } from "../api/Status.js"
+
+export interface ServerAdminService {
+  /** Compacts history at the current revision; returns it. */
+  readonly compact: Effect.Effect<number, ApiError>
+  /** Closes every watch; returns how many were open. */
+  readonly dropWatches: Effect.Effect<number, ApiError>
+  /** Stops answering for the given time. */
+  readonly pause: (duration: Duration.DurationInput) => Effect.Effect<void, ApiError>
+}
+
+export class ServerAdmin extends Context.Tag("clustersim/ServerAdmin")<ServerAdmin, ServerAdminService>() {
+  static readonly layerInProcess: Layer.Layer<ServerAdmin, never, ApiServer> = Layer.effect(
+    ServerAdmin,
+    Effect.map(ApiServer, (server) => ({
+      compact: server.compact(),
+      dropWatches: server.dropWatches(),
+      pause: (duration) => server.pause(Duration.toMillis(duration))
+    }))
+  )
+
+  static readonly layerHttp = (baseUrl: string): Layer.Layer<ServerAdmin> => {
+    const post = <A>(path: string, pick: (body: Record<string, unknown>) => A) =>
+      Effect.tryPromise({
+        try: async () => {
+          const res = await request(baseUrl.replace(/\/$/, "") + path, { method: "POST" })
+          const text = await res.body.text()
+          if (res.statusCode !== 200) throw new ApiError({ status: JSON.parse(text) as Status.Status })
+          return pick(JSON.parse(text) as Record<string, unknown>)
+        },
+        catch: (e) =>
+          e instanceof ApiError
+            ? e
+            : new ApiError({ status: Status.makeStatus({ code: 503, reason: "ServiceUnavailable", message: `admin endpoint ${path}: ${String(e)}` }) })
+      })
+    return Layer.succeed(ServerAdmin, {
+      compact: post("/clustersim/compact", (b) => Number(b.compactedRevision)),
+      dropWatches: post("/clustersim/drop-watches", (b) => Number(b.dropped)),
+      pause: (duration) => Effect.asVoid(post(`/clustersim/pause?seconds=${Duration.toMillis(duration) / 1000}`, () => undefined))
+    })
+  }
+}

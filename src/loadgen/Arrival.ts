@@ -1,0 +1,384 @@
+/**
+ * Load executors (reference measuring-load.md §3).
+ *
+ * Open model — `constantArrivalRate`, `rampingArrivalRate`: iteration *i* is planned at `t0 + offset(i)`
+ * on an absolute schedule fixed before the run, whatever the operations do. Latency is measured from
+ * that **intended** start, so a generator that falls behind (busy loop, coarse timers, GC) or a slow
+ * server both show up as latency instead of disappearing (coordinated omission). A slot that finds
+ * `maxInFlight` operations running is **dropped** and counted (k6 `dropped_iterations`), never queued.
+ *
+ * Closed model — `closedLoop`: N workers, each starts its next operation when the previous one ends.
+ * Useful for saturation tests; its series are labelled `closed` because it under-samples stalls.
+ *
+ * Time comes only from the Effect `Clock` (`Effect.sleep`, `Clock` nanos), so executors run under the
+ * live clock, `TestClock` or a virtual clock.
+ */
+import { Cause, Data, Duration, Effect, Exit, FiberSet, Option } from "effect"
+import { LatencyRecorder, type LoadModel, type MetricKey, nowMillis } from "./LatencyRecorder.js"
+
+// ---------------------------------------------------------------------------------------------
+// Types
+// ---------------------------------------------------------------------------------------------
+
+export interface IterationContext {
+  /** Clock ms at which this iteration was planned to start; latency is measured from here. */
+  readonly intendedStart: number
+  /** 0-based iteration number within the executor. */
+  readonly iteration: number
+  /**
+   * Mark the moment the request actually leaves (e.g. after a client-side queue or connection
+   * pool). Service time is measured from here; without a call it is measured from dispatch.
+   */
+  readonly markSent: Effect.Effect<void>
+}
+
+export type Operation<E, R> = (ctx: IterationContext) => Effect.Effect<void, E, R>
+
+export class InvalidLoadConfig extends Data.TaggedError("InvalidLoadConfig")<{
+  readonly executor: ExecutorName
+  readonly field: string
+  readonly reason: string
+}> {
+  override get message(): string {
+    return `${this.executor}: invalid ${this.field}: ${this.reason}`
+  }
+}
+
+export type ExecutorName = "constant-arrival-rate" | "ramping-arrival-rate" | "closed-loop"
+
+export interface ExecutorReport {
+  readonly executor: ExecutorName
+  readonly model: LoadModel
+  readonly key: MetricKey
+  /** Iterations in the plan (open model) or the iteration budget (closed model with `iterations`). */
+  readonly planned: number | undefined
+  readonly started: number
+  readonly completed: number
+  readonly errors: number
+  readonly dropped: number
+  /** Still running at the end of the graceful stop, then interrupted (not recorded). */
+  readonly interrupted: number
+  /** Open model: dispatches later than `lateToleranceMs` after their intended start. */
+  readonly lateStarts: number
+  readonly maxLatenessMs: number
+  readonly startedAtMs: number
+  readonly endedAtMs: number
+}
+
+interface CommonOptions<E, R> {
+  /** Series every iteration is recorded under. */
+  readonly key: MetricKey
+  readonly operation: Operation<E, R>
+  /** After the planned duration, wait this long for running iterations, then interrupt them. Default 30 s (k6). */
+  readonly gracefulStop?: Duration.DurationInput
+}
+
+export interface ConstantArrivalRateOptions<E, R> extends CommonOptions<E, R> {
+  /** Iterations started per `timeUnit`. */
+  readonly rate: number
+  /** Default 1 second. */
+  readonly timeUnit?: Duration.DurationInput
+  readonly duration: Duration.DurationInput
+  /** Concurrency cap; a slot that finds this many running is dropped. */
+  readonly maxInFlight: number
+  /** Dispatch lateness counted as a late start; default 10 ms. */
+  readonly lateToleranceMs?: number
+}
+
+export interface RampStage {
+  /** Rate (per `timeUnit`) reached, linearly, at the end of the stage. */
+  readonly target: number
+  readonly duration: Duration.DurationInput
+}
+
+export interface RampingArrivalRateOptions<E, R> extends CommonOptions<E, R> {
+  /** Rate at the start of the first stage; default 0. */
+  readonly startRate?: number
+  readonly timeUnit?: Duration.DurationInput
+  readonly stages: ReadonlyArray<RampStage>
+  readonly maxInFlight: number
+  readonly lateToleranceMs?: number
+}
+
+export interface ClosedLoopOptions<E, R> extends CommonOptions<E, R> {
+  readonly workers: number
+  /** Stop starting iterations after this long. At least one of `duration` / `iterations`. */
+  readonly duration?: Duration.DurationInput
+  /** Total iterations shared by all workers. */
+  readonly iterations?: number
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plans (pure): offsets in ms from t0
+// ---------------------------------------------------------------------------------------------
+
+/** Iteration *i* at `i · timeUnit / rate` for every offset `< duration`. */
+export function* constantPlan(o: { readonly rate: number; readonly timeUnitMs: number; readonly durationMs: number }): Generator<number> {
+  // multiply before dividing and compare without dividing: exact for integer inputs (3/s → 1000 ms, not 999.99…)
+  for (let i = 0; i * o.timeUnitMs < o.durationMs * o.rate; i++) yield (i * o.timeUnitMs) / o.rate
+}
+
+/**
+ * Linear ramps between stage targets (k6 ramping-arrival-rate): the *n*-th iteration (n = 1, 2, …)
+ * starts when the planned count ∫ rate dt reaches n; a fractional remainder carries into the next stage.
+ * Total iterations = ⌊∫ rate dt over all stages⌋.
+ */
+export function* rampingPlan(o: {
+  readonly startRate: number
+  readonly timeUnitMs: number
+  readonly stages: ReadonlyArray<{ readonly target: number; readonly durationMs: number }>
+}): Generator<number> {
+  const eps = 1e-9
+  let from = o.startRate / o.timeUnitMs // per ms
+  let stageStart = 0
+  let doneSoFar = 0
+  let n = 1
+  for (const stage of o.stages) {
+    const to = stage.target / o.timeUnitMs
+    const d = stage.durationMs
+    const endCount = doneSoFar + (d * (from + to)) / 2
+    for (; n <= endCount + eps; n++) {
+      const k = n - doneSoFar
+      // solve from·s + (to − from)·s²/(2d) = k; this form is stable when from ≈ to and when from = 0
+      const s = from === to ? k / to : (2 * k) / (from + Math.sqrt(Math.max(0, from * from + (2 * (to - from) * k) / d)))
+      yield stageStart + Math.min(s, d)
+    }
+    doneSoFar = endCount
+    from = to
+    stageStart += d
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared machinery
+// ---------------------------------------------------------------------------------------------
+
+interface RunState {
+  inFlight: number
+  started: number
+  completed: number
+  errors: number
+  dropped: number
+  interrupted: number
+  lateStarts: number
+  maxLatenessMs: number
+  defect: Cause.Cause<never> | undefined
+}
+
+const newState = (): RunState => ({
+  inFlight: 0,
+  started: 0,
+  completed: 0,
+  errors: 0,
+  dropped: 0,
+  interrupted: 0,
+  lateStarts: 0,
+  maxLatenessMs: 0,
+  defect: undefined
+})
+
+const millisOf = (
+  executor: ExecutorName,
+  field: string,
+  input: Duration.DurationInput | undefined,
+  fallback?: number
+): Effect.Effect<number, InvalidLoadConfig> => {
+  if (input === undefined && fallback !== undefined) return Effect.succeed(fallback)
+  const decoded = input === undefined ? Option.none() : Duration.decodeUnknown(input)
+  if (Option.isNone(decoded) || !Duration.isFinite(decoded.value)) {
+    return Effect.fail(new InvalidLoadConfig({ executor, field, reason: `not a finite duration: ${String(input)}` }))
+  }
+  return Effect.succeed(Duration.toMillis(decoded.value))
+}
+
+const check = (executor: ExecutorName, field: string, ok: boolean, reason: string): Effect.Effect<void, InvalidLoadConfig> =>
+  ok ? Effect.void : Effect.fail(new InvalidLoadConfig({ executor, field, reason }))
+
+/**
+ * One iteration: run the operation, stamp completion, record under `key`. Expected failures are
+ * error samples; interruption is counted, not recorded; a defect stops the executor afterwards.
+ */
+const runIteration = <E, R>(
+  key: MetricKey,
+  model: LoadModel,
+  operation: Operation<E, R>,
+  state: RunState,
+  iteration: number,
+  intendedStart: number | undefined
+) =>
+  Effect.gen(function* () {
+    const recorder = yield* LatencyRecorder
+    const dispatchedAt = yield* nowMillis
+    let sentAt: number | undefined
+    const markSent = Effect.map(nowMillis, (t) => {
+      if (sentAt === undefined) sentAt = t
+    })
+    const intended = intendedStart ?? dispatchedAt
+    const exit = yield* Effect.exit(operation({ intendedStart: intended, iteration, markSent }))
+    const completedAt = yield* nowMillis
+    if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) {
+      state.interrupted++
+      return
+    }
+    const ok = Exit.isSuccess(exit)
+    if (!ok) {
+      state.errors++
+      if (Exit.isFailure(exit) && Option.isNone(Cause.failureOption(exit.cause)) && state.defect === undefined) {
+        state.defect = Cause.die(Cause.squash(exit.cause))
+      }
+    }
+    state.completed++
+    yield* recorder.record(key, { intendedStart: intended, sentAt: sentAt ?? dispatchedAt, completedAt, ok, model })
+  }).pipe(
+    Effect.onInterrupt(() => Effect.sync(() => void state.interrupted++)),
+    Effect.ensuring(Effect.sync(() => void state.inFlight--))
+  )
+
+const report = (
+  executor: ExecutorName,
+  model: LoadModel,
+  key: MetricKey,
+  planned: number | undefined,
+  s: RunState,
+  startedAtMs: number,
+  endedAtMs: number
+): ExecutorReport => ({
+  executor,
+  model,
+  key,
+  planned,
+  started: s.started,
+  completed: s.completed,
+  errors: s.errors,
+  dropped: s.dropped,
+  interrupted: s.interrupted,
+  lateStarts: s.lateStarts,
+  maxLatenessMs: s.maxLatenessMs,
+  startedAtMs,
+  endedAtMs
+})
+
+const failOnDefect = (s: RunState): Effect.Effect<void> => (s.defect ? Effect.failCause(s.defect) : Effect.void)
+
+/** Drive an open-model plan: sleep to each absolute slot, dispatch or drop, then graceful stop. */
+const runOpen = <E, R>(
+  executor: ExecutorName,
+  o: CommonOptions<E, R> & { readonly maxInFlight: number; readonly lateToleranceMs?: number },
+  plan: Iterable<number>,
+  durationMs: number,
+  gracefulStopMs: number
+) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const recorder = yield* LatencyRecorder
+      const fibers = yield* FiberSet.make<void, never>()
+      const state = newState()
+      const lateTolerance = o.lateToleranceMs ?? 10
+      const t0 = yield* nowMillis
+      let planned = 0
+      for (const offset of plan) {
+        if (state.defect) break
+        const intended = t0 + offset
+        const wait = intended - (yield* nowMillis)
+        // below 1 µs is clock rounding (nanosecond floor), not a reason for another timer
+        if (wait > 0.001) yield* Effect.sleep(Duration.millis(wait))
+        const iteration = planned++
+        const lateness = (yield* nowMillis) - intended
+        if (lateness > state.maxLatenessMs) state.maxLatenessMs = lateness
+        if (lateness > lateTolerance) state.lateStarts++
+        if (state.inFlight >= o.maxInFlight) {
+          state.dropped++
+          yield* recorder.recordDropped(o.key)
+          continue
+        }
+        state.inFlight++
+        state.started++
+        yield* FiberSet.run(fibers, runIteration(o.key, "open", o.operation, state, iteration, intended))
+      }
+      const deadline = t0 + durationMs + gracefulStopMs
+      const remaining = Math.max(0, deadline - (yield* nowMillis))
+      yield* Effect.raceFirst(FiberSet.awaitEmpty(fibers), Effect.sleep(Duration.millis(remaining)))
+      yield* FiberSet.clear(fibers)
+      yield* failOnDefect(state)
+      return report(executor, "open", o.key, planned, state, t0, yield* nowMillis)
+    })
+  )
+
+// ---------------------------------------------------------------------------------------------
+// Executors
+// ---------------------------------------------------------------------------------------------
+
+const DEFAULT_GRACEFUL_STOP_MS = 30_000
+
+/** Open model at a fixed rate: iteration *i* intended at `t0 + i · timeUnit / rate`. */
+export const constantArrivalRate = <E, R>(
+  o: ConstantArrivalRateOptions<E, R>
+): Effect.Effect<ExecutorReport, InvalidLoadConfig, R | LatencyRecorder> =>
+  Effect.gen(function* () {
+    const name: ExecutorName = "constant-arrival-rate"
+    const timeUnitMs = yield* millisOf(name, "timeUnit", o.timeUnit, 1000)
+    const durationMs = yield* millisOf(name, "duration", o.duration)
+    const gracefulStopMs = yield* millisOf(name, "gracefulStop", o.gracefulStop, DEFAULT_GRACEFUL_STOP_MS)
+    yield* check(name, "rate", Number.isFinite(o.rate) && o.rate > 0, `must be > 0, got ${o.rate}`)
+    yield* check(name, "timeUnit", timeUnitMs > 0, "must be > 0")
+    yield* check(name, "maxInFlight", Number.isInteger(o.maxInFlight) && o.maxInFlight >= 1, `must be an integer ≥ 1, got ${o.maxInFlight}`)
+    return yield* runOpen(name, o, constantPlan({ rate: o.rate, timeUnitMs, durationMs }), durationMs, gracefulStopMs)
+  })
+
+/** Open model ramping linearly between stage targets (k6 `ramping-arrival-rate` arithmetic). */
+export const rampingArrivalRate = <E, R>(
+  o: RampingArrivalRateOptions<E, R>
+): Effect.Effect<ExecutorReport, InvalidLoadConfig, R | LatencyRecorder> =>
+  Effect.gen(function* () {
+    const name: ExecutorName = "ramping-arrival-rate"
+    const timeUnitMs = yield* millisOf(name, "timeUnit", o.timeUnit, 1000)
+    const gracefulStopMs = yield* millisOf(name, "gracefulStop", o.gracefulStop, DEFAULT_GRACEFUL_STOP_MS)
+    const startRate = o.startRate ?? 0
+    yield* check(name, "startRate", Number.isFinite(startRate) && startRate >= 0, `must be ≥ 0, got ${startRate}`)
+    yield* check(name, "stages", o.stages.length > 0, "at least one stage is required")
+    yield* check(name, "maxInFlight", Number.isInteger(o.maxInFlight) && o.maxInFlight >= 1, `must be an integer ≥ 1, got ${o.maxInFlight}`)
+    const stages: Array<{ target: number; durationMs: number }> = []
+    for (const [i, st] of o.stages.entries()) {
+      yield* check(name, `stages[${i}].target`, Number.isFinite(st.target) && st.target >= 0, `must be ≥ 0, got ${st.target}`)
+      stages.push({ target: st.target, durationMs: yield* millisOf(name, `stages[${i}].duration`, st.duration) })
+    }
+    const durationMs = stages.reduce((a, s) => a + s.durationMs, 0)
+    return yield* runOpen(name, o, rampingPlan({ startRate, timeUnitMs, stages }), durationMs, gracefulStopMs)
+  })
+
+/**
+ * Closed model: `workers` loops, each starting its next iteration when the previous completes.
+ * Intended start = actual start, so stalls are under-sampled; series are labelled `closed`.
+ */
+export const closedLoop = <E, R>(o: ClosedLoopOptions<E, R>): Effect.Effect<ExecutorReport, InvalidLoadConfig, R | LatencyRecorder> =>
+  Effect.gen(function* () {
+    const name: ExecutorName = "closed-loop"
+    yield* check(name, "workers", Number.isInteger(o.workers) && o.workers >= 1, `must be an integer ≥ 1, got ${o.workers}`)
+    yield* check(name, "duration", o.duration !== undefined || o.iterations !== undefined, "one of duration or iterations is required")
+    if (o.iterations !== undefined) {
+      yield* check(name, "iterations", Number.isInteger(o.iterations) && o.iterations >= 0, `must be an integer ≥ 0, got ${o.iterations}`)
+    }
+    const durationMs = o.duration === undefined ? Infinity : yield* millisOf(name, "duration", o.duration)
+    const gracefulStopMs = yield* millisOf(name, "gracefulStop", o.gracefulStop, DEFAULT_GRACEFUL_STOP_MS)
+    const state = newState()
+    const t0 = yield* nowMillis
+    const end = t0 + durationMs
+    let next = 0
+    const worker = Effect.gen(function* () {
+      while (state.defect === undefined && (o.iterations === undefined || next < o.iterations)) {
+        if ((yield* nowMillis) >= end) break
+        const iteration = next++
+        state.inFlight++
+        state.started++
+        yield* runIteration(o.key, "closed", o.operation, state, iteration, undefined)
+      }
+    })
+    const workers = Effect.forEach(Array.from({ length: o.workers }), () => worker, { concurrency: "unbounded", discard: true })
+    if (Number.isFinite(durationMs)) {
+      yield* Effect.raceFirst(workers, Effect.sleep(Duration.millis(durationMs + gracefulStopMs)))
+    } else {
+      yield* workers
+    }
+    yield* failOnDefect(state)
+    return report(name, "closed", o.key, o.iterations, state, t0, yield* nowMillis)
+  })

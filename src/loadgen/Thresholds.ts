@@ -1,0 +1,388 @@
+/**
+ * SLO thresholds for scenarios, in k6's expression syntax (reference measuring-load.md §1, §5).
+ *
+ *   thresholds:
+ *     "latency{operation:LIST,scope:cluster}": ["p(99) < 30s"]
+ *     "latency{operation:POST|PUT|PATCH|DELETE,resource:*}": ["p(99)<=1s"]   # `*` = judge each resource
+ *     "errors": ["rate < 0.01"]
+ *     "dropped_iterations": ["count == 0"]
+ *
+ * Name: a known metric, optionally `{tag:value,…}` with tags metric/operation/resource/scope;
+ * `a|b` matches either value, `*` matches any and evaluates each value as its own group (an SLO holds
+ * per (resource, verb), not for their mix). Values match case-insensitively.
+ * Expression: `p(N) | avg | min | med | max | count | rate`, then `< <= > >= == !=`, then a number;
+ * durations take `us ms s m h` (no unit = ms, as in k6). Unknown metric names, tags, aggregations,
+ * operators and units are errors naming the token (k6 #1526: thresholds must not silently pass).
+ */
+import { Data, Either } from "effect"
+import { type Histogram, mergeHistograms, type MetricKey, type SeriesSnapshot } from "./LatencyRecorder.js"
+
+// ---------------------------------------------------------------------------------------------
+// Model
+// ---------------------------------------------------------------------------------------------
+
+/** Metrics a threshold may name, and the kind of value each one is. */
+export const KnownMetrics = {
+  /** completion − intended start, ms (coordinated-omission correct) */
+  latency: "trend",
+  /** completion − actual send, ms */
+  service_time: "trend",
+  /** failed operations: `rate` = errors / completed, `count` = errors */
+  errors: "rate",
+  /** completed operations */
+  iterations: "counter",
+  /** planned iterations not started because `maxInFlight` was reached */
+  dropped_iterations: "counter"
+} as const
+export type KnownMetric = keyof typeof KnownMetrics
+export type MetricKind = (typeof KnownMetrics)[KnownMetric]
+
+export const Tags = ["metric", "operation", "resource", "scope"] as const
+export type Tag = (typeof Tags)[number]
+
+export type Aggregation =
+  | { readonly _tag: "Percentile"; readonly percentile: number }
+  | { readonly _tag: "Avg" | "Min" | "Med" | "Max" | "Count" | "Rate" }
+
+export type Comparator = "<" | "<=" | ">" | ">=" | "==" | "!="
+
+export interface Condition {
+  /** The expression as written. */
+  readonly source: string
+  readonly aggregation: Aggregation
+  readonly comparator: Comparator
+  /** Milliseconds for duration aggregations, the plain number otherwise. */
+  readonly value: number
+}
+
+export interface Threshold {
+  /** The name as written (or the preset's name). */
+  readonly name: string
+  readonly metric: KnownMetric
+  /** Allowed values per tag (lower-cased); a missing tag matches everything. */
+  readonly selector: Readonly<Partial<Record<Tag, ReadonlyArray<string>>>>
+  /** Tags whose distinct values are judged separately. */
+  readonly groupBy: ReadonlyArray<Tag>
+  readonly conditions: ReadonlyArray<Condition>
+}
+
+export class ThresholdParseError extends Data.TaggedError("ThresholdParseError")<{
+  /** The threshold name or expression that failed. */
+  readonly input: string
+  /** The offending token. */
+  readonly token: string
+  readonly reason: string
+}> {
+  override get message(): string {
+    return `invalid threshold "${this.input}": ${this.reason} "${this.token}"`
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+// ---------------------------------------------------------------------------------------------
+
+const DURATION_UNITS: Record<string, number> = { us: 0.001, µs: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
+const AGGREGATIONS: Record<string, Exclude<Aggregation["_tag"], "Percentile">> = {
+  avg: "Avg",
+  min: "Min",
+  med: "Med",
+  max: "Max",
+  count: "Count",
+  rate: "Rate"
+}
+const ALLOWED: Record<MetricKind, ReadonlyArray<Aggregation["_tag"]>> = {
+  trend: ["Percentile", "Avg", "Min", "Med", "Max", "Count"],
+  rate: ["Rate", "Count"],
+  counter: ["Count"]
+}
+const aggregationText = (a: Aggregation): string => (a._tag === "Percentile" ? `p(${a.percentile})` : a._tag.toLowerCase())
+
+const fail = (input: string, token: string, reason: string) => Either.left(new ThresholdParseError({ input, token, reason }))
+
+/** Parse one expression (`p(99) < 1s`) for a metric of the given kind. */
+export const parseCondition = (source: string, kind: MetricKind = "trend"): Either.Either<Condition, ThresholdParseError> => {
+  const m = /^\s*(p\s*\(\s*([^)]*)\)|[A-Za-z_][A-Za-z_0-9.]*)\s*(.*)$/s.exec(source)
+  if (!m) return fail(source, source.trim().split(/\s+/)[0] ?? "", "expected an aggregation (p(N), avg, min, med, max, count, rate), got")
+  const [, aggToken, percentileText, rest1] = m as unknown as [string, string, string | undefined, string]
+  let aggregation: Aggregation
+  if (percentileText !== undefined) {
+    const p = Number(percentileText.trim())
+    if (percentileText.trim() === "" || !Number.isFinite(p) || p <= 0 || p > 100) {
+      return fail(source, aggToken, "percentile must be a number in (0, 100], got")
+    }
+    aggregation = { _tag: "Percentile", percentile: p }
+  } else {
+    const tag = AGGREGATIONS[aggToken.toLowerCase()]
+    if (!tag) return fail(source, aggToken, "unknown aggregation (expected p(N), avg, min, med, max, count, rate)")
+    aggregation = { _tag: tag }
+  }
+  if (!ALLOWED[kind].includes(aggregation._tag)) {
+    return fail(source, aggToken, `aggregation not available for a ${kind} metric (allowed: ${ALLOWED[kind].map((t) => (t === "Percentile" ? "p(N)" : t.toLowerCase())).join(", ")})`)
+  }
+  const op = /^(<=|>=|==|!=|<|>)\s*(.*)$/s.exec(rest1)
+  if (!op) return fail(source, rest1.trim().split(/\s+/)[0] || "<end>", "expected a comparator (<, <=, >, >=, ==, !=), got")
+  const [, comparator, rest2] = op as unknown as [string, Comparator, string]
+  const num = /^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([^\s\d.+-][^\s]*)?\s*(.*)$/s.exec(rest2)
+  if (!num) return fail(source, rest2.trim().split(/\s+/)[0] || "<end>", "expected a number, got")
+  const [, numberText, unit, trailing] = num as unknown as [string, string, string | undefined, string]
+  if (trailing.trim() !== "") return fail(source, trailing.trim(), "unexpected trailing input")
+  const isDuration = kind === "trend" && aggregation._tag !== "Count"
+  let value = Number(numberText)
+  if (unit !== undefined) {
+    if (!isDuration) return fail(source, unit, `${aggregationText(aggregation)} takes a plain number, not a unit`)
+    const factor = DURATION_UNITS[unit]
+    if (factor === undefined) return fail(source, unit, "unknown unit (expected us, ms, s, m, h)")
+    value *= factor
+  }
+  return Either.right({ source, aggregation, comparator, value })
+}
+
+const isKnown = (name: string): name is KnownMetric => Object.prototype.hasOwnProperty.call(KnownMetrics, name)
+const isTag = (name: string): name is Tag => (Tags as ReadonlyArray<string>).includes(name)
+
+/** Parse a threshold name (`latency{operation:LIST,scope:cluster}`) and its expressions. */
+export const parseThreshold = (
+  name: string,
+  expressions: string | ReadonlyArray<string>
+): Either.Either<Threshold, ThresholdParseError> => {
+  const m = /^\s*([^{\s]+)\s*(?:\{(.*)\})?\s*$/s.exec(name)
+  if (!m) return fail(name, name, "malformed threshold name")
+  const [, metricName, tagText] = m as unknown as [string, string, string | undefined]
+  if (!isKnown(metricName)) return fail(name, metricName, `unknown metric (known: ${Object.keys(KnownMetrics).join(", ")})`)
+  const selector: Partial<Record<Tag, ReadonlyArray<string>>> = {}
+  const groupBy: Array<Tag> = []
+  if (tagText !== undefined) {
+    for (const part of tagText.split(",")) {
+      const kv = /^\s*([^:\s]+)\s*:\s*(.*?)\s*$/.exec(part)
+      if (!kv) return fail(name, part.trim() || "{}", "expected tag:value, got")
+      const [, tag, value] = kv as unknown as [string, string, string]
+      if (!isTag(tag)) return fail(name, tag, `unknown tag (known: ${Tags.join(", ")})`)
+      if (value === "") return fail(name, part.trim(), "empty tag value")
+      if (selector[tag] || groupBy.includes(tag)) return fail(name, tag, "tag given twice")
+      if (value === "*") groupBy.push(tag)
+      else selector[tag] = value.split("|").map((v) => v.trim().toLowerCase())
+    }
+  }
+  const list = typeof expressions === "string" ? [expressions] : expressions
+  if (list.length === 0) return fail(name, name, "no expressions for")
+  const conditions: Array<Condition> = []
+  for (const e of list) {
+    const c = parseCondition(e, KnownMetrics[metricName])
+    if (Either.isLeft(c)) return Either.left(c.left)
+    conditions.push(c.right)
+  }
+  return Either.right({ name, metric: metricName, selector, groupBy, conditions })
+}
+
+/** Parse a scenario's `thresholds` map; the first error wins. */
+export const parseThresholds = (
+  spec: Readonly<Record<string, string | ReadonlyArray<string>>>
+): Either.Either<ReadonlyArray<Threshold>, ThresholdParseError> => {
+  const out: Array<Threshold> = []
+  for (const [name, exprs] of Object.entries(spec)) {
+    const t = parseThreshold(name, exprs)
+    if (Either.isLeft(t)) return Either.left(t.left)
+    out.push(t.right)
+  }
+  return Either.right(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// SLO presets (reference §1; kubernetes/community sig-scalability/slos)
+// ---------------------------------------------------------------------------------------------
+
+const preset = (
+  name: string,
+  metric: KnownMetric,
+  selector: Threshold["selector"],
+  groupBy: ReadonlyArray<Tag>,
+  expression: string
+): Threshold => ({
+  name,
+  metric,
+  selector,
+  groupBy,
+  conditions: [Either.getOrThrow(parseCondition(expression, KnownMetrics[metric]))]
+})
+
+const MUTATING = ["post", "put", "patch", "delete"]
+const READS = ["get", "list"] // non-streaming: WATCH is excluded from the SLI
+
+/** Official API-call and pod-startup SLOs, p99 judged per (resource, verb) / (resource, scope). */
+export const SloPresets = {
+  /** Mutating calls on single objects, per (resource, verb): p99 ≤ 1 s. */
+  mutatingApiCalls: preset(
+    "slo:mutating-api-calls",
+    "latency",
+    { metric: ["api_call"], operation: MUTATING, scope: ["resource"] },
+    ["resource", "operation"],
+    "p(99) <= 1s"
+  ),
+  /** GET/LIST of a single object (`scope=resource`), per resource: p99 ≤ 1 s. */
+  readResource: preset("slo:read-resource", "latency", { metric: ["api_call"], operation: READS, scope: ["resource"] }, ["resource"], "p(99) <= 1s"),
+  /** LIST in a namespace, per resource: p99 ≤ 30 s (the SLO since 2022-04-11). */
+  readNamespace: preset("slo:read-namespace", "latency", { metric: ["api_call"], operation: READS, scope: ["namespace"] }, ["resource"], "p(99) <= 30s"),
+  /** Legacy namespace-LIST threshold, 5 s (before 2022-04-11; CL2's SlowCount still uses it). */
+  readNamespaceLegacy: preset(
+    "slo:read-namespace-legacy",
+    "latency",
+    { metric: ["api_call"], operation: READS, scope: ["namespace"] },
+    ["resource"],
+    "p(99) <= 5s"
+  ),
+  /** LIST across the cluster, per resource: p99 ≤ 30 s. */
+  readCluster: preset("slo:read-cluster", "latency", { metric: ["api_call"], operation: READS, scope: ["cluster"] }, ["resource"], "p(99) <= 30s"),
+  /** Stateless pod startup (creation → all containers started, observed via watch): p99 ≤ 5 s. */
+  podStartup: preset("slo:pod-startup", "latency", { metric: ["pod_startup"] }, [], "p(99) <= 5s")
+} as const
+
+/** The §1 SLO set; `legacyNamespaceList` swaps the 30 s namespace-LIST SLO for the old 5 s one. */
+export const sloThresholds = (options?: { readonly legacyNamespaceList?: boolean }): ReadonlyArray<Threshold> => [
+  SloPresets.mutatingApiCalls,
+  SloPresets.readResource,
+  options?.legacyNamespaceList ? SloPresets.readNamespaceLegacy : SloPresets.readNamespace,
+  SloPresets.readCluster,
+  SloPresets.podStartup
+]
+
+// ---------------------------------------------------------------------------------------------
+// Evaluation (pure)
+// ---------------------------------------------------------------------------------------------
+
+export interface ThresholdResult {
+  readonly threshold: string
+  readonly condition: string
+  /** Tag values of the group judged (empty without `groupBy`). */
+  readonly group: Readonly<Partial<Record<Tag, string>>>
+  /** Observed value (ms for durations); undefined when there was no data. */
+  readonly observed: number | undefined
+  /** Series that contributed. */
+  readonly series: number
+  readonly noData: boolean
+  /** No data counts as passed (an SLO for calls that were never made holds vacuously). */
+  readonly passed: boolean
+}
+
+const matches = (t: Threshold, key: MetricKey): boolean =>
+  Tags.every((tag) => {
+    const allowed = t.selector[tag]
+    return allowed === undefined || allowed.includes(key[tag].toLowerCase())
+  })
+
+const compare = (observed: number, c: Comparator, value: number): boolean => {
+  switch (c) {
+    case "<":
+      return observed < value
+    case "<=":
+      return observed <= value
+    case ">":
+      return observed > value
+    case ">=":
+      return observed >= value
+    case "==":
+      return observed === value
+    case "!=":
+      return observed !== value
+  }
+}
+
+const observe = (metric: KnownMetric, a: Aggregation, group: ReadonlyArray<SeriesSnapshot>): number | undefined => {
+  const sum = (f: (s: SeriesSnapshot) => number) => group.reduce((acc, s) => acc + f(s), 0)
+  switch (KnownMetrics[metric]) {
+    case "counter":
+      return metric === "dropped_iterations" ? sum((s) => s.dropped) : sum((s) => s.count)
+    case "rate": {
+      const errors = sum((s) => s.errors)
+      if (a._tag === "Count") return errors
+      const total = sum((s) => s.count)
+      return total === 0 ? undefined : errors / total
+    }
+    case "trend": {
+      const h: Histogram = mergeHistograms(group.map((s) => (metric === "latency" ? s.latency : s.serviceTime)))
+      if (a._tag === "Count") return h.totalCount
+      if (h.totalCount === 0) return undefined
+      const ms = (us: number) => us / 1000
+      switch (a._tag) {
+        case "Percentile":
+          return ms(h.getValueAtPercentile(a.percentile))
+        case "Avg":
+          return ms(h.mean)
+        case "Min":
+          return ms(h.getValueAtPercentile(0))
+        case "Med":
+          return ms(h.getValueAtPercentile(50))
+        case "Max":
+          return ms(h.maxValue)
+        default:
+          return undefined
+      }
+    }
+  }
+}
+
+/** Judge every threshold condition against whole-run (or windowed) series; one result per group. */
+export const evaluate = (thresholds: ReadonlyArray<Threshold>, series: ReadonlyArray<SeriesSnapshot>): ReadonlyArray<ThresholdResult> => {
+  const results: Array<ThresholdResult> = []
+  for (const t of thresholds) {
+    const selected = series.filter((s) => matches(t, s.key))
+    const groups = new Map<string, { tags: Partial<Record<Tag, string>>; members: Array<SeriesSnapshot> }>()
+    for (const s of selected) {
+      const tags: Partial<Record<Tag, string>> = {}
+      for (const tag of t.groupBy) tags[tag] = s.key[tag]
+      const id = t.groupBy.map((tag) => s.key[tag].toLowerCase()).join("\u0000")
+      const g = groups.get(id) ?? { tags, members: [] }
+      g.members.push(s)
+      groups.set(id, g)
+    }
+    if (groups.size === 0) groups.set("", { tags: {}, members: [] })
+    for (const g of groups.values()) {
+      for (const c of t.conditions) {
+        const observed = observe(t.metric, c.aggregation, g.members)
+        results.push({
+          threshold: t.name,
+          condition: c.source,
+          group: g.tags,
+          observed,
+          series: g.members.length,
+          noData: observed === undefined,
+          passed: observed === undefined || compare(observed, c.comparator, c.value)
+        })
+      }
+    }
+  }
+  return results
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exit codes
+// ---------------------------------------------------------------------------------------------
+
+/** 0 pass, 1 run error, 2 invalid input (scenario, thresholds, config), 99 thresholds breached (k6). */
+export const ExitCode = { Pass: 0, RunError: 1, InvalidInput: 2, ThresholdsBreached: 99 } as const
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
+
+export type RunOutcome =
+  | { readonly _tag: "Completed"; readonly results: ReadonlyArray<ThresholdResult> }
+  | { readonly _tag: "InvalidInput"; readonly error: unknown }
+  | { readonly _tag: "RunFailed"; readonly error: unknown }
+
+export const exitCode = (outcome: RunOutcome): ExitCode => {
+  switch (outcome._tag) {
+    case "InvalidInput":
+      return ExitCode.InvalidInput
+    case "RunFailed":
+      return ExitCode.RunError
+    case "Completed":
+      return outcome.results.every((r) => r.passed) ? ExitCode.Pass : ExitCode.ThresholdsBreached
+  }
+}
+
+/** Tags of errors that mean "the input was wrong" rather than "the run broke". */
+const INPUT_ERROR_TAGS = new Set(["ThresholdParseError", "InvalidLoadConfig", "ParseError"])
+
+/** Classify a failure: input errors (bad thresholds, executor config, Schema decode) → 2, others → 1. */
+export const outcomeOfError = (error: unknown): RunOutcome =>
+  typeof error === "object" && error !== null && "_tag" in error && INPUT_ERROR_TAGS.has(String(error._tag))
+    ? { _tag: "InvalidInput", error }
+    : { _tag: "RunFailed", error }

@@ -1,0 +1,330 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Clock, Deferred, Duration, Effect, Either, Exit, Fiber, FiberId, TestClock } from "effect"
+import {
+  closedLoop,
+  constantArrivalRate,
+  constantPlan,
+  InvalidLoadConfig,
+  rampingArrivalRate,
+  rampingPlan
+} from "../../src/loadgen/Arrival.js"
+import { LatencyRecorder, nowMillis, summarize } from "../../src/loadgen/LatencyRecorder.js"
+
+const key = { metric: "api_call", operation: "GET", resource: "pods", scope: "resource" }
+
+/** Run `program` in a fiber with a fresh recorder, advance the TestClock, join. */
+const runFor = <A, E>(program: Effect.Effect<A, E, LatencyRecorder>, advance: Duration.DurationInput) =>
+  Effect.gen(function* () {
+    const recorder = yield* LatencyRecorder.make()
+    const fiber = yield* Effect.fork(Effect.provideService(program, LatencyRecorder, recorder))
+    yield* TestClock.adjust(advance)
+    const result = yield* Fiber.join(fiber)
+    const series = yield* recorder.snapshot
+    return { result, series }
+  })
+
+/**
+ * A TestClock view whose timers model a generator in trouble: they fire on a coarse grid
+ * (`granularityMs`, like a busy loop's timer phase) and none fires while the event loop is
+ * blocked in [stallFrom, stallUntil). Timers due at the same instant share one TestClock sleeper,
+ * which keeps a 5000-iteration run fast.
+ */
+const troubledTimers = (base: Clock.Clock, o: { granularityMs: number; stallFrom: number; stallUntil: number }): Clock.Clock => {
+  const pending = new Map<number, Deferred.Deferred<void>>()
+  return {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => base.unsafeCurrentTimeMillis(),
+    unsafeCurrentTimeNanos: () => base.unsafeCurrentTimeNanos(),
+    currentTimeMillis: base.currentTimeMillis,
+    currentTimeNanos: base.currentTimeNanos,
+    sleep: (d) =>
+      Effect.suspend(() => {
+        const now = base.unsafeCurrentTimeMillis()
+        let wake = Math.ceil((now + Duration.toMillis(d)) / o.granularityMs) * o.granularityMs
+        if (wake >= o.stallFrom && wake < o.stallUntil) wake = o.stallUntil
+        if (wake <= now) return Effect.void
+        const shared = pending.get(wake)
+        if (shared) return Deferred.await(shared)
+        const deferred = Deferred.unsafeMake<void>(FiberId.none)
+        pending.set(wake, deferred)
+        return Effect.forkDaemon(Effect.zipRight(base.sleep(Duration.millis(wake - now)), Deferred.succeed(deferred, undefined))).pipe(
+          Effect.zipRight(Deferred.await(deferred))
+        )
+      })
+  }
+}
+
+describe("plans", () => {
+  it("constant plan is t0 + i·period with no float drift", () => {
+    expect(Array.from(constantPlan({ rate: 10, timeUnitMs: 1000, durationMs: 1000 }))).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900])
+    const thirds = Array.from(constantPlan({ rate: 3, timeUnitMs: 1000, durationMs: 2000 }))
+    expect(thirds).toHaveLength(6)
+    expect(thirds[3]).toBe(1000)
+    expect(Array.from(constantPlan({ rate: 500, timeUnitMs: 1000, durationMs: 10_000 }))).toHaveLength(5000)
+  })
+
+  it("ramping plan integrates the rate: 0→10/s over 10 s, hold 10 s, →0 over 5 s = 175 iterations", () => {
+    const plan = Array.from(
+      rampingPlan({
+        startRate: 0,
+        timeUnitMs: 1000,
+        stages: [
+          { target: 10, durationMs: 10_000 },
+          { target: 10, durationMs: 10_000 },
+          { target: 0, durationMs: 5_000 }
+        ]
+      })
+    )
+    expect(plan).toHaveLength(50 + 100 + 25)
+    // ramp from 0: area t²/2 (t in s, rate = t/s) reaches n at t = √(2n)
+    expect(plan[0]).toBeCloseTo(Math.SQRT2 * 1000, 6)
+    expect(plan[49]).toBeCloseTo(10_000, 6)
+    expect(plan[50]).toBeCloseTo(10_100, 6)
+    expect(plan[174]).toBeCloseTo(25_000, 6)
+    for (let i = 1; i < plan.length; i++) expect(plan[i]!).toBeGreaterThan(plan[i - 1]!)
+  })
+
+  it("ramping plan carries a fractional remainder into the next stage", () => {
+    // 0→3/s over 1 s = 1.5 iterations; +1.5 at 3/s over 0.5 s = 3 in all; the 2nd is 0.5/3 s into stage 2
+    const plan = Array.from(
+      rampingPlan({ startRate: 0, timeUnitMs: 1000, stages: [{ target: 3, durationMs: 1000 }, { target: 3, durationMs: 500 }] })
+    )
+    expect(plan).toHaveLength(3)
+    expect(plan[1]).toBeCloseTo(1000 + 500 / 3, 6)
+    expect(plan[2]).toBeCloseTo(1500, 6)
+    // per-minute time unit: 60/min = 1/s
+    expect(Array.from(rampingPlan({ startRate: 60, timeUnitMs: 60_000, stages: [{ target: 60, durationMs: 5000 }] }))).toEqual([
+      1000, 2000, 3000, 4000, 5000
+    ])
+  })
+})
+
+describe("constantArrivalRate", () => {
+  it.effect("starts keep to t0 + i·period however long operations take", () =>
+    Effect.gen(function* () {
+      const starts: Array<{ intended: number; actual: number; iteration: number }> = []
+      const { result, series } = yield* runFor(
+        constantArrivalRate({
+          key,
+          rate: 10,
+          duration: "1 second",
+          maxInFlight: 100,
+          operation: (ctx) =>
+            Effect.gen(function* () {
+              starts.push({ intended: ctx.intendedStart, actual: yield* nowMillis, iteration: ctx.iteration })
+              // uneven service times must not shift later slots (no sleep-after-previous drift)
+              yield* Effect.sleep(Duration.millis(((ctx.iteration * 37) % 250) + 1))
+            })
+        }),
+        "2 seconds"
+      )
+      expect(starts.map((s) => s.intended)).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900])
+      expect(starts.map((s) => s.actual)).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900])
+      expect(starts.map((s) => s.iteration)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+      expect(result).toMatchObject({ model: "open", planned: 10, started: 10, completed: 10, dropped: 0, lateStarts: 0 })
+      expect(series[0]?.count).toBe(10)
+      expect(series[0]?.models).toEqual(["open"])
+    }))
+
+  it.effect("late timers do not shift the plan: the next slot is still t0 + i·period", () =>
+    Effect.gen(function* () {
+      // timers fire only on a 30 ms grid, so every dispatch after t0 is late by up to 20 ms
+      const clock = troubledTimers(yield* Effect.clock, { granularityMs: 30, stallFrom: Infinity, stallUntil: Infinity })
+      const starts: Array<{ intended: number; actual: number }> = []
+      const { result } = yield* runFor(
+        Effect.withClock(
+          constantArrivalRate({
+            key,
+            rate: 10,
+            duration: "1 second",
+            maxInFlight: 100,
+            lateToleranceMs: 15,
+            operation: (ctx) => Effect.map(nowMillis, (actual) => void starts.push({ intended: ctx.intendedStart, actual }))
+          }),
+          clock
+        ),
+        "2 seconds"
+      )
+      expect(starts.map((s) => s.intended)).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900])
+      expect(starts.map((s) => s.actual)).toEqual([0, 120, 210, 300, 420, 510, 600, 720, 810, 900])
+      expect(result).toMatchObject({ planned: 10, lateStarts: 3, maxLatenessMs: 20 })
+    }))
+
+  it.effect("a 1 s generator stall at 500 req/s over 10 s: latency p99 ≈ 0.9 s from intended start, service time stays small", () =>
+    Effect.gen(function* () {
+      const base = yield* Effect.clock
+      // a 10 ms timer grid keeps the TestClock run to ~1000 wake-ups instead of ~10 000
+      const clock = troubledTimers(base, { granularityMs: 10, stallFrom: 5000, stallUntil: 6000 })
+      const { result, series } = yield* runFor(
+        Effect.withClock(
+          constantArrivalRate({
+            key,
+            rate: 500,
+            duration: "10 seconds",
+            maxInFlight: 10_000,
+            operation: (ctx) => Effect.zipRight(ctx.markSent, Effect.sleep(Duration.millis(1)))
+          }),
+          clock
+        ),
+        "11 seconds"
+      )
+      expect(result).toMatchObject({ planned: 5000, started: 5000, completed: 5000, dropped: 0 })
+      // ~500 slots fell in the stall and were sent at 6 s: their latencies spread over 0–1 s, ~10 % of all
+      expect(result.lateStarts).toBeGreaterThanOrEqual(495)
+      expect(result.maxLatenessMs).toBeGreaterThan(1000)
+      const latency = summarize(series[0]!.latency)
+      const service = summarize(series[0]!.serviceTime)
+      expect(latency.count).toBe(5000)
+      expect(latency.p99).toBeGreaterThan(850)
+      expect(latency.p99).toBeLessThan(950)
+      expect(latency.max).toBeGreaterThan(1000)
+      expect(latency.p50).toBeLessThan(20)
+      // what a sender-side measurement would have reported: the stall is invisible
+      expect(service.p99).toBeLessThanOrEqual(10.1)
+    }), 60_000)
+
+  it.effect("a slot that finds maxInFlight operations running is dropped and counted, not queued", () =>
+    Effect.gen(function* () {
+      const { result, series } = yield* runFor(
+        constantArrivalRate({
+          key,
+          rate: 1000,
+          duration: "100 millis",
+          maxInFlight: 2,
+          operation: () => Effect.sleep(Duration.millis(9.5))
+        }),
+        "1 second"
+      )
+      // per 10 ms: slots 0 and 1 start, 2–9 find two running; 10 and 11 start once 0 and 1 are done…
+      expect(result).toMatchObject({ planned: 100, started: 20, completed: 20, dropped: 80 })
+      expect(series[0]).toMatchObject({ count: 20, dropped: 80 })
+    }))
+
+  it.effect("failing operations are recorded as errors and the run goes on", () =>
+    Effect.gen(function* () {
+      const { result, series } = yield* runFor(
+        constantArrivalRate({
+          key,
+          rate: 10,
+          duration: "1 second",
+          maxInFlight: 10,
+          operation: (ctx) => (ctx.iteration % 5 === 0 ? Effect.fail("boom" as const) : Effect.void)
+        }),
+        "2 seconds"
+      )
+      expect(result).toMatchObject({ completed: 10, errors: 2 })
+      expect(series[0]).toMatchObject({ count: 10, errors: 2 })
+    }))
+
+  it.effect("operations still running after the graceful stop are interrupted, not recorded", () =>
+    Effect.gen(function* () {
+      const { result, series } = yield* runFor(
+        constantArrivalRate({
+          key,
+          rate: 10,
+          duration: "1 second",
+          gracefulStop: "500 millis",
+          maxInFlight: 100,
+          operation: (ctx) => Effect.sleep(Duration.millis(ctx.iteration < 5 ? 100 : 10_000))
+        }),
+        "20 seconds"
+      )
+      expect(result).toMatchObject({ started: 10, completed: 5, interrupted: 5 })
+      expect(result.endedAtMs).toBe(1500)
+      expect(series[0]?.count).toBe(5)
+    }))
+
+  it.effect("invalid configuration is a typed error naming the field", () =>
+    Effect.gen(function* () {
+      const bad = yield* Effect.either(
+        Effect.provide(constantArrivalRate({ key, rate: 0, duration: "1 second", maxInFlight: 1, operation: () => Effect.void }), LatencyRecorder.layerDefaults)
+      )
+      expect(Either.isLeft(bad) && bad.left).toBeInstanceOf(InvalidLoadConfig)
+      expect(Either.isLeft(bad) && bad.left.field).toBe("rate")
+      const badDuration = yield* Effect.either(
+        Effect.provide(constantArrivalRate({ key, rate: 1, duration: "soon" as never, maxInFlight: 1, operation: () => Effect.void }), LatencyRecorder.layerDefaults)
+      )
+      expect(Either.isLeft(badDuration) && badDuration.left.field).toBe("duration")
+    }))
+
+  it.effect("a defect in an operation stops the executor with that defect", () =>
+    Effect.gen(function* () {
+      const recorder = yield* LatencyRecorder.make()
+      const fiber = yield* Effect.fork(
+        Effect.provideService(
+          constantArrivalRate({ key, rate: 10, duration: "10 seconds", maxInFlight: 10, operation: (ctx) => (ctx.iteration === 2 ? Effect.die("bug") : Effect.void) }),
+          LatencyRecorder,
+          recorder
+        )
+      )
+      yield* TestClock.adjust("1 second")
+      const exit = yield* Fiber.await(fiber)
+      expect(Exit.isFailure(exit) && exit.toString()).toContain("bug")
+    }))
+})
+
+describe("rampingArrivalRate", () => {
+  it.effect("runs exactly the integrated number of iterations", () =>
+    Effect.gen(function* () {
+      const intended: Array<number> = []
+      const { result, series } = yield* runFor(
+        rampingArrivalRate({
+          key,
+          startRate: 0,
+          stages: [
+            { target: 10, duration: "10 seconds" },
+            { target: 10, duration: "10 seconds" },
+            { target: 0, duration: "5 seconds" }
+          ],
+          maxInFlight: 50,
+          operation: (ctx) => Effect.sync(() => void intended.push(ctx.intendedStart))
+        }),
+        "30 seconds"
+      )
+      expect(result).toMatchObject({ executor: "ramping-arrival-rate", planned: 175, started: 175, dropped: 0 })
+      expect(series[0]?.count).toBe(175)
+      expect(intended[50]).toBeCloseTo(10_100, 6)
+    }))
+})
+
+describe("closedLoop", () => {
+  it.effect("duration: each worker starts the next iteration when the previous ends", () =>
+    Effect.gen(function* () {
+      const { result, series } = yield* runFor(
+        closedLoop({ key, workers: 2, duration: "1 second", operation: () => Effect.sleep(Duration.millis(100)) }),
+        "2 seconds"
+      )
+      // starts at 0, 100, …, 900 on each worker; at 1000 the duration is over
+      expect(result).toMatchObject({ model: "closed", started: 20, completed: 20, interrupted: 0 })
+      expect(series[0]?.models).toEqual(["closed"])
+    }))
+
+  it.effect("iterations are shared between workers", () =>
+    Effect.gen(function* () {
+      const { result } = yield* runFor(
+        closedLoop({ key, workers: 3, iterations: 10, operation: () => Effect.sleep(Duration.millis(100)) }),
+        "1 second"
+      )
+      expect(result).toMatchObject({ planned: 10, started: 10, completed: 10 })
+      expect(result.endedAtMs).toBe(400)
+    }))
+
+  it.effect("under the same stall a closed loop under-samples it (why open model is the default)", () =>
+    Effect.gen(function* () {
+      // the server stalls 1 s once; one worker waits it out and records a single slow sample
+      const { series } = yield* runFor(
+        closedLoop({
+          key,
+          workers: 1,
+          duration: "10 seconds",
+          operation: () =>
+            Effect.flatMap(nowMillis, (t) => Effect.sleep(Duration.millis(t >= 5000 && t < 5050 ? 1000 : 50)))
+        }),
+        "11 seconds"
+      )
+      const latency = summarize(series[0]!.latency)
+      expect(latency.max).toBeGreaterThanOrEqual(1000)
+      expect(latency.count).toBeLessThan(200)
+      expect(latency.p99).toBeLessThan(51)
+    }))
+})

@@ -1,0 +1,31 @@
+/** The two ApiClient layers every contract test runs against, each over a fresh simulated server. */
+import { Effect, Layer } from "effect"
+import { ApiServer, type ApiServerConfig } from "../../simulator/apiserver/ApiServer.js"
+import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
+import { ApiClient } from "../../src/client/ApiClient.js"
+import { ServerAdmin } from "../../src/client/ServerAdmin.js"
+
+export type Transport = "in-process" | "http"
+
+/** A fresh server plus a client of the given transport; the HTTP one listens on a free loopback port. */
+export const clientLayer = (
+  transport: Transport,
+  config: Partial<ApiServerConfig> = {}
+): Layer.Layer<ApiClient | ServerAdmin | ApiServer> => {
+  const server = ApiServer.layer(config)
+  if (transport === "in-process") return Layer.provideMerge(Layer.merge(ApiClient.layerInProcess, ServerAdmin.layerInProcess), server)
+  const http = Layer.unwrapScoped(
+    Effect.map(serveHttp({ host: "127.0.0.1", port: 0, admin: true }), (s) =>
+      Layer.merge(ApiClient.layerHttp({ baseUrl: s.url }), ServerAdmin.layerHttp(s.url))
+    )
+  )
+  return Layer.provideMerge(http, server)
+}
+
+export const transports: ReadonlyArray<Transport> = ["in-process", "http"]
+
+/** Base URL of a fresh HTTP server, for raw-wire tests (status codes, headers). */
+export const httpServer = (config: Partial<ApiServerConfig> = {}) =>
+  Effect.map(serveHttp({ host: "127.0.0.1", port: 0, admin: true }), (s) => s.url).pipe(
+    Effect.provide(ApiServer.layer(config))
+  )
