@@ -78,7 +78,7 @@ export const parsePath = (path: string, serverAddress: string): Parsed => {
   if (!servedGroupVersions.has(group ? `${group}/${version}` : version)) return notFoundPage
   const parts = rest.slice(1)
   if (parts.length === 0) return { _tag: "document", body: apiResourceList(group, version) }
-  const unknown: Parsed = { _tag: "error", error: Status.resourceNotFound() }
+  const unknown = (): Parsed => ({ _tag: "error", error: Status.resourceNotFound() })
   // namespaces/<ns>/<plural>[/<name>[/<sub>]] for namespaced types; <plural>[/<name>[/<sub>]] otherwise.
   if (parts[0] === "namespaces" && parts.length >= 3) {
     const resource = findResource(group, version, parts[2]!)
@@ -89,12 +89,12 @@ export const parsePath = (path: string, serverAddress: string): Parsed => {
       const namespaces = findResource(group, version, "namespaces")
       if (namespaces && parts.length === 3 && namespaces.subresources.includes(parts[2]!))
         return { _tag: "resource", route: { resource: namespaces, namespace: undefined, name: parts[1], subresource: parts[2] } }
-      return unknown
+      return unknown()
     }
   }
   const resource = findResource(group, version, parts[0]!)
-  if (!resource || parts.length > 3) return unknown
-  if (parts.length === 3 && !resource.subresources.includes(parts[2]!)) return unknown
+  if (!resource || parts.length > 3) return unknown()
+  if (parts.length === 3 && !resource.subresources.includes(parts[2]!)) return unknown()
   return { _tag: "resource", route: { resource, namespace: undefined, name: parts[1], subresource: parts[2] } }
 }
 
@@ -160,14 +160,20 @@ class Responder {
   }
 
   json(code: number, body: unknown, extra: Record<string, string | string[]> = {}): void {
-    const text = this.pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body) + "\n"
-    this.res.writeHead(code, { ...this.headers("application/json"), ...extra })
-    this.res.end(text)
+    const bytes = Buffer.from(this.pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body) + "\n")
+    // A Content-Length lets node:http send headers and body in one write instead of chunked encoding.
+    this.res.writeHead(code, { ...this.headers("application/json"), "Content-Length": String(bytes.length), ...extra })
+    this.res.end(bytes)
   }
 
   text(code: number, body: string): void {
-    this.res.writeHead(code, { ...this.headers("text/plain; charset=utf-8"), "X-Content-Type-Options": "nosniff" })
-    this.res.end(body)
+    const bytes = Buffer.from(body)
+    this.res.writeHead(code, {
+      ...this.headers("text/plain; charset=utf-8"),
+      "X-Content-Type-Options": "nosniff",
+      "Content-Length": String(bytes.length)
+    })
+    this.res.end(bytes)
   }
 
   error(error: ApiError): void {
@@ -185,7 +191,7 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 })
     let address = `${options.host}:${options.port}`
     server.on("request", (req, res) => {
-      const fiber = run(handle(api, req, res, options, address))
+      const fiber = run(handle(api, req, res, options, address), { immediate: true })
       // The response closes early only when the client goes away: stop the work (a watch, a wait).
       res.on("close", () => {
         if (!res.writableFinished) run(Fiber.interrupt(fiber))

@@ -82,7 +82,9 @@ const fail = (
   message: string,
   details?: StatusDetails,
   metadata?: Status["metadata"]
-): ApiError => new ApiError({ status: makeStatus({ code, reason, message, details, metadata }) })
+): ApiError =>
+  // The Status is built right here, so the constructor's schema validation would only cost time.
+  new ApiError({ status: makeStatus({ code, reason, message, details, metadata }) }, true)
 
 /** `pods` for the core group, `leases.coordination.platform` otherwise. */
 export interface GroupResource {

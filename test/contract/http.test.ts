@@ -1,6 +1,8 @@
 /** The wire: routing, discovery, negotiation, body limits and malformed requests — each answered with a Status. */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber, TestClock } from "effect"
+import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
+import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
 import { request } from "undici"
 import { httpServer } from "../support/transports.js"
 
@@ -210,5 +212,43 @@ describe("HTTP wire", () => {
       expect(pod.json.spec.nodeName).toBe("node-1")
       const again = yield* send(base, "POST", "/api/v1/namespaces/default/pods/p/binding", { body: binding, headers: json })
       expect(again.code).toBe(409)
+    }))
+
+  it.scoped("504 Too large resource version carries Retry-After: 1", () =>
+    Effect.gen(function* () {
+      const base = yield* httpServer()
+      const fiber = yield* Effect.fork(send(base, "GET", "/api/v1/namespaces/default?resourceVersion=999999"))
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 50)))
+      yield* TestClock.adjust("3100 millis")
+      const reply = yield* Fiber.join(fiber)
+      expect(reply.code).toBe(504)
+      expect(reply.headers["retry-after"]).toBe("1")
+      expect(reply.json.message).toMatch(/^Timeout: Too large resource version: 999999, current: \d+$/)
+    }))
+
+  it.scoped("admin endpoints exist only with --admin; with it they compact, drop watches and pause", () =>
+    Effect.gen(function* () {
+      const closed = yield* Effect.map(serveHttp({ host: "127.0.0.1", port: 0, admin: false }), (s) => s.url).pipe(
+        Effect.provide(ApiServer.layer())
+      )
+      const off = yield* send(closed, "POST", "/clustersim/compact")
+      expect([off.code, off.text]).toEqual([404, "404 page not found\n"])
+      const base = yield* httpServer()
+      const compacted = yield* send(base, "POST", "/clustersim/compact")
+      expect(compacted.json).toEqual({ compactedRevision: 4 })
+      const dropped = yield* send(base, "POST", "/clustersim/drop-watches")
+      expect(dropped.json).toEqual({ dropped: 0 })
+      const get = yield* send(base, "GET", "/clustersim/compact")
+      expect(get.code).toBe(405)
+      const badPause = yield* send(base, "POST", "/clustersim/pause")
+      expect(badPause.code).toBe(400)
+      const paused = yield* send(base, "POST", "/clustersim/pause?seconds=5")
+      expect(paused.json).toEqual({ pausedSeconds: 5 })
+      const waiting = yield* Effect.fork(send(base, "GET", "/api/v1/namespaces/default"))
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 50)))
+      expect(waiting.unsafePoll()).toBeNull()
+      yield* TestClock.adjust("5 seconds")
+      const answered = yield* Fiber.join(waiting)
+      expect(answered.code).toBe(200)
     }))
 })
