@@ -111,6 +111,8 @@ const intParam = (q: URLSearchParams, name: string): Either.Either<number | unde
   return /^-?\d+$/.test(v) ? Either.right(Number(v)) : Either.left(Status.badRequest(`${name}: strconv.ParseInt: parsing "${v}": invalid syntax`))
 }
 
+const noQuery = new URLSearchParams()
+
 const eventJson = new WeakMap<WatchEvent, string>()
 /** Events are shared between watchers, so each is serialized once. */
 const serializeEvent = (event: WatchEvent): string => {
@@ -192,10 +194,12 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     let address = `${options.host}:${options.port}`
     server.on("request", (req, res) => {
       const fiber = run(handle(api, req, res, options, address), { immediate: true })
-      // The response closes early only when the client goes away: stop the work (a watch, a wait).
-      res.on("close", () => {
-        if (!res.writableFinished) run(Fiber.interrupt(fiber))
-      })
+      // Most requests finish synchronously. For the rest (watches, waits, body reads) the response closing
+      // early means the client went away: stop the work.
+      if (fiber.unsafePoll() === null)
+        res.on("close", () => {
+          if (!res.writableFinished) run(Fiber.interrupt(fiber))
+        })
     })
     server.on("clientError", (_err, socket) => {
       if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\n\r\n")
@@ -219,7 +223,7 @@ const handle = (api: ApiServerImpl, req: http.IncomingMessage, res: http.ServerR
     const url = req.url ?? "/"
     const q = url.indexOf("?")
     const path = q >= 0 ? url.slice(0, q) : url
-    const query = new URLSearchParams(q >= 0 ? url.slice(q + 1) : "")
+    const query = q >= 0 ? new URLSearchParams(url.slice(q + 1)) : noQuery
     const pretty = prettyAgents.test(req.headers["user-agent"] ?? "") || query.get("pretty") === "true"
     const out = new Responder(req, res, pretty)
     let parsed: Parsed
@@ -280,7 +284,9 @@ const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams,
     const { resource, name, subresource } = route
     const namespace = route.namespace
     const isWatch = flag(query.get("watch")) === true
-    yield* negotiate(req.headers.accept, { watch: isWatch })
+    const accept = req.headers.accept
+    if (accept !== undefined && accept !== "application/json" && accept !== "*/*")
+      yield* negotiate(accept, { watch: isWatch, collection: name === undefined })
     const limit = yield* intParam(query, "limit")
     const timeoutSeconds = yield* intParam(query, "timeoutSeconds")
     const str = (k: string) => query.get(k) ?? undefined
