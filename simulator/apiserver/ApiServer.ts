@@ -28,6 +28,7 @@ import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import { planGet, planList, validateListOptions, type ReadPlan } from "./ResourceVersion.js"
 import { keyPrefix, objectKey, Store, type Change } from "./Store.js"
+import { sameObject } from "./SameObject.js"
 import { generatedName, rfc3339, uuidV4 } from "./SystemMeta.js"
 import { eventOf, WatchHub, withTypeMeta, type Watcher } from "./WatchHub.js"
 
@@ -75,8 +76,6 @@ const stripTypeMeta = (obj: KObject): KObject => {
   const { kind: _k, apiVersion: _a, ...rest } = obj
   return rest as KObject
 }
-
-const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
 
 const isDryRun = (dryRun: ReadonlyArray<string> | undefined): boolean => dryRun !== undefined && dryRun.length > 0
 
@@ -451,28 +450,32 @@ export class ApiServerImpl {
   }
 
   create(resource: ResourceType, body: Body, opts: WriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
-    return Effect.gen(this, function* () {
-      const now = yield* this.admit
+    return Effect.flatMap(this.admit, (now) => this.createAt(resource, body, opts, now))
+  }
+
+  /** `create` at a given time, synchronously: the request path for in-process callers that keep their own clock. */
+  createAt(resource: ResourceType, body: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
+    return Either.gen(this, function* () {
       if (opts.subresource === "binding") return yield* this.bind(body, opts, now)
-      if (opts.subresource) return yield* Effect.fail(Status.methodNotAllowed())
+      if (opts.subresource) return yield* Either.left(Status.methodNotAllowed())
       const bad = checkWriteOptions("CreateOptions", opts)
-      if (bad) return yield* Effect.fail(bad)
+      if (bad) return yield* Either.left(bad)
       const { object, warnings } = yield* this.decodeBody(resource, body, opts.fieldValidation, false)
       const created = yield* this.createObject(resource, object, opts, now)
       return { code: 201, object: created, warnings }
     })
   }
 
-  private createObject(resource: ResourceType, input: KObject, opts: WriteOptions, now: number): Effect.Effect<KObject, ApiError> {
-    return Effect.gen(this, function* () {
+  private createObject(resource: ResourceType, input: KObject, opts: WriteOptions, now: number): Either.Either<KObject, ApiError> {
+    return Either.gen(this, function* () {
       const typeProblem = this.checkTypeMeta(resource, input)
-      if (typeProblem) return yield* Effect.fail(typeProblem)
+      if (typeProblem) return yield* Either.left(typeProblem)
       const meta = input.metadata
-      if (meta.resourceVersion) return yield* Effect.fail(Status.internal("resourceVersion should not be set on objects to be created"))
+      if (meta.resourceVersion) return yield* Either.left(Status.internal("resourceVersion should not be set on objects to be created"))
       let namespace: string | undefined
       if (resource.namespaced) {
         if (meta.namespace && opts.namespace && meta.namespace !== opts.namespace)
-          return yield* Effect.fail(Status.badRequest("the namespace of the provided object does not match the namespace sent on the request"))
+          return yield* Either.left(Status.badRequest("the namespace of the provided object does not match the namespace sent on the request"))
         namespace = opts.namespace || meta.namespace || undefined
       }
       const generated = !meta.name && meta.generateName ? generatedName(meta.generateName, this.random) : undefined
@@ -488,13 +491,13 @@ export class ApiServerImpl {
       if (!resource.namespaced) delete (metadata as { namespace?: string }).namespace
       const object: KObject = this.defaulted(resource, { ...input, apiVersion: apiVersionOf(resource), kind: resource.kind, metadata })
       const errors = [...validateObjectMetaCreate(object, resource.namespaced), ...(resource.rules.validateCreate?.(object) ?? [])]
-      if (errors.length > 0) return yield* Effect.fail(this.invalid(resource, name, errors))
+      if (errors.length > 0) return yield* Either.left(this.invalid(resource, name, errors))
       const missingNs = this.requireNamespace(resource, namespace)
-      if (missingNs) return yield* Effect.fail(missingNs)
+      if (missingNs) return yield* Either.left(missingNs)
       const key = this.key(resource, namespace, name)
       const existing = this.store.get(resource, key)
       if (existing) {
-        return yield* Effect.fail(
+        return yield* Either.left(
           generated
             ? Status.generateNameConflict(resource, name)
             : Status.alreadyExists(resource, name, existing.metadata.deletionTimestamp !== undefined)
@@ -515,11 +518,15 @@ export class ApiServerImpl {
   }
 
   update(resource: ResourceType, name: string, body: Body, opts: WriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
-    return Effect.gen(this, function* () {
-      const now = yield* this.admit
+    return Effect.flatMap(this.admit, (now) => this.updateAt(resource, name, body, opts, now))
+  }
+
+  /** `update` at a given time, synchronously: the request path for in-process callers that keep their own clock. */
+  updateAt(resource: ResourceType, name: string, body: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
+    return Either.gen(this, function* () {
       const bad = checkWriteOptions("UpdateOptions", opts)
-      if (bad) return yield* Effect.fail(bad)
-      if (opts.subresource && !resource.subresources.includes(opts.subresource)) return yield* Effect.fail(Status.methodNotAllowed())
+      if (bad) return yield* Either.left(bad)
+      if (opts.subresource && !resource.subresources.includes(opts.subresource)) return yield* Either.left(Status.methodNotAllowed())
       const { object, warnings } = yield* this.decodeBody(resource, body, opts.fieldValidation, false)
       return yield* this.updateObject(resource, name, object, opts, now, warnings)
     })
@@ -532,33 +539,33 @@ export class ApiServerImpl {
     opts: WriteOptions,
     now: number,
     warnings: ReadonlyArray<string>
-  ): Effect.Effect<WriteResult, ApiError> {
-    return Effect.gen(this, function* () {
+  ): Either.Either<WriteResult, ApiError> {
+    return Either.gen(this, function* () {
       const typeProblem = this.checkTypeMeta(resource, input)
-      if (typeProblem) return yield* Effect.fail(typeProblem)
+      if (typeProblem) return yield* Either.left(typeProblem)
       const meta = input.metadata
       if (meta.name !== undefined && meta.name !== "" && meta.name !== name)
-        return yield* Effect.fail(Status.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`))
+        return yield* Either.left(Status.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`))
       if (resource.namespaced && meta.namespace && opts.namespace && meta.namespace !== opts.namespace)
-        return yield* Effect.fail(Status.badRequest("the namespace of the provided object does not match the namespace sent on the request"))
+        return yield* Either.left(Status.badRequest("the namespace of the provided object does not match the namespace sent on the request"))
       const namespace = resource.namespaced ? opts.namespace || meta.namespace || undefined : undefined
       const key = this.key(resource, namespace, name)
       const stored = this.store.get(resource, key)
       if (!stored) {
-        if (!resource.allowCreateOnUpdate || opts.subresource) return yield* Effect.fail(Status.notFound(resource, name))
+        if (!resource.allowCreateOnUpdate || opts.subresource) return yield* Either.left(Status.notFound(resource, name))
         const { resourceVersion: _rv, ...rest } = meta
         const created = yield* this.createObject(resource, { ...input, metadata: { ...rest, name } }, opts, now)
         return { code: 201, object: created, warnings }
       }
       if (!meta.resourceVersion) {
         if (!resource.allowUnconditionalUpdate)
-          return yield* Effect.fail(
+          return yield* Either.left(
             Status.invalid(Status.qualifiedResource(resource), name, [
               invalidField("metadata.resourceVersion", new GoUint(0), "must be specified for an update")
             ], { kind: resource.plural, group: resource.group })
           )
       } else if (meta.resourceVersion !== stored.metadata.resourceVersion) {
-        return yield* Effect.fail(Status.modifiedConflict(resource, name))
+        return yield* Either.left(Status.modifiedConflict(resource, name))
       }
       const merged = this.mergeForUpdate(resource, stored, input, opts.subresource)
       const next: KObject = {
@@ -589,11 +596,11 @@ export class ApiServerImpl {
           errors.push(forbidden("metadata.finalizers", `no new finalizers can be added if the object is being deleted, found new finalizers ${formatStringSlice(added)}`))
       }
       errors.push(...(resource.rules.validateUpdate?.(next, typeMeta(stored, resource)) ?? []))
-      if (errors.length > 0) return yield* Effect.fail(this.invalid(resource, name, errors))
-      if (resource.kind === "Deployment" && !sameJson(next.spec, stored.spec))
+      if (errors.length > 0) return yield* Either.left(this.invalid(resource, name, errors))
+      if (resource.kind === "Deployment" && !sameObject(next.spec, stored.spec))
         (next.metadata as { generation?: number }).generation = (stored.metadata.generation ?? 0) + 1
       const candidate = stripTypeMeta({ ...next, metadata: { ...next.metadata, resourceVersion: stored.metadata.resourceVersion } })
-      if (sameJson(candidate, stored)) return { code: 200, object: typeMeta(stored, resource), warnings }
+      if (sameObject(candidate, stored)) return { code: 200, object: typeMeta(stored, resource), warnings }
       if (isDryRun(opts.dryRun)) return { code: 200, object: next, warnings }
       if (stored.metadata.deletionTimestamp !== undefined && (next.metadata.finalizers ?? []).length === 0) {
         this.store.remove(resource, key, now)
@@ -615,14 +622,18 @@ export class ApiServerImpl {
   }
 
   patch(resource: ResourceType, name: string, patchType: PatchType, patch: Body, opts: WriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
-    return Effect.gen(this, function* () {
-      const now = yield* this.admit
+    return Effect.flatMap(this.admit, (now) => this.patchAt(resource, name, patchType, patch, opts, now))
+  }
+
+  /** `patch` at a given time, synchronously: the request path for in-process callers that keep their own clock. */
+  patchAt(resource: ResourceType, name: string, patchType: PatchType, patch: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
+    return Either.gen(this, function* () {
       const bad = checkWriteOptions("PatchOptions", opts)
-      if (bad) return yield* Effect.fail(bad)
-      if (opts.subresource && !resource.subresources.includes(opts.subresource)) return yield* Effect.fail(Status.methodNotAllowed())
+      if (bad) return yield* Either.left(bad)
+      if (opts.subresource && !resource.subresources.includes(opts.subresource)) return yield* Either.left(Status.methodNotAllowed())
       const namespace = resource.namespaced ? opts.namespace : undefined
       const stored = this.store.get(resource, this.key(resource, namespace, name))
-      if (!stored) return yield* Effect.fail(Status.notFound(resource, name))
+      if (!stored) return yield* Either.left(Status.notFound(resource, name))
       const patched = yield* applyPatch(typeMeta(stored, resource), patchType, patch.value)
       const { object, warnings } = yield* this.decodeBody(resource, { value: patched }, opts.fieldValidation, true)
       // A patch is based on the stored object: unconditional unless the patch itself sets a resourceVersion.
@@ -632,20 +643,20 @@ export class ApiServerImpl {
   }
 
   /** POST pods/<name>/binding: sets spec.nodeName once. */
-  private bind(body: Body, opts: WriteOptions, now: number): Effect.Effect<WriteResult, ApiError> {
-    return Effect.gen(this, function* () {
+  private bind(body: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
+    return Either.gen(this, function* () {
       const Pods = resourceTypes.find((r) => r.plural === "pods")!
       const binding = body.value
       if (!isRecord(binding) || !isRecord(binding.metadata) || !isRecord(binding.target))
-        return yield* Effect.fail(Status.badRequest("Binding in version \"v1\" cannot be handled as a Binding: invalid binding"))
+        return yield* Either.left(Status.badRequest("Binding in version \"v1\" cannot be handled as a Binding: invalid binding"))
       const name = String(binding.metadata.name ?? "")
       const node = String(binding.target.name ?? "")
       const key = this.key(Pods, opts.namespace, name)
       const pod = this.store.get(Pods, key)
-      if (!pod) return yield* Effect.fail(Status.notFound(Pods, name))
+      if (!pod) return yield* Either.left(Status.notFound(Pods, name))
       const spec = (pod.spec ?? {}) as Record<string, unknown>
       if (spec.nodeName)
-        return yield* Effect.fail(Status.conflict({ group: "", plural: "pods/binding" }, name, `pod ${name} is already assigned to node "${String(spec.nodeName)}"`))
+        return yield* Either.left(Status.conflict({ group: "", plural: "pods/binding" }, name, `pod ${name} is already assigned to node "${String(spec.nodeName)}"`))
       const status = (pod.status ?? {}) as Record<string, unknown>
       const conditions = ((status.conditions ?? []) as Array<Record<string, unknown>>).filter((c) => c.type !== "PodScheduled")
       conditions.push({ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: rfc3339(now) })
@@ -658,21 +669,25 @@ export class ApiServerImpl {
   // ---- delete ---------------------------------------------------------------------------------------------
 
   delete(resource: ResourceType, name: string, opts: DeleteOptions = {}): Effect.Effect<DeleteResult, ApiError> {
-    return Effect.gen(this, function* () {
-      const now = yield* this.admit
+    return Effect.flatMap(this.admit, (now) => this.deleteAt(resource, name, opts, now))
+  }
+
+  /** `delete` at a given time, synchronously: the request path for in-process callers that keep their own clock. */
+  deleteAt(resource: ResourceType, name: string, opts: DeleteOptions, now: number): Either.Either<DeleteResult, ApiError> {
+    return Either.gen(this, function* () {
       const bad = checkDeleteOptions(opts)
-      if (bad) return yield* Effect.fail(bad)
+      if (bad) return yield* Either.left(bad)
       const namespace = resource.namespaced ? opts.namespace : undefined
       const key = this.key(resource, namespace, name)
       const stored = this.store.get(resource, key)
-      if (!stored) return yield* Effect.fail(Status.notFound(resource, name))
+      if (!stored) return yield* Either.left(Status.notFound(resource, name))
       const pre = opts.preconditions
       if (pre?.uid && pre.uid !== stored.metadata.uid)
-        return yield* Effect.fail(preconditionConflict(resource, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${stored.metadata.uid}). The object might have been deleted and then recreated`))
+        return yield* Either.left(preconditionConflict(resource, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${stored.metadata.uid}). The object might have been deleted and then recreated`))
       if (pre?.resourceVersion && pre.resourceVersion !== stored.metadata.resourceVersion)
-        return yield* Effect.fail(preconditionConflict(resource, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${stored.metadata.resourceVersion}). The object might have been modified`))
+        return yield* Either.left(preconditionConflict(resource, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${stored.metadata.resourceVersion}). The object might have been modified`))
       if (resource === Namespaces && initialNamespaces.includes(name) && name !== "platform-public" && name !== "platform-node-lease")
-        return yield* Effect.fail(forbiddenNamespaceDelete(name))
+        return yield* Either.left(forbiddenNamespaceDelete(name))
       return this.deleteObject(resource, key, stored, opts, now)
     })
   }
