@@ -327,10 +327,10 @@ export class ApiServerImpl {
         }
       }
       const store = this.store
-      const timeoutMs =
-        opts.timeoutSeconds && opts.timeoutSeconds > 0
-          ? opts.timeoutSeconds * 1000
-          : this.config.minRequestTimeoutMs * (1 + this.random())
+      // Whole milliseconds: a fractional deadline would make the timer loop sleep zero-length steps.
+      const timeoutMs = Math.round(
+        opts.timeoutSeconds && opts.timeoutSeconds > 0 ? opts.timeoutSeconds * 1000 : this.config.minRequestTimeoutMs * (1 + this.random())
+      )
 
       if (startRevision !== undefined && startRevision < store.compactedRevision) {
         sink.offer(tooOldEvent(resource, startRevision, store.compactedRevision))
@@ -376,7 +376,7 @@ export class ApiServerImpl {
       if (bookmarks && resource.watchCached) {
         let last = start
         for (;;) {
-          const next = Math.min(last + self.config.bookmarkIntervalMs, deadline - 2_000)
+          const next = Math.ceil(Math.min(last + self.config.bookmarkIntervalMs, deadline - 2_000))
           const now = yield* Clock.currentTimeMillis
           if (next <= now) break
           yield* Effect.sleep(Duration.millis(next - now))

@@ -57,17 +57,23 @@ const pruneNulls = (v: unknown): unknown => {
   return v
 }
 
-const mergeInto = (doc: Record<string, unknown>, patch: Record<string, unknown>): void => {
+/**
+ * The patched copy of `doc`: objects on the patch's paths are copied, everything else is shared with the
+ * target, which is never changed (stored objects are immutable, and a deep clone per patch is costly).
+ */
+const mergeInto = (doc: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> => {
+  const out: Record<string, unknown> = { ...doc }
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) {
-      delete doc[k]
+      delete out[k]
       continue
     }
     const cur = Object.prototype.hasOwnProperty.call(doc, k) ? doc[k] : undefined
-    if (cur === undefined || cur === null || !isRecord(cur)) setKey(doc, k, pruneNulls(v))
-    else if (!isRecord(v)) setKey(doc, k, v) // v4 does not prune a non-object replacing an object
-    else mergeInto(cur, v)
+    if (cur === undefined || cur === null || !isRecord(cur)) setKey(out, k, pruneNulls(cloneJson(v)))
+    else if (!isRecord(v)) setKey(out, k, cloneJson(v)) // v4 does not prune a non-object replacing an object
+    else setKey(out, k, mergeInto(cur, v))
   }
+  return out
 }
 
 const mergePatch = (target: unknown, patch: unknown): Either.Either<unknown, ApiError> => {
@@ -75,11 +81,8 @@ const mergePatch = (target: unknown, patch: unknown): Either.Either<unknown, Api
   // patch that is not a JSON object or array (null included) is `ErrBadJSONPatch`, answered 400.
   if (target === null || target === undefined) return Either.left(internal("Invalid JSON Document"))
   if (!isRecord(patch) && !Array.isArray(patch)) return Either.left(badRequest("Invalid JSON Patch"))
-  const p = cloneJson(patch)
-  if (Array.isArray(p) || !isRecord(target)) return Either.right(pruneNulls(p))
-  const doc = cloneJson(target) as Record<string, unknown>
-  mergeInto(doc, p as Record<string, unknown>)
-  return Either.right(doc)
+  if (Array.isArray(patch) || !isRecord(target)) return Either.right(pruneNulls(cloneJson(patch)))
+  return Either.right(mergeInto(target, patch as Record<string, unknown>))
 }
 
 // --- JSON patch -----------------------------------------------------------------------------------------

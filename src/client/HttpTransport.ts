@@ -71,6 +71,24 @@ const connectionError = (e: unknown): ApiError =>
     status: Status.makeStatus({ code: 503, reason: "ServiceUnavailable", message: `connection error: ${e instanceof Error ? e.message : String(e)}` })
   })
 
+/**
+ * The chunks of a streaming body, backpressured (the body pauses until the chunk is queued). Not
+ * `Stream.fromAsyncIterable`: its finalizer awaits the iterator's `return()`, which an async generator only
+ * runs after the pending `next()` settles — so interrupting an idle watch would hang until the next event.
+ */
+const bodyChunks = (body: Dispatcher.ResponseData["body"]): Stream.Stream<Buffer, ApiError> =>
+  Stream.async<Buffer, ApiError>((emit) => {
+    body.on("data", (chunk: Buffer) => {
+      body.pause()
+      void emit.single(chunk).then(() => body.resume())
+    })
+    body.once("end", () => void emit.end())
+    body.once("error", (e) => void emit.fail(connectionError(e)))
+    return Effect.sync(() => {
+      body.destroy()
+    })
+  })
+
 export const makeHttpClient = (options: HttpClientOptions) =>
   Effect.gen(function* () {
     const tls = options.tls
@@ -173,21 +191,19 @@ export const makeHttpClient = (options: HttpClientOptions) =>
                 timeoutSeconds: opts?.timeoutSeconds
               })
             const controller = new AbortController()
-            const res = yield* Effect.acquireRelease(
-              Effect.tryPromise({
-                try: () => dispatcher.request({ origin: base, path, method: "GET", headers: baseHeaders, signal: controller.signal }),
-                catch: connectionError
-              }),
-              (r) => Effect.sync(() => {
-                controller.abort()
-                r.body.destroy()
-              })
-            )
+            // Abort on scope close, and wait for the response headers interruptibly: a server that holds them
+            // back (paused, slow) must not keep the watch's owner from being interrupted.
+            yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
+            const res = yield* Effect.tryPromise({
+              try: () => dispatcher.request({ origin: base, path, method: "GET", headers: baseHeaders, signal: controller.signal }),
+              catch: connectionError
+            })
+            yield* Effect.addFinalizer(() => Effect.sync(() => res.body.destroy()))
             if (res.statusCode !== 200) {
               const text = yield* Effect.promise(() => res.body.text())
               return yield* Effect.fail(errorFrom(res.statusCode, text))
             }
-            return Stream.fromAsyncIterable(res.body as AsyncIterable<Buffer>, connectionError).pipe(
+            return bodyChunks(res.body).pipe(
               Stream.decodeText(),
               Stream.splitLines,
               Stream.filter((line) => line.length > 0),

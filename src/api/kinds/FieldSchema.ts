@@ -174,6 +174,15 @@ export const splitUnknownFields = (schema: FieldSchema, value: unknown): { reado
   return { known, unknown: out }
 }
 
+const canonicalTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/
+const canonicalMicroTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
+/** Month, day and clock fields in range (the full parser reports which one is not). */
+const plausibleDate = (v: string): boolean => {
+  const month = Number(v.slice(5, 7))
+  const day = Number(v.slice(8, 10))
+  return month >= 1 && month <= 12 && day >= 1 && day <= 28 && Number(v.slice(11, 13)) < 24 && Number(v.slice(14, 16)) < 60 && Number(v.slice(17, 19)) < 60
+}
+
 /** What Go's decoder calls a JSON value in `cannot unmarshal <x> into …`. */
 const jsonKind = (v: unknown): string =>
   typeof v === "string" ? "string" : typeof v === "boolean" ? "bool" : typeof v === "number" ? "number" : Array.isArray(v) ? "array" : "object"
@@ -247,6 +256,8 @@ export const typeError = (
       case "microtime": {
         // metav1.Time/MicroTime decode themselves: a non-string fails their inner decode into a string.
         if (typeof v !== "string") throw new Fatal(`json: cannot unmarshal ${jsonKind(v)} into ${where("string")}`)
+        // Almost every value is in the canonical UTC form the server writes; check that cheaply first.
+        if ((s.type === "time" ? canonicalTime : canonicalMicroTime).test(v) && plausibleDate(v)) return
         const parsed = parseGoTime(v, s.type === "time" ? "RFC3339" : "RFC3339Micro")
         if ("error" in parsed) throw new Fatal(parsed.error)
         return

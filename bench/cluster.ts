@@ -1,0 +1,54 @@
+/**
+ * A simulated cluster for one virtual hour with default constants: 5,000 nodes × 30 pods (150,000 pods).
+ *
+ *   npx tsc -p . && node dist/bench/cluster.js          # 5,000 nodes
+ *   node dist/bench/cluster.js 500                      # 500 nodes
+ *   node dist/bench/cluster.js 5000 30 60               # nodes, pods per node, virtual minutes
+ *
+ * Prints wall time, virtual/real ratio, CPU time and peak RSS (goal: ≤ 30 s and ≤ 2 GiB on one core).
+ */
+import { Effect } from "effect"
+import { runSimulatedCluster } from "../simulator/cluster/ClusterRun.js"
+
+const nodes = Number(process.argv[2] ?? 5_000)
+const podsPerNode = Number(process.argv[3] ?? 30)
+const minutes = Number(process.argv[4] ?? 60)
+const durationMs = minutes * 60_000
+
+const cpuBefore = process.cpuUsage()
+const wallStart = performance.now()
+const result = Effect.runSync(
+  runSimulatedCluster({
+    spec: { nodes, podsPerNode },
+    faults: [],
+    seed: 1,
+    durationMs,
+    progressEveryMs: 10 * 60_000,
+    onProgress: (p) => console.error(`  virtual ${(p.virtualMs / 60_000).toFixed(0)} min, wall ${(p.wallMs / 1000).toFixed(1)} s, cpu ${(process.cpuUsage(cpuBefore).user / 1e6).toFixed(1)} s, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB`)
+  })
+) as Record<string, any>
+const wallMs = performance.now() - wallStart
+const cpu = process.cpuUsage(cpuBefore)
+const peakRssMiB = (process.resourceUsage().maxRSS * 1024) / 2 ** 20
+
+console.log(
+  JSON.stringify(
+    {
+      nodes,
+      pods: result.pods,
+      virtualMinutes: minutes,
+      wallSeconds: +(wallMs / 1000).toFixed(2),
+      cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(2),
+      virtualPerReal: +(durationMs / wallMs).toFixed(1),
+      peakRssMiB: +peakRssMiB.toFixed(0),
+      leaseWrites: result.heartbeats.leaseWrites,
+      leaseWritesPerSecond: +result.heartbeats.perSecond.toFixed(1),
+      statusPatches: result.nodeStatus.patches,
+      podStatusWrites: result.podStatusWrites,
+      leaseRenewLatencyMs: { p50: result.leaseRenewLatency.p50, p99: result.leaseRenewLatency.p99, max: result.leaseRenewLatency.max },
+      goalMet: wallMs <= 30_000 && peakRssMiB <= 2048
+    },
+    null,
+    2
+  )
+)

@@ -1,0 +1,115 @@
+/**
+ * Watches the simulated server's store synchronously (every change, as it is written) and keeps what a cluster run
+ * reports: each node's Ready transitions, taints added and removed, pod deletions. It also hands pods bound to a
+ * simulated node to that node's agent. Times are virtual ms since the start of the run.
+ */
+import type { KObject } from "../../src/api/Object.js"
+import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
+import type { Change, Store } from "../apiserver/Store.js"
+import type { Taint } from "../controllers/NodeTaints.js"
+import { leaseNamespace } from "../nodeagent/NodeAgentShard.js"
+import type { NodeCondition } from "../nodeagent/NodeStatus.js"
+
+export type ReadyTransition = readonly [t: number, status: string, reason: string]
+
+export interface TaintChange {
+  readonly t: number
+  readonly node: string
+  readonly op: "add" | "remove"
+  readonly key: string
+  readonly effect: string
+}
+
+export interface PodDeletion {
+  readonly t: number
+  readonly pod: string
+  readonly node: string
+}
+
+/** The agent side: pods bound to its node, and every write of its Node (its informer-fed cache). */
+export interface AgentSink {
+  podBound(node: string, podKey: string): void
+  nodeWritten(node: string, obj: KObject | undefined): void
+}
+
+const readyOf = (node: KObject | undefined): NodeCondition | undefined =>
+  ((node?.status as { conditions?: ReadonlyArray<NodeCondition> } | undefined)?.conditions ?? []).find((c) => c.type === "Ready")
+
+const taintsOf = (node: KObject | undefined): ReadonlyArray<Taint> =>
+  ((node?.spec as { taints?: ReadonlyArray<Taint> } | undefined)?.taints ?? [])
+
+const taintId = (t: Taint): string => `${t.key}\u0000${t.effect}`
+
+export class ClusterObserver {
+  readonly readyTimeline = new Map<string, Array<ReadyTransition>>()
+  readonly taints: Array<TaintChange> = []
+  readonly podDeletions: Array<PodDeletion> = []
+  /** The current Nodes and node Leases, as an informer cache holds them (for the lifecycle controller). */
+  readonly nodes = new Map<string, KObject>()
+  readonly leases = new Map<string, KObject>()
+  private readonly agents = new Map<string, AgentSink>()
+
+  constructor(private readonly startMillis: number) {}
+
+  /** Virtual ms since the start, to the microsecond (epoch-sized floats carry rounding noise below that). */
+  since(time: number): number {
+    return Math.round((time - this.startMillis) * 1000) / 1000
+  }
+
+  /** Routes pods bound to `node` to its agent. */
+  route(node: string, sink: AgentSink): void {
+    this.agents.set(node, sink)
+  }
+
+  attach(store: Store): () => void {
+    return store.subscribe((change) => this.observe(change))
+  }
+
+  observe(change: Change): void {
+    if (change.resource === Leases) {
+      if (change.object.metadata.namespace !== leaseNamespace) return
+      if (change.type === "DELETED") this.leases.delete(change.object.metadata.name!)
+      else this.leases.set(change.object.metadata.name!, change.object)
+    } else if (change.resource === Nodes) {
+      if (change.type === "DELETED") this.nodes.delete(change.object.metadata.name!)
+      else this.nodes.set(change.object.metadata.name!, change.object)
+      this.observeNode(change)
+    } else if (change.resource === Pods) this.observePod(change)
+  }
+
+  private observeNode(change: Change): void {
+    const t = this.since(change.time)
+    const name = change.object.metadata.name!
+    this.agents.get(name)?.nodeWritten(name, change.type === "DELETED" ? undefined : change.object)
+    if (change.type !== "DELETED") {
+      const ready = readyOf(change.object)
+      const status = ready?.status ?? "Unknown"
+      const timeline = this.readyTimeline.get(name) ?? []
+      const last = timeline[timeline.length - 1]
+      if (last === undefined || last[1] !== status) {
+        timeline.push([t, status, ready?.reason ?? ""])
+        this.readyTimeline.set(name, timeline)
+      }
+    }
+    const before = taintsOf(change.previous)
+    const after = change.type === "DELETED" ? [] : taintsOf(change.object)
+    if (before.length === 0 && after.length === 0) return
+    const beforeIds = new Set(before.map(taintId))
+    const afterIds = new Set(after.map(taintId))
+    for (const x of before) if (!afterIds.has(taintId(x))) this.taints.push({ t, node: name, op: "remove", key: x.key, effect: x.effect })
+    for (const x of after) if (!beforeIds.has(taintId(x))) this.taints.push({ t, node: name, op: "add", key: x.key, effect: x.effect })
+  }
+
+  private observePod(change: Change): void {
+    const pod = change.object
+    const nodeName = (pod.spec as { nodeName?: string } | undefined)?.nodeName
+    if (nodeName === undefined || nodeName === "") return
+    if (change.type === "DELETED") {
+      this.podDeletions.push({ t: this.since(change.time), pod: change.key, node: nodeName })
+      return
+    }
+    const phase = (pod.status as { phase?: string } | undefined)?.phase
+    if (phase === "Running" || phase === "Succeeded" || phase === "Failed" || pod.metadata.deletionTimestamp !== undefined) return
+    this.agents.get(nodeName)?.podBound(nodeName, change.key)
+  }
+}

@@ -1,0 +1,319 @@
+/**
+ * Runs a simulated cluster in virtual time: the `Simulation` kernel drives an in-process `ApiServer`, node-agent
+ * shards, the node lifecycle controller, timed faults and an optional workload (all on the virtual clock), then
+ * reports a JSON result. Same spec, faults and seed ⇒ the same result; only the `wall` field depends on the host.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Clock, Effect, Either, Layer } from "effect"
+import * as YAML from "yaml"
+import { parseQuantity } from "../../src/api/Quantity.js"
+import type { KObject } from "../../src/api/Object.js"
+import { Pods } from "../../src/api/Resources.js"
+import { ApiClient } from "../../src/client/ApiClient.js"
+import { encodeHistogram, summarize, type Summary } from "../../src/loadgen/LatencyRecorder.js"
+import { ApiServer } from "../apiserver/ApiServer.js"
+import { objectKey } from "../apiserver/Store.js"
+import { rfc3339 } from "../apiserver/SystemMeta.js"
+import { defaultNodeLifecycleSettings, makeLifecycleLog, runNodeLifecycleController, type NodeLifecycleSettings } from "../controllers/NodeLifecycleController.js"
+import { notReadyTaintKey, unreachableTaintKey } from "../controllers/NodeTaints.js"
+import { EventRecorder } from "../events/EventRecorder.js"
+import type { SeededRandomService } from "../kernel/SeededRandom.js"
+import { parameters, ServiceTime, ServiceTimeModel } from "../kernel/ServiceTime.js"
+import * as Simulation from "../kernel/Simulation.js"
+import { checkNodeAgentConfiguration } from "../nodeagent/config/check.js"
+import { apiVersion as nodeAgentApiVersion, kind as nodeAgentKind, type NodeAgentConfiguration } from "../nodeagent/config/NodeAgentConfiguration.js"
+import { makeNode, NodeAgentMetrics, NodeAgentShard, settingsOf, type Interval, type SimulatedNode } from "../nodeagent/NodeAgentShard.js"
+import { podCapacity } from "../nodeagent/NodeStatus.js"
+import { ClusterObserver, type PodDeletion, type ReadyTransition, type TaintChange } from "./ClusterObserver.js"
+import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
+
+export interface ClusterRunOptions {
+  readonly spec: ClusterSpec
+  readonly faults: ReadonlyArray<ClusterFault>
+  readonly seed: number
+  readonly durationMs: number
+  /** Called every chunk of virtual time so a CLI can show progress. */
+  readonly onProgress?: (p: { readonly virtualMs: number; readonly wallMs: number }) => void
+  /** Load phases to run inside the simulation, against the in-process client (virtual time). */
+  readonly workload?: Effect.Effect<void, never, ApiClient>
+  /** Where a relative `nodeAgent.file` is resolved (the scenario's directory). Default: the working directory. */
+  readonly baseDir?: string
+  /** Virtual time between two `onProgress` calls (ms). Default 1 minute. */
+  readonly progressEveryMs?: number
+}
+
+/** The JSON-serialisable result of a simulated-cluster run. */
+export type ClusterResult = Record<string, unknown>
+
+/** Virtual clock reading at the start of every run: 2026-01-01T00:00:00Z. Result times count from here. */
+export const startMillis = Date.UTC(2026, 0, 1)
+
+export interface ResolvedCluster {
+  readonly nodeAgent: NodeAgentConfiguration
+  readonly lifecycle: NodeLifecycleSettings & { readonly enabled: boolean; readonly defaultTolerationSeconds: number }
+}
+
+/** The NodeAgentConfiguration of the spec (inline or file), decoded, defaulted and validated as the agent would. */
+export const resolveNodeAgentConfiguration = (spec: ClusterSpec, baseDir = "."): Either.Either<NodeAgentConfiguration, ReadonlyArray<string>> => {
+  const source = spec.nodeAgent
+  let text: string
+  let file: string
+  if (source?.file !== undefined) {
+    file = path.resolve(baseDir, source.file)
+    try {
+      text = fs.readFileSync(file, "utf8")
+    } catch (e) {
+      return Either.left([`cannot read node agent configuration ${file}: ${(e as Error).message}`])
+    }
+  } else {
+    file = "<cluster.nodeAgent.config>"
+    text = YAML.stringify({ apiVersion: nodeAgentApiVersion, kind: nodeAgentKind, ...(source?.config ?? {}) })
+  }
+  const checked = checkNodeAgentConfiguration(text, file)
+  if (checked.errors.length > 0 || checked.config === undefined) return Either.left(checked.errors)
+  return Either.right(checked.config)
+}
+
+export const resolveCluster = (spec: ClusterSpec, baseDir?: string): Either.Either<ResolvedCluster, ReadonlyArray<string>> =>
+  Either.map(resolveNodeAgentConfiguration(spec, baseDir), (nodeAgent) => {
+    const l = spec.nodeLifecycle ?? {}
+    const d = defaultNodeLifecycleSettings
+    return {
+      nodeAgent,
+      lifecycle: {
+        monitorPeriodMs: l.monitorPeriod ?? d.monitorPeriodMs,
+        gracePeriodMs: l.gracePeriod ?? d.gracePeriodMs,
+        startupGracePeriodMs: l.startupGracePeriod ?? d.startupGracePeriodMs,
+        evictionRate: l.evictionRate ?? d.evictionRate,
+        secondaryEvictionRate: l.secondaryEvictionRate ?? d.secondaryEvictionRate,
+        largeClusterSizeThreshold: l.largeClusterSizeThreshold ?? d.largeClusterSizeThreshold,
+        unhealthyZoneThreshold: l.unhealthyZoneThreshold ?? d.unhealthyZoneThreshold,
+        defaultTolerationSeconds: l.defaultTolerationSeconds ?? 300,
+        enabled: l.enabled ?? true
+      }
+    }
+  })
+
+/** A v4-shaped uid from four 32-bit draws (uuidV4 draws once per hex digit; 150,000 pods notice). */
+const fastUid = (random: SeededRandomService): string => {
+  const w = (n: number) => (Math.floor(random.next() * 0x100000000) >>> 0).toString(16).padStart(8, "0").slice(0, n)
+  const a = w(8)
+  const b = w(8)
+  const c = w(8)
+  const d = w(8)
+  const variant = ((parseInt(c[0]!, 16) & 0x3) | 0x8).toString(16)
+  return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-${variant}${c.slice(1, 4)}-${c.slice(4, 8)}${d}`
+}
+
+const cores = (cpu: string): number => {
+  const q = parseQuantity(cpu)
+  return Either.isRight(q) ? q.right.milliValue() / 1000 : 0
+}
+
+/** Names of the nodes a fault selects: its `nodes`, plus `count` more drawn with the seed (sorted by index). */
+const selectNodes = (fault: { nodes?: ReadonlyArray<string> | undefined; count?: number | undefined }, all: ReadonlyArray<SimulatedNode>, random: SeededRandomService): Array<string> => {
+  const chosen = new Set(fault.nodes ?? [])
+  const rest = all.filter((n) => !chosen.has(n.name))
+  for (let i = 0; i < (fault.count ?? 0) && rest.length > 0; i++) {
+    const j = random.intBetween(0, rest.length)
+    chosen.add(rest[j]!.name)
+    rest.splice(j, 1)
+  }
+  const index = new Map(all.map((n, i) => [n.name, i]))
+  return [...chosen].sort((a, b) => (index.get(a) ?? Infinity) - (index.get(b) ?? Infinity))
+}
+
+export interface ClusterResultBody {
+  readonly apiVersion: "clustersim/v1"
+  readonly kind: "ClusterResult"
+  readonly seed: number
+  readonly durationMs: number
+  readonly nodes: number
+  readonly pods: number
+  readonly heartbeats: { readonly leaseWrites: number; readonly leaseCreates: number; readonly failedAttempts: number; readonly perSecond: number }
+  readonly nodeStatus: { readonly checks: number; readonly patches: number; readonly perSecond: number }
+  readonly podStatusWrites: number
+  readonly leaseRenewLatency: Summary & { readonly hdr: string }
+  readonly readyTimeline: Record<string, ReadonlyArray<ReadyTransition>>
+  readonly taints: ReadonlyArray<TaintChange>
+  readonly podDeletions: ReadonlyArray<PodDeletion>
+  readonly events: { readonly byReason: Record<string, number>; readonly list: ReadonlyArray<{ t: number; reason: string; object: string; note: string }> }
+  readonly zoneStates: ReadonlyArray<{ t: number; zone: string; state: string }>
+  readonly faults: ReadonlyArray<{ readonly type: string; readonly at: number; readonly for?: number; readonly nodes?: ReadonlyArray<string> }>
+  readonly kernel: { readonly timersFired: number; readonly tasksRun: number }
+  /** Host-dependent; drop it before comparing results. */
+  readonly wall: { readonly ms: number; readonly virtualPerReal: number }
+}
+
+export const runSimulatedCluster = (options: ClusterRunOptions): Effect.Effect<ClusterResult> =>
+  Effect.clockWith((outer) =>
+    Effect.suspend(() => {
+      const resolved = resolveCluster(options.spec, options.baseDir)
+      if (Either.isLeft(resolved)) return Effect.die(new Error(`invalid cluster spec: ${resolved.left.join("; ")}`))
+      return Effect.sync(() => run(options, resolved.right, () => outer.unsafeCurrentTimeMillis()) as unknown as ClusterResult)
+    })
+  )
+
+/** The synchronous core: builds the simulation, runs it to the end, collects the result. */
+export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallClock: () => number): ClusterResultBody => {
+  const wallStart = wallClock()
+  const { spec, seed, durationMs } = options
+  const sim = Simulation.make({ seed, startMillis })
+  const random = sim.random.split("cluster")
+  const settings = settingsOf(resolved.nodeAgent)
+  const prefix = spec.namePrefix ?? "node-"
+  const zones = spec.zones && spec.zones.length > 0 ? spec.zones : ["zone-a"]
+  const region = spec.region ?? "region-1"
+  const cpu = spec.shape?.cpu ?? "4"
+  const memory = spec.shape?.memory ?? "16Gi"
+  const pods = spec.shape?.pods ?? podCapacity(cores(cpu), settings.podsPerCore, settings.maxPods)
+  const spread = spec.startSpread ?? 10_000
+  const startRandom = random.split("start")
+  const nodes: Array<SimulatedNode> = []
+  for (let i = 0; i < spec.nodes; i++) {
+    nodes.push(makeNode({ name: `${prefix}${i}`, zone: zones[i % zones.length]!, region, cpu, memory, pods, startAt: startMillis + Math.floor(startRandom.next() * spread) }))
+  }
+  const byName = new Map(nodes.map((n) => [n.name, n]))
+
+  // ---- faults, known in advance: per-node stop times and partition windows, server pauses
+  const faultRandom = random.split("faults")
+  const pauses: Array<Interval> = []
+  const applied: Array<{ type: string; at: number; for?: number; nodes?: ReadonlyArray<string> }> = []
+  for (const fault of options.faults) {
+    const at = startMillis + fault.at
+    if (fault.type === "apiserver-pause") {
+      pauses.push({ from: at, to: at + fault.for })
+      applied.push({ type: fault.type, at: fault.at, for: fault.for })
+      continue
+    }
+    const names = selectNodes(fault, nodes, faultRandom)
+    for (const name of names) {
+      const node = byName.get(name)
+      if (!node) continue
+      if (fault.type === "stop-nodes") node.stoppedAt = Math.min(node.stoppedAt, at)
+      else node.partitions.push({ from: at, to: at + fault.for })
+    }
+    applied.push(fault.type === "partition" ? { type: fault.type, at: fault.at, for: fault.for, nodes: names } : { type: fault.type, at: fault.at, nodes: names })
+  }
+
+  const model = new ServiceTimeModel(parameters(spec.serviceTime))
+  const metrics = new NodeAgentMetrics()
+  const observer = new ClusterObserver(startMillis)
+  const lifecycleLog = makeLifecycleLog()
+  const shardCount = Math.max(1, Math.min(nodes.length, spec.shards ?? 1))
+  const resolutionMs = spec.resolution ?? 1_000
+  let seededPods = 0
+
+  const serverLayer = ApiServer.layer({ seed })
+  const serviceTimeLayer = Layer.succeed(ServiceTime, model)
+  const clientLayer = ServiceTime.layerClient.pipe(Layer.provide(ApiClient.layerInProcess), Layer.provide(serviceTimeLayer))
+  const layers = clientLayer.pipe(Layer.provideMerge(serverLayer))
+
+  const program = Effect.gen(function* () {
+    const server = yield* ApiServer
+    const store = server.store
+    observer.attach(store)
+    const env = { store, server, serviceTime: model, settings, metrics, pauses, resolutionMs }
+    const shards: Array<NodeAgentShard> = []
+    for (let s = 0; s < shardCount; s++) {
+      const own = nodes.filter((_, i) => i % shardCount === s)
+      const shard = new NodeAgentShard(own, env, random.split(`shard-${s}`))
+      for (const n of own) observer.route(n.name, shard)
+      shards.push(shard)
+    }
+    // Pods bound from the start, with the NoExecute tolerations admission would add.
+    const podRandom = random.split("pods")
+    const tolerationSeconds = resolved.lifecycle.defaultTolerationSeconds
+    const created = rfc3339(startMillis)
+    for (const node of nodes) {
+      for (let i = 0; i < (spec.podsPerNode ?? 0); i++) {
+        const name = `${node.name}-pod-${i}`
+        const pod: KObject = {
+          metadata: { name, namespace: "default", uid: fastUid(podRandom), creationTimestamp: created, labels: { app: "sim" } },
+          spec: {
+            nodeName: node.name,
+            schedulerName: "default-scheduler",
+            containers: [{ name: "app", image: "registry.example/app:1", resources: { requests: { cpu: "100m", memory: "128Mi" } } }],
+            tolerations: [
+              { key: notReadyTaintKey, operator: "Exists", effect: "NoExecute", tolerationSeconds },
+              { key: unreachableTaintKey, operator: "Exists", effect: "NoExecute", tolerationSeconds }
+            ]
+          },
+          status: { phase: "Pending", conditions: [{ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: created }] }
+        }
+        store.put(Pods, objectKey("default", name), pod, startMillis)
+        seededPods++
+      }
+    }
+    for (const shard of shards) yield* Effect.forkDaemon(shard.run)
+    // The server drops history older than its window when a request comes in; the agents' writes bypass that
+    // path, so compact on a timer as well (else 1.8 M lease changes an hour pile up).
+    yield* Effect.forkDaemon(
+      Effect.forever(
+        Effect.sleep(10_000).pipe(
+          Effect.zipRight(Clock.currentTimeMillis),
+          Effect.map((now) => store.compactBefore(now - server.config.historyWindowMs))
+        )
+      )
+    )
+    if (resolved.lifecycle.enabled) {
+      const recorder = EventRecorder.layer({ reportingController: "node-controller", reportingInstance: "node-controller" })
+      yield* Effect.forkDaemon(runNodeLifecycleController(resolved.lifecycle, lifecycleLog, { nodes: () => observer.nodes.values(), leases: () => observer.leases.values() }).pipe(Effect.provide(recorder)))
+    }
+    for (const p of pauses) {
+      yield* Effect.forkDaemon(Effect.sleep(p.from - startMillis).pipe(Effect.zipRight(server.pause(p.to - p.from))))
+    }
+    if (options.workload) yield* Effect.forkDaemon(options.workload)
+    return yield* Effect.never
+  }).pipe(Effect.provide(layers))
+
+  sim.fork(program)
+  const onProgress = options.onProgress
+  const outcome = sim.runUntil(startMillis + durationMs, {
+    progressEvery: options.progressEveryMs ?? 60_000,
+    ...(onProgress ? { onProgress: (p: Simulation.Progress) => onProgress({ virtualMs: p.now - startMillis, wallMs: wallClock() - wallStart }) } : {})
+  })
+  sim.interruptAll()
+
+  const seconds = durationMs / 1000
+  const byReason: Record<string, number> = {}
+  for (const e of lifecycleLog.events) byReason[e.reason] = (byReason[e.reason] ?? 0) + 1
+  const timeline: Record<string, ReadonlyArray<ReadyTransition>> = {}
+  for (const n of nodes) {
+    const t = observer.readyTimeline.get(n.name)
+    if (t) timeline[n.name] = t
+  }
+  const wallMs = wallClock() - wallStart
+  return {
+    apiVersion: "clustersim/v1",
+    kind: "ClusterResult",
+    seed,
+    durationMs,
+    nodes: nodes.length,
+    pods: seededPods,
+    heartbeats: {
+      leaseWrites: metrics.leaseWrites,
+      leaseCreates: metrics.leaseCreates,
+      failedAttempts: metrics.leaseFailures,
+      perSecond: seconds > 0 ? metrics.leaseWrites / seconds : 0
+    },
+    nodeStatus: { checks: metrics.statusChecks, patches: metrics.statusPatches, perSecond: seconds > 0 ? metrics.statusPatches / seconds : 0 },
+    podStatusWrites: metrics.podStatusWrites,
+    leaseRenewLatency: { ...summarize(metrics.leaseLatency), hdr: encodeHistogram(metrics.leaseLatency) },
+    readyTimeline: timeline,
+    taints: observer.taints,
+    podDeletions: observer.podDeletions,
+    events: { byReason, list: lifecycleLog.events.filter((e) => e.reason !== "RegisteredNode").map((e) => ({ ...e, t: observer.since(e.t) })) },
+    zoneStates: lifecycleLog.zoneStates.map((z) => ({ ...z, t: observer.since(z.t) })),
+    faults: applied,
+    kernel: { timersFired: outcome.timersFired, tasksRun: outcome.tasksRun },
+    wall: { ms: wallMs, virtualPerReal: wallMs > 0 ? durationMs / wallMs : 0 }
+  }
+}
+
+/** The result without its host-dependent part, for comparisons and hashes. */
+export const deterministicPart = (result: ClusterResult): ClusterResult => {
+  const { wall: _wall, ...rest } = result
+  return rest
+}

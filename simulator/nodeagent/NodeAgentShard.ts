@@ -1,0 +1,645 @@
+/**
+ * Simulated node agents, many per fiber. One long-lived fiber owns a shard of nodes and keeps every node's next
+ * lease renewal, status tick and pod write in one due-time heap; it wakes at most once per `resolutionMs` of
+ * virtual time and handles everything due in a plain loop. Each event keeps its own exact (whole-millisecond)
+ * time: renewTime, latencies and the next due time are computed from it, not from the wake-up.
+ * (Measured: ~6.5 µs per fiber wake-up, so one fiber per node would not reach 5,000 nodes × 1 hour in seconds.)
+ *
+ * Per node (reference §3.1, §3.2):
+ * - registration: the Node object with capacity cpu / memory / pods and the four conditions;
+ * - lease `platform-node-lease/<node>`: renewed every 0.25 × nodeLeaseDurationSeconds, sliding, jitter 0.04
+ *   (next start = previous end + [interval, 1.04 × interval)); a failed update is retried at once up to 5 tries,
+ *   then ensure-lease (GET; 404 → create) with backoff 200 ms, 400 ms, … 7 s until it succeeds;
+ * - status every nodeStatusUpdateFrequency (jitter 0.04): GET the node, compute conditions, PATCH iff changed or
+ *   nodeStatusReportFrequency passed; through the node's platformAPIQPS / platformAPIBurst token bucket (delays);
+ * - pods bound to the node (spec.nodeName) are marked Running, one status write per pod, through the same bucket.
+ * The lease client is not rate-limited. A request to an unreachable server (partition, paused server) fails after
+ * the heartbeat client timeout min(nodeStatusUpdateFrequency, lease duration).
+ *
+ * Faults are per node: `stoppedAt` (the agent dies: nothing more is written) and partition windows.
+ *
+ * Choice: the agents write through `NodeWrites`, straight into the simulated server's store, with the objects a
+ * well-formed request would store. Going through the full request path (decode, validation, strategy) costs
+ * ~35 µs per lease write, 63 s for the 1.8 M renewals of 5,000 nodes × 1 hour; the store path ~2 µs. Latencies come
+ * from the `ServiceTimeModel` in both cases, and watchers see the same changes.
+ */
+import { Clock, Effect, Either } from "effect"
+import type { KObject } from "../../src/api/Object.js"
+import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
+import { makeHistogram, recordMillis, type Histogram } from "../../src/loadgen/LatencyRecorder.js"
+import type { ApiServerImpl } from "../apiserver/ApiServer.js"
+import type { Store } from "../apiserver/Store.js"
+import { objectKey } from "../apiserver/Store.js"
+import { microTime, rfc3339 } from "../apiserver/SystemMeta.js"
+import * as TokenBucket from "../events/TokenBucket.js"
+import type { SeededRandomService } from "../kernel/SeededRandom.js"
+import type { ServiceTimeModel } from "../kernel/ServiceTime.js"
+import type { NodeAgentConfiguration } from "./config/NodeAgentConfiguration.js"
+import { desiredConditions, healthy, mergeConditions, shouldPost, statusChanged, type NodeCondition, type NodeHealth } from "./NodeStatus.js"
+
+export const leaseNamespace = "platform-node-lease"
+export const zoneLabel = "topology.platform.io/zone"
+export const regionLabel = "topology.platform.io/region"
+export const hostnameLabel = "platform.io/hostname"
+
+/** The parts of a NodeAgentConfiguration the model uses, durations in ms. */
+export interface NodeAgentSettings {
+  readonly nodeStatusUpdateFrequencyMs: number
+  readonly nodeStatusReportFrequencyMs: number
+  readonly nodeLeaseDurationSeconds: number
+  readonly platformAPIQPS: number
+  readonly platformAPIBurst: number
+  readonly maxPods: number
+  readonly podsPerCore: number
+}
+
+export const settingsOf = (c: NodeAgentConfiguration): NodeAgentSettings => ({
+  nodeStatusUpdateFrequencyMs: c.nodeStatusUpdateFrequency,
+  nodeStatusReportFrequencyMs: c.nodeStatusReportFrequency,
+  nodeLeaseDurationSeconds: c.nodeLeaseDurationSeconds,
+  platformAPIQPS: c.platformAPIQPS,
+  platformAPIBurst: c.platformAPIBurst,
+  maxPods: c.maxPods,
+  podsPerCore: c.podsPerCore
+})
+
+/** Lease timing constants (reference §3.1). */
+export const leaseTiming = {
+  renewFraction: 0.25,
+  jitterFactor: 0.04,
+  maxUpdateTries: 5,
+  backoffStartMs: 200,
+  backoffMaxMs: 7_000
+} as const
+
+export const statusJitterFactor = 0.04
+
+export interface Interval {
+  readonly from: number
+  readonly to: number
+}
+
+/** One simulated node: its shape and its faults (mutable, so faults can be injected while running). */
+export interface SimulatedNode {
+  readonly name: string
+  readonly zone: string
+  readonly region: string
+  readonly cpu: string
+  readonly memory: string
+  /** Pod capacity (already min(cores × podsPerCore, maxPods) or the shape's value). */
+  readonly pods: number
+  /** When the agent starts (virtual ms). */
+  readonly startAt: number
+  /** From this time on the agent is dead: no writes at all. Infinity = never. */
+  stoppedAt: number
+  /** Windows in which the agent cannot reach the API server. */
+  partitions: Array<Interval>
+  health: NodeHealth
+}
+
+export const makeNode = (fields: Omit<SimulatedNode, "stoppedAt" | "partitions" | "health">): SimulatedNode => ({
+  ...fields,
+  stoppedAt: Infinity,
+  partitions: [],
+  health: healthy
+})
+
+/** Counters shared by all shards of a run. */
+export class NodeAgentMetrics {
+  registrations = 0
+  leaseWrites = 0
+  leaseCreates = 0
+  /** Failed lease requests (update tries and ensure GETs). */
+  leaseFailures = 0
+  statusChecks = 0
+  statusPatches = 0
+  podStatusWrites = 0
+  /** Lease renew latency (ms, virtual): from the start of the renewal to the response. */
+  readonly leaseLatency: Histogram = makeHistogram()
+}
+
+export interface NodeAgentEnvironment {
+  /** Reads (the agent's watch-cache view). */
+  readonly store: Store
+  /** Writes go through the server's request path (validation, concurrency, watch events) at the modelled time. */
+  readonly server: ApiServerImpl
+  readonly serviceTime: ServiceTimeModel
+  readonly settings: NodeAgentSettings
+  readonly metrics: NodeAgentMetrics
+  /** API server pauses: nobody reaches the server inside these windows. */
+  readonly pauses: ReadonlyArray<Interval>
+  /** Wake-up granularity of a shard (ms). */
+  readonly resolutionMs: number
+}
+
+/** Approximate request sizes for the service-time model. */
+const leaseBytes = 420
+const statusBytes = 1_600
+const podStatusBytes = 900
+
+/** microTime / rfc3339 with the date part cached per second: most calls fall in the same second as the last. */
+class TimeText {
+  private second = NaN
+  private prefix = ""
+  private whole = ""
+  private refresh(ms: number): void {
+    const second = Math.floor(ms / 1000)
+    if (second === this.second) return
+    this.second = second
+    this.whole = rfc3339(second * 1000)
+    this.prefix = this.whole.slice(0, -1) // without "Z"
+  }
+  micro(ms: number): string {
+    this.refresh(ms)
+    const micros = Math.round((ms - this.second * 1000) * 1000)
+    if (micros >= 1_000_000) return microTime(ms)
+    return `${this.prefix}.${String(micros).padStart(6, "0")}Z`
+  }
+  seconds(ms: number): string {
+    this.refresh(ms)
+    return this.whole
+  }
+}
+
+interface RunningParts {
+  readonly at: string
+  readonly conditions: ReadonlyArray<object>
+  readonly running: object
+  readonly single: ReadonlyArray<{ readonly name: string; readonly [field: string]: unknown }>
+}
+
+const enum Kind {
+  Register,
+  Lease,
+  Status,
+  PostStatus,
+  PodStatus
+}
+
+/** A due event. Each agent reuses one lease and one status event: steady state allocates no events. */
+interface AgentEvent {
+  time: number
+  seq: number
+  readonly kind: Kind
+  readonly agent: AgentState
+  readonly pod?: string
+}
+
+const before = (a: AgentEvent, b: AgentEvent): boolean => a.time < b.time || (a.time === b.time && a.seq < b.seq)
+
+/** Binary min-heap of events by (time, sequence). */
+class EventHeap {
+  private readonly items: Array<AgentEvent> = []
+  private seq = 0
+
+  peek(): AgentEvent | undefined {
+    return this.items[0]
+  }
+
+  insert(e: AgentEvent, time: number): void {
+    e.time = time
+    e.seq = this.seq++
+    const items = this.items
+    let i = items.length
+    items.push(e)
+    while (i > 0) {
+      const p = (i - 1) >> 1
+      const parent = items[p]!
+      if (!before(e, parent)) break
+      items[i] = parent
+      i = p
+    }
+    items[i] = e
+  }
+
+  pop(): AgentEvent | undefined {
+    const items = this.items
+    const top = items[0]
+    const last = items.pop()
+    if (top === undefined || last === undefined || items.length === 0) return top
+    const n = items.length
+    let i = 0
+    for (;;) {
+      const l = 2 * i + 1
+      if (l >= n) break
+      const r = l + 1
+      const c = r < n && before(items[r]!, items[l]!) ? r : l
+      const child = items[c]!
+      if (!before(child, last)) break
+      items[i] = child
+      i = c
+    }
+    items[i] = last
+    return top
+  }
+}
+
+const inside = (windows: ReadonlyArray<Interval>, t: number): boolean => {
+  for (const w of windows) if (t >= w.from && t < w.to) return true
+  return false
+}
+
+interface AgentState {
+  readonly node: SimulatedNode
+  readonly key: string
+  readonly bucket: TokenBucket.TokenBucket
+  uid: string | undefined
+  lease: KObject | undefined
+  leaseTries: number
+  ensuring: boolean
+  backoffMs: number
+  lastReport: number
+  pending: Array<string>
+  leaseEvent: AgentEvent
+  statusEvent: AgentEvent
+  /** The Node as the server has it (fed by every write, as an informer cache would be). */
+  current: KObject | undefined
+  /** The Node object and health last found unchanged: no need to compare again. */
+  checked: KObject | undefined
+  checkedHealth: NodeHealth | undefined
+  readonly capacity: Readonly<Record<string, string>>
+}
+
+export class NodeAgentShard {
+  private readonly heap = new EventHeap()
+  private readonly agents = new Map<string, AgentState>()
+  private readonly renewIntervalMs: number
+  private readonly timeoutMs: number
+  private readonly text = new TimeText()
+
+  constructor(
+    nodes: ReadonlyArray<SimulatedNode>,
+    private readonly env: NodeAgentEnvironment,
+    private readonly random: SeededRandomService
+  ) {
+    const s = env.settings
+    this.renewIntervalMs = s.nodeLeaseDurationSeconds * 1000 * leaseTiming.renewFraction
+    this.timeoutMs = Math.min(s.nodeStatusUpdateFrequencyMs, s.nodeLeaseDurationSeconds * 1000)
+    for (const node of nodes) {
+      const state: AgentState = {
+        node,
+        key: objectKey(leaseNamespace, node.name),
+        bucket: TokenBucket.make(s.platformAPIQPS, s.platformAPIBurst),
+        uid: undefined,
+        lease: undefined,
+        leaseTries: 0,
+        ensuring: false,
+        backoffMs: 0,
+        lastReport: -Infinity,
+        pending: [],
+        leaseEvent: undefined as unknown as AgentEvent,
+        statusEvent: undefined as unknown as AgentEvent,
+        current: undefined,
+        checked: undefined,
+        checkedHealth: undefined,
+        capacity: { cpu: node.cpu, memory: node.memory, pods: String(node.pods) }
+      }
+      state.leaseEvent = { time: 0, seq: 0, kind: Kind.Lease, agent: state }
+      state.statusEvent = { time: 0, seq: 0, kind: Kind.Status, agent: state }
+      this.agents.set(node.name, state)
+      this.heap.insert({ time: 0, seq: 0, kind: Kind.Register, agent: state }, node.startAt)
+    }
+  }
+
+  has(name: string): boolean {
+    return this.agents.has(name)
+  }
+
+  /** Every write of a Node of this shard (the agent's watch of its own Node object). */
+  nodeWritten(node: string, obj: KObject | undefined): void {
+    const a = this.agents.get(node)
+    if (a) a.current = obj
+  }
+
+  /** A pod bound to `node` that is not Running yet; the agent writes its status at its next tick. */
+  podBound(node: string, podKey: string): void {
+    const a = this.agents.get(node)
+    if (a && !a.pending.includes(podKey)) a.pending.push(podKey)
+  }
+
+  /** The shard's fiber: sleep to the next due event (rounded up to the resolution), run everything due. */
+  readonly run: Effect.Effect<never> = Effect.gen(this, function* () {
+    const res = this.env.resolutionMs
+    let now = yield* Clock.currentTimeMillis
+    for (;;) {
+      const top = this.heap.peek()
+      if (top === undefined) return yield* Effect.never
+      const wake = Math.max(now, Math.ceil(top.time / res) * res)
+      if (wake > now) {
+        yield* Effect.sleep(wake - now)
+        now = yield* Clock.currentTimeMillis
+      }
+      const heap = this.heap
+      for (let e = heap.peek(); e !== undefined && e.time <= now; e = heap.peek()) {
+        heap.pop()
+        this.dispatch(e)
+      }
+    }
+  })
+
+  private dispatch(e: AgentEvent): void {
+    switch (e.kind) {
+      case Kind.Register:
+        return this.register(e.agent, e.time)
+      case Kind.Lease:
+        return this.renewLease(e.agent, e.time)
+      case Kind.Status:
+        return this.syncStatus(e.agent, e.time)
+      case Kind.PostStatus:
+        return void this.postStatus(e.agent, e.time)
+      case Kind.PodStatus:
+        return this.writePodStatus(e.agent, e.pod!, e.time)
+    }
+  }
+
+  private leaseAt(a: AgentState, time: number): void {
+    this.heap.insert(a.leaseEvent, time)
+  }
+
+  private statusAt(a: AgentState, time: number): void {
+    this.heap.insert(a.statusEvent, time)
+  }
+
+  private reachable(node: SimulatedNode, t: number): boolean {
+    return !inside(node.partitions, t) && !inside(this.env.pauses, t)
+  }
+
+  private jittered(interval: number, factor: number): number {
+    return interval * (1 + factor * this.random.next())
+  }
+
+  // ---- registration ------------------------------------------------------------------------------------
+
+  private register(a: AgentState, t: number): void {
+    const node = a.node
+    if (t >= node.stoppedAt) return
+    if (!this.reachable(node, t)) {
+      this.heap.insert({ time: 0, seq: 0, kind: Kind.Register, agent: a }, t + this.timeoutMs)
+      return
+    }
+    const store = this.env.store
+    const existing = store.get(Nodes, node.name)
+    const adm = this.env.serviceTime.complete(t, "mutating", 0, statusBytes)
+    if (existing === undefined) {
+      const now = rfc3339(t)
+      const created = this.env.server.createAt(
+        Nodes,
+        { value:
+        {
+          metadata: {
+            name: node.name,
+            labels: {
+              "platform.io/arch": "amd64",
+              "platform.io/os": "linux",
+              [hostnameLabel]: node.name,
+              [zoneLabel]: node.zone,
+              [regionLabel]: node.region
+            }
+          },
+          spec: {},
+          status: {
+            capacity: a.capacity,
+            allocatable: a.capacity,
+            conditions: mergeConditions([], desiredConditions(node.health), now),
+            nodeInfo: { nodeAgentVersion: "v1.26.0", operatingSystem: "linux", architecture: "amd64" }
+          }
+        } },
+        {},
+        adm
+      )
+      a.uid = Either.isRight(created) ? created.right.object.metadata.uid : store.get(Nodes, node.name)?.metadata.uid
+      a.lastReport = t
+      this.env.metrics.registrations++
+    } else {
+      a.uid = existing.metadata.uid
+    }
+    const end = Math.ceil(adm)
+    this.leaseAt(a, end)
+    const firstStatus = Math.round(end + this.jittered(this.env.settings.nodeStatusUpdateFrequencyMs, statusJitterFactor))
+    this.statusAt(a, firstStatus)
+    if (a.pending.length > 0) this.syncPods(a, end)
+  }
+
+  // ---- lease (reference §3.1) ------------------------------------------------------------------------------
+
+  private renewLease(a: AgentState, t: number): void {
+    const node = a.node
+    if (t >= node.stoppedAt) return
+    const env = this.env
+    const metrics = env.metrics
+    if (a.pending.length > 0) this.syncPods(a, t)
+    if (!this.reachable(node, t)) {
+      metrics.leaseFailures++
+      const failedAt = t + this.timeoutMs
+      if (a.ensuring) {
+        // backoffEnsureLease: sleep, doubling up to 7 s, and try again, forever
+        const next = failedAt + a.backoffMs
+        a.backoffMs = Math.min(2 * a.backoffMs, leaseTiming.backoffMaxMs)
+        this.leaseAt(a, next)
+      } else if (a.lease !== undefined && a.leaseTries + 1 < leaseTiming.maxUpdateTries) {
+        a.leaseTries++
+        this.leaseAt(a, failedAt)
+      } else {
+        // "failed 5 attempts to update lease": fall back to ensure-lease at once
+        a.ensuring = true
+        a.leaseTries = 0
+        a.backoffMs = leaseTiming.backoffStartMs
+        this.leaseAt(a, failedAt)
+      }
+      return
+    }
+    const store = env.store
+    let start = t
+    if (a.ensuring || a.lease === undefined) {
+      const got = env.serviceTime.complete(t, "read", 1, leaseBytes)
+      start = got
+      a.ensuring = false
+      a.leaseTries = 0
+      const stored = store.get(Leases, a.key)
+      if (stored === undefined) {
+        const created = env.serviceTime.complete(start, "mutating", 0, leaseBytes)
+        const made = env.server.createAt(Leases, { value: this.newLease(a, start) }, { namespace: leaseNamespace }, created)
+        if (Either.isLeft(made)) return this.leaseConflict(a, created)
+        a.lease = made.right.object
+        metrics.leaseCreates++
+        metrics.leaseWrites++
+        recordMillis(metrics.leaseLatency, created - t)
+        this.scheduleRenewal(a, created)
+        return
+      }
+      a.lease = stored
+    }
+    const adm = env.serviceTime.complete(start, "mutating", 0, leaseBytes)
+    const lease = a.lease!
+    const spec = lease.spec as Record<string, unknown>
+    const meta = lease.metadata
+    const renewed: KObject = {
+      ...lease,
+      metadata: meta.ownerReferences === undefined && a.uid !== undefined ? { ...meta, ownerReferences: [this.ownerOf(a)] } : meta,
+      spec: { ...spec, renewTime: this.text.micro(start) }
+    }
+    const written = env.server.updateAt(Leases, node.name, { value: renewed }, { namespace: leaseNamespace }, adm)
+    if (Either.isLeft(written)) return this.leaseConflict(a, adm)
+    a.lease = written.right.object
+    metrics.leaseWrites++
+    recordMillis(metrics.leaseLatency, adm - t)
+    this.scheduleRenewal(a, adm)
+  }
+
+  /** A rejected lease write (409 after someone else wrote it): read it again on the next try, as the lease client does. */
+  private leaseConflict(a: AgentState, at: number): void {
+    this.env.metrics.leaseFailures++
+    a.lease = undefined
+    this.leaseAt(a, Math.ceil(at) + leaseTiming.backoffStartMs)
+  }
+
+  private scheduleRenewal(a: AgentState, end: number): void {
+    const next = Math.round(end + this.jittered(this.renewIntervalMs, leaseTiming.jitterFactor))
+    this.leaseAt(a, next)
+  }
+
+  private ownerOf(a: AgentState) {
+    return { apiVersion: "v1", kind: "Node", name: a.node.name, uid: a.uid! }
+  }
+
+  private newLease(a: AgentState, t: number): KObject {
+    return {
+      metadata: {
+        name: a.node.name,
+        namespace: leaseNamespace,
+        ...(a.uid !== undefined ? { ownerReferences: [this.ownerOf(a)] } : {})
+      },
+      spec: { holderIdentity: a.node.name, leaseDurationSeconds: this.env.settings.nodeLeaseDurationSeconds, renewTime: this.text.micro(t) }
+    }
+  }
+
+  // ---- node status (reference §3.2) ------------------------------------------------------------------------
+
+  private syncStatus(a: AgentState, t: number): void {
+    const node = a.node
+    if (t >= node.stoppedAt) return
+    const env = this.env
+    const frequency = env.settings.nodeStatusUpdateFrequencyMs
+    if (!this.reachable(node, t)) {
+      const next = Math.round(t + this.timeoutMs + this.jittered(frequency, statusJitterFactor))
+      this.statusAt(a, next)
+      return
+    }
+    env.metrics.statusChecks++
+    if (a.pending.length > 0) this.syncPods(a, t)
+    // GET with resourceVersion=0: served from the watch cache, i.e. the last write of the node
+    const got = env.serviceTime.complete(t, "read", 1, statusBytes)
+    const current = a.current
+    let end = got
+    if (current !== undefined) {
+      let changed = false
+      if (current !== a.checked || node.health !== a.checkedHealth) {
+        const status = current.status as { conditions?: ReadonlyArray<NodeCondition>; capacity?: Record<string, string> } | undefined
+        changed = statusChanged(status?.conditions ?? [], desiredConditions(node.health), status?.capacity, a.capacity)
+        a.checked = changed ? undefined : current
+        a.checkedHealth = changed ? undefined : node.health
+      }
+      if (shouldPost(changed, t, a.lastReport, env.settings.nodeStatusReportFrequencyMs)) {
+        const delay = a.bucket.reserve(end)
+        if (delay > 0) {
+          const postAt = Math.ceil(end + delay)
+          this.heap.insert({ time: 0, seq: 0, kind: Kind.PostStatus, agent: a }, postAt)
+        } else {
+          end = this.postStatus(a, end)
+        }
+      }
+    }
+    const next = Math.round(end + this.jittered(frequency, statusJitterFactor))
+    this.statusAt(a, next)
+  }
+
+  /** PATCH nodes/<name>/status; returns when the response arrived. */
+  private postStatus(a: AgentState, t: number): number {
+    const node = a.node
+    if (t >= node.stoppedAt || !this.reachable(node, t)) return t
+    const env = this.env
+    const current = a.current
+    if (current === undefined) return t
+    const status = (current.status ?? {}) as { conditions?: ReadonlyArray<NodeCondition> }
+    const adm = env.serviceTime.complete(t, "mutating", 0, statusBytes)
+    const conditions = mergeConditions(status.conditions ?? [], desiredConditions(node.health), this.text.seconds(t))
+    const patched = env.server.patchAt(
+      Nodes,
+      node.name,
+      "merge",
+      { value: { status: { capacity: a.capacity, allocatable: a.capacity, conditions } } },
+      { subresource: "status" },
+      adm
+    )
+    if (Either.isLeft(patched)) return adm
+    a.lastReport = t
+    env.metrics.statusPatches++
+    return adm
+  }
+
+  // ---- pods ----------------------------------------------------------------------------------------------
+
+  private syncPods(a: AgentState, t: number): void {
+    const pending = a.pending
+    a.pending = []
+    for (const key of pending) {
+      const delay = a.bucket.reserve(t)
+      if (delay > 0) {
+        const at = Math.ceil(t + delay)
+        this.heap.insert({ time: 0, seq: 0, kind: Kind.PodStatus, agent: a, pod: key }, at)
+      } else {
+        this.writePodStatus(a, key, t)
+      }
+    }
+  }
+
+  /** Status parts shared by every pod started in the same second (stored objects are never mutated). */
+  private parts: RunningParts | undefined
+
+  private runningParts(now: string): RunningParts {
+    if (this.parts?.at !== now) {
+      const cond = (type: string) => ({ type, status: "True", lastProbeTime: null, lastTransitionTime: now })
+      const running = { running: { startedAt: now } }
+      this.parts = {
+        at: now,
+        conditions: [cond("Initialized"), cond("Ready"), cond("ContainersReady")],
+        running,
+        single: [{ name: "app", ready: true, restartCount: 0, started: true, state: running }]
+      }
+    }
+    return this.parts
+  }
+
+  private writePodStatus(a: AgentState, key: string, t: number): void {
+    const node = a.node
+    if (t >= node.stoppedAt) return
+    if (!this.reachable(node, t)) {
+      a.pending.push(key)
+      return
+    }
+    const env = this.env
+    const pod = env.store.get(Pods, key)
+    if (pod === undefined || pod.metadata.deletionTimestamp !== undefined) return
+    const spec = pod.spec as { nodeName?: string; containers?: ReadonlyArray<{ name?: string }> } | undefined
+    const status = (pod.status ?? {}) as { phase?: string; conditions?: ReadonlyArray<{ type: string }> }
+    if (spec?.nodeName !== node.name || status.phase === "Running") return
+    const adm = env.serviceTime.complete(t, "mutating", 0, podStatusBytes)
+    const now = this.text.seconds(t)
+    const parts = this.runningParts(now)
+    const scheduled = (status.conditions ?? []).find((c) => c.type === "PodScheduled") ?? { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: now }
+    const containers = spec.containers ?? []
+    const containerStatuses =
+      containers.length === 1 && containers[0]!.name === parts.single[0]!.name
+        ? parts.single
+        : containers.map((c) => ({ name: c.name ?? "", ready: true, restartCount: 0, started: true, state: parts.running }))
+    env.server.patchAt(
+      Pods,
+      pod.metadata.name!,
+      "merge",
+      { value: { status: { phase: "Running", conditions: [...parts.conditions, scheduled], startTime: now, containerStatuses } } },
+      { namespace: pod.metadata.namespace, subresource: "status" },
+      adm
+    )
+    env.metrics.podStatusWrites++
+  }
+}

@@ -1,0 +1,394 @@
+/**
+ * The scheduler's pure core (reference §6): node and pod views, the default filter plugins, the score plugins
+ * with their weights, the adaptive number of nodes to score and the FitError text. No effects here.
+ */
+import { Either } from "effect"
+import { isRecord, type KObject } from "../../src/api/Object.js"
+import { parseQuantity } from "../../src/api/Quantity.js"
+
+// ---- views -------------------------------------------------------------------------------------------------
+
+export interface Taint {
+  readonly key: string
+  readonly value: string
+  readonly effect: string
+}
+
+export interface Toleration {
+  readonly key?: string
+  readonly operator?: string
+  readonly value?: string
+  readonly effect?: string
+}
+
+export interface Requirement {
+  readonly key: string
+  readonly operator: string
+  readonly values: ReadonlyArray<string>
+}
+
+export interface NodeSelectorTerm {
+  readonly matchExpressions: ReadonlyArray<Requirement>
+  readonly matchFields: ReadonlyArray<Requirement>
+}
+
+export interface PodView {
+  readonly namespace: string
+  readonly name: string
+  readonly uid: string
+  readonly priority: number
+  readonly schedulerName: string
+  readonly nodeName: string
+  /** Summed container requests: milli-cpu and bytes. */
+  readonly cpu: number
+  readonly memory: number
+  /** The same with upstream's non-zero defaults (100m, 200Mi) for containers that request nothing. */
+  readonly nonZeroCpu: number
+  readonly nonZeroMemory: number
+  readonly nodeSelector: Readonly<Record<string, string>>
+  readonly requiredTerms: ReadonlyArray<NodeSelectorTerm> | undefined
+  readonly preferredTerms: ReadonlyArray<{ readonly weight: number; readonly term: NodeSelectorTerm }>
+  readonly tolerations: ReadonlyArray<Toleration>
+}
+
+export interface NodeInfo {
+  readonly name: string
+  labels: Readonly<Record<string, string>>
+  taints: ReadonlyArray<Taint>
+  unschedulable: boolean
+  allocCpu: number
+  allocMemory: number
+  allocPods: number
+  reqCpu: number
+  reqMemory: number
+  nonZeroCpu: number
+  nonZeroMemory: number
+  pods: number
+}
+
+const DEFAULT_MILLI_CPU = 100
+const DEFAULT_MEMORY = 200 * 1024 * 1024
+
+const quantityCache = new Map<string, number>()
+/** `milli`: milli-units (cpu), else whole units (memory, pods). Bad quantities count as 0. */
+export const quantityOf = (v: unknown, milli: boolean): number => {
+  if (v === undefined || v === null) return 0
+  const s = String(v)
+  const key = (milli ? "m:" : "u:") + s
+  const hit = quantityCache.get(key)
+  if (hit !== undefined) return hit
+  const q = parseQuantity(s)
+  const n = Either.isRight(q) ? (milli ? q.right.milliValue() : q.right.value()) : 0
+  if (quantityCache.size < 10_000) quantityCache.set(key, n)
+  return n
+}
+
+const rec = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {})
+const arr = (v: unknown): ReadonlyArray<unknown> => (Array.isArray(v) ? v : [])
+const strMap = (v: unknown): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [k, x] of Object.entries(rec(v))) out[k] = String(x)
+  return out
+}
+
+const requirement = (v: unknown): Requirement => {
+  const r = rec(v)
+  return { key: String(r.key ?? ""), operator: String(r.operator ?? ""), values: arr(r.values).map(String) }
+}
+const term = (v: unknown): NodeSelectorTerm => {
+  const t = rec(v)
+  return { matchExpressions: arr(t.matchExpressions).map(requirement), matchFields: arr(t.matchFields).map(requirement) }
+}
+
+export const podView = (pod: KObject): PodView => {
+  const spec = rec(pod.spec)
+  let cpu = 0
+  let memory = 0
+  let nzCpu = 0
+  let nzMemory = 0
+  for (const c of arr(spec.containers)) {
+    const req = rec(rec(rec(c).resources).requests)
+    const cc = quantityOf(req.cpu, true)
+    const cm = quantityOf(req.memory, false)
+    cpu += cc
+    memory += cm
+    nzCpu += req.cpu === undefined ? DEFAULT_MILLI_CPU : cc
+    nzMemory += req.memory === undefined ? DEFAULT_MEMORY : cm
+  }
+  const nodeAffinity = rec(rec(spec.affinity).nodeAffinity)
+  const required = nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution
+  return {
+    namespace: pod.metadata.namespace ?? "default",
+    name: pod.metadata.name ?? "",
+    uid: pod.metadata.uid ?? "",
+    priority: typeof spec.priority === "number" ? spec.priority : 0,
+    schedulerName: typeof spec.schedulerName === "string" && spec.schedulerName !== "" ? spec.schedulerName : "default-scheduler",
+    nodeName: typeof spec.nodeName === "string" ? spec.nodeName : "",
+    cpu,
+    memory,
+    nonZeroCpu: nzCpu,
+    nonZeroMemory: nzMemory,
+    nodeSelector: strMap(spec.nodeSelector),
+    requiredTerms: isRecord(required) ? arr(required.nodeSelectorTerms).map(term) : undefined,
+    preferredTerms: arr(nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution).map((p) => ({
+      weight: Number(rec(p).weight ?? 0),
+      term: term(rec(p).preference)
+    })),
+    tolerations: arr(spec.tolerations).map((t) => rec(t) as Toleration)
+  }
+}
+
+export const nodeInfoOf = (node: KObject): NodeInfo => {
+  const spec = rec(node.spec)
+  const status = rec(node.status)
+  const alloc = rec(isRecord(status.allocatable) ? status.allocatable : status.capacity)
+  return {
+    name: node.metadata.name ?? "",
+    labels: node.metadata.labels ?? {},
+    taints: arr(spec.taints).map((t) => {
+      const r = rec(t)
+      return { key: String(r.key ?? ""), value: String(r.value ?? ""), effect: String(r.effect ?? "") }
+    }),
+    unschedulable: spec.unschedulable === true,
+    allocCpu: quantityOf(alloc.cpu, true),
+    allocMemory: quantityOf(alloc.memory, false),
+    allocPods: quantityOf(alloc.pods, false),
+    reqCpu: 0,
+    reqMemory: 0,
+    nonZeroCpu: 0,
+    nonZeroMemory: 0,
+    pods: 0
+  }
+}
+
+/**
+ * Refreshes a node's static fields from a new object, keeping what the cache accounted to it. Returns whether
+ * anything a filter or score reads changed (upstream moves pods only on such node updates).
+ */
+export const refreshNodeInfo = (info: NodeInfo, node: KObject): boolean => {
+  const fresh = nodeInfoOf(node)
+  const changed =
+    info.unschedulable !== fresh.unschedulable ||
+    info.allocCpu !== fresh.allocCpu ||
+    info.allocMemory !== fresh.allocMemory ||
+    info.allocPods !== fresh.allocPods ||
+    JSON.stringify(info.labels) !== JSON.stringify(fresh.labels) ||
+    JSON.stringify(info.taints) !== JSON.stringify(fresh.taints)
+  info.labels = fresh.labels
+  info.taints = fresh.taints
+  info.unschedulable = fresh.unschedulable
+  info.allocCpu = fresh.allocCpu
+  info.allocMemory = fresh.allocMemory
+  info.allocPods = fresh.allocPods
+  return changed
+}
+
+export const addPodToNode = (info: NodeInfo, pod: PodView, sign: 1 | -1 = 1): void => {
+  info.reqCpu += sign * pod.cpu
+  info.reqMemory += sign * pod.memory
+  info.nonZeroCpu += sign * pod.nonZeroCpu
+  info.nonZeroMemory += sign * pod.nonZeroMemory
+  info.pods += sign
+}
+
+// ---- filters (reference §6.2, in the default plugin order) ---------------------------------------------
+
+export const Reasons = {
+  unschedulable: "node(s) were unschedulable",
+  nodeName: "node(s) didn't match the requested node name",
+  affinity: "node(s) didn't match Pod's node affinity/selector",
+  tooManyPods: "Too many pods",
+  insufficient: (r: string) => `Insufficient ${r}`,
+  insufficientCpu: "Insufficient cpu",
+  insufficientMemory: "Insufficient memory",
+  taint: (t: Taint) => `node(s) had untolerated taint {${t.key}: ${t.value}}`
+} as const
+
+export const tolerates = (tol: Toleration, taint: Taint): boolean => {
+  if (tol.effect && tol.effect !== taint.effect) return false
+  if (tol.key && tol.key !== taint.key) return false
+  if (!tol.key && tol.operator !== "Exists") return false
+  if (tol.operator === "Exists") return true
+  return (tol.value ?? "") === taint.value
+}
+
+const toleratesAny = (tols: ReadonlyArray<Toleration>, taint: Taint) => tols.some((t) => tolerates(t, taint))
+
+const matchRequirement = (r: Requirement, value: string | undefined): boolean => {
+  switch (r.operator) {
+    case "In":
+      return value !== undefined && r.values.includes(value)
+    case "NotIn":
+      return value === undefined || !r.values.includes(value)
+    case "Exists":
+      return value !== undefined
+    case "DoesNotExist":
+      return value === undefined
+    case "Gt":
+    case "Lt": {
+      if (value === undefined || r.values.length !== 1) return false
+      const a = Number.parseInt(value, 10)
+      const b = Number.parseInt(r.values[0]!, 10)
+      if (Number.isNaN(a) || Number.isNaN(b)) return false
+      return r.operator === "Gt" ? a > b : a < b
+    }
+    default:
+      return false
+  }
+}
+
+export const matchTerm = (t: NodeSelectorTerm, node: NodeInfo): boolean => {
+  // An empty term matches nothing (upstream nodeaffinity).
+  if (t.matchExpressions.length === 0 && t.matchFields.length === 0) return false
+  return (
+    t.matchExpressions.every((r) => matchRequirement(r, node.labels[r.key])) &&
+    t.matchFields.every((r) => r.key === "metadata.name" && matchRequirement(r, node.name))
+  )
+}
+
+/** The reasons a node does not fit, from the first failing plugin (upstream stops at the first). */
+export const filterNode = (pod: PodView, node: NodeInfo): ReadonlyArray<string> => {
+  // NodeUnschedulable
+  if (node.unschedulable && !toleratesAny(pod.tolerations, { key: "node.platform.io/unschedulable", value: "", effect: "NoSchedule" }))
+    return [Reasons.unschedulable]
+  // NodeName
+  if (pod.nodeName !== "" && pod.nodeName !== node.name) return [Reasons.nodeName]
+  // TaintToleration: the first untolerated NoSchedule/NoExecute taint
+  for (const t of node.taints) {
+    if ((t.effect === "NoSchedule" || t.effect === "NoExecute") && !toleratesAny(pod.tolerations, t)) return [Reasons.taint(t)]
+  }
+  // NodeAffinity: nodeSelector AND (any required term)
+  for (const k in pod.nodeSelector) if (node.labels[k] !== pod.nodeSelector[k]) return [Reasons.affinity]
+  if (pod.requiredTerms !== undefined && !pod.requiredTerms.some((t) => matchTerm(t, node))) return [Reasons.affinity]
+  // NodeResourcesFit
+  const pods = node.pods + 1 > node.allocPods
+  const cpu = pod.cpu > 0 && node.allocCpu < pod.cpu + node.reqCpu
+  const memory = pod.memory > 0 && node.allocMemory < pod.memory + node.reqMemory
+  if (!pods && !cpu && !memory) return Fits
+  const out: string[] = []
+  if (pods) out.push(Reasons.tooManyPods)
+  if (cpu) out.push(Reasons.insufficientCpu)
+  if (memory) out.push(Reasons.insufficientMemory)
+  return out
+}
+
+/** The answer for a node that fits (shared: the hot path allocates nothing). */
+const Fits: ReadonlyArray<string> = []
+
+/** Reasons no preemption could resolve (UnschedulableAndUnresolvable upstream). */
+export const unresolvable = (reason: string): boolean =>
+  reason === Reasons.unschedulable || reason === Reasons.nodeName || reason === Reasons.affinity || reason.startsWith("node(s) had untolerated taint")
+
+// ---- scores (0–100 each; weights of the default profile) -------------------------------------------------
+
+export const Weights = { TaintToleration: 3, NodeAffinity: 2, NodeResourcesFit: 1, NodeResourcesBalancedAllocation: 1 } as const
+
+const MaxNodeScore = 100
+
+/** NodeResourcesFit LeastAllocated (cpu 1, memory 1) on non-zero requests including the pod. */
+export const leastAllocated = (pod: PodView, node: NodeInfo): number => {
+  const one = (alloc: number, req: number) => (alloc === 0 || req > alloc ? 0 : Math.floor(((alloc - req) * MaxNodeScore) / alloc))
+  return Math.floor(
+    (one(node.allocCpu, node.nonZeroCpu + pod.nonZeroCpu) + one(node.allocMemory, node.nonZeroMemory + pod.nonZeroMemory)) / 2
+  )
+}
+
+/** NodeResourcesBalancedAllocation: (1 − std of the cpu and memory fractions) × 100, on requests. */
+export const balancedAllocation = (pod: PodView, node: NodeInfo): number => {
+  const frac = (alloc: number, req: number) => (alloc === 0 ? 0 : Math.min(1, req / alloc))
+  const c = frac(node.allocCpu, node.reqCpu + pod.cpu)
+  const m = frac(node.allocMemory, node.reqMemory + pod.memory)
+  const std = Math.abs(c - m) / 2
+  return Math.floor((1 - std) * MaxNodeScore)
+}
+
+/** TaintToleration raw score: PreferNoSchedule taints the pod does not tolerate (normalized reversed). */
+export const intolerablePreferNoSchedule = (pod: PodView, node: NodeInfo): number => {
+  let n = 0
+  for (const t of node.taints) if (t.effect === "PreferNoSchedule" && !toleratesAny(pod.tolerations, t)) n++
+  return n
+}
+
+/** NodeAffinity raw score: the weights of the matching preferred terms (normalized to the max). */
+export const preferredAffinity = (pod: PodView, node: NodeInfo): number => {
+  let s = 0
+  for (const p of pod.preferredTerms) if (matchTerm(p.term, node)) s += p.weight
+  return s
+}
+
+/** Weighted totals for the feasible nodes, in their order (upstream prioritizeNodes with DefaultNormalizeScore). */
+export const scoreNodes = (pod: PodView, nodes: ReadonlyArray<NodeInfo>): Array<number> => {
+  const n = nodes.length
+  const taint = new Array<number>(n)
+  const aff = new Array<number>(n)
+  let maxTaint = 0
+  let maxAff = 0
+  for (let i = 0; i < n; i++) {
+    taint[i] = intolerablePreferNoSchedule(pod, nodes[i]!)
+    aff[i] = pod.preferredTerms.length === 0 ? 0 : preferredAffinity(pod, nodes[i]!)
+    if (taint[i]! > maxTaint) maxTaint = taint[i]!
+    if (aff[i]! > maxAff) maxAff = aff[i]!
+  }
+  const out = new Array<number>(n)
+  for (let i = 0; i < n; i++) {
+    const node = nodes[i]!
+    const t = maxTaint === 0 ? MaxNodeScore : MaxNodeScore - Math.floor((taint[i]! * MaxNodeScore) / maxTaint)
+    const a = maxAff === 0 ? 0 : Math.floor((aff[i]! * MaxNodeScore) / maxAff)
+    out[i] =
+      Weights.TaintToleration * t +
+      Weights.NodeAffinity * a +
+      Weights.NodeResourcesFit * leastAllocated(pod, node) +
+      Weights.NodeResourcesBalancedAllocation * balancedAllocation(pod, node)
+  }
+  return out
+}
+
+// ---- how many nodes, and the failure text ------------------------------------------------------------------
+
+/** `numFeasibleNodesToFind` (reference §6.2); `percentage` 0 = adaptive. */
+export const numFeasibleNodesToFind = (numNodes: number, percentage = 0): number => {
+  if (numNodes < 100 || percentage >= 100) return numNodes
+  let pct = percentage
+  if (pct === 0) {
+    pct = 50 - Math.trunc(numNodes / 125)
+    if (pct < 5) pct = 5
+  }
+  const n = Math.trunc((numNodes * pct) / 100)
+  return n < 100 ? 100 : n
+}
+
+export const noNodesMessage = "no nodes available to schedule pods"
+
+/** `"<count> <reason>"` items, sorted as strings and joined (upstream `sortReasonsHistogram`). */
+const histogram = (reasons: Iterable<string>): string => {
+  const counts = new Map<string, number>()
+  for (const r of reasons) counts.set(r, (counts.get(r) ?? 0) + 1)
+  return [...counts].map(([r, c]) => `${c} ${r}`).sort().join(", ")
+}
+
+/**
+ * The FailedScheduling text: the FitError over every node's reasons, then DefaultPreemption's message. Choice:
+ * preemption itself is not simulated; a node failing only on resources reports `No preemption victims found for
+ * incoming pod` (exact when no pod of lower priority runs there), the others `Preemption is not helpful for
+ * scheduling`.
+ */
+export const fitErrorMessage = (numNodes: number, nodeReasons: ReadonlyArray<ReadonlyArray<string>>): string => {
+  const all: string[] = []
+  const preemption: string[] = []
+  for (const rs of nodeReasons) {
+    all.push(...rs)
+    preemption.push(rs.some(unresolvable) ? "Preemption is not helpful for scheduling" : "No preemption victims found for incoming pod")
+  }
+  const fit = `0/${numNodes} nodes are available: ${histogram(all)}.`
+  return `${fit} preemption: 0/${numNodes} nodes are available: ${histogram(preemption)}..`
+}
+
+/** Backoff after `attempts` failures: initial × 2^(attempts − 1), capped (reference §6.1). */
+export const backoffDuration = (attempts: number, initialMs = 1000, maxMs = 10_000): number => {
+  let d = initialMs
+  for (let i = 1; i < attempts; i++) {
+    d *= 2
+    if (d >= maxMs) return maxMs
+  }
+  return Math.min(d, maxMs)
+}

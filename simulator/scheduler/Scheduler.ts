@@ -1,0 +1,350 @@
+/**
+ * The simulated `platform-scheduler` (reference §6): node and pod caches fed by list+watch, the scheduling
+ * queue, one scheduling loop (filter from a round-robin start until `numFeasibleNodesToFind` nodes fit, score,
+ * pick the best with reservoir-sampled ties, assume, bind through `pods/binding`) and the `Scheduled` /
+ * `FailedScheduling` events. With leader election only the leader runs the loop; the caches stay warm on every
+ * instance, as upstream starts its informers before electing.
+ *
+ * Choices: binding is done inline after assuming (upstream binds on a goroutine; in-process binding has no
+ * latency to hide). Cluster events move every unschedulable pod (upstream filters by the plugins' registered
+ * events). Filters run sequentially (one fiber; the 16 workers of upstream would only add wake-ups here).
+ */
+import { Clock, Deferred, Duration, Effect, Exit, Queue } from "effect"
+import type { KObject } from "../../src/api/Object.js"
+import { Nodes, Pods } from "../../src/api/Resources.js"
+import { ApiClient } from "../../src/client/ApiClient.js"
+import type { EventRecorderService } from "../events/EventRecorder.js"
+import { SeededRandom, type SeededRandomService } from "../kernel/SeededRandom.js"
+import {
+  addPodToNode,
+  filterNode,
+  fitErrorMessage,
+  noNodesMessage,
+  nodeInfoOf,
+  type NodeInfo,
+  numFeasibleNodesToFind,
+  podView,
+  type PodView,
+  refreshNodeInfo,
+  scoreNodes
+} from "./Framework.js"
+import { reflect } from "./Reflector.js"
+import { podKey, SchedulingQueue } from "./SchedulingQueue.js"
+
+export interface SchedulerSettings {
+  readonly schedulerName?: string
+  /** 0 = adaptive. */
+  readonly percentageOfNodesToScore?: number
+  readonly podInitialBackoffMs?: number
+  readonly podMaxBackoffMs?: number
+  readonly podMaxInUnschedulablePodsMs?: number
+  /** Events sink; none when absent. */
+  readonly recorder?: EventRecorderService
+  /** Called after every successful bind (scenario timing). */
+  readonly onBound?: (pod: PodView, node: string, now: number) => void
+}
+
+export interface SchedulerStats {
+  readonly attempts: number
+  readonly scheduled: number
+  readonly failed: number
+  readonly bindErrors: number
+  readonly nodes: number
+  readonly pending: { readonly active: number; readonly backoff: number; readonly unschedulable: number }
+}
+
+const isTerminal = (pod: KObject) => {
+  const phase = (pod.status as { phase?: string } | undefined)?.phase
+  return phase === "Succeeded" || phase === "Failed"
+}
+
+/** One scheduler instance's state: caches, queue, counters. */
+export class SchedulerCore {
+  readonly nodes = new Map<string, NodeInfo>()
+  private nodeList: NodeInfo[] = []
+  private nodeListDirty = true
+  /** Pods accounted to nodes (assumed or confirmed): key → node and view. */
+  private readonly assigned = new Map<string, { node: string; pod: PodView }>()
+  readonly queue: SchedulingQueue
+  readonly name: string
+  private nextStartNodeIndex = 0
+  readonly stats = { attempts: 0, scheduled: 0, failed: 0, bindErrors: 0 }
+  /** Set when a pending pod or a cluster event arrives; the loop waits on it when idle. */
+  readonly doorbell: Queue.Queue<void>
+  /** Completed once both informers listed (upstream `WaitForCacheSync` before scheduling). */
+  readonly synced: Deferred.Deferred<void>
+  private nodesListed = false
+  private podsListed = false
+
+  constructor(
+    readonly settings: SchedulerSettings,
+    readonly rng: SeededRandomService,
+    doorbell: Queue.Queue<void>,
+    synced: Deferred.Deferred<void>
+  ) {
+    this.synced = synced
+    this.name = settings.schedulerName ?? "default-scheduler"
+    this.queue = new SchedulingQueue({
+      ...(settings.podInitialBackoffMs !== undefined ? { initialBackoffMs: settings.podInitialBackoffMs } : {}),
+      ...(settings.podMaxBackoffMs !== undefined ? { maxBackoffMs: settings.podMaxBackoffMs } : {}),
+      ...(settings.podMaxInUnschedulablePodsMs !== undefined ? { maxUnschedulableMs: settings.podMaxInUnschedulablePodsMs } : {})
+    })
+    this.doorbell = doorbell
+  }
+
+  private ring() {
+    this.doorbell.unsafeOffer(undefined)
+  }
+
+  private list(): NodeInfo[] {
+    if (this.nodeListDirty) {
+      this.nodeList = [...this.nodes.values()]
+      this.nodeListDirty = false
+    }
+    return this.nodeList
+  }
+
+  // ---- cache updates from the informers ----
+
+  upsertNode(node: KObject, now: number): void {
+    const name = node.metadata.name ?? ""
+    const info = this.nodes.get(name)
+    if (info) {
+      // Heartbeat-only status updates (conditions' times) change nothing the filters read.
+      if (!refreshNodeInfo(info, node)) return
+    } else {
+      const fresh = nodeInfoOf(node)
+      for (const a of this.assigned.values()) if (a.node === name) addPodToNode(fresh, a.pod)
+      this.nodes.set(name, fresh)
+      this.nodeListDirty = true
+    }
+    if (this.queue.moveAllToActiveOrBackoff(now) > 0) this.ring()
+  }
+
+  deleteNode(name: string): void {
+    if (this.nodes.delete(name)) this.nodeListDirty = true
+  }
+
+  private markListed(what: "nodes" | "pods"): void {
+    if (what === "nodes") this.nodesListed = true
+    else this.podsListed = true
+    if (this.nodesListed && this.podsListed) Deferred.unsafeDone(this.synced, Exit.void)
+  }
+
+  replaceNodes(items: ReadonlyArray<KObject>, now: number): void {
+    this.markListed("nodes")
+    const seen = new Set(items.map((n) => n.metadata.name ?? ""))
+    for (const name of [...this.nodes.keys()]) if (!seen.has(name)) this.deleteNode(name)
+    for (const n of items) this.upsertNode(n, now)
+  }
+
+  upsertPod(obj: KObject, now: number): void {
+    const pod = podView(obj)
+    const key = podKey(pod)
+    if (pod.nodeName !== "" || isTerminal(obj) || obj.metadata.deletionTimestamp) {
+      this.queue.delete(key)
+      if (pod.nodeName !== "" && !isTerminal(obj)) this.assign(key, pod, pod.nodeName)
+      else this.unassign(key, now)
+      return
+    }
+    if (pod.schedulerName !== this.name) return
+    if (this.queue.add(pod, now)) this.ring()
+  }
+
+  deletePod(obj: KObject, now: number): void {
+    const key = podKey({ namespace: obj.metadata.namespace ?? "default", name: obj.metadata.name ?? "" })
+    this.queue.delete(key)
+    this.unassign(key, now)
+  }
+
+  replacePods(items: ReadonlyArray<KObject>, now: number): void {
+    this.markListed("pods")
+    const seen = new Set<string>()
+    for (const p of items) {
+      seen.add(podKey({ namespace: p.metadata.namespace ?? "default", name: p.metadata.name ?? "" }))
+      this.upsertPod(p, now)
+    }
+    for (const key of [...this.assigned.keys()]) if (!seen.has(key)) this.unassign(key, now)
+  }
+
+  private assign(key: string, pod: PodView, node: string): void {
+    const prev = this.assigned.get(key)
+    if (prev && prev.node === node) return
+    if (prev) {
+      const info = this.nodes.get(prev.node)
+      if (info) addPodToNode(info, prev.pod, -1)
+    }
+    this.assigned.set(key, { node, pod })
+    const info = this.nodes.get(node)
+    if (info) addPodToNode(info, pod)
+  }
+
+  private unassign(key: string, now: number): void {
+    const prev = this.assigned.get(key)
+    if (!prev) return
+    this.assigned.delete(key)
+    const info = this.nodes.get(prev.node)
+    if (info) addPodToNode(info, prev.pod, -1)
+    // A pod leaving frees room: unschedulable pods get another chance.
+    if (this.queue.moveAllToActiveOrBackoff(now) > 0) this.ring()
+  }
+
+  // ---- one scheduling cycle (pure apart from the random tie-break) ----
+
+  /** Picks a node, or returns the failure message. Assumes the pod on success. */
+  decide(pod: PodView): { readonly node: string } | { readonly error: string } {
+    const all = this.list()
+    const n = all.length
+    if (n === 0) return { error: noNodesMessage }
+    const want = numFeasibleNodesToFind(n, this.settings.percentageOfNodesToScore ?? 0)
+    const feasible: NodeInfo[] = []
+    const reasons: Array<ReadonlyArray<string>> = []
+    let processed = 0
+    const start = this.nextStartNodeIndex % n
+    for (let i = 0; i < n && feasible.length < want; i++) {
+      const node = all[(start + i) % n]!
+      processed++
+      const r = filterNode(pod, node)
+      if (r.length === 0) feasible.push(node)
+      else reasons.push(r)
+    }
+    this.nextStartNodeIndex = (start + processed) % n
+    if (feasible.length === 0) return { error: fitErrorMessage(n, reasons) }
+    let chosen = feasible[0]!
+    if (feasible.length > 1) {
+      // Highest total; ties uniformly at random. Upstream samples a reservoir (one draw per tie); one draw over the
+      // collected ties gives the same distribution for a fraction of the draws.
+      const scores = scoreNodes(pod, feasible)
+      let best = -1
+      const ties: number[] = []
+      for (let i = 0; i < feasible.length; i++) {
+        const s = scores[i]!
+        if (s > best) {
+          best = s
+          ties.length = 0
+          ties.push(i)
+        } else if (s === best) ties.push(i)
+      }
+      chosen = feasible[ties.length === 1 ? ties[0]! : ties[this.rng.intBetween(0, ties.length)]!]!
+    }
+    this.assign(podKey(pod), pod, chosen.name)
+    return { node: chosen.name }
+  }
+
+  forget(pod: PodView): void {
+    const key = podKey(pod)
+    const prev = this.assigned.get(key)
+    if (!prev) return
+    this.assigned.delete(key)
+    const info = this.nodes.get(prev.node)
+    if (info) addPodToNode(info, prev.pod, -1)
+  }
+
+  snapshot(): SchedulerStats {
+    return { ...this.stats, nodes: this.nodes.size, pending: this.queue.counts() }
+  }
+}
+
+export const podRef = (p: PodView) => ({ kind: "Pod", apiVersion: "v1", name: p.name, namespace: p.namespace, uid: p.uid })
+
+/** Creates the state of one scheduler instance. */
+export const makeSchedulerCore = (settings: SchedulerSettings = {}): Effect.Effect<SchedulerCore, never, SeededRandom> =>
+  Effect.gen(function* () {
+    const random = yield* SeededRandom
+    const doorbell = yield* Queue.sliding<void>(1)
+    const synced = yield* Deferred.make<void>()
+    return new SchedulerCore(settings, random.split(`scheduler/${settings.schedulerName ?? "default-scheduler"}`), doorbell, synced)
+  })
+
+/** The node and pod informers feeding the caches; run forever. */
+export const runInformers = (core: SchedulerCore): Effect.Effect<never, never, ApiClient> =>
+  Effect.gen(function* () {
+    yield* Effect.fork(
+      reflect(Nodes, {
+        replace: (items, now) => core.replaceNodes(items, now),
+        event: (type, obj, now) => (type === "DELETED" ? core.deleteNode(obj.metadata.name ?? "") : core.upsertNode(obj, now))
+      })
+    )
+    return yield* reflect(Pods, {
+      replace: (items, now) => core.replacePods(items, now),
+      event: (type, obj, now) => (type === "DELETED" ? core.deletePod(obj, now) : core.upsertPod(obj, now))
+    })
+  })
+
+/** backoffQ flushed every 1 s, unschedulable leftovers every 30 s. */
+const runFlushes = (core: SchedulerCore): Effect.Effect<never> =>
+  Effect.gen(function* () {
+    let tick = 0
+    while (true) {
+      yield* Effect.sleep(Duration.seconds(1))
+      const now = yield* Clock.currentTimeMillis
+      let moved = core.queue.flushBackoffCompleted(now)
+      if (++tick % 30 === 0) moved += core.queue.flushUnschedulableLeftover(now)
+      if (moved > 0) core.doorbell.unsafeOffer(undefined)
+    }
+  })
+
+/** One attempt for the next pod; false when the queue had nothing. */
+export const scheduleOne = (core: SchedulerCore): Effect.Effect<boolean, never, ApiClient> =>
+  Effect.gen(function* () {
+    const info = core.queue.pop()
+    if (!info) return false
+    const cycle = core.queue.schedulingCycle
+    const pod = info.pod
+    core.stats.attempts++
+    const result = core.decide(pod)
+    const rec = core.settings.recorder
+    const client = yield* ApiClient
+    if ("node" in result) {
+      const bound = yield* Effect.either(
+        client.create(
+          Pods,
+          { apiVersion: "v1", kind: "Binding", metadata: { namespace: pod.namespace, name: pod.name, uid: pod.uid }, target: { kind: "Node", name: result.node } },
+          { namespace: pod.namespace, subresource: "binding" }
+        )
+      )
+      const now = yield* Clock.currentTimeMillis
+      if (bound._tag === "Right") {
+        core.queue.done(info.key)
+        core.stats.scheduled++
+        core.settings.onBound?.(pod, result.node, now)
+        if (rec) yield* rec.eventf(podRef(pod), undefined, "Normal", "Scheduled", "Binding", `Successfully assigned ${pod.namespace}/${pod.name} to ${result.node}`)
+        return true
+      }
+      // Bind failed: un-assume; a vanished pod is dropped, anything else retried with backoff.
+      core.forget(pod)
+      core.stats.bindErrors++
+      if (bound.left.status.code === 404) {
+        core.queue.done(info.key)
+        return true
+      }
+      core.queue.requeueUnschedulable(info, cycle, now)
+      return true
+    }
+    const now = yield* Clock.currentTimeMillis
+    core.stats.failed++
+    core.queue.requeueUnschedulable(info, cycle, now)
+    if (rec) yield* rec.eventf(podRef(pod), undefined, "Warning", "FailedScheduling", "Scheduling", result.error)
+    // PodScheduled=False with the error (reference §6.2).
+    yield* Effect.ignore(
+      client.patch(
+        Pods,
+        pod.name,
+        "merge",
+        { status: { conditions: [{ type: "PodScheduled", status: "False", reason: "Unschedulable", message: result.error, lastProbeTime: null }] } },
+        { namespace: pod.namespace, subresource: "status" }
+      )
+    )
+    return true
+  })
+
+/** The scheduling loop (the leader's work): schedule while there is work, else wait for the doorbell. */
+export const runSchedulingLoop = (core: SchedulerCore): Effect.Effect<never, never, ApiClient> =>
+  Effect.gen(function* () {
+    yield* Deferred.await(core.synced)
+    yield* Effect.fork(runFlushes(core))
+    while (true) {
+      const did = yield* scheduleOne(core)
+      if (!did) yield* Queue.take(core.doorbell)
+    }
+  })

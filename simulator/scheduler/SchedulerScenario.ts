@@ -1,0 +1,271 @@
+/**
+ * Scenario-level runs of the scheduler in virtual time: nodes, scheduler replicas under leader election, pod
+ * batches created at a rate, and an optional leader kill with the failover measured as
+ * leader lost → new leader → first bind. The scenario runner calls `runSchedulerScenario` with the `scheduler:`
+ * section of a scenario file (docs/scheduler.md); the bench calls it with a large cluster.
+ */
+import { Clock, Duration, Effect, Fiber, Layer, Schema } from "effect"
+import { ApiServer } from "../apiserver/ApiServer.js"
+import { Events, Leases, Nodes, Pods } from "../../src/api/Resources.js"
+import { ApiClient } from "../../src/client/ApiClient.js"
+import { make as makeRecorder, reportingInstanceOf, type RecorderStats } from "../events/EventRecorder.js"
+import { runEventTtl } from "../events/EventTtl.js"
+import * as Simulation from "../kernel/Simulation.js"
+import * as LeaderElector from "../leaderelection/LeaderElector.js"
+import { makeSchedulerCore, runInformers, runSchedulingLoop, type SchedulerCore, type SchedulerStats } from "./Scheduler.js"
+
+export const NodeGroup = Schema.Struct({
+  count: Schema.Number,
+  cpu: Schema.optionalWith(Schema.String, { default: () => "4" }),
+  memory: Schema.optionalWith(Schema.String, { default: () => "16Gi" }),
+  pods: Schema.optionalWith(Schema.Number, { default: () => 110 }),
+  labels: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  taints: Schema.optional(Schema.Array(Schema.Struct({ key: Schema.String, value: Schema.optional(Schema.String), effect: Schema.String })))
+})
+
+export const PodBatch = Schema.Struct({
+  /** Virtual time of the first pod, e.g. "10s". */
+  at: Schema.optionalWith(Schema.String, { default: () => "0s" }),
+  count: Schema.Number,
+  /** Pods created per second; 0 = all at once. */
+  rate: Schema.optionalWith(Schema.Number, { default: () => 0 }),
+  namePrefix: Schema.optionalWith(Schema.String, { default: () => "pod" }),
+  namespace: Schema.optionalWith(Schema.String, { default: () => "default" }),
+  cpu: Schema.optional(Schema.String),
+  memory: Schema.optional(Schema.String),
+  priority: Schema.optional(Schema.Number),
+  nodeSelector: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  tolerations: Schema.optional(
+    Schema.Array(
+      Schema.Struct({ key: Schema.optional(Schema.String), operator: Schema.optional(Schema.String), value: Schema.optional(Schema.String), effect: Schema.optional(Schema.String) })
+    )
+  )
+})
+
+/** The `scheduler:` section of a scenario file. */
+export const SchedulerScenario = Schema.Struct({
+  seed: Schema.optionalWith(Schema.Number, { default: () => 1 }),
+  duration: Schema.optionalWith(Schema.String, { default: () => "5m" }),
+  nodes: Schema.Array(NodeGroup),
+  /** Scheduler replicas; leader election is on when more than one (or `leaderElect: true`). */
+  replicas: Schema.optionalWith(Schema.Number, { default: () => 1 }),
+  leaderElect: Schema.optional(Schema.Boolean),
+  leaseDuration: Schema.optionalWith(Schema.String, { default: () => "15s" }),
+  renewDeadline: Schema.optionalWith(Schema.String, { default: () => "10s" }),
+  retryPeriod: Schema.optionalWith(Schema.String, { default: () => "2s" }),
+  percentageOfNodesToScore: Schema.optionalWith(Schema.Number, { default: () => 0 }),
+  batches: Schema.Array(PodBatch),
+  /** Crash the current leader at this virtual time (no release). */
+  killLeaderAt: Schema.optional(Schema.String),
+  /** Events TTL; default 1h. */
+  eventTtl: Schema.optionalWith(Schema.String, { default: () => "1h" }),
+  /** Record events (default true). */
+  events: Schema.optionalWith(Schema.Boolean, { default: () => true })
+})
+export type SchedulerScenario = typeof SchedulerScenario.Type
+export type SchedulerScenarioInput = typeof SchedulerScenario.Encoded
+
+export interface FailoverResult {
+  readonly killedAtMs: number
+  readonly killedIdentity: string
+  readonly newLeader: string | undefined
+  readonly newLeaderAtMs: number | undefined
+  readonly firstBindAfterMs: number | undefined
+  /** leader lost → new leader. */
+  readonly leaderLostToNewLeaderMs: number | undefined
+  /** new leader → its first bind. */
+  readonly newLeaderToFirstBindMs: number | undefined
+  /** leader lost → first bind. */
+  readonly totalMs: number | undefined
+}
+
+export interface SchedulerScenarioResult {
+  readonly virtualMs: number
+  readonly podsCreated: number
+  readonly binds: number
+  readonly firstBindMs: number | undefined
+  readonly lastBindMs: number | undefined
+  readonly leaders: ReadonlyArray<{ readonly identity: string; readonly atMs: number }>
+  readonly leaseTransitions: number | undefined
+  readonly failover: FailoverResult | undefined
+  readonly instances: ReadonlyArray<{ readonly identity: string } & SchedulerStats>
+  readonly events: { readonly byReason: Record<string, number>; readonly inStore: number; readonly recorders: ReadonlyArray<RecorderStats> }
+}
+
+const ms = (s: string): number => Duration.toMillis(Duration.decode(s as Duration.DurationInput))
+
+/** Accepts Go-style durations ("15s", "1h", "500ms", "1m30s") as well as Effect's ("15 seconds"). */
+export const parseMs = (s: string): number => {
+  const go = /^(\d+(?:\.\d+)?(?:ms|s|m|h))+$/.exec(s.trim())
+  if (go) {
+    let total = 0
+    for (const m of s.trim().matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) {
+      const v = Number(m[1])
+      total += m[2] === "ms" ? v : m[2] === "s" ? v * 1000 : m[2] === "m" ? v * 60_000 : v * 3_600_000
+    }
+    return total
+  }
+  return ms(s)
+}
+
+const makeNode = (name: string, g: typeof NodeGroup.Type) => ({
+  metadata: { name, labels: { "platform.io/hostname": name, ...(g.labels ?? {}) } },
+  spec: g.taints ? { taints: g.taints.map((t) => ({ key: t.key, value: t.value ?? "", effect: t.effect })) } : {},
+  status: {
+    capacity: { cpu: g.cpu, memory: g.memory, pods: String(g.pods) },
+    allocatable: { cpu: g.cpu, memory: g.memory, pods: String(g.pods) },
+    conditions: [{ type: "Ready", status: "True" }]
+  }
+})
+
+const makePod = (name: string, b: typeof PodBatch.Type) => {
+  const requests: Record<string, string> = {}
+  if (b.cpu) requests.cpu = b.cpu
+  if (b.memory) requests.memory = b.memory
+  return {
+    metadata: { name, namespace: b.namespace, labels: { app: b.namePrefix } },
+    spec: {
+      containers: [{ name: "app", image: "registry.example/app:1", resources: { requests } }],
+      ...(b.priority !== undefined ? { priority: b.priority } : {}),
+      ...(b.nodeSelector ? { nodeSelector: b.nodeSelector } : {}),
+      ...(b.tolerations ? { tolerations: b.tolerations } : {})
+    }
+  }
+}
+
+/** The scenario as an effect on the ambient clock (run it inside a Simulation). */
+export const schedulerScenarioEffect = (scenario: SchedulerScenario) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const client = yield* ApiClient
+      const start = yield* Clock.currentTimeMillis
+      const durationMs = parseMs(scenario.duration)
+      let nodeIndex = 0
+      for (const g of scenario.nodes) {
+        for (let i = 0; i < g.count; i++) {
+          const name = `node-${String(nodeIndex++).padStart(5, "0")}`
+          yield* Effect.orDie(client.create(Nodes, makeNode(name, g)))
+        }
+      }
+      if (scenario.events) yield* Effect.forkScoped(runEventTtl({ ttlMs: parseMs(scenario.eventTtl) }))
+
+      const leaderElect = scenario.leaderElect ?? scenario.replicas > 1
+      const leaders: Array<{ identity: string; atMs: number }> = []
+      const binds: Array<{ atMs: number; identity: string }> = []
+      const recorders: Array<{ stats: Effect.Effect<RecorderStats> }> = []
+      const instances: Array<{ identity: string; core: SchedulerCore; elector?: LeaderElector.LeaderElector; fiber: Fiber.RuntimeFiber<unknown, unknown> }> = []
+
+      for (let r = 0; r < scenario.replicas; r++) {
+        const identity = `scheduler-${r}_${String(r).padStart(8, "0")}-0000-4000-8000-000000000000`
+        const host = `scheduler-${r}`
+        const recorder = scenario.events
+          ? yield* makeRecorder({ reportingController: "default-scheduler", reportingInstance: reportingInstanceOf("default-scheduler", host) })
+          : undefined
+        if (recorder) recorders.push(recorder)
+        const core = yield* makeSchedulerCore({
+          percentageOfNodesToScore: scenario.percentageOfNodesToScore,
+          ...(recorder ? { recorder } : {}),
+          onBound: (_p, _n, now) => binds.push({ atMs: now - start, identity })
+        })
+        yield* Effect.forkScoped(runInformers(core))
+        if (!leaderElect) {
+          const fiber = yield* Effect.forkScoped(runSchedulingLoop(core))
+          instances.push({ identity, core, fiber })
+          continue
+        }
+        const elector = yield* Effect.orDie(
+          LeaderElector.make({
+            ...LeaderElector.schedulerLeaderElectionDefaults,
+            identity,
+            leaseDuration: parseMs(scenario.leaseDuration),
+            renewDeadline: parseMs(scenario.renewDeadline),
+            retryPeriod: parseMs(scenario.retryPeriod),
+            ...(recorder ? { recorder } : {})
+          })
+        )
+        const lead = Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          leaders.push({ identity, atMs: now - start })
+          return yield* runSchedulingLoop(core)
+        })
+        const fiber = yield* Effect.forkScoped(elector.run(lead))
+        instances.push({ identity, core, elector, fiber })
+      }
+
+      let podsCreated = 0
+      for (const b of scenario.batches) {
+        const at = parseMs(b.at)
+        yield* Effect.forkScoped(
+          Effect.gen(function* () {
+            yield* Effect.sleep(Duration.millis(at))
+            const perTick = b.rate > 0 ? Math.max(1, Math.round(b.rate / 10)) : b.count
+            const tick = b.rate > 0 ? (perTick * 1000) / b.rate : 0
+            for (let i = 0; i < b.count; ) {
+              for (let k = 0; k < perTick && i < b.count; k++, i++) {
+                yield* Effect.ignore(client.create(Pods, makePod(`${b.namePrefix}-${i}`, b), { namespace: b.namespace }))
+                podsCreated++
+              }
+              if (tick > 0 && i < b.count) yield* Effect.sleep(Duration.millis(tick))
+            }
+          })
+        )
+      }
+
+      let failover: FailoverResult | undefined
+      if (scenario.killLeaderAt !== undefined) {
+        yield* Effect.sleep(Duration.millis(parseMs(scenario.killLeaderAt)))
+        const now = (yield* Clock.currentTimeMillis) - start
+        const victim = instances.find((i) => i.elector?.isLeader()) ?? instances[0]!
+        victim.elector?.crash()
+        yield* Fiber.interrupt(victim.fiber)
+        yield* Effect.sleep(Duration.millis(Math.max(0, durationMs - now)))
+        const next = leaders.find((l) => l.atMs >= now && l.identity !== victim.identity)
+        const firstBind = next ? binds.find((b) => b.atMs >= next.atMs && b.identity === next.identity) : undefined
+        failover = {
+          killedAtMs: now,
+          killedIdentity: victim.identity,
+          newLeader: next?.identity,
+          newLeaderAtMs: next?.atMs,
+          firstBindAfterMs: firstBind?.atMs,
+          leaderLostToNewLeaderMs: next ? next.atMs - now : undefined,
+          newLeaderToFirstBindMs: next && firstBind ? firstBind.atMs - next.atMs : undefined,
+          totalMs: firstBind ? firstBind.atMs - now : undefined
+        }
+      } else yield* Effect.sleep(Duration.millis(durationMs))
+
+      const events = yield* Effect.orDie(client.list(Events, {}))
+      const byReason: Record<string, number> = {}
+      for (const e of events.items) {
+        const reason = String(e.reason ?? "")
+        const series = e.series as { count?: number } | undefined
+        byReason[reason] = (byReason[reason] ?? 0) + (series?.count ?? 1)
+      }
+      const lease = yield* Effect.either(client.get(Leases, "platform-scheduler", { namespace: "platform-system" }))
+      const result: SchedulerScenarioResult = {
+        virtualMs: (yield* Clock.currentTimeMillis) - start,
+        podsCreated,
+        binds: binds.length,
+        firstBindMs: binds[0]?.atMs,
+        lastBindMs: binds[binds.length - 1]?.atMs,
+        leaders,
+        leaseTransitions:
+          lease._tag === "Right" ? Number((lease.right.spec as { leaseTransitions?: number } | undefined)?.leaseTransitions ?? 0) : undefined,
+        failover,
+        instances: instances.map((i) => ({ identity: i.identity, ...i.core.snapshot() })),
+        events: { byReason, inStore: events.items.length, recorders: yield* Effect.all(recorders.map((r) => r.stats)) }
+      }
+      return result
+    })
+  )
+
+/** Runs the scenario in a fresh simulation (virtual time) and returns its JSON-serialisable result. */
+export const runSchedulerScenario = (input: SchedulerScenarioInput): SchedulerScenarioResult => {
+  const scenario = Schema.decodeUnknownSync(SchedulerScenario)(input)
+  const sim = Simulation.make({ seed: scenario.seed })
+  const layer = ApiClient.layerInProcess.pipe(Layer.provide(ApiServer.layer({ seed: scenario.seed })))
+  const exit = sim.run(Effect.provide(schedulerScenarioEffect(scenario), layer))
+  sim.interruptAll()
+  if (!exit) throw new Error("scheduler scenario did not finish")
+  if (exit._tag === "Failure") throw new Error(`scheduler scenario failed: ${String(exit.cause)}`)
+  return exit.value
+}

@@ -1,0 +1,219 @@
+/** Kubeconfig loading with real files, and a real TLS round trip (CA verification, client certificate, token). */
+import { execFileSync } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import * as https from "node:https"
+import type { AddressInfo } from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import type { TLSSocket } from "node:tls"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { Namespaces } from "../../src/api/Resources.js"
+import { ApiClient } from "../../src/client/ApiClient.js"
+import { defaultKubeconfigPath, KubeconfigError, loadKubeconfig, loadKubeconfigContext } from "../../src/client/Kubeconfig.js"
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "clustersim-kubeconfig-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const write = (name: string, text: string): string => {
+  const file = path.join(dir, name)
+  writeFileSync(file, text)
+  return file
+}
+
+const b64 = (s: string) => Buffer.from(s).toString("base64")
+
+/** A kubeconfig with one cluster, the given user fields and two contexts. */
+const kubeconfig = (cluster: Record<string, unknown>, user: Record<string, unknown>, extra = "") => `
+apiVersion: v1
+kind: Config
+current-context: main
+clusters:
+- name: c1
+  cluster: ${JSON.stringify(cluster)}
+users:
+- name: u1
+  user: ${JSON.stringify(user)}
+contexts:
+- name: main
+  context: { cluster: c1, user: u1, namespace: team-a }
+- name: other
+  context: { cluster: c1, user: nobody }
+${extra}`
+
+const failure = (file: string, context?: string) => Effect.flip(loadKubeconfig(file, { context }))
+
+describe("kubeconfig files", () => {
+  it.effect("current-context by default; token, namespace and server", () =>
+    Effect.gen(function* () {
+      const file = write("token.yaml", kubeconfig({ server: "https://10.0.0.1:6443" }, { token: "abc" }))
+      const resolved = yield* loadKubeconfigContext(file)
+      expect(resolved).toEqual({ file, context: "main", namespace: "team-a", client: { baseUrl: "https://10.0.0.1:6443", token: "abc" } })
+    }))
+
+  it.effect("tokenFile relative to the kubeconfig's directory; token wins over tokenFile", () =>
+    Effect.gen(function* () {
+      write("token.txt", "from-file\n")
+      const fromFile = yield* loadKubeconfig(write("tf.yaml", kubeconfig({ server: "http://127.0.0.1:1" }, { tokenFile: "token.txt" })))
+      expect(fromFile.token).toBe("from-file")
+      const both = yield* loadKubeconfig(write("tf2.yaml", kubeconfig({ server: "http://127.0.0.1:1" }, { tokenFile: "token.txt", token: "inline" })))
+      expect(both.token).toBe("inline")
+    }))
+
+  it.effect("-data fields (base64) and path fields give the same PEM", () =>
+    Effect.gen(function* () {
+      write("ca.pem", "CA PEM")
+      write("cert.pem", "CERT PEM")
+      write("key.pem", "KEY PEM")
+      const byPath = yield* loadKubeconfig(
+        write("paths.yaml", kubeconfig({ server: "https://h:1", "certificate-authority": "ca.pem" }, { "client-certificate": "cert.pem", "client-key": path.join(dir, "key.pem") }))
+      )
+      const byData = yield* loadKubeconfig(
+        write(
+          "data.yaml",
+          kubeconfig(
+            { server: "https://h:1", "certificate-authority-data": b64("CA PEM") },
+            { "client-certificate-data": b64("CERT PEM"), "client-key-data": b64("KEY PEM") }
+          )
+        )
+      )
+      expect(byPath.tls).toEqual({ ca: "CA PEM", cert: "CERT PEM", key: "KEY PEM" })
+      expect(byData.tls).toEqual(byPath.tls)
+    }))
+
+  it.effect("--context picks another context; insecure-skip-tls-verify; basic auth", () =>
+    Effect.gen(function* () {
+      const file = write(
+        "multi.yaml",
+        kubeconfig({ server: "https://h:1", "insecure-skip-tls-verify": true }, { username: "admin", password: "pw" }, `- name: third\n  context: { cluster: c1 }\n`)
+          .replace("contexts:\n", "contexts:\n- name: basic\n  context: { cluster: c1, user: u1 }\n")
+      )
+      const basic = yield* loadKubeconfigContext(file, { context: "basic" })
+      expect(basic.context).toBe("basic")
+      expect(basic.client).toEqual({
+        baseUrl: "https://h:1",
+        headers: { authorization: `Basic ${b64("admin:pw")}` },
+        tls: { insecureSkipVerify: true }
+      })
+    }))
+
+  it.effect("errors name the file and the field", () =>
+    Effect.gen(function* () {
+      const file = write("errors.yaml", kubeconfig({ server: "https://h:1" }, { "client-certificate": "missing.crt", "client-key": "missing.key" }))
+      const notFound = yield* failure(file, "nope")
+      expect(notFound).toBeInstanceOf(KubeconfigError)
+      expect(notFound.message).toBe(`kubeconfig ${file}: context "nope" not found`)
+      expect((yield* failure(file, "other")).message).toBe(`kubeconfig ${file}: context "other": user "nobody" not found`)
+      const unreadable = yield* failure(file)
+      expect(unreadable.message).toMatch(new RegExp(`^kubeconfig ${file}: user "u1": client-certificate: cannot read ${path.join(dir, "missing.crt")}: ENOENT`))
+
+      const noServer = write("noserver.yaml", kubeconfig({}, { token: "t" }))
+      expect((yield* failure(noServer)).message).toBe(`kubeconfig ${noServer}: cluster "c1": server: missing`)
+      const both = write("both.yaml", kubeconfig({ server: "https://h:1", "certificate-authority-data": b64("x"), "insecure-skip-tls-verify": true }, {}))
+      expect((yield* failure(both)).message).toContain("insecure-skip-tls-verify: specifying a root certificates file with the insecure flag is not allowed")
+      const halfCert = write("half.yaml", kubeconfig({ server: "https://h:1" }, { "client-certificate-data": b64("c") }))
+      expect((yield* failure(halfCert)).message).toContain(`user "u1": client-key: missing`)
+      const badType = write("badtype.yaml", "clusters:\n- name: c1\n  cluster: { server: 5 }\n")
+      expect((yield* failure(badType)).message).toMatch(/^kubeconfig .*badtype\.yaml: clusters\.0\.cluster\.server: Expected string, actual 5/)
+      const badYaml = write("bad.yaml", "clusters: [\n")
+      expect((yield* failure(badYaml)).message).toMatch(/^kubeconfig .*bad\.yaml: invalid YAML/)
+      const missing = path.join(dir, "absent.yaml")
+      expect((yield* failure(missing)).message).toMatch(new RegExp(`^kubeconfig ${missing}: cannot read: ENOENT`))
+      const noCurrent = write("nocurrent.yaml", "contexts: []\n")
+      expect((yield* failure(noCurrent)).message).toContain("no context given and current-context is not set")
+    }))
+
+  it("default path: first KUBECONFIG entry, else ~/.kube/config", () => {
+    expect(defaultKubeconfigPath({ KUBECONFIG: `/a/b${path.delimiter}/c/d` })).toBe("/a/b")
+    expect(defaultKubeconfigPath({})).toBe(path.join(os.homedir(), ".kube", "config"))
+  })
+})
+
+// ---- TLS round trip ---------------------------------------------------------------------------------------
+
+const hasOpenssl = (() => {
+  try {
+    execFileSync("openssl", ["version"], { stdio: "ignore" })
+    return true
+  } catch {
+    return false
+  }
+})()
+
+/** A CA, a server certificate for 127.0.0.1 and a client certificate for "alice", made now with openssl. */
+const makePki = (out: string) => {
+  const ssl = (...args: Array<string>) => execFileSync("openssl", args, { cwd: out, stdio: "pipe" })
+  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+  ssl("req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=clustersim-test-ca",
+    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+  writeFileSync(path.join(out, "server.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n")
+  writeFileSync(path.join(out, "client.ext"), "extendedKeyUsage=clientAuth\n")
+  for (const [name, cn] of [["server", "127.0.0.1"], ["client", "alice"]] as const) {
+    ssl("req", ...ec, "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", `/CN=${cn}`)
+    ssl("x509", "-req", "-in", `${name}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", `${name}.crt`, "-days", "2",
+      "-extfile", `${name}.ext`)
+  }
+  const read = (f: string) => readFileSync(path.join(out, f), "utf8")
+  return { ca: read("ca.crt"), serverCert: read("server.crt"), serverKey: read("server.key"), clientCert: read("client.crt"), clientKey: read("client.key") }
+}
+
+describe.skipIf(!hasOpenssl)("kubeconfig over TLS", () => {
+  const pkiDir = path.join(dir, "pki")
+  let server: https.Server
+  let url = ""
+  const seen: Array<{ authorization: string | undefined; clientCn: string | undefined; path: string | undefined }> = []
+
+  beforeAll(async () => {
+    execFileSync("mkdir", ["-p", pkiDir])
+    const pki = makePki(pkiDir)
+    // requestCert without rejecting: the test reads which client certificate (if any) arrived
+    server = https.createServer({ key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requestCert: true, rejectUnauthorized: false }, (req, res) => {
+      const socket = req.socket as TLSSocket
+      const peer = socket.authorized ? socket.getPeerCertificate() : undefined
+      seen.push({ authorization: req.headers.authorization, clientCn: peer?.subject?.CN as string | undefined, path: req.url })
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify({ kind: "NamespaceList", apiVersion: "v1", metadata: { resourceVersion: "7" }, items: [{ metadata: { name: "default" } }] }))
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
+  })
+  afterAll(async () => {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  })
+
+  const listNamespaces = (file: string) =>
+    Effect.flatMap(loadKubeconfig(file), (options) =>
+      Effect.flatMap(ApiClient, (api) => api.list(Namespaces)).pipe(Effect.provide(ApiClient.layerHttp(options)))
+    )
+
+  it.live("verifies the server against the kubeconfig's CA; sends the token and the client certificate", () =>
+    Effect.gen(function* () {
+      const file = write(
+        "tls.yaml",
+        kubeconfig(
+          { server: url, "certificate-authority": "pki/ca.crt" },
+          { token: "s3cret", "client-certificate": "pki/client.crt", "client-key-data": b64(readFileSync(path.join(pkiDir, "client.key"), "utf8")) }
+        )
+      )
+      const list = yield* listNamespaces(file)
+      expect(list.items.map((n) => n.metadata.name)).toEqual(["default"])
+      expect(seen.at(-1)).toEqual({ authorization: "Bearer s3cret", clientCn: "alice", path: "/api/v1/namespaces" })
+    }))
+
+  it.live("without the CA the certificate does not verify", () =>
+    Effect.gen(function* () {
+      const file = write("noca.yaml", kubeconfig({ server: url }, { token: "s3cret" }))
+      const error = yield* Effect.flip(listNamespaces(file))
+      expect(error._tag === "ApiError" && error.code).toBe(503)
+      expect(error.message).toMatch(/certificate|self.signed|verify/i)
+    }))
+
+  it.live("insecure-skip-tls-verify connects without the CA", () =>
+    Effect.gen(function* () {
+      const file = write("insecure.yaml", kubeconfig({ server: url, "insecure-skip-tls-verify": true }, { token: "t2" }))
+      const list = yield* listNamespaces(file)
+      expect(list.metadata.resourceVersion).toBe("7")
+      expect(seen.at(-1)).toEqual({ authorization: "Bearer t2", clientCn: undefined, path: "/api/v1/namespaces" })
+    }))
+})

@@ -1,0 +1,140 @@
+import { Effect } from "effect"
+import { describe, expect, it } from "vitest"
+import { Events, Nodes, Pods } from "../../src/api/Resources.js"
+import { ApiClient } from "../../src/client/ApiClient.js"
+import { make as makeRecorder } from "../../simulator/events/EventRecorder.js"
+import { makeSchedulerCore, runInformers, runSchedulingLoop } from "../../simulator/scheduler/Scheduler.js"
+import { runSchedulerScenario } from "../../simulator/scheduler/SchedulerScenario.js"
+import { runSim } from "./sim.js"
+
+const nodeObj = (name: string, cpu: string, labels: Record<string, string> = {}, taints?: unknown[]) => ({
+  metadata: { name, labels },
+  spec: taints ? { taints } : {},
+  status: { allocatable: { cpu, memory: "8Gi", pods: "110" }, capacity: { cpu, memory: "8Gi", pods: "110" } }
+})
+const podObj = (name: string, cpu: string, spec: Record<string, unknown> = {}) => ({
+  metadata: { name, namespace: "default" },
+  spec: { containers: [{ name: "c", image: "img", resources: { requests: { cpu } } }], ...spec }
+})
+
+describe("Scheduler on a small cluster", () => {
+  it("binds via pods/binding, emits exact Scheduled / FailedScheduling texts, retries after a node joins", () => {
+    const r = runSim(
+      Effect.gen(function* () {
+        const client = yield* ApiClient
+        yield* Effect.orDie(client.create(Nodes, nodeObj("node-a", "2", { disk: "hdd" })))
+        yield* Effect.orDie(client.create(Nodes, nodeObj("node-b", "2", { disk: "ssd" })))
+        yield* Effect.orDie(client.create(Nodes, nodeObj("node-c", "2", {}, [{ key: "node.platform.io/unreachable", effect: "NoSchedule" }])))
+        const recorder = yield* makeRecorder({ reportingController: "default-scheduler", reportingInstance: "default-scheduler-host" })
+        const core = yield* makeSchedulerCore({ recorder })
+        yield* Effect.forkScoped(runInformers(core))
+        yield* Effect.forkScoped(runSchedulingLoop(core))
+        yield* Effect.orDie(client.create(Pods, podObj("fast", "500m", { nodeSelector: { disk: "ssd" } }), { namespace: "default" }))
+        yield* Effect.orDie(client.create(Pods, podObj("big", "3"), { namespace: "default" }))
+        yield* Effect.sleep("5 seconds")
+        const fast = yield* Effect.orDie(client.get(Pods, "fast", { namespace: "default" }))
+        const bigPending = yield* Effect.orDie(client.get(Pods, "big", { namespace: "default" }))
+        yield* recorder.flush
+        const events1 = (yield* Effect.orDie(client.list(Events, {}))).items
+        // A bigger node joins: the unschedulable pod moves (after its 1 s backoff has passed) and binds.
+        yield* Effect.orDie(client.create(Nodes, nodeObj("node-d", "8")))
+        yield* Effect.sleep("2 seconds")
+        const big = yield* Effect.orDie(client.get(Pods, "big", { namespace: "default" }))
+        return { fast, bigPending, events1, big, stats: core.snapshot() }
+      })
+    )
+    expect((r.fast.spec as { nodeName?: string }).nodeName).toBe("node-b")
+    const notes = r.events1.map((e) => `${e.type} ${e.reason} ${e.action}: ${e.note}`)
+    expect(notes).toContain("Normal Scheduled Binding: Successfully assigned default/fast to node-b")
+    expect(notes).toContain(
+      "Warning FailedScheduling Scheduling: 0/3 nodes are available: 1 node(s) had untolerated taint {node.platform.io/unreachable: }, 2 Insufficient cpu. " +
+        "preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.."
+    )
+    const cond = ((r.bigPending.status as { conditions?: Array<Record<string, unknown>> }).conditions ?? []).find((c) => c.type === "PodScheduled")
+    expect(cond).toMatchObject({ status: "False", reason: "Unschedulable" })
+    expect((r.big.spec as { nodeName?: string }).nodeName).toBe("node-d")
+    expect(r.stats).toMatchObject({ scheduled: 2, failed: 1, nodes: 4 })
+  })
+
+  it("no nodes: 'no nodes available to schedule pods'", () => {
+    const notes = runSim(
+      Effect.gen(function* () {
+        const client = yield* ApiClient
+        const recorder = yield* makeRecorder({ reportingController: "default-scheduler", reportingInstance: "x" })
+        const core = yield* makeSchedulerCore({ recorder })
+        yield* Effect.forkScoped(runInformers(core))
+        yield* Effect.forkScoped(runSchedulingLoop(core))
+        yield* Effect.orDie(client.create(Pods, podObj("p", "1"), { namespace: "default" }))
+        yield* Effect.sleep("1 second")
+        yield* recorder.flush
+        return (yield* Effect.orDie(client.list(Events, {}))).items.map((e) => e.note)
+      })
+    )
+    expect(notes).toEqual(["no nodes available to schedule pods"])
+  })
+
+  it("spreads by LeastAllocated: 20 pods on 4 equal nodes → 5 each", () => {
+    const counts = runSim(
+      Effect.gen(function* () {
+        const client = yield* ApiClient
+        for (const n of ["n1", "n2", "n3", "n4"]) yield* Effect.orDie(client.create(Nodes, nodeObj(n, "4")))
+        const core = yield* makeSchedulerCore({})
+        yield* Effect.forkScoped(runInformers(core))
+        yield* Effect.forkScoped(runSchedulingLoop(core))
+        for (let i = 0; i < 20; i++) yield* Effect.orDie(client.create(Pods, podObj(`p${i}`, "100m"), { namespace: "default" }))
+        yield* Effect.sleep("1 second")
+        const pods = (yield* Effect.orDie(client.list(Pods, {}))).items
+        const c: Record<string, number> = {}
+        for (const p of pods) {
+          const n = (p.spec as { nodeName?: string }).nodeName ?? ""
+          c[n] = (c[n] ?? 0) + 1
+        }
+        return c
+      })
+    )
+    expect(counts).toEqual({ n1: 5, n2: 5, n3: 5, n4: 5 })
+  })
+})
+
+describe("informers across watch timeouts", () => {
+  it("keep up for hours of virtual time (re-watch from the last version) and still schedule", () => {
+    const node = runSim(
+      Effect.gen(function* () {
+        const client = yield* ApiClient
+        yield* Effect.orDie(client.create(Nodes, nodeObj("n1", "4")))
+        const core = yield* makeSchedulerCore({})
+        yield* Effect.forkScoped(runInformers(core))
+        yield* Effect.forkScoped(runSchedulingLoop(core))
+        yield* Effect.sleep("90 minutes")
+        yield* Effect.orDie(client.create(Nodes, nodeObj("n2", "4")))
+        yield* Effect.orDie(client.create(Pods, podObj("late", "3500m"), { namespace: "default" }))
+        yield* Effect.sleep("1 second")
+        const pod = yield* Effect.orDie(client.get(Pods, "late", { namespace: "default" }))
+        return { nodeName: (pod.spec as { nodeName?: string }).nodeName, nodes: core.snapshot().nodes }
+      }),
+      { maxDuration: "3 hours" }
+    )
+    expect(node.nodes).toBe(2)
+    expect(node.nodeName).toMatch(/^n[12]$/)
+  })
+})
+
+describe("runSchedulerScenario", () => {
+  it("leader failover: leader lost → new leader → first bind, transitions counted", () => {
+    const r = runSchedulerScenario({
+      seed: 7,
+      duration: "2m",
+      nodes: [{ count: 10, cpu: "8", memory: "32Gi" }],
+      replicas: 2,
+      batches: [{ count: 100, rate: 1, cpu: "100m", memory: "128Mi", namePrefix: "web" }],
+      killLeaderAt: "30s"
+    })
+    expect(r.binds).toBe(100)
+    expect(r.leaseTransitions).toBe(1)
+    expect(r.failover!.newLeader).toBeDefined()
+    expect(r.failover!.leaderLostToNewLeaderMs!).toBeLessThanOrEqual(15_000 + 4_400)
+    expect(r.failover!.totalMs!).toBeLessThanOrEqual(15_000 + 4_400 + 1_000)
+    expect(r.events.byReason.LeaderElection).toBe(2)
+    expect(r.events.byReason.Scheduled).toBe(100)
+  })
+})
