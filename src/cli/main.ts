@@ -7,19 +7,36 @@ import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { runHttpServer } from "../../simulator/apiserver/HttpServer.js"
 import { parseDurationFlag } from "./flags.js"
 import { seedDemoCluster } from "./demo.js"
+import { scenarioJsonSchema } from "../scenario/jsonSchema.js"
+import { parseRunFlags, renderArtifactFile, runCommand, RunUsageError, validateFiles } from "./run.js"
 
 const usage = `clustersim — simulate a Kubernetes-style control plane and generate load against it
 
 Usage:
   clustersim serve [--host 127.0.0.1] [--port 6443|0] [--seed N] [--admin] [--demo]
                    [--history-window 5m] [--bookmark-interval 1m]
-  clustersim start          serve a seeded demo cluster on 127.0.0.1:6443 (npm start)
+  clustersim run SCENARIO.yaml [--target embedded|in-process|URL] [--kubeconfig FILE [--context C]]
+                   [--out DIR] [--seed N]
+  clustersim validate FILE...
+  clustersim report RUN.json
+  clustersim schema         print the scenario JSON Schema (scenarios/scenario.schema.json)
+  clustersim start          run scenarios/quickstart.yaml on the embedded server (npm start)
   clustersim help
 
 serve       Runs the simulated API server on a real socket (HTTP). Prints
             "clustersim API server listening on http://HOST:PORT" first. Ctrl-C stops it.
   --admin   Enables POST /clustersim/compact, /clustersim/drop-watches, /clustersim/pause?seconds=N.
   --demo    Seeds a small demo cluster (nodes, pods, config maps).
+
+run         Runs a scenario (docs/scenarios.md) and prints a summary; writes run.json and latency.svg to
+            --out (default reports/runs/<timestamp>-<name>/). Ctrl-C writes the partial artifact.
+  --target  embedded (default): the simulated server on a free loopback port, over HTTP, real time;
+            in-process: direct calls; http(s)://HOST:PORT: any API server (client-side failure steps only).
+  --kubeconfig FILE [--context C]: a real server from a kubeconfig (token, client certificates, CA).
+  --seed N  Overrides the scenario's seed.
+  Exit codes: 0 pass, 99 thresholds breached, 2 invalid input, 1 run error or interrupted.
+validate    Checks Scenario and NodeAgentConfiguration files; errors as file:line:col: field: message.
+report      Prints the summary of a stored run.json again.
 `
 
 class UsageError extends Error {}
@@ -62,13 +79,41 @@ const serve = (argv: string[], demoDefault: boolean) =>
     ).pipe(Effect.provide(server))
   })
 
+/** `run` and friends finish with an exit code; Ctrl-C stops the run and still writes the artifact. */
+const runToExitCode = (argv: string[]) =>
+  Effect.gen(function* () {
+    const flags = yield* parseRunFlags(argv)
+    const interrupt = Effect.async<void>((resume) => {
+      const onSigint = () => resume(Effect.void)
+      process.once("SIGINT", onSigint)
+      return Effect.sync(() => void process.off("SIGINT", onSigint))
+    })
+    return (yield* runCommand({ ...flags, interrupt })).exitCode
+  }).pipe(
+    Effect.catchAll((e) =>
+      Effect.sync(() => {
+        process.stderr.write(`clustersim: ${e.message}\nRun "clustersim help" for usage.\n`)
+        return 2
+      })
+    )
+  )
+
+const exitWith = (code: Promise<number>) =>
+  code.then(
+    (c) => process.exit(c),
+    (e) => {
+      process.stderr.write(`clustersim: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
+      process.exit(1)
+    }
+  )
+
+const [firstCommand, ...firstRest] = process.argv.slice(2)
+
 const main = Effect.gen(function* () {
   const [command, ...rest] = process.argv.slice(2)
   switch (command) {
     case "serve":
       return yield* serve(rest, false)
-    case "start":
-      return yield* serve(rest, true)
     case undefined:
     case "help":
     case "--help":
@@ -87,4 +132,16 @@ const main = Effect.gen(function* () {
   )
 )
 
-NodeRuntime.runMain(main, { disableErrorReporting: false })
+if (firstCommand === "run") exitWith(Effect.runPromise(runToExitCode(firstRest)))
+else if (firstCommand === "start") exitWith(Effect.runPromise(runToExitCode(["scenarios/quickstart.yaml", ...firstRest])))
+else if (firstCommand === "validate") exitWith(Promise.resolve(validateFiles(firstRest, (s) => process.stdout.write(s), (s) => process.stderr.write(s))))
+else if (firstCommand === "schema") exitWith(Promise.resolve(process.stdout.write(JSON.stringify(scenarioJsonSchema(), null, 2) + "\n")).then(() => 0))
+else if (firstCommand === "report") {
+  exitWith(
+    Promise.resolve().then(() => {
+      if (firstRest.length !== 1) throw new RunUsageError("report takes one run.json file")
+      process.stdout.write(renderArtifactFile(firstRest[0]!) + "\n")
+      return 0
+    })
+  )
+} else NodeRuntime.runMain(main, { disableErrorReporting: false })

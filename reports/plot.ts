@@ -1,0 +1,64 @@
+/**
+ * Latency over time as a dependency-free SVG: from the artifact's interval histograms, one colour per
+ * metric key, p99 solid and p50 dashed, log-scaled y axis (a stall and a 1 ms GET fit the same chart).
+ */
+import type { RunArtifact } from "../src/scenario/Artifact.js"
+import { formatMs, seriesLabel } from "./summary.js"
+
+const palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"]
+
+const escape = (s: string): string => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!)
+
+export const renderLatencySvg = (a: RunArtifact, options?: { readonly maxSeries?: number }): string => {
+  const width = 900
+  const plotH = 380
+  const left = 70
+  const right = 20
+  const top = 40
+  const maxSeries = options?.maxSeries ?? 10
+  const byKey = new Map<string, Array<{ t: number; p50: number; p99: number }>>()
+  for (const iv of a.intervals) {
+    if (iv.latency.count === 0) continue
+    const label = seriesLabel(iv)
+    const points = byKey.get(label) ?? []
+    points.push({ t: (iv.startMs + iv.endMs) / 2 / 1000, p50: iv.latency.p50, p99: iv.latency.p99 })
+    byKey.set(label, points)
+  }
+  const keys = [...byKey.keys()].sort().slice(0, maxSeries)
+  const legendH = 18 * keys.length + 10
+  const height = top + plotH + 40 + legendH
+  const all = keys.flatMap((k) => byKey.get(k)!)
+  const tMax = Math.max(1, ...all.map((p) => p.t))
+  const vals = all.flatMap((p) => [p.p50, p.p99]).filter((v) => v > 0)
+  const lo = Math.pow(10, Math.floor(Math.log10(Math.min(...vals, 1))))
+  const hi = Math.pow(10, Math.ceil(Math.log10(Math.max(...vals, 10))))
+  const x = (t: number) => left + ((width - left - right) * t) / tMax
+  const y = (v: number) => top + plotH - (plotH * (Math.log10(Math.max(v, lo)) - Math.log10(lo))) / (Math.log10(hi) - Math.log10(lo))
+  const parts: Array<string> = []
+  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`)
+  parts.push(`<rect width="100%" height="100%" fill="white"/>`)
+  parts.push(`<text x="${left}" y="22" font-size="15">${escape(`${a.scenario.name}: latency over time (p99 solid, p50 dashed)`)}</text>`)
+  for (let d = lo; d <= hi; d *= 10) {
+    parts.push(`<line x1="${left}" x2="${width - right}" y1="${y(d)}" y2="${y(d)}" stroke="#ddd"/>`)
+    parts.push(`<text x="${left - 6}" y="${y(d) + 4}" text-anchor="end">${formatMs(d)}</text>`)
+  }
+  const step = Math.max(1, Math.ceil(tMax / 10))
+  for (let t = 0; t <= tMax; t += step) {
+    parts.push(`<line x1="${x(t)}" x2="${x(t)}" y1="${top}" y2="${top + plotH}" stroke="#eee"/>`)
+    parts.push(`<text x="${x(t)}" y="${top + plotH + 16}" text-anchor="middle">${t}s</text>`)
+  }
+  parts.push(`<rect x="${left}" y="${top}" width="${width - left - right}" height="${plotH}" fill="none" stroke="#999"/>`)
+  keys.forEach((k, i) => {
+    const color = palette[i % palette.length]!
+    const pts = byKey.get(k)!.sort((p, q) => p.t - q.t)
+    const path = (f: (p: { p50: number; p99: number }) => number) => pts.map((p) => `${x(p.t).toFixed(1)},${y(f(p)).toFixed(1)}`).join(" ")
+    parts.push(`<polyline fill="none" stroke="${color}" stroke-width="1.8" points="${path((p) => p.p99)}"/>`)
+    parts.push(`<polyline fill="none" stroke="${color}" stroke-width="1.2" stroke-dasharray="5,3" points="${path((p) => p.p50)}"/>`)
+    const ly = top + plotH + 40 + 18 * i
+    parts.push(`<line x1="${left}" x2="${left + 24}" y1="${ly - 4}" y2="${ly - 4}" stroke="${color}" stroke-width="2"/>`)
+    parts.push(`<text x="${left + 30}" y="${ly}">${escape(k)}</text>`)
+  })
+  if (keys.length === 0) parts.push(`<text x="${left + 10}" y="${top + 30}">no interval data</text>`)
+  parts.push(`</svg>`)
+  return parts.join("\n") + "\n"
+}

@@ -1,0 +1,82 @@
+/**
+ * The terminal summary of a run, rendered from the artifact alone (so `run.json` files can be
+ * re-rendered later): one row per metric key, relists, threshold verdicts, generator health.
+ */
+import type { ArtifactSeries, RunArtifact } from "../src/scenario/Artifact.js"
+
+/** `12.3ms`, `1.24s`, `850µs` — three significant figures. */
+export const formatMs = (ms: number): string => {
+  // trailing zeros go only after a decimal point: 150 stays 150, 1.50 becomes 1.5
+  const sig = (v: number) => (v >= 1000 ? v.toFixed(0) : v.toPrecision(3).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, ""))
+  if (ms === 0) return "0"
+  if (ms < 1) return `${sig(ms * 1000)}µs`
+  if (ms < 1000) return `${sig(ms)}ms`
+  return `${sig(ms / 1000)}s`
+}
+
+export const seriesLabel = (s: Pick<ArtifactSeries, "key">): string =>
+  `${s.key.metric} ${s.key.operation} ${s.key.resource} ${s.key.scope}`
+
+const pad = (s: string, n: number, right = false): string => (right ? s.padStart(n) : s.padEnd(n))
+
+/** Rows of cells → aligned text; the first row is the header, numbers right-aligned. */
+export const table = (rows: ReadonlyArray<ReadonlyArray<string>>, leftColumns = 1): string => {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)))
+  return rows.map((r) => r.map((cell, c) => pad(cell, widths[c]!, c >= leftColumns)).join("  ").trimEnd()).join("\n")
+}
+
+const groupText = (g: Readonly<Record<string, string | undefined>>): string => {
+  const parts = Object.entries(g).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`)
+  return parts.length === 0 ? "" : ` [${parts.join(",")}]`
+}
+
+export const renderSummary = (a: RunArtifact): string => {
+  const out: Array<string> = []
+  const target = a.target.url ? `${a.target.kind} ${a.target.url}` : a.target.kind
+  out.push(`clustersim run ${a.scenario.name} — target ${target}${a.target.version ? ` (${a.target.version})` : ""}, seed ${a.seed}, ${formatMs(a.durationMs)}${a.partial ? " (PARTIAL)" : ""}`)
+  out.push("")
+  const rows: Array<Array<string>> = [["metric", "model", "count", "p50", "p90", "p99", "max", "errors", "dropped"]]
+  const sorted = [...a.series].sort((x, y) => seriesLabel(x).localeCompare(seriesLabel(y)))
+  for (const s of sorted) {
+    rows.push([
+      seriesLabel(s),
+      s.models.join("+") || "-",
+      String(s.count),
+      formatMs(s.latency.p50),
+      formatMs(s.latency.p90),
+      formatMs(s.latency.p99),
+      formatMs(s.latency.max),
+      String(s.errors),
+      String(s.dropped)
+    ])
+  }
+  out.push(rows.length > 1 ? table(rows, 2) : "(no samples)")
+  out.push("")
+  out.push(`latency is measured from the intended start (open model); closed-model series under-sample stalls`)
+  out.push(`relists: ${a.relists}   errors: ${a.errors.total}`)
+  for (const e of a.errors.messages.slice(0, 5)) out.push(`  ${e.count}× ${e.message}`)
+  if (a.health) {
+    const h = a.health
+    out.push(
+      `generator: loop lag p99 ${formatMs(h.loopLag.p99)}, CPU ${(h.cpu.fractionOfCore * 100).toFixed(0)}% of a core` +
+        (h.saturated ? ` — SATURATED (${h.reasons.join("; ")}): results may reflect the generator, not the target` : "")
+    )
+  }
+  if (a.thresholds.length > 0) {
+    out.push("")
+    out.push("thresholds:")
+    for (const t of a.thresholds) {
+      const observed = t.observed === undefined ? "no data" : Number.isInteger(t.observed) ? String(t.observed) : t.observed.toFixed(3)
+      out.push(`  ${t.passed ? "✓" : "✗"} ${t.threshold}${groupText(t.group)}: ${t.condition} (observed ${observed})`)
+    }
+  }
+  out.push("")
+  const verdict: Record<RunArtifact["outcome"], string> = {
+    pass: "PASS",
+    "thresholds-breached": "FAIL: thresholds breached",
+    "run-error": `RUN ERROR${a.runError ? `: ${a.runError}` : ""}`,
+    interrupted: "INTERRUPTED: partial results"
+  }
+  out.push(`${verdict[a.outcome]} (exit ${a.exitCode})`)
+  return out.join("\n")
+}

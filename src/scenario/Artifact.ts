@@ -1,0 +1,125 @@
+/**
+ * The run artifact: one self-contained JSON file per run (`run.json`) — scenario text and its sha256,
+ * target identity, seed, environment, per-metric summaries with V2-base64 HDR histograms, interval
+ * histograms over time, errors, generator health, threshold results. Written atomically (temp + rename).
+ */
+import { createHash } from "node:crypto"
+import { mkdirSync, renameSync, writeFileSync } from "node:fs"
+import * as os from "node:os"
+import { dirname, join } from "node:path"
+import type { HealthReport } from "../loadgen/GeneratorHealth.js"
+import {
+  encodeHistogram,
+  type IntervalSnapshot,
+  type LoadModel,
+  type MetricKey,
+  type SeriesSnapshot,
+  summarize,
+  type Summary
+} from "../loadgen/LatencyRecorder.js"
+import type { ThresholdResult } from "../loadgen/Thresholds.js"
+import type { ActionReport } from "./Run.js"
+
+export const ArtifactFormat = "clustersim/run-v1"
+
+export interface TargetIdentity {
+  readonly kind: "embedded" | "in-process" | "url" | "simulated-cluster"
+  readonly url?: string
+  /** `gitVersion` from `/version`, when reachable. */
+  readonly version?: string
+  readonly context?: string
+}
+
+export interface ArtifactSeries {
+  readonly key: MetricKey
+  readonly models: ReadonlyArray<LoadModel>
+  readonly count: number
+  readonly errors: number
+  readonly dropped: number
+  readonly outOfRange: number
+  /** Milliseconds. */
+  readonly latency: Summary
+  readonly serviceTime: Summary
+  /** HdrHistogram V2 compressed base64, integer microseconds. */
+  readonly latencyHistogram: string
+  readonly serviceTimeHistogram: string
+}
+
+export interface RunArtifact {
+  readonly format: typeof ArtifactFormat
+  readonly scenario: { readonly name: string; readonly description?: string; readonly file: string; readonly sha256: string; readonly text: string }
+  readonly target: TargetIdentity
+  readonly seed: number
+  readonly environment: {
+    readonly node: string
+    readonly platform: string
+    readonly arch: string
+    readonly cpus: number
+    readonly cpuModel: string
+    readonly totalMemoryBytes: number
+  }
+  readonly startedAt: string
+  readonly endedAt: string
+  readonly durationMs: number
+  /** Interrupted (Ctrl-C) or failed before the end: the figures cover what ran. */
+  readonly partial: boolean
+  readonly outcome: "pass" | "thresholds-breached" | "run-error" | "interrupted"
+  readonly exitCode: number
+  readonly runError?: string
+  readonly series: ReadonlyArray<ArtifactSeries>
+  readonly intervalMs: number
+  readonly intervals: ReadonlyArray<IntervalSnapshot>
+  readonly errors: { readonly total: number; readonly messages: ReadonlyArray<{ readonly message: string; readonly count: number }> }
+  readonly actions: ReadonlyArray<ActionReport>
+  /** Summed over every informer action. */
+  readonly relists: number
+  readonly thresholds: ReadonlyArray<ThresholdResult>
+  readonly health?: HealthReport
+  /** Result of `runSimulatedCluster` for scenarios with a `cluster` section. */
+  readonly cluster?: Readonly<Record<string, unknown>>
+  /** Results of the `scheduler:` / `eviction:` sections. */
+  readonly sections?: Readonly<Record<string, unknown>>
+}
+
+export const sha256 = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex")
+
+export const environment = (): RunArtifact["environment"] => ({
+  node: process.version,
+  platform: process.platform,
+  arch: process.arch,
+  cpus: os.cpus().length,
+  cpuModel: os.cpus()[0]?.model ?? "unknown",
+  totalMemoryBytes: os.totalmem()
+})
+
+export const artifactSeries = (s: SeriesSnapshot): ArtifactSeries => ({
+  key: s.key,
+  models: s.models,
+  count: s.count,
+  errors: s.errors,
+  dropped: s.dropped,
+  outOfRange: s.outOfRange,
+  latency: summarize(s.latency),
+  serviceTime: summarize(s.serviceTime),
+  latencyHistogram: encodeHistogram(s.latency),
+  serviceTimeHistogram: encodeHistogram(s.serviceTime)
+})
+
+/** `reports/runs/2026-11-25T22-30-00Z-quickstart` */
+export const defaultOutDir = (name: string, at: Date, root = "reports/runs"): string =>
+  join(root, `${at.toISOString().replace(/\.\d+Z$/, "Z").replace(/:/g, "-")}-${name}`)
+
+/** Write `run.json` in `dir` atomically: a reader sees the old file or the whole new one. */
+export const writeArtifact = (dir: string, artifact: RunArtifact): string => {
+  mkdirSync(dir, { recursive: true })
+  const path = join(dir, "run.json")
+  writeAtomically(path, JSON.stringify(artifact, null, 2) + "\n")
+  return path
+}
+
+export const writeAtomically = (path: string, text: string): void => {
+  mkdirSync(dirname(path), { recursive: true })
+  const tmp = `${path}.${process.pid}.tmp`
+  writeFileSync(tmp, text)
+  renameSync(tmp, path)
+}

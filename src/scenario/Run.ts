@@ -1,0 +1,398 @@
+/**
+ * Running a decoded scenario: setup, then phases in sequence, the actions of a phase in parallel.
+ * Everything goes through `ApiClient` and the Effect `Clock`, so the same code runs in real time
+ * (embedded / in-process / URL targets) and inside a simulated cluster on virtual time.
+ */
+import { Data, Duration, Effect, Either, Option, Stream } from "effect"
+import { parseDuration } from "../api/Duration.js"
+import type { KList, KObject } from "../api/Object.js"
+import type { ApiError } from "../api/Status.js"
+import { ApiClient } from "../client/ApiClient.js"
+import type { ServerAdminService } from "../client/ServerAdmin.js"
+import { closedLoop, constantArrivalRate, type ExecutorReport, rampingArrivalRate } from "../loadgen/Arrival.js"
+import { LatencyRecorder, nowMillis } from "../loadgen/LatencyRecorder.js"
+import {
+  keyOf,
+  makeOperation,
+  namespaceFor,
+  objectFromTemplate,
+  Progress,
+  resolveRequest,
+  resourceOf,
+  seededRandom,
+  setNamePrefix,
+  WriteLog,
+  WrittenAtAnnotation,
+  type RunEnv
+} from "./Operations.js"
+import type { Action, Phase, Scenario } from "./Scenario.js"
+import { serverSideFailures } from "./Scenario.js"
+import { startInformers, type InformerReport } from "./Informers.js"
+import { formatPath } from "./load.js"
+
+export class ScenarioRunError extends Data.TaggedError("ScenarioRunError")<{ readonly message: string }> {}
+
+/** A scenario that cannot run against this target (server-side failure steps on a real server). */
+export class UnsupportedOnTarget extends Data.TaggedError("UnsupportedOnTarget")<{ readonly message: string }> {}
+
+export const ms = (d: string | undefined, fallback: number): number => {
+  if (d === undefined) return fallback
+  const p = parseDuration(d)
+  return Either.isRight(p) ? p.right : fallback
+}
+
+export interface ActionReport {
+  readonly phase: string
+  readonly action: string
+  readonly type: Action["type"]
+  /** Executor figures for load actions. */
+  readonly executor?: ExecutorReport
+  /** Failure steps, watchers, pagers: what happened, in counts. */
+  readonly counts?: Readonly<Record<string, number>>
+  readonly informers?: InformerReport
+}
+
+export interface RunState {
+  readonly progress: Progress
+  readonly actions: Array<ActionReport>
+  readonly startedAtMs: number
+}
+
+export const actionName = (a: Action, index: number): string => a.name ?? `${a.type}-${index}`
+
+/** Names the failure steps that need a simulated server, for a target without admin hooks. */
+export const checkTargetSupports = (scenario: Scenario, hasAdmin: boolean): Either.Either<void, UnsupportedOnTarget> => {
+  if (hasAdmin) return Either.right(undefined)
+  const bad: Array<string> = []
+  scenario.phases.forEach((p, pi) =>
+    p.actions.forEach((a, ai) => {
+      const serverSide = serverSideFailures.includes(a.type) || (a.type === "expire-continue-token" && a.compact === true)
+      if (serverSide) bad.push(`${formatPath(["phases", pi, "actions", ai])} (${a.type}${a.type === "expire-continue-token" ? " with compact" : ""})`)
+    })
+  )
+  return bad.length === 0
+    ? Either.right(undefined)
+    : Either.left(
+        new UnsupportedOnTarget({
+          message: `these failure steps need the simulated server's admin hooks (target embedded or in-process): ${bad.join(", ")}`
+        })
+      )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Setup
+// ---------------------------------------------------------------------------------------------
+
+const ignoreExists = <A, R>(e: Effect.Effect<A, ApiError, R>) =>
+  Effect.catchIf(e, (err) => err.status.code === 409, () => Effect.void)
+
+const runSetup = (env: RunEnv) =>
+  Effect.gen(function* () {
+    const api = yield* ApiClient
+    const setup = env.scenario.setup
+    if (!setup) return
+    env.progress.phase = "setup"
+    const namespaces = resourceOf("namespaces")
+    for (const ns of setup.namespaces ?? []) {
+      yield* ignoreExists(api.create(namespaces, { metadata: { name: ns } })).pipe(
+        Effect.catchAll((e) => Effect.sync(() => env.progress.error("setup namespaces", e)))
+      )
+    }
+    for (const set of setup.objects ?? []) {
+      if (set.count === 0) continue
+      const resource = resourceOf(set.resource)
+      const namespace = namespaceFor(resource, set.namespace)
+      const key = { metric: "setup", operation: "POST", resource: resource.plural, scope: "resource" }
+      const operation = (ctx: { iteration: number; markSent: Effect.Effect<void> }) =>
+        Effect.zipRight(
+          ctx.markSent,
+          ignoreExists(api.create(resource, objectFromTemplate(set.template, `${setNamePrefix(set)}${ctx.iteration}`, namespace), { namespace }))
+        ).pipe(
+          Effect.tap(() => Effect.sync(() => void env.progress.ops++)),
+          Effect.tapError((e) => Effect.sync(() => env.progress.error(`setup ${set.name}`, e)))
+        )
+      const concurrency = set.concurrency ?? 16
+      yield* (set.rate === undefined
+        ? closedLoop({ key, operation, workers: concurrency, iterations: set.count })
+        : constantArrivalRate({
+            key,
+            operation,
+            rate: set.rate,
+            duration: Duration.millis(Math.ceil((set.count * 1000) / set.rate)),
+            // a setup object must not be dropped: the cap only guards against a dead server
+            maxInFlight: Math.max(concurrency, set.count)
+          })
+      ).pipe(Effect.orDie)
+    }
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Actions
+// ---------------------------------------------------------------------------------------------
+
+const GRACEFUL_STOP_MS = 5_000
+
+const runLoadAction = (env: RunEnv, phase: Phase, a: Action, name: string, counts: Record<string, number>) =>
+  Effect.gen(function* () {
+    if (a.type !== "constant-arrival-rate" && a.type !== "ramping-arrival-rate" && a.type !== "closed") return undefined
+    const resolved = resolveRequest(env.scenario, a.request)
+    const key = keyOf(resolved)
+    // names of created objects carry the phase: two phases may have actions of the same name
+    const operation = makeOperation(env, resolved, `${phase.name}-${name}`, counts)
+    const phaseMs = ms(phase.duration, 0)
+    const gracefulStop = Duration.millis(GRACEFUL_STOP_MS)
+    const run =
+      a.type === "constant-arrival-rate"
+        ? constantArrivalRate({
+            key,
+            operation,
+            gracefulStop,
+            rate: a.rate,
+            timeUnit: Duration.millis(ms(a.timeUnit, 1000)),
+            duration: Duration.millis(ms(a.duration, phaseMs)),
+            maxInFlight: a.maxInFlight ?? 100
+          })
+        : a.type === "ramping-arrival-rate"
+          ? rampingArrivalRate({
+              key,
+              operation,
+              gracefulStop,
+              startRate: a.startRate ?? 0,
+              timeUnit: Duration.millis(ms(a.timeUnit, 1000)),
+              stages: a.stages.map((s) => ({ target: s.target, duration: Duration.millis(ms(s.duration, 0)) })),
+              maxInFlight: a.maxInFlight ?? 100
+            })
+          : closedLoop({
+              key,
+              operation,
+              gracefulStop,
+              workers: a.workers,
+              iterations: a.iterations,
+              duration: a.iterations !== undefined && a.duration === undefined ? undefined : Duration.millis(ms(a.duration, phaseMs))
+            })
+    return yield* run.pipe(Effect.mapError((e) => new ScenarioRunError({ message: e.message })))
+  })
+
+/** N watchers from the current rv; each event stamped by a writer is a watch-event latency sample. */
+const runWatchers = (env: RunEnv, a: Extract<Action, { type: "watch" }>, name: string, counts: Record<string, number>) =>
+  Effect.gen(function* () {
+    const api = yield* ApiClient
+    const recorder = yield* LatencyRecorder
+    const resource = resourceOf(a.resource)
+    const namespace = a.namespace === undefined ? undefined : namespaceFor(resource, a.namespace)
+    const scope = namespace === undefined ? "cluster" : "namespace"
+    const key = { metric: "watch_event", operation: "WATCH", resource: resource.plural, scope }
+    const onEvent = (obj: KObject | undefined) =>
+      Effect.gen(function* () {
+        counts.events = (counts.events ?? 0) + 1
+        const stamped = obj?.metadata?.annotations?.[WrittenAtAnnotation]
+        if (stamped === undefined) return
+        const receivedAt = yield* nowMillis
+        const record = (ackAt: number) => {
+          // an event can arrive before the writer sees its answer: latency 0, not negative
+          const at = Math.min(ackAt, receivedAt)
+          Effect.runSync(recorder.record(key, { intendedStart: at, sentAt: at, completedAt: receivedAt, ok: true, model: "open" }))
+        }
+        env.writes.observe(WriteLog.key(obj!.metadata.namespace, obj!.metadata.name, obj!.metadata.resourceVersion), receivedAt, record)
+      })
+    const watcher = Effect.gen(function* () {
+      for (;;) {
+        const start = yield* Effect.either(api.list(resource, { namespace, limit: 1, labelSelector: a.labelSelector }))
+        if (Either.isLeft(start)) {
+          env.progress.error(name, start.left)
+          yield* Effect.sleep(Duration.seconds(1))
+          continue
+        }
+        let rv = start.right.metadata?.resourceVersion
+        const ended = yield* Effect.either(
+          api.watch(resource, { namespace, resourceVersion: rv, allowWatchBookmarks: true, labelSelector: a.labelSelector }).pipe(
+            Stream.runForEach((ev) =>
+              Effect.suspend(() => {
+                const obj = ev.object as KObject | undefined
+                if (ev.type === "ERROR") {
+                  counts.errorEvents = (counts.errorEvents ?? 0) + 1
+                  return Effect.void
+                }
+                if (obj?.metadata?.resourceVersion) rv = obj.metadata.resourceVersion
+                return ev.type === "BOOKMARK" ? Effect.void : onEvent(obj)
+              })
+            )
+          )
+        )
+        counts.rewatches = (counts.rewatches ?? 0) + 1
+        if (Either.isLeft(ended)) {
+          env.progress.error(name, ended.left)
+          yield* Effect.sleep(Duration.millis(500))
+        }
+      }
+    })
+    yield* Effect.forEach(Array.from({ length: a.count }), () => watcher, { concurrency: "unbounded", discard: true })
+  })
+
+/** List page 1, wait past the history window (optionally compacting), follow the token: expect 410. */
+const runSlowPager = (
+  env: RunEnv,
+  a: Extract<Action, { type: "expire-continue-token" }>,
+  name: string,
+  admin: ServerAdminService | undefined,
+  counts: Record<string, number>
+) =>
+  Effect.gen(function* () {
+    const api = yield* ApiClient
+    const recorder = yield* LatencyRecorder
+    const resource = resourceOf(a.resource)
+    const namespace = namespaceFor(resource, a.namespace)
+    const scope = namespace === undefined ? "cluster" : "namespace"
+    const timed = <A, E, R>(metric: string, e: Effect.Effect<A, E, R>) =>
+      Effect.gen(function* () {
+        const t0 = yield* nowMillis
+        const exit = yield* Effect.either(e)
+        const t1 = yield* nowMillis
+        yield* recorder.record({ metric, operation: "LIST", resource: resource.plural, scope }, {
+          intendedStart: t0,
+          sentAt: t0,
+          completedAt: t1,
+          ok: Either.isRight(exit),
+          model: "closed"
+        })
+        return exit
+      })
+    for (let i = 0; i < (a.repeat ?? 1); i++) {
+      const first = yield* timed("paged_list", api.list(resource, { namespace, limit: a.limit ?? 50 }))
+      if (Either.isLeft(first)) {
+        env.progress.error(name, first.left)
+        continue
+      }
+      const token = first.right.metadata?.continue
+      if (!token) {
+        counts.singlePage = (counts.singlePage ?? 0) + 1
+        continue
+      }
+      yield* Effect.sleep(Duration.millis(ms(a.pageDelay, 0)))
+      if (a.compact && admin) {
+        yield* admin.compact.pipe(Effect.catchAll((e) => Effect.sync(() => env.progress.error(name, e))))
+        counts.compactions = (counts.compactions ?? 0) + 1
+      }
+      let cont: string | undefined = token
+      while (cont) {
+        const page: Either.Either<KList, ApiError> = yield* Effect.either(api.list(resource, { namespace, limit: a.limit ?? 50, continue: cont }))
+        if (Either.isRight(page)) {
+          cont = page.right.metadata?.continue || undefined
+          continue
+        }
+        if (page.left.status.code === 410) {
+          counts.expired = (counts.expired ?? 0) + 1
+          // client-go FullListIfExpired: one unpaginated list instead of the rest of the pages
+          const full = yield* timed("full_list_after_expiry", api.list(resource, { namespace }))
+          if (Either.isLeft(full)) env.progress.error(name, full.left)
+        } else env.progress.error(name, page.left)
+        cont = undefined
+      }
+      env.progress.ops++
+    }
+  })
+
+const runFailure = (env: RunEnv, a: Action, name: string, admin: ServerAdminService | undefined, counts: Record<string, number>) =>
+  Effect.gen(function* () {
+    if (!admin) return yield* Effect.fail(new UnsupportedOnTarget({ message: `${name}: "${a.type}" needs the simulated server's admin hooks` }))
+    const step =
+      a.type === "compact"
+        ? Effect.map(admin.compact, (rev) => void (counts.compactedRevision = rev))
+        : a.type === "drop-watches"
+          ? Effect.map(admin.dropWatches, (n) => void (counts.droppedWatches = (counts.droppedWatches ?? 0) + n))
+          : a.type === "pause"
+            ? admin.pause(Duration.millis(ms(a.for, 0)))
+            : Effect.void
+    yield* step.pipe(Effect.catchAll((e) => Effect.sync(() => env.progress.error(name, e))))
+    counts.executed = (counts.executed ?? 0) + 1
+  })
+
+const atOf = (a: Action): number => ("at" in a ? ms(a.at, 0) : 0)
+
+const runPhase = (env: RunEnv, state: RunState, phase: Phase, admin: ServerAdminService | undefined) =>
+  Effect.gen(function* () {
+    env.progress.phase = phase.name
+    env.progress.phaseStartedAt = yield* nowMillis
+    const phaseMs = ms(phase.duration, 0)
+    const untilPhaseEnd = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.raceFirst(Effect.asVoid(e), Effect.sleep(Duration.millis(phaseMs)))
+    yield* Effect.forEach(
+      phase.actions.map((a, i) => [a, i] as const),
+      ([a, i]) =>
+        Effect.gen(function* () {
+          const name = actionName(a, i)
+          const counts: Record<string, number> = {}
+          const base = { phase: phase.name, action: name, type: a.type }
+          switch (a.type) {
+            case "constant-arrival-rate":
+            case "ramping-arrival-rate":
+            case "closed": {
+              const executor = yield* runLoadAction(env, phase, a, name, counts)
+              state.actions.push({ ...base, ...(executor ? { executor } : {}), ...(Object.keys(counts).length > 0 ? { counts } : {}) })
+              return
+            }
+            case "watch":
+              yield* untilPhaseEnd(runWatchers(env, a, name, counts))
+              state.actions.push({ ...base, counts })
+              return
+            case "informers": {
+              const report = yield* Effect.scoped(
+                Effect.gen(function* () {
+                  const handle = yield* startInformers(a, name)
+                  yield* Effect.sleep(Duration.millis(phaseMs))
+                  return yield* handle.report
+                })
+              )
+              state.actions.push({ ...base, informers: report })
+              return
+            }
+            case "expire-continue-token":
+              yield* Effect.sleep(Duration.millis(atOf(a)))
+              yield* untilPhaseEnd(runSlowPager(env, a, name, admin, counts))
+              state.actions.push({ ...base, counts })
+              return
+            case "compact":
+            case "drop-watches":
+            case "pause":
+              yield* Effect.sleep(Duration.millis(atOf(a)))
+              yield* runFailure(env, a, name, admin, counts)
+              state.actions.push({ ...base, counts })
+              return
+          }
+        }),
+      { concurrency: "unbounded", discard: true }
+    )
+  })
+
+export interface RunOptions {
+  readonly seed: number
+  /** The simulated server's failure hooks, when the target has them. */
+  readonly admin: ServerAdminService | undefined
+  /** Where progress and action reports go; pass one to read them while running or after an interrupt. */
+  readonly state?: RunState
+}
+
+export const makeRunState = (startedAtMs: number): RunState => ({ progress: new Progress(), actions: [], startedAtMs })
+
+/** Setup and every phase; the scenario `duration` (if any) cuts the run. */
+export const runScenario = (scenario: Scenario, options: RunOptions) =>
+  Effect.gen(function* () {
+    const state = options.state ?? makeRunState(yield* nowMillis)
+    const progress = state.progress
+    const startedAtMs = state.startedAtMs
+    const env: RunEnv = {
+      scenario,
+      random: seededRandom(options.seed),
+      writes: new WriteLog(),
+      progress,
+      runTag: `r${options.seed}-${Math.floor(startedAtMs).toString(36)}`
+    }
+    const all = Effect.gen(function* () {
+      yield* runSetup(env)
+      for (const phase of scenario.phases) yield* runPhase(env, state, phase, options.admin)
+    })
+    const limit = scenario.duration === undefined ? Option.none() : Option.some(ms(scenario.duration, 0))
+    yield* Option.isSome(limit) ? Effect.raceFirst(all, Effect.sleep(Duration.millis(limit.value))) : all
+    progress.phase = "done"
+    return state
+  })
+

@@ -1,0 +1,274 @@
+/**
+ * The scenario file (`apiVersion: clustersim/v1`, `kind: Scenario`): setup, load phases, failure steps,
+ * thresholds, and optionally a simulated `cluster` with timed `faults` (their schemas belong to the
+ * cluster simulator and are embedded as they are). Documented field by field in `docs/scenarios.md`.
+ *
+ * Every struct is decoded with `onExcessProperty: "error"`, so a misspelt field is an error, not a no-op.
+ */
+import { Schema } from "effect"
+import { ClusterFault, ClusterSpec } from "../../simulator/cluster/ClusterSpec.js"
+import { parseDuration } from "../api/Duration.js"
+import { resolveResource } from "../api/Resources.js"
+import { parseThreshold } from "../loadgen/Thresholds.js"
+import { Either } from "effect"
+
+// ---------------------------------------------------------------------------------------------
+// Scalars
+// ---------------------------------------------------------------------------------------------
+
+/** A Go-style duration (`500ms`, `20s`, `1m30s`). */
+export const DurationString = Schema.String.pipe(
+  Schema.filter((s) => {
+    const d = parseDuration(s)
+    return Either.isLeft(d) ? d.left : d.right < 0 ? "duration must not be negative" : undefined
+  }),
+  Schema.annotations({ identifier: "Duration", description: 'Go-style duration: "500ms", "20s", "1m30s"' })
+)
+
+/** A resource by any name kubectl accepts: plural, singular, short name or kind. */
+export const ResourceName = Schema.String.pipe(
+  Schema.filter((s) => (resolveResource(s) ? undefined : `unknown resource "${s}"`)),
+  Schema.annotations({ identifier: "Resource", description: "configmaps, pods, nodes, services, … (plural, singular, short name or kind)" })
+)
+
+const PositiveInt = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
+const NonNegativeInt = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
+const PositiveNumber = Schema.Number.pipe(Schema.greaterThan(0))
+
+
+// ---------------------------------------------------------------------------------------------
+// Setup
+// ---------------------------------------------------------------------------------------------
+
+export const ObjectSet = Schema.Struct({
+  /** How actions refer to this set (`objects: <name>`). */
+  name: Schema.String,
+  resource: ResourceName,
+  /** Namespace for namespaced resources; default `default`. */
+  namespace: Schema.optional(Schema.String),
+  count: NonNegativeInt,
+  /** Object names are `<namePrefix><i>`; default `<set name>-`. */
+  namePrefix: Schema.optional(Schema.String),
+  /** Creates per second; default: as fast as `concurrency` allows. */
+  rate: Schema.optional(PositiveNumber),
+  /** Creates in flight; default 16. */
+  concurrency: Schema.optional(PositiveInt),
+  /** The object body without `metadata.name` (and `metadata.namespace`), e.g. `{ data: { k: v } }`. */
+  template: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+}).annotations({ identifier: "ObjectSet" })
+export type ObjectSet = typeof ObjectSet.Type
+
+export const Setup = Schema.Struct({
+  namespaces: Schema.optional(Schema.Array(Schema.String)),
+  objects: Schema.optional(Schema.Array(ObjectSet))
+}).annotations({ identifier: "Setup" })
+export type Setup = typeof Setup.Type
+
+// ---------------------------------------------------------------------------------------------
+// Requests made by load actions
+// ---------------------------------------------------------------------------------------------
+
+export const Verb = Schema.Literal("get", "list", "create", "update", "patch", "delete", "churn")
+export type Verb = typeof Verb.Type
+
+export const Request = Schema.Struct({
+  verb: Verb,
+  /** Resource; may be omitted when `objects` names a setup set. */
+  resource: Schema.optional(ResourceName),
+  namespace: Schema.optional(Schema.String),
+  /** get / update / patch / delete: a random object of this setup set (seeded). */
+  objects: Schema.optional(Schema.String),
+  /** get / update / patch / delete of one named object instead. */
+  name: Schema.optional(Schema.String),
+  /** list: page size; every page is requested, the whole list is one sample. */
+  limit: Schema.optional(PositiveInt),
+  /** list / get: passed as given ("0" = from the watch cache, "" = quorum read). */
+  resourceVersion: Schema.optional(Schema.String),
+  resourceVersionMatch: Schema.optional(Schema.Literal("Exact", "NotOlderThan")),
+  labelSelector: Schema.optional(Schema.String),
+  fieldSelector: Schema.optional(Schema.String),
+  /** create / churn: body of new objects (names are generated). */
+  template: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  /** churn: objects kept alive; iteration i creates one and deletes the one from i − keep. Default 10. */
+  keep: Schema.optional(PositiveInt)
+}).annotations({ identifier: "Request" })
+export type Request = typeof Request.Type
+
+// ---------------------------------------------------------------------------------------------
+// Actions
+// ---------------------------------------------------------------------------------------------
+
+const common = {
+  /** Label for progress and report; default `<type>-<index>`. */
+  name: Schema.optional(Schema.String)
+}
+
+const openModel = {
+  /** Concurrency cap; a planned start that finds this many running is counted as dropped. Default 100. */
+  maxInFlight: Schema.optional(PositiveInt),
+  /** Rates are per this unit; default 1s. */
+  timeUnit: Schema.optional(DurationString),
+  request: Request
+}
+
+export const ConstantArrivalRate = Schema.Struct({
+  type: Schema.Literal("constant-arrival-rate"),
+  ...common,
+  rate: PositiveNumber,
+  /** Default: the phase duration. */
+  duration: Schema.optional(DurationString),
+  ...openModel
+}).annotations({ identifier: "ConstantArrivalRate" })
+
+export const RampStage = Schema.Struct({ target: Schema.Number.pipe(Schema.greaterThanOrEqualTo(0)), duration: DurationString })
+
+export const RampingArrivalRate = Schema.Struct({
+  type: Schema.Literal("ramping-arrival-rate"),
+  ...common,
+  startRate: Schema.optional(Schema.Number.pipe(Schema.greaterThanOrEqualTo(0))),
+  stages: Schema.NonEmptyArray(RampStage),
+  ...openModel
+}).annotations({ identifier: "RampingArrivalRate" })
+
+export const Closed = Schema.Struct({
+  type: Schema.Literal("closed"),
+  ...common,
+  workers: PositiveInt,
+  /** Total iterations shared by the workers; default: run for the phase duration. */
+  iterations: Schema.optional(NonNegativeInt),
+  duration: Schema.optional(DurationString),
+  request: Request
+}).annotations({ identifier: "Closed" })
+
+export const Watch = Schema.Struct({
+  type: Schema.Literal("watch"),
+  ...common,
+  resource: ResourceName,
+  namespace: Schema.optional(Schema.String),
+  labelSelector: Schema.optional(Schema.String),
+  /** Number of concurrent watchers. */
+  count: PositiveInt
+}).annotations({ identifier: "Watch" })
+
+export const Informers = Schema.Struct({
+  type: Schema.Literal("informers"),
+  ...common,
+  resource: ResourceName,
+  namespace: Schema.optional(Schema.String),
+  labelSelector: Schema.optional(Schema.String),
+  /** Number of reflectors (each lists and watches on its own). */
+  count: PositiveInt,
+  /** Initial list page size; default 500 (client-go). */
+  pageSize: Schema.optional(PositiveInt)
+}).annotations({ identifier: "Informers" })
+
+const at = {
+  /** Offset from the phase start; default 0. */
+  at: Schema.optional(DurationString)
+}
+
+export const Compact = Schema.Struct({ type: Schema.Literal("compact"), ...common, ...at }).annotations({ identifier: "Compact" })
+export const DropWatches = Schema.Struct({ type: Schema.Literal("drop-watches"), ...common, ...at }).annotations({ identifier: "DropWatches" })
+export const Pause = Schema.Struct({ type: Schema.Literal("pause"), ...common, ...at, for: DurationString }).annotations({ identifier: "Pause" })
+
+/** A slow pager: lists page 1, waits `pageDelay` (optionally compacting), then follows the token (→ 410). */
+export const ExpireContinueToken = Schema.Struct({
+  type: Schema.Literal("expire-continue-token"),
+  ...common,
+  ...at,
+  resource: ResourceName,
+  namespace: Schema.optional(Schema.String),
+  /** Page size; default 50. */
+  limit: Schema.optional(PositiveInt),
+  /** Time between pages; make it longer than the server's history window. */
+  pageDelay: DurationString,
+  /** Compact the simulated server during the delay (needs the admin hooks). Default false. */
+  compact: Schema.optional(Schema.Boolean),
+  /** Repeat the slow pagination this many times; default 1. */
+  repeat: Schema.optional(PositiveInt)
+}).annotations({ identifier: "ExpireContinueToken" })
+
+export const Action = Schema.Union(
+  ConstantArrivalRate,
+  RampingArrivalRate,
+  Closed,
+  Watch,
+  Informers,
+  Compact,
+  DropWatches,
+  Pause,
+  ExpireContinueToken
+).annotations({ identifier: "Action" })
+export type Action = typeof Action.Type
+
+/** Failure steps that need the simulated server's admin hooks. */
+export const serverSideFailures: ReadonlyArray<Action["type"]> = ["compact", "drop-watches", "pause"]
+
+export const Phase = Schema.Struct({
+  name: Schema.String,
+  duration: DurationString,
+  actions: Schema.Array(Action)
+}).annotations({ identifier: "Phase" })
+export type Phase = typeof Phase.Type
+
+// ---------------------------------------------------------------------------------------------
+// Thresholds
+// ---------------------------------------------------------------------------------------------
+
+const ThresholdExpressions = Schema.Union(Schema.String, Schema.Array(Schema.String))
+
+export const Thresholds = Schema.Record({ key: Schema.String, value: ThresholdExpressions }).pipe(
+  Schema.filter((spec) => {
+    for (const [name, exprs] of Object.entries(spec)) {
+      const t = parseThreshold(name, exprs)
+      if (Either.isLeft(t)) return { path: [name], message: t.left.message }
+    }
+    return undefined
+  })
+)
+
+export const Preset = Schema.Literal("slo", "slo-legacy").annotations({
+  description: "slo: the official API-call SLOs (mutating 1s, GET 1s, LIST namespace/cluster 30s); slo-legacy: namespace LIST 5s"
+})
+
+// ---------------------------------------------------------------------------------------------
+// Scenario
+// ---------------------------------------------------------------------------------------------
+
+/** Settings of the simulated API server (embedded and in-process targets only). */
+export const ServerSettings = Schema.Struct({
+  historyWindow: Schema.optional(DurationString),
+  bookmarkInterval: Schema.optional(DurationString),
+  watchBufferSize: Schema.optional(PositiveInt)
+}).annotations({ identifier: "ServerSettings" })
+
+export const Metadata = Schema.Struct({
+  name: Schema.String.pipe(Schema.pattern(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, { message: () => "must be lower-case letters, digits, '-' or '.'" })),
+  description: Schema.optional(Schema.String)
+})
+
+export const Scenario = Schema.Struct({
+  apiVersion: Schema.Literal("clustersim/v1"),
+  kind: Schema.Literal("Scenario"),
+  metadata: Metadata,
+  /** Seed for every random choice (object picks, simulated server); `--seed` overrides. Default 1. */
+  seed: Schema.optional(Schema.Int),
+  /** Upper bound on the whole run (phases are cut at it); the simulated time for `cluster` scenarios. */
+  duration: Schema.optional(DurationString),
+  server: Schema.optional(ServerSettings),
+  cluster: Schema.optional(ClusterSpec),
+  faults: Schema.optional(Schema.Array(ClusterFault)),
+  setup: Schema.optional(Setup),
+  phases: Schema.Array(Phase),
+  /**
+   * Sections run by other simulators, each in its own virtual-time simulation (`simulator/scheduler/
+   * ScenarioSections.ts`; docs/scheduler.md, docs/nodeagent.md); those runners decode them.
+   */
+  scheduler: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  eviction: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  /** k6-style: `"latency{operation:GET}": ["p(99) < 1s"]`. */
+  thresholds: Schema.optional(Thresholds),
+  presets: Schema.optional(Schema.Array(Preset))
+}).annotations({ identifier: "Scenario", title: "clustersim scenario" })
+export type Scenario = typeof Scenario.Type
+export type ScenarioEncoded = typeof Scenario.Encoded

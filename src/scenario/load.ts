@@ -1,0 +1,175 @@
+/**
+ * Reading a scenario file: YAML → effect/Schema decode → cross-field checks. Every problem is a
+ * `ScenarioIssue` with the field path and, where the file has the node, its line and column
+ * (`yaml`'s `LineCounter` maps the node's offset), printed as `file:line:col: path: message`.
+ */
+import { Data, Either, ParseResult, Schema } from "effect"
+import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml"
+import { resolveResource } from "../api/Resources.js"
+import { Scenario, serverSideFailures } from "./Scenario.js"
+
+export interface ScenarioIssue {
+  /** `phases[0].actions[1].rate`; empty for the whole document. */
+  readonly path: string
+  readonly message: string
+  readonly line?: number
+  readonly column?: number
+}
+
+export class InvalidScenario extends Data.TaggedError("InvalidScenario")<{
+  readonly file: string
+  readonly issues: ReadonlyArray<ScenarioIssue>
+}> {
+  override get message(): string {
+    return this.issues.map((i) => formatIssue(this.file, i)).join("\n")
+  }
+}
+
+export const formatIssue = (file: string, i: ScenarioIssue): string => {
+  const where = i.line === undefined ? file : `${file}:${i.line}:${i.column}`
+  return i.path === "" ? `${where}: ${i.message}` : `${where}: ${i.path}: ${i.message}`
+}
+
+export const formatPath = (path: ReadonlyArray<PropertyKey>): string => {
+  let out = ""
+  for (const p of path) {
+    if (typeof p === "number") out += `[${p}]`
+    else {
+      const s = String(p)
+      out += /^[A-Za-z_][A-Za-z0-9_-]*$/.test(s) ? (out === "" ? s : `.${s}`) : `[${JSON.stringify(s)}]`
+    }
+  }
+  return out
+}
+
+/** The deepest node the file has along `path` and whether it is the node itself or an ancestor. */
+const nodeAt = (doc: Document, path: ReadonlyArray<PropertyKey>): { node: Node | undefined; exact: boolean; key?: Node } => {
+  let node: Node | undefined = doc.contents ?? undefined
+  let keyNode: Node | undefined
+  for (let i = 0; i < path.length; i++) {
+    const p = path[i]!
+    let next: Node | undefined
+    let nextKey: Node | undefined
+    if (isMap(node)) {
+      const pair = node.items.find((it) => {
+        const k = it.key as { value?: unknown } | null
+        return k !== null && typeof k === "object" && String(k.value) === String(p)
+      })
+      if (pair) {
+        nextKey = pair.key as Node
+        next = (pair.value as Node | null) ?? nextKey
+      }
+    } else if (isSeq(node) && typeof p === "number") {
+      next = (node.items[p] as Node | undefined) ?? undefined
+    }
+    if (next === undefined) return { node, exact: false }
+    node = next
+    keyNode = nextKey
+  }
+  return { node, exact: true, key: keyNode }
+}
+
+const locate = (doc: Document, lc: LineCounter, path: ReadonlyArray<PropertyKey>, message: string, preferKey = false): ScenarioIssue => {
+  const found = nodeAt(doc, path)
+  const target = preferKey && found.key ? found.key : found.node
+  const offset = target?.range?.[0]
+  if (offset === undefined) return { path: formatPath(path), message }
+  const pos = lc.linePos(offset)
+  return { path: formatPath(path), message, line: pos.line, column: pos.col }
+}
+
+/** Effect's messages, made to read as one line per issue. */
+const issueMessage = (issue: ParseResult.ArrayFormatterIssue): string => {
+  if (issue._tag === "Unexpected") return "unknown field"
+  if (issue._tag === "Missing") return "required field is missing"
+  return issue.message.replace(/\s*\n\s*/g, " ")
+}
+
+/** Cross-field rules a struct schema cannot say: references between sections, unique names. */
+const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; message: string }> => {
+  const out: Array<{ path: ReadonlyArray<PropertyKey>; message: string }> = []
+  const sets = new Map<string, number>()
+  s.setup?.objects?.forEach((o, i) => {
+    if (sets.has(o.name)) out.push({ path: ["setup", "objects", i, "name"], message: `duplicate object set name "${o.name}"` })
+    sets.set(o.name, i)
+  })
+  const phaseNames = new Set<string>()
+  s.phases.forEach((phase, pi) => {
+    if (phaseNames.has(phase.name)) out.push({ path: ["phases", pi, "name"], message: `duplicate phase name "${phase.name}"` })
+    phaseNames.add(phase.name)
+    phase.actions.forEach((a, ai) => {
+      const base = ["phases", pi, "actions", ai] as const
+      if (s.cluster !== undefined && (serverSideFailures.includes(a.type) || a.type === "expire-continue-token")) {
+        out.push({ path: [...base, "type"], message: `"${a.type}" is not available in a cluster scenario; use "faults"` })
+      }
+      if (a.type === "ramping-arrival-rate" || a.type === "constant-arrival-rate" || a.type === "closed") {
+        const r = a.request
+        const rbase = [...base, "request"]
+        if (r.objects !== undefined && !sets.has(r.objects)) {
+          out.push({ path: [...rbase, "objects"], message: `no setup object set named "${r.objects}"` })
+        }
+        if (r.resource === undefined && r.objects === undefined) {
+          out.push({ path: rbase, message: `one of "resource" or "objects" is required` })
+        }
+        const needsName = r.verb === "get" || r.verb === "update" || r.verb === "patch" || r.verb === "delete"
+        if (needsName && r.objects === undefined && r.name === undefined) {
+          out.push({ path: [...rbase, "verb"], message: `"${r.verb}" needs "objects" (a setup set) or "name"` })
+        }
+        if (r.verb !== "list" && (r.limit !== undefined || r.resourceVersionMatch !== undefined)) {
+          out.push({ path: [...rbase, r.limit !== undefined ? "limit" : "resourceVersionMatch"], message: `only for "list"` })
+        }
+        if (r.resource !== undefined && r.objects !== undefined && sets.has(r.objects)) {
+          const set = s.setup!.objects![sets.get(r.objects)!]!
+          if (resolveResource(set.resource) !== resolveResource(r.resource)) {
+            out.push({ path: [...rbase, "resource"], message: `object set "${r.objects}" holds ${set.resource}, not ${r.resource}` })
+          }
+        }
+      }
+    })
+  })
+  return out
+}
+
+export type LoadResult = Either.Either<{ readonly scenario: Scenario; readonly text: string }, InvalidScenario>
+
+/** Parse and decode scenario text; `file` only names the source in messages. */
+export const parseScenario = (text: string, file: string): LoadResult => {
+  const lc = new LineCounter()
+  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true })
+  if (doc.errors.length > 0) {
+    return Either.left(
+      new InvalidScenario({
+        file,
+        issues: doc.errors.map((e) => {
+          const pos = lc.linePos(e.pos[0])
+          return { path: "", message: `YAML: ${e.message.split("\n")[0]}`, line: pos.line, column: pos.col }
+        })
+      })
+    )
+  }
+  const value: unknown = doc.toJS()
+  if (value === null || value === undefined) return Either.left(new InvalidScenario({ file, issues: [{ path: "", message: "empty file" }] }))
+  const decoded = Schema.decodeUnknownEither(Scenario, { errors: "all", onExcessProperty: "error" })(value)
+  if (Either.isLeft(decoded)) {
+    const issues = ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) =>
+      locate(doc, lc, i.path, issueMessage(i), i._tag === "Unexpected")
+    )
+    return Either.left(new InvalidScenario({ file, issues: dedupe(issues) }))
+  }
+  const cross = crossChecks(decoded.right)
+  if (cross.length > 0) return Either.left(new InvalidScenario({ file, issues: cross.map((c) => locate(doc, lc, c.path, c.message)) }))
+  return Either.right({ scenario: decoded.right, text })
+}
+
+/** Drops duplicates and the "Expected undefined" half of an optional field's union, then sorts by position. */
+const dedupe = (issues: ReadonlyArray<ScenarioIssue>): Array<ScenarioIssue> => {
+  const seen = new Set<string>()
+  const under = (parent: string, child: string) => child !== parent && (child.startsWith(parent + ".") || child.startsWith(parent + "["))
+  return issues.filter((i) => {
+    if (i.message.startsWith("Expected undefined, actual") && issues.some((o) => under(i.path, o.path))) return false
+    const k = `${i.path}\u0000${i.message}`
+    if (seen.has(k)) return false
+    seen.add(k)
+    return true
+  }).sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0))
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest"
+import { renderLatencySvg } from "../../reports/plot.js"
+import { formatMs, renderSummary, table } from "../../reports/summary.js"
+import type { RunArtifact } from "../../src/scenario/Artifact.js"
+import { encodeHistogram, makeHistogram, summarize } from "../../src/loadgen/LatencyRecorder.js"
+
+const h = makeHistogram()
+for (const us of [500, 1000, 2000, 150_000]) h.recordValue(us)
+const key = { metric: "api_call", operation: "GET", resource: "configmaps", scope: "resource" }
+const artifact: RunArtifact = {
+  format: "clustersim/run-v1",
+  scenario: { name: "demo", file: "demo.yaml", sha256: "x", text: "" },
+  target: { kind: "embedded", url: "http://127.0.0.1:1234" },
+  seed: 1,
+  environment: { node: "v20", platform: "linux", arch: "x64", cpus: 2, cpuModel: "cpu", totalMemoryBytes: 1 },
+  startedAt: "2026-01-01T00:00:00.000Z",
+  endedAt: "2026-01-01T00:00:02.000Z",
+  durationMs: 2000,
+  partial: false,
+  outcome: "thresholds-breached",
+  exitCode: 99,
+  series: [
+    {
+      key,
+      models: ["open"],
+      count: 4,
+      errors: 1,
+      dropped: 2,
+      outOfRange: 0,
+      latency: summarize(h),
+      serviceTime: summarize(h),
+      latencyHistogram: encodeHistogram(h),
+      serviceTimeHistogram: encodeHistogram(h)
+    }
+  ],
+  intervalMs: 1000,
+  intervals: [0, 1].map((i) => ({
+    key,
+    index: i,
+    startMs: i * 1000,
+    endMs: (i + 1) * 1000,
+    latency: summarize(h),
+    serviceTime: summarize(h),
+    errors: 0,
+    dropped: 0,
+    latencyHistogram: encodeHistogram(h),
+    serviceTimeHistogram: encodeHistogram(h)
+  })),
+  errors: { total: 1, messages: [{ message: "get: 404 NotFound", count: 1 }] },
+  actions: [],
+  relists: 3,
+  thresholds: [
+    { threshold: "latency{operation:GET}", condition: "p(99) < 1ms", group: {}, observed: 150.1, series: 1, noData: false, passed: false }
+  ]
+}
+
+describe("reports", () => {
+  it("formats durations with three significant figures, keeping integer zeros", () => {
+    expect([0, 0.15, 0.0005, 1.5, 150, 1530, 12_345].map(formatMs)).toEqual(["0", "150µs", "0.5µs", "1.5ms", "150ms", "1.53s", "12.3s"])
+  })
+
+  it("aligns tables: text left, numbers right", () => {
+    expect(table([["a", "n"], ["long", "1"], ["b", "100"]])).toBe("a       n\nlong    1\nb     100")
+  })
+
+  it("renders the summary from the artifact alone", () => {
+    const text = renderSummary(artifact)
+    expect(text).toContain("clustersim run demo — target embedded http://127.0.0.1:1234, seed 1, 2s")
+    expect(text).toMatch(/api_call GET configmaps resource\s+open\s+4\s+1ms\s+150ms\s+150ms\s+150ms\s+1\s+2/)
+    expect(text).toContain("relists: 3   errors: 1")
+    expect(text).toContain("✗ latency{operation:GET}: p(99) < 1ms (observed 150.100)")
+    expect(text).toContain("FAIL: thresholds breached (exit 99)")
+  })
+
+  it("plots p50 and p99 per key as SVG polylines", () => {
+    const svg = renderLatencySvg(artifact)
+    expect(svg.startsWith("<svg")).toBe(true)
+    expect(svg.match(/<polyline/g)?.length).toBe(2)
+    expect(svg).toContain("api_call GET configmaps resource")
+  })
+})
