@@ -30,7 +30,7 @@ import { planGet, planList, validateListOptions, type ReadPlan } from "./Resourc
 import { keyPrefix, objectKey, Store, type Change } from "./Store.js"
 import { sameObject } from "./SameObject.js"
 import { generatedName, rfc3339, uuidV4 } from "./SystemMeta.js"
-import { eventOf, WatchHub, withTypeMeta, type Watcher } from "./WatchHub.js"
+import { eventOf, WatchHub, withTypeMeta, type Watcher, type WatchSink } from "./WatchHub.js"
 
 export interface ApiServerConfig {
   readonly seed: number
@@ -61,7 +61,16 @@ export interface Body {
   readonly raw?: string | undefined
 }
 
-const typeMeta = withTypeMeta
+/** Stored objects carry no kind/apiVersion (list items must not); single reads add them, once per stored version. */
+const typedObjects = new WeakMap<KObject, KObject>()
+const typeMeta = (obj: KObject, resource: ResourceType): KObject => {
+  let typed = typedObjects.get(obj)
+  if (typed === undefined) {
+    typed = withTypeMeta(obj, resource)
+    typedObjects.set(obj, typed)
+  }
+  return typed
+}
 
 const listOf = (resource: ResourceType, items: ReadonlyArray<KObject>, metadata: KList["metadata"]): KList => ({
   kind: `${resource.kind}List`,
@@ -116,7 +125,7 @@ export class ApiServerImpl {
   readonly hub = new WatchHub()
   private readonly random: () => number
   /** Open while the server answers; admin "pause" swaps in an unresolved one. */
-  private paused: Deferred.Deferred<void> | undefined
+  private pauseGate: Deferred.Deferred<void> | undefined
 
   constructor(
     readonly config: ApiServerConfig,
@@ -145,19 +154,19 @@ export class ApiServerImpl {
 
   /** Every request passes here: waits while paused and compacts history that left the window. */
   private readonly admit: Effect.Effect<number> = Effect.suspend(() => {
-    const gate = this.paused
+    const gate = this.pauseGate
     return gate ? Effect.zipRight(Deferred.await(gate), Clock.currentTimeMillis) : Clock.currentTimeMillis
-  }).pipe(Effect.tap((now) => this.store.compactBefore(now - this.config.historyWindowMs)))
+  }).pipe(Effect.tap((now) => this.compactUpTo(now)))
 
   /** Stop answering for `ms` (requests wait), as an overloaded or restarting server would. */
   pause(ms: number): Effect.Effect<void> {
     return Effect.gen(this, function* () {
       const gate = yield* Deferred.make<void>()
-      this.paused = gate
+      this.pauseGate = gate
       yield* Effect.forkDaemon(
         Effect.sleep(Duration.millis(ms)).pipe(
           Effect.zipRight(Effect.sync(() => {
-            if (this.paused === gate) this.paused = undefined
+            if (this.pauseGate === gate) this.pauseGate = undefined
           })),
           Effect.zipRight(Deferred.succeed(gate, undefined))
         )
@@ -199,35 +208,60 @@ export class ApiServerImpl {
     )
   }
 
-  private readPlan(plan: ReadPlan): Effect.Effect<void, ApiError> {
+  /** What a read plan needs before reading now: nothing, a failure, or a revision to wait for. */
+  private precondition(plan: ReadPlan): ApiError | WaitFor | undefined {
     switch (plan._tag) {
       case "NotOlderThanCached":
-        return this.awaitRevision(plan.revision)
+        return plan.revision > this.store.revision ? new WaitFor(plan.revision) : undefined
       case "NotOlderThanStorage":
       case "Exact":
-        return plan.revision > this.store.revision
-          ? Effect.fail(Status.tooLargeResourceVersion(plan.revision, this.store.revision, 0))
-          : Effect.void
+        return plan.revision > this.store.revision ? Status.tooLargeResourceVersion(plan.revision, this.store.revision, 0) : undefined
       default:
-        return Effect.void
+        return undefined
     }
+  }
+
+  /** Runs a read; one that must wait for a newer revision waits on the Clock, then reads again. */
+  private read<A>(attempt: () => Either.Either<A, ApiError> | WaitFor): Effect.Effect<A, ApiError> {
+    return Effect.flatMap(this.admit, () => {
+      const first = attempt()
+      if (!(first instanceof WaitFor)) return first
+      return Effect.flatMap(this.awaitRevision(first.revision), () => {
+        const again = attempt()
+        return again instanceof WaitFor ? Effect.fail(Status.tooLargeResourceVersion(again.revision, this.store.revision, 1)) : again
+      })
+    })
+  }
+
+  /** True while an admin pause holds requests. */
+  get paused(): boolean {
+    return this.pauseGate !== undefined
+  }
+
+  /** Drops history that left the window (every request does this on arrival). */
+  compactUpTo(now: number): void {
+    this.store.compactBefore(now - this.config.historyWindowMs)
   }
 
   // ---- get / list -----------------------------------------------------------------------------------------
 
   get(resource: ResourceType, name: string, opts: GetOptions = {}): Effect.Effect<KObject, ApiError> {
-    return Effect.gen(this, function* () {
-      yield* this.admit
-      const plan = yield* planGet(opts.resourceVersion, resource.watchCached)
-      yield* this.readPlan(plan)
-      const obj = this.store.get(resource, this.key(resource, opts.namespace, name))
-      if (!obj) return yield* Effect.fail(Status.notFound(resource, name))
-      return typeMeta(obj, resource)
-    })
+    return this.read(() => this.getNow(resource, name, opts))
+  }
+
+  /** `get` without waiting: the answer, or the revision it would have to wait for. */
+  getNow(resource: ResourceType, name: string, opts: GetOptions = {}): Either.Either<KObject, ApiError> | WaitFor {
+    const plan = planGet(opts.resourceVersion, resource.watchCached)
+    if (Either.isLeft(plan)) return Either.left(plan.left)
+    const pre = this.precondition(plan.right)
+    if (pre instanceof WaitFor) return pre
+    if (pre) return Either.left(pre)
+    const obj = this.store.get(resource, this.key(resource, opts.namespace, name))
+    return obj ? Either.right(typeMeta(obj, resource)) : Either.left(Status.notFound(resource, name))
   }
 
   private selectors(resource: ResourceType, opts: { labelSelector?: string | undefined; fieldSelector?: string | undefined }) {
-    return Effect.gen(function* () {
+    return Either.gen(function* () {
       const labels = opts.labelSelector ? yield* parseLabelSelector(opts.labelSelector) : undefined
       const fields = opts.fieldSelector ? yield* parseFieldSelector(opts.fieldSelector, resource) : undefined
       const matches = (obj: KObject): boolean =>
@@ -237,10 +271,21 @@ export class ApiServerImpl {
   }
 
   list(resource: ResourceType, opts: ListOptions = {}): Effect.Effect<KList, ApiError> {
-    return Effect.gen(this, function* () {
-      yield* this.admit
-      const plan = yield* planList(opts, resource.watchCached)
-      yield* this.readPlan(plan)
+    return this.read(() => this.listNow(resource, opts))
+  }
+
+  /** `list` without waiting: the answer, or the revision it would have to wait for. */
+  listNow(resource: ResourceType, opts: ListOptions = {}): Either.Either<KList, ApiError> | WaitFor {
+    const plan = planList(opts, resource.watchCached)
+    if (Either.isLeft(plan)) return Either.left(plan.left)
+    const pre = this.precondition(plan.right)
+    if (pre instanceof WaitFor) return pre
+    if (pre) return Either.left(pre)
+    return this.listAt(resource, opts, plan.right)
+  }
+
+  private listAt(resource: ResourceType, opts: ListOptions, plan: ReadPlan): Either.Either<KList, ApiError> {
+    return Either.gen(this, function* () {
       const { matches, filtered } = yield* this.selectors(resource, opts)
       const prefix = keyPrefix(resource.namespaced ? opts.namespace : undefined)
       const store = this.store
@@ -254,14 +299,14 @@ export class ApiServerImpl {
           break
         case "Exact":
           if (plan.revision < store.compactedRevision)
-            return yield* Effect.fail(Status.expired("The resourceVersion for the provided list is too old."))
+            return yield* Either.left(Status.expired("The resourceVersion for the provided list is too old."))
           revision = plan.revision
           break
         case "Continue": {
           const token = yield* decodeContinue(plan.token)
           if (token.rv !== -1 && token.rv < store.compactedRevision) {
             const fresh = encodeContinue({ rv: -1, start: token.start })
-            return yield* Effect.fail(Status.expired(expiredContinueMessage, { continue: fresh }))
+            return yield* Either.left(Status.expired(expiredContinueMessage, { continue: fresh }))
           }
           if (token.rv !== -1) revision = token.rv
           start = prefix + token.start
@@ -296,6 +341,36 @@ export class ApiServerImpl {
    */
   watch(resource: ResourceType, opts: WatchOptions = {}, name?: string): Effect.Effect<Stream.Stream<WatchEvent>, ApiError, Scope.Scope> {
     return Effect.gen(this, function* () {
+      const End = endMarker
+      const queue = yield* Queue.unbounded<WatchEvent | typeof End>()
+      const capacity = this.config.watchBufferSize
+      let closed = false
+      const sink: WatchSink = {
+        offer: (event) => {
+          if (closed) return true
+          if (queue.unsafeSize().pipe(Option.getOrElse(() => 0)) >= capacity) return false
+          queue.unsafeOffer(event)
+          return true
+        },
+        close: () => {
+          if (closed) return
+          closed = true
+          queue.unsafeOffer(End)
+        },
+        isClosed: () => closed
+      }
+      yield* this.watchInto(resource, opts, name, sink)
+      yield* Effect.addFinalizer(() => Effect.sync(() => (closed = true)))
+      return Stream.fromQueue(queue).pipe(Stream.takeWhile((e): e is WatchEvent => e !== End))
+    })
+  }
+
+  /**
+   * Opens a watch that delivers into `sink` (a transport's own buffer): validation errors fail the effect;
+   * a too-old start is one in-stream ERROR event, then `close()`. Registered until the scope closes.
+   */
+  watchInto(resource: ResourceType, opts: WatchOptions, name: string | undefined, sink: WatchSink): Effect.Effect<void, ApiError, Scope.Scope> {
+    return Effect.gen(this, function* () {
       yield* this.admit
       const invalid = validateListOptions(opts, true)
       if (invalid) return yield* Effect.fail(invalid)
@@ -308,57 +383,35 @@ export class ApiServerImpl {
       const rv = opts.resourceVersion ?? ""
       const startRevision = rv === "" || rv === "0" ? undefined : yield* parseRv(rv)
       const prefix = keyPrefix(resource.namespaced ? opts.namespace : undefined)
-
-      const End = endMarker
-      const queue = yield* Queue.unbounded<WatchEvent | typeof End>()
-      const capacity = this.config.watchBufferSize
-      let closed = false
-      const sink = {
-        offer: (event: WatchEvent) => {
-          if (closed) return true
-          if (queue.unsafeSize().pipe(Option.getOrElse(() => 0)) >= capacity) return false
-          queue.unsafeOffer(event)
-          return true
-        },
-        close: () => {
-          if (closed) return
-          closed = true
-          queue.unsafeOffer(End)
-        }
-      }
       const store = this.store
       // Whole milliseconds: a fractional deadline would make the timer loop sleep zero-length steps.
       const timeoutMs = Math.round(
         opts.timeoutSeconds && opts.timeoutSeconds > 0 ? opts.timeoutSeconds * 1000 : this.config.minRequestTimeoutMs * (1 + this.random())
       )
-
       if (startRevision !== undefined && startRevision < store.compactedRevision) {
         sink.offer(tooOldEvent(resource, startRevision, store.compactedRevision))
         sink.close()
-      } else {
-        // Everything below runs without yielding, so no change can slip between replay and registration.
-        let from = store.revision
-        if (startRevision === undefined) {
-          const initial = store.page({ resource, revision: from, prefix, start: prefix, limit: undefined, matches: filter, countRemaining: false })
-          for (const obj of initial.items) sink.offer(eventOf("ADDED", obj, resource))
-        } else {
-          from = startRevision
-        }
-        const watcher: Watcher = { resource, prefix, matches: filter, sink, startRevision: from }
-        if (startRevision !== undefined) {
-          for (const change of store.changesAfter(startRevision)) {
-            if (change.resource === resource) this.hub.publishTo(watcher, change)
-          }
-          ;(watcher as { startRevision: number }).startRevision = Math.max(startRevision, store.revision)
-        }
-        if (!closed) {
-          this.hub.add(watcher)
-          yield* Effect.addFinalizer(() => Effect.sync(() => this.hub.remove(watcher)))
-          yield* Effect.forkScoped(this.watchTimers(resource, opts.allowWatchBookmarks === true, timeoutMs, sink))
-        }
+        return
       }
-      yield* Effect.addFinalizer(() => Effect.sync(() => (closed = true)))
-      return Stream.fromQueue(queue).pipe(Stream.takeWhile((e): e is WatchEvent => e !== End))
+      // Everything below runs without yielding, so no change can slip between replay and registration.
+      let from = store.revision
+      if (startRevision === undefined) {
+        const initial = store.page({ resource, revision: from, prefix, start: prefix, limit: undefined, matches: filter, countRemaining: false })
+        for (const obj of initial.items) sink.offer(eventOf("ADDED", obj, resource))
+      } else {
+        from = startRevision
+      }
+      const watcher: Watcher = { resource, prefix, matches: filter, sink, startRevision: from }
+      if (startRevision !== undefined) {
+        for (const change of store.changesAfter(startRevision)) {
+          if (change.resource === resource) this.hub.publishTo(watcher, change)
+        }
+        ;(watcher as { startRevision: number }).startRevision = Math.max(startRevision, store.revision)
+      }
+      if (sink.isClosed()) return
+      this.hub.add(watcher)
+      yield* Effect.addFinalizer(() => Effect.sync(() => this.hub.remove(watcher)))
+      yield* Effect.forkScoped(this.watchTimers(resource, opts.allowWatchBookmarks === true, timeoutMs, sink))
     })
   }
 
@@ -367,7 +420,7 @@ export class ApiServerImpl {
     resource: ResourceType,
     bookmarks: boolean,
     timeoutMs: number,
-    sink: { offer: (e: WatchEvent) => boolean; close: () => void }
+    sink: WatchSink
   ): Effect.Effect<void> {
     const self = this
     return Effect.gen(function* () {
@@ -784,6 +837,11 @@ export class ApiServerImpl {
       return listOf(resource, page.items.map(stripTypeMeta), { resourceVersion: String(revision) })
     })
   }
+}
+
+/** A read that must first wait for the server to reach `revision` (the watch cache's 3 s wait). */
+export class WaitFor {
+  constructor(readonly revision: number) {}
 }
 
 const endMarker: unique symbol = Symbol("end of watch")

@@ -6,16 +6,17 @@
 import { randomUUID } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { Cause, Effect, Either, Fiber, Option, Runtime, Scope, Stream } from "effect"
+import { Cause, Deferred, Effect, Either, Exit, Fiber, Option, Runtime, Scope } from "effect"
 import { negotiate, requestBodyFormat } from "../../src/api/MediaType.js"
 import type { KObject, WatchEvent } from "../../src/api/Object.js"
 import { patchTypeOf } from "../../src/api/Patch.js"
-import type { DeleteOptions } from "../../src/api/Requests.js"
+import type { DeleteOptions, ListOptions, WatchOptions } from "../../src/api/Requests.js"
 import { findResource, groupVersions, type ResourceType } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
 import { ApiError } from "../../src/api/Status.js"
-import { ApiServer, type ApiServerImpl, type Body } from "./ApiServer.js"
+import { ApiServer, WaitFor, type ApiServerImpl, type Body } from "./ApiServer.js"
 import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, versionInfo } from "./Discovery.js"
+import type { WatchSink } from "./WatchHub.js"
 
 export interface HttpServerOptions {
   readonly host: string
@@ -113,6 +114,18 @@ const intParam = (q: URLSearchParams, name: string): Either.Either<number | unde
 
 const noQuery = new URLSearchParams()
 
+/** Objects are immutable once stored, so the bytes of a hot object are made once (weakly held). */
+const jsonBytes = new WeakMap<object, Buffer>()
+const compactJson = (body: unknown): Buffer => {
+  if (typeof body !== "object" || body === null) return Buffer.from(JSON.stringify(body) + "\n")
+  let bytes = jsonBytes.get(body)
+  if (bytes === undefined) {
+    bytes = Buffer.from(JSON.stringify(body) + "\n")
+    jsonBytes.set(body, bytes)
+  }
+  return bytes
+}
+
 const eventJson = new WeakMap<WatchEvent, string>()
 /** Events are shared between watchers, so each is serialized once. */
 const serializeEvent = (event: WatchEvent): string => {
@@ -162,7 +175,7 @@ class Responder {
   }
 
   json(code: number, body: unknown, extra: Record<string, string | string[]> = {}): void {
-    const bytes = Buffer.from(this.pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body) + "\n")
+    const bytes = this.pretty ? Buffer.from(JSON.stringify(body, null, 2)) : compactJson(body)
     // A Content-Length lets node:http send headers and body in one write instead of chunked encoding.
     this.res.writeHead(code, { ...this.headers("application/json"), "Content-Length": String(bytes.length), ...extra })
     this.res.end(bytes)
@@ -192,7 +205,9 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     const run = Runtime.runFork(runtime)
     const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 })
     let address = `${options.host}:${options.port}`
+    const clock = yield* Effect.clock
     server.on("request", (req, res) => {
+      if (req.method === "GET" && serveReadNow(api, clock.unsafeCurrentTimeMillis(), req, res, address)) return
       const fiber = run(handle(api, req, res, options, address), { immediate: true })
       // Most requests finish synchronously. For the rest (watches, waits, body reads) the response closing
       // early means the client went away: stop the work.
@@ -224,8 +239,7 @@ const handle = (api: ApiServerImpl, req: http.IncomingMessage, res: http.ServerR
     const q = url.indexOf("?")
     const path = q >= 0 ? url.slice(0, q) : url
     const query = q >= 0 ? new URLSearchParams(url.slice(q + 1)) : noQuery
-    const pretty = prettyAgents.test(req.headers["user-agent"] ?? "") || query.get("pretty") === "true"
-    const out = new Responder(req, res, pretty)
+    const out = new Responder(req, res, isPretty(req, query))
     let parsed: Parsed
     try {
       parsed = parsePath(path, address)
@@ -278,6 +292,54 @@ const write = (r: Effect.Effect<{ code: number; object: KObject; warnings: Reado
     out.json(result.code, result.object, result.warnings.length > 0 ? { Warning: result.warnings.map(warningHeader) } : {})
   )
 
+const listOptionsOf = (query: URLSearchParams, namespace: string | undefined, limit: number | undefined): ListOptions => ({
+  namespace,
+  labelSelector: query.get("labelSelector") ?? undefined,
+  fieldSelector: query.get("fieldSelector") ?? undefined,
+  limit,
+  continue: query.get("continue") ?? undefined,
+  resourceVersion: query.get("resourceVersion") ?? undefined,
+  resourceVersionMatch: query.get("resourceVersionMatch") ?? undefined
+})
+
+const isPretty = (req: http.IncomingMessage, query: URLSearchParams): boolean =>
+  prettyAgents.test(req.headers["user-agent"] ?? "") || query.get("pretty") === "true"
+
+/**
+ * Plain GETs and LISTs answered on the spot, without a fiber: they are most of a load test's traffic and
+ * need no waiting. Anything else — watches, waits for a newer revision, a paused server, other media
+ * types — returns false and takes the general path.
+ */
+const serveReadNow = (api: ApiServerImpl, now: number, req: http.IncomingMessage, res: http.ServerResponse, address: string): boolean => {
+  if (api.paused) return false
+  const accept = req.headers.accept
+  if (accept !== undefined && accept !== "application/json" && accept !== "*/*") return false
+  const url = req.url ?? "/"
+  const q = url.indexOf("?")
+  const query = q >= 0 ? new URLSearchParams(url.slice(q + 1)) : noQuery
+  if (query.has("watch")) return false
+  let parsed: Parsed
+  try {
+    parsed = parsePath(q >= 0 ? url.slice(0, q) : url, address)
+  } catch {
+    return false
+  }
+  if (parsed._tag !== "resource" || parsed.route.subresource !== undefined) return false
+  const limit = intParam(query, "limit")
+  if (Either.isLeft(limit)) return false
+  const { resource, name, namespace } = parsed.route
+  api.compactUpTo(now)
+  const result: Either.Either<unknown, ApiError> | WaitFor =
+    name === undefined
+      ? api.listNow(resource, listOptionsOf(query, namespace, limit.right))
+      : api.getNow(resource, name, { namespace, resourceVersion: query.get("resourceVersion") ?? undefined })
+  if (result instanceof WaitFor) return false
+  const out = new Responder(req, res, isPretty(req, query))
+  if (Either.isLeft(result)) out.error(result.left)
+  else out.json(200, result.right)
+  return true
+}
+
 const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams, req: http.IncomingMessage, out: Responder): Effect.Effect<void, ApiError> =>
   Effect.gen(function* () {
     const method = req.method ?? "GET"
@@ -312,14 +374,7 @@ const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams,
           }, out)
         }
         if (name === undefined) {
-          const list = yield* api.list(resource, {
-            namespace,
-            ...selectors,
-            limit,
-            continue: str("continue"),
-            resourceVersion: str("resourceVersion"),
-            resourceVersionMatch: str("resourceVersionMatch")
-          })
+          const list = yield* api.list(resource, listOptionsOf(query, namespace, limit))
           return out.json(200, list)
         }
         const obj = yield* api.get(resource, name, { namespace, resourceVersion: str("resourceVersion") })
@@ -388,34 +443,50 @@ const deleteOptionsFromBody = (value: unknown, namespace: string | undefined): D
   }
 }
 
-/** Chunked JSON stream, one event per line; waits for the socket to drain so a slow client backs up its buffer. */
+/**
+ * Chunked JSON stream, one event per line, written straight from the server's fan-out (no fiber per event).
+ * A client that stops reading fills the socket buffer; past `bufferBytes` the watch is closed.
+ */
 const serveWatch = (
   api: ApiServerImpl,
   resource: ResourceType,
   name: string | undefined,
-  opts: Parameters<ApiServerImpl["watch"]>[1],
+  opts: WatchOptions,
   out: Responder
 ): Effect.Effect<void, ApiError> =>
   Effect.scoped(
     Effect.gen(function* () {
-      const events = yield* api.watch(resource, opts, name)
       const res = out.res
-      res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-cache, private", "Transfer-Encoding": "chunked" })
+      const done = yield* Deferred.make<void>()
+      const bufferBytes = api.config.watchBufferSize * 4096
+      let started = false
+      let ended = false
+      const start = () => {
+        if (started) return
+        started = true
+        res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-cache, private", "Transfer-Encoding": "chunked" })
+      }
+      const sink: WatchSink = {
+        offer: (event) => {
+          if (ended) return true
+          if (res.writableLength > bufferBytes) return false
+          start()
+          res.write(serializeEvent(event))
+          return true
+        },
+        close: () => {
+          if (ended) return
+          ended = true
+          start()
+          res.end()
+          Deferred.unsafeDone(done, Exit.void)
+        },
+        isClosed: () => ended
+      }
+      yield* api.watchInto(resource, opts, name, sink)
+      start()
       res.flushHeaders()
-      yield* Stream.runForEach(events, (event) =>
-        res.write(serializeEvent(event))
-          ? Effect.void
-          : Effect.async<void>((resume) => {
-              const done = () => {
-                res.off("drain", done)
-                res.off("close", done)
-                resume(Effect.void)
-              }
-              res.once("drain", done)
-              res.once("close", done)
-            })
-      )
-      res.end()
+      yield* Deferred.await(done)
     })
   )
 

@@ -12,6 +12,7 @@ export interface WatchSink {
   readonly offer: (event: WatchEvent) => boolean
   /** Ends the stream cleanly. */
   readonly close: () => void
+  readonly isClosed: () => boolean
 }
 
 export interface WatchFilter {
