@@ -61,7 +61,10 @@ export interface Body {
   readonly raw?: string | undefined
 }
 
-/** Stored objects carry no kind/apiVersion (list items must not); single reads add them, once per stored version. */
+/**
+ * Stored objects carry no kind/apiVersion (list items must not); a GET adds them once per stored version, so hot
+ * objects are not copied per read. Write results are copied plainly (each is returned once).
+ */
 const typedObjects = new WeakMap<KObject, KObject>()
 const typeMeta = (obj: KObject, resource: ResourceType): KObject => {
   let typed = typedObjects.get(obj)
@@ -557,7 +560,7 @@ export class ApiServerImpl {
         )
       }
       if (isDryRun(opts.dryRun)) return object
-      return typeMeta(this.store.put(resource, key, stripTypeMeta(object), now), resource)
+      return withTypeMeta(this.store.put(resource, key, stripTypeMeta(object), now), resource)
     })
   }
 
@@ -648,19 +651,19 @@ export class ApiServerImpl {
         if (added.length > 0)
           errors.push(forbidden("metadata.finalizers", `no new finalizers can be added if the object is being deleted, found new finalizers ${formatStringSlice(added)}`))
       }
-      errors.push(...(resource.rules.validateUpdate?.(next, typeMeta(stored, resource)) ?? []))
+      errors.push(...(resource.rules.validateUpdate?.(next, withTypeMeta(stored, resource)) ?? []))
       if (errors.length > 0) return yield* Either.left(this.invalid(resource, name, errors))
       if (resource.kind === "Deployment" && !sameObject(next.spec, stored.spec))
         (next.metadata as { generation?: number }).generation = (stored.metadata.generation ?? 0) + 1
       const candidate = stripTypeMeta({ ...next, metadata: { ...next.metadata, resourceVersion: stored.metadata.resourceVersion } })
-      if (sameObject(candidate, stored)) return { code: 200, object: typeMeta(stored, resource), warnings }
+      if (sameObject(candidate, stored)) return { code: 200, object: withTypeMeta(stored, resource), warnings }
       if (isDryRun(opts.dryRun)) return { code: 200, object: next, warnings }
       if (stored.metadata.deletionTimestamp !== undefined && (next.metadata.finalizers ?? []).length === 0) {
         this.store.remove(resource, key, now)
         return { code: 200, object: next, warnings }
       }
       const saved = this.store.put(resource, key, stripTypeMeta(next), now)
-      return { code: 200, object: typeMeta(saved, resource), warnings }
+      return { code: 200, object: withTypeMeta(saved, resource), warnings }
     })
   }
 
@@ -687,7 +690,7 @@ export class ApiServerImpl {
       const namespace = resource.namespaced ? opts.namespace : undefined
       const stored = this.store.get(resource, this.key(resource, namespace, name))
       if (!stored) return yield* Either.left(Status.notFound(resource, name))
-      const patched = yield* applyPatch(typeMeta(stored, resource), patchType, patch.value)
+      const patched = yield* applyPatch(withTypeMeta(stored, resource), patchType, patch.value)
       const { object, warnings } = yield* this.decodeBody(resource, { value: patched }, opts.fieldValidation, true)
       // A patch is based on the stored object: unconditional unless the patch itself sets a resourceVersion.
       const rv = object.metadata.resourceVersion || stored.metadata.resourceVersion
@@ -748,7 +751,7 @@ export class ApiServerImpl {
   private deleteObject(resource: ResourceType, key: string, stored: KObject, opts: DeleteOptions, now: number): DeleteResult {
     const dryRun = isDryRun(opts.dryRun)
     const terminating = stored.metadata.deletionTimestamp !== undefined
-    if (terminating) return { code: 200, object: typeMeta(stored, resource) }
+    if (terminating) return { code: 200, object: withTypeMeta(stored, resource) }
     const finalizers = [...(stored.metadata.finalizers ?? [])]
     if (resource.garbageCollected) {
       const policy = opts.propagationPolicy ?? (opts.orphanDependents === true ? "Orphan" : undefined)
@@ -773,10 +776,10 @@ export class ApiServerImpl {
         finalizers
       }
     }
-    if (dryRun) return { code: 200, object: typeMeta(marked, resource) }
+    if (dryRun) return { code: 200, object: withTypeMeta(marked, resource) }
     const saved = this.store.put(resource, key, marked, now)
     const code = opts.orphanDependents === false ? 202 : 200
-    const result = { code, object: typeMeta(saved, resource) }
+    const result = { code, object: withTypeMeta(saved, resource) }
     this.collectGarbage(resource, key, now)
     return result
   }

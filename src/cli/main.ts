@@ -2,9 +2,11 @@
 /** The `clustersim` command line. */
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect } from "effect"
+import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { runHttpServer } from "../../simulator/apiserver/HttpServer.js"
+import { schedulerCommand } from "../../simulator/scheduler/SchedulerCommand.js"
 import { parseDurationFlag } from "./flags.js"
 import { seedDemoCluster } from "./demo.js"
 import { scenarioJsonSchema } from "../scenario/jsonSchema.js"
@@ -21,6 +23,8 @@ Usage:
   clustersim report RUN.json
   clustersim schema         print the scenario JSON Schema (scenarios/scenario.schema.json)
   clustersim start          run scenarios/quickstart.yaml on the embedded server (npm start)
+  clustersim scheduler [FLAGS]  the simulated scheduler's command line (--help lists every flag,
+                            --write-config-to FILE writes the effective configuration)
   clustersim help
 
 serve       Runs the simulated API server on a real socket (HTTP). Prints
@@ -109,6 +113,9 @@ const exitWith = (code: Promise<number>) =>
 
 const [firstCommand, ...firstRest] = process.argv.slice(2)
 
+/** The shipped quickstart, found from the installed package (dist/src/cli → the package root), not the cwd. */
+const quickstart = fileURLToPath(new URL("../../../scenarios/quickstart.yaml", import.meta.url))
+
 const main = Effect.gen(function* () {
   const [command, ...rest] = process.argv.slice(2)
   switch (command) {
@@ -133,7 +140,8 @@ const main = Effect.gen(function* () {
 )
 
 if (firstCommand === "run") exitWith(Effect.runPromise(runToExitCode(firstRest)))
-else if (firstCommand === "start") exitWith(Effect.runPromise(runToExitCode(["scenarios/quickstart.yaml", ...firstRest])))
+else if (firstCommand === "start") exitWith(Effect.runPromise(runToExitCode([quickstart, ...firstRest])))
+else if (firstCommand === "scheduler") exitWith(Effect.runPromise(schedulerCommand(firstRest)))
 else if (firstCommand === "validate") exitWith(Promise.resolve(validateFiles(firstRest, (s) => process.stdout.write(s), (s) => process.stderr.write(s))))
 else if (firstCommand === "schema") exitWith(Promise.resolve(process.stdout.write(JSON.stringify(scenarioJsonSchema(), null, 2) + "\n")).then(() => 0))
 else if (firstCommand === "report") {

@@ -17,7 +17,7 @@ import { checkNodeAgentConfiguration } from "../../simulator/nodeagent/config/ch
 import { renderLatencySvg } from "../../reports/plot.js"
 import { renderSummary } from "../../reports/summary.js"
 import { ApiClient } from "../client/ApiClient.js"
-import type { HttpClientOptions } from "../client/HttpTransport.js"
+import type { HttpClientOptions, TrafficCounter } from "../client/HttpTransport.js"
 import { loadKubeconfigContext } from "../client/Kubeconfig.js"
 import { ServerAdmin, type ServerAdminService } from "../client/ServerAdmin.js"
 import { GeneratorHealth, type HealthReport } from "../loadgen/GeneratorHealth.js"
@@ -81,7 +81,7 @@ const fetchVersion = (baseUrl: string, options?: HttpClientOptions) =>
     return res.statusCode === 200 ? body.gitVersion : undefined
   }).pipe(Effect.orElseSucceed(() => undefined))
 
-export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number): Layer.Layer<ApiClient | Target> => {
+export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, traffic?: TrafficCounter): Layer.Layer<ApiClient | Target> => {
   const server = ApiServer.layer(serverConfig(scenario, seed))
   switch (t._tag) {
     case "in-process":
@@ -100,7 +100,7 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number): La
             const version = yield* fetchVersion(s.url)
             const admin = yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(s.url))
             return Layer.merge(
-              ApiClient.layerHttp({ baseUrl: s.url }),
+              ApiClient.layerHttp({ baseUrl: s.url, traffic }),
               Layer.succeed(Target, { identity: { kind: "embedded", url: s.url, ...(version ? { version } : {}) }, admin })
             )
           })
@@ -111,7 +111,7 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number): La
       return Layer.unwrapEffect(
         Effect.map(fetchVersion(t.options.baseUrl, t.options), (version) =>
           Layer.merge(
-            ApiClient.layerHttp(t.options),
+            ApiClient.layerHttp({ ...t.options, traffic }),
             Layer.succeed(Target, {
               identity: { kind: "url", url: t.options.baseUrl, ...(version ? { version } : {}), ...(t.context ? { context: t.context } : {}) },
               admin: undefined
@@ -262,6 +262,7 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     if (scenario.scheduler !== undefined || scenario.eviction !== undefined) return runSectionsScenario(o, scenario, text, seed, startedAt, finish)
     if (scenario.cluster !== undefined) return yield* runClusterScenario(o, scenario, text, seed, startedAt, finish, err, interrupt)
 
+    const traffic: TrafficCounter = { bytesIn: 0, bytesOut: 0 }
     const program = Effect.scoped(
       Effect.gen(function* () {
         const target = yield* Target
@@ -294,13 +295,16 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
             endedAt: new Date(),
             collected,
             state,
-            health: yield* health.summary,
+            health: yield* Effect.zipRight(
+              Effect.all([health.addBytesIn(traffic.bytesIn), health.addBytesOut(traffic.bytesOut)]),
+              health.summary
+            ),
             outcome
           })
         )
       })
     )
-    const exit = yield* Effect.exit(Effect.provide(program, targetLayer(o.target, scenario, seed)))
+    const exit = yield* Effect.exit(Effect.provide(program, targetLayer(o.target, scenario, seed, traffic)))
     if (Exit.isSuccess(exit)) return exit.value
     err(`clustersim: run error: ${causeText(exit.cause)}\n`)
     return { exitCode: ExitCode.RunError }

@@ -18,6 +18,13 @@ export interface HttpClientOptions {
   readonly tls?: { readonly ca?: string; readonly cert?: string; readonly key?: string; readonly insecureSkipVerify?: boolean }
   /** Connections per origin (default 64). */
   readonly connections?: number
+  /** Counts bytes sent and received (bodies), for the load generator's health report. */
+  readonly traffic?: TrafficCounter
+}
+
+export interface TrafficCounter {
+  bytesIn: number
+  bytesOut: number
 }
 
 const patchContentTypes: Record<PatchType, string> = {
@@ -76,9 +83,10 @@ const connectionError = (e: unknown): ApiError =>
  * `Stream.fromAsyncIterable`: its finalizer awaits the iterator's `return()`, which an async generator only
  * runs after the pending `next()` settles — so interrupting an idle watch would hang until the next event.
  */
-const bodyChunks = (body: Dispatcher.ResponseData["body"]): Stream.Stream<Buffer, ApiError> =>
+const bodyChunks = (body: Dispatcher.ResponseData["body"], traffic?: TrafficCounter): Stream.Stream<Buffer, ApiError> =>
   Stream.async<Buffer, ApiError>((emit) => {
     body.on("data", (chunk: Buffer) => {
+      if (traffic) traffic.bytesIn += chunk.length
       body.pause()
       void emit.single(chunk).then(() => body.resume())
     })
@@ -112,18 +120,24 @@ export const makeHttpClient = (options: HttpClientOptions) =>
       ...options.headers
     }
 
+    const traffic = options.traffic
     const call = (method: Dispatcher.HttpMethod, path: string, body?: unknown, contentType = "application/json") =>
       Effect.tryPromise({
         try: async (signal) => {
+          const payload = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body)
           const res = await dispatcher.request({
             origin: base,
             path,
             method,
             headers: body === undefined ? baseHeaders : { ...baseHeaders, "content-type": contentType },
-            body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+            body: payload,
             signal
           })
           const text = await res.body.text()
+          if (traffic) {
+            traffic.bytesIn += Buffer.byteLength(text)
+            if (payload !== undefined) traffic.bytesOut += Buffer.byteLength(payload)
+          }
           return { code: res.statusCode, text, warnings: headerList(res.headers["warning"]).map(parseWarning) }
         },
         catch: connectionError
@@ -203,7 +217,7 @@ export const makeHttpClient = (options: HttpClientOptions) =>
               const text = yield* Effect.promise(() => res.body.text())
               return yield* Effect.fail(errorFrom(res.statusCode, text))
             }
-            return bodyChunks(res.body).pipe(
+            return bodyChunks(res.body, traffic).pipe(
               Stream.decodeText(),
               Stream.splitLines,
               Stream.filter((line) => line.length > 0),

@@ -131,6 +131,8 @@ phases:
     expect(r.artifact!.relists).toBeGreaterThan(0)
     expect(r.artifact!.target.kind).toBe("embedded")
     expect(r.artifact!.target.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    // Over HTTP the generator counts the bytes it moved (lists and watch streams in, nothing much out).
+    expect(r.artifact!.health!.bytesIn).toBeGreaterThan(1000)
     expect(r.stdout).toMatch(/relists: [1-9]/)
     expect(r.artifact!.series.some((s) => s.key.metric === "relist" && s.key.operation === "total" && s.count > 0)).toBe(true)
   })
