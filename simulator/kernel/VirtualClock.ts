@@ -5,101 +5,17 @@
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import { EventHeap, type HeapEntry } from "./EventHeap.js"
 
 /** A pending timer. `index` is its slot in the heap, -1 once fired or cancelled. */
-export interface Timer {
-  readonly time: number
-  readonly seq: number
+export interface Timer extends HeapEntry {
   readonly task: () => void
-  /** @internal */
-  index: number
 }
 
-const before = (a: Timer, b: Timer): boolean => a.time < b.time || (a.time === b.time && a.seq < b.seq)
-
-/**
- * Indexed binary min-heap: O(log n) insert, pop and removal, so cancelled timers (e.g. the losing side of
- * `Effect.timeout`) leave no garbage behind.
- */
-export class TimerHeap {
-  private readonly items: Array<Timer> = []
-  private nextSeq = 0
-
-  get size(): number {
-    return this.items.length
-  }
-
+/** The clock's timers: an `EventHeap` of tasks. */
+export class TimerHeap extends EventHeap<Timer> {
   insert(time: number, task: () => void): Timer {
-    const timer: Timer = { time, seq: this.nextSeq++, task, index: this.items.length }
-    this.items.push(timer)
-    this.siftUp(timer.index)
-    return timer
-  }
-
-  peek(): Timer | undefined {
-    return this.items[0]
-  }
-
-  pop(): Timer | undefined {
-    const items = this.items
-    if (items.length === 0) return undefined
-    const top = items[0]!
-    this.removeAt(0)
-    return top
-  }
-
-  /** Returns false if the timer already fired or was removed. */
-  remove(timer: Timer): boolean {
-    const i = timer.index
-    if (i < 0 || this.items[i] !== timer) return false
-    this.removeAt(i)
-    return true
-  }
-
-  private removeAt(i: number): void {
-    const items = this.items
-    const removed = items[i]!
-    const last = items.pop()!
-    removed.index = -1
-    if (i === items.length) return
-    items[i] = last
-    last.index = i
-    if (i > 0 && before(last, items[(i - 1) >> 1]!)) this.siftUp(i)
-    else this.siftDown(i)
-  }
-
-  private siftUp(i: number): void {
-    const items = this.items
-    const t = items[i]!
-    while (i > 0) {
-      const p = (i - 1) >> 1
-      const parent = items[p]!
-      if (!before(t, parent)) break
-      items[i] = parent
-      parent.index = i
-      i = p
-    }
-    items[i] = t
-    t.index = i
-  }
-
-  private siftDown(i: number): void {
-    const items = this.items
-    const n = items.length
-    const t = items[i]!
-    for (;;) {
-      const l = 2 * i + 1
-      if (l >= n) break
-      const r = l + 1
-      const c = r < n && before(items[r]!, items[l]!) ? r : l
-      const child = items[c]!
-      if (!before(child, t)) break
-      items[i] = child
-      child.index = i
-      i = c
-    }
-    items[i] = t
-    t.index = i
+    return this.push({ time, seq: 0, task, index: -1 }, time)
   }
 }
 

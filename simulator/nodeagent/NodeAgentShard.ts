@@ -33,6 +33,7 @@ import { objectKey } from "../apiserver/Store.js"
 import { microTime, rfc3339 } from "../apiserver/SystemMeta.js"
 import * as TokenBucket from "../events/TokenBucket.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
+import { EventHeap, type HeapEntry } from "../kernel/EventHeap.js"
 import type { ServiceTimeModel } from "../kernel/ServiceTime.js"
 import type { NodeAgentConfiguration } from "./config/NodeAgentConfiguration.js"
 import { desiredConditions, healthy, mergeConditions, shouldPost, statusChanged, type NodeCondition, type NodeHealth } from "./NodeStatus.js"
@@ -177,61 +178,10 @@ const enum Kind {
 }
 
 /** A due event. Each agent reuses one lease and one status event: steady state allocates no events. */
-interface AgentEvent {
-  time: number
-  seq: number
+interface AgentEvent extends HeapEntry {
   readonly kind: Kind
   readonly agent: AgentState
   readonly pod?: string
-}
-
-const before = (a: AgentEvent, b: AgentEvent): boolean => a.time < b.time || (a.time === b.time && a.seq < b.seq)
-
-/** Binary min-heap of events by (time, sequence). */
-class EventHeap {
-  private readonly items: Array<AgentEvent> = []
-  private seq = 0
-
-  peek(): AgentEvent | undefined {
-    return this.items[0]
-  }
-
-  insert(e: AgentEvent, time: number): void {
-    e.time = time
-    e.seq = this.seq++
-    const items = this.items
-    let i = items.length
-    items.push(e)
-    while (i > 0) {
-      const p = (i - 1) >> 1
-      const parent = items[p]!
-      if (!before(e, parent)) break
-      items[i] = parent
-      i = p
-    }
-    items[i] = e
-  }
-
-  pop(): AgentEvent | undefined {
-    const items = this.items
-    const top = items[0]
-    const last = items.pop()
-    if (top === undefined || last === undefined || items.length === 0) return top
-    const n = items.length
-    let i = 0
-    for (;;) {
-      const l = 2 * i + 1
-      if (l >= n) break
-      const r = l + 1
-      const c = r < n && before(items[r]!, items[l]!) ? r : l
-      const child = items[c]!
-      if (!before(child, last)) break
-      items[i] = child
-      i = c
-    }
-    items[i] = last
-    return top
-  }
 }
 
 const inside = (windows: ReadonlyArray<Interval>, t: number): boolean => {
@@ -261,7 +211,7 @@ interface AgentState {
 }
 
 export class NodeAgentShard {
-  private readonly heap = new EventHeap()
+  private readonly heap = new EventHeap<AgentEvent>()
   private readonly agents = new Map<string, AgentState>()
   private readonly renewIntervalMs: number
   private readonly timeoutMs: number
@@ -294,10 +244,10 @@ export class NodeAgentShard {
         checkedHealth: undefined,
         capacity: { cpu: node.cpu, memory: node.memory, pods: String(node.pods) }
       }
-      state.leaseEvent = { time: 0, seq: 0, kind: Kind.Lease, agent: state }
-      state.statusEvent = { time: 0, seq: 0, kind: Kind.Status, agent: state }
+      state.leaseEvent = { time: 0, seq: 0, index: -1, kind: Kind.Lease, agent: state }
+      state.statusEvent = { time: 0, seq: 0, index: -1, kind: Kind.Status, agent: state }
       this.agents.set(node.name, state)
-      this.heap.insert({ time: 0, seq: 0, kind: Kind.Register, agent: state }, node.startAt)
+      this.heap.push({ time: 0, seq: 0, index: -1, kind: Kind.Register, agent: state }, node.startAt)
     }
   }
 
@@ -353,11 +303,11 @@ export class NodeAgentShard {
   }
 
   private leaseAt(a: AgentState, time: number): void {
-    this.heap.insert(a.leaseEvent, time)
+    this.heap.push(a.leaseEvent, time)
   }
 
   private statusAt(a: AgentState, time: number): void {
-    this.heap.insert(a.statusEvent, time)
+    this.heap.push(a.statusEvent, time)
   }
 
   private reachable(node: SimulatedNode, t: number): boolean {
@@ -374,7 +324,7 @@ export class NodeAgentShard {
     const node = a.node
     if (t >= node.stoppedAt) return
     if (!this.reachable(node, t)) {
-      this.heap.insert({ time: 0, seq: 0, kind: Kind.Register, agent: a }, t + this.timeoutMs)
+      this.heap.push({ time: 0, seq: 0, index: -1, kind: Kind.Register, agent: a }, t + this.timeoutMs)
       return
     }
     const store = this.env.store
@@ -543,7 +493,7 @@ export class NodeAgentShard {
         const delay = a.bucket.reserve(end)
         if (delay > 0) {
           const postAt = Math.ceil(end + delay)
-          this.heap.insert({ time: 0, seq: 0, kind: Kind.PostStatus, agent: a }, postAt)
+          this.heap.push({ time: 0, seq: 0, index: -1, kind: Kind.PostStatus, agent: a }, postAt)
         } else {
           end = this.postStatus(a, end)
         }
@@ -586,7 +536,7 @@ export class NodeAgentShard {
       const delay = a.bucket.reserve(t)
       if (delay > 0) {
         const at = Math.ceil(t + delay)
-        this.heap.insert({ time: 0, seq: 0, kind: Kind.PodStatus, agent: a, pod: key }, at)
+        this.heap.push({ time: 0, seq: 0, index: -1, kind: Kind.PodStatus, agent: a, pod: key }, at)
       } else {
         this.writePodStatus(a, key, t)
       }
