@@ -327,22 +327,25 @@ const runSectionsScenario = (
     error = e instanceof Error ? e.message : String(e)
   }
   return finish(
-    assembleArtifact({
-      scenario,
-      file: o.file,
-      text,
-      target: { kind: "simulated-cluster" },
-      seed,
-      startedAt,
-      endedAt: new Date(),
+    simulatedArtifact(o, scenario, text, seed, startedAt, {
       collected: { series: [], intervals: [], intervalMs: 1000 },
       state: makeRunState(0),
-      health: undefined,
       outcome: error === undefined ? "completed" : { error },
       ...(sections ? { sections } : {})
     })
   )
 }
+
+/** The artifact of a run in virtual time (a simulated cluster or the scheduler/eviction sections). */
+const simulatedArtifact = (
+  o: RunCommandOptions,
+  scenario: Scenario,
+  text: string,
+  seed: number,
+  startedAt: Date,
+  parts: Pick<Parameters<typeof assembleArtifact>[0], "collected" | "state" | "outcome" | "sections" | "cluster">
+): RunArtifact =>
+  assembleArtifact({ scenario, file: o.file, text, target: { kind: "simulated-cluster" }, seed, startedAt, endedAt: new Date(), health: undefined, ...parts })
 
 /** A `cluster` scenario: the simulated cluster runs in virtual time with the load phases as its workload. */
 const runClusterScenario = (
@@ -402,17 +405,9 @@ const runClusterScenario = (
         ? ("interrupted" as const)
         : { error: causeText(exit.cause) }
     return finish(
-      assembleArtifact({
-        scenario,
-        file: o.file,
-        text,
-        target: { kind: "simulated-cluster" },
-        seed,
-        startedAt,
-        endedAt: new Date(),
+      simulatedArtifact(o, scenario, text, seed, startedAt, {
         collected,
         state: captured?.state ?? makeRunState(0),
-        health: undefined,
         outcome,
         ...(Exit.isSuccess(exit) ? { cluster: exit.value } : {})
       })
