@@ -25,7 +25,9 @@ import { checkNodeAgentConfiguration } from "../nodeagent/config/check.js"
 import { apiVersion as nodeAgentApiVersion, kind as nodeAgentKind, type NodeAgentConfiguration } from "../nodeagent/config/NodeAgentConfiguration.js"
 import { makeNode, NodeAgentMetrics, NodeAgentShard, settingsOf, type Interval, type SimulatedNode } from "../nodeagent/NodeAgentShard.js"
 import { podCapacity } from "../nodeagent/NodeStatus.js"
+import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
 import { ClusterObserver, type PodDeletion, type ReadyTransition, type TaintChange } from "./ClusterObserver.js"
+import { runMemoryPressure } from "./Pressure.js"
 import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
 
 export interface ClusterRunOptions {
@@ -138,6 +140,8 @@ export interface ClusterResultBody {
   readonly readyTimeline: Record<string, ReadonlyArray<ReadyTransition>>
   readonly taints: ReadonlyArray<TaintChange>
   readonly podDeletions: ReadonlyArray<PodDeletion>
+  /** Pods evicted under node pressure (`memoryPressure` in the spec). */
+  readonly evictions: ReadonlyArray<EvictionRecord>
   readonly events: { readonly byReason: Record<string, number>; readonly list: ReadonlyArray<{ t: number; reason: string; object: string; note: string }> }
   readonly zoneStates: ReadonlyArray<{ t: number; zone: string; state: string }>
   readonly faults: ReadonlyArray<{ readonly type: string; readonly at: number; readonly for?: number; readonly nodes?: ReadonlyArray<string> }>
@@ -210,6 +214,7 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
   const clientLayer = ServiceTime.layerClient.pipe(Layer.provide(ApiClient.layerInProcess), Layer.provide(serviceTimeLayer))
   const layers = clientLayer.pipe(Layer.provideMerge(serverLayer))
 
+  const evictions: Array<EvictionRecord> = []
   const program = Effect.gen(function* () {
     const server = yield* ApiServer
     const store = server.store
@@ -264,6 +269,10 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
     for (const p of pauses) {
       yield* Effect.forkDaemon(Effect.sleep(p.from - startMillis).pipe(Effect.zipRight(server.pause(p.to - p.from))))
     }
+    if (spec.memoryPressure && spec.memoryPressure.length > 0) {
+      const pressure = runMemoryPressure(spec.memoryPressure, nodes, spec.podsPerNode ?? 0, resolved.nodeAgent, (e) => evictions.push(e))
+      yield* Effect.forkDaemon(Effect.orDie(pressure))
+    }
     if (options.workload) yield* Effect.forkDaemon(options.workload)
     return yield* Effect.never
   }).pipe(Effect.provide(layers))
@@ -304,6 +313,7 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
     readyTimeline: timeline,
     taints: observer.taints,
     podDeletions: observer.podDeletions,
+    evictions,
     events: { byReason, list: lifecycleLog.events.filter((e) => e.reason !== "RegisteredNode").map((e) => ({ ...e, t: observer.since(e.t) })) },
     zoneStates: lifecycleLog.zoneStates.map((z) => ({ ...z, t: observer.since(z.t) })),
     faults: applied,

@@ -42,6 +42,19 @@ export const NodeLifecycleSpec = Schema.Struct({
 })
 export type NodeLifecycleSpec = typeof NodeLifecycleSpec.Type
 
+/**
+ * Memory use that grows on some nodes: one pod per node (index `pod`) follows `base` + `perSecond` (a leak) +
+ * `steps`; the node's eviction manager acts on the NodeAgentConfiguration's eviction thresholds.
+ */
+export const MemoryPressureSpec = Schema.Struct({
+  nodes: Schema.Array(Schema.String),
+  pod: Schema.optionalWith(Schema.Int.pipe(Schema.nonNegative()), { default: () => 0 }),
+  base: Schema.optionalWith(Schema.String, { default: () => "100Mi" }),
+  perSecond: Schema.optional(Schema.String),
+  steps: Schema.optional(Schema.Array(Schema.Struct({ at: DurationMs, add: Schema.String })))
+})
+export type MemoryPressureSpec = typeof MemoryPressureSpec.Type
+
 export const ClusterSpec = Schema.Struct({
   /** Number of simulated nodes, named `<namePrefix><index>` from 0. */
   nodes: Schema.Int.pipe(Schema.nonNegative()),
@@ -65,7 +78,9 @@ export const ClusterSpec = Schema.Struct({
   startSpread: Schema.optional(DurationMs),
   /** Node-agent shard fibers (default ceil(nodes / 500)) and their wake-up resolution (default `1s`). */
   shards: Schema.optional(Schema.Int.pipe(Schema.positive())),
-  resolution: Schema.optional(DurationMs)
+  resolution: Schema.optional(DurationMs),
+  /** Nodes whose memory use grows; their eviction managers evict by the configured thresholds. */
+  memoryPressure: Schema.optional(Schema.Array(MemoryPressureSpec))
 })
 export type ClusterSpec = typeof ClusterSpec.Type
 

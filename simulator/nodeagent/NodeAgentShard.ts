@@ -36,6 +36,7 @@ import type { SeededRandomService } from "../kernel/SeededRandom.js"
 import { EventHeap, type HeapEntry } from "../kernel/EventHeap.js"
 import type { ServiceTimeModel } from "../kernel/ServiceTime.js"
 import type { NodeAgentConfiguration } from "./config/NodeAgentConfiguration.js"
+import { admit, taintOf, type PressureCondition } from "./eviction/Thresholds.js"
 import { desiredConditions, healthy, mergeConditions, shouldPost, statusChanged, type NodeCondition, type NodeHealth } from "./NodeStatus.js"
 
 export const leaseNamespace = "platform-node-lease"
@@ -182,6 +183,36 @@ interface AgentEvent extends HeapEntry {
   readonly kind: Kind
   readonly agent: AgentState
   readonly pod?: string
+}
+
+/** The pressure conditions a node's health reports. */
+const pressureOf = (h: NodeHealth): ReadonlySet<PressureCondition> => {
+  const set = new Set<PressureCondition>()
+  if (h.memoryPressure) set.add("MemoryPressure")
+  if (h.diskPressure) set.add("DiskPressure")
+  if (h.pidPressure) set.add("PIDPressure")
+  return set
+}
+
+interface PodSpecView {
+  readonly priority?: number
+  readonly containers?: ReadonlyArray<{ readonly resources?: { readonly requests?: object; readonly limits?: object } }>
+  readonly tolerations?: ReadonlyArray<{ readonly key?: string; readonly operator?: string; readonly effect?: string }>
+}
+
+/** What admission looks at: criticality, QoS BestEffort (no requests or limits), a memory-pressure toleration. */
+const admissionView = (pod: KObject) => {
+  const spec = (pod.spec ?? {}) as PodSpecView
+  const hasResources = (spec.containers ?? []).some(
+    (c) => Object.keys(c.resources?.requests ?? {}).length > 0 || Object.keys(c.resources?.limits ?? {}).length > 0
+  )
+  return {
+    critical: (spec.priority ?? 0) >= 2_000_000_000,
+    bestEffort: !hasResources,
+    toleratesMemoryPressure: (spec.tolerations ?? []).some(
+      (t) => (t.key === taintOf.MemoryPressure || (t.key === undefined && t.operator === "Exists")) && (t.effect === undefined || t.effect === "NoSchedule")
+    )
+  }
 }
 
 const inside = (windows: ReadonlyArray<Interval>, t: number): boolean => {
@@ -572,8 +603,21 @@ export class NodeAgentShard {
     if (pod === undefined || pod.metadata.deletionTimestamp !== undefined) return
     const spec = pod.spec as { nodeName?: string; containers?: ReadonlyArray<{ name?: string }> } | undefined
     const status = (pod.status ?? {}) as { phase?: string; conditions?: ReadonlyArray<{ type: string }> }
-    if (spec?.nodeName !== node.name || status.phase === "Running") return
+    if (spec?.nodeName !== node.name || status.phase === "Running" || status.phase === "Failed") return
     const adm = env.serviceTime.complete(t, "mutating", 0, podStatusBytes)
+    const verdict = admit(admissionView(pod), pressureOf(node.health))
+    if (!verdict.admit) {
+      // Admission refused under node pressure (reference §2.3): the pod fails without running.
+      env.server.patchAt(
+        Pods,
+        pod.metadata.name!,
+        "merge",
+        { value: { status: { phase: "Failed", reason: verdict.reason, message: verdict.message } } },
+        { namespace: pod.metadata.namespace, subresource: "status" },
+        adm
+      )
+      return
+    }
     const now = this.text.seconds(t)
     const parts = this.runningParts(now)
     const scheduled = (status.conditions ?? []).find((c) => c.type === "PodScheduled") ?? { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: now }
