@@ -9,17 +9,29 @@
  */
 import { Effect } from "effect"
 import { runSimulatedCluster } from "../simulator/cluster/ClusterRun.js"
+import { controlPlaneWorkload } from "../simulator/scheduler/ControlPlane.js"
 
-const nodes = Number(process.argv[2] ?? 5_000)
-const podsPerNode = Number(process.argv[3] ?? 30)
-const minutes = Number(process.argv[4] ?? 60)
+// `--control-plane`: also run the scheduler (2 replicas with leader election), the event TTL controller and a
+// leaking pod on every 100th node (eviction managers, pressure conditions, admission) — the issue-6 steady state.
+const controlPlane = process.argv.includes("--control-plane")
+const positional = process.argv.slice(2).filter((a) => !a.startsWith("--"))
+const nodes = Number(positional[0] ?? 5_000)
+const podsPerNode = Number(positional[1] ?? 30)
+const minutes = Number(positional[2] ?? 60)
 const durationMs = minutes * 60_000
 
 const cpuBefore = process.cpuUsage()
 const wallStart = performance.now()
 const result = Effect.runSync(
   runSimulatedCluster({
-    spec: { nodes, podsPerNode },
+    spec: {
+      nodes,
+      podsPerNode,
+      ...(controlPlane
+        ? { memoryPressure: [{ nodes: Array.from({ length: Math.ceil(nodes / 100) }, (_, i) => `node-${i * 100}`), pod: 0, base: "100Mi", perSecond: "20Mi" }] }
+        : {})
+    },
+    ...(controlPlane ? { workload: controlPlaneWorkload({ replicas: 2 }) } : {}),
     faults: [],
     seed: 1,
     durationMs,
@@ -35,7 +47,9 @@ console.log(
   JSON.stringify(
     {
       nodes,
+      controlPlane,
       pods: result.pods,
+      evictions: result.evictions.length,
       virtualMinutes: minutes,
       wallSeconds: +(wallMs / 1000).toFixed(2),
       cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(2),
