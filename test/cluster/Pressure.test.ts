@@ -59,6 +59,12 @@ describe("memory pressure", () => {
       "NodeAgentHasInsufficientMemory",
       "node agent has insufficient memory available"
     ])
+    // the lifecycle controller taints the node by its condition (TaintNodesByCondition)
+    expect(result.taints.filter((t) => t.node === "node-1").map((t) => [t.op, t.key, t.effect])).toContainEqual([
+      "add",
+      "node.platform.io/memory-pressure",
+      "NoSchedule"
+    ])
     // node-0 has no usage model: untouched
     const node0 = result.readyTimeline["node-0"]!
     expect(node0).toHaveLength(1)
