@@ -30,6 +30,48 @@ const groupText = (g: Readonly<Record<string, string | undefined>>): string => {
   return parts.length === 0 ? "" : ` [${parts.join(",")}]`
 }
 
+/** The parts of a simulated-cluster result the summary shows (`ClusterResultBody`, read from the artifact). */
+interface ClusterView {
+  readonly nodes: number
+  readonly pods: number
+  readonly durationMs: number
+  readonly heartbeats: { readonly leaseWrites: number; readonly perSecond: number; readonly failedAttempts: number }
+  readonly nodeStatus: { readonly checks: number; readonly patches: number }
+  readonly leaseRenewLatency: { readonly p50: number; readonly p99: number }
+  readonly readyTimeline: Readonly<Record<string, ReadonlyArray<readonly [number, string, string]>>>
+  readonly taints: ReadonlyArray<unknown>
+  readonly podDeletions: ReadonlyArray<unknown>
+  readonly evictions?: ReadonlyArray<unknown>
+  readonly events: { readonly byReason: Readonly<Record<string, number>> }
+  readonly wall?: { readonly ms: number; readonly virtualPerReal: number }
+}
+
+const clock = (ms: number): string => {
+  const s = Math.round(ms / 1000)
+  return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s` : `${s}s`
+}
+
+/** A simulated cluster's run in a few lines: scale, heartbeats, status, Ready changes, taints, deletions, events. */
+export const renderCluster = (raw: Readonly<Record<string, unknown>>): ReadonlyArray<string> => {
+  const c = raw as unknown as ClusterView
+  const out: Array<string> = []
+  const wall = c.wall ? ` in ${formatMs(c.wall.ms)} (${c.wall.virtualPerReal.toFixed(0)}× real time)` : ""
+  out.push(`simulated cluster: ${c.nodes} nodes, ${c.pods} pods, ${clock(c.durationMs)} of virtual time${wall}`)
+  out.push(
+    `  leases: ${c.heartbeats.leaseWrites} writes (${c.heartbeats.perSecond.toFixed(1)}/s), ${c.heartbeats.failedAttempts} failed attempts; ` +
+      `renew latency p50 ${formatMs(c.leaseRenewLatency.p50)}, p99 ${formatMs(c.leaseRenewLatency.p99)}`
+  )
+  out.push(`  node status: ${c.nodeStatus.checks} checks, ${c.nodeStatus.patches} patches`)
+  const changed = Object.entries(c.readyTimeline).filter(([, t]) => t.length > 1)
+  for (const [node, t] of changed.slice(0, 10))
+    out.push(`  ${node}: Ready ${t.map(([at, status]) => `${status}@${clock(at)}`).join(" → ")}`)
+  if (changed.length > 10) out.push(`  … ${changed.length - 10} more nodes changed Ready`)
+  out.push(`  taint changes: ${c.taints.length}   pod deletions: ${c.podDeletions.length}   evictions: ${c.evictions?.length ?? 0}`)
+  const reasons = Object.entries(c.events.byReason).sort(([a], [b]) => a.localeCompare(b))
+  if (reasons.length > 0) out.push(`  events: ${reasons.map(([r, n]) => `${r} ${n}`).join(", ")}`)
+  return out
+}
+
 export const renderSummary = (a: RunArtifact): string => {
   const out: Array<string> = []
   const target = a.target.url ? `${a.target.kind} ${a.target.url}` : a.target.kind
@@ -50,9 +92,12 @@ export const renderSummary = (a: RunArtifact): string => {
       String(s.dropped)
     ])
   }
-  out.push(rows.length > 1 ? table(rows, 2) : "(no samples)")
-  out.push("")
-  out.push(`latency is measured from the intended start (open model); closed-model series under-sample stalls`)
+  if (a.cluster) out.push(...renderCluster(a.cluster), "")
+  if (rows.length > 1 || !a.cluster) {
+    out.push(rows.length > 1 ? table(rows, 2) : "(no samples)")
+    out.push("")
+    out.push(`latency is measured from the intended start (open model); closed-model series under-sample stalls`)
+  }
   out.push(`relists: ${a.relists}   errors: ${a.errors.total}`)
   for (const e of a.errors.messages.slice(0, 5)) out.push(`  ${e.count}× ${e.message}`)
   if (a.health) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { renderLatencySvg } from "../../reports/plot.js"
-import { formatMs, renderSummary, table } from "../../reports/summary.js"
+import { formatMs, renderCluster, renderSummary, table } from "../../reports/summary.js"
 import type { RunArtifact } from "../../src/scenario/Artifact.js"
 import { encodeHistogram, makeHistogram, summarize } from "../../src/loadgen/LatencyRecorder.js"
 
@@ -77,5 +77,32 @@ describe("reports", () => {
     expect(svg.startsWith("<svg")).toBe(true)
     expect(svg.match(/<polyline/g)?.length).toBe(2)
     expect(svg).toContain("api_call GET configmaps resource")
+  })
+})
+
+describe("renderCluster", () => {
+  it("shows scale, heartbeats, Ready changes, taints, deletions and events of a simulated cluster", () => {
+    const lines = renderCluster({
+      nodes: 3,
+      pods: 6,
+      durationMs: 600_000,
+      heartbeats: { leaseWrites: 170, perSecond: 0.2833, failedAttempts: 2 },
+      nodeStatus: { checks: 168, patches: 6 },
+      leaseRenewLatency: { p50: 2.004, p99: 3.01 },
+      readyTimeline: { "node-0": [[3000, "True", "NodeAgentReady"]], "node-1": [[4000, "True", "NodeAgentReady"], [165_000, "Unknown", "NodeStatusUnknown"]] },
+      taints: [{}, {}],
+      podDeletions: [{}],
+      evictions: [],
+      events: { byReason: { RegisteredNode: 3, NodeNotReady: 3 } },
+      wall: { ms: 120, virtualPerReal: 5000 }
+    })
+    expect(lines).toEqual([
+      "simulated cluster: 3 nodes, 6 pods, 10m00s of virtual time in 120ms (5000× real time)",
+      "  leases: 170 writes (0.3/s), 2 failed attempts; renew latency p50 2ms, p99 3.01ms",
+      "  node status: 168 checks, 6 patches",
+      "  node-1: Ready True@4s → Unknown@2m45s",
+      "  taint changes: 2   pod deletions: 1   evictions: 0",
+      "  events: NodeNotReady 3, RegisteredNode 3"
+    ])
   })
 })
