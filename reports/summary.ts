@@ -72,6 +72,36 @@ export const renderCluster = (raw: Readonly<Record<string, unknown>>): ReadonlyA
   return out
 }
 
+interface SectionsView {
+  readonly scheduler?: {
+    readonly podsCreated: number
+    readonly binds: number
+    readonly leaseTransitions: number
+    readonly failover?: { readonly killedAtMs: number; readonly leaderLostToNewLeaderMs?: number; readonly newLeaderToFirstBindMs?: number }
+  }
+  readonly eviction?: { readonly evictions: ReadonlyArray<{ readonly atMs: number; readonly pod: string; readonly signal: string }> }
+}
+
+/** The `scheduler:` and `eviction:` sections' results: binds and failover time, evictions. */
+export const renderSections = (raw: Readonly<Record<string, unknown>>): ReadonlyArray<string> => {
+  const s = raw as SectionsView
+  const out: Array<string> = []
+  if (s.scheduler) {
+    const f = s.scheduler.failover
+    out.push(`scheduler: ${s.scheduler.binds} of ${s.scheduler.podsCreated} pods bound, ${s.scheduler.leaseTransitions} leader transitions`)
+    if (f)
+      out.push(
+        `  failover: leader killed at ${clock(f.killedAtMs)}, new leader after ${f.leaderLostToNewLeaderMs === undefined ? "—" : formatMs(f.leaderLostToNewLeaderMs)}, ` +
+          `first bind ${f.newLeaderToFirstBindMs === undefined ? "—" : `+${formatMs(f.newLeaderToFirstBindMs)}`}`
+      )
+  }
+  if (s.eviction) {
+    out.push(`eviction: ${s.eviction.evictions.length} pods evicted`)
+    for (const e of s.eviction.evictions) out.push(`  ${clock(e.atMs)} ${e.pod} (${e.signal})`)
+  }
+  return out
+}
+
 export const renderSummary = (a: RunArtifact): string => {
   const out: Array<string> = []
   const target = a.target.url ? `${a.target.kind} ${a.target.url}` : a.target.kind
@@ -93,7 +123,8 @@ export const renderSummary = (a: RunArtifact): string => {
     ])
   }
   if (a.cluster) out.push(...renderCluster(a.cluster), "")
-  if (rows.length > 1 || !a.cluster) {
+  if (a.sections) out.push(...renderSections(a.sections), "")
+  if (rows.length > 1 || (!a.cluster && !a.sections)) {
     out.push(rows.length > 1 ? table(rows, 2) : "(no samples)")
     out.push("")
     out.push(`latency is measured from the intended start (open model); closed-model series under-sample stalls`)

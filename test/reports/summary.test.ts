@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { renderLatencySvg } from "../../reports/plot.js"
-import { formatMs, renderCluster, renderSummary, table } from "../../reports/summary.js"
+import { formatMs, renderCluster, renderSections, renderSummary, table } from "../../reports/summary.js"
 import type { RunArtifact } from "../../src/scenario/Artifact.js"
 import { encodeHistogram, makeHistogram, summarize } from "../../src/loadgen/LatencyRecorder.js"
 
@@ -103,6 +103,22 @@ describe("renderCluster", () => {
       "  node-1: Ready True@4s → Unknown@2m45s",
       "  taint changes: 2   pod deletions: 1   evictions: 0",
       "  events: NodeNotReady 3, RegisteredNode 3"
+    ])
+  })
+})
+
+describe("renderSections", () => {
+  it("shows binds and failover time of the scheduler section and the evictions of the eviction section", () => {
+    expect(
+      renderSections({
+        scheduler: { podsCreated: 12, binds: 10, leaseTransitions: 1, failover: { killedAtMs: 60_000, leaderLostToNewLeaderMs: 16_628.6, newLeaderToFirstBindMs: 0 } },
+        eviction: { evictions: [{ atMs: 390_000, pod: "default/leaky", signal: "memory.available" }] }
+      })
+    ).toEqual([
+      "scheduler: 10 of 12 pods bound, 1 leader transitions",
+      "  failover: leader killed at 1m00s, new leader after 16.6s, first bind +0",
+      "eviction: 1 pods evicted",
+      "  6m30s default/leaky (memory.available)"
     ])
   })
 })
