@@ -91,24 +91,20 @@ const stripTypeMeta = (obj: KObject): KObject => {
 
 const isDryRun = (dryRun: ReadonlyArray<string> | undefined): boolean => dryRun !== undefined && dryRun.length > 0
 
-const checkDryRun = (optionsKind: string, dryRun: ReadonlyArray<string> | undefined): ApiError | undefined =>
-  dryRun && dryRun.some((v) => v !== "All" && v !== "")
-    ? Status.invalidOptions(optionsKind, [notSupported("dryRun", dryRun, ["All"])])
-    : undefined
+/** `All`, or the bare parameter (spec 000 "Dry-run"); anything else is unsupported. */
+const dryRunErrors = (dryRun: ReadonlyArray<string> | undefined): FieldError[] =>
+  dryRun && dryRun.some((v) => v !== "All" && v !== "") ? [notSupported("dryRun", dryRun, ["All"])] : []
 
 const fieldValidationLevels = ["", "Ignore", "Strict", "Warn"]
 
 const checkWriteOptions = (optionsKind: string, opts: WriteOptions): ApiError | undefined => {
-  const errors: FieldError[] = []
-  if (opts.dryRun && opts.dryRun.some((v) => v !== "All" && v !== "")) errors.push(notSupported("dryRun", opts.dryRun, ["All"]))
+  const errors = dryRunErrors(opts.dryRun)
   if (opts.fieldValidation !== undefined && !fieldValidationLevels.includes(opts.fieldValidation))
     errors.push(notSupported("fieldValidation", opts.fieldValidation, fieldValidationLevels))
   if (opts.fieldManager !== undefined && Buffer.byteLength(opts.fieldManager) > 128)
     errors.push({ type: "TooLong", field: "fieldManager", detail: "must have at most 128 bytes" })
   return errors.length > 0 ? Status.invalidOptions(optionsKind, errors) : undefined
 }
-
-const warningText = (problem: string): string => problem
 
 /** The server state and every verb. Methods are effects only where they need the clock or may wait. */
 export class ApiServer extends Context.Tag("clustersim/ApiServer")<ApiServer, ApiServerImpl>() {
@@ -488,7 +484,7 @@ export class ApiServerImpl {
         )
       return Either.left(Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: strict decoding error: ${problems.join(", ")}`))
     }
-    return Either.right({ object, warnings: [...new Set(problems)].map(warningText) })
+    return Either.right({ object, warnings: [...new Set(problems)] })
   }
 
   private checkTypeMeta(resource: ResourceType, obj: KObject): ApiError | undefined {
@@ -893,8 +889,8 @@ const jsonTypeName = (v: unknown): string => (Array.isArray(v) ? "array" : v ===
 const propagationPolicies = ["Foreground", "Background", "Orphan"]
 
 const checkDeleteOptions = (opts: DeleteOptions): ApiError | undefined => {
-  const dry = checkDryRun("DeleteOptions", opts.dryRun)
-  if (dry) return dry
+  const dry = dryRunErrors(opts.dryRun)
+  if (dry.length > 0) return Status.invalidOptions("DeleteOptions", dry)
   const errors: FieldError[] = []
   if (opts.propagationPolicy !== undefined && opts.orphanDependents !== undefined)
     errors.push(invalidField("propagationPolicy", opts.propagationPolicy, "orphanDependents and deletionPropagation cannot be both set"))

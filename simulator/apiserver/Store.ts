@@ -102,10 +102,6 @@ export class Store {
     return this.tables.get(resource)?.get(key)
   }
 
-  count(resource: ResourceType): number {
-    return this.tables.get(resource)?.size ?? 0
-  }
-
   subscribe(listener: ChangeListener): () => void {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)
@@ -178,10 +174,6 @@ export class Store {
     for (let i = lo; i < log.length; i++) yield log[i]!
   }
 
-  /** Oldest retained change's time, for history-window bookkeeping. */
-  get retainedChanges(): number {
-    return this.log.length - this.head
-  }
 
   /**
    * Objects of a type at `revision`, in key order from `start`: the current table with changes made after

@@ -54,9 +54,10 @@ export const validateLeaderElectionConfig = (c: {
 }): string | undefined => {
   if (c.leaseDuration <= c.renewDeadline) return "leaseDuration must be greater than renewDeadline"
   if (c.renewDeadline <= JitterFactor * c.retryPeriod) return "renewDeadline must be greater than retryPeriod*JitterFactor"
-  if (c.leaseDuration < 1) return "leaseDuration must be greater than zero"
-  if (c.renewDeadline < 1) return "renewDeadline must be greater than zero"
-  if (c.retryPeriod < 1) return "retryPeriod must be greater than zero"
+  // Durations are ms here; upstream's `< 1` is in nanoseconds.
+  if (c.leaseDuration < 1e-6) return "leaseDuration must be greater than zero"
+  if (c.renewDeadline < 1e-6) return "renewDeadline must be greater than zero"
+  if (c.retryPeriod < 1e-6) return "retryPeriod must be greater than zero"
   return undefined
 }
 
@@ -114,6 +115,13 @@ export const make = (config: LeaderElectionConfig): Effect.Effect<LeaderElector,
     let observed: LeaderRecord | undefined
     let observedLease: KObject | undefined
     let observedTime = 0
+    /** Our own successful write is the record we last observed, at the time we wrote it. */
+    const remember = (record: LeaderRecord, lease: KObject, now: number) => {
+      observed = record
+      observedRaw = JSON.stringify(specOf(record))
+      observedLease = lease
+      observedTime = now
+    }
     let leading = false
     let crashed = false
 
@@ -151,10 +159,7 @@ export const make = (config: LeaderElectionConfig): Effect.Effect<LeaderElector,
           client.create(Leases, { metadata: { name: config.name, namespace: config.namespace }, spec: specOf(desired) }, { namespace: config.namespace })
         )
         if (created._tag === "Left") return false
-        observed = desired
-        observedRaw = JSON.stringify(specOf(desired))
-        observedLease = created.right.object
-        observedTime = now
+        remember(desired, created.right.object, now)
         return true
       }
       const lease = got.right
@@ -174,10 +179,7 @@ export const make = (config: LeaderElectionConfig): Effect.Effect<LeaderElector,
           : { ...desired, leaseTransitions: old.leaseTransitions + 1 }
       const updated = yield* Effect.either(client.update(Leases, { ...lease, spec: specOf(record) }, { namespace: config.namespace }))
       if (updated._tag === "Left") return false
-      observed = record
-      observedRaw = JSON.stringify(specOf(record))
-      observedLease = updated.right.object
-      observedTime = now
+      remember(record, updated.right.object, now)
       return true
     })
 

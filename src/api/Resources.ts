@@ -38,7 +38,8 @@ export const apiVersionOf = (r: { readonly group: string; readonly version: stri
 export const invalidKindOf = (r: ResourceType): { readonly qualifiedKind: string; readonly group: string } =>
   r.group && r.kind !== "Event" ? { qualifiedKind: `${r.kind}.${r.group}`, group: r.group } : { qualifiedKind: r.kind, group: "" }
 
-const verbsOf = (r: ResourceType): ReadonlyArray<string> => [
+/** Verbs of a type as discovery lists them; namespaces have no deletecollection. */
+export const resourceVerbs = (r: ResourceType): ReadonlyArray<string> => [
   "create",
   "delete",
   "deletecollection",
@@ -48,8 +49,6 @@ const verbsOf = (r: ResourceType): ReadonlyArray<string> => [
   "update",
   "watch"
 ].filter((v) => r.kind !== "Namespace" || v !== "deletecollection")
-
-export const resourceVerbs = verbsOf
 
 const core = (fields: Partial<ResourceType> & Pick<ResourceType, "kind" | "plural" | "namespaced">): ResourceType => ({
   group: "",

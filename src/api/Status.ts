@@ -162,7 +162,6 @@ export const tooLargeResourceVersion = (asked: number, current: number, retryAft
     retryAfterSeconds
   })
 
-export const timeout = (message: string) => fail(504, "Timeout", message, {})
 
 export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
   fail(429, "TooManyRequests", message, { retryAfterSeconds })

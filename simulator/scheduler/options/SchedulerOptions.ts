@@ -19,6 +19,7 @@ import {
 } from "./SchedulerConfiguration.js"
 import { knownCipherSuites, type SchedulerOptions } from "./SchedulerFlags.js"
 import { goQuote } from "./internal/goText.js"
+import { validateLeaderElectionConfig } from "../../leaderelection/LeaderElector.js"
 
 /** Decodes the `--config` file's text and keeps it in the options (a pure step: the caller reads the file). */
 export const withConfigFile = (
@@ -96,22 +97,8 @@ export const podMaxInUnschedulablePodsDuration = (opts: SchedulerOptions): numbe
 
 const tlsVersions = new Set(["VersionTLS10", "VersionTLS11", "VersionTLS12", "VersionTLS13"])
 const resourceLocks = new Set(["leases", "endpointsleases", "configmapsleases"])
-/** client-go leaderelection JitterFactor. */
-const jitterFactor = 1.2
-
-/** Upstream `leaderelection.NewLeaderElector` checks, in order. */
-export const leaderElectorError = (le: {
-  readonly leaseDuration: number
-  readonly renewDeadline: number
-  readonly retryPeriod: number
-}): string | undefined => {
-  if (le.leaseDuration <= le.renewDeadline) return "leaseDuration must be greater than renewDeadline"
-  if (le.renewDeadline <= jitterFactor * le.retryPeriod) return "renewDeadline must be greater than retryPeriod*JitterFactor"
-  if (le.leaseDuration < 1e-6) return "leaseDuration must be greater than zero"
-  if (le.renewDeadline < 1e-6) return "renewDeadline must be greater than zero"
-  if (le.retryPeriod < 1e-6) return "retryPeriod must be greater than zero"
-  return undefined
-}
+/** Upstream `leaderelection.NewLeaderElector` checks, in order: the leader elector's own. */
+export const leaderElectorError = validateLeaderElectionConfig
 
 /**
  * Everything upstream checks before the scheduler runs, phase by phase; the first failing phase is the
