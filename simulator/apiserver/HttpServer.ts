@@ -114,14 +114,13 @@ const intParam = (q: URLSearchParams, name: string): Either.Either<number | unde
 
 const noQuery = new URLSearchParams()
 
-/** Objects are immutable once stored, so the bytes of a hot object are made once (weakly held). */
-const jsonBytes = new WeakMap<object, Buffer>()
-const compactJson = (body: unknown): Buffer => {
-  if (typeof body !== "object" || body === null) return Buffer.from(JSON.stringify(body) + "\n")
-  let bytes = jsonBytes.get(body)
+/** Stored objects are immutable, so the bytes of a hot object are made once (weakly held). */
+const objectBytes = new WeakMap<object, Buffer>()
+const storedObjectJson = (obj: object): Buffer => {
+  let bytes = objectBytes.get(obj)
   if (bytes === undefined) {
-    bytes = Buffer.from(JSON.stringify(body) + "\n")
-    jsonBytes.set(body, bytes)
+    bytes = Buffer.from(JSON.stringify(obj) + "\n")
+    objectBytes.set(obj, bytes)
   }
   return bytes
 }
@@ -175,7 +174,15 @@ class Responder {
   }
 
   json(code: number, body: unknown, extra: Record<string, string | string[]> = {}): void {
-    const bytes = this.pretty ? Buffer.from(JSON.stringify(body, null, 2)) : compactJson(body)
+    this.send(code, this.pretty ? Buffer.from(JSON.stringify(body, null, 2)) : Buffer.from(JSON.stringify(body) + "\n"), extra)
+  }
+
+  /** A single stored object (GET): its compact bytes are cached per stored version. */
+  object(obj: object): void {
+    this.send(200, this.pretty ? Buffer.from(JSON.stringify(obj, null, 2)) : storedObjectJson(obj), {})
+  }
+
+  private send(code: number, bytes: Buffer, extra: Record<string, string | string[]>): void {
     // A Content-Length lets node:http send headers and body in one write instead of chunked encoding.
     this.res.writeHead(code, { ...this.headers("application/json"), "Content-Length": String(bytes.length), ...extra })
     this.res.end(bytes)
@@ -329,14 +336,18 @@ const serveReadNow = (api: ApiServerImpl, now: number, req: http.IncomingMessage
   if (Either.isLeft(limit)) return false
   const { resource, name, namespace } = parsed.route
   api.compactUpTo(now)
-  const result: Either.Either<unknown, ApiError> | WaitFor =
-    name === undefined
-      ? api.listNow(resource, listOptionsOf(query, namespace, limit.right))
-      : api.getNow(resource, name, { namespace, resourceVersion: query.get("resourceVersion") ?? undefined })
-  if (result instanceof WaitFor) return false
   const out = new Responder(req, res, isPretty(req, query))
-  if (Either.isLeft(result)) out.error(result.left)
-  else out.json(200, result.right)
+  if (name === undefined) {
+    const list = api.listNow(resource, listOptionsOf(query, namespace, limit.right))
+    if (list instanceof WaitFor) return false
+    if (Either.isLeft(list)) out.error(list.left)
+    else out.json(200, list.right)
+    return true
+  }
+  const obj = api.getNow(resource, name, { namespace, resourceVersion: query.get("resourceVersion") ?? undefined })
+  if (obj instanceof WaitFor) return false
+  if (Either.isLeft(obj)) out.error(obj.left)
+  else out.object(obj.right)
   return true
 }
 
@@ -378,7 +389,7 @@ const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams,
           return out.json(200, list)
         }
         const obj = yield* api.get(resource, name, { namespace, resourceVersion: str("resourceVersion") })
-        return out.json(200, obj)
+        return out.object(obj)
       }
       case "POST": {
         if (name !== undefined && subresource === undefined) return yield* Effect.fail(Status.methodNotAllowed())
