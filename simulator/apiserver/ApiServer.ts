@@ -8,7 +8,7 @@ import { PCGRandom } from "effect/Utils"
 import { decodeContinue, encodeContinue } from "../../src/api/ContinueToken.js"
 import { forbidden, GoUint, invalid as invalidField, notSupported, type FieldError } from "../../src/api/FieldError.js"
 import { duplicateFields, strictDecodingErrors } from "../../src/api/kinds/DuplicateFields.js"
-import { splitUnknownFields, typeError } from "../../src/api/kinds/FieldSchema.js"
+import { rememberDecoded, splitUnknownFields, typeError } from "../../src/api/kinds/FieldSchema.js"
 import { validateObjectMetaCreate } from "../../src/api/kinds/Names.js"
 import { isRecord, type KList, type KObject, type ObjectMeta, type WatchEvent } from "../../src/api/Object.js"
 import { applyPatch } from "../../src/api/Patch.js"
@@ -450,7 +450,7 @@ export class ApiServerImpl {
     body: Body,
     fieldValidation: string | undefined,
     patched: boolean
-  ): Either.Either<{ object: KObject; warnings: string[] }, ApiError> {
+  ): Either.Either<{ object: KObject; warnings: ReadonlyArray<string> }, ApiError> {
     const { kind, version } = resource
     const value = body.value
     if (!isRecord(value))
@@ -476,7 +476,7 @@ export class ApiServerImpl {
       else problems.push(...split.unknown.map((f) => `unknown field ${JSON.stringify(f)}`))
     }
     const known = split.known as Record<string, unknown>
-    const object = { ...known, metadata: (known.metadata ?? {}) as ObjectMeta } as KObject
+    const object = (isRecord(known.metadata) ? known : { ...known, metadata: known.metadata ?? {} }) as KObject
     if (level === "Strict" && problems.length > 0) {
       if (patched)
         return Either.left(
@@ -484,7 +484,7 @@ export class ApiServerImpl {
         )
       return Either.left(Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: strict decoding error: ${problems.join(", ")}`))
     }
-    return Either.right({ object, warnings: [...new Set(problems)] })
+    return Either.right({ object, warnings: problems.length === 0 ? noWarnings : [...new Set(problems)] })
   }
 
   private checkTypeMeta(resource: ResourceType, obj: KObject): ApiError | undefined {
@@ -507,57 +507,59 @@ export class ApiServerImpl {
 
   /** `create` at a given time, synchronously: the request path for in-process callers that keep their own clock. */
   createAt(resource: ResourceType, body: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
-    return Either.gen(this, function* () {
-      if (opts.subresource === "binding") return yield* this.bind(body, opts, now)
-      if (opts.subresource) return yield* Either.left(Status.methodNotAllowed())
-      const bad = checkWriteOptions("CreateOptions", opts)
-      if (bad) return yield* Either.left(bad)
-      const { object, warnings } = yield* this.decodeBody(resource, body, opts.fieldValidation, false)
-      const created = yield* this.createObject(resource, object, opts, now)
-      return { code: 201, object: created, warnings }
-    })
+    if (opts.subresource === "binding") return this.bind(body, opts, now)
+    if (opts.subresource) return Either.left(Status.methodNotAllowed())
+    const bad = checkWriteOptions("CreateOptions", opts)
+    if (bad) return Either.left(bad)
+    const decoded = this.decodeBody(resource, body, opts.fieldValidation, false)
+    if (Either.isLeft(decoded)) return Either.left(decoded.left)
+    const { object, warnings } = decoded.right
+    return Either.map(this.createObject(resource, object, opts, now), (created) => ({ code: 201, object: created, warnings }))
   }
 
   private createObject(resource: ResourceType, input: KObject, opts: WriteOptions, now: number): Either.Either<KObject, ApiError> {
-    return Either.gen(this, function* () {
-      const typeProblem = this.checkTypeMeta(resource, input)
-      if (typeProblem) return yield* Either.left(typeProblem)
-      const meta = input.metadata
-      if (meta.resourceVersion) return yield* Either.left(Status.internal("resourceVersion should not be set on objects to be created"))
-      let namespace: string | undefined
-      if (resource.namespaced) {
-        if (meta.namespace && opts.namespace && meta.namespace !== opts.namespace)
-          return yield* Either.left(Status.badRequest("the namespace of the provided object does not match the namespace sent on the request"))
-        namespace = opts.namespace || meta.namespace || undefined
-      }
-      const generated = !meta.name && meta.generateName ? generatedName(meta.generateName, this.random) : undefined
-      const name = meta.name || generated || ""
-      const { deletionTimestamp: _d, deletionGracePeriodSeconds: _g, selfLink: _s, uid: _u, creationTimestamp: _c, ...kept } = meta
-      const metadata: ObjectMeta = {
-        ...kept,
-        name,
-        ...(namespace ? { namespace } : {}),
-        uid: uuidV4(this.random),
-        creationTimestamp: rfc3339(now)
-      }
-      if (!resource.namespaced) delete (metadata as { namespace?: string }).namespace
-      const object: KObject = this.defaulted(resource, { ...input, apiVersion: apiVersionOf(resource), kind: resource.kind, metadata })
-      const errors = [...validateObjectMetaCreate(object, resource.namespaced), ...(resource.rules.validateCreate?.(object) ?? [])]
-      if (errors.length > 0) return yield* Either.left(this.invalid(resource, name, errors))
-      const missingNs = this.requireNamespace(resource, namespace)
-      if (missingNs) return yield* Either.left(missingNs)
-      const key = this.key(resource, namespace, name)
-      const existing = this.store.get(resource, key)
-      if (existing) {
-        return yield* Either.left(
-          generated
-            ? Status.generateNameConflict(resource, name)
-            : Status.alreadyExists(resource, name, existing.metadata.deletionTimestamp !== undefined)
-        )
-      }
-      if (isDryRun(opts.dryRun)) return object
-      return withTypeMeta(this.store.put(resource, key, stripTypeMeta(object), now), resource)
-    })
+    const typeProblem = this.checkTypeMeta(resource, input)
+    if (typeProblem) return Either.left(typeProblem)
+    const meta = input.metadata
+    if (meta.resourceVersion) return Either.left(Status.internal("resourceVersion should not be set on objects to be created"))
+    let namespace: string | undefined
+    if (resource.namespaced) {
+      if (meta.namespace && opts.namespace && meta.namespace !== opts.namespace)
+        return Either.left(Status.badRequest("the namespace of the provided object does not match the namespace sent on the request"))
+      namespace = opts.namespace || meta.namespace || undefined
+    }
+    const generated = !meta.name && meta.generateName ? generatedName(meta.generateName, this.random) : undefined
+    const name = meta.name || generated || ""
+    const { deletionTimestamp: _d, deletionGracePeriodSeconds: _g, selfLink: _s, uid: _u, creationTimestamp: _c, ...kept } = meta
+    const metadata: ObjectMeta = {
+      ...kept,
+      name,
+      ...(namespace ? { namespace } : {}),
+      uid: uuidV4(this.random),
+      creationTimestamp: rfc3339(now)
+    }
+    if (!resource.namespaced) delete (metadata as { namespace?: string }).namespace
+    const object: KObject = this.defaulted(resource, { ...input, apiVersion: apiVersionOf(resource), kind: resource.kind, metadata })
+    const errors = [...validateObjectMetaCreate(object, resource.namespaced), ...(resource.rules.validateCreate?.(object) ?? [])]
+    if (errors.length > 0) return Either.left(this.invalid(resource, name, errors))
+    const missingNs = this.requireNamespace(resource, namespace)
+    if (missingNs) return Either.left(missingNs)
+    const key = this.key(resource, namespace, name)
+    const existing = this.store.get(resource, key)
+    if (existing) {
+      return Either.left(
+        generated ? Status.generateNameConflict(resource, name) : Status.alreadyExists(resource, name, existing.metadata.deletionTimestamp !== undefined)
+      )
+    }
+    if (isDryRun(opts.dryRun)) return Either.right(object)
+    return Either.right(withTypeMeta(this.save(resource, key, stripTypeMeta(object), now), resource))
+  }
+
+  /** Stores a decoded, validated object; its parts need no decoding when a client sends them back unchanged. */
+  private save(resource: ResourceType, key: string, object: KObject, now: number): KObject {
+    const saved = this.store.put(resource, key, object, now)
+    if (resource.rules.schema) rememberDecoded(resource.rules.schema, saved)
+    return saved
   }
 
   /** Server-side defaults the simulator needs: namespace phase, deployment generation. */
@@ -575,13 +577,12 @@ export class ApiServerImpl {
 
   /** `update` at a given time, synchronously: the request path for in-process callers that keep their own clock. */
   updateAt(resource: ResourceType, name: string, body: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
-    return Either.gen(this, function* () {
-      const bad = checkWriteOptions("UpdateOptions", opts)
-      if (bad) return yield* Either.left(bad)
-      if (opts.subresource && !resource.subresources.includes(opts.subresource)) return yield* Either.left(Status.methodNotAllowed())
-      const { object, warnings } = yield* this.decodeBody(resource, body, opts.fieldValidation, false)
-      return yield* this.updateObject(resource, name, object, opts, now, warnings)
-    })
+    const bad = checkWriteOptions("UpdateOptions", opts)
+    if (bad) return Either.left(bad)
+    if (opts.subresource && !resource.subresources.includes(opts.subresource)) return Either.left(Status.methodNotAllowed())
+    const decoded = this.decodeBody(resource, body, opts.fieldValidation, false)
+    if (Either.isLeft(decoded)) return Either.left(decoded.left)
+    return this.updateObject(resource, name, decoded.right.object, opts, now, decoded.right.warnings)
   }
 
   private updateObject(
@@ -592,75 +593,54 @@ export class ApiServerImpl {
     now: number,
     warnings: ReadonlyArray<string>
   ): Either.Either<WriteResult, ApiError> {
-    return Either.gen(this, function* () {
-      const typeProblem = this.checkTypeMeta(resource, input)
-      if (typeProblem) return yield* Either.left(typeProblem)
-      const meta = input.metadata
-      if (meta.name !== undefined && meta.name !== "" && meta.name !== name)
-        return yield* Either.left(Status.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`))
-      if (resource.namespaced && meta.namespace && opts.namespace && meta.namespace !== opts.namespace)
-        return yield* Either.left(Status.badRequest("the namespace of the provided object does not match the namespace sent on the request"))
-      const namespace = resource.namespaced ? opts.namespace || meta.namespace || undefined : undefined
-      const key = this.key(resource, namespace, name)
-      const stored = this.store.get(resource, key)
-      if (!stored) {
-        if (!resource.allowCreateOnUpdate || opts.subresource) return yield* Either.left(Status.notFound(resource, name))
-        const { resourceVersion: _rv, ...rest } = meta
-        const created = yield* this.createObject(resource, { ...input, metadata: { ...rest, name } }, opts, now)
-        return { code: 201, object: created, warnings }
-      }
-      if (!meta.resourceVersion) {
-        if (!resource.allowUnconditionalUpdate)
-          return yield* Either.left(
-            Status.invalid(Status.qualifiedResource(resource), name, [
-              invalidField("metadata.resourceVersion", new GoUint(0), "must be specified for an update")
-            ], { kind: resource.plural, group: resource.group })
-          )
-      } else if (meta.resourceVersion !== stored.metadata.resourceVersion) {
-        return yield* Either.left(Status.modifiedConflict(resource, name))
-      }
-      const merged = this.mergeForUpdate(resource, stored, input, opts.subresource)
-      const next: KObject = {
-        ...merged,
-        apiVersion: apiVersionOf(resource),
-        kind: resource.kind,
-        metadata: {
-          ...merged.metadata,
-          name,
-          ...(namespace ? { namespace } : {}),
-          uid: stored.metadata.uid,
-          creationTimestamp: stored.metadata.creationTimestamp,
-          ...(stored.metadata.generation !== undefined ? { generation: stored.metadata.generation } : {}),
-          ...(stored.metadata.deletionTimestamp !== undefined
-            ? { deletionTimestamp: stored.metadata.deletionTimestamp, deletionGracePeriodSeconds: stored.metadata.deletionGracePeriodSeconds }
-            : {})
-        }
-      }
-      if (next.metadata.deletionTimestamp === undefined) {
-        delete (next.metadata as { deletionTimestamp?: string }).deletionTimestamp
-        delete (next.metadata as { deletionGracePeriodSeconds?: number }).deletionGracePeriodSeconds
-      }
-      const errors: FieldError[] = []
-      if (stored.metadata.deletionTimestamp !== undefined) {
-        const before = new Set(stored.metadata.finalizers ?? [])
-        const added = (next.metadata.finalizers ?? []).filter((f) => !before.has(f))
-        if (added.length > 0)
-          errors.push(forbidden("metadata.finalizers", `no new finalizers can be added if the object is being deleted, found new finalizers ${formatStringSlice(added)}`))
-      }
-      errors.push(...(resource.rules.validateUpdate?.(next, withTypeMeta(stored, resource)) ?? []))
-      if (errors.length > 0) return yield* Either.left(this.invalid(resource, name, errors))
-      if (resource.kind === "Deployment" && !sameObject(next.spec, stored.spec))
-        (next.metadata as { generation?: number }).generation = (stored.metadata.generation ?? 0) + 1
-      const candidate = stripTypeMeta({ ...next, metadata: { ...next.metadata, resourceVersion: stored.metadata.resourceVersion } })
-      if (sameObject(candidate, stored)) return { code: 200, object: withTypeMeta(stored, resource), warnings }
-      if (isDryRun(opts.dryRun)) return { code: 200, object: next, warnings }
-      if (stored.metadata.deletionTimestamp !== undefined && (next.metadata.finalizers ?? []).length === 0) {
-        this.store.remove(resource, key, now)
-        return { code: 200, object: next, warnings }
-      }
-      const saved = this.store.put(resource, key, stripTypeMeta(next), now)
-      return { code: 200, object: withTypeMeta(saved, resource), warnings }
-    })
+    const typeProblem = this.checkTypeMeta(resource, input)
+    if (typeProblem) return Either.left(typeProblem)
+    const meta = input.metadata
+    if (meta.name !== undefined && meta.name !== "" && meta.name !== name)
+      return Either.left(Status.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`))
+    if (resource.namespaced && meta.namespace && opts.namespace && meta.namespace !== opts.namespace)
+      return Either.left(Status.badRequest("the namespace of the provided object does not match the namespace sent on the request"))
+    const namespace = resource.namespaced ? opts.namespace || meta.namespace || undefined : undefined
+    const key = this.key(resource, namespace, name)
+    const stored = this.store.get(resource, key)
+    if (!stored) {
+      if (!resource.allowCreateOnUpdate || opts.subresource) return Either.left(Status.notFound(resource, name))
+      const { resourceVersion: _rv, ...rest } = meta
+      return Either.map(this.createObject(resource, { ...input, metadata: { ...rest, name } }, opts, now), (created) => ({ code: 201, object: created, warnings }))
+    }
+    if (!meta.resourceVersion) {
+      if (!resource.allowUnconditionalUpdate)
+        return Either.left(
+          Status.invalid(Status.qualifiedResource(resource), name, [invalidField("metadata.resourceVersion", new GoUint(0), "must be specified for an update")], {
+            kind: resource.plural,
+            group: resource.group
+          })
+        )
+    } else if (meta.resourceVersion !== stored.metadata.resourceVersion) {
+      return Either.left(Status.modifiedConflict(resource, name))
+    }
+    const merged = this.mergeForUpdate(resource, stored, input, opts.subresource)
+    // The candidate as stored (no kind/apiVersion, the stored resourceVersion), for validation and the no-op check.
+    const candidate = storedForm(merged, serverOwnedMeta(merged.metadata, stored.metadata, name, namespace))
+    const errors: FieldError[] = []
+    if (stored.metadata.deletionTimestamp !== undefined) {
+      const before = new Set(stored.metadata.finalizers ?? [])
+      const added = (candidate.metadata.finalizers ?? []).filter((f) => !before.has(f))
+      if (added.length > 0)
+        errors.push(forbidden("metadata.finalizers", `no new finalizers can be added if the object is being deleted, found new finalizers ${formatStringSlice(added)}`))
+    }
+    const validateUpdate = resource.rules.validateUpdate
+    if (validateUpdate) errors.push(...validateUpdate(candidate, stored))
+    if (errors.length > 0) return Either.left(this.invalid(resource, name, errors))
+    if (resource.kind === "Deployment" && !sameObject(candidate.spec, stored.spec))
+      (candidate.metadata as { generation?: number }).generation = (stored.metadata.generation ?? 0) + 1
+    if (sameObject(candidate, stored)) return Either.right({ code: 200, object: withTypeMeta(stored, resource), warnings })
+    if (isDryRun(opts.dryRun)) return Either.right({ code: 200, object: withTypeMeta(candidate, resource), warnings })
+    if (stored.metadata.deletionTimestamp !== undefined && (candidate.metadata.finalizers ?? []).length === 0) {
+      this.store.remove(resource, key, now)
+      return Either.right({ code: 200, object: withTypeMeta(candidate, resource), warnings })
+    }
+    return Either.right({ code: 200, object: withTypeMeta(this.save(resource, key, candidate, now), resource), warnings })
   }
 
   /** The main resource keeps the stored status; the status subresource changes only status. */
@@ -679,19 +659,21 @@ export class ApiServerImpl {
 
   /** `patch` at a given time, synchronously: the request path for in-process callers that keep their own clock. */
   patchAt(resource: ResourceType, name: string, patchType: PatchType, patch: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
-    return Either.gen(this, function* () {
-      const bad = checkWriteOptions("PatchOptions", opts)
-      if (bad) return yield* Either.left(bad)
-      if (opts.subresource && !resource.subresources.includes(opts.subresource)) return yield* Either.left(Status.methodNotAllowed())
-      const namespace = resource.namespaced ? opts.namespace : undefined
-      const stored = this.store.get(resource, this.key(resource, namespace, name))
-      if (!stored) return yield* Either.left(Status.notFound(resource, name))
-      const patched = yield* applyPatch(withTypeMeta(stored, resource), patchType, patch.value)
-      const { object, warnings } = yield* this.decodeBody(resource, { value: patched }, opts.fieldValidation, true)
-      // A patch is based on the stored object: unconditional unless the patch itself sets a resourceVersion.
-      const rv = object.metadata.resourceVersion || stored.metadata.resourceVersion
-      return yield* this.updateObject(resource, name, { ...object, metadata: { ...object.metadata, resourceVersion: rv } }, opts, now, warnings)
-    })
+    const bad = checkWriteOptions("PatchOptions", opts)
+    if (bad) return Either.left(bad)
+    if (opts.subresource && !resource.subresources.includes(opts.subresource)) return Either.left(Status.methodNotAllowed())
+    const namespace = resource.namespaced ? opts.namespace : undefined
+    const stored = this.store.get(resource, this.key(resource, namespace, name))
+    if (!stored) return Either.left(Status.notFound(resource, name))
+    const patched = applyPatch(withTypeMeta(stored, resource), patchType, patch.value)
+    if (Either.isLeft(patched)) return Either.left(patched.left)
+    const decoded = this.decodeBody(resource, { value: patched.right }, opts.fieldValidation, true)
+    if (Either.isLeft(decoded)) return Either.left(decoded.left)
+    const { object, warnings } = decoded.right
+    // A patch is based on the stored object: unconditional unless the patch itself sets a resourceVersion.
+    const rv = object.metadata.resourceVersion || stored.metadata.resourceVersion
+    const input = rv === object.metadata.resourceVersion ? object : { ...object, metadata: { ...object.metadata, resourceVersion: rv } }
+    return this.updateObject(resource, name, input, opts, now, warnings)
   }
 
   /** POST pods/<name>/binding: sets spec.nodeName once. */
@@ -881,6 +863,46 @@ const pickMeta = (meta: ObjectMeta): Partial<ObjectMeta> => ({
   ...(meta.annotations !== undefined ? { annotations: meta.annotations } : {}),
   resourceVersion: meta.resourceVersion
 })
+
+/**
+ * The metadata of an update as the server keeps it: name, namespace, uid, creationTimestamp, generation and the
+ * deletion fields from the stored object, and the stored resourceVersion. The client's own metadata when it
+ * already says exactly that (a client sending back what it read), else a copy.
+ */
+const serverOwnedMeta = (meta: ObjectMeta, stored: ObjectMeta, name: string, namespace: string | undefined): ObjectMeta => {
+  if (
+    meta.name === name &&
+    meta.namespace === namespace &&
+    meta.uid === stored.uid &&
+    meta.creationTimestamp === stored.creationTimestamp &&
+    meta.generation === stored.generation &&
+    meta.deletionTimestamp === stored.deletionTimestamp &&
+    meta.deletionGracePeriodSeconds === stored.deletionGracePeriodSeconds &&
+    meta.resourceVersion === stored.resourceVersion
+  )
+    return meta
+  const out: Record<string, unknown> = { ...meta, name, ...(namespace ? { namespace } : {}), uid: stored.uid, creationTimestamp: stored.creationTimestamp }
+  if (stored.generation !== undefined) out.generation = stored.generation
+  if (stored.deletionTimestamp !== undefined) {
+    out.deletionTimestamp = stored.deletionTimestamp
+    out.deletionGracePeriodSeconds = stored.deletionGracePeriodSeconds
+  } else {
+    delete out.deletionTimestamp
+    delete out.deletionGracePeriodSeconds
+  }
+  out.resourceVersion = stored.resourceVersion
+  return out as ObjectMeta
+}
+
+/** `obj` as the store keeps it: without kind/apiVersion, with `metadata`. */
+const storedForm = (obj: KObject, metadata: ObjectMeta): KObject => {
+  const out: Record<string, unknown> = {}
+  for (const key in obj) if (key !== "kind" && key !== "apiVersion") out[key] = obj[key]
+  out.metadata = metadata
+  return out as KObject
+}
+
+const noWarnings: ReadonlyArray<string> = Object.freeze([])
 
 const formatStringSlice = (items: ReadonlyArray<string>): string => `[]string{${items.map((s) => JSON.stringify(s)).join(", ")}}`
 

@@ -71,10 +71,25 @@ export interface Page {
   readonly remaining: number
 }
 
+/**
+ * One resource type's objects: a hash map for reads and writes of one key, a B+ tree of the same cells for lists
+ * in key order. Replacing an object only swaps the cell's content, so the tree changes on create and delete only.
+ */
+interface Cell {
+  obj: KObject
+}
+
+class Table {
+  readonly byKey = new Map<string, Cell>()
+  readonly ordered = new BTree<string, Cell>()
+}
+
+const emptyTable = new Table()
+
 export class Store {
   private current = 0
   private compacted = 0
-  private readonly tables = new Map<ResourceType, BTree<string, KObject>>()
+  private readonly tables = new Map<ResourceType, Table>()
   /** Change log, oldest first; `head` is the index of the oldest retained change. */
   private log: Change[] = []
   private head = 0
@@ -89,17 +104,17 @@ export class Store {
     return this.compacted
   }
 
-  private table(resource: ResourceType): BTree<string, KObject> {
+  private table(resource: ResourceType): Table {
     let t = this.tables.get(resource)
     if (!t) {
-      t = new BTree<string, KObject>()
+      t = new Table()
       this.tables.set(resource, t)
     }
     return t
   }
 
   get(resource: ResourceType, key: string): KObject | undefined {
-    return this.tables.get(resource)?.get(key)
+    return this.tables.get(resource)?.byKey.get(key)?.obj
   }
 
   subscribe(listener: ChangeListener): () => void {
@@ -110,10 +125,16 @@ export class Store {
   /** Stores `obj` at a new revision and returns the stored object (with its resourceVersion). */
   put(resource: ResourceType, key: string, obj: KObject, time: number): KObject {
     const table = this.table(resource)
-    const previous = table.get(key)
+    const cell = table.byKey.get(key)
+    const previous = cell?.obj
     const revision = ++this.current
     const stored = withResourceVersion(obj, revision)
-    table.set(key, stored)
+    if (cell !== undefined) cell.obj = stored
+    else {
+      const added = { obj: stored }
+      table.byKey.set(key, added)
+      table.ordered.set(key, added)
+    }
     this.record({ revision, type: previous ? "MODIFIED" : "ADDED", resource, key, object: stored, previous, time })
     return stored
   }
@@ -121,9 +142,10 @@ export class Store {
   /** Removes the object at a new revision; returns its last state stamped with the deletion revision. */
   remove(resource: ResourceType, key: string, time: number): KObject | undefined {
     const table = this.tables.get(resource)
-    const previous = table?.get(key)
+    const previous = table?.byKey.get(key)?.obj
     if (!table || !previous) return undefined
-    table.delete(key)
+    table.byKey.delete(key)
+    table.ordered.delete(key)
     const revision = ++this.current
     const object = withResourceVersion(previous, revision)
     this.record({ revision, type: "DELETED", resource, key, object, previous, time })
@@ -180,7 +202,7 @@ export class Store {
    * `revision` undone.
    */
   page(req: PageRequest): Page {
-    const table = this.tables.get(req.resource) ?? new BTree<string, KObject>()
+    const table = (this.tables.get(req.resource) ?? emptyTable).ordered
     const undone = this.stateBefore(req.resource, req.revision, req.prefix, req.start)
     const undoneKeys = [...undone.keys()].sort()
     let u = 0
@@ -209,7 +231,7 @@ export class Store {
         if (tableKey === undoneKey) next = current.next()
       } else {
         key = tableKey!
-        obj = next.value![1]
+        obj = next.value![1].obj
         next = current.next()
       }
       if (!obj) continue

@@ -118,6 +118,24 @@ export const kindSchema = (fields: Readonly<Record<string, FieldSchema>>): Field
 const join = (path: string, key: string): string => (path ? `${path}.${key}` : key)
 
 /**
+ * Values known to decode cleanly against a schema: the parts of stored objects, which are never mutated. A
+ * write that sends such a part back unchanged (a lease renewal keeps the stored metadata) is not walked again.
+ */
+const decodedAs = new WeakMap<object, FieldSchema>()
+
+const isDecoded = (s: FieldSchema, v: object): boolean => decodedAs.get(v) === s
+
+/** Records that the fields of `value` (a stored object of the kind `schema` describes) decode cleanly. */
+export const rememberDecoded = (schema: FieldSchema, value: Readonly<Record<string, unknown>>): void => {
+  if (schema.type !== "object") return
+  for (const key in value) {
+    const part = value[key]
+    const s = schema.fields[key]
+    if (s !== undefined && typeof part === "object" && part !== null) decodedAs.set(part, s)
+  }
+}
+
+/**
  * Every field the schema does not know, at any depth, as the strict decoder names them: `spec.foo`,
  * `metadata.ownerReferences[0].foo`, `foo` at top level; in document order. Nothing is reported below an
  * unknown field or below a value of the wrong JSON type (the decoder skips those).
@@ -133,7 +151,7 @@ export const splitUnknownFields = (schema: FieldSchema, value: unknown): { reado
   const walk = (s: FieldSchema, v: unknown, path: string): unknown => {
     switch (s.type) {
       case "object": {
-        if (!isRecord(v)) return v
+        if (!isRecord(v) || isDecoded(s, v)) return v
         let copy: Record<string, unknown> | undefined
         for (const key of Object.keys(v)) {
           const child = Object.hasOwn(s.fields, key) ? s.fields[key] : undefined
@@ -264,6 +282,7 @@ export const typeError = (
       }
       case "object": {
         if (!isRecord(v)) return save(v, goTypeOf(s))
+        if (isDecoded(s, v)) return
         const outer = struct
         const own = s.goType ? s.goType.slice(s.goType.lastIndexOf(".") + 1) : kind
         for (const key of Object.keys(v)) {

@@ -238,6 +238,8 @@ const immutable = (field: string, now: unknown, before: unknown, shown: GoValue)
 export const validateObjectMetaUpdate = (obj: KObject, old: KObject): FieldError[] => {
   const meta = metaOf(obj)
   const before = metaOf(old)
+  // The stored metadata sent back unchanged passed these checks when it was stored.
+  if (meta === before) return []
   const errs: FieldError[] = []
   const finalizers = strList(meta.finalizers)
   if (typeof before.deletionTimestamp === "string" && before.deletionTimestamp !== "") {
@@ -270,9 +272,10 @@ export const validateObjectMetaUpdate = (obj: KObject, old: KObject): FieldError
   const grace = typeof meta.deletionGracePeriodSeconds === "number" ? meta.deletionGracePeriodSeconds : undefined
   const oldGrace = typeof before.deletionGracePeriodSeconds === "number" ? before.deletionGracePeriodSeconds : undefined
   errs.push(...immutable("metadata.deletionGracePeriodSeconds", grace, oldGrace, grace ?? "null"))
-  errs.push(...validateLabels(meta.labels, "metadata.labels"))
-  errs.push(...validateAnnotations(meta.annotations, "metadata.annotations"))
-  errs.push(...validateOwnerReferences(meta.ownerReferences, "metadata.ownerReferences"))
-  errs.push(...validateKubeFinalizerNames(finalizers, "metadata.finalizers"))
+  // A part that is the old object's own value passed these checks when it was stored.
+  if (meta.labels !== before.labels) errs.push(...validateLabels(meta.labels, "metadata.labels"))
+  if (meta.annotations !== before.annotations) errs.push(...validateAnnotations(meta.annotations, "metadata.annotations"))
+  if (meta.ownerReferences !== before.ownerReferences) errs.push(...validateOwnerReferences(meta.ownerReferences, "metadata.ownerReferences"))
+  if (meta.finalizers !== before.finalizers) errs.push(...validateKubeFinalizerNames(finalizers, "metadata.finalizers"))
   return errs
 }
