@@ -8,7 +8,7 @@ import { PCGRandom } from "effect/Utils"
 import { decodeContinue, encodeContinue } from "../../src/api/ContinueToken.js"
 import { forbidden, GoUint, invalid as invalidField, notSupported, type FieldError } from "../../src/api/FieldError.js"
 import { duplicateFields, strictDecodingErrors } from "../../src/api/kinds/DuplicateFields.js"
-import { rememberDecoded, splitUnknownFields, typeError } from "../../src/api/kinds/FieldSchema.js"
+import { splitUnknownFields, typeError } from "../../src/api/kinds/FieldSchema.js"
 import { validateObjectMetaCreate } from "../../src/api/kinds/Names.js"
 import { isRecord, type KList, type KObject, type ObjectMeta, type WatchEvent } from "../../src/api/Object.js"
 import { applyPatch } from "../../src/api/Patch.js"
@@ -444,12 +444,16 @@ export class ApiServerImpl {
 
   // ---- writes ---------------------------------------------------------------------------------------------
 
-  /** Decodes a write body: type errors → 400, unknown/duplicate fields per fieldValidation. */
+  /**
+   * Decodes a write body: type errors → 400, unknown/duplicate fields per fieldValidation. `decoded` is the
+   * stored object the write starts from: parts of the body identical to its parts are not walked again.
+   */
   private decodeBody(
     resource: ResourceType,
     body: Body,
     fieldValidation: string | undefined,
-    patched: boolean
+    patched: boolean,
+    decoded?: KObject
   ): Either.Either<{ object: KObject; warnings: ReadonlyArray<string> }, ApiError> {
     const { kind, version } = resource
     const value = body.value
@@ -459,7 +463,7 @@ export class ApiServerImpl {
       )
     const schema = resource.rules.schema
     if (schema) {
-      const typeProblem = typeError(schema, value, kind, version)
+      const typeProblem = typeError(schema, value, kind, version, undefined, decoded)
       if (typeProblem) return Either.left(Status.badRequest(typeProblem))
     }
     const metadata = value.metadata
@@ -468,7 +472,7 @@ export class ApiServerImpl {
     const level = fieldValidation || "Warn"
     const problems: string[] = []
     // Unknown fields are dropped at every level; Ignore only stops reporting them.
-    const split = schema ? splitUnknownFields(schema, value) : { known: value, unknown: [] }
+    const split = schema ? splitUnknownFields(schema, value, decoded) : { known: value, unknown: [] }
     if (level !== "Ignore") {
       // With the text at hand the decoder's findings come in document order; without it only unknown fields exist.
       if (body.raw !== undefined && schema) problems.push(...strictDecodingErrors(body.raw, schema))
@@ -552,14 +556,7 @@ export class ApiServerImpl {
       )
     }
     if (isDryRun(opts.dryRun)) return Either.right(object)
-    return Either.right(withTypeMeta(this.save(resource, key, stripTypeMeta(object), now), resource))
-  }
-
-  /** Stores a decoded, validated object; its parts need no decoding when a client sends them back unchanged. */
-  private save(resource: ResourceType, key: string, object: KObject, now: number): KObject {
-    const saved = this.store.put(resource, key, object, now)
-    if (resource.rules.schema) rememberDecoded(resource.rules.schema, saved)
-    return saved
+    return Either.right(withTypeMeta(this.store.put(resource, key, stripTypeMeta(object), now), resource))
   }
 
   /** Server-side defaults the simulator needs: namespace phase, deployment generation. */
@@ -580,7 +577,9 @@ export class ApiServerImpl {
     const bad = checkWriteOptions("UpdateOptions", opts)
     if (bad) return Either.left(bad)
     if (opts.subresource && !resource.subresources.includes(opts.subresource)) return Either.left(Status.methodNotAllowed())
-    const decoded = this.decodeBody(resource, body, opts.fieldValidation, false)
+    // Parts sent back as they were read from the stored object need no decoding.
+    const stored = this.store.get(resource, this.key(resource, resource.namespaced ? opts.namespace : undefined, name))
+    const decoded = this.decodeBody(resource, body, opts.fieldValidation, false, stored)
     if (Either.isLeft(decoded)) return Either.left(decoded.left)
     return this.updateObject(resource, name, decoded.right.object, opts, now, decoded.right.warnings)
   }
@@ -640,7 +639,7 @@ export class ApiServerImpl {
       this.store.remove(resource, key, now)
       return Either.right({ code: 200, object: withTypeMeta(candidate, resource), warnings })
     }
-    return Either.right({ code: 200, object: withTypeMeta(this.save(resource, key, candidate, now), resource), warnings })
+    return Either.right({ code: 200, object: withTypeMeta(this.store.put(resource, key, candidate, now), resource), warnings })
   }
 
   /** The main resource keeps the stored status; the status subresource changes only status. */
@@ -667,7 +666,7 @@ export class ApiServerImpl {
     if (!stored) return Either.left(Status.notFound(resource, name))
     const patched = applyPatch(withTypeMeta(stored, resource), patchType, patch.value)
     if (Either.isLeft(patched)) return Either.left(patched.left)
-    const decoded = this.decodeBody(resource, { value: patched.right }, opts.fieldValidation, true)
+    const decoded = this.decodeBody(resource, { value: patched.right }, opts.fieldValidation, true, stored)
     if (Either.isLeft(decoded)) return Either.left(decoded.left)
     const { object, warnings } = decoded.right
     // A patch is based on the stored object: unconditional unless the patch itself sets a resourceVersion.

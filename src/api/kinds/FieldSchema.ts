@@ -118,24 +118,6 @@ export const kindSchema = (fields: Readonly<Record<string, FieldSchema>>): Field
 const join = (path: string, key: string): string => (path ? `${path}.${key}` : key)
 
 /**
- * Values known to decode cleanly against a schema: the parts of stored objects, which are never mutated. A
- * write that sends such a part back unchanged (a lease renewal keeps the stored metadata) is not walked again.
- */
-const decodedAs = new WeakMap<object, FieldSchema>()
-
-const isDecoded = (s: FieldSchema, v: object): boolean => decodedAs.get(v) === s
-
-/** Records that the fields of `value` (a stored object of the kind `schema` describes) decode cleanly. */
-export const rememberDecoded = (schema: FieldSchema, value: Readonly<Record<string, unknown>>): void => {
-  if (schema.type !== "object") return
-  for (const key in value) {
-    const part = value[key]
-    const s = schema.fields[key]
-    if (s !== undefined && typeof part === "object" && part !== null) decodedAs.set(part, s)
-  }
-}
-
-/**
  * Every field the schema does not know, at any depth, as the strict decoder names them: `spec.foo`,
  * `metadata.ownerReferences[0].foo`, `foo` at top level; in document order. Nothing is reported below an
  * unknown field or below a value of the wrong JSON type (the decoder skips those).
@@ -144,16 +126,23 @@ export const unknownFields = (schema: FieldSchema, value: unknown): string[] => 
 
 /**
  * The value with unknown fields dropped (as the decoder drops them, spec 000 "Field validation") and
- * their paths; containers without unknown fields are returned as they were.
+ * their paths; containers without unknown fields are returned as they were. Top-level parts identical to
+ * those of `decoded` (the stored object a write starts from, never mutated) are known to decode and are
+ * not walked.
  */
-export const splitUnknownFields = (schema: FieldSchema, value: unknown): { readonly known: unknown; readonly unknown: string[] } => {
+export const splitUnknownFields = (
+  schema: FieldSchema,
+  value: unknown,
+  decoded?: Readonly<Record<string, unknown>>
+): { readonly known: unknown; readonly unknown: string[] } => {
   const out: string[] = []
   const walk = (s: FieldSchema, v: unknown, path: string): unknown => {
     switch (s.type) {
       case "object": {
-        if (!isRecord(v) || isDecoded(s, v)) return v
+        if (!isRecord(v)) return v
         let copy: Record<string, unknown> | undefined
         for (const key of Object.keys(v)) {
+          if (path === "" && decoded !== undefined && v[key] === decoded[key]) continue
           const child = Object.hasOwn(s.fields, key) ? s.fields[key] : undefined
           if (child === undefined) {
             out.push(join(path, key))
@@ -227,14 +216,16 @@ class Fatal {
  *   `the object provided is unrecognized (must be of type Lease): couldn't get version/kind; json parse
  *   error: …` followed by the first 30 bytes of `body` (defaults to `JSON.stringify(value)`).
  * `null` is accepted everywhere. Numbers are checked as parsed: `15.0` passes where Go, reading the
- * literal, would reject it. A `value` that is not an object is left to the caller.
+ * literal, would reject it. A `value` that is not an object is left to the caller. Top-level parts identical
+ * to those of `decoded` are not walked (as in {@link splitUnknownFields}).
  */
 export const typeError = (
   schema: FieldSchema,
   value: unknown,
   kind: string,
   version: string,
-  body?: string
+  body?: string,
+  decoded?: Readonly<Record<string, unknown>>
 ): string | undefined => {
   if (!isRecord(value)) return undefined
   const metaError = interpretError(value)
@@ -282,10 +273,11 @@ export const typeError = (
       }
       case "object": {
         if (!isRecord(v)) return save(v, goTypeOf(s))
-        if (isDecoded(s, v)) return
         const outer = struct
         const own = s.goType ? s.goType.slice(s.goType.lastIndexOf(".") + 1) : kind
+        const root = stack.length === 0
         for (const key of Object.keys(v)) {
+          if (root && decoded !== undefined && v[key] === decoded[key]) continue
           const child = Object.hasOwn(s.fields, key) ? s.fields[key] : undefined
           if (child === undefined) continue
           stack.push(key)
@@ -325,6 +317,7 @@ const interpretError = (value: Record<string, unknown>): string | undefined => {
   let apiVersion = ""
   let saved: string | undefined
   for (const key of Object.keys(value)) {
+    if (key.length !== 4 && key.length !== 10) continue
     const lower = key.toLowerCase()
     if (lower !== "apiversion" && lower !== "kind") continue
     const v = value[key]
