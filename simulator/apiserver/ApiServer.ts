@@ -8,7 +8,7 @@ import { PCGRandom } from "effect/Utils"
 import { decodeContinue, encodeContinue } from "../../src/api/ContinueToken.js"
 import { forbidden, GoUint, invalid as invalidField, notSupported, type FieldError } from "../../src/api/FieldError.js"
 import { duplicateFields, strictDecodingErrors } from "../../src/api/kinds/DuplicateFields.js"
-import { splitUnknownFields, typeError } from "../../src/api/kinds/FieldSchema.js"
+import { decodesCleanly, splitUnknownFields, typeError } from "../../src/api/kinds/FieldSchema.js"
 import { validateObjectMetaCreate } from "../../src/api/kinds/Names.js"
 import { isRecord, type KList, type KObject, type ObjectMeta, type WatchEvent } from "../../src/api/Object.js"
 import { applyPatch } from "../../src/api/Patch.js"
@@ -462,7 +462,8 @@ export class ApiServerImpl {
         Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`)
       )
     const schema = resource.rules.schema
-    if (schema) {
+    const clean = schema === undefined || decodesCleanly(schema, value, decoded)
+    if (schema && !clean) {
       const typeProblem = typeError(schema, value, kind, version, undefined, decoded)
       if (typeProblem) return Either.left(Status.badRequest(typeProblem))
     }
@@ -472,7 +473,7 @@ export class ApiServerImpl {
     const level = fieldValidation || "Warn"
     const problems: string[] = []
     // Unknown fields are dropped at every level; Ignore only stops reporting them.
-    const split = schema ? splitUnknownFields(schema, value, decoded) : { known: value, unknown: [] }
+    const split = schema && !clean ? splitUnknownFields(schema, value, decoded) : { known: value, unknown: noWarnings }
     if (level !== "Ignore") {
       // With the text at hand the decoder's findings come in document order; without it only unknown fields exist.
       if (body.raw !== undefined && schema) problems.push(...strictDecodingErrors(body.raw, schema))
@@ -578,10 +579,11 @@ export class ApiServerImpl {
     if (bad) return Either.left(bad)
     if (opts.subresource && !resource.subresources.includes(opts.subresource)) return Either.left(Status.methodNotAllowed())
     // Parts sent back as they were read from the stored object need no decoding.
-    const stored = this.store.get(resource, this.key(resource, resource.namespaced ? opts.namespace : undefined, name))
+    const key = this.key(resource, opts.namespace, name)
+    const stored = this.store.get(resource, key)
     const decoded = this.decodeBody(resource, body, opts.fieldValidation, false, stored)
     if (Either.isLeft(decoded)) return Either.left(decoded.left)
-    return this.updateObject(resource, name, decoded.right.object, opts, now, decoded.right.warnings)
+    return this.updateObject(resource, name, decoded.right.object, opts, now, decoded.right.warnings, { key, stored })
   }
 
   private updateObject(
@@ -590,7 +592,9 @@ export class ApiServerImpl {
     input: KObject,
     opts: WriteOptions,
     now: number,
-    warnings: ReadonlyArray<string>
+    warnings: ReadonlyArray<string>,
+    /** The caller's own lookup, reused when the body names the same key (one lookup per request). */
+    lookedUp?: { readonly key: string; readonly stored: KObject | undefined }
   ): Either.Either<WriteResult, ApiError> {
     const typeProblem = this.checkTypeMeta(resource, input)
     if (typeProblem) return Either.left(typeProblem)
@@ -600,8 +604,9 @@ export class ApiServerImpl {
     if (resource.namespaced && meta.namespace && opts.namespace && meta.namespace !== opts.namespace)
       return Either.left(Status.badRequest("the namespace of the provided object does not match the namespace sent on the request"))
     const namespace = resource.namespaced ? opts.namespace || meta.namespace || undefined : undefined
-    const key = this.key(resource, namespace, name)
-    const stored = this.store.get(resource, key)
+    const computed = this.key(resource, namespace, name)
+    const key = lookedUp !== undefined && lookedUp.key === computed ? lookedUp.key : computed
+    const stored = key === lookedUp?.key ? lookedUp.stored : this.store.get(resource, key)
     if (!stored) {
       if (!resource.allowCreateOnUpdate || opts.subresource) return Either.left(Status.notFound(resource, name))
       const { resourceVersion: _rv, ...rest } = meta
@@ -628,8 +633,8 @@ export class ApiServerImpl {
       if (added.length > 0)
         errors.push(forbidden("metadata.finalizers", `no new finalizers can be added if the object is being deleted, found new finalizers ${formatStringSlice(added)}`))
     }
-    const validateUpdate = resource.rules.validateUpdate
-    if (validateUpdate) errors.push(...validateUpdate(candidate, stored))
+    const invalid = resource.rules.validateUpdate?.(candidate, stored)
+    if (invalid !== undefined && invalid.length > 0) errors.push(...invalid)
     if (errors.length > 0) return Either.left(this.invalid(resource, name, errors))
     if (resource.kind === "Deployment" && !sameObject(candidate.spec, stored.spec))
       (candidate.metadata as { generation?: number }).generation = (stored.metadata.generation ?? 0) + 1
@@ -644,7 +649,7 @@ export class ApiServerImpl {
 
   /** The main resource keeps the stored status; the status subresource changes only status. */
   private mergeForUpdate(resource: ResourceType, stored: KObject, input: KObject, subresource: string | undefined): KObject {
-    if (subresource === "status") return { ...stored, metadata: { ...stored.metadata, ...pickMeta(input.metadata) }, status: input.status }
+    if (subresource === "status") return { ...stored, metadata: statusWriteMeta(stored.metadata, input.metadata), status: input.status }
     if (resource.subresources.includes("status") && resource !== Namespaces) {
       const { status: _s, ...rest } = input
       return stored.status === undefined ? rest as KObject : { ...rest, status: stored.status } as KObject
@@ -661,8 +666,8 @@ export class ApiServerImpl {
     const bad = checkWriteOptions("PatchOptions", opts)
     if (bad) return Either.left(bad)
     if (opts.subresource && !resource.subresources.includes(opts.subresource)) return Either.left(Status.methodNotAllowed())
-    const namespace = resource.namespaced ? opts.namespace : undefined
-    const stored = this.store.get(resource, this.key(resource, namespace, name))
+    const key = this.key(resource, opts.namespace, name)
+    const stored = this.store.get(resource, key)
     if (!stored) return Either.left(Status.notFound(resource, name))
     const patched = applyPatch(withTypeMeta(stored, resource), patchType, patch.value)
     if (Either.isLeft(patched)) return Either.left(patched.left)
@@ -672,7 +677,7 @@ export class ApiServerImpl {
     // A patch is based on the stored object: unconditional unless the patch itself sets a resourceVersion.
     const rv = object.metadata.resourceVersion || stored.metadata.resourceVersion
     const input = rv === object.metadata.resourceVersion ? object : { ...object, metadata: { ...object.metadata, resourceVersion: rv } }
-    return this.updateObject(resource, name, input, opts, now, warnings)
+    return this.updateObject(resource, name, input, opts, now, warnings, { key, stored })
   }
 
   /** POST pods/<name>/binding: sets spec.nodeName once. */
@@ -857,11 +862,18 @@ const bookmarkEvent = (resource: ResourceType, revision: number): WatchEvent => 
   }
 })
 
-const pickMeta = (meta: ObjectMeta): Partial<ObjectMeta> => ({
-  ...(meta.labels !== undefined ? { labels: meta.labels } : {}),
-  ...(meta.annotations !== undefined ? { annotations: meta.annotations } : {}),
-  resourceVersion: meta.resourceVersion
-})
+/** A status write changes only labels, annotations and the resourceVersion precondition of the stored metadata. */
+const statusWriteMeta = (stored: ObjectMeta, sent: ObjectMeta): ObjectMeta => {
+  const labels = sent.labels ?? stored.labels
+  const annotations = sent.annotations ?? stored.annotations
+  if (labels === stored.labels && annotations === stored.annotations && sent.resourceVersion === stored.resourceVersion) return stored
+  return {
+    ...stored,
+    ...(labels !== undefined ? { labels } : {}),
+    ...(annotations !== undefined ? { annotations } : {}),
+    resourceVersion: sent.resourceVersion
+  }
+}
 
 /**
  * The metadata of an update as the server keeps it: name, namespace, uid, creationTimestamp, generation and the

@@ -231,21 +231,21 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
     const podRandom = random.split("pods")
     const tolerationSeconds = resolved.lifecycle.defaultTolerationSeconds
     const created = rfc3339(startMillis)
+    // Stored objects are never mutated, so every seeded pod shares the parts that are the same for all.
+    const labels = { app: "sim" }
+    const containers = [{ name: "app", image: "registry.example/app:1", resources: { requests: { cpu: "100m", memory: "128Mi" } } }]
+    const tolerations = [
+      { key: notReadyTaintKey, operator: "Exists", effect: "NoExecute", tolerationSeconds },
+      { key: unreachableTaintKey, operator: "Exists", effect: "NoExecute", tolerationSeconds }
+    ]
+    const pending = { phase: "Pending", conditions: [{ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: created }] }
     for (const node of nodes) {
       for (let i = 0; i < (spec.podsPerNode ?? 0); i++) {
         const name = `${node.name}-pod-${i}`
         const pod: KObject = {
-          metadata: { name, namespace: "default", uid: fastUid(podRandom), creationTimestamp: created, labels: { app: "sim" } },
-          spec: {
-            nodeName: node.name,
-            schedulerName: "default-scheduler",
-            containers: [{ name: "app", image: "registry.example/app:1", resources: { requests: { cpu: "100m", memory: "128Mi" } } }],
-            tolerations: [
-              { key: notReadyTaintKey, operator: "Exists", effect: "NoExecute", tolerationSeconds },
-              { key: unreachableTaintKey, operator: "Exists", effect: "NoExecute", tolerationSeconds }
-            ]
-          },
-          status: { phase: "Pending", conditions: [{ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: created }] }
+          metadata: { name, namespace: "default", uid: fastUid(podRandom), creationTimestamp: created, labels },
+          spec: { nodeName: node.name, schedulerName: "default-scheduler", containers, tolerations },
+          status: pending
         }
         store.put(Pods, objectKey("default", name), pod, startMillis)
         seededPods++

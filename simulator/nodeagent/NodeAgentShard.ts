@@ -24,7 +24,7 @@
  * from the `ServiceTimeModel` in both cases, and watchers see the same changes.
  */
 import { Clock, Effect, Either } from "effect"
-import type { KObject } from "../../src/api/Object.js"
+import type { KObject, ObjectMeta } from "../../src/api/Object.js"
 import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import { makeHistogram, recordMillis, type Histogram } from "../../src/loadgen/LatencyRecorder.js"
 import type { ApiServerImpl } from "../apiserver/ApiServer.js"
@@ -220,12 +220,20 @@ const inside = (windows: ReadonlyArray<Interval>, t: number): boolean => {
   return false
 }
 
+interface LeaseParts {
+  readonly metadata: ObjectMeta
+  readonly spec: Readonly<Record<string, unknown>>
+}
+
+const partsOf = (lease: KObject): LeaseParts => ({ metadata: lease.metadata, spec: (lease.spec ?? {}) as Record<string, unknown> })
+
 interface AgentState {
   readonly node: SimulatedNode
   readonly key: string
   readonly bucket: TokenBucket.TokenBucket
   uid: string | undefined
-  lease: KObject | undefined
+  /** The lease as last read or written (its stored parts, which outlive the response object). */
+  lease: LeaseParts | undefined
   leaseTries: number
   ensuring: boolean
   backoffMs: number
@@ -441,27 +449,24 @@ export class NodeAgentShard {
         const created = env.serviceTime.complete(start, "mutating", 0, leaseBytes)
         const made = env.server.createAt(Leases, { value: this.newLease(a, start) }, { namespace: leaseNamespace }, created)
         if (Either.isLeft(made)) return this.leaseConflict(a, created)
-        a.lease = made.right.object
+        a.lease = partsOf(made.right.object)
         metrics.leaseCreates++
         metrics.leaseWrites++
         recordMillis(metrics.leaseLatency, created - t)
         this.scheduleRenewal(a, created)
         return
       }
-      a.lease = stored
+      a.lease = partsOf(stored)
     }
     const adm = env.serviceTime.complete(start, "mutating", 0, leaseBytes)
-    const lease = a.lease!
-    const spec = lease.spec as Record<string, unknown>
-    const meta = lease.metadata
+    const { metadata: meta, spec } = a.lease!
     const renewed: KObject = {
-      ...lease,
       metadata: meta.ownerReferences === undefined && a.uid !== undefined ? { ...meta, ownerReferences: [this.ownerOf(a)] } : meta,
       spec: { ...spec, renewTime: this.text.micro(start) }
     }
     const written = env.server.updateAt(Leases, node.name, { value: renewed }, { namespace: leaseNamespace }, adm)
     if (Either.isLeft(written)) return this.leaseConflict(a, adm)
-    a.lease = written.right.object
+    a.lease = partsOf(written.right.object)
     metrics.leaseWrites++
     recordMillis(metrics.leaseLatency, adm - t)
     this.scheduleRenewal(a, adm)

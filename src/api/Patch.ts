@@ -30,15 +30,17 @@ export const patchTypeOf = (contentType: string): PatchType | "apply" | undefine
   return Object.prototype.hasOwnProperty.call(patchContentTypes, base) ? patchContentTypes[base] : undefined
 }
 
-/** `Object.defineProperty` so that a `__proto__` key stays a plain data key. */
-const setKey = (obj: Record<string, unknown>, key: string, value: unknown) =>
-  Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true })
+/** Plain assignment, but `Object.defineProperty` for `__proto__`, so that it stays a plain data key. */
+const setKey = (obj: Record<string, unknown>, key: string, value: unknown): void => {
+  if (key === "__proto__") Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true })
+  else obj[key] = value
+}
 
 const cloneJson = (v: unknown): unknown => {
   if (Array.isArray(v)) return v.map(cloneJson)
   if (isRecord(v)) {
     const out: Record<string, unknown> = {}
-    for (const [k, x] of Object.entries(v)) setKey(out, k, cloneJson(x))
+    for (const k of Object.keys(v)) setKey(out, k, cloneJson(v[k]))
     return out
   }
   return v
@@ -46,13 +48,16 @@ const cloneJson = (v: unknown): unknown => {
 
 // --- merge patch, with json-patch v4's null pruning ---------------------------------------------------
 
-const pruneNulls = (v: unknown): unknown => {
-  if (Array.isArray(v)) v.forEach((x) => x !== null && pruneNulls(x)) // nulls inside arrays stay
-  else if (isRecord(v)) {
-    for (const [k, x] of Object.entries(v)) {
-      if (x === null) delete v[k]
-      else pruneNulls(x)
+/** A copy without null members of objects (nulls inside arrays stay), as json-patch v4 prunes a merged-in value. */
+const clonePruned = (v: unknown): unknown => {
+  if (Array.isArray(v)) return v.map((x) => (x === null ? x : clonePruned(x)))
+  if (isRecord(v)) {
+    const out: Record<string, unknown> = {}
+    for (const k of Object.keys(v)) {
+      const x = v[k]
+      if (x !== null) setKey(out, k, clonePruned(x))
     }
+    return out
   }
   return v
 }
@@ -63,13 +68,14 @@ const pruneNulls = (v: unknown): unknown => {
  */
 const mergeInto = (doc: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> => {
   const out: Record<string, unknown> = { ...doc }
-  for (const [k, v] of Object.entries(patch)) {
+  for (const k of Object.keys(patch)) {
+    const v = patch[k]
     if (v === null) {
       delete out[k]
       continue
     }
     const cur = Object.prototype.hasOwnProperty.call(doc, k) ? doc[k] : undefined
-    if (cur === undefined || cur === null || !isRecord(cur)) setKey(out, k, pruneNulls(cloneJson(v)))
+    if (cur === undefined || cur === null || !isRecord(cur)) setKey(out, k, clonePruned(v))
     else if (!isRecord(v)) setKey(out, k, cloneJson(v)) // v4 does not prune a non-object replacing an object
     else setKey(out, k, mergeInto(cur, v))
   }
@@ -81,7 +87,7 @@ const mergePatch = (target: unknown, patch: unknown): Either.Either<unknown, Api
   // patch that is not a JSON object or array (null included) is `ErrBadJSONPatch`, answered 400.
   if (target === null || target === undefined) return Either.left(internal("Invalid JSON Document"))
   if (!isRecord(patch) && !Array.isArray(patch)) return Either.left(badRequest("Invalid JSON Patch"))
-  if (Array.isArray(patch) || !isRecord(target)) return Either.right(pruneNulls(cloneJson(patch)))
+  if (Array.isArray(patch) || !isRecord(target)) return Either.right(clonePruned(patch))
   return Either.right(mergeInto(target, patch as Record<string, unknown>))
 }
 

@@ -185,9 +185,11 @@ const canonicalTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/
 const canonicalMicroTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
 /** Month, day and clock fields in range (the full parser reports which one is not). */
 const plausibleDate = (v: string): boolean => {
-  const month = Number(v.slice(5, 7))
-  const day = Number(v.slice(8, 10))
-  return month >= 1 && month <= 12 && day >= 1 && day <= 28 && Number(v.slice(11, 13)) < 24 && Number(v.slice(14, 16)) < 60 && Number(v.slice(17, 19)) < 60
+  // Two digits at `i` (the canonical patterns above have already checked they are digits).
+  const two = (i: number) => (v.charCodeAt(i) - 48) * 10 + v.charCodeAt(i + 1) - 48
+  const month = two(5)
+  const day = two(8)
+  return month >= 1 && month <= 12 && day >= 1 && day <= 28 && two(11) < 24 && two(14) < 60 && two(17) < 60
 }
 
 /** What Go's decoder calls a JSON value in `cannot unmarshal <x> into …`. */
@@ -196,6 +198,66 @@ const jsonKind = (v: unknown): string =>
 
 const INT32 = 2 ** 31
 const INT64 = 2 ** 63
+
+/** Whether `v` decodes against `s` with no type error and no unknown field (the common case, checked without allocating). */
+const conforms = (s: FieldSchema, v: unknown): boolean => {
+  if (v === null || v === undefined) return true
+  switch (s.type) {
+    case "any":
+    case "raw":
+      return true
+    case "string":
+      return typeof v === "string"
+    case "boolean":
+      return typeof v === "boolean"
+    case "number":
+      return typeof v === "number"
+    case "integer": {
+      const limit = s.format === "int32" ? INT32 : INT64
+      return typeof v === "number" && Number.isInteger(v) && v < limit && v >= -limit
+    }
+    case "time":
+      return typeof v === "string" && canonicalTime.test(v) && plausibleDate(v)
+    case "microtime":
+      return typeof v === "string" && canonicalMicroTime.test(v) && plausibleDate(v)
+    case "object": {
+      if (!isRecord(v)) return false
+      const fields = s.fields
+      for (const key in v) {
+        if (!Object.hasOwn(fields, key) || !conforms(fields[key]!, v[key])) return false
+      }
+      return true
+    }
+    case "map": {
+      if (!isRecord(v)) return false
+      for (const key in v) if (!conforms(s.values, v[key])) return false
+      return true
+    }
+    case "array": {
+      if (!Array.isArray(v)) return false
+      for (const item of v) if (!conforms(s.items, item)) return false
+      return true
+    }
+  }
+}
+
+/**
+ * Whether `value` decodes cleanly against a kind's schema: no type error, no unknown field, a well-formed
+ * `apiVersion`. Top-level parts identical to those of `decoded` (see {@link splitUnknownFields}) are not
+ * walked. When false, {@link typeError} and {@link splitUnknownFields} tell what is wrong.
+ */
+export const decodesCleanly = (schema: FieldSchema, value: Readonly<Record<string, unknown>>, decoded?: Readonly<Record<string, unknown>>): boolean => {
+  if (schema.type !== "object") return conforms(schema, value)
+  const apiVersion = value.apiVersion
+  if (typeof apiVersion === "string" && apiVersion.indexOf("/") !== apiVersion.lastIndexOf("/")) return false
+  const fields = schema.fields
+  for (const key in value) {
+    const part = value[key]
+    if (decoded !== undefined && part === decoded[key]) continue
+    if (!Object.hasOwn(fields, key) || !conforms(fields[key]!, part)) return false
+  }
+  return true
+}
 
 /** Thrown inside the walk for an error that stops decoding at once (a time field's own decoder failed). */
 class Fatal {
@@ -317,8 +379,8 @@ const interpretError = (value: Record<string, unknown>): string | undefined => {
   let apiVersion = ""
   let saved: string | undefined
   for (const key of Object.keys(value)) {
-    if (key.length !== 4 && key.length !== 10) continue
-    const lower = key.toLowerCase()
+    // Lower-casing every key costs; only keys of the right length can match.
+    const lower = key === "kind" ? "kind" : key === "apiVersion" ? "apiversion" : key.length === 4 || key.length === 10 ? key.toLowerCase() : ""
     if (lower !== "apiversion" && lower !== "kind") continue
     const v = value[key]
     if (v === null) continue

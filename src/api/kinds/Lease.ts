@@ -37,5 +37,9 @@ const validateLeaseSpec = (obj: KObject): FieldError[] => {
 export const leaseRules: KindRules = {
   schema: leaseSchema,
   validateCreate: (obj) => [...validateObjectMetaCreate(obj, true), ...validateLeaseSpec(obj)],
-  validateUpdate: (obj, old) => [...validateObjectMetaUpdate(obj, old), ...validateLeaseSpec(obj)]
+  validateUpdate: (obj, old) => {
+    const meta = validateObjectMetaUpdate(obj, old)
+    const spec = validateLeaseSpec(obj)
+    return spec.length === 0 ? meta : [...meta, ...spec]
+  }
 }
