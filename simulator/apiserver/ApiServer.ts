@@ -402,9 +402,7 @@ export class ApiServerImpl {
       }
       const watcher: Watcher = { resource, prefix, matches: filter, sink, startRevision: from }
       if (startRevision !== undefined) {
-        for (const change of store.changesAfter(startRevision)) {
-          if (change.resource === resource) this.hub.publishTo(watcher, change)
-        }
+        for (const change of store.changesAfter(resource, startRevision)) this.hub.publishTo(watcher, change)
         ;(watcher as { startRevision: number }).startRevision = Math.max(startRevision, store.revision)
       }
       if (sink.isClosed()) return

@@ -9,6 +9,7 @@
 import { createRequire } from "node:module"
 import type { KObject } from "../../src/api/Object.js"
 import type { ResourceType } from "../../src/api/Resources.js"
+import { ChangeLog } from "./ChangeLog.js"
 
 // sorted-btree is CommonJS with its class on `exports.default`; require it so Node and vitest agree.
 const BTree = createRequire(import.meta.url)("sorted-btree").default as new <K, V>() => BTree<K, V>
@@ -90,9 +91,8 @@ export class Store {
   private current = 0
   private compacted = 0
   private readonly tables = new Map<ResourceType, Table>()
-  /** Change log, oldest first; `head` is the index of the oldest retained change. */
-  private log: Change[] = []
-  private head = 0
+  /** Retained changes per resource type. */
+  private readonly logs = new Map<ResourceType, ChangeLog>()
   private readonly listeners = new Set<ChangeListener>()
 
   get revision(): number {
@@ -153,47 +153,26 @@ export class Store {
   }
 
   private record(change: Change): void {
-    this.log.push(change)
+    let log = this.logs.get(change.resource)
+    if (log === undefined) this.logs.set(change.resource, (log = new ChangeLog()))
+    log.push(change)
     for (const listener of this.listeners) listener(change)
   }
 
   /** Drops changes written before `before` (ms); reads older than the last dropped revision then fail. */
   compactBefore(before: number): void {
-    const log = this.log
-    let i = this.head
-    while (i < log.length && log[i]!.time < before) i++
-    this.dropUpTo(i)
+    for (const log of this.logs.values()) this.compacted = Math.max(this.compacted, log.dropBefore(before))
   }
 
   /** Drops the whole change log, as a compaction at the current revision. */
   compactAll(): void {
-    this.dropUpTo(this.log.length)
+    for (const log of this.logs.values()) log.dropAll()
     this.compacted = this.current
   }
 
-  private dropUpTo(index: number): void {
-    if (index <= this.head) return
-    this.compacted = Math.max(this.compacted, this.log[index - 1]!.revision)
-    this.head = index
-    // Reclaim the array once the dropped prefix dominates it.
-    if (this.head > 1024 && this.head * 2 > this.log.length) {
-      this.log = this.log.slice(this.head)
-      this.head = 0
-    }
-  }
-
-  /** Retained changes after `revision`, oldest first (the caller checks `revision >= compactedRevision`). */
-  *changesAfter(revision: number): Generator<Change> {
-    const log = this.log
-    // Revisions are dense and increasing, so the position of `revision + 1` is found by bisection.
-    let lo = this.head
-    let hi = log.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (log[mid]!.revision <= revision) lo = mid + 1
-      else hi = mid
-    }
-    for (let i = lo; i < log.length; i++) yield log[i]!
+  /** Retained changes of `resource` after `revision`, oldest first (the caller checks `revision >= compactedRevision`). */
+  changesAfter(resource: ResourceType, revision: number): Iterable<Change> {
+    return this.logs.get(resource)?.after(revision) ?? []
   }
 
 
@@ -255,11 +234,8 @@ export class Store {
   private stateBefore(resource: ResourceType, revision: number, prefix: string, start: string): Map<string, KObject | null> {
     const undone = new Map<string, KObject | null>()
     if (revision >= this.current) return undone
-    const log = this.log
-    for (let i = log.length - 1; i >= this.head; i--) {
-      const c = log[i]!
-      if (c.revision <= revision) break
-      if (c.resource !== resource || c.key < start || !c.key.startsWith(prefix)) continue
+    for (const c of this.logs.get(resource)?.newestAfter(revision) ?? []) {
+      if (c.key < start || !c.key.startsWith(prefix)) continue
       undone.set(c.key, c.previous ?? null)
     }
     return undone

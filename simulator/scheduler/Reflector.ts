@@ -30,12 +30,11 @@ export const reflect = (
     /** One watch from `rv`; returns the last resource version seen, or undefined when the watch must relist. */
     const watchFrom = (rv: string) =>
       Effect.gen(function* () {
-        // Integral timeouts as client-go's reflector: minWatchTimeout (5 min) × (1 + rand). No bookmarks: nothing
-        // here needs them, and the simulated server's bookmark timer can spin on a sub-nanosecond sleep when a
-        // watch deadline is fractional.
+        // As client-go's reflector: integral timeouts of minWatchTimeout (5 min) × (1 + rand), and bookmarks, which
+        // keep the version to re-watch from recent (a re-watch then replays little history).
         const timeoutSeconds = Math.floor(300 * (1 + (rng ? rng.next() : 0.5)))
         let last: string | undefined = rv
-        yield* client.watch(resource, { ...scope, resourceVersion: rv, timeoutSeconds }).pipe(
+        yield* client.watch(resource, { ...scope, resourceVersion: rv, timeoutSeconds, allowWatchBookmarks: true }).pipe(
           Stream.runForEachWhile((e: WatchEvent) =>
             Effect.map(Clock.currentTimeMillis, (now) => {
               if (e.type === "ERROR") {

@@ -65,6 +65,8 @@ export class SchedulerCore {
   private nodeListDirty = true
   /** Pods accounted to nodes (assumed or confirmed): key → node and view. */
   private readonly assigned = new Map<string, { node: string; pod: PodView }>()
+  /** The same pods by node name, so a node that registers after its pods finds them without a scan. */
+  private readonly assignedByNode = new Map<string, Map<string, PodView>>()
   readonly queue: SchedulingQueue
   readonly name: string
   private nextStartNodeIndex = 0
@@ -114,7 +116,7 @@ export class SchedulerCore {
       if (!refreshNodeInfo(info, node)) return
     } else {
       const fresh = nodeInfoOf(node)
-      for (const a of this.assigned.values()) if (a.node === name) addPodToNode(fresh, a.pod)
+      for (const pod of this.assignedByNode.get(name)?.values() ?? []) addPodToNode(fresh, pod)
       this.nodes.set(name, fresh)
       this.nodeListDirty = true
     }
@@ -174,15 +176,33 @@ export class SchedulerCore {
       const info = this.nodes.get(prev.node)
       if (info) addPodToNode(info, prev.pod, -1)
     }
-    this.assigned.set(key, { node, pod })
+    this.record(key, node, pod)
     const info = this.nodes.get(node)
     if (info) addPodToNode(info, pod)
+  }
+
+  /** Accounts `pod` to `node` (replacing any earlier node). */
+  private record(key: string, node: string, pod: PodView): void {
+    this.erase(key)
+    this.assigned.set(key, { node, pod })
+    let onNode = this.assignedByNode.get(node)
+    if (onNode === undefined) this.assignedByNode.set(node, (onNode = new Map()))
+    onNode.set(key, pod)
+  }
+
+  private erase(key: string): void {
+    const prev = this.assigned.get(key)
+    if (prev === undefined) return
+    this.assigned.delete(key)
+    const onNode = this.assignedByNode.get(prev.node)
+    onNode?.delete(key)
+    if (onNode?.size === 0) this.assignedByNode.delete(prev.node)
   }
 
   private unassign(key: string, now: number): void {
     const prev = this.assigned.get(key)
     if (!prev) return
-    this.assigned.delete(key)
+    this.erase(key)
     const info = this.nodes.get(prev.node)
     if (info) addPodToNode(info, prev.pod, -1)
     // A pod leaving frees room: unschedulable pods get another chance.
@@ -235,7 +255,7 @@ export class SchedulerCore {
     const key = podKey(pod)
     const prev = this.assigned.get(key)
     if (!prev) return
-    this.assigned.delete(key)
+    this.erase(key)
     const info = this.nodes.get(prev.node)
     if (info) addPodToNode(info, prev.pod, -1)
   }
