@@ -345,9 +345,9 @@ export class ApiServerImpl {
       const capacity = this.config.watchBufferSize
       let closed = false
       const sink: WatchSink = {
-        offer: (event) => {
+        offer: (event, initial) => {
           if (closed) return true
-          if (queue.unsafeSize().pipe(Option.getOrElse(() => 0)) >= capacity) return false
+          if (!initial && queue.unsafeSize().pipe(Option.getOrElse(() => 0)) >= capacity) return false
           queue.unsafeOffer(event)
           return true
         },
@@ -388,7 +388,7 @@ export class ApiServerImpl {
         opts.timeoutSeconds && opts.timeoutSeconds > 0 ? opts.timeoutSeconds * 1000 : this.config.minRequestTimeoutMs * (1 + this.random())
       )
       if (startRevision !== undefined && startRevision < store.compactedRevision) {
-        sink.offer(tooOldEvent(resource, startRevision, store.compactedRevision))
+        sink.offer(tooOldEvent(resource, startRevision, store.compactedRevision), true)
         sink.close()
         return
       }
@@ -396,13 +396,13 @@ export class ApiServerImpl {
       let from = store.revision
       if (startRevision === undefined) {
         const initial = store.page({ resource, revision: from, prefix, start: prefix, limit: undefined, matches: filter, countRemaining: false })
-        for (const obj of initial.items) sink.offer(eventOf("ADDED", obj, resource))
+        for (const obj of initial.items) sink.offer(eventOf("ADDED", obj, resource), true)
       } else {
         from = startRevision
       }
       const watcher: Watcher = { resource, prefix, matches: filter, sink, startRevision: from }
       if (startRevision !== undefined) {
-        for (const change of store.changesAfter(resource, startRevision)) this.hub.publishTo(watcher, change)
+        for (const change of store.changesAfter(resource, startRevision)) this.hub.replayTo(watcher, change)
         ;(watcher as { startRevision: number }).startRevision = Math.max(startRevision, store.revision)
       }
       if (sink.isClosed()) return

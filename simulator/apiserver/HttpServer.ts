@@ -478,9 +478,9 @@ const serveWatch = (
         res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-cache, private", "Transfer-Encoding": "chunked" })
       }
       const sink: WatchSink = {
-        offer: (event) => {
+        offer: (event, initial) => {
           if (ended) return true
-          if (res.writableLength > bufferBytes) return false
+          if (!initial && res.writableLength > bufferBytes) return false
           start()
           res.write(serializeEvent(event))
           return true

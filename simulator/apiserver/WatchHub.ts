@@ -8,8 +8,12 @@ import type { ResourceType } from "../../src/api/Resources.js"
 import type { Change } from "./Store.js"
 
 export interface WatchSink {
-  /** Queues an event; false when the buffer is full (the hub then closes the watcher). */
-  readonly offer: (event: WatchEvent) => boolean
+  /**
+   * Queues an event; false when the buffer is full (the hub then closes the watcher). `initial` events (the
+   * starting state, or the history replayed for a watch from a resource version) are always taken: the client
+   * has had no chance to read yet, so only live events count against the buffer.
+   */
+  readonly offer: (event: WatchEvent, initial?: boolean) => boolean
   /** Ends the stream cleanly. */
   readonly close: () => void
   readonly isClosed: () => boolean
@@ -76,11 +80,10 @@ export class WatchHub {
     this.byResource.get(watcher.resource)?.delete(watcher)
   }
 
-  /** Delivers one change to one watcher (replay of history for a watch from a resource version). */
-  publishTo(w: Watcher, change: Change): void {
+  /** Replays one change of history to a watcher that starts from a resource version. */
+  replayTo(w: Watcher, change: Change): void {
     const type = eventFor(w, change)
-    if (!type) return
-    if (!w.sink.offer(eventOf(type, deliveredObject(type, change), change.resource))) this.closeWatcher(w)
+    if (type) w.sink.offer(eventOf(type, deliveredObject(type, change), change.resource), true)
   }
 
   /** Delivers one change to every interested watcher. */

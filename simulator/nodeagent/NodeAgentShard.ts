@@ -76,6 +76,9 @@ export const leaseTiming = {
 
 export const statusJitterFactor = 0.04
 
+/** Events a shard handles before it lets other fibers run. */
+const yieldEvery = 256
+
 export interface Interval {
   readonly from: number
   readonly to: number
@@ -319,9 +322,12 @@ export class NodeAgentShard {
         now = yield* Clock.currentTimeMillis
       }
       const heap = this.heap
+      let handled = 0
       for (let e = heap.peek(); e !== undefined && e.time <= now; e = heap.peek()) {
         heap.pop()
         this.dispatch(e)
+        // Let watchers (other fibers) read between bursts, as they would while a second of writes goes by.
+        if (++handled % yieldEvery === 0) yield* Effect.yieldNow()
       }
     }
   })

@@ -313,6 +313,29 @@ describe("slow watchers", () => {
       expect(events).toHaveLength(10)
       expect(summary(events).at(-1)).toBe("ADDED s9")
     }).pipe(Effect.provide(clientLayer("in-process", { watchBufferSize: 10 }))))
+
+  it.effect("the starting state and replayed history are not limited by the buffer: only live events are", () =>
+    Effect.gen(function* () {
+      const server = yield* ApiServer
+      const api = yield* ApiClient
+      const start = String(server.store.revision)
+      for (let i = 0; i < 30; i++) yield* api.create(ConfigMaps, cm(`h${i}`), { namespace: "default" })
+      const names = (events: ReadonlyArray<WatchEvent>) => events.map((e) => e.object.metadata.name)
+      const expected = Array.from({ length: 30 }, (_, i) => `h${i}`)
+      const collectAll = (resourceVersion: string | undefined) =>
+        Effect.scoped(
+          Effect.gen(function* () {
+            const stream = yield* server.watch(ConfigMaps, { namespace: "default", ...(resourceVersion ? { resourceVersion } : {}) })
+            expect(server.hub.size).toBe(1)
+            return yield* collect(stream, 30)
+          })
+        )
+      const replayed = yield* collectAll(start)
+      expect(replayed.map((e) => e.type)).toEqual(Array(30).fill("ADDED"))
+      expect(names(replayed)).toEqual(expected)
+      // rv unset: the synthetic ADDED events of the current state, in key order (h0, h1, h10, …)
+      expect(names(yield* collectAll(undefined))).toEqual([...expected].sort())
+    }).pipe(Effect.provide(clientLayer("in-process", { watchBufferSize: 10 }))))
 })
 
 /** Lets forked fibers reach their sleeps before the test clock moves. */
