@@ -903,8 +903,9 @@ const serverOwnedMeta = (meta: ObjectMeta, stored: ObjectMeta, name: string, nam
   return out as ObjectMeta
 }
 
-/** `obj` as the store keeps it: without kind/apiVersion, with `metadata`. */
+/** `obj` as the store keeps it: without kind/apiVersion, with `metadata` (`obj` itself when it already is). */
 const storedForm = (obj: KObject, metadata: ObjectMeta): KObject => {
+  if (obj.metadata === metadata && !("kind" in obj) && !("apiVersion" in obj)) return obj
   const out: Record<string, unknown> = {}
   for (const key in obj) if (key !== "kind" && key !== "apiVersion") out[key] = obj[key]
   out.metadata = metadata

@@ -48,16 +48,34 @@ const cloneJson = (v: unknown): unknown => {
 
 // --- merge patch, with json-patch v4's null pruning ---------------------------------------------------
 
-/** A copy without null members of objects (nulls inside arrays stay), as json-patch v4 prunes a merged-in value. */
-const clonePruned = (v: unknown): unknown => {
-  if (Array.isArray(v)) return v.map((x) => (x === null ? x : clonePruned(x)))
+/**
+ * `v` without the null members of its objects (nulls inside arrays stay), as json-patch v4 prunes a merged-in
+ * value. Parts without nulls are shared, not copied: a body handed to the server is never changed afterwards.
+ */
+const withoutNulls = (v: unknown): unknown => {
+  if (Array.isArray(v)) {
+    let copy: unknown[] | undefined
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i]
+      if (x === null) continue
+      const pruned = withoutNulls(x)
+      if (pruned !== x) (copy ??= v.slice())[i] = pruned
+    }
+    return copy ?? v
+  }
   if (isRecord(v)) {
-    const out: Record<string, unknown> = {}
+    let copy: Record<string, unknown> | undefined
     for (const k of Object.keys(v)) {
       const x = v[k]
-      if (x !== null) setKey(out, k, clonePruned(x))
+      if (x === null) {
+        copy ??= { ...v }
+        delete copy[k]
+        continue
+      }
+      const pruned = withoutNulls(x)
+      if (pruned !== x) setKey((copy ??= { ...v }), k, pruned)
     }
-    return out
+    return copy ?? v
   }
   return v
 }
@@ -75,8 +93,8 @@ const mergeInto = (doc: Record<string, unknown>, patch: Record<string, unknown>)
       continue
     }
     const cur = Object.prototype.hasOwnProperty.call(doc, k) ? doc[k] : undefined
-    if (cur === undefined || cur === null || !isRecord(cur)) setKey(out, k, clonePruned(v))
-    else if (!isRecord(v)) setKey(out, k, cloneJson(v)) // v4 does not prune a non-object replacing an object
+    if (cur === undefined || cur === null || !isRecord(cur)) setKey(out, k, withoutNulls(v))
+    else if (!isRecord(v)) setKey(out, k, v) // v4 does not prune a non-object replacing an object
     else setKey(out, k, mergeInto(cur, v))
   }
   return out
@@ -87,7 +105,7 @@ const mergePatch = (target: unknown, patch: unknown): Either.Either<unknown, Api
   // patch that is not a JSON object or array (null included) is `ErrBadJSONPatch`, answered 400.
   if (target === null || target === undefined) return Either.left(internal("Invalid JSON Document"))
   if (!isRecord(patch) && !Array.isArray(patch)) return Either.left(badRequest("Invalid JSON Patch"))
-  if (Array.isArray(patch) || !isRecord(target)) return Either.right(clonePruned(patch))
+  if (Array.isArray(patch) || !isRecord(target)) return Either.right(withoutNulls(patch))
   return Either.right(mergeInto(target, patch as Record<string, unknown>))
 }
 

@@ -40,7 +40,10 @@ export interface ApiClientService {
 }
 
 export class ApiClient extends Context.Tag("clustersim/ApiClient")<ApiClient, ApiClientService>() {
-  /** Direct calls into the simulated server of the context. */
+  /**
+   * Direct calls into the simulated server of the context. Bodies are handed over, not copied, and results are
+   * the stored objects' parts: neither may be changed afterwards (as with an informer's cache).
+   */
   static readonly layerInProcess: Layer.Layer<ApiClient, never, ApiServer> = Layer.effect(
     ApiClient,
     Effect.map(ApiServer, (server): ApiClientService => ({

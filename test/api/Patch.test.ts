@@ -54,11 +54,12 @@ describe("applyPatch merge", () => {
     expect(right(applyPatch({ a: 1, b: { c: 1 } }, "merge", { a: { x: null, y: 1 }, b: 5 }))).toEqual({ a: { y: 1 }, b: 5 })
   })
 
-  it("does not share structure with the patch", () => {
-    const patch = { spec: { nested: { x: 1 } } }
-    const out = right(applyPatch({}, "merge", patch)) as { spec: { nested: { x: number } } }
-    out.spec.nested.x = 2
-    expect(patch.spec.nested.x).toBe(1)
+  it("never changes the patch; shares its parts without nulls, copies the parts it prunes", () => {
+    const patch = { spec: { kept: { x: 1 }, pruned: { y: null, z: 2 } } }
+    const out = right(applyPatch({}, "merge", patch)) as { spec: { kept: object; pruned: object } }
+    expect(out).toEqual({ spec: { kept: { x: 1 }, pruned: { z: 2 } } })
+    expect(out.spec.kept).toBe(patch.spec.kept)
+    expect(patch).toEqual({ spec: { kept: { x: 1 }, pruned: { y: null, z: 2 } } })
   })
 
   it("keeps a __proto__ key as data", () => {
