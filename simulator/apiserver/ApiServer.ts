@@ -152,10 +152,28 @@ export class ApiServerImpl {
   // ---- request gate -------------------------------------------------------------------------------------
 
   /** Every request passes here: waits while paused and compacts history that left the window. */
+  private readonly arrive: Effect.Effect<number> = Effect.map(Clock.currentTimeMillis, (now) => {
+    this.compactUpTo(now)
+    return now
+  })
+
   private readonly admit: Effect.Effect<number> = Effect.suspend(() => {
     const gate = this.pauseGate
-    return gate ? Effect.zipRight(Deferred.await(gate), Clock.currentTimeMillis) : Clock.currentTimeMillis
-  }).pipe(Effect.tap((now) => this.compactUpTo(now)))
+    return gate ? Effect.zipRight(Deferred.await(gate), this.arrive) : this.arrive
+  })
+
+  /**
+   * `admit`, then a synchronous request at the arrival time. The same steps, in fewer effect operations when the
+   * server is not paused: in-process clients (thousands of simulated agents) make most requests through here.
+   */
+  private admitted<A>(request: (now: number) => Either.Either<A, ApiError>): Effect.Effect<A, ApiError> {
+    return Effect.clockWith((clock) => {
+      if (this.pauseGate) return Effect.flatMap(this.admit, request)
+      const now = clock.unsafeCurrentTimeMillis()
+      this.compactUpTo(now)
+      return request(now)
+    })
+  }
 
   /** Stop answering for `ms` (requests wait), as an overloaded or restarting server would. */
   pause(ms: number): Effect.Effect<void> {
@@ -237,8 +255,12 @@ export class ApiServerImpl {
     return this.pauseGate !== undefined
   }
 
-  /** Drops history that left the window (every request does this on arrival). */
+  private compactedAt = Number.NEGATIVE_INFINITY
+
+  /** Drops history that left the window (every request does this on arrival; once per instant is enough). */
   compactUpTo(now: number): void {
+    if (now === this.compactedAt) return
+    this.compactedAt = now
     this.store.compactBefore(now - this.config.historyWindowMs)
   }
 
@@ -505,7 +527,7 @@ export class ApiServerImpl {
   }
 
   create(resource: ResourceType, body: Body, opts: WriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
-    return Effect.flatMap(this.admit, (now) => this.createAt(resource, body, opts, now))
+    return this.admitted((now) => this.createAt(resource, body, opts, now))
   }
 
   /** `create` at a given time, synchronously: the request path for in-process callers that keep their own clock. */
@@ -568,7 +590,7 @@ export class ApiServerImpl {
   }
 
   update(resource: ResourceType, name: string, body: Body, opts: WriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
-    return Effect.flatMap(this.admit, (now) => this.updateAt(resource, name, body, opts, now))
+    return this.admitted((now) => this.updateAt(resource, name, body, opts, now))
   }
 
   /** `update` at a given time, synchronously: the request path for in-process callers that keep their own clock. */
@@ -656,7 +678,7 @@ export class ApiServerImpl {
   }
 
   patch(resource: ResourceType, name: string, patchType: PatchType, patch: Body, opts: WriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
-    return Effect.flatMap(this.admit, (now) => this.patchAt(resource, name, patchType, patch, opts, now))
+    return this.admitted((now) => this.patchAt(resource, name, patchType, patch, opts, now))
   }
 
   /** `patch` at a given time, synchronously: the request path for in-process callers that keep their own clock. */
@@ -705,7 +727,7 @@ export class ApiServerImpl {
   // ---- delete ---------------------------------------------------------------------------------------------
 
   delete(resource: ResourceType, name: string, opts: DeleteOptions = {}): Effect.Effect<DeleteResult, ApiError> {
-    return Effect.flatMap(this.admit, (now) => this.deleteAt(resource, name, opts, now))
+    return this.admitted((now) => this.deleteAt(resource, name, opts, now))
   }
 
   /** `delete` at a given time, synchronously: the request path for in-process callers that keep their own clock. */

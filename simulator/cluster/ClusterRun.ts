@@ -10,7 +10,7 @@ import * as YAML from "yaml"
 import { parseQuantity } from "../../src/api/Quantity.js"
 import type { KObject } from "../../src/api/Object.js"
 import { Pods } from "../../src/api/Resources.js"
-import { ApiClient } from "../../src/client/ApiClient.js"
+import { ApiClient, inProcessClient } from "../../src/client/ApiClient.js"
 import { encodeHistogram, summarize, type Summary } from "../../src/loadgen/LatencyRecorder.js"
 import { ApiServer } from "../apiserver/ApiServer.js"
 import { objectKey } from "../apiserver/Store.js"
@@ -219,7 +219,8 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
     const server = yield* ApiServer
     const store = server.store
     observer.attach(store)
-    const env = { store, server, serviceTime: model, settings, metrics, pauses, resolutionMs }
+    // The agents' own client: in-process, without the service-time layer (a shard books modelled times itself).
+    const env = { store, client: inProcessClient(server), serviceTime: model, settings, metrics, pauses, resolutionMs }
     const shards: Array<NodeAgentShard> = []
     for (let s = 0; s < shardCount; s++) {
       const own = nodes.filter((_, i) => i % shardCount === s)

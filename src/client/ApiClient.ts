@@ -17,7 +17,7 @@ import type {
 } from "../api/Requests.js"
 import type { ResourceType } from "../api/Resources.js"
 import type { ApiError } from "../api/Status.js"
-import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
+import { ApiServer, type ApiServerImpl } from "../../simulator/apiserver/ApiServer.js"
 import { makeHttpClient, type HttpClientOptions } from "./HttpTransport.js"
 
 export interface ApiClientService {
@@ -39,6 +39,18 @@ export interface ApiClientService {
   readonly watch: (resource: ResourceType, opts?: WatchOptions) => Stream.Stream<WatchEvent, ApiError>
 }
 
+/** The in-process client of one server (what `layerInProcess` provides). */
+export const inProcessClient = (server: ApiServerImpl): ApiClientService => ({
+  get: (resource, name, opts) => server.get(resource, name, opts),
+  list: (resource, opts) => server.list(resource, opts),
+  create: (resource, obj, opts) => server.create(resource, { value: obj }, opts),
+  update: (resource, obj, opts) => server.update(resource, obj.metadata.name ?? "", { value: obj }, opts),
+  patch: (resource, name, patchType, patch, opts) => server.patch(resource, name, patchType, { value: patch }, opts),
+  delete: (resource, name, opts) => server.delete(resource, name, opts),
+  deleteCollection: (resource, opts) => server.deleteCollection(resource, opts),
+  watch: (resource, opts) => Stream.unwrapScoped(server.watch(resource, opts))
+})
+
 export class ApiClient extends Context.Tag("clustersim/ApiClient")<ApiClient, ApiClientService>() {
   /**
    * Direct calls into the simulated server of the context. Bodies are handed over, not copied, and results are
@@ -46,16 +58,7 @@ export class ApiClient extends Context.Tag("clustersim/ApiClient")<ApiClient, Ap
    */
   static readonly layerInProcess: Layer.Layer<ApiClient, never, ApiServer> = Layer.effect(
     ApiClient,
-    Effect.map(ApiServer, (server): ApiClientService => ({
-      get: (resource, name, opts) => server.get(resource, name, opts),
-      list: (resource, opts) => server.list(resource, opts),
-      create: (resource, obj, opts) => server.create(resource, { value: obj }, opts),
-      update: (resource, obj, opts) => server.update(resource, obj.metadata.name ?? "", { value: obj }, opts),
-      patch: (resource, name, patchType, patch, opts) => server.patch(resource, name, patchType, { value: patch }, opts),
-      delete: (resource, name, opts) => server.delete(resource, name, opts),
-      deleteCollection: (resource, opts) => server.deleteCollection(resource, opts),
-      watch: (resource, opts) => Stream.unwrapScoped(server.watch(resource, opts))
-    }))
+    Effect.map(ApiServer, inProcessClient)
   )
 
   /** The wire protocol over undici, for any server URL. */
