@@ -97,13 +97,20 @@ export const resolveCluster = (spec: ClusterSpec, baseDir?: string): Either.Eith
     }
   })
 
+const hex = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))
+
+/** 8 hex digits of a 32-bit draw. */
+const hex32 = (random: SeededRandomService): string => {
+  const n = Math.floor(random.next() * 0x100000000)
+  return hex[n >>> 24]! + hex[(n >>> 16) & 0xff]! + hex[(n >>> 8) & 0xff]! + hex[n & 0xff]!
+}
+
 /** A v4-shaped uid from four 32-bit draws (uuidV4 draws once per hex digit; 150,000 pods notice). */
 const fastUid = (random: SeededRandomService): string => {
-  const w = (n: number) => (Math.floor(random.next() * 0x100000000) >>> 0).toString(16).padStart(8, "0").slice(0, n)
-  const a = w(8)
-  const b = w(8)
-  const c = w(8)
-  const d = w(8)
+  const a = hex32(random)
+  const b = hex32(random)
+  const c = hex32(random)
+  const d = hex32(random)
   const variant = ((parseInt(c[0]!, 16) & 0x3) | 0x8).toString(16)
   return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-${variant}${c.slice(1, 4)}-${c.slice(4, 8)}${d}`
 }
