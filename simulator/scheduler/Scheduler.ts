@@ -64,7 +64,7 @@ export class SchedulerCore {
   private nodeList: NodeInfo[] = []
   private nodeListDirty = true
   /** Pods accounted to nodes (assumed or confirmed): key → node and view. */
-  private readonly assigned = new Map<string, { node: string; pod: PodView }>()
+  private readonly assigned = new Map<string, { node: string; pod: PodView; spec?: unknown }>()
   /** The same pods by node name, so a node that registers after its pods finds them without a scan. */
   private readonly assignedByNode = new Map<string, Map<string, PodView>>()
   readonly queue: SchedulingQueue
@@ -141,11 +141,14 @@ export class SchedulerCore {
   }
 
   upsertPod(obj: KObject, now: number): void {
+    const key = podKey({ namespace: obj.metadata.namespace ?? "default", name: obj.metadata.name ?? "" })
+    // A status write of a pod already accounted from the same spec object changes nothing the scheduler reads.
+    const known = this.assigned.get(key)
+    if (known !== undefined && known.spec === obj.spec && !isTerminal(obj) && !obj.metadata.deletionTimestamp) return
     const pod = podView(obj)
-    const key = podKey(pod)
     if (pod.nodeName !== "" || isTerminal(obj) || obj.metadata.deletionTimestamp) {
       this.queue.delete(key)
-      if (pod.nodeName !== "" && !isTerminal(obj)) this.assign(key, pod, pod.nodeName)
+      if (pod.nodeName !== "" && !isTerminal(obj)) this.assign(key, pod, pod.nodeName, obj.spec)
       else this.unassign(key, now)
       return
     }
@@ -169,22 +172,25 @@ export class SchedulerCore {
     for (const key of [...this.assigned.keys()]) if (!seen.has(key)) this.unassign(key, now)
   }
 
-  private assign(key: string, pod: PodView, node: string): void {
+  private assign(key: string, pod: PodView, node: string, spec?: unknown): void {
     const prev = this.assigned.get(key)
-    if (prev && prev.node === node) return
+    if (prev && prev.node === node) {
+      if (spec !== undefined) prev.spec = spec
+      return
+    }
     if (prev) {
       const info = this.nodes.get(prev.node)
       if (info) addPodToNode(info, prev.pod, -1)
     }
-    this.record(key, node, pod)
+    this.record(key, node, pod, spec)
     const info = this.nodes.get(node)
     if (info) addPodToNode(info, pod)
   }
 
   /** Accounts `pod` to `node` (replacing any earlier node). */
-  private record(key: string, node: string, pod: PodView): void {
+  private record(key: string, node: string, pod: PodView, spec: unknown): void {
     this.erase(key)
-    this.assigned.set(key, { node, pod })
+    this.assigned.set(key, { node, pod, spec })
     let onNode = this.assignedByNode.get(node)
     if (onNode === undefined) this.assignedByNode.set(node, (onNode = new Map()))
     onNode.set(key, pod)
