@@ -98,6 +98,7 @@ const dryRunErrors = (dryRun: ReadonlyArray<string> | undefined): FieldError[] =
 const fieldValidationLevels = ["", "Ignore", "Strict", "Warn"]
 
 const checkWriteOptions = (optionsKind: string, opts: WriteOptions): ApiError | undefined => {
+  if (opts.dryRun === undefined && opts.fieldValidation === undefined && opts.fieldManager === undefined) return undefined
   const errors = dryRunErrors(opts.dryRun)
   if (opts.fieldValidation !== undefined && !fieldValidationLevels.includes(opts.fieldValidation))
     errors.push(notSupported("fieldValidation", opts.fieldValidation, fieldValidationLevels))
@@ -491,6 +492,11 @@ export class ApiServerImpl {
     if (metadata !== undefined && !isRecord(metadata))
       return Either.left(Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: json: cannot unmarshal ${jsonTypeName(metadata)} into Go struct field ${kind}.metadata of type v1.ObjectMeta`))
     const level = fieldValidation || "Warn"
+    // The common case: a clean body given as a value (no text to look for duplicate fields in).
+    if (clean && body.raw === undefined) {
+      const object = (isRecord(metadata) ? value : { ...value, metadata: {} }) as KObject
+      return Either.right({ object, warnings: noWarnings })
+    }
     const problems: string[] = []
     // Unknown fields are dropped at every level; Ignore only stops reporting them.
     const split = schema && !clean ? splitUnknownFields(schema, value, decoded) : { known: value, unknown: noWarnings }

@@ -38,7 +38,7 @@ export const eventOf = (type: WatchEvent["type"], obj: KObject, resource: Resour
 })
 
 export const withTypeMeta = (obj: KObject, resource: ResourceType): KObject =>
-  obj.kind === resource.kind ? obj : { kind: resource.kind, apiVersion: resource.group ? `${resource.group}/${resource.version}` : resource.version, ...obj }
+  obj.kind === resource.kind ? obj : { kind: resource.kind, apiVersion: resource.apiVersion, ...obj }
 
 /** The watch event a change means to one watcher, or undefined: selector transitions become ADDED/DELETED. */
 export const eventFor = (filter: WatchFilter, change: Change): WatchEvent["type"] | undefined => {

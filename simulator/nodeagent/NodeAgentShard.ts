@@ -196,8 +196,12 @@ interface AgentEvent extends HeapEntry {
   readonly pod?: string
 }
 
+const noPressure: ReadonlySet<PressureCondition> = new Set()
+const admitted = { admit: true } as const
+
 /** The pressure conditions a node's health reports. */
 const pressureOf = (h: NodeHealth): ReadonlySet<PressureCondition> => {
+  if (!h.memoryPressure && !h.diskPressure && !h.pidPressure) return noPressure
   const set = new Set<PressureCondition>()
   if (h.memoryPressure) set.add("MemoryPressure")
   if (h.diskPressure) set.add("DiskPressure")
@@ -649,7 +653,8 @@ export class NodeAgentShard {
     if (spec?.nodeName !== node.name || status.phase === "Running" || status.phase === "Failed") return
     env.serviceTime.complete(t, "mutating", 0, podStatusBytes)
     const options = { namespace: pod.metadata.namespace, subresource: "status" }
-    const verdict = admit(admissionView(pod), pressureOf(node.health))
+    const pressure = pressureOf(node.health)
+    const verdict = pressure.size === 0 ? admitted : admit(admissionView(pod), pressure)
     if (!verdict.admit) {
       // Admission refused under node pressure (reference §2.3): the pod fails without running.
       const failed = { status: { phase: "Failed", reason: verdict.reason, message: verdict.message } }

@@ -64,18 +64,23 @@ const withoutNulls = (v: unknown): unknown => {
     return copy ?? v
   }
   if (isRecord(v)) {
-    let copy: Record<string, unknown> | undefined
-    for (const k of Object.keys(v)) {
-      const x = v[k]
-      if (x === null) {
-        copy ??= { ...v }
-        delete copy[k]
-        continue
-      }
-      const pruned = withoutNulls(x)
-      if (pruned !== x) setKey((copy ??= { ...v }), k, pruned)
+    const keys = Object.keys(v)
+    let i = 0
+    let first: unknown
+    for (; i < keys.length; i++) {
+      const x = v[keys[i]!]
+      if (x === null || (first = withoutNulls(x)) !== x) break
     }
-    return copy ?? v
+    if (i === keys.length) return v
+    // Built afresh rather than copied and `delete`d: a deleted key turns an object into a slow dictionary.
+    const copy: Record<string, unknown> = {}
+    for (let j = 0; j < keys.length; j++) {
+      const k = keys[j]!
+      const x = v[k]
+      if (x === null) continue
+      setKey(copy, k, j < i ? x : j === i ? first : withoutNulls(x))
+    }
+    return copy
   }
   return v
 }

@@ -12,6 +12,8 @@ export interface ResourceType extends GroupResource {
   readonly group: string
   readonly version: string
   readonly kind: string
+  /** `group/version`, or the version of the core group. */
+  readonly apiVersion: string
   readonly plural: string
   readonly singular: string
   readonly namespaced: boolean
@@ -28,8 +30,8 @@ export interface ResourceType extends GroupResource {
   readonly rules: KindRules
 }
 
-export const apiVersionOf = (r: { readonly group: string; readonly version: string }): string =>
-  r.group ? `${r.group}/${r.version}` : r.version
+export const apiVersionOf = (r: { readonly group: string; readonly version: string; readonly apiVersion?: string }): string =>
+  r.apiVersion ?? (r.group ? `${r.group}/${r.version}` : r.version)
 
 /**
  * The kind as 422 Invalid messages print it (`Lease.coordination.platform`) and the group of its details;
@@ -50,19 +52,24 @@ export const resourceVerbs = (r: ResourceType): ReadonlyArray<string> => [
   "watch"
 ].filter((v) => r.kind !== "Namespace" || v !== "deletecollection")
 
-const core = (fields: Partial<ResourceType> & Pick<ResourceType, "kind" | "plural" | "namespaced">): ResourceType => ({
-  group: "",
-  version: "v1",
-  singular: fields.kind.toLowerCase(),
-  shortNames: [],
-  subresources: [],
-  watchCached: true,
-  allowCreateOnUpdate: false,
-  allowUnconditionalUpdate: true,
-  garbageCollected: true,
-  rules: {},
-  ...fields
-})
+const core = (fields: Partial<Omit<ResourceType, "apiVersion">> & Pick<ResourceType, "kind" | "plural" | "namespaced">): ResourceType => {
+  const group = fields.group ?? ""
+  const version = fields.version ?? "v1"
+  return {
+    group,
+    version,
+    apiVersion: group ? `${group}/${version}` : version,
+    singular: fields.kind.toLowerCase(),
+    shortNames: [],
+    subresources: [],
+    watchCached: true,
+    allowCreateOnUpdate: false,
+    allowUnconditionalUpdate: true,
+    garbageCollected: true,
+    rules: {},
+    ...fields
+  }
+}
 
 export const Namespaces = core({ kind: "Namespace", plural: "namespaces", namespaced: false, shortNames: ["ns"], subresources: ["status", "finalize"] })
 export const Nodes = core({ kind: "Node", plural: "nodes", namespaced: false, shortNames: ["no"], subresources: ["status"] })

@@ -22,15 +22,14 @@ export const leaseSchema: FieldSchema = kindSchema({
 /** `ValidateLeaseSpec`: a set duration must be > 0, set transitions ≥ 0. */
 const validateLeaseSpec = (obj: KObject): FieldError[] => {
   const spec = isRecord(obj.spec) ? obj.spec : {}
-  const errs: FieldError[] = []
   const duration = spec.leaseDurationSeconds
-  if (typeof duration === "number" && duration <= 0) {
-    errs.push(invalid("spec.leaseDurationSeconds", duration, "must be greater than 0"))
-  }
   const transitions = spec.leaseTransitions
-  if (typeof transitions === "number" && transitions < 0) {
-    errs.push(invalid("spec.leaseTransitions", transitions, "must be greater than or equal to 0"))
-  }
+  const badDuration = typeof duration === "number" && duration <= 0
+  const badTransitions = typeof transitions === "number" && transitions < 0
+  if (!badDuration && !badTransitions) return []
+  const errs: FieldError[] = []
+  if (badDuration) errs.push(invalid("spec.leaseDurationSeconds", duration, "must be greater than 0"))
+  if (badTransitions) errs.push(invalid("spec.leaseTransitions", transitions, "must be greater than or equal to 0"))
   return errs
 }
 

@@ -235,11 +235,13 @@ const immutable = (field: string, now: unknown, before: unknown, shown: GoValue)
  * and finalizer names of the new object. The "resourceVersion must be specified" rule is not here: the
  * store answers a missing rv itself (reference §1.2) before validation runs.
  */
-export const validateObjectMetaUpdate = (obj: KObject, old: KObject): FieldError[] => {
+const noErrors: ReadonlyArray<FieldError> = Object.freeze([])
+
+export const validateObjectMetaUpdate = (obj: KObject, old: KObject): ReadonlyArray<FieldError> => {
   const meta = metaOf(obj)
   const before = metaOf(old)
   // The stored metadata sent back unchanged passed these checks when it was stored.
-  if (meta === before) return []
+  if (meta === before) return noErrors
   const errs: FieldError[] = []
   const finalizers = strList(meta.finalizers)
   if (typeof before.deletionTimestamp === "string" && before.deletionTimestamp !== "") {
