@@ -695,7 +695,10 @@ export class ApiServerImpl {
     const key = this.key(resource, opts.namespace, name)
     const stored = this.store.get(resource, key)
     if (!stored) return Either.left(Status.notFound(resource, name))
-    const patched = applyPatch(withTypeMeta(stored, resource), patchType, patch.value)
+    // A merge patch that does not touch kind/apiVersion is applied to the stored form (one copy of the object less).
+    const value = patch.value
+    const bare = patchType !== "json" && isRecord(value) && !("kind" in value) && !("apiVersion" in value)
+    const patched = applyPatch(bare ? stored : withTypeMeta(stored, resource), patchType, value)
     if (Either.isLeft(patched)) return Either.left(patched.left)
     const decoded = this.decodeBody(resource, { value: patched.right }, opts.fieldValidation, true, stored)
     if (Either.isLeft(decoded)) return Either.left(decoded.left)

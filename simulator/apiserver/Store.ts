@@ -93,7 +93,7 @@ export class Store {
   private readonly tables = new Map<ResourceType, Table>()
   /** Retained changes per resource type. */
   private readonly logs = new Map<ResourceType, ChangeLog>()
-  private readonly listeners = new Set<ChangeListener>()
+  private listeners: ReadonlyArray<ChangeListener> = []
 
   get revision(): number {
     return this.current
@@ -118,8 +118,10 @@ export class Store {
   }
 
   subscribe(listener: ChangeListener): () => void {
-    this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
+    this.listeners = [...this.listeners, listener]
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener)
+    }
   }
 
   /** Stores `obj` at a new revision and returns the stored object (with its resourceVersion). */
@@ -156,7 +158,8 @@ export class Store {
     let log = this.logs.get(change.resource)
     if (log === undefined) this.logs.set(change.resource, (log = new ChangeLog()))
     log.push(change)
-    for (const listener of this.listeners) listener(change)
+    const listeners = this.listeners
+    for (let i = 0; i < listeners.length; i++) listeners[i]!(change)
   }
 
   /** Drops changes written before `before` (ms); reads older than the last dropped revision then fail. */

@@ -235,20 +235,14 @@ const inside = (windows: ReadonlyArray<Interval>, t: number): boolean => {
   return false
 }
 
-interface LeaseParts {
-  readonly metadata: ObjectMeta
-  readonly spec: Readonly<Record<string, unknown>>
-}
-
-const partsOf = (lease: KObject): LeaseParts => ({ metadata: lease.metadata, spec: (lease.spec ?? {}) as Record<string, unknown> })
-
 interface AgentState {
   readonly node: SimulatedNode
   readonly key: string
   readonly bucket: TokenBucket.TokenBucket
   uid: string | undefined
-  /** The lease as last read or written (its stored parts, which outlive the response object). */
-  lease: LeaseParts | undefined
+  /** The lease's metadata and spec as last read or written (undefined: read it first). */
+  leaseMeta: ObjectMeta | undefined
+  leaseSpec: Readonly<Record<string, unknown>>
   leaseTries: number
   ensuring: boolean
   backoffMs: number
@@ -285,7 +279,8 @@ export class NodeAgentShard {
         key: objectKey(leaseNamespace, node.name),
         bucket: TokenBucket.make(s.platformAPIQPS, s.platformAPIBurst),
         uid: undefined,
-        lease: undefined,
+        leaseMeta: undefined,
+        leaseSpec: {},
         leaseTries: 0,
         ensuring: false,
         backoffMs: 0,
@@ -453,7 +448,7 @@ export class NodeAgentShard {
         const next = failedAt + a.backoffMs
         a.backoffMs = Math.min(2 * a.backoffMs, leaseTiming.backoffMaxMs)
         this.leaseAt(a, next)
-      } else if (a.lease !== undefined && a.leaseTries + 1 < leaseTiming.maxUpdateTries) {
+      } else if (a.leaseMeta !== undefined && a.leaseTries + 1 < leaseTiming.maxUpdateTries) {
         a.leaseTries++
         this.leaseAt(a, failedAt)
       } else {
@@ -465,7 +460,7 @@ export class NodeAgentShard {
       }
       return
     }
-    if (a.ensuring || a.lease === undefined) return this.ensureLease(a, t)
+    if (a.ensuring || a.leaseMeta === undefined) return this.ensureLease(a, t)
     return this.updateLease(a, t, t)
   }
 
@@ -477,7 +472,7 @@ export class NodeAgentShard {
     a.leaseTries = 0
     return Effect.matchEffect(env.client.get(Leases, a.node.name, leaseOptions), {
       onSuccess: (lease) => {
-        a.lease = partsOf(lease)
+        this.remember(a, lease)
         return this.updateLease(a, t, got)
       },
       onFailure: (e) => (e.status.code === 404 ? this.createLease(a, t, got) : Effect.sync(() => this.leaseConflict(a, got)))
@@ -498,7 +493,8 @@ export class NodeAgentShard {
   /** PUT the lease with a new renewTime (and the owner reference once the Node's uid is known). */
   private updateLease(a: AgentState, t: number, start: number): Effect.Effect<void> {
     const adm = this.env.serviceTime.complete(start, "mutating", 0, leaseBytes)
-    const { metadata: meta, spec } = a.lease!
+    const meta = a.leaseMeta!
+    const spec = a.leaseSpec
     const renewed: KObject = {
       metadata: meta.ownerReferences === undefined && a.uid !== undefined ? { ...meta, ownerReferences: [this.ownerOf(a)] } : meta,
       spec: { ...spec, renewTime: this.text.micro(start) }
@@ -509,8 +505,14 @@ export class NodeAgentShard {
     })
   }
 
+  /** Keeps the parts of a lease the next renewal sends back (parts of the stored object: nothing is copied). */
+  private remember(a: AgentState, lease: KObject): void {
+    a.leaseMeta = lease.metadata
+    a.leaseSpec = (lease.spec ?? {}) as Record<string, unknown>
+  }
+
   private leaseWritten(a: AgentState, lease: KObject, t: number, end: number): void {
-    a.lease = partsOf(lease)
+    this.remember(a, lease)
     const metrics = this.env.metrics
     metrics.leaseWrites++
     recordMillis(metrics.leaseLatency, end - t)
@@ -520,7 +522,7 @@ export class NodeAgentShard {
   /** A rejected lease write (409 after someone else wrote it): read it again on the next try, as the lease client does. */
   private leaseConflict(a: AgentState, at: number): void {
     this.env.metrics.leaseFailures++
-    a.lease = undefined
+    a.leaseMeta = undefined
     this.leaseAt(a, Math.ceil(at) + leaseTiming.backoffStartMs)
   }
 
