@@ -47,6 +47,8 @@ export class ClusterObserver {
   /** The current Nodes and node Leases, as an informer cache holds them (for the lifecycle controller). */
   readonly nodes = new Map<string, KObject>()
   readonly leases = new Map<string, KObject>()
+  /** Leases written since `changedLeases()` was last called (its latest version each). */
+  private leaseChanges = new Map<string, KObject>()
   private readonly agents = new Map<string, AgentSink>()
 
   constructor(private readonly startMillis: number) {}
@@ -54,6 +56,13 @@ export class ClusterObserver {
   /** Virtual ms since the start, to the microsecond (epoch-sized floats carry rounding noise below that). */
   since(time: number): number {
     return Math.round((time - this.startMillis) * 1000) / 1000
+  }
+
+  /** The node leases written since the previous call (for the lifecycle controller's pass). */
+  changedLeases(): Iterable<KObject> {
+    const changed = this.leaseChanges
+    this.leaseChanges = new Map()
+    return changed.values()
   }
 
   /** Routes pods bound to `node` to its agent. */
@@ -68,8 +77,12 @@ export class ClusterObserver {
   observe(change: Change): void {
     if (change.resource === Leases) {
       if (change.object.metadata.namespace !== leaseNamespace) return
-      if (change.type === "DELETED") this.leases.delete(change.object.metadata.name!)
-      else this.leases.set(change.object.metadata.name!, change.object)
+      const name = change.object.metadata.name!
+      if (change.type === "DELETED") this.leases.delete(name)
+      else {
+        this.leases.set(name, change.object)
+        this.leaseChanges.set(name, change.object)
+      }
     } else if (change.resource === Nodes) {
       if (change.type === "DELETED") this.nodes.delete(change.object.metadata.name!)
       else this.nodes.set(change.object.metadata.name!, change.object)

@@ -130,6 +130,11 @@ const podKey = (pod: KObject): string => `${pod.metadata.namespace}/${pod.metada
 export interface NodeSource {
   readonly nodes: () => Iterable<KObject>
   readonly leases: () => Iterable<KObject>
+  /**
+   * The leases written since the previous call, when the source keeps track: a pass then looks at those only
+   * (an unchanged lease is no probe, so skipping it changes nothing).
+   */
+  readonly changedLeases?: () => Iterable<KObject>
 }
 
 /** Runs the controller forever on the context's `ApiClient`, `EventRecorder` and `Clock`. */
@@ -314,7 +319,7 @@ export const runNodeLifecycleController = (
           ? Either.right({ items: source.nodes() })
           : yield* Effect.either(Effect.map(client.list(Nodes), (l): { items: Iterable<KObject> } => l))
         const leases = source
-          ? Either.right({ items: source.leases() })
+          ? Either.right({ items: source.changedLeases?.() ?? source.leases() })
           : yield* Effect.either(Effect.map(client.list(Leases, { namespace: leaseNamespace }), (l): { items: Iterable<KObject> } => l))
         if (nodes._tag === "Left") return
         // A renewed lease (renewTime advanced) is a probe, like a new Ready heartbeat.
@@ -334,6 +339,13 @@ export const runNodeLifecycleController = (
         }
         let seen = 0
         const zoneCounts = new Map<string, { ready: number; notReady: number; size: number }>()
+        const countIn = (zone: string, ready: boolean): void => {
+          let c = zoneCounts.get(zone)
+          if (c === undefined) zoneCounts.set(zone, (c = { ready: 0, notReady: 0, size: 0 }))
+          if (ready) c.ready++
+          else c.notReady++
+          c.size++
+        }
         for (const listed of nodes.right.items) {
           let node: KObject = listed
           const name = node.metadata.name!
@@ -341,10 +353,7 @@ export const runNodeLifecycleController = (
           let h = health.get(name)
           // Same object as last pass (nothing written since) and nothing to do then: only the clock moved.
           if (h !== undefined && h.nodeObject === listed && h.quiet && !(now > h.probe + h.grace)) {
-            const counts = zoneCounts.get(h.zone!) ?? { ready: 0, notReady: 0, size: 0 }
-            counts.ready++
-            counts.size++
-            zoneCounts.set(h.zone!, counts)
+            countIn(h.zone!, true)
             continue
           }
           const conditions = conditionsOf(node)
@@ -384,10 +393,7 @@ export const runNodeLifecycleController = (
             const z = zones.get(h.zone)
             if (z === undefined || !z.queued.has(name)) {
               h.quiet = true
-              const counts = zoneCounts.get(h.zone) ?? { ready: 0, notReady: 0, size: 0 }
-              counts.ready++
-              counts.size++
-              zoneCounts.set(h.zone, counts)
+              countIn(h.zone, true)
               continue
             }
           }
@@ -440,12 +446,7 @@ export const runNodeLifecycleController = (
             }
           }
           h.lastReady = currentReady
-          const zk = zoneOf(node)
-          const counts = zoneCounts.get(zk) ?? { ready: 0, notReady: 0, size: 0 }
-          if (currentReady === "True") counts.ready++
-          else counts.notReady++
-          counts.size++
-          zoneCounts.set(zk, counts)
+          countIn(zoneOf(node), currentReady === "True")
         }
         // Only when some known node was not listed (deleted) is the set of names worth building.
         const present = seen < health.size ? new Set([...nodes.right.items].map((n) => n.metadata.name!)) : undefined
