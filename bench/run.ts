@@ -2,7 +2,8 @@
  * `npm run bench`: runs every compiled benchmark in `dist/bench/` (each in its own child process, one after
  * another, so they do not share an event loop or a heap), or only the ones named:
  *   node dist/bench/run.js [NAME…] [-- ARGS…]     e.g. `node dist/bench/run.js loadgen -- --quick`
- * Helpers that are started by benchmarks (not benchmarks themselves) are skipped.
+ * Helpers that are started by benchmarks (not benchmarks themselves) are skipped; `cluster-control-plane` is
+ * `cluster --control-plane` (the issue-6 steady-state hour).
  */
 import { spawn } from "node:child_process"
 import { readdirSync } from "node:fs"
@@ -12,17 +13,24 @@ import { fileURLToPath } from "node:url"
 /** Started by other benchmarks as a target process. */
 const helpers = new Set(["run", "bareServer"])
 
+/** Benchmarks that are another one with arguments of its own. */
+const variants: Readonly<Record<string, readonly [script: string, ...args: string[]]>> = {
+  "cluster-control-plane": ["cluster", "--control-plane"]
+}
+
 const dir = fileURLToPath(new URL(".", import.meta.url))
 const argv = process.argv.slice(2)
 const dash = argv.indexOf("--")
 const names = dash === -1 ? argv : argv.slice(0, dash)
 const passThrough = dash === -1 ? [] : argv.slice(dash + 1)
 
-const available = readdirSync(dir)
-  .filter((f) => f.endsWith(".js") && !f.startsWith("_"))
-  .map((f) => basename(f, ".js"))
-  .filter((n) => !helpers.has(n))
-  .sort()
+const available = [
+  ...readdirSync(dir)
+    .filter((f) => f.endsWith(".js") && !f.startsWith("_"))
+    .map((f) => basename(f, ".js"))
+    .filter((n) => !helpers.has(n)),
+  ...Object.keys(variants)
+].sort()
 
 const unknown = names.filter((n) => !available.includes(n))
 if (unknown.length > 0) {
@@ -35,7 +43,8 @@ const runOne = (name: string): Promise<number> =>
   new Promise((resolve) => {
     const started = Date.now()
     console.log(`\n=== bench ${name} ===`)
-    const child = spawn(process.execPath, [fileURLToPath(new URL(`./${name}.js`, import.meta.url)), ...passThrough], { stdio: "inherit" })
+    const [script, ...args] = variants[name] ?? [name]
+    const child = spawn(process.execPath, [fileURLToPath(new URL(`./${script}.js`, import.meta.url)), ...args, ...passThrough], { stdio: "inherit" })
     child.on("exit", (code, signal) => {
       console.log(`=== ${name}: ${signal ?? `exit ${code}`} in ${((Date.now() - started) / 1000).toFixed(1)} s ===`)
       resolve(code ?? 1)
