@@ -138,3 +138,45 @@ describe("runSchedulerScenario", () => {
     expect(r.events.byReason.Scheduled).toBe(100)
   })
 })
+
+describe("SchedulerCore caches", () => {
+  const core = () =>
+    runSim(
+      Effect.gen(function* () {
+        return yield* makeSchedulerCore({})
+      })
+    )
+  const bound = (name: string, node: string, cpu: string) => ({
+    metadata: { name, namespace: "default" },
+    spec: { nodeName: node, containers: [{ name: "c", image: "img", resources: { requests: { cpu, memory: "1Gi" } } }] },
+    status: { phase: "Pending" }
+  })
+
+  it("accounts pods bound to a node that registers after them, and only to that node", () => {
+    const c = core()
+    c.upsertPod(bound("a", "late", "500m"), 0)
+    c.upsertPod(bound("b", "late", "250m"), 0)
+    c.upsertPod(bound("x", "other", "1"), 0)
+    c.upsertNode(nodeObj("late", "4"), 0)
+    const info = c.nodes.get("late")!
+    expect([info.pods, info.reqCpu, info.reqMemory]).toEqual([2, 750, 2 * 1024 ** 3])
+    c.deletePod(bound("a", "late", "500m"), 0)
+    expect([info.pods, info.reqCpu]).toEqual([1, 250])
+    // a pod that moved to another node before its node registered is not counted twice
+    c.upsertNode(nodeObj("other", "4"), 0)
+    expect(c.nodes.get("other")!.pods).toBe(1)
+  })
+
+  it("a status-only update of an accounted pod changes nothing; a terminal phase frees its resources", () => {
+    const c = core()
+    c.upsertNode(nodeObj("n", "4"), 0)
+    const pod = bound("p", "n", "1")
+    c.upsertPod(pod, 0)
+    const info = c.nodes.get("n")!
+    expect([info.pods, info.reqCpu]).toEqual([1, 1000])
+    c.upsertPod({ ...pod, status: { phase: "Running" } }, 0)
+    expect([info.pods, info.reqCpu]).toEqual([1, 1000])
+    c.upsertPod({ ...pod, status: { phase: "Succeeded" } }, 0)
+    expect([info.pods, info.reqCpu]).toEqual([0, 0])
+  })
+})

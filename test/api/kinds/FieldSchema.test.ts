@@ -1,5 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
-import { FieldSchema, goTypeOf, instantToIso, kindSchema, objectMetaSchema, parseGoTime, typeError, unknownFields } from "../../../src/api/kinds/FieldSchema.js"
+import {
+  decodesCleanly,
+  FieldSchema,
+  goTypeOf,
+  instantToIso,
+  kindSchema,
+  objectMetaSchema,
+  parseGoTime,
+  splitUnknownFields,
+  typeError,
+  unknownFields
+} from "../../../src/api/kinds/FieldSchema.js"
 import { eventSchema } from "../../../src/api/kinds/Event.js"
 import { leaseSchema } from "../../../src/api/kinds/Lease.js"
 
@@ -259,5 +270,40 @@ describe("schema constructors", () => {
     expect(goTypeOf(FieldSchema.map(FieldSchema.string()))).toBe("map[string]string")
     expect(goTypeOf(FieldSchema.array(FieldSchema.int64()))).toBe("[]int64")
     expect(goTypeOf(kindSchema({}))).toBe("struct {}")
+  })
+})
+
+describe("decodesCleanly", () => {
+  const spec = { holderIdentity: "a", leaseDurationSeconds: 40, renewTime: "2023-05-01T12:00:00.000000Z" }
+  const bodies: Array<[string, Record<string, unknown>]> = [
+    ["clean", lease(spec, { name: "x", labels: { a: "b" } })],
+    ["a wrong type", lease({ ...spec, leaseDurationSeconds: "40" })],
+    ["an int32 out of range", lease({ ...spec, leaseDurationSeconds: 2 ** 31 })],
+    ["an unknown field", lease({ ...spec, strategy: "Older" })],
+    ["an unknown top-level field", { ...lease(spec), extra: 1 }],
+    ["a time with an offset (valid, but not canonical)", lease({ ...spec, renewTime: "2023-05-01T14:00:00.000000+02:00" })],
+    ["a malformed time", lease({ ...spec, renewTime: "2023-05-01T12:00:00Z" })],
+    ["an apiVersion with two slashes", { ...lease(spec), apiVersion: "a/b/c" }],
+    ["a kind that is not a string", { ...lease(spec), kind: 3 }]
+  ]
+
+  it("is true exactly when there is neither a type error nor an unknown field, and canonical times", () => {
+    const verdicts = bodies.map(([what, body]) => [what, decodesCleanly(leaseSchema, body)])
+    expect(verdicts).toEqual(bodies.map(([what]) => [what, what === "clean"]))
+    for (const [, body] of bodies) {
+      if (decodesCleanly(leaseSchema, body)) {
+        expect(leaseError(body)).toBeUndefined()
+        expect(splitUnknownFields(leaseSchema, body).unknown).toEqual([])
+      }
+    }
+  })
+
+  it("does not walk top-level parts identical to the stored object's", () => {
+    const stored = { metadata: { name: "x", labels: { a: "b" } }, spec }
+    // a part taken from the stored object is trusted; a fresh part with the same bad shape is not
+    const trusted = { metadata: stored.metadata, spec: { ...spec, renewTime: "2023-05-01T12:00:01.000000Z" } }
+    expect(decodesCleanly(leaseSchema, trusted, stored)).toBe(true)
+    expect(decodesCleanly(leaseSchema, { ...trusted, spec: { ...spec, leaseDurationSeconds: "x" } }, stored)).toBe(false)
+    expect(decodesCleanly(leaseSchema, { ...trusted, metadata: { name: 1 } }, stored)).toBe(false)
   })
 })
