@@ -31,7 +31,6 @@ import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
 import { makeHistogram, recordMillis, type Histogram } from "../../src/loadgen/LatencyRecorder.js"
 import type { Store } from "../apiserver/Store.js"
-import { objectKey } from "../apiserver/Store.js"
 import { microTime, rfc3339 } from "../apiserver/SystemMeta.js"
 import * as TokenBucket from "../events/TokenBucket.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
@@ -237,7 +236,6 @@ const inside = (windows: ReadonlyArray<Interval>, t: number): boolean => {
 
 interface AgentState {
   readonly node: SimulatedNode
-  readonly key: string
   readonly bucket: TokenBucket.TokenBucket
   uid: string | undefined
   /** The lease's metadata and spec as last read or written (undefined: read it first). */
@@ -276,7 +274,6 @@ export class NodeAgentShard {
     for (const node of nodes) {
       const state: AgentState = {
         node,
-        key: objectKey(leaseNamespace, node.name),
         bucket: TokenBucket.make(s.platformAPIQPS, s.platformAPIBurst),
         uid: undefined,
         leaseMeta: undefined,
@@ -365,7 +362,7 @@ export class NodeAgentShard {
   }
 
   private reachable(node: SimulatedNode, t: number): boolean {
-    return (node.partitions.length === 0 || !inside(node.partitions, t)) && (this.env.pauses.length === 0 || !inside(this.env.pauses, t))
+    return !inside(node.partitions, t) && !inside(this.env.pauses, t)
   }
 
   private jittered(interval: number, factor: number): number {
