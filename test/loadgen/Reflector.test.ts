@@ -64,6 +64,16 @@ const start = (tap: Tap, opts: Parameters<typeof startReflector>[0]) =>
     return yield* startReflector(opts).pipe(Effect.provideService(ApiClient, tapClient(inner, tap)))
   })
 
+/** A reflector that has synced and opened its first watch. */
+const watching = (opts: Parameters<typeof startReflector>[0]) =>
+  Effect.gen(function* () {
+    const tap = newTap()
+    const reflector = yield* start(tap, opts)
+    yield* reflector.synced
+    yield* eventually("watch opened", Effect.sync(() => tap.watches.length === 1))
+    return { tap, reflector }
+  })
+
 const run = <A, E>(transport: Transport, body: Effect.Effect<A, E, ApiClient | ServerAdmin | LatencyRecorder | Scope.Scope>) =>
   body.pipe(
     Effect.scoped,
@@ -185,10 +195,7 @@ describe.each(transports)("reflector over %s", (transport) => {
         const api = yield* ApiClient
         const admin = yield* ServerAdmin
         yield* api.create(ConfigMaps, cm("a"), { namespace: "default" })
-        const tap = newTap()
-        const reflector = yield* start(tap, { resource: ConfigMaps, namespace: "default" })
-        yield* reflector.synced
-        yield* eventually("watch opened", Effect.sync(() => tap.watches.length === 1))
+        const { tap, reflector } = yield* watching({ resource: ConfigMaps, namespace: "default" })
         yield* api.create(ConfigMaps, cm("b"), { namespace: "default" })
         yield* eventually("event b", Effect.map(reflector.stats, (s) => s.events === 1))
         const rvAfterB = (yield* reflector.stats).lastSyncedRv
@@ -220,10 +227,7 @@ describe.each(transports)("reflector over %s", (transport) => {
         const api = yield* ApiClient
         const admin = yield* ServerAdmin
         yield* api.create(ConfigMaps, cm("mine", { app: "watched" }), { namespace: "default" })
-        const tap = newTap()
-        const reflector = yield* start(tap, { resource: ConfigMaps, namespace: "default", labelSelector: "app=watched" })
-        yield* reflector.synced
-        yield* eventually("watch opened", Effect.sync(() => tap.watches.length === 1))
+        const { tap, reflector } = yield* watching({ resource: ConfigMaps, namespace: "default", labelSelector: "app=watched" })
         const listRv = (yield* reflector.stats).lastSyncedRv
         // writes the reflector does not see move the revision past its last rv; then compact
         yield* api.create(ConfigMaps, cm("other", { app: "other" }), { namespace: "default" })
@@ -267,10 +271,7 @@ describe.each(transports)("reflector over %s", (transport) => {
         const api = yield* ApiClient
         const admin = yield* ServerAdmin
         yield* api.create(ConfigMaps, cm("a"), { namespace: "default" })
-        const tap = newTap()
-        const reflector = yield* start(tap, { resource: ConfigMaps, namespace: "default" })
-        yield* reflector.synced
-        yield* eventually("watch opened", Effect.sync(() => tap.watches.length === 1))
+        const { tap, reflector } = yield* watching({ resource: ConfigMaps, namespace: "default" })
         tap.failNextWatch = Status.expired("too old resource version: 1 (2)")
         yield* TestClock.adjust("2 seconds")
         yield* admin.dropWatches
@@ -289,10 +290,7 @@ describe.each(transports)("reflector over %s", (transport) => {
       transport,
       Effect.gen(function* () {
         const admin = yield* ServerAdmin
-        const tap = newTap()
-        const reflector = yield* start(tap, { resource: ConfigMaps, namespace: "default" })
-        yield* reflector.synced
-        yield* eventually("watch opened", Effect.sync(() => tap.watches.length === 1))
+        const { tap, reflector } = yield* watching({ resource: ConfigMaps, namespace: "default" })
         tap.failNextWatch = Status.tooManyRequests("slow down", 1)
         yield* admin.dropWatches // at once, no events: very short watch
         yield* eventually("short watch", Effect.map(reflector.stats, (s) => s.triggers["short-watch"] === 1))
@@ -416,10 +414,7 @@ describe("reflector over the wire", () => {
       "http",
       Effect.gen(function* () {
         const admin = yield* ServerAdmin
-        const tap = newTap()
-        const reflector = yield* start(tap, { resource: ConfigMaps, namespace: "default" })
-        yield* reflector.synced
-        yield* eventually("watch opened", Effect.sync(() => tap.watches.length === 1))
+        const { tap } = yield* watching({ resource: ConfigMaps, namespace: "default" })
         yield* settle(20)
         yield* admin.pause("60 seconds")
         yield* TestClock.adjust("2 seconds")
