@@ -152,29 +152,24 @@ export class ApiServerImpl {
 
   // ---- request gate -------------------------------------------------------------------------------------
 
-  /** Every request passes here: waits while paused and compacts history that left the window. */
-  private readonly arrive: Effect.Effect<number> = Effect.map(Clock.currentTimeMillis, (now) => {
-    this.compactUpTo(now)
-    return now
-  })
-
-  private readonly admit: Effect.Effect<number> = Effect.suspend(() => {
-    const gate = this.pauseGate
-    return gate ? Effect.zipRight(Deferred.await(gate), this.arrive) : this.arrive
-  })
-
   /**
-   * `admit`, then a synchronous request at the arrival time. The same steps, in fewer effect operations when the
-   * server is not paused: in-process clients (thousands of simulated agents) make most requests through here.
+   * Every request passes here: waits while paused, compacts history that left the window, then runs `request` at
+   * the arrival time — synchronously, in one effect step, when the server is not paused (in-process clients such as
+   * thousands of simulated agents make most requests).
    */
-  private admitted<A>(request: (now: number) => Either.Either<A, ApiError>): Effect.Effect<A, ApiError> {
-    return Effect.clockWith((clock) => {
-      if (this.pauseGate) return Effect.flatMap(this.admit, request)
+  private admitted<A, E>(request: (now: number) => Either.Either<A, E> | Effect.Effect<A, E>): Effect.Effect<A, E> {
+    const arrive = (clock: Clock.Clock) => {
       const now = clock.unsafeCurrentTimeMillis()
       this.compactUpTo(now)
       return request(now)
+    }
+    return Effect.clockWith((clock) => {
+      const gate = this.pauseGate
+      return gate ? Effect.zipRight(Deferred.await(gate), Effect.suspend(() => arrive(clock))) : arrive(clock)
     })
   }
+
+  private readonly admit: Effect.Effect<number> = this.admitted((now) => Either.right(now))
 
   /** Stop answering for `ms` (requests wait), as an overloaded or restarting server would. */
   pause(ms: number): Effect.Effect<void> {

@@ -44,10 +44,9 @@ export class ClusterObserver {
   readonly readyTimeline = new Map<string, Array<ReadyTransition>>()
   readonly taints: Array<TaintChange> = []
   readonly podDeletions: Array<PodDeletion> = []
-  /** The current Nodes and node Leases, as an informer cache holds them (for the lifecycle controller). */
+  /** The current Nodes, as an informer cache holds them (for the lifecycle controller). */
   readonly nodes = new Map<string, KObject>()
-  readonly leases = new Map<string, KObject>()
-  /** Leases written since `changedLeases()` was last called (its latest version each). */
+  /** Node leases written since `changedLeases()` was last called (the latest version of each). */
   private leaseChanges = new Map<string, KObject>()
   private readonly agents = new Map<string, AgentSink>()
 
@@ -77,12 +76,8 @@ export class ClusterObserver {
   observe(change: Change): void {
     if (change.resource === Leases) {
       if (change.object.metadata.namespace !== leaseNamespace) return
-      const name = change.object.metadata.name!
-      if (change.type === "DELETED") this.leases.delete(name)
-      else {
-        this.leases.set(name, change.object)
-        this.leaseChanges.set(name, change.object)
-      }
+      if (change.type === "DELETED") this.leaseChanges.delete(change.object.metadata.name!)
+      else this.leaseChanges.set(change.object.metadata.name!, change.object)
     } else if (change.resource === Nodes) {
       if (change.type === "DELETED") this.nodes.delete(change.object.metadata.name!)
       else this.nodes.set(change.object.metadata.name!, change.object)

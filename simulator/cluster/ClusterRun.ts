@@ -272,7 +272,7 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
     )
     if (resolved.lifecycle.enabled) {
       const recorder = EventRecorder.layer({ reportingController: "node-controller", reportingInstance: "node-controller" })
-      yield* Effect.forkDaemon(runNodeLifecycleController(resolved.lifecycle, lifecycleLog, { nodes: () => observer.nodes.values(), leases: () => observer.leases.values(), changedLeases: () => observer.changedLeases() }).pipe(Effect.provide(recorder)))
+      yield* Effect.forkDaemon(runNodeLifecycleController(resolved.lifecycle, lifecycleLog, { nodes: () => observer.nodes.values(), leases: () => observer.changedLeases() }).pipe(Effect.provide(recorder)))
     }
     for (const p of pauses) {
       yield* Effect.forkDaemon(Effect.sleep(p.from - startMillis).pipe(Effect.zipRight(server.pause(p.to - p.from))))

@@ -129,12 +129,8 @@ const podKey = (pod: KObject): string => `${pod.metadata.namespace}/${pod.metada
  */
 export interface NodeSource {
   readonly nodes: () => Iterable<KObject>
+  /** The node leases written since the previous call (an unchanged lease is no probe, so a pass needs no other). */
   readonly leases: () => Iterable<KObject>
-  /**
-   * The leases written since the previous call, when the source keeps track: a pass then looks at those only
-   * (an unchanged lease is no probe, so skipping it changes nothing).
-   */
-  readonly changedLeases?: () => Iterable<KObject>
 }
 
 /** Runs the controller forever on the context's `ApiClient`, `EventRecorder` and `Clock`. */
@@ -319,7 +315,7 @@ export const runNodeLifecycleController = (
           ? Either.right({ items: source.nodes() })
           : yield* Effect.either(Effect.map(client.list(Nodes), (l): { items: Iterable<KObject> } => l))
         const leases = source
-          ? Either.right({ items: source.changedLeases?.() ?? source.leases() })
+          ? Either.right({ items: source.leases() })
           : yield* Effect.either(Effect.map(client.list(Leases, { namespace: leaseNamespace }), (l): { items: Iterable<KObject> } => l))
         if (nodes._tag === "Left") return
         // A renewed lease (renewTime advanced) is a probe, like a new Ready heartbeat.
