@@ -158,15 +158,16 @@ export class ApiServerImpl {
    * thousands of simulated agents make most requests).
    */
   private admitted<A, E>(request: (now: number) => Either.Either<A, E> | Effect.Effect<A, E>): Effect.Effect<A, E> {
-    const arrive = (clock: Clock.Clock) => {
-      const now = clock.unsafeCurrentTimeMillis()
-      this.compactUpTo(now)
-      return request(now)
-    }
     return Effect.clockWith((clock) => {
       const gate = this.pauseGate
-      return gate ? Effect.zipRight(Deferred.await(gate), Effect.suspend(() => arrive(clock))) : arrive(clock)
+      return gate ? Effect.zipRight(Deferred.await(gate), Effect.suspend(() => this.arrive(clock, request))) : this.arrive(clock, request)
     })
+  }
+
+  private arrive<A, E>(clock: Clock.Clock, request: (now: number) => Either.Either<A, E> | Effect.Effect<A, E>) {
+    const now = clock.unsafeCurrentTimeMillis()
+    this.compactUpTo(now)
+    return request(now)
   }
 
   private readonly admit: Effect.Effect<number> = this.admitted((now) => Either.right(now))
