@@ -27,7 +27,7 @@ import { fieldSelectorName, matchesFields, matchesLabels, parseFieldSelector, pa
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import { planGet, planList, validateListOptions, type ReadPlan } from "./ResourceVersion.js"
-import { keyPrefix, objectKey, Store, type Change } from "./Store.js"
+import { keyPrefix, objectKey, Store, type Change, type Entry } from "./Store.js"
 import { sameObject } from "./SameObject.js"
 import { generatedName, rfc3339, uuidV4 } from "./SystemMeta.js"
 import { eventOf, WatchHub, withTypeMeta, type Watcher, type WatchSink } from "./WatchHub.js"
@@ -207,6 +207,11 @@ export class ApiServerImpl {
     return objectKey(resource.namespaced ? namespace : undefined, name)
   }
 
+  /** The stored entry a request names (its key is the stored one: nothing to build or hash again). */
+  private find(resource: ResourceType, namespace: string | undefined, name: string): Entry | undefined {
+    return this.store.lookup(resource, resource.namespaced ? namespace : undefined, name)
+  }
+
   private requireNamespace(resource: ResourceType, namespace: string | undefined): ApiError | undefined {
     if (!resource.namespaced || !namespace) return undefined
     return this.store.get(Namespaces, namespace) ? undefined : Status.notFound(Namespaces, namespace)
@@ -274,7 +279,7 @@ export class ApiServerImpl {
     const pre = this.precondition(plan.right)
     if (pre instanceof WaitFor) return pre
     if (pre) return Either.left(pre)
-    const obj = this.store.get(resource, this.key(resource, opts.namespace, name))
+    const obj = this.find(resource, opts.namespace, name)?.obj
     return obj ? Either.right(typeMeta(obj, resource)) : Either.left(Status.notFound(resource, name))
   }
 
@@ -571,15 +576,14 @@ export class ApiServerImpl {
     if (errors.length > 0) return Either.left(this.invalid(resource, name, errors))
     const missingNs = this.requireNamespace(resource, namespace)
     if (missingNs) return Either.left(missingNs)
-    const key = this.key(resource, namespace, name)
-    const existing = this.store.get(resource, key)
+    const existing = this.find(resource, namespace, name)?.obj
     if (existing) {
       return Either.left(
         generated ? Status.generateNameConflict(resource, name) : Status.alreadyExists(resource, name, existing.metadata.deletionTimestamp !== undefined)
       )
     }
     if (isDryRun(opts.dryRun)) return Either.right(object)
-    return Either.right(withTypeMeta(this.store.put(resource, key, stripTypeMeta(object), now), resource))
+    return Either.right(withTypeMeta(this.store.put(resource, this.key(resource, namespace, name), stripTypeMeta(object), now), resource))
   }
 
   /** Server-side defaults the simulator needs: namespace phase, deployment generation. */
@@ -601,11 +605,10 @@ export class ApiServerImpl {
     if (bad) return Either.left(bad)
     if (opts.subresource && !resource.subresources.includes(opts.subresource)) return Either.left(Status.methodNotAllowed())
     // Parts sent back as they were read from the stored object need no decoding.
-    const key = this.key(resource, opts.namespace, name)
-    const stored = this.store.get(resource, key)
-    const decoded = this.decodeBody(resource, body, opts.fieldValidation, false, stored)
+    const entry = this.find(resource, opts.namespace, name)
+    const decoded = this.decodeBody(resource, body, opts.fieldValidation, false, entry?.obj)
     if (Either.isLeft(decoded)) return Either.left(decoded.left)
-    return this.updateObject(resource, name, decoded.right.object, opts, now, decoded.right.warnings, { key, stored })
+    return this.updateObject(resource, name, decoded.right.object, opts, now, decoded.right.warnings, { namespace: opts.namespace, entry })
   }
 
   private updateObject(
@@ -615,8 +618,8 @@ export class ApiServerImpl {
     opts: WriteOptions,
     now: number,
     warnings: ReadonlyArray<string>,
-    /** The caller's own lookup, reused when the body names the same key (one lookup per request). */
-    lookedUp?: { readonly key: string; readonly stored: KObject | undefined }
+    /** The caller's own lookup, reused when the body names the same namespace (one lookup per request). */
+    lookedUp?: { readonly namespace: string | undefined; readonly entry: Entry | undefined }
   ): Either.Either<WriteResult, ApiError> {
     const typeProblem = this.checkTypeMeta(resource, input)
     if (typeProblem) return Either.left(typeProblem)
@@ -626,9 +629,8 @@ export class ApiServerImpl {
     if (resource.namespaced && meta.namespace && opts.namespace && meta.namespace !== opts.namespace)
       return Either.left(Status.badRequest("the namespace of the provided object does not match the namespace sent on the request"))
     const namespace = resource.namespaced ? opts.namespace || meta.namespace || undefined : undefined
-    const computed = this.key(resource, namespace, name)
-    const key = lookedUp !== undefined && lookedUp.key === computed ? lookedUp.key : computed
-    const stored = key === lookedUp?.key ? lookedUp.stored : this.store.get(resource, key)
+    const entry = lookedUp !== undefined && (!resource.namespaced || lookedUp.namespace === namespace) ? lookedUp.entry : this.find(resource, namespace, name)
+    const stored = entry?.obj
     if (!stored) {
       if (!resource.allowCreateOnUpdate || opts.subresource) return Either.left(Status.notFound(resource, name))
       const { resourceVersion: _rv, ...rest } = meta
@@ -663,10 +665,10 @@ export class ApiServerImpl {
     if (sameObject(candidate, stored)) return Either.right({ code: 200, object: withTypeMeta(stored, resource), warnings })
     if (isDryRun(opts.dryRun)) return Either.right({ code: 200, object: withTypeMeta(candidate, resource), warnings })
     if (stored.metadata.deletionTimestamp !== undefined && (candidate.metadata.finalizers ?? []).length === 0) {
-      this.store.remove(resource, key, now)
+      this.store.remove(resource, entry!.key, now)
       return Either.right({ code: 200, object: withTypeMeta(candidate, resource), warnings })
     }
-    return Either.right({ code: 200, object: withTypeMeta(this.store.put(resource, key, candidate, now), resource), warnings })
+    return Either.right({ code: 200, object: withTypeMeta(this.store.put(resource, entry!.key, candidate, now), resource), warnings })
   }
 
   /** The main resource keeps the stored status; the status subresource changes only status. */
@@ -688,8 +690,8 @@ export class ApiServerImpl {
     const bad = checkWriteOptions("PatchOptions", opts)
     if (bad) return Either.left(bad)
     if (opts.subresource && !resource.subresources.includes(opts.subresource)) return Either.left(Status.methodNotAllowed())
-    const key = this.key(resource, opts.namespace, name)
-    const stored = this.store.get(resource, key)
+    const entry = this.find(resource, opts.namespace, name)
+    const stored = entry?.obj
     if (!stored) return Either.left(Status.notFound(resource, name))
     // A merge patch that does not touch kind/apiVersion is applied to the stored form (one copy of the object less).
     const value = patch.value
@@ -702,7 +704,7 @@ export class ApiServerImpl {
     // A patch is based on the stored object: unconditional unless the patch itself sets a resourceVersion.
     const rv = object.metadata.resourceVersion || stored.metadata.resourceVersion
     const input = rv === object.metadata.resourceVersion ? object : { ...object, metadata: { ...object.metadata, resourceVersion: rv } }
-    return this.updateObject(resource, name, input, opts, now, warnings, { key, stored })
+    return this.updateObject(resource, name, input, opts, now, warnings, { namespace: opts.namespace, entry })
   }
 
   /** POST pods/<name>/binding: sets spec.nodeName once. */

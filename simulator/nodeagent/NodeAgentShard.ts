@@ -625,7 +625,8 @@ export class NodeAgentShard {
 
   private runningParts(now: string): RunningParts {
     if (this.parts?.at !== now) {
-      const cond = (type: string) => ({ type, status: "True", lastProbeTime: null, lastTransitionTime: now })
+      // No `lastProbeTime: null`: a merge patch prunes nulls, so sending none stores the same and copies nothing.
+      const cond = (type: string) => ({ type, status: "True", lastTransitionTime: now })
       const running = { running: { startedAt: now } }
       this.parts = {
         at: now,

@@ -199,9 +199,12 @@ const jsonKind = (v: unknown): string =>
 const INT32 = 2 ** 31
 const INT64 = 2 ** 63
 
-/** Whether `v` decodes against `s` with no type error and no unknown field (the common case, checked without allocating). */
-const conforms = (s: FieldSchema, v: unknown): boolean => {
-  if (v === null || v === undefined) return true
+/**
+ * Whether `v` decodes against `s` with no type error and no unknown field (the common case, checked without allocating).
+ * `known` is what already decoded at the same place (the stored object): values identical to it are not walked again.
+ */
+const conforms = (s: FieldSchema, v: unknown, known?: unknown): boolean => {
+  if (v === null || v === undefined || v === known) return true
   switch (s.type) {
     case "any":
     case "raw":
@@ -223,8 +226,9 @@ const conforms = (s: FieldSchema, v: unknown): boolean => {
     case "object": {
       if (!isRecord(v)) return false
       const fields = s.fields
+      const before = known !== undefined && isRecord(known) ? known : undefined
       for (const key in v) {
-        if (!Object.hasOwn(fields, key) || !conforms(fields[key]!, v[key])) return false
+        if (!Object.hasOwn(fields, key) || !conforms(fields[key]!, v[key], before?.[key])) return false
       }
       return true
     }
@@ -243,8 +247,8 @@ const conforms = (s: FieldSchema, v: unknown): boolean => {
 
 /**
  * Whether `value` decodes cleanly against a kind's schema: no type error, no unknown field, a well-formed
- * `apiVersion`. Top-level parts identical to those of `decoded` (see {@link splitUnknownFields}) are not
- * walked. When false, {@link typeError} and {@link splitUnknownFields} tell what is wrong.
+ * `apiVersion`. Parts identical to those at the same place in `decoded` (see {@link splitUnknownFields}) are
+ * not walked. When false, {@link typeError} and {@link splitUnknownFields} tell what is wrong.
  */
 export const decodesCleanly = (schema: FieldSchema, value: Readonly<Record<string, unknown>>, decoded?: Readonly<Record<string, unknown>>): boolean => {
   if (schema.type !== "object") return conforms(schema, value)
@@ -252,9 +256,7 @@ export const decodesCleanly = (schema: FieldSchema, value: Readonly<Record<strin
   if (typeof apiVersion === "string" && apiVersion.indexOf("/") !== apiVersion.lastIndexOf("/")) return false
   const fields = schema.fields
   for (const key in value) {
-    const part = value[key]
-    if (decoded !== undefined && part === decoded[key]) continue
-    if (!Object.hasOwn(fields, key) || !conforms(fields[key]!, part)) return false
+    if (!Object.hasOwn(fields, key) || !conforms(fields[key]!, value[key], decoded?.[key])) return false
   }
   return true
 }
