@@ -19,15 +19,17 @@
  * Faults are per node: `stoppedAt` (the agent dies: nothing more is written) and partition windows.
  *
  * Requests go through an `ApiClientService` (in simulations the in-process client, so every write takes the
- * server's full request path: decoding, validation, optimistic concurrency, watch events). A request is an effect
- * the shard's fiber runs in place, so the server sees it at the shard's clock, i.e. at the wake-up: server-side
- * times of agent writes have the shard's resolution (1 s by default). What the agent itself writes (renewTime,
+ * server's full request path: decoding, validation, optimistic concurrency, watch events). The in-process client
+ * answers at once at the shard's clock (`ApiClientService.at`); any other client's request is an effect the shard's
+ * fiber runs in place. Either way the server sees it at the wake-up: server-side times of agent writes have the
+ * shard's resolution (1 s by default). What the agent itself writes (renewTime,
  * heartbeat times) and the latencies it records keep each event's exact time; latencies come from the
  * `ServiceTimeModel`, not from the host.
  */
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Either } from "effect"
 import type { KObject, ObjectMeta } from "../../src/api/Object.js"
 import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
+import type { ApiError } from "../../src/api/Status.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
 import { makeHistogram, recordMillis, type Histogram } from "../../src/loadgen/LatencyRecorder.js"
 import type { Store } from "../apiserver/Store.js"
@@ -140,6 +142,8 @@ export interface NodeAgentEnvironment {
 
 /** A request an event handler makes (run by the shard's fiber), or nothing. */
 type Request = Effect.Effect<void> | undefined
+
+const ignore = (): void => {}
 
 const leaseOptions = { namespace: leaseNamespace } as const
 const statusOptions = { subresource: "status" } as const
@@ -316,14 +320,14 @@ export class NodeAgentShard {
   /** The shard's fiber: sleep to the next due event (rounded up to the resolution), run everything due. */
   readonly run: Effect.Effect<never> = Effect.gen(this, function* () {
     const res = this.env.resolutionMs
-    let now = yield* Clock.currentTimeMillis
+    let now = (this.now = yield* Clock.currentTimeMillis)
     for (;;) {
       const top = this.heap.peek()
       if (top === undefined) return yield* Effect.never
       const wake = Math.max(now, Math.ceil(top.time / res) * res)
       if (wake > now) {
         yield* Effect.sleep(wake - now)
-        now = yield* Clock.currentTimeMillis
+        now = this.now = yield* Clock.currentTimeMillis
       }
       const heap = this.heap
       let handled = 0
@@ -336,6 +340,31 @@ export class NodeAgentShard {
       }
     }
   })
+
+  /** The fiber's clock at its last wake-up: when the server sees the shard's requests. */
+  private now = 0
+
+  /**
+   * Sends a request through the client and hands its answer to `onSuccess` / `onFailure`, which may send follow-up
+   * requests the same way. An in-process client answers at once (no fiber step per request: most of a shard's
+   * time otherwise); any other client's request is returned for the shard's fiber to run.
+   */
+  private send<A>(
+    request: (client: ApiClientService) => Effect.Effect<A, ApiError>,
+    onSuccess: (answer: A) => Request | void,
+    onFailure: (error: ApiError) => Request | void
+  ): Request {
+    const client = this.env.client
+    const answer = request(client.at?.(this.now) ?? client)
+    if (Either.isEither(answer)) {
+      const done = answer as Either.Either<A, ApiError>
+      return (Either.isRight(done) ? onSuccess(done.right) : onFailure(done.left)) as Request
+    }
+    return Effect.matchEffect(answer, {
+      onSuccess: (a) => (onSuccess(a) as Request) ?? Effect.void,
+      onFailure: (e) => (onFailure(e) as Request) ?? Effect.void
+    })
+  }
 
   /** Handles a due event; returns the request it makes, if any, for the shard's fiber to run. */
   private dispatch(e: AgentEvent): Request {
@@ -400,24 +429,24 @@ export class NodeAgentShard {
         nodeInfo: { nodeAgentVersion: "v1.26.0", operatingSystem: "linux", architecture: "amd64" }
       }
     }
-    const client = this.env.client
-    return Effect.matchEffect(client.create(Nodes, registration), {
-      onSuccess: (created) =>
-        Effect.sync(() => {
-          a.uid = created.object.metadata.uid
-          a.lastReport = t
-          this.env.metrics.registrations++
-          this.registered(a, adm)
-        }),
-      onFailure: () =>
-        Effect.match(client.get(Nodes, node.name), {
-          onSuccess: (existing) => {
+    return this.send(
+      (client) => client.create(Nodes, registration),
+      (created) => {
+        a.uid = created.object.metadata.uid
+        a.lastReport = t
+        this.env.metrics.registrations++
+        this.registered(a, adm)
+      },
+      () =>
+        this.send(
+          (client) => client.get(Nodes, node.name),
+          (existing) => {
             a.uid = existing.metadata.uid
             this.registered(a, adm)
           },
-          onFailure: () => this.registered(a, adm)
-        })
-    })
+          () => this.registered(a, adm)
+        )
+    )
   }
 
   /** Registered (or found registered): lease and status loops start, pods bound meanwhile are started. */
@@ -467,28 +496,31 @@ export class NodeAgentShard {
     const got = env.serviceTime.complete(t, "read", 1, leaseBytes)
     a.ensuring = false
     a.leaseTries = 0
-    return Effect.matchEffect(env.client.get(Leases, a.node.name, leaseOptions), {
-      onSuccess: (lease) => {
+    return this.send(
+      (client) => client.get(Leases, a.node.name, leaseOptions),
+      (lease) => {
         this.remember(a, lease)
         return this.updateLease(a, t, got)
       },
-      onFailure: (e) => (e.status.code === 404 ? this.createLease(a, t, got) : Effect.sync(() => this.leaseConflict(a, got)))
-    })
+      (e) => (e.status.code === 404 ? this.createLease(a, t, got) : this.leaseConflict(a, got))
+    )
   }
 
-  private createLease(a: AgentState, t: number, start: number): Effect.Effect<void> {
+  private createLease(a: AgentState, t: number, start: number): Request {
     const created = this.env.serviceTime.complete(start, "mutating", 0, leaseBytes)
-    return Effect.match(this.env.client.create(Leases, this.newLease(a, start), leaseOptions), {
-      onFailure: () => this.leaseConflict(a, created),
-      onSuccess: (made) => {
+    const lease = this.newLease(a, start)
+    return this.send(
+      (client) => client.create(Leases, lease, leaseOptions),
+      (made) => {
         this.env.metrics.leaseCreates++
         this.leaseWritten(a, made.object, t, created)
-      }
-    })
+      },
+      () => this.leaseConflict(a, created)
+    )
   }
 
   /** PUT the lease with a new renewTime (and the owner reference once the Node's uid is known). */
-  private updateLease(a: AgentState, t: number, start: number): Effect.Effect<void> {
+  private updateLease(a: AgentState, t: number, start: number): Request {
     const adm = this.env.serviceTime.complete(start, "mutating", 0, leaseBytes)
     const meta = a.leaseMeta!
     const spec = a.leaseSpec
@@ -496,10 +528,11 @@ export class NodeAgentShard {
       metadata: meta.ownerReferences === undefined && a.uid !== undefined ? { ...meta, ownerReferences: [this.ownerOf(a)] } : meta,
       spec: { ...spec, renewTime: this.text.micro(start) }
     }
-    return Effect.match(this.env.client.update(Leases, renewed, leaseOptions), {
-      onFailure: () => this.leaseConflict(a, adm),
-      onSuccess: (written) => this.leaseWritten(a, written.object, t, adm)
-    })
+    return this.send(
+      (client) => client.update(Leases, renewed, leaseOptions),
+      (written) => this.leaseWritten(a, written.object, t, adm),
+      () => this.leaseConflict(a, adm)
+    )
   }
 
   /** Keeps the parts of a lease the next renewal sends back (parts of the stored object: nothing is copied). */
@@ -577,7 +610,7 @@ export class NodeAgentShard {
           this.heap.push({ time: 0, seq: 0, index: -1, kind: Kind.PostStatus, agent: a }, postAt)
         } else {
           post = this.postStatus(a, end)
-          if (post !== undefined) end = this.postedUntil
+          if (!Number.isNaN(this.postedUntil)) end = this.postedUntil
         }
       }
     }
@@ -586,11 +619,15 @@ export class NodeAgentShard {
     return post
   }
 
-  /** When the last status PATCH completes (modelled): a second result of `postStatus`, kept without allocating. */
-  private postedUntil = 0
+  /**
+   * When the status PATCH of the last `postStatus` completes (modelled), NaN when it sent none: a second result,
+   * kept without allocating (the request itself may have been answered already).
+   */
+  private postedUntil = Number.NaN
 
   /** PATCH nodes/<name>/status. */
   private postStatus(a: AgentState, t: number): Request {
+    this.postedUntil = Number.NaN
     const node = a.node
     if (t >= node.stoppedAt || !this.reachable(node, t)) return
     const current = a.current
@@ -599,13 +636,14 @@ export class NodeAgentShard {
     const status = (current.status ?? {}) as { conditions?: ReadonlyArray<NodeCondition> }
     const conditions = mergeConditions(status.conditions ?? [], desiredConditions(node.health), this.text.seconds(t))
     const patch = { status: { capacity: a.capacity, allocatable: a.capacity, conditions } }
-    return Effect.match(this.env.client.patch(Nodes, node.name, "merge", patch, statusOptions), {
-      onFailure: () => {},
-      onSuccess: () => {
+    return this.send(
+      (client) => client.patch(Nodes, node.name, "merge", patch, statusOptions),
+      () => {
         a.lastReport = t
         this.env.metrics.statusPatches++
-      }
-    })
+      },
+      ignore
+    )
   }
 
   // ---- pods ----------------------------------------------------------------------------------------------
@@ -658,7 +696,7 @@ export class NodeAgentShard {
     if (!verdict.admit) {
       // Admission refused under node pressure (reference §2.3): the pod fails without running.
       const failed = { status: { phase: "Failed", reason: verdict.reason, message: verdict.message } }
-      return Effect.ignore(env.client.patch(Pods, pod.metadata.name!, "merge", failed, options))
+      return this.send((client) => client.patch(Pods, pod.metadata.name!, "merge", failed, options), ignore, ignore)
     }
     const now = this.text.seconds(t)
     const parts = this.runningParts(now)
@@ -669,11 +707,12 @@ export class NodeAgentShard {
         ? parts.single
         : containers.map((c) => ({ name: c.name ?? "", ready: true, restartCount: 0, started: true, state: parts.running }))
     const running = { status: { phase: "Running", conditions: [...parts.conditions, scheduled], startTime: now, containerStatuses } }
-    return Effect.match(env.client.patch(Pods, pod.metadata.name!, "merge", running, options), {
-      onFailure: () => {},
-      onSuccess: () => {
+    return this.send(
+      (client) => client.patch(Pods, pod.metadata.name!, "merge", running, options),
+      () => {
         env.metrics.podStatusWrites++
-      }
-    })
+      },
+      ignore
+    )
   }
 }
