@@ -100,23 +100,53 @@ const term = (v: unknown): NodeSelectorTerm => {
   return { matchExpressions: arr(t.matchExpressions).map(requirement), matchFields: arr(t.matchFields).map(requirement) }
 }
 
-export const podView = (pod: KObject): PodView => {
-  const spec = rec(pod.spec)
+/** Summed container requests, as in `PodView`. */
+interface Requests {
+  readonly cpu: number
+  readonly memory: number
+  readonly nonZeroCpu: number
+  readonly nonZeroMemory: number
+}
+
+/**
+ * Requests by `containers` array. Stored objects are never mutated and pods share their containers array (every
+ * seeded pod, every version after a status write or a binding), so each array is summed once.
+ */
+const requestsCache = new WeakMap<object, Requests>()
+
+const containerRequests = (containers: unknown): Requests => {
+  const list = arr(containers)
+  const hit = requestsCache.get(list)
+  if (hit !== undefined) return hit
   let cpu = 0
   let memory = 0
-  let nzCpu = 0
-  let nzMemory = 0
-  for (const c of arr(spec.containers)) {
+  let nonZeroCpu = 0
+  let nonZeroMemory = 0
+  for (const c of list) {
     const req = rec(rec(rec(c).resources).requests)
     const cc = quantityOf(req.cpu, true)
     const cm = quantityOf(req.memory, false)
     cpu += cc
     memory += cm
-    nzCpu += req.cpu === undefined ? DEFAULT_MILLI_CPU : cc
-    nzMemory += req.memory === undefined ? DEFAULT_MEMORY : cm
+    nonZeroCpu += req.cpu === undefined ? DEFAULT_MILLI_CPU : cc
+    nonZeroMemory += req.memory === undefined ? DEFAULT_MEMORY : cm
   }
+  const requests = { cpu, memory, nonZeroCpu, nonZeroMemory }
+  if (list.length > 0) requestsCache.set(list, requests)
+  return requests
+}
+
+/** Shared by the views of pods without selectors or preferences (most): a view is never changed. */
+const noSelector: Readonly<Record<string, string>> = {}
+const noTerms: ReadonlyArray<never> = []
+
+export const podView = (pod: KObject): PodView => {
+  const spec = rec(pod.spec)
+  const { cpu, memory, nonZeroCpu, nonZeroMemory } = containerRequests(spec.containers)
   const nodeAffinity = rec(rec(spec.affinity).nodeAffinity)
   const required = nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution
+  const preferred = arr(nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution)
+  const tolerations = arr(spec.tolerations)
   return {
     namespace: pod.metadata.namespace ?? "default",
     name: pod.metadata.name ?? "",
@@ -126,15 +156,14 @@ export const podView = (pod: KObject): PodView => {
     nodeName: typeof spec.nodeName === "string" ? spec.nodeName : "",
     cpu,
     memory,
-    nonZeroCpu: nzCpu,
-    nonZeroMemory: nzMemory,
-    nodeSelector: strMap(spec.nodeSelector),
+    nonZeroCpu,
+    nonZeroMemory,
+    nodeSelector: spec.nodeSelector === undefined ? noSelector : strMap(spec.nodeSelector),
     requiredTerms: isRecord(required) ? arr(required.nodeSelectorTerms).map(term) : undefined,
-    preferredTerms: arr(nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution).map((p) => ({
-      weight: Number(rec(p).weight ?? 0),
-      term: term(rec(p).preference)
-    })),
-    tolerations: arr(spec.tolerations).map((t) => rec(t) as Toleration)
+    preferredTerms:
+      preferred.length === 0 ? noTerms : preferred.map((p) => ({ weight: Number(rec(p).weight ?? 0), term: term(rec(p).preference) })),
+    // The pod's own array when it holds only records (stored objects are never changed).
+    tolerations: (tolerations.every(isRecord) ? tolerations : tolerations.map(rec)) as ReadonlyArray<Toleration>
   }
 }
 

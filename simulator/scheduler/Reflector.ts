@@ -3,7 +3,7 @@
  * hand the items over as a full replacement, then apply watch events until the stream ends (timeout, 410,
  * dropped watcher) and start again. Used by the scheduler's node and pod caches and by `EventTtl`.
  */
-import { Clock, Duration, Effect, Option, Stream } from "effect"
+import { type Chunk, Clock, Duration, Effect, Option, Sink, Stream } from "effect"
 import type { KObject, WatchEvent } from "../../src/api/Object.js"
 import type { ListOptions } from "../../src/api/Requests.js"
 import type { ResourceType } from "../../src/api/Resources.js"
@@ -34,17 +34,23 @@ export const reflect = (
         // keep the version to re-watch from recent (a re-watch then replays little history).
         const timeoutSeconds = Math.floor(300 * (1 + (rng ? rng.next() : 0.5)))
         let last: string | undefined = rv
+        // A chunk at a time: one clock reading and one effect per chunk instead of per event (a chunk is handled
+        // without suspending, so virtual time cannot move within it).
         yield* client.watch(resource, { ...scope, resourceVersion: rv, timeoutSeconds, allowWatchBookmarks: true }).pipe(
-          Stream.runForEachWhile((e: WatchEvent) =>
-            Effect.map(Clock.currentTimeMillis, (now) => {
-              if (e.type === "ERROR") {
-                last = undefined
-                return false
-              }
-              if (e.type !== "BOOKMARK") handler.event(e.type, e.object, now)
-              if (e.object.metadata.resourceVersion) last = e.object.metadata.resourceVersion
-              return true
-            })
+          Stream.run(
+            Sink.forEachChunkWhile((events: Chunk.Chunk<WatchEvent>) =>
+              Effect.map(Clock.currentTimeMillis, (now) => {
+                for (const e of events) {
+                  if (e.type === "ERROR") {
+                    last = undefined
+                    return false
+                  }
+                  if (e.type !== "BOOKMARK") handler.event(e.type, e.object, now)
+                  if (e.object.metadata.resourceVersion) last = e.object.metadata.resourceVersion
+                }
+                return true
+              })
+            )
           )
         )
         return last

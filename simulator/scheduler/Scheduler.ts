@@ -53,6 +53,16 @@ export interface SchedulerStats {
   readonly pending: { readonly active: number; readonly backoff: number; readonly unschedulable: number }
 }
 
+/** A pod accounted to a node: its view, the spec it was read from (none when assumed). */
+interface Assigned {
+  readonly key: string
+  readonly node: string
+  readonly pod: PodView
+  spec: unknown
+  /** The pod list that last had it (`SchedulerCore.listGeneration`). */
+  listed: number
+}
+
 const isTerminal = (pod: KObject) => {
   const phase = (pod.status as { phase?: string } | undefined)?.phase
   return phase === "Succeeded" || phase === "Failed"
@@ -63,8 +73,13 @@ export class SchedulerCore {
   readonly nodes = new Map<string, NodeInfo>()
   private nodeList: NodeInfo[] = []
   private nodeListDirty = true
-  /** Pods accounted to nodes (assumed or confirmed): key → node and view. */
-  private readonly assigned = new Map<string, { node: string; pod: PodView; spec?: unknown }>()
+  /**
+   * Pods accounted to nodes (assumed or confirmed) by namespace, then name. Not by `ns/name` key: the informer's
+   * objects share their name strings with the cached ones, so the lookup per watch event builds and hashes nothing.
+   */
+  private readonly assigned = new Map<string, Map<string, Assigned>>()
+  /** Bumped by every pod list; `Assigned.listed` marks the entries the latest list had. */
+  private listGeneration = 0
   /** The same pods by node name, so a node that registers after its pods finds them without a scan. */
   private readonly assignedByNode = new Map<string, Map<string, PodView>>()
   readonly queue: SchedulingQueue
@@ -141,76 +156,89 @@ export class SchedulerCore {
   }
 
   upsertPod(obj: KObject, now: number): void {
-    const key = podKey({ namespace: obj.metadata.namespace ?? "default", name: obj.metadata.name ?? "" })
+    this.upsert(obj, now)
+  }
+
+  /** Returns the pod's entry in `assigned` afterwards, if any. */
+  private upsert(obj: KObject, now: number): Assigned | undefined {
     // A status write of a pod already accounted from the same spec object changes nothing the scheduler reads.
-    const known = this.assigned.get(key)
-    if (known !== undefined && known.spec === obj.spec && !isTerminal(obj) && !obj.metadata.deletionTimestamp) return
+    const known = this.assigned.get(obj.metadata.namespace ?? "default")?.get(obj.metadata.name ?? "")
+    if (known !== undefined && known.spec === obj.spec && !isTerminal(obj) && !obj.metadata.deletionTimestamp) return known
     const pod = podView(obj)
+    const key = known?.key ?? podKey(pod)
     if (pod.nodeName !== "" || isTerminal(obj) || obj.metadata.deletionTimestamp) {
       this.queue.delete(key)
-      if (pod.nodeName !== "" && !isTerminal(obj)) this.assign(key, pod, pod.nodeName, obj.spec)
-      else this.unassign(key, now)
-      return
+      if (pod.nodeName !== "" && !isTerminal(obj)) return this.assign(key, pod, pod.nodeName, obj.spec)
+      this.unassign(known, now)
+      return undefined
     }
-    if (pod.schedulerName !== this.name) return
-    if (this.queue.add(pod, now)) this.ring()
+    if (pod.schedulerName === this.name && this.queue.add(pod, now, key)) this.ring()
+    return known
   }
 
   deletePod(obj: KObject, now: number): void {
-    const key = podKey({ namespace: obj.metadata.namespace ?? "default", name: obj.metadata.name ?? "" })
-    this.queue.delete(key)
-    this.unassign(key, now)
+    const namespace = obj.metadata.namespace ?? "default"
+    const name = obj.metadata.name ?? ""
+    this.queue.delete(podKey({ namespace, name }))
+    this.unassign(this.assigned.get(namespace)?.get(name), now)
   }
 
   replacePods(items: ReadonlyArray<KObject>, now: number): void {
     this.markListed("pods")
-    const seen = new Set<string>()
+    // Mark the entries the list has, then drop the unmarked ones: no set of every key per list.
+    const generation = ++this.listGeneration
     for (const p of items) {
-      seen.add(podKey({ namespace: p.metadata.namespace ?? "default", name: p.metadata.name ?? "" }))
-      this.upsertPod(p, now)
+      const entry = this.upsert(p, now)
+      if (entry !== undefined) entry.listed = generation
     }
-    for (const key of [...this.assigned.keys()]) if (!seen.has(key)) this.unassign(key, now)
+    const gone: Assigned[] = []
+    for (const byName of this.assigned.values()) for (const entry of byName.values()) if (entry.listed !== generation) gone.push(entry)
+    for (const entry of gone) this.unassign(entry, now)
   }
 
-  private assign(key: string, pod: PodView, node: string, spec?: unknown): void {
-    const prev = this.assigned.get(key)
+  private assign(key: string, pod: PodView, node: string, spec?: unknown): Assigned {
+    const prev = this.assigned.get(pod.namespace)?.get(pod.name)
     if (prev && prev.node === node) {
       if (spec !== undefined) prev.spec = spec
-      return
+      return prev
     }
     if (prev) {
+      this.erase(prev)
       const info = this.nodes.get(prev.node)
       if (info) addPodToNode(info, prev.pod, -1)
     }
-    this.record(key, node, pod, spec)
+    const entry = this.record(key, node, pod, spec)
     const info = this.nodes.get(node)
     if (info) addPodToNode(info, pod)
+    return entry
   }
 
-  /** Accounts `pod` to `node` (replacing any earlier node). */
-  private record(key: string, node: string, pod: PodView, spec: unknown): void {
-    this.erase(key)
-    this.assigned.set(key, { node, pod, spec })
+  /** Accounts `pod` to `node`; the caller erased any earlier entry of the pod. */
+  private record(key: string, node: string, pod: PodView, spec: unknown): Assigned {
+    const entry: Assigned = { key, node, pod, spec, listed: 0 }
+    let byName = this.assigned.get(pod.namespace)
+    if (byName === undefined) this.assigned.set(pod.namespace, (byName = new Map()))
+    byName.set(pod.name, entry)
     let onNode = this.assignedByNode.get(node)
     if (onNode === undefined) this.assignedByNode.set(node, (onNode = new Map()))
     onNode.set(key, pod)
+    return entry
   }
 
-  private erase(key: string): void {
-    const prev = this.assigned.get(key)
-    if (prev === undefined) return
-    this.assigned.delete(key)
-    const onNode = this.assignedByNode.get(prev.node)
-    onNode?.delete(key)
-    if (onNode?.size === 0) this.assignedByNode.delete(prev.node)
+  private erase(entry: Assigned): void {
+    const byName = this.assigned.get(entry.pod.namespace)
+    byName?.delete(entry.pod.name)
+    if (byName?.size === 0) this.assigned.delete(entry.pod.namespace)
+    const onNode = this.assignedByNode.get(entry.node)
+    onNode?.delete(entry.key)
+    if (onNode?.size === 0) this.assignedByNode.delete(entry.node)
   }
 
-  private unassign(key: string, now: number): void {
-    const prev = this.assigned.get(key)
-    if (!prev) return
-    this.erase(key)
-    const info = this.nodes.get(prev.node)
-    if (info) addPodToNode(info, prev.pod, -1)
+  private unassign(entry: Assigned | undefined, now: number): void {
+    if (entry === undefined) return
+    this.erase(entry)
+    const info = this.nodes.get(entry.node)
+    if (info) addPodToNode(info, entry.pod, -1)
     // A pod leaving frees room: unschedulable pods get another chance.
     if (this.queue.moveAllToActiveOrBackoff(now) > 0) this.ring()
   }
@@ -258,10 +286,9 @@ export class SchedulerCore {
   }
 
   forget(pod: PodView): void {
-    const key = podKey(pod)
-    const prev = this.assigned.get(key)
+    const prev = this.assigned.get(pod.namespace)?.get(pod.name)
     if (!prev) return
-    this.erase(key)
+    this.erase(prev)
     const info = this.nodes.get(prev.node)
     if (info) addPodToNode(info, prev.pod, -1)
   }

@@ -105,9 +105,8 @@ export class SchedulingQueue {
     return this.where.has(key)
   }
 
-  /** A new pending pod goes to activeQ. Returns true if it was new. */
-  add(pod: PodView, now: number): boolean {
-    const key = podKey(pod)
+  /** A new pending pod goes to activeQ. Returns true if it was new. `key`: `podKey(pod)`, when the caller has it. */
+  add(pod: PodView, now: number, key = podKey(pod)): boolean {
     const w = this.where.get(key)
     if (w) {
       w.info.pod = pod

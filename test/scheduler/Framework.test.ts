@@ -22,6 +22,25 @@ const node = (name: string, opts: { cpu?: string; memory?: string; pods?: number
 const pod = (name: string, spec: Record<string, unknown> = {}, requests: Record<string, string> = {}) =>
   podView({ metadata: { name, namespace: "default", uid: `uid-${name}` }, spec: { containers: [{ name: "c", resources: { requests } }], ...spec } })
 
+describe("podView", () => {
+  it("sums requests with the non-zero defaults; views of pods sharing a containers array agree", () => {
+    const containers = [
+      { name: "a", resources: { requests: { cpu: "250m", memory: "1Gi" } } },
+      { name: "b", resources: { requests: { memory: "1Mi" } } },
+      { name: "c" }
+    ]
+    const tolerations = [{ key: "k", operator: "Exists" }]
+    const first = podView({ metadata: { name: "p", namespace: "default" }, spec: { containers, tolerations } })
+    const second = podView({ metadata: { name: "q", namespace: "default" }, spec: { containers, nodeName: "n" } })
+    for (const v of [first, second]) {
+      expect([v.cpu, v.memory, v.nonZeroCpu, v.nonZeroMemory]).toEqual([250, 2 ** 30 + 2 ** 20, 450, 2 ** 30 + 2 ** 20 + 200 * 2 ** 20])
+      expect([v.nodeSelector, v.preferredTerms, v.requiredTerms]).toEqual([{}, [], undefined])
+    }
+    expect([first.tolerations, second.tolerations]).toEqual([tolerations, []])
+    expect(podView({ metadata: { name: "r" }, spec: { tolerations: [null] } }).tolerations).toEqual([{}])
+  })
+})
+
 describe("numFeasibleNodesToFind (adaptive)", () => {
   it("matches the reference's table", () => {
     expect(numFeasibleNodesToFind(50)).toBe(50)

@@ -179,4 +179,23 @@ describe("SchedulerCore caches", () => {
     c.upsertPod({ ...pod, status: { phase: "Succeeded" } }, 0)
     expect([info.pods, info.reqCpu]).toEqual([0, 0])
   })
+
+  it("a relist drops the pods it no longer has and keeps the rest; namespaces keep equal names apart", () => {
+    const c = core()
+    c.upsertNode(nodeObj("n", "4"), 0)
+    const a = bound("a", "n", "1")
+    const b = bound("b", "n", "500m")
+    const otherA = { ...bound("a", "n", "250m"), metadata: { name: "a", namespace: "other" } }
+    c.replacePods([a, b, otherA], 0)
+    const info = c.nodes.get("n")!
+    expect([info.pods, info.reqCpu]).toEqual([3, 1750])
+    c.replacePods([a, b, otherA], 0)
+    expect([info.pods, info.reqCpu]).toEqual([3, 1750])
+    c.replacePods([b, otherA], 0)
+    expect([info.pods, info.reqCpu]).toEqual([2, 750])
+    c.deletePod(otherA, 0)
+    expect([info.pods, info.reqCpu]).toEqual([1, 500])
+    c.replacePods([], 0)
+    expect([info.pods, info.reqCpu]).toEqual([0, 0])
+  })
 })
