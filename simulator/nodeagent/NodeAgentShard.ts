@@ -240,6 +240,11 @@ const inside = (windows: ReadonlyArray<Interval>, t: number): boolean => {
 
 interface AgentState {
   readonly node: SimulatedNode
+  /**
+   * Before this time the agent is neither stopped nor cut off (faults are known when the shard is made), so most
+   * events skip the fault checks, and with them a read of the node's fault records.
+   */
+  readonly undisturbedUntil: number
   readonly bucket: TokenBucket.TokenBucket
   uid: string | undefined
   /** The lease's metadata and spec as last read or written (undefined: read it first). */
@@ -278,6 +283,7 @@ export class NodeAgentShard {
     for (const node of nodes) {
       const state: AgentState = {
         node,
+        undisturbedUntil: Math.min(node.stoppedAt, ...node.partitions.map((w) => w.from), ...env.pauses.map((w) => w.from)),
         bucket: TokenBucket.make(s.platformAPIQPS, s.platformAPIBurst),
         uid: undefined,
         leaseMeta: undefined,
@@ -390,8 +396,12 @@ export class NodeAgentShard {
     this.heap.push(a.statusEvent, time)
   }
 
-  private reachable(node: SimulatedNode, t: number): boolean {
-    return !inside(node.partitions, t) && !inside(this.env.pauses, t)
+  private stopped(a: AgentState, t: number): boolean {
+    return t >= a.undisturbedUntil && t >= a.node.stoppedAt
+  }
+
+  private reachable(a: AgentState, t: number): boolean {
+    return t < a.undisturbedUntil || (!inside(a.node.partitions, t) && !inside(this.env.pauses, t))
   }
 
   private jittered(interval: number, factor: number): number {
@@ -403,8 +413,8 @@ export class NodeAgentShard {
   /** POST the Node; when it exists already (a restarted agent), GET it to learn its uid. */
   private register(a: AgentState, t: number): Request {
     const node = a.node
-    if (t >= node.stoppedAt) return
-    if (!this.reachable(node, t)) {
+    if (this.stopped(a, t)) return
+    if (!this.reachable(a, t)) {
       this.heap.push({ time: 0, seq: 0, index: -1, kind: Kind.Register, agent: a }, t + this.timeoutMs)
       return
     }
@@ -461,12 +471,11 @@ export class NodeAgentShard {
   // ---- lease (reference §3.1) ------------------------------------------------------------------------------
 
   private renewLease(a: AgentState, t: number): Request {
-    const node = a.node
-    if (t >= node.stoppedAt) return
+    if (this.stopped(a, t)) return
     const env = this.env
     const metrics = env.metrics
     if (a.pending.length > 0) this.syncPods(a, t)
-    if (!this.reachable(node, t)) {
+    if (!this.reachable(a, t)) {
       metrics.leaseFailures++
       const failedAt = t + this.timeoutMs
       if (a.ensuring) {
@@ -580,10 +589,10 @@ export class NodeAgentShard {
 
   private syncStatus(a: AgentState, t: number): Request {
     const node = a.node
-    if (t >= node.stoppedAt) return
+    if (this.stopped(a, t)) return
     const env = this.env
     const frequency = env.settings.nodeStatusUpdateFrequencyMs
-    if (!this.reachable(node, t)) {
+    if (!this.reachable(a, t)) {
       const next = Math.round(t + this.timeoutMs + this.jittered(frequency, statusJitterFactor))
       this.statusAt(a, next)
       return
@@ -629,7 +638,7 @@ export class NodeAgentShard {
   private postStatus(a: AgentState, t: number): Request {
     this.postedUntil = Number.NaN
     const node = a.node
-    if (t >= node.stoppedAt || !this.reachable(node, t)) return
+    if (this.stopped(a, t) || !this.reachable(a, t)) return
     const current = a.current
     if (current === undefined) return
     this.postedUntil = this.env.serviceTime.complete(t, "mutating", 0, statusBytes)
@@ -678,8 +687,8 @@ export class NodeAgentShard {
 
   private writePodStatus(a: AgentState, key: string, t: number): Request {
     const node = a.node
-    if (t >= node.stoppedAt) return
-    if (!this.reachable(node, t)) {
+    if (this.stopped(a, t)) return
+    if (!this.reachable(a, t)) {
       a.pending.push(key)
       return
     }
