@@ -82,9 +82,17 @@ const fail = (
   message: string,
   details?: StatusDetails,
   metadata?: Status["metadata"]
-): ApiError =>
-  // The Status is built right here, so the constructor's schema validation would only cost time.
-  new ApiError({ status: makeStatus({ code, reason, message, details, metadata }) }, true)
+): ApiError => {
+  // An answer, not a bug: the stack trace would cost more than the rest (5,000 agents' first lease GET is a 404).
+  const limit = Error.stackTraceLimit
+  Error.stackTraceLimit = 0
+  try {
+    // The Status is built right here, so the constructor's schema validation would only cost time.
+    return new ApiError({ status: makeStatus({ code, reason, message, details, metadata }) }, true)
+  } finally {
+    Error.stackTraceLimit = limit
+  }
+}
 
 /** `pods` for the core group, `leases.coordination.platform` otherwise. */
 export interface GroupResource {
