@@ -162,13 +162,13 @@ export class SchedulerCore {
   /** Returns the pod's entry in `assigned` afterwards, if any. */
   private upsert(obj: KObject, now: number): Assigned | undefined {
     // A status write of a pod already accounted from the same spec object changes nothing the scheduler reads.
-    const known = this.assigned.get(obj.metadata.namespace ?? "default")?.get(obj.metadata.name ?? "")
+    const known = this.entryOf(obj.metadata.namespace ?? "default", obj.metadata.name ?? "")
     if (known !== undefined && known.spec === obj.spec && !isTerminal(obj) && !obj.metadata.deletionTimestamp) return known
     const pod = podView(obj)
     const key = known?.key ?? podKey(pod)
     if (pod.nodeName !== "" || isTerminal(obj) || obj.metadata.deletionTimestamp) {
       this.queue.delete(key)
-      if (pod.nodeName !== "" && !isTerminal(obj)) return this.assign(key, pod, pod.nodeName, obj.spec)
+      if (pod.nodeName !== "" && !isTerminal(obj)) return this.assign(key, pod, pod.nodeName, obj.spec, known)
       this.unassign(known, now)
       return undefined
     }
@@ -180,7 +180,7 @@ export class SchedulerCore {
     const namespace = obj.metadata.namespace ?? "default"
     const name = obj.metadata.name ?? ""
     this.queue.delete(podKey({ namespace, name }))
-    this.unassign(this.assigned.get(namespace)?.get(name), now)
+    this.unassign(this.entryOf(namespace, name), now)
   }
 
   replacePods(items: ReadonlyArray<KObject>, now: number): void {
@@ -196,8 +196,12 @@ export class SchedulerCore {
     for (const entry of gone) this.unassign(entry, now)
   }
 
-  private assign(key: string, pod: PodView, node: string, spec?: unknown): Assigned {
-    const prev = this.assigned.get(pod.namespace)?.get(pod.name)
+  private entryOf(namespace: string, name: string): Assigned | undefined {
+    return this.assigned.get(namespace)?.get(name)
+  }
+
+  /** `prev` is the pod's entry (`entryOf`), which callers have looked up already: 150,000 pods notice a second lookup. */
+  private assign(key: string, pod: PodView, node: string, spec: unknown, prev: Assigned | undefined): Assigned {
     if (prev && prev.node === node) {
       if (spec !== undefined) prev.spec = spec
       return prev
@@ -281,12 +285,12 @@ export class SchedulerCore {
       }
       chosen = feasible[ties.length === 1 ? ties[0]! : ties[this.rng.intBetween(0, ties.length)]!]!
     }
-    this.assign(podKey(pod), pod, chosen.name)
+    this.assign(podKey(pod), pod, chosen.name, undefined, this.entryOf(pod.namespace, pod.name))
     return { node: chosen.name }
   }
 
   forget(pod: PodView): void {
-    const prev = this.assigned.get(pod.namespace)?.get(pod.name)
+    const prev = this.entryOf(pod.namespace, pod.name)
     if (!prev) return
     this.erase(prev)
     const info = this.nodes.get(prev.node)
