@@ -46,8 +46,8 @@ export class ClusterObserver {
   readonly podDeletions: Array<PodDeletion> = []
   /** The current Nodes, as an informer cache holds them (for the lifecycle controller). */
   readonly nodes = new Map<string, KObject>()
-  /** Node leases written since `changedLeases()` was last called (the latest version of each). */
-  private leaseChanges = new Map<string, KObject>()
+  /** Node leases written since `changedLeases()` was last called, in write order (appending costs no hashing). */
+  private leaseChanges: Array<KObject> = []
   private readonly agents = new Map<string, AgentSink>()
 
   constructor(private readonly startMillis: number) {}
@@ -57,11 +57,11 @@ export class ClusterObserver {
     return Math.round((time - this.startMillis) * 1000) / 1000
   }
 
-  /** The node leases written since the previous call (for the lifecycle controller's pass). */
+  /** The node leases written since the previous call, in write order (for the lifecycle controller's pass). */
   changedLeases(): Iterable<KObject> {
     const changed = this.leaseChanges
-    this.leaseChanges = new Map()
-    return changed.values()
+    this.leaseChanges = []
+    return changed
   }
 
   /** Routes pods bound to `node` to its agent. */
@@ -76,8 +76,12 @@ export class ClusterObserver {
   observe(change: Change): void {
     if (change.resource === Leases) {
       if (change.object.metadata.namespace !== leaseNamespace) return
-      if (change.type === "DELETED") this.leaseChanges.delete(change.object.metadata.name!)
-      else this.leaseChanges.set(change.object.metadata.name!, change.object)
+      if (change.type !== "DELETED") this.leaseChanges.push(change.object)
+      else {
+        // Rare: a deleted lease was no probe, whatever was written before.
+        const name = change.object.metadata.name
+        this.leaseChanges = this.leaseChanges.filter((l) => l.metadata.name !== name)
+      }
     } else if (change.resource === Nodes) {
       if (change.type === "DELETED") this.nodes.delete(change.object.metadata.name!)
       else this.nodes.set(change.object.metadata.name!, change.object)

@@ -129,7 +129,10 @@ const podKey = (pod: KObject): string => `${pod.metadata.namespace}/${pod.metada
  */
 export interface NodeSource {
   readonly nodes: () => Iterable<KObject>
-  /** The node leases written since the previous call (an unchanged lease is no probe, so a pass needs no other). */
+  /**
+   * The node leases written since the previous call, oldest first (a lease written twice may come twice; the last is
+   * its latest version). An unchanged lease is no probe, so a pass needs no other.
+   */
   readonly leases: () => Iterable<KObject>
 }
 
