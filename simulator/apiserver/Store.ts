@@ -98,22 +98,26 @@ class Table {
   add(cell: Cell): void {
     this.byKey.set(cell.key, cell)
     this.ordered.set(cell.key, cell)
-    const slash = cell.key.indexOf("/")
-    const namespace = slash < 0 ? "" : cell.key.slice(0, slash)
+    const [namespace, name] = splitKey(cell.key)
     let names = this.byName.get(namespace)
     if (names === undefined) this.byName.set(namespace, (names = new Map()))
-    names.set(slash < 0 ? cell.key : cell.key.slice(slash + 1), cell)
+    names.set(name, cell)
   }
 
   delete(key: string): void {
     this.byKey.delete(key)
     this.ordered.delete(key)
-    const slash = key.indexOf("/")
-    const namespace = slash < 0 ? "" : key.slice(0, slash)
+    const [namespace, name] = splitKey(key)
     const names = this.byName.get(namespace)
-    names?.delete(slash < 0 ? key : key.slice(slash + 1))
+    names?.delete(name)
     if (names?.size === 0) this.byName.delete(namespace)
   }
+}
+
+/** `ns/name` → ["ns", "name"]; a key without a namespace → ["", key] (names and namespaces hold no "/"). */
+const splitKey = (key: string): readonly [string, string] => {
+  const slash = key.indexOf("/")
+  return slash < 0 ? ["", key] : [key.slice(0, slash), key.slice(slash + 1)]
 }
 
 const emptyTable = new Table()

@@ -1,0 +1,36 @@
+/** The store's lookup by namespace and name agrees with its keys, through creates, updates and deletes. */
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigMaps, Nodes } from "../../src/api/Resources.js"
+import { objectKey, Store } from "../../simulator/apiserver/Store.js"
+
+const configMap = (namespace: string, name: string, v: string) => ({ metadata: { name, namespace }, data: { v } })
+
+describe("Store.lookup", () => {
+  it("finds what put stored under objectKey(namespace, name), current version and stored key", () => {
+    const store = new Store()
+    store.put(ConfigMaps, objectKey("a", "x"), configMap("a", "x", "1"), 0)
+    store.put(ConfigMaps, objectKey("b", "x"), configMap("b", "x", "2"), 0)
+    const updated = store.put(ConfigMaps, objectKey("a", "x"), configMap("a", "x", "3"), 0)
+    store.put(Nodes, objectKey(undefined, "n1"), { metadata: { name: "n1" } }, 0)
+
+    const a = store.lookup(ConfigMaps, "a", "x")
+    expect(a?.key).toBe("a/x")
+    expect(a?.obj).toBe(updated)
+    expect(a?.obj.metadata.resourceVersion).toBe("3")
+    expect(store.lookup(ConfigMaps, "b", "x")?.obj.data).toEqual({ v: "2" })
+    expect(store.lookup(ConfigMaps, "c", "x")).toBeUndefined()
+    expect(store.lookup(Nodes, undefined, "n1")?.key).toBe("n1")
+    expect(store.lookup(Nodes, "", "n1")?.key).toBe("n1")
+    expect(store.lookup(ConfigMaps, "a", "n1")).toBeUndefined()
+  })
+
+  it("forgets a deleted object, and finds it again once re-created", () => {
+    const store = new Store()
+    store.put(ConfigMaps, "a/x", configMap("a", "x", "1"), 0)
+    store.remove(ConfigMaps, "a/x", 0)
+    expect(store.lookup(ConfigMaps, "a", "x")).toBeUndefined()
+    expect(store.get(ConfigMaps, "a/x")).toBeUndefined()
+    store.put(ConfigMaps, "a/x", configMap("a", "x", "2"), 0)
+    expect(store.lookup(ConfigMaps, "a", "x")?.obj.data).toEqual({ v: "2" })
+  })
+})
