@@ -716,9 +716,9 @@ export class ApiServerImpl {
         return yield* Either.left(Status.badRequest("Binding in version \"v1\" cannot be handled as a Binding: invalid binding"))
       const name = String(binding.metadata.name ?? "")
       const node = String(binding.target.name ?? "")
-      const key = this.key(Pods, opts.namespace, name)
-      const pod = this.store.get(Pods, key)
-      if (!pod) return yield* Either.left(Status.notFound(Pods, name))
+      const entry = this.find(Pods, opts.namespace, name)
+      if (!entry) return yield* Either.left(Status.notFound(Pods, name))
+      const pod = entry.obj
       const spec = (pod.spec ?? {}) as Record<string, unknown>
       if (spec.nodeName)
         return yield* Either.left(Status.conflict({ group: "", plural: "pods/binding" }, name, `pod ${name} is already assigned to node "${String(spec.nodeName)}"`))
@@ -726,7 +726,7 @@ export class ApiServerImpl {
       const conditions = ((status.conditions ?? []) as Array<Record<string, unknown>>).filter((c) => c.type !== "PodScheduled")
       conditions.push({ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: rfc3339(now) })
       const next = { ...pod, spec: { ...spec, nodeName: node }, status: { ...status, conditions } }
-      if (!isDryRun(opts.dryRun)) this.store.put(Pods, key, next, now)
+      if (!isDryRun(opts.dryRun)) this.store.put(Pods, entry.key, next, now)
       return { code: 201, object: Status.makeStatus({ status: "Success", code: 201 }) as unknown as KObject, warnings: [] }
     })
   }
@@ -742,10 +742,9 @@ export class ApiServerImpl {
     return Either.gen(this, function* () {
       const bad = checkDeleteOptions(opts)
       if (bad) return yield* Either.left(bad)
-      const namespace = resource.namespaced ? opts.namespace : undefined
-      const key = this.key(resource, namespace, name)
-      const stored = this.store.get(resource, key)
-      if (!stored) return yield* Either.left(Status.notFound(resource, name))
+      const entry = this.find(resource, opts.namespace, name)
+      if (!entry) return yield* Either.left(Status.notFound(resource, name))
+      const stored = entry.obj
       const pre = opts.preconditions
       if (pre?.uid && pre.uid !== stored.metadata.uid)
         return yield* Either.left(preconditionConflict(resource, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${stored.metadata.uid}). The object might have been deleted and then recreated`))
@@ -753,7 +752,7 @@ export class ApiServerImpl {
         return yield* Either.left(preconditionConflict(resource, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${stored.metadata.resourceVersion}). The object might have been modified`))
       if (resource === Namespaces && initialNamespaces.includes(name) && name !== "platform-public" && name !== "platform-node-lease")
         return yield* Either.left(forbiddenNamespaceDelete(name))
-      return this.deleteObject(resource, key, stored, opts, now)
+      return this.deleteObject(resource, entry.key, stored, opts, now)
     })
   }
 
