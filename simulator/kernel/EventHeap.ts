@@ -1,7 +1,7 @@
 /**
  * Indexed binary min-heap of timed entries, ordered by time and then by insertion order (so ties are
- * deterministic): O(log n) push, pop and removal. The kernel's timers and the node-agent shards' per-node
- * events both live in one.
+ * deterministic): O(log n) push, pop and removal. The kernel's timers live in one (the node-agent shards, which
+ * wake once per step, use the bucketed `DueQueue` with the same order).
  */
 
 export interface HeapEntry {
