@@ -668,7 +668,7 @@ export class ApiServerImpl {
       this.store.remove(resource, entry!.key, now)
       return Either.right({ code: 200, object: withTypeMeta(candidate, resource), warnings })
     }
-    return Either.right({ code: 200, object: withTypeMeta(this.store.put(resource, entry!.key, candidate, now), resource), warnings })
+    return Either.right({ code: 200, object: withTypeMeta(this.store.replace(resource, entry!, candidate, now), resource), warnings })
   }
 
   /** The main resource keeps the stored status; the status subresource changes only status. */
@@ -726,7 +726,7 @@ export class ApiServerImpl {
       const conditions = ((status.conditions ?? []) as Array<Record<string, unknown>>).filter((c) => c.type !== "PodScheduled")
       conditions.push({ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: rfc3339(now) })
       const next = { ...pod, spec: { ...spec, nodeName: node }, status: { ...status, conditions } }
-      if (!isDryRun(opts.dryRun)) this.store.put(Pods, entry.key, next, now)
+      if (!isDryRun(opts.dryRun)) this.store.replace(Pods, entry, next, now)
       return { code: 201, object: Status.makeStatus({ status: "Success", code: 201 }) as unknown as KObject, warnings: [] }
     })
   }

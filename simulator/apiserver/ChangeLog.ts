@@ -21,7 +21,7 @@ export class ChangeLog {
   /** Index of the oldest retained change; slots before it are cleared. */
   private head = 0
 
-  constructor(private readonly resource: ResourceType) {}
+  constructor(readonly resource: ResourceType) {}
 
   push(change: Change): void {
     this.revisions.push(change.revision)

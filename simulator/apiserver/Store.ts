@@ -80,6 +80,8 @@ export interface Entry {
 
 interface Cell extends Entry {
   obj: KObject
+  /** False once deleted: an entry looked up earlier must not be written through. */
+  live: boolean
 }
 
 /**
@@ -87,6 +89,8 @@ interface Cell extends Entry {
  * in key order. Replacing an object only swaps the cell's content, so the maps change on create and delete only.
  */
 class Table {
+  /** Retained changes of the type. */
+  readonly log: ChangeLog
   readonly byKey = new Map<string, Cell>()
   /**
    * Namespace ("" when none) → name → cell: a request names its object by both, and looking them up as they came
@@ -94,6 +98,10 @@ class Table {
    */
   readonly byName = new Map<string, Map<string, Cell>>()
   readonly ordered = new BTree<string, Cell>()
+
+  constructor(resource: ResourceType) {
+    this.log = new ChangeLog(resource)
+  }
 
   add(cell: Cell): void {
     this.byKey.set(cell.key, cell)
@@ -105,6 +113,8 @@ class Table {
   }
 
   delete(key: string): void {
+    const cell = this.byKey.get(key)
+    if (cell !== undefined) cell.live = false
     this.byKey.delete(key)
     this.ordered.delete(key)
     const [namespace, name] = splitKey(key)
@@ -120,14 +130,12 @@ const splitKey = (key: string): readonly [string, string] => {
   return slash < 0 ? ["", key] : [key.slice(0, slash), key.slice(slash + 1)]
 }
 
-const emptyTable = new Table()
+const emptyTree = new BTree<string, Cell>()
 
 export class Store {
   private current = 0
   private compacted = 0
   private readonly tables = new Map<ResourceType, Table>()
-  /** Retained changes per resource type. */
-  private readonly logs = new Map<ResourceType, ChangeLog>()
   private listeners: ReadonlyArray<ChangeListener> = []
 
   get revision(): number {
@@ -142,7 +150,7 @@ export class Store {
   private table(resource: ResourceType): Table {
     let t = this.tables.get(resource)
     if (!t) {
-      t = new Table()
+      t = new Table(resource)
       this.tables.set(resource, t)
     }
     return t
@@ -168,12 +176,27 @@ export class Store {
   put(resource: ResourceType, key: string, obj: KObject, time: number): KObject {
     const table = this.table(resource)
     const cell = table.byKey.get(key)
-    const previous = cell?.obj
+    if (cell !== undefined) return this.write(table, cell, obj, time)
     const revision = ++this.current
     const stored = withResourceVersion(obj, revision)
-    if (cell !== undefined) cell.obj = stored
-    else table.add({ key, obj: stored })
-    this.record({ revision, type: previous ? "MODIFIED" : "ADDED", resource, key, object: stored, previous, time })
+    table.add({ key, obj: stored, live: true })
+    this.record(table, { revision, type: "ADDED", resource, key, object: stored, previous: undefined, time })
+    return stored
+  }
+
+  /** `put` of the entry a `lookup` just returned, without finding its key again (most writes look up first). */
+  replace(resource: ResourceType, entry: Entry, obj: KObject, time: number): KObject {
+    const cell = entry as Cell
+    if (!cell.live) throw new Error(`store: write through a deleted entry ${cell.key}`)
+    return this.write(this.table(resource), cell, obj, time)
+  }
+
+  private write(table: Table, cell: Cell, obj: KObject, time: number): KObject {
+    const previous = cell.obj
+    const revision = ++this.current
+    const stored = withResourceVersion(obj, revision)
+    cell.obj = stored
+    this.record(table, { revision, type: "MODIFIED", resource: table.log.resource, key: cell.key, object: stored, previous, time })
     return stored
   }
 
@@ -185,32 +208,30 @@ export class Store {
     table.delete(key)
     const revision = ++this.current
     const object = withResourceVersion(previous, revision)
-    this.record({ revision, type: "DELETED", resource, key, object, previous, time })
+    this.record(table, { revision, type: "DELETED", resource, key, object, previous, time })
     return object
   }
 
-  private record(change: Change): void {
-    let log = this.logs.get(change.resource)
-    if (log === undefined) this.logs.set(change.resource, (log = new ChangeLog(change.resource)))
-    log.push(change)
+  private record(table: Table, change: Change): void {
+    table.log.push(change)
     const listeners = this.listeners
     for (let i = 0; i < listeners.length; i++) listeners[i]!(change)
   }
 
   /** Drops changes written before `before` (ms); reads older than the last dropped revision then fail. */
   compactBefore(before: number): void {
-    for (const log of this.logs.values()) this.compacted = Math.max(this.compacted, log.dropBefore(before))
+    for (const table of this.tables.values()) this.compacted = Math.max(this.compacted, table.log.dropBefore(before))
   }
 
   /** Drops the whole change log, as a compaction at the current revision. */
   compactAll(): void {
-    for (const log of this.logs.values()) log.dropAll()
+    for (const table of this.tables.values()) table.log.dropAll()
     this.compacted = this.current
   }
 
   /** Retained changes of `resource` after `revision`, oldest first (the caller checks `revision >= compactedRevision`). */
   changesAfter(resource: ResourceType, revision: number): Iterable<Change> {
-    return this.logs.get(resource)?.after(revision) ?? []
+    return this.tables.get(resource)?.log.after(revision) ?? []
   }
 
 
@@ -219,7 +240,7 @@ export class Store {
    * `revision` undone.
    */
   page(req: PageRequest): Page {
-    const table = (this.tables.get(req.resource) ?? emptyTable).ordered
+    const table = this.tables.get(req.resource)?.ordered ?? emptyTree
     const undone = this.stateBefore(req.resource, req.revision, req.prefix, req.start)
     const undoneKeys = [...undone.keys()].sort()
     let u = 0
@@ -272,7 +293,7 @@ export class Store {
   private stateBefore(resource: ResourceType, revision: number, prefix: string, start: string): Map<string, KObject | null> {
     const undone = new Map<string, KObject | null>()
     if (revision >= this.current) return undone
-    for (const c of this.logs.get(resource)?.newestAfter(revision) ?? []) {
+    for (const c of this.tables.get(resource)?.log.newestAfter(revision) ?? []) {
       if (c.key < start || !c.key.startsWith(prefix)) continue
       undone.set(c.key, c.previous ?? null)
     }

@@ -34,3 +34,28 @@ describe("Store.lookup", () => {
     expect(store.lookup(ConfigMaps, "a", "x")?.obj.data).toEqual({ v: "2" })
   })
 })
+
+describe("Store.replace", () => {
+  it("writes a looked-up entry like put: next revision, MODIFIED with the previous state, found again", () => {
+    const store = new Store()
+    const changes: Array<string> = []
+    store.subscribe((c) => changes.push(`${c.type} ${c.key} ${c.object.metadata.resourceVersion} ${c.previous?.metadata.resourceVersion ?? "-"}`))
+    store.put(ConfigMaps, "a/x", configMap("a", "x", "1"), 0)
+    const entry = store.lookup(ConfigMaps, "a", "x")!
+    const written = store.replace(ConfigMaps, entry, configMap("a", "x", "2"), 5)
+    expect(written.metadata.resourceVersion).toBe("2")
+    expect(store.get(ConfigMaps, "a/x")).toBe(written)
+    expect(store.lookup(ConfigMaps, "a", "x")?.obj).toBe(written)
+    expect(changes).toEqual(["ADDED a/x 1 -", "MODIFIED a/x 2 1"])
+    expect([...store.changesAfter(ConfigMaps, 1)].map((c) => [c.revision, c.time])).toEqual([[2, 5]])
+  })
+
+  it("refuses an entry deleted since it was looked up (it would bring the object back)", () => {
+    const store = new Store()
+    store.put(ConfigMaps, "a/x", configMap("a", "x", "1"), 0)
+    const entry = store.lookup(ConfigMaps, "a", "x")!
+    store.remove(ConfigMaps, "a/x", 0)
+    expect(() => store.replace(ConfigMaps, entry, configMap("a", "x", "2"), 0)).toThrow("store: write through a deleted entry a/x")
+    expect(store.get(ConfigMaps, "a/x")).toBeUndefined()
+  })
+})
