@@ -51,14 +51,8 @@ export interface PodView {
   readonly tolerations: ReadonlyArray<Toleration>
 }
 
-export interface NodeInfo {
-  readonly name: string
-  labels: Readonly<Record<string, string>>
-  taints: ReadonlyArray<Taint>
-  unschedulable: boolean
-  allocCpu: number
-  allocMemory: number
-  allocPods: number
+/** What the pods accounted to a node add up to. */
+export interface Usage {
   reqCpu: number
   reqMemory: number
   nonZeroCpu: number
@@ -66,20 +60,34 @@ export interface NodeInfo {
   pods: number
 }
 
+export interface NodeInfo extends Usage {
+  readonly name: string
+  labels: Readonly<Record<string, string>>
+  taints: ReadonlyArray<Taint>
+  unschedulable: boolean
+  allocCpu: number
+  allocMemory: number
+  allocPods: number
+}
+
+export const noUsage: Readonly<Usage> = { reqCpu: 0, reqMemory: 0, nonZeroCpu: 0, nonZeroMemory: 0, pods: 0 }
+
 const DEFAULT_MILLI_CPU = 100
 const DEFAULT_MEMORY = 200 * 1024 * 1024
 
-const quantityCache = new Map<string, number>()
+/** Parsed quantities by their text, one cache per unit: a lookup builds no key. */
+const milliCache = new Map<string, number>()
+const unitCache = new Map<string, number>()
 /** `milli`: milli-units (cpu), else whole units (memory, pods). Bad quantities count as 0. */
 export const quantityOf = (v: unknown, milli: boolean): number => {
   if (v === undefined || v === null) return 0
   const s = String(v)
-  const key = (milli ? "m:" : "u:") + s
-  const hit = quantityCache.get(key)
+  const cache = milli ? milliCache : unitCache
+  const hit = cache.get(s)
   if (hit !== undefined) return hit
   const q = parseQuantity(s)
   const n = Either.isRight(q) ? (milli ? q.right.milliValue() : q.right.value()) : 0
-  if (quantityCache.size < 10_000) quantityCache.set(key, n)
+  if (cache.size < 10_000) cache.set(s, n)
   return n
 }
 
@@ -100,8 +108,8 @@ const term = (v: unknown): NodeSelectorTerm => {
   return { matchExpressions: arr(t.matchExpressions).map(requirement), matchFields: arr(t.matchFields).map(requirement) }
 }
 
-/** Summed container requests, as in `PodView`. */
-interface Requests {
+/** Summed container requests, as in `PodView` (a view is one). */
+export interface Requests {
   readonly cpu: number
   readonly memory: number
   readonly nonZeroCpu: number
@@ -140,6 +148,14 @@ const containerRequests = (containers: unknown): Requests => {
 const noSelector: Readonly<Record<string, string>> = {}
 const noTerms: ReadonlyArray<never> = []
 
+/** A pod's requests without the rest of its view (shared by pods sharing a containers array). */
+export const podRequests = (pod: KObject): Requests => containerRequests(rec(pod.spec).containers)
+
+const nodeNameIn = (spec: Record<string, unknown>): string => (typeof spec.nodeName === "string" ? spec.nodeName : "")
+
+/** `spec.nodeName`, "" when unbound. */
+export const nodeNameOf = (pod: KObject): string => nodeNameIn(rec(pod.spec))
+
 export const podView = (pod: KObject): PodView => {
   const spec = rec(pod.spec)
   const { cpu, memory, nonZeroCpu, nonZeroMemory } = containerRequests(spec.containers)
@@ -153,7 +169,7 @@ export const podView = (pod: KObject): PodView => {
     uid: pod.metadata.uid ?? "",
     priority: typeof spec.priority === "number" ? spec.priority : 0,
     schedulerName: typeof spec.schedulerName === "string" && spec.schedulerName !== "" ? spec.schedulerName : "default-scheduler",
-    nodeName: typeof spec.nodeName === "string" ? spec.nodeName : "",
+    nodeName: nodeNameIn(spec),
     cpu,
     memory,
     nonZeroCpu,
@@ -167,7 +183,8 @@ export const podView = (pod: KObject): PodView => {
   }
 }
 
-export const nodeInfoOf = (node: KObject): NodeInfo => {
+/** `usage`: what is already accounted to the node (pods bound to it before it registered). */
+export const nodeInfoOf = (node: KObject, usage: Readonly<Usage> = noUsage): NodeInfo => {
   const spec = rec(node.spec)
   const status = rec(node.status)
   const alloc = rec(isRecord(status.allocatable) ? status.allocatable : status.capacity)
@@ -182,13 +199,20 @@ export const nodeInfoOf = (node: KObject): NodeInfo => {
     allocCpu: quantityOf(alloc.cpu, true),
     allocMemory: quantityOf(alloc.memory, false),
     allocPods: quantityOf(alloc.pods, false),
-    reqCpu: 0,
-    reqMemory: 0,
-    nonZeroCpu: 0,
-    nonZeroMemory: 0,
-    pods: 0
+    reqCpu: usage.reqCpu,
+    reqMemory: usage.reqMemory,
+    nonZeroCpu: usage.nonZeroCpu,
+    nonZeroMemory: usage.nonZeroMemory,
+    pods: usage.pods
   }
 }
+
+/** Status writes share the labels object of the node they patch: a serialization only when it was replaced. */
+const sameLabels = (a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean =>
+  a === b || JSON.stringify(a) === JSON.stringify(b)
+
+const sameTaints = (a: ReadonlyArray<Taint>, b: ReadonlyArray<Taint>): boolean =>
+  a.length === b.length && a.every((t, i) => t.key === b[i]!.key && t.value === b[i]!.value && t.effect === b[i]!.effect)
 
 /**
  * Refreshes a node's static fields from a new object, keeping what the cache accounted to it. Returns whether
@@ -201,8 +225,8 @@ export const refreshNodeInfo = (info: NodeInfo, node: KObject): boolean => {
     info.allocCpu !== fresh.allocCpu ||
     info.allocMemory !== fresh.allocMemory ||
     info.allocPods !== fresh.allocPods ||
-    JSON.stringify(info.labels) !== JSON.stringify(fresh.labels) ||
-    JSON.stringify(info.taints) !== JSON.stringify(fresh.taints)
+    !sameLabels(info.labels, fresh.labels) ||
+    !sameTaints(info.taints, fresh.taints)
   info.labels = fresh.labels
   info.taints = fresh.taints
   info.unschedulable = fresh.unschedulable
@@ -212,7 +236,7 @@ export const refreshNodeInfo = (info: NodeInfo, node: KObject): boolean => {
   return changed
 }
 
-export const addPodToNode = (info: NodeInfo, pod: PodView, sign: 1 | -1 = 1): void => {
+export const addPodToNode = (info: Usage, pod: Requests, sign: 1 | -1 = 1): void => {
   info.reqCpu += sign * pod.cpu
   info.reqMemory += sign * pod.memory
   info.nonZeroCpu += sign * pod.nonZeroCpu

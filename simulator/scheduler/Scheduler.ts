@@ -22,11 +22,16 @@ import {
   noNodesMessage,
   nodeInfoOf,
   type NodeInfo,
+  nodeNameOf,
+  noUsage,
   numFeasibleNodesToFind,
+  podRequests,
+  type Requests,
   podView,
   type PodView,
   refreshNodeInfo,
-  scoreNodes
+  scoreNodes,
+  type Usage
 } from "./Framework.js"
 import { reflect } from "./Reflector.js"
 import { podKey, SchedulingQueue } from "./SchedulingQueue.js"
@@ -53,11 +58,14 @@ export interface SchedulerStats {
   readonly pending: { readonly active: number; readonly backoff: number; readonly unschedulable: number }
 }
 
-/** A pod accounted to a node: its view, the spec it was read from (none when assumed). */
+/** A pod accounted to a node. */
 interface Assigned {
-  readonly key: string
+  readonly namespace: string
+  readonly name: string
   readonly node: string
-  readonly pod: PodView
+  /** What it adds to the node: an assumed pod's view, else its containers' requests (shared by many pods). */
+  readonly requests: Requests
+  /** The spec it was read from (none when assumed). */
   spec: unknown
   /** The pod list that last had it (`SchedulerCore.listGeneration`). */
   listed: number
@@ -80,8 +88,11 @@ export class SchedulerCore {
   private readonly assigned = new Map<string, Map<string, Assigned>>()
   /** Bumped by every pod list; `Assigned.listed` marks the entries the latest list had. */
   private listGeneration = 0
-  /** The same pods by node name, so a node that registers after its pods finds them without a scan. */
-  private readonly assignedByNode = new Map<string, Map<string, PodView>>()
+  /**
+   * What the pods accounted to nodes missing from `nodes` add up to, by node name: a node that registers after
+   * its pods (or comes back) starts from it, without an index of pods by node.
+   */
+  private readonly unregistered = new Map<string, Usage>()
   readonly queue: SchedulingQueue
   readonly name: string
   private nextStartNodeIndex = 0
@@ -130,16 +141,20 @@ export class SchedulerCore {
       // Heartbeat-only status updates (conditions' times) change nothing the filters read.
       if (!refreshNodeInfo(info, node)) return
     } else {
-      const fresh = nodeInfoOf(node)
-      for (const pod of this.assignedByNode.get(name)?.values() ?? []) addPodToNode(fresh, pod)
-      this.nodes.set(name, fresh)
+      this.nodes.set(name, nodeInfoOf(node, this.unregistered.get(name)))
+      this.unregistered.delete(name)
       this.nodeListDirty = true
     }
     if (this.queue.moveAllToActiveOrBackoff(now) > 0) this.ring()
   }
 
   deleteNode(name: string): void {
-    if (this.nodes.delete(name)) this.nodeListDirty = true
+    const info = this.nodes.get(name)
+    if (info === undefined) return
+    this.nodes.delete(name)
+    this.nodeListDirty = true
+    // Its pods stay accounted to it until they go.
+    if (info.pods > 0) this.unregistered.set(name, info)
   }
 
   private markListed(what: "nodes" | "pods"): void {
@@ -156,44 +171,56 @@ export class SchedulerCore {
   }
 
   upsertPod(obj: KObject, now: number): void {
-    this.upsert(obj, now)
+    this.upsert(obj, this.entryOf(obj.metadata.namespace ?? "default", obj.metadata.name ?? ""), now)
   }
 
-  /** Returns the pod's entry in `assigned` afterwards, if any. */
-  private upsert(obj: KObject, now: number): Assigned | undefined {
+  /** Applies a pod's object; `known` is its entry (`entryOf`). Returns the pod's entry afterwards, if any. */
+  private upsert(obj: KObject, known: Assigned | undefined, now: number): Assigned | undefined {
+    const terminal = isTerminal(obj)
+    const leaving = terminal || !!obj.metadata.deletionTimestamp
     // A status write of a pod already accounted from the same spec object changes nothing the scheduler reads.
-    const known = this.entryOf(obj.metadata.namespace ?? "default", obj.metadata.name ?? "")
-    if (known !== undefined && known.spec === obj.spec && !isTerminal(obj) && !obj.metadata.deletionTimestamp) return known
-    const pod = podView(obj)
-    const key = known?.key ?? podKey(pod)
-    if (pod.nodeName !== "" || isTerminal(obj) || obj.metadata.deletionTimestamp) {
-      this.queue.delete(key)
-      if (pod.nodeName !== "" && !isTerminal(obj)) return this.assign(key, pod, pod.nodeName, obj.spec, known)
+    if (known !== undefined && known.spec === obj.spec && !leaving) return known
+    const namespace = obj.metadata.namespace ?? "default"
+    const name = obj.metadata.name ?? ""
+    const nodeName = nodeNameOf(obj)
+    if (nodeName !== "" || leaving) {
+      this.dequeue(namespace, name)
+      if (nodeName !== "" && !terminal) return this.assign(namespace, name, nodeName, podRequests(obj), obj.spec, known)
       this.unassign(known, now)
       return undefined
     }
-    if (pod.schedulerName === this.name && this.queue.add(pod, now, key)) this.ring()
+    const pod = podView(obj)
+    if (pod.schedulerName === this.name && this.queue.add(pod, now)) this.ring()
     return known
   }
 
   deletePod(obj: KObject, now: number): void {
     const namespace = obj.metadata.namespace ?? "default"
     const name = obj.metadata.name ?? ""
-    this.queue.delete(podKey({ namespace, name }))
+    this.dequeue(namespace, name)
     this.unassign(this.entryOf(namespace, name), now)
   }
 
   replacePods(items: ReadonlyArray<KObject>, now: number): void {
     this.markListed("pods")
-    // Mark the entries the list has, then drop the unmarked ones: no set of every key per list.
+    // The first list (or one after every pod went) has nothing to diff against: no lookups, nothing to drop.
+    const fresh = this.assigned.size === 0
     const generation = ++this.listGeneration
     for (const p of items) {
-      const entry = this.upsert(p, now)
+      const known = fresh ? undefined : this.entryOf(p.metadata.namespace ?? "default", p.metadata.name ?? "")
+      const entry = this.upsert(p, known, now)
       if (entry !== undefined) entry.listed = generation
     }
+    if (fresh) return
+    // Drop the entries the list did not mark: no set of every key per list.
     const gone: Assigned[] = []
     for (const byName of this.assigned.values()) for (const entry of byName.values()) if (entry.listed !== generation) gone.push(entry)
     for (const entry of gone) this.unassign(entry, now)
+  }
+
+  /** Most pods (bound from the start) never were in the queue: while it is empty, no key is built for them. */
+  private dequeue(namespace: string, name: string): void {
+    if (!this.queue.isEmpty) this.queue.delete(podKey({ namespace, name }))
   }
 
   private entryOf(namespace: string, name: string): Assigned | undefined {
@@ -201,48 +228,40 @@ export class SchedulerCore {
   }
 
   /** `prev` is the pod's entry (`entryOf`), which callers have looked up already: 150,000 pods notice a second lookup. */
-  private assign(key: string, pod: PodView, node: string, spec: unknown, prev: Assigned | undefined): Assigned {
-    if (prev && prev.node === node) {
+  private assign(namespace: string, name: string, node: string, requests: Requests, spec: unknown, prev: Assigned | undefined): Assigned {
+    if (prev !== undefined && prev.node === node) {
       if (spec !== undefined) prev.spec = spec
       return prev
     }
-    if (prev) {
-      this.erase(prev)
-      const info = this.nodes.get(prev.node)
-      if (info) addPodToNode(info, prev.pod, -1)
-    }
-    const entry = this.record(key, node, pod, spec)
-    const info = this.nodes.get(node)
-    if (info) addPodToNode(info, pod)
-    return entry
-  }
-
-  /** Accounts `pod` to `node`; the caller erased any earlier entry of the pod. */
-  private record(key: string, node: string, pod: PodView, spec: unknown): Assigned {
-    const entry: Assigned = { key, node, pod, spec, listed: 0 }
-    let byName = this.assigned.get(pod.namespace)
-    if (byName === undefined) this.assigned.set(pod.namespace, (byName = new Map()))
-    byName.set(pod.name, entry)
-    let onNode = this.assignedByNode.get(node)
-    if (onNode === undefined) this.assignedByNode.set(node, (onNode = new Map()))
-    onNode.set(key, pod)
+    if (prev !== undefined) this.erase(prev)
+    const entry: Assigned = { namespace, name, node, requests, spec, listed: 0 }
+    let byName = this.assigned.get(namespace)
+    if (byName === undefined) this.assigned.set(namespace, (byName = new Map()))
+    byName.set(name, entry)
+    this.account(node, requests, 1)
     return entry
   }
 
   private erase(entry: Assigned): void {
-    const byName = this.assigned.get(entry.pod.namespace)
-    byName?.delete(entry.pod.name)
-    if (byName?.size === 0) this.assigned.delete(entry.pod.namespace)
-    const onNode = this.assignedByNode.get(entry.node)
-    onNode?.delete(entry.key)
-    if (onNode?.size === 0) this.assignedByNode.delete(entry.node)
+    const byName = this.assigned.get(entry.namespace)
+    byName?.delete(entry.name)
+    if (byName?.size === 0) this.assigned.delete(entry.namespace)
+    this.account(entry.node, entry.requests, -1)
+  }
+
+  /** Adds (or takes back) a pod's requests on its node, registered or not. */
+  private account(node: string, requests: Requests, sign: 1 | -1): void {
+    const info = this.nodes.get(node)
+    if (info !== undefined) return addPodToNode(info, requests, sign)
+    let usage = this.unregistered.get(node)
+    if (usage === undefined) this.unregistered.set(node, (usage = { ...noUsage }))
+    addPodToNode(usage, requests, sign)
+    if (usage.pods === 0) this.unregistered.delete(node)
   }
 
   private unassign(entry: Assigned | undefined, now: number): void {
     if (entry === undefined) return
     this.erase(entry)
-    const info = this.nodes.get(entry.node)
-    if (info) addPodToNode(info, entry.pod, -1)
     // A pod leaving frees room: unschedulable pods get another chance.
     if (this.queue.moveAllToActiveOrBackoff(now) > 0) this.ring()
   }
@@ -285,16 +304,13 @@ export class SchedulerCore {
       }
       chosen = feasible[ties.length === 1 ? ties[0]! : ties[this.rng.intBetween(0, ties.length)]!]!
     }
-    this.assign(podKey(pod), pod, chosen.name, undefined, this.entryOf(pod.namespace, pod.name))
+    this.assign(pod.namespace, pod.name, chosen.name, pod, undefined, this.entryOf(pod.namespace, pod.name))
     return { node: chosen.name }
   }
 
   forget(pod: PodView): void {
     const prev = this.entryOf(pod.namespace, pod.name)
-    if (!prev) return
-    this.erase(prev)
-    const info = this.nodes.get(prev.node)
-    if (info) addPodToNode(info, prev.pod, -1)
+    if (prev !== undefined) this.erase(prev)
   }
 
   snapshot(): SchedulerStats {

@@ -101,6 +101,11 @@ export class SchedulingQueue {
     return c
   }
 
+  /** Holds no pod, not even the one being scheduled: `delete` has nothing to do. */
+  get isEmpty(): boolean {
+    return this.where.size === 0 && this.unschedulable.size === 0
+  }
+
   has(key: string): boolean {
     return this.where.has(key)
   }

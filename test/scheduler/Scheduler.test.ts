@@ -2,9 +2,12 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { Events, Nodes, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
+import type { KObject } from "../../src/api/Object.js"
 import { make as makeRecorder } from "../../simulator/events/EventRecorder.js"
+import { podView, type PodView } from "../../simulator/scheduler/Framework.js"
 import { makeSchedulerCore, runInformers, runSchedulingLoop } from "../../simulator/scheduler/Scheduler.js"
 import { runSchedulerScenario } from "../../simulator/scheduler/SchedulerScenario.js"
+import { podKey } from "../../simulator/scheduler/SchedulingQueue.js"
 import { runSim } from "./sim.js"
 
 const nodeObj = (name: string, cpu: string, labels: Record<string, string> = {}, taints?: unknown[]) => ({
@@ -197,5 +200,145 @@ describe("SchedulerCore caches", () => {
     expect([info.pods, info.reqCpu]).toEqual([1, 500])
     c.replacePods([], 0)
     expect([info.pods, info.reqCpu]).toEqual([0, 0])
+  })
+
+  it("a node that leaves keeps its pods accounted, and takes them (and those bound meanwhile) back when it returns", () => {
+    const c = core()
+    c.upsertNode(nodeObj("n", "4"), 0)
+    c.upsertPod(bound("a", "n", "500m"), 0)
+    c.upsertPod(bound("b", "n", "250m"), 0)
+    c.deleteNode("n")
+    expect(c.nodes.has("n")).toBe(false)
+    c.deletePod(bound("a", "n", "500m"), 0)
+    c.upsertPod(bound("c", "n", "1"), 0)
+    c.upsertNode(nodeObj("n", "4"), 0)
+    const info = c.nodes.get("n")!
+    expect([info.pods, info.reqCpu, info.reqMemory]).toEqual([2, 1250, 2 * 1024 ** 3])
+    c.replaceNodes([], 0)
+    c.replacePods([], 0)
+    c.upsertNode(nodeObj("n", "4"), 0)
+    const empty = c.nodes.get("n")!
+    expect([empty.pods, empty.reqCpu, empty.reqMemory, empty.nonZeroCpu, empty.nonZeroMemory]).toEqual([0, 0, 0, 0, 0])
+  })
+
+  it("random informer traffic, relists, assumptions: every node's usage is the sum over its pods, the queue holds the pending ones", () => {
+    const c = core()
+    let state = 42
+    const rand = (n: number) => {
+      state = (state * 1103515245 + 12345) % 2 ** 31
+      return Math.floor((state / 2 ** 31) * n)
+    }
+    const pick = <A>(xs: ReadonlyArray<A>): A => xs[rand(xs.length)]!
+    const nodeNames = ["n0", "n1", "n2"]
+    const containerSets = [
+      [{ name: "c", resources: { requests: { cpu: "100m", memory: "1Gi" } } }],
+      [{ name: "c", resources: { requests: { cpu: "1" } } }, { name: "d" }],
+      [{ name: "c" }]
+    ]
+    const server = new Map<string, KObject>()
+    // The model: what is accounted where (as the informer last told), and what is queued.
+    const accounted = new Map<string, { node: string; view: PodView }>()
+    const queued = new Set<string>()
+    const registered = new Set<string>()
+    const keyOf = (o: KObject) => podKey({ namespace: o.metadata.namespace!, name: o.metadata.name! })
+    const told = (o: KObject) => {
+      const key = keyOf(o)
+      const spec = o.spec as { nodeName?: string; schedulerName?: string }
+      const phase = (o.status as { phase?: string }).phase
+      const terminal = phase === "Succeeded" || phase === "Failed"
+      const node = spec.nodeName ?? ""
+      if (node !== "" || terminal || o.metadata.deletionTimestamp) queued.delete(key)
+      else if (spec.schedulerName === undefined) queued.add(key)
+      if (terminal || (node === "" && o.metadata.deletionTimestamp)) accounted.delete(key)
+      else if (node !== "" && accounted.get(key)?.node !== node) accounted.set(key, { node, view: podView(o) })
+    }
+    const deliver = (o: KObject) => {
+      c.upsertPod(o, 0)
+      told(o)
+    }
+    /** The next version of a pod on the server: created, bound, its status written, finished or terminating. */
+    const change = (key: string): KObject | undefined => {
+      const o = server.get(key)
+      const [namespace, name] = key.split("/") as [string, string]
+      if (o === undefined) {
+        const spec = {
+          containers: pick(containerSets),
+          ...(rand(2) === 0 ? { nodeName: pick(nodeNames) } : {}),
+          ...(rand(8) === 0 ? { schedulerName: "other" } : {})
+        }
+        return { metadata: { namespace, name }, spec, status: { phase: "Pending" } }
+      }
+      const spec = o.spec as { nodeName?: string }
+      const r = rand(10)
+      if (spec.nodeName === undefined && r < 4) return { ...o, spec: { ...spec, nodeName: pick(nodeNames) } }
+      if (r < 8) return { ...o, status: { phase: pick(["Pending", "Running"]) } }
+      if (r < 9) return { ...o, status: { phase: pick(["Succeeded", "Failed"]) } }
+      return { ...o, metadata: { ...o.metadata, deletionTimestamp: "2026-01-01T00:00:00Z" } }
+    }
+    const keys = ["default", "other"].flatMap((ns) => Array.from({ length: 8 }, (_, i) => `${ns}/p${i}`))
+    for (let step = 0; step < 4000; step++) {
+      const key = pick(keys)
+      const r = rand(100)
+      if (r < 55) {
+        const next = change(key)!
+        server.set(key, next)
+        deliver(next)
+      } else if (r < 65) {
+        const o = server.get(key)
+        if (o !== undefined) {
+          server.delete(key)
+          c.deletePod(o, 0)
+          accounted.delete(key)
+          queued.delete(key)
+        }
+      } else if (r < 75) {
+        // Missed while the watch was down; the next relist catches up.
+        const next = change(key)!
+        if (rand(3) === 0) server.delete(key)
+        else server.set(key, next)
+      } else if (r < 80) {
+        const items = [...server.values()]
+        c.replacePods(items, 0)
+        for (const o of items) told(o)
+        for (const k of [...accounted.keys()]) if (!server.has(k)) accounted.delete(k)
+      } else if (r < 88) {
+        const o = server.get(key)
+        if (o !== undefined && (o.spec as { nodeName?: string }).nodeName === undefined) {
+          const view = podView(o)
+          const decided = c.decide(view)
+          if ("node" in decided && accounted.get(key)?.node !== decided.node) accounted.set(key, { node: decided.node, view })
+          if (rand(3) === 0) {
+            c.forget(view)
+            accounted.delete(key)
+          }
+        }
+      } else {
+        const node = pick(nodeNames)
+        if (registered.has(node) && rand(2) === 0) {
+          c.deleteNode(node)
+          registered.delete(node)
+        } else {
+          c.upsertNode(nodeObj(node, "64"), 0)
+          registered.add(node)
+        }
+      }
+      for (const node of nodeNames) {
+        const info = c.nodes.get(node)
+        expect(info !== undefined).toBe(registered.has(node))
+        if (info === undefined) continue
+        const want = [0, 0, 0, 0, 0]
+        for (const a of accounted.values()) {
+          if (a.node !== node) continue
+          const v = a.view
+          want[0]! += 1
+          want[1]! += v.cpu
+          want[2]! += v.memory
+          want[3]! += v.nonZeroCpu
+          want[4]! += v.nonZeroMemory
+        }
+        expect([info.pods, info.reqCpu, info.reqMemory, info.nonZeroCpu, info.nonZeroMemory], `step ${step}, ${node}`).toEqual(want)
+      }
+      for (const k of keys) expect(c.queue.has(k), `step ${step}, ${k} queued`).toBe(queued.has(k))
+    }
   })
 })
