@@ -583,7 +583,8 @@ export class ApiServerImpl {
       )
     }
     if (isDryRun(opts.dryRun)) return Either.right(object)
-    return Either.right(withTypeMeta(this.store.put(resource, this.key(resource, namespace, name), stripTypeMeta(object), now), resource))
+    // `object` and its metadata were built here for this write: the store may keep them as they are.
+    return Either.right(withTypeMeta(this.store.putFresh(resource, this.key(resource, namespace, name), stripTypeMeta(object), now), resource))
   }
 
   /** Server-side defaults the simulator needs: namespace phase, deployment generation. */

@@ -46,10 +46,18 @@ export const objectKey = (namespace: string | undefined, name: string): string =
 /** Keys of one namespace share the prefix `ns/`; the whole type has the empty prefix. */
 export const keyPrefix = (namespace: string | undefined): string => (namespace ? `${namespace}/` : "")
 
-const withResourceVersion = (obj: KObject, revision: number): KObject => ({
+/** How a written object gets its resourceVersion: a copy (callers may still hold the object), or in place. */
+type Stamp = (obj: KObject, revision: number) => KObject
+
+const withResourceVersion: Stamp = (obj, revision) => ({
   ...obj,
   metadata: { ...obj.metadata, resourceVersion: String(revision) }
 })
+
+const stampedInPlace: Stamp = (obj, revision) => {
+  ;(obj.metadata as { resourceVersion?: string }).resourceVersion = String(revision)
+  return obj
+}
 
 export interface PageRequest {
   readonly resource: ResourceType
@@ -174,11 +182,23 @@ export class Store {
 
   /** Stores `obj` at a new revision and returns the stored object (with its resourceVersion). */
   put(resource: ResourceType, key: string, obj: KObject, time: number): KObject {
+    return this.putStamped(resource, key, obj, time, withResourceVersion)
+  }
+
+  /**
+   * `put` of an object made for this write, it and its metadata held by nobody else (a server-built create, a
+   * seeded object): stamped in place, not copied. 150,000 seeded pods notice the copies and the garbage.
+   */
+  putFresh(resource: ResourceType, key: string, obj: KObject, time: number): KObject {
+    return this.putStamped(resource, key, obj, time, stampedInPlace)
+  }
+
+  private putStamped(resource: ResourceType, key: string, obj: KObject, time: number, stamp: Stamp): KObject {
     const table = this.table(resource)
     const cell = table.byKey.get(key)
-    if (cell !== undefined) return this.write(table, cell, obj, time)
+    if (cell !== undefined) return this.write(table, cell, obj, time, stamp)
     const revision = ++this.current
-    const stored = withResourceVersion(obj, revision)
+    const stored = stamp(obj, revision)
     table.add({ key, obj: stored, live: true })
     this.record(table, { revision, type: "ADDED", resource, key, object: stored, previous: undefined, time })
     return stored
@@ -188,13 +208,13 @@ export class Store {
   replace(resource: ResourceType, entry: Entry, obj: KObject, time: number): KObject {
     const cell = entry as Cell
     if (!cell.live) throw new Error(`store: write through a deleted entry ${cell.key}`)
-    return this.write(this.table(resource), cell, obj, time)
+    return this.write(this.table(resource), cell, obj, time, withResourceVersion)
   }
 
-  private write(table: Table, cell: Cell, obj: KObject, time: number): KObject {
+  private write(table: Table, cell: Cell, obj: KObject, time: number, stamp: Stamp): KObject {
     const previous = cell.obj
     const revision = ++this.current
-    const stored = withResourceVersion(obj, revision)
+    const stored = stamp(obj, revision)
     cell.obj = stored
     this.record(table, { revision, type: "MODIFIED", resource: table.log.resource, key: cell.key, object: stored, previous, time })
     return stored

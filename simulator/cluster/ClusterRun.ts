@@ -255,7 +255,7 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
           spec: { nodeName: node.name, schedulerName: "default-scheduler", containers, tolerations },
           status: pending
         }
-        store.put(Pods, objectKey("default", name), pod, startMillis)
+        store.putFresh(Pods, objectKey("default", name), pod, startMillis)
         seededPods++
       }
     }

@@ -59,3 +59,16 @@ describe("Store.replace", () => {
     expect(store.get(ConfigMaps, "a/x")).toBeUndefined()
   })
 })
+
+describe("Store.putFresh", () => {
+  it("keeps the object it was given, stamped with the next revision, and records it like put", () => {
+    const store = new Store()
+    store.put(ConfigMaps, "a/x", configMap("a", "x", "1"), 0)
+    const fresh = configMap("a", "y", "2")
+    const stored = store.putFresh(ConfigMaps, "a/y", fresh, 3)
+    expect(stored).toBe(fresh)
+    expect(stored.metadata).toEqual({ name: "y", namespace: "a", resourceVersion: "2" })
+    expect(store.lookup(ConfigMaps, "a", "y")?.obj).toBe(fresh)
+    expect([...store.changesAfter(ConfigMaps, 1)].map((c) => [c.type, c.key, c.object === fresh])).toEqual([["ADDED", "a/y", true]])
+  })
+})
