@@ -6,6 +6,7 @@
 import type { KObject } from "../../src/api/Object.js"
 import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import type { Change, Store } from "../apiserver/Store.js"
+import type { NodeChange } from "../controllers/NodeLifecycleController.js"
 import type { Taint } from "../controllers/NodeTaints.js"
 import { leaseNamespace } from "../nodeagent/NodeAgentShard.js"
 import type { NodeCondition } from "../nodeagent/NodeStatus.js"
@@ -46,11 +47,20 @@ export class ClusterObserver {
   readonly podDeletions: Array<PodDeletion> = []
   /** The current Nodes, as an informer cache holds them (for the lifecycle controller). */
   readonly nodes = new Map<string, KObject>()
+  /** Node writes and deletions since `changedNodes()` was last called, in write order. */
+  private nodeChanges: Array<NodeChange> = []
   /** Node leases written since `changedLeases()` was last called, in write order (appending costs no hashing). */
   private leaseChanges: Array<KObject> = []
   private readonly agents = new Map<string, AgentSink>()
 
-  constructor(private readonly startMillis: number) {}
+  /**
+   * `recordChanges`: keep the node and lease writes for `changedNodes()` / `changedLeases()`. Only a run with a
+   * consumer of them (the lifecycle controller) may ask, or the logs grow for the whole run.
+   */
+  constructor(
+    private readonly startMillis: number,
+    private readonly recordChanges = true
+  ) {}
 
   /** Virtual ms since the start, to the microsecond (epoch-sized floats carry rounding noise below that). */
   since(time: number): number {
@@ -61,6 +71,13 @@ export class ClusterObserver {
   changedLeases(): Iterable<KObject> {
     const changed = this.leaseChanges
     this.leaseChanges = []
+    return changed
+  }
+
+  /** The node writes and deletions since the previous call, in write order (for the lifecycle controller's pass). */
+  changedNodes(): Iterable<NodeChange> {
+    const changed = this.nodeChanges
+    this.nodeChanges = []
     return changed
   }
 
@@ -75,7 +92,7 @@ export class ClusterObserver {
 
   observe(change: Change): void {
     if (change.resource === Leases) {
-      if (change.object.metadata.namespace !== leaseNamespace) return
+      if (change.object.metadata.namespace !== leaseNamespace || !this.recordChanges) return
       if (change.type !== "DELETED") this.leaseChanges.push(change.object)
       else {
         // Rare: a deleted lease was no probe, whatever was written before.
@@ -83,8 +100,11 @@ export class ClusterObserver {
         this.leaseChanges = this.leaseChanges.filter((l) => l.metadata.name !== name)
       }
     } else if (change.resource === Nodes) {
-      if (change.type === "DELETED") this.nodes.delete(change.object.metadata.name!)
-      else this.nodes.set(change.object.metadata.name!, change.object)
+      const name = change.object.metadata.name!
+      const deleted = change.type === "DELETED"
+      if (deleted) this.nodes.delete(name)
+      else this.nodes.set(name, change.object)
+      if (this.recordChanges) this.nodeChanges.push({ name, deleted })
       this.observeNode(change)
     } else if (change.resource === Pods) this.observePod(change)
   }

@@ -210,7 +210,7 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
 
   const model = new ServiceTimeModel(parameters(spec.serviceTime))
   const metrics = new NodeAgentMetrics()
-  const observer = new ClusterObserver(startMillis)
+  const observer = new ClusterObserver(startMillis, resolved.lifecycle.enabled)
   const lifecycleLog = makeLifecycleLog()
   const shardCount = Math.max(1, Math.min(nodes.length, spec.shards ?? 1))
   const resolutionMs = spec.resolution ?? 1_000
@@ -272,7 +272,8 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
     )
     if (resolved.lifecycle.enabled) {
       const recorder = EventRecorder.layer({ reportingController: "node-controller", reportingInstance: "node-controller" })
-      yield* Effect.forkDaemon(runNodeLifecycleController(resolved.lifecycle, lifecycleLog, { nodes: () => observer.nodes.values(), leases: () => observer.changedLeases() }).pipe(Effect.provide(recorder)))
+      const source = { nodes: () => observer.nodes.values(), node: (name: string) => observer.nodes.get(name), changedNodes: () => observer.changedNodes(), leases: () => observer.changedLeases() }
+      yield* Effect.forkDaemon(runNodeLifecycleController(resolved.lifecycle, lifecycleLog, source).pipe(Effect.provide(recorder)))
     }
     for (const p of pauses) {
       yield* Effect.forkDaemon(Effect.sleep(p.from - startMillis).pipe(Effect.zipRight(server.pause(p.to - p.from))))

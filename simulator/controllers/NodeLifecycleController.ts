@@ -16,8 +16,13 @@
  *   taints go. Events `TaintManagerEviction` "Marking for deletion Pod <ns>/<name>" / "Cancelling deletion of Pod …".
  *
  * Choices: the controller polls every period (a LIST of nodes and leases, or a `NodeSource` cache) instead of
- * reacting to informer events; pods that land on an already
- * tainted node are not picked up by the taint manager.
+ * reacting to informer events; pods that land on an already tainted node are not picked up by the taint manager.
+ *
+ * A pass is incremental: most nodes are healthy and unchanged, and nothing is due for them until their probe expires.
+ * It visits, in the source's order (events and writes are issued in that order), only the nodes that are new or were
+ * written since their last visit, were not quiet then (tainted, not Ready, queued, …), or whose probe may have expired
+ * (an alarm per node, set at or before probe + grace). The per-zone ready / not-ready counts are kept across passes,
+ * each node counting as its last visit left it; deleted nodes are removed from them.
  */
 import { Clock, Effect, Either } from "effect"
 import type { KObject } from "../../src/api/Object.js"
@@ -25,6 +30,7 @@ import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { rfc3339 } from "../apiserver/SystemMeta.js"
 import { EventRecorder, type ObjectRef } from "../events/EventRecorder.js"
+import { EventHeap, type HeapEntry } from "../kernel/EventHeap.js"
 import { TimerHeap, type Timer } from "../kernel/VirtualClock.js"
 import { leaseNamespace, regionLabel, zoneLabel } from "../nodeagent/NodeAgentShard.js"
 import type { NodeCondition } from "../nodeagent/NodeStatus.js"
@@ -77,7 +83,7 @@ export const makeLifecycleLog = (): LifecycleLog => ({ events: [], zoneStates: [
 
 interface Health {
   zone: string | undefined
-  /** The node and lease objects of the last pass; an identical object means nothing was written since. */
+  /** The node and lease objects of the last visit; an identical object means nothing was written since. */
   nodeObject: KObject | undefined
   leaseObject: KObject | undefined
   /** Healthy, untainted, not queued at the last look. */
@@ -87,6 +93,14 @@ interface Health {
   heartbeat: string | undefined
   renew: string | undefined
   lastReady: string | undefined
+  /** Where the node counts in the zone tally: as its last visit left it. */
+  counted: { readonly zone: string; readonly ready: boolean } | undefined
+  readonly alarm: Alarm
+}
+
+/** A node's alarm in `ProbeAlarms`. */
+interface Alarm extends HeapEntry {
+  readonly name: string
 }
 
 interface Zone {
@@ -123,12 +137,164 @@ const printableZone = (key: string): string => key.replace(":\u0000:", "/")
 const podKey = (pod: KObject): string => `${pod.metadata.namespace}/${pod.metadata.name}`
 
 /**
+ * Finds the nodes whose probe may have expired without looking at every node. Each node has one alarm, set at or
+ * before its deadline (probe + grace); a probe only moves forward, so an alarm rings early, never late. An alarm that
+ * rings early is set again at the node's current deadline.
+ */
+class ProbeAlarms {
+  private readonly heap = new EventHeap<Alarm>()
+
+  /** Makes `alarm` ring at `deadline` at the latest. */
+  set(alarm: Alarm, deadline: number): void {
+    if (alarm.index >= 0) {
+      if (alarm.time <= deadline) return
+      this.heap.remove(alarm)
+    }
+    this.heap.push(alarm, deadline)
+  }
+
+  cancel(alarm: Alarm): void {
+    this.heap.remove(alarm)
+  }
+
+  /** The nodes past their deadline at `now`; their alarms are left off until set again. */
+  expired(now: number, deadlineOf: (name: string) => number | undefined): Set<string> {
+    const expired = new Set<string>()
+    for (let top = this.heap.peek(); top !== undefined && top.time < now; top = this.heap.peek()) {
+      this.heap.pop()
+      const deadline = deadlineOf(top.name)
+      if (deadline === undefined) continue
+      if (now > deadline) expired.add(top.name)
+      else this.heap.push(top, deadline)
+    }
+    return expired
+  }
+}
+
+/** Ready and not-ready nodes per zone, kept across passes. */
+class ZoneTally {
+  private readonly counts = new Map<string, { ready: number; notReady: number }>()
+
+  add(zone: string, ready: boolean, delta: 1 | -1): void {
+    let c = this.counts.get(zone)
+    if (c === undefined) this.counts.set(zone, (c = { ready: 0, notReady: 0 }))
+    if (ready) c.ready += delta
+    else c.notReady += delta
+  }
+
+  size(zone: string): number {
+    const c = this.counts.get(zone)
+    return c === undefined ? 0 : c.ready + c.notReady
+  }
+
+  /** The zones that have nodes. */
+  *zones(): Iterable<readonly [zone: string, ready: number, notReady: number]> {
+    for (const [zone, c] of this.counts) if (c.ready + c.notReady > 0) yield [zone, c.ready, c.notReady]
+  }
+}
+
+interface Queued extends HeapEntry {
+  readonly name: string
+}
+
+/**
+ * The order of a pass over a `NodeSource`: its cache's order (insertion order, so a node deleted and created again
+ * moves to the end), mirrored from the reported changes. Like an iteration over the live cache, a pass also takes the
+ * nodes written ahead of its cursor while it runs; those written behind it wait for the next pass.
+ */
+class SourceOrder {
+  private readonly positions = new Map<string, number>()
+  private nextPosition = 0
+  /** This pass's nodes to visit, by position. */
+  private readonly queue = new EventHeap<Queued>()
+  private readonly queued = new Set<number>()
+  private cursor = -1
+  private nextPass = new Set<string>()
+  /** Nodes deleted before this pass reached them (if created again, they are visited instead). */
+  private readonly deleted = new Set<string>()
+
+  /** Starts a pass over `names` and the nodes left for it by the previous pass. */
+  begin(names: Iterable<string>): void {
+    this.cursor = -1
+    this.deleted.clear()
+    const carried = this.nextPass
+    this.nextPass = new Set()
+    for (const name of carried) this.enqueue(name)
+    for (const name of names) this.enqueue(name)
+  }
+
+  /** Takes the cache's order from a full iteration, and visits all of it (the first pass). */
+  seed(names: Iterable<string>): void {
+    for (const name of names) {
+      this.positions.set(name, this.nextPosition++)
+      this.enqueue(name)
+    }
+  }
+
+  apply(changes: Iterable<NodeChange>): void {
+    for (const { name, deleted } of changes) {
+      const at = this.positions.get(name)
+      if (!deleted) {
+        if (at === undefined) this.positions.set(name, this.nextPosition++)
+        this.enqueue(name)
+      } else if (at !== undefined) {
+        this.positions.delete(name)
+        // behind the cursor it was counted in this pass: it goes in the next one
+        if (at <= this.cursor) this.nextPass.add(name)
+        else this.deleted.add(name)
+      }
+    }
+  }
+
+  /** The next node to visit, or undefined at the end of the pass. */
+  next(): string | undefined {
+    for (let top = this.queue.pop(); top !== undefined; top = this.queue.pop()) {
+      this.queued.delete(top.time)
+      this.cursor = top.time
+      // else deleted, perhaps created again further on, since it was queued
+      if (this.positions.get(top.name) === top.time) return top.name
+    }
+    return undefined
+  }
+
+  /** The nodes deleted before the pass reached them and not created again, at its end. */
+  gone(): Iterable<string> {
+    return [...this.deleted].filter((name) => !this.positions.has(name))
+  }
+
+  private enqueue(name: string): void {
+    const at = this.positions.get(name)
+    if (at === undefined) this.deleted.add(name)
+    else if (at <= this.cursor) this.nextPass.add(name)
+    else if (!this.queued.has(at)) {
+      this.queued.add(at)
+      this.queue.push({ name, time: at, seq: 0, index: -1 }, at)
+    }
+  }
+}
+
+/** A node written (created or updated) or deleted. */
+export interface NodeChange {
+  readonly name: string
+  readonly deleted: boolean
+}
+
+/**
  * Where the monitor pass reads nodes and node leases: by default a LIST of each through the `ApiClient` every
  * period; a cluster run passes an informer-like cache fed by the server's change stream instead (5,000 nodes and
- * leases listed every 5 s cost ~10 % of a simulated hour).
+ * leases listed every 5 s cost ~10 % of a simulated hour). With a LIST, a pass finds the nodes written since the
+ * previous one by comparing objects; with a cache, the cache reports them.
  */
 export interface NodeSource {
+  /** Every cached node, in insertion order (a node deleted and created again comes last). */
   readonly nodes: () => Iterable<KObject>
+  readonly node: (name: string) => KObject | undefined
+  /**
+   * The node writes and deletions since the previous call, in write order (a node written twice may come twice). The
+   * first pass visits every node; later ones visit the reported nodes besides those due anyway (not quiet, probe
+   * expiring), and mirror the order of `nodes()` from the reports: none may be left out.
+   */
+  readonly changedNodes: () => Iterable<NodeChange>
   /**
    * The node leases written since the previous call, oldest first (a lease written twice may come twice; the last is
    * its latest version). An unchanged lease is no probe, so a pass needs no other.
@@ -312,15 +478,97 @@ export const runNodeLifecycleController = (
 
     // ---- monitor pass --------------------------------------------------------------------------------------
 
+    const alarms = new ProbeAlarms()
+    const tally = new ZoneTally()
+    /** Nodes not quiet at their last visit: visited every pass. */
+    const unsettled = new Set<string>()
+    const order = new SourceOrder()
+    let seeded = false
+
+    const countAs = (h: Health, zone: string, ready: boolean): void => {
+      if (h.counted?.zone === zone && h.counted.ready === ready) return
+      if (h.counted !== undefined) tally.add(h.counted.zone, h.counted.ready, -1)
+      h.counted = { zone, ready }
+      tally.add(zone, ready, 1)
+    }
+
+    /** After a visit: a node not quiet is visited again next pass, a quiet one once its probe may have expired. */
+    const settle = (name: string): void => {
+      const h = health.get(name)!
+      if (h.quiet) unsettled.delete(name)
+      else unsettled.add(name)
+      alarms.set(h.alarm, h.probe + h.grace)
+    }
+
+    const remove = (name: string, now: number): void => {
+      const h = health.get(name)!
+      health.delete(name)
+      unsettled.delete(name)
+      alarms.cancel(h.alarm)
+      if (h.counted !== undefined) tally.add(h.counted.zone, h.counted.ready, -1)
+      log.events.push({ t: now, reason: "RemovingNode", object: `Node/${name}`, note: `Node ${name} event: Removing Node ${name} from Controller` })
+    }
+
+    // The nodes a pass visits, as plain generators: a node that needs nothing costs no effect (and the effects of the
+    // others stay as they were: how many run between two yields of the fiber is part of a run's schedule).
+
+    /** Of a LIST, in its order: new, written since the last visit, or `due`. Known nodes not listed go to `gone`. */
+    function* visitsOfList(items: ReadonlyArray<KObject>, due: (name: string) => boolean, gone: Set<string>): Generator<KObject, void, undefined> {
+      for (const listed of items) {
+        const name = listed.metadata.name!
+        const h = health.get(name)
+        if (h !== undefined && h.nodeObject === listed && !due(name)) continue
+        yield listed
+        settle(name)
+      }
+      if (items.length < health.size) {
+        const listed = new Set(items.map((n) => n.metadata.name!))
+        for (const name of health.keys()) if (!listed.has(name)) gone.add(name)
+      }
+    }
+
+    /** Of a cache, in its order: the reported ones, and `due`. Deleted known nodes go to `gone`. */
+    function* visitsOfSource(src: NodeSource, due: Iterable<string>, gone: Set<string>): Generator<KObject, void, undefined> {
+      order.begin(due)
+      if (seeded) order.apply(src.changedNodes())
+      else {
+        src.changedNodes() // all moot: this pass visits every node
+        order.seed(Array.from(src.nodes(), (n) => n.metadata.name!))
+        seeded = true
+      }
+      for (let name = order.next(); name !== undefined; name = order.next()) {
+        const node = src.node(name)
+        if (node === undefined) continue
+        yield node
+        settle(name)
+        order.apply(src.changedNodes())
+      }
+      for (const name of order.gone()) if (health.has(name)) gone.add(name)
+    }
+
+    /**
+     * Zone state changes in the order of each zone's first node, the order in which counting every node afresh would
+     * meet the zones (only the log of two or more changes in one pass shows it).
+     */
+    const inOrderOfFirstNode = (changes: Array<readonly [zone: string, state: ZoneState]>, allNodes: Iterable<KObject>) => {
+      if (changes.length < 2) return changes
+      const rank = new Map<string, number>()
+      for (const node of allNodes) {
+        const zone = health.get(node.metadata.name!)?.counted?.zone
+        if (zone !== undefined && !rank.has(zone)) rank.set(zone, rank.size)
+      }
+      const rankOf = (zone: string) => rank.get(zone) ?? rank.size
+      return changes.sort((a, b) => rankOf(a[0]) - rankOf(b[0]))
+    }
+
     const monitor = (now: number) =>
       Effect.gen(function* () {
-        const nodes = source
-          ? Either.right({ items: source.nodes() })
-          : yield* Effect.either(Effect.map(client.list(Nodes), (l): { items: Iterable<KObject> } => l))
+        const listing = source ? undefined : yield* Effect.either(client.list(Nodes))
         const leases = source
           ? Either.right({ items: source.leases() })
           : yield* Effect.either(Effect.map(client.list(Leases, { namespace: leaseNamespace }), (l): { items: Iterable<KObject> } => l))
-        if (nodes._tag === "Left") return
+        if (listing?._tag === "Left") return
+        const allNodes = (): Iterable<KObject> => (listing !== undefined ? listing.right.items : source!.nodes())
         // A renewed lease (renewTime advanced) is a probe, like a new Ready heartbeat.
         const firstLeases = new Map<string, KObject>()
         if (leases._tag === "Right") {
@@ -336,25 +584,21 @@ export const runNodeLifecycleController = (
             }
           }
         }
-        let seen = 0
-        const zoneCounts = new Map<string, { ready: number; notReady: number; size: number }>()
-        const countIn = (zone: string, ready: boolean): void => {
-          let c = zoneCounts.get(zone)
-          if (c === undefined) zoneCounts.set(zone, (c = { ready: 0, notReady: 0, size: 0 }))
-          if (ready) c.ready++
-          else c.notReady++
-          c.size++
-        }
-        for (const listed of nodes.right.items) {
+        const overdue = alarms.expired(now, (name) => {
+          const h = health.get(name)
+          return h === undefined ? undefined : h.probe + h.grace
+        })
+        const gone = new Set<string>()
+        const visits =
+          listing !== undefined
+            ? visitsOfList(listing.right.items, (name) => unsettled.has(name) || overdue.has(name), gone)
+            : visitsOfSource(source!, [...unsettled, ...overdue], gone)
+        for (const listed of visits) {
           let node: KObject = listed
           const name = node.metadata.name!
-          seen++
           let h = health.get(name)
-          // Same object as last pass (nothing written since) and nothing to do then: only the clock moved.
-          if (h !== undefined && h.nodeObject === listed && h.quiet && !(now > h.probe + h.grace)) {
-            countIn(h.zone!, true)
-            continue
-          }
+          // Same object as at its last visit (nothing written since) and nothing to do then: its count stands.
+          if (h !== undefined && h.nodeObject === listed && h.quiet && !(now > h.probe + h.grace)) continue
           const conditions = conditionsOf(node)
           const ready = conditions.find((c) => c.type === "Ready")
           if (h !== undefined) {
@@ -373,7 +617,9 @@ export const runNodeLifecycleController = (
               nodeObject: listed,
               leaseObject: lease,
               quiet: false,
-              grace: ready === undefined ? settings.startupGracePeriodMs : settings.gracePeriodMs
+              grace: ready === undefined ? settings.startupGracePeriodMs : settings.gracePeriodMs,
+              counted: undefined,
+              alarm: { name, time: 0, seq: 0, index: -1 }
             }
             health.set(name, h)
             yield* event(node, nodeRef(node), "Normal", "RegisteredNode", `Node ${name} event: Registered Node ${name} in Controller`, now)
@@ -392,7 +638,7 @@ export const runNodeLifecycleController = (
             const z = zones.get(h.zone)
             if (z === undefined || !z.queued.has(name)) {
               h.quiet = true
-              countIn(h.zone, true)
+              countAs(h, h.zone, true)
               continue
             }
           }
@@ -445,22 +691,17 @@ export const runNodeLifecycleController = (
             }
           }
           h.lastReady = currentReady
-          countIn(zoneOf(node), currentReady === "True")
+          countAs(h, zoneOf(node), currentReady === "True")
         }
-        // Only when some known node was not listed (deleted) is the set of names worth building.
-        const present = seen < health.size ? new Set([...nodes.right.items].map((n) => n.metadata.name!)) : undefined
-        for (const name of present ? [...health.keys()] : []) {
-          if (present!.has(name)) continue
-          health.delete(name)
-          log.events.push({ t: now, reason: "RemovingNode", object: `Node/${name}`, note: `Node ${name} event: Removing Node ${name} from Controller` })
-        }
+        if (gone.size > 0) for (const name of [...health.keys()]) if (gone.has(name)) remove(name, now)
         // ---- disruption handling
-        const states = new Map<string, ZoneState>()
-        for (const [zk, c] of zoneCounts) states.set(zk, zoneState(c.ready, c.notReady, settings.unhealthyZoneThreshold))
-        const allFull = states.size > 0 && [...states.values()].every((s) => s === "FullDisruption")
+        const states: Array<readonly [zone: string, state: ZoneState]> = []
+        for (const [zk, ready, notReady] of tally.zones()) states.push([zk, zoneState(ready, notReady, settings.unhealthyZoneThreshold)])
+        const allFull = states.length > 0 && states.every(([, s]) => s === "FullDisruption")
+        const changed = inOrderOfFirstNode(states.filter(([zk, s]) => zones.get(zk)?.state !== s), allNodes())
         if (allFull && !allFullyDisrupted) {
           allFullyDisrupted = true
-          for (const listed of [...nodes.right.items]) {
+          for (const listed of [...allNodes()]) {
             const node = yield* Effect.orElseSucceed(client.get(Nodes, listed.metadata.name!), () => undefined)
             if (node && taintsOf(node).some((t) => t.effect === "NoExecute")) {
               yield* setTaints(node, [], [notReadyTaintKey, unreachableTaintKey], "NoExecute")
@@ -475,15 +716,12 @@ export const runNodeLifecycleController = (
           allFullyDisrupted = false
           for (const h of health.values()) h.probe = now
         }
-        for (const [zk, state] of states) {
+        for (const [zk, state] of changed) {
           const z = zoneFor(zk)
-          if (z.state !== state) {
-            if (z.state !== undefined || state !== "Normal") log.zoneStates.push({ t: now, zone: printableZone(zk), state })
-            z.state = state
-            const size = zoneCounts.get(zk)!.size
-            const rate = zoneRate(state, size, settings)
-            if (rate !== z.limiter.qps) z.limiter = new ZoneRateLimiter(rate, 1)
-          }
+          if (z.state !== undefined || state !== "Normal") log.zoneStates.push({ t: now, zone: printableZone(zk), state })
+          z.state = state
+          const rate = zoneRate(state, tally.size(zk), settings)
+          if (rate !== z.limiter.qps) z.limiter = new ZoneRateLimiter(rate, 1)
         }
       })
 
