@@ -1,88 +1,141 @@
 /**
- * Timed entries for a loop that wakes once per resolution step and runs everything due: the node-agent shards.
- * Pops in the order of `EventHeap` — by time, then by insertion — but keeps entries in one bucket per step and sorts
- * a bucket once, when its step comes. A binary heap of 10,000 nodes' events costs ~14 levels of scattered reads per
- * pop; here a pop reads the next slot of an array that was just sorted.
+ * Timed items for a loop that wakes once per resolution step and runs everything due: the node-agent shards.
+ * Pops in the order of `EventHeap` — by time, then by insertion — but keeps one bucket per step and orders a bucket
+ * once, when its step comes. A binary heap of 10,000 nodes' events costs ~14 levels of scattered reads per pop;
+ * here times and tags sit in arrays, whole-millisecond times are put in order by counting, and an item itself is
+ * not read until the loop uses it (for 5,000 agents each read is a likely cache miss).
  *
- * Entries pushed into the step being run (or an earlier one) go to a small sorted side list, merged on pop.
+ * Items pushed into the step being run (or an earlier one) go to a small sorted side list, merged on pop.
  */
 
-export interface DueEntry {
-  time: number
-  seq: number
+/** One step's items in insertion order: parallel arrays. */
+class Bucket<T> {
+  readonly times: Array<number> = []
+  readonly tags: Array<number> = []
+  readonly items: Array<T> = []
 }
 
-const before = (a: DueEntry, b: DueEntry): boolean => a.time < b.time || (a.time === b.time && a.seq < b.seq)
-
-const byTime = (a: DueEntry, b: DueEntry): number => a.time - b.time
-
-export class DueQueue<T extends DueEntry> {
-  /** Unsorted entries of the steps not loaded yet, in insertion order; keyed by step − `origin` (small integers). */
-  private readonly buckets = new Map<number, Array<T>>()
+export class DueQueue<T> {
+  /** The steps not loaded yet, keyed by step − `origin` (small integers). */
+  private readonly buckets = new Map<number, Bucket<T>>()
   /** Keys of `buckets`, a binary min-heap. */
   private readonly keys: Array<number> = []
   private origin: number | undefined
-  /** The loaded step: its entries sorted, `cursor` the next one. */
+  /** The loaded step, its bucket and the order to pop it in (`cursor`: the next position). */
   private loaded = -Infinity
-  private current: Array<T> = []
+  private current = new Bucket<T>()
+  private order: Int32Array = new Int32Array(0)
   private cursor = 0
-  /** Entries pushed at or before the loaded step after it was sorted, sorted descending (popped from the end). */
-  private readonly late: Array<T> = []
-  private nextSeq = 0
+  /** Pushed at or before the loaded step after it was ordered: kept sorted, latest first (popped from the end). */
+  private readonly late = new Bucket<T>()
+  /** Counts per millisecond of a step, reused. */
+  private counts: Int32Array
 
-  constructor(private readonly resolution: number) {}
+  /** Time and tag of the item `popDue` returned last. */
+  time = 0
+  tag = 0
 
-  /** Schedules `entry` at `time` (an entry may be pushed again once it was popped, never while queued). */
-  push(entry: T, time: number): void {
-    entry.time = time
-    entry.seq = this.nextSeq++
-    const step = Math.ceil(time / this.resolution)
-    if (step <= this.loaded) return this.pushLate(entry)
-    const key = step - (this.origin ??= step)
-    const bucket = this.buckets.get(key)
-    if (bucket !== undefined) bucket.push(entry)
-    else {
-      this.buckets.set(key, [entry])
-      pushKey(this.keys, key)
-    }
+  constructor(private readonly resolution: number) {
+    this.counts = new Int32Array(Number.isInteger(resolution) && resolution <= 1 << 16 ? resolution + 1 : 0)
   }
 
-  /** When the earliest entry falls due, rounded up to the resolution; undefined when empty. */
+  /** Schedules `item` at `time`, with a small integer `tag` the caller reads back on pop (say, what is due). */
+  push(item: T, time: number, tag = 0): void {
+    const step = Math.ceil(time / this.resolution)
+    if (step <= this.loaded) return this.pushLate(item, time, tag)
+    const key = step - (this.origin ??= step)
+    let bucket = this.buckets.get(key)
+    if (bucket === undefined) {
+      this.buckets.set(key, (bucket = new Bucket()))
+      pushKey(this.keys, key)
+    }
+    bucket.times.push(time)
+    bucket.tags.push(tag)
+    bucket.items.push(item)
+  }
+
+  /** When the earliest item falls due, rounded up to the resolution; undefined when empty. */
   nextDue(): number | undefined {
-    if (this.cursor < this.current.length || this.late.length > 0) return this.loaded * this.resolution
+    if (this.cursor < this.order.length || this.late.items.length > 0) return this.loaded * this.resolution
     const key = this.keys[0]
     return key === undefined ? undefined : (key + this.origin!) * this.resolution
   }
 
-  /** The earliest entry due at or before `now`, removed; undefined when none is. */
+  /** The earliest item due at or before `now`, removed (its time and tag in `time` / `tag`); undefined when none is. */
   popDue(now: number): T | undefined {
     for (;;) {
-      const next = this.cursor < this.current.length ? this.current[this.cursor] : undefined
-      const late = this.late.length > 0 ? this.late[this.late.length - 1] : undefined
-      if (next !== undefined || late !== undefined) {
-        const first = next === undefined || (late !== undefined && before(late, next)) ? late! : next
-        if (first.time > now) return undefined
-        if (first === next) this.cursor++
-        else this.late.pop()
-        return first
+      const late = this.late
+      const lateCount = late.items.length
+      if (this.cursor < this.order.length) {
+        const i = this.order[this.cursor]!
+        const current = this.current
+        const time = current.times[i]!
+        // On equal times the bucket's item goes first: it was pushed before anything late.
+        if (lateCount === 0 || time <= late.times[lateCount - 1]!) {
+          if (time > now) return undefined
+          this.cursor++
+          this.time = time
+          this.tag = current.tags[i]!
+          return current.items[i]
+        }
       }
-      const key = this.keys[0]
-      if (key === undefined || (key + this.origin!) * this.resolution > now) return undefined
-      popKey(this.keys)
-      const bucket = this.buckets.get(key)!
-      this.buckets.delete(key)
-      // Appended in insertion order and the sort is stable: (time, insertion) order.
-      this.current = bucket.sort(byTime)
-      this.cursor = 0
-      this.loaded = key + this.origin!
+      if (lateCount > 0) {
+        const time = late.times[lateCount - 1]!
+        if (time > now) return undefined
+        this.time = late.times.pop()!
+        this.tag = late.tags.pop()!
+        return late.items.pop()
+      }
+      if (!this.load(now)) return undefined
     }
   }
 
-  private pushLate(entry: T): void {
+  /** Loads the earliest step if it is due at `now`. */
+  private load(now: number): boolean {
+    const key = this.keys[0]
+    if (key === undefined || (key + this.origin!) * this.resolution > now) return false
+    popKey(this.keys)
+    const bucket = this.buckets.get(key)!
+    this.buckets.delete(key)
+    this.loaded = key + this.origin!
+    this.current = bucket
+    this.order = this.inOrder(bucket.times, (this.loaded - 1) * this.resolution)
+    this.cursor = 0
+    return true
+  }
+
+  /** Positions of `times` by time, ties in insertion order: counted when all are whole ms after `base`, else sorted. */
+  private inOrder(times: ReadonlyArray<number>, base: number): Int32Array {
+    const n = times.length
+    const order = new Int32Array(n)
+    const counts = this.counts
+    let whole = counts.length > 0
+    for (let i = 0; whole && i < n; i++) whole = Number.isInteger(times[i]! - base)
+    if (!whole) {
+      for (let i = 0; i < n; i++) order[i] = i
+      // TypedArray sort is stable.
+      return order.sort((a, b) => times[a]! - times[b]!)
+    }
+    counts.fill(0)
+    for (let i = 0; i < n; i++) counts[times[i]! - base]!++
+    let sum = 0
+    for (let k = 0; k < counts.length; k++) {
+      const c = counts[k]!
+      counts[k] = sum
+      sum += c
+    }
+    for (let i = 0; i < n; i++) order[counts[times[i]! - base]!++] = i
+    return order
+  }
+
+  private pushLate(item: T, time: number, tag: number): void {
     const late = this.late
-    let i = late.length
-    while (i > 0 && before(late[i - 1]!, entry)) i--
-    late.splice(i, 0, entry)
+    // Latest first; an item pushed later goes before (pops after) others of the same time.
+    let i = late.times.length
+    while (i > 0 && late.times[i - 1]! <= time) i--
+    late.times.splice(i, 0, time)
+    late.tags.splice(i, 0, tag)
+    late.items.splice(i, 0, item)
   }
 }
 

@@ -36,7 +36,7 @@ import type { Store } from "../apiserver/Store.js"
 import { microTime, rfc3339 } from "../apiserver/SystemMeta.js"
 import * as TokenBucket from "../events/TokenBucket.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
-import { DueQueue, type DueEntry } from "../kernel/DueQueue.js"
+import { DueQueue } from "../kernel/DueQueue.js"
 import type { ServiceTimeModel } from "../kernel/ServiceTime.js"
 import type { NodeAgentConfiguration } from "./config/NodeAgentConfiguration.js"
 import { admit, taintOf, type PressureCondition } from "./eviction/Thresholds.js"
@@ -192,11 +192,12 @@ const enum Kind {
   PodStatus
 }
 
-/** A due event. Each agent reuses one lease and one status event: steady state allocates no events. */
-interface AgentEvent extends DueEntry {
-  readonly kind: Kind
+/** What is due, with its `Kind` as the queue's tag: an agent, or for a pod start the agent and the pod. */
+type Due = AgentState | PodStart
+
+interface PodStart {
   readonly agent: AgentState
-  readonly pod?: string
+  readonly pod: string
 }
 
 const noPressure: ReadonlySet<PressureCondition> = new Set()
@@ -255,8 +256,6 @@ interface AgentState {
   backoffMs: number
   lastReport: number
   pending: Array<string>
-  leaseEvent: AgentEvent
-  statusEvent: AgentEvent
   /** The Node as the server has it (fed by every write, as an informer cache would be). */
   current: KObject | undefined
   /** The Node object and health last found unchanged: no need to compare again. */
@@ -266,7 +265,7 @@ interface AgentState {
 }
 
 export class NodeAgentShard {
-  private readonly due: DueQueue<AgentEvent>
+  private readonly due: DueQueue<Due>
   private readonly agents = new Map<string, AgentState>()
   private readonly renewIntervalMs: number
   private readonly timeoutMs: number
@@ -294,17 +293,13 @@ export class NodeAgentShard {
         backoffMs: 0,
         lastReport: -Infinity,
         pending: [],
-        leaseEvent: undefined as unknown as AgentEvent,
-        statusEvent: undefined as unknown as AgentEvent,
         current: undefined,
         checked: undefined,
         checkedHealth: undefined,
         capacity: { cpu: node.cpu, memory: node.memory, pods: String(node.pods) }
       }
-      state.leaseEvent = { time: 0, seq: 0, kind: Kind.Lease, agent: state }
-      state.statusEvent = { time: 0, seq: 0, kind: Kind.Status, agent: state }
       this.agents.set(node.name, state)
-      this.due.push({ time: 0, seq: 0, kind: Kind.Register, agent: state }, node.startAt)
+      this.due.push(state, node.startAt, Kind.Register)
     }
   }
 
@@ -338,7 +333,7 @@ export class NodeAgentShard {
       const due = this.due
       let handled = 0
       for (let e = due.popDue(now); e !== undefined; e = due.popDue(now)) {
-        const request = this.dispatch(e)
+        const request = this.dispatch(due.tag, e, due.time)
         if (request !== undefined) yield* request
         // Let watchers (other fibers) read between bursts, as they would while a second of writes goes by.
         if (++handled % yieldEvery === 0) yield* Effect.yieldNow()
@@ -372,27 +367,27 @@ export class NodeAgentShard {
   }
 
   /** Handles a due event; returns the request it makes, if any, for the shard's fiber to run. */
-  private dispatch(e: AgentEvent): Request {
-    switch (e.kind) {
+  private dispatch(kind: Kind, due: Due, time: number): Request {
+    switch (kind) {
       case Kind.Register:
-        return this.register(e.agent, e.time)
+        return this.register(due as AgentState, time)
       case Kind.Lease:
-        return this.renewLease(e.agent, e.time)
+        return this.renewLease(due as AgentState, time)
       case Kind.Status:
-        return this.syncStatus(e.agent, e.time)
+        return this.syncStatus(due as AgentState, time)
       case Kind.PostStatus:
-        return this.postStatus(e.agent, e.time)
+        return this.postStatus(due as AgentState, time)
       case Kind.PodStatus:
-        return this.writePodStatus(e.agent, e.pod!, e.time)
+        return this.writePodStatus((due as PodStart).agent, (due as PodStart).pod, time)
     }
   }
 
   private leaseAt(a: AgentState, time: number): void {
-    this.due.push(a.leaseEvent, time)
+    this.due.push(a, time, Kind.Lease)
   }
 
   private statusAt(a: AgentState, time: number): void {
-    this.due.push(a.statusEvent, time)
+    this.due.push(a, time, Kind.Status)
   }
 
   private stopped(a: AgentState, t: number): boolean {
@@ -414,7 +409,7 @@ export class NodeAgentShard {
     const node = a.node
     if (this.stopped(a, t)) return
     if (!this.reachable(a, t)) {
-      this.due.push({ time: 0, seq: 0, kind: Kind.Register, agent: a }, t + this.timeoutMs)
+      this.due.push(a, t + this.timeoutMs, Kind.Register)
       return
     }
     const adm = this.env.serviceTime.complete(t, "mutating", 0, statusBytes)
@@ -615,7 +610,7 @@ export class NodeAgentShard {
         const delay = a.bucket.reserve(end)
         if (delay > 0) {
           const postAt = Math.ceil(end + delay)
-          this.due.push({ time: 0, seq: 0, kind: Kind.PostStatus, agent: a }, postAt)
+          this.due.push(a, postAt, Kind.PostStatus)
         } else {
           post = this.postStatus(a, end)
           if (!Number.isNaN(this.postedUntil)) end = this.postedUntil
@@ -662,7 +657,7 @@ export class NodeAgentShard {
     a.pending = []
     for (const key of pending) {
       const delay = a.bucket.reserve(t)
-      this.due.push({ time: 0, seq: 0, kind: Kind.PodStatus, agent: a, pod: key }, delay > 0 ? Math.ceil(t + delay) : t)
+      this.due.push({ agent: a, pod: key }, delay > 0 ? Math.ceil(t + delay) : t, Kind.PodStatus)
     }
   }
 
