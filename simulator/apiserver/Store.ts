@@ -114,7 +114,7 @@ class Table {
   add(cell: Cell): void {
     this.byKey.set(cell.key, cell)
     this.ordered.set(cell.key, cell)
-    const [namespace, name] = splitKey(cell.key)
+    const [namespace, name] = namesOf(cell)
     let names = this.byName.get(namespace)
     if (names === undefined) this.byName.set(namespace, (names = new Map()))
     names.set(name, cell)
@@ -136,6 +136,15 @@ class Table {
 const splitKey = (key: string): readonly [string, string] => {
   const slash = key.indexOf("/")
   return slash < 0 ? ["", key] : [key.slice(0, slash), key.slice(slash + 1)]
+}
+
+/**
+ * A cell's namespace and name for the name index: the object's own strings when they make its key. Clients send
+ * back the names they read, so a lookup then meets the very same string and compares no characters.
+ */
+const namesOf = (cell: Cell): readonly [string, string] => {
+  const { namespace, name } = cell.obj.metadata
+  return name !== undefined && objectKey(namespace, name) === cell.key ? [namespace || "", name] : splitKey(cell.key)
 }
 
 const emptyTree = new BTree<string, Cell>()

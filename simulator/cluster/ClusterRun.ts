@@ -229,10 +229,14 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
     // The agents' own client: in-process, without the service-time layer (a shard books modelled times itself).
     const env = { store, client: inProcessClient(server), serviceTime: model, settings, metrics, pauses, resolutionMs }
     const shards: Array<NodeAgentShard> = []
+    const shardOf = new Map<string, NodeAgentShard>()
     for (let s = 0; s < shardCount; s++) {
       const own = nodes.filter((_, i) => i % shardCount === s)
       const shard = new NodeAgentShard(own, env, random.split(`shard-${s}`))
-      for (const n of own) observer.route(n.name, shard)
+      for (const n of own) {
+        observer.route(n.name, shard)
+        shardOf.set(n.name, shard)
+      }
       shards.push(shard)
     }
     // Pods bound from the start, with the NoExecute tolerations admission would add.
@@ -279,7 +283,14 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
       yield* Effect.forkDaemon(Effect.sleep(p.from - startMillis).pipe(Effect.zipRight(server.pause(p.to - p.from))))
     }
     if (spec.memoryPressure && spec.memoryPressure.length > 0) {
-      const pressure = runMemoryPressure(spec.memoryPressure, nodes, spec.podsPerNode ?? 0, resolved.nodeAgent, (e) => evictions.push(e))
+      const pressure = runMemoryPressure(
+        spec.memoryPressure,
+        nodes,
+        spec.podsPerNode ?? 0,
+        resolved.nodeAgent,
+        (e) => evictions.push(e),
+        (node, conditions) => shardOf.get(node)?.setPressure(node, conditions)
+      )
       yield* Effect.forkDaemon(Effect.orDie(pressure))
     }
     if (options.workload) yield* Effect.forkDaemon(options.workload)

@@ -1,8 +1,8 @@
 /**
  * Memory pressure in a simulated cluster: a usage model for chosen nodes (a leak or a step in one of their
  * pods) drives each node's eviction manager with the thresholds of the node agent's configuration. The manager
- * evicts pods through the API server; the pressure conditions it finds go into the node's health, which its
- * agent then posts with its status (as the node agent's own status setters do).
+ * evicts pods through the API server; the pressure conditions it finds go to the node's agent (`onPressure`),
+ * which posts them with its status (as the node agent's own status setters do).
  */
 import { Effect, Either } from "effect"
 import { parseQuantity } from "../../src/api/Quantity.js"
@@ -11,6 +11,7 @@ import { EventRecorder } from "../events/EventRecorder.js"
 import { parseThresholdConfig } from "../nodeagent/config/eviction.js"
 import type { NodeAgentConfiguration } from "../nodeagent/config/NodeAgentConfiguration.js"
 import { runEvictionShard, type EvictionManagerConfig, type EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
+import type { PressureCondition } from "../nodeagent/eviction/Thresholds.js"
 import type { PodUsage, UsageCurve } from "../nodeagent/eviction/UsageModel.js"
 import type { SimulatedNode } from "../nodeagent/NodeAgentShard.js"
 import type { MemoryPressureSpec } from "./ClusterSpec.js"
@@ -43,7 +44,8 @@ export const runMemoryPressure = (
   nodes: ReadonlyArray<SimulatedNode>,
   podsPerNode: number,
   config: NodeAgentConfiguration,
-  onEvicted: (e: EvictionRecord) => void
+  onEvicted: (e: EvictionRecord) => void,
+  onPressure: (node: string, conditions: ReadonlySet<PressureCondition>) => void
 ): Effect.Effect<never, string, ApiClient> =>
   Effect.gen(function* () {
     const thresholds = parseThresholdConfig(config)
@@ -68,14 +70,7 @@ export const runMemoryPressure = (
             pods: podsOf(node, podsPerNode, spec)
           },
           onEvicted,
-          onConditions: (conditions) => {
-            node.health = {
-              ...node.health,
-              memoryPressure: conditions.has("MemoryPressure"),
-              diskPressure: conditions.has("DiskPressure"),
-              pidPressure: conditions.has("PIDPressure")
-            }
-          }
+          onConditions: (conditions) => onPressure(name, conditions)
         })
       }
     }
