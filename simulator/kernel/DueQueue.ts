@@ -8,11 +8,33 @@
  * Items pushed into the step being run (or an earlier one) go to a small sorted side list, merged on pop.
  */
 
-/** One step's items in insertion order: parallel arrays. */
+/**
+ * One step's items in insertion order, as parallel arrays. Buckets are reused once run: a bucket lives about as long
+ * as the agents' intervals, long enough to be promoted by the garbage collector, so fresh ones would each be copied.
+ */
 class Bucket<T> {
+  count = 0
   readonly times: Array<number> = []
   readonly tags: Array<number> = []
-  readonly items: Array<T> = []
+  readonly items: Array<T | undefined> = []
+
+  add(time: number, tag: number, item: T): void {
+    const i = this.count++
+    if (i < this.times.length) {
+      this.times[i] = time
+      this.tags[i] = tag
+      this.items[i] = item
+    } else {
+      this.times.push(time)
+      this.tags.push(tag)
+      this.items.push(item)
+    }
+  }
+
+  clear(): void {
+    this.items.fill(undefined, 0, this.count)
+    this.count = 0
+  }
 }
 
 export class DueQueue<T> {
@@ -21,13 +43,17 @@ export class DueQueue<T> {
   /** Keys of `buckets`, a binary min-heap. */
   private readonly keys: Array<number> = []
   private origin: number | undefined
-  /** The loaded step, its bucket and the order to pop it in (`cursor`: the next position). */
+  private readonly spare: Array<Bucket<T>> = []
+  /** The loaded step, its bucket and the order to pop it in (`order[cursor]`, … `order[size - 1]` left). */
   private loaded = -Infinity
   private current = new Bucket<T>()
-  private order: Int32Array = new Int32Array(0)
+  private order = new Int32Array(1024)
+  private size = 0
   private cursor = 0
   /** Pushed at or before the loaded step after it was ordered: kept sorted, latest first (popped from the end). */
-  private readonly late = new Bucket<T>()
+  private readonly lateTimes: Array<number> = []
+  private readonly lateTags: Array<number> = []
+  private readonly lateItems: Array<T> = []
   /** Counts per millisecond of a step, reused. */
   private counts: Int32Array
 
@@ -46,17 +72,15 @@ export class DueQueue<T> {
     const key = step - (this.origin ??= step)
     let bucket = this.buckets.get(key)
     if (bucket === undefined) {
-      this.buckets.set(key, (bucket = new Bucket()))
+      this.buckets.set(key, (bucket = this.spare.pop() ?? new Bucket()))
       pushKey(this.keys, key)
     }
-    bucket.times.push(time)
-    bucket.tags.push(tag)
-    bucket.items.push(item)
+    bucket.add(time, tag, item)
   }
 
   /** When the earliest item falls due, rounded up to the resolution; undefined when empty. */
   nextDue(): number | undefined {
-    if (this.cursor < this.order.length || this.late.items.length > 0) return this.loaded * this.resolution
+    if (this.cursor < this.size || this.lateItems.length > 0) return this.loaded * this.resolution
     const key = this.keys[0]
     return key === undefined ? undefined : (key + this.origin!) * this.resolution
   }
@@ -64,14 +88,13 @@ export class DueQueue<T> {
   /** The earliest item due at or before `now`, removed (its time and tag in `time` / `tag`); undefined when none is. */
   popDue(now: number): T | undefined {
     for (;;) {
-      const late = this.late
-      const lateCount = late.items.length
-      if (this.cursor < this.order.length) {
+      const lateCount = this.lateItems.length
+      if (this.cursor < this.size) {
         const i = this.order[this.cursor]!
         const current = this.current
         const time = current.times[i]!
         // On equal times the bucket's item goes first: it was pushed before anything late.
-        if (lateCount === 0 || time <= late.times[lateCount - 1]!) {
+        if (lateCount === 0 || time <= this.lateTimes[lateCount - 1]!) {
           if (time > now) return undefined
           this.cursor++
           this.time = time
@@ -80,11 +103,11 @@ export class DueQueue<T> {
         }
       }
       if (lateCount > 0) {
-        const time = late.times[lateCount - 1]!
+        const time = this.lateTimes[lateCount - 1]!
         if (time > now) return undefined
-        this.time = late.times.pop()!
-        this.tag = late.tags.pop()!
-        return late.items.pop()
+        this.time = this.lateTimes.pop()!
+        this.tag = this.lateTags.pop()!
+        return this.lateItems.pop()
       }
       if (!this.load(now)) return undefined
     }
@@ -97,24 +120,31 @@ export class DueQueue<T> {
     popKey(this.keys)
     const bucket = this.buckets.get(key)!
     this.buckets.delete(key)
+    this.current.clear()
+    this.spare.push(this.current)
     this.loaded = key + this.origin!
     this.current = bucket
-    this.order = this.inOrder(bucket.times, (this.loaded - 1) * this.resolution)
+    this.size = bucket.count
     this.cursor = 0
+    this.putInOrder(bucket.times, bucket.count, (this.loaded - 1) * this.resolution)
     return true
   }
 
-  /** Positions of `times` by time, ties in insertion order: counted when all are whole ms after `base`, else sorted. */
-  private inOrder(times: ReadonlyArray<number>, base: number): Int32Array {
-    const n = times.length
-    const order = new Int32Array(n)
+  /**
+   * `order` := positions of the first `n` `times` by time, ties in insertion order: counted when all are whole ms
+   * after `base`, else sorted.
+   */
+  private putInOrder(times: ReadonlyArray<number>, n: number, base: number): void {
+    if (this.order.length < n) this.order = new Int32Array(2 * n)
+    const order = this.order
     const counts = this.counts
     let whole = counts.length > 0
     for (let i = 0; whole && i < n; i++) whole = Number.isInteger(times[i]! - base)
     if (!whole) {
       for (let i = 0; i < n; i++) order[i] = i
       // TypedArray sort is stable.
-      return order.sort((a, b) => times[a]! - times[b]!)
+      order.subarray(0, n).sort((a, b) => times[a]! - times[b]!)
+      return
     }
     counts.fill(0)
     for (let i = 0; i < n; i++) counts[times[i]! - base]!++
@@ -125,17 +155,15 @@ export class DueQueue<T> {
       sum += c
     }
     for (let i = 0; i < n; i++) order[counts[times[i]! - base]!++] = i
-    return order
   }
 
   private pushLate(item: T, time: number, tag: number): void {
-    const late = this.late
     // Latest first; an item pushed later goes before (pops after) others of the same time.
-    let i = late.times.length
-    while (i > 0 && late.times[i - 1]! <= time) i--
-    late.times.splice(i, 0, time)
-    late.tags.splice(i, 0, tag)
-    late.items.splice(i, 0, item)
+    let i = this.lateTimes.length
+    while (i > 0 && this.lateTimes[i - 1]! <= time) i--
+    this.lateTimes.splice(i, 0, time)
+    this.lateTags.splice(i, 0, tag)
+    this.lateItems.splice(i, 0, item)
   }
 }
 
