@@ -167,8 +167,7 @@ class TimeText {
     this.refresh(ms)
     const micros = Math.round((ms - this.second * 1000) * 1000)
     if (micros >= 1_000_000) return microTime(ms)
-    // Joined, not concatenated: a concatenation is a tree of strings that the server's format check then copies flat.
-    return [this.prefix, ".", String(micros).padStart(6, "0"), "Z"].join("")
+    return `${this.prefix}.${String(micros).padStart(6, "0")}Z`
   }
   seconds(ms: number): string {
     this.refresh(ms)
