@@ -90,6 +90,8 @@ interface Cell extends Entry {
   obj: KObject
   /** False once deleted: an entry looked up earlier must not be written through. */
   live: boolean
+  /** Its table: a write through a looked-up entry finds the change log without a lookup. */
+  readonly table: Table
 }
 
 /**
@@ -208,7 +210,7 @@ export class Store {
     if (cell !== undefined) return this.write(table, cell, obj, time, stamp)
     const revision = ++this.current
     const stored = stamp(obj, revision)
-    table.add({ key, obj: stored, live: true })
+    table.add({ key, obj: stored, live: true, table })
     this.record(table, { revision, type: "ADDED", resource, key, object: stored, previous: undefined, time })
     return stored
   }
@@ -217,7 +219,8 @@ export class Store {
   replace(resource: ResourceType, entry: Entry, obj: KObject, time: number): KObject {
     const cell = entry as Cell
     if (!cell.live) throw new Error(`store: write through a deleted entry ${cell.key}`)
-    return this.write(this.table(resource), cell, obj, time, withResourceVersion)
+    if (cell.table.log.resource !== resource) throw new Error(`store: entry ${cell.key} is not a ${resource.kind}`)
+    return this.write(cell.table, cell, obj, time, withResourceVersion)
   }
 
   private write(table: Table, cell: Cell, obj: KObject, time: number, stamp: Stamp): KObject {
