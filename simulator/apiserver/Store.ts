@@ -41,7 +41,9 @@ export interface Change {
 export type ChangeListener = (change: Change) => void
 
 /** `ns/name` for namespaced objects, `name` otherwise: the key order of a list. */
-export const objectKey = (namespace: string | undefined, name: string): string => (namespace ? `${namespace}/${name}` : name)
+export const objectKey = (namespace: string | undefined, name: string): string =>
+  // Joined into one string: a concatenation stays a tree until hashed, and a stored key then keeps tree and copy.
+  namespace ? [namespace, "/", name].join("") : name
 
 /** Keys of one namespace share the prefix `ns/`; the whole type has the empty prefix. */
 export const keyPrefix = (namespace: string | undefined): string => (namespace ? `${namespace}/` : "")
