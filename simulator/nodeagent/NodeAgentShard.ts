@@ -151,9 +151,9 @@ const leaseBytes = 420
 const statusBytes = 1_600
 const podStatusBytes = 900
 
-/** microTime / rfc3339 with the date part cached per second: most calls fall in the same second as the last. */
 const fractionOf = (micros: number): string => `.${String(micros).padStart(6, "0")}Z`
 
+/** microTime / rfc3339 with the date part cached per second: most calls fall in the same second as the last. */
 class TimeText {
   private second = NaN
   private prefix = ""
@@ -259,7 +259,7 @@ interface AgentState {
    * Before this time (undefined: never) the agent is neither stopped nor cut off (faults are known when the shard is
    * made), so most events skip the fault checks, and with them a read of the node's fault records.
    */
-  readonly undisturbedUntil: number | undefined | undefined
+  readonly undisturbedUntil: number | undefined
   /** Pods bound and not started yet; undefined when none (the common case costs no read of an array). */
   pending: Array<string> | undefined
   /** The Node as the server has it (fed by every write, as an informer cache would be). */
