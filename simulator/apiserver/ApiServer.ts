@@ -10,7 +10,7 @@ import { forbidden, GoUint, invalid as invalidField, notSupported, type FieldErr
 import { duplicateFields, strictDecodingErrors } from "../../src/api/kinds/DuplicateFields.js"
 import { decodesCleanly, splitUnknownFields, typeError } from "../../src/api/kinds/FieldSchema.js"
 import { validateObjectMetaCreate } from "../../src/api/kinds/Names.js"
-import { isRecord, type KList, type KObject, type ObjectMeta, type WatchEvent } from "../../src/api/Object.js"
+import { extendable, isRecord, type KList, type KObject, type ObjectMeta, type WatchEvent } from "../../src/api/Object.js"
 import { applyPatch } from "../../src/api/Patch.js"
 import type {
   DeleteOptions,
@@ -564,6 +564,7 @@ export class ApiServerImpl {
     const name = meta.name || generated || ""
     const { deletionTimestamp: _d, deletionGracePeriodSeconds: _g, selfLink: _s, uid: _u, creationTimestamp: _c, ...kept } = meta
     const metadata: ObjectMeta = {
+      ...extendable,
       ...kept,
       name,
       ...(namespace ? { namespace } : {}),
@@ -571,7 +572,7 @@ export class ApiServerImpl {
       creationTimestamp: rfc3339(now)
     }
     if (!resource.namespaced) delete (metadata as { namespace?: string }).namespace
-    const object: KObject = this.defaulted(resource, { ...input, apiVersion: apiVersionOf(resource), kind: resource.kind, metadata })
+    const object: KObject = this.defaulted(resource, { ...extendable, ...input, apiVersion: apiVersionOf(resource), kind: resource.kind, metadata })
     const errors = [...validateObjectMetaCreate(object, resource.namespaced), ...(resource.rules.validateCreate?.(object) ?? [])]
     if (errors.length > 0) return Either.left(this.invalid(resource, name, errors))
     const missingNs = this.requireNamespace(resource, namespace)
@@ -592,7 +593,7 @@ export class ApiServerImpl {
     if (resource === Namespaces) {
       return { ...obj, spec: { finalizers: ["platform"], ...(obj.spec as object) }, status: { phase: "Active" } }
     }
-    if (resource.kind === "Deployment") return { ...obj, metadata: { ...obj.metadata, generation: 1 } }
+    if (resource.kind === "Deployment") return { ...obj, metadata: { ...extendable, ...obj.metadata, generation: 1 } }
     return obj
   }
 
@@ -677,7 +678,7 @@ export class ApiServerImpl {
     if (subresource === "status") return { ...stored, metadata: statusWriteMeta(stored.metadata, input.metadata), status: input.status }
     if (resource.subresources.includes("status") && resource !== Namespaces) {
       const { status: _s, ...rest } = input
-      return stored.status === undefined ? rest as KObject : { ...rest, status: stored.status } as KObject
+      return stored.status === undefined ? rest as KObject : { ...extendable, ...rest, status: stored.status } as KObject
     }
     return input
   }
@@ -726,7 +727,7 @@ export class ApiServerImpl {
       const status = (pod.status ?? {}) as Record<string, unknown>
       const conditions = ((status.conditions ?? []) as Array<Record<string, unknown>>).filter((c) => c.type !== "PodScheduled")
       conditions.push({ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: rfc3339(now) })
-      const next = { ...pod, spec: { ...spec, nodeName: node }, status: { ...status, conditions } }
+      const next = { ...pod, spec: { ...extendable, ...spec, nodeName: node }, status: { ...extendable, ...status, conditions } }
       if (!isDryRun(opts.dryRun)) this.store.replace(Pods, entry, next, now)
       return { code: 201, object: Status.makeStatus({ status: "Success", code: 201 }) as unknown as KObject, warnings: [] }
     })
@@ -810,7 +811,7 @@ export class ApiServerImpl {
         const depKey = this.key(type, dep.metadata.namespace, dep.metadata.name!)
         if (finalizers.includes("orphan")) {
           const ownerReferences = (dep.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid)
-          this.store.put(type, depKey, { ...dep, metadata: { ...dep.metadata, ownerReferences } }, now)
+          this.store.put(type, depKey, { ...dep, metadata: { ...extendable, ...dep.metadata, ownerReferences } }, now)
         } else {
           this.deleteObject(type, depKey, dep, {}, now)
         }
@@ -895,6 +896,7 @@ const statusWriteMeta = (stored: ObjectMeta, sent: ObjectMeta): ObjectMeta => {
   const annotations = sent.annotations ?? stored.annotations
   if (labels === stored.labels && annotations === stored.annotations && sent.resourceVersion === stored.resourceVersion) return stored
   return {
+    ...extendable,
     ...stored,
     ...(labels !== undefined ? { labels } : {}),
     ...(annotations !== undefined ? { annotations } : {}),
@@ -919,7 +921,7 @@ const serverOwnedMeta = (meta: ObjectMeta, stored: ObjectMeta, name: string, nam
     meta.resourceVersion === stored.resourceVersion
   )
     return meta
-  const out: Record<string, unknown> = { ...meta, name, ...(namespace ? { namespace } : {}), uid: stored.uid, creationTimestamp: stored.creationTimestamp }
+  const out: Record<string, unknown> = { ...extendable, ...meta, name, ...(namespace ? { namespace } : {}), uid: stored.uid, creationTimestamp: stored.creationTimestamp }
   if (stored.generation !== undefined) out.generation = stored.generation
   if (stored.deletionTimestamp !== undefined) {
     out.deletionTimestamp = stored.deletionTimestamp

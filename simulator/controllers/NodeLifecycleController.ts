@@ -25,7 +25,7 @@
  * each node counting as its last visit left it; deleted nodes are removed from them.
  */
 import { Clock, Effect, Either } from "effect"
-import type { KObject } from "../../src/api/Object.js"
+import { extendable, type KObject } from "../../src/api/Object.js"
 import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { rfc3339 } from "../apiserver/SystemMeta.js"
@@ -351,7 +351,7 @@ export const runNodeLifecycleController = (
         const kept = current.filter((t) => !(t.effect === effect && removeKeys.includes(t.key)))
         const missing = add.filter((a) => !kept.some((t) => t.key === a.key && t.effect === a.effect))
         if (missing.length === 0 && kept.length === current.length) return undefined
-        return { ...n, spec: { ...(n.spec as object), taints: [...kept, ...missing] } }
+        return { ...n, spec: { ...extendable, ...(n.spec as object), taints: [...kept, ...missing] } }
       })
 
     // ---- taint manager ------------------------------------------------------------------------------------

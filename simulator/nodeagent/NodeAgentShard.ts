@@ -27,7 +27,7 @@
  * `ServiceTimeModel`, not from the host.
  */
 import { Clock, Effect, Either } from "effect"
-import type { KObject, ObjectMeta } from "../../src/api/Object.js"
+import { extendable, type KObject, type ObjectMeta } from "../../src/api/Object.js"
 import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import type { ApiError } from "../../src/api/Status.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
@@ -105,6 +105,7 @@ export interface SimulatedNode {
 }
 
 export const makeNode = (fields: Omit<SimulatedNode, "stoppedAt" | "partitions">): SimulatedNode => ({
+  ...extendable,
   ...fields,
   stoppedAt: Infinity,
   partitions: []
@@ -559,7 +560,7 @@ export class NodeAgentShard {
     const meta = a.leaseMeta!
     const spec = a.leaseSpec
     const renewed: KObject = {
-      metadata: meta.ownerReferences === undefined && a.uid !== undefined ? { ...meta, ownerReferences: [this.ownerOf(a)] } : meta,
+      metadata: meta.ownerReferences === undefined && a.uid !== undefined ? { ...extendable, ...meta, ownerReferences: [this.ownerOf(a)] } : meta,
       spec: { ...spec, renewTime: this.text.micro(start) }
     }
     return this.send(

@@ -57,3 +57,14 @@ export interface WatchEvent<T = KObject> {
 
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v)
+
+/**
+ * Spread this first where an object literal adds keys to a spread object: `{ ...extendable, ...obj, added }`.
+ *
+ * On Node 20 (V8 11), `{ ...obj, added }` gives every result a hidden class of its own when `obj`'s class has no
+ * spare slots (any object built by a literal): the copy's class sits outside V8's transition tree, so each added
+ * key makes a fresh class. Such an object costs ~10× as much to build, keeps its own class, descriptors and enum
+ * cache alive, and every later read of it misses the inline caches. Spreading an empty object first builds the
+ * copy along the shared transitions instead; the result is the same object (own data properties, in order).
+ */
+export const extendable: Readonly<Record<string, never>> = Object.freeze({})

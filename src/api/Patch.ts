@@ -5,7 +5,7 @@
  */
 import { Either } from "effect"
 import jsonpatch from "fast-json-patch"
-import { isRecord } from "./Object.js"
+import { extendable, isRecord } from "./Object.js"
 import { ApiError, badRequest, internal, makeStatus, requestEntityTooLarge } from "./Status.js"
 
 export type PatchType = "merge" | "json" | "strategic"
@@ -90,7 +90,8 @@ const withoutNulls = (v: unknown): unknown => {
  * target, which is never changed (stored objects are immutable, and a deep clone per patch is costly).
  */
 const mergeInto = (doc: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> => {
-  const out: Record<string, unknown> = { ...doc }
+  // `extendable` first: a patch adding keys to a copy of a literal-built object would give it a class of its own
+  const out: Record<string, unknown> = { ...extendable, ...doc }
   for (const k of Object.keys(patch)) {
     const v = patch[k]
     if (v === null) {

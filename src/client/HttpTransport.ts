@@ -1,7 +1,7 @@
 /** The HTTP side of `ApiClient`: URL layout, query parameters, Status decoding and watch framing, over undici. */
 import { Effect, Stream } from "effect"
 import { Agent, type Dispatcher } from "undici"
-import type { KList, KObject, WatchEvent } from "../api/Object.js"
+import { extendable, type KList, type KObject, type WatchEvent } from "../api/Object.js"
 import type { DeleteOptions, ListOptions, PatchType, WatchOptions, WriteOptions } from "../api/Requests.js"
 import { apiVersionOf, type ResourceType } from "../api/Resources.js"
 import * as Status from "../api/Status.js"
@@ -131,7 +131,7 @@ export const makeHttpClient = (options: HttpClientOptions) =>
             origin: base,
             path,
             method,
-            headers: body === undefined ? baseHeaders : { ...baseHeaders, "content-type": contentType },
+            headers: body === undefined ? baseHeaders : { ...extendable, ...baseHeaders, "content-type": contentType },
             body: payload
           })
           const text = await res.body.text()
@@ -144,7 +144,7 @@ export const makeHttpClient = (options: HttpClientOptions) =>
         catch: connectionError
       }).pipe(
         Effect.flatMap((r) =>
-          r.code >= 200 && r.code < 300 ? Effect.succeed({ ...r, value: JSON.parse(r.text) as unknown }) : Effect.fail(errorFrom(r.code, r.text))
+          r.code >= 200 && r.code < 300 ? Effect.succeed({ ...extendable, ...r, value: JSON.parse(r.text) as unknown }) : Effect.fail(errorFrom(r.code, r.text))
         )
       )
 

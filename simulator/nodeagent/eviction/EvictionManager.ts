@@ -11,7 +11,7 @@
  * (`manageTaints: false`).
  */
 import { Clock, Duration, Effect, Either } from "effect"
-import { isRecord, type KObject } from "../../../src/api/Object.js"
+import { extendable, isRecord, type KObject } from "../../../src/api/Object.js"
 import { parseQuantity } from "../../../src/api/Quantity.js"
 import { Nodes, Pods } from "../../../src/api/Resources.js"
 import { ApiClient } from "../../../src/client/ApiClient.js"
@@ -123,7 +123,7 @@ export const makeEvictionNode = (config: EvictionManagerConfig): Effect.Effect<E
         const keys = new Set(Object.values(taintOf))
         const kept = (Array.isArray(spec.taints) ? (spec.taints as Array<Record<string, unknown>>) : []).filter((t) => !keys.has(String(t.key)))
         const added = allConditions.filter((c) => conditions.has(c)).map((c) => ({ key: taintOf[c], effect: "NoSchedule" }))
-        yield* Effect.ignore(client.update(Nodes, { ...fresh.right, spec: { ...spec, taints: [...kept, ...added] } }))
+        yield* Effect.ignore(client.update(Nodes, { ...fresh.right, spec: { ...extendable, ...spec, taints: [...kept, ...added] } }))
       })
 
     const evict = (key: string, message: string, annotations: Record<string, string>, now: number) =>
