@@ -675,7 +675,7 @@ export class ApiServerImpl {
 
   /** The main resource keeps the stored status; the status subresource changes only status. */
   private mergeForUpdate(resource: ResourceType, stored: KObject, input: KObject, subresource: string | undefined): KObject {
-    if (subresource === "status") return { ...stored, metadata: statusWriteMeta(stored.metadata, input.metadata), status: input.status }
+    if (subresource === "status") return { ...extendable, ...stored, metadata: statusWriteMeta(stored.metadata, input.metadata), status: input.status }
     if (resource.subresources.includes("status") && resource !== Namespaces) {
       const { status: _s, ...rest } = input
       return stored.status === undefined ? rest as KObject : { ...extendable, ...rest, status: stored.status } as KObject
@@ -705,7 +705,7 @@ export class ApiServerImpl {
     const { object, warnings } = decoded.right
     // A patch is based on the stored object: unconditional unless the patch itself sets a resourceVersion.
     const rv = object.metadata.resourceVersion || stored.metadata.resourceVersion
-    const input = rv === object.metadata.resourceVersion ? object : { ...object, metadata: { ...object.metadata, resourceVersion: rv } }
+    const input = rv === object.metadata.resourceVersion ? object : { ...extendable, ...object, metadata: { ...extendable, ...object.metadata, resourceVersion: rv } }
     return this.updateObject(resource, name, input, opts, now, warnings, { namespace: opts.namespace, entry })
   }
 

@@ -7,7 +7,7 @@
  * effects: the server passes the time in.
  */
 import { createRequire } from "node:module"
-import type { KObject } from "../../src/api/Object.js"
+import { extendable, type KObject } from "../../src/api/Object.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import { ChangeLog } from "./ChangeLog.js"
 
@@ -52,8 +52,9 @@ export const keyPrefix = (namespace: string | undefined): string => (namespace ?
 type Stamp = (obj: KObject, revision: number) => KObject
 
 const withResourceVersion: Stamp = (obj, revision) => ({
+  ...extendable,
   ...obj,
-  metadata: { ...obj.metadata, resourceVersion: String(revision) }
+  metadata: { ...extendable, ...obj.metadata, resourceVersion: String(revision) }
 })
 
 const stampedInPlace: Stamp = (obj, revision) => {

@@ -18,7 +18,7 @@
  * `reportingController` = their source component (`node-agent`, `default-scheduler`).
  */
 import { Clock, Context, Deferred, Duration, Effect, Layer, Queue, type Scope } from "effect"
-import type { KObject } from "../../src/api/Object.js"
+import { extendable, type KObject } from "../../src/api/Object.js"
 import { Events } from "../../src/api/Resources.js"
 import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
@@ -166,6 +166,7 @@ export const make = (options: EventRecorderOptions): Effect.Effect<EventRecorder
     }
 
     const withSeries = (c: Cached): KObject => ({
+      ...extendable,
       ...c.event,
       series: { count: c.series!.count, lastObservedTime: microTime(c.series!.lastObservedTime) }
     })
@@ -301,5 +302,5 @@ export const make = (options: EventRecorderOptions): Effect.Effect<EventRecorder
 
 const withoutRv = (e: KObject): KObject => {
   const { resourceVersion: _rv, uid: _uid, creationTimestamp: _ct, ...meta } = e.metadata
-  return { ...e, metadata: meta }
+  return { ...extendable, ...e, metadata: meta }
 }

@@ -561,7 +561,7 @@ export class NodeAgentShard {
     const spec = a.leaseSpec
     const renewed: KObject = {
       metadata: meta.ownerReferences === undefined && a.uid !== undefined ? { ...extendable, ...meta, ownerReferences: [this.ownerOf(a)] } : meta,
-      spec: { ...spec, renewTime: this.text.micro(start) }
+      spec: { ...extendable, ...spec, renewTime: this.text.micro(start) }
     }
     return this.send(
       (client) => client.update(Leases, renewed, leaseOptions),

@@ -59,12 +59,12 @@ export const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v)
 
 /**
- * Spread this first where an object literal adds keys to a spread object: `{ ...extendable, ...obj, added }`.
+ * Spread this first where an object literal copies another object: `{ ...extendable, ...obj, changed }`.
  *
- * On Node 20 (V8 11), `{ ...obj, added }` gives every result a hidden class of its own when `obj`'s class has no
- * spare slots (any object built by a literal): the copy's class sits outside V8's transition tree, so each added
- * key makes a fresh class. Such an object costs ~10× as much to build, keeps its own class, descriptors and enum
- * cache alive, and every later read of it misses the inline caches. Spreading an empty object first builds the
- * copy along the shared transitions instead; the result is the same object (own data properties, in order).
+ * On Node 20 (V8 11), a plain `{ ...obj, … }` copies `obj`'s hidden class into a class outside V8's transition tree.
+ * Adding a key to such a copy makes a fresh class for every object (~10× the cost to build, a class, descriptors
+ * and enum cache kept per object, inline-cache misses on every later read), and copying a copy takes the runtime's
+ * slow path (~3×). Spreading an empty object first builds the copy along the shared transitions instead. The
+ * result is the same object: own data properties, in the same order.
  */
 export const extendable: Readonly<Record<string, never>> = Object.freeze({})
