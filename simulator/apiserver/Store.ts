@@ -7,7 +7,7 @@
  * effects: the server passes the time in.
  */
 import { createRequire } from "node:module"
-import { extendable, type KObject } from "../../src/api/Object.js"
+import { shallowCopy, type KObject, type ObjectMeta } from "../../src/api/Object.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import { ChangeLog } from "./ChangeLog.js"
 
@@ -51,11 +51,14 @@ export const keyPrefix = (namespace: string | undefined): string => (namespace ?
 /** How a written object gets its resourceVersion: a copy (callers may still hold the object), or in place. */
 type Stamp = (obj: KObject, revision: number) => KObject
 
-const withResourceVersion: Stamp = (obj, revision) => ({
-  ...extendable,
-  ...obj,
-  metadata: { ...extendable, ...obj.metadata, resourceVersion: String(revision) }
-})
+/** A copy of `obj` at `revision`. Every type's objects pass here, so `shallowCopy` copies (a spread is ~2× slower). */
+export const withResourceVersion: Stamp = (obj, revision) => {
+  const metadata: { -readonly [K in keyof ObjectMeta]: ObjectMeta[K] } = shallowCopy(obj.metadata)
+  metadata.resourceVersion = String(revision)
+  const copy: { -readonly [K in keyof KObject]: KObject[K] } = shallowCopy(obj)
+  copy.metadata = metadata
+  return copy
+}
 
 const stampedInPlace: Stamp = (obj, revision) => {
   ;(obj.metadata as { resourceVersion?: string }).resourceVersion = String(revision)

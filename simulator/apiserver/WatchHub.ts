@@ -3,9 +3,9 @@
  * buffer; a watcher whose consumer falls behind by more than its buffer is closed, so memory never grows
  * without bound (the client sees the stream end and re-watches).
  */
-import { extendable, type KObject, type WatchEvent } from "../../src/api/Object.js"
+import type { KObject, WatchEvent } from "../../src/api/Object.js"
 import type { ResourceType } from "../../src/api/Resources.js"
-import type { Change } from "./Store.js"
+import { withResourceVersion, type Change } from "./Store.js"
 
 export interface WatchSink {
   /**
@@ -55,7 +55,7 @@ export const eventFor = (filter: WatchFilter, change: Change): WatchEvent["type"
 /** A watcher that stops matching gets DELETED with the old state at the change's revision. */
 const deliveredObject = (type: WatchEvent["type"], change: Change): KObject =>
   type === "DELETED" && change.type !== "DELETED"
-    ? { ...extendable, ...change.previous!, metadata: { ...extendable, ...change.previous!.metadata, resourceVersion: String(change.revision) } }
+    ? withResourceVersion(change.previous!, change.revision)
     : change.object
 
 export class WatchHub {

@@ -68,3 +68,10 @@ export const isRecord = (v: unknown): v is Record<string, unknown> =>
  * result is the same object: own data properties, in the same order.
  */
 export const extendable: Readonly<Record<string, never>> = Object.freeze({})
+
+/**
+ * A shallow copy of a plain object by `Object.assign` into `{}`: V8 11's fastest copy at a call site that sees
+ * objects of many classes (a spread there takes the runtime's slow path). An own `__proto__` key, which JSON can
+ * make, would go through the prototype's setter instead of being copied, so such an object is spread.
+ */
+export const shallowCopy = <T extends object>(obj: T): T => (Object.hasOwn(obj, "__proto__") ? { ...extendable, ...obj } : Object.assign({}, obj))
