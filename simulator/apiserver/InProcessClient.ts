@@ -3,10 +3,12 @@
  * the server it calls (the client package knows only the contract and the HTTP transport). Every request comes in
  * through the server's `Admission`, as an HTTP request does.
  *
- * Bodies are handed over and results are the stored objects' parts, not copies (a copy per request would cost the
- * simulated cluster measurably): neither may be changed afterwards, as with an informer's cache. Tests run the
- * contract suites over `layerFrozen`, which deep-freezes both, so a hidden mutation fails a test
- * (docs/architecture.md "Value semantics").
+ * Value semantics (docs/architecture.md "Value semantics"): the effectful verbs copy the bodies they are given, so a
+ * caller may change or reuse a body after the call. Results are the stored objects' parts, not copies (a copy of
+ * every list would cost the simulated cluster measurably): read-only, as client-go's informer cache is. The
+ * immediate view (`at`) copies nothing either way — its callers, the node-agent shards, send back parts of what
+ * they read on purpose. The tests run the in-process contract suites over a client that deep-freezes everything
+ * crossing it (test/support/frozenClient.ts), so a hidden mutation on either side fails a test.
  */
 import { Duration, Effect, Either, Layer, Stream } from "effect"
 import type { ApiError } from "../../src/api/Status.js"
@@ -14,14 +16,31 @@ import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { ServerAdmin } from "../../src/client/ServerAdmin.js"
 import { ApiServer, WaitFor, type ApiServerImpl } from "./ApiServer.js"
 
+/**
+ * A deep copy of a JSON-shaped body (objects, arrays, primitives), as the wire would hand it over. Keys are added in
+ * order to a fresh literal, so copies of like bodies share V8 hidden classes; an own `__proto__` key (JSON can make
+ * one) is defined, not assigned through the prototype's setter.
+ */
+export const copyOf = (value: unknown): unknown => {
+  if (typeof value !== "object" || value === null) return value
+  if (Array.isArray(value)) return value.map(copyOf)
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) {
+    const v = copyOf((value as Record<string, unknown>)[key])
+    if (key === "__proto__") Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true })
+    else out[key] = v
+  }
+  return out
+}
+
 /** The in-process client of one server (what `layer` provides). */
 export const inProcessClient = (server: ApiServerImpl): ApiClientService => {
   const effectful: ApiClientService = {
     get: (resource, name, opts) => server.get(resource, name, opts),
     list: (resource, opts) => server.list(resource, opts),
-    create: (resource, obj, opts) => server.create(resource, { value: obj }, opts),
-    update: (resource, obj, opts) => server.update(resource, obj.metadata.name ?? "", { value: obj }, opts),
-    patch: (resource, name, patchType, patch, opts) => server.patch(resource, name, patchType, { value: patch }, opts),
+    create: (resource, obj, opts) => server.create(resource, { value: copyOf(obj) }, opts),
+    update: (resource, obj, opts) => server.update(resource, obj.metadata.name ?? "", { value: copyOf(obj) }, opts),
+    patch: (resource, name, patchType, patch, opts) => server.patch(resource, name, patchType, { value: copyOf(patch) }, opts),
     delete: (resource, name, opts) => server.delete(resource, name, opts),
     deleteCollection: (resource, opts) => server.deleteCollection(resource, opts),
     watch: (resource, opts) => Stream.unwrapScoped(server.watch(resource, opts))

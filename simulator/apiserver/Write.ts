@@ -164,19 +164,21 @@ export class Write {
     }
     const merged = mergeForUpdate(resource, stored, input, opts.subresource)
     // The candidate as stored (no kind/apiVersion, the stored resourceVersion), for validation and the no-op check.
-    const candidate = storedForm(merged, serverOwnedMeta(merged.metadata, stored.metadata, name, namespace))
+    const unbumped = storedForm(merged, serverOwnedMeta(merged.metadata, stored.metadata, name, namespace))
     const errors: FieldError[] = []
     if (stored.metadata.deletionTimestamp !== undefined) {
       const before = new Set(stored.metadata.finalizers ?? [])
-      const added = (candidate.metadata.finalizers ?? []).filter((f) => !before.has(f))
+      const added = (unbumped.metadata.finalizers ?? []).filter((f) => !before.has(f))
       if (added.length > 0)
         errors.push(forbidden("metadata.finalizers", `no new finalizers can be added if the object is being deleted, found new finalizers ${formatStringSlice(added)}`))
     }
-    const invalid = resource.rules.validateUpdate?.(candidate, stored)
+    const invalid = resource.rules.validateUpdate?.(unbumped, stored)
     if (invalid !== undefined && invalid.length > 0) errors.push(...invalid)
     if (errors.length > 0) return Either.left(invalidObject(resource, name, errors))
-    if (resource.kind === "Deployment" && !sameObject(candidate.spec, stored.spec))
-      (candidate.metadata as { generation?: number }).generation = (stored.metadata.generation ?? 0) + 1
+    // A spec change bumps a Deployment's generation (in a new metadata object: the candidate's may be the caller's).
+    const candidate = resource.kind === "Deployment" && !sameObject(unbumped.spec, stored.spec)
+      ? { ...unbumped, metadata: { ...extendable, ...unbumped.metadata, generation: (stored.metadata.generation ?? 0) + 1 } }
+      : unbumped
     if (sameObject(candidate, stored)) return Either.right({ code: 200, object: withTypeMeta(stored, resource), warnings })
     if (isDryRun(opts.dryRun)) return Either.right({ code: 200, object: withTypeMeta(candidate, resource), warnings })
     const store = this.state.store
