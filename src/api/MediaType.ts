@@ -10,7 +10,10 @@
  *    `stream` and `sv` parameter rules; none left → 406 `only the following media types are accepted: …`
  *    with no details.
  *
- * Our choice where we cannot render what upstream would (YAML, protobuf, Table, PartialObjectMetadata):
+ * `application/vnd.kubernetes.protobuf` (upstream's name, which stock clients send) is the same representation as
+ * `application/vnd.platform.protobuf`; the answer carries the name the client asked for.
+ *
+ * Our choice where we cannot render what upstream would (YAML, Table, PartialObjectMetadata):
  * such an entry is skipped, as if the server did not offer it, so a later fallback (`, application/json`)
  * is used — exactly what upstream does for a type without a Table convertor. With no usable entry left the
  * answer is the handler's 406 with upstream's full list, the text a client asking only for protobuf Table
@@ -24,17 +27,26 @@ import { ApiError, makeStatus, notAcceptable, unsupportedMediaType } from "./Sta
 export const jsonMediaType = "application/json"
 export const yamlMediaType = "application/yaml"
 export const protobufMediaType = "application/vnd.platform.protobuf"
+/** Upstream's name for the protobuf envelope, which stock clients send: the same representation. */
+export const kubernetesProtobufMediaType = "application/vnd.kubernetes.protobuf"
 
-/** The serializers in upstream's order; only JSON is rendered today. */
+/** What the server renders: JSON or the protobuf envelope (`src/api/protobuf/`). YAML is never chosen. */
+export type Representation = "json" | "protobuf"
+
+/** The serializers in upstream's order; JSON and protobuf are rendered. */
 const serializers = [
-  { type: "application", subType: "json", mediaType: jsonMediaType, streams: true },
-  { type: "application", subType: "yaml", mediaType: yamlMediaType, streams: false },
-  { type: "application", subType: "vnd.platform.protobuf", mediaType: protobufMediaType, streams: true }
+  { type: "application", subType: "json", mediaType: jsonMediaType, streams: true, renders: "json" },
+  { type: "application", subType: "yaml", mediaType: yamlMediaType, streams: false, renders: undefined },
+  { type: "application", subType: "vnd.platform.protobuf", mediaType: protobufMediaType, streams: true, renders: "protobuf" },
+  { type: "application", subType: "vnd.kubernetes.protobuf", mediaType: kubernetesProtobufMediaType, streams: true, renders: "protobuf" }
 ] as const
 type Serializer = (typeof serializers)[number]
 
-export const mediaTypes: ReadonlyArray<string> = serializers.map((s) => s.mediaType)
-export const streamMediaTypes: ReadonlyArray<string> = serializers.filter((s) => s.streams).map((s) => `${s.mediaType};stream=watch`)
+/** The types error texts list: upstream's three, under this API's names (the upstream alias is not listed). */
+const listedSerializers = serializers.filter((s) => s.mediaType !== kubernetesProtobufMediaType)
+export const mediaTypes: ReadonlyArray<string> = listedSerializers.map((s) => s.mediaType)
+export const streamMediaTypes: ReadonlyArray<string> = listedSerializers.filter((s) => s.streams).map((s) => `${s.mediaType};stream=watch`)
+const routeMediaTypes: ReadonlyArray<string> = serializers.map((s) => s.mediaType)
 
 export interface NegotiateOptions {
   /** The request is a watch (`?watch=true` or a `/watch/` path): the body is a stream of events. */
@@ -44,6 +56,8 @@ export interface NegotiateOptions {
    * with `;stream=watch` in the route-level 406. Defaults to `watch`.
    */
   readonly collection?: boolean
+  /** Protobuf may be chosen (default true); false asks for the fallback after an object had no protobuf form. */
+  readonly protobuf?: boolean
 }
 
 // --- 1. route matching --------------------------------------------------------------------------------
@@ -52,7 +66,7 @@ const routeAccepts = (accept: string): boolean =>
   accept.split(",").some((entry) => {
     const semi = entry.indexOf(";")
     const type = (semi >= 0 ? entry.slice(0, semi) : entry).trim()
-    return type === "*/*" || mediaTypes.includes(type)
+    return type === "*/*" || routeMediaTypes.includes(type)
   })
 
 // --- 2. handler negotiation ---------------------------------------------------------------------------
@@ -142,7 +156,7 @@ const acceptsWithParams = (clause: Clause, serializer: Serializer): Accepted | u
     const metaGroup = group === "meta.platform" && (version === "v1" || version === "v1beta1")
     const known =
       metaGroup &&
-      ((as === "Table" && serializer.subType !== "vnd.platform.protobuf") ||
+      ((as === "Table" && serializer.renders !== "protobuf") ||
         as === "PartialObjectMetadata" ||
         as === "PartialObjectMetadataList")
     if (!known) return undefined
@@ -166,7 +180,8 @@ const acceptable = (header: string): ReadonlyArray<Accepted> => {
   return out
 }
 
-const renderable = (a: Accepted) => a.serializer.mediaType === jsonMediaType && !a.transform
+const renderable = (a: Accepted, protobuf: boolean): a is Accepted & { readonly serializer: { readonly renders: Representation } } =>
+  !a.transform && (a.serializer.renders === "json" || (protobuf && a.serializer.renders === "protobuf"))
 
 const handlerNotAcceptable = (types: ReadonlyArray<string>) =>
   new ApiError({
@@ -178,10 +193,10 @@ const handlerNotAcceptable = (types: ReadonlyArray<string>) =>
   })
 
 /**
- * Chooses the response representation for an `Accept` header. Only JSON is served today; see the module
- * comment for how entries we cannot render are treated.
+ * Chooses the response representation for an `Accept` header: JSON or protobuf; see the module comment for
+ * how entries we cannot render are treated.
  */
-export const negotiate = (accept: string | undefined, opts: NegotiateOptions): Either.Either<"json", ApiError> => {
+export const negotiate = (accept: string | undefined, opts: NegotiateOptions): Either.Either<Representation, ApiError> => {
   const header = accept ?? ""
   if (header !== "" && !routeAccepts(header)) {
     const available = (opts.collection ?? opts.watch) ? [...mediaTypes, ...streamMediaTypes] : mediaTypes
@@ -189,16 +204,27 @@ export const negotiate = (accept: string | undefined, opts: NegotiateOptions): E
   }
   if (header === "") return Either.right("json")
   const candidates = acceptable(header)
+  const protobuf = opts.protobuf ?? true
   if (!opts.watch) {
-    return candidates.some(renderable) ? Either.right("json") : Either.left(handlerNotAcceptable(mediaTypes))
+    const chosen = candidates.find((c) => renderable(c, protobuf))
+    return chosen ? Either.right(chosen.serializer.renders) : Either.left(handlerNotAcceptable(mediaTypes))
   }
   // Watch: the object negotiation must succeed first, then the stream framing is chosen.
   if (candidates.length === 0) return Either.left(handlerNotAcceptable(mediaTypes))
   for (const c of candidates) {
     if (!c.serializer.streams) return Either.left(handlerNotAcceptable(streamMediaTypes))
-    if (renderable(c)) return Either.right("json")
+    if (renderable(c, protobuf)) return Either.right(c.serializer.renders)
   }
   return Either.left(handlerNotAcceptable(streamMediaTypes))
+}
+
+/**
+ * The Content-Type of a protobuf answer: the protobuf name the client's Accept header prefers (stock clients
+ * only decode the name they asked for), else this API's own.
+ */
+export const protobufResponseMediaType = (accept: string | undefined): string => {
+  const first = accept === undefined ? undefined : acceptable(accept).find((c) => c.serializer.renders === "protobuf")
+  return first?.serializer.mediaType ?? protobufMediaType
 }
 
 // --- request bodies -----------------------------------------------------------------------------------
@@ -275,13 +301,14 @@ const parseMediaType = (v: string): string | undefined => {
 }
 
 /**
- * The format of a POST/PUT body from its Content-Type (empty means JSON). YAML and protobuf bodies are
- * valid upstream but not decoded here yet, so they get the same 415 as an unknown type:
+ * The format of a POST/PUT body from its Content-Type (empty means JSON; protobuf under either name). YAML
+ * bodies are valid upstream but not decoded here, so they get the same 415 as an unknown type:
  * `the body of the request was in an unknown format - accepted media types include: …`.
  */
-export const requestBodyFormat = (contentType: string | undefined): Either.Either<"json", ApiError> => {
+export const requestBodyFormat = (contentType: string | undefined): Either.Either<Representation, ApiError> => {
   const mediaType = contentType === undefined || contentType === "" ? jsonMediaType : parseMediaType(contentType)
   if (mediaType === jsonMediaType) return Either.right("json")
+  if (mediaType === protobufMediaType || mediaType === kubernetesProtobufMediaType) return Either.right("protobuf")
   return Either.left(
     unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${mediaTypes.join(", ")}`)
   )

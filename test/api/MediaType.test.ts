@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Option } from "effect"
-import { negotiate, requestBodyFormat } from "../../src/api/MediaType.js"
+import { negotiate, protobufResponseMediaType, requestBodyFormat } from "../../src/api/MediaType.js"
 import type { ApiError } from "../../src/api/Status.js"
 
 const statusOf = <A>(r: Either.Either<A, ApiError>) => Either.getLeft(r).pipe(Option.getOrThrow).status
@@ -46,17 +46,38 @@ describe("negotiate", () => {
     expect(negotiate("application/json;as=Table;v=v1beta1;g=meta.platform,application/json", list)).toEqual(Either.right("json"))
   })
 
-  it("skips protobuf and YAML before a JSON fallback", () => {
-    expect(negotiate("application/vnd.platform.protobuf, application/json", item)).toEqual(Either.right("json"))
+  it("skips YAML before a JSON fallback", () => {
     expect(negotiate("application/yaml, */*", item)).toEqual(Either.right("json"))
+    expect(negotiate("application/yaml, application/json", item)).toEqual(Either.right("json"))
+  })
+
+  it("serves protobuf under this API's name and upstream's", () => {
+    expect(negotiate("application/vnd.platform.protobuf", item)).toEqual(Either.right("protobuf"))
+    expect(negotiate("application/vnd.platform.protobuf, application/json", item)).toEqual(Either.right("protobuf"))
+    // kubectl ≥ 1.32 on typed creates
+    expect(negotiate("application/vnd.kubernetes.protobuf,application/json", item)).toEqual(Either.right("protobuf"))
+    expect(negotiate("application/vnd.kubernetes.protobuf", list)).toEqual(Either.right("protobuf"))
+    expect(negotiate("application/json, application/vnd.kubernetes.protobuf", item)).toEqual(Either.right("json"))
+  })
+
+  it("falls back past protobuf when asked to (an object without a protobuf form)", () => {
+    expect(negotiate("application/vnd.kubernetes.protobuf, application/json", { ...item, protobuf: false })).toEqual(Either.right("json"))
+    expect(statusOf(negotiate("application/vnd.kubernetes.protobuf", { ...item, protobuf: false }))).toEqual(handlerNotAcceptable(objectTypes))
+  })
+
+  it("answers protobuf with the name the client asked for", () => {
+    expect(protobufResponseMediaType("application/vnd.kubernetes.protobuf, application/json")).toBe("application/vnd.kubernetes.protobuf")
+    expect(protobufResponseMediaType("application/vnd.kubernetes.protobuf;stream=watch")).toBe("application/vnd.kubernetes.protobuf")
+    expect(protobufResponseMediaType("application/vnd.platform.protobuf")).toBe("application/vnd.platform.protobuf")
+    expect(protobufResponseMediaType(undefined)).toBe("application/vnd.platform.protobuf")
   })
 
   it("answers the handler 406 (no details) when only unrenderable types are asked for", () => {
     for (const accept of [
       "application/json;as=Table;v=v1;g=meta.platform",
-      "application/vnd.platform.protobuf",
       "application/yaml",
       "application/vnd.platform.protobuf;as=Table;v=v1;g=meta.platform",
+      "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.platform",
       "application/json;as=PartialObjectMetadata;v=v1;g=meta.platform"
     ]) {
       expect(statusOf(negotiate(accept, item))).toEqual(handlerNotAcceptable(objectTypes))
@@ -88,14 +109,16 @@ describe("negotiate", () => {
   })
 
   it("orders entries by q", () => {
-    expect(negotiate("application/json;q=0.5, application/vnd.platform.protobuf", item)).toEqual(Either.right("json"))
+    expect(negotiate("application/json;q=0.5, application/vnd.platform.protobuf", item)).toEqual(Either.right("protobuf"))
+    expect(negotiate("application/json, application/vnd.platform.protobuf;q=0.9", item)).toEqual(Either.right("json"))
     expect(negotiate("application/yaml;q=0.5, application/json", watch)).toEqual(Either.right("json"))
   })
 
-  it("serves JSON watches", () => {
+  it("serves JSON and protobuf watches", () => {
     expect(negotiate(undefined, watch)).toEqual(Either.right("json"))
     expect(negotiate("application/json", watch)).toEqual(Either.right("json"))
-    expect(negotiate("application/vnd.platform.protobuf, application/json", watch)).toEqual(Either.right("json"))
+    expect(negotiate("application/vnd.platform.protobuf, application/json", watch)).toEqual(Either.right("protobuf"))
+    expect(negotiate("application/vnd.kubernetes.protobuf;stream=watch", watch)).toEqual(Either.right("protobuf"))
     expect(negotiate("application/json;as=Table;v=v1;g=meta.platform, application/json", watch)).toEqual(Either.right("json"))
   })
 
@@ -103,7 +126,6 @@ describe("negotiate", () => {
     expect(statusOf(negotiate("application/yaml", watch))).toEqual(handlerNotAcceptable(streamTypes))
     // upstream picks the first acceptable entry for the framing, and YAML has none
     expect(statusOf(negotiate("application/yaml, application/json", watch))).toEqual(handlerNotAcceptable(streamTypes))
-    expect(statusOf(negotiate("application/vnd.platform.protobuf", watch))).toEqual(handlerNotAcceptable(streamTypes))
   })
 
   it("refuses a watch no entry of which is acceptable with the object list", () => {
@@ -134,8 +156,13 @@ describe("requestBodyFormat", () => {
     }
   })
 
-  it("answers 415 for YAML and protobuf, which are not decoded yet", () => {
+  it("reads protobuf under either name", () => {
+    expect(requestBodyFormat("application/vnd.platform.protobuf")).toEqual(Either.right("protobuf"))
+    expect(requestBodyFormat("application/vnd.kubernetes.protobuf")).toEqual(Either.right("protobuf"))
+    expect(requestBodyFormat("Application/Vnd.Kubernetes.Protobuf; charset=x")).toEqual(Either.right("protobuf"))
+  })
+
+  it("answers 415 for YAML, which is not decoded", () => {
     expect(statusOf(requestBodyFormat("application/yaml"))).toEqual(unsupported)
-    expect(statusOf(requestBodyFormat("application/vnd.platform.protobuf"))).toEqual(unsupported)
   })
 })
