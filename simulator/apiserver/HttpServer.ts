@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { Cause, Deferred, Effect, Either, Exit, Fiber, Option, Runtime, Scope } from "effect"
-import { negotiate, requestBodyFormat } from "../../src/api/MediaType.js"
+import { negotiate, requestBodyFormat, type Representation } from "../../src/api/MediaType.js"
 import type { KObject, WatchEvent } from "../../src/api/Object.js"
 import { patchTypeOf } from "../../src/api/Patch.js"
 import type { DeleteOptions, ListOptions, WatchOptions } from "../../src/api/Requests.js"
@@ -16,6 +16,7 @@ import * as Status from "../../src/api/Status.js"
 import { ApiError } from "../../src/api/Status.js"
 import { ApiServer, WaitFor, type ApiServerImpl, type Body } from "./ApiServer.js"
 import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, versionInfo } from "./Discovery.js"
+import { decodeProtobufBody, encodeBody, encodeJson, encodeWatchEvent, watchContentType } from "./http/Representation.js"
 import type { WatchSink } from "./WatchHub.js"
 
 export interface HttpServerOptions {
@@ -114,29 +115,7 @@ const intParam = (q: URLSearchParams, name: string): Either.Either<number | unde
 
 const noQuery = new URLSearchParams()
 
-/** Stored objects are immutable, so the bytes of a hot object are made once (weakly held). */
-const objectBytes = new WeakMap<object, Buffer>()
-const storedObjectJson = (obj: object): Buffer => {
-  let bytes = objectBytes.get(obj)
-  if (bytes === undefined) {
-    bytes = Buffer.from(JSON.stringify(obj) + "\n")
-    objectBytes.set(obj, bytes)
-  }
-  return bytes
-}
-
-const eventJson = new WeakMap<WatchEvent, string>()
-/** Events are shared between watchers, so each is serialized once. */
-const serializeEvent = (event: WatchEvent): string => {
-  let s = eventJson.get(event)
-  if (s === undefined) {
-    s = JSON.stringify(event) + "\n"
-    eventJson.set(event, s)
-  }
-  return s
-}
-
-const readBody = (req: http.IncomingMessage): Promise<Either.Either<string, ApiError>> =>
+const readBody = (req: http.IncomingMessage): Promise<Either.Either<Buffer, ApiError>> =>
   new Promise((resolve) => {
     const chunks: Buffer[] = []
     let size = 0
@@ -147,7 +126,7 @@ const readBody = (req: http.IncomingMessage): Promise<Either.Either<string, ApiE
       else chunks.push(chunk)
     })
     req.on("end", () =>
-      resolve(tooLarge ? Either.left(Status.requestEntityTooLarge(`Request entity too large: limit is ${maxBodyBytes}`)) : Either.right(Buffer.concat(chunks).toString("utf8")))
+      resolve(tooLarge ? Either.left(Status.requestEntityTooLarge(`Request entity too large: limit is ${maxBodyBytes}`)) : Either.right(Buffer.concat(chunks)))
     )
     req.on("error", () => resolve(Either.left(Status.badRequest("error reading request body"))))
   })
@@ -163,6 +142,9 @@ const parseJsonBody = (text: string, what: string): Either.Either<Body, ApiError
 }
 
 class Responder {
+  /** The answer's representation once negotiated (documents, admin answers and route errors stay JSON). */
+  representation: Representation = "json"
+
   constructor(
     readonly req: http.IncomingMessage,
     readonly res: http.ServerResponse,
@@ -173,18 +155,30 @@ class Responder {
     return { "Content-Type": contentType, "Cache-Control": "no-cache, private", "Audit-Id": randomUUID() }
   }
 
+  /** Always JSON: discovery documents and admin answers. */
   json(code: number, body: unknown, extra: Record<string, string | string[]> = {}): void {
-    this.send(code, this.pretty ? Buffer.from(JSON.stringify(body, null, 2)) : Buffer.from(JSON.stringify(body) + "\n"), extra)
+    this.send(code, "application/json", encodeJson(body, this.pretty), extra)
   }
 
-  /** A single stored object (GET): its compact bytes are cached per stored version. */
+  /** An API object, list or Status in the negotiated representation. */
+  body(code: number, body: object, extra: Record<string, string | string[]> = {}, stored = false): void {
+    const accept = this.req.headers.accept
+    const encoded = encodeBody(this.representation, body, { pretty: this.pretty, accept, stored })
+    if (Either.isRight(encoded)) return this.send(code, encoded.right.contentType, encoded.right.bytes, extra)
+    // No lossless protobuf form (docs/protobuf.md): the client's next acceptable type, else 406.
+    const fallback = negotiate(accept, { watch: false, protobuf: false })
+    if (Either.isRight(fallback)) return this.send(code, "application/json", encodeJson(body, this.pretty, stored), extra)
+    this.error(Status.notAcceptable(encoded.left.message))
+  }
+
+  /** A single stored object (GET): its bytes are cached per stored version. */
   object(obj: object): void {
-    this.send(200, this.pretty ? Buffer.from(JSON.stringify(obj, null, 2)) : storedObjectJson(obj), {})
+    this.body(200, obj, {}, true)
   }
 
-  private send(code: number, bytes: Buffer, extra: Record<string, string | string[]>): void {
+  private send(code: number, contentType: string, bytes: Buffer, extra: Record<string, string | string[]>): void {
     // A Content-Length lets node:http send headers and body in one write instead of chunked encoding.
-    this.res.writeHead(code, { ...this.headers("application/json"), "Content-Length": String(bytes.length), ...extra })
+    this.res.writeHead(code, { ...this.headers(contentType), "Content-Length": String(bytes.length), ...extra })
     this.res.end(bytes)
   }
 
@@ -200,7 +194,7 @@ class Responder {
 
   error(error: ApiError): void {
     const retry = error.status.details?.retryAfterSeconds
-    this.json(error.code, error.status, retry ? { "Retry-After": String(retry) } : {})
+    this.body(error.code, error.status, retry ? { "Retry-After": String(retry) } : {})
   }
 }
 
@@ -263,13 +257,16 @@ const handle = (api: ApiServerImpl, req: http.IncomingMessage, res: http.ServerR
       case "admin":
         return options.admin ? adminAction(api, parsed.action, query, req.method ?? "GET", out) : Effect.sync(() => out.text(404, "404 page not found\n"))
       case "resource":
-        return serveResource(api, parsed.route, query, req, out)
+        // Errors here are in the negotiated representation (protobuf clients get a protobuf Status).
+        return serveResource(api, parsed.route, query, req, out).pipe(
+          Effect.catchAll((error) => Effect.sync(() => (res.headersSent ? res.end() : out.error(error))))
+        )
     }
   }).pipe(
     Effect.catchAllCause((cause) =>
       Effect.sync(() => {
         if (Cause.isInterruptedOnly(cause)) return
-        const failure = Cause.failureOption(cause)
+        const failure: Option.Option<unknown> = Cause.failureOption(cause)
         const error = Option.isSome(failure) && failure.value instanceof ApiError ? failure.value : Status.internal(Cause.pretty(cause).split("\n")[0] ?? "internal error")
         if (!res.headersSent) new Responder(req, res, false).error(error)
         else res.end()
@@ -296,7 +293,7 @@ const adminAction = (api: ApiServerImpl, action: string, query: URLSearchParams,
 
 const write = (r: Effect.Effect<{ code: number; object: KObject; warnings: ReadonlyArray<string> }, ApiError>, out: Responder) =>
   Effect.map(r, (result) =>
-    out.json(result.code, result.object, result.warnings.length > 0 ? { Warning: result.warnings.map(warningHeader) } : {})
+    out.body(result.code, result.object, result.warnings.length > 0 ? { Warning: result.warnings.map(warningHeader) } : {})
   )
 
 const listOptionsOf = (query: URLSearchParams, namespace: string | undefined, limit: number | undefined): ListOptions => ({
@@ -341,7 +338,7 @@ const serveReadNow = (api: ApiServerImpl, now: number, req: http.IncomingMessage
     const list = api.listNow(resource, listOptionsOf(query, namespace, limit.right))
     if (list instanceof WaitFor) return false
     if (Either.isLeft(list)) out.error(list.left)
-    else out.json(200, list.right)
+    else out.body(200, list.right)
     return true
   }
   const obj = api.getNow(resource, name, { namespace, resourceVersion: query.get("resourceVersion") ?? undefined })
@@ -359,7 +356,7 @@ const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams,
     const isWatch = flag(query.get("watch")) === true
     const accept = req.headers.accept
     if (accept !== undefined && accept !== "application/json" && accept !== "*/*")
-      yield* negotiate(accept, { watch: isWatch, collection: name === undefined })
+      out.representation = yield* negotiate(accept, { watch: isWatch, collection: name === undefined })
     const limit = yield* intParam(query, "limit")
     const timeoutSeconds = yield* intParam(query, "timeoutSeconds")
     const str = (k: string) => query.get(k) ?? undefined
@@ -369,8 +366,15 @@ const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams,
     const readBodyJson = (what: string) =>
       Effect.flatMap(
         Effect.promise(() => readBody(req)),
-        (text) => Effect.flatMap(text, (t) => parseJsonBody(t, what))
+        (bytes) => Effect.flatMap(bytes, (b) => parseJsonBody(b.toString("utf8"), what))
       )
+    /** A POST or PUT body in the format its Content-Type names. */
+    const readObjectBody = Effect.gen(function* () {
+      const format = yield* requestBodyFormat(req.headers["content-type"])
+      if (format === "json") return yield* readBodyJson("couldn't get version/kind")
+      const bytes = yield* Effect.flatMap(Effect.promise(() => readBody(req)), (b) => b)
+      return { value: yield* decodeProtobufBody(bytes, resource) } satisfies Body
+    })
     switch (method) {
       case "GET": {
         if (isWatch) {
@@ -386,7 +390,7 @@ const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams,
         }
         if (name === undefined) {
           const list = yield* api.list(resource, listOptionsOf(query, namespace, limit))
-          return out.json(200, list)
+          return out.body(200, list)
         }
         const obj = yield* api.get(resource, name, { namespace, resourceVersion: str("resourceVersion") })
         return out.object(obj)
@@ -394,8 +398,7 @@ const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams,
       case "POST": {
         if (name !== undefined && subresource === undefined) return yield* Effect.fail(Status.methodNotAllowed())
         if (subresource !== undefined && subresource !== "binding") return yield* Effect.fail(Status.methodNotAllowed())
-        yield* requestBodyFormat(req.headers["content-type"])
-        const body = yield* readBodyJson("couldn't get version/kind")
+        const body = yield* readObjectBody
         if (subresource === "binding") {
           const value = body.value as Record<string, unknown>
           const meta = (value?.metadata ?? {}) as Record<string, unknown>
@@ -405,8 +408,7 @@ const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams,
       }
       case "PUT": {
         if (name === undefined) return yield* Effect.fail(Status.methodNotAllowed())
-        yield* requestBodyFormat(req.headers["content-type"])
-        const body = yield* readBodyJson("couldn't get version/kind")
+        const body = yield* readObjectBody
         return yield* write(api.update(resource, name, body, writeOptions), out)
       }
       case "PATCH": {
@@ -417,7 +419,7 @@ const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams,
         return yield* write(api.patch(resource, name, patchType, body, writeOptions), out)
       }
       case "DELETE": {
-        const text = yield* Effect.flatMap(Effect.promise(() => readBody(req)), (t) => t)
+        const text = (yield* Effect.flatMap(Effect.promise(() => readBody(req)), (t) => t)).toString("utf8")
         const fromBody = text.trim() === "" ? undefined : yield* parseJsonBody(text, "couldn't get version/kind")
         const opts: DeleteOptions = fromBody
           ? deleteOptionsFromBody(fromBody.value, namespace)
@@ -430,11 +432,11 @@ const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams,
             }
         if (name === undefined) {
           const list = yield* api.deleteCollection(resource, { ...opts, ...selectors })
-          return out.json(200, list)
+          return out.body(200, list)
         }
         if (subresource !== undefined) return yield* Effect.fail(Status.methodNotAllowed())
         const result = yield* api.delete(resource, name, opts)
-        return out.json(result.code, result.object ?? result.status)
+        return out.body(result.code, result.object ?? result.status ?? {})
       }
       default:
         return yield* Effect.fail(Status.methodNotAllowed())
@@ -470,19 +472,32 @@ const serveWatch = (
       const res = out.res
       const done = yield* Deferred.make<void>()
       const bufferBytes = api.config.watchBufferSize * 4096
+      const representation = out.representation
       let started = false
       let ended = false
       const start = () => {
         if (started) return
         started = true
-        res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-cache, private", "Transfer-Encoding": "chunked" })
+        res.writeHead(200, {
+          "Content-Type": watchContentType(representation, out.req.headers.accept),
+          "Cache-Control": "no-cache, private",
+          "Transfer-Encoding": "chunked"
+        })
       }
       const sink: WatchSink = {
         offer: (event, initial) => {
           if (ended) return true
           if (!initial && res.writableLength > bufferBytes) return false
           start()
-          res.write(serializeEvent(event))
+          const bytes = encodeWatchEvent(representation, event)
+          if (Either.isRight(bytes)) {
+            res.write(bytes.right)
+            return true
+          }
+          // An object without a lossless protobuf form: an ERROR event (a Status always has one), then the end.
+          const failure: WatchEvent = { type: "ERROR", object: Status.internal(bytes.left.message).status as unknown as KObject }
+          res.write(Either.getOrThrow(encodeWatchEvent(representation, failure)))
+          sink.close()
           return true
         },
         close: () => {

@@ -173,7 +173,7 @@ const inlineOwner = (plan: MessagePlan, key: string): FieldPlan | undefined => {
   return undefined
 }
 
-const writeFields = (w: protobuf.Writer, plan: MessagePlan, obj: Readonly<Record<string, unknown>>, path: string): void => {
+const writeFields = (w: protobuf.Writer, plan: MessagePlan, obj: Readonly<Record<string, unknown>>, path: string, topLevel = false): void => {
   let inlineParts: Map<FieldPlan, Record<string, unknown>> | undefined
   for (const key in obj) {
     const field = plan.byJson.get(key)
@@ -183,7 +183,7 @@ const writeFields = (w: protobuf.Writer, plan: MessagePlan, obj: Readonly<Record
       continue
     }
     // An object's `apiVersion` and `kind` travel in the envelope's typeMeta, and list items carry none.
-    if ((key === "apiVersion" || key === "kind") && plan.byJson.has("metadata")) continue
+    if ((key === "apiVersion" || key === "kind") && (topLevel || plan.byJson.has("metadata"))) continue
     const owner = plan.inlines.length > 0 ? inlineOwner(plan, key) : undefined
     if (owner === undefined) throw new ProtobufEncodeError(join(path, key), `unknown field for ${plan.goName}`)
     inlineParts ??= new Map()
@@ -202,7 +202,7 @@ const writeFields = (w: protobuf.Writer, plan: MessagePlan, obj: Readonly<Record
 
 /** Writes the message bytes of a JSON object (without a length prefix). */
 export const encodeMessage = (plan: MessagePlan, obj: Readonly<Record<string, unknown>>, writer = protobuf.Writer.create()): protobuf.Writer => {
-  writeFields(writer, plan, obj, "")
+  writeFields(writer, plan, obj, "", true)
   return writer
 }
 

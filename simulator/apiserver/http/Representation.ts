@@ -1,0 +1,111 @@
+/**
+ * Encoding by media type: the bytes and Content-Type of an answer, a watch event or a request body in the
+ * representation `MediaType.negotiate` chose (JSON, or the protobuf envelope of `src/api/protobuf/`). A new
+ * representation is added here and in the negotiation, nowhere else.
+ */
+import { Either } from "effect"
+import { protobufResponseMediaType, type Representation } from "../../../src/api/MediaType.js"
+import type { KObject, WatchEvent } from "../../../src/api/Object.js"
+import { decodeObject, encodeObject, encodeWatchFrame, type NotProtobufEncodable } from "../../../src/api/protobuf/Envelope.js"
+import { apiVersionOf, type ResourceType } from "../../../src/api/Resources.js"
+import * as Status from "../../../src/api/Status.js"
+import type { ApiError } from "../../../src/api/Status.js"
+
+export interface Encoded {
+  readonly contentType: string
+  readonly bytes: Buffer
+}
+
+/** Stored objects are immutable, so the bytes of a hot object are made once per representation (weakly held). */
+const jsonBytes = new WeakMap<object, Buffer>()
+const protobufBytes = new WeakMap<object, Buffer>()
+
+const compactJson = (body: object, cache: boolean): Buffer => {
+  let bytes = cache ? jsonBytes.get(body) : undefined
+  if (bytes === undefined) {
+    bytes = Buffer.from(JSON.stringify(body) + "\n")
+    if (cache) jsonBytes.set(body, bytes)
+  }
+  return bytes
+}
+
+/** JSON as upstream writes it: pretty (2 spaces, no trailing newline) or compact with a trailing newline. */
+export const encodeJson = (body: unknown, pretty: boolean, cache = false): Buffer =>
+  pretty ? Buffer.from(JSON.stringify(body, null, 2)) : typeof body === "object" && body !== null ? compactJson(body, cache) : Buffer.from(JSON.stringify(body) + "\n")
+
+const protobufEnvelope = (body: object, cache: boolean): Either.Either<Buffer, NotProtobufEncodable> => {
+  const cached = cache ? protobufBytes.get(body) : undefined
+  if (cached !== undefined) return Either.right(cached)
+  return Either.map(encodeObject(body as Readonly<Record<string, unknown>>), (envelope) => {
+    const bytes = Buffer.from(envelope.buffer, envelope.byteOffset, envelope.byteLength)
+    if (cache) protobufBytes.set(body, bytes)
+    return bytes
+  })
+}
+
+export interface EncodeOptions {
+  readonly pretty: boolean
+  /** The request's Accept header: the protobuf answer carries the name asked for. */
+  readonly accept: string | undefined
+  /** The body is a stored object (immutable): its bytes may be cached. */
+  readonly stored?: boolean
+}
+
+/**
+ * An answer's bytes in the negotiated representation. An object without a lossless protobuf form (a field
+ * the protobuf schema does not know) fails, and the caller falls back as `docs/protobuf.md` describes.
+ */
+export const encodeBody = (representation: Representation, body: object, opts: EncodeOptions): Either.Either<Encoded, NotProtobufEncodable> => {
+  if (representation === "json") return Either.right({ contentType: "application/json", bytes: encodeJson(body, opts.pretty, opts.stored) })
+  return Either.map(protobufEnvelope(body, opts.stored ?? false), (bytes) => ({ contentType: protobufResponseMediaType(opts.accept), bytes }))
+}
+
+/** The Content-Type of a watch stream: JSON has none of its own (reference §3), protobuf names the framing. */
+export const watchContentType = (representation: Representation, accept: string | undefined): string =>
+  representation === "json" ? "application/json" : `${protobufResponseMediaType(accept)};stream=watch`
+
+/** Events are shared between watchers, so each is serialized once per representation. */
+const eventJson = new WeakMap<WatchEvent, Buffer>()
+const eventFrames = new WeakMap<WatchEvent, Buffer>()
+
+/** One watch event as the stream carries it: a JSON line, or a length-prefixed protobuf frame. */
+export const encodeWatchEvent = (representation: Representation, event: WatchEvent): Either.Either<Buffer, NotProtobufEncodable> => {
+  if (representation === "json") {
+    let line = eventJson.get(event)
+    if (line === undefined) {
+      line = Buffer.from(JSON.stringify(event) + "\n")
+      eventJson.set(event, line)
+    }
+    return Either.right(line)
+  }
+  const cached = eventFrames.get(event)
+  if (cached !== undefined) return Either.right(cached)
+  return Either.map(encodeWatchFrame(event), (frame) => {
+    const bytes = Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength)
+    eventFrames.set(event, bytes)
+    return bytes
+  })
+}
+
+/** `apiserver: pkg/endpoints/handlers/rest.go` `summarizeData`: the start of a body an error quotes. */
+const summarizeData = (data: Buffer, maxLength: number): string => {
+  if (data.length === 0) return "<empty>"
+  const head = data.subarray(0, maxLength)
+  const text = data[0] === 0x7b ? head.toString("utf8") : head.toString("hex")
+  return data.length > maxLength ? `${text} ...` : text
+}
+
+/**
+ * A protobuf request body as the JSON value the server works on (protobuf bodies are never strict-checked,
+ * reference §5.1, so there is no text to look for duplicate fields in). Errors are upstream's 400s
+ * (`transformDecodeError`).
+ */
+export const decodeProtobufBody = (bytes: Buffer, resource: ResourceType): Either.Either<KObject, ApiError> => {
+  const decoded = decodeObject(bytes, { apiVersion: apiVersionOf(resource), kind: resource.kind })
+  if (Either.isRight(decoded)) return Either.right(decoded.right.object)
+  const error = decoded.left
+  if (error.path === "")
+    return Either.left(Status.badRequest(`the object provided is unrecognized (must be of type ${resource.kind}): ${error.message} (${summarizeData(bytes, 30)})`))
+  const version = resource.version
+  return Either.left(Status.badRequest(`${resource.kind} in version "${version}" cannot be handled as a ${resource.kind}: ${error.message}`))
+}
