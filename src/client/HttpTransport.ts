@@ -7,6 +7,8 @@ import { apiVersionOf, type ResourceType } from "../api/Resources.js"
 import * as Status from "../api/Status.js"
 import { ApiError } from "../api/Status.js"
 import type { ApiClientService } from "./ApiClient.js"
+import { acceptHeader, decodeAnswer, isProtobufStream, objectBody, type WireEncoding } from "./WireEncoding.js"
+import { watchFrameDecoder } from "../api/protobuf/Envelope.js"
 
 export interface HttpClientOptions {
   /** `http://127.0.0.1:6443` or `https://…`. */
@@ -20,6 +22,8 @@ export interface HttpClientOptions {
   readonly connections?: number
   /** Counts bytes sent and received (bodies), for the load generator's health report. */
   readonly traffic?: TrafficCounter
+  /** `protobuf` asks for the protobuf envelope (JSON fallback) and sends object bodies in it (default `json`). */
+  readonly encoding?: WireEncoding
 }
 
 export interface TrafficCounter {
@@ -62,15 +66,20 @@ export const parseWarning = (header: string): string => {
 
 const headerList = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v])
 
-/** A non-2xx answer as an ApiError: the Status it carries, or one made from the code and text. */
-const errorFrom = (code: number, text: string): ApiError => {
+/** A non-2xx answer as an ApiError: the Status it carries (JSON or protobuf), or one made from the code and text. */
+const errorFrom = (code: number, bytes: Buffer, contentType?: string): ApiError => {
   try {
-    const parsed = JSON.parse(text) as Status.Status
+    const parsed = decodeAnswer(contentType, bytes) as Status.Status
     if (parsed && parsed.kind === "Status") return new ApiError({ status: parsed })
   } catch {
-    // not JSON: fall through
+    // not a Status: fall through
   }
-  return new ApiError({ status: Status.makeStatus({ code, message: text.trim(), reason: code === 404 ? "NotFound" : undefined }) })
+  return new ApiError({ status: Status.makeStatus({ code, message: bytes.toString("utf8").trim(), reason: code === 404 ? "NotFound" : undefined }) })
+}
+
+const contentTypeOf = (headers: Dispatcher.ResponseData["headers"]): string | undefined => {
+  const v = headers["content-type"]
+  return Array.isArray(v) ? v[0] : v
 }
 
 const connectionError = (e: unknown): ApiError =>
@@ -113,20 +122,22 @@ export const makeHttpClient = (options: HttpClientOptions) =>
       (agent) => Effect.promise(() => (agent as Agent).close())
     )
     const base = options.baseUrl.replace(/\/$/, "")
+    const encoding = options.encoding ?? "json"
     const baseHeaders: Record<string, string> = {
       "user-agent": "clustersim/0.1",
-      accept: "application/json",
+      accept: acceptHeader(encoding),
       ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
       ...options.headers
     }
 
     const traffic = options.traffic
+    /** `body`: JSON (a value or its text) with `contentType`, or an encoded object body. */
     const call = (method: Dispatcher.HttpMethod, path: string, body?: unknown, contentType = "application/json") =>
       // No abort signal: Effect would make an AbortController per request, a measurable cost at load-test
       // rates; an interrupted call stops waiting at once and its request finishes in the background.
       Effect.tryPromise({
         try: async () => {
-          const payload = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body)
+          const payload = body === undefined ? undefined : typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body)
           const res = await dispatcher.request({
             origin: base,
             path,
@@ -134,17 +145,19 @@ export const makeHttpClient = (options: HttpClientOptions) =>
             headers: body === undefined ? baseHeaders : { ...extendable, ...baseHeaders, "content-type": contentType },
             body: payload
           })
-          const text = await res.body.text()
+          const bytes = Buffer.from(await res.body.arrayBuffer())
           if (traffic) {
-            traffic.bytesIn += Buffer.byteLength(text)
-            if (payload !== undefined) traffic.bytesOut += Buffer.byteLength(payload)
+            traffic.bytesIn += bytes.length
+            if (payload !== undefined) traffic.bytesOut += typeof payload === "string" ? Buffer.byteLength(payload) : payload.length
           }
-          return { code: res.statusCode, text, warnings: headerList(res.headers["warning"]).map(parseWarning) }
+          return { code: res.statusCode, bytes, contentType: contentTypeOf(res.headers), warnings: headerList(res.headers["warning"]).map(parseWarning) }
         },
         catch: connectionError
       }).pipe(
         Effect.flatMap((r) =>
-          r.code >= 200 && r.code < 300 ? Effect.succeed({ ...extendable, ...r, value: JSON.parse(r.text) as unknown }) : Effect.fail(errorFrom(r.code, r.text))
+          r.code >= 200 && r.code < 300
+            ? Effect.succeed({ code: r.code, warnings: r.warnings, value: decodeAnswer(r.contentType, r.bytes) })
+            : Effect.fail(errorFrom(r.code, r.bytes, r.contentType))
         )
       )
 
@@ -153,6 +166,11 @@ export const makeHttpClient = (options: HttpClientOptions) =>
         call(method, path + queryString({ dryRun: opts?.dryRun, fieldValidation: opts?.fieldValidation, fieldManager: opts?.fieldManager }), body, contentType),
         (r) => ({ code: r.code, object: r.value as KObject, warnings: r.warnings })
       )
+    /** A create or update: the object in the client's encoding where it has a lossless form there. */
+    const writeObject = (method: Dispatcher.HttpMethod, resource: ResourceType, path: string, obj: unknown, opts: WriteOptions | undefined) => {
+      const body = objectBody(encoding, resource, obj)
+      return write(method, path, body.payload, opts, body.contentType)
+    }
 
     const listQuery = (opts: ListOptions | undefined) =>
       queryString({
@@ -178,10 +196,10 @@ export const makeHttpClient = (options: HttpClientOptions) =>
       create: (resource, obj, opts) => {
         const sub = opts?.subresource
         const name = sub ? ((obj as KObject).metadata?.name ?? "") : undefined
-        return write("POST", resourcePath(resource, opts?.namespace, name, sub), obj, opts)
+        return writeObject("POST", resource, resourcePath(resource, opts?.namespace, name, sub), obj, opts)
       },
       update: (resource, obj, opts) =>
-        write("PUT", resourcePath(resource, opts?.namespace ?? obj.metadata.namespace, obj.metadata.name ?? "", opts?.subresource), obj, opts),
+        writeObject("PUT", resource, resourcePath(resource, opts?.namespace ?? obj.metadata.namespace, obj.metadata.name ?? "", opts?.subresource), obj, opts),
       patch: (resource, name, patchType, patch, opts) =>
         write("PATCH", resourcePath(resource, opts?.namespace, name, opts?.subresource), patch, opts, patchContentTypes[patchType]),
       delete: (resource, name, opts) =>
@@ -215,8 +233,14 @@ export const makeHttpClient = (options: HttpClientOptions) =>
             })
             yield* Effect.addFinalizer(() => Effect.sync(() => res.body.destroy()))
             if (res.statusCode !== 200) {
-              const text = yield* Effect.promise(() => res.body.text())
-              return yield* Effect.fail(errorFrom(res.statusCode, text))
+              const bytes = yield* Effect.promise(() => res.body.arrayBuffer())
+              return yield* Effect.fail(errorFrom(res.statusCode, Buffer.from(bytes), contentTypeOf(res.headers)))
+            }
+            if (isProtobufStream(contentTypeOf(res.headers))) {
+              const frames = watchFrameDecoder()
+              return bodyChunks(res.body, traffic).pipe(
+                Stream.mapConcatEffect((chunk) => Effect.try({ try: () => frames(chunk), catch: (e) => Status.internal(`watch stream: ${(e as Error).message}`) }))
+              )
             }
             return bodyChunks(res.body, traffic).pipe(
               Stream.decodeText(),

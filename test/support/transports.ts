@@ -7,7 +7,8 @@ import { ServerAdmin } from "../../src/client/ServerAdmin.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
 import { layerFrozen } from "./frozenClient.js"
 
-export type Transport = "in-process" | "http"
+/** `http-protobuf`: the HTTP client asking for and sending the protobuf envelope. */
+export type Transport = "in-process" | "http" | "http-protobuf"
 
 /** A fresh server plus a client of the given transport; the HTTP one listens on a free loopback port. */
 export const clientLayer = (
@@ -19,13 +20,13 @@ export const clientLayer = (
   if (transport === "in-process") return Layer.provideMerge(Layer.merge(layerFrozen, InProcessClient.layerAdmin), server)
   const http = Layer.unwrapScoped(
     Effect.map(serveHttp({ host: "127.0.0.1", port: 0, admin: true }), (s) =>
-      Layer.merge(ApiClient.layerHttp({ baseUrl: s.url }), ServerAdmin.layerHttp(s.url))
+      Layer.merge(ApiClient.layerHttp({ baseUrl: s.url, encoding: transport === "http-protobuf" ? "protobuf" : "json" }), ServerAdmin.layerHttp(s.url))
     )
   )
   return Layer.provideMerge(http, server)
 }
 
-export const transports: ReadonlyArray<Transport> = ["in-process", "http"]
+export const transports: ReadonlyArray<Transport> = ["in-process", "http", "http-protobuf"]
 
 /** Base URL of a fresh HTTP server, for raw-wire tests (status codes, headers). */
 export const httpServer = (config: Partial<ApiServerConfig> = {}) =>

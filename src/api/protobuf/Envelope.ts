@@ -184,7 +184,10 @@ export const decodeObject = (
   const plan = planOfKind(apiVersion, kind)
   if (!plan) return Either.left(new ProtobufDecodeError("", `no kind "${kind}" is registered for version "${apiVersion}"`))
   try {
-    return Either.right({ object: decodeMessage(plan, unknown.raw, head) as unknown as KObject, apiVersion, kind })
+    const object = decodeMessage(plan, unknown.raw, head)
+    // A list's items are `json:"items"` without omitempty: an empty list still has them (reference §2.4).
+    if (object.items === undefined && plan.byJson.get("items")?.repeated) object.items = []
+    return Either.right({ object: object as unknown as KObject, apiVersion, kind })
   } catch (e) {
     if (e instanceof ProtobufDecodeError) return Either.left(e)
     throw e

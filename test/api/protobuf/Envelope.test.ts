@@ -76,6 +76,11 @@ describe("protobuf envelope", () => {
     expect(Either.isLeft(result) && result.left.message).toBe("unknown field number 103 in v1.NamespaceSpec at spec")
   })
 
+  it("keeps items: [] on an empty list", () => {
+    const empty = { kind: "ConfigMapList", apiVersion: "v1", metadata: { resourceVersion: "5" }, items: [] }
+    expect(decode(encode(empty))).toEqual(empty)
+  })
+
   it("fills an empty typeMeta from the defaults (the request's URL)", () => {
     const bytes = Buffer.concat([Buffer.from(magic), Buffer.from("0a00" + "12050a030a0178" + "1a002200", "hex")])
     expect(Either.getOrThrow(decodeObject(bytes, { apiVersion: "v1", kind: "ConfigMap" })).object).toEqual({
