@@ -316,7 +316,12 @@ const isPretty = (req: http.IncomingMessage, query: URLSearchParams): boolean =>
  */
 const serveReadNow = (api: ApiServerImpl, now: number, req: http.IncomingMessage, res: http.ServerResponse, address: string): boolean => {
   const accept = req.headers.accept
-  if (accept !== undefined && accept !== "application/json" && accept !== "*/*") return false
+  let representation: Representation = "json"
+  if (accept !== undefined && accept !== "application/json" && accept !== "*/*") {
+    const negotiated = negotiate(accept, { watch: false })
+    if (Either.isLeft(negotiated)) return false
+    representation = negotiated.right
+  }
   const url = req.url ?? "/"
   const q = url.indexOf("?")
   const query = q >= 0 ? new URLSearchParams(url.slice(q + 1)) : noQuery
@@ -334,6 +339,7 @@ const serveReadNow = (api: ApiServerImpl, now: number, req: http.IncomingMessage
   // The request entry every transport goes through (false while paused: the general path waits).
   if (!api.admission.enterNow(now)) return false
   const out = new Responder(req, res, isPretty(req, query))
+  out.representation = representation
   if (name === undefined) {
     const list = api.listNow(resource, listOptionsOf(query, namespace, limit.right))
     if (list instanceof WaitFor) return false
