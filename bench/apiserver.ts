@@ -1,7 +1,9 @@
 /**
- * API server benchmarks (issues 2 and 3), against `clustersim serve` in its own process on loopback:
- *  1. GET of one pod: req/s, p50, p99, next to a bare node:http server returning the same bytes (ratio, goal ≥ 0.7);
- *  2. LIST of 10,000 pods in pages of 500 (total time);
+ * API server benchmarks (issues 2, 3 and 15), against `clustersim serve` in its own process on loopback:
+ *  1. GET of one pod: req/s, p50, p99, next to a bare node:http server returning the same bytes (ratio, goal ≥ 0.7),
+ *     and the same GET asking for protobuf;
+ *  2. LIST of 10,000 pods in pages of 500 (total time), then unpaged as JSON and as protobuf: bytes on the wire,
+ *     request-to-decoded time at the client, and the encode (server side) and decode (client side) times alone;
  *  3. one write delivered to 1,000 HTTP watch streams: delivery latency p50/p99 (goal p99 ≤ 100 ms), server RSS.
  * Run compiled: `npm run build && node dist/bench/apiserver.js [--quick]`.
  */
@@ -11,6 +13,8 @@ import { fileURLToPath } from "node:url"
 import { performance } from "node:perf_hooks"
 import * as hdr from "hdr-histogram-js"
 import { Agent, Pool, request } from "undici"
+import { Either } from "effect"
+import { decodeObject, encodeObject } from "../src/api/protobuf/Envelope.js"
 
 const quick = process.argv.includes("--quick")
 const root = fileURLToPath(new URL("../..", import.meta.url))
@@ -37,7 +41,7 @@ const rssOf = (pid: number) => {
 const histogram = () => hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 })
 
 /** Closed-loop GETs on `connections` keep-alive connections for `seconds`; latency in µs. */
-const getLoad = async (url: string, path: string, seconds: number, connections: number) => {
+const getLoad = async (url: string, path: string, seconds: number, connections: number, headers?: Record<string, string>) => {
   const pool = new Pool(url, { connections, pipelining: 1 })
   const h = histogram()
   let count = 0
@@ -45,7 +49,7 @@ const getLoad = async (url: string, path: string, seconds: number, connections: 
   const worker = async () => {
     while (performance.now() < deadline) {
       const start = performance.now()
-      const res = await pool.request({ path, method: "GET" })
+      const res = await pool.request({ path, method: "GET", headers })
       await res.body.arrayBuffer()
       h.recordValue(Math.max(1, Math.round((performance.now() - start) * 1000)))
       count++
@@ -91,11 +95,24 @@ const benchGet = async (serverUrl: string) => {
     const best = (a: Awaited<ReturnType<typeof getLoad>> | undefined, b: Awaited<ReturnType<typeof getLoad>>) => (a && a.rps >= b.rps ? a : b)
     let sim: Awaited<ReturnType<typeof getLoad>> | undefined
     let baseline: Awaited<ReturnType<typeof getLoad>> | undefined
+    let protobuf: Awaited<ReturnType<typeof getLoad>> | undefined
     for (let round = 0; round < 3; round++) {
       sim = best(sim, await getLoad(serverUrl, path, seconds, connections))
       baseline = best(baseline, await getLoad(bare.url, path, seconds, connections))
+      protobuf = best(protobuf, await getLoad(serverUrl, path, seconds, connections, { accept: protobufAccept }))
     }
-    return { clustersim: sim!, bareNodeHttp: baseline!, ratio: sim!.rps / baseline!.rps, bodyBytes: bytes.length, connections, seconds, rounds: 3 }
+    const protobufSample = await request(serverUrl + path, { headers: { accept: protobufAccept } })
+    const protobufBytes = (await protobufSample.body.arrayBuffer()).byteLength
+    return {
+      clustersim: sim!,
+      bareNodeHttp: baseline!,
+      ratio: sim!.rps / baseline!.rps,
+      bodyBytes: bytes.length,
+      protobuf: { ...protobuf!, bodyBytes: protobufBytes },
+      connections,
+      seconds,
+      rounds: 3
+    }
   } finally {
     bare.child.kill()
   }
@@ -125,6 +142,68 @@ const benchList = async (serverUrl: string, total: number) => {
   await agent.close()
   runs.sort((a, b) => a - b)
   return { pods: total, pageSize: 500, pages, medianMs: runs[1]!, runsMs: runs }
+}
+
+const protobufAccept = "application/vnd.kubernetes.protobuf"
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+/** Best-effort CPU time of `f` in ms: the median of `runs` calls. */
+const timed = (runs: number, f: () => unknown) => {
+  const times: number[] = []
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now()
+    f()
+    times.push(performance.now() - start)
+  }
+  return median(times)
+}
+
+/** The unpaged LIST of the pods `benchList` created, as JSON and as protobuf (runs interleaved). */
+const benchListEncodings = async (serverUrl: string, total: number) => {
+  const path = "/api/v1/namespaces/bench/pods"
+  const fetchList = async (accept: string) => {
+    const start = performance.now()
+    const res = await request(serverUrl + path, { headers: { accept } })
+    const bytes = Buffer.from(await res.body.arrayBuffer())
+    const received = performance.now()
+    const decoded = accept === protobufAccept ? Either.getOrThrow(decodeObject(bytes)).object : (JSON.parse(bytes.toString("utf8")) as object)
+    const done = performance.now()
+    if (((decoded as { items?: unknown[] }).items ?? []).length !== total) throw new Error(`listed a wrong number of pods as ${accept}`)
+    return { bytes, decoded, receivedMs: received - start, totalMs: done - start }
+  }
+  const runs = { json: [] as number[], protobuf: [] as number[] }
+  const received = { json: [] as number[], protobuf: [] as number[] }
+  let samples: { json: Awaited<ReturnType<typeof fetchList>>; protobuf: Awaited<ReturnType<typeof fetchList>> } | undefined
+  await fetchList("application/json") // warm up both
+  await fetchList(protobufAccept)
+  for (let r = 0; r < 5; r++) {
+    const json = await fetchList("application/json")
+    const protobuf = await fetchList(protobufAccept)
+    runs.json.push(json.totalMs)
+    runs.protobuf.push(protobuf.totalMs)
+    received.json.push(json.receivedMs)
+    received.protobuf.push(protobuf.receivedMs)
+    samples = { json, protobuf }
+  }
+  // The codec alone, on the list just received: what the server spends encoding and the client decoding.
+  const list = samples!.json.decoded
+  const encodeJsonMs = timed(5, () => Buffer.from(JSON.stringify(list) + "\n"))
+  const encodeProtobufMs = timed(5, () => Either.getOrThrow(encodeObject(list as Record<string, unknown>)))
+  const decodeJsonMs = timed(5, () => JSON.parse(samples!.json.bytes.toString("utf8")))
+  const decodeProtobufMs = timed(5, () => Either.getOrThrow(decodeObject(samples!.protobuf.bytes)))
+  return {
+    pods: total,
+    json: { bytes: samples!.json.bytes.length, medianMs: median(runs.json), receivedMedianMs: median(received.json), encodeMs: encodeJsonMs, decodeMs: decodeJsonMs },
+    protobuf: {
+      bytes: samples!.protobuf.bytes.length,
+      medianMs: median(runs.protobuf),
+      receivedMedianMs: median(received.protobuf),
+      encodeMs: encodeProtobufMs,
+      decodeMs: decodeProtobufMs
+    },
+    runs: 5
+  }
 }
 
 const benchWatch = async (serverUrl: string, watchers: number, writes: number) => {
@@ -185,15 +264,24 @@ const main = async () => {
         `p50 ${get.clustersim.p50ms.toFixed(2)} ms p99 ${get.clustersim.p99ms.toFixed(2)} ms | bare node:http ${get.bareNodeHttp.rps.toFixed(0)} req/s ` +
         `p50 ${get.bareNodeHttp.p50ms.toFixed(2)} ms p99 ${get.bareNodeHttp.p99ms.toFixed(2)} ms | ratio ${get.ratio.toFixed(2)} (goal ≥ 0.70)`
     )
+    console.log(
+      `GET one pod as protobuf (${get.protobuf.bodyBytes} B): ${get.protobuf.rps.toFixed(0)} req/s p50 ${get.protobuf.p50ms.toFixed(2)} ms p99 ${get.protobuf.p99ms.toFixed(2)} ms`
+    )
     const list = await benchList(server.url, quick ? 2_000 : 10_000)
     console.log(`LIST ${list.pods} pods in pages of ${list.pageSize} (${list.pages} pages): median ${list.medianMs.toFixed(0)} ms (runs ${list.runsMs.map((r) => r.toFixed(0)).join(", ")} ms)`)
+    const encodings = await benchListEncodings(server.url, list.pods)
+    for (const [name, e] of [["JSON", encodings.json], ["protobuf", encodings.protobuf]] as const)
+      console.log(
+        `LIST ${encodings.pods} pods unpaged as ${name}: ${(e.bytes / 1e6).toFixed(2)} MB, request to decoded ${e.medianMs.toFixed(0)} ms (received ${e.receivedMedianMs.toFixed(0)} ms) | ` +
+          `encode ${e.encodeMs.toFixed(0)} ms, decode ${e.decodeMs.toFixed(0)} ms (median of ${encodings.runs})`
+      )
     const watch = await benchWatch(server.url, quick ? 200 : 1_000, quick ? 5 : 20)
     const rss = rssOf(server.child.pid!)
     console.log(
       `WATCH ${watch.watchers} HTTP streams × ${watch.writes} writes (${watch.deliveries} deliveries): p50 ${watch.p50ms.toFixed(1)} ms p99 ${watch.p99ms.toFixed(1)} ms ` +
         `max ${watch.maxMs.toFixed(1)} ms (goal p99 ≤ 100 ms) | server RSS ${rss.rssMiB.toFixed(0)} MiB, peak ${rss.peakMiB.toFixed(0)} MiB`
     )
-    console.log(JSON.stringify({ bench: "apiserver", get, list, watch, serverRss: rss }))
+    console.log(JSON.stringify({ bench: "apiserver", get, list, listEncodings: encodings, watch, serverRss: rss }))
   } finally {
     server.child.kill("SIGINT")
   }
