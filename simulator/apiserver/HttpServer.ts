@@ -16,7 +16,7 @@ import * as Status from "../../src/api/Status.js"
 import { ApiError } from "../../src/api/Status.js"
 import { ApiServer, WaitFor, type ApiServerImpl, type Body } from "./ApiServer.js"
 import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, versionInfo } from "./Discovery.js"
-import { decodeProtobufBody, encodeBody, encodeJson, encodeWatchEvent, watchContentType } from "./http/Representation.js"
+import { decodeDeleteOptions, decodeProtobufBody, encodeBody, encodeJson, encodeWatchEvent, watchContentType } from "./http/Representation.js"
 import type { WatchSink } from "./WatchHub.js"
 
 export interface HttpServerOptions {
@@ -425,8 +425,15 @@ const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams,
         return yield* write(api.patch(resource, name, patchType, body, writeOptions), out)
       }
       case "DELETE": {
-        const text = (yield* Effect.flatMap(Effect.promise(() => readBody(req)), (t) => t)).toString("utf8")
-        const fromBody = text.trim() === "" ? undefined : yield* parseJsonBody(text, "couldn't get version/kind")
+        const bytes = yield* Effect.flatMap(Effect.promise(() => readBody(req)), (t) => t)
+        const text = bytes.toString("utf8")
+        // client-go's protobuf clients send DeleteOptions as protobuf.
+        const protobufBody = bytes.length > 0 && Either.getOrUndefined(requestBodyFormat(req.headers["content-type"])) === "protobuf"
+        const fromBody = protobufBody
+          ? { value: yield* decodeDeleteOptions(bytes) }
+          : text.trim() === ""
+            ? undefined
+            : yield* parseJsonBody(text, "couldn't get version/kind")
         const opts: DeleteOptions = fromBody
           ? deleteOptionsFromBody(fromBody.value, namespace)
           : {

@@ -68,6 +68,25 @@ describe("protobuf over HTTP", () => {
       expect(decoded(updated).metadata.labels).toEqual({ team: "b" })
     }))
 
+  it.scoped("reads a protobuf DeleteOptions body (client-go's protobuf clients send one)", () =>
+    Effect.gen(function* () {
+      const base = yield* httpServer()
+      yield* send(base, "POST", "/api/v1/namespaces/default/configmaps", { body: '{"metadata":{"name":"d"}}', headers: { "content-type": "application/json" } })
+      const options = (o: Record<string, unknown>) => envelope({ kind: "DeleteOptions", apiVersion: "v1", ...o })
+      const guarded = yield* send(base, "DELETE", "/api/v1/namespaces/default/configmaps/d", {
+        body: options({ preconditions: { uid: "not-the-uid" } }),
+        headers: { "content-type": upstream, accept: upstream }
+      })
+      expect(guarded.code).toBe(409)
+      expect(decoded(guarded).reason).toBe("Conflict")
+      const dryRun = yield* send(base, "DELETE", "/api/v1/namespaces/default/configmaps/d", { body: options({ dryRun: ["All"] }), headers: { "content-type": upstream } })
+      expect(dryRun.code).toBe(200)
+      expect((yield* send(base, "GET", "/api/v1/namespaces/default/configmaps/d")).code).toBe(200)
+      const deleted = yield* send(base, "DELETE", "/api/v1/namespaces/default/configmaps/d", { body: options({ gracePeriodSeconds: 0 }), headers: { "content-type": upstream } })
+      expect(deleted.code).toBe(200)
+      expect((yield* send(base, "GET", "/api/v1/namespaces/default/configmaps/d")).code).toBe(404)
+    }))
+
   it.scoped("answers errors as a protobuf Status when protobuf was negotiated", () =>
     Effect.gen(function* () {
       const base = yield* httpServer()

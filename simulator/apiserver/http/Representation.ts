@@ -109,3 +109,11 @@ export const decodeProtobufBody = (bytes: Buffer, resource: ResourceType): Eithe
   const version = resource.version
   return Either.left(Status.badRequest(`${resource.kind} in version "${version}" cannot be handled as a ${resource.kind}: ${error.message}`))
 }
+
+/** A protobuf `DeleteOptions` body (`meta.v1`), as client-go's protobuf clients send it with a delete. */
+export const decodeDeleteOptions = (bytes: Buffer): Either.Either<KObject, ApiError> => {
+  const decoded = decodeObject(bytes, { apiVersion: "v1", kind: "DeleteOptions" })
+  return Either.isRight(decoded)
+    ? Either.right(decoded.right.object)
+    : Either.left(Status.badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${decoded.left.message} (${summarizeData(bytes, 30)})`))
+}
