@@ -33,10 +33,13 @@ const compactJson = (body: object, cache: boolean): Buffer => {
 export const encodeJson = (body: unknown, pretty: boolean, cache = false): Buffer =>
   pretty ? Buffer.from(JSON.stringify(body, null, 2)) : typeof body === "object" && body !== null ? compactJson(body, cache) : Buffer.from(JSON.stringify(body) + "\n")
 
+/** The message bytes of stored objects inside lists and watch events (stored versions are never mutated). */
+const storedItemBytes = new WeakMap<object, Uint8Array>()
+
 const protobufEnvelope = (body: object, cache: boolean): Either.Either<Buffer, NotProtobufEncodable> => {
   const cached = cache ? protobufBytes.get(body) : undefined
   if (cached !== undefined) return Either.right(cached)
-  return Either.map(encodeObject(body as Readonly<Record<string, unknown>>), (envelope) => {
+  return Either.map(encodeObject(body as Readonly<Record<string, unknown>>, storedItemBytes), (envelope) => {
     const bytes = Buffer.from(envelope.buffer, envelope.byteOffset, envelope.byteLength)
     if (cache) protobufBytes.set(body, bytes)
     return bytes

@@ -123,30 +123,48 @@ const writeSpecial = (w: protobuf.Writer, kind: SpecialKind, value: unknown, pat
   }
 }
 
-const writeValue = (w: protobuf.Writer, v: ValuePlan, value: unknown, path: string): void => {
+/**
+ * The message bytes of immutable objects (the server's stored versions), so a list of objects already encoded
+ * costs a copy per item. Only objects that carry their own `metadata` (a kind, such as a list item) are cached.
+ */
+export type ItemCache = WeakMap<object, Uint8Array>
+
+const writeValue = (w: protobuf.Writer, v: ValuePlan, value: unknown, path: string, cache: ItemCache | undefined): void => {
   switch (v._tag) {
     case "scalar":
       return writeScalar(w, v.type, value, path)
     case "special":
       return writeSpecial(w, v.kind, value, path)
-    case "message":
+    case "message": {
       if (!isRecord(value)) throw typeMismatch(path, "object", value)
+      if (cache !== undefined && v.message.byJson.has("metadata")) {
+        let bytes = cache.get(value)
+        if (bytes === undefined) {
+          const own = protobuf.Writer.create()
+          writeFields(own, v.message, value, path, cache)
+          bytes = own.finish()
+          cache.set(value, bytes)
+        }
+        w.bytes(bytes)
+        return
+      }
       w.fork()
-      writeFields(w, v.message, value, path)
+      writeFields(w, v.message, value, path, cache)
       w.ldelim()
+    }
   }
 }
 
 const isTimeLike = (v: ValuePlan) => v._tag === "special" && (v.kind === "time" || v.kind === "microtime")
 
-const writeField = (w: protobuf.Writer, f: FieldPlan, value: unknown, path: string): void => {
+const writeField = (w: protobuf.Writer, f: FieldPlan, value: unknown, path: string, cache: ItemCache | undefined): void => {
   if (value === null && !(isTimeLike(f.value) && !f.repeated && !f.map)) return
   if (f.map) {
     if (!isRecord(value)) throw typeMismatch(path, "object", value)
     const valueTag = f.value._tag === "scalar" ? (2 << 3) | (f.value.type === "string" || f.value.type === "bytes" ? 2 : 0) : (2 << 3) | 2
     for (const key of Object.keys(value)) {
       w.uint32(f.tag).fork().uint32(10).string(key).uint32(valueTag)
-      writeValue(w, f.value, value[key], join(path, key))
+      writeValue(w, f.value, value[key], join(path, key), cache)
       w.ldelim()
     }
     return
@@ -155,12 +173,12 @@ const writeField = (w: protobuf.Writer, f: FieldPlan, value: unknown, path: stri
     if (!Array.isArray(value)) throw typeMismatch(path, "array", value)
     for (let i = 0; i < value.length; i++) {
       w.uint32(f.tag)
-      writeValue(w, f.value, value[i], `${path}[${i}]`)
+      writeValue(w, f.value, value[i], `${path}[${i}]`, cache)
     }
     return
   }
   w.uint32(f.tag)
-  writeValue(w, f.value, value, path)
+  writeValue(w, f.value, value, path, cache)
 }
 
 /** The field of `plan` (or of one of its inline messages, depth first) that a JSON key belongs to. */
@@ -173,13 +191,20 @@ const inlineOwner = (plan: MessagePlan, key: string): FieldPlan | undefined => {
   return undefined
 }
 
-const writeFields = (w: protobuf.Writer, plan: MessagePlan, obj: Readonly<Record<string, unknown>>, path: string, topLevel = false): void => {
+const writeFields = (
+  w: protobuf.Writer,
+  plan: MessagePlan,
+  obj: Readonly<Record<string, unknown>>,
+  path: string,
+  cache: ItemCache | undefined,
+  topLevel = false
+): void => {
   let inlineParts: Map<FieldPlan, Record<string, unknown>> | undefined
   for (const key in obj) {
     const field = plan.byJson.get(key)
     const value = obj[key]
     if (field !== undefined) {
-      writeField(w, field, value, join(path, key))
+      writeField(w, field, value, join(path, key), cache)
       continue
     }
     // An object's `apiVersion` and `kind` travel in the envelope's typeMeta, and list items carry none.
@@ -195,14 +220,19 @@ const writeFields = (w: protobuf.Writer, plan: MessagePlan, obj: Readonly<Record
     for (const [field, part] of inlineParts) {
       if (field.value._tag !== "message") continue
       w.uint32(field.tag).fork()
-      writeFields(w, field.value.message, part, path)
+      writeFields(w, field.value.message, part, path, cache)
       w.ldelim()
     }
 }
 
-/** Writes the message bytes of a JSON object (without a length prefix). */
-export const encodeMessage = (plan: MessagePlan, obj: Readonly<Record<string, unknown>>, writer = protobuf.Writer.create()): protobuf.Writer => {
-  writeFields(writer, plan, obj, "", true)
+/** Writes the message bytes of a JSON object (without a length prefix); `cache` only for immutable objects. */
+export const encodeMessage = (
+  plan: MessagePlan,
+  obj: Readonly<Record<string, unknown>>,
+  writer = protobuf.Writer.create(),
+  cache?: ItemCache
+): protobuf.Writer => {
+  writeFields(writer, plan, obj, "", cache, true)
   return writer
 }
 

@@ -10,7 +10,7 @@
 import protobuf from "protobufjs"
 import { Either } from "effect"
 import type { KObject, WatchEvent, WatchEventType } from "../Object.js"
-import { decodeMessage, encodeMessage, ProtobufDecodeError, ProtobufEncodeError } from "./Codec.js"
+import { decodeMessage, encodeMessage, ProtobufDecodeError, ProtobufEncodeError, type ItemCache } from "./Codec.js"
 import { messagePlan, type MessagePlan } from "./Schema.js"
 
 export const magic: Uint8Array = Uint8Array.of(0x6b, 0x38, 0x73, 0x00)
@@ -73,26 +73,36 @@ export class NotProtobufEncodable extends Error {
   }
 }
 
-const writeEnvelope = (w: protobuf.Writer, apiVersion: string, kind: string, plan: MessagePlan, obj: Readonly<Record<string, unknown>>): void => {
+const writeEnvelope = (
+  w: protobuf.Writer,
+  apiVersion: string,
+  kind: string,
+  plan: MessagePlan,
+  obj: Readonly<Record<string, unknown>>,
+  cache: ItemCache | undefined
+): void => {
   w.fixed32(magicLittleEndian)
   // typeMeta = 1 {apiVersion = 1, kind = 2}; raw = 2; contentEncoding = 3 and contentType = 4 written empty,
   // as upstream writes them.
   w.uint32(10).fork().uint32(10).string(apiVersion).uint32(18).string(kind).ldelim()
   w.uint32(18).fork()
-  encodeMessage(plan, obj, w)
+  encodeMessage(plan, obj, w, cache)
   w.ldelim()
   w.uint32(26).string("").uint32(34).string("")
 }
 
-/** The envelope of one object, list or Status, typed by its own `apiVersion` and `kind`. */
-export const encodeObject = (obj: Readonly<Record<string, unknown>>): Either.Either<Uint8Array, NotProtobufEncodable> => {
+/**
+ * The envelope of one object, list or Status, typed by its own `apiVersion` and `kind`. `cache` keeps the bytes
+ * of the objects inside (list items) for the next encoding: only for objects that are never mutated.
+ */
+export const encodeObject = (obj: Readonly<Record<string, unknown>>, cache?: ItemCache): Either.Either<Uint8Array, NotProtobufEncodable> => {
   const apiVersion = typeof obj.apiVersion === "string" ? obj.apiVersion : ""
   const kind = typeof obj.kind === "string" ? obj.kind : ""
   const plan = planOfKind(apiVersion, kind)
   if (!plan) return Either.left(new NotProtobufEncodable(apiVersion, kind))
   const w = protobuf.Writer.create()
   try {
-    writeEnvelope(w, apiVersion, kind, plan, obj)
+    writeEnvelope(w, apiVersion, kind, plan, obj, cache)
   } catch (e) {
     if (e instanceof ProtobufEncodeError) return Either.left(new NotProtobufEncodable(apiVersion, kind, e))
     throw e
