@@ -35,6 +35,7 @@ import {
   writeAtomically
 } from "../scenario/Artifact.js"
 import { parseScenario } from "../scenario/load.js"
+import { defaultErrorThreshold, outcomeChecks } from "../scenario/Outcome.js"
 import { checkTargetSupports, makeRunState, ms, runScenario, type RunState } from "../scenario/Run.js"
 import type { Scenario } from "../scenario/Scenario.js"
 
@@ -151,7 +152,10 @@ export const assembleArtifact = (o: {
   readonly cluster?: Record<string, unknown>
   readonly sections?: Record<string, unknown>
 }): RunArtifact => {
-  const thresholds = evaluate(buildThresholds(o.scenario), o.collected.series)
+  const thresholds = [
+    ...evaluate([...buildThresholds(o.scenario), ...defaultErrorThreshold(o.scenario)], o.collected.series),
+    ...outcomeChecks({ scenario: o.scenario, series: o.collected.series, actions: o.state.actions, errorsTotal: o.state.progress.errors })
+  ]
   const completed = o.outcome === "completed"
   const passed = thresholds.every((t) => t.passed)
   const outcome: RunArtifact["outcome"] =
