@@ -6,7 +6,7 @@
  */
 import { Cause, Context, Duration, Effect, Either, Exit, Layer, Option } from "effect"
 import { readFileSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { dirname } from "node:path"
 import { parseArgs } from "node:util"
 import { request } from "undici"
 import { ApiServer, type ApiServerConfig } from "../../simulator/apiserver/ApiServer.js"
@@ -14,8 +14,8 @@ import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
 import { runSimulatedCluster } from "../../simulator/cluster/ClusterRun.js"
 import { runScenarioSections } from "../../simulator/scheduler/ScenarioSections.js"
 import { checkNodeAgentConfiguration } from "../../simulator/nodeagent/config/check.js"
-import { renderLatencySvg } from "../../reports/plot.js"
 import { renderSummary } from "../../reports/summary.js"
+import { writeReports } from "./reportFiles.js"
 import { ApiClient } from "../client/ApiClient.js"
 import type { HttpClientOptions, TrafficCounter } from "../client/HttpTransport.js"
 import { loadKubeconfigContext } from "../client/Kubeconfig.js"
@@ -31,8 +31,7 @@ import {
   sha256,
   type RunArtifact,
   type TargetIdentity,
-  writeArtifact,
-  writeAtomically
+  writeArtifact
 } from "../scenario/Artifact.js"
 import { parseScenario } from "../scenario/load.js"
 import { defaultErrorThreshold, outcomeChecks } from "../scenario/Outcome.js"
@@ -56,6 +55,8 @@ export interface RunCommandOptions {
   readonly tty?: boolean
   /** Resolves to request an early stop (Ctrl-C); the partial artifact is written. */
   readonly interrupt?: Effect.Effect<void>
+  /** Also write the threshold results as junit.xml here. */
+  readonly junit?: string
 }
 
 export interface RunCommandResult {
@@ -252,11 +253,7 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
 
     const finish = (artifact: RunArtifact): RunCommandResult => {
       const path = writeArtifact(outDir, artifact)
-      try {
-        writeAtomically(join(outDir, "latency.svg"), renderLatencySvg(artifact))
-      } catch (e) {
-        err(`clustersim: could not write latency.svg: ${(e as Error).message}\n`)
-      }
+      writeReports(outDir, artifact, o.junit, err)
       if (tty) err("\r\x1b[2K")
       out(renderSummary(artifact) + "\n")
       out(`artifact: ${path}\n`)
@@ -431,6 +428,25 @@ const loadKubeconfigTarget = (path: string, context: string | undefined): Effect
     Effect.mapError((e) => new RunUsageError(`--kubeconfig ${e.file}: ${e.detail}`))
   )
 
+/** `--target` or `--kubeconfig [--context]` → what the run talks to. */
+export const resolveTarget = (values: { readonly target?: string | undefined; readonly kubeconfig?: string | undefined; readonly context?: string | undefined }) =>
+  Effect.gen(function* () {
+    if (values.kubeconfig !== undefined && values.target !== undefined) {
+      return yield* Effect.fail(new RunUsageError("--target and --kubeconfig are mutually exclusive"))
+    }
+    if (values.context !== undefined && values.kubeconfig === undefined) return yield* Effect.fail(new RunUsageError("--context needs --kubeconfig"))
+    if (values.kubeconfig !== undefined) return yield* loadKubeconfigTarget(values.kubeconfig, values.context)
+    return yield* parseTargetText(values.target)
+  })
+
+/** `embedded`, `in-process` or an http(s) URL. */
+export const parseTargetText = (text: string | undefined): Effect.Effect<TargetFlag, RunUsageError> => {
+  if (text === undefined || text === "embedded") return Effect.succeed({ _tag: "embedded" })
+  if (text === "in-process") return Effect.succeed({ _tag: "in-process" })
+  if (/^https?:\/\//.test(text)) return Effect.succeed({ _tag: "url", options: { baseUrl: text } })
+  return Effect.fail(new RunUsageError(`--target: expected embedded, in-process or an http(s):// URL, got "${text}"`))
+}
+
 export const parseRunFlags = (argv: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const { values, positionals } = yield* Effect.try({
@@ -455,16 +471,7 @@ export const parseRunFlags = (argv: ReadonlyArray<string>) =>
       seed = Number(values.seed)
       if (!Number.isInteger(seed)) return yield* Effect.fail(new RunUsageError(`--seed: not an integer: "${values.seed}"`))
     }
-    if (values.kubeconfig !== undefined && values.target !== undefined) {
-      return yield* Effect.fail(new RunUsageError("--target and --kubeconfig are mutually exclusive"))
-    }
-    if (values.context !== undefined && values.kubeconfig === undefined) return yield* Effect.fail(new RunUsageError("--context needs --kubeconfig"))
-    let target: TargetFlag
-    if (values.kubeconfig !== undefined) target = yield* loadKubeconfigTarget(values.kubeconfig, values.context)
-    else if (values.target === undefined || values.target === "embedded") target = { _tag: "embedded" }
-    else if (values.target === "in-process") target = { _tag: "in-process" }
-    else if (/^https?:\/\//.test(values.target)) target = { _tag: "url", options: { baseUrl: values.target } }
-    else return yield* Effect.fail(new RunUsageError(`--target: expected embedded, in-process or an http(s):// URL, got "${values.target}"`))
+    const target = yield* resolveTarget(values)
     return {
       file: positionals[0]!,
       target,
