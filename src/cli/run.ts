@@ -18,6 +18,7 @@ import { renderSummary } from "../../reports/summary.js"
 import { writeReports } from "./reportFiles.js"
 import { ApiClient } from "../client/ApiClient.js"
 import type { HttpClientOptions, TrafficCounter } from "../client/HttpTransport.js"
+import { hasAdminHooks } from "../client/AdminProbe.js"
 import { loadKubeconfigContext } from "../client/Kubeconfig.js"
 import { ServerAdmin, type ServerAdminService } from "../client/ServerAdmin.js"
 import { GeneratorHealth, type HealthReport } from "../loadgen/GeneratorHealth.js"
@@ -111,15 +112,18 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
       )
     case "url":
       return Layer.unwrapEffect(
-        Effect.map(fetchVersion(t.options.baseUrl, t.options), (version) =>
-          Layer.merge(
+        Effect.gen(function* () {
+          const version = yield* fetchVersion(t.options.baseUrl, t.options)
+          // a `clustersim serve --admin` URL has the failure hooks too
+          const admin = (yield* hasAdminHooks(t.options.baseUrl, t.options)) ? yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(t.options.baseUrl)) : undefined
+          return Layer.merge(
             ApiClient.layerHttp({ ...t.options, traffic }),
             Layer.succeed(Target, {
               identity: { kind: "url", url: t.options.baseUrl, ...(version ? { version } : {}), ...(t.context ? { context: t.context } : {}) },
-              admin: undefined
+              admin
             })
           )
-        )
+        })
       )
   }
 }
@@ -198,12 +202,17 @@ export const assembleArtifact = (o: {
   }
 }
 
-/** The live progress line: `\r`-rewritten on a TTY at ~2/s, otherwise one line per phase. */
+/** Without a terminal, a progress line at least this often. */
+const NON_TTY_PROGRESS_MS = 5_000
+
+/** The live progress line: `\r`-rewritten on a TTY at ~2/s, otherwise a line per phase and every 5 s. */
 const progressReporter = (state: RunState, tty: boolean, write: (s: string) => void) =>
   Effect.gen(function* () {
     let lastOps = 0
     let lastAt = yield* nowMillis
     let lastPhase = ""
+    let lastLineAt = lastAt
+    let lastLineOps = 0
     for (;;) {
       yield* Effect.sleep(Duration.millis(500))
       const p = state.progress
@@ -213,7 +222,12 @@ const progressReporter = (state: RunState, tty: boolean, write: (s: string) => v
       lastAt = now
       const elapsed = ((now - state.startedAtMs) / 1000).toFixed(1)
       if (tty) write(`\r\x1b[2K${p.phase}  ${elapsed}s  ${rate.toFixed(0)} ops/s  ${p.errors} errors`)
-      else if (p.phase !== lastPhase) write(`[${elapsed}s] phase ${p.phase}: ${p.ops} ops, ${p.errors} errors so far\n`)
+      else if (p.phase !== lastPhase || now - lastLineAt >= NON_TTY_PROGRESS_MS) {
+        // a log (CI, a pipe) gets a line per phase and one every few seconds: phase, rate, errors
+        write(`[${elapsed}s] phase ${p.phase}: ${(((p.ops - lastLineOps) * 1000) / Math.max(1, now - lastLineAt)).toFixed(0)} ops/s, ${p.ops} ops, ${p.errors} errors so far\n`)
+        lastLineAt = now
+        lastLineOps = p.ops
+      }
       lastPhase = p.phase
     }
   })
@@ -365,6 +379,7 @@ const runClusterScenario = (
       return { exitCode: ExitCode.InvalidInput } as RunCommandResult
     }
     let captured: { recorder: LatencyRecorder["Type"]; state: RunState } | undefined
+    let lastProgressLineMs = 0
     let workloadError: string | undefined
     const workload = Effect.gen(function* () {
       const recorder = yield* LatencyRecorder.make()
@@ -384,9 +399,12 @@ const runClusterScenario = (
           workload,
           baseDir: dirname(o.file),
           onProgress: (p) => {
-            if (o.tty ?? process.stderr.isTTY === true) {
-              const ph = captured?.state.progress
-              err(`\r\x1b[2Kvirtual ${(p.virtualMs / 1000).toFixed(0)}s  wall ${(p.wallMs / 1000).toFixed(1)}s  ${ph ? `${ph.phase}  ${ph.ops} ops  ${ph.errors} errors` : ""}`)
+            const ph = captured?.state.progress
+            const line = `virtual ${(p.virtualMs / 1000).toFixed(0)}s  wall ${(p.wallMs / 1000).toFixed(1)}s  ${ph ? `${ph.phase}  ${ph.ops} ops  ${ph.errors} errors` : ""}`
+            if (o.tty ?? process.stderr.isTTY === true) err(`\r\x1b[2K${line}`)
+            else if (p.wallMs - lastProgressLineMs >= NON_TTY_PROGRESS_MS) {
+              lastProgressLineMs = p.wallMs
+              err(`[${line.trim()}]\n`)
             }
           }
         }),

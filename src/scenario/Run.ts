@@ -74,7 +74,9 @@ export const checkTargetSupports = (scenario: Scenario, hasAdmin: boolean): Eith
     ? Either.right(undefined)
     : Either.left(
         new UnsupportedOnTarget({
-          message: `these failure steps need the simulated server's admin hooks (target embedded or in-process): ${bad.join(", ")}`
+          message:
+            `these failure steps need the simulated server's admin hooks (target embedded, in-process, or the URL of a \`clustersim serve --admin\`; ` +
+            `this target has no /clustersim/ admin endpoints): ${bad.join(", ")}`
         })
       )
 }
