@@ -232,10 +232,14 @@ const clientScript = String.raw`
     }, [ts.x, sum("errors"), sum("dropped")]);
   }
   function spectrumPlot(id, title, sp) {
-    var pct = function (x) { var p = 100 * (1 - 1 / x); return p === 0 ? "0%" : (Math.round(p * 1000) / 1000) + "%"; };
+    var pct = function (x) { if (!(x >= 1)) return ""; var p = 100 * (1 - 1 / x); return p === 0 ? "0%" : (Math.round(p * 1000) / 1000) + "%"; };
+    var xmax = 10;
+    sp.series.forEach(function (s) { s.y.forEach(function (v, i) { if (v != null && sp.x[i] > xmax) xmax = sp.x[i]; }); });
+    xmax = Math.pow(10, Math.ceil(Math.log10(xmax) - 1e-9));
+    var decades = []; for (var d = 1; d <= xmax; d *= 10) decades.push(d);
     return plot(id, title, {
-      scales: { x: { time: false, distr: 3 }, y: { distr: 3 } },
-      axes: [{ label: "percentile", values: function (u, vs) { return vs.map(pct); } }, { label: "latency", values: function (u, vs) { return vs.map(fmtMs); } }],
+      scales: { x: { time: false, distr: 3, range: [1, xmax] }, y: { distr: 3 } },
+      axes: [{ label: "percentile (1/(1−p), log)", splits: function () { return decades; }, values: function (u, vs) { return vs.map(pct); } }, { label: "latency", values: function (u, vs) { return vs.map(fmtMs); } }],
       series: [{ label: "percentile", value: function (u, v) { return v == null ? "—" : pct(v); } }].concat(sp.series.map(function (s, i) { return { label: s.label, stroke: palette[i % palette.length], width: 1.5, dash: s.dash, value: function (u, v) { return fmtMs(v); } }; }))
     }, [sp.x].concat(sp.series.map(function (s) { return s.y; })));
   }
