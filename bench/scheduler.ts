@@ -27,6 +27,7 @@ import { runEvictionShard } from "../simulator/nodeagent/eviction/EvictionManage
 import { makeSchedulerCore, runInformers, runSchedulingLoop } from "../simulator/scheduler/Scheduler.js"
 import { Nodes, Pods } from "../src/api/Resources.js"
 import { ApiClient } from "../src/client/ApiClient.js"
+import * as InProcessClient from "../simulator/apiserver/InProcessClient.js"
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith("--"))
 const PODS = Number(args[0] ?? 150_000)
@@ -93,7 +94,7 @@ if (process.argv.includes("--steady")) {
 }
 
 const sim = Simulation.make({ seed: 1 })
-const layer = Layer.provideMerge(ApiClient.layerInProcess, ApiServer.layer({ seed: 1, watchBufferSize: 10_000_000 }))
+const layer = Layer.provideMerge(InProcessClient.layer, ApiServer.layer({ seed: 1, watchBufferSize: 10_000_000 }))
 const exit = sim.run(Effect.provide(program, layer))
 sim.interruptAll()
 if (!exit || exit._tag === "Failure") throw new Error(`bench failed: ${exit ? String(exit.cause) : "did not finish"}`)
@@ -110,7 +111,7 @@ console.log(
 function runSteady(nodes: number): void {
   const podsPerNode = 10
   const sim = Simulation.make({ seed: 1 })
-  const layer = Layer.provideMerge(ApiClient.layerInProcess, ApiServer.layer({ seed: 1, watchBufferSize: 10_000_000 }))
+  const layer = Layer.provideMerge(InProcessClient.layer, ApiServer.layer({ seed: 1, watchBufferSize: 10_000_000 }))
   const Mi = 1024 * 1024
   const setup = Effect.gen(function* () {
     const client = yield* ApiClient

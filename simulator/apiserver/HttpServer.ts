@@ -318,7 +318,6 @@ const isPretty = (req: http.IncomingMessage, query: URLSearchParams): boolean =>
  * types — returns false and takes the general path.
  */
 const serveReadNow = (api: ApiServerImpl, now: number, req: http.IncomingMessage, res: http.ServerResponse, address: string): boolean => {
-  if (api.paused) return false
   const accept = req.headers.accept
   if (accept !== undefined && accept !== "application/json" && accept !== "*/*") return false
   const url = req.url ?? "/"
@@ -335,7 +334,8 @@ const serveReadNow = (api: ApiServerImpl, now: number, req: http.IncomingMessage
   const limit = intParam(query, "limit")
   if (Either.isLeft(limit)) return false
   const { resource, name, namespace } = parsed.route
-  api.compactUpTo(now)
+  // The request entry every transport goes through (false while paused: the general path waits).
+  if (!api.admission.enterNow(now)) return false
   const out = new Responder(req, res, isPretty(req, query))
   if (name === undefined) {
     const list = api.listNow(resource, listOptionsOf(query, namespace, limit.right))

@@ -5,12 +5,13 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Clock, Effect, Either, Layer } from "effect"
+import { Effect, Either, Layer } from "effect"
 import * as YAML from "yaml"
 import { parseQuantity } from "../../src/api/Quantity.js"
 import type { KObject } from "../../src/api/Object.js"
 import { Pods } from "../../src/api/Resources.js"
-import { ApiClient, inProcessClient } from "../../src/client/ApiClient.js"
+import { ApiClient } from "../../src/client/ApiClient.js"
+import { inProcessClient } from "../apiserver/InProcessClient.js"
 import { encodeHistogram, summarize, type Summary } from "../../src/loadgen/LatencyRecorder.js"
 import { ApiServer } from "../apiserver/ApiServer.js"
 import { objectKey } from "../apiserver/Store.js"
@@ -19,7 +20,7 @@ import { defaultNodeLifecycleSettings, makeLifecycleLog, runNodeLifecycleControl
 import { notReadyTaintKey, unreachableTaintKey } from "../controllers/NodeTaints.js"
 import { EventRecorder } from "../events/EventRecorder.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
-import { parameters, ServiceTime, ServiceTimeModel } from "../kernel/ServiceTime.js"
+import { parameters, ServiceTime, ServiceTimeModel } from "../apiserver/ServiceTime.js"
 import * as Simulation from "../kernel/Simulation.js"
 import { checkNodeAgentConfiguration } from "../nodeagent/config/check.js"
 import { apiVersion as nodeAgentApiVersion, kind as nodeAgentKind, type NodeAgentConfiguration } from "../nodeagent/config/NodeAgentConfiguration.js"
@@ -29,6 +30,7 @@ import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
 import { ClusterObserver, type PodDeletion, type ReadyTransition, type TaintChange } from "./ClusterObserver.js"
 import { runMemoryPressure } from "./Pressure.js"
 import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
+import * as InProcessClient from "../apiserver/InProcessClient.js"
 
 export interface ClusterRunOptions {
   readonly spec: ClusterSpec
@@ -221,7 +223,7 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
 
   const serverLayer = ApiServer.layer({ seed })
   const serviceTimeLayer = Layer.succeed(ServiceTime, model)
-  const clientLayer = ServiceTime.layerClient.pipe(Layer.provide(ApiClient.layerInProcess), Layer.provide(serviceTimeLayer))
+  const clientLayer = ServiceTime.layerClient.pipe(Layer.provide(InProcessClient.layer), Layer.provide(serviceTimeLayer))
   const layers = clientLayer.pipe(Layer.provideMerge(serverLayer))
 
   const evictions: Array<EvictionRecord> = []
@@ -267,16 +269,7 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
       }
     }
     for (const shard of shards) yield* Effect.forkDaemon(shard.run)
-    // The server drops history older than its window when a request comes in; the agents' writes bypass that
-    // path, so compact on a timer as well (else 1.8 M lease changes an hour pile up).
-    yield* Effect.forkDaemon(
-      Effect.forever(
-        Effect.sleep(10_000).pipe(
-          Effect.zipRight(Clock.currentTimeMillis),
-          Effect.map((now) => store.compactBefore(now - server.config.historyWindowMs))
-        )
-      )
-    )
+    yield* Effect.forkDaemon(server.admission.compactEvery(10_000))
     if (resolved.lifecycle.enabled) {
       const recorder = EventRecorder.layer({ reportingController: "node-controller", reportingInstance: "node-controller" })
       const source = { nodes: () => observer.nodes.values(), node: (name: string) => observer.nodes.get(name), changedNodes: () => observer.changedNodes(), leases: () => observer.changedLeases() }

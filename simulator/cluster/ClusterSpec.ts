@@ -4,7 +4,7 @@
  */
 import { Either, ParseResult, Schema } from "effect"
 import { parseDuration } from "../../src/api/Duration.js"
-import { ServiceTimeSettings } from "../kernel/ServiceTime.js"
+import { ServiceTimeSettings } from "../apiserver/ServiceTime.js"
 
 /** A Go duration string, decoded to milliseconds. */
 export const DurationMs = Schema.transformOrFail(Schema.String, Schema.Number, {

@@ -13,6 +13,7 @@ import { runEventTtl } from "../events/EventTtl.js"
 import * as Simulation from "../kernel/Simulation.js"
 import * as LeaderElector from "../leaderelection/LeaderElector.js"
 import { makeSchedulerCore, runInformers, runSchedulingLoop, type SchedulerCore, type SchedulerStats } from "./Scheduler.js"
+import * as InProcessClient from "../apiserver/InProcessClient.js"
 
 export const NodeGroup = Schema.Struct({
   count: Schema.Number,
@@ -262,7 +263,7 @@ export const schedulerScenarioEffect = (scenario: SchedulerScenario) =>
 export const runSchedulerScenario = (input: SchedulerScenarioInput): SchedulerScenarioResult => {
   const scenario = Schema.decodeUnknownSync(SchedulerScenario)(input)
   const sim = Simulation.make({ seed: scenario.seed })
-  const layer = ApiClient.layerInProcess.pipe(Layer.provide(ApiServer.layer({ seed: scenario.seed })))
+  const layer = InProcessClient.layer.pipe(Layer.provide(ApiServer.layer({ seed: scenario.seed })))
   const exit = sim.run(Effect.provide(schedulerScenarioEffect(scenario), layer))
   sim.interruptAll()
   if (!exit) throw new Error("scheduler scenario did not finish")

@@ -38,6 +38,7 @@ import { parseScenario } from "../scenario/load.js"
 import { defaultErrorThreshold, outcomeChecks } from "../scenario/Outcome.js"
 import { checkTargetSupports, makeRunState, ms, runScenario, type RunState } from "../scenario/Run.js"
 import type { Scenario } from "../scenario/Scenario.js"
+import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
 
 export type TargetFlag = { readonly _tag: "embedded" } | { readonly _tag: "in-process" } | { readonly _tag: "url"; readonly options: HttpClientOptions; readonly context?: string }
 
@@ -90,8 +91,8 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
     case "in-process":
       return Layer.provide(
         Layer.merge(
-          ApiClient.layerInProcess,
-          Layer.effect(Target, Effect.map(ServerAdmin, (admin) => ({ identity: { kind: "in-process" as const }, admin })).pipe(Effect.provide(ServerAdmin.layerInProcess)))
+          InProcessClient.layer,
+          Layer.effect(Target, Effect.map(ServerAdmin, (admin) => ({ identity: { kind: "in-process" as const }, admin })).pipe(Effect.provide(InProcessClient.layerAdmin)))
         ),
         server
       )

@@ -1,11 +1,10 @@
 /**
  * Failure hooks of the simulated server for scenarios: compact now (forces 410s), drop all watches (as a
- * restart would), pause answering. In-process they call the server; over HTTP they use the `/clustersim/`
- * endpoints that `serve --admin` enables. A real server has none of them.
+ * restart would), pause answering. Over HTTP they use the `/clustersim/` endpoints that `serve --admin` enables;
+ * in-process, `simulator/apiserver/InProcessClient.ts` (`layerAdmin`) calls the server. A real server has none.
  */
 import { Context, Duration, Effect, Layer } from "effect"
 import { request } from "undici"
-import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import * as Status from "../api/Status.js"
 import { ApiError } from "../api/Status.js"
 
@@ -19,15 +18,6 @@ export interface ServerAdminService {
 }
 
 export class ServerAdmin extends Context.Tag("clustersim/ServerAdmin")<ServerAdmin, ServerAdminService>() {
-  static readonly layerInProcess: Layer.Layer<ServerAdmin, never, ApiServer> = Layer.effect(
-    ServerAdmin,
-    Effect.map(ApiServer, (server) => ({
-      compact: server.compact(),
-      dropWatches: server.dropWatches(),
-      pause: (duration) => server.pause(Duration.toMillis(duration))
-    }))
-  )
-
   static readonly layerHttp = (baseUrl: string): Layer.Layer<ServerAdmin> => {
     const post = <A>(path: string, pick: (body: Record<string, unknown>) => A) =>
       Effect.tryPromise({

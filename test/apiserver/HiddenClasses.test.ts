@@ -8,7 +8,7 @@ import { Effect, Either } from "effect"
 import v8 from "node:v8"
 import type { KObject } from "../../src/api/Object.js"
 import { ConfigMaps, Pods } from "../../src/api/Resources.js"
-import { inProcessClient } from "../../src/client/ApiClient.js"
+import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { makeNode } from "../../simulator/nodeagent/NodeAgentShard.js"
 

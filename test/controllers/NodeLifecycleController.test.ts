@@ -14,9 +14,10 @@ import { microTime, rfc3339 } from "../../simulator/apiserver/SystemMeta.js"
 import { ClusterObserver } from "../../simulator/cluster/ClusterObserver.js"
 import { makeLifecycleLog, runNodeLifecycleController, type LifecycleLog, type NodeSource } from "../../simulator/controllers/NodeLifecycleController.js"
 import { EventRecorder } from "../../simulator/events/EventRecorder.js"
-import { ServiceTime } from "../../simulator/kernel/ServiceTime.js"
+import { ServiceTime } from "../../simulator/apiserver/ServiceTime.js"
 import * as Simulation from "../../simulator/kernel/Simulation.js"
 import { desiredConditions, healthy, mergeConditions, type NodeCondition } from "../../simulator/nodeagent/NodeStatus.js"
+import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
 
 const node = (name: string, zone: string): KObject => ({
   metadata: { name, labels: { "topology.platform.io/zone": zone } },
@@ -29,7 +30,7 @@ describe("NodeLifecycleController (LIST path)", () => {
     const log = makeLifecycleLog()
     let final: ReadonlyArray<KObject> = []
     let podsLeft = -1
-    const layers = ApiClient.layerInProcess.pipe(Layer.provideMerge(ApiServer.layer({ seed: 3 })))
+    const layers = InProcessClient.layer.pipe(Layer.provideMerge(ApiServer.layer({ seed: 3 })))
     const program = Effect.gen(function* () {
       const client = yield* ApiClient
       for (const name of ["n1", "n2", "n3"]) {
@@ -165,7 +166,7 @@ describe.each(["LIST", "NodeSource"] as const)("NodeLifecycleController incremen
     const sim = Simulation.make({ seed: 5 })
     const log = makeLifecycleLog()
     // with `writeMs`, every write takes that long (and a read 1 ms): a pass that writes takes time
-    const client = writeMs > 0 ? ServiceTime.layerClient.pipe(Layer.provide(ApiClient.layerInProcess), Layer.provide(ServiceTime.layer({ readBaseMs: 1, writeBaseMs: writeMs }))) : ApiClient.layerInProcess
+    const client = writeMs > 0 ? ServiceTime.layerClient.pipe(Layer.provide(InProcessClient.layer), Layer.provide(ServiceTime.layer({ readBaseMs: 1, writeBaseMs: writeMs }))) : InProcessClient.layer
     const layers = client.pipe(Layer.provideMerge(ApiServer.layer({ seed: 5 })))
     const program = Effect.gen(function* () {
       const client = yield* ApiClient

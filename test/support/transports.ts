@@ -4,6 +4,8 @@ import { ApiServer, type ApiServerConfig } from "../../simulator/apiserver/ApiSe
 import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { ServerAdmin } from "../../src/client/ServerAdmin.js"
+import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
+import { layerFrozen } from "./frozenClient.js"
 
 export type Transport = "in-process" | "http"
 
@@ -13,7 +15,8 @@ export const clientLayer = (
   config: Partial<ApiServerConfig> = {}
 ): Layer.Layer<ApiClient | ServerAdmin | ApiServer> => {
   const server = ApiServer.layer(config)
-  if (transport === "in-process") return Layer.provideMerge(Layer.merge(ApiClient.layerInProcess, ServerAdmin.layerInProcess), server)
+  // In-process values are deep-frozen on both sides, so a hidden mutation fails the test that makes it.
+  if (transport === "in-process") return Layer.provideMerge(Layer.merge(layerFrozen, InProcessClient.layerAdmin), server)
   const http = Layer.unwrapScoped(
     Effect.map(serveHttp({ host: "127.0.0.1", port: 0, admin: true }), (s) =>
       Layer.merge(ApiClient.layerHttp({ baseUrl: s.url }), ServerAdmin.layerHttp(s.url))

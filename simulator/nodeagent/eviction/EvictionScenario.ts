@@ -14,6 +14,7 @@ import { parseMs } from "../../scheduler/SchedulerScenario.js"
 import { parseThresholdConfig } from "../config/eviction.js"
 import { runEvictionManager, type EvictionRecord } from "./EvictionManager.js"
 import type { UsageCurve } from "./UsageModel.js"
+import * as InProcessClient from "../../apiserver/InProcessClient.js"
 
 const Curve = Schema.Struct({
   base: Schema.optionalWith(Schema.String, { default: () => "0" }),
@@ -189,7 +190,7 @@ export const evictionScenarioEffect = (s: EvictionScenario) =>
 export const runEvictionScenario = (input: EvictionScenarioInput): EvictionScenarioResult => {
   const scenario = Schema.decodeUnknownSync(EvictionScenario)(input)
   const sim = Simulation.make({ seed: scenario.seed })
-  const layer = ApiClient.layerInProcess.pipe(Layer.provide(ApiServer.layer({ seed: scenario.seed })))
+  const layer = InProcessClient.layer.pipe(Layer.provide(ApiServer.layer({ seed: scenario.seed })))
   const exit = sim.run(Effect.provide(evictionScenarioEffect(scenario), layer))
   sim.interruptAll()
   if (!exit) throw new Error("eviction scenario did not finish")

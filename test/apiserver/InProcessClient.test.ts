@@ -2,7 +2,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { ConfigMaps } from "../../src/api/Resources.js"
-import { inProcessClient } from "../../src/client/ApiClient.js"
+import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 
 const configMap = (name: string, data: Record<string, string>) => ({ metadata: { name, namespace: "default" }, data })

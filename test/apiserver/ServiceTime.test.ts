@@ -3,8 +3,9 @@ import { Clock, Effect, Layer } from "effect"
 import { Namespaces } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
-import { defaultParameters, ServiceTime, ServiceTimeModel } from "../../simulator/kernel/ServiceTime.js"
+import { defaultParameters, ServiceTime, ServiceTimeModel } from "../../simulator/apiserver/ServiceTime.js"
 import * as Simulation from "../../simulator/kernel/Simulation.js"
+import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
 
 describe("ServiceTimeModel", () => {
   it("base + per object + per KiB", () => {
@@ -27,7 +28,7 @@ describe("ServiceTimeModel", () => {
   it("layerClient: each call takes its modelled time on the (virtual) clock", () => {
     const sim = Simulation.make({ seed: 1 })
     const layers = ServiceTime.layerClient.pipe(
-      Layer.provide(ApiClient.layerInProcess),
+      Layer.provide(InProcessClient.layer),
       Layer.provide(ServiceTime.layer({ readBaseMs: 5, perObjectMs: 1 })),
       Layer.provideMerge(ApiServer.layer({ seed: 1 }))
     )

@@ -1,0 +1,160 @@
+/**
+ * delete and deletecollection (upstream "Finalizers", "Garbage collection"): preconditions, finalizers and two-phase deletion, propagation
+ * policies with a minimal garbage-collection step, and the contents of a deleted namespace. Every delete comes in
+ * through `Admission`.
+ */
+import { Effect, Either } from "effect"
+import { extendable, type KList, type KObject } from "../../src/api/Object.js"
+import type { DeleteOptions, DeleteResult, ListOptions } from "../../src/api/Requests.js"
+import { initialNamespaces, Namespaces, resourceTypes, type ResourceType } from "../../src/api/Resources.js"
+import * as Status from "../../src/api/Status.js"
+import type { ApiError } from "../../src/api/Status.js"
+import type { Admission } from "./Admission.js"
+import { checkDeleteOptions, isDryRun } from "./Decode.js"
+import { selectorsOf } from "./Read.js"
+import type { ServerState } from "./ServerState.js"
+import { keyPrefix, objectKey } from "./Store.js"
+import { rfc3339 } from "./SystemMeta.js"
+import { listOf, stripTypeMeta } from "./TypeMeta.js"
+import { withTypeMeta } from "./WatchHub.js"
+
+export class Delete {
+  constructor(
+    private readonly state: ServerState,
+    private readonly admission: Admission
+  ) {}
+
+  delete(resource: ResourceType, name: string, opts: DeleteOptions = {}): Effect.Effect<DeleteResult, ApiError> {
+    return this.admission.admitted((now) => this.deleteAt(resource, name, opts, now))
+  }
+
+  /** `delete` at a given time, synchronously: the request path for in-process callers that keep their own clock. */
+  deleteAt(resource: ResourceType, name: string, opts: DeleteOptions, now: number): Either.Either<DeleteResult, ApiError> {
+    return Either.gen(this, function* () {
+      const bad = checkDeleteOptions(opts)
+      if (bad) return yield* Either.left(bad)
+      const entry = this.state.find(resource, opts.namespace, name)
+      if (!entry) return yield* Either.left(Status.notFound(resource, name))
+      const stored = entry.obj
+      const pre = opts.preconditions
+      if (pre?.uid && pre.uid !== stored.metadata.uid)
+        return yield* Either.left(preconditionConflict(resource, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${stored.metadata.uid}). The object might have been deleted and then recreated`))
+      if (pre?.resourceVersion && pre.resourceVersion !== stored.metadata.resourceVersion)
+        return yield* Either.left(preconditionConflict(resource, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${stored.metadata.resourceVersion}). The object might have been modified`))
+      if (resource === Namespaces && initialNamespaces.includes(name) && name !== "platform-public" && name !== "platform-node-lease")
+        return yield* Either.left(forbiddenNamespaceDelete(name))
+      return this.deleteObject(resource, entry.key, stored, opts, now)
+    })
+  }
+
+  deleteCollection(resource: ResourceType, opts: ListOptions & DeleteOptions = {}): Effect.Effect<KList, ApiError> {
+    return Effect.gen(this, function* () {
+      const now = yield* this.admission.admit
+      if (resource === Namespaces) return yield* Effect.fail(Status.methodNotAllowed())
+      const bad = checkDeleteOptions(opts)
+      if (bad) return yield* Effect.fail(bad)
+      const { matches } = yield* selectorsOf(resource, opts)
+      const { store } = this.state
+      const prefix = keyPrefix(resource.namespaced ? opts.namespace : undefined)
+      const revision = store.revision
+      const page = store.page({ resource, revision, prefix, start: prefix, limit: undefined, matches, countRemaining: false })
+      for (const obj of page.items) {
+        const key = this.state.key(resource, obj.metadata.namespace, obj.metadata.name!)
+        const current = store.get(resource, key)
+        if (current) this.deleteObject(resource, key, current, opts, now)
+      }
+      return listOf(resource, page.items.map(stripTypeMeta), { resourceVersion: String(revision) })
+    })
+  }
+
+  /** Removes the object, or marks it terminating while finalizers remain (two-phase deletion). */
+  private deleteObject(resource: ResourceType, key: string, stored: KObject, opts: DeleteOptions, now: number): DeleteResult {
+    const dryRun = isDryRun(opts.dryRun)
+    const terminating = stored.metadata.deletionTimestamp !== undefined
+    if (terminating) return { code: 200, object: withTypeMeta(stored, resource) }
+    const finalizers = [...(stored.metadata.finalizers ?? [])]
+    if (resource.garbageCollected) {
+      const policy = opts.propagationPolicy ?? (opts.orphanDependents === true ? "Orphan" : undefined)
+      if (policy === "Orphan" && !finalizers.includes("orphan")) finalizers.push("orphan")
+      if (policy === "Foreground" && !finalizers.includes("foregroundDeletion")) finalizers.push("foregroundDeletion")
+    }
+    const store = this.state.store
+    if (finalizers.length === 0) {
+      if (!dryRun) {
+        if (resource === Namespaces) this.removeNamespaceContents(stored.metadata.name!, now)
+        store.remove(resource, key, now)
+      }
+      return { code: 200, status: Status.deleteSuccess(resource, stored.metadata.name!, stored.metadata.uid ?? "") }
+    }
+    const generation = stored.metadata.generation
+    const marked: KObject = {
+      ...stored,
+      metadata: {
+        ...stored.metadata,
+        ...(generation !== undefined && generation > 0 ? { generation: generation + 1 } : {}),
+        deletionTimestamp: rfc3339(now),
+        deletionGracePeriodSeconds: 0,
+        finalizers
+      }
+    }
+    if (dryRun) return { code: 200, object: withTypeMeta(marked, resource) }
+    const saved = store.put(resource, key, marked, now)
+    const code = opts.orphanDependents === false ? 202 : 200
+    const result = { code, object: withTypeMeta(saved, resource) }
+    this.collectGarbage(resource, key, now)
+    return result
+  }
+
+  /**
+   * The minimal garbage-collection step: removes `orphan` (after orphaning dependents) and
+   * `foregroundDeletion` (after deleting dependents) so nothing is stuck terminating.
+   */
+  private collectGarbage(resource: ResourceType, key: string, now: number): void {
+    const store = this.state.store
+    const obj = store.get(resource, key)
+    if (!obj) return
+    const finalizers = obj.metadata.finalizers ?? []
+    const gcFinalizers = finalizers.filter((f) => f === "orphan" || f === "foregroundDeletion")
+    if (gcFinalizers.length === 0) return
+    const uid = obj.metadata.uid
+    for (const type of resourceTypes) {
+      const dependents = store.page({ resource: type, revision: store.revision, prefix: "", start: "", limit: undefined, countRemaining: false, matches: (o) => (o.metadata.ownerReferences ?? []).some((r) => r.uid === uid) })
+      for (const dep of dependents.items) {
+        const depKey = this.state.key(type, dep.metadata.namespace, dep.metadata.name!)
+        if (finalizers.includes("orphan")) {
+          const ownerReferences = (dep.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid)
+          store.put(type, depKey, { ...dep, metadata: { ...extendable, ...dep.metadata, ownerReferences } }, now)
+        } else {
+          this.deleteObject(type, depKey, dep, {}, now)
+        }
+      }
+    }
+    const remaining = finalizers.filter((f) => f !== "orphan" && f !== "foregroundDeletion")
+    if (remaining.length === 0) store.remove(resource, key, now)
+    else store.put(resource, key, { ...obj, metadata: { ...obj.metadata, finalizers: remaining } }, now)
+  }
+
+  /** "A namespaced resource type is deleted when its namespace is deleted" (upstream namespace lifecycle). */
+  private removeNamespaceContents(namespace: string, now: number): void {
+    const store = this.state.store
+    for (const type of resourceTypes) {
+      if (!type.namespaced) continue
+      const prefix = keyPrefix(namespace)
+      const page = store.page({ resource: type, revision: store.revision, prefix, start: prefix, limit: undefined, matches: () => true, countRemaining: false })
+      for (const obj of page.items) store.remove(type, objectKey(namespace, obj.metadata.name!), now)
+    }
+  }
+}
+
+const preconditionConflict = (resource: ResourceType, name: string, detail: string) =>
+  Status.conflict({ group: resource.group, plural: resource.kind }, name, detail)
+
+const forbiddenNamespaceDelete = (name: string) =>
+  new Status.ApiError({
+    status: Status.makeStatus({
+      code: 403,
+      reason: "Forbidden",
+      message: `namespaces "${name}" is forbidden: this namespace may not be deleted`,
+      details: { name, kind: "namespaces" }
+    })
+  })

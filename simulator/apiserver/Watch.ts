@@ -1,0 +1,153 @@
+/**
+ * Watches (upstream "Efficient detection of changes"): the starting state or the history replayed from a resource version, then live
+ * changes through the `WatchHub`, with bookmarks and the request deadline. Two ways out: a `Stream` (in-process
+ * callers) or a transport's own sink (the HTTP server writes events straight to the socket).
+ */
+import { Clock, Duration, Effect, Option, Queue, Scope, Stream } from "effect"
+import type { KObject, WatchEvent } from "../../src/api/Object.js"
+import type { WatchOptions } from "../../src/api/Requests.js"
+import { apiVersionOf, type ResourceType } from "../../src/api/Resources.js"
+import { fieldSelectorName } from "../../src/api/Selector.js"
+import * as Status from "../../src/api/Status.js"
+import type { ApiError } from "../../src/api/Status.js"
+import type { Admission } from "./Admission.js"
+import { selectorsOf } from "./Read.js"
+import { validateListOptions } from "./ResourceVersion.js"
+import type { ServerState } from "./ServerState.js"
+import { keyPrefix } from "./Store.js"
+import { eventOf, type Watcher, type WatchSink } from "./WatchHub.js"
+
+const endMarker: unique symbol = Symbol("end of watch")
+
+export class Watch {
+  constructor(
+    private readonly state: ServerState,
+    private readonly admission: Admission
+  ) {}
+
+  /**
+   * Opens a watch: validation errors fail the effect (an HTTP error status); a too-old start is one in-stream
+   * ERROR event. The stream ends when the watch times out, is dropped, or falls behind its buffer.
+   */
+  watch(resource: ResourceType, opts: WatchOptions = {}, name?: string): Effect.Effect<Stream.Stream<WatchEvent>, ApiError, Scope.Scope> {
+    return Effect.gen(this, function* () {
+      const End = endMarker
+      const queue = yield* Queue.unbounded<WatchEvent | typeof End>()
+      const capacity = this.state.config.watchBufferSize
+      let closed = false
+      const sink: WatchSink = {
+        offer: (event, initial) => {
+          if (closed) return true
+          if (!initial && queue.unsafeSize().pipe(Option.getOrElse(() => 0)) >= capacity) return false
+          queue.unsafeOffer(event)
+          return true
+        },
+        close: () => {
+          if (closed) return
+          closed = true
+          queue.unsafeOffer(End)
+        },
+        isClosed: () => closed
+      }
+      yield* this.watchInto(resource, opts, name, sink)
+      yield* Effect.addFinalizer(() => Effect.sync(() => (closed = true)))
+      return Stream.fromQueue(queue).pipe(Stream.takeWhile((e): e is WatchEvent => e !== End))
+    })
+  }
+
+  /**
+   * Opens a watch that delivers into `sink` (a transport's own buffer): validation errors fail the effect;
+   * a too-old start is one in-stream ERROR event, then `close()`. Registered until the scope closes.
+   */
+  watchInto(resource: ResourceType, opts: WatchOptions, name: string | undefined, sink: WatchSink): Effect.Effect<void, ApiError, Scope.Scope> {
+    return Effect.gen(this, function* () {
+      yield* this.admission.admit
+      const invalid = validateListOptions(opts, true)
+      if (invalid) return yield* Effect.fail(invalid)
+      const { matches, fields } = yield* selectorsOf(resource, opts)
+      const pinned = fields ? fieldSelectorName(fields) : undefined
+      if (name !== undefined && pinned !== undefined && pinned !== name)
+        return yield* Effect.fail(Status.badRequest("fieldSelector metadata.name doesn't match requested name"))
+      const filterName = name ?? pinned
+      const filter = filterName === undefined ? matches : (obj: KObject) => obj.metadata.name === filterName && matches(obj)
+      const rv = opts.resourceVersion ?? ""
+      const startRevision = rv === "" || rv === "0" ? undefined : yield* parseRv(rv)
+      const prefix = keyPrefix(resource.namespaced ? opts.namespace : undefined)
+      const { store, hub, config } = this.state
+      // Whole milliseconds: a fractional deadline would make the timer loop sleep zero-length steps.
+      const timeoutMs = Math.round(
+        opts.timeoutSeconds && opts.timeoutSeconds > 0 ? opts.timeoutSeconds * 1000 : config.minRequestTimeoutMs * (1 + this.state.random())
+      )
+      if (startRevision !== undefined && startRevision < store.compactedRevision) {
+        sink.offer(tooOldEvent(resource, startRevision, store.compactedRevision), true)
+        sink.close()
+        return
+      }
+      // Everything below runs without yielding, so no change can slip between replay and registration.
+      let from = store.revision
+      if (startRevision === undefined) {
+        const initial = store.page({ resource, revision: from, prefix, start: prefix, limit: undefined, matches: filter, countRemaining: false })
+        for (const obj of initial.items) sink.offer(eventOf("ADDED", obj, resource), true)
+      } else {
+        from = startRevision
+      }
+      const watcher: Watcher = { resource, prefix, matches: filter, sink, startRevision: from }
+      if (startRevision !== undefined) {
+        for (const change of store.changesAfter(resource, startRevision)) hub.replayTo(watcher, change)
+        ;(watcher as { startRevision: number }).startRevision = Math.max(startRevision, store.revision)
+      }
+      if (sink.isClosed()) return
+      hub.add(watcher)
+      yield* Effect.addFinalizer(() => Effect.sync(() => hub.remove(watcher)))
+      yield* Effect.forkScoped(this.timers(resource, opts.allowWatchBookmarks === true, timeoutMs, sink))
+    })
+  }
+
+  /** Bookmarks every bookmarkInterval and ~2 s before the deadline (watch-cached types only); end at the deadline. */
+  private timers(resource: ResourceType, bookmarks: boolean, timeoutMs: number, sink: WatchSink): Effect.Effect<void> {
+    const { store, config } = this.state
+    return Effect.gen(function* () {
+      const start = yield* Clock.currentTimeMillis
+      const deadline = start + timeoutMs
+      if (bookmarks && resource.watchCached) {
+        let last = start
+        for (;;) {
+          const next = Math.ceil(Math.min(last + config.bookmarkIntervalMs, deadline - 2_000))
+          const now = yield* Clock.currentTimeMillis
+          if (next <= now) break
+          yield* Effect.sleep(Duration.millis(next - now))
+          sink.offer(bookmarkEvent(resource, store.revision))
+          last = next
+        }
+      }
+      const now = yield* Clock.currentTimeMillis
+      if (deadline > now) yield* Effect.sleep(Duration.millis(deadline - now))
+      sink.close()
+    })
+  }
+}
+
+const parseRv = (rv: string): Effect.Effect<number, ApiError> =>
+  /^\d+$/.test(rv)
+    ? Effect.succeed(Number(rv))
+    : Effect.fail(Status.internal(`resourceVersion: Invalid value: "${rv}": strconv.ParseUint: parsing "${rv}": invalid syntax`))
+
+const tooOldEvent = (resource: ResourceType, asked: number, oldest: number): WatchEvent => ({
+  type: "ERROR",
+  object: Status.makeStatus({
+    message: resource.watchCached ? `too old resource version: ${asked} (${oldest})` : "The resourceVersion for the provided watch is too old.",
+    reason: "Expired",
+    code: 410
+  }) as unknown as KObject
+})
+
+const bookmarkEvent = (resource: ResourceType, revision: number): WatchEvent => ({
+  type: "BOOKMARK",
+  object: {
+    kind: resource.kind,
+    apiVersion: apiVersionOf(resource),
+    metadata: { resourceVersion: String(revision), creationTimestamp: null },
+    ...(resource.kind === "Lease" || resource.kind === "Pod" || resource.kind === "Node" || resource.kind === "Service" || resource.kind === "Deployment" || resource.kind === "Namespace" ? { spec: {} } : {}),
+    ...(resource.kind === "Pod" || resource.kind === "Node" || resource.kind === "Service" || resource.kind === "Deployment" || resource.kind === "Namespace" ? { status: {} } : {})
+  }
+})

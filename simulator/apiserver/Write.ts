@@ -1,0 +1,295 @@
+/**
+ * create, update (PUT), patch and the pods/binding subresource: system metadata, defaults, validation, optimistic
+ * concurrency, the status subresource and dry-run (as upstream's generic registry store). Bodies are decoded by
+ * `Decode.ts`; every write comes in through `Admission`. Stored objects are never mutated: a write stores a new
+ * object that shares the unchanged parts of the old one.
+ */
+import { Effect, Either } from "effect"
+import { forbidden, GoUint, invalid as invalidField, type FieldError } from "../../src/api/FieldError.js"
+import { validateObjectMetaCreate } from "../../src/api/kinds/Names.js"
+import { extendable, isRecord, type KObject, type ObjectMeta } from "../../src/api/Object.js"
+import { applyPatch } from "../../src/api/Patch.js"
+import type { PatchType, WriteOptions, WriteResult } from "../../src/api/Requests.js"
+import { apiVersionOf, invalidKindOf, Namespaces, resourceTypes, type ResourceType } from "../../src/api/Resources.js"
+import * as Status from "../../src/api/Status.js"
+import type { ApiError } from "../../src/api/Status.js"
+import type { Admission } from "./Admission.js"
+import { checkTypeMeta, checkWriteOptions, decodeBody, isDryRun, type Body } from "./Decode.js"
+import { sameObject } from "./SameObject.js"
+import type { ServerState } from "./ServerState.js"
+import type { Entry } from "./Store.js"
+import { generatedName, rfc3339, uuidV4 } from "./SystemMeta.js"
+import { stripTypeMeta } from "./TypeMeta.js"
+import { withTypeMeta } from "./WatchHub.js"
+
+export class Write {
+  constructor(
+    private readonly state: ServerState,
+    private readonly admission: Admission
+  ) {}
+
+  create(resource: ResourceType, body: Body, opts: WriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
+    return this.admission.admitted((now) => this.createAt(resource, body, opts, now))
+  }
+
+  /** `create` at a given time, synchronously: the request path for in-process callers that keep their own clock. */
+  createAt(resource: ResourceType, body: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
+    if (opts.subresource === "binding") return this.bind(body, opts, now)
+    if (opts.subresource) return Either.left(Status.methodNotAllowed())
+    const bad = checkWriteOptions("CreateOptions", opts)
+    if (bad) return Either.left(bad)
+    const decoded = decodeBody(resource, body, opts.fieldValidation, false)
+    if (Either.isLeft(decoded)) return Either.left(decoded.left)
+    const { object, warnings } = decoded.right
+    return Either.map(this.createObject(resource, object, opts, now), (created) => ({ code: 201, object: created, warnings }))
+  }
+
+  update(resource: ResourceType, name: string, body: Body, opts: WriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
+    return this.admission.admitted((now) => this.updateAt(resource, name, body, opts, now))
+  }
+
+  /** `update` at a given time, synchronously: the request path for in-process callers that keep their own clock. */
+  updateAt(resource: ResourceType, name: string, body: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
+    const bad = checkWriteOptions("UpdateOptions", opts)
+    if (bad) return Either.left(bad)
+    if (opts.subresource && !resource.subresources.includes(opts.subresource)) return Either.left(Status.methodNotAllowed())
+    // Parts sent back as they were read from the stored object need no decoding.
+    const entry = this.state.find(resource, opts.namespace, name)
+    const decoded = decodeBody(resource, body, opts.fieldValidation, false, entry?.obj)
+    if (Either.isLeft(decoded)) return Either.left(decoded.left)
+    return this.updateObject(resource, name, decoded.right.object, opts, now, decoded.right.warnings, { namespace: opts.namespace, entry })
+  }
+
+  patch(resource: ResourceType, name: string, patchType: PatchType, patch: Body, opts: WriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
+    return this.admission.admitted((now) => this.patchAt(resource, name, patchType, patch, opts, now))
+  }
+
+  /** `patch` at a given time, synchronously: the request path for in-process callers that keep their own clock. */
+  patchAt(resource: ResourceType, name: string, patchType: PatchType, patch: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
+    const bad = checkWriteOptions("PatchOptions", opts)
+    if (bad) return Either.left(bad)
+    if (opts.subresource && !resource.subresources.includes(opts.subresource)) return Either.left(Status.methodNotAllowed())
+    const entry = this.state.find(resource, opts.namespace, name)
+    const stored = entry?.obj
+    if (!stored) return Either.left(Status.notFound(resource, name))
+    // A merge patch that does not touch kind/apiVersion is applied to the stored form (one copy of the object less).
+    const value = patch.value
+    const bare = patchType !== "json" && isRecord(value) && !("kind" in value) && !("apiVersion" in value)
+    const patched = applyPatch(bare ? stored : withTypeMeta(stored, resource), patchType, value)
+    if (Either.isLeft(patched)) return Either.left(patched.left)
+    const decoded = decodeBody(resource, { value: patched.right }, opts.fieldValidation, true, stored)
+    if (Either.isLeft(decoded)) return Either.left(decoded.left)
+    const { object, warnings } = decoded.right
+    // A patch is based on the stored object: unconditional unless the patch itself sets a resourceVersion.
+    const rv = object.metadata.resourceVersion || stored.metadata.resourceVersion
+    const input = rv === object.metadata.resourceVersion ? object : { ...extendable, ...object, metadata: { ...extendable, ...object.metadata, resourceVersion: rv } }
+    return this.updateObject(resource, name, input, opts, now, warnings, { namespace: opts.namespace, entry })
+  }
+
+  private createObject(resource: ResourceType, input: KObject, opts: WriteOptions, now: number): Either.Either<KObject, ApiError> {
+    const typeProblem = checkTypeMeta(resource, input)
+    if (typeProblem) return Either.left(typeProblem)
+    const meta = input.metadata
+    if (meta.resourceVersion) return Either.left(Status.internal("resourceVersion should not be set on objects to be created"))
+    let namespace: string | undefined
+    if (resource.namespaced) {
+      if (meta.namespace && opts.namespace && meta.namespace !== opts.namespace)
+        return Either.left(Status.badRequest("the namespace of the provided object does not match the namespace sent on the request"))
+      namespace = opts.namespace || meta.namespace || undefined
+    }
+    const random = this.state.random
+    const generated = !meta.name && meta.generateName ? generatedName(meta.generateName, random) : undefined
+    const name = meta.name || generated || ""
+    const { deletionTimestamp: _d, deletionGracePeriodSeconds: _g, selfLink: _s, uid: _u, creationTimestamp: _c, ...kept } = meta
+    const metadata: ObjectMeta = {
+      ...extendable,
+      ...kept,
+      name,
+      ...(namespace ? { namespace } : {}),
+      uid: uuidV4(random),
+      creationTimestamp: rfc3339(now)
+    }
+    if (!resource.namespaced) delete (metadata as { namespace?: string }).namespace
+    const object: KObject = defaulted(resource, { ...extendable, ...input, apiVersion: apiVersionOf(resource), kind: resource.kind, metadata })
+    const errors = [...validateObjectMetaCreate(object, resource.namespaced), ...(resource.rules.validateCreate?.(object) ?? [])]
+    if (errors.length > 0) return Either.left(invalidObject(resource, name, errors))
+    const missingNs = this.state.requireNamespace(resource, namespace)
+    if (missingNs) return Either.left(missingNs)
+    const existing = this.state.find(resource, namespace, name)?.obj
+    if (existing) {
+      return Either.left(
+        generated ? Status.generateNameConflict(resource, name) : Status.alreadyExists(resource, name, existing.metadata.deletionTimestamp !== undefined)
+      )
+    }
+    if (isDryRun(opts.dryRun)) return Either.right(object)
+    // `object` and its metadata were built here for this write: the store may keep them as they are.
+    return Either.right(withTypeMeta(this.state.store.putFresh(resource, this.state.key(resource, namespace, name), stripTypeMeta(object), now), resource))
+  }
+
+  private updateObject(
+    resource: ResourceType,
+    name: string,
+    input: KObject,
+    opts: WriteOptions,
+    now: number,
+    warnings: ReadonlyArray<string>,
+    /** The caller's own lookup, reused when the body names the same namespace (one lookup per request). */
+    lookedUp?: { readonly namespace: string | undefined; readonly entry: Entry | undefined }
+  ): Either.Either<WriteResult, ApiError> {
+    const typeProblem = checkTypeMeta(resource, input)
+    if (typeProblem) return Either.left(typeProblem)
+    const meta = input.metadata
+    if (meta.name !== undefined && meta.name !== "" && meta.name !== name)
+      return Either.left(Status.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`))
+    if (resource.namespaced && meta.namespace && opts.namespace && meta.namespace !== opts.namespace)
+      return Either.left(Status.badRequest("the namespace of the provided object does not match the namespace sent on the request"))
+    const namespace = resource.namespaced ? opts.namespace || meta.namespace || undefined : undefined
+    const entry = lookedUp !== undefined && (!resource.namespaced || lookedUp.namespace === namespace) ? lookedUp.entry : this.state.find(resource, namespace, name)
+    const stored = entry?.obj
+    if (!stored) {
+      if (!resource.allowCreateOnUpdate || opts.subresource) return Either.left(Status.notFound(resource, name))
+      const { resourceVersion: _rv, ...rest } = meta
+      return Either.map(this.createObject(resource, { ...input, metadata: { ...rest, name } }, opts, now), (created) => ({ code: 201, object: created, warnings }))
+    }
+    if (!meta.resourceVersion) {
+      if (!resource.allowUnconditionalUpdate)
+        return Either.left(
+          Status.invalid(Status.qualifiedResource(resource), name, [invalidField("metadata.resourceVersion", new GoUint(0), "must be specified for an update")], {
+            kind: resource.plural,
+            group: resource.group
+          })
+        )
+    } else if (meta.resourceVersion !== stored.metadata.resourceVersion) {
+      return Either.left(Status.modifiedConflict(resource, name))
+    }
+    const merged = mergeForUpdate(resource, stored, input, opts.subresource)
+    // The candidate as stored (no kind/apiVersion, the stored resourceVersion), for validation and the no-op check.
+    const unbumped = storedForm(merged, serverOwnedMeta(merged.metadata, stored.metadata, name, namespace))
+    const errors: FieldError[] = []
+    if (stored.metadata.deletionTimestamp !== undefined) {
+      const before = new Set(stored.metadata.finalizers ?? [])
+      const added = (unbumped.metadata.finalizers ?? []).filter((f) => !before.has(f))
+      if (added.length > 0)
+        errors.push(forbidden("metadata.finalizers", `no new finalizers can be added if the object is being deleted, found new finalizers ${formatStringSlice(added)}`))
+    }
+    const invalid = resource.rules.validateUpdate?.(unbumped, stored)
+    if (invalid !== undefined && invalid.length > 0) errors.push(...invalid)
+    if (errors.length > 0) return Either.left(invalidObject(resource, name, errors))
+    // A spec change bumps a Deployment's generation (in a new metadata object: the candidate's may be the caller's).
+    const candidate = resource.kind === "Deployment" && !sameObject(unbumped.spec, stored.spec)
+      ? { ...unbumped, metadata: { ...extendable, ...unbumped.metadata, generation: (stored.metadata.generation ?? 0) + 1 } }
+      : unbumped
+    if (sameObject(candidate, stored)) return Either.right({ code: 200, object: withTypeMeta(stored, resource), warnings })
+    if (isDryRun(opts.dryRun)) return Either.right({ code: 200, object: withTypeMeta(candidate, resource), warnings })
+    const store = this.state.store
+    if (stored.metadata.deletionTimestamp !== undefined && (candidate.metadata.finalizers ?? []).length === 0) {
+      // The last finalizer removed from a terminating object: it goes (upstream "Finalizers").
+      store.remove(resource, entry!.key, now)
+      return Either.right({ code: 200, object: withTypeMeta(candidate, resource), warnings })
+    }
+    return Either.right({ code: 200, object: withTypeMeta(store.replace(resource, entry!, candidate, now), resource), warnings })
+  }
+
+  /** POST pods/<name>/binding: sets spec.nodeName once. */
+  private bind(body: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
+    return Either.gen(this, function* () {
+      const Pods = resourceTypes.find((r) => r.plural === "pods")!
+      const binding = body.value
+      if (!isRecord(binding) || !isRecord(binding.metadata) || !isRecord(binding.target))
+        return yield* Either.left(Status.badRequest("Binding in version \"v1\" cannot be handled as a Binding: invalid binding"))
+      const name = String(binding.metadata.name ?? "")
+      const node = String(binding.target.name ?? "")
+      const entry = this.state.find(Pods, opts.namespace, name)
+      if (!entry) return yield* Either.left(Status.notFound(Pods, name))
+      const pod = entry.obj
+      const spec = (pod.spec ?? {}) as Record<string, unknown>
+      if (spec.nodeName)
+        return yield* Either.left(Status.conflict({ group: "", plural: "pods/binding" }, name, `pod ${name} is already assigned to node "${String(spec.nodeName)}"`))
+      const status = (pod.status ?? {}) as Record<string, unknown>
+      const conditions = ((status.conditions ?? []) as Array<Record<string, unknown>>).filter((c) => c.type !== "PodScheduled")
+      conditions.push({ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: rfc3339(now) })
+      const next = { ...pod, spec: { ...extendable, ...spec, nodeName: node }, status: { ...extendable, ...status, conditions } }
+      if (!isDryRun(opts.dryRun)) this.state.store.replace(Pods, entry, next, now)
+      return { code: 201, object: Status.makeStatus({ status: "Success", code: 201 }) as unknown as KObject, warnings: [] }
+    })
+  }
+}
+
+const invalidObject = (resource: ResourceType, name: string, errors: ReadonlyArray<FieldError>): ApiError => {
+  const { qualifiedKind, group } = invalidKindOf(resource)
+  return Status.invalid(qualifiedKind, name, errors, { kind: resource.kind, group })
+}
+
+/** Server-side defaults the simulator needs: namespace phase, deployment generation. */
+const defaulted = (resource: ResourceType, obj: KObject): KObject => {
+  if (resource === Namespaces) {
+    return { ...obj, spec: { finalizers: ["platform"], ...(obj.spec as object) }, status: { phase: "Active" } }
+  }
+  if (resource.kind === "Deployment") return { ...obj, metadata: { ...extendable, ...obj.metadata, generation: 1 } }
+  return obj
+}
+
+/** The main resource keeps the stored status; the status subresource changes only status. */
+const mergeForUpdate = (resource: ResourceType, stored: KObject, input: KObject, subresource: string | undefined): KObject => {
+  if (subresource === "status") return { ...extendable, ...stored, metadata: statusWriteMeta(stored.metadata, input.metadata), status: input.status }
+  if (resource.subresources.includes("status") && resource !== Namespaces) {
+    const { status: _s, ...rest } = input
+    return stored.status === undefined ? rest as KObject : { ...extendable, ...rest, status: stored.status } as KObject
+  }
+  return input
+}
+
+/** A status write changes only labels, annotations and the resourceVersion precondition of the stored metadata. */
+const statusWriteMeta = (stored: ObjectMeta, sent: ObjectMeta): ObjectMeta => {
+  const labels = sent.labels ?? stored.labels
+  const annotations = sent.annotations ?? stored.annotations
+  if (labels === stored.labels && annotations === stored.annotations && sent.resourceVersion === stored.resourceVersion) return stored
+  return {
+    ...extendable,
+    ...stored,
+    ...(labels !== undefined ? { labels } : {}),
+    ...(annotations !== undefined ? { annotations } : {}),
+    resourceVersion: sent.resourceVersion
+  }
+}
+
+/**
+ * The metadata of an update as the server keeps it: name, namespace, uid, creationTimestamp, generation and the
+ * deletion fields from the stored object, and the stored resourceVersion. The client's own metadata when it
+ * already says exactly that (a client sending back what it read), else a copy.
+ */
+const serverOwnedMeta = (meta: ObjectMeta, stored: ObjectMeta, name: string, namespace: string | undefined): ObjectMeta => {
+  if (
+    meta.name === name &&
+    meta.namespace === namespace &&
+    meta.uid === stored.uid &&
+    meta.creationTimestamp === stored.creationTimestamp &&
+    meta.generation === stored.generation &&
+    meta.deletionTimestamp === stored.deletionTimestamp &&
+    meta.deletionGracePeriodSeconds === stored.deletionGracePeriodSeconds &&
+    meta.resourceVersion === stored.resourceVersion
+  )
+    return meta
+  const out: Record<string, unknown> = { ...extendable, ...meta, name, ...(namespace ? { namespace } : {}), uid: stored.uid, creationTimestamp: stored.creationTimestamp }
+  if (stored.generation !== undefined) out.generation = stored.generation
+  if (stored.deletionTimestamp !== undefined) {
+    out.deletionTimestamp = stored.deletionTimestamp
+    out.deletionGracePeriodSeconds = stored.deletionGracePeriodSeconds
+  } else {
+    delete out.deletionTimestamp
+    delete out.deletionGracePeriodSeconds
+  }
+  out.resourceVersion = stored.resourceVersion
+  return out as ObjectMeta
+}
+
+/** `obj` as the store keeps it: without kind/apiVersion, with `metadata` (`obj` itself when it already is). */
+const storedForm = (obj: KObject, metadata: ObjectMeta): KObject => {
+  if (obj.metadata === metadata && !("kind" in obj) && !("apiVersion" in obj)) return obj
+  const out: Record<string, unknown> = {}
+  for (const key in obj) if (key !== "kind" && key !== "apiVersion") out[key] = obj[key]
+  out.metadata = metadata
+  return out as KObject
+}
+
+const formatStringSlice = (items: ReadonlyArray<string>): string => `[]string{${items.map((s) => JSON.stringify(s)).join(", ")}}`
