@@ -1,6 +1,7 @@
 /**
  * Latency over time as a dependency-free SVG: from the artifact's interval histograms, one colour per
- * metric key, p99 solid and p50 dashed, log-scaled y axis (a stall and a 1 ms GET fit the same chart).
+ * series (every series, tags included), p99 solid and p50 dashed, log-scaled y axis (a stall and a 1 ms GET
+ * fit the same chart). An interval without samples breaks the line. `report.html` has the full plots.
  */
 import type { RunArtifact } from "../src/scenario/Artifact.js"
 import { formatMs, seriesLabel } from "./summary.js"
@@ -9,22 +10,21 @@ const palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b
 
 const escape = (s: string): string => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!)
 
-export const renderLatencySvg = (a: RunArtifact, options?: { readonly maxSeries?: number }): string => {
+export const renderLatencySvg = (a: RunArtifact): string => {
   const width = 900
   const plotH = 380
   const left = 70
   const right = 20
   const top = 40
-  const maxSeries = options?.maxSeries ?? 10
-  const byKey = new Map<string, Array<{ t: number; p50: number; p99: number }>>()
+  const byKey = new Map<string, Array<{ i: number; t: number; p50: number; p99: number }>>()
   for (const iv of a.intervals) {
     if (iv.latency.count === 0) continue
     const label = seriesLabel(iv)
     const points = byKey.get(label) ?? []
-    points.push({ t: (iv.startMs + iv.endMs) / 2 / 1000, p50: iv.latency.p50, p99: iv.latency.p99 })
+    points.push({ i: iv.index, t: (iv.startMs + iv.endMs) / 2 / 1000, p50: iv.latency.p50, p99: iv.latency.p99 })
     byKey.set(label, points)
   }
-  const keys = [...byKey.keys()].sort().slice(0, maxSeries)
+  const keys = [...byKey.keys()].sort()
   const legendH = 18 * keys.length + 10
   const height = top + plotH + 40 + legendH
   const all = keys.flatMap((k) => byKey.get(k)!)
@@ -51,14 +51,25 @@ export const renderLatencySvg = (a: RunArtifact, options?: { readonly maxSeries?
   keys.forEach((k, i) => {
     const color = palette[i % palette.length]!
     const pts = byKey.get(k)!.sort((p, q) => p.t - q.t)
-    const path = (f: (p: { p50: number; p99: number }) => number) => pts.map((p) => `${x(p.t).toFixed(1)},${y(f(p)).toFixed(1)}`).join(" ")
-    parts.push(`<polyline fill="none" stroke="${color}" stroke-width="1.8" points="${path((p) => p.p99)}"/>`)
-    parts.push(`<polyline fill="none" stroke="${color}" stroke-width="1.2" stroke-dasharray="5,3" points="${path((p) => p.p50)}"/>`)
+    // consecutive intervals form one line; a missing interval starts the next
+    const runs: Array<typeof pts> = []
+    for (const p of pts) {
+      const last = runs[runs.length - 1]
+      if (last && last[last.length - 1]!.i === p.i - 1) last.push(p)
+      else runs.push([p])
+    }
+    for (const run of runs) {
+      const path = (f: (p: { p50: number; p99: number }) => number) => run.map((p) => `${x(p.t).toFixed(1)},${y(f(p)).toFixed(1)}`).join(" ")
+      if (run.length === 1) parts.push(`<circle cx="${x(run[0]!.t).toFixed(1)}" cy="${y(run[0]!.p99).toFixed(1)}" r="2" fill="${color}"/>`)
+      parts.push(`<polyline fill="none" stroke="${color}" stroke-width="1.8" points="${path((p) => p.p99)}"/>`)
+      parts.push(`<polyline fill="none" stroke="${color}" stroke-width="1.2" stroke-dasharray="5,3" points="${path((p) => p.p50)}"/>`)
+    }
     const ly = top + plotH + 40 + 18 * i
     parts.push(`<line x1="${left}" x2="${left + 24}" y1="${ly - 4}" y2="${ly - 4}" stroke="${color}" stroke-width="2"/>`)
     parts.push(`<text x="${left + 30}" y="${ly}">${escape(k)}</text>`)
   })
-  if (keys.length === 0) parts.push(`<text x="${left + 10}" y="${top + 30}">no interval data</text>`)
+  if (keys.length === 0)
+    parts.push(`<text x="${left + 10}" y="${top + 30}">${a.cluster ? "no load samples: this simulated cluster ran no load phases (see report.html for its timeline)" : "no interval data"}</text>`)
   parts.push(`</svg>`)
   return parts.join("\n") + "\n"
 }

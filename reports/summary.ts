@@ -2,6 +2,7 @@
  * The terminal summary of a run, rendered from the artifact alone (so `run.json` files can be
  * re-rendered later): one row per metric key, relists, threshold verdicts, generator health.
  */
+import type { ThresholdResult } from "../src/loadgen/Thresholds.js"
 import type { ArtifactSeries, RunArtifact } from "../src/scenario/Artifact.js"
 
 /** `12.3ms`, `1.24s`, `850µs` — three significant figures. */
@@ -14,8 +15,25 @@ export const formatMs = (ms: number): string => {
   return `${sig(ms / 1000)}s`
 }
 
-export const seriesLabel = (s: Pick<ArtifactSeries, "key">): string =>
-  `${s.key.metric} ${s.key.operation} ${s.key.resource} ${s.key.scope}`
+/** `api_call LIST configmaps namespace`, then the action's tags `steady/list-paged` when it has them. */
+export const seriesLabel = (s: Pick<ArtifactSeries, "key">): string => {
+  const base = `${s.key.metric} ${s.key.operation} ${s.key.resource} ${s.key.scope}`
+  const tags = [s.key.phase, s.key.name].filter((t) => t !== undefined && t !== "").join("/")
+  return tags === "" ? base : `${base} ${tags}`
+}
+
+/** Metrics whose threshold values are durations in ms (`count` of them is a number). */
+const durationMetrics = new Set(["latency", "service_time"])
+
+/** The observed value of a threshold result with its unit: `38.975 ms`, `1.204 s`, `0.667`, `12`. */
+export const observedText = (t: Pick<ThresholdResult, "threshold" | "condition" | "observed" | "unit">): string => {
+  if (t.observed === undefined) return "no data"
+  // v1 artifacts carry no unit: judge by the metric name
+  const metric = /^\s*([^{\s]+)/.exec(t.threshold)?.[1] ?? ""
+  const isDuration = t.unit === "ms" || (durationMetrics.has(metric) && !/^\s*count\b/i.test(t.condition))
+  if (isDuration) return t.observed >= 1000 ? `${(t.observed / 1000).toFixed(3)} s` : `${t.observed.toFixed(3)} ms`
+  return Number.isInteger(t.observed) ? String(t.observed) : t.observed.toFixed(3)
+}
 
 const pad = (s: string, n: number, right = false): string => (right ? s.padStart(n) : s.padEnd(n))
 
@@ -118,7 +136,7 @@ export const renderSummary = (a: RunArtifact): string => {
       formatMs(s.latency.p90),
       formatMs(s.latency.p99),
       formatMs(s.latency.max),
-      String(s.errors),
+      s.connectionErrors ? `${s.errors} (${s.connectionErrors} no answer)` : String(s.errors),
       String(s.dropped)
     ])
   }
@@ -142,8 +160,7 @@ export const renderSummary = (a: RunArtifact): string => {
     out.push("")
     out.push("thresholds:")
     for (const t of a.thresholds) {
-      const observed = t.observed === undefined ? "no data" : Number.isInteger(t.observed) ? String(t.observed) : t.observed.toFixed(3)
-      out.push(`  ${t.passed ? "✓" : "✗"} ${t.threshold}${groupText(t.group)}: ${t.condition} (observed ${observed})`)
+      out.push(`  ${t.passed ? "✓" : "✗"} ${t.threshold}${groupText(t.group)}: ${t.condition} (observed ${observedText(t)})`)
     }
   }
   out.push("")

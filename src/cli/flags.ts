@@ -11,3 +11,32 @@ export const parseDurationFlag = (flag: string, value: string): Effect.Effect<nu
     ? Effect.succeed(parsed.right)
     : Effect.fail(new FlagError(`invalid argument "${value}" for "${flag}" flag: ${parsed.left}`))
 }
+
+/** Which flags a subcommand takes: those with a value and the switches. */
+export interface FlagSpec {
+  readonly values: ReadonlyArray<string>
+  readonly switches: ReadonlyArray<string>
+}
+
+/** Flags every subcommand has from `@effect/cli`. */
+const builtIns: FlagSpec = { values: ["--completions", "--log-level"], switches: ["--help", "-h", "--wizard", "--version"] }
+
+/**
+ * The first unknown flag, or a value flag at the end without its value, in words that name it. The parser
+ * reports an unknown flag before a positional as "unknown argument" of the positional; this names the flag.
+ */
+export const flagProblem = (command: string, args: ReadonlyArray<string>, spec: FlagSpec): string | undefined => {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === "--") break
+    if (!arg.startsWith("-") || arg === "-") continue
+    const name = arg.split("=")[0]!
+    const takesValue = spec.values.includes(name) || builtIns.values.includes(name)
+    if (!takesValue && !spec.switches.includes(name) && !builtIns.switches.includes(name)) return `${command}: unknown flag "${name}"`
+    if (takesValue && !arg.includes("=")) {
+      if (i + 1 >= args.length) return `${command}: flag "${name}" needs a value`
+      i++
+    }
+  }
+  return undefined
+}

@@ -1,155 +1,286 @@
 #!/usr/bin/env node
-/** The `clustersim` command line. */
-import { NodeRuntime } from "@effect/platform-node"
-import { Console, Effect } from "effect"
+/**
+ * The `clustersim` command line on `@effect/cli`: every subcommand has `--help`, flag errors name the flag,
+ * and the shells' completions come from `--completions bash|zsh|fish|sh`. Exit codes (k6): 0 pass,
+ * 99 thresholds or a `--fail-if` rule breached, 2 invalid input, 1 run error or interrupted.
+ * `scheduler` keeps its own upstream-compatible flag parser (`simulator/scheduler/SchedulerCommand.ts`).
+ */
+import { Args, CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
+import { NodeContext } from "@effect/platform-node"
+import { Console, Effect, Layer, Option } from "effect"
+import { realpathSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { parseArgs } from "node:util"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { runHttpServer } from "../../simulator/apiserver/HttpServer.js"
 import { schedulerCommand } from "../../simulator/scheduler/SchedulerCommand.js"
-import { parseDurationFlag } from "./flags.js"
-import { seedDemoCluster } from "./demo.js"
+import { ExitCode } from "../loadgen/Thresholds.js"
 import { scenarioJsonSchema } from "../scenario/jsonSchema.js"
-import { parseRunFlags, renderArtifactFile, runCommand, RunUsageError, validateFiles } from "./run.js"
+import { compareCommand } from "./compare.js"
+import { seedDemoCluster } from "./demo.js"
+import { FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flags.js"
+import { reportCommand } from "./report.js"
+import { resolveTarget, runCommand, type RunCommandOptions, validateFiles } from "./run.js"
 
-const usage = `clustersim — simulate a Kubernetes-style control plane and generate load against it
+/** The exit code a handler decided; @effect/cli handlers return void. */
+let exitCode: number = ExitCode.Pass
+const exitWith = (code: number) => Effect.sync(() => void (exitCode = code))
 
-Usage:
-  clustersim serve [--host 127.0.0.1] [--port 6443|0] [--seed N] [--admin] [--demo]
-                   [--history-window 5m] [--bookmark-interval 1m]
-  clustersim run SCENARIO.yaml [--target embedded|in-process|URL] [--kubeconfig FILE [--context C]]
-                   [--out DIR] [--seed N]
-  clustersim validate FILE...
-  clustersim report RUN.json
-  clustersim schema         print the scenario JSON Schema (scenarios/scenario.schema.json)
-  clustersim start          run scenarios/quickstart.yaml on the embedded server (npm start)
-  clustersim scheduler [FLAGS]  the simulated scheduler's command line (--help lists every flag,
-                            --write-config-to FILE writes the effective configuration)
-  clustersim help
+const usageError = (message: string) =>
+  Effect.sync(() => {
+    process.stderr.write(`clustersim: ${message}\nRun "clustersim help" for usage.\n`)
+    exitCode = ExitCode.InvalidInput
+  })
 
-serve       Runs the simulated API server on a real socket (HTTP). Prints
-            "clustersim API server listening on http://HOST:PORT" first. Ctrl-C stops it.
-  --admin   Enables POST /clustersim/compact, /clustersim/drop-watches, /clustersim/pause?seconds=N.
-  --demo    Seeds a small demo cluster (nodes, pods, config maps).
+const optionalText = (name: string, description: string) => Options.text(name).pipe(Options.withDescription(description), Options.optional)
 
-run         Runs a scenario (docs/scenarios.md) and prints a summary; writes run.json and latency.svg to
-            --out (default reports/runs/<timestamp>-<name>/). Ctrl-C writes the partial artifact.
-  --target  embedded (default): the simulated server on a free loopback port, over HTTP, real time;
-            in-process: direct calls; http(s)://HOST:PORT: any API server (client-side failure steps only).
-  --kubeconfig FILE [--context C]: a real server from a kubeconfig (token, client certificates, CA).
-  --seed N  Overrides the scenario's seed.
-  Exit codes: 0 pass, 99 thresholds breached, 2 invalid input, 1 run error or interrupted.
-validate    Checks Scenario and NodeAgentConfiguration files; errors as file:line:col: field: message.
-report      Prints the summary of a stored run.json again.
-`
+/** An integer flag whose error names it (`--port: not an integer: "abc"`). */
+const integerFlag = (name: string, description: string) =>
+  Options.text(name).pipe(
+    Options.withPseudoName("N"),
+    Options.withDescription(description),
+    Options.mapEffect((text) =>
+      /^[+-]?\d+$/.test(text.trim()) ? Effect.succeed(Number(text)) : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name}: not an integer: "${text}"`)))
+    )
+  )
+const value = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
 
-class UsageError extends Error {}
+// ---------------------------------------------------------------------------------------------
+// serve
+// ---------------------------------------------------------------------------------------------
 
-const serve = (argv: string[], demoDefault: boolean) =>
+const serveOptions = {
+  host: Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("Address to bind (loopback by default).")),
+  port: integerFlag("port", "Port to listen on; 0 picks a free one.").pipe(Options.withDefault(6443)),
+  seed: integerFlag("seed", "Seed of the server's random choices.").pipe(Options.withDefault(1)),
+  admin: Options.boolean("admin").pipe(
+    Options.withDescription("Enable POST /clustersim/compact, /clustersim/drop-watches, /clustersim/pause?seconds=N (failure steps).")
+  ),
+  demo: Options.boolean("demo").pipe(Options.withDescription("Seed a small demo cluster (nodes, pods, config maps).")),
+  historyWindow: Options.text("history-window").pipe(Options.withDefault("5m"), Options.withDescription("Watch history kept before compaction (Go duration).")),
+  bookmarkInterval: Options.text("bookmark-interval").pipe(Options.withDefault("1m"), Options.withDescription("Interval of watch bookmarks (Go duration)."))
+}
+
+const serveHandler = (o: { host: string; port: number; seed: number; admin: boolean; demo: boolean; historyWindow: string; bookmarkInterval: string }) =>
   Effect.gen(function* () {
-    const { values } = yield* Effect.try({
-      try: () =>
-        parseArgs({
-          args: argv,
-          options: {
-            host: { type: "string", default: "127.0.0.1" },
-            port: { type: "string", default: "6443" },
-            seed: { type: "string", default: "1" },
-            admin: { type: "boolean", default: false },
-            demo: { type: "boolean", default: demoDefault },
-            "history-window": { type: "string", default: "5m" },
-            "bookmark-interval": { type: "string", default: "1m" }
-          },
-          strict: true
-        }),
-      catch: (e) => new UsageError((e as Error).message)
-    })
-    const port = Number(values.port)
-    if (!Number.isInteger(port) || port < 0 || port > 65535) return yield* Effect.fail(new UsageError(`--port: invalid port "${values.port}"`))
-    const seed = Number(values.seed)
-    if (!Number.isInteger(seed)) return yield* Effect.fail(new UsageError(`--seed: not an integer: "${values.seed}"`))
-    const historyWindowMs = yield* parseDurationFlag("--history-window", values["history-window"]!)
-    const bookmarkIntervalMs = yield* parseDurationFlag("--bookmark-interval", values["bookmark-interval"]!)
-    const server = ApiServer.layer({ seed, historyWindowMs, bookmarkIntervalMs })
-    return yield* runHttpServer({ host: values.host!, port, admin: values.admin! }, (s) =>
+    if (o.port < 0 || o.port > 65535) return yield* usageError(`--port: invalid port "${o.port}"`)
+    const historyWindowMs = yield* parseDurationFlag("--history-window", o.historyWindow)
+    const bookmarkIntervalMs = yield* parseDurationFlag("--bookmark-interval", o.bookmarkInterval)
+    const server = ApiServer.layer({ seed: o.seed, historyWindowMs, bookmarkIntervalMs })
+    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin }, (s) =>
       Effect.gen(function* () {
         yield* Console.log(`clustersim API server listening on ${s.url}`)
-        if (values.demo) {
-          const summary = yield* seedDemoCluster
-          yield* Console.log(summary)
+        if (o.demo) {
+          yield* Console.log(yield* seedDemoCluster)
           yield* Console.log(`Try: kubectl --server ${s.url} get pods -A`)
         }
       })
     ).pipe(Effect.provide(server))
+  }).pipe(Effect.catchIf((e): e is FlagError => e instanceof FlagError, (e) => usageError(e.message)))
+
+const serve = Command.make("serve", serveOptions, (o) => serveHandler({ ...o, demo: o.demo })).pipe(
+  Command.withDescription('Run the simulated API server on a real socket (HTTP). Prints "clustersim API server listening on http://HOST:PORT" first; Ctrl-C stops it.')
+)
+
+// ---------------------------------------------------------------------------------------------
+// run, start
+// ---------------------------------------------------------------------------------------------
+
+const targetOptions = {
+  target: optionalText("target", "embedded (default): the simulated server on a loopback port, over HTTP; in-process: direct calls; http(s)://HOST:PORT: any API server."),
+  kubeconfig: optionalText("kubeconfig", "A real server from a kubeconfig file (token, client certificates, CA)."),
+  context: optionalText("context", "The kubeconfig context (with --kubeconfig).")
+}
+
+const runOptions = {
+  ...targetOptions,
+  out: optionalText("out", "Directory for run.json, latency.svg and report.html (default reports/runs/<timestamp>-<name>/)."),
+  seed: integerFlag("seed", "Overrides the scenario's seed.").pipe(Options.optional),
+  junit: optionalText("junit", "Also write the threshold results as junit.xml to this file.")
+}
+
+type RunFlags = { target: Option.Option<string>; kubeconfig: Option.Option<string>; context: Option.Option<string>; out: Option.Option<string>; seed: Option.Option<number>; junit: Option.Option<string> }
+
+/** Ctrl-C (SIGINT) stops the run; the partial artifact is still written. */
+const sigint = Effect.async<void>((resume) => {
+  const onSigint = () => resume(Effect.void)
+  process.once("SIGINT", onSigint)
+  return Effect.sync(() => void process.off("SIGINT", onSigint))
+})
+
+const runScenarioFile = (file: string, o: RunFlags) =>
+  Effect.gen(function* () {
+    const target = yield* Effect.either(resolveTarget({ target: value(o.target), kubeconfig: value(o.kubeconfig), context: value(o.context) }))
+    if (target._tag === "Left") return yield* usageError(target.left.message)
+    const options: RunCommandOptions = {
+      file,
+      target: target.right,
+      interrupt: sigint,
+      ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}),
+      ...(Option.isSome(o.seed) ? { seed: o.seed.value } : {}),
+      ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {})
+    }
+    const result = yield* runCommand(options)
+    yield* exitWith(result.exitCode)
   })
 
-/** `run` and friends finish with an exit code; Ctrl-C stops the run and still writes the artifact. */
-const runToExitCode = (argv: string[]) =>
-  Effect.gen(function* () {
-    const flags = yield* parseRunFlags(argv)
-    const interrupt = Effect.async<void>((resume) => {
-      const onSigint = () => resume(Effect.void)
-      process.once("SIGINT", onSigint)
-      return Effect.sync(() => void process.off("SIGINT", onSigint))
-    })
-    return (yield* runCommand({ ...flags, interrupt })).exitCode
-  }).pipe(
-    Effect.catchAll((e) =>
-      Effect.sync(() => {
-        process.stderr.write(`clustersim: ${e.message}\nRun "clustersim help" for usage.\n`)
-        return 2
-      })
-    )
+const run = Command.make("run", { scenario: Args.text({ name: "scenario.yaml" }).pipe(Args.withDescription("The scenario file (docs/scenarios.md).")), ...runOptions }, (o) =>
+  runScenarioFile(o.scenario, o)
+).pipe(
+  Command.withDescription(
+    "Run a scenario and print a summary; writes run.json, latency.svg and report.html to --out. Exit 0 pass, 99 thresholds breached, 2 invalid input, 1 run error or interrupted."
   )
-
-const exitWith = (code: Promise<number>) =>
-  code.then(
-    (c) => process.exit(c),
-    (e) => {
-      process.stderr.write(`clustersim: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
-      process.exit(1)
-    }
-  )
-
-const [firstCommand, ...firstRest] = process.argv.slice(2)
+)
 
 /** The shipped quickstart, found from the installed package (dist/src/cli → the package root), not the cwd. */
 const quickstart = fileURLToPath(new URL("../../../scenarios/quickstart.yaml", import.meta.url))
 
-const main = Effect.gen(function* () {
-  const [command, ...rest] = process.argv.slice(2)
-  switch (command) {
-    case "serve":
-      return yield* serve(rest, false)
-    case undefined:
-    case "help":
-    case "--help":
-    case "-h":
-      return yield* Console.log(usage)
-    default:
-      return yield* Effect.fail(new UsageError(`unknown command "${command}"`))
-  }
-}).pipe(
-  Effect.catchAll((e) =>
-    Effect.sync(() => {
-      process.stderr.write(`clustersim: ${e instanceof Error ? e.message : String(e)}\n`)
-      if (e instanceof UsageError) process.stderr.write(`Run "clustersim help" for usage.\n`)
-      process.exitCode = 2
+const start = Command.make("start", runOptions, (o) => runScenarioFile(quickstart, o)).pipe(
+  Command.withDescription("Run scenarios/quickstart.yaml (about 30 s) on the embedded server (npm start).")
+)
+
+// ---------------------------------------------------------------------------------------------
+// validate, report, schema
+// ---------------------------------------------------------------------------------------------
+
+const validate = Command.make("validate", { files: Args.text({ name: "file" }).pipe(Args.atLeast(1), Args.withDescription("Scenario or NodeAgentConfiguration files.")) }, (o) =>
+  exitWith(validateFiles(o.files, (s) => process.stdout.write(s), (s) => process.stderr.write(s)))
+).pipe(Command.withDescription("Check Scenario and NodeAgentConfiguration files; errors as file:line:col: field: message; exit 2 if any is invalid."))
+
+const report = Command.make(
+  "report",
+  {
+    file: Args.text({ name: "run.json" }).pipe(Args.withDescription("A stored run artifact.")),
+    html: Options.boolean("html").pipe(Options.withDescription("Write the HTML report (report.html beside run.json, or --out FILE).")),
+    out: optionalText("out", "Where --html writes the report."),
+    junit: optionalText("junit", "Write the threshold results as junit.xml to this file.")
+  },
+  (o) => Effect.flatMap(Effect.sync(() => reportCommand({ file: o.file, html: o.html, out: value(o.out), junit: value(o.junit) })), exitWith)
+).pipe(Command.withDescription("Print the summary of a stored run.json again; --html re-renders its HTML report."))
+
+const schema = Command.make("schema", {}, () => Console.log(JSON.stringify(scenarioJsonSchema(), null, 2))).pipe(
+  Command.withDescription("Print the scenario JSON Schema (scenarios/scenario.schema.json).")
+)
+
+// ---------------------------------------------------------------------------------------------
+// compare
+// ---------------------------------------------------------------------------------------------
+
+const compare = Command.make(
+  "compare",
+  {
+    inputs: Args.text({ name: "run.json|dir|scenario.yaml" }).pipe(
+      Args.repeated,
+      Args.withDescription("With --target: one scenario file. Otherwise: one argument per side — a run.json, a directory of rounds, or files joined by commas.")
+    ),
+    target: Options.text("target").pipe(Options.repeated, Options.withDescription("A target per side (embedded, in-process or a URL); two or more.")),
+    rounds: integerFlag("rounds", "Rounds per target; round order alternates so drift cancels.").pipe(Options.withDefault(3)),
+    out: optionalText("out", "Directory for the rounds' artifacts, compare.json and compare.html (default reports/compare/<timestamp>/)."),
+    failIf: Options.text("fail-if").pipe(Options.repeated, Options.withDescription('Exit 99 when a rule holds for a series, e.g. "p99 ratio > 1.2" (significant ratios only).')),
+    select: optionalText("select", 'Only series with these tags, e.g. "operation:LIST,phase:steady" (default: all but setup).'),
+    level: Options.float("level").pipe(Options.withDescription("Confidence level of the intervals (default 0.99)."), Options.optional),
+    seed: integerFlag("seed", "Overrides the scenario's seed in every round.").pipe(Options.optional)
+  },
+  (o) =>
+    Effect.gen(function* () {
+      const live = o.target.length > 0
+      if (live && o.inputs.length !== 1) return yield* usageError(`compare --target takes exactly one scenario file, got ${o.inputs.length} arguments`)
+      const targets = []
+      for (const t of o.target) {
+        const parsed = yield* Effect.either(resolveTarget({ target: t }))
+        if (parsed._tag === "Left") return yield* usageError(parsed.left.message)
+        targets.push(parsed.right)
+      }
+      if (Option.isSome(o.level) && !(o.level.value > 0 && o.level.value < 1)) return yield* usageError(`--level: expected a number between 0 and 1, got ${o.level.value}`)
+      const { renderComparisonHtml } = yield* Effect.promise(() => import("../../reports/html.js"))
+      const result = yield* compareCommand({
+        ...(live ? { scenario: o.inputs[0]!, targets, rounds: o.rounds } : { stored: o.inputs }),
+        failIf: o.failIf,
+        html: renderComparisonHtml,
+        ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}),
+        ...(Option.isSome(o.select) ? { select: o.select.value } : {}),
+        ...(Option.isSome(o.level) ? { level: o.level.value } : {}),
+        ...(Option.isSome(o.seed) ? { seed: o.seed.value } : {})
+      })
+      yield* exitWith(result.exitCode)
     })
+).pipe(
+  Command.withDescription(
+    "Compare one scenario on two or more targets in interleaved rounds (--target A --target B --rounds N), or stored run.json files: per series p50/p90/p99/max, ratios with confidence intervals and a verdict (docs/compare.md)."
   )
 )
 
-if (firstCommand === "run") exitWith(Effect.runPromise(runToExitCode(firstRest)))
-else if (firstCommand === "start") exitWith(Effect.runPromise(runToExitCode([quickstart, ...firstRest])))
-else if (firstCommand === "scheduler") exitWith(Effect.runPromise(schedulerCommand(firstRest)))
-else if (firstCommand === "validate") exitWith(Promise.resolve(validateFiles(firstRest, (s) => process.stdout.write(s), (s) => process.stderr.write(s))))
-else if (firstCommand === "schema") exitWith(Promise.resolve(process.stdout.write(JSON.stringify(scenarioJsonSchema(), null, 2) + "\n")).then(() => 0))
-else if (firstCommand === "report") {
-  exitWith(
-    Promise.resolve().then(() => {
-      if (firstRest.length !== 1) throw new RunUsageError("report takes one run.json file")
-      process.stdout.write(renderArtifactFile(firstRest[0]!) + "\n")
-      return 0
-    })
+// ---------------------------------------------------------------------------------------------
+// The root
+// ---------------------------------------------------------------------------------------------
+
+const schedulerNote = Command.make("scheduler", {}, () => Effect.void).pipe(
+  Command.withDescription("The simulated scheduler's command line: clustersim scheduler --help lists its flags.")
+)
+
+const help = Command.make("help", {}, () => Effect.void).pipe(Command.withDescription("Show this help."))
+
+export const clustersim = Command.make("clustersim").pipe(
+  Command.withDescription("Simulate a Kubernetes-style control plane and generate load against it, or against any API server."),
+  Command.withSubcommands([run, start, serve, validate, report, compare, schema, schedulerNote, help])
+)
+
+export const cli = Command.run(clustersim, {
+  name: "clustersim",
+  version: "0.1.0",
+  executable: "clustersim",
+  footer: HelpDoc.p("Exit codes: 0 pass, 99 thresholds or --fail-if breached, 2 invalid input, 1 run error or interrupted.")
+})
+
+const runFlags: FlagSpec = { values: ["--target", "--kubeconfig", "--context", "--out", "--seed", "--junit"], switches: [] }
+const commandFlags: Record<string, FlagSpec> = {
+  run: runFlags,
+  start: runFlags,
+  serve: { values: ["--host", "--port", "--seed", "--history-window", "--bookmark-interval"], switches: ["--admin", "--demo"] },
+  validate: { values: [], switches: [] },
+  report: { values: ["--out", "--junit"], switches: ["--html"] },
+  compare: { values: ["--target", "--rounds", "--out", "--fail-if", "--select", "--level", "--seed"], switches: [] },
+  schema: { values: [], switches: [] }
+}
+
+/** Runs the command line on `args` (without node and the script); resolves to the exit code. */
+export const main = (args: ReadonlyArray<string>): Promise<number> => {
+  exitCode = ExitCode.Pass
+  const [first, ...rest] = args
+  if (first === "scheduler") return Effect.runPromise(schedulerCommand(rest))
+  const spec = first === undefined ? undefined : commandFlags[first]
+  const problem = spec ? flagProblem(first!, rest, spec) : undefined
+  if (problem !== undefined) {
+    process.stderr.write(`clustersim ${problem}\nRun "clustersim ${first} --help" for usage.\n`)
+    return Promise.resolve(ExitCode.InvalidInput)
+  }
+  const argv = first === undefined || first === "help" ? ["--help"] : args
+  return Effect.runPromise(
+    cli(["node", "clustersim", ...argv]).pipe(
+      Effect.provide(Layer.merge(NodeContext.layer, CliConfig.layer({ showBuiltIns: true }))),
+      Effect.as(undefined as number | undefined),
+      Effect.catchAll((e) =>
+        // @effect/cli has printed the message (naming the flag or argument) already
+        ValidationError.isValidationError(e) ? Effect.succeed(ExitCode.InvalidInput) : Effect.fail(e)
+      ),
+      Effect.map((code) => code ?? exitCode)
+    )
   )
-} else NodeRuntime.runMain(main, { disableErrorReporting: false })
+}
+
+/** Run when executed (also through npm's `.bin` symlink), not when imported by a test. */
+const invokedDirectly = (() => {
+  try {
+    return process.argv[1] !== undefined && realpathSync(fileURLToPath(import.meta.url)) === realpathSync(process.argv[1])
+  } catch {
+    return false
+  }
+})()
+if (invokedDirectly) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e) => {
+      process.stderr.write(`clustersim: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
+      process.exit(ExitCode.RunError)
+    }
+  )
+}

@@ -6,7 +6,7 @@
  */
 import { Cause, Context, Duration, Effect, Either, Exit, Layer, Option } from "effect"
 import { readFileSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { dirname } from "node:path"
 import { parseArgs } from "node:util"
 import { request } from "undici"
 import { ApiServer, type ApiServerConfig } from "../../simulator/apiserver/ApiServer.js"
@@ -14,10 +14,11 @@ import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
 import { runSimulatedCluster } from "../../simulator/cluster/ClusterRun.js"
 import { runScenarioSections } from "../../simulator/scheduler/ScenarioSections.js"
 import { checkNodeAgentConfiguration } from "../../simulator/nodeagent/config/check.js"
-import { renderLatencySvg } from "../../reports/plot.js"
 import { renderSummary } from "../../reports/summary.js"
+import { writeReports } from "./reportFiles.js"
 import { ApiClient } from "../client/ApiClient.js"
 import type { HttpClientOptions, TrafficCounter } from "../client/HttpTransport.js"
+import { hasAdminHooks } from "../client/AdminProbe.js"
 import { loadKubeconfigContext } from "../client/Kubeconfig.js"
 import { ServerAdmin, type ServerAdminService } from "../client/ServerAdmin.js"
 import { GeneratorHealth, type HealthReport } from "../loadgen/GeneratorHealth.js"
@@ -31,10 +32,10 @@ import {
   sha256,
   type RunArtifact,
   type TargetIdentity,
-  writeArtifact,
-  writeAtomically
+  writeArtifact
 } from "../scenario/Artifact.js"
 import { parseScenario } from "../scenario/load.js"
+import { defaultErrorThreshold, outcomeChecks } from "../scenario/Outcome.js"
 import { checkTargetSupports, makeRunState, ms, runScenario, type RunState } from "../scenario/Run.js"
 import type { Scenario } from "../scenario/Scenario.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
@@ -56,6 +57,8 @@ export interface RunCommandOptions {
   readonly tty?: boolean
   /** Resolves to request an early stop (Ctrl-C); the partial artifact is written. */
   readonly interrupt?: Effect.Effect<void>
+  /** Also write the threshold results as junit.xml here. */
+  readonly junit?: string
 }
 
 export interface RunCommandResult {
@@ -110,15 +113,18 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
       )
     case "url":
       return Layer.unwrapEffect(
-        Effect.map(fetchVersion(t.options.baseUrl, t.options), (version) =>
-          Layer.merge(
+        Effect.gen(function* () {
+          const version = yield* fetchVersion(t.options.baseUrl, t.options)
+          // a `clustersim serve --admin` URL has the failure hooks too
+          const admin = (yield* hasAdminHooks(t.options.baseUrl, t.options)) ? yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(t.options.baseUrl)) : undefined
+          return Layer.merge(
             ApiClient.layerHttp({ ...t.options, traffic }),
             Layer.succeed(Target, {
               identity: { kind: "url", url: t.options.baseUrl, ...(version ? { version } : {}), ...(t.context ? { context: t.context } : {}) },
-              admin: undefined
+              admin
             })
           )
-        )
+        })
       )
   }
 }
@@ -152,7 +158,10 @@ export const assembleArtifact = (o: {
   readonly cluster?: Record<string, unknown>
   readonly sections?: Record<string, unknown>
 }): RunArtifact => {
-  const thresholds = evaluate(buildThresholds(o.scenario), o.collected.series)
+  const thresholds = [
+    ...evaluate([...buildThresholds(o.scenario), ...defaultErrorThreshold(o.scenario)], o.collected.series),
+    ...outcomeChecks({ scenario: o.scenario, series: o.collected.series, actions: o.state.actions, errorsTotal: o.state.progress.errors })
+  ]
   const completed = o.outcome === "completed"
   const passed = thresholds.every((t) => t.passed)
   const outcome: RunArtifact["outcome"] =
@@ -194,12 +203,17 @@ export const assembleArtifact = (o: {
   }
 }
 
-/** The live progress line: `\r`-rewritten on a TTY at ~2/s, otherwise one line per phase. */
+/** Without a terminal, a progress line at least this often. */
+const NON_TTY_PROGRESS_MS = 5_000
+
+/** The live progress line: `\r`-rewritten on a TTY at ~2/s, otherwise a line per phase and every 5 s. */
 const progressReporter = (state: RunState, tty: boolean, write: (s: string) => void) =>
   Effect.gen(function* () {
     let lastOps = 0
     let lastAt = yield* nowMillis
     let lastPhase = ""
+    let lastLineAt = lastAt
+    let lastLineOps = 0
     for (;;) {
       yield* Effect.sleep(Duration.millis(500))
       const p = state.progress
@@ -209,7 +223,12 @@ const progressReporter = (state: RunState, tty: boolean, write: (s: string) => v
       lastAt = now
       const elapsed = ((now - state.startedAtMs) / 1000).toFixed(1)
       if (tty) write(`\r\x1b[2K${p.phase}  ${elapsed}s  ${rate.toFixed(0)} ops/s  ${p.errors} errors`)
-      else if (p.phase !== lastPhase) write(`[${elapsed}s] phase ${p.phase}: ${p.ops} ops, ${p.errors} errors so far\n`)
+      else if (p.phase !== lastPhase || now - lastLineAt >= NON_TTY_PROGRESS_MS) {
+        // a log (CI, a pipe) gets a line per phase and one every few seconds: phase, rate, errors
+        write(`[${elapsed}s] phase ${p.phase}: ${(((p.ops - lastLineOps) * 1000) / Math.max(1, now - lastLineAt)).toFixed(0)} ops/s, ${p.ops} ops, ${p.errors} errors so far\n`)
+        lastLineAt = now
+        lastLineOps = p.ops
+      }
       lastPhase = p.phase
     }
   })
@@ -249,11 +268,7 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
 
     const finish = (artifact: RunArtifact): RunCommandResult => {
       const path = writeArtifact(outDir, artifact)
-      try {
-        writeAtomically(join(outDir, "latency.svg"), renderLatencySvg(artifact))
-      } catch (e) {
-        err(`clustersim: could not write latency.svg: ${(e as Error).message}\n`)
-      }
+      writeReports(outDir, artifact, o.junit, err)
       if (tty) err("\r\x1b[2K")
       out(renderSummary(artifact) + "\n")
       out(`artifact: ${path}\n`)
@@ -365,6 +380,7 @@ const runClusterScenario = (
       return { exitCode: ExitCode.InvalidInput } as RunCommandResult
     }
     let captured: { recorder: LatencyRecorder["Type"]; state: RunState } | undefined
+    let lastProgressLineMs = 0
     let workloadError: string | undefined
     const workload = Effect.gen(function* () {
       const recorder = yield* LatencyRecorder.make()
@@ -384,9 +400,12 @@ const runClusterScenario = (
           workload,
           baseDir: dirname(o.file),
           onProgress: (p) => {
-            if (o.tty ?? process.stderr.isTTY === true) {
-              const ph = captured?.state.progress
-              err(`\r\x1b[2Kvirtual ${(p.virtualMs / 1000).toFixed(0)}s  wall ${(p.wallMs / 1000).toFixed(1)}s  ${ph ? `${ph.phase}  ${ph.ops} ops  ${ph.errors} errors` : ""}`)
+            const ph = captured?.state.progress
+            const line = `virtual ${(p.virtualMs / 1000).toFixed(0)}s  wall ${(p.wallMs / 1000).toFixed(1)}s  ${ph ? `${ph.phase}  ${ph.ops} ops  ${ph.errors} errors` : ""}`
+            if (o.tty ?? process.stderr.isTTY === true) err(`\r\x1b[2K${line}`)
+            else if (p.wallMs - lastProgressLineMs >= NON_TTY_PROGRESS_MS) {
+              lastProgressLineMs = p.wallMs
+              err(`[${line.trim()}]\n`)
             }
           }
         }),
@@ -428,6 +447,25 @@ const loadKubeconfigTarget = (path: string, context: string | undefined): Effect
     Effect.mapError((e) => new RunUsageError(`--kubeconfig ${e.file}: ${e.detail}`))
   )
 
+/** `--target` or `--kubeconfig [--context]` → what the run talks to. */
+export const resolveTarget = (values: { readonly target?: string | undefined; readonly kubeconfig?: string | undefined; readonly context?: string | undefined }) =>
+  Effect.gen(function* () {
+    if (values.kubeconfig !== undefined && values.target !== undefined) {
+      return yield* Effect.fail(new RunUsageError("--target and --kubeconfig are mutually exclusive"))
+    }
+    if (values.context !== undefined && values.kubeconfig === undefined) return yield* Effect.fail(new RunUsageError("--context needs --kubeconfig"))
+    if (values.kubeconfig !== undefined) return yield* loadKubeconfigTarget(values.kubeconfig, values.context)
+    return yield* parseTargetText(values.target)
+  })
+
+/** `embedded`, `in-process` or an http(s) URL. */
+export const parseTargetText = (text: string | undefined): Effect.Effect<TargetFlag, RunUsageError> => {
+  if (text === undefined || text === "embedded") return Effect.succeed({ _tag: "embedded" })
+  if (text === "in-process") return Effect.succeed({ _tag: "in-process" })
+  if (/^https?:\/\//.test(text)) return Effect.succeed({ _tag: "url", options: { baseUrl: text } })
+  return Effect.fail(new RunUsageError(`--target: expected embedded, in-process or an http(s):// URL, got "${text}"`))
+}
+
 export const parseRunFlags = (argv: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const { values, positionals } = yield* Effect.try({
@@ -452,16 +490,7 @@ export const parseRunFlags = (argv: ReadonlyArray<string>) =>
       seed = Number(values.seed)
       if (!Number.isInteger(seed)) return yield* Effect.fail(new RunUsageError(`--seed: not an integer: "${values.seed}"`))
     }
-    if (values.kubeconfig !== undefined && values.target !== undefined) {
-      return yield* Effect.fail(new RunUsageError("--target and --kubeconfig are mutually exclusive"))
-    }
-    if (values.context !== undefined && values.kubeconfig === undefined) return yield* Effect.fail(new RunUsageError("--context needs --kubeconfig"))
-    let target: TargetFlag
-    if (values.kubeconfig !== undefined) target = yield* loadKubeconfigTarget(values.kubeconfig, values.context)
-    else if (values.target === undefined || values.target === "embedded") target = { _tag: "embedded" }
-    else if (values.target === "in-process") target = { _tag: "in-process" }
-    else if (/^https?:\/\//.test(values.target)) target = { _tag: "url", options: { baseUrl: values.target } }
-    else return yield* Effect.fail(new RunUsageError(`--target: expected embedded, in-process or an http(s):// URL, got "${values.target}"`))
+    const target = yield* resolveTarget(values)
     return {
       file: positionals[0]!,
       target,

@@ -13,6 +13,7 @@
  * Time comes only from the Effect `Clock` (`Effect.sleep`, `Clock` nanos), so executors run under the
  * live clock, `TestClock` or a virtual clock.
  */
+import { isConnectionFailure } from "./ConnectionFailure.js"
 import { Cause, Data, Duration, Effect, Exit, FiberSet, Option } from "effect"
 import { LatencyRecorder, type LoadModel, type MetricKey, nowMillis } from "./LatencyRecorder.js"
 
@@ -228,7 +229,8 @@ const runIteration = <E, R>(
       }
     }
     state.completed++
-    yield* recorder.record(key, { intendedStart: intended, sentAt: sentAt ?? dispatchedAt, completedAt, ok, model })
+    const connectionError = !ok && Exit.isFailure(exit) && isConnectionFailure(Option.getOrUndefined(Cause.failureOption(exit.cause)))
+    yield* recorder.record(key, { intendedStart: intended, sentAt: sentAt ?? dispatchedAt, completedAt, ok, model, ...(connectionError ? { connectionError } : {}) })
   }).pipe(
     Effect.onInterrupt(() => Effect.sync(() => void state.interrupted++)),
     Effect.ensuring(Effect.sync(() => void state.inFlight--))

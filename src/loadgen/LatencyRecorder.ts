@@ -33,7 +33,11 @@ export const MetricKey = Schema.Struct({
   operation: Schema.String,
   /** Resource (with subresource): `pods`, `nodes/status`, … */
   resource: Schema.String,
-  scope: Schema.String
+  scope: Schema.String,
+  /** The scenario action that recorded it (three LIST actions stay three series). */
+  name: Schema.optional(Schema.String),
+  /** The scenario phase (`setup` for setup), so warm-up can be excluded. */
+  phase: Schema.optional(Schema.String)
 })
 export interface MetricKey extends Schema.Schema.Type<typeof MetricKey> {}
 
@@ -45,6 +49,11 @@ export interface Sample {
   readonly sentAt: number
   readonly completedAt: number
   readonly ok: boolean
+  /**
+   * The request never got an answer (refused, reset, DNS): an error, never a latency sample — its time
+   * says how fast the connection failed, not how fast the server answered.
+   */
+  readonly connectionError?: boolean
   readonly model: LoadModel
 }
 
@@ -138,9 +147,11 @@ export interface SeriesSnapshot {
   readonly models: ReadonlyArray<LoadModel>
   readonly latency: Histogram
   readonly serviceTime: Histogram
-  /** Completed operations (== latency.totalCount). */
+  /** Completed operations: latency.totalCount + connectionErrors. */
   readonly count: number
   readonly errors: number
+  /** Errors without an answer (included in `errors`, absent from the histograms). */
+  readonly connectionErrors: number
   /** Planned iterations that were not started (k6 `dropped_iterations`). */
   readonly dropped: number
   /** Samples clamped into [0, 1 h]. */
@@ -156,6 +167,8 @@ export interface IntervalSnapshot {
   readonly latency: Summary
   readonly serviceTime: Summary
   readonly errors: number
+  /** Absent in `clustersim/run-v1` artifacts. */
+  readonly connectionErrors?: number
   readonly dropped: number
   /** V2 compressed base64, for artefacts and later re-aggregation (e.g. 5-minute SLO windows). */
   readonly latencyHistogram: string
@@ -169,6 +182,7 @@ export const EncodedSeries = Schema.Struct({
   latency: Schema.String,
   serviceTime: Schema.String,
   errors: Schema.Number,
+  connectionErrors: Schema.optional(Schema.Number),
   dropped: Schema.Number,
   outOfRange: Schema.Number
 })
@@ -180,6 +194,7 @@ export const encodeSeries = (s: SeriesSnapshot): EncodedSeries => ({
   latency: encodeHistogram(s.latency),
   serviceTime: encodeHistogram(s.serviceTime),
   errors: s.errors,
+  connectionErrors: s.connectionErrors,
   dropped: s.dropped,
   outOfRange: s.outOfRange
 })
@@ -197,21 +212,33 @@ export const summarizeSeries = (s: SeriesSnapshot) => ({
 // Recordings: the mutable store behind the service (plain class, driven with explicit times)
 // ---------------------------------------------------------------------------------------------
 
-export const keyString = (k: MetricKey): string => `${k.metric}\u0000${k.operation}\u0000${k.resource}\u0000${k.scope}`
+export const keyString = (k: MetricKey): string =>
+  `${k.metric}\u0000${k.operation}\u0000${k.resource}\u0000${k.scope}\u0000${k.name ?? ""}\u0000${k.phase ?? ""}`
+
+/** A copy of the key with only its own fields (callers may pass wider objects). */
+const ownKey = (k: MetricKey): MetricKey => ({
+  metric: k.metric,
+  operation: k.operation,
+  resource: k.resource,
+  scope: k.scope,
+  ...(k.name !== undefined ? { name: k.name } : {}),
+  ...(k.phase !== undefined ? { phase: k.phase } : {})
+})
 
 interface IntervalCounts {
   latency: Histogram
   serviceTime: Histogram
   errors: number
+  connectionErrors: number
   dropped: number
 }
 
 class Series {
   readonly models = new Set<LoadModel>()
   /** Everything up to the start of the current interval. */
-  readonly closed: IntervalCounts = { latency: makeHistogram(), serviceTime: makeHistogram(), errors: 0, dropped: 0 }
+  readonly closed: IntervalCounts = { latency: makeHistogram(), serviceTime: makeHistogram(), errors: 0, connectionErrors: 0, dropped: 0 }
   /** The interval being recorded; values are recorded once, here, and folded into `closed` on roll. */
-  readonly current: IntervalCounts = { latency: makeHistogram(), serviceTime: makeHistogram(), errors: 0, dropped: 0 }
+  readonly current: IntervalCounts = { latency: makeHistogram(), serviceTime: makeHistogram(), errors: 0, connectionErrors: 0, dropped: 0 }
   currentIndex = 0
   outOfRange = 0
   constructor(readonly key: MetricKey) {}
@@ -244,7 +271,7 @@ export class Recordings {
     const id = keyString(key)
     let s = this.series.get(id)
     if (!s) {
-      s = new Series({ metric: key.metric, operation: key.operation, resource: key.resource, scope: key.scope })
+      s = new Series(ownKey(key))
       s.currentIndex = this.indexAt(atMs)
       this.series.set(id, s)
     }
@@ -265,6 +292,7 @@ export class Recordings {
         latency: summarize(c.latency),
         serviceTime: summarize(c.serviceTime),
         errors: c.errors,
+        connectionErrors: c.connectionErrors,
         dropped: c.dropped,
         latencyHistogram: encodeHistogram(c.latency),
         serviceTimeHistogram: encodeHistogram(c.serviceTime)
@@ -274,10 +302,12 @@ export class Recordings {
         s.closed.serviceTime.add(c.serviceTime)
       }
       s.closed.errors += c.errors
+      s.closed.connectionErrors += c.connectionErrors
       s.closed.dropped += c.dropped
       c.latency.reset()
       c.serviceTime.reset()
       c.errors = 0
+      c.connectionErrors = 0
       c.dropped = 0
     }
     s.currentIndex = nextIndex
@@ -286,6 +316,11 @@ export class Recordings {
   record(key: MetricKey, sample: Sample): void {
     const s = this.seriesFor(key, sample.completedAt)
     s.models.add(sample.model)
+    if (sample.connectionError === true) {
+      s.current.errors++
+      s.current.connectionErrors++
+      return
+    }
     const latencyInRange = recordMillis(s.current.latency, sample.completedAt - sample.intendedStart)
     const serviceInRange = recordMillis(s.current.serviceTime, sample.completedAt - sample.sentAt)
     if (!latencyInRange || !serviceInRange) s.outOfRange++
@@ -305,6 +340,7 @@ export class Recordings {
     if (latency.totalCount > 0) s.current.latency.add(latency)
     if (serviceTime.totalCount > 0) s.current.serviceTime.add(serviceTime)
     s.current.errors += encoded.errors
+    s.current.connectionErrors += encoded.connectionErrors ?? 0
     s.current.dropped += encoded.dropped
     s.outOfRange += encoded.outOfRange
   }
@@ -329,13 +365,15 @@ export class Recordings {
   snapshot(): ReadonlyArray<SeriesSnapshot> {
     return Array.from(this.series.values(), (s) => {
       const latency = mergeHistograms([s.closed.latency, s.current.latency])
+      const connectionErrors = s.closed.connectionErrors + s.current.connectionErrors
       return {
         key: s.key,
         models: Array.from(s.models),
         latency,
         serviceTime: mergeHistograms([s.closed.serviceTime, s.current.serviceTime]),
-        count: latency.totalCount,
+        count: latency.totalCount + connectionErrors,
         errors: s.closed.errors + s.current.errors,
+        connectionErrors,
         dropped: s.closed.dropped + s.current.dropped,
         outOfRange: s.outOfRange
       }
@@ -392,4 +430,21 @@ export class LatencyRecorder extends Context.Tag("clustersim/loadgen/LatencyReco
     Layer.effect(LatencyRecorder, LatencyRecorder.make(options))
 
   static readonly layerDefaults = Layer.effect(LatencyRecorder, LatencyRecorder.make())
+}
+
+/**
+ * The same recorder with `name` and `phase` set on every key recorded through it, so everything an
+ * action records (its executor, the reflectors it starts, its watchers) carries the action's tags.
+ */
+export const withTags = (
+  recorder: LatencyRecorder["Type"],
+  tags: { readonly name?: string; readonly phase?: string }
+): LatencyRecorder["Type"] => {
+  const tag = (key: MetricKey): MetricKey => ({ ...key, ...tags })
+  return LatencyRecorder.of({
+    ...recorder,
+    record: (key, sample) => recorder.record(tag(key), sample),
+    recordDropped: (key, count) => recorder.recordDropped(tag(key), count),
+    merge: (series) => recorder.merge({ ...series, key: tag(series.key) })
+  })
 }

@@ -7,7 +7,7 @@
  *     "errors": ["rate < 0.01"]
  *     "dropped_iterations": ["count == 0"]
  *
- * Name: a known metric, optionally `{tag:value,…}` with tags metric/operation/resource/scope;
+ * Name: a known metric, optionally `{tag:value,…}` with tags metric/operation/resource/scope/name/phase;
  * `a|b` matches either value, `*` matches any and evaluates each value as its own group (an SLO holds
  * per (resource, verb), not for their mix). Values match case-insensitively.
  * Expression: `p(N) | avg | min | med | max | count | rate`, then `< <= > >= == !=`, then a number;
@@ -37,7 +37,8 @@ export const KnownMetrics = {
 export type KnownMetric = keyof typeof KnownMetrics
 export type MetricKind = (typeof KnownMetrics)[KnownMetric]
 
-export const Tags = ["metric", "operation", "resource", "scope"] as const
+/** `name` is the scenario action, `phase` its phase (`setup` for setup): `latency{phase:steady}` leaves warm-up out. */
+export const Tags = ["metric", "operation", "resource", "scope", "name", "phase"] as const
 export type Tag = (typeof Tags)[number]
 
 export type Aggregation =
@@ -257,6 +258,8 @@ export interface ThresholdResult {
   readonly group: Readonly<Partial<Record<Tag, string>>>
   /** Observed value (ms for durations); undefined when there was no data. */
   readonly observed: number | undefined
+  /** `ms` when `observed` is a duration (absent in v1 artifacts). */
+  readonly unit?: "ms"
   /** Series that contributed. */
   readonly series: number
   readonly noData: boolean
@@ -264,11 +267,17 @@ export interface ThresholdResult {
   readonly passed: boolean
 }
 
-const matches = (t: Threshold, key: MetricKey): boolean =>
+/** A key's value for a tag; v1 artifacts and untagged series have no name or phase (""). */
+export const tagValue = (key: MetricKey, tag: Tag): string => key[tag] ?? ""
+
+/** Whether a series key is selected by `{tag: allowed values}` (lower-cased; a missing tag matches all). */
+export const selectorMatches = (selector: Threshold["selector"], key: MetricKey): boolean =>
   Tags.every((tag) => {
-    const allowed = t.selector[tag]
-    return allowed === undefined || allowed.includes(key[tag].toLowerCase())
+    const allowed = selector[tag]
+    return allowed === undefined || allowed.includes(tagValue(key, tag).toLowerCase())
   })
+
+const matches = (t: Threshold, key: MetricKey): boolean => selectorMatches(t.selector, key)
 
 const compare = (observed: number, c: Comparator, value: number): boolean => {
   switch (c) {
@@ -329,8 +338,8 @@ export const evaluate = (thresholds: ReadonlyArray<Threshold>, series: ReadonlyA
     const groups = new Map<string, { tags: Partial<Record<Tag, string>>; members: Array<SeriesSnapshot> }>()
     for (const s of selected) {
       const tags: Partial<Record<Tag, string>> = {}
-      for (const tag of t.groupBy) tags[tag] = s.key[tag]
-      const id = t.groupBy.map((tag) => s.key[tag].toLowerCase()).join("\u0000")
+      for (const tag of t.groupBy) tags[tag] = tagValue(s.key, tag)
+      const id = t.groupBy.map((tag) => tagValue(s.key, tag).toLowerCase()).join("\u0000")
       const g = groups.get(id) ?? { tags, members: [] }
       g.members.push(s)
       groups.set(id, g)
@@ -344,6 +353,7 @@ export const evaluate = (thresholds: ReadonlyArray<Threshold>, series: ReadonlyA
           condition: c.source,
           group: g.tags,
           observed,
+          ...(KnownMetrics[t.metric] === "trend" && c.aggregation._tag !== "Count" ? { unit: "ms" as const } : {}),
           series: g.members.length,
           noData: observed === undefined,
           passed: observed === undefined || compare(observed, c.comparator, c.value)

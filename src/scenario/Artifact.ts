@@ -4,7 +4,7 @@
  * histograms over time, errors, generator health, threshold results. Written atomically (temp + rename).
  */
 import { createHash } from "node:crypto"
-import { mkdirSync, renameSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import { dirname, join } from "node:path"
 import type { HealthReport } from "../loadgen/GeneratorHealth.js"
@@ -20,7 +20,12 @@ import {
 import type { ThresholdResult } from "../loadgen/Thresholds.js"
 import type { ActionReport } from "./Run.js"
 
-export const ArtifactFormat = "clustersim/run-v1"
+/**
+ * v2 added the `name`/`phase` tags on series keys, `connectionErrors` on series and intervals, and the
+ * `outcome:` checks among the threshold results; readers accept both (v1 fields are a subset).
+ */
+export const ArtifactFormat = "clustersim/run-v2"
+export const ArtifactFormats: ReadonlyArray<string> = ["clustersim/run-v1", ArtifactFormat]
 
 export interface TargetIdentity {
   readonly kind: "embedded" | "in-process" | "url" | "simulated-cluster"
@@ -35,6 +40,8 @@ export interface ArtifactSeries {
   readonly models: ReadonlyArray<LoadModel>
   readonly count: number
   readonly errors: number
+  /** Requests that got no answer: counted in `count` and `errors`, absent from the histograms (v2). */
+  readonly connectionErrors?: number
   readonly dropped: number
   readonly outOfRange: number
   /** Milliseconds. */
@@ -46,7 +53,7 @@ export interface ArtifactSeries {
 }
 
 export interface RunArtifact {
-  readonly format: typeof ArtifactFormat
+  readonly format: typeof ArtifactFormat | "clustersim/run-v1"
   readonly scenario: { readonly name: string; readonly description?: string; readonly file: string; readonly sha256: string; readonly text: string }
   readonly target: TargetIdentity
   readonly seed: number
@@ -97,6 +104,7 @@ export const artifactSeries = (s: SeriesSnapshot): ArtifactSeries => ({
   models: s.models,
   count: s.count,
   errors: s.errors,
+  connectionErrors: s.connectionErrors,
   dropped: s.dropped,
   outOfRange: s.outOfRange,
   latency: summarize(s.latency),
@@ -122,4 +130,27 @@ export const writeAtomically = (path: string, text: string): void => {
   const tmp = `${path}.${process.pid}.tmp`
   writeFileSync(tmp, text)
   renameSync(tmp, path)
+}
+
+export class ArtifactReadError extends Error {}
+
+/** Read a stored `run.json`; a missing file, bad JSON or an unknown format is an error naming the file. */
+export const readArtifact = (path: string): RunArtifact => {
+  let text: string
+  try {
+    text = readFileSync(path, "utf8")
+  } catch (e) {
+    throw new ArtifactReadError(`${path}: cannot read: ${(e as Error).message}`)
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (e) {
+    throw new ArtifactReadError(`${path}: not a run.json artifact: ${(e as Error).message}`)
+  }
+  const format = typeof parsed === "object" && parsed !== null ? (parsed as { format?: unknown }).format : undefined
+  if (typeof format !== "string" || !ArtifactFormats.includes(format)) {
+    throw new ArtifactReadError(`${path}: not a run.json artifact: format is ${JSON.stringify(format)}, expected one of ${ArtifactFormats.join(", ")}`)
+  }
+  return parsed as RunArtifact
 }

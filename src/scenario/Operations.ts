@@ -5,7 +5,8 @@
  * Writers stamp `clustersim.io/written-at` and log when the write was acknowledged, so watchers can
  * measure watch-event latency (write acknowledged → event received, same process clock).
  */
-import { Effect } from "effect"
+import { Cause, Effect, Option } from "effect"
+import { isConnectionFailure } from "../loadgen/ConnectionFailure.js"
 import type { KObject } from "../api/Object.js"
 import { resolveResource, type ResourceType } from "../api/Resources.js"
 import type { ApiError } from "../api/Status.js"
@@ -253,6 +254,7 @@ export const makeOperation = (
             sentAt: sent,
             completedAt: createdAt,
             ok: created._tag === "Success",
+            ...(created._tag === "Failure" && isConnectionFailure(Option.getOrUndefined(Cause.failureOption(created.cause))) ? { connectionError: true } : {}),
             model: "open"
           })
           if (created._tag === "Success") yield* ackWrite(created.value.object)
@@ -264,6 +266,7 @@ export const makeOperation = (
               sentAt: createdAt,
               completedAt: deletedAt,
               ok: deleted._tag === "Success",
+              ...(deleted._tag === "Failure" && isConnectionFailure(Option.getOrUndefined(Cause.failureOption(deleted.cause))) ? { connectionError: true } : {}),
               model: "open"
             })
             if (deleted._tag === "Failure") return yield* deleted

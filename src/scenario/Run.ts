@@ -10,7 +10,7 @@ import type { ApiError } from "../api/Status.js"
 import { ApiClient } from "../client/ApiClient.js"
 import type { ServerAdminService } from "../client/ServerAdmin.js"
 import { closedLoop, constantArrivalRate, type ExecutorReport, rampingArrivalRate } from "../loadgen/Arrival.js"
-import { LatencyRecorder, nowMillis } from "../loadgen/LatencyRecorder.js"
+import { LatencyRecorder, nowMillis, withTags } from "../loadgen/LatencyRecorder.js"
 import {
   keyOf,
   makeOperation,
@@ -74,7 +74,9 @@ export const checkTargetSupports = (scenario: Scenario, hasAdmin: boolean): Eith
     ? Either.right(undefined)
     : Either.left(
         new UnsupportedOnTarget({
-          message: `these failure steps need the simulated server's admin hooks (target embedded or in-process): ${bad.join(", ")}`
+          message:
+            `these failure steps need the simulated server's admin hooks (target embedded, in-process, or the URL of a \`clustersim serve --admin\`; ` +
+            `this target has no /clustersim/ admin endpoints): ${bad.join(", ")}`
         })
       )
 }
@@ -112,6 +114,7 @@ const runSetup = (env: RunEnv) =>
           Effect.tapError((e) => Effect.sync(() => env.progress.error(`setup ${set.name}`, e)))
         )
       const concurrency = set.concurrency ?? 16
+      const recorder = yield* LatencyRecorder
       yield* (set.rate === undefined
         ? closedLoop({ key, operation, workers: concurrency, iterations: set.count })
         : constantArrivalRate({
@@ -122,7 +125,7 @@ const runSetup = (env: RunEnv) =>
             // a setup object must not be dropped: the cap only guards against a dead server
             maxInFlight: Math.max(concurrency, set.count)
           })
-      ).pipe(Effect.orDie)
+      ).pipe(Effect.orDie, Effect.provideService(LatencyRecorder, withTags(recorder, { name: set.name, phase: "setup" })))
     }
   })
 
@@ -315,6 +318,7 @@ const runPhase = (env: RunEnv, state: RunState, phase: Phase, admin: ServerAdmin
     env.progress.phaseStartedAt = yield* nowMillis
     const phaseMs = ms(phase.duration, 0)
     const untilPhaseEnd = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.raceFirst(Effect.asVoid(e), Effect.sleep(Duration.millis(phaseMs)))
+    const recorder = yield* LatencyRecorder
     yield* Effect.forEach(
       phase.actions.map((a, i) => [a, i] as const),
       ([a, i]) =>
@@ -358,7 +362,7 @@ const runPhase = (env: RunEnv, state: RunState, phase: Phase, admin: ServerAdmin
               state.actions.push({ ...base, counts })
               return
           }
-        }),
+        }).pipe(Effect.provideService(LatencyRecorder, withTags(recorder, { name: actionName(a, i), phase: phase.name }))),
       { concurrency: "unbounded", discard: true }
     )
   })

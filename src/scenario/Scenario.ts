@@ -242,6 +242,19 @@ export const ServerSettings = Schema.Struct({
   watchBufferSize: Schema.optional(PositiveInt)
 }).annotations({ identifier: "ServerSettings" })
 
+/**
+ * What a run must show besides its thresholds to pass (docs/scenarios.md "Honest outcomes"). The defaults
+ * fail runs that mostly failed; loosening one is an explicit opt-out written in the scenario.
+ */
+export const OutcomeRules = Schema.Struct({
+  /** Largest error rate per metric (`errors{metric:*}`) unless the scenario has its own `errors` threshold; default 0.1. */
+  maxErrorRate: Schema.optional(Schema.Number.pipe(Schema.between(0, 1))),
+  /** Every informer must sync at least once; default true. */
+  requireInformerSync: Schema.optional(Schema.Boolean),
+  /** At least one request must succeed when any failed; default true. */
+  requireSuccess: Schema.optional(Schema.Boolean)
+}).annotations({ identifier: "OutcomeRules" })
+
 export const Metadata = Schema.Struct({
   name: Schema.String.pipe(Schema.pattern(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, { message: () => "must be lower-case letters, digits, '-' or '.'" })),
   description: Schema.optional(Schema.String)
@@ -268,7 +281,8 @@ export const Scenario = Schema.Struct({
   eviction: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   /** k6-style: `"latency{operation:GET}": ["p(99) < 1s"]`. */
   thresholds: Schema.optional(Thresholds),
-  presets: Schema.optional(Schema.Array(Preset))
+  presets: Schema.optional(Schema.Array(Preset)),
+  outcome: Schema.optional(OutcomeRules)
 }).annotations({ identifier: "Scenario", title: "clustersim scenario" })
 export type Scenario = typeof Scenario.Type
 export type ScenarioEncoded = typeof Scenario.Encoded

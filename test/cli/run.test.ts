@@ -52,7 +52,7 @@ describe("clustersim run", () => {
     expect(r.exitCode).toBe(0)
     expect(r.stdout).toContain("PASS (exit 0)")
     const a = JSON.parse(readFileSync(join(r.outDir, "run.json"), "utf8"))
-    expect(a.format).toBe("clustersim/run-v1")
+    expect(a.format).toBe("clustersim/run-v2")
     expect(a.scenario.sha256).toBe(sha256(readFileSync(f, "utf8")))
     expect(a.scenario.text).toBe(readFileSync(f, "utf8"))
     expect(a.seed).toBe(7)

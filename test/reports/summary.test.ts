@@ -68,7 +68,7 @@ describe("reports", () => {
     expect(text).toContain("clustersim run demo — target embedded http://127.0.0.1:1234, seed 1, 2s")
     expect(text).toMatch(/api_call GET configmaps resource\s+open\s+4\s+1ms\s+150ms\s+150ms\s+150ms\s+1\s+2/)
     expect(text).toContain("relists: 3   errors: 1")
-    expect(text).toContain("✗ latency{operation:GET}: p(99) < 1ms (observed 150.100)")
+    expect(text).toContain("✗ latency{operation:GET}: p(99) < 1ms (observed 150.100 ms)")
     expect(text).toContain("FAIL: thresholds breached (exit 99)")
   })
 

@@ -1,0 +1,68 @@
+/** The terminal rendering of a comparison (`clustersim compare`), from the `Comparison` alone. */
+import type { Comparison, SeriesSide } from "../src/compare/Compare.js"
+import type { RuleHit } from "../src/compare/FailIf.js"
+import { formatMs, table } from "./summary.js"
+
+const percent = (x: number): string => (x === 0 ? "0%" : x < 0.001 ? "<0.1%" : `${(x * 100).toFixed(1)}%`)
+
+const sideRow = (label: string, s: SeriesSide): Array<string> => [
+  `  ${label}`,
+  String(s.count),
+  `${s.throughput.toFixed(1)}/s`,
+  s.connectionErrors > 0 ? `${percent(s.errorRate)} (${s.connectionErrors} no answer)` : percent(s.errorRate),
+  String(s.dropped),
+  formatMs(s.p50),
+  formatMs(s.p90),
+  formatMs(s.p99),
+  formatMs(s.max)
+]
+
+const methodNote: Record<string, string> = {
+  "rounds-paired": "intervals over paired rounds (Student t on per-round log ratios)",
+  "rounds-welch": "intervals over rounds (Welch t on per-round log quantiles)",
+  requests:
+    "one run per side: the intervals cover request-level noise only, not run-to-run noise — use --rounds N (≥ 3) before trusting a verdict"
+}
+
+export const renderComparison = (c: Comparison, hits: ReadonlyArray<RuleHit> = [], rules: ReadonlyArray<string> = []): string => {
+  const out: Array<string> = []
+  out.push(`clustersim compare ${c.scenario.name} (scenario sha256 ${c.scenario.sha256.slice(0, 12)}…), ${Math.round(c.level * 100)}% intervals`)
+  for (const s of c.sides) {
+    out.push(`  ${s.label}: ${s.target}, ${s.rounds} round${s.rounds === 1 ? "" : "s"}${s.failedRounds > 0 ? `, ${s.failedRounds} did not pass` : ""}`)
+    for (const line of s.saturated) out.push(`     SATURATED generator, ${line}: this side's figures may reflect the generator, not the target`)
+  }
+  for (const p of c.pairs) {
+    out.push("")
+    out.push(`${p.other} vs ${p.baseline}`)
+    const methods = new Set(p.series.map((s) => s.method).filter((m) => m !== "none"))
+    for (const m of methods) out.push(`  (${methodNote[m]})`)
+    const rows: Array<Array<string>> = [["series / side", "count", "ops/s", "errors", "dropped", "p50", "p90", "p99", "max"]]
+    const verdictAfter = new Map<number, string>()
+    for (const s of p.series) {
+      rows.push([s.label, "", "", "", "", "", "", "", ""])
+      rows.push(sideRow(p.baseline, s.baseline))
+      rows.push(sideRow(p.other, s.other))
+      verdictAfter.set(rows.length - 1, `  → ${s.verdict}`)
+    }
+    if (p.series.length === 0) out.push("  no series on both sides")
+    else
+      table(rows, 1)
+        .split("\n")
+        .forEach((line, i) => {
+          out.push(line)
+          const v = verdictAfter.get(i)
+          if (v) out.push(v)
+        })
+    if (p.onlyBaseline.length > 0) out.push(`  only in ${p.baseline}: ${p.onlyBaseline.join("; ")}`)
+    if (p.onlyOther.length > 0) out.push(`  only in ${p.other}: ${p.onlyOther.join("; ")}`)
+  }
+  if (rules.length > 0) {
+    out.push("")
+    for (const rule of rules) {
+      const mine = hits.filter((h) => h.rule === rule)
+      if (mine.length === 0) out.push(`✓ --fail-if ${rule}: holds for no series`)
+      for (const h of mine) out.push(`✗ --fail-if ${rule}: ${h.pair}, ${h.series}: ×${h.estimate.toFixed(2)} [${h.low.toFixed(2)}–${h.high.toFixed(2)}]`)
+    }
+  }
+  return out.join("\n")
+}

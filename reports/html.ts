@@ -1,0 +1,368 @@
+/**
+ * The HTML report: one self-contained file per run (`report.html`) and per comparison (`compare.html`),
+ * with uPlot 1.6.32 (JS and CSS) inlined so it opens with no network. Plots: latency over time per series
+ * (p99, gaps left open) with phase and fault markers; throughput, errors and dropped iterations; the HDR
+ * percentile spectrum on a log axis of 1/(1−p) like HdrHistogram's plotter; for simulated clusters a
+ * timeline of Ready changes, taints, deletions, evictions, leader changes and faults. Comparisons overlay
+ * the sides' spectra per series. Rendered from the artifact alone, so `report run.json --html` re-renders.
+ */
+import * as hdr from "hdr-histogram-js"
+import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { parse as parseYaml } from "yaml"
+import type { Comparison, Side } from "../src/compare/Compare.js"
+import { keyLabel } from "../src/compare/Compare.js"
+import { keyString } from "../src/loadgen/LatencyRecorder.js"
+import type { RunArtifact } from "../src/scenario/Artifact.js"
+import { renderComparison } from "./compareText.js"
+import { formatMs, observedText, renderSummary, seriesLabel } from "./summary.js"
+
+const require = createRequire(import.meta.url)
+let uplotAssets: { js: string; css: string } | undefined
+const uplot = () =>
+  (uplotAssets ??= {
+    js: readFileSync(require.resolve("uplot/dist/uPlot.iife.min.js"), "utf8"),
+    css: readFileSync(require.resolve("uplot/dist/uPlot.min.css"), "utf8")
+  })
+
+const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
+/** JSON inside <script>: no `</script>` or `<!--` can end it early. */
+const scriptJson = (v: unknown): string => JSON.stringify(v).replace(/</g, "\\u003c")
+
+// ---------------------------------------------------------------------------------------------
+// Data for the plots (pure)
+// ---------------------------------------------------------------------------------------------
+
+/** Percentiles of the spectrum: x = 1/(1−p) from 1 (p0) to 10^5 (p99.999), 8 steps a decade. */
+const spectrumX = Array.from({ length: 41 }, (_, k) => Math.pow(10, k / 8))
+
+interface Histo {
+  readonly totalCount: number
+  readonly maxValue: number
+  getValueAtPercentile(p: number): number
+}
+const decode = (base64s: ReadonlyArray<string>): Histo => {
+  const hs = base64s.map((b) => hdr.decodeFromCompressedBase64(b, 64, false))
+  const [first, ...rest] = hs
+  if (!first) return { totalCount: 0, maxValue: 0, getValueAtPercentile: () => 0 }
+  for (const h of rest) if (h.totalCount > 0) first.add(h)
+  return first
+}
+
+/** The spectrum of a histogram on `spectrumX` (ms); null past the resolution its count allows. */
+export const spectrum = (base64s: ReadonlyArray<string>): Array<number | null> => {
+  const h = decode(base64s)
+  return spectrumX.map((x, k) => {
+    if (h.totalCount === 0 || (k > 0 && x > h.totalCount)) return null
+    const p = 100 * (1 - 1 / x)
+    return h.getValueAtPercentile(p) / 1000
+  })
+}
+
+export interface Marker {
+  readonly t: number
+  readonly label: string
+  readonly kind: "phase" | "fault"
+}
+
+/** Phase spans from the tagged intervals; failure steps at their phase start + `at` (from the scenario text). */
+export const markersOf = (a: RunArtifact): ReadonlyArray<Marker> => {
+  const starts = new Map<string, number>()
+  for (const iv of a.intervals) {
+    const p = iv.key.phase
+    if (p === undefined) continue
+    starts.set(p, Math.min(starts.get(p) ?? Infinity, iv.startMs / 1000))
+  }
+  const out: Array<Marker> = [...starts].map(([phase, t]) => ({ t, label: phase, kind: "phase" as const }))
+  try {
+    const doc = parseYaml(a.scenario.text) as { phases?: Array<{ name?: string; actions?: Array<{ type?: string; at?: string; name?: string }> }> } | null
+    for (const phase of doc?.phases ?? []) {
+      const start = starts.get(String(phase.name))
+      if (start === undefined) continue
+      for (const action of phase.actions ?? []) {
+        if (!["compact", "drop-watches", "pause", "expire-continue-token"].includes(String(action.type))) continue
+        const at = parseSeconds(action.at)
+        out.push({ t: start + at, label: String(action.name ?? action.type), kind: "fault" })
+      }
+    }
+  } catch {
+    // the scenario text is informative here; a run.json without it still renders
+  }
+  return out.sort((x, y) => x.t - y.t)
+}
+
+const parseSeconds = (d: string | undefined): number => {
+  if (!d) return 0
+  let total = 0
+  for (const m of d.matchAll(/([0-9.]+)(ms|h|m|s)/g)) total += Number(m[1]) * ({ ms: 0.001, s: 1, m: 60, h: 3600 } as Record<string, number>)[m[2]!]!
+  return total
+}
+
+export interface TimeSeries {
+  readonly x: ReadonlyArray<number>
+  readonly series: ReadonlyArray<{
+    readonly label: string
+    readonly p99: ReadonlyArray<number | null>
+    readonly p50: ReadonlyArray<number | null>
+    readonly ops: ReadonlyArray<number | null>
+    readonly errors: ReadonlyArray<number | null>
+    readonly dropped: ReadonlyArray<number | null>
+  }>
+}
+
+/** Every series on one grid of intervals; an interval without samples is null (a gap, not a line). */
+export const timeSeriesOf = (a: RunArtifact): TimeSeries => {
+  const step = a.intervalMs / 1000
+  const maxIndex = a.intervals.reduce((m, iv) => Math.max(m, iv.index), -1)
+  const x = Array.from({ length: maxIndex + 1 }, (_, i) => i * step)
+  const byKey = new Map<string, { label: string; rows: Map<number, (typeof a.intervals)[number]> }>()
+  for (const iv of a.intervals) {
+    const id = keyString(iv.key)
+    const entry = byKey.get(id) ?? { label: seriesLabel(iv), rows: new Map() }
+    entry.rows.set(iv.index, iv)
+    byKey.set(id, entry)
+  }
+  const series = [...byKey.values()]
+    .sort((p, q) => p.label.localeCompare(q.label))
+    .map(({ label, rows }) => {
+      const col = (f: (iv: (typeof a.intervals)[number]) => number | null) => x.map((_, i) => (rows.has(i) ? f(rows.get(i)!) : null))
+      return {
+        label,
+        p99: col((iv) => (iv.latency.count > 0 ? iv.latency.p99 : null)),
+        p50: col((iv) => (iv.latency.count > 0 ? iv.latency.p50 : null)),
+        ops: col((iv) => (iv.latency.count + (iv.connectionErrors ?? 0)) / step),
+        errors: col((iv) => iv.errors),
+        dropped: col((iv) => iv.dropped)
+      }
+    })
+  return { x, series }
+}
+
+export interface Timeline {
+  readonly lanes: ReadonlyArray<string>
+  readonly events: ReadonlyArray<{ readonly t: number; readonly lane: number; readonly label: string }>
+}
+
+/** A simulated cluster's changes as points on lanes (seconds of virtual time). */
+export const timelineOf = (a: RunArtifact): Timeline | undefined => {
+  const c = a.cluster as
+    | {
+        readyTimeline?: Record<string, ReadonlyArray<readonly [number, string, string]>>
+        taints?: ReadonlyArray<{ t: number; node: string; op: string; key: string; effect: string }>
+        podDeletions?: ReadonlyArray<{ t: number; pod: string; node: string }>
+        evictions?: ReadonlyArray<{ atMs?: number; t?: number; pod: string; signal?: string }>
+        events?: { list?: ReadonlyArray<{ t: number; reason: string; object: string; note: string }> }
+        faults?: ReadonlyArray<{ type: string; at: number; for?: number; nodes?: ReadonlyArray<string> }>
+      }
+    | undefined
+  const s = a.sections as { scheduler?: { failover?: { killedAtMs: number; leaderLostToNewLeaderMs?: number } } } | undefined
+  if (!c && !s?.scheduler?.failover) return undefined
+  const lanes = ["Ready changes", "taints", "pod deletions", "evictions", "leader changes", "faults"]
+  const events: Array<{ t: number; lane: number; label: string }> = []
+  for (const [node, changes] of Object.entries(c?.readyTimeline ?? {}))
+    changes.forEach(([t, status, reason], i) => {
+      if (i > 0) events.push({ t: t / 1000, lane: 0, label: `${node} Ready=${status} (${reason})` })
+    })
+  for (const t of c?.taints ?? []) events.push({ t: t.t / 1000, lane: 1, label: `${t.op} ${t.key}:${t.effect} on ${t.node}` })
+  for (const d of c?.podDeletions ?? []) events.push({ t: d.t / 1000, lane: 2, label: `delete ${d.pod} (${d.node})` })
+  for (const e of c?.evictions ?? []) events.push({ t: (e.atMs ?? e.t ?? 0) / 1000, lane: 3, label: `evict ${e.pod}${e.signal ? ` (${e.signal})` : ""}` })
+  for (const e of c?.events?.list ?? []) if (/leader/i.test(e.reason)) events.push({ t: e.t / 1000, lane: 4, label: `${e.reason} ${e.object}: ${e.note}` })
+  const f = s?.scheduler?.failover
+  if (f) {
+    events.push({ t: f.killedAtMs / 1000, lane: 5, label: "scheduler leader killed" })
+    if (f.leaderLostToNewLeaderMs !== undefined) events.push({ t: (f.killedAtMs + f.leaderLostToNewLeaderMs) / 1000, lane: 4, label: "new scheduler leader" })
+  }
+  for (const fault of c?.faults ?? [])
+    events.push({ t: fault.at / 1000, lane: 5, label: `${fault.type}${fault.for ? ` for ${fault.for / 1000}s` : ""}${fault.nodes ? ` (${fault.nodes.length} nodes)` : ""}` })
+  return { lanes, events: events.sort((p, q) => p.t - q.t) }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Page
+// ---------------------------------------------------------------------------------------------
+
+/** Client side: builds the uPlot charts from the embedded data and lists them in `window.clustersimPlots`. */
+const clientScript = String.raw`
+(function () {
+  var data = JSON.parse(document.getElementById("clustersim-data").textContent);
+  var palette = ["#1f77b4","#d62728","#2ca02c","#ff7f0e","#9467bd","#8c564b","#e377c2","#17becf","#7f7f7f","#bcbd22","#393b79","#ad494a","#637939","#8c6d31","#7b4173","#3182bd","#e6550d","#31a354","#756bb1","#636363"];
+  var plots = window.clustersimPlots = [];
+  function fmtMs(v) { if (v == null) return "—"; if (v < 1) return (v * 1000).toPrecision(3) + "µs"; if (v < 1000) return v.toPrecision(3) + "ms"; return (v / 1000).toPrecision(3) + "s"; }
+  function width(el) { return Math.max(480, el.clientWidth || 900); }
+  function markerHook(markers) {
+    return { draw: [function (u) {
+      var ctx = u.ctx; ctx.save();
+      markers.forEach(function (m) {
+        var x = u.valToPos(m.t, "x", true);
+        if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) return;
+        ctx.strokeStyle = m.kind === "fault" ? "#d62728" : "#888"; ctx.setLineDash(m.kind === "fault" ? [2, 2] : [6, 4]);
+        ctx.beginPath(); ctx.moveTo(x, u.bbox.top); ctx.lineTo(x, u.bbox.top + u.bbox.height); ctx.stroke();
+        ctx.fillStyle = ctx.strokeStyle; ctx.font = (11 * devicePixelRatio) + "px sans-serif"; ctx.fillText(m.label, x + 3, u.bbox.top + 12 * devicePixelRatio);
+      });
+      ctx.restore();
+    }] };
+  }
+  function plot(id, title, opts, aligned) {
+    var el = document.getElementById(id);
+    if (!el) return;
+    opts.title = title; opts.width = width(el); opts.height = opts.height || 320;
+    var u = new uPlot(opts, aligned, el);
+    plots.push({ id: id, title: title, series: opts.series.slice(1).map(function (s) { return s.label; }), points: aligned.slice(1).map(function (col) { return col.filter(function (v) { return v != null; }).length; }) });
+    return u;
+  }
+  function lines(labels, valueFmt, dash) {
+    return [{ label: "t (s)" }].concat(labels.map(function (l, i) {
+      return { label: l, stroke: palette[i % palette.length], width: 1.5, dash: dash ? dash[i] : undefined, spanGaps: false, value: function (u, v) { return valueFmt(v); } };
+    }));
+  }
+  var ts = data.timeSeries;
+  if (ts && ts.series.length > 0) {
+    var labels = ts.series.map(function (s) { return s.label; });
+    var markers = data.markers || [];
+    plot("latency", "Latency over time: p99 per series (log scale; gaps where a series had no samples)", {
+      scales: { x: { time: false }, y: { distr: 3 } }, axes: [{ label: "seconds" }, { label: "ms", values: function (u, vs) { return vs.map(fmtMs); } }],
+      series: lines(labels, fmtMs), hooks: markerHook(markers), legend: { live: true }
+    }, [ts.x].concat(ts.series.map(function (s) { return s.p99; })));
+    plot("throughput", "Throughput: completed operations per second", {
+      scales: { x: { time: false } }, axes: [{ label: "seconds" }, { label: "ops/s" }], series: lines(labels, function (v) { return v == null ? "—" : v.toFixed(1); }), hooks: markerHook(markers), height: 240
+    }, [ts.x].concat(ts.series.map(function (s) { return s.ops; })));
+    var sum = function (key) { return ts.x.map(function (_, i) { var n = null; ts.series.forEach(function (s) { if (s[key][i] != null) n = (n || 0) + s[key][i]; }); return n; }); };
+    plot("errors", "Errors and dropped iterations per interval (all series)", {
+      scales: { x: { time: false } }, axes: [{ label: "seconds" }, { label: "count" }], series: [{ label: "t (s)" }, { label: "errors", stroke: "#d62728", width: 1.5, spanGaps: false }, { label: "dropped iterations", stroke: "#ff7f0e", width: 1.5, spanGaps: false }], hooks: markerHook(markers), height: 200
+    }, [ts.x, sum("errors"), sum("dropped")]);
+  }
+  function spectrumPlot(id, title, sp) {
+    var pct = function (x) { if (!(x >= 1)) return ""; var p = 100 * (1 - 1 / x); return p === 0 ? "0%" : (Math.round(p * 1000) / 1000) + "%"; };
+    var xmax = 10;
+    sp.series.forEach(function (s) { s.y.forEach(function (v, i) { if (v != null && sp.x[i] > xmax) xmax = sp.x[i]; }); });
+    xmax = Math.pow(10, Math.ceil(Math.log10(xmax) - 1e-9));
+    var decades = []; for (var d = 1; d <= xmax; d *= 10) decades.push(d);
+    return plot(id, title, {
+      scales: { x: { time: false, distr: 3, range: [1, xmax] }, y: { distr: 3 } },
+      axes: [{ label: "percentile (1/(1−p), log)", splits: function () { return decades; }, values: function (u, vs) { return vs.map(pct); } }, { label: "latency", values: function (u, vs) { return vs.map(fmtMs); } }],
+      series: [{ label: "percentile", value: function (u, v) { return v == null ? "—" : pct(v); } }].concat(sp.series.map(function (s, i) { return { label: s.label, stroke: palette[i % palette.length], width: 1.5, dash: s.dash, value: function (u, v) { return fmtMs(v); } }; }))
+    }, [sp.x].concat(sp.series.map(function (s) { return s.y; })));
+  }
+  if (data.spectrum && data.spectrum.series.length > 0) spectrumPlot("spectrum", "Latency by percentile (HdrHistogram spectrum, log axes)", data.spectrum);
+  (data.spectra || []).forEach(function (sp, i) { spectrumPlot("spectrum-" + i, sp.title, sp); });
+  var tl = data.timeline;
+  if (tl && tl.events.length > 0) {
+    var xs = tl.events.map(function (e) { return e.t; });
+    var cols = tl.lanes.map(function (_, lane) { return tl.events.map(function (e) { return e.lane === lane ? lane : null; }); });
+    var labelsAt = tl.events.map(function (e) { return e.label; });
+    plot("timeline", "Cluster timeline (virtual seconds)", {
+      scales: { x: { time: false }, y: { range: [-0.5, tl.lanes.length - 0.5] } }, height: 260,
+      axes: [{ label: "seconds" }, { size: 120, splits: function () { return tl.lanes.map(function (_, i) { return i; }); }, values: function (u, vs) { return vs.map(function (v) { return tl.lanes[v] || ""; }); } }],
+      series: [{ label: "t (s)", value: function (u, v, si, i) { return i == null ? "—" : v + "s " + labelsAt[i]; } }].concat(tl.lanes.map(function (l, i) { return { label: l, stroke: palette[i], paths: function () { return null; }, points: { show: true, size: 8, fill: palette[i] } }; }))
+    }, [xs].concat(cols));
+  }
+  document.body.setAttribute("data-plots", String(plots.length));
+})();
+`
+
+const page = (title: string, body: string, data: unknown): string => {
+  const { js, css } = uplot()
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>${css}</style>
+<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}
+h1{font-size:20px;margin:0 0 4px} h2{font-size:16px;margin:28px 0 8px}
+.pass{color:#2ca02c}.fail{color:#d62728} .muted{color:#666}
+table{border-collapse:collapse;font-size:13px} th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right} th:first-child,td:first-child{text-align:left}
+pre{background:#f6f6f6;padding:10px;overflow:auto;font-size:12px} .plot{margin:8px 0 20px}
+</style></head><body>
+${body}
+<script id="clustersim-data" type="application/json">${scriptJson(data)}</script>
+<script>${js.replace(/<\/script/gi, "<\\/script")}</script>
+<script>${clientScript}</script>
+</body></html>
+`
+}
+
+const verdictLine = (a: RunArtifact): string => {
+  const cls = a.outcome === "pass" ? "pass" : "fail"
+  const text = { pass: "PASS", "thresholds-breached": "FAIL: thresholds breached", "run-error": `RUN ERROR${a.runError ? `: ${a.runError}` : ""}`, interrupted: "INTERRUPTED: partial results" }[a.outcome]
+  return `<p class="${cls}"><b>${escapeHtml(text)}</b> (exit ${a.exitCode})</p>`
+}
+
+const seriesTable = (a: RunArtifact): string => {
+  if (a.series.length === 0) return ""
+  const rows = [...a.series]
+    .sort((x, y) => seriesLabel(x).localeCompare(seriesLabel(y)))
+    .map(
+      (s) =>
+        `<tr><td>${escapeHtml(seriesLabel(s))}</td><td>${s.count}</td><td>${formatMs(s.latency.p50)}</td><td>${formatMs(s.latency.p90)}</td><td>${formatMs(s.latency.p99)}</td><td>${formatMs(s.latency.max)}</td><td>${s.errors}${s.connectionErrors ? ` (${s.connectionErrors} no answer)` : ""}</td><td>${s.dropped}</td></tr>`
+    )
+  return `<h2>Series</h2><table><tr><th>series</th><th>count</th><th>p50</th><th>p90</th><th>p99</th><th>max</th><th>errors</th><th>dropped</th></tr>${rows.join("")}</table>`
+}
+
+const thresholdList = (a: RunArtifact): string =>
+  a.thresholds.length === 0
+    ? ""
+    : `<h2>Thresholds</h2><ul>${a.thresholds
+        .map((t) => {
+          const g = Object.entries(t.group).map(([k, v]) => `${k}=${v}`).join(",")
+          return `<li class="${t.passed ? "pass" : "fail"}">${t.passed ? "✓" : "✗"} ${escapeHtml(`${t.threshold}${g ? ` [${g}]` : ""}: ${t.condition} (observed ${observedText(t)})`)}</li>`
+        })
+        .join("")}</ul>`
+
+/** The report of one run. */
+export const renderRunHtml = (a: RunArtifact): string => {
+  const ts = timeSeriesOf(a)
+  const spectrumSeries = [...a.series]
+    .filter((s) => s.latency.count > 0)
+    .sort((x, y) => seriesLabel(x).localeCompare(seriesLabel(y)))
+    .map((s) => ({ label: seriesLabel(s), y: spectrum([s.latencyHistogram]) }))
+  const timeline = timelineOf(a)
+  const target = a.target.url ? `${a.target.kind} ${a.target.url}` : a.target.kind
+  const body = [
+    `<h1>clustersim run ${escapeHtml(a.scenario.name)}</h1>`,
+    `<p class="muted">target ${escapeHtml(target)}${a.target.version ? ` (${escapeHtml(a.target.version)})` : ""} · seed ${a.seed} · ${escapeHtml(a.startedAt)} · ${formatMs(a.durationMs)}${a.partial ? " · PARTIAL" : ""} · scenario sha256 ${a.scenario.sha256.slice(0, 12)}…</p>`,
+    verdictLine(a),
+    a.health?.saturated ? `<p class="fail">Generator SATURATED (${escapeHtml(a.health.reasons.join("; "))}): results may reflect the generator, not the target.</p>` : "",
+    ts.series.length > 0 ? `<div id="latency" class="plot"></div><div id="throughput" class="plot"></div><div id="errors" class="plot"></div>` : "",
+    spectrumSeries.length > 0 ? `<div id="spectrum" class="plot"></div>` : "",
+    timeline ? `<div id="timeline" class="plot"></div>` : "",
+    seriesTable(a),
+    thresholdList(a),
+    `<h2>Summary</h2><pre>${escapeHtml(renderSummary(a))}</pre>`
+  ].join("\n")
+  return page(`clustersim run ${a.scenario.name}`, body, {
+    timeSeries: ts,
+    markers: markersOf(a),
+    spectrum: { x: spectrumX, series: spectrumSeries },
+    ...(timeline ? { timeline } : {})
+  })
+}
+
+/** The report of a comparison: the verdict table and, per compared series, the sides' spectra overlaid. */
+export const renderComparisonHtml = (c: Comparison, sides: ReadonlyArray<Side>): string => {
+  const spectra: Array<{ title: string; x: ReadonlyArray<number>; series: Array<{ label: string; y: Array<number | null>; dash?: ReadonlyArray<number> }> }> = []
+  const labels = new Set(c.pairs.flatMap((p) => p.series.map((s) => s.label)))
+  for (const label of [...labels].sort()) {
+    const series = sides.map((side, i) => {
+      const hs = side.rounds.flatMap((r) => r.series.filter((s) => keyLabel(s.key) === label).map((s) => s.latencyHistogram))
+      return { label: `${side.label} (${side.rounds.length} round${side.rounds.length === 1 ? "" : "s"})`, y: spectrum(hs), ...(i > 0 ? { dash: [6, 3] } : {}) }
+    })
+    spectra.push({ title: `${label}: latency by percentile, sides overlaid`, x: spectrumX, series })
+  }
+  const rows = c.pairs.flatMap((p) =>
+    p.series.map(
+      (s) =>
+        `<tr><td>${escapeHtml(s.label)}</td><td>${escapeHtml(`${p.other} vs ${p.baseline}`)}</td>${s.ratios
+          .map((r) => `<td>×${r.estimate.toFixed(2)} [${r.low.toFixed(2)}–${r.high.toFixed(2)}]</td>`)
+          .join("")}${"<td></td>".repeat(3 - s.ratios.length)}<td class="${s.verdict.startsWith("no significant") ? "" : "fail"}">${escapeHtml(s.verdict)}</td></tr>`
+    )
+  )
+  const body = [
+    `<h1>clustersim compare ${escapeHtml(c.scenario.name)}</h1>`,
+    `<p class="muted">${c.sides.map((s) => `${escapeHtml(s.label)}: ${escapeHtml(s.target)}, ${s.rounds} round(s)`).join(" · ")} · ${Math.round(c.level * 100)}% intervals</p>`,
+    ...c.sides.flatMap((s) => s.saturated.map((line) => `<p class="fail">${escapeHtml(s.label)}: SATURATED generator, ${escapeHtml(line)}</p>`)),
+    `<h2>Verdicts</h2><table><tr><th>series</th><th>pair</th><th>p50 ratio</th><th>p90 ratio</th><th>p99 ratio</th><th>verdict</th></tr>${rows.join("")}</table>`,
+    spectra.map((_, i) => `<div id="spectrum-${i}" class="plot"></div>`).join("\n"),
+    `<h2>Details</h2><pre>${escapeHtml(renderComparison(c))}</pre>`
+  ].join("\n")
+  return page(`clustersim compare ${c.scenario.name}`, body, { spectra })
+}

@@ -1,0 +1,133 @@
+/**
+ * `clustersim compare`: (a) one scenario against two or more targets in interleaved rounds (round r runs
+ * the targets in order, round r+1 in reverse, so slow drift of the machine falls on every side alike), or
+ * (b) stored runs. Writes `compare.json` (and `compare.html`) and exits 99 when a `--fail-if` rule holds.
+ */
+import { Effect, Either } from "effect"
+import { existsSync, readdirSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { renderComparison } from "../../reports/compareText.js"
+import { compareSides, type Comparison, type Side } from "../compare/Compare.js"
+import { evaluateFailRules, type FailRule, parseFailRule } from "../compare/FailIf.js"
+import { ExitCode, parseThreshold, type Threshold } from "../loadgen/Thresholds.js"
+import { readArtifact, type RunArtifact, writeAtomically } from "../scenario/Artifact.js"
+import { runCommand, type TargetFlag } from "./run.js"
+
+export interface CompareCommandOptions {
+  /** Stored mode: one entry per side — a run.json, a directory of rounds, or files joined by commas. */
+  readonly stored?: ReadonlyArray<string>
+  /** Live mode: the scenario and its targets. */
+  readonly scenario?: string
+  readonly targets?: ReadonlyArray<TargetFlag>
+  readonly rounds?: number
+  readonly outDir?: string
+  readonly failIf?: ReadonlyArray<string>
+  /** Tags as in a threshold name: `operation:LIST,phase:steady`. */
+  readonly select?: string
+  readonly level?: number
+  readonly seed?: number
+  readonly html?: (c: Comparison, sides: ReadonlyArray<Side>) => string
+  readonly stdout?: (s: string) => void
+  readonly stderr?: (s: string) => void
+}
+
+export interface CompareCommandResult {
+  readonly exitCode: number
+  readonly comparison?: Comparison
+}
+
+/** Every `run.json` below a directory, in path order (round-1 before round-2). */
+const runFilesUnder = (dir: string): Array<string> =>
+  readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true }))
+    .flatMap((e) => (e.isDirectory() ? runFilesUnder(join(dir, e.name)) : e.name === "run.json" ? [join(dir, e.name)] : []))
+
+const storedSide = (spec: string, index: number): Side => {
+  const files = spec.split(",").flatMap((p) => (existsSync(p) && statSync(p).isDirectory() ? runFilesUnder(p) : [p]))
+  if (files.length === 0) throw new Error(`${spec}: no run.json files`)
+  return { label: String.fromCharCode(65 + index), rounds: files.map(readArtifact) }
+}
+
+const targetText = (t: TargetFlag): string => (t._tag === "url" ? t.options.baseUrl : t._tag)
+
+export const parseSelect = (text: string): Either.Either<Threshold["selector"], string> => {
+  const parsed = parseThreshold(`latency{${text}}`, "max >= 0")
+  if (Either.isLeft(parsed)) return Either.left(`--select: ${parsed.left.reason} "${parsed.left.token}"`)
+  if (parsed.right.groupBy.length > 0) return Either.left(`--select: "*" does not select anything; name the values`)
+  return Either.right(parsed.right.selector)
+}
+
+export const compareCommand = (o: CompareCommandOptions): Effect.Effect<CompareCommandResult> =>
+  Effect.gen(function* () {
+    const out = o.stdout ?? ((s: string) => void process.stdout.write(s))
+    const err = o.stderr ?? ((s: string) => void process.stderr.write(s))
+    const invalid = (message: string) => {
+      err(`clustersim compare: ${message}\n`)
+      return { exitCode: ExitCode.InvalidInput }
+    }
+    const rules: Array<FailRule> = []
+    for (const r of o.failIf ?? []) {
+      const parsed = parseFailRule(r)
+      if (Either.isLeft(parsed)) return invalid(parsed.left.message)
+      rules.push(parsed.right)
+    }
+    let select: Threshold["selector"] | undefined
+    if (o.select !== undefined) {
+      const s = parseSelect(o.select)
+      if (Either.isLeft(s)) return invalid(s.left)
+      select = s.right
+    }
+    const live = o.scenario !== undefined
+    if (live && (o.stored?.length ?? 0) > 0) return invalid("give either a scenario with --target flags or stored run.json files, not both")
+    let sides: Array<Side>
+    const outDir = o.outDir ?? `reports/compare/${new Date().toISOString().replace(/\.\d+Z$/, "Z").replace(/:/g, "-")}`
+    if (live) {
+      const targets = o.targets ?? []
+      if (targets.length < 2) return invalid(`--target: give at least two targets to compare, got ${targets.length}`)
+      const rounds = o.rounds ?? 3
+      if (!Number.isInteger(rounds) || rounds < 1) return invalid(`--rounds: expected a positive integer, got ${rounds}`)
+      const perSide: Array<Array<RunArtifact>> = targets.map(() => [])
+      for (let r = 0; r < rounds; r++) {
+        const order = targets.map((_, i) => i)
+        if (r % 2 === 1) order.reverse()
+        for (const i of order) {
+          const label = String.fromCharCode(65 + i)
+          const started = Date.now()
+          const res = yield* runCommand({
+            file: o.scenario!,
+            target: targets[i]!,
+            outDir: join(outDir, `round-${r + 1}`, label),
+            ...(o.seed !== undefined ? { seed: o.seed } : {}),
+            tty: false,
+            stdout: () => {},
+            stderr: err
+          })
+          if (!res.artifact) return { exitCode: res.exitCode }
+          err(`round ${r + 1}/${rounds} ${label} (${targetText(targets[i]!)}): ${res.artifact.outcome}, ${((Date.now() - started) / 1000).toFixed(1)}s\n`)
+          perSide[i]!.push(res.artifact)
+        }
+      }
+      sides = perSide.map((rounds, i) => ({ label: String.fromCharCode(65 + i), rounds }))
+    } else {
+      const specs = o.stored ?? []
+      if (specs.length < 2) return invalid(`give two or more run.json files (or directories of rounds), got ${specs.length}`)
+      try {
+        sides = specs.map(storedSide)
+      } catch (e) {
+        return invalid((e as Error).message)
+      }
+    }
+    const pairedStored = !live && sides.every((s) => s.rounds.length === sides[0]!.rounds.length && s.rounds.length >= 2)
+    const result = compareSides(sides, { paired: live || pairedStored, ...(select ? { select } : {}), ...(o.level !== undefined ? { level: o.level } : {}) })
+    if (result._tag === "Refused") return invalid(`refused: ${result.reason}`)
+    const hits = evaluateFailRules(rules, result.comparison)
+    out(renderComparison(result.comparison, hits, rules.map((r) => r.source)) + "\n")
+    try {
+      writeAtomically(join(outDir, "compare.json"), JSON.stringify(result.comparison, null, 2) + "\n")
+      if (o.html) writeAtomically(join(outDir, "compare.html"), o.html(result.comparison, sides))
+      out(`comparison: ${join(outDir, "compare.json")}${o.html ? ` and compare.html` : ""}\n`)
+    } catch (e) {
+      err(`clustersim compare: could not write to ${outDir}: ${(e as Error).message}\n`)
+    }
+    return { exitCode: hits.length > 0 ? ExitCode.ThresholdsBreached : ExitCode.Pass, comparison: result.comparison }
+  })

@@ -1,0 +1,65 @@
+/**
+ * Honest outcomes: what a run must show besides its own thresholds to pass. A run whose requests mostly
+ * failed, whose target never answered, or whose informers never synced does not pass unless the scenario
+ * says so (`outcome:` in docs/scenarios.md). The checks are threshold results (`outcome:…`), so the
+ * summary, the exit code and junit.xml treat them like any threshold.
+ */
+import { Either } from "effect"
+import { parseCondition, type Threshold, type ThresholdResult } from "../loadgen/Thresholds.js"
+import type { ActionReport } from "./Run.js"
+import type { Scenario } from "./Scenario.js"
+
+/** Errors allowed per metric when the scenario sets no `errors` threshold of its own. */
+export const DefaultMaxErrorRate = 0.1
+
+const isErrorsThreshold = (name: string): boolean => /^\s*errors\s*(\{|$)/.test(name)
+
+/** `errors{metric:*}: rate <= max`, unless the scenario judges errors itself. */
+export const defaultErrorThreshold = (scenario: Pick<Scenario, "thresholds" | "outcome">): ReadonlyArray<Threshold> => {
+  if (Object.keys(scenario.thresholds ?? {}).some(isErrorsThreshold)) return []
+  const max = scenario.outcome?.maxErrorRate ?? DefaultMaxErrorRate
+  return [
+    {
+      name: "outcome:error-rate",
+      metric: "errors",
+      selector: {},
+      groupBy: ["metric"],
+      conditions: [Either.getOrThrow(parseCondition(`rate <= ${max}`, "rate"))]
+    }
+  ]
+}
+
+export interface OutcomeInput {
+  readonly scenario: Pick<Scenario, "outcome">
+  readonly series: ReadonlyArray<{ readonly count: number; readonly errors: number }>
+  readonly actions: ReadonlyArray<ActionReport>
+  /** Every error the run saw, also those outside series (watchers, informers, setup namespaces). */
+  readonly errorsTotal: number
+}
+
+const check = (threshold: string, condition: string, observed: number, passed: boolean, group: ThresholdResult["group"] = {}): ThresholdResult => ({
+  threshold,
+  condition,
+  group,
+  observed,
+  series: 0,
+  noData: false,
+  passed
+})
+
+/** Informers that never synced, and a run in which nothing succeeded although something failed. */
+export const outcomeChecks = (o: OutcomeInput): ReadonlyArray<ThresholdResult> => {
+  const out: Array<ThresholdResult> = []
+  if (o.scenario.outcome?.requireInformerSync !== false) {
+    for (const a of o.actions) {
+      if (!a.informers) continue
+      const { synced, count } = a.informers
+      out.push(check("outcome:informers-synced", `synced == ${count}`, synced, synced >= count, { phase: a.phase, name: a.action }))
+    }
+  }
+  if (o.scenario.outcome?.requireSuccess !== false && o.errorsTotal > 0) {
+    const succeeded = o.series.reduce((n, s) => n + Math.max(0, s.count - s.errors), 0)
+    out.push(check("outcome:any-success", "successful requests > 0", succeeded, succeeded > 0))
+  }
+  return out
+}

@@ -1,0 +1,143 @@
+import { Effect } from "effect"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { pathToFileURL } from "node:url"
+import { chromium, type Browser } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { renderComparisonHtml } from "../../reports/html.js"
+import { runCommand } from "../../src/cli/run.js"
+import { compareSides } from "../../src/compare/Compare.js"
+import type { RunArtifact } from "../../src/scenario/Artifact.js"
+import { syntheticRun } from "../support/syntheticRun.js"
+
+const dir = mkdtempSync(join(tmpdir(), "clustersim-html-"))
+let browser: Browser
+beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update"] })
+}, 60_000)
+afterAll(async () => {
+  await browser?.close()
+})
+
+interface PlotInfo {
+  readonly id: string
+  readonly title: string
+  readonly series: ReadonlyArray<string>
+  readonly points: ReadonlyArray<number>
+}
+
+/** Opens a file with the network blocked; returns console errors, failed requests and the plots drawn. */
+const open = async (file: string, screenshot?: string) => {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
+  const problems: Array<string> = []
+  page.on("console", (m) => void (m.type() === "error" && problems.push(`console: ${m.text()}`)))
+  page.on("pageerror", (e) => void problems.push(`page error: ${e.message}`))
+  await page.route(/^(?!file:)/, (route) => {
+    problems.push(`network: ${route.request().url()}`)
+    return route.abort()
+  })
+  await page.goto(pathToFileURL(file).href)
+  await page.waitForSelector("body[data-plots]")
+  const plots = (await page.evaluate("window.clustersimPlots")) as ReadonlyArray<PlotInfo>
+  const canvases = await page.locator(".uplot canvas").count()
+  if (screenshot) await page.screenshot({ path: screenshot, fullPage: true })
+  await page.close()
+  return { problems, plots, canvases }
+}
+
+describe("HTML report in Chromium", () => {
+  it("a run's report: no console errors, no network, latency/throughput/errors/spectrum plots with every series", async () => {
+    const f = join(dir, "s.yaml")
+    writeFileSync(
+      f,
+      `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: html }
+setup:
+  namespaces: [h]
+  objects: [{ name: cms, resource: configmaps, namespace: h, count: 10 }]
+phases:
+  - name: warmup
+    duration: 1s
+    actions:
+      - { type: constant-arrival-rate, name: get, rate: 20, request: { verb: get, objects: cms } }
+  - name: steady
+    duration: 2s
+    actions:
+      - { type: constant-arrival-rate, name: list-a, rate: 10, request: { verb: list, resource: configmaps, namespace: h } }
+      - { type: constant-arrival-rate, name: list-b, rate: 10, request: { verb: list, resource: configmaps, namespace: h, limit: 5 } }
+      - { type: drop-watches, name: drop, at: 1s }
+`
+    )
+    const outDir = join(dir, "run")
+    const r = await Effect.runPromise(runCommand({ file: f, target: { _tag: "in-process" }, outDir, tty: false, stdout: () => {}, stderr: () => {} }))
+    expect(r.exitCode).toBe(0)
+    const html = readFileSync(join(outDir, "report.html"), "utf8")
+    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=/)
+    const { problems, plots, canvases } = await open(join(outDir, "report.html"), process.env.CLUSTERSIM_SCREENSHOT)
+    expect(problems).toEqual([])
+    expect(plots.map((p) => p.id)).toEqual(["latency", "throughput", "errors", "spectrum"])
+    expect(canvases).toBe(4)
+    const expected = [
+      "api_call GET configmaps resource warmup/get",
+      "api_call LIST configmaps namespace steady/list-a",
+      "api_call LIST configmaps namespace steady/list-b",
+      "setup POST configmaps resource setup/cms"
+    ]
+    const latency = plots.find((p) => p.id === "latency")!
+    expect(latency.series).toEqual(expected)
+    expect(latency.points.every((n) => n >= 1)).toBe(true)
+    expect(plots.find((p) => p.id === "spectrum")!.series).toEqual(expected)
+    expect(plots.find((p) => p.id === "errors")!.series).toEqual(["errors", "dropped iterations"])
+  }, 60_000)
+
+  it("a comparison's report overlays the sides' spectra per series", async () => {
+    const key = { metric: "api_call", operation: "LIST", resource: "configmaps", scope: "namespace", phase: "steady", name: "list" }
+    const side = (label: string, median: number, seed: number) => ({
+      label,
+      rounds: [0, 1, 2].map((r) => syntheticRun({ seed: seed + r, series: [{ key, medianMs: median, samples: 300 }] }))
+    })
+    const sides = [side("A", 10, 1), side("B", 20, 100)]
+    const result = compareSides(sides, { paired: true })
+    if (result._tag !== "Compared") throw new Error(result.reason)
+    const file = join(dir, "compare.html")
+    writeFileSync(file, renderComparisonHtml(result.comparison, sides))
+    const { problems, plots } = await open(file)
+    expect(problems).toEqual([])
+    expect(plots).toHaveLength(1)
+    expect(plots[0]!.title).toBe("api_call LIST configmaps namespace steady/list: latency by percentile, sides overlaid")
+    expect(plots[0]!.series).toEqual(["A (3 rounds)", "B (3 rounds)"])
+    expect(readFileSync(file, "utf8")).toContain("B slower, p50 ×")
+  }, 60_000)
+
+  it("a simulated cluster's report has its timeline", async () => {
+    const base = syntheticRun({ seed: 1, series: [] }) as RunArtifact
+    const a: RunArtifact = {
+      ...base,
+      target: { kind: "simulated-cluster" },
+      cluster: {
+        nodes: 1,
+        pods: 1,
+        durationMs: 400_000,
+        heartbeats: { leaseWrites: 40, perSecond: 0.1, failedAttempts: 0 },
+        nodeStatus: { checks: 40, patches: 2 },
+        leaseRenewLatency: { p50: 1, p99: 2 },
+        readyTimeline: { "node-1": [[0, "True", "KubeletReady"], [50_000, "Unknown", "NodeStatusUnknown"]] },
+        taints: [{ t: 50_000, node: "node-1", op: "add", key: "node.kubernetes.io/unreachable", effect: "NoExecute" }],
+        podDeletions: [{ t: 350_000, pod: "p-1", node: "node-1" }],
+        evictions: [],
+        events: { byReason: { LeaderElection: 1 }, list: [{ t: 1000, reason: "LeaderElection", object: "kube-scheduler", note: "became leader" }] },
+        faults: [{ type: "node-stop", at: 10_000, nodes: ["node-1"] }]
+      }
+    }
+    const file = join(dir, "cluster.html")
+    const { renderRunHtml } = await import("../../reports/html.js")
+    writeFileSync(file, renderRunHtml(a))
+    const { problems, plots } = await open(file)
+    expect(problems).toEqual([])
+    const timeline = plots.find((p) => p.id === "timeline")!
+    expect(timeline.series).toEqual(["Ready changes", "taints", "pod deletions", "evictions", "leader changes", "faults"])
+    expect(timeline.points).toEqual([1, 1, 1, 0, 1, 1])
+  }, 60_000)
+})

@@ -1,0 +1,75 @@
+import { afterEach, describe, expect, it, vi } from "vitest"
+import { main } from "../../src/cli/main.js"
+
+const capture = async (args: ReadonlyArray<string>) => {
+  const out: Array<string> = []
+  const err: Array<string> = []
+  const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, "")
+  vi.spyOn(process.stdout, "write").mockImplementation((s) => (out.push(strip(String(s))), true))
+  vi.spyOn(process.stderr, "write").mockImplementation((s) => (err.push(strip(String(s))), true))
+  vi.spyOn(console, "log").mockImplementation((...xs) => void out.push(strip(xs.join(" ")) + "\n"))
+  vi.spyOn(console, "error").mockImplementation((...xs) => void err.push(strip(xs.join(" ")) + "\n"))
+  const code = await main(args)
+  vi.restoreAllMocks()
+  return { code, out: out.join(""), err: err.join("") }
+}
+
+afterEach(() => void vi.restoreAllMocks())
+
+describe("clustersim command line", () => {
+  it.each([
+    ["run", "$ run [--target text] [--kubeconfig text] [--context text] [--out text] [--seed N] [--junit text] <scenario.yaml>"],
+    ["start", "$ start [--target text]"],
+    ["serve", "$ serve [--host text] [--port N] [--seed N] [--admin] [--demo]"],
+    ["validate", "$ validate <file>..."],
+    ["report", "$ report [--html] [--out text] [--junit text] <run.json>"],
+    ["compare", "$ compare --target text... [--rounds N] [--out text] --fail-if text... [--select text] [--level float] [--seed N] <run.json|dir|scenario.yaml>..."],
+    ["schema", "$ schema"]
+  ])("%s --help prints the subcommand's usage and exits 0", async (command, usage) => {
+    const r = await capture([command, "--help"])
+    expect(r.code).toBe(0)
+    expect(r.out).toContain(usage)
+    expect(r.out).toContain("Exit codes: 0 pass, 99")
+  })
+
+  it("scheduler --help is the scheduler's own help", async () => {
+    const r = await capture(["scheduler", "--help"])
+    expect(r.code).toBe(0)
+    expect(r.out).toContain("platform-scheduler [flags]")
+  })
+
+  it("help and no arguments list every subcommand", async () => {
+    for (const args of [[], ["help"]]) {
+      const r = await capture(args)
+      expect(r.code).toBe(0)
+      for (const c of ["run", "start", "serve", "validate", "report", "compare", "schema", "scheduler"]) expect(r.out).toMatch(new RegExp(`- ${c}`))
+    }
+  })
+
+  it("errors name the flag and exit 2", async () => {
+    expect(await capture(["run", "--bogus", "x.yaml"])).toMatchObject({ code: 2, err: 'clustersim run: unknown flag "--bogus"\nRun "clustersim run --help" for usage.\n' })
+    expect(await capture(["run", "x.yaml", "--seed"])).toMatchObject({ code: 2, err: expect.stringContaining('clustersim run: flag "--seed" needs a value') })
+    const port = await capture(["serve", "--port", "abc"])
+    expect(port.code).toBe(2)
+    expect(port.out + port.err).toContain('--port: not an integer: "abc"')
+    expect((await capture(["run"])).code).toBe(2)
+    const unknown = await capture(["bogus"])
+    expect(unknown.code).toBe(2)
+    expect(unknown.out + unknown.err).toContain("Invalid subcommand for clustersim")
+  })
+
+  it("report on a file that is not an artifact: exit 2, naming the file, no stack trace", async () => {
+    const r = await capture(["report", "package.json"])
+    expect(r.code).toBe(2)
+    expect(r.err).toBe('clustersim report: package.json: not a run.json artifact: format is undefined, expected one of clustersim/run-v1, clustersim/run-v2\n')
+    const missing = await capture(["validate", "no-such-file.yaml"])
+    expect(missing.code).toBe(2)
+    expect(missing.err).toContain("no-such-file.yaml: cannot read: ENOENT")
+  })
+
+  it("offers shell completions", async () => {
+    const r = await capture(["--completions", "bash"])
+    expect(r.code).toBe(0)
+    expect(r.out).toContain("complete")
+  })
+})

@@ -1,0 +1,119 @@
+import { Effect } from "effect"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { runCommand, type TargetFlag } from "../../src/cli/run.js"
+import type { RunArtifact } from "../../src/scenario/Artifact.js"
+import { defaultErrorThreshold, outcomeChecks } from "../../src/scenario/Outcome.js"
+
+const dir = mkdtempSync(join(tmpdir(), "clustersim-outcome-"))
+let n = 0
+const file = (text: string): string => {
+  const f = join(dir, `s${n++}.yaml`)
+  writeFileSync(f, text)
+  return f
+}
+
+const run = (f: string, target: TargetFlag) => {
+  const stdout: Array<string> = []
+  const outDir = join(dir, `out${n++}`)
+  return Effect.runPromise(runCommand({ file: f, target, outDir, tty: false, stdout: (s) => void stdout.push(s), stderr: () => {} })).then((r) => ({
+    ...r,
+    stdout: stdout.join(""),
+    artifact: JSON.parse(readFileSync(join(outDir, "run.json"), "utf8")) as RunArtifact
+  }))
+}
+
+/** A loopback port nobody listens on: bound, then closed. */
+const closedPort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer()
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port
+      s.close(() => resolve(port))
+    })
+  })
+
+const missing = (extra = "") => `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: missing }
+setup:
+  namespaces: [m]
+  objects:
+    - { name: cms, resource: configmaps, namespace: m, count: 3 }
+phases:
+  - name: p
+    duration: 1s
+    actions:
+      - { type: closed, name: found, workers: 1, iterations: 3, request: { verb: get, objects: cms } }
+      - { type: closed, name: absent, workers: 1, iterations: 6, request: { verb: get, resource: configmaps, namespace: m, name: nope } }
+${extra}`
+
+describe("honest outcomes", () => {
+  it("6 of 9 requests answering 404 fail the run (exit 99) through the default error-rate threshold", async () => {
+    const r = await run(file(missing()), { _tag: "embedded" })
+    expect(r.exitCode).toBe(99)
+    const t = r.artifact.thresholds.find((x) => x.threshold === "outcome:error-rate" && x.group.metric === "api_call")!
+    expect(t.observed).toBeCloseTo(6 / 9, 5)
+    expect(t.passed).toBe(false)
+    expect(r.stdout).toContain("✗ outcome:error-rate [metric=api_call]: rate <= 0.1 (observed 0.667)")
+    expect(r.stdout).toContain("FAIL: thresholds breached (exit 99)")
+    // an answered 404 is a latency sample: the server did answer
+    const absent = r.artifact.series.find((s) => s.key.name === "absent")!
+    expect(absent).toMatchObject({ count: 6, errors: 6, connectionErrors: 0 })
+    expect(absent.latency.count).toBe(6)
+  }, 30_000)
+
+  it("the scenario may opt out: outcome.maxErrorRate: 1 passes the same run", async () => {
+    const r = await run(file(missing("outcome: { maxErrorRate: 1 }")), { _tag: "embedded" })
+    expect(r.exitCode).toBe(0)
+    expect(r.stdout).toContain("✓ outcome:error-rate [metric=api_call]: rate <= 1 (observed 0.667)")
+  }, 30_000)
+
+  it("an unreachable target fails: connection errors are errors, never latency samples; an unsynced informer is reported", async () => {
+    const port = await closedPort()
+    const f = file(`apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: unreachable }
+phases:
+  - name: p
+    duration: 1s
+    actions:
+      - { type: constant-arrival-rate, name: get, rate: 20, request: { verb: get, resource: configmaps, namespace: default, name: x } }
+      - { type: informers, name: inf, resource: configmaps, count: 2 }
+`)
+    const r = await run(f, { _tag: "url", options: { baseUrl: `http://127.0.0.1:${port}` } })
+    expect(r.exitCode).toBe(99)
+    const get = r.artifact.series.find((s) => s.key.name === "get")!
+    expect(get.key).toMatchObject({ metric: "api_call", operation: "GET", phase: "p", name: "get" })
+    expect(get.count).toBeGreaterThanOrEqual(15)
+    expect(get.connectionErrors).toBe(get.count)
+    expect(get.errors).toBe(get.count)
+    expect(get.latency.count).toBe(0)
+    expect(r.artifact.errors.messages[0]!.message).toMatch(/connection error: .*ECONNREFUSED/)
+    const failed = r.artifact.thresholds.filter((t) => !t.passed).map((t) => `${t.threshold} ${t.condition} ${t.observed}`)
+    expect(failed).toEqual(["outcome:error-rate rate <= 0.1 1", "outcome:informers-synced synced == 2 0", "outcome:any-success successful requests > 0 0"])
+    expect(r.stdout).toContain("✗ outcome:informers-synced [phase=p,name=inf]: synced == 2 (observed 0)")
+  }, 30_000)
+})
+
+describe("outcome rules (pure)", () => {
+  it("a scenario's own errors threshold replaces the default", () => {
+    expect(defaultErrorThreshold({ thresholds: { "errors{metric:api_call}": ["rate < 0.5"] } })).toEqual([])
+    expect(defaultErrorThreshold({ thresholds: { "latency": ["p(99) < 1s"] } }).map((t) => t.conditions[0]!.source)).toEqual(["rate <= 0.1"])
+    expect(defaultErrorThreshold({ outcome: { maxErrorRate: 0.25 } }).map((t) => t.conditions[0]!.source)).toEqual(["rate <= 0.25"])
+  })
+
+  it("informer sync and any-success checks, and their opt-outs", () => {
+    const actions = [{ phase: "p", action: "inf", type: "informers" as const, informers: { count: 3, synced: 1, relists: 0, expiredContinue: 0, expired: { watchHttp: 0, watchStream: 0, list: 0 }, rewatches: 0, events: 0, listFailures: 4, triggers: {} } }]
+    const failing = outcomeChecks({ scenario: {}, series: [{ count: 5, errors: 5 }], actions, errorsTotal: 9 })
+    expect(failing.map((c) => [c.threshold, c.passed])).toEqual([
+      ["outcome:informers-synced", false],
+      ["outcome:any-success", false]
+    ])
+    expect(outcomeChecks({ scenario: { outcome: { requireInformerSync: false, requireSuccess: false } }, series: [], actions, errorsTotal: 9 })).toEqual([])
+    expect(outcomeChecks({ scenario: {}, series: [{ count: 5, errors: 1 }], actions: [], errorsTotal: 1 }).map((c) => c.passed)).toEqual([true])
+  })
+})
