@@ -11,14 +11,15 @@ import { flatString } from "../../src/api/internal/V8Shapes.js"
 import { parseQuantity } from "../../src/api/Quantity.js"
 import type { KObject } from "../../src/api/Object.js"
 import { Pods } from "../../src/api/Resources.js"
+import { TaintKeys } from "../../src/api/WellKnown.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { inProcessClient } from "../apiserver/InProcessClient.js"
 import { encodeHistogram, summarize, type Summary } from "../../src/loadgen/LatencyRecorder.js"
 import { ApiServer } from "../apiserver/ApiServer.js"
 import { objectKey } from "../apiserver/Store.js"
 import { rfc3339 } from "../apiserver/SystemMeta.js"
-import { defaultNodeLifecycleSettings, makeLifecycleLog, runNodeLifecycleController, type NodeLifecycleSettings } from "../controllers/NodeLifecycleController.js"
-import { notReadyTaintKey, unreachableTaintKey } from "../controllers/NodeTaints.js"
+import { defaultNodeLifecycleSettings, makeLifecycleLog, type NodeLifecycleSettings } from "../controllers/nodelifecycle/LifecycleSettings.js"
+import { runNodeLifecycleController } from "../controllers/nodelifecycle/NodeLifecycleController.js"
 import { EventRecorder } from "../events/EventRecorder.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
 import { parameters, ServiceTime, ServiceTimeModel } from "../apiserver/ServiceTime.js"
@@ -255,8 +256,8 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
     const labels = { app: "sim" }
     const containers = [{ name: "app", image: "registry.example/app:1", resources: { requests: { cpu: "100m", memory: "128Mi" } } }]
     const tolerations = [
-      { key: notReadyTaintKey, operator: "Exists", effect: "NoExecute", tolerationSeconds },
-      { key: unreachableTaintKey, operator: "Exists", effect: "NoExecute", tolerationSeconds }
+      { key: TaintKeys.notReady, operator: "Exists", effect: "NoExecute", tolerationSeconds },
+      { key: TaintKeys.unreachable, operator: "Exists", effect: "NoExecute", tolerationSeconds }
     ]
     const pending = { phase: "Pending", conditions: [{ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: created }] }
     for (const node of nodes) {
