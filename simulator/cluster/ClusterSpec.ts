@@ -3,7 +3,7 @@
  * Durations are Go duration strings (`10s`, `1m30s`); every field but `nodes` has a default.
  */
 import { Either, ParseResult, Schema } from "effect"
-import { parseDuration } from "../../src/api/Duration.js"
+import { parseDuration } from "../../src/api/go/Duration.js"
 import { ServiceTimeSettings } from "../apiserver/ServiceTime.js"
 
 /** A Go duration string, decoded to milliseconds. */

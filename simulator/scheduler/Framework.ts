@@ -4,7 +4,7 @@
  */
 import { Either } from "effect"
 import { isRecord, type KObject } from "../../src/api/Object.js"
-import { parseQuantity } from "../../src/api/Quantity.js"
+import { parseQuantity } from "../../src/api/go/Quantity.js"
 import { toleratesAny, type Taint, type Toleration } from "../../src/api/kinds/Taints.js"
 import { TaintKeys } from "../../src/api/WellKnown.js"
 

@@ -23,7 +23,7 @@ import { loadKubeconfigContext } from "../client/Kubeconfig.js"
 import { ServerAdmin, type ServerAdminService } from "../client/ServerAdmin.js"
 import { GeneratorHealth, type HealthReport } from "../loadgen/GeneratorHealth.js"
 import { LatencyRecorder, nowMillis, type SeriesSnapshot } from "../loadgen/LatencyRecorder.js"
-import { evaluate, ExitCode, parseThresholds, sloThresholds, type Threshold } from "../loadgen/Thresholds.js"
+import { evaluate, ExitCode, exitCodeOf, parseThresholds, sloThresholds, type Threshold } from "../loadgen/Thresholds.js"
 import {
   ArtifactFormat,
   artifactSeries,
@@ -166,7 +166,7 @@ export const assembleArtifact = (o: {
   const passed = thresholds.every((t) => t.passed)
   const outcome: RunArtifact["outcome"] =
     o.outcome === "interrupted" ? "interrupted" : completed ? (passed ? "pass" : "thresholds-breached") : "run-error"
-  const exitCode = outcome === "pass" ? ExitCode.Pass : outcome === "thresholds-breached" ? ExitCode.ThresholdsBreached : ExitCode.RunError
+  const exitCode = exitCodeOf(outcome)
   const relists = o.state.actions.reduce((n, a) => n + (a.informers?.relists ?? 0), 0)
   return {
     format: ArtifactFormat,

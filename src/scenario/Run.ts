@@ -4,7 +4,7 @@
  * (embedded / in-process / URL targets) and inside a simulated cluster on virtual time.
  */
 import { Data, Duration, Effect, Either, Option, Stream } from "effect"
-import { parseDuration } from "../api/Duration.js"
+import { parseDuration } from "../api/go/Duration.js"
 import type { KList, KObject } from "../api/Object.js"
 import type { ApiError } from "../api/Status.js"
 import { ApiClient } from "../client/ApiClient.js"

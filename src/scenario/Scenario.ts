@@ -7,7 +7,7 @@
  */
 import { Schema } from "effect"
 import { ClusterFault, ClusterSpec } from "../../simulator/cluster/ClusterSpec.js"
-import { parseDuration } from "../api/Duration.js"
+import { parseDuration } from "../api/go/Duration.js"
 import { resolveResource } from "../api/Resources.js"
 import { parseThreshold } from "../loadgen/Thresholds.js"
 import { Either } from "effect"

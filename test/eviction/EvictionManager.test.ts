@@ -1,7 +1,7 @@
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { Events, Nodes, Pods } from "../../src/api/Resources.js"
-import { parseQuantity } from "../../src/api/Quantity.js"
+import { parseQuantity } from "../../src/api/go/Quantity.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { make as makeRecorder } from "../../simulator/events/EventRecorder.js"
 import { parseThresholdConfig, type Threshold } from "../../simulator/nodeagent/config/eviction.js"

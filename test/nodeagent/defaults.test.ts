@@ -1,5 +1,5 @@
 import { describe, it, expect } from "@effect/vitest"
-import { makeQuantity } from "../../src/api/Quantity.js"
+import { makeQuantity } from "../../src/api/go/Quantity.js"
 import { decodeNodeAgentConfiguration } from "../../simulator/nodeagent/config/decode.js"
 import { applyDefaults, defaultNodeAgentConfiguration } from "../../simulator/nodeagent/config/defaults.js"
 import type { NodeAgentConfiguration } from "../../simulator/nodeagent/config/NodeAgentConfiguration.js"

@@ -10,7 +10,7 @@
  * Durations are milliseconds (the simulator's clock unit), except `logging.flushFrequency`, which the
  * document itself writes in nanoseconds (spec: "duration in nanoseconds").
  */
-import type { Quantity } from "../../../src/api/Quantity.js"
+import type { Quantity } from "../../../src/api/go/Quantity.js"
 import type { Taint as CoreTaint } from "../../../src/api/kinds/Taints.js"
 import * as F from "./FieldCodec.js"
 
