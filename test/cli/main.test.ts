@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from "vitest"
+import { afterEach, describe, expect, it, vi } from "@effect/vitest"
 import { main } from "../../src/cli/main.js"
 
 const capture = async (args: ReadonlyArray<string>) => {

@@ -1,5 +1,5 @@
 import { Either } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { compareSides, refusal, type Side } from "../../src/compare/Compare.js"
 import { evaluateFailRules, parseFailRule } from "../../src/compare/FailIf.js"
 import { studentTQuantile } from "../../src/compare/Statistics.js"

@@ -1,5 +1,5 @@
 import { Duration, Effect, Fiber, Stream } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Events } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { hexNanos, isomorphicKey, make, truncateNote } from "../../simulator/events/EventRecorder.js"

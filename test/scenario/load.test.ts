@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { parseScenario } from "../../src/scenario/load.js"
 
 const errorsOf = (text: string): ReadonlyArray<string> => {

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { parse } from "yaml"
 import { runScenarioSections } from "../../simulator/scheduler/ScenarioSections.js"
 

@@ -1,8 +1,8 @@
 import { describe, it, expect } from "@effect/vitest"
 import { Either } from "effect"
-import { quantity } from "../../src/api/go/Quantity.js"
-import { defaultEvictionHard } from "../../simulator/nodeagent/config/defaults.js"
-import { type EvictionConfig, parseGoFloat32, parseThresholdConfig } from "../../simulator/nodeagent/config/eviction.js"
+import { quantity } from "../../../src/api/go/Quantity.js"
+import { defaultEvictionHard } from "../../../simulator/nodeagent/config/defaults.js"
+import { type EvictionConfig, parseGoFloat32, parseThresholdConfig } from "../../../simulator/nodeagent/config/eviction.js"
 
 const errorOf = (config: EvictionConfig): string => {
   const r = parseThresholdConfig(config)

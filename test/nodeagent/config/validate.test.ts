@@ -1,16 +1,16 @@
 import { describe, it, expect } from "@effect/vitest"
 import { Either } from "effect"
-import { defaultFeatureGates, setFromMap } from "../../src/api/FeatureGates.js"
-import { makeQuantity, quantity } from "../../src/api/go/Quantity.js"
-import { defaultNodeAgentConfiguration } from "../../simulator/nodeagent/config/defaults.js"
-import type { NodeAgentConfiguration } from "../../simulator/nodeagent/config/NodeAgentConfiguration.js"
+import { defaultFeatureGates, setFromMap } from "../../../src/api/FeatureGates.js"
+import { makeQuantity, quantity } from "../../../src/api/go/Quantity.js"
+import { defaultNodeAgentConfiguration } from "../../../simulator/nodeagent/config/defaults.js"
+import type { NodeAgentConfiguration } from "../../../simulator/nodeagent/config/NodeAgentConfiguration.js"
 import {
   aggregateErrors,
   parseCPUSet,
   validateNodeAgentConfiguration,
   validationError,
   validationFailureMessage
-} from "../../simulator/nodeagent/config/validate.js"
+} from "../../../simulator/nodeagent/config/validate.js"
 
 type Overrides = { -readonly [K in keyof NodeAgentConfiguration]?: NodeAgentConfiguration[K] }
 const errorsOf = (o: Overrides) => validateNodeAgentConfiguration({ ...defaultNodeAgentConfiguration, ...o })
