@@ -1,4 +1,7 @@
-/** The reflector (reference measuring-load.md §2): list, watch, re-watch, relist on 410, paging rules, phases. */
+/**
+ * The reflector under an informer, over every transport (reference measuring-load.md §2): list, watch, re-watch,
+ * relist on 410, paging rules, and the relist phases the load generator records (`loadgen/ReflectorMetrics.ts`).
+ */
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
@@ -11,8 +14,10 @@ import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { ServerAdmin } from "../../src/client/ServerAdmin.js"
 import { LatencyRecorder, nowMillis, type SeriesSnapshot } from "../../src/loadgen/LatencyRecorder.js"
-import { initialBackoff, nextBackoff, reflectorBackoff } from "../../src/loadgen/reflector/Backoff.js"
-import { type Reflector, startReflector, writtenAtAnnotation } from "../../src/loadgen/Reflector.js"
+import { initialBackoff, nextBackoff, reflectorBackoff } from "../../src/informer/Backoff.js"
+import { type Informer, startInformer } from "../../src/informer/Informer.js"
+import type { ReflectorOptions } from "../../src/informer/Reflector.js"
+import { reflectorMetrics, writtenAtAnnotation } from "../../src/loadgen/ReflectorMetrics.js"
 import { clientLayer, httpServer, transports, type Transport } from "../support/transports.js"
 
 // ---- helpers --------------------------------------------------------------------------------------------
@@ -58,14 +63,16 @@ const tapClient = (inner: ApiClientService, tap: Tap): ApiClientService => ({
 
 const newTap = (): Tap => ({ lists: [], watches: [] })
 
-const start = (tap: Tap, opts: Parameters<typeof startReflector>[0]) =>
+/** An informer measured as the load generator measures it. */
+const start = (tap: Tap, opts: ReflectorOptions) =>
   Effect.gen(function* () {
     const inner = yield* ApiClient
-    return yield* startReflector(opts).pipe(Effect.provideService(ApiClient, tapClient(inner, tap)))
+    const observer = yield* reflectorMetrics(opts.resource.plural, opts.namespace ? "namespace" : "cluster")
+    return yield* startInformer({ ...opts, observer }).pipe(Effect.provideService(ApiClient, tapClient(inner, tap)))
   })
 
 /** A reflector that has synced and opened its first watch. */
-const watching = (opts: Parameters<typeof startReflector>[0]) =>
+const watching = (opts: ReflectorOptions) =>
   Effect.gen(function* () {
     const tap = newTap()
     const reflector = yield* start(tap, opts)
@@ -102,11 +109,11 @@ const event = (name: string) => ({
 const versions = (items: ReadonlyArray<KObject>) =>
   Object.fromEntries(items.map((o) => [o.metadata.name!, o.metadata.resourceVersion!]).sort(([a], [b]) => (a! < b! ? -1 : 1)))
 
-const storeMatchesServer = (reflector: Reflector, resource: ResourceType, namespace: string, labelSelector?: string) =>
+const storeMatchesServer = (reflector: Informer, resource: ResourceType, namespace: string, labelSelector?: string) =>
   Effect.gen(function* () {
     const api = yield* ApiClient
     const server = yield* api.list(resource, { namespace, labelSelector })
-    const local = yield* reflector.items
+    const local = reflector.cache.list()
     return JSON.stringify(versions(server.items)) === JSON.stringify(versions(local))
   })
 
