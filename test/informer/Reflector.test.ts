@@ -14,7 +14,6 @@ import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { ServerAdmin } from "../../src/client/ServerAdmin.js"
 import { LatencyRecorder, nowMillis, type SeriesSnapshot } from "../../src/loadgen/LatencyRecorder.js"
-import { initialBackoff, nextBackoff, reflectorBackoff } from "../../src/informer/Backoff.js"
 import { type Informer, startInformer } from "../../src/informer/Informer.js"
 import type { ReflectorOptions } from "../../src/informer/Reflector.js"
 import { reflectorMetrics, writtenAtAnnotation } from "../../src/loadgen/ReflectorMetrics.js"
@@ -122,27 +121,6 @@ const series = (metric: string) =>
     Effect.flatMap(LatencyRecorder, (r) => r.snapshot),
     (all): Record<string, SeriesSnapshot> => Object.fromEntries(all.filter((s) => s.key.metric === metric).map((s) => [s.key.operation, s]))
   )
-
-// ---- pure backoff ---------------------------------------------------------------------------------------
-
-describe("reflector backoff", () => {
-  it("800 ms doubling to a 30 s cap, jitter on top of the cap, reset after 2 min quiet", () => {
-    let state = initialBackoff(reflectorBackoff, 0)
-    const waits: Array<number> = []
-    let t = 0
-    for (let i = 0; i < 8; i++) {
-      const next = nextBackoff(reflectorBackoff, state, t, 0)
-      waits.push(next.waitMs)
-      state = next.state
-      t += 1000
-    }
-    expect(waits).toEqual([800, 1600, 3200, 6400, 12800, 25600, 30000, 30000])
-    // jitter 1.0: up to twice the step, also at the cap (steady gap 30–60 s)
-    expect(nextBackoff(reflectorBackoff, state, t, 0.999).waitMs).toBeCloseTo(59_970, 0)
-    // more than 2 min since the last backoff → the initial step again
-    expect(nextBackoff(reflectorBackoff, state, t + 120_001, 0.5).waitMs).toBe(1200)
-  })
-})
 
 // ---- the loop, on both transports -----------------------------------------------------------------------
 
