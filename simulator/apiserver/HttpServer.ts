@@ -317,6 +317,9 @@ const handle = (
     )
   )
 
+/** The longest `/clustersim/pause` (one hour). */
+const maxPauseSeconds = 3600
+
 const adminAction = (api: ApiServerImpl, action: string, query: URLSearchParams, method: string, out: Responder): Effect.Effect<void> => {
   if (method !== "POST") return Effect.sync(() => out.error(Status.methodNotAllowed()))
   switch (action) {
@@ -325,8 +328,11 @@ const adminAction = (api: ApiServerImpl, action: string, query: URLSearchParams,
     case "drop-watches":
       return api.dropWatches().pipe(Effect.map((dropped) => out.json(200, { dropped })))
     case "pause": {
-      const seconds = Number(query.get("seconds") ?? "0")
-      if (!Number.isFinite(seconds) || seconds <= 0) return Effect.sync(() => out.error(Status.badRequest("pause needs seconds=N with N > 0")))
+      const raw = query.get("seconds") ?? ""
+      const seconds = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN
+      // A pause longer than the request timeout's upper bound would only wedge every client.
+      if (!(seconds > 0 && seconds <= maxPauseSeconds))
+        return Effect.sync(() => out.error(Status.badRequest(`seconds: must be a number of seconds in (0, ${maxPauseSeconds}], got "${raw.slice(0, 64)}"`)))
       return api.pause(seconds * 1000).pipe(Effect.map(() => out.json(200, { pausedSeconds: seconds })))
     }
     default:

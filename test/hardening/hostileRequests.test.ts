@@ -4,28 +4,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { request } from "undici"
 import { httpServer } from "../support/transports.js"
-
-interface Reply {
-  readonly code: number
-  readonly headers: Record<string, string | string[] | undefined>
-  readonly text: string
-  readonly json: any
-}
-
-export const send = (base: string, method: string, path: string, opts: { body?: string; headers?: Record<string, string> } = {}) =>
-  Effect.promise(async (): Promise<Reply> => {
-    const res = await request(base + path, { method: method as "GET", body: opts.body, headers: opts.headers })
-    const text = await res.body.text()
-    let json: unknown
-    try {
-      json = JSON.parse(text)
-    } catch {
-      json = undefined
-    }
-    return { code: res.statusCode, headers: res.headers, text, json }
-  })
+import { send, type Reply } from "../support/wire.js"
 
 const json = { "content-type": "application/json" }
 const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64url")
