@@ -27,7 +27,7 @@ describe("defects inside a request", () => {
       const logs: string[] = []
       const logger = Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => logs.push(String(Array.isArray(message) ? message[0] : message))))
       const { url } = yield* serveHttp({ host: "127.0.0.1", port: 0, admin: false }).pipe(Effect.provide(Layer.merge(faultyServer, logger)))
-      for (const headers of [{}, { accept: "application/json;as=Table;v=v1;g=meta.k8s.io, application/json" }]) {
+      for (const headers of [{} as Record<string, string>, { accept: "application/json;as=Table;v=v1;g=meta.k8s.io, application/json" }]) {
         // The fast path and the general path (any other Accept) both stay standing.
         const reply = yield* send(url, "GET", "/api/v1/namespaces/default/configmaps/boom", { headers })
         const requestId = reply.headers["audit-id"] as string
