@@ -1,6 +1,7 @@
 /** The HTTP side of `ApiClient`: URL layout, query parameters, Status decoding and watch framing, over undici. */
 import { Effect, Stream } from "effect"
 import { Agent, type Dispatcher } from "undici"
+import { tlsConnectOptions } from "./Probe.js"
 import { extendable, type KList, type KObject, type WatchEvent } from "../api/Object.js"
 import type { DeleteOptions, ListOptions, PatchType, WatchOptions, WriteOptions } from "../api/Requests.js"
 import { apiVersionOf, type ResourceType } from "../api/Resources.js"
@@ -116,7 +117,7 @@ export const makeHttpClient = (options: HttpClientOptions) =>
             connections: options.connections ?? 64,
             pipelining: 1,
             keepAliveTimeout: 30_000,
-            connect: tls ? { ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: !tls.insecureSkipVerify } : undefined
+            connect: tlsConnectOptions(tls)
           })
       ),
       (agent) => Effect.promise(() => (agent as Agent).close())
