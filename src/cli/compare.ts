@@ -27,6 +27,10 @@ export interface CompareCommandOptions {
   readonly level?: number
   readonly seed?: number
   readonly html?: (c: Comparison, sides: ReadonlyArray<Side>) => string
+  /** Where the HTML goes (default `compare.html` in the out directory). */
+  readonly htmlFile?: string
+  /** Write `compare.json` to the out directory (default true; `report a.json b.json` only prints). */
+  readonly writeJson?: boolean
   readonly stdout?: (s: string) => void
   readonly stderr?: (s: string) => void
 }
@@ -122,12 +126,17 @@ export const compareCommand = (o: CompareCommandOptions): Effect.Effect<CompareC
     if (result._tag === "Refused") return invalid(`refused: ${result.reason}`)
     const hits = evaluateFailRules(rules, result.comparison)
     out(renderComparison(result.comparison, hits, rules.map((r) => r.source)) + "\n")
-    try {
-      writeAtomically(join(outDir, "compare.json"), JSON.stringify(result.comparison, null, 2) + "\n")
-      if (o.html) writeAtomically(join(outDir, "compare.html"), o.html(result.comparison, sides))
-      out(`comparison: ${join(outDir, "compare.json")}${o.html ? ` and compare.html` : ""}\n`)
-    } catch (e) {
-      err(`clustersim compare: could not write to ${outDir}: ${(e as Error).message}\n`)
+    const written: Array<string> = []
+    const write = (path: string, text: () => string) => {
+      try {
+        writeAtomically(path, text())
+        written.push(path)
+      } catch (e) {
+        err(`clustersim compare: could not write ${path}: ${(e as Error).message}\n`)
+      }
     }
+    if (o.writeJson ?? true) write(join(outDir, "compare.json"), () => JSON.stringify(result.comparison, null, 2) + "\n")
+    if (o.html) write(o.htmlFile ?? join(outDir, "compare.html"), () => o.html!(result.comparison, sides))
+    if (written.length > 0) out(`comparison: ${written.join(" and ")}\n`)
     return { exitCode: hits.length > 0 ? ExitCode.ThresholdsBreached : ExitCode.Pass, comparison: result.comparison }
   })

@@ -18,7 +18,7 @@ import { scenarioJsonSchema } from "../scenario/jsonSchema.js"
 import { compareCommand } from "./compare.js"
 import { seedDemoCluster } from "./demo.js"
 import { FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flags.js"
-import { reportCommand } from "./report.js"
+import { reportRuns } from "./report.js"
 import { resolveTarget, runCommand, type RunCommandOptions, validateFiles } from "./run.js"
 
 /** The exit code a handler decided; @effect/cli handlers return void. */
@@ -149,13 +149,13 @@ const validate = Command.make("validate", { files: Args.text({ name: "file" }).p
 const report = Command.make(
   "report",
   {
-    file: Args.text({ name: "run.json" }).pipe(Args.withDescription("A stored run artifact.")),
-    html: Options.boolean("html").pipe(Options.withDescription("Write the HTML report (report.html beside run.json, or --out FILE).")),
+    files: Args.text({ name: "run.json" }).pipe(Args.atLeast(1), Args.withDescription("A stored run artifact; two or more are compared (as compare does).")),
+    html: Options.boolean("html").pipe(Options.withDescription("Write the HTML report (report.html, or compare.html for several runs, beside the first run.json; or --out FILE).")),
     out: optionalText("out", "Where --html writes the report."),
-    junit: optionalText("junit", "Write the threshold results as junit.xml to this file.")
+    junit: optionalText("junit", "Write the threshold results as junit.xml to this file (one run).")
   },
-  (o) => Effect.flatMap(Effect.sync(() => reportCommand({ file: o.file, html: o.html, out: value(o.out), junit: value(o.junit) })), exitWith)
-).pipe(Command.withDescription("Print the summary of a stored run.json again; --html re-renders its HTML report."))
+  (o) => Effect.flatMap(reportRuns({ files: o.files, html: o.html, out: value(o.out), junit: value(o.junit) }), exitWith)
+).pipe(Command.withDescription("Print the summary of a stored run.json again; --html re-renders its HTML report. Several runs: their comparison."))
 
 const schema = Command.make("schema", {}, () => Console.log(JSON.stringify(scenarioJsonSchema(), null, 2))).pipe(
   Command.withDescription("Print the scenario JSON Schema (scenarios/scenario.schema.json).")

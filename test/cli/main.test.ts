@@ -22,7 +22,7 @@ describe("clustersim command line", () => {
     ["start", "$ start [--target text]"],
     ["serve", "$ serve [--host text] [--port N] [--seed N] [--admin] [--demo]"],
     ["validate", "$ validate <file>..."],
-    ["report", "$ report [--html] [--out text] [--junit text] <run.json>"],
+    ["report", "$ report [--html] [--out text] [--junit text] <run.json>..."],
     ["compare", "$ compare --target text... [--rounds N] [--out text] --fail-if text... [--select text] [--level float] [--seed N] <run.json|dir|scenario.yaml>..."],
     ["schema", "$ schema"]
   ])("%s --help prints the subcommand's usage and exits 0", async (command, usage) => {
