@@ -24,6 +24,8 @@ export interface HttpServerOptions {
   readonly port: number
   /** Serve the `/clustersim/` admin endpoints (compact, drop watches, pause). */
   readonly admin: boolean
+  /** Wait this long before answering each request (`serve --added-latency`: a slower server or network). */
+  readonly addedLatencyMs?: number
 }
 
 export interface RunningServer {
@@ -207,7 +209,8 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 })
     let address = `${options.host}:${options.port}`
     const clock = yield* Effect.clock
-    server.on("request", (req, res) => {
+    const added = options.addedLatencyMs ?? 0
+    const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
       if (req.method === "GET" && serveReadNow(api, clock.unsafeCurrentTimeMillis(), req, res, address)) return
       const fiber = run(handle(api, req, res, options, address), { immediate: true })
       // Most requests finish synchronously. For the rest (watches, waits, body reads) the response closing
@@ -216,7 +219,8 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
         res.on("close", () => {
           if (!res.writableFinished) run(Fiber.interrupt(fiber))
         })
-    })
+    }
+    server.on("request", added > 0 ? (req, res) => void run(Effect.as(Effect.sleep(added), undefined).pipe(Effect.andThen(() => answer(req, res)))) : answer)
     server.on("clientError", (_err, socket) => {
       if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\n\r\n")
     })

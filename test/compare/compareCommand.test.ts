@@ -153,16 +153,17 @@ describe("clustersim compare --target A --target B --rounds N", () => {
   const scope = Effect.runSync(Scope.make())
   const urls: Array<string> = []
   beforeAll(async () => {
-    for (const seed of [1, 2])
+    // B answers every request 30 ms late (serve --added-latency 30ms)
+    for (const [seed, addedLatencyMs] of [[1, 0], [2, 30]] as const)
       urls.push(
         await Effect.runPromise(
-          serveHttp({ host: "127.0.0.1", port: 0, admin: false }).pipe(Effect.map((s) => s.url), Effect.provide(ApiServer.layer({ seed })), Scope.extend(scope))
+          serveHttp({ host: "127.0.0.1", port: 0, admin: false, addedLatencyMs }).pipe(Effect.map((s) => s.url), Effect.provide(ApiServer.layer({ seed })), Scope.extend(scope))
         )
       )
   })
   afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 
-  it("runs one scenario on both servers in interleaved rounds (A B, B A, A B) and compares them", async () => {
+  it("runs one scenario on both servers in interleaved rounds (A B, B A, A B) and compares them; B's added latency shows", async () => {
     const scenario = join(dir, "live.yaml")
     writeFileSync(
       scenario,
@@ -206,6 +207,8 @@ phases:
     expect(row.method).toBe("rounds-paired")
     expect(row.baseline.count).toBe(36)
     expect(row.other.count).toBe(36)
+    expect(row.other.p50).toBeGreaterThanOrEqual(30)
+    expect(row.ratios.find((x) => x.quantile === "p50")!.estimate).toBeGreaterThan(1)
     expect(out.join("")).toContain("api_call LIST configmaps namespace steady/list")
     expect(JSON.parse(readFileSync(join(outDir, "compare.json"), "utf8")).scenario.name).toBe("live")
   }, 120_000)
