@@ -178,7 +178,8 @@ const compare = Command.make(
       Args.withDescription("With --target: one scenario file. Otherwise: one argument per side — a run.json, a directory of rounds, or files joined by commas.")
     ),
     target: Options.text("target").pipe(Options.repeated, Options.withDescription("A target per side (embedded, in-process or a URL); two or more.")),
-    rounds: integerFlag("rounds", "Rounds per target; round order alternates so drift cancels.").pipe(Options.withDefault(3)),
+    rounds: integerFlag("rounds", "Counted rounds per target (default 3; 5 or more to judge p99); each round's order is balanced so drift cancels.").pipe(Options.withDefault(3)),
+    warmupRounds: integerFlag("warmup-rounds", "Rounds run first and not counted: a fresh server's first run pays for its JIT and caches (default 1).").pipe(Options.withDefault(1)),
     out: optionalText("out", "Directory for the rounds' artifacts, compare.json and compare.html (default reports/compare/<timestamp>/)."),
     failIf: Options.text("fail-if").pipe(Options.repeated, Options.withDescription('Exit 99 when a rule holds for a series, e.g. "p99 ratio > 1.2" (significant ratios only).')),
     select: optionalText("select", 'Only series with these tags, e.g. "operation:LIST,phase:steady" (default: all but setup).'),
@@ -198,7 +199,7 @@ const compare = Command.make(
       if (Option.isSome(o.level) && !(o.level.value > 0 && o.level.value < 1)) return yield* usageError(`--level: expected a number between 0 and 1, got ${o.level.value}`)
       const { renderComparisonHtml } = yield* Effect.promise(() => import("../../reports/html.js"))
       const result = yield* compareCommand({
-        ...(live ? { scenario: o.inputs[0]!, targets, rounds: o.rounds } : { stored: o.inputs }),
+        ...(live ? { scenario: o.inputs[0]!, targets, rounds: o.rounds, warmupRounds: o.warmupRounds } : { stored: o.inputs }),
         failIf: o.failIf,
         html: renderComparisonHtml,
         ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}),
@@ -243,7 +244,7 @@ const commandFlags: Record<string, FlagSpec> = {
   serve: { values: ["--host", "--port", "--seed", "--history-window", "--bookmark-interval", "--added-latency"], switches: ["--admin", "--demo"] },
   validate: { values: [], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
-  compare: { values: ["--target", "--rounds", "--out", "--fail-if", "--select", "--level", "--seed"], switches: [] },
+  compare: { values: ["--target", "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed"], switches: [] },
   schema: { values: [], switches: [] }
 }
 

@@ -100,6 +100,8 @@ describe("clustersim compare of stored runs", () => {
       [["compare", baseline, slower, "--select", "phase"], "--select:"],
       [["compare", baseline, slower, "--level", "2"], "--level: expected a number between 0 and 1, got 2"],
       [["compare", baseline, slower, "--rounds", "x"], '--rounds: not an integer: "x"'],
+      [["compare", "s.yaml", "--target", "embedded", "--target", "in-process", "--rounds", "0"], "--rounds: expected a positive integer, got 0"],
+      [["compare", "s.yaml", "--target", "embedded", "--target", "in-process", "--warmup-rounds", "-1"], "--warmup-rounds: expected 0 or a positive integer, got -1"],
       [["compare", baseline], "give two or more run.json files (or directories of rounds), got 1"],
       [["compare", baseline, join(dir, "missing.json")], "missing.json: cannot read: ENOENT"],
       [["compare", "s.yaml", "--target", "embedded"], "--target: give at least two targets to compare, got 1"],
@@ -163,7 +165,7 @@ describe("clustersim compare --target A --target B --rounds N", () => {
   })
   afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 
-  it("runs one scenario on both servers in interleaved rounds (A B, B A, A B) and compares them; B's added latency shows", async () => {
+  it("runs one scenario on both servers: a warm-up round, then interleaved rounds (B A, A B, B A), and compares them; B's added latency shows", async () => {
     const scenario = join(dir, "live.yaml")
     writeFileSync(
       scenario,
@@ -194,8 +196,10 @@ phases:
       })
     )
     expect(r.exitCode).toBe(0)
-    const order = err.join("").match(/^round \d\/3 [AB] \(http:\/\/127\.0\.0\.1:\d+\): pass/gm)!
-    expect(order.map((l) => l.slice(0, 11))).toEqual(["round 1/3 A", "round 1/3 B", "round 2/3 B", "round 2/3 A", "round 3/3 A", "round 3/3 B"])
+    const order = err.join("").match(/^(round \d\/3|warm-up 1\/1) [AB] \(http:\/\/127\.0\.0\.1:\d+\): pass.*$/gm)!
+    expect(order.map((l) => l.split(" (")[0])).toEqual(["warm-up 1/1 A", "warm-up 1/1 B", "round 1/3 B", "round 1/3 A", "round 2/3 A", "round 2/3 B", "round 3/3 B", "round 3/3 A"])
+    expect(order[0]).toMatch(/, not counted$/)
+    expect(existsSync(join(outDir, "warmup-1", "B", "run.json"))).toBe(true)
     expect(err.join("")).toContain(`round 1/3 B (${urls[1]}): pass`)
     for (const round of [1, 2, 3]) for (const side of ["A", "B"]) expect(existsSync(join(outDir, `round-${round}`, side, "run.json"))).toBe(true)
     const c = r.comparison!
