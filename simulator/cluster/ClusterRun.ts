@@ -19,6 +19,7 @@ import { notReadyTaintKey, unreachableTaintKey } from "../controllers/NodeTaints
 import { EventRecorder } from "../events/EventRecorder.js"
 import type { SeededRandom, SeededRandomService } from "../kernel/SeededRandom.js"
 import { parameters, ServiceTime, ServiceTimeModel } from "../apiserver/ServiceTime.js"
+import { hostWallClock, yieldToHost } from "../kernel/SimClock.js"
 import * as Simulation from "../kernel/Simulation.js"
 import type { NodeAgentConfiguration } from "../nodeagent/config/NodeAgentConfiguration.js"
 import { checkNodeAgentSource } from "./NodeAgentSource.js"
@@ -201,11 +202,6 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
 /** Wall time one slice of virtual time may take before the host event loop gets a turn (signals, I/O). */
 export const SliceWallMs = 50
 
-/** Gives the host event loop a turn (a `setImmediate`): signal handlers and timers of the real process run. */
-const yieldToHost = Effect.async<void>((resume) => {
-  const handle = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(handle))
-})
 
 /**
  * The whole scenario in one simulation, in slices of at most ~50 ms of wall time with a host turn between them, so
@@ -215,7 +211,7 @@ const yieldToHost = Effect.async<void>((resume) => {
  */
 export const runSimulation = (options: SimulationOptions & { readonly stopRequested?: Effect.Effect<boolean> }): Effect.Effect<SimulationResult, string> =>
   Effect.gen(function* () {
-    const wallClock = Date.now
+    const wallClock = hostWallClock
     let resolved: ResolvedCluster | undefined
     if (options.spec !== undefined) {
       const r = resolveCluster(options.spec, options.baseDir)
