@@ -368,15 +368,18 @@ export const evaluate = (thresholds: ReadonlyArray<Threshold>, series: ReadonlyA
 // Exit codes
 // ---------------------------------------------------------------------------------------------
 
-/** 0 pass, 1 run error, 2 invalid input (scenario, thresholds, config), 99 thresholds breached (k6). */
-export const ExitCode = { Pass: 0, RunError: 1, InvalidInput: 2, ThresholdsBreached: 99 } as const
+/**
+ * 0 pass, 1 run error, 2 invalid input (scenario, thresholds, config), 99 thresholds breached (k6), 130 / 143
+ * stopped by SIGINT / SIGTERM (128 + the signal's number, as a shell reports it).
+ */
+export const ExitCode = { Pass: 0, RunError: 1, InvalidInput: 2, ThresholdsBreached: 99, Interrupted: 130, Terminated: 143 } as const
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 
 /** How a run ended, as its artifact says. */
 export type RunEnd = "pass" | "thresholds-breached" | "run-error" | "interrupted" | "invalid-input"
 
-/** The one map from how a run ended to its exit code (an interrupted run did not pass: 1). */
-export const exitCodeOf = (end: RunEnd): ExitCode => {
+/** The one map from how a run ended (and, if stopped, by which signal) to its exit code. */
+export const exitCodeOf = (end: RunEnd, signal?: "SIGINT" | "SIGTERM"): ExitCode => {
   switch (end) {
     case "pass":
       return ExitCode.Pass
@@ -385,7 +388,8 @@ export const exitCodeOf = (end: RunEnd): ExitCode => {
     case "invalid-input":
       return ExitCode.InvalidInput
     case "run-error":
-    case "interrupted":
       return ExitCode.RunError
+    case "interrupted":
+      return signal === "SIGTERM" ? ExitCode.Terminated : ExitCode.Interrupted
   }
 }

@@ -153,13 +153,14 @@ describe("evaluate", () => {
 })
 
 describe("exit codes", () => {
-  it("0 pass, 99 breached, 2 invalid input, 1 run error or interrupted", () => {
+  it("0 pass, 99 breached, 2 invalid input, 1 run error, 130 / 143 stopped by SIGINT / SIGTERM", () => {
     expect(exitCodeOf("pass")).toBe(ExitCode.Pass)
     expect(exitCodeOf("pass")).toBe(0)
     expect(exitCodeOf("thresholds-breached")).toBe(99)
     expect(exitCodeOf("invalid-input")).toBe(2)
     expect(exitCodeOf("run-error")).toBe(1)
-    expect(exitCodeOf("interrupted")).toBe(1)
+    expect(exitCodeOf("interrupted", "SIGINT")).toBe(130)
+    expect(exitCodeOf("interrupted", "SIGTERM")).toBe(143)
   })
 
 })
