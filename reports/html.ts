@@ -14,7 +14,7 @@ import type { Comparison, Side } from "../src/compare/Compare.js"
 import { formatRatioInterval, keyLabel } from "../src/compare/Compare.js"
 import { keyString } from "../src/loadgen/LatencyRecorder.js"
 import type { RunArtifact } from "../src/scenario/Artifact.js"
-import { renderComparison } from "./compareText.js"
+import { renderComparison, saturationText } from "./compareText.js"
 import { formatMs, observedText, renderSummary, seriesLabel } from "./summary.js"
 
 const require = createRequire(import.meta.url)
@@ -276,7 +276,7 @@ const page = (title: string, body: string, data: unknown): string => {
 <style>
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}
 h1{font-size:20px;margin:0 0 4px} h2{font-size:16px;margin:28px 0 8px}
-.pass{color:#2ca02c}.fail{color:#d62728} .muted{color:#666}
+.pass{color:#2ca02c}.fail{color:#d62728} .muted{color:#666} .ratio{white-space:nowrap}
 table{border-collapse:collapse;font-size:13px} th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right} th:first-child,td:first-child{text-align:left}
 pre{background:#f6f6f6;padding:10px;overflow:auto;font-size:12px} .plot{margin:8px 0 20px}
 </style></head><body>
@@ -385,14 +385,17 @@ export const renderComparisonHtml = (c: Comparison, sides: ReadonlyArray<Side>):
     p.series.map(
       (s) =>
         `<tr><td>${escapeHtml(s.label)}</td><td>${escapeHtml(`${p.other} vs ${p.baseline}`)}</td>${s.ratios
-          .map((r) => `<td>${formatRatioInterval(r)}</td>`)
+          .map((r) => `<td class="ratio">${formatRatioInterval(r)}</td>`)
           .join("")}${"<td></td>".repeat(3 - s.ratios.length)}<td class="${s.verdict.startsWith("no significant") ? "" : "fail"}">${escapeHtml(s.verdict)}</td></tr>`
     )
   )
   const body = [
     `<h1>clustersim compare ${escapeHtml(c.scenario.name)}</h1>`,
     `<p class="muted">${c.sides.map((s) => `${escapeHtml(s.label)}: ${escapeHtml(s.target)}, ${s.rounds} round(s)`).join(" · ")} · ${Math.round(c.level * 100)}% intervals</p>`,
-    ...c.sides.flatMap((s) => s.saturated.map((line) => `<p class="fail">${escapeHtml(s.label)}: SATURATED generator, ${escapeHtml(line)}</p>`)),
+    ...c.sides.flatMap((s) => {
+      const text = saturationText(s)
+      return text ? [`<p class="fail">${escapeHtml(s.label)}: ${escapeHtml(text)}</p>`] : []
+    }),
     `<h2>Verdicts</h2><table><tr><th>series</th><th>pair</th><th>p50 ratio</th><th>p90 ratio</th><th>p99 ratio</th><th>verdict</th></tr>${rows.join("")}</table>`,
     spectra.map((_, i) => `<div id="spectrum-${i}" class="plot"></div><div id="rounds-${i}" class="plot"></div>`).join("\n"),
     `<h2>Details</h2><pre>${escapeHtml(renderComparison(c))}</pre>`
