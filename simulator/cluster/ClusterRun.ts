@@ -4,7 +4,6 @@
  * reports a JSON result. Same spec, faults and seed ⇒ the same result; only the `wall` field depends on the host.
  */
 import { Cause, Effect, Either, Layer } from "effect"
-import { parseQuantity } from "../../src/api/Quantity.js"
 import type { KObject } from "../../src/api/Object.js"
 import { Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
@@ -13,14 +12,13 @@ import { encodeHistogram, summarize, type Summary } from "../../src/loadgen/Late
 import { ApiServer, type ApiServerConfig, type ApiServerImpl } from "../apiserver/ApiServer.js"
 import { objectKey } from "../apiserver/Store.js"
 import { rfc3339 } from "../apiserver/SystemMeta.js"
-import { defaultNodeLifecycleSettings, makeLifecycleLog, runNodeLifecycleController, type NodeLifecycleSettings } from "../controllers/NodeLifecycleController.js"
+import { makeLifecycleLog, runNodeLifecycleController } from "../controllers/NodeLifecycleController.js"
 import { notReadyTaintKey, unreachableTaintKey } from "../controllers/NodeTaints.js"
 import { EventRecorder } from "../events/EventRecorder.js"
-import type { SeededRandom, SeededRandomService } from "../kernel/SeededRandom.js"
+import type { SeededRandom } from "../kernel/SeededRandom.js"
 import { parameters, ServiceTime, ServiceTimeModel } from "../apiserver/ServiceTime.js"
 import * as Simulation from "../kernel/Simulation.js"
-import type { NodeAgentConfiguration } from "../nodeagent/config/NodeAgentConfiguration.js"
-import { checkNodeAgentSource } from "./NodeAgentSource.js"
+import { cores, fastUid, resolveCluster, selectNodes, type ResolvedCluster } from "./ClusterSetup.js"
 import { makeNode, NodeAgentMetrics, NodeAgentShard, settingsOf, type Interval, type SimulatedNode } from "../nodeagent/NodeAgentShard.js"
 import { podCapacity } from "../nodeagent/NodeStatus.js"
 import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
@@ -75,78 +73,6 @@ export type ClusterResult = Record<string, unknown>
 
 /** Virtual clock reading at the start of every run: 2026-01-01T00:00:00Z. Result times count from here. */
 export const startMillis = Date.UTC(2026, 0, 1)
-
-export interface ResolvedCluster {
-  readonly nodeAgent: NodeAgentConfiguration
-  readonly lifecycle: NodeLifecycleSettings & { readonly enabled: boolean; readonly defaultTolerationSeconds: number }
-}
-
-/** The NodeAgentConfiguration of the spec (inline or file), decoded, defaulted and validated as the agent would. */
-export const resolveNodeAgentConfiguration = (spec: ClusterSpec, baseDir = "."): Either.Either<NodeAgentConfiguration, ReadonlyArray<string>> => {
-  const checked = checkNodeAgentSource(spec.nodeAgent, baseDir)
-  // unknown fields: upstream decodes leniently and goes on (the scenario loader refuses them before a run)
-  const errors = checked.problems.filter((p) => !p.strict).map((p) => p.message)
-  return errors.length > 0 || checked.config === undefined ? Either.left(errors) : Either.right(checked.config)
-}
-
-export const resolveCluster = (spec: ClusterSpec, baseDir?: string): Either.Either<ResolvedCluster, ReadonlyArray<string>> =>
-  Either.map(resolveNodeAgentConfiguration(spec, baseDir), (nodeAgent) => {
-    const l = spec.nodeLifecycle ?? {}
-    const d = defaultNodeLifecycleSettings
-    return {
-      nodeAgent,
-      lifecycle: {
-        monitorPeriodMs: l.monitorPeriod ?? d.monitorPeriodMs,
-        gracePeriodMs: l.gracePeriod ?? d.gracePeriodMs,
-        startupGracePeriodMs: l.startupGracePeriod ?? d.startupGracePeriodMs,
-        evictionRate: l.evictionRate ?? d.evictionRate,
-        secondaryEvictionRate: l.secondaryEvictionRate ?? d.secondaryEvictionRate,
-        largeClusterSizeThreshold: l.largeClusterSizeThreshold ?? d.largeClusterSizeThreshold,
-        unhealthyZoneThreshold: l.unhealthyZoneThreshold ?? d.unhealthyZoneThreshold,
-        defaultTolerationSeconds: l.defaultTolerationSeconds ?? 300,
-        enabled: l.enabled ?? true
-      }
-    }
-  })
-
-const hex = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))
-
-/** 8 hex digits of a 32-bit draw. */
-const hex32 = (random: SeededRandomService): string => {
-  const n = Math.floor(random.next() * 0x100000000)
-  return hex[n >>> 24]! + hex[(n >>> 16) & 0xff]! + hex[(n >>> 8) & 0xff]! + hex[n & 0xff]!
-}
-
-/**
- * A v4-shaped uid from four 32-bit draws (uuidV4 draws once per hex digit; 150,000 pods notice). Joined into one
- * string: a concatenation would stay a tree of a dozen strings for as long as the pod lives.
- */
-const fastUid = (random: SeededRandomService): string => {
-  const a = hex32(random)
-  const b = hex32(random)
-  const c = hex32(random)
-  const d = hex32(random)
-  const variant = ((parseInt(c[0]!, 16) & 0x3) | 0x8).toString(16)
-  return [a, "-", b.slice(0, 4), "-4", b.slice(5, 8), "-", variant, c.slice(1, 4), "-", c.slice(4, 8), d].join("")
-}
-
-const cores = (cpu: string): number => {
-  const q = parseQuantity(cpu)
-  return Either.isRight(q) ? q.right.milliValue() / 1000 : 0
-}
-
-/** Names of the nodes a fault selects: its `nodes`, plus `count` more drawn with the seed (sorted by index). */
-const selectNodes = (fault: { nodes?: ReadonlyArray<string> | undefined; count?: number | undefined }, all: ReadonlyArray<SimulatedNode>, random: SeededRandomService): Array<string> => {
-  const chosen = new Set(fault.nodes ?? [])
-  const rest = all.filter((n) => !chosen.has(n.name))
-  for (let i = 0; i < (fault.count ?? 0) && rest.length > 0; i++) {
-    const j = random.intBetween(0, rest.length)
-    chosen.add(rest[j]!.name)
-    rest.splice(j, 1)
-  }
-  const index = new Map(all.map((n, i) => [n.name, i]))
-  return [...chosen].sort((a, b) => (index.get(a) ?? Infinity) - (index.get(b) ?? Infinity))
-}
 
 export interface ClusterResultBody {
   readonly apiVersion: "clustersim/v1"
