@@ -58,20 +58,39 @@ const serveOptions = {
   demo: Options.boolean("demo").pipe(Options.withDescription("Seed a small demo cluster (nodes, pods, config maps).")),
   historyWindow: Options.text("history-window").pipe(Options.withDefault("5m"), Options.withDescription("Watch history kept before compaction (Go duration).")),
   bookmarkInterval: Options.text("bookmark-interval").pipe(Options.withDefault("1m"), Options.withDescription("Interval of watch bookmarks (Go duration).")),
+  requestTimeout: Options.text("request-timeout").pipe(
+    Options.withDefault("60s"),
+    Options.withDescription("Non-watch requests not answered in this time get 504 (Go duration; 0 turns it off, the 32 s header timeout stays). See docs/limits.md.")
+  ),
+  maxConnections: integerFlag("max-connections", "Open connections; one more is answered 429 and closed. See docs/limits.md.").pipe(Options.withDefault(4096)),
   addedLatency: Options.text("added-latency").pipe(
     Options.withDefault("0s"),
     Options.withDescription("Wait this long before answering each request (Go duration): a slower server or network, e.g. to try clustersim compare (docs/compare.md).")
   )
 }
 
-const serveHandler = (o: { host: string; port: number; seed: number; admin: boolean; demo: boolean; historyWindow: string; bookmarkInterval: string; addedLatency: string }) =>
+const serveHandler = (o: {
+  host: string
+  port: number
+  seed: number
+  admin: boolean
+  demo: boolean
+  historyWindow: string
+  bookmarkInterval: string
+  requestTimeout: string
+  maxConnections: number
+  addedLatency: string
+}) =>
   Effect.gen(function* () {
     if (o.port < 0 || o.port > 65535) return yield* usageError(`--port: invalid port "${o.port}"`)
     const historyWindowMs = yield* parseDurationFlag("--history-window", o.historyWindow)
     const bookmarkIntervalMs = yield* parseDurationFlag("--bookmark-interval", o.bookmarkInterval)
+    const requestTimeoutMs = yield* parseDurationFlag("--request-timeout", o.requestTimeout)
+    if (requestTimeoutMs < 0) return yield* usageError(`--request-timeout: must not be negative, got "${o.requestTimeout}"`)
+    if (o.maxConnections < 1) return yield* usageError(`--max-connections: must be at least 1, got ${o.maxConnections}`)
     const addedLatencyMs = yield* parseDurationFlag("--added-latency", o.addedLatency)
     const server = ApiServer.layer({ seed: o.seed, historyWindowMs, bookmarkIntervalMs })
-    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, addedLatencyMs }, (s) =>
+    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, addedLatencyMs, limits: { requestTimeoutMs: Math.round(requestTimeoutMs), maxConnections: o.maxConnections } }, (s) =>
       Effect.gen(function* () {
         yield* Console.log(`clustersim API server listening on ${s.url}`)
         if (o.demo) {
@@ -246,7 +265,7 @@ const runFlags: FlagSpec = { values: ["--target", "--kubeconfig", "--context", "
 const commandFlags: Record<string, FlagSpec> = {
   run: runFlags,
   start: runFlags,
-  serve: { values: ["--host", "--port", "--seed", "--history-window", "--bookmark-interval", "--added-latency"], switches: ["--admin", "--demo"] },
+  serve: { values: ["--host", "--port", "--seed", "--history-window", "--bookmark-interval", "--request-timeout", "--max-connections", "--added-latency"], switches: ["--admin", "--demo"] },
   validate: { values: [], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
   compare: { values: ["--target", "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed"], switches: [] },
