@@ -201,17 +201,18 @@ const compare = Command.make(
       Args.repeated,
       Args.withDescription("With --target: one scenario file. Otherwise: one argument per side — a run.json, a directory of rounds, or files joined by commas.")
     ),
-    target: Options.text("target").pipe(Options.repeated, Options.withDescription("A target per side (embedded, in-process or a URL); two or more.")),
+    target: Options.text("target").pipe(Options.repeated, Options.optional, Options.withDescription("A target per side (embedded, in-process or a URL); two or more.")),
     rounds: integerFlag("rounds", "Counted rounds per target (default 3; 5 or more to judge p99); each round's order is balanced so drift cancels.").pipe(Options.withDefault(3)),
     warmupRounds: integerFlag("warmup-rounds", "Rounds run first and not counted: a fresh server's first run pays for its JIT and caches (default 1).").pipe(Options.withDefault(1)),
     out: optionalText("out", "Directory for the rounds' artifacts, compare.json and compare.html (default reports/compare/<timestamp>/)."),
-    failIf: Options.text("fail-if").pipe(Options.repeated, Options.withDescription('Exit 99 when a rule holds for a series, e.g. "p99 ratio > 1.2" (significant ratios only).')),
+    failIf: Options.text("fail-if").pipe(Options.repeated, Options.optional, Options.withDescription('Exit 99 when a rule holds for a series, e.g. "p99 ratio > 1.2" (significant ratios only).')),
     select: optionalText("select", 'Only series with these tags, e.g. "operation:LIST,phase:steady" (default: all but setup).'),
     level: Options.float("level").pipe(Options.withDescription("Confidence level of the intervals (default 0.99)."), Options.optional),
     seed: integerFlag("seed", "Overrides the scenario's seed in every round.").pipe(Options.optional)
   },
-  (o) =>
+  (flags) =>
     Effect.gen(function* () {
+      const o = { ...flags, target: Option.getOrElse(flags.target, () => []), failIf: Option.getOrElse(flags.failIf, () => []) }
       const live = o.target.length > 0
       if (live && o.inputs.length !== 1) return yield* usageError(`compare --target takes exactly one scenario file, got ${o.inputs.length} arguments`)
       const targets = []

@@ -23,7 +23,7 @@ describe("clustersim command line", () => {
     ["serve", "$ serve [--host text] [--port N] [--seed N] [--admin] [--demo]"],
     ["validate", "$ validate <file>..."],
     ["report", "$ report [--html] [--out text] [--junit text] <run.json>..."],
-    ["compare", "$ compare --target text... [--rounds N] [--warmup-rounds N] [--out text] --fail-if text... [--select text] [--level float] [--seed N] <run.json|dir|scenario.yaml>..."],
+    ["compare", "$ compare [--target text...] [--rounds N] [--warmup-rounds N] [--out text] [--fail-if text...] [--select text] [--level float] [--seed N] <run.json|dir|scenario.yaml>..."],
     ["schema", "$ schema"]
   ])("%s --help prints the subcommand's usage and exits 0", async (command, usage) => {
     const r = await capture([command, "--help"])
