@@ -4,6 +4,7 @@
  * reports a JSON result. Same spec, faults and seed ⇒ the same result; only the `wall` field depends on the host.
  */
 import { Cause, Effect, Either, Layer } from "effect"
+import { flatString } from "../../src/api/internal/V8Shapes.js"
 import type { KObject } from "../../src/api/Object.js"
 import { Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
@@ -17,9 +18,12 @@ import { notReadyTaintKey, unreachableTaintKey } from "../controllers/NodeTaints
 import { EventRecorder } from "../events/EventRecorder.js"
 import type { SeededRandom } from "../kernel/SeededRandom.js"
 import { parameters, ServiceTime, ServiceTimeModel } from "../apiserver/ServiceTime.js"
+import { hostWallClock, yieldToHost } from "../kernel/SimClock.js"
 import * as Simulation from "../kernel/Simulation.js"
 import { cores, fastUid, resolveCluster, selectNodes, type ResolvedCluster } from "./ClusterSetup.js"
-import { makeNode, NodeAgentMetrics, NodeAgentShard, settingsOf, type Interval, type SimulatedNode } from "../nodeagent/NodeAgentShard.js"
+import { NodeAgentMetrics, settingsOf } from "../nodeagent/AgentEnvironment.js"
+import { NodeAgentShard } from "../nodeagent/NodeAgentShard.js"
+import { makeNode, type Interval, type SimulatedNode } from "../nodeagent/SimulatedNode.js"
 import { podCapacity } from "../nodeagent/NodeStatus.js"
 import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
 import { ClusterObserver, type PodDeletion, type ReadyTransition, type TaintChange } from "./ClusterObserver.js"
@@ -124,12 +128,6 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
 /** Wall time one slice of virtual time may take before the host event loop gets a turn (signals, I/O). */
 export const SliceWallMs = 50
 
-/** Gives the host event loop a turn (a `setImmediate`): signal handlers and timers of the real process run. */
-const yieldToHost = Effect.async<void>((resume) => {
-  const handle = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(handle))
-})
-
 /**
  * The whole scenario in one simulation, in slices of at most ~50 ms of wall time with a host turn between them, so
  * a Ctrl-C is seen within a slice: when `stopRequested` answers true the run ends where it is and the result
@@ -138,7 +136,7 @@ const yieldToHost = Effect.async<void>((resume) => {
  */
 export const runSimulation = (options: SimulationOptions & { readonly stopRequested?: Effect.Effect<boolean> }): Effect.Effect<SimulationResult, string> =>
   Effect.gen(function* () {
-    const wallClock = Date.now
+    const wallClock = hostWallClock
     let resolved: ResolvedCluster | undefined
     if (options.spec !== undefined) {
       const r = resolveCluster(options.spec, options.baseDir)
@@ -277,7 +275,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     const store = server.store
     observer.attach(store)
     // The agents' own client: in-process, without the service-time layer (a shard books modelled times itself).
-    const env = { store, client: inProcessClient(server), serviceTime: model, settings: settings!, metrics, pauses, resolutionMs }
+    const env = { client: inProcessClient(server), serviceTime: model, settings: settings!, metrics, pauses, resolutionMs }
     const shards: Array<NodeAgentShard> = []
     const shardOf = new Map<string, NodeAgentShard>()
     for (let s = 0; s < shardCount; s++) {
@@ -303,7 +301,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     const pending = { phase: "Pending", conditions: [{ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: created }] }
     for (const node of nodes) {
       for (let i = 0; i < (spec.podsPerNode ?? 0); i++) {
-        const name = [node.name, "-pod-", String(i)].join("")
+        const name = flatString(node.name, "-pod-", String(i))
         const pod: KObject = {
           metadata: { name, namespace: "default", uid: fastUid(podRandom), creationTimestamp: created, labels },
           spec: { nodeName: node.name, schedulerName: "default-scheduler", containers, tolerations },

@@ -3,11 +3,12 @@
  * from the spec, the nodes a fault selects, and the cheap seeded uids of the seeded pods.
  */
 import { Either } from "effect"
+import { flatString } from "../../src/api/internal/V8Shapes.js"
 import { parseQuantity } from "../../src/api/Quantity.js"
 import { defaultNodeLifecycleSettings, type NodeLifecycleSettings } from "../controllers/NodeLifecycleController.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
 import type { NodeAgentConfiguration } from "../nodeagent/config/NodeAgentConfiguration.js"
-import type { SimulatedNode } from "../nodeagent/NodeAgentShard.js"
+import type { SimulatedNode } from "../nodeagent/SimulatedNode.js"
 import type { ClusterSpec } from "./ClusterSpec.js"
 import { checkNodeAgentSource } from "./NodeAgentSource.js"
 
@@ -62,7 +63,7 @@ export const fastUid = (random: SeededRandomService): string => {
   const c = hex32(random)
   const d = hex32(random)
   const variant = ((parseInt(c[0]!, 16) & 0x3) | 0x8).toString(16)
-  return [a, "-", b.slice(0, 4), "-4", b.slice(5, 8), "-", variant, c.slice(1, 4), "-", c.slice(4, 8), d].join("")
+  return flatString(a, "-", b.slice(0, 4), "-4", b.slice(5, 8), "-", variant, c.slice(1, 4), "-", c.slice(4, 8), d)
 }
 
 export const cores = (cpu: string): number => {

@@ -9,7 +9,6 @@ import { Cause, Context, Duration, Effect, Either, Exit, Layer, Option } from "e
 import { readFileSync } from "node:fs"
 import { dirname } from "node:path"
 import { parseArgs } from "node:util"
-import { request } from "undici"
 import { ApiServer, type ApiServerConfig } from "../../simulator/apiserver/ApiServer.js"
 import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
 import { runSimulation } from "../../simulator/cluster/ClusterRun.js"
@@ -19,6 +18,7 @@ import { writeReports } from "./reportFiles.js"
 import { ApiClient } from "../client/ApiClient.js"
 import type { HttpClientOptions, TrafficCounter } from "../client/HttpTransport.js"
 import { hasAdminHooks } from "../client/AdminProbe.js"
+import { fetchServerVersion } from "../client/Probe.js"
 import { loadKubeconfigContext } from "../client/Kubeconfig.js"
 import { ServerAdmin, type ServerAdminService } from "../client/ServerAdmin.js"
 import { GeneratorHealth, type HealthReport } from "../loadgen/GeneratorHealth.js"
@@ -74,17 +74,6 @@ export interface RunCommandResult {
 
 const serverConfig = (scenario: Scenario, seed: number): Partial<ApiServerConfig> => ({ ...serverSettings(scenario), seed })
 
-const fetchVersion = (baseUrl: string, options?: HttpClientOptions) =>
-  Effect.tryPromise(async () => {
-    const res = await request(baseUrl.replace(/\/$/, "") + "/version", {
-      headers: options?.token ? { authorization: `Bearer ${options.token}` } : {},
-      headersTimeout: 3000,
-      bodyTimeout: 3000
-    })
-    const body = (await res.body.json()) as { gitVersion?: string }
-    return res.statusCode === 200 ? body.gitVersion : undefined
-  }).pipe(Effect.orElseSucceed(() => undefined))
-
 export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, traffic?: TrafficCounter): Layer.Layer<ApiClient | Target> => {
   const server = ApiServer.layer(serverConfig(scenario, seed))
   switch (t._tag) {
@@ -101,7 +90,7 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
         Layer.unwrapScoped(
           Effect.gen(function* () {
             const s = yield* serveHttp({ host: "127.0.0.1", port: 0, admin: true })
-            const version = yield* fetchVersion(s.url)
+            const version = yield* fetchServerVersion({ baseUrl: s.url })
             const admin = yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(s.url))
             return Layer.merge(
               ApiClient.layerHttp({ baseUrl: s.url, traffic }),
@@ -114,7 +103,7 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
     case "url":
       return Layer.unwrapEffect(
         Effect.gen(function* () {
-          const version = yield* fetchVersion(t.options.baseUrl, t.options)
+          const version = yield* fetchServerVersion(t.options)
           // a `clustersim serve --admin` URL has the failure hooks too
           const admin = (yield* hasAdminHooks(t.options.baseUrl, t.options)) ? yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(t.options.baseUrl)) : undefined
           return Layer.merge(

@@ -9,7 +9,7 @@ import { Events, Leases, Nodes, Pods } from "../../../src/api/Resources.js"
 import { ApiClient } from "../../../src/client/ApiClient.js"
 import { ApiServer } from "../../apiserver/ApiServer.js"
 import { microTime } from "../../apiserver/SystemMeta.js"
-import { leaseNamespace } from "../NodeAgentShard.js"
+import { nodeLeaseNamespace } from "../../../src/api/WellKnown.js"
 import { make as makeRecorder } from "../../events/EventRecorder.js"
 import * as Simulation from "../../kernel/Simulation.js"
 import { DurationMs, QuantityString } from "../../../src/api/GoSchemas.js"
@@ -149,11 +149,11 @@ const renewLease = (node: string) =>
     for (;;) {
       const now = yield* Clock.currentTimeMillis
       const spec = { holderIdentity: node, leaseDurationSeconds: 40, renewTime: microTime(now) }
-      const got = yield* Effect.either(client.get(Leases, node, { namespace: leaseNamespace }))
+      const got = yield* Effect.either(client.get(Leases, node, { namespace: nodeLeaseNamespace }))
       yield* Effect.ignore(
         Either.isRight(got)
-          ? client.update(Leases, { ...got.right, spec }, { namespace: leaseNamespace })
-          : client.create(Leases, { metadata: { name: node, namespace: leaseNamespace }, spec }, { namespace: leaseNamespace })
+          ? client.update(Leases, { ...got.right, spec }, { namespace: nodeLeaseNamespace })
+          : client.create(Leases, { metadata: { name: node, namespace: nodeLeaseNamespace }, spec }, { namespace: nodeLeaseNamespace })
       )
       yield* Effect.sleep(Duration.millis(LeaseRenewMs))
     }
