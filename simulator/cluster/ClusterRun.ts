@@ -129,7 +129,6 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
 /** Wall time one slice of virtual time may take before the host event loop gets a turn (signals, I/O). */
 export const SliceWallMs = 50
 
-
 /**
  * The whole scenario in one simulation, in slices of at most ~50 ms of wall time with a host turn between them, so
  * a Ctrl-C is seen within a slice: when `stopRequested` answers true the run ends where it is and the result

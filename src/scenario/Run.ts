@@ -285,17 +285,18 @@ const runPhase = (env: RunEnv, state: RunState, phase: Phase, admin: ServerAdmin
               yield* untilPhaseEnd(runWatchers(env, a, name, counts))
               state.actions.push({ ...base, counts })
               return
-            case "informers": {
-              const report = yield* Effect.scoped(
+            case "informers":
+              yield* Effect.scoped(
                 Effect.gen(function* () {
                   const handle = yield* startInformers(a, name)
-                  yield* Effect.sleep(Duration.millis(phaseMs))
-                  return yield* handle.report
+                  const reported = Effect.flatMap(handle.report, (report) => Effect.sync(() => void state.actions.push({ ...base, informers: report })))
+                  // cut short by the scenario's duration or a signal, the informers still report: one that never
+                  // synced fails the run (Outcome.ts)
+                  yield* Effect.sleep(Duration.millis(phaseMs)).pipe(Effect.onInterrupt(() => reported))
+                  yield* reported
                 })
               )
-              state.actions.push({ ...base, informers: report })
               return
-            }
             case "expire-continue-token":
               yield* Effect.sleep(Duration.millis(atOf(a)))
               yield* untilPhaseEnd(runSlowPager(env, a, name, admin, counts))

@@ -92,6 +92,31 @@ describe("clustersim run", () => {
     expect(r.stderr).toMatch(/s\d+\.yaml:14:\d+: phases\[0\]\.actions\[0\]\.rate: Expected number, actual "fifty"/)
   })
 
+  it("validate and run refuse bad scheduler, eviction and node agent sections with every error located, exit 2", async () => {
+    const f = file(`apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: sections }
+phases: []
+cluster:
+  nodes: 2
+  nodeAgent: { config: { eventBurst: -1, nodeLeaseDurationSeconds: -1 } }
+scheduler: { replicas: "two", batches: [], nodes: [{ count: 1 }] }
+eviction: { node: { memory: 4Gi, name: spare }, pods: [], extra: 1 }
+`)
+    const expected = [
+      `${f}:7:38: cluster.nodeAgent.config.eventBurst: invalid configuration: eventBurst (--event-burst) -1 must not be a negative number`,
+      `${f}:7:68: cluster.nodeAgent.config.nodeLeaseDurationSeconds: invalid configuration: nodeLeaseDurationSeconds must be greater than 0`,
+      `${f}:8:24: scheduler.replicas: Expected number, actual "two"`,
+      `${f}:9:59: eviction.extra: unknown field`
+    ]
+    const err: Array<string> = []
+    expect(validateFiles([f], () => {}, (s) => void err.push(s))).toBe(2)
+    expect(err.join("").trim().split("\n")).toEqual(expected)
+    const r = await run(f)
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr.trim().split("\n")).toEqual(expected)
+  })
+
   it("exits 2 when server-side failure steps meet a real server", async () => {
     const text = tiny("p(99) < 1s").replace("      - { type: watch", "      - { type: compact, at: 0s }\n      - { type: watch")
     const r = await run(file(text), { _tag: "url", options: { baseUrl: "http://127.0.0.1:1" } })

@@ -99,6 +99,25 @@ phases:
   }, 30_000)
 })
 
+describe("informers cut short", () => {
+  it("an informer that never synced fails the run also when the scenario's duration ends its phase", async () => {
+    const port = await closedPort()
+    const f = file(`apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: cut }
+duration: 1s
+phases:
+  - name: p
+    duration: 1m
+    actions:
+      - { type: informers, name: inf, resource: configmaps, count: 2 }
+`)
+    const r = await run(f, { _tag: "url", options: { baseUrl: `http://127.0.0.1:${port}` } })
+    expect(r.exitCode).toBe(99)
+    expect(r.stdout).toContain("✗ outcome:informers-synced [phase=p,name=inf]: synced == 2 (observed 0)")
+  }, 30_000)
+})
+
 describe("setup must complete", () => {
   const setup = (extra = "") => `apiVersion: clustersim/v1
 kind: Scenario
