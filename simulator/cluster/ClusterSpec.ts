@@ -3,7 +3,7 @@
  * Durations are Go duration strings (`10s`, `1m30s`); every field but `nodes` has a default.
  */
 import { Schema } from "effect"
-import { DurationMs, QuantityString } from "../../src/api/GoSchemas.js"
+import { DurationMs, QuantityString } from "../../src/api/go/Schemas.js"
 import { ServiceTimeSettings } from "../apiserver/ServiceTime.js"
 
 export { DurationMs }

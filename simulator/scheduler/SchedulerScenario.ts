@@ -14,7 +14,7 @@ import * as Simulation from "../kernel/Simulation.js"
 import * as LeaderElector from "../leaderelection/LeaderElector.js"
 import { makeSchedulerCore, runInformers, runSchedulingLoop, type SchedulerCore, type SchedulerStats } from "./Scheduler.js"
 import * as InProcessClient from "../apiserver/InProcessClient.js"
-import { DurationMs, QuantityString } from "../../src/api/GoSchemas.js"
+import { DurationMs, QuantityString } from "../../src/api/go/Schemas.js"
 
 /** Largest counts a `scheduler:` section may ask for (docs/scenarios.md "Bounds"): beyond them a run exhausts memory. */
 export const SchedulerBounds = { nodesPerGroup: 50_000, podsPerBatch: 1_000_000, ratePerSecond: 100_000, replicas: 10, podsPerNode: 1_000 } as const

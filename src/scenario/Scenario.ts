@@ -9,7 +9,7 @@ import { Either, Schema } from "effect"
 import { ClusterFault, ClusterSpec } from "../../simulator/cluster/ClusterSpec.js"
 import { EvictionSection } from "../../simulator/nodeagent/eviction/EvictionScenario.js"
 import { SchedulerSection } from "../../simulator/scheduler/SchedulerScenario.js"
-import { DurationString } from "../api/GoSchemas.js"
+import { DurationString } from "../api/go/Schemas.js"
 import { resolveResource } from "../api/Resources.js"
 import { parseThreshold } from "../loadgen/Thresholds.js"
 

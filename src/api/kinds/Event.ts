@@ -6,7 +6,8 @@
 import { type FieldError, GoTime, type GoValue, invalid, required } from "../FieldError.js"
 import { goQuote } from "../go/Quote.js"
 import { isRecord, type KObject } from "../Object.js"
-import { FieldSchema, type GoInstant, instantToIso, isZeroInstant, kindSchema, parseGoTime } from "./FieldSchema.js"
+import { FieldSchema, kindSchema } from "./FieldSchema.js"
+import { type GoInstant, instantToIso, isZeroInstant, parseGoTime } from "../go/Time.js"
 import type { KindRules } from "./KindRules.js"
 import { isDNS1123Subdomain, isQualifiedName, validateObjectMetaCreate, validateObjectMetaUpdate } from "./Names.js"
 

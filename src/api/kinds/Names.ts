@@ -7,7 +7,7 @@
  */
 import { type FieldError, forbidden, GoTime, type GoValue, invalid, required, tooLong } from "../FieldError.js"
 import { isRecord, type KObject } from "../Object.js"
-import { instantToIso, parseGoTime } from "./FieldSchema.js"
+import { instantToIso, parseGoTime } from "../go/Time.js"
 
 const byteLength = (s: string): number => Buffer.byteLength(s, "utf8")
 
