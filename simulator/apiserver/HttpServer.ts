@@ -37,6 +37,8 @@ export interface HttpServerOptions {
   readonly admin: boolean
   /** Timeouts, sizes and connection cap; unset ones take {@link defaultServerLimits} (docs/limits.md). */
   readonly limits?: Partial<ServerLimits>
+  /** Wait this long before answering each request (`serve --added-latency`: a slower server or network). */
+  readonly addedLatencyMs?: number
 }
 
 export interface RunningServer {
@@ -218,8 +220,7 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     let address = `${options.host}:${options.port}`
     const clock = yield* Effect.clock
     const onDefect = (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => answerDefect(run, req, res, defect)
-    server.on("request", (req, res) => {
-      if (refused(req.socket)) return void res.destroy()
+    const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
       try {
         if (req.method === "GET" && serveReadNow(api, clock.unsafeCurrentTimeMillis(), req, res, address)) return
         const fiber = run(handle(api, req, res, options, limits, address, onDefect), { immediate: true })
@@ -232,6 +233,12 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
       } catch (defect) {
         onDefect(req, res, defect)
       }
+    }
+    const added = options.addedLatencyMs ?? 0
+    server.on("request", (req, res) => {
+      if (refused(req.socket)) return void res.destroy()
+      if (added > 0) run(Effect.sleep(added).pipe(Effect.andThen(() => answer(req, res))))
+      else answer(req, res)
     })
     // Upstream serves no CONNECT (405); node would drop the socket without an answer.
     server.on("connect", (_req, socket: Socket) => statusOnSocket(socket, Status.methodNotAllowed()))

@@ -22,8 +22,8 @@ describe("clustersim command line", () => {
     ["start", "$ start [--target text]"],
     ["serve", "$ serve [--host text] [--port N] [--seed N] [--admin] [--demo]"],
     ["validate", "$ validate <file>..."],
-    ["report", "$ report [--html] [--out text] [--junit text] <run.json>"],
-    ["compare", "$ compare --target text... [--rounds N] [--out text] --fail-if text... [--select text] [--level float] [--seed N] <run.json|dir|scenario.yaml>..."],
+    ["report", "$ report [--html] [--out text] [--junit text] <run.json>..."],
+    ["compare", "$ compare --target text... [--rounds N] [--warmup-rounds N] [--out text] --fail-if text... [--select text] [--level float] [--seed N] <run.json|dir|scenario.yaml>..."],
     ["schema", "$ schema"]
   ])("%s --help prints the subcommand's usage and exits 0", async (command, usage) => {
     const r = await capture([command, "--help"])
@@ -56,6 +56,9 @@ describe("clustersim command line", () => {
     expect([timeout.code, timeout.out + timeout.err]).toEqual([2, expect.stringContaining('--request-timeout: must not be negative, got "-5s"')])
     const connections = await capture(["serve", "--port", "0", "--max-connections", "0"])
     expect([connections.code, connections.out + connections.err]).toEqual([2, expect.stringContaining("--max-connections: must be at least 1, got 0")])
+    const latency = await capture(["serve", "--added-latency", "soon"])
+    expect(latency.code).toBe(2)
+    expect(latency.err).toContain('invalid argument "soon" for "--added-latency" flag')
     expect((await capture(["run"])).code).toBe(2)
     const unknown = await capture(["bogus"])
     expect(unknown.code).toBe(2)
