@@ -90,7 +90,8 @@ const serveHandler = (o: {
     if (o.maxConnections < 1) return yield* usageError(`--max-connections: must be at least 1, got ${o.maxConnections}`)
     const addedLatencyMs = yield* parseDurationFlag("--added-latency", o.addedLatency)
     const server = ApiServer.layer({ seed: o.seed, historyWindowMs, bookmarkIntervalMs })
-    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, addedLatencyMs, limits: { requestTimeoutMs: Math.round(requestTimeoutMs), maxConnections: o.maxConnections } }, (s) =>
+    const limits = { requestTimeoutMs: Math.round(requestTimeoutMs), maxConnections: o.maxConnections }
+    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, limits, addedLatencyMs }, (s) =>
       Effect.gen(function* () {
         yield* Console.log(`clustersim API server listening on ${s.url}`)
         if (o.demo) {
@@ -266,7 +267,10 @@ const runFlags: FlagSpec = { values: ["--target", "--kubeconfig", "--context", "
 const commandFlags: Record<string, FlagSpec> = {
   run: runFlags,
   start: runFlags,
-  serve: { values: ["--host", "--port", "--seed", "--history-window", "--bookmark-interval", "--request-timeout", "--max-connections", "--added-latency"], switches: ["--admin", "--demo"] },
+  serve: {
+    values: ["--host", "--port", "--seed", "--history-window", "--bookmark-interval", "--request-timeout", "--max-connections", "--added-latency"],
+    switches: ["--admin", "--demo"]
+  },
   validate: { values: [], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
   compare: { values: ["--target", "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed"], switches: [] },
