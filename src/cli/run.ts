@@ -36,7 +36,7 @@ import {
 } from "../scenario/Artifact.js"
 import { parseScenario } from "../scenario/load.js"
 import { defaultErrorThreshold, outcomeChecks } from "../scenario/Outcome.js"
-import { checkTargetSupports, makeRunState, runScenario, type RunState } from "../scenario/Run.js"
+import { checkTargetSupports, makeRunState, runScenario, SetupNamespacesErrors, type RunState } from "../scenario/Run.js"
 import type { Scenario } from "../scenario/Scenario.js"
 import { isSimulated, serverSettings, simulationOf } from "../scenario/Simulated.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
@@ -149,7 +149,13 @@ export const assembleArtifact = (o: {
 }): RunArtifact => {
   const thresholds = [
     ...evaluate([...buildThresholds(o.scenario), ...defaultErrorThreshold(o.scenario)], o.collected.series),
-    ...outcomeChecks({ scenario: o.scenario, series: o.collected.series, actions: o.state.actions, errorsTotal: o.state.progress.errors })
+    ...outcomeChecks({
+      scenario: o.scenario,
+      series: o.collected.series,
+      actions: o.state.actions,
+      errorsTotal: o.state.progress.errors,
+      setupNamespaceErrors: [...o.state.progress.errorMessages].reduce((n, [m, c]) => n + (m.startsWith(SetupNamespacesErrors) ? c : 0), 0)
+    })
   ]
   const completed = o.outcome === "completed"
   const passed = thresholds.every((t) => t.passed)

@@ -105,9 +105,12 @@ phases:
     writeFileSync(file, renderComparisonHtml(result.comparison, sides))
     const { problems, plots } = await open(file)
     expect(problems).toEqual([])
-    expect(plots).toHaveLength(1)
+    expect(plots).toHaveLength(2)
     expect(plots[0]!.title).toBe("api_call LIST configmaps namespace steady/list: latency by percentile, sides overlaid")
     expect(plots[0]!.series).toEqual(["A (3 rounds)", "B (3 rounds)"])
+    expect(plots[1]!.title).toBe("api_call LIST configmaps namespace steady/list: p50 (solid) and p99 (dashed) of each round, the values the intervals come from")
+    expect(plots[1]!.series).toEqual(["A p50", "A p99", "B p50", "B p99"])
+    expect(plots[1]!.points).toEqual([3, 3, 3, 3])
     expect(readFileSync(file, "utf8")).toContain("B slower, p50 ×")
   }, 60_000)
 
