@@ -70,17 +70,18 @@ const writeSeconds = (performance.now() - started) / 1000
 await new Promise((r) => setTimeout(r, 2000))
 const stalled = memory(child.pid!)
 
-// Resume reading: a stream the server ended carries the last chunk `0\r\n\r\n`.
+// Resume reading: a stream the server ended carries the last chunk `\r\n0\r\n\r\n` after its events (the
+// headers end in `\r\n\r\n` as well, and `Keep-Alive: timeout=90` before it).
 const ended = await Promise.all(sockets.map((socket) => new Promise<boolean>((resolve) => {
   let tail = ""
   let idle = setTimeout(() => resolve(false), 5000)
   socket.on("data", (d: Buffer) => {
     tail = (tail + d.toString("latin1")).slice(-16)
     clearTimeout(idle)
-    if (tail.endsWith("0\r\n\r\n")) return resolve(true)
+    if (tail.endsWith("\r\n0\r\n\r\n")) return resolve(true)
     idle = setTimeout(() => resolve(false), 5000)
   })
-  socket.on("close", () => resolve(tail.endsWith("0\r\n\r\n")))
+  socket.on("close", () => resolve(tail.endsWith("\r\n0\r\n\r\n")))
   socket.resume()
 })))
 const after = memory(child.pid!)
