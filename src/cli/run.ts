@@ -14,6 +14,7 @@ import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
 import { runSimulatedCluster } from "../../simulator/cluster/ClusterRun.js"
 import { runScenarioSections } from "../../simulator/scheduler/ScenarioSections.js"
 import { checkNodeAgentConfiguration } from "../../simulator/nodeagent/config/check.js"
+import { checkCredentialProviderConfig } from "../../simulator/nodeagent/credentialprovider/validate.js"
 import { renderSummary } from "../../reports/summary.js"
 import { writeReports } from "./reportFiles.js"
 import { ApiClient } from "../client/ApiClient.js"
@@ -503,7 +504,7 @@ export const parseRunFlags = (argv: ReadonlyArray<string>) =>
 // validate
 // ---------------------------------------------------------------------------------------------
 
-/** Checks scenario and NodeAgentConfiguration files; returns the exit code (2 if any is invalid). */
+/** Checks scenario, NodeAgentConfiguration and CredentialProviderConfig files; returns the exit code (2 if any is invalid). */
 export const validateFiles = (files: ReadonlyArray<string>, out: (s: string) => void, err: (s: string) => void): number => {
   if (files.length === 0) {
     err("clustersim: validate needs at least one file\n")
@@ -527,6 +528,13 @@ export const validateFiles = (files: ReadonlyArray<string>, out: (s: string) => 
         for (const e of r.errors) err((e.startsWith(file) ? e : `${file}: ${e}`) + "\n")
         code = ExitCode.InvalidInput
       } else out(`${file}: valid NodeAgentConfiguration\n`)
+      continue
+    }
+    if (/^kind:\s*["']?CredentialProviderConfig["']?\s*$/m.test(text)) {
+      const r = checkCredentialProviderConfig(text, file)
+      for (const e of r.errors) err((e.startsWith(file) ? e : `${file}: ${e}`) + "\n")
+      if (r.errors.length > 0) code = ExitCode.InvalidInput
+      else out(`${file}: valid CredentialProviderConfig\n`)
       continue
     }
     const r = parseScenario(text, file)
