@@ -74,7 +74,8 @@ export const resolveNodeAgentConfiguration = (spec: ClusterSpec, baseDir = "."):
     file = "<cluster.nodeAgent.config>"
     text = YAML.stringify({ apiVersion: nodeAgentApiVersion, kind: nodeAgentKind, ...(source?.config ?? {}) })
   }
-  const checked = checkNodeAgentConfiguration(text, file)
+  // a file is a whole configuration and must hold the spec's required fields; the inline form overrides defaults
+  const checked = checkNodeAgentConfiguration(text, file, { requireFields: source?.file !== undefined })
   if (checked.errors.length > 0 || checked.config === undefined) return Either.left(checked.errors)
   return Either.right(checked.config)
 }

@@ -521,7 +521,7 @@ export const validateFiles = (files: ReadonlyArray<string>, out: (s: string) => 
       continue
     }
     if (/^kind:\s*["']?NodeAgentConfiguration["']?\s*$/m.test(text)) {
-      const r = checkNodeAgentConfiguration(text, file)
+      const r = checkNodeAgentConfiguration(text, file, { requireFields: true })
       for (const w of r.warnings) err(`warning: ${w}\n`)
       if (r.errors.length > 0) {
         // upstream's unlocated messages do not name the file; with several files they must
