@@ -204,6 +204,7 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
       applied.push({ type: fault.type, at: fault.at, for: fault.for })
       continue
     }
+    if (fault.type === "registry-outage" || fault.type === "expire-registry-credentials") continue
     const names = selectNodes(fault, nodes, faultRandom)
     for (const name of names) {
       const node = byName.get(name)

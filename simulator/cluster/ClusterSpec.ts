@@ -2,20 +2,12 @@
  * The `cluster` section and the timed `faults` of a scenario file (docs/cluster.md is the field reference).
  * Durations are Go duration strings (`10s`, `1m30s`); every field but `nodes` has a default.
  */
-import { Either, ParseResult, Schema } from "effect"
-import { parseDuration } from "../../src/api/Duration.js"
+import { Schema } from "effect"
 import { ServiceTimeSettings } from "../apiserver/ServiceTime.js"
+import { DurationMs } from "./DurationMs.js"
+import { ImagesSpec, RegistryOutage, ExpireRegistryCredentials } from "../nodeagent/images/ImagesSpec.js"
 
-/** A Go duration string, decoded to milliseconds. */
-export const DurationMs = Schema.transformOrFail(Schema.String, Schema.Number, {
-  strict: true,
-  decode: (s, _, ast) =>
-    Either.match(parseDuration(s), {
-      onLeft: (e) => Either.left(new ParseResult.Type(ast, s, e)),
-      onRight: (ms) => Either.right(ms)
-    }),
-  encode: (ms) => Either.right(`${ms}ms`)
-})
+export { DurationMs }
 
 export const NodeShape = Schema.Struct({
   /** CPU cores as a quantity (`4`, `3500m`). Default `4`. */
@@ -80,7 +72,9 @@ export const ClusterSpec = Schema.Struct({
   shards: Schema.optional(Schema.Int.pipe(Schema.positive())),
   resolution: Schema.optional(DurationMs),
   /** Nodes whose memory use grows; their eviction managers evict by the configured thresholds. */
-  memoryPressure: Schema.optional(Schema.Array(MemoryPressureSpec))
+  memoryPressure: Schema.optional(Schema.Array(MemoryPressureSpec)),
+  /** Image pulls: registries, images, the seeded pods' images, the credential plugin (docs/cluster.md). */
+  images: Schema.optional(ImagesSpec)
 })
 export type ClusterSpec = typeof ClusterSpec.Type
 
@@ -95,7 +89,7 @@ export const Partition = Schema.Struct({ type: Schema.Literal("partition"), at: 
 export const ApiServerPause = Schema.Struct({ type: Schema.Literal("apiserver-pause"), at: DurationMs, for: DurationMs })
 
 /** A timed fault; `at` counts from the start of the run. */
-export const ClusterFault = Schema.Union(StopNodes, Partition, ApiServerPause)
+export const ClusterFault = Schema.Union(StopNodes, Partition, ApiServerPause, RegistryOutage, ExpireRegistryCredentials)
 export type ClusterFault = typeof ClusterFault.Type
 
 export const decodeClusterSpec = Schema.decodeUnknownEither(ClusterSpec)
