@@ -4,7 +4,7 @@
  */
 import { Schema } from "effect"
 import { ServiceTimeSettings } from "../apiserver/ServiceTime.js"
-import { DurationMs } from "./DurationMs.js"
+import { DurationMs } from "../../src/api/Duration.js"
 import { ImagesSpec, RegistryOutage, ExpireRegistryCredentials } from "../nodeagent/images/ImagesSpec.js"
 
 export { DurationMs }
