@@ -27,6 +27,7 @@ import { apiVersion as nodeAgentApiVersion, kind as nodeAgentKind, type NodeAgen
 import { makeNode, NodeAgentMetrics, NodeAgentShard, settingsOf, type Interval, type SimulatedNode } from "../nodeagent/NodeAgentShard.js"
 import { podCapacity } from "../nodeagent/NodeStatus.js"
 import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
+import { ImagePulls, type ImagePullsResult } from "../nodeagent/images/ImagePulls.js"
 import { ClusterObserver, type PodDeletion, type ReadyTransition, type TaintChange } from "./ClusterObserver.js"
 import { runMemoryPressure } from "./Pressure.js"
 import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
@@ -157,7 +158,9 @@ export interface ClusterResultBody {
   readonly evictions: ReadonlyArray<EvictionRecord>
   readonly events: { readonly byReason: Record<string, number>; readonly list: ReadonlyArray<{ t: number; reason: string; object: string; note: string }> }
   readonly zoneStates: ReadonlyArray<{ t: number; zone: string; state: string }>
-  readonly faults: ReadonlyArray<{ readonly type: string; readonly at: number; readonly for?: number; readonly nodes?: ReadonlyArray<string> }>
+  readonly faults: ReadonlyArray<{ readonly type: string; readonly at: number; readonly for?: number; readonly nodes?: ReadonlyArray<string>; readonly registry?: string }>
+  /** Image pulls, with `cluster.images` (docs/cluster.md "Image pulls"). */
+  readonly images?: ImagePullsResult
   readonly kernel: { readonly timersFired: number; readonly tasksRun: number }
   /** Host-dependent; drop it before comparing results. */
   readonly wall: { readonly ms: number; readonly virtualPerReal: number }
@@ -168,6 +171,10 @@ export const runSimulatedCluster = (options: ClusterRunOptions): Effect.Effect<C
     Effect.suspend(() => {
       const resolved = resolveCluster(options.spec, options.baseDir)
       if (Either.isLeft(resolved)) return Effect.die(new Error(`invalid cluster spec: ${resolved.left.join("; ")}`))
+      const registryFault = options.faults.find((f) => f.type === "registry-outage" || f.type === "expire-registry-credentials")
+      if (registryFault !== undefined && options.spec.images === undefined) {
+        return Effect.die(new Error(`invalid cluster spec: a ${registryFault.type} fault needs cluster.images (the registries and images)`))
+      }
       return Effect.sync(() => run(options, resolved.right, () => outer.unsafeCurrentTimeMillis()) as unknown as ClusterResult)
     })
   )
@@ -196,7 +203,8 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
   // ---- faults, known in advance: per-node stop times and partition windows, server pauses
   const faultRandom = random.split("faults")
   const pauses: Array<Interval> = []
-  const applied: Array<{ type: string; at: number; for?: number; nodes?: ReadonlyArray<string> }> = []
+  const applied: Array<{ type: string; at: number; for?: number; nodes?: ReadonlyArray<string>; registry?: string }> = []
+  const imagePulls = spec.images === undefined ? undefined : new ImagePulls(spec.images, resolved.nodeAgent, random.split("images"), startMillis)
   for (const fault of options.faults) {
     const at = startMillis + fault.at
     if (fault.type === "apiserver-pause") {
@@ -204,7 +212,11 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
       applied.push({ type: fault.type, at: fault.at, for: fault.for })
       continue
     }
-    if (fault.type === "registry-outage" || fault.type === "expire-registry-credentials") continue
+    if (fault.type === "registry-outage" || fault.type === "expire-registry-credentials") {
+      imagePulls?.applyFault(fault)
+      applied.push(fault.type === "registry-outage" ? { type: fault.type, at: fault.at, for: fault.for, registry: fault.registry } : { type: fault.type, at: fault.at, registry: fault.registry })
+      continue
+    }
     const names = selectNodes(fault, nodes, faultRandom)
     for (const name of names) {
       const node = byName.get(name)
@@ -252,7 +264,17 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
     const created = rfc3339(startMillis)
     // Stored objects are never mutated, so every seeded pod shares the parts that are the same for all.
     const labels = { app: "sim" }
-    const containers = [{ name: "app", image: "registry.example/app:1", resources: { requests: { cpu: "100m", memory: "128Mi" } } }]
+    const resources = { requests: { cpu: "100m", memory: "128Mi" } }
+    const containers = [{ name: "app", image: "registry.example/app:1", resources }]
+    // with `cluster.images`, pod i runs the scenario's i-th image (one container list per image, shared)
+    const containersByImage = new Map<string, ReadonlyArray<object>>()
+    const containersOf = (i: number): ReadonlyArray<object> => {
+      if (imagePulls === undefined) return containers
+      const image = imagePulls.podImage(i)
+      let c = containersByImage.get(image)
+      if (c === undefined) containersByImage.set(image, (c = [{ name: "app", image, resources }]))
+      return c
+    }
     const tolerations = [
       { key: notReadyTaintKey, operator: "Exists", effect: "NoExecute", tolerationSeconds },
       { key: unreachableTaintKey, operator: "Exists", effect: "NoExecute", tolerationSeconds }
@@ -263,7 +285,7 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
         const name = [node.name, "-pod-", String(i)].join("")
         const pod: KObject = {
           metadata: { name, namespace: "default", uid: fastUid(podRandom), creationTimestamp: created, labels },
-          spec: { nodeName: node.name, schedulerName: "default-scheduler", containers, tolerations },
+          spec: { nodeName: node.name, schedulerName: "default-scheduler", containers: containersOf(i), tolerations },
           status: pending
         }
         store.putFresh(Pods, objectKey("default", name), pod, startMillis)
@@ -335,6 +357,7 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
     events: { byReason, list: lifecycleLog.events.filter((e) => e.reason !== "RegisteredNode").map((e) => ({ ...e, t: observer.since(e.t) })) },
     zoneStates: lifecycleLog.zoneStates.map((z) => ({ ...z, t: observer.since(z.t) })),
     faults: applied,
+    ...(imagePulls !== undefined ? { images: imagePulls.result() } : {}),
     kernel: { timersFired: outcome.timersFired, tasksRun: outcome.tasksRun },
     wall: { ms: wallMs, virtualPerReal: wallMs > 0 ? durationMs / wallMs : 0 }
   }

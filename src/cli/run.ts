@@ -12,6 +12,7 @@ import { request } from "undici"
 import { ApiServer, type ApiServerConfig } from "../../simulator/apiserver/ApiServer.js"
 import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
 import { runSimulatedCluster } from "../../simulator/cluster/ClusterRun.js"
+import { podStartupSeries } from "../../simulator/nodeagent/images/ImagePulls.js"
 import { runScenarioSections } from "../../simulator/scheduler/ScenarioSections.js"
 import { checkNodeAgentConfiguration } from "../../simulator/nodeagent/config/check.js"
 import { checkCredentialProviderConfig } from "../../simulator/nodeagent/credentialprovider/validate.js"
@@ -415,9 +416,11 @@ const runClusterScenario = (
     )
     const empty: Collected = { series: [], intervals: [], intervalMs: 1000 }
     if (captured) yield* captured.recorder.flush
-    const collected: Collected = captured
+    const recorded: Collected = captured
       ? { series: yield* captured.recorder.snapshot, intervals: yield* captured.recorder.intervals, intervalMs: 1000 }
       : empty
+    // pod start-up latency of the simulated node agents (with `cluster.images`), judged by thresholds like the rest
+    const collected: Collected = Exit.isSuccess(exit) ? { ...recorded, series: [...recorded.series, ...podStartupSeries(exit.value)] } : recorded
     const outcome = Exit.isSuccess(exit)
       ? workloadError === undefined
         ? ("completed" as const)
