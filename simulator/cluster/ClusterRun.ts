@@ -7,6 +7,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect, Either, Layer } from "effect"
 import * as YAML from "yaml"
+import { flatString } from "../../src/api/internal/V8Shapes.js"
 import { parseQuantity } from "../../src/api/Quantity.js"
 import type { KObject } from "../../src/api/Object.js"
 import { Pods } from "../../src/api/Resources.js"
@@ -24,7 +25,9 @@ import { parameters, ServiceTime, ServiceTimeModel } from "../apiserver/ServiceT
 import * as Simulation from "../kernel/Simulation.js"
 import { checkNodeAgentConfiguration } from "../nodeagent/config/check.js"
 import { apiVersion as nodeAgentApiVersion, kind as nodeAgentKind, type NodeAgentConfiguration } from "../nodeagent/config/NodeAgentConfiguration.js"
-import { makeNode, NodeAgentMetrics, NodeAgentShard, settingsOf, type Interval, type SimulatedNode } from "../nodeagent/NodeAgentShard.js"
+import { NodeAgentMetrics, settingsOf } from "../nodeagent/AgentEnvironment.js"
+import { NodeAgentShard } from "../nodeagent/NodeAgentShard.js"
+import { makeNode, type Interval, type SimulatedNode } from "../nodeagent/SimulatedNode.js"
 import { podCapacity } from "../nodeagent/NodeStatus.js"
 import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
 import { ImagePulls, type ImagePullsResult } from "../nodeagent/images/ImagePulls.js"
@@ -119,7 +122,7 @@ const fastUid = (random: SeededRandomService): string => {
   const c = hex32(random)
   const d = hex32(random)
   const variant = ((parseInt(c[0]!, 16) & 0x3) | 0x8).toString(16)
-  return [a, "-", b.slice(0, 4), "-4", b.slice(5, 8), "-", variant, c.slice(1, 4), "-", c.slice(4, 8), d].join("")
+  return flatString(a, "-", b.slice(0, 4), "-4", b.slice(5, 8), "-", variant, c.slice(1, 4), "-", c.slice(4, 8), d)
 }
 
 const cores = (cpu: string): number => {
@@ -246,7 +249,7 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
     const store = server.store
     observer.attach(store)
     // The agents' own client: in-process, without the service-time layer (a shard books modelled times itself).
-    const env = { store, client: inProcessClient(server), serviceTime: model, settings, metrics, pauses, resolutionMs }
+    const env = { client: inProcessClient(server), serviceTime: model, settings, metrics, pauses, resolutionMs }
     const shards: Array<NodeAgentShard> = []
     const shardOf = new Map<string, NodeAgentShard>()
     for (let s = 0; s < shardCount; s++) {
@@ -282,7 +285,7 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
     const pending = { phase: "Pending", conditions: [{ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: created }] }
     for (const node of nodes) {
       for (let i = 0; i < (spec.podsPerNode ?? 0); i++) {
-        const name = [node.name, "-pod-", String(i)].join("")
+        const name = flatString(node.name, "-pod-", String(i))
         const pod: KObject = {
           metadata: { name, namespace: "default", uid: fastUid(podRandom), creationTimestamp: created, labels },
           spec: { nodeName: node.name, schedulerName: "default-scheduler", containers: containersOf(i), tolerations },

@@ -1,7 +1,8 @@
 /** The HTTP side of `ApiClient`: URL layout, query parameters, Status decoding and watch framing, over undici. */
 import { Effect, Stream } from "effect"
 import { Agent, type Dispatcher } from "undici"
-import { extendable, type KList, type KObject, type WatchEvent } from "../api/Object.js"
+import { type KList, type KObject, type WatchEvent } from "../api/Object.js"
+import { extendable } from "../api/internal/V8Shapes.js"
 import type { DeleteOptions, ListOptions, PatchType, WatchOptions, WriteOptions } from "../api/Requests.js"
 import { apiVersionOf, type ResourceType } from "../api/Resources.js"
 import * as Status from "../api/Status.js"
