@@ -31,6 +31,7 @@ import { makeNode, type Interval, type SimulatedNode } from "../nodeagent/Simula
 import { podCapacity } from "../nodeagent/NodeStatus.js"
 import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
 import { ImagePulls, type ImagePullsResult } from "../nodeagent/images/ImagePulls.js"
+import { podKey, pullPodImages } from "../nodeagent/images/PodImageStep.js"
 import { ClusterObserver, type PodDeletion, type ReadyTransition, type TaintChange } from "./ClusterObserver.js"
 import { runMemoryPressure } from "./Pressure.js"
 import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
@@ -143,6 +144,18 @@ const selectNodes = (fault: { nodes?: ReadonlyArray<string> | undefined; count?:
   return [...chosen].sort((a, b) => (index.get(a) ?? Infinity) - (index.get(b) ?? Infinity))
 }
 
+/**
+ * The node agents' image step and their start-up latency record: a pod could start once it existed and its node's
+ * agent was up; it started when it was written Running.
+ */
+const imageSteps = (pulls: ImagePulls, random: SeededRandomService) => ({
+  preparePod: (pod: KObject, node: SimulatedNode, t: number) => pullPodImages(pulls, random, pod, node.name, t),
+  podStarted: (pod: KObject, node: SimulatedNode, t: number) => {
+    const created = Date.parse(pod.metadata.creationTimestamp ?? "")
+    pulls.podStarted(podKey(pod), t - Math.max(Number.isNaN(created) ? t : created, node.startAt))
+  }
+})
+
 export interface ClusterResultBody {
   readonly apiVersion: "clustersim/v1"
   readonly kind: "ClusterResult"
@@ -163,7 +176,7 @@ export interface ClusterResultBody {
   readonly zoneStates: ReadonlyArray<{ t: number; zone: string; state: string }>
   readonly faults: ReadonlyArray<{ readonly type: string; readonly at: number; readonly for?: number; readonly nodes?: ReadonlyArray<string>; readonly registry?: string }>
   /** Image pulls, with `cluster.images` (docs/cluster.md "Image pulls"). */
-  readonly images?: ImagePullsResult
+  readonly images?: ImagePullsResult & { readonly waitingStatusWrites: number }
   readonly kernel: { readonly timersFired: number; readonly tasksRun: number }
   /** Host-dependent; drop it before comparing results. */
   readonly wall: { readonly ms: number; readonly virtualPerReal: number }
@@ -249,7 +262,15 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
     const store = server.store
     observer.attach(store)
     // The agents' own client: in-process, without the service-time layer (a shard books modelled times itself).
-    const env = { client: inProcessClient(server), serviceTime: model, settings, metrics, pauses, resolutionMs }
+    const env = {
+      client: inProcessClient(server),
+      serviceTime: model,
+      settings,
+      metrics,
+      pauses,
+      resolutionMs,
+      ...(imagePulls !== undefined ? imageSteps(imagePulls, random.split("pod-workers")) : {})
+    }
     const shards: Array<NodeAgentShard> = []
     const shardOf = new Map<string, NodeAgentShard>()
     for (let s = 0; s < shardCount; s++) {
@@ -360,7 +381,7 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
     events: { byReason, list: lifecycleLog.events.filter((e) => e.reason !== "RegisteredNode").map((e) => ({ ...e, t: observer.since(e.t) })) },
     zoneStates: lifecycleLog.zoneStates.map((z) => ({ ...z, t: observer.since(z.t) })),
     faults: applied,
-    ...(imagePulls !== undefined ? { images: imagePulls.result() } : {}),
+    ...(imagePulls !== undefined ? { images: { ...imagePulls.result(), waitingStatusWrites: metrics.podWaitingWrites } } : {}),
     kernel: { timersFired: outcome.timersFired, tasksRun: outcome.tasksRun },
     wall: { ms: wallMs, virtualPerReal: wallMs > 0 ? durationMs / wallMs : 0 }
   }

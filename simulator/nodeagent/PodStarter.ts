@@ -14,15 +14,16 @@ import { systemCriticalPriority } from "../../src/api/WellKnown.js"
 import { admit, taintOf, type PressureCondition } from "./eviction/Thresholds.js"
 import type { AgentState } from "./AgentState.js"
 import type { NodeHealth } from "./NodeStatus.js"
-import { ignore, Kind, type Request, type ShardContext } from "./ShardContext.js"
+import { ignore, Kind, type PodWaiting, type Request, type ShardContext } from "./ShardContext.js"
 import type { SimulatedNode } from "./SimulatedNode.js"
 
 /**
  * What must happen before `pod`'s containers run on `node`, starting at `t` (virtual ms): answers when the pod is
- * ready to run — `t` when nothing is to be done. It must not block: work that takes time is modelled as the time it
- * ends (a pull queue per node, for example, kept by the preparation itself).
+ * ready to run — `t` when nothing is to be done — or how it waits when it cannot run yet (an image pull failed:
+ * its status is posted and the pod tried again later). It must not block: work that takes time is modelled as the
+ * time it ends (a pull queue per node, for example, kept by the preparation itself).
  */
-export type PreparePod = (pod: KObject, node: SimulatedNode, t: number) => number
+export type PreparePod = (pod: KObject, node: SimulatedNode, t: number) => number | PodWaiting
 
 /** Nothing to prepare: every pod runs as soon as it is admitted. */
 export const nothingToPrepare: PreparePod = (_pod, _node, t) => t
@@ -120,7 +121,25 @@ export class PodStarter {
       ;(a.pending ??= []).push(key)
       return
     }
-    return this.read(a, key, (pod) => this.run(pod, t))
+    return this.read(a, key, (pod) => this.run(a, pod, t))
+  }
+
+  /**
+   * Due when a preparation failed: post the pod's waiting status (when its reason changed: the status manager
+   * writes only changes) and try the pod again at the pod worker's retry time.
+   */
+  waiting(a: AgentState, key: string, w: PodWaiting, t: number): Request {
+    const ctx = this.ctx
+    if (ctx.stopped(a, t)) return
+    ctx.due.push({ agent: a, pod: key }, Math.max(t, w.retryAt), Kind.PodStart)
+    if (!ctx.reachable(a, t)) return
+    return this.read(a, key, (pod) => {
+      const statuses = ((pod.status ?? {}) as { containerStatuses?: ReadonlyArray<{ state?: { waiting?: { reason?: string } } }> }).containerStatuses
+      if (statuses?.[0]?.state?.waiting?.reason === w.reason) return
+      ctx.env.serviceTime.complete(t, "mutating", 0, podStatusBytes)
+      const body = w.status(pod, ctx.text.seconds(t))
+      return ctx.send((client) => client.patch(Pods, pod.metadata.name!, "merge", body, this.statusOptions(pod)), () => void ctx.env.metrics.podWaitingWrites++, ignore)
+    })
   }
 
   /** The pod as the agent's informer cache has it (the server's current object), if it is still to be started here. */
@@ -151,15 +170,19 @@ export class PodStarter {
     }
     // ---- prepare: the place for image pulls and other work before the containers run
     const readyAt = this.prepare(pod, a.node, t)
+    if (typeof readyAt !== "number") {
+      this.ctx.due.push({ agent: a, pod: key, waiting: readyAt }, Math.max(t, readyAt.at), Kind.PodWaiting)
+      return
+    }
     if (readyAt > t) {
       this.ctx.due.push({ agent: a, pod: key }, readyAt, Kind.PodRunning)
       return
     }
-    return this.run(pod, t)
+    return this.run(a, pod, t)
   }
 
   /** PATCH the pod's status to Running, its containers started and ready. */
-  private run(pod: KObject, t: number): Request {
+  private run(a: AgentState, pod: KObject, t: number): Request {
     const ctx = this.ctx
     ctx.env.serviceTime.complete(t, "mutating", 0, podStatusBytes)
     const spec = pod.spec as PodSpecView
@@ -178,6 +201,7 @@ export class PodStarter {
       (client) => client.patch(Pods, pod.metadata.name!, "merge", running, this.statusOptions(pod)),
       () => {
         metrics.podStatusWrites++
+        ctx.env.podStarted?.(pod, a.node, t)
       },
       ignore
     )

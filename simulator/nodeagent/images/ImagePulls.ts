@@ -31,8 +31,8 @@ export type PodImagesOutcome =
 
 export const defaultDiskBytes = 100 * 2 ** 30
 const pluginDefaults = { latencyMs: 200 } as const
-/** Events kept verbatim in the result (the counts cover all). */
-const eventSampleSize = 200
+/** Events kept verbatim in the result, the first of each reason (the counts cover all). */
+const eventSamplePerReason = 25
 const timelineStepMs = 60_000
 
 
@@ -52,7 +52,7 @@ export class ImagePulls {
   private readonly pulledPods = new Set<string>()
   readonly startupWithoutPulls: Histogram = makeHistogram()
   readonly startupWithPulls: Histogram = makeHistogram()
-  readonly counts = { podsStarted: 0, podsWithPulls: 0, waitingStatusWrites: 0, pluginExecs: 0, pluginFailures: 0, credentialCacheHits: 0 }
+  readonly counts = { podsStarted: 0, podsWithPulls: 0, pluginExecs: 0, pluginFailures: 0, credentialCacheHits: 0 }
   private readonly byReason: Record<string, number> = {}
   private readonly sample: Array<{ t: number; node: string; pod: string; reason: string; message: string }> = []
   private readonly timeline = new Map<number, Record<string, number>>()
@@ -158,8 +158,8 @@ export class ImagePulls {
   }
 
   private recordEvent(node: string, pod: string, e: ImageEvent): void {
-    this.byReason[e.reason] = (this.byReason[e.reason] ?? 0) + 1
-    if (this.sample.length < eventSampleSize) this.sample.push({ t: e.t - this.startMillis, node, pod, reason: e.reason, message: e.message })
+    const seen = (this.byReason[e.reason] = (this.byReason[e.reason] ?? 0) + 1)
+    if (seen <= eventSamplePerReason) this.sample.push({ t: e.t - this.startMillis, node, pod, reason: e.reason, message: e.message })
     const step = Math.floor((e.t - this.startMillis) / timelineStepMs) * timelineStepMs
     let bucket = this.timeline.get(step)
     if (bucket === undefined) this.timeline.set(step, (bucket = {}))
@@ -208,7 +208,6 @@ export class ImagePulls {
     return {
       podsStarted: this.counts.podsStarted,
       podsWithPulls: this.counts.podsWithPulls,
-      waitingStatusWrites: this.counts.waitingStatusWrites,
       podStartup: {
         withoutPulls: { ...summarize(this.startupWithoutPulls), hdr: encodeHistogram(this.startupWithoutPulls) },
         withPulls: { ...summarize(this.startupWithPulls), hdr: encodeHistogram(this.startupWithPulls) }

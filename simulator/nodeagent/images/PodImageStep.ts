@@ -7,20 +7,13 @@
  */
 import type { KObject } from "../../../src/api/Object.js"
 import type { SeededRandomService } from "../../kernel/SeededRandom.js"
+import type { PodWaiting } from "../ShardContext.js"
 import type { ImagePulls } from "./ImagePulls.js"
 import type { WaitingReason } from "./ImageManager.js"
 
 /** The pod worker's retry after a failed sync (upstream `backOffPeriod` and `workerBackOffPeriodJitterFactor`). */
 export const podWorkerBackoff = { periodMs: 10_000, jitterFactor: 0.5 } as const
 
-export interface PodWaiting {
-  /** When the failure is known (the status is written then). */
-  readonly at: number
-  /** When the pod worker syncs the pod again. */
-  readonly retryAt: number
-  readonly reason: WaitingReason
-  readonly message: string
-}
 
 interface ContainerView {
   readonly name?: string
@@ -37,11 +30,12 @@ export const pullPodImages = (pulls: ImagePulls, random: SeededRandomService, po
   const out = pulls.ensurePod(node, { key: podKey(pod), uid: pod.metadata.uid ?? podKey(pod), images }, t)
   if (out.kind === "ready") return out.at
   const retryAt = Math.ceil(out.at + podWorkerBackoff.periodMs * (1 + podWorkerBackoff.jitterFactor * random.next()))
-  return { at: out.at, retryAt, reason: out.reason, message: out.message }
+  const { reason, message } = out
+  return { at: out.at, retryAt, reason, status: (current, now) => waitingStatus(current, reason, message, now) }
 }
 
 /** The status a pod waiting for its images has (phase Pending, containers waiting with the reason). */
-export const waitingStatus = (pod: KObject, w: PodWaiting, now: string) => {
+export const waitingStatus = (pod: KObject, reason: WaitingReason, message: string, now: string) => {
   const containers = containersOf(pod)
   const names = containers.map((c) => c.name ?? "")
   const notReady = (type: string) => ({
@@ -64,7 +58,7 @@ export const waitingStatus = (pod: KObject, w: PodWaiting, now: string) => {
         ready: false,
         restartCount: 0,
         started: false,
-        state: { waiting: { reason: w.reason, message: w.message } }
+        state: { waiting: { reason, message } }
       }))
     }
   }
