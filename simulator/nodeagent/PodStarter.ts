@@ -81,6 +81,8 @@ interface RunningParts {
 
 export class PodStarter {
   private parts: RunningParts | undefined
+  /** Pods whose preparation takes time or failed: queued as PodRunning, PodWaiting, or a retry (PodStart). */
+  private readonly preparing = new Set<string>()
   private readonly prepare: PreparePod
 
   constructor(private readonly ctx: ShardContext) {
@@ -89,6 +91,8 @@ export class PodStarter {
 
   /** A pod bound to the agent's node, not Running yet: started at the agent's next event. */
   bound(a: AgentState, podKey: string): void {
+    // a pod being prepared or waiting to be tried again has its pod worker already (its own status writes come here)
+    if (this.preparing.has(podKey)) return
     if (!a.pending?.includes(podKey)) (a.pending ??= []).push(podKey)
   }
 
@@ -104,6 +108,7 @@ export class PodStarter {
 
   /** Due: read the pod, admit it, prepare it, run it. */
   start(a: AgentState, key: string, t: number): Request {
+    this.preparing.delete(key)
     const ctx = this.ctx
     if (ctx.stopped(a, t)) return
     if (!ctx.reachable(a, t)) {
@@ -115,6 +120,7 @@ export class PodStarter {
 
   /** Due after its preparation: read the pod again (it may have gone meanwhile) and run it. */
   ready(a: AgentState, key: string, t: number): Request {
+    this.preparing.delete(key)
     const ctx = this.ctx
     if (ctx.stopped(a, t)) return
     if (!ctx.reachable(a, t)) {
@@ -132,6 +138,7 @@ export class PodStarter {
     const ctx = this.ctx
     if (ctx.stopped(a, t)) return
     ctx.due.push({ agent: a, pod: key }, Math.max(t, w.retryAt), Kind.PodStart)
+    this.preparing.add(key)
     if (!ctx.reachable(a, t)) return
     return this.read(a, key, (pod) => {
       const statuses = ((pod.status ?? {}) as { containerStatuses?: ReadonlyArray<{ state?: { waiting?: { reason?: string } } }> }).containerStatuses
@@ -172,10 +179,12 @@ export class PodStarter {
     const readyAt = this.prepare(pod, a.node, t)
     if (typeof readyAt !== "number") {
       this.ctx.due.push({ agent: a, pod: key, waiting: readyAt }, Math.max(t, readyAt.at), Kind.PodWaiting)
+      this.preparing.add(key)
       return
     }
     if (readyAt > t) {
       this.ctx.due.push({ agent: a, pod: key }, readyAt, Kind.PodRunning)
+      this.preparing.add(key)
       return
     }
     return this.run(a, pod, t)
