@@ -4,7 +4,7 @@
  *   npx tsc -p . && node dist/bench/cluster.js          # 5,000 nodes
  *   node dist/bench/cluster.js 500                      # 500 nodes
  *   node dist/bench/cluster.js 5000 30 60               # nodes, pods per node, virtual minutes
- *   node dist/bench/cluster.js --control-plane --images # with the scheduler etc. and image pulls
+ *   node dist/bench/cluster.js --control-plane --images # with the scheduler etc. and image pulls (--registry-qps=200)
  *
  * Prints wall time, virtual/real ratio, CPU time and peak RSS (goal: ≤ 30 s and ≤ 2 GiB on one core).
  */
@@ -16,10 +16,12 @@ import { controlPlaneWorkload } from "../simulator/scheduler/ControlPlane.js"
 // leaking pod on every 100th node (eviction managers, pressure conditions, admission) — the issue-6 steady state.
 const controlPlane = process.argv.includes("--control-plane")
 // `--images`: node agents pull images (docs/cluster.md "Image pulls"): of every 10 pods 3 need a pull from one
-// registry (shared base layer, the credential plugin in front), the rest use a pre-pulled image.
+// registry (shared base layer, the credential plugin in front), the rest use a pre-pulled image. `--registry-qps=N`
+// limits the registry (default 0: no limit; 200 makes the start a thundering herd of 429s and back-offs).
+const registryQps = Number(process.argv.find((a) => a.startsWith("--registry-qps="))?.split("=")[1] ?? 0)
 const withImages = process.argv.includes("--images")
 const images = {
-  registries: [{ host: "registry.example", latency: 150, bandwidth: 40 * 2 ** 20, qps: 200, burst: 400, requiresAuth: true }],
+  registries: [{ host: "registry.example", latency: 150, bandwidth: 40 * 2 ** 20, qps: registryQps, burst: 2 * registryQps, requiresAuth: true }],
   images: [
     { name: "registry.example/pause:3.9", layers: [{ digest: "pause", size: 700 * 1024 }], prePulled: true },
     { name: "registry.example/app:1", layers: [{ digest: "base", size: 80 * 2 ** 20 }, { digest: "app1", size: 25 * 2 ** 20 }] },
@@ -80,6 +82,7 @@ console.log(
       ...(withImages
         ? {
             imagePulls: {
+              registryQps,
               podsWithPulls: result.images.podsWithPulls,
               events: result.images.events.byReason,
               podStartupMs: { withoutPulls: { p99: result.images.podStartup.withoutPulls.p99 }, withPulls: { p50: result.images.podStartup.withPulls.p50, p99: result.images.podStartup.withPulls.p99 } }

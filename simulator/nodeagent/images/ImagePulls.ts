@@ -57,6 +57,8 @@ export class ImagePulls {
   private readonly sample: Array<{ t: number; node: string; pod: string; reason: string; message: string }> = []
   private readonly timeline = new Map<number, Record<string, number>>()
   private lastFailureAt: number | undefined
+  /** Whether the credential plugin applies to an image (its patterns parsed once per image, not per pull). */
+  private readonly pluginApplies = new Map<string, boolean>()
 
   constructor(
     readonly spec: ImagesSpec,
@@ -122,7 +124,10 @@ export class ImagePulls {
   /** Credentials for `image` at `t` from the node's cache or the modelled plugin; when they are in hand. */
   private credentialsFor(cache: ProviderCache | undefined, image: string, t: number): { readonly at: number; readonly credentials: Credentials } {
     const plugin = this.spec.credentialProvider
-    if (plugin === undefined || cache === undefined || !matchesAny(plugin.matchImages, image)) return { at: t, credentials: {} }
+    if (plugin === undefined || cache === undefined) return { at: t, credentials: {} }
+    let applies = this.pluginApplies.get(image)
+    if (applies === undefined) this.pluginApplies.set(image, (applies = matchesAny(plugin.matchImages, image)))
+    if (!applies) return { at: t, credentials: {} }
     const cached = cache.lookup(image, t)
     if (cached !== undefined) {
       this.counts.credentialCacheHits++
