@@ -6,7 +6,7 @@
  * (bigint). The simulator's clock counts milliseconds, so `parseDuration` / `formatDuration` speak
  * milliseconds (fractional below 1ms).
  */
-import { Either, ParseResult, Schema } from "effect"
+import { Either } from "effect"
 
 export const Nanosecond = 1n
 export const Microsecond = 1000n
@@ -177,13 +177,3 @@ export const formatDurationNanos = (d: bigint): string => {
 /** Go's `Duration.String()` for a duration given in milliseconds. */
 export const formatDuration = (ms: number): string => formatDurationNanos(millisToNanos(ms))
 
-/** A Go duration string in a schema (scenario files), decoded to milliseconds. */
-export const DurationMs = Schema.transformOrFail(Schema.String, Schema.Number, {
-  strict: true,
-  decode: (s, _, ast) =>
-    Either.match(parseDuration(s), {
-      onLeft: (e) => Either.left(new ParseResult.Type(ast, s, e)),
-      onRight: (ms) => Either.right(ms)
-    }),
-  encode: (ms) => Either.right(`${ms}ms`)
-})

@@ -85,7 +85,8 @@ export class ImageManager {
         const at = Math.max(now, availableAt)
         this.disk.markUsed(image, at)
         event(at, "Normal", "Pulled", `Container image ${JSON.stringify(image)} already present on machine`)
-        return { kind: "ready", at, pulled: false }
+        // an image another pod's pull brings in later: this pod waits for that pull too
+        return { kind: "ready", at, pulled: availableAt > now }
       }
       const message = `Container image ${JSON.stringify(image)} is not present with pull policy of Never`
       event(now, "Warning", "ErrImageNeverPull", message)

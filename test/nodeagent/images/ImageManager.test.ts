@@ -91,3 +91,12 @@ describe("ImageManager.ensureImage (EnsureImageExists)", () => {
     expect(manager.ensureImage({ key: "default/c", uid: "c" }, "r.io/c:1", "IfNotPresent", 10_002)).toMatchObject({ kind: "ready" })
   })
 })
+
+describe("a pod whose image another pod is pulling", () => {
+  it("waits for that pull and counts as a pod with a pull", () => {
+    const { manager } = make((_, start) => ({ end: start + 3_000 }))
+    manager.ensureImage(pod, image, "IfNotPresent", 0)
+    expect(manager.ensureImage({ key: "default/q", uid: "uid-2" }, image, "IfNotPresent", 1_000)).toStrictEqual({ kind: "ready", at: 3_000, pulled: true })
+    expect(manager.ensureImage({ key: "default/r", uid: "uid-3" }, image, "IfNotPresent", 5_000)).toStrictEqual({ kind: "ready", at: 5_000, pulled: false })
+  })
+})
