@@ -4,12 +4,14 @@
  * representation is added here and in the negotiation, nowhere else.
  */
 import { Either } from "effect"
+import { maxBodyNestingDepth, valueDepthExceeds } from "../../../src/api/JsonDepth.js"
 import { protobufResponseMediaType, type Representation } from "../../../src/api/MediaType.js"
 import type { KObject, WatchEvent } from "../../../src/api/Object.js"
 import { decodeObject, encodeObject, encodeWatchFrame, type NotProtobufEncodable } from "../../../src/api/protobuf/Envelope.js"
 import { apiVersionOf, type ResourceType } from "../../../src/api/Resources.js"
 import * as Status from "../../../src/api/Status.js"
 import type { ApiError } from "../../../src/api/Status.js"
+import { tooDeep } from "../Decode.js"
 
 export interface Encoded {
   readonly contentType: string
@@ -105,7 +107,9 @@ const summarizeData = (data: Buffer, maxLength: number): string => {
  */
 export const decodeProtobufBody = (bytes: Buffer, resource: ResourceType): Either.Either<KObject, ApiError> => {
   const decoded = decodeObject(bytes, { apiVersion: apiVersionOf(resource), kind: resource.kind })
-  if (Either.isRight(decoded)) return Either.right(decoded.right.object)
+  // An envelope may carry raw JSON, which no schema bounds.
+  if (Either.isRight(decoded))
+    return valueDepthExceeds(decoded.right.object, maxBodyNestingDepth) ? Either.left(tooDeep(resource)) : Either.right(decoded.right.object)
   const error = decoded.left
   if (error.path === "")
     return Either.left(Status.badRequest(`the object provided is unrecognized (must be of type ${resource.kind}): ${error.message} (${summarizeData(bytes, 30)})`))

@@ -12,7 +12,7 @@
 import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { Data, Duration, Effect, Either } from "effect"
-import { parseDuration } from "../../../src/api/Duration.js"
+import { parseDuration } from "../../../src/api/go/Duration.js"
 import { exchangeGroup } from "./CredentialProviderConfig.js"
 import type { AuthConfig, CredentialProviderResponse } from "./Keyring.js"
 

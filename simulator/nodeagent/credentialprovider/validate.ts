@@ -8,7 +8,7 @@
  * is (`file:line:col`), which upstream cannot say.
  */
 import { Either } from "effect"
-import { formatDuration } from "../../../src/api/Duration.js"
+import { formatDuration } from "../../../src/api/go/Duration.js"
 import {
   type CredentialProvider,
   type CredentialProviderConfig,

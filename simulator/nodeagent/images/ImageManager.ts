@@ -15,7 +15,7 @@
  *
  * Everything is decided when the pod worker asks (the outcome carries its time); the caller schedules what follows.
  */
-import { formatDuration } from "../../../src/api/Duration.js"
+import { formatDuration } from "../../../src/api/go/Duration.js"
 import * as TokenBucket from "../../events/TokenBucket.js"
 import type { Layer, NodeImages } from "./NodeImages.js"
 import { PullBackoff } from "./PullBackoff.js"

@@ -4,7 +4,7 @@
  * images by digest), what the seeded pods run, the modelled credential plugin, and each node's image disk.
  */
 import { Either, ParseResult, Schema } from "effect"
-import { parseQuantity } from "../../../src/api/Quantity.js"
+import { parseQuantity } from "../../../src/api/go/Quantity.js"
 import { DurationMs } from "../../../src/api/GoSchemas.js"
 
 /** A quantity (`100Mi`, `2Gi`, `1500000`) decoded to bytes. */
