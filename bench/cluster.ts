@@ -4,6 +4,7 @@
  *   npx tsc -p . && node dist/bench/cluster.js          # 5,000 nodes
  *   node dist/bench/cluster.js 500                      # 500 nodes
  *   node dist/bench/cluster.js 5000 30 60               # nodes, pods per node, virtual minutes
+ *   node dist/bench/cluster.js --control-plane --images # with the scheduler etc. and image pulls (--registry-qps=200)
  *
  * Prints wall time, virtual/real ratio, CPU time and peak RSS (goal: ≤ 30 s and ≤ 2 GiB on one core).
  */
@@ -14,6 +15,22 @@ import { controlPlaneWorkload } from "../simulator/scheduler/ControlPlane.js"
 // `--control-plane`: also run the scheduler (2 replicas with leader election), the event TTL controller and a
 // leaking pod on every 100th node (eviction managers, pressure conditions, admission) — the issue-6 steady state.
 const controlPlane = process.argv.includes("--control-plane")
+// `--images`: node agents pull images (docs/cluster.md "Image pulls"): of every 10 pods 3 need a pull from one
+// registry (shared base layer, the credential plugin in front), the rest use a pre-pulled image. `--registry-qps=N`
+// limits the registry (default 0: no limit; 200 makes the start a thundering herd of 429s and back-offs).
+const registryQps = Number(process.argv.find((a) => a.startsWith("--registry-qps="))?.split("=")[1] ?? 0)
+const withImages = process.argv.includes("--images")
+const images = {
+  registries: [{ host: "registry.example", latency: 150, bandwidth: 40 * 2 ** 20, qps: registryQps, burst: 2 * registryQps, requiresAuth: true }],
+  images: [
+    { name: "registry.example/pause:3.9", layers: [{ digest: "pause", size: 700 * 1024 }], prePulled: true },
+    { name: "registry.example/app:1", layers: [{ digest: "base", size: 80 * 2 ** 20 }, { digest: "app1", size: 25 * 2 ** 20 }] },
+    { name: "registry.example/worker:1", layers: [{ digest: "base", size: 80 * 2 ** 20 }, { digest: "worker1", size: 40 * 2 ** 20 }] },
+    { name: "registry.example/cache:7", layers: [{ digest: "cache7", size: 60 * 2 ** 20 }] }
+  ],
+  pods: ["pause", "pause", "app:1", "pause", "pause", "worker:1", "pause", "pause", "cache:7", "pause"].map((i) => `registry.example/${i.includes(":") ? i : "pause:3.9"}`),
+  credentialProvider: { name: "registry-credential-provider", matchImages: ["registry.example"], defaultCacheDuration: 600_000, latency: 300, cacheKeyType: "Registry" as const }
+}
 const positional = process.argv.slice(2).filter((a) => !a.startsWith("--"))
 const nodes = Number(positional[0] ?? 5_000)
 const podsPerNode = Number(positional[1] ?? 30)
@@ -27,6 +44,7 @@ const result = Effect.runSync(
     spec: {
       nodes,
       podsPerNode,
+      ...(withImages ? { images } : {}),
       ...(controlPlane
         ? { memoryPressure: [{ nodes: Array.from({ length: Math.ceil(nodes / 100) }, (_, i) => `node-${i * 100}`), pod: 0, base: "100Mi", perSecond: "20Mi" }] }
         : {})
@@ -48,6 +66,7 @@ console.log(
     {
       nodes,
       controlPlane,
+      images: withImages,
       pods: result.pods,
       evictions: result.evictions.length,
       virtualMinutes: minutes,
@@ -60,6 +79,16 @@ console.log(
       statusPatches: result.nodeStatus.patches,
       podStatusWrites: result.podStatusWrites,
       leaseRenewLatencyMs: { p50: result.leaseRenewLatency.p50, p99: result.leaseRenewLatency.p99, max: result.leaseRenewLatency.max },
+      ...(withImages
+        ? {
+            imagePulls: {
+              registryQps,
+              podsWithPulls: result.images.podsWithPulls,
+              events: result.images.events.byReason,
+              podStartupMs: { withoutPulls: { p99: result.images.podStartup.withoutPulls.p99 }, withPulls: { p50: result.images.podStartup.withPulls.p50, p99: result.images.podStartup.withPulls.p99 } }
+            }
+          }
+        : {}),
       goalMet: wallMs <= 30_000 && peakRssMiB <= 2048
     },
     null,

@@ -17,7 +17,7 @@ import { rfc3339 } from "../apiserver/SystemMeta.js"
 import { makeLifecycleLog } from "../controllers/nodelifecycle/LifecycleSettings.js"
 import { runNodeLifecycleController } from "../controllers/nodelifecycle/NodeLifecycleController.js"
 import { EventRecorder } from "../events/EventRecorder.js"
-import type { SeededRandom } from "../kernel/SeededRandom.js"
+import type { SeededRandom, SeededRandomService } from "../kernel/SeededRandom.js"
 import { parameters, ServiceTime, ServiceTimeModel } from "../apiserver/ServiceTime.js"
 import { hostWallClock, yieldToHost } from "../kernel/SimClock.js"
 import * as Simulation from "../kernel/Simulation.js"
@@ -27,6 +27,8 @@ import { NodeAgentShard } from "../nodeagent/NodeAgentShard.js"
 import { makeNode, type Interval, type SimulatedNode } from "../nodeagent/SimulatedNode.js"
 import { podCapacity } from "../nodeagent/NodeStatus.js"
 import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
+import { ImagePulls, type ImagePullsResult } from "../nodeagent/images/ImagePulls.js"
+import { podKey, pullPodImages } from "../nodeagent/images/PodImageStep.js"
 import { ClusterObserver, type PodDeletion, type ReadyTransition, type TaintChange } from "./ClusterObserver.js"
 import { runMemoryPressure } from "./Pressure.js"
 import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
@@ -79,6 +81,18 @@ export type ClusterResult = Record<string, unknown>
 /** Virtual clock reading at the start of every run: 2026-01-01T00:00:00Z. Result times count from here. */
 export const startMillis = Date.UTC(2026, 0, 1)
 
+/**
+ * The node agents' image step and their start-up latency record: a pod could start once it existed and its node's
+ * agent was up; it started when it was written Running.
+ */
+const imageSteps = (pulls: ImagePulls, random: SeededRandomService) => ({
+  preparePod: (pod: KObject, node: SimulatedNode, t: number) => pullPodImages(pulls, random, pod, node.name, t),
+  podStarted: (pod: KObject, node: SimulatedNode, t: number) => {
+    const created = Date.parse(pod.metadata.creationTimestamp ?? "")
+    pulls.podStarted(podKey(pod), t - Math.max(Number.isNaN(created) ? t : created, node.startAt))
+  }
+})
+
 export interface ClusterResultBody {
   readonly apiVersion: "clustersim/v1"
   readonly kind: "ClusterResult"
@@ -99,7 +113,9 @@ export interface ClusterResultBody {
   readonly evictions: ReadonlyArray<EvictionRecord>
   readonly events: { readonly byReason: Record<string, number>; readonly list: ReadonlyArray<{ t: number; reason: string; object: string; note: string }> }
   readonly zoneStates: ReadonlyArray<{ t: number; zone: string; state: string }>
-  readonly faults: ReadonlyArray<{ readonly type: string; readonly at: number; readonly for?: number; readonly nodes?: ReadonlyArray<string> }>
+  readonly faults: ReadonlyArray<{ readonly type: string; readonly at: number; readonly for?: number; readonly nodes?: ReadonlyArray<string>; readonly registry?: string }>
+  /** Image pulls, with `cluster.images` (docs/cluster.md "Image pulls"). */
+  readonly images?: ImagePullsResult & { readonly waitingStatusWrites: number }
   readonly kernel: { readonly timersFired: number; readonly tasksRun: number }
   /** Host-dependent; drop it before comparing results. */
   readonly wall: { readonly ms: number; readonly virtualPerReal: number }
@@ -110,6 +126,10 @@ export const runSimulatedCluster = (options: ClusterRunOptions): Effect.Effect<C
     Effect.suspend(() => {
       const resolved = resolveCluster(options.spec, options.baseDir)
       if (Either.isLeft(resolved)) return Effect.die(new Error(`invalid cluster spec: ${resolved.left.join("; ")}`))
+      const registryFault = options.faults.find((f) => f.type === "registry-outage" || f.type === "expire-registry-credentials")
+      if (registryFault !== undefined && options.spec.images === undefined) {
+        return Effect.die(new Error(`invalid cluster spec: a ${registryFault.type} fault needs cluster.images (the registries and images)`))
+      }
       return Effect.sync(() => run(options, resolved.right, () => outer.unsafeCurrentTimeMillis()) as unknown as ClusterResult)
     })
   )
@@ -221,12 +241,18 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
   // ---- faults, known in advance: per-node stop times and partition windows, server pauses
   const faultRandom = random.split("faults")
   const pauses: Array<Interval> = []
-  const applied: Array<{ type: string; at: number; for?: number; nodes?: ReadonlyArray<string> }> = []
+  const applied: Array<{ type: string; at: number; for?: number; nodes?: ReadonlyArray<string>; registry?: string }> = []
+  const imagePulls = spec.images === undefined || nodeAgent === undefined ? undefined : new ImagePulls(spec.images, nodeAgent, random.split("images"), startMillis)
   for (const fault of options.faults) {
     const at = startMillis + fault.at
     if (fault.type === "apiserver-pause") {
       pauses.push({ from: at, to: at + fault.for })
       applied.push({ type: fault.type, at: fault.at, for: fault.for })
+      continue
+    }
+    if (fault.type === "registry-outage" || fault.type === "expire-registry-credentials") {
+      imagePulls?.applyFault(fault)
+      applied.push(fault.type === "registry-outage" ? { type: fault.type, at: fault.at, for: fault.for, registry: fault.registry } : { type: fault.type, at: fault.at, registry: fault.registry })
       continue
     }
     const names = selectNodes(fault, nodes, faultRandom)
@@ -276,7 +302,15 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     const store = server.store
     observer.attach(store)
     // The agents' own client: in-process, without the service-time layer (a shard books modelled times itself).
-    const env = { client: inProcessClient(server), serviceTime: model, settings: settings!, metrics, pauses, resolutionMs }
+    const env = {
+      client: inProcessClient(server),
+      serviceTime: model,
+      settings: settings!,
+      metrics,
+      pauses,
+      resolutionMs,
+      ...(imagePulls !== undefined ? imageSteps(imagePulls, random.split("pod-workers")) : {})
+    }
     const shards: Array<NodeAgentShard> = []
     const shardOf = new Map<string, NodeAgentShard>()
     for (let s = 0; s < shardCount; s++) {
@@ -294,7 +328,17 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     const created = rfc3339(startMillis)
     // Stored objects are never mutated, so every seeded pod shares the parts that are the same for all.
     const labels = { app: "sim" }
-    const containers = [{ name: "app", image: "registry.example/app:1", resources: { requests: { cpu: "100m", memory: "128Mi" } } }]
+    const resources = { requests: { cpu: "100m", memory: "128Mi" } }
+    const containers = [{ name: "app", image: "registry.example/app:1", resources }]
+    // with `cluster.images`, pod i runs the scenario's i-th image (one container list per image, shared)
+    const containersByImage = new Map<string, ReadonlyArray<object>>()
+    const containersOf = (i: number): ReadonlyArray<object> => {
+      if (imagePulls === undefined) return containers
+      const image = imagePulls.podImage(i)
+      let c = containersByImage.get(image)
+      if (c === undefined) containersByImage.set(image, (c = [{ name: "app", image, resources }]))
+      return c
+    }
     const tolerations = [
       { key: TaintKeys.notReady, operator: "Exists", effect: "NoExecute", tolerationSeconds },
       { key: TaintKeys.unreachable, operator: "Exists", effect: "NoExecute", tolerationSeconds }
@@ -305,7 +349,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
         const name = flatString(node.name, "-pod-", String(i))
         const pod: KObject = {
           metadata: { name, namespace: "default", uid: fastUid(podRandom), creationTimestamp: created, labels },
-          spec: { nodeName: node.name, schedulerName: "default-scheduler", containers, tolerations },
+          spec: { nodeName: node.name, schedulerName: "default-scheduler", containers: containersOf(i), tolerations },
           status: pending
         }
         store.putFresh(Pods, objectKey("default", name), pod, startMillis)
@@ -381,6 +425,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     events: { byReason, list: lifecycleLog.events.filter((e) => e.reason !== "RegisteredNode").map((e) => ({ ...e, t: observer.since(e.t) })) },
     zoneStates: lifecycleLog.zoneStates.map((z) => ({ ...z, t: observer.since(z.t) })),
     faults: applied,
+    ...(imagePulls !== undefined ? { images: { ...imagePulls.result(), waitingStatusWrites: metrics.podWaitingWrites } } : {}),
     kernel: { timersFired: outcome.timersFired, tasksRun: outcome.tasksRun },
     wall: { ms: wallMs, virtualPerReal: wallMs > 0 ? reachedMs / wallMs : 0 }
   }

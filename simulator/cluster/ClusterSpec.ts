@@ -5,6 +5,7 @@
 import { Schema } from "effect"
 import { DurationMs, QuantityString } from "../../src/api/go/Schemas.js"
 import { ServiceTimeSettings } from "../apiserver/ServiceTime.js"
+import { ImagesSpec, RegistryOutage, ExpireRegistryCredentials } from "../nodeagent/images/ImagesSpec.js"
 
 export { DurationMs }
 
@@ -85,7 +86,9 @@ export const ClusterSpec = Schema.Struct({
   shards: Schema.optional(Schema.Int.pipe(Schema.between(1, ClusterBounds.shards))),
   resolution: Schema.optional(DurationMs),
   /** Nodes whose memory use grows; their eviction managers evict by the configured thresholds. */
-  memoryPressure: Schema.optional(Schema.Array(MemoryPressureSpec))
+  memoryPressure: Schema.optional(Schema.Array(MemoryPressureSpec)),
+  /** Image pulls: registries, images, the seeded pods' images, the credential plugin (docs/cluster.md). */
+  images: Schema.optional(ImagesSpec)
 }).annotations({ identifier: "Cluster" })
 export type ClusterSpec = typeof ClusterSpec.Type
 
@@ -103,7 +106,7 @@ export const ApiServerPause = Schema.Struct({ type: Schema.Literal("apiserver-pa
  * A timed fault; `at` counts from the start of the run. A new kind is one more struct in this union (its
  * `type` literal names it) and one branch where `ClusterRun.ts` applies faults.
  */
-export const ClusterFault = Schema.Union(StopNodes, Partition, ApiServerPause).annotations({ identifier: "Fault" })
+export const ClusterFault = Schema.Union(StopNodes, Partition, ApiServerPause, RegistryOutage, ExpireRegistryCredentials).annotations({ identifier: "Fault" })
 export type ClusterFault = typeof ClusterFault.Type
 
 export const decodeClusterSpec = Schema.decodeUnknownEither(ClusterSpec)

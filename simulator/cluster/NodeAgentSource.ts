@@ -67,7 +67,8 @@ export const checkNodeAgentSource = (source: NodeAgentSource | undefined, baseDi
     } catch (e) {
       return { problems: [{ path: ["file"], message: `cannot read node agent configuration ${file}: ${(e as Error).message}`, strict: false }] }
     }
-    const checked = checkNodeAgentConfiguration(text, file)
+    // a file is a whole configuration and must hold the spec's required fields; the inline form overrides defaults
+    const checked = checkNodeAgentConfiguration(text, file, { requireFields: true })
     const problems = [
       ...checked.errors.map((message) => ({ path: ["file"], message: message.startsWith(file) ? message : `${file}: ${message}`, strict: false })),
       ...strictIssues(text, file).map((message) => ({ path: ["file"], message, strict: true }))

@@ -8,6 +8,11 @@ export interface TokenBucket {
   readonly burst: number
   /** Takes one token at `now` (ms); returns the delay (ms) until it is available, 0 if at once. */
   reserve(now: number): number
+  /**
+   * Takes a token only if one is there now (client-go `TryAccept`: the node agent's image pulls fail with
+   * `pull QPS exceeded` instead of waiting). A time before the last one counts as the last one.
+   */
+  tryAccept(now: number): boolean
 }
 
 export const make = (qps: number, burst: number): TokenBucket => {
@@ -25,6 +30,16 @@ export const make = (qps: number, burst: number): TokenBucket => {
       tokens -= 1
       // A negative balance is a reservation: the caller waits until it is paid back.
       return tokens >= 0 ? 0 : (-tokens * 1000) / qps
+    },
+    tryAccept(now) {
+      if (qps <= 0) return true
+      if (last === Number.NEGATIVE_INFINITY) last = now
+      const t = Math.max(now, last)
+      tokens = Math.min(capacity, tokens + ((t - last) * qps) / 1000)
+      last = t
+      if (tokens < 1) return false
+      tokens -= 1
+      return true
     }
   }
 }

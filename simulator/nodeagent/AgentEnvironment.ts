@@ -8,7 +8,8 @@ import { makeHistogram, type Histogram } from "../../src/loadgen/LatencyRecorder
 import type { ServiceTimeModel } from "../apiserver/ServiceTime.js"
 import type { NodeAgentConfiguration } from "./config/NodeAgentConfiguration.js"
 import type { PreparePod } from "./PodStarter.js"
-import type { Interval } from "./SimulatedNode.js"
+import type { Interval, SimulatedNode } from "./SimulatedNode.js"
+import type { KObject } from "../../src/api/Object.js"
 
 /** The parts of a NodeAgentConfiguration the model uses, durations in ms. */
 export interface NodeAgentSettings {
@@ -41,6 +42,8 @@ export class NodeAgentMetrics {
   statusChecks = 0
   statusPatches = 0
   podStatusWrites = 0
+  /** Waiting statuses posted for pods whose preparation failed (image pulls). */
+  podWaitingWrites = 0
   /** Lease renew latency (ms, virtual): from the start of the renewal to the response. */
   readonly leaseLatency: Histogram = makeHistogram()
 }
@@ -60,4 +63,6 @@ export interface NodeAgentEnvironment {
   readonly resolutionMs: number
   /** What must happen before a pod's containers run (default: nothing, the pod runs at once). */
   readonly preparePod?: PreparePod
+  /** Told of every pod written Running on `node` at `t` (pod start-up latency). */
+  readonly podStarted?: (pod: KObject, node: SimulatedNode, t: number) => void
 }

@@ -126,6 +126,8 @@ export class NodeAgentShard {
         return this.pods.start((due as PodStart).agent, (due as PodStart).pod, time)
       case Kind.PodRunning:
         return this.pods.ready((due as PodStart).agent, (due as PodStart).pod, time)
+      case Kind.PodWaiting:
+        return this.pods.waiting((due as PodStart).agent, (due as PodStart).pod, (due as PodStart).waiting!, time)
     }
   }
 }

@@ -15,15 +15,16 @@ import { systemCriticalPriority, TaintKeys } from "../../src/api/WellKnown.js"
 import { admit, type PressureCondition } from "./eviction/Thresholds.js"
 import type { AgentState } from "./AgentState.js"
 import type { NodeHealth } from "./NodeStatus.js"
-import { ignore, Kind, type Request, type ShardContext } from "./ShardContext.js"
+import { ignore, Kind, type PodWaiting, type Request, type ShardContext } from "./ShardContext.js"
 import type { SimulatedNode } from "./SimulatedNode.js"
 
 /**
  * What must happen before `pod`'s containers run on `node`, starting at `t` (virtual ms): answers when the pod is
- * ready to run — `t` when nothing is to be done. It must not block: work that takes time is modelled as the time it
- * ends (a pull queue per node, for example, kept by the preparation itself).
+ * ready to run — `t` when nothing is to be done — or how it waits when it cannot run yet (an image pull failed:
+ * its status is posted and the pod tried again later). It must not block: work that takes time is modelled as the
+ * time it ends (a pull queue per node, for example, kept by the preparation itself).
  */
-export type PreparePod = (pod: KObject, node: SimulatedNode, t: number) => number
+export type PreparePod = (pod: KObject, node: SimulatedNode, t: number) => number | PodWaiting
 
 /** Nothing to prepare: every pod runs as soon as it is admitted. */
 export const nothingToPrepare: PreparePod = (_pod, _node, t) => t
@@ -82,6 +83,8 @@ interface RunningParts {
 
 export class PodStarter {
   private parts: RunningParts | undefined
+  /** Pods whose preparation takes time or failed: queued as PodRunning, PodWaiting, or a retry (PodStart). */
+  private readonly preparing = new Set<string>()
   private readonly prepare: PreparePod
 
   constructor(private readonly ctx: ShardContext) {
@@ -90,6 +93,8 @@ export class PodStarter {
 
   /** A pod bound to the agent's node, not Running yet: started at the agent's next event. */
   bound(a: AgentState, podKey: string): void {
+    // a pod being prepared or waiting to be tried again has its pod worker already (its own status writes come here)
+    if (this.preparing.has(podKey)) return
     if (!a.pending?.includes(podKey)) (a.pending ??= []).push(podKey)
   }
 
@@ -105,6 +110,7 @@ export class PodStarter {
 
   /** Due: read the pod, admit it, prepare it, run it. */
   start(a: AgentState, key: string, t: number): Request {
+    this.preparing.delete(key)
     const ctx = this.ctx
     if (ctx.stopped(a, t)) return
     if (!ctx.reachable(a, t)) {
@@ -116,13 +122,33 @@ export class PodStarter {
 
   /** Due after its preparation: read the pod again (it may have gone meanwhile) and run it. */
   ready(a: AgentState, key: string, t: number): Request {
+    this.preparing.delete(key)
     const ctx = this.ctx
     if (ctx.stopped(a, t)) return
     if (!ctx.reachable(a, t)) {
       ;(a.pending ??= []).push(key)
       return
     }
-    return this.read(a, key, (pod) => this.run(pod, t))
+    return this.read(a, key, (pod) => this.run(a, pod, t))
+  }
+
+  /**
+   * Due when a preparation failed: post the pod's waiting status (when its reason changed: the status manager
+   * writes only changes) and try the pod again at the pod worker's retry time.
+   */
+  waiting(a: AgentState, key: string, w: PodWaiting, t: number): Request {
+    const ctx = this.ctx
+    if (ctx.stopped(a, t)) return
+    ctx.due.push({ agent: a, pod: key }, Math.max(t, w.retryAt), Kind.PodStart)
+    this.preparing.add(key)
+    if (!ctx.reachable(a, t)) return
+    return this.read(a, key, (pod) => {
+      const statuses = ((pod.status ?? {}) as { containerStatuses?: ReadonlyArray<{ state?: { waiting?: { reason?: string } } }> }).containerStatuses
+      if (statuses?.[0]?.state?.waiting?.reason === w.reason) return
+      ctx.env.serviceTime.complete(t, "mutating", 0, podStatusBytes)
+      const body = w.status(pod, ctx.text.seconds(t))
+      return ctx.send((client) => client.patch(Pods, pod.metadata.name!, "merge", body, this.statusOptions(pod)), () => void ctx.env.metrics.podWaitingWrites++, ignore)
+    })
   }
 
   /** The pod as the agent's informer cache has it (the server's current object), if it is still to be started here. */
@@ -153,15 +179,21 @@ export class PodStarter {
     }
     // ---- prepare: the place for image pulls and other work before the containers run
     const readyAt = this.prepare(pod, a.node, t)
-    if (readyAt > t) {
-      this.ctx.due.push({ agent: a, pod: key }, readyAt, Kind.PodRunning)
+    if (typeof readyAt !== "number") {
+      this.ctx.due.push({ agent: a, pod: key, waiting: readyAt }, Math.max(t, readyAt.at), Kind.PodWaiting)
+      this.preparing.add(key)
       return
     }
-    return this.run(pod, t)
+    if (readyAt > t) {
+      this.ctx.due.push({ agent: a, pod: key }, readyAt, Kind.PodRunning)
+      this.preparing.add(key)
+      return
+    }
+    return this.run(a, pod, t)
   }
 
   /** PATCH the pod's status to Running, its containers started and ready. */
-  private run(pod: KObject, t: number): Request {
+  private run(a: AgentState, pod: KObject, t: number): Request {
     const ctx = this.ctx
     ctx.env.serviceTime.complete(t, "mutating", 0, podStatusBytes)
     const spec = pod.spec as PodSpecView
@@ -180,6 +212,7 @@ export class PodStarter {
       (client) => client.patch(Pods, pod.metadata.name!, "merge", running, this.statusOptions(pod)),
       () => {
         metrics.podStatusWrites++
+        ctx.env.podStarted?.(pod, a.node, t)
       },
       ignore
     )

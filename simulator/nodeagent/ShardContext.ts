@@ -5,6 +5,7 @@
  * is due and runs the requests they return.
  */
 import { Effect, Either } from "effect"
+import type { KObject } from "../../src/api/Object.js"
 import type { ApiError } from "../../src/api/Status.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
@@ -21,7 +22,8 @@ export const enum Kind {
   Status,
   PostStatus,
   PodStart,
-  PodRunning
+  PodRunning,
+  PodWaiting
 }
 
 /** What is due: an agent, or for a pod the agent and the pod's key. */
@@ -30,6 +32,20 @@ export type Due = AgentState | PodStart
 export interface PodStart {
   readonly agent: AgentState
   readonly pod: string
+  /** For `PodWaiting`: how the pod waits, and when it is tried again. */
+  readonly waiting?: PodWaiting
+}
+
+/** A preparation that cannot finish yet (an image pull failed): the status to post, and the next try. */
+export interface PodWaiting {
+  /** When the failure is known: the waiting status is written then. */
+  readonly at: number
+  /** When the pod worker tries the pod again (start → admit → prepare). */
+  readonly retryAt: number
+  /** The waiting reason of its containers (a new reason is posted; the same one again is not). */
+  readonly reason: string
+  /** The status PATCH body (phase Pending, containers waiting). */
+  readonly status: (pod: KObject, now: string) => object
 }
 
 /** A request an event handler makes (run by the shard's fiber), or nothing. */

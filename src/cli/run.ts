@@ -12,7 +12,9 @@ import { parseArgs } from "node:util"
 import { ApiServer, type ApiServerConfig } from "../../simulator/apiserver/ApiServer.js"
 import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
 import { runSimulation } from "../../simulator/cluster/ClusterRun.js"
+import { podStartupSeries } from "../../simulator/nodeagent/images/ImagePulls.js"
 import { checkNodeAgentConfiguration } from "../../simulator/nodeagent/config/check.js"
+import { checkCredentialProviderConfig } from "../../simulator/nodeagent/credentialprovider/validate.js"
 import { renderSummary } from "../../reports/summary.js"
 import { writeReports } from "./reportFiles.js"
 import { ApiClient } from "../client/ApiClient.js"
@@ -373,10 +375,12 @@ const runSimulatedScenario = (
       )
       const empty: Collected = { series: [], intervals: [], intervalMs: 1000 }
       if (captured) yield* captured.recorder.flush
-      const collected: Collected = captured
+      const recorded: Collected = captured
         ? { series: yield* captured.recorder.snapshot, intervals: yield* captured.recorder.intervals, intervalMs: 1000 }
         : empty
       const result = Exit.isSuccess(exit) ? exit.value : undefined
+      // pod start-up latency of the simulated node agents (with `cluster.images`), judged by thresholds like the rest
+      const collected: Collected = result?.cluster ? { ...recorded, series: [...recorded.series, ...podStartupSeries(result.cluster)] } : recorded
       const outcome =
         result === undefined
           ? { error: Exit.isFailure(exit) ? causeText(exit.cause) : "unknown error" }
@@ -474,7 +478,7 @@ export const parseRunFlags = (argv: ReadonlyArray<string>) =>
 // validate
 // ---------------------------------------------------------------------------------------------
 
-/** Checks scenario and NodeAgentConfiguration files; returns the exit code (2 if any is invalid). */
+/** Checks scenario, NodeAgentConfiguration and CredentialProviderConfig files; returns the exit code (2 if any is invalid). */
 export const validateFiles = (files: ReadonlyArray<string>, out: (s: string) => void, err: (s: string) => void): number => {
   if (files.length === 0) {
     err("clustersim: validate needs at least one file\n")
@@ -491,13 +495,20 @@ export const validateFiles = (files: ReadonlyArray<string>, out: (s: string) => 
       continue
     }
     if (/^kind:\s*["']?NodeAgentConfiguration["']?\s*$/m.test(text)) {
-      const r = checkNodeAgentConfiguration(text, file)
+      const r = checkNodeAgentConfiguration(text, file, { requireFields: true })
       for (const w of r.warnings) err(`warning: ${w}\n`)
       if (r.errors.length > 0) {
         // upstream's unlocated messages do not name the file; with several files they must
         for (const e of r.errors) err((e.startsWith(file) ? e : `${file}: ${e}`) + "\n")
         code = ExitCode.InvalidInput
       } else out(`${file}: valid NodeAgentConfiguration\n`)
+      continue
+    }
+    if (/^kind:\s*["']?CredentialProviderConfig["']?\s*$/m.test(text)) {
+      const r = checkCredentialProviderConfig(text, file)
+      for (const e of r.errors) err((e.startsWith(file) ? e : `${file}: ${e}`) + "\n")
+      if (r.errors.length > 0) code = ExitCode.InvalidInput
+      else out(`${file}: valid CredentialProviderConfig\n`)
       continue
     }
     const r = parseScenario(text, file)

@@ -36,10 +36,17 @@ export class DecodeContext {
     return (n as Node | null | undefined) ?? null
   }
 
-  report(kind: IssueKind, path: string, message: string, node: unknown): void {
+  /** 1-based line and column where `node` starts, when it has a place in the text. */
+  position(node: unknown): { line: number; column: number } | undefined {
     const offset = (node as { range?: [number, number, number] } | null)?.range?.[0]
-    const pos = offset === undefined ? undefined : this.lines.linePos(offset)
-    this.issues.push(pos ? { kind, path, message, line: pos.line, column: pos.col } : { kind, path, message })
+    if (offset === undefined) return undefined
+    const pos = this.lines.linePos(offset)
+    return { line: pos.line, column: pos.col }
+  }
+
+  report(kind: IssueKind, path: string, message: string, node: unknown): void {
+    const pos = this.position(node)
+    this.issues.push(pos ? { kind, path, message, ...pos } : { kind, path, message })
   }
 }
 
@@ -257,3 +264,15 @@ export const struct = <F extends Fields>(goName: string, goType: string, fields:
     return out as StructOf<F>
   }
 })
+
+/**
+ * Positions of the items of the list under `key` in the map `root`, null items left out as `list` leaves them
+ * out, so index i is the position of the i-th decoded item. The last occurrence of a repeated key counts.
+ */
+export const itemsOf = (root: Node | null, ctx: DecodeContext, key: string): Array<{ line: number; column: number } | undefined> => {
+  if (!isMap(root)) return []
+  let list: Node | null = null
+  for (const pair of root.items) if (keyText(ctx, pair) === key) list = ctx.resolve(pair.value)
+  if (!isSeq(list)) return []
+  return list.items.filter((raw) => jsonKind(ctx.resolve(raw)) !== "null").map((raw) => ctx.position(raw))
+}

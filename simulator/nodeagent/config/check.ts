@@ -13,6 +13,15 @@ import { applyDefaults } from "./defaults.js"
 import { parseThresholdConfig } from "./eviction.js"
 import type { NodeAgentConfiguration } from "./NodeAgentConfiguration.js"
 import { configFeatureGates, validateNodeAgentConfiguration } from "./validate.js"
+import { readDocumentHeader } from "./DocumentHeader.js"
+import { missingRequiredFields, requiredMessage } from "./required.js"
+
+/** The spec's required fields missing from a file that decoded (so its header reads again). */
+const requiredFieldErrors = (text: string, file: string): Array<string> => {
+  const header = readDocumentHeader(text)
+  if (Either.isLeft(header)) return []
+  return missingRequiredFields(header.right.root, header.right.ctx).map((m) => requiredMessage(file, m))
+}
 
 export interface CheckResult {
   /** The defaulted configuration, whenever the file could be decoded (even if it is invalid). */
@@ -26,7 +35,15 @@ const located = (file: string, issue: DecodeIssue): string => {
   return issue.path === "" ? `${where}: ${issue.message}` : `${where}: ${issue.path}: ${issue.message}`
 }
 
-export const checkNodeAgentConfiguration = (text: string, file: string): CheckResult => {
+export interface CheckOptions {
+  /**
+   * Report the fields spec 001 marks required when they are missing (required.ts). On for configuration files;
+   * off for a scenario's inline configuration, which overrides defaults piecemeal.
+   */
+  readonly requireFields?: boolean
+}
+
+export const checkNodeAgentConfiguration = (text: string, file: string, options: CheckOptions = {}): CheckResult => {
   const decoded = decodeNodeAgentConfiguration(text, file)
   // unknown and duplicate fields: upstream decodes leniently and goes on
   const warnings = decoded.issues.filter((i) => i.kind !== "error").map((i) => located(file, i))
@@ -39,7 +56,7 @@ export const checkNodeAgentConfiguration = (text: string, file: string): CheckRe
   // a feature gate error is reported alone (reference §1.3)
   const gates = configFeatureGates(config)
   if (Either.isLeft(gates)) return { config, errors: [gates.left], warnings }
-  const errors = [...validateNodeAgentConfiguration(config)]
+  const errors = [...(options.requireFields ? requiredFieldErrors(text, file) : []), ...validateNodeAgentConfiguration(config)]
   // upstream parses the eviction maps later, when the node agent is built; a bad map aborts startup too
   const thresholds = parseThresholdConfig(config)
   if (Either.isLeft(thresholds)) errors.push(thresholds.left)

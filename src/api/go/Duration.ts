@@ -176,3 +176,4 @@ export const formatDurationNanos = (d: bigint): string => {
 
 /** Go's `Duration.String()` for a duration given in milliseconds. */
 export const formatDuration = (ms: number): string => formatDurationNanos(millisToNanos(ms))
+
