@@ -5,7 +5,7 @@
  */
 import { Either, ParseResult, Schema } from "effect"
 import { parseQuantity } from "../../../src/api/go/Quantity.js"
-import { DurationMs } from "../../../src/api/GoSchemas.js"
+import { DurationMs } from "../../../src/api/go/Schemas.js"
 
 /** A quantity (`100Mi`, `2Gi`, `1500000`) decoded to bytes. */
 export const Bytes = Schema.transformOrFail(Schema.Union(Schema.String, Schema.Number), Schema.Number, {
