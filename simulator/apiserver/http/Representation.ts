@@ -103,8 +103,8 @@ const summarizeData = (data: Buffer, maxLength: number): string => {
  * reference §5.1, so there is no text to look for duplicate fields in). Errors are upstream's 400s
  * (`transformDecodeError`).
  */
-export const decodeProtobufBody = (bytes: Buffer, resource: ResourceType): Either.Either<KObject, ApiError> => {
-  const decoded = decodeObject(bytes, { apiVersion: apiVersionOf(resource), kind: resource.kind })
+export const decodeProtobufBody = (bytes: Buffer, resource: ResourceType, apiVersion = apiVersionOf(resource)): Either.Either<KObject, ApiError> => {
+  const decoded = decodeObject(bytes, { apiVersion, kind: resource.kind })
   if (Either.isRight(decoded)) return Either.right(decoded.right.object)
   const error = decoded.left
   if (error.path === "")
