@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { Cause, Deferred, Effect, Either, Exit, Fiber, Option, Runtime, Scope } from "effect"
+import { Cause, Clock, Deferred, Effect, Either, Exit, Fiber, Option, Runtime, Scope } from "effect"
 import { negotiate, requestBodyFormat, type Representation } from "../../src/api/MediaType.js"
 import type { KObject, WatchEvent } from "../../src/api/Object.js"
 import { patchTypeOf } from "../../src/api/Patch.js"
@@ -17,7 +17,18 @@ import * as Status from "../../src/api/Status.js"
 import { ApiError } from "../../src/api/Status.js"
 import { ApiServer, WaitFor, type ApiServerImpl, type Body } from "./ApiServer.js"
 import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, versionInfo } from "./Discovery.js"
-import { decodeDeleteOptions, decodeProtobufBody, encodeBody, encodeJson, encodeWatchEvent, watchContentType } from "./http/Representation.js"
+import {
+  decodeDeleteOptions,
+  decodeProtobufBody,
+  encodeBody,
+  encodeJson,
+  encodeWatchEvent,
+  tableBody,
+  tableRequest,
+  tableWatchEvent,
+  watchContentType,
+  type TableRequest
+} from "./http/Representation.js"
 import { isPrettyRequest, queryBool, queryInt } from "./http/QueryParams.js"
 import type { WatchSink } from "./WatchHub.js"
 
@@ -159,6 +170,8 @@ class Responder {
   representation: Representation = "json"
   /** The route's view of its stored type (docs/upstream-names.md), applied to every answer body. */
   view: ResourceView | undefined = undefined
+  /** Set when a Table was negotiated: answer bodies become Tables. */
+  table: TableRequest | undefined = undefined
 
   constructor(
     readonly req: http.IncomingMessage,
@@ -178,7 +191,10 @@ class Responder {
   /** An API object, list or Status in the negotiated representation. */
   body(code: number, body: object, extra: Record<string, string | string[]> = {}, stored = false): void {
     const accept = this.req.headers.accept
-    if (this.view) {
+    if (this.table) {
+      body = tableBody(this.table, body)
+      stored = false
+    } else if (this.view) {
       body = bodyToWire(this.view, body)
       stored = false
     }
@@ -343,7 +359,7 @@ const serveReadNow = (api: ApiServerImpl, now: number, req: http.IncomingMessage
   let representation: Representation = "json"
   if (accept !== undefined && accept !== "application/json" && accept !== "*/*") {
     const negotiated = negotiate(accept, { watch: false })
-    if (Either.isLeft(negotiated)) return false
+    if (Either.isLeft(negotiated) || typeof negotiated.right !== "string") return false
     representation = negotiated.right
   }
   const url = req.url ?? "/"
@@ -389,6 +405,7 @@ const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams,
     const accept = req.headers.accept
     if (accept !== undefined && accept !== "application/json" && accept !== "*/*")
       out.representation = yield* negotiate(accept, { watch: isWatch, collection: name === undefined })
+    out.table = yield* tableRequest(out.representation, resource, query.get("includeObject"), yield* Clock.currentTimeMillis, view?.toWire)
     const limit = yield* intParam(query, "limit")
     const timeoutSeconds = yield* intParam(query, "timeoutSeconds")
     const str = (k: string) => query.get(k) ?? undefined
@@ -515,6 +532,8 @@ const serveWatch = (
       const done = yield* Deferred.make<void>()
       const bufferBytes = api.config.watchBufferSize * 4096
       const representation = out.representation
+      const table = out.table
+      let first = true
       let started = false
       let ended = false
       const start = () => {
@@ -531,7 +550,9 @@ const serveWatch = (
           if (ended) return true
           if (!initial && res.writableLength > bufferBytes) return false
           start()
-          const bytes = encodeWatchEvent(representation, view ? eventToWire(view, event) : event)
+          const wire = table ? tableWatchEvent(table, event, first) : view ? eventToWire(view, event) : event
+          first = false
+          const bytes = encodeWatchEvent(representation, wire)
           if (Either.isRight(bytes)) {
             res.write(bytes.right)
             return true
