@@ -11,13 +11,16 @@ const apiResource = (r: ResourceType) => ({
   ...(r.shortNames.length > 0 ? { shortNames: r.shortNames } : {})
 })
 
-const subresource = (r: ResourceType, sub: string) => ({
-  name: `${r.plural}/${sub}`,
-  singularName: "",
-  namespaced: r.namespaced,
-  kind: sub === "binding" ? "Binding" : sub === "scale" ? "Scale" : r.kind,
-  verbs: sub === "binding" ? ["create"] : ["get", "patch", "update"]
-})
+const subresource = (r: ResourceType, sub: string) =>
+  sub === "eviction"
+    ? { name: `${r.plural}/${sub}`, singularName: "", namespaced: r.namespaced, group: "policy", version: "v1", kind: "Eviction", verbs: ["create"] }
+    : {
+        name: `${r.plural}/${sub}`,
+        singularName: "",
+        namespaced: r.namespaced,
+        kind: sub === "binding" ? "Binding" : sub === "scale" ? "Scale" : r.kind,
+        verbs: sub === "binding" ? ["create"] : ["get", "patch", "update"]
+      }
 
 /** A view's entry (docs/upstream-names.md): the stored type's names, the view's verbs. */
 const viewResource = (view: ResourceView) => {

@@ -448,9 +448,9 @@ const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams,
       }
       case "POST": {
         if (name !== undefined && subresource === undefined) return yield* Effect.fail(Status.methodNotAllowed())
-        if (subresource !== undefined && subresource !== "binding") return yield* Effect.fail(Status.methodNotAllowed())
+        if (subresource !== undefined && subresource !== "binding" && subresource !== "eviction") return yield* Effect.fail(Status.methodNotAllowed())
         const body = yield* readObjectBody
-        if (subresource === "binding") {
+        if (subresource !== undefined) {
           const value = body.value as Record<string, unknown>
           const meta = (value?.metadata ?? {}) as Record<string, unknown>
           return yield* write(api.create(resource, { value: { ...value, metadata: { ...meta, name: meta.name ?? name } } }, writeOptions), out)

@@ -3,9 +3,9 @@
  * states and their eviction rates, toleration matching, and the per-zone token bucket.
  */
 import type { NodeCondition } from "../nodeagent/NodeStatus.js"
+import { notReadyTaintKey, unreachableTaintKey } from "../../src/api/kinds/TaintKeys.js"
 
-export const notReadyTaintKey = "node.platform.io/not-ready"
-export const unreachableTaintKey = "node.platform.io/unreachable"
+export { notReadyTaintKey, unreachableTaintKey }
 
 export type TaintEffect = "NoSchedule" | "PreferNoSchedule" | "NoExecute"
 
