@@ -53,7 +53,11 @@ const upstreamGroup = (resource: ResourceType): ResourceView => {
     resource,
     apiVersion,
     readOnly: false,
-    toWire: (obj) => ({ ...extendable, ...renamedNamespace(obj, namespaceToWire), apiVersion }),
+    // List items are stored and served without kind/apiVersion: only a typed object gets the view's apiVersion.
+    toWire: (obj) => {
+      const renamed = renamedNamespace(obj, namespaceToWire)
+      return obj.apiVersion === undefined ? renamed : { ...extendable, ...renamed, apiVersion }
+    },
     namespaceToStore: (ns) => upstreamNamespaces.get(ns) ?? ns,
     namespaceToWire,
     fieldLabel: same
