@@ -1,5 +1,5 @@
 /** The terminal rendering of a comparison (`clustersim compare`), from the `Comparison` alone. */
-import type { Comparison, SeriesSide } from "../src/compare/Compare.js"
+import { type Comparison, formatRatioInterval, type SeriesSide } from "../src/compare/Compare.js"
 import type { RuleHit } from "../src/compare/FailIf.js"
 import { formatMs, table } from "./summary.js"
 
@@ -36,6 +36,9 @@ export const renderComparison = (c: Comparison, hits: ReadonlyArray<RuleHit> = [
     out.push(`${p.other} vs ${p.baseline}`)
     const methods = new Set(p.series.map((s) => s.method).filter((m) => m !== "none"))
     for (const m of methods) out.push(`  (${methodNote[m]})`)
+    const fewest = Math.min(...c.sides.filter((s) => s.label === p.baseline || s.label === p.other).map((s) => s.rounds))
+    if ((methods.has("rounds-paired") || methods.has("rounds-welch")) && fewest < 3)
+      out.push(`  (${fewest} rounds: a t interval on ${fewest - 1} degree of freedom is very wide; --rounds 5 or more gives usable intervals)`)
     const rows: Array<Array<string>> = [["series / side", "count", "ops/s", "errors", "dropped", "p50", "p90", "p99", "max"]]
     const verdictAfter = new Map<number, string>()
     for (const s of p.series) {
@@ -61,7 +64,7 @@ export const renderComparison = (c: Comparison, hits: ReadonlyArray<RuleHit> = [
     for (const rule of rules) {
       const mine = hits.filter((h) => h.rule === rule)
       if (mine.length === 0) out.push(`✓ --fail-if ${rule}: holds for no series`)
-      for (const h of mine) out.push(`✗ --fail-if ${rule}: ${h.pair}, ${h.series}: ×${h.estimate.toFixed(2)} [${h.low.toFixed(2)}–${h.high.toFixed(2)}]`)
+      for (const h of mine) out.push(`✗ --fail-if ${rule}: ${h.pair}, ${h.series}: ${formatRatioInterval(h)}`)
     }
   }
   return out.join("\n")

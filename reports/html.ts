@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { parse as parseYaml } from "yaml"
 import type { Comparison, Side } from "../src/compare/Compare.js"
-import { keyLabel } from "../src/compare/Compare.js"
+import { formatRatioInterval, keyLabel } from "../src/compare/Compare.js"
 import { keyString } from "../src/loadgen/LatencyRecorder.js"
 import type { RunArtifact } from "../src/scenario/Artifact.js"
 import { renderComparison } from "./compareText.js"
@@ -352,7 +352,7 @@ export const renderComparisonHtml = (c: Comparison, sides: ReadonlyArray<Side>):
     p.series.map(
       (s) =>
         `<tr><td>${escapeHtml(s.label)}</td><td>${escapeHtml(`${p.other} vs ${p.baseline}`)}</td>${s.ratios
-          .map((r) => `<td>×${r.estimate.toFixed(2)} [${r.low.toFixed(2)}–${r.high.toFixed(2)}]</td>`)
+          .map((r) => `<td>${formatRatioInterval(r)}</td>`)
           .join("")}${"<td></td>".repeat(3 - s.ratios.length)}<td class="${s.verdict.startsWith("no significant") ? "" : "fail"}">${escapeHtml(s.verdict)}</td></tr>`
     )
   )

@@ -5,8 +5,9 @@
  */
 import { Either } from "effect"
 import { invalid as invalidField, notSupported, type FieldError } from "../../src/api/FieldError.js"
-import { duplicateFields, strictDecodingErrors } from "../../src/api/kinds/DuplicateFields.js"
-import { decodesCleanly, splitUnknownFields, typeError } from "../../src/api/kinds/FieldSchema.js"
+import { depthOverflowInText, maxBodyNestingDepth } from "../../src/api/JsonDepth.js"
+import { strictDecodingErrors } from "../../src/api/kinds/DuplicateFields.js"
+import { decodesCleanly, envelopeSchema, splitUnknownFields, typeError } from "../../src/api/kinds/FieldSchema.js"
 import { isRecord, type KObject } from "../../src/api/Object.js"
 import type { DeleteOptions, WriteOptions } from "../../src/api/Requests.js"
 import { apiVersionOf, type ResourceType } from "../../src/api/Resources.js"
@@ -72,15 +73,20 @@ export const decodeBody = (
     return Either.left(
       Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`)
     )
-  const schema = resource.rules.schema
-  const clean = schema === undefined || decodesCleanly(schema, value, decoded)
-  if (schema && !clean) {
+  // Kinds without a schema of their own still decode the common envelope typed (metadata is ObjectMeta).
+  const schema = resource.rules.schema ?? envelopeSchema
+  const clean = decodesCleanly(schema, value, decoded)
+  if (!clean) {
     const typeProblem = typeError(schema, value, kind, version, undefined, decoded)
     if (typeProblem) return Either.left(Status.badRequest(typeProblem))
   }
   const metadata = value.metadata
   if (metadata !== undefined && !isRecord(metadata))
     return Either.left(Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: json: cannot unmarshal ${jsonTypeName(metadata)} into Go struct field ${kind}.metadata of type v1.ObjectMeta`))
+  // After type errors, which upstream finds first (docs/limits.md); in-process values are trusted, patch
+  // bodies are bounded as they arrive.
+  if (body.raw !== undefined && depthOverflowInText(body.raw, maxBodyNestingDepth) !== undefined)
+    return Either.left(Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: exceeded max depth of ${maxBodyNestingDepth}`))
   const level = fieldValidation || "Warn"
   // The common case: a clean body given as a value (no text to look for duplicate fields in).
   if (clean && body.raw === undefined) {
@@ -89,11 +95,10 @@ export const decodeBody = (
   }
   const problems: string[] = []
   // Unknown fields are dropped at every level; Ignore only stops reporting them.
-  const split = schema && !clean ? splitUnknownFields(schema, value, decoded) : { known: value, unknown: noWarnings }
+  const split = !clean ? splitUnknownFields(schema, value, decoded) : { known: value, unknown: noWarnings }
   if (level !== "Ignore") {
     // With the text at hand the decoder's findings come in document order; without it only unknown fields exist.
-    if (body.raw !== undefined && schema) problems.push(...strictDecodingErrors(body.raw, schema))
-    else if (body.raw !== undefined) problems.push(...duplicateFields(body.raw).map((f) => `duplicate field ${JSON.stringify(f)}`))
+    if (body.raw !== undefined) problems.push(...strictDecodingErrors(body.raw, schema))
     else problems.push(...split.unknown.map((f) => `unknown field ${JSON.stringify(f)}`))
   }
   const known = split.known as Record<string, unknown>

@@ -4,7 +4,8 @@
  * through `Admission`.
  */
 import { Effect, Either } from "effect"
-import { extendable, type KList, type KObject } from "../../src/api/Object.js"
+import { type KList, type KObject } from "../../src/api/Object.js"
+import { extendable } from "../../src/api/internal/V8Shapes.js"
 import type { DeleteOptions, DeleteResult, ListOptions } from "../../src/api/Requests.js"
 import { initialNamespaces, Namespaces, resourceTypes, type ResourceType } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"

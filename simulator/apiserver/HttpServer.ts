@@ -5,8 +5,9 @@
  */
 import { randomUUID } from "node:crypto"
 import * as http from "node:http"
-import type { AddressInfo } from "node:net"
+import type { AddressInfo, Socket } from "node:net"
 import { Cause, Clock, Deferred, Effect, Either, Exit, Fiber, Option, Runtime, Scope } from "effect"
+import { depthOverflowInText, maxBodyNestingDepth } from "../../src/api/JsonDepth.js"
 import { negotiate, requestBodyFormat, type Representation } from "../../src/api/MediaType.js"
 import type { KObject, WatchEvent } from "../../src/api/Object.js"
 import { patchTypeOf } from "../../src/api/Patch.js"
@@ -17,26 +18,29 @@ import * as Status from "../../src/api/Status.js"
 import { ApiError } from "../../src/api/Status.js"
 import { ApiServer, WaitFor, type ApiServerImpl, type Body } from "./ApiServer.js"
 import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, versionInfo } from "./Discovery.js"
+import { decodeDeleteOptions, decodeProtobufBody, encodeBody, encodeJson, tableBody, tableRequest, tableWatchEvent, type TableRequest } from "./http/Representation.js"
 import {
-  decodeDeleteOptions,
-  decodeProtobufBody,
-  encodeBody,
-  encodeJson,
-  encodeWatchEvent,
-  tableBody,
-  tableRequest,
-  tableWatchEvent,
-  watchContentType,
-  type TableRequest
-} from "./http/Representation.js"
+  answerClientError,
+  capConnections,
+  nodeServerOptions,
+  requestTimedOut,
+  resolveLimits,
+  statusOnSocket,
+  type ServerLimits
+} from "./http/Limits.js"
 import { isPrettyRequest, queryBool, queryInt } from "./http/QueryParams.js"
-import type { WatchSink } from "./WatchHub.js"
+import { warningHeaders } from "./http/WarningHeader.js"
+import { watchStream } from "./http/WatchStream.js"
 
 export interface HttpServerOptions {
   readonly host: string
   readonly port: number
   /** Serve the `/clustersim/` admin endpoints (compact, drop watches, pause). */
   readonly admin: boolean
+  /** Timeouts, sizes and connection cap; unset ones take {@link defaultServerLimits} (docs/limits.md). */
+  readonly limits?: Partial<ServerLimits>
+  /** Wait this long before answering each request (`serve --added-latency`: a slower server or network). */
+  readonly addedLatencyMs?: number
 }
 
 export interface RunningServer {
@@ -44,8 +48,6 @@ export interface RunningServer {
   readonly port: number
   readonly server: http.Server
 }
-
-const maxBodyBytes = 3 * 1024 * 1024
 
 interface Route {
   readonly resource: ResourceType
@@ -132,14 +134,11 @@ export const parsePath = (path: string, serverAddress: string): Parsed => {
   return { _tag: "resource", route: { resource: found.resource, namespace: undefined, name: parts[1], subresource: parts[2], view: found.view, watch } }
 }
 
-/** The `Warning` header value of reference §5.1: `299 - "text"` with `"` and `\` escaped. */
-export const warningHeader = (text: string): string => `299 - "${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`
-
 const intParam = queryInt
 
 const noQuery = new URLSearchParams()
 
-const readBody = (req: http.IncomingMessage): Promise<Either.Either<Buffer, ApiError>> =>
+const readBody = (req: http.IncomingMessage, maxBodyBytes: number): Promise<Either.Either<Buffer, ApiError>> =>
   new Promise((resolve) => {
     const chunks: Buffer[] = []
     let size = 0
@@ -227,9 +226,9 @@ class Responder {
     this.res.end(bytes)
   }
 
-  error(error: ApiError): void {
+  error(error: ApiError, extra: Record<string, string> = {}): void {
     const retry = error.status.details?.retryAfterSeconds
-    this.body(error.code, error.status, retry ? { "Retry-After": String(retry) } : {})
+    this.body(error.code, error.status, retry ? { "Retry-After": String(retry), ...extra } : extra)
   }
 }
 
@@ -239,22 +238,35 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     const api = yield* ApiServer
     const runtime = yield* Effect.runtime<never>()
     const run = Runtime.runFork(runtime)
-    const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 })
+    const limits = resolveLimits(options.limits)
+    const server = http.createServer(nodeServerOptions(limits))
+    const refused = capConnections(server, limits.maxConnections)
     let address = `${options.host}:${options.port}`
     const clock = yield* Effect.clock
+    const onDefect = (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => answerDefect(run, req, res, defect)
+    const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      try {
+        if (req.method === "GET" && serveReadNow(api, clock.unsafeCurrentTimeMillis(), req, res, address)) return
+        const fiber = run(handle(api, req, res, options, limits, address, onDefect), { immediate: true })
+        // Most requests finish synchronously. For the rest (watches, waits, body reads) the response closing
+        // early means the client went away: stop the work.
+        if (fiber.unsafePoll() === null)
+          res.on("close", () => {
+            if (!res.writableFinished) run(Fiber.interrupt(fiber))
+          })
+      } catch (defect) {
+        onDefect(req, res, defect)
+      }
+    }
+    const added = options.addedLatencyMs ?? 0
     server.on("request", (req, res) => {
-      if (req.method === "GET" && serveReadNow(api, clock.unsafeCurrentTimeMillis(), req, res, address)) return
-      const fiber = run(handle(api, req, res, options, address), { immediate: true })
-      // Most requests finish synchronously. For the rest (watches, waits, body reads) the response closing
-      // early means the client went away: stop the work.
-      if (fiber.unsafePoll() === null)
-        res.on("close", () => {
-          if (!res.writableFinished) run(Fiber.interrupt(fiber))
-        })
+      if (refused(req.socket)) return void res.destroy()
+      if (added > 0) run(Effect.sleep(added).pipe(Effect.andThen(() => answer(req, res))))
+      else answer(req, res)
     })
-    server.on("clientError", (_err, socket) => {
-      if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\n\r\n")
-    })
+    // Upstream serves no CONNECT (405); node would drop the socket without an answer.
+    server.on("connect", (_req, socket: Socket) => statusOnSocket(socket, Status.methodNotAllowed()))
+    server.on("clientError", answerClientError)
     yield* Effect.async<void>((resume) => {
       server.listen(options.port, options.host, () => resume(Effect.void))
     })
@@ -269,7 +281,30 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     return { url: `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`, port, server }
   })
 
-const handle = (api: ApiServerImpl, req: http.IncomingMessage, res: http.ServerResponse, options: HttpServerOptions, address: string) =>
+/**
+ * A defect in one request — a bug, never the client's fault — becomes a 500 Status for that request alone,
+ * logged with the request id its `Audit-Id` header carries; the server goes on.
+ */
+const answerDefect = (run: (effect: Effect.Effect<void>) => unknown, req: http.IncomingMessage, res: http.ServerResponse, defect: unknown): void => {
+  const requestId = randomUUID()
+  run(Effect.logError(`request ${requestId} (${req.method} ${req.url?.slice(0, 200)}) failed with a defect`, Cause.die(defect)))
+  try {
+    if (res.headersSent) res.destroy()
+    else new Responder(req, res, false).error(Status.internal(`Internal error occurred: request ${requestId} failed; see the server log`), { "Audit-Id": requestId })
+  } catch {
+    res.destroy()
+  }
+}
+
+const handle = (
+  api: ApiServerImpl,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  options: HttpServerOptions,
+  limits: ServerLimits,
+  address: string,
+  onDefect: (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => void
+) =>
   Effect.suspend(() => {
     const url = req.url ?? "/"
     const q = url.indexOf("?")
@@ -291,23 +326,30 @@ const handle = (api: ApiServerImpl, req: http.IncomingMessage, res: http.ServerR
         return Effect.sync(() => (req.method === "GET" ? out.json(200, parsed.body) : out.error(Status.methodNotAllowed())))
       case "admin":
         return options.admin ? adminAction(api, parsed.action, query, req.method ?? "GET", out) : Effect.sync(() => out.text(404, "404 page not found\n"))
-      case "resource":
+      case "resource": {
+        // Watches are long-running; everything else is answered within the request timeout (504 after).
+        const served = serveResource(api, parsed.route, query, req, out, limits, onDefect)
+        const bounded = limits.requestTimeoutMs > 0 && queryBool(query, "watch") !== true && parsed.route.watch !== true
+          ? Effect.timeoutFail(served, { duration: limits.requestTimeoutMs, onTimeout: requestTimedOut })
+          : served
         // Errors here are in the negotiated representation (protobuf clients get a protobuf Status).
-        return serveResource(api, parsed.route, query, req, out).pipe(
-          Effect.catchAll((error) => Effect.sync(() => (res.headersSent ? res.end() : out.error(error))))
-        )
+        return bounded.pipe(Effect.catchAll((error) => Effect.sync(() => (res.headersSent ? res.end() : out.error(error)))))
+      }
     }
   }).pipe(
     Effect.catchAllCause((cause) =>
       Effect.sync(() => {
         if (Cause.isInterruptedOnly(cause)) return
         const failure: Option.Option<unknown> = Cause.failureOption(cause)
-        const error = Option.isSome(failure) && failure.value instanceof ApiError ? failure.value : Status.internal(Cause.pretty(cause).split("\n")[0] ?? "internal error")
-        if (!res.headersSent) new Responder(req, res, false).error(error)
+        if (Option.isNone(failure) || !(failure.value instanceof ApiError)) return onDefect(req, res, Cause.squash(cause))
+        if (!res.headersSent) new Responder(req, res, false).error(failure.value)
         else res.end()
       })
     )
   )
+
+/** The longest `/clustersim/pause` (one hour). */
+const maxPauseSeconds = 3600
 
 const adminAction = (api: ApiServerImpl, action: string, query: URLSearchParams, method: string, out: Responder): Effect.Effect<void> => {
   if (method !== "POST") return Effect.sync(() => out.error(Status.methodNotAllowed()))
@@ -317,8 +359,11 @@ const adminAction = (api: ApiServerImpl, action: string, query: URLSearchParams,
     case "drop-watches":
       return api.dropWatches().pipe(Effect.map((dropped) => out.json(200, { dropped })))
     case "pause": {
-      const seconds = Number(query.get("seconds") ?? "0")
-      if (!Number.isFinite(seconds) || seconds <= 0) return Effect.sync(() => out.error(Status.badRequest("pause needs seconds=N with N > 0")))
+      const raw = query.get("seconds") ?? ""
+      const seconds = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN
+      // A pause longer than the request timeout's upper bound would only wedge every client.
+      if (!(seconds > 0 && seconds <= maxPauseSeconds))
+        return Effect.sync(() => out.error(Status.badRequest(`seconds: must be a number of seconds in (0, ${maxPauseSeconds}], got "${raw.slice(0, 64)}"`)))
       return api.pause(seconds * 1000).pipe(Effect.map(() => out.json(200, { pausedSeconds: seconds })))
     }
     default:
@@ -328,7 +373,7 @@ const adminAction = (api: ApiServerImpl, action: string, query: URLSearchParams,
 
 const write = (r: Effect.Effect<{ code: number; object: KObject; warnings: ReadonlyArray<string> }, ApiError>, out: Responder) =>
   Effect.map(r, (result) =>
-    out.body(result.code, result.object, result.warnings.length > 0 ? { Warning: result.warnings.map(warningHeader) } : {})
+    out.body(result.code, result.object, result.warnings.length > 0 ? { Warning: warningHeaders(result.warnings) } : {})
   )
 
 /** The field selector in the stored type's spelling (a view may name fields otherwise). */
@@ -394,12 +439,22 @@ const serveReadNow = (api: ApiServerImpl, now: number, req: http.IncomingMessage
   return true
 }
 
-const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams, req: http.IncomingMessage, out: Responder): Effect.Effect<void, ApiError> =>
+const serveResource = (
+  api: ApiServerImpl,
+  route: Route,
+  query: URLSearchParams,
+  req: http.IncomingMessage,
+  out: Responder,
+  limits: ServerLimits,
+  onDefect: (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => void
+): Effect.Effect<void, ApiError> =>
   Effect.gen(function* () {
     const method = req.method ?? "GET"
     const { resource, name, subresource, view } = route
     const namespace = route.namespace
     out.view = view
+    // A namespaced type's path without a namespace is the all-namespaces collection: list and watch only.
+    if (resource.namespaced && namespace === undefined && method !== "GET") return yield* Effect.fail(Status.methodNotAllowed())
     const isWatch = route.watch === true || queryBool(query, "watch") === true
     if (view?.readOnly && method !== "GET" && method !== "DELETE") return yield* Effect.fail(Status.methodNotAllowed())
     const accept = req.headers.accept
@@ -414,7 +469,7 @@ const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams,
     const writeOptions = { namespace, dryRun, fieldValidation: str("fieldValidation"), fieldManager: str("fieldManager"), subresource }
     const readBodyJson = (what: string) =>
       Effect.flatMap(
-        Effect.promise(() => readBody(req)),
+        Effect.promise(() => readBody(req, limits.maxBodyBytes)),
         (bytes) => Effect.flatMap(bytes, (b) => parseJsonBody(b.toString("utf8"), what))
       )
     /** A POST or PUT body in the format its Content-Type names. */
@@ -423,7 +478,7 @@ const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams,
       const body: Body =
         format === "json"
           ? yield* readBodyJson("couldn't get version/kind")
-          : { value: yield* decodeProtobufBody(yield* Effect.flatMap(Effect.promise(() => readBody(req)), (b) => b), resource, view?.apiVersion) }
+          : { value: yield* decodeProtobufBody(yield* Effect.flatMap(Effect.promise(() => readBody(req, limits.maxBodyBytes)), (b) => b), resource, view?.apiVersion) }
       return view ? { ...body, value: yield* bodyToStore(view, body.value) } : body
     })
     switch (method) {
@@ -437,7 +492,7 @@ const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams,
             resourceVersionMatch: str("resourceVersionMatch"),
             allowWatchBookmarks: queryBool(query, "allowWatchBookmarks"),
             timeoutSeconds
-          }, out, view)
+          }, out, limits, (defect) => onDefect(req, out.res, defect), view)
         }
         if (name === undefined) {
           const list = yield* api.list(resource, listOptionsOf(query, namespace, limit, view))
@@ -467,10 +522,12 @@ const serveResource = (api: ApiServerImpl, route: Route, query: URLSearchParams,
         const patchType = patchTypeOf(req.headers["content-type"] ?? "")
         if (patchType === undefined || patchType === "apply") return yield* Effect.fail(Status.unsupportedMediaType("415: Unsupported Media Type", true))
         const body = yield* readBodyJson("error decoding patch")
+        if (depthOverflowInText(body.raw!, maxBodyNestingDepth) !== undefined)
+          return yield* Effect.fail(Status.badRequest(`error decoding patch: exceeded max depth of ${maxBodyNestingDepth}`))
         return yield* write(api.patch(resource, name, patchType, body, writeOptions), out)
       }
       case "DELETE": {
-        const bytes = yield* Effect.flatMap(Effect.promise(() => readBody(req)), (t) => t)
+        const bytes = yield* Effect.flatMap(Effect.promise(() => readBody(req, limits.maxBodyBytes)), (t) => t)
         const text = bytes.toString("utf8")
         // client-go's protobuf clients send DeleteOptions as protobuf.
         const protobufBody = bytes.length > 0 && Either.getOrUndefined(requestBodyFormat(req.headers["content-type"])) === "protobuf"
@@ -514,67 +571,42 @@ const deleteOptionsFromBody = (value: unknown, namespace: string | undefined): D
   }
 }
 
-/**
- * Chunked JSON stream, one event per line, written straight from the server's fan-out (no fiber per event).
- * A client that stops reading fills the socket buffer; past `bufferBytes` the watch is closed.
- */
+/** A watch over HTTP (http/WatchStream.ts), bounded by `watchBufferSize` events and the byte limit. */
 const serveWatch = (
   api: ApiServerImpl,
   resource: ResourceType,
   name: string | undefined,
   opts: WatchOptions,
   out: Responder,
+  limits: ServerLimits,
+  onDefect: (defect: unknown) => void,
   view: ResourceView | undefined
 ): Effect.Effect<void, ApiError> =>
   Effect.scoped(
     Effect.gen(function* () {
-      const res = out.res
       const done = yield* Deferred.make<void>()
-      const bufferBytes = api.config.watchBufferSize * 4096
-      const representation = out.representation
+      // A Table watch carries the column definitions on its first event only; a view renames every event.
       const table = out.table
       let first = true
-      let started = false
-      let ended = false
-      const start = () => {
-        if (started) return
-        started = true
-        res.writeHead(200, {
-          "Content-Type": watchContentType(representation, out.req.headers.accept),
-          "Cache-Control": "no-cache, private",
-          "Transfer-Encoding": "chunked"
-        })
-      }
-      const sink: WatchSink = {
-        offer: (event, initial) => {
-          if (ended) return true
-          if (!initial && res.writableLength > bufferBytes) return false
-          start()
-          const wire = table ? tableWatchEvent(table, event, first) : view ? eventToWire(view, event) : event
-          first = false
-          const bytes = encodeWatchEvent(representation, wire)
-          if (Either.isRight(bytes)) {
-            res.write(bytes.right)
-            return true
+      const transform = table
+        ? (event: WatchEvent) => {
+            const converted = tableWatchEvent(table, event, first)
+            first = false
+            return converted
           }
-          // An object without a lossless protobuf form: an ERROR event (a Status always has one), then the end.
-          const failure: WatchEvent = { type: "ERROR", object: Status.internal(bytes.left.message).status as unknown as KObject }
-          res.write(Either.getOrThrow(encodeWatchEvent(representation, failure)))
-          sink.close()
-          return true
-        },
-        close: () => {
-          if (ended) return
-          ended = true
-          start()
-          res.end()
-          Deferred.unsafeDone(done, Exit.void)
-        },
-        isClosed: () => ended
-      }
+        : view
+          ? (event: WatchEvent) => eventToWire(view, event)
+          : undefined
+      const sink = watchStream(out.req, out.res, {
+        representation: out.representation,
+        maxQueuedEvents: api.config.watchBufferSize,
+        maxQueuedBytes: limits.watchBufferBytes,
+        onEnd: () => Deferred.unsafeDone(done, Exit.void),
+        onDefect,
+        transform
+      })
       yield* api.watchInto(resource, opts, name, sink)
-      start()
-      res.flushHeaders()
+      sink.start()
       yield* Deferred.await(done)
     })
   )

@@ -7,7 +7,8 @@
  * effects: the server passes the time in.
  */
 import { createRequire } from "node:module"
-import { shallowCopy, type KObject, type ObjectMeta } from "../../src/api/Object.js"
+import { type KObject, type ObjectMeta } from "../../src/api/Object.js"
+import { flatString, shallowCopy } from "../../src/api/internal/V8Shapes.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import { ChangeLog } from "./ChangeLog.js"
 
@@ -42,8 +43,7 @@ export type ChangeListener = (change: Change) => void
 
 /** `ns/name` for namespaced objects, `name` otherwise: the key order of a list. */
 export const objectKey = (namespace: string | undefined, name: string): string =>
-  // Joined into one string: a concatenation stays a tree until hashed, and a stored key then keeps tree and copy.
-  namespace ? [namespace, "/", name].join("") : name
+  namespace ? flatString(namespace, "/", name) : name
 
 /** Keys of one namespace share the prefix `ns/`; the whole type has the empty prefix. */
 export const keyPrefix = (namespace: string | undefined): string => (namespace ? `${namespace}/` : "")

@@ -5,10 +5,10 @@
  */
 import type { KObject } from "../../src/api/Object.js"
 import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
+import { nodeLeaseNamespace } from "../../src/api/WellKnown.js"
 import type { Change, Store } from "../apiserver/Store.js"
 import type { NodeChange } from "../controllers/NodeLifecycleController.js"
 import type { Taint } from "../controllers/NodeTaints.js"
-import { leaseNamespace } from "../nodeagent/NodeAgentShard.js"
 import type { NodeCondition } from "../nodeagent/NodeStatus.js"
 
 export type ReadyTransition = readonly [t: number, status: string, reason: string]
@@ -92,7 +92,7 @@ export class ClusterObserver {
 
   observe(change: Change): void {
     if (change.resource === Leases) {
-      if (change.object.metadata.namespace !== leaseNamespace || !this.recordChanges) return
+      if (change.object.metadata.namespace !== nodeLeaseNamespace || !this.recordChanges) return
       if (change.type !== "DELETED") this.leaseChanges.push(change.object)
       else {
         // Rare: a deleted lease was no probe, whatever was written before.

@@ -3,34 +3,44 @@
  * shards, the node lifecycle controller, timed faults and an optional workload (all on the virtual clock), then
  * reports a JSON result. Same spec, faults and seed ⇒ the same result; only the `wall` field depends on the host.
  */
-import * as fs from "node:fs"
-import * as path from "node:path"
-import { Effect, Either, Layer } from "effect"
-import * as YAML from "yaml"
+import { Cause, Effect, Either, Layer } from "effect"
+import { flatString } from "../../src/api/internal/V8Shapes.js"
 import { parseQuantity } from "../../src/api/Quantity.js"
 import type { KObject } from "../../src/api/Object.js"
 import { Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { inProcessClient } from "../apiserver/InProcessClient.js"
 import { encodeHistogram, summarize, type Summary } from "../../src/loadgen/LatencyRecorder.js"
-import { ApiServer } from "../apiserver/ApiServer.js"
+import { ApiServer, type ApiServerConfig, type ApiServerImpl } from "../apiserver/ApiServer.js"
 import { objectKey } from "../apiserver/Store.js"
 import { rfc3339 } from "../apiserver/SystemMeta.js"
 import { defaultNodeLifecycleSettings, makeLifecycleLog, runNodeLifecycleController, type NodeLifecycleSettings } from "../controllers/NodeLifecycleController.js"
 import { notReadyTaintKey, unreachableTaintKey } from "../controllers/NodeTaints.js"
 import { EventRecorder } from "../events/EventRecorder.js"
-import type { SeededRandomService } from "../kernel/SeededRandom.js"
+import type { SeededRandom, SeededRandomService } from "../kernel/SeededRandom.js"
 import { parameters, ServiceTime, ServiceTimeModel } from "../apiserver/ServiceTime.js"
+import { hostWallClock, yieldToHost } from "../kernel/SimClock.js"
 import * as Simulation from "../kernel/Simulation.js"
-import { checkNodeAgentConfiguration } from "../nodeagent/config/check.js"
-import { apiVersion as nodeAgentApiVersion, kind as nodeAgentKind, type NodeAgentConfiguration } from "../nodeagent/config/NodeAgentConfiguration.js"
-import { makeNode, NodeAgentMetrics, NodeAgentShard, settingsOf, type Interval, type SimulatedNode } from "../nodeagent/NodeAgentShard.js"
+import type { NodeAgentConfiguration } from "../nodeagent/config/NodeAgentConfiguration.js"
+import { checkNodeAgentSource } from "./NodeAgentSource.js"
+import { NodeAgentMetrics, settingsOf } from "../nodeagent/AgentEnvironment.js"
+import { NodeAgentShard } from "../nodeagent/NodeAgentShard.js"
+import { makeNode, type Interval, type SimulatedNode } from "../nodeagent/SimulatedNode.js"
 import { podCapacity } from "../nodeagent/NodeStatus.js"
 import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
 import { ClusterObserver, type PodDeletion, type ReadyTransition, type TaintChange } from "./ClusterObserver.js"
 import { runMemoryPressure } from "./Pressure.js"
 import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
 import * as InProcessClient from "../apiserver/InProcessClient.js"
+
+/**
+ * A section of a scenario that runs inside the same simulation (the scheduler's replicas, an eviction node…):
+ * started at time 0 with the simulation's client; what it returns is its result.
+ */
+export interface SimulatedSection {
+  readonly name: string
+  readonly run: Effect.Effect<unknown, unknown, ApiClient | SeededRandom>
+}
 
 export interface ClusterRunOptions {
   readonly spec: ClusterSpec
@@ -45,6 +55,23 @@ export interface ClusterRunOptions {
   readonly baseDir?: string
   /** Virtual time between two `onProgress` calls (ms). Default 1 minute. */
   readonly progressEveryMs?: number
+  /** More parts of the scenario, run in the same simulation (`SimulatedSection`). */
+  readonly sections?: ReadonlyArray<SimulatedSection>
+  /** Settings of the simulated API server (the scenario's `server:` section). */
+  readonly server?: Partial<ApiServerConfig>
+}
+
+/** Options of a simulation that need not have a cluster: without `spec` it runs no node agents and no controller. */
+export type SimulationOptions = Omit<ClusterRunOptions, "spec"> & { readonly spec: ClusterSpec | undefined }
+
+/** What one simulation produced: the cluster result (with a `cluster` spec) and each section's result. */
+export interface SimulationResult {
+  readonly cluster?: ClusterResultBody
+  /** Results of the sections that finished; an unfinished section is `{ finished: false }`. */
+  readonly sections: Readonly<Record<string, unknown>>
+  /** Virtual time reached (ms); less than `durationMs` when the run was stopped. */
+  readonly reachedMs: number
+  readonly stopped: boolean
 }
 
 /** The JSON-serialisable result of a simulated-cluster run. */
@@ -60,23 +87,10 @@ export interface ResolvedCluster {
 
 /** The NodeAgentConfiguration of the spec (inline or file), decoded, defaulted and validated as the agent would. */
 export const resolveNodeAgentConfiguration = (spec: ClusterSpec, baseDir = "."): Either.Either<NodeAgentConfiguration, ReadonlyArray<string>> => {
-  const source = spec.nodeAgent
-  let text: string
-  let file: string
-  if (source?.file !== undefined) {
-    file = path.resolve(baseDir, source.file)
-    try {
-      text = fs.readFileSync(file, "utf8")
-    } catch (e) {
-      return Either.left([`cannot read node agent configuration ${file}: ${(e as Error).message}`])
-    }
-  } else {
-    file = "<cluster.nodeAgent.config>"
-    text = YAML.stringify({ apiVersion: nodeAgentApiVersion, kind: nodeAgentKind, ...(source?.config ?? {}) })
-  }
-  const checked = checkNodeAgentConfiguration(text, file)
-  if (checked.errors.length > 0 || checked.config === undefined) return Either.left(checked.errors)
-  return Either.right(checked.config)
+  const checked = checkNodeAgentSource(spec.nodeAgent, baseDir)
+  // unknown fields: upstream decodes leniently and goes on (the scenario loader refuses them before a run)
+  const errors = checked.problems.filter((p) => !p.strict).map((p) => p.message)
+  return errors.length > 0 || checked.config === undefined ? Either.left(errors) : Either.right(checked.config)
 }
 
 export const resolveCluster = (spec: ClusterSpec, baseDir?: string): Either.Either<ResolvedCluster, ReadonlyArray<string>> =>
@@ -117,7 +131,7 @@ const fastUid = (random: SeededRandomService): string => {
   const c = hex32(random)
   const d = hex32(random)
   const variant = ((parseInt(c[0]!, 16) & 0x3) | 0x8).toString(16)
-  return [a, "-", b.slice(0, 4), "-4", b.slice(5, 8), "-", variant, c.slice(1, 4), "-", c.slice(4, 8), d].join("")
+  return flatString(a, "-", b.slice(0, 4), "-4", b.slice(5, 8), "-", variant, c.slice(1, 4), "-", c.slice(4, 8), d)
 }
 
 const cores = (cpu: string): number => {
@@ -143,6 +157,8 @@ export interface ClusterResultBody {
   readonly kind: "ClusterResult"
   readonly seed: number
   readonly durationMs: number
+  /** Present (true) when the run was stopped before its duration (Ctrl-C): the figures cover `durationMs`. */
+  readonly stopped?: boolean
   readonly nodes: number
   readonly pods: number
   readonly heartbeats: { readonly leaseWrites: number; readonly leaseCreates: number; readonly failedAttempts: number; readonly perSecond: number }
@@ -173,17 +189,91 @@ export const runSimulatedCluster = (options: ClusterRunOptions): Effect.Effect<C
 
 /** The synchronous core: builds the simulation, runs it to the end, collects the result. */
 export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallClock: () => number): ClusterResultBody => {
+  const built = build(options, resolved, wallClock)
+  const onProgress = options.onProgress
+  const outcome = built.sim.runUntil(built.target, {
+    progressEvery: options.progressEveryMs ?? 60_000,
+    ...(onProgress ? { onProgress: (p: Simulation.Progress) => onProgress({ virtualMs: p.now - startMillis, wallMs: wallClock() - built.wallStart }) } : {})
+  })
+  built.sim.interruptAll()
+  return built.finish(outcome, options.durationMs).cluster!
+}
+
+/** Wall time one slice of virtual time may take before the host event loop gets a turn (signals, I/O). */
+export const SliceWallMs = 50
+
+
+/**
+ * The whole scenario in one simulation, in slices of at most ~50 ms of wall time with a host turn between them, so
+ * a Ctrl-C is seen within a slice: when `stopRequested` answers true the run ends where it is and the result
+ * covers the virtual time reached. The same options give the same result as `runSimulatedCluster`: slices only
+ * stop the driver on whole virtual seconds, between events.
+ */
+export const runSimulation = (options: SimulationOptions & { readonly stopRequested?: Effect.Effect<boolean> }): Effect.Effect<SimulationResult, string> =>
+  Effect.gen(function* () {
+    const wallClock = hostWallClock
+    let resolved: ResolvedCluster | undefined
+    if (options.spec !== undefined) {
+      const r = resolveCluster(options.spec, options.baseDir)
+      if (Either.isLeft(r)) return yield* Effect.fail(`invalid cluster spec: ${r.left.join("; ")}`)
+      resolved = r.right
+    }
+    const built = build(options, resolved, wallClock)
+    const progressEvery = options.progressEveryMs ?? 60_000
+    let nextProgress = startMillis + progressEvery
+    const totals = { timersFired: 0, tasksRun: 0 }
+    let stopped = false
+    for (;;) {
+      const sliceStart = wallClock()
+      const outcome = built.sim.runUntil(built.target, {
+        progressEvery: 1_000,
+        onProgress: (p) => {
+          if (options.onProgress && p.now >= nextProgress) {
+            nextProgress += progressEvery
+            options.onProgress({ virtualMs: p.now - startMillis, wallMs: wallClock() - built.wallStart })
+          }
+          if (wallClock() - sliceStart >= SliceWallMs) built.sim.stop()
+        }
+      })
+      totals.timersFired += outcome.timersFired
+      totals.tasksRun += outcome.tasksRun
+      if (!outcome.stopped) break
+      yield* yieldToHost
+      if (options.stopRequested && (yield* options.stopRequested)) {
+        stopped = true
+        break
+      }
+    }
+    const reachedMs = built.sim.now() - startMillis
+    built.sim.interruptAll()
+    return { ...built.finish(totals, reachedMs), reachedMs, stopped }
+  })
+
+interface Built {
+  readonly sim: Simulation.Simulation
+  readonly target: number
+  readonly wallStart: number
+  /** The results, after the simulation ran to `reachedMs` (ms since the start). */
+  readonly finish: (kernel: { readonly timersFired: number; readonly tasksRun: number }, reachedMs: number) => { cluster?: ClusterResultBody; sections: Record<string, unknown> }
+}
+
+/** Builds the simulation: nodes, agents, controllers, faults, workload and sections forked, nothing run yet. */
+const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined, wallClock: () => number): Built => {
   const wallStart = wallClock()
-  const { spec, seed, durationMs } = options
+  const { seed, durationMs } = options
+  const withCluster = options.spec !== undefined && resolved !== undefined
+  // without a cluster: no nodes, no agents, no lifecycle controller (an empty spec keeps the code below simple)
+  const spec: ClusterSpec = options.spec ?? { nodes: 0 }
+  const nodeAgent = resolved?.nodeAgent
   const sim = Simulation.make({ seed, startMillis })
   const random = sim.random.split("cluster")
-  const settings = settingsOf(resolved.nodeAgent)
+  const settings = nodeAgent ? settingsOf(nodeAgent) : undefined
   const prefix = spec.namePrefix ?? "node-"
   const zones = spec.zones && spec.zones.length > 0 ? spec.zones : ["zone-a"]
   const region = spec.region ?? "region-1"
   const cpu = spec.shape?.cpu ?? "4"
   const memory = spec.shape?.memory ?? "16Gi"
-  const pods = spec.shape?.pods ?? podCapacity(cores(cpu), settings.podsPerCore, settings.maxPods)
+  const pods = spec.shape?.pods ?? (settings ? podCapacity(cores(cpu), settings.podsPerCore, settings.maxPods) : 0)
   const spread = spec.startSpread ?? 10_000
   const startRandom = random.split("start")
   const nodes: Array<SimulatedNode> = []
@@ -215,24 +305,42 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
 
   const model = new ServiceTimeModel(parameters(spec.serviceTime))
   const metrics = new NodeAgentMetrics()
-  const observer = new ClusterObserver(startMillis, resolved.lifecycle.enabled)
+  const lifecycleEnabled = resolved?.lifecycle.enabled ?? false
+  const observer = new ClusterObserver(startMillis, lifecycleEnabled)
   const lifecycleLog = makeLifecycleLog()
   const shardCount = Math.max(1, Math.min(nodes.length, spec.shards ?? 1))
   const resolutionMs = spec.resolution ?? 1_000
   let seededPods = 0
 
-  const serverLayer = ApiServer.layer({ seed })
+  const serverLayer = ApiServer.layer({ ...options.server, seed })
   const serviceTimeLayer = Layer.succeed(ServiceTime, model)
-  const clientLayer = ServiceTime.layerClient.pipe(Layer.provide(InProcessClient.layer), Layer.provide(serviceTimeLayer))
+  // the latency model belongs to the cluster section (`serviceTime`); without one the client answers at once
+  const clientLayer = withCluster ? ServiceTime.layerClient.pipe(Layer.provide(InProcessClient.layer), Layer.provide(serviceTimeLayer)) : InProcessClient.layer
   const layers = clientLayer.pipe(Layer.provideMerge(serverLayer))
+  const sectionResults: Record<string, unknown> = {}
 
   const evictions: Array<EvictionRecord> = []
   const program = Effect.gen(function* () {
     const server = yield* ApiServer
+    if (withCluster) yield* startCluster(server)
+    for (const section of options.sections ?? []) {
+      sectionResults[section.name] = { finished: false }
+      yield* Effect.forkDaemon(
+        section.run.pipe(
+          Effect.tap((r) => Effect.sync(() => void (sectionResults[section.name] = r))),
+          Effect.catchAllCause((c) => Effect.sync(() => void (sectionResults[section.name] = { finished: false, error: Cause.pretty(c).split("\n")[0] })))
+        )
+      )
+    }
+    if (options.workload) yield* Effect.forkDaemon(options.workload)
+    return yield* Effect.never
+  }).pipe(Effect.provide(layers))
+
+  const startCluster = (server: ApiServerImpl) => Effect.gen(function* () {
     const store = server.store
     observer.attach(store)
     // The agents' own client: in-process, without the service-time layer (a shard books modelled times itself).
-    const env = { store, client: inProcessClient(server), serviceTime: model, settings, metrics, pauses, resolutionMs }
+    const env = { client: inProcessClient(server), serviceTime: model, settings: settings!, metrics, pauses, resolutionMs }
     const shards: Array<NodeAgentShard> = []
     const shardOf = new Map<string, NodeAgentShard>()
     for (let s = 0; s < shardCount; s++) {
@@ -246,7 +354,7 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
     }
     // Pods bound from the start, with the NoExecute tolerations admission would add.
     const podRandom = random.split("pods")
-    const tolerationSeconds = resolved.lifecycle.defaultTolerationSeconds
+    const tolerationSeconds = resolved!.lifecycle.defaultTolerationSeconds
     const created = rfc3339(startMillis)
     // Stored objects are never mutated, so every seeded pod shares the parts that are the same for all.
     const labels = { app: "sim" }
@@ -258,7 +366,7 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
     const pending = { phase: "Pending", conditions: [{ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: created }] }
     for (const node of nodes) {
       for (let i = 0; i < (spec.podsPerNode ?? 0); i++) {
-        const name = [node.name, "-pod-", String(i)].join("")
+        const name = flatString(node.name, "-pod-", String(i))
         const pod: KObject = {
           metadata: { name, namespace: "default", uid: fastUid(podRandom), creationTimestamp: created, labels },
           spec: { nodeName: node.name, schedulerName: "default-scheduler", containers, tolerations },
@@ -270,10 +378,10 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
     }
     for (const shard of shards) yield* Effect.forkDaemon(shard.run)
     yield* Effect.forkDaemon(server.admission.compactEvery(10_000))
-    if (resolved.lifecycle.enabled) {
+    if (lifecycleEnabled) {
       const recorder = EventRecorder.layer({ reportingController: "node-controller", reportingInstance: "node-controller" })
       const source = { nodes: () => observer.nodes.values(), node: (name: string) => observer.nodes.get(name), changedNodes: () => observer.changedNodes(), leases: () => observer.changedLeases() }
-      yield* Effect.forkDaemon(runNodeLifecycleController(resolved.lifecycle, lifecycleLog, source).pipe(Effect.provide(recorder)))
+      yield* Effect.forkDaemon(runNodeLifecycleController(resolved!.lifecycle, lifecycleLog, source).pipe(Effect.provide(recorder)))
     }
     for (const p of pauses) {
       yield* Effect.forkDaemon(Effect.sleep(p.from - startMillis).pipe(Effect.zipRight(server.pause(p.to - p.from))))
@@ -283,25 +391,26 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
         spec.memoryPressure,
         nodes,
         spec.podsPerNode ?? 0,
-        resolved.nodeAgent,
+        nodeAgent!,
         (e) => evictions.push(e),
         (node, conditions) => shardOf.get(node)?.setPressure(node, conditions)
       )
       yield* Effect.forkDaemon(Effect.orDie(pressure))
     }
-    if (options.workload) yield* Effect.forkDaemon(options.workload)
-    return yield* Effect.never
-  }).pipe(Effect.provide(layers))
+  })
 
   sim.fork(program)
-  const onProgress = options.onProgress
-  const outcome = sim.runUntil(startMillis + durationMs, {
-    progressEvery: options.progressEveryMs ?? 60_000,
-    ...(onProgress ? { onProgress: (p: Simulation.Progress) => onProgress({ virtualMs: p.now - startMillis, wallMs: wallClock() - wallStart }) } : {})
-  })
-  sim.interruptAll()
+  return {
+    sim,
+    target: startMillis + durationMs,
+    wallStart,
+    finish: (kernel, reachedMs) => ({ ...(withCluster ? { cluster: clusterResult(kernel, reachedMs) } : {}), sections: { ...sectionResults } })
+  }
 
-  const seconds = durationMs / 1000
+  function clusterResult(outcome: { readonly timersFired: number; readonly tasksRun: number }, reachedMs: number): ClusterResultBody {
+  // a stopped run reports the virtual time it reached; rates are per second of that
+  const stopped = reachedMs < durationMs
+  const seconds = reachedMs / 1000
   const byReason: Record<string, number> = {}
   for (const e of lifecycleLog.events) byReason[e.reason] = (byReason[e.reason] ?? 0) + 1
   const timeline: Record<string, ReadonlyArray<ReadyTransition>> = {}
@@ -314,7 +423,8 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
     apiVersion: "clustersim/v1",
     kind: "ClusterResult",
     seed,
-    durationMs,
+    durationMs: reachedMs,
+    ...(stopped ? { stopped: true } : {}),
     nodes: nodes.length,
     pods: seededPods,
     heartbeats: {
@@ -334,7 +444,8 @@ export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallC
     zoneStates: lifecycleLog.zoneStates.map((z) => ({ ...z, t: observer.since(z.t) })),
     faults: applied,
     kernel: { timersFired: outcome.timersFired, tasksRun: outcome.tasksRun },
-    wall: { ms: wallMs, virtualPerReal: wallMs > 0 ? durationMs / wallMs : 0 }
+    wall: { ms: wallMs, virtualPerReal: wallMs > 0 ? reachedMs / wallMs : 0 }
+  }
   }
 }
 

@@ -2,29 +2,28 @@
  * The `cluster` section and the timed `faults` of a scenario file (docs/cluster.md is the field reference).
  * Durations are Go duration strings (`10s`, `1m30s`); every field but `nodes` has a default.
  */
-import { Either, ParseResult, Schema } from "effect"
-import { parseDuration } from "../../src/api/Duration.js"
+import { Schema } from "effect"
+import { DurationMs, QuantityString } from "../../src/api/GoSchemas.js"
 import { ServiceTimeSettings } from "../apiserver/ServiceTime.js"
 
-/** A Go duration string, decoded to milliseconds. */
-export const DurationMs = Schema.transformOrFail(Schema.String, Schema.Number, {
-  strict: true,
-  decode: (s, _, ast) =>
-    Either.match(parseDuration(s), {
-      onLeft: (e) => Either.left(new ParseResult.Type(ast, s, e)),
-      onRight: (ms) => Either.right(ms)
-    }),
-  encode: (ms) => Either.right(`${ms}ms`)
-})
+export { DurationMs }
+
+/**
+ * Largest sizes a `cluster` section may ask for (docs/scenarios.md "Bounds"): 5,000 nodes is upstream's
+ * supported maximum and runs in about 20 s per simulated half hour; 50,000 leaves room for experiments while a
+ * typo (`nodes: 1e7`) is refused before it exhausts memory. `maxPods` tops out at 110 by default, so 1,000 pods
+ * per node is already far past any real node.
+ */
+export const ClusterBounds = { nodes: 50_000, podsPerNode: 1_000, podsPerNodeShape: 1_000, zones: 1_000, shards: 10_000 } as const
 
 export const NodeShape = Schema.Struct({
   /** CPU cores as a quantity (`4`, `3500m`). Default `4`. */
-  cpu: Schema.optional(Schema.String),
+  cpu: Schema.optional(QuantityString),
   /** Memory as a quantity. Default `16Gi`. */
-  memory: Schema.optional(Schema.String),
+  memory: Schema.optional(QuantityString),
   /** Pod capacity; default min(cores × podsPerCore, maxPods) from the node agent configuration. */
-  pods: Schema.optional(Schema.Int.pipe(Schema.positive()))
-})
+  pods: Schema.optional(Schema.Int.pipe(Schema.between(1, ClusterBounds.podsPerNodeShape)))
+}).annotations({ identifier: "NodeShape" })
 export type NodeShape = typeof NodeShape.Type
 
 export const NodeLifecycleSpec = Schema.Struct({
@@ -39,7 +38,7 @@ export const NodeLifecycleSpec = Schema.Struct({
   defaultTolerationSeconds: Schema.optional(Schema.NonNegative),
   /** false: run no lifecycle controller. */
   enabled: Schema.optional(Schema.Boolean)
-})
+}).annotations({ identifier: "NodeLifecycle" })
 export type NodeLifecycleSpec = typeof NodeLifecycleSpec.Type
 
 /**
@@ -49,53 +48,62 @@ export type NodeLifecycleSpec = typeof NodeLifecycleSpec.Type
 export const MemoryPressureSpec = Schema.Struct({
   nodes: Schema.Array(Schema.String),
   pod: Schema.optionalWith(Schema.Int.pipe(Schema.nonNegative()), { default: () => 0 }),
-  base: Schema.optionalWith(Schema.String, { default: () => "100Mi" }),
-  perSecond: Schema.optional(Schema.String),
-  steps: Schema.optional(Schema.Array(Schema.Struct({ at: DurationMs, add: Schema.String })))
-})
+  base: Schema.optionalWith(QuantityString, { default: () => "100Mi" }),
+  perSecond: Schema.optional(QuantityString),
+  steps: Schema.optional(Schema.Array(Schema.Struct({ at: DurationMs, add: QuantityString })))
+}).annotations({ identifier: "MemoryPressure" })
 export type MemoryPressureSpec = typeof MemoryPressureSpec.Type
+
+/**
+ * The NodeAgentConfiguration: an inline object (the document's fields, without apiVersion and kind) or `file` (a
+ * YAML path, relative to the scenario file). The scenario loader validates either with the node agent's own
+ * validator (`simulator/nodeagent/config/check.ts`) and reports every error at its line and column.
+ */
+export const NodeAgentSource = Schema.Struct({
+  config: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  file: Schema.optional(Schema.String)
+}).annotations({ identifier: "NodeAgentSource" })
+export type NodeAgentSource = typeof NodeAgentSource.Type
 
 export const ClusterSpec = Schema.Struct({
   /** Number of simulated nodes, named `<namePrefix><index>` from 0. */
-  nodes: Schema.Int.pipe(Schema.nonNegative()),
+  nodes: Schema.Int.pipe(Schema.between(0, ClusterBounds.nodes)),
   namePrefix: Schema.optional(Schema.String),
   shape: Schema.optional(NodeShape),
   /** Pods created per node at the start, already bound (spec.nodeName); the node agents mark them Running. */
-  podsPerNode: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
+  podsPerNode: Schema.optional(Schema.Int.pipe(Schema.between(0, ClusterBounds.podsPerNode))),
   /** Zone names; nodes are spread round-robin. Default one zone `zone-a`. */
-  zones: Schema.optional(Schema.Array(Schema.String)),
+  zones: Schema.optional(Schema.Array(Schema.String).pipe(Schema.maxItems(ClusterBounds.zones))),
   region: Schema.optional(Schema.String),
   /** The NodeAgentConfiguration: an inline object (the document's fields) or `file` (a YAML path). */
-  nodeAgent: Schema.optional(
-    Schema.Struct({
-      config: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-      file: Schema.optional(Schema.String)
-    })
-  ),
+  nodeAgent: Schema.optional(NodeAgentSource),
   nodeLifecycle: Schema.optional(NodeLifecycleSpec),
   serviceTime: Schema.optional(ServiceTimeSettings),
   /** Node agents start spread uniformly over this window. Default `10s`. */
   startSpread: Schema.optional(DurationMs),
   /** Node-agent shard fibers (default ceil(nodes / 500)) and their wake-up resolution (default `1s`). */
-  shards: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  shards: Schema.optional(Schema.Int.pipe(Schema.between(1, ClusterBounds.shards))),
   resolution: Schema.optional(DurationMs),
   /** Nodes whose memory use grows; their eviction managers evict by the configured thresholds. */
   memoryPressure: Schema.optional(Schema.Array(MemoryPressureSpec))
-})
+}).annotations({ identifier: "Cluster" })
 export type ClusterSpec = typeof ClusterSpec.Type
 
 /** Which nodes a fault hits: names, and/or `count` nodes drawn with the run's seed. */
 const NodeSelection = {
   nodes: Schema.optional(Schema.Array(Schema.String)),
-  count: Schema.optional(Schema.Int.pipe(Schema.nonNegative()))
+  count: Schema.optional(Schema.Int.pipe(Schema.between(0, ClusterBounds.nodes)))
 }
 
 export const StopNodes = Schema.Struct({ type: Schema.Literal("stop-nodes"), at: DurationMs, ...NodeSelection })
 export const Partition = Schema.Struct({ type: Schema.Literal("partition"), at: DurationMs, for: DurationMs, ...NodeSelection })
 export const ApiServerPause = Schema.Struct({ type: Schema.Literal("apiserver-pause"), at: DurationMs, for: DurationMs })
 
-/** A timed fault; `at` counts from the start of the run. */
-export const ClusterFault = Schema.Union(StopNodes, Partition, ApiServerPause)
+/**
+ * A timed fault; `at` counts from the start of the run. A new kind is one more struct in this union (its
+ * `type` literal names it) and one branch where `ClusterRun.ts` applies faults.
+ */
+export const ClusterFault = Schema.Union(StopNodes, Partition, ApiServerPause).annotations({ identifier: "Fault" })
 export type ClusterFault = typeof ClusterFault.Type
 
 export const decodeClusterSpec = Schema.decodeUnknownEither(ClusterSpec)

@@ -13,7 +13,7 @@ import type { NodeAgentConfiguration } from "../nodeagent/config/NodeAgentConfig
 import { runEvictionShard, type EvictionManagerConfig, type EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
 import type { PressureCondition } from "../nodeagent/eviction/Thresholds.js"
 import type { PodUsage, UsageCurve } from "../nodeagent/eviction/UsageModel.js"
-import type { SimulatedNode } from "../nodeagent/NodeAgentShard.js"
+import type { SimulatedNode } from "../nodeagent/SimulatedNode.js"
 import type { MemoryPressureSpec } from "./ClusterSpec.js"
 
 const bytes = (q: string): number => {

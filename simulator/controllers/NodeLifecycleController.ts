@@ -25,14 +25,15 @@
  * each node counting as its last visit left it; deleted nodes are removed from them.
  */
 import { Clock, Effect, Either } from "effect"
-import { extendable, type KObject } from "../../src/api/Object.js"
+import { type KObject } from "../../src/api/Object.js"
+import { extendable } from "../../src/api/internal/V8Shapes.js"
 import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
+import { nodeLeaseNamespace, regionLabel, zoneLabel } from "../../src/api/WellKnown.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { rfc3339 } from "../apiserver/SystemMeta.js"
 import { EventRecorder, type ObjectRef } from "../events/EventRecorder.js"
 import { EventHeap, type HeapEntry } from "../kernel/EventHeap.js"
 import { TimerHeap, type Timer } from "../kernel/VirtualClock.js"
-import { leaseNamespace, regionLabel, zoneLabel } from "../nodeagent/NodeAgentShard.js"
 import type { NodeCondition } from "../nodeagent/NodeStatus.js"
 import {
   evictionDelayMs,
@@ -566,7 +567,7 @@ export const runNodeLifecycleController = (
         const listing = source ? undefined : yield* Effect.either(client.list(Nodes))
         const leases = source
           ? Either.right({ items: source.leases() })
-          : yield* Effect.either(Effect.map(client.list(Leases, { namespace: leaseNamespace }), (l): { items: Iterable<KObject> } => l))
+          : yield* Effect.either(Effect.map(client.list(Leases, { namespace: nodeLeaseNamespace }), (l): { items: Iterable<KObject> } => l))
         if (listing?._tag === "Left") return
         const allNodes = (): Iterable<KObject> => (listing !== undefined ? listing.right.items : source!.nodes())
         // A renewed lease (renewTime advanced) is a probe, like a new Ready heartbeat.

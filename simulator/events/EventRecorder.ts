@@ -18,7 +18,8 @@
  * `reportingController` = their source component (`node-agent`, `default-scheduler`).
  */
 import { Clock, Context, Deferred, Duration, Effect, Layer, Queue, type Scope } from "effect"
-import { extendable, type KObject } from "../../src/api/Object.js"
+import { type KObject } from "../../src/api/Object.js"
+import { extendable } from "../../src/api/internal/V8Shapes.js"
 import { Events } from "../../src/api/Resources.js"
 import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient } from "../../src/client/ApiClient.js"

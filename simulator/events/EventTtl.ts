@@ -11,7 +11,8 @@ import { Clock, Duration, Effect } from "effect"
 import type { KObject } from "../../src/api/Object.js"
 import { Events } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
-import { reflect } from "../scheduler/Reflector.js"
+import { startInformer } from "../../src/informer/Informer.js"
+import { uniformSource } from "../kernel/SeededRandom.js"
 
 export interface EventTtlOptions {
   /** Default 1 h. */
@@ -45,23 +46,16 @@ export const runEventTtl = (
         at: now,
         rv: o.metadata.resourceVersion ?? ""
       })
-    const watcher = reflect(Events, {
-      // After a relist the write times of unchanged events are kept; changed or new ones count from now.
-      replace: (items, now) => {
-        const seen = new Set<string>()
-        for (const o of items) {
-          const k = keyOf(o)
-          seen.add(k)
-          const prev = lastWrite.get(k)
-          if (!prev || prev.rv !== o.metadata.resourceVersion) touch(o, now)
-        }
-        for (const k of lastWrite.keys()) if (!seen.has(k)) lastWrite.delete(k)
-      },
-      event: (type, o, now) => {
-        if (type === "DELETED") lastWrite.delete(keyOf(o))
-        else touch(o, now)
+    // An informer's handlers: after a relist, unchanged events (same resourceVersion) keep their write times,
+    // changed or new ones count from now, and the ones gone are forgotten.
+    yield* startInformer(
+      { resource: Events, random: yield* uniformSource("reflector/events") },
+      {
+        onAdd: (o, now) => touch(o, now),
+        onUpdate: (_old, o, now) => touch(o, now),
+        onDelete: (o) => lastWrite.delete(keyOf(o))
       }
-    })
+    )
     const tick = Effect.gen(function* () {
       yield* Effect.sleep(Duration.millis(sweep))
       const now = yield* Clock.currentTimeMillis
@@ -74,6 +68,5 @@ export const runEventTtl = (
       }
       onStats?.({ expired, tracked: lastWrite.size })
     })
-    yield* Effect.fork(watcher)
     return yield* Effect.forever(tick)
-  })
+  }).pipe(Effect.scoped)

@@ -4,8 +4,10 @@
  */
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import * as Hash from "effect/Hash"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import { PCGRandom } from "effect/Utils"
 
@@ -77,3 +79,14 @@ export const effectRandom = (seed: number): Random.Random => Random.make(deriveS
 export const layer = (seed: number): Layer.Layer<SeededRandom> =>
   // provideMerge, not merge: sequential, so building it never needs an async step.
   Layer.provideMerge(Layer.succeed(SeededRandom, make(seed)), Layer.setRandom(effectRandom(seed)))
+
+/**
+ * A uniform [0, 1) source split off the seeded service under `label` (e.g. for a reflector's watch timeouts and
+ * backoff jitter), or undefined outside a seeded run (the consumer's default then applies).
+ */
+export const uniformSource = (label: string): Effect.Effect<(() => number) | undefined> =>
+  Effect.map(Effect.serviceOption(SeededRandom), (seeded) => {
+    if (Option.isNone(seeded)) return undefined
+    const rng = seeded.value.split(label)
+    return () => rng.next()
+  })

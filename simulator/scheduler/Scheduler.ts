@@ -13,8 +13,9 @@ import { Clock, Deferred, Duration, Effect, Exit, Queue } from "effect"
 import type { KObject } from "../../src/api/Object.js"
 import { Nodes, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
+import { makeReflector } from "../../src/informer/Reflector.js"
 import type { EventRecorderService } from "../events/EventRecorder.js"
-import { SeededRandom, type SeededRandomService } from "../kernel/SeededRandom.js"
+import { SeededRandom, type SeededRandomService, uniformSource } from "../kernel/SeededRandom.js"
 import {
   addPodToNode,
   filterNode,
@@ -33,7 +34,6 @@ import {
   scoreNodes,
   type Usage
 } from "./Framework.js"
-import { reflect } from "./Reflector.js"
 import { podKey, SchedulingQueue } from "./SchedulingQueue.js"
 
 export interface SchedulerSettings {
@@ -329,19 +329,33 @@ export const makeSchedulerCore = (settings: SchedulerSettings = {}): Effect.Effe
     return new SchedulerCore(settings, random.split(`scheduler/${settings.schedulerName ?? "default-scheduler"}`), doorbell, synced)
   })
 
-/** The node and pod informers feeding the caches; run forever. */
+/**
+ * The node and pod reflectors (`src/informer`) feeding the caches; run forever. The core is their store, as a
+ * client-go reflector writes into its store: a relist replaces the cache (the core diffs it), watch events update
+ * it. Watch timeouts and backoff jitter draw from the seeded source.
+ */
 export const runInformers = (core: SchedulerCore): Effect.Effect<never, never, ApiClient> =>
   Effect.gen(function* () {
-    yield* Effect.fork(
-      reflect(Nodes, {
-        replace: (items, now) => core.replaceNodes(items, now),
-        event: (type, obj, now) => (type === "DELETED" ? core.deleteNode(obj.metadata.name ?? "") : core.upsertNode(obj, now))
-      })
+    const nodes = yield* makeReflector(
+      { resource: Nodes, random: yield* uniformSource("reflector/nodes") },
+      {
+        add: (node, now) => core.upsertNode(node, now),
+        update: (node, now) => core.upsertNode(node, now),
+        delete: (node) => core.deleteNode(node.metadata.name ?? ""),
+        replace: (items, _rv, now) => core.replaceNodes(items, now)
+      }
     )
-    return yield* reflect(Pods, {
-      replace: (items, now) => core.replacePods(items, now),
-      event: (type, obj, now) => (type === "DELETED" ? core.deletePod(obj, now) : core.upsertPod(obj, now))
-    })
+    const pods = yield* makeReflector(
+      { resource: Pods, random: yield* uniformSource("reflector/pods") },
+      {
+        add: (pod, now) => core.upsertPod(pod, now),
+        update: (pod, now) => core.upsertPod(pod, now),
+        delete: (pod, now) => core.deletePod(pod, now),
+        replace: (items, _rv, now) => core.replacePods(items, now)
+      }
+    )
+    yield* Effect.fork(nodes.run)
+    return yield* pods.run
   })
 
 /** backoffQ flushed every 1 s, unschedulable leftovers every 30 s. */

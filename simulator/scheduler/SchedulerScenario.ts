@@ -14,54 +14,79 @@ import * as Simulation from "../kernel/Simulation.js"
 import * as LeaderElector from "../leaderelection/LeaderElector.js"
 import { makeSchedulerCore, runInformers, runSchedulingLoop, type SchedulerCore, type SchedulerStats } from "./Scheduler.js"
 import * as InProcessClient from "../apiserver/InProcessClient.js"
+import { DurationMs, QuantityString } from "../../src/api/GoSchemas.js"
+
+/** Largest counts a `scheduler:` section may ask for (docs/scenarios.md "Bounds"): beyond them a run exhausts memory. */
+export const SchedulerBounds = { nodesPerGroup: 50_000, podsPerBatch: 1_000_000, ratePerSecond: 100_000, replicas: 10, podsPerNode: 1_000 } as const
+
+export const DefaultSchedulerDurationMs = 5 * 60_000
+
+const count = (max: number) => Schema.Int.pipe(Schema.between(0, max))
+const TaintEffect = Schema.Literal("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 export const NodeGroup = Schema.Struct({
-  count: Schema.Number,
-  cpu: Schema.optionalWith(Schema.String, { default: () => "4" }),
-  memory: Schema.optionalWith(Schema.String, { default: () => "16Gi" }),
-  pods: Schema.optionalWith(Schema.Number, { default: () => 110 }),
+  count: count(SchedulerBounds.nodesPerGroup),
+  cpu: Schema.optionalWith(QuantityString, { default: () => "4" }),
+  memory: Schema.optionalWith(QuantityString, { default: () => "16Gi" }),
+  pods: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, SchedulerBounds.podsPerNode)), { default: () => 110 }),
   labels: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
-  taints: Schema.optional(Schema.Array(Schema.Struct({ key: Schema.String, value: Schema.optional(Schema.String), effect: Schema.String })))
-})
+  taints: Schema.optional(Schema.Array(Schema.Struct({ key: Schema.String, value: Schema.optional(Schema.String), effect: TaintEffect })))
+}).annotations({ identifier: "SchedulerNodeGroup" })
 
 export const PodBatch = Schema.Struct({
   /** Virtual time of the first pod, e.g. "10s". */
-  at: Schema.optionalWith(Schema.String, { default: () => "0s" }),
-  count: Schema.Number,
+  at: Schema.optionalWith(DurationMs, { default: () => 0 }),
+  count: count(SchedulerBounds.podsPerBatch),
   /** Pods created per second; 0 = all at once. */
-  rate: Schema.optionalWith(Schema.Number, { default: () => 0 }),
+  rate: Schema.optionalWith(Schema.Number.pipe(Schema.between(0, SchedulerBounds.ratePerSecond)), { default: () => 0 }),
   namePrefix: Schema.optionalWith(Schema.String, { default: () => "pod" }),
   namespace: Schema.optionalWith(Schema.String, { default: () => "default" }),
-  cpu: Schema.optional(Schema.String),
-  memory: Schema.optional(Schema.String),
-  priority: Schema.optional(Schema.Number),
+  cpu: Schema.optional(QuantityString),
+  memory: Schema.optional(QuantityString),
+  priority: Schema.optional(Schema.Int),
   nodeSelector: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
   tolerations: Schema.optional(
     Schema.Array(
-      Schema.Struct({ key: Schema.optional(Schema.String), operator: Schema.optional(Schema.String), value: Schema.optional(Schema.String), effect: Schema.optional(Schema.String) })
+      Schema.Struct({
+        key: Schema.optional(Schema.String),
+        operator: Schema.optional(Schema.Literal("Exists", "Equal")),
+        value: Schema.optional(Schema.String),
+        effect: Schema.optional(TaintEffect)
+      })
     )
   )
-})
+}).annotations({ identifier: "SchedulerPodBatch" })
 
-/** The `scheduler:` section of a scenario file. */
-export const SchedulerScenario = Schema.Struct({
-  seed: Schema.optionalWith(Schema.Number, { default: () => 1 }),
-  duration: Schema.optionalWith(Schema.String, { default: () => "5m" }),
-  nodes: Schema.Array(NodeGroup),
+/**
+ * The `scheduler:` section of a scenario file. Its seed is the scenario's: every section of a file runs in one
+ * simulation (docs/scenarios.md "One simulation"). `nodes` may be empty when the scenario has a `cluster`, whose
+ * nodes the scheduler then places pods on.
+ */
+export const SchedulerSection = Schema.Struct({
+  /** When the section's measurement ends; default the scenario's `duration`, else 5m. */
+  duration: Schema.optional(DurationMs),
+  nodes: Schema.optionalWith(Schema.Array(NodeGroup), { default: () => [] }),
   /** Scheduler replicas; leader election is on when more than one (or `leaderElect: true`). */
-  replicas: Schema.optionalWith(Schema.Number, { default: () => 1 }),
+  replicas: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, SchedulerBounds.replicas)), { default: () => 1 }),
   leaderElect: Schema.optional(Schema.Boolean),
-  leaseDuration: Schema.optionalWith(Schema.String, { default: () => "15s" }),
-  renewDeadline: Schema.optionalWith(Schema.String, { default: () => "10s" }),
-  retryPeriod: Schema.optionalWith(Schema.String, { default: () => "2s" }),
-  percentageOfNodesToScore: Schema.optionalWith(Schema.Number, { default: () => 0 }),
+  leaseDuration: Schema.optionalWith(DurationMs, { default: () => 15_000 }),
+  renewDeadline: Schema.optionalWith(DurationMs, { default: () => 10_000 }),
+  retryPeriod: Schema.optionalWith(DurationMs, { default: () => 2_000 }),
+  percentageOfNodesToScore: Schema.optionalWith(Schema.Number.pipe(Schema.between(0, 100)), { default: () => 0 }),
   batches: Schema.Array(PodBatch),
   /** Crash the current leader at this virtual time (no release). */
-  killLeaderAt: Schema.optional(Schema.String),
+  killLeaderAt: Schema.optional(DurationMs),
   /** Events TTL; default 1h. */
-  eventTtl: Schema.optionalWith(Schema.String, { default: () => "1h" }),
+  eventTtl: Schema.optionalWith(DurationMs, { default: () => 3_600_000 }),
   /** Record events (default true). */
   events: Schema.optionalWith(Schema.Boolean, { default: () => true })
+}).annotations({ identifier: "SchedulerSection" })
+export type SchedulerSection = typeof SchedulerSection.Type
+
+/** `runSchedulerScenario`'s input: the section plus the seed of its own simulation. */
+export const SchedulerScenario = Schema.Struct({
+  seed: Schema.optionalWith(Schema.Int, { default: () => 1 }),
+  ...SchedulerSection.fields
 })
 export type SchedulerScenario = typeof SchedulerScenario.Type
 export type SchedulerScenarioInput = typeof SchedulerScenario.Encoded
@@ -93,22 +118,6 @@ export interface SchedulerScenarioResult {
   readonly events: { readonly byReason: Record<string, number>; readonly inStore: number; readonly recorders: ReadonlyArray<RecorderStats> }
 }
 
-const ms = (s: string): number => Duration.toMillis(Duration.decode(s as Duration.DurationInput))
-
-/** Accepts Go-style durations ("15s", "1h", "500ms", "1m30s") as well as Effect's ("15 seconds"). */
-export const parseMs = (s: string): number => {
-  const go = /^(\d+(?:\.\d+)?(?:ms|s|m|h))+$/.exec(s.trim())
-  if (go) {
-    let total = 0
-    for (const m of s.trim().matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) {
-      const v = Number(m[1])
-      total += m[2] === "ms" ? v : m[2] === "s" ? v * 1000 : m[2] === "m" ? v * 60_000 : v * 3_600_000
-    }
-    return total
-  }
-  return ms(s)
-}
-
 const makeNode = (name: string, g: typeof NodeGroup.Type) => ({
   metadata: { name, labels: { "platform.io/hostname": name, ...(g.labels ?? {}) } },
   spec: g.taints ? { taints: g.taints.map((t) => ({ key: t.key, value: t.value ?? "", effect: t.effect })) } : {},
@@ -135,12 +144,12 @@ const makePod = (name: string, b: typeof PodBatch.Type) => {
 }
 
 /** The scenario as an effect on the ambient clock (run it inside a Simulation). */
-export const schedulerScenarioEffect = (scenario: SchedulerScenario) =>
+export const schedulerScenarioEffect = (scenario: SchedulerSection) =>
   Effect.scoped(
     Effect.gen(function* () {
       const client = yield* ApiClient
       const start = yield* Clock.currentTimeMillis
-      const durationMs = parseMs(scenario.duration)
+      const durationMs = scenario.duration ?? DefaultSchedulerDurationMs
       let nodeIndex = 0
       for (const g of scenario.nodes) {
         for (let i = 0; i < g.count; i++) {
@@ -148,7 +157,7 @@ export const schedulerScenarioEffect = (scenario: SchedulerScenario) =>
           yield* Effect.orDie(client.create(Nodes, makeNode(name, g)))
         }
       }
-      if (scenario.events) yield* Effect.forkScoped(runEventTtl({ ttlMs: parseMs(scenario.eventTtl) }))
+      if (scenario.events) yield* Effect.forkScoped(runEventTtl({ ttlMs: scenario.eventTtl }))
 
       const leaderElect = scenario.leaderElect ?? scenario.replicas > 1
       const leaders: Array<{ identity: string; atMs: number }> = []
@@ -178,9 +187,9 @@ export const schedulerScenarioEffect = (scenario: SchedulerScenario) =>
           LeaderElector.make({
             ...LeaderElector.schedulerLeaderElectionDefaults,
             identity,
-            leaseDuration: parseMs(scenario.leaseDuration),
-            renewDeadline: parseMs(scenario.renewDeadline),
-            retryPeriod: parseMs(scenario.retryPeriod),
+            leaseDuration: scenario.leaseDuration,
+            renewDeadline: scenario.renewDeadline,
+            retryPeriod: scenario.retryPeriod,
             ...(recorder ? { recorder } : {})
           })
         )
@@ -195,7 +204,7 @@ export const schedulerScenarioEffect = (scenario: SchedulerScenario) =>
 
       let podsCreated = 0
       for (const b of scenario.batches) {
-        const at = parseMs(b.at)
+        const at = b.at
         yield* Effect.forkScoped(
           Effect.gen(function* () {
             yield* Effect.sleep(Duration.millis(at))
@@ -214,7 +223,7 @@ export const schedulerScenarioEffect = (scenario: SchedulerScenario) =>
 
       let failover: FailoverResult | undefined
       if (scenario.killLeaderAt !== undefined) {
-        yield* Effect.sleep(Duration.millis(parseMs(scenario.killLeaderAt)))
+        yield* Effect.sleep(Duration.millis(scenario.killLeaderAt))
         const now = (yield* Clock.currentTimeMillis) - start
         const victim = instances.find((i) => i.elector?.isLeader()) ?? instances[0]!
         victim.elector?.crash()

@@ -119,6 +119,9 @@ const quoteChar = (c: number): string => {
 
 const utf8 = new TextDecoder("utf-8", { fatal: false })
 
+/** `encoding/json`'s `maxNestingDepth`. */
+export const maxNestingDepth = 10000
+
 const parseGoJson = (data: Uint8Array): JsonValue => {
   let i = 0
   const eof = () => new GoError("unexpected end of JSON input")
@@ -233,67 +236,9 @@ const parseGoJson = (data: Uint8Array): JsonValue => {
     }
   }
 
-  const value = (context: string): JsonValue => {
-    skip()
-    if (i >= data.length) throw eof()
+  const scalar = (context: string): JsonValue => {
     const c = data[i]!
     switch (c) {
-      case 0x7b: {
-        i++
-        const entries: Array<readonly [string, JsonValue]> = []
-        skip()
-        if (i >= data.length) throw eof()
-        if (data[i] === 0x7d) {
-          i++
-          return { kind: "object", entries }
-        }
-        for (;;) {
-          skip()
-          if (i >= data.length) throw eof()
-          if (data[i] !== 0x22) throw bad("looking for beginning of object key string")
-          const key = string()
-          skip()
-          if (i >= data.length) throw eof()
-          if (data[i] !== 0x3a) throw bad("after object key")
-          i++
-          entries.push([key, value("looking for beginning of value")])
-          skip()
-          if (i >= data.length) throw eof()
-          if (data[i] === 0x2c) {
-            i++
-            continue
-          }
-          if (data[i] === 0x7d) {
-            i++
-            return { kind: "object", entries }
-          }
-          throw bad("after object key:value pair")
-        }
-      }
-      case 0x5b: {
-        i++
-        const items: Array<JsonValue> = []
-        skip()
-        if (i >= data.length) throw eof()
-        if (data[i] === 0x5d) {
-          i++
-          return { kind: "array", items }
-        }
-        for (;;) {
-          items.push(value("looking for beginning of value"))
-          skip()
-          if (i >= data.length) throw eof()
-          if (data[i] === 0x2c) {
-            i++
-            continue
-          }
-          if (data[i] === 0x5d) {
-            i++
-            return { kind: "array", items }
-          }
-          throw bad("after array element")
-        }
-      }
       case 0x22:
         return { kind: "string", value: string() }
       case 0x74:
@@ -311,7 +256,76 @@ const parseGoJson = (data: Uint8Array): JsonValue => {
     }
   }
 
-  const top = value("looking for beginning of value")
+  /** After `{` or `,` in an object: the key and its colon. */
+  const objectKey = (): string => {
+    skip()
+    if (i >= data.length) throw eof()
+    if (data[i] !== 0x22) throw bad("looking for beginning of object key string")
+    const key = string()
+    skip()
+    if (i >= data.length) throw eof()
+    if (data[i] !== 0x3a) throw bad("after object key")
+    i++
+    return key
+  }
+
+  /**
+   * One value with an explicit stack instead of recursion, so any nesting is safe; like Go's scanner it
+   * fails past `maxNestingDepth` open containers (`encoding/json` scanner.go `pushParseState`).
+   */
+  const value = (): JsonValue => {
+    type Frame = { readonly entries?: Array<readonly [string, JsonValue]>; readonly items?: Array<JsonValue>; key: string }
+    const stack: Array<Frame> = []
+    for (;;) {
+      // Read the start of a value.
+      skip()
+      if (i >= data.length) throw eof()
+      const c = data[i]!
+      let done: JsonValue | undefined
+      if (c === 0x7b || c === 0x5b) {
+        if (stack.length + 1 > maxNestingDepth) throw bad("exceeded max depth")
+        i++
+        skip()
+        if (i >= data.length) throw eof()
+        if (c === 0x7b && data[i] === 0x7d) {
+          i++
+          done = { kind: "object", entries: [] }
+        } else if (c === 0x5b && data[i] === 0x5d) {
+          i++
+          done = { kind: "array", items: [] }
+        } else if (c === 0x7b) {
+          stack.push({ entries: [], key: objectKey() })
+          continue
+        } else {
+          stack.push({ items: [], key: "" })
+          continue
+        }
+      } else done = scalar("looking for beginning of value")
+      // Close every container the value completes.
+      for (;;) {
+        const frame = stack[stack.length - 1]
+        if (frame === undefined) return done
+        if (frame.entries) frame.entries.push([frame.key, done])
+        else frame.items!.push(done)
+        skip()
+        if (i >= data.length) throw eof()
+        if (data[i] === 0x2c) {
+          i++
+          if (frame.entries) frame.key = objectKey()
+          break
+        }
+        if (data[i] === (frame.entries ? 0x7d : 0x5d)) {
+          i++
+          stack.pop()
+          done = frame.entries ? { kind: "object", entries: frame.entries } : { kind: "array", items: frame.items! }
+          continue
+        }
+        throw bad(frame.entries ? "after object key:value pair" : "after array element")
+      }
+    }
+  }
+
+  const top = value()
   skip()
   if (i < data.length) throw bad("after top-level value")
   return top

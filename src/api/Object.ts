@@ -57,21 +57,3 @@ export interface WatchEvent<T = KObject> {
 
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v)
-
-/**
- * Spread this first where an object literal copies another object: `{ ...extendable, ...obj, changed }`.
- *
- * On Node 20 (V8 11), a plain `{ ...obj, … }` copies `obj`'s hidden class into a class outside V8's transition tree.
- * Adding a key to such a copy makes a fresh class for every object (~10× the cost to build, a class, descriptors
- * and enum cache kept per object, inline-cache misses on every later read), and copying a copy takes the runtime's
- * slow path (~3×). Spreading an empty object first builds the copy along the shared transitions instead. The
- * result is the same object: own data properties, in the same order.
- */
-export const extendable: Readonly<Record<string, never>> = Object.freeze({})
-
-/**
- * A shallow copy of a plain object by `Object.assign` into `{}`: V8 11's fastest copy at a call site that sees
- * objects of many classes (a spread there takes the runtime's slow path). An own `__proto__` key, which JSON can
- * make, would go through the prototype's setter instead of being copied, so such an object is spread.
- */
-export const shallowCopy = <T extends object>(obj: T): T => (Object.hasOwn(obj, "__proto__") ? { ...extendable, ...obj } : Object.assign({}, obj))

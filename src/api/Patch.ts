@@ -5,7 +5,8 @@
  */
 import { Either } from "effect"
 import jsonpatch from "fast-json-patch"
-import { extendable, isRecord } from "./Object.js"
+import { isRecord } from "./Object.js"
+import { extendable } from "./internal/V8Shapes.js"
 import { ApiError, badRequest, internal, makeStatus, requestEntityTooLarge } from "./Status.js"
 
 export type PatchType = "merge" | "json" | "strategic"

@@ -4,6 +4,7 @@
  * garbage-collection support).
  */
 import type { KindRules } from "./kinds/KindRules.js"
+import { configMapRules } from "./kinds/ConfigMap.js"
 import { eventRules } from "./kinds/Event.js"
 import { leaseRules } from "./kinds/Lease.js"
 import { nameIsDNSLabel } from "./kinds/Names.js"
@@ -82,7 +83,7 @@ export const Namespaces = core({
 })
 export const Nodes = core({ kind: "Node", plural: "nodes", namespaced: false, shortNames: ["no"], subresources: ["status"] })
 export const Pods = core({ kind: "Pod", plural: "pods", namespaced: true, shortNames: ["po"], subresources: ["status", "binding", "eviction"] })
-export const ConfigMaps = core({ kind: "ConfigMap", plural: "configmaps", namespaced: true, shortNames: ["cm"] })
+export const ConfigMaps = core({ kind: "ConfigMap", plural: "configmaps", namespaced: true, shortNames: ["cm"], rules: configMapRules })
 export const Services = core({ kind: "Service", plural: "services", namespaced: true, shortNames: ["svc"], subresources: ["status"] })
 export const Deployments = core({
   group: "apps",

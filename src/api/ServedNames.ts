@@ -9,7 +9,8 @@
  */
 import { Either } from "effect"
 import { coreEventFieldLabel, toCoreEvent } from "./kinds/CoreEvent.js"
-import { extendable, isRecord, type KList, type KObject, type WatchEvent } from "./Object.js"
+import { isRecord, type KList, type KObject, type WatchEvent } from "./Object.js"
+import { extendable } from "./internal/V8Shapes.js"
 import { Events, Leases, type ResourceType } from "./Resources.js"
 import { badRequest, type ApiError } from "./Status.js"
 

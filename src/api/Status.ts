@@ -171,6 +171,9 @@ export const tooLargeResourceVersion = (asked: number, current: number, retryAft
   })
 
 
+/** `NewTimeoutError(message, 0)`: 504 Timeout, `Timeout: <message>`, empty details. */
+export const timeout = (message: string) => fail(504, "Timeout", `Timeout: ${message}`, {})
+
 export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
   fail(429, "TooManyRequests", message, { retryAfterSeconds })
 

@@ -1,7 +1,9 @@
 /**
- * `clustersim compare`: (a) one scenario against two or more targets in interleaved rounds (round r runs
- * the targets in order, round r+1 in reverse, so slow drift of the machine falls on every side alike), or
- * (b) stored runs. Writes `compare.json` (and `compare.html`) and exits 99 when a `--fail-if` rule holds.
+ * `clustersim compare`: (a) one scenario against two or more targets in interleaved rounds (the order of
+ * each round from a Williams design, `RoundOrder.ts`, so slow drift of the machine falls on every side
+ * alike), after warm-up rounds that are run and not counted (a fresh server's first run pays for its JIT
+ * and caches); or (b) stored runs. Writes `compare.json` (and `compare.html`) and exits 99 when a
+ * `--fail-if` rule holds.
  */
 import { Effect, Either } from "effect"
 import { existsSync, readdirSync, statSync } from "node:fs"
@@ -9,6 +11,7 @@ import { join } from "node:path"
 import { renderComparison } from "../../reports/compareText.js"
 import { compareSides, type Comparison, type Side } from "../compare/Compare.js"
 import { evaluateFailRules, type FailRule, parseFailRule } from "../compare/FailIf.js"
+import { roundOrder } from "../compare/RoundOrder.js"
 import { ExitCode, parseThreshold, type Threshold } from "../loadgen/Thresholds.js"
 import { readArtifact, type RunArtifact, writeAtomically } from "../scenario/Artifact.js"
 import { runCommand, type TargetFlag } from "./run.js"
@@ -20,6 +23,8 @@ export interface CompareCommandOptions {
   readonly scenario?: string
   readonly targets?: ReadonlyArray<TargetFlag>
   readonly rounds?: number
+  /** Rounds run first and not counted (default 1). */
+  readonly warmupRounds?: number
   readonly outDir?: string
   readonly failIf?: ReadonlyArray<string>
   /** Tags as in a threshold name: `operation:LIST,phase:steady`. */
@@ -27,6 +32,10 @@ export interface CompareCommandOptions {
   readonly level?: number
   readonly seed?: number
   readonly html?: (c: Comparison, sides: ReadonlyArray<Side>) => string
+  /** Where the HTML goes (default `compare.html` in the out directory). */
+  readonly htmlFile?: string
+  /** Write `compare.json` to the out directory (default true; `report a.json b.json` only prints). */
+  readonly writeJson?: boolean
   readonly stdout?: (s: string) => void
   readonly stderr?: (s: string) => void
 }
@@ -86,25 +95,27 @@ export const compareCommand = (o: CompareCommandOptions): Effect.Effect<CompareC
       if (targets.length < 2) return invalid(`--target: give at least two targets to compare, got ${targets.length}`)
       const rounds = o.rounds ?? 3
       if (!Number.isInteger(rounds) || rounds < 1) return invalid(`--rounds: expected a positive integer, got ${rounds}`)
+      const warmup = o.warmupRounds ?? 1
+      if (!Number.isInteger(warmup) || warmup < 0) return invalid(`--warmup-rounds: expected 0 or a positive integer, got ${warmup}`)
       const perSide: Array<Array<RunArtifact>> = targets.map(() => [])
-      for (let r = 0; r < rounds; r++) {
-        const order = targets.map((_, i) => i)
-        if (r % 2 === 1) order.reverse()
-        for (const i of order) {
+      for (let r = 0; r < warmup + rounds; r++) {
+        const counted = r >= warmup
+        const name = counted ? `round ${r - warmup + 1}/${rounds}` : `warm-up ${r + 1}/${warmup}`
+        for (const i of roundOrder(r, targets.length)) {
           const label = String.fromCharCode(65 + i)
           const started = Date.now()
           const res = yield* runCommand({
             file: o.scenario!,
             target: targets[i]!,
-            outDir: join(outDir, `round-${r + 1}`, label),
+            outDir: join(outDir, counted ? `round-${r - warmup + 1}` : `warmup-${r + 1}`, label),
             ...(o.seed !== undefined ? { seed: o.seed } : {}),
             tty: false,
             stdout: () => {},
             stderr: err
           })
           if (!res.artifact) return { exitCode: res.exitCode }
-          err(`round ${r + 1}/${rounds} ${label} (${targetText(targets[i]!)}): ${res.artifact.outcome}, ${((Date.now() - started) / 1000).toFixed(1)}s\n`)
-          perSide[i]!.push(res.artifact)
+          err(`${name} ${label} (${targetText(targets[i]!)}): ${res.artifact.outcome}, ${((Date.now() - started) / 1000).toFixed(1)}s${counted ? "" : ", not counted"}\n`)
+          if (counted) perSide[i]!.push(res.artifact)
         }
       }
       sides = perSide.map((rounds, i) => ({ label: String.fromCharCode(65 + i), rounds }))
@@ -122,12 +133,17 @@ export const compareCommand = (o: CompareCommandOptions): Effect.Effect<CompareC
     if (result._tag === "Refused") return invalid(`refused: ${result.reason}`)
     const hits = evaluateFailRules(rules, result.comparison)
     out(renderComparison(result.comparison, hits, rules.map((r) => r.source)) + "\n")
-    try {
-      writeAtomically(join(outDir, "compare.json"), JSON.stringify(result.comparison, null, 2) + "\n")
-      if (o.html) writeAtomically(join(outDir, "compare.html"), o.html(result.comparison, sides))
-      out(`comparison: ${join(outDir, "compare.json")}${o.html ? ` and compare.html` : ""}\n`)
-    } catch (e) {
-      err(`clustersim compare: could not write to ${outDir}: ${(e as Error).message}\n`)
+    const written: Array<string> = []
+    const write = (path: string, text: () => string) => {
+      try {
+        writeAtomically(path, text())
+        written.push(path)
+      } catch (e) {
+        err(`clustersim compare: could not write ${path}: ${(e as Error).message}\n`)
+      }
     }
+    if (o.writeJson ?? true) write(join(outDir, "compare.json"), () => JSON.stringify(result.comparison, null, 2) + "\n")
+    if (o.html) write(o.htmlFile ?? join(outDir, "compare.html"), () => o.html!(result.comparison, sides))
+    if (written.length > 0) out(`comparison: ${written.join(" and ")}\n`)
     return { exitCode: hits.length > 0 ? ExitCode.ThresholdsBreached : ExitCode.Pass, comparison: result.comparison }
   })

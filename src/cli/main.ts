@@ -18,7 +18,7 @@ import { scenarioJsonSchema } from "../scenario/jsonSchema.js"
 import { compareCommand } from "./compare.js"
 import { seedDemoCluster } from "./demo.js"
 import { FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flags.js"
-import { reportCommand } from "./report.js"
+import { reportRuns } from "./report.js"
 import { resolveTarget, runCommand, type RunCommandOptions, validateFiles } from "./run.js"
 
 /** The exit code a handler decided; @effect/cli handlers return void. */
@@ -57,16 +57,21 @@ const serveOptions = {
   ),
   demo: Options.boolean("demo").pipe(Options.withDescription("Seed a small demo cluster (nodes, pods, config maps).")),
   historyWindow: Options.text("history-window").pipe(Options.withDefault("5m"), Options.withDescription("Watch history kept before compaction (Go duration).")),
-  bookmarkInterval: Options.text("bookmark-interval").pipe(Options.withDefault("1m"), Options.withDescription("Interval of watch bookmarks (Go duration)."))
+  bookmarkInterval: Options.text("bookmark-interval").pipe(Options.withDefault("1m"), Options.withDescription("Interval of watch bookmarks (Go duration).")),
+  addedLatency: Options.text("added-latency").pipe(
+    Options.withDefault("0s"),
+    Options.withDescription("Wait this long before answering each request (Go duration): a slower server or network, e.g. to try clustersim compare (docs/compare.md).")
+  )
 }
 
-const serveHandler = (o: { host: string; port: number; seed: number; admin: boolean; demo: boolean; historyWindow: string; bookmarkInterval: string }) =>
+const serveHandler = (o: { host: string; port: number; seed: number; admin: boolean; demo: boolean; historyWindow: string; bookmarkInterval: string; addedLatency: string }) =>
   Effect.gen(function* () {
     if (o.port < 0 || o.port > 65535) return yield* usageError(`--port: invalid port "${o.port}"`)
     const historyWindowMs = yield* parseDurationFlag("--history-window", o.historyWindow)
     const bookmarkIntervalMs = yield* parseDurationFlag("--bookmark-interval", o.bookmarkInterval)
+    const addedLatencyMs = yield* parseDurationFlag("--added-latency", o.addedLatency)
     const server = ApiServer.layer({ seed: o.seed, historyWindowMs, bookmarkIntervalMs })
-    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin }, (s) =>
+    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, addedLatencyMs }, (s) =>
       Effect.gen(function* () {
         yield* Console.log(`clustersim API server listening on ${s.url}`)
         if (o.demo) {
@@ -149,13 +154,13 @@ const validate = Command.make("validate", { files: Args.text({ name: "file" }).p
 const report = Command.make(
   "report",
   {
-    file: Args.text({ name: "run.json" }).pipe(Args.withDescription("A stored run artifact.")),
-    html: Options.boolean("html").pipe(Options.withDescription("Write the HTML report (report.html beside run.json, or --out FILE).")),
+    files: Args.text({ name: "run.json" }).pipe(Args.atLeast(1), Args.withDescription("A stored run artifact; two or more are compared (as compare does).")),
+    html: Options.boolean("html").pipe(Options.withDescription("Write the HTML report (report.html, or compare.html for several runs, beside the first run.json; or --out FILE).")),
     out: optionalText("out", "Where --html writes the report."),
-    junit: optionalText("junit", "Write the threshold results as junit.xml to this file.")
+    junit: optionalText("junit", "Write the threshold results as junit.xml to this file (one run).")
   },
-  (o) => Effect.flatMap(Effect.sync(() => reportCommand({ file: o.file, html: o.html, out: value(o.out), junit: value(o.junit) })), exitWith)
-).pipe(Command.withDescription("Print the summary of a stored run.json again; --html re-renders its HTML report."))
+  (o) => Effect.flatMap(reportRuns({ files: o.files, html: o.html, out: value(o.out), junit: value(o.junit) }), exitWith)
+).pipe(Command.withDescription("Print the summary of a stored run.json again; --html re-renders its HTML report. Several runs: their comparison."))
 
 const schema = Command.make("schema", {}, () => Console.log(JSON.stringify(scenarioJsonSchema(), null, 2))).pipe(
   Command.withDescription("Print the scenario JSON Schema (scenarios/scenario.schema.json).")
@@ -173,7 +178,8 @@ const compare = Command.make(
       Args.withDescription("With --target: one scenario file. Otherwise: one argument per side — a run.json, a directory of rounds, or files joined by commas.")
     ),
     target: Options.text("target").pipe(Options.repeated, Options.withDescription("A target per side (embedded, in-process or a URL); two or more.")),
-    rounds: integerFlag("rounds", "Rounds per target; round order alternates so drift cancels.").pipe(Options.withDefault(3)),
+    rounds: integerFlag("rounds", "Counted rounds per target (default 3; 5 or more to judge p99); each round's order is balanced so drift cancels.").pipe(Options.withDefault(3)),
+    warmupRounds: integerFlag("warmup-rounds", "Rounds run first and not counted: a fresh server's first run pays for its JIT and caches (default 1).").pipe(Options.withDefault(1)),
     out: optionalText("out", "Directory for the rounds' artifacts, compare.json and compare.html (default reports/compare/<timestamp>/)."),
     failIf: Options.text("fail-if").pipe(Options.repeated, Options.withDescription('Exit 99 when a rule holds for a series, e.g. "p99 ratio > 1.2" (significant ratios only).')),
     select: optionalText("select", 'Only series with these tags, e.g. "operation:LIST,phase:steady" (default: all but setup).'),
@@ -193,7 +199,7 @@ const compare = Command.make(
       if (Option.isSome(o.level) && !(o.level.value > 0 && o.level.value < 1)) return yield* usageError(`--level: expected a number between 0 and 1, got ${o.level.value}`)
       const { renderComparisonHtml } = yield* Effect.promise(() => import("../../reports/html.js"))
       const result = yield* compareCommand({
-        ...(live ? { scenario: o.inputs[0]!, targets, rounds: o.rounds } : { stored: o.inputs }),
+        ...(live ? { scenario: o.inputs[0]!, targets, rounds: o.rounds, warmupRounds: o.warmupRounds } : { stored: o.inputs }),
         failIf: o.failIf,
         html: renderComparisonHtml,
         ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}),
@@ -235,10 +241,10 @@ const runFlags: FlagSpec = { values: ["--target", "--kubeconfig", "--context", "
 const commandFlags: Record<string, FlagSpec> = {
   run: runFlags,
   start: runFlags,
-  serve: { values: ["--host", "--port", "--seed", "--history-window", "--bookmark-interval"], switches: ["--admin", "--demo"] },
+  serve: { values: ["--host", "--port", "--seed", "--history-window", "--bookmark-interval", "--added-latency"], switches: ["--admin", "--demo"] },
   validate: { values: [], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
-  compare: { values: ["--target", "--rounds", "--out", "--fail-if", "--select", "--level", "--seed"], switches: [] },
+  compare: { values: ["--target", "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed"], switches: [] },
   schema: { values: [], switches: [] }
 }
 

@@ -1,10 +1,16 @@
-/** `clustersim report RUN.json [--html [--out FILE]] [--junit FILE]`: re-render a stored run. */
+/**
+ * `clustersim report RUN.json [--html [--out FILE]] [--junit FILE]`: re-render a stored run. Given two or
+ * more runs it prints their comparison (as `clustersim compare` of stored files, without writing
+ * compare.json), since that is what someone passing several runs wants to see.
+ */
+import { Effect } from "effect"
 import { dirname, join } from "node:path"
+import { renderComparisonHtml, renderRunHtml } from "../../reports/html.js"
 import { renderJunit } from "../../reports/junit.js"
 import { renderSummary } from "../../reports/summary.js"
 import { ExitCode } from "../loadgen/Thresholds.js"
 import { ArtifactReadError, readArtifact, type RunArtifact, writeAtomically } from "../scenario/Artifact.js"
-import { renderRunHtml } from "../../reports/html.js"
+import { compareCommand } from "./compare.js"
 
 export interface ReportOptions {
   readonly file: string
@@ -15,6 +21,10 @@ export interface ReportOptions {
   readonly stderr?: (s: string) => void
 }
 
+/** A scenario given where a run artifact belongs: say what to do with it. */
+const hintFor = (file: string): string =>
+  /\.ya?ml$/i.test(file) ? ` (a scenario file? "clustersim run ${file}" runs it and writes the run.json that report reads)` : ""
+
 export const reportCommand = (o: ReportOptions): number => {
   const out = o.stdout ?? ((s: string) => void process.stdout.write(s))
   const err = o.stderr ?? ((s: string) => void process.stderr.write(s))
@@ -23,7 +33,7 @@ export const reportCommand = (o: ReportOptions): number => {
     artifact = readArtifact(o.file)
   } catch (e) {
     if (!(e instanceof ArtifactReadError)) throw e
-    err(`clustersim report: ${e.message}\n`)
+    err(`clustersim report: ${e.message}${hintFor(o.file)}\n`)
     return ExitCode.InvalidInput
   }
   out(renderSummary(artifact) + "\n")
@@ -37,4 +47,29 @@ export const reportCommand = (o: ReportOptions): number => {
     out(`junit: ${o.junit}\n`)
   }
   return ExitCode.Pass
+}
+
+export interface ReportRunsOptions extends Omit<ReportOptions, "file"> {
+  readonly files: ReadonlyArray<string>
+}
+
+/** `report` of one run or, given several, their comparison; resolves to the exit code. */
+export const reportRuns = (o: ReportRunsOptions): Effect.Effect<number> => {
+  const err = o.stderr ?? ((s: string) => void process.stderr.write(s))
+  const [first, ...rest] = o.files
+  if (first === undefined) return Effect.sync(() => (err("clustersim report: give a run.json file\n"), ExitCode.InvalidInput))
+  if (rest.length === 0) return Effect.sync(() => reportCommand({ ...o, file: first }))
+  if (o.junit !== undefined)
+    return Effect.sync(() => (err(`clustersim report: --junit writes the thresholds of one run; got ${o.files.length} files\n`), ExitCode.InvalidInput))
+  err(`clustersim report: ${o.files.length} runs given, comparing them (clustersim compare ${o.files.join(" ")} also writes compare.json)\n`)
+  return Effect.map(
+    compareCommand({
+      stored: o.files,
+      writeJson: false,
+      ...(o.html ? { html: renderComparisonHtml, htmlFile: o.out ?? join(dirname(first), "compare.html") } : {}),
+      ...(o.stdout ? { stdout: o.stdout } : {}),
+      stderr: err
+    }),
+    (r) => r.exitCode
+  )
 }

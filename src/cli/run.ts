@@ -2,23 +2,23 @@
  * `clustersim run scenario.yaml [--target embedded|in-process|URL] [--kubeconfig FILE --context C]
  * [--out DIR] [--seed N]` and `clustersim validate FILE…`.
  *
- * Exit codes (k6): 0 pass, 99 thresholds breached, 2 invalid input, 1 run error (interrupted included).
+ * Exit codes (k6): 0 pass, 99 thresholds breached, 2 invalid input, 1 run error; stopped by a signal (the partial
+ * artifact written): 130 for SIGINT, 143 for SIGTERM (128 + the signal's number, as a shell reports it).
  */
 import { Cause, Context, Duration, Effect, Either, Exit, Layer, Option } from "effect"
 import { readFileSync } from "node:fs"
 import { dirname } from "node:path"
 import { parseArgs } from "node:util"
-import { request } from "undici"
 import { ApiServer, type ApiServerConfig } from "../../simulator/apiserver/ApiServer.js"
 import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
-import { runSimulatedCluster } from "../../simulator/cluster/ClusterRun.js"
-import { runScenarioSections } from "../../simulator/scheduler/ScenarioSections.js"
+import { runSimulation } from "../../simulator/cluster/ClusterRun.js"
 import { checkNodeAgentConfiguration } from "../../simulator/nodeagent/config/check.js"
 import { renderSummary } from "../../reports/summary.js"
 import { writeReports } from "./reportFiles.js"
 import { ApiClient } from "../client/ApiClient.js"
 import type { HttpClientOptions, TrafficCounter } from "../client/HttpTransport.js"
 import { hasAdminHooks } from "../client/AdminProbe.js"
+import { fetchServerVersion } from "../client/Probe.js"
 import { loadKubeconfigContext } from "../client/Kubeconfig.js"
 import { ServerAdmin, type ServerAdminService } from "../client/ServerAdmin.js"
 import { GeneratorHealth, type HealthReport } from "../loadgen/GeneratorHealth.js"
@@ -36,8 +36,9 @@ import {
 } from "../scenario/Artifact.js"
 import { parseScenario } from "../scenario/load.js"
 import { defaultErrorThreshold, outcomeChecks } from "../scenario/Outcome.js"
-import { checkTargetSupports, makeRunState, ms, runScenario, type RunState } from "../scenario/Run.js"
+import { checkTargetSupports, makeRunState, runScenario, type RunState } from "../scenario/Run.js"
 import type { Scenario } from "../scenario/Scenario.js"
+import { isSimulated, serverSettings, simulationOf } from "../scenario/Simulated.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
 
 export type TargetFlag = { readonly _tag: "embedded" } | { readonly _tag: "in-process" } | { readonly _tag: "url"; readonly options: HttpClientOptions; readonly context?: string }
@@ -55,11 +56,15 @@ export interface RunCommandOptions {
   readonly stderr?: (s: string) => void
   /** Show the live progress line (default: when stderr is a TTY). */
   readonly tty?: boolean
-  /** Resolves to request an early stop (Ctrl-C); the partial artifact is written. */
-  readonly interrupt?: Effect.Effect<void>
+  /** Resolves to request an early stop (Ctrl-C: SIGINT when it names no signal); the partial artifact is written. */
+  readonly interrupt?: Effect.Effect<StopSignal | void>
   /** Also write the threshold results as junit.xml here. */
   readonly junit?: string
 }
+
+/** The signals that stop a run, and the exit code each gives (128 + the signal's number, the shell's convention). */
+export type StopSignal = "SIGINT" | "SIGTERM"
+export const signalExitCode: Readonly<Record<StopSignal, number>> = { SIGINT: 130, SIGTERM: 143 }
 
 export interface RunCommandResult {
   readonly exitCode: number
@@ -67,23 +72,7 @@ export interface RunCommandResult {
   readonly artifact?: RunArtifact
 }
 
-const serverConfig = (scenario: Scenario, seed: number): Partial<ApiServerConfig> => ({
-  seed,
-  ...(scenario.server?.historyWindow !== undefined ? { historyWindowMs: ms(scenario.server.historyWindow, 0) } : {}),
-  ...(scenario.server?.bookmarkInterval !== undefined ? { bookmarkIntervalMs: ms(scenario.server.bookmarkInterval, 0) } : {}),
-  ...(scenario.server?.watchBufferSize !== undefined ? { watchBufferSize: scenario.server.watchBufferSize } : {})
-})
-
-const fetchVersion = (baseUrl: string, options?: HttpClientOptions) =>
-  Effect.tryPromise(async () => {
-    const res = await request(baseUrl.replace(/\/$/, "") + "/version", {
-      headers: options?.token ? { authorization: `Bearer ${options.token}` } : {},
-      headersTimeout: 3000,
-      bodyTimeout: 3000
-    })
-    const body = (await res.body.json()) as { gitVersion?: string }
-    return res.statusCode === 200 ? body.gitVersion : undefined
-  }).pipe(Effect.orElseSucceed(() => undefined))
+const serverConfig = (scenario: Scenario, seed: number): Partial<ApiServerConfig> => ({ ...serverSettings(scenario), seed })
 
 export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, traffic?: TrafficCounter): Layer.Layer<ApiClient | Target> => {
   const server = ApiServer.layer(serverConfig(scenario, seed))
@@ -101,7 +90,7 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
         Layer.unwrapScoped(
           Effect.gen(function* () {
             const s = yield* serveHttp({ host: "127.0.0.1", port: 0, admin: true })
-            const version = yield* fetchVersion(s.url)
+            const version = yield* fetchServerVersion({ baseUrl: s.url })
             const admin = yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(s.url))
             return Layer.merge(
               ApiClient.layerHttp({ baseUrl: s.url, traffic }),
@@ -114,7 +103,7 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
     case "url":
       return Layer.unwrapEffect(
         Effect.gen(function* () {
-          const version = yield* fetchVersion(t.options.baseUrl, t.options)
+          const version = yield* fetchServerVersion(t.options)
           // a `clustersim serve --admin` URL has the failure hooks too
           const admin = (yield* hasAdminHooks(t.options.baseUrl, t.options)) ? yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(t.options.baseUrl)) : undefined
           return Layer.merge(
@@ -154,7 +143,7 @@ export const assembleArtifact = (o: {
   readonly collected: Collected
   readonly state: RunState
   readonly health: HealthReport | undefined
-  readonly outcome: "completed" | "interrupted" | { readonly error: string }
+  readonly outcome: "completed" | { readonly interrupted: StopSignal } | { readonly error: string }
   readonly cluster?: Record<string, unknown>
   readonly sections?: Record<string, unknown>
 }): RunArtifact => {
@@ -164,9 +153,15 @@ export const assembleArtifact = (o: {
   ]
   const completed = o.outcome === "completed"
   const passed = thresholds.every((t) => t.passed)
-  const outcome: RunArtifact["outcome"] =
-    o.outcome === "interrupted" ? "interrupted" : completed ? (passed ? "pass" : "thresholds-breached") : "run-error"
-  const exitCode = outcome === "pass" ? ExitCode.Pass : outcome === "thresholds-breached" ? ExitCode.ThresholdsBreached : ExitCode.RunError
+  const interrupted = typeof o.outcome === "object" && "interrupted" in o.outcome ? o.outcome.interrupted : undefined
+  const outcome: RunArtifact["outcome"] = interrupted ? "interrupted" : completed ? (passed ? "pass" : "thresholds-breached") : "run-error"
+  const exitCode = interrupted
+    ? signalExitCode[interrupted]
+    : outcome === "pass"
+      ? ExitCode.Pass
+      : outcome === "thresholds-breached"
+        ? ExitCode.ThresholdsBreached
+        : ExitCode.RunError
   const relists = o.state.actions.reduce((n, a) => n + (a.informers?.relists ?? 0), 0)
   return {
     format: ArtifactFormat,
@@ -186,7 +181,8 @@ export const assembleArtifact = (o: {
     partial: !completed,
     outcome,
     exitCode,
-    ...(typeof o.outcome === "object" ? { runError: o.outcome.error } : {}),
+    ...(typeof o.outcome === "object" && "error" in o.outcome ? { runError: o.outcome.error } : {}),
+    ...(interrupted ? { interruptedBy: interrupted } : {}),
     series: o.collected.series.map(artifactSeries),
     intervalMs: o.collected.intervalMs,
     intervals: o.collected.intervals,
@@ -264,7 +260,7 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     const seed = o.seed ?? scenario.seed ?? 1
     const startedAt = new Date()
     const outDir = o.outDir ?? defaultOutDir(scenario.metadata.name, startedAt)
-    const interrupt = o.interrupt ?? Effect.never
+    const interrupt: Effect.Effect<StopSignal> = Effect.map(o.interrupt ?? Effect.never, (signal) => signal ?? "SIGINT")
 
     const finish = (artifact: RunArtifact): RunCommandResult => {
       const path = writeArtifact(outDir, artifact)
@@ -275,8 +271,7 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       return { exitCode: artifact.exitCode, artifactPath: path, artifact }
     }
 
-    if (scenario.scheduler !== undefined || scenario.eviction !== undefined) return runSectionsScenario(o, scenario, text, seed, startedAt, finish)
-    if (scenario.cluster !== undefined) return yield* runClusterScenario(o, scenario, text, seed, startedAt, finish, err, interrupt)
+    if (isSimulated(scenario)) return yield* runSimulatedScenario(o, scenario, text, seed, startedAt, finish, err, interrupt)
 
     const traffic: TrafficCounter = { bytesIn: 0, bytesOut: 0 }
     const program = Effect.scoped(
@@ -292,14 +287,11 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
         const state = makeRunState(yield* nowMillis)
         yield* Effect.forkScoped(progressReporter(state, tty, err))
         const run = runScenario(scenario, { seed, admin: target.admin, state }).pipe(Effect.provideService(LatencyRecorder, recorder))
-        const exit = yield* Effect.exit(Effect.raceFirst(Effect.asVoid(run), Effect.flatMap(interrupt, () => Effect.fail("interrupted" as const))))
+        const exit = yield* Effect.exit(Effect.raceFirst(Effect.asVoid(run), Effect.flatMap(interrupt, (signal) => Effect.fail({ interrupted: signal }))))
         yield* recorder.flush
         const collected: Collected = { series: yield* recorder.snapshot, intervals: yield* recorder.intervals, intervalMs: 1000 }
-        const outcome = Exit.isSuccess(exit)
-          ? ("completed" as const)
-          : Option.getOrUndefined(Cause.failureOption(exit.cause)) === "interrupted"
-            ? ("interrupted" as const)
-            : { error: causeText(exit.cause) }
+        const stop = Exit.isFailure(exit) ? stopSignalOf(exit.cause) : undefined
+        const outcome = Exit.isSuccess(exit) ? ("completed" as const) : stop ? { interrupted: stop } : { error: causeText(exit.cause) }
         return finish(
           assembleArtifact({
             scenario,
@@ -326,45 +318,17 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     return { exitCode: ExitCode.RunError }
   })
 
-/** `scheduler:` / `eviction:` sections: their own runners, virtual time; results go into the artifact. */
-const runSectionsScenario = (
-  o: RunCommandOptions,
-  scenario: Scenario,
-  text: string,
-  seed: number,
-  startedAt: Date,
-  finish: (a: RunArtifact) => RunCommandResult
-): RunCommandResult => {
-  let sections: Record<string, unknown> | undefined
-  let error: string | undefined
-  try {
-    sections = { ...runScenarioSections({ ...scenario, seed }) }
-  } catch (e) {
-    error = e instanceof Error ? e.message : String(e)
-  }
-  return finish(
-    simulatedArtifact(o, scenario, text, seed, startedAt, {
-      collected: { series: [], intervals: [], intervalMs: 1000 },
-      state: makeRunState(0),
-      outcome: error === undefined ? "completed" : { error },
-      ...(sections ? { sections } : {})
-    })
-  )
+const stopSignalOf = (cause: Cause.Cause<unknown>): StopSignal | undefined => {
+  const f = Option.getOrUndefined(Cause.failureOption(cause))
+  return typeof f === "object" && f !== null && "interrupted" in f ? (f as { interrupted: StopSignal }).interrupted : undefined
 }
 
-/** The artifact of a run in virtual time (a simulated cluster or the scheduler/eviction sections). */
-const simulatedArtifact = (
-  o: RunCommandOptions,
-  scenario: Scenario,
-  text: string,
-  seed: number,
-  startedAt: Date,
-  parts: Pick<Parameters<typeof assembleArtifact>[0], "collected" | "state" | "outcome" | "sections" | "cluster">
-): RunArtifact =>
-  assembleArtifact({ scenario, file: o.file, text, target: { kind: "simulated-cluster" }, seed, startedAt, endedAt: new Date(), health: undefined, ...parts })
-
-/** A `cluster` scenario: the simulated cluster runs in virtual time with the load phases as its workload. */
-const runClusterScenario = (
+/**
+ * A scenario with simulated sections (`cluster`, `scheduler`, `eviction`): ONE simulation in virtual time runs
+ * them all with the load phases as its workload (src/scenario/Simulated.ts). It runs in slices, so a signal
+ * stops it within a slice and the artifact covers the virtual time reached.
+ */
+const runSimulatedScenario = (
   o: RunCommandOptions,
   scenario: Scenario,
   text: string,
@@ -372,33 +336,30 @@ const runClusterScenario = (
   startedAt: Date,
   finish: (a: RunArtifact) => RunCommandResult,
   err: (s: string) => void,
-  interrupt: Effect.Effect<void>
+  interrupt: Effect.Effect<StopSignal>
 ) =>
-  Effect.gen(function* () {
-    if (o.target._tag === "url") {
-      err(`clustersim: ${o.file}: a scenario with a "cluster" section runs on the simulated cluster; --target URL does not apply\n`)
-      return { exitCode: ExitCode.InvalidInput } as RunCommandResult
-    }
-    let captured: { recorder: LatencyRecorder["Type"]; state: RunState } | undefined
-    let lastProgressLineMs = 0
-    let workloadError: string | undefined
-    const workload = Effect.gen(function* () {
-      const recorder = yield* LatencyRecorder.make()
-      const state = makeRunState(yield* nowMillis)
-      captured = { recorder, state }
-      yield* runScenario(scenario, { seed, admin: undefined, state }).pipe(Effect.provideService(LatencyRecorder, recorder))
-    }).pipe(Effect.catchAllCause((c) => Effect.sync(() => void (workloadError = causeText(c)))))
-    const durationMs =
-      scenario.duration !== undefined ? ms(scenario.duration, 0) : scenario.phases.reduce((n, p) => n + ms(p.duration, 0), 0) + 10_000
-    const exit = yield* Effect.exit(
-      Effect.raceFirst(
-        runSimulatedCluster({
-          spec: scenario.cluster!,
-          faults: scenario.faults ?? [],
-          seed,
-          durationMs,
+  Effect.scoped(
+    Effect.gen(function* () {
+      if (o.target._tag === "url") {
+        err(`clustersim: ${o.file}: a scenario with a "cluster", "scheduler" or "eviction" section runs in the simulation; --target URL does not apply\n`)
+        return { exitCode: ExitCode.InvalidInput } as RunCommandResult
+      }
+      let stoppedBy: StopSignal | undefined
+      yield* Effect.forkScoped(Effect.flatMap(interrupt, (signal) => Effect.sync(() => void (stoppedBy = signal))))
+      let captured: { recorder: LatencyRecorder["Type"]; state: RunState } | undefined
+      let lastProgressLineMs = 0
+      let workloadError: string | undefined
+      const workload = Effect.gen(function* () {
+        const recorder = yield* LatencyRecorder.make()
+        const state = makeRunState(yield* nowMillis)
+        captured = { recorder, state }
+        yield* runScenario(scenario, { seed, admin: undefined, state }).pipe(Effect.provideService(LatencyRecorder, recorder))
+      }).pipe(Effect.catchAllCause((c) => Effect.sync(() => void (workloadError = causeText(c)))))
+      const exit = yield* Effect.exit(
+        runSimulation({
+          ...simulationOf(scenario, seed, dirname(o.file)),
           workload,
-          baseDir: dirname(o.file),
+          stopRequested: Effect.sync(() => stoppedBy !== undefined),
           onProgress: (p) => {
             const ph = captured?.state.progress
             const line = `virtual ${(p.virtualMs / 1000).toFixed(0)}s  wall ${(p.wallMs / 1000).toFixed(1)}s  ${ph ? `${ph.phase}  ${ph.ops} ops  ${ph.errors} errors` : ""}`
@@ -408,31 +369,41 @@ const runClusterScenario = (
               err(`[${line.trim()}]\n`)
             }
           }
-        }),
-        Effect.flatMap(interrupt, () => Effect.fail("interrupted" as const))
+        })
       )
-    )
-    const empty: Collected = { series: [], intervals: [], intervalMs: 1000 }
-    if (captured) yield* captured.recorder.flush
-    const collected: Collected = captured
-      ? { series: yield* captured.recorder.snapshot, intervals: yield* captured.recorder.intervals, intervalMs: 1000 }
-      : empty
-    const outcome = Exit.isSuccess(exit)
-      ? workloadError === undefined
-        ? ("completed" as const)
-        : { error: workloadError }
-      : Option.getOrUndefined(Cause.failureOption(exit.cause)) === "interrupted"
-        ? ("interrupted" as const)
-        : { error: causeText(exit.cause) }
-    return finish(
-      simulatedArtifact(o, scenario, text, seed, startedAt, {
-        collected,
-        state: captured?.state ?? makeRunState(0),
-        outcome,
-        ...(Exit.isSuccess(exit) ? { cluster: exit.value } : {})
-      })
-    )
-  })
+      const empty: Collected = { series: [], intervals: [], intervalMs: 1000 }
+      if (captured) yield* captured.recorder.flush
+      const collected: Collected = captured
+        ? { series: yield* captured.recorder.snapshot, intervals: yield* captured.recorder.intervals, intervalMs: 1000 }
+        : empty
+      const result = Exit.isSuccess(exit) ? exit.value : undefined
+      const outcome =
+        result === undefined
+          ? { error: Exit.isFailure(exit) ? causeText(exit.cause) : "unknown error" }
+          : result.stopped && stoppedBy
+            ? { interrupted: stoppedBy }
+            : workloadError !== undefined
+              ? { error: workloadError }
+              : ("completed" as const)
+      return finish(
+        assembleArtifact({
+          scenario,
+          file: o.file,
+          text,
+          target: { kind: "simulated-cluster" },
+          seed,
+          startedAt,
+          endedAt: new Date(),
+          health: undefined,
+          collected,
+          state: captured?.state ?? makeRunState(0),
+          outcome,
+          ...(result?.cluster ? { cluster: result.cluster as unknown as Record<string, unknown> } : {}),
+          ...(result && Object.keys(result.sections).length > 0 ? { sections: result.sections } : {})
+        })
+      )
+    })
+  )
 
 // ---------------------------------------------------------------------------------------------
 // Flags

@@ -4,17 +4,12 @@
  * `--admin` — answers 404. The probe has no side effect.
  */
 import { Effect } from "effect"
-import { request } from "undici"
+import { probe, type ProbeTarget } from "./Probe.js"
 
-export const hasAdminHooks = (baseUrl: string, options?: { readonly token?: string | undefined }): Effect.Effect<boolean> =>
+export const hasAdminHooks = (baseUrl: string, options?: Omit<ProbeTarget, "baseUrl">): Effect.Effect<boolean> =>
   Effect.tryPromise(async () => {
-    const res = await request(baseUrl.replace(/\/$/, "") + "/clustersim/compact", {
-      method: "GET",
-      headers: options?.token ? { authorization: `Bearer ${options.token}` } : {},
-      headersTimeout: 3000,
-      bodyTimeout: 3000
-    })
-    const text = await res.body.text()
+    const res = await probe({ ...options, baseUrl }, "/clustersim/compact")
+    const text = res.text
     if (res.statusCode !== 405) return false
     const body = JSON.parse(text) as { kind?: unknown; code?: unknown }
     return body.kind === "Status" && body.code === 405

@@ -5,7 +5,8 @@
  * the wire, both ways, so every part of clustersim speaks the spec's names and the same scenario runs
  * unchanged against either server.
  */
-import { extendable, isRecord, type KObject, type WatchEvent } from "../api/Object.js"
+import { isRecord, type KObject, type WatchEvent } from "../api/Object.js"
+import { extendable } from "../api/internal/V8Shapes.js"
 import type { ResourceType } from "../api/Resources.js"
 
 export interface ApiNames {

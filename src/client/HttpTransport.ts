@@ -1,7 +1,9 @@
 /** The HTTP side of `ApiClient`: URL layout, query parameters, Status decoding and watch framing, over undici. */
 import { Deferred, Effect, FiberId, Stream } from "effect"
 import { Agent, type Dispatcher } from "undici"
-import { extendable, type KList, type KObject, type WatchEvent } from "../api/Object.js"
+import { type KList, type KObject, type WatchEvent } from "../api/Object.js"
+import { extendable } from "../api/internal/V8Shapes.js"
+import { tlsConnectOptions } from "./Probe.js"
 import type { DeleteOptions, ListOptions, PatchType, WatchOptions, WriteOptions } from "../api/Requests.js"
 import { apiVersionOf, type ResourceType } from "../api/Resources.js"
 import * as Status from "../api/Status.js"
@@ -117,7 +119,7 @@ export const makeHttpClient = (options: HttpClientOptions) =>
             connections: options.connections ?? 64,
             pipelining: 1,
             keepAliveTimeout: 30_000,
-            connect: tls ? { ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: !tls.insecureSkipVerify } : undefined
+            connect: tlsConnectOptions(tls)
           })
       ),
       (agent) => Effect.promise(() => (agent as Agent).close())

@@ -37,7 +37,7 @@ export interface SeriesSide {
   readonly connectionErrors: number
   readonly dropped: number
   readonly errorRate: number
-  /** Completed operations per second of run time (mean over rounds). */
+  /** Completed operations per second while the series' action ran (mean over rounds; `activeSeconds`). */
   readonly throughput: number
   /** Pooled over rounds, ms. */
   readonly p50: number
@@ -179,13 +179,32 @@ const empiricalOf = (base64s: ReadonlyArray<string>): Empirical & { readonly max
   return { count: total, quantile, max }
 }
 
+/**
+ * How long a series was being driven in one run, s: its action's executor span when the artifact has it,
+ * else the span of its tagged intervals, else the whole run. A rate over the whole run would understate a
+ * series that ran in one phase of several (50/s for 8 s of a 13 s run is not 30/s).
+ */
+export const activeSeconds = (key: MetricKey, a: RunArtifact): number => {
+  const executor = a.actions.find((x) => x.phase === key.phase && x.action === key.name)?.executor
+  if (executor && executor.endedAtMs > executor.startedAtMs) return (executor.endedAtMs - executor.startedAtMs) / 1000
+  const id = keyString(key)
+  let start = Infinity
+  let end = -Infinity
+  for (const iv of a.intervals)
+    if (keyString(iv.key) === id) {
+      start = Math.min(start, iv.startMs)
+      end = Math.max(end, iv.endMs)
+    }
+  return end > start ? (end - start) / 1000 : a.durationMs / 1000
+}
+
 const sideFigures = (r: Rounds, artifacts: ReadonlyArray<RunArtifact>): SeriesSide & { readonly empirical: Empirical } => {
   const present = r.perRound.filter((s): s is ArtifactSeries => s !== undefined)
   const sum = (f: (s: ArtifactSeries) => number) => present.reduce((a, s) => a + f(s), 0)
   const count = sum((s) => s.count)
   const errors = sum((s) => s.errors)
   const e = empiricalOf(present.map((s) => s.latencyHistogram))
-  const rates = r.perRound.map((s, i) => (s === undefined ? 0 : s.count / Math.max(0.001, artifacts[i]!.durationMs / 1000)))
+  const rates = r.perRound.map((s, i) => (s === undefined ? 0 : s.count / Math.max(0.001, activeSeconds(r.key, artifacts[i]!))))
   return {
     rounds: present.length,
     count,
@@ -225,8 +244,14 @@ const ratioFor = (
   return { method: "requests", interval: histogramQuantileRatio(ea, eb, quantileValue[q], o.level) }
 }
 
-const ratioText = (r: QuantileRatio): string => `${r.quantile} ×${fmt(r.estimate)} [${fmt(r.low)}–${fmt(r.high)}]`
-const fmt = (x: number): string => (x >= 10 ? x.toFixed(1) : x >= 0.1 ? x.toFixed(2) : x.toPrecision(2))
+/** A ratio in a few digits: 1.83, 0.52, 12.4; far from 1 (an interval from two rounds) as 1.7e+15. */
+export const formatRatio = (x: number): string =>
+  !Number.isFinite(x) ? String(x) : x >= 1000 || (x > 0 && x < 0.01) ? x.toExponential(1) : x >= 10 ? x.toFixed(1) : x.toFixed(2)
+
+/** `×1.83 [1.52–2.21]` */
+export const formatRatioInterval = (r: Interval): string => `×${formatRatio(r.estimate)} [${formatRatio(r.low)}–${formatRatio(r.high)}]`
+
+const ratioText = (r: QuantileRatio): string => `${r.quantile} ${formatRatioInterval(r)}`
 
 /** "B slower, p99 ×1.8 [1.5–2.2]", "B faster, p50 ×0.52 [0.48–0.55]", or "no significant difference". */
 export const verdictText = (other: string, ratios: ReadonlyArray<QuantileRatio>): string => {

@@ -73,6 +73,8 @@ export interface RunArtifact {
   readonly outcome: "pass" | "thresholds-breached" | "run-error" | "interrupted"
   readonly exitCode: number
   readonly runError?: string
+  /** The signal that stopped the run (`outcome: interrupted`). */
+  readonly interruptedBy?: "SIGINT" | "SIGTERM"
   readonly series: ReadonlyArray<ArtifactSeries>
   readonly intervalMs: number
   readonly intervals: ReadonlyArray<IntervalSnapshot>

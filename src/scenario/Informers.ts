@@ -1,12 +1,14 @@
 /**
- * The `informers` action: N reflectors on one resource, each listing and watching on its own
- * (client-go behaviour lives in `loadgen/Reflector.ts`). Sync time is recorded as `informer_sync`;
- * relist phases go to the LatencyRecorder from the reflector itself.
+ * The `informers` action: N informers on one resource, each listing and watching on its own (client-go
+ * behaviour lives in `src/informer`). Sync time is recorded as `informer_sync`; relist phases and watch-event
+ * latency go to the LatencyRecorder through `loadgen/ReflectorMetrics.ts`.
  */
 import { Effect, type Scope } from "effect"
 import type { ApiClient } from "../client/ApiClient.js"
 import { LatencyRecorder, nowMillis } from "../loadgen/LatencyRecorder.js"
-import { startReflector, type ReflectorStats } from "../loadgen/Reflector.js"
+import { startInformer } from "../informer/Informer.js"
+import type { ReflectorStats } from "../informer/Reflector.js"
+import { reflectorMetrics } from "../loadgen/ReflectorMetrics.js"
 import { namespaceFor, resourceOf } from "./Operations.js"
 import type { Action } from "./Scenario.js"
 
@@ -51,17 +53,13 @@ export const startInformers = (
     const namespace = a.namespace === undefined ? undefined : namespaceFor(resource, a.namespace)
     const scope = namespace === undefined ? "cluster" : "namespace"
     let synced = 0
+    const observer = yield* reflectorMetrics(resource.plural, scope)
     const reflectors = yield* Effect.forEach(
       Array.from({ length: a.count }),
       () =>
         Effect.gen(function* () {
           const t0 = yield* nowMillis
-          const r = yield* startReflector({
-            resource,
-            ...(namespace !== undefined ? { namespace } : {}),
-            ...(a.labelSelector !== undefined ? { labelSelector: a.labelSelector } : {}),
-            ...(a.pageSize !== undefined ? { pageSize: a.pageSize } : {})
-          })
+          const r = yield* startInformer({ resource, namespace, labelSelector: a.labelSelector, pageSize: a.pageSize, observer })
           // time to first sync, as a sample: a start is "intended" when the informer is started
           yield* Effect.forkScoped(
             Effect.gen(function* () {

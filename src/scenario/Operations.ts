@@ -13,9 +13,11 @@ import type { ApiError } from "../api/Status.js"
 import type { IterationContext, Operation } from "../loadgen/Arrival.js"
 import { ApiClient } from "../client/ApiClient.js"
 import { LatencyRecorder, type MetricKey, nowMillis } from "../loadgen/LatencyRecorder.js"
+import { writtenAtAnnotation } from "../loadgen/ReflectorMetrics.js"
 import type { ObjectSet, Request, Scenario } from "./Scenario.js"
 
-export const WrittenAtAnnotation = "clustersim.io/written-at"
+/** One name for the writers' stamp, shared with the reflector measurements. */
+export const WrittenAtAnnotation = writtenAtAnnotation
 
 /** mulberry32: small, seeded, good enough for picking objects. */
 export const seededRandom = (seed: number): (() => number) => {

@@ -3,9 +3,9 @@
  * Everything goes through `ApiClient` and the Effect `Clock`, so the same code runs in real time
  * (embedded / in-process / URL targets) and inside a simulated cluster on virtual time.
  */
-import { Data, Duration, Effect, Either, Option, Stream } from "effect"
+import { Data, Duration, Effect, Either, Option } from "effect"
 import { parseDuration } from "../api/Duration.js"
-import type { KList, KObject } from "../api/Object.js"
+import type { KList } from "../api/Object.js"
 import type { ApiError } from "../api/Status.js"
 import { ApiClient } from "../client/ApiClient.js"
 import type { ServerAdminService } from "../client/ServerAdmin.js"
@@ -22,12 +22,12 @@ import {
   seededRandom,
   setNamePrefix,
   WriteLog,
-  WrittenAtAnnotation,
   type RunEnv
 } from "./Operations.js"
 import type { Action, Phase, Scenario } from "./Scenario.js"
 import { serverSideFailures } from "./Scenario.js"
 import { startInformers, type InformerReport } from "./Informers.js"
+import { runWatchers } from "./Watchers.js"
 import { formatPath } from "./load.js"
 
 export class ScenarioRunError extends Data.TaggedError("ScenarioRunError")<{ readonly message: string }> {}
@@ -174,62 +174,6 @@ const runLoadAction = (env: RunEnv, phase: Phase, a: Action, name: string, count
               duration: a.iterations !== undefined && a.duration === undefined ? undefined : Duration.millis(ms(a.duration, phaseMs))
             })
     return yield* run.pipe(Effect.mapError((e) => new ScenarioRunError({ message: e.message })))
-  })
-
-/** N watchers from the current rv; each event stamped by a writer is a watch-event latency sample. */
-const runWatchers = (env: RunEnv, a: Extract<Action, { type: "watch" }>, name: string, counts: Record<string, number>) =>
-  Effect.gen(function* () {
-    const api = yield* ApiClient
-    const recorder = yield* LatencyRecorder
-    const resource = resourceOf(a.resource)
-    const namespace = a.namespace === undefined ? undefined : namespaceFor(resource, a.namespace)
-    const scope = namespace === undefined ? "cluster" : "namespace"
-    const key = { metric: "watch_event", operation: "WATCH", resource: resource.plural, scope }
-    const onEvent = (obj: KObject | undefined) =>
-      Effect.gen(function* () {
-        counts.events = (counts.events ?? 0) + 1
-        const stamped = obj?.metadata?.annotations?.[WrittenAtAnnotation]
-        if (stamped === undefined) return
-        const receivedAt = yield* nowMillis
-        const record = (ackAt: number) => {
-          // an event can arrive before the writer sees its answer: latency 0, not negative
-          const at = Math.min(ackAt, receivedAt)
-          Effect.runSync(recorder.record(key, { intendedStart: at, sentAt: at, completedAt: receivedAt, ok: true, model: "open" }))
-        }
-        env.writes.observe(WriteLog.key(obj!.metadata.namespace, obj!.metadata.name, obj!.metadata.resourceVersion), receivedAt, record)
-      })
-    const watcher = Effect.gen(function* () {
-      for (;;) {
-        const start = yield* Effect.either(api.list(resource, { namespace, limit: 1, labelSelector: a.labelSelector }))
-        if (Either.isLeft(start)) {
-          env.progress.error(name, start.left)
-          yield* Effect.sleep(Duration.seconds(1))
-          continue
-        }
-        let rv = start.right.metadata?.resourceVersion
-        const ended = yield* Effect.either(
-          api.watch(resource, { namespace, resourceVersion: rv, allowWatchBookmarks: true, labelSelector: a.labelSelector }).pipe(
-            Stream.runForEach((ev) =>
-              Effect.suspend(() => {
-                const obj = ev.object as KObject | undefined
-                if (ev.type === "ERROR") {
-                  counts.errorEvents = (counts.errorEvents ?? 0) + 1
-                  return Effect.void
-                }
-                if (obj?.metadata?.resourceVersion) rv = obj.metadata.resourceVersion
-                return ev.type === "BOOKMARK" ? Effect.void : onEvent(obj)
-              })
-            )
-          )
-        )
-        counts.rewatches = (counts.rewatches ?? 0) + 1
-        if (Either.isLeft(ended)) {
-          env.progress.error(name, ended.left)
-          yield* Effect.sleep(Duration.millis(500))
-        }
-      }
-    })
-    yield* Effect.forEach(Array.from({ length: a.count }), () => watcher, { concurrency: "unbounded", discard: true })
   })
 
 /** List page 1, wait past the history window (optionally compacting), follow the token: expect 410. */

@@ -5,25 +5,19 @@
  *
  * Every struct is decoded with `onExcessProperty: "error"`, so a misspelt field is an error, not a no-op.
  */
-import { Schema } from "effect"
+import { Either, Schema } from "effect"
 import { ClusterFault, ClusterSpec } from "../../simulator/cluster/ClusterSpec.js"
-import { parseDuration } from "../api/Duration.js"
+import { EvictionSection } from "../../simulator/nodeagent/eviction/EvictionScenario.js"
+import { SchedulerSection } from "../../simulator/scheduler/SchedulerScenario.js"
+import { DurationString } from "../api/GoSchemas.js"
 import { resolveResource } from "../api/Resources.js"
 import { parseThreshold } from "../loadgen/Thresholds.js"
-import { Either } from "effect"
+
+export { DurationString }
 
 // ---------------------------------------------------------------------------------------------
 // Scalars
 // ---------------------------------------------------------------------------------------------
-
-/** A Go-style duration (`500ms`, `20s`, `1m30s`). */
-export const DurationString = Schema.String.pipe(
-  Schema.filter((s) => {
-    const d = parseDuration(s)
-    return Either.isLeft(d) ? d.left : d.right < 0 ? "duration must not be negative" : undefined
-  }),
-  Schema.annotations({ identifier: "Duration", description: 'Go-style duration: "500ms", "20s", "1m30s"' })
-)
 
 /** A resource by any name kubectl accepts: plural, singular, short name or kind. */
 export const ResourceName = Schema.String.pipe(
@@ -31,9 +25,28 @@ export const ResourceName = Schema.String.pipe(
   Schema.annotations({ identifier: "Resource", description: "configmaps, pods, nodes, services, … (plural, singular, short name or kind)" })
 )
 
-const PositiveInt = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
-const NonNegativeInt = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
-const PositiveNumber = Schema.Number.pipe(Schema.greaterThan(0))
+/**
+ * Upper bounds of the load a scenario may ask for (docs/scenarios.md "Bounds", with the reasons). Each is well
+ * above what one generator process can drive; past it a typo (`count: 1e12`, `rate: 1e9`) would exhaust memory or
+ * run for ever instead of failing `validate`.
+ */
+export const LoadBounds = {
+  /** Objects per setup set: 1,000,000 config maps of 1 KiB are ~1 GiB in the simulated store. */
+  objects: 1_000_000,
+  /** Requests per second of one action, and creates per second of one setup set. */
+  rate: 100_000,
+  /** Closed-loop workers, setup concurrency, watchers and informers of one action, `maxInFlight`. */
+  concurrency: 10_000,
+  /** `maxInFlight` of an open-model action. */
+  inFlight: 100_000,
+  /** Iterations of a closed-loop action; `repeat` of a slow pager. */
+  iterations: 100_000_000,
+  /** A list's page size (upstream serves at most what is stored; 100,000 is far past any client's default of 500). */
+  pageSize: 100_000
+} as const
+
+const boundedInt = (min: number, max: number) => Schema.Int.pipe(Schema.between(min, max))
+const Rate = Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(LoadBounds.rate))
 
 
 // ---------------------------------------------------------------------------------------------
@@ -46,13 +59,13 @@ export const ObjectSet = Schema.Struct({
   resource: ResourceName,
   /** Namespace for namespaced resources; default `default`. */
   namespace: Schema.optional(Schema.String),
-  count: NonNegativeInt,
+  count: boundedInt(0, LoadBounds.objects),
   /** Object names are `<namePrefix><i>`; default `<set name>-`. */
   namePrefix: Schema.optional(Schema.String),
   /** Creates per second; default: as fast as `concurrency` allows. */
-  rate: Schema.optional(PositiveNumber),
+  rate: Schema.optional(Rate),
   /** Creates in flight; default 16. */
-  concurrency: Schema.optional(PositiveInt),
+  concurrency: Schema.optional(boundedInt(1, LoadBounds.concurrency)),
   /** The object body without `metadata.name` (and `metadata.namespace`), e.g. `{ data: { k: v } }`. */
   template: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 }).annotations({ identifier: "ObjectSet" })
@@ -81,7 +94,7 @@ export const Request = Schema.Struct({
   /** get / update / patch / delete of one named object instead. */
   name: Schema.optional(Schema.String),
   /** list: page size; every page is requested, the whole list is one sample. */
-  limit: Schema.optional(PositiveInt),
+  limit: Schema.optional(boundedInt(1, LoadBounds.pageSize)),
   /** list / get: passed as given ("0" = from the watch cache, "" = quorum read). */
   resourceVersion: Schema.optional(Schema.String),
   resourceVersionMatch: Schema.optional(Schema.Literal("Exact", "NotOlderThan")),
@@ -90,7 +103,7 @@ export const Request = Schema.Struct({
   /** create / churn: body of new objects (names are generated). */
   template: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   /** churn: objects kept alive; iteration i creates one and deletes the one from i − keep. Default 10. */
-  keep: Schema.optional(PositiveInt)
+  keep: Schema.optional(boundedInt(1, LoadBounds.objects))
 }).annotations({ identifier: "Request" })
 export type Request = typeof Request.Type
 
@@ -105,7 +118,7 @@ const common = {
 
 const openModel = {
   /** Concurrency cap; a planned start that finds this many running is counted as dropped. Default 100. */
-  maxInFlight: Schema.optional(PositiveInt),
+  maxInFlight: Schema.optional(boundedInt(1, LoadBounds.inFlight)),
   /** Rates are per this unit; default 1s. */
   timeUnit: Schema.optional(DurationString),
   request: Request
@@ -114,18 +127,18 @@ const openModel = {
 export const ConstantArrivalRate = Schema.Struct({
   type: Schema.Literal("constant-arrival-rate"),
   ...common,
-  rate: PositiveNumber,
+  rate: Rate,
   /** Default: the phase duration. */
   duration: Schema.optional(DurationString),
   ...openModel
 }).annotations({ identifier: "ConstantArrivalRate" })
 
-export const RampStage = Schema.Struct({ target: Schema.Number.pipe(Schema.greaterThanOrEqualTo(0)), duration: DurationString })
+export const RampStage = Schema.Struct({ target: Schema.Number.pipe(Schema.between(0, LoadBounds.rate)), duration: DurationString })
 
 export const RampingArrivalRate = Schema.Struct({
   type: Schema.Literal("ramping-arrival-rate"),
   ...common,
-  startRate: Schema.optional(Schema.Number.pipe(Schema.greaterThanOrEqualTo(0))),
+  startRate: Schema.optional(Schema.Number.pipe(Schema.between(0, LoadBounds.rate))),
   stages: Schema.NonEmptyArray(RampStage),
   ...openModel
 }).annotations({ identifier: "RampingArrivalRate" })
@@ -133,9 +146,9 @@ export const RampingArrivalRate = Schema.Struct({
 export const Closed = Schema.Struct({
   type: Schema.Literal("closed"),
   ...common,
-  workers: PositiveInt,
+  workers: boundedInt(1, LoadBounds.concurrency),
   /** Total iterations shared by the workers; default: run for the phase duration. */
-  iterations: Schema.optional(NonNegativeInt),
+  iterations: Schema.optional(boundedInt(0, LoadBounds.iterations)),
   duration: Schema.optional(DurationString),
   request: Request
 }).annotations({ identifier: "Closed" })
@@ -147,7 +160,7 @@ export const Watch = Schema.Struct({
   namespace: Schema.optional(Schema.String),
   labelSelector: Schema.optional(Schema.String),
   /** Number of concurrent watchers. */
-  count: PositiveInt
+  count: boundedInt(1, LoadBounds.concurrency)
 }).annotations({ identifier: "Watch" })
 
 export const Informers = Schema.Struct({
@@ -157,9 +170,9 @@ export const Informers = Schema.Struct({
   namespace: Schema.optional(Schema.String),
   labelSelector: Schema.optional(Schema.String),
   /** Number of reflectors (each lists and watches on its own). */
-  count: PositiveInt,
+  count: boundedInt(1, LoadBounds.concurrency),
   /** Initial list page size; default 500 (client-go). */
-  pageSize: Schema.optional(PositiveInt)
+  pageSize: Schema.optional(boundedInt(1, LoadBounds.pageSize))
 }).annotations({ identifier: "Informers" })
 
 const at = {
@@ -179,13 +192,13 @@ export const ExpireContinueToken = Schema.Struct({
   resource: ResourceName,
   namespace: Schema.optional(Schema.String),
   /** Page size; default 50. */
-  limit: Schema.optional(PositiveInt),
+  limit: Schema.optional(boundedInt(1, LoadBounds.pageSize)),
   /** Time between pages; make it longer than the server's history window. */
   pageDelay: DurationString,
   /** Compact the simulated server during the delay (needs the admin hooks). Default false. */
   compact: Schema.optional(Schema.Boolean),
   /** Repeat the slow pagination this many times; default 1. */
-  repeat: Schema.optional(PositiveInt)
+  repeat: Schema.optional(boundedInt(1, LoadBounds.iterations))
 }).annotations({ identifier: "ExpireContinueToken" })
 
 export const Action = Schema.Union(
@@ -239,7 +252,7 @@ export const Preset = Schema.Literal("slo", "slo-legacy").annotations({
 export const ServerSettings = Schema.Struct({
   historyWindow: Schema.optional(DurationString),
   bookmarkInterval: Schema.optional(DurationString),
-  watchBufferSize: Schema.optional(PositiveInt)
+  watchBufferSize: Schema.optional(boundedInt(1, LoadBounds.objects))
 }).annotations({ identifier: "ServerSettings" })
 
 /**
@@ -252,8 +265,25 @@ export const OutcomeRules = Schema.Struct({
   /** Every informer must sync at least once; default true. */
   requireInformerSync: Schema.optional(Schema.Boolean),
   /** At least one request must succeed when any failed; default true. */
-  requireSuccess: Schema.optional(Schema.Boolean)
+  requireSuccess: Schema.optional(Schema.Boolean),
+  /** Every setup create must succeed (an object that exists already counts as created); default true. */
+  requireSetup: Schema.optional(Schema.Boolean)
 }).annotations({ identifier: "OutcomeRules" })
+
+/**
+ * The sections that run in virtual time, all in one simulation (`src/scenario/Simulated.ts`; docs/scenarios.md
+ * "One simulation"). A new section is one field here and one entry in `Simulated.ts`'s `simulatedSections`.
+ */
+export const SimulatedSections = {
+  /** A simulated cluster: node agents, the node lifecycle controller (docs/cluster.md). */
+  cluster: Schema.optional(ClusterSpec),
+  /** Timed faults of the simulated cluster. */
+  faults: Schema.optional(Schema.Array(ClusterFault)),
+  /** Scheduler replicas under leader election placing pod batches (docs/scheduler.md). */
+  scheduler: Schema.optional(SchedulerSection),
+  /** One node's eviction manager under a usage model (docs/scheduler.md). */
+  eviction: Schema.optional(EvictionSection)
+}
 
 export const Metadata = Schema.Struct({
   name: Schema.String.pipe(Schema.pattern(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, { message: () => "must be lower-case letters, digits, '-' or '.'" })),
@@ -269,16 +299,9 @@ export const Scenario = Schema.Struct({
   /** Upper bound on the whole run (phases are cut at it); the simulated time for `cluster` scenarios. */
   duration: Schema.optional(DurationString),
   server: Schema.optional(ServerSettings),
-  cluster: Schema.optional(ClusterSpec),
-  faults: Schema.optional(Schema.Array(ClusterFault)),
   setup: Schema.optional(Setup),
   phases: Schema.Array(Phase),
-  /**
-   * Sections run by other simulators, each in its own virtual-time simulation (`simulator/scheduler/
-   * ScenarioSections.ts`; docs/scheduler.md, docs/nodeagent.md); those runners decode them.
-   */
-  scheduler: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-  eviction: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  ...SimulatedSections,
   /** k6-style: `"latency{operation:GET}": ["p(99) < 1s"]`. */
   thresholds: Schema.optional(Thresholds),
   presets: Schema.optional(Schema.Array(Preset)),

@@ -3,10 +3,18 @@
  * `ScenarioIssue` with the field path and, where the file has the node, its line and column
  * (`yaml`'s `LineCounter` maps the node's offset), printed as `file:line:col: path: message`.
  */
+import { dirname } from "node:path"
 import { Data, Either, ParseResult, Schema } from "effect"
 import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml"
+import { checkNodeAgentSource } from "../../simulator/cluster/NodeAgentSource.js"
 import { resolveResource } from "../api/Resources.js"
 import { Scenario, serverSideFailures } from "./Scenario.js"
+
+/**
+ * Aliases a scenario may use: YAML anchors are handy for repeated request bodies, but an alias bomb
+ * (billion laughs) expands a few hundred bytes into gigabytes; the yaml library refuses more than this.
+ */
+export const MaxAliasCount = 100
 
 export interface ScenarioIssue {
   /** `phases[0].actions[1].rate`; empty for the whole document. */
@@ -93,6 +101,23 @@ const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; mes
     if (sets.has(o.name)) out.push({ path: ["setup", "objects", i, "name"], message: `duplicate object set name "${o.name}"` })
     sets.set(o.name, i)
   })
+  if (s.faults !== undefined && s.faults.length > 0 && s.cluster === undefined) {
+    out.push({ path: ["faults"], message: `faults act on a simulated cluster; add a "cluster" section` })
+  }
+  if (s.scheduler !== undefined && s.cluster === undefined && s.scheduler.nodes.length === 0) {
+    out.push({ path: ["scheduler"], message: `"nodes" is required without a "cluster" section (the scheduler needs nodes to place pods on)` })
+  }
+  if (s.eviction !== undefined && s.cluster !== undefined) {
+    const prefix = s.cluster.namePrefix ?? "node-"
+    const name = s.eviction.node.name
+    const index = name.startsWith(prefix) ? name.slice(prefix.length) : ""
+    if (/^(0|[1-9][0-9]*)$/.test(index) && Number(index) < s.cluster.nodes) {
+      out.push({
+        path: ["eviction", "node", "name"],
+        message: `"${name}" is a node of the cluster (its node agent owns it); the eviction node needs a name of its own`
+      })
+    }
+  }
   const phaseNames = new Set<string>()
   s.phases.forEach((phase, pi) => {
     if (phaseNames.has(phase.name)) out.push({ path: ["phases", pi, "name"], message: `duplicate phase name "${phase.name}"` })
@@ -132,32 +157,56 @@ const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; mes
 
 export type LoadResult = Either.Either<{ readonly scenario: Scenario; readonly text: string }, InvalidScenario>
 
-/** Parse and decode scenario text; `file` only names the source in messages. */
-export const parseScenario = (text: string, file: string): LoadResult => {
+/** The YAML value of the file, or the issues that stop reading it (syntax, alias bombs, nesting past the stack). */
+const readYaml = (text: string, file: string): Either.Either<{ doc: Document; lc: LineCounter; value: unknown }, InvalidScenario> => {
   const lc = new LineCounter()
-  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true })
-  if (doc.errors.length > 0) {
-    return Either.left(
-      new InvalidScenario({
-        file,
-        issues: doc.errors.map((e) => {
-          const pos = lc.linePos(e.pos[0])
-          return { path: "", message: `YAML: ${e.message.split("\n")[0]}`, line: pos.line, column: pos.col }
-        })
+  try {
+    const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true })
+    if (doc.errors.length > 0) {
+      const issues = doc.errors.map((e) => {
+        const pos = lc.linePos(e.pos[0])
+        return { path: "", message: `YAML: ${e.message.split("\n")[0]}`, line: pos.line, column: pos.col }
       })
-    )
+      return Either.left(new InvalidScenario({ file, issues }))
+    }
+    const value: unknown = doc.toJS({ maxAliasCount: MaxAliasCount })
+    if (value === null || value === undefined) return Either.left(new InvalidScenario({ file, issues: [{ path: "", message: "empty file" }] }))
+    return Either.right({ doc, lc, value })
+  } catch (e) {
+    // the yaml library throws for alias bombs ("Excessive alias count…"); a stack overflow is a nesting bomb
+    const message = e instanceof RangeError ? "YAML: nesting too deep" : `YAML: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`
+    return Either.left(new InvalidScenario({ file, issues: [{ path: "", message }] }))
   }
-  const value: unknown = doc.toJS()
-  if (value === null || value === undefined) return Either.left(new InvalidScenario({ file, issues: [{ path: "", message: "empty file" }] }))
+}
+
+/** Where the node agent configuration of a `cluster` section is wrong (its own validator's messages, located). */
+const nodeAgentIssues = (value: unknown, baseDir: string): Array<{ path: ReadonlyArray<PropertyKey>; message: string }> => {
+  const cluster = (value as { cluster?: unknown }).cluster
+  if (cluster === null || typeof cluster !== "object") return []
+  const source = (cluster as { nodeAgent?: unknown }).nodeAgent
+  if (source === null || typeof source !== "object") return []
+  const { config, file } = source as { config?: unknown; file?: unknown }
+  // a wrong type here is the Schema's to report
+  if ((config !== undefined && (config === null || typeof config !== "object" || Array.isArray(config))) || (file !== undefined && typeof file !== "string")) return []
+  const checked = checkNodeAgentSource(source as { config?: Record<string, unknown>; file?: string }, baseDir)
+  return checked.problems.map((p) => ({ path: ["cluster", "nodeAgent", ...p.path], message: p.message }))
+}
+
+/** Parse and decode scenario text; `file` names the source in messages, its directory resolves `nodeAgent.file`. */
+export const parseScenario = (text: string, file: string, baseDir = dirname(file)): LoadResult => {
+  const read = readYaml(text, file)
+  if (Either.isLeft(read)) return Either.left(read.left)
+  const { doc, lc, value } = read.right
+  if (typeof value !== "object" || Array.isArray(value)) {
+    return Either.left(new InvalidScenario({ file, issues: [locate(doc, lc, [], "a scenario is a YAML mapping (apiVersion, kind, metadata, …)")] }))
+  }
   const decoded = Schema.decodeUnknownEither(Scenario, { errors: "all", onExcessProperty: "error" })(value)
+  // every problem at once: the Schema's, the node agent validator's and (on a decoded scenario) the cross-field rules
+  const issues: Array<ScenarioIssue> = nodeAgentIssues(value, baseDir).map((i) => locate(doc, lc, i.path, i.message))
   if (Either.isLeft(decoded)) {
-    const issues = ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) =>
-      locate(doc, lc, i.path, issueMessage(i), i._tag === "Unexpected")
-    )
-    return Either.left(new InvalidScenario({ file, issues: dedupe(issues) }))
-  }
-  const cross = crossChecks(decoded.right)
-  if (cross.length > 0) return Either.left(new InvalidScenario({ file, issues: cross.map((c) => locate(doc, lc, c.path, c.message)) }))
+    issues.push(...ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => locate(doc, lc, i.path, issueMessage(i), i._tag === "Unexpected")))
+  } else issues.push(...crossChecks(decoded.right).map((c) => locate(doc, lc, c.path, c.message)))
+  if (issues.length > 0 || Either.isLeft(decoded)) return Either.left(new InvalidScenario({ file, issues: dedupe(issues) }))
   return Either.right({ scenario: decoded.right, text })
 }
 
@@ -166,7 +215,8 @@ const dedupe = (issues: ReadonlyArray<ScenarioIssue>): Array<ScenarioIssue> => {
   const seen = new Set<string>()
   const under = (parent: string, child: string) => child !== parent && (child.startsWith(parent + ".") || child.startsWith(parent + "["))
   return issues.filter((i) => {
-    if (i.message.startsWith("Expected undefined, actual") && issues.some((o) => under(i.path, o.path))) return false
+    // an optional field's union says "Expected undefined" beside the real complaint about the same field
+    if (i.message.startsWith("Expected undefined, actual") && issues.some((o) => o !== i && (o.path === i.path || under(i.path, o.path)))) return false
     const k = `${i.path}\u0000${i.message}`
     if (seen.has(k)) return false
     seen.add(k)

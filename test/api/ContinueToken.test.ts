@@ -155,4 +155,16 @@ describe("decodeContinue", () => {
       Either.right({ rv: 3, start: "a&😀\u0000" })
     )
   })
+
+  it("parses any nesting without recursion and stops at encoding/json's max depth of 10000", () => {
+    // The recursive parser died at ~6,500 levels (RangeError) and took the process down.
+    const nested = (n: number, open = "[", close = "]") => open.repeat(n) + close.repeat(n)
+    expect(messageOf(b64(nested(10000)))).toBe(invalid("json: cannot unmarshal array into Go value of type storage.continueToken"))
+    expect(messageOf(b64(nested(10001)))).toBe(invalid("invalid character '[' exceeded max depth"))
+    expect(messageOf(b64(nested(200000)))).toBe(invalid("invalid character '[' exceeded max depth"))
+    expect(messageOf(b64('{"v":' + '{"a":'.repeat(10000)))).toBe(invalid("invalid character '{' exceeded max depth"))
+    // A syntax error before the limit is reported first, as Go's scanner meets it first.
+    expect(messageOf(b64("[".repeat(50) + "x" + "[".repeat(20000)))).toBe(invalid("invalid character 'x' looking for beginning of value"))
+    expect(decodeContinue(b64('{"v":"meta.platform/v1","rv":3,"start":"a","deep":' + nested(9000) + "}"))).toEqual(Either.right({ rv: 3, start: "a" }))
+  })
 })

@@ -25,11 +25,12 @@ describe("value semantics of the in-process client", () => {
       const update = { ...configMap("a"), data: { k: "2" } }
       yield* client.update(ConfigMaps, update, inDefault)
       update.data.k = "changed"
-      const patch = { data: { extra: { nested: "3" } } } as unknown as { data: { extra: { nested: string } } }
+      const patch = { metadata: { annotations: { nested: "3" } } }
       yield* client.patch(ConfigMaps, "a", "merge", patch, inDefault)
-      patch.data.extra.nested = "changed"
+      patch.metadata.annotations.nested = "changed"
       const stored = yield* client.get(ConfigMaps, "a", inDefault)
-      expect(stored.data).toEqual({ k: "2", extra: { nested: "3" } })
+      expect(stored.data).toEqual({ k: "2" })
+      expect(stored.metadata.annotations).toEqual({ nested: "3" })
       expect(stored.metadata.labels).toEqual({ app: "a" })
       expect(Number(stored.metadata.resourceVersion)).toBe(Number(created.object.metadata.resourceVersion) + 2)
     }).pipe(Effect.provide(ApiServer.layer()))

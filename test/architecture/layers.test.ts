@@ -20,12 +20,6 @@ const SCANNED = ["src", "simulator", "reports", "bench"]
 
 /** Imports that break a rule today: `from -> to` (repository paths), and who removes them. */
 const KNOWN_VIOLATIONS: ReadonlyMap<string, string> = new Map([
-  // The re-export of the moved latency model; goes when NodeAgentShard imports simulator/apiserver/ServiceTime.
-  ["simulator/kernel/ServiceTime.ts -> simulator/apiserver/ServiceTime.ts", "arch-controllers"],
-  // The event TTL controller's list/watch moves to src/informer.
-  ["simulator/events/EventTtl.ts -> simulator/scheduler/Reflector.ts", "arch-informer"],
-  // One duration parser (src/api/go) instead of the scheduler scenario's.
-  ["simulator/nodeagent/eviction/EvictionScenario.ts -> simulator/scheduler/SchedulerScenario.ts", "arch-scenario"]
 ])
 
 /** The folder a file belongs to for layering: `src/<x>`, `simulator/<x>`, or the top-level folder. */

@@ -22,8 +22,8 @@ describe("clustersim command line", () => {
     ["start", "$ start [--target text]"],
     ["serve", "$ serve [--host text] [--port N] [--seed N] [--admin] [--demo]"],
     ["validate", "$ validate <file>..."],
-    ["report", "$ report [--html] [--out text] [--junit text] <run.json>"],
-    ["compare", "$ compare --target text... [--rounds N] [--out text] --fail-if text... [--select text] [--level float] [--seed N] <run.json|dir|scenario.yaml>..."],
+    ["report", "$ report [--html] [--out text] [--junit text] <run.json>..."],
+    ["compare", "$ compare --target text... [--rounds N] [--warmup-rounds N] [--out text] --fail-if text... [--select text] [--level float] [--seed N] <run.json|dir|scenario.yaml>..."],
     ["schema", "$ schema"]
   ])("%s --help prints the subcommand's usage and exits 0", async (command, usage) => {
     const r = await capture([command, "--help"])
@@ -52,6 +52,9 @@ describe("clustersim command line", () => {
     const port = await capture(["serve", "--port", "abc"])
     expect(port.code).toBe(2)
     expect(port.out + port.err).toContain('--port: not an integer: "abc"')
+    const latency = await capture(["serve", "--added-latency", "soon"])
+    expect(latency.code).toBe(2)
+    expect(latency.err).toContain('invalid argument "soon" for "--added-latency" flag')
     expect((await capture(["run"])).code).toBe(2)
     const unknown = await capture(["bogus"])
     expect(unknown.code).toBe(2)

@@ -100,9 +100,10 @@ describe("clustersim run", () => {
     const r = await Effect.runPromise(
       runCommand({ file: f, target: { _tag: "in-process" }, outDir, tty: false, stdout: () => {}, stderr: () => {}, interrupt: Effect.sleep("1500 millis") })
     )
-    expect(r.exitCode).toBe(1)
+    expect(r.exitCode).toBe(130)
     const a = JSON.parse(readFileSync(join(outDir, "run.json"), "utf8"))
     expect(a.partial).toBe(true)
+    expect(a.interruptedBy).toBe("SIGINT")
     expect(a.outcome).toBe("interrupted")
     expect(a.series.length).toBeGreaterThan(0)
   })

@@ -11,6 +11,7 @@ import { Effect } from "effect"
 import { Namespaces } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { defaultKubeconfigPath, KubeconfigError, loadKubeconfig, loadKubeconfigContext } from "../../src/client/Kubeconfig.js"
+import { fetchServerVersion } from "../../src/client/Probe.js"
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "clustersim-kubeconfig-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -171,6 +172,7 @@ describe.skipIf(!hasOpenssl)("kubeconfig over TLS", () => {
       const socket = req.socket as TLSSocket
       const peer = socket.authorized ? socket.getPeerCertificate() : undefined
       seen.push({ authorization: req.headers.authorization, clientCn: peer?.subject?.CN as string | undefined, path: req.url })
+      if (req.url === "/version") return void res.writeHead(200, { "content-type": "application/json" }).end('{"major":"1","minor":"26","gitVersion":"v1.26.15"}')
       res.writeHead(200, { "content-type": "application/json" })
       res.end(JSON.stringify({ kind: "NamespaceList", apiVersion: "v1", metadata: { resourceVersion: "7" }, items: [{ metadata: { name: "default" } }] }))
     })
@@ -215,5 +217,18 @@ describe.skipIf(!hasOpenssl)("kubeconfig over TLS", () => {
       const list = yield* listNamespaces(file)
       expect(list.metadata.resourceVersion).toBe("7")
       expect(seen.at(-1)).toEqual({ authorization: "Bearer t2", clientCn: undefined, path: "/api/v1/namespaces" })
+    }))
+
+  it.live("the /version probe uses the kubeconfig's CA, client certificate and token", () =>
+    Effect.gen(function* () {
+      const file = write(
+        "probe.yaml",
+        kubeconfig({ server: url, "certificate-authority": "pki/ca.crt" }, { token: "p", "client-certificate": "pki/client.crt", "client-key": "pki/client.key" })
+      )
+      const options = yield* loadKubeconfig(file)
+      expect(yield* fetchServerVersion(options)).toBe("v1.26.15")
+      expect(seen.at(-1)).toEqual({ authorization: "Bearer p", clientCn: "alice", path: "/version" })
+      // Without the CA the server does not verify: no version, rather than a version from an unverified peer.
+      expect(yield* fetchServerVersion({ baseUrl: url })).toBeUndefined()
     }))
 })

@@ -3,7 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Leases, Nodes } from "../../src/api/Resources.js"
 import { objectKey, Store } from "../../simulator/apiserver/Store.js"
 import { ClusterObserver } from "../../simulator/cluster/ClusterObserver.js"
-import { leaseNamespace } from "../../simulator/nodeagent/NodeAgentShard.js"
+import { nodeLeaseNamespace as leaseNamespace } from "../../src/api/WellKnown.js"
 
 const writeSome = (store: Store) => {
   store.put(Nodes, "n1", { metadata: { name: "n1" } }, 0)

@@ -1,6 +1,7 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { compareSides, refusal, type Side } from "../../src/compare/Compare.js"
+import { activeSeconds, compareSides, formatRatio, refusal, type Side } from "../../src/compare/Compare.js"
+import type { RunArtifact } from "../../src/scenario/Artifact.js"
 import { evaluateFailRules, parseFailRule } from "../../src/compare/FailIf.js"
 import { studentTQuantile } from "../../src/compare/Statistics.js"
 import type { MetricKey } from "../../src/loadgen/LatencyRecorder.js"
@@ -127,5 +128,24 @@ describe("compare inputs", () => {
     if (slower._tag !== "Compared" || same._tag !== "Compared") throw new Error()
     expect(evaluateFailRules([rule], slower.comparison).map((h) => h.series)).toEqual(["api_call LIST configmaps namespace steady/list"])
     expect(evaluateFailRules([rule], same.comparison)).toEqual([])
+  })
+})
+
+describe("compare figures", () => {
+  it("throughput is over the time the series' action ran, not the whole run", () => {
+    const run = syntheticRun({ seed: 1, durationMs: 13_000, series: [{ key: list, medianMs: 10, samples: 400 }] })
+    expect(activeSeconds(list, run)).toBe(13)
+    const withExecutor = {
+      ...run,
+      actions: [{ phase: "steady", action: "list", type: "constant-arrival-rate", executor: { startedAtMs: 1_000, endedAtMs: 9_000 } }]
+    } as unknown as RunArtifact
+    expect(activeSeconds(list, withExecutor)).toBe(8)
+    const r = compareSides([{ label: "A", rounds: [withExecutor] }, { label: "B", rounds: [withExecutor] }])
+    if (r._tag !== "Compared") throw new Error(r.reason)
+    expect(r.comparison.pairs[0]!.series[0]!.baseline.throughput).toBe(50)
+  })
+
+  it("ratios print in a few digits, the far ones as powers of ten", () => {
+    expect([1.8349, 0.5234, 12.44, 1.66e15, 0.0012].map(formatRatio)).toEqual(["1.83", "0.52", "12.4", "1.7e+15", "1.2e-3"])
   })
 })

@@ -11,7 +11,8 @@
  * (`manageTaints: false`).
  */
 import { Clock, Duration, Effect, Either } from "effect"
-import { extendable, isRecord, type KObject } from "../../../src/api/Object.js"
+import { isRecord, type KObject } from "../../../src/api/Object.js"
+import { extendable } from "../../../src/api/internal/V8Shapes.js"
 import { parseQuantity } from "../../../src/api/Quantity.js"
 import { Nodes, Pods } from "../../../src/api/Resources.js"
 import { ApiClient } from "../../../src/client/ApiClient.js"

@@ -5,52 +5,63 @@
  */
 import { Clock, Duration, Effect, Either, Layer, Schema } from "effect"
 import { parseQuantity } from "../../../src/api/Quantity.js"
-import { Events, Nodes, Pods } from "../../../src/api/Resources.js"
+import { Events, Leases, Nodes, Pods } from "../../../src/api/Resources.js"
 import { ApiClient } from "../../../src/client/ApiClient.js"
 import { ApiServer } from "../../apiserver/ApiServer.js"
+import { microTime } from "../../apiserver/SystemMeta.js"
+import { nodeLeaseNamespace } from "../../../src/api/WellKnown.js"
 import { make as makeRecorder } from "../../events/EventRecorder.js"
 import * as Simulation from "../../kernel/Simulation.js"
-import { parseMs } from "../../scheduler/SchedulerScenario.js"
+import { DurationMs, QuantityString } from "../../../src/api/GoSchemas.js"
 import { parseThresholdConfig } from "../config/eviction.js"
 import { runEvictionManager, type EvictionRecord } from "./EvictionManager.js"
 import type { UsageCurve } from "./UsageModel.js"
 import * as InProcessClient from "../../apiserver/InProcessClient.js"
 
 const Curve = Schema.Struct({
-  base: Schema.optionalWith(Schema.String, { default: () => "0" }),
+  base: Schema.optionalWith(QuantityString, { default: () => "0" }),
   /** Growth per second, a quantity ("1Mi"). */
-  perSecond: Schema.optional(Schema.String),
-  steps: Schema.optional(Schema.Array(Schema.Struct({ at: Schema.String, add: Schema.String }))),
-  max: Schema.optional(Schema.String)
-})
+  perSecond: Schema.optional(QuantityString),
+  steps: Schema.optional(Schema.Array(Schema.Struct({ at: DurationMs, add: QuantityString }))),
+  max: Schema.optional(QuantityString)
+}).annotations({ identifier: "UsageCurve" })
 
 const PodSpec = Schema.Struct({
   name: Schema.String,
   namespace: Schema.optionalWith(Schema.String, { default: () => "default" }),
   container: Schema.optionalWith(Schema.String, { default: () => "app" }),
-  priority: Schema.optionalWith(Schema.Number, { default: () => 0 }),
-  memoryRequest: Schema.optional(Schema.String),
-  ephemeralRequest: Schema.optional(Schema.String),
+  priority: Schema.optionalWith(Schema.Int, { default: () => 0 }),
+  memoryRequest: Schema.optional(QuantityString),
+  ephemeralRequest: Schema.optional(QuantityString),
   critical: Schema.optional(Schema.Boolean),
   memory: Schema.optional(Curve),
   disk: Schema.optional(Curve),
   inodes: Schema.optional(Curve),
   pids: Schema.optional(Curve)
-})
+}).annotations({ identifier: "EvictionPod" })
 
-export const EvictionScenario = Schema.Struct({
-  seed: Schema.optionalWith(Schema.Number, { default: () => 1 }),
-  duration: Schema.optionalWith(Schema.String, { default: () => "20m" }),
+export const DefaultEvictionDurationMs = 20 * 60_000
+
+/** Pods of the one eviction node: the node agent's default `maxPods` is 110; beyond 1,000 nothing is learnt. */
+export const MaxEvictionPods = 1_000
+
+/**
+ * The `eviction:` section of a scenario file. Its seed is the scenario's (one simulation for every section,
+ * docs/scenarios.md "One simulation").
+ */
+export const EvictionSection = Schema.Struct({
+  /** When the section's measurement ends; default the scenario's `duration`, else 20m. */
+  duration: Schema.optional(DurationMs),
   node: Schema.Struct({
     name: Schema.optionalWith(Schema.String, { default: () => "node-0" }),
-    memory: Schema.String,
-    allocatableMemory: Schema.optional(Schema.String),
-    nodefs: Schema.optionalWith(Schema.String, { default: () => "100Gi" }),
-    nodefsInodes: Schema.optionalWith(Schema.String, { default: () => "6553600" }),
-    imagefs: Schema.optionalWith(Schema.String, { default: () => "100Gi" }),
-    imagefsInodes: Schema.optionalWith(Schema.String, { default: () => "6553600" }),
-    pids: Schema.optionalWith(Schema.String, { default: () => "32768" })
-  }),
+    memory: QuantityString,
+    allocatableMemory: Schema.optional(QuantityString),
+    nodefs: Schema.optionalWith(QuantityString, { default: () => "100Gi" }),
+    nodefsInodes: Schema.optionalWith(QuantityString, { default: () => "6553600" }),
+    imagefs: Schema.optionalWith(QuantityString, { default: () => "100Gi" }),
+    imagefsInodes: Schema.optionalWith(QuantityString, { default: () => "6553600" }),
+    pids: Schema.optionalWith(QuantityString, { default: () => "32768" })
+  }).annotations({ identifier: "EvictionNode" }),
   system: Schema.optionalWith(
     Schema.Struct({ memory: Schema.optional(Curve), nodefs: Schema.optional(Curve), imagefs: Schema.optional(Curve), pids: Schema.optional(Curve) }),
     { default: () => ({}) }
@@ -62,15 +73,44 @@ export const EvictionScenario = Schema.Struct({
       evictionSoft: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
       evictionSoftGracePeriod: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
       evictionMinimumReclaim: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
-      evictionPressureTransitionPeriod: Schema.optionalWith(Schema.String, { default: () => "5m" }),
+      evictionPressureTransitionPeriod: Schema.optionalWith(DurationMs, { default: () => 5 * 60_000 }),
       enforceNodeAllocatable: Schema.optional(Schema.Array(Schema.String))
-    }),
-    { default: () => ({ evictionPressureTransitionPeriod: "5m" }) }
+    }).pipe(
+      // the thresholds parse as the node agent parses them at startup: a bad map is a decode error here
+      Schema.filter((c) => {
+        const parsed = parseThresholdConfig(thresholdFields(c))
+        return Either.isLeft(parsed) ? parsed.left : undefined
+      })
+    ),
+    { default: () => ({ evictionPressureTransitionPeriod: 5 * 60_000 }) }
   ),
-  pods: Schema.Array(PodSpec)
+  pods: Schema.Array(PodSpec).pipe(Schema.maxItems(MaxEvictionPods))
+}).annotations({ identifier: "EvictionSection" })
+export type EvictionSection = typeof EvictionSection.Type
+
+/** `runEvictionScenario`'s input: the section plus the seed of its own simulation. */
+export const EvictionScenario = Schema.Struct({
+  seed: Schema.optionalWith(Schema.Int, { default: () => 1 }),
+  ...EvictionSection.fields
 })
 export type EvictionScenario = typeof EvictionScenario.Type
 export type EvictionScenarioInput = typeof EvictionScenario.Encoded
+
+interface ThresholdFields {
+  readonly evictionHard?: Readonly<Record<string, string>> | undefined
+  readonly evictionSoft?: Readonly<Record<string, string>> | undefined
+  readonly evictionSoftGracePeriod?: Readonly<Record<string, string>> | undefined
+  readonly evictionMinimumReclaim?: Readonly<Record<string, string>> | undefined
+  readonly enforceNodeAllocatable?: ReadonlyArray<string> | undefined
+}
+
+const thresholdFields = (c: ThresholdFields) => ({
+  ...(c.evictionHard ? { evictionHard: c.evictionHard } : {}),
+  ...(c.evictionSoft ? { evictionSoft: c.evictionSoft } : {}),
+  ...(c.evictionSoftGracePeriod ? { evictionSoftGracePeriod: c.evictionSoftGracePeriod } : {}),
+  ...(c.evictionMinimumReclaim ? { evictionMinimumReclaim: c.evictionMinimumReclaim } : {}),
+  ...(c.enforceNodeAllocatable ? { enforceNodeAllocatable: c.enforceNodeAllocatable } : {})
+})
 
 export interface EvictionScenarioResult {
   readonly virtualMs: number
@@ -92,22 +132,45 @@ const curve = (c: typeof Curve.Type | undefined): UsageCurve | undefined =>
     : {
         base: q(c.base),
         ...(c.perSecond ? { perSecond: q(c.perSecond) } : {}),
-        ...(c.steps ? { steps: c.steps.map((s) => ({ atMs: parseMs(s.at), add: q(s.add) })) } : {}),
+        ...(c.steps ? { steps: c.steps.map((s) => ({ atMs: s.at, add: q(s.add) })) } : {}),
         ...(c.max ? { max: q(c.max) } : {})
       }
 
-export const evictionScenarioEffect = (s: EvictionScenario) =>
+/** How often the section renews its node's Lease when asked to (the node agent's default renew interval). */
+const LeaseRenewMs = 10_000
+
+/**
+ * The node's heartbeat: a Lease renewed every 10 s, so a node lifecycle controller in the same simulation keeps the
+ * eviction node Ready (it has no node agent of its own; docs/scenarios.md "One simulation").
+ */
+const renewLease = (node: string) =>
+  Effect.gen(function* () {
+    const client = yield* ApiClient
+    for (;;) {
+      const now = yield* Clock.currentTimeMillis
+      const spec = { holderIdentity: node, leaseDurationSeconds: 40, renewTime: microTime(now) }
+      const got = yield* Effect.either(client.get(Leases, node, { namespace: nodeLeaseNamespace }))
+      yield* Effect.ignore(
+        Either.isRight(got)
+          ? client.update(Leases, { ...got.right, spec }, { namespace: nodeLeaseNamespace })
+          : client.create(Leases, { metadata: { name: node, namespace: nodeLeaseNamespace }, spec }, { namespace: nodeLeaseNamespace })
+      )
+      yield* Effect.sleep(Duration.millis(LeaseRenewMs))
+    }
+  })
+
+export interface EvictionSectionOptions {
+  /** Renew the node's Lease (a node lifecycle controller runs in the same simulation). Default false. */
+  readonly heartbeat?: boolean
+}
+
+export const evictionScenarioEffect = (s: EvictionSection, options: EvictionSectionOptions = {}) =>
   Effect.scoped(
     Effect.gen(function* () {
       const client = yield* ApiClient
       const start = yield* Clock.currentTimeMillis
-      const thresholds = parseThresholdConfig({
-        ...(s.config.evictionHard ? { evictionHard: s.config.evictionHard } : {}),
-        ...(s.config.evictionSoft ? { evictionSoft: s.config.evictionSoft } : {}),
-        ...(s.config.evictionSoftGracePeriod ? { evictionSoftGracePeriod: s.config.evictionSoftGracePeriod } : {}),
-        ...(s.config.evictionMinimumReclaim ? { evictionMinimumReclaim: s.config.evictionMinimumReclaim } : {}),
-        ...(s.config.enforceNodeAllocatable ? { enforceNodeAllocatable: s.config.enforceNodeAllocatable } : {})
-      })
+      if (options.heartbeat) yield* Effect.forkScoped(renewLease(s.node.name))
+      const thresholds = parseThresholdConfig(thresholdFields(s.config))
       if (Either.isLeft(thresholds)) return yield* Effect.die(new Error(thresholds.left))
       const n = s.node
       yield* Effect.orDie(
@@ -135,7 +198,7 @@ export const evictionScenarioEffect = (s: EvictionScenario) =>
         runEvictionManager({
           nodeName: n.name,
           thresholds: thresholds.right,
-          pressureTransitionPeriodMs: parseMs(s.config.evictionPressureTransitionPeriod),
+          pressureTransitionPeriodMs: s.config.evictionPressureTransitionPeriod,
           recorder,
           model: {
             capacity: {
@@ -171,7 +234,7 @@ export const evictionScenarioEffect = (s: EvictionScenario) =>
           onConditions: (c, atMs) => conditions.push({ atMs, conditions: [...c] })
         })
       )
-      yield* Effect.sleep(Duration.millis(parseMs(s.duration)))
+      yield* Effect.sleep(Duration.millis(s.duration ?? DefaultEvictionDurationMs))
       yield* recorder.flush
       const events: Record<string, number> = {}
       for (const e of (yield* Effect.orDie(client.list(Events, {}))).items) {

@@ -4,7 +4,8 @@
  * (`pkg/apis/events/v1/conversion.go`); the JSON shape follows core v1's tags: `involvedObject` and `source`
  * always written, unset times as `null`, `reportingComponent`/`reportingInstance` always written.
  */
-import { extendable, isRecord, type KObject } from "../Object.js"
+import { isRecord, type KObject } from "../Object.js"
+import { extendable } from "../internal/V8Shapes.js"
 
 const definedOr = <T>(v: unknown, fallback: T): unknown => (v === undefined ? fallback : v)
 

@@ -6,7 +6,7 @@
  * One pass, no recursion, no tree: linear in the body (up to 3 MiB) and safe for any nesting depth.
  * The text is assumed to be valid JSON (it has been parsed already).
  */
-import type { FieldSchema } from "./FieldSchema.js"
+import { fieldOf, type FieldSchema } from "./FieldSchema.js"
 
 /** Where a container's children are checked: a known struct, a map, free JSON (`any`), or nothing. */
 type Mode = "struct" | "map" | "free"
@@ -181,8 +181,7 @@ const scan = (json: string, schema: FieldSchema | undefined, report: (kind: "unk
     i++ // the colon
     let next: FieldSchema | undefined
     if (frame.mode === "struct") {
-      const fields = (frame.schema as Extract<FieldSchema, { type: "object" }>).fields
-      next = Object.hasOwn(fields, key) ? fields[key] : undefined
+      next = fieldOf(frame.schema as Extract<FieldSchema, { type: "object" }>, key)
       if (next === undefined) {
         report("unknown", pathOf(frame, key))
         skipSpace()

@@ -18,7 +18,8 @@ export type FieldSchema =
   | { readonly type: "raw" }
   /** `metav1.Time` (RFC3339) and `metav1.MicroTime` (RFC3339 with exactly 6 fractional digits). */
   | { readonly type: "time" | "microtime" }
-  | { readonly type: "object"; readonly fields: Readonly<Record<string, FieldSchema>>; readonly goType?: string }
+  /** `rest`, when set, is the schema of every field not in `fields` (none is then unknown). */
+  | { readonly type: "object"; readonly fields: Readonly<Record<string, FieldSchema>>; readonly goType?: string; readonly rest?: FieldSchema }
   | { readonly type: "map"; readonly values: FieldSchema; readonly goType?: string }
   | { readonly type: "array"; readonly items: FieldSchema; readonly goType?: string }
 
@@ -110,10 +111,21 @@ export const objectMetaSchema: FieldSchema = S.object("v1.ObjectMeta", {
  * A kind's top-level schema: `apiVersion`, `kind`, `metadata` plus the kind's own fields. The root's Go
  * struct name is the `kind` passed to {@link typeError}.
  */
-export const kindSchema = (fields: Readonly<Record<string, FieldSchema>>): FieldSchema => ({
+export const kindSchema = (fields: Readonly<Record<string, FieldSchema>>, rest?: FieldSchema): FieldSchema => ({
   type: "object",
-  fields: { apiVersion: S.string(), kind: S.string(), metadata: objectMetaSchema, ...fields }
+  fields: { apiVersion: S.string(), kind: S.string(), metadata: objectMetaSchema, ...fields },
+  ...(rest === undefined ? {} : { rest })
 })
+
+/**
+ * The common envelope alone, for kinds whose own fields are not described: `metadata` is typed as for
+ * every kind (upstream decodes `ObjectMeta` into its struct whatever the kind), everything else is free.
+ */
+export const envelopeSchema: FieldSchema = kindSchema({}, S.any())
+
+/** The schema of field `key` of an object schema, or undefined when the field is unknown. */
+export const fieldOf = (s: Extract<FieldSchema, { type: "object" }>, key: string): FieldSchema | undefined =>
+  Object.hasOwn(s.fields, key) ? s.fields[key] : s.rest
 
 const join = (path: string, key: string): string => (path ? `${path}.${key}` : key)
 
@@ -143,7 +155,7 @@ export const splitUnknownFields = (
         let copy: Record<string, unknown> | undefined
         for (const key of Object.keys(v)) {
           if (path === "" && decoded !== undefined && v[key] === decoded[key]) continue
-          const child = Object.hasOwn(s.fields, key) ? s.fields[key] : undefined
+          const child = fieldOf(s, key)
           if (child === undefined) {
             out.push(join(path, key))
             copy ??= { ...v }
@@ -225,10 +237,10 @@ const conforms = (s: FieldSchema, v: unknown, known?: unknown): boolean => {
       return typeof v === "string" && canonicalMicroTime.test(v) && plausibleDate(v)
     case "object": {
       if (!isRecord(v)) return false
-      const fields = s.fields
       const before = known !== undefined && isRecord(known) ? known : undefined
       for (const key in v) {
-        if (!Object.hasOwn(fields, key) || !conforms(fields[key]!, v[key], before?.[key])) return false
+        const field = fieldOf(s, key)
+        if (field === undefined || !conforms(field, v[key], before?.[key])) return false
       }
       return true
     }
@@ -254,9 +266,9 @@ export const decodesCleanly = (schema: FieldSchema, value: Readonly<Record<strin
   if (schema.type !== "object") return conforms(schema, value)
   const apiVersion = value.apiVersion
   if (typeof apiVersion === "string" && apiVersion.indexOf("/") !== apiVersion.lastIndexOf("/")) return false
-  const fields = schema.fields
   for (const key in value) {
-    if (!Object.hasOwn(fields, key) || !conforms(fields[key]!, value[key], decoded?.[key])) return false
+    const field = fieldOf(schema, key)
+    if (field === undefined || !conforms(field, value[key], decoded?.[key])) return false
   }
   return true
 }
@@ -342,7 +354,7 @@ export const typeError = (
         const root = stack.length === 0
         for (const key of Object.keys(v)) {
           if (root && decoded !== undefined && v[key] === decoded[key]) continue
-          const child = Object.hasOwn(s.fields, key) ? s.fields[key] : undefined
+          const child = fieldOf(s, key)
           if (child === undefined) continue
           stack.push(key)
           struct = own

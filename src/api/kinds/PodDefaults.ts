@@ -5,7 +5,8 @@
  * `preemptionPolicy` (Priority), the not-ready/unreachable NoExecute tolerations for 300 s
  * (DefaultTolerationSeconds, with the spec's taint names). Fields the client set are kept.
  */
-import { extendable, isRecord, type KObject } from "../Object.js"
+import { isRecord, type KObject } from "../Object.js"
+import { extendable } from "../internal/V8Shapes.js"
 import { notReadyTaintKey, unreachableTaintKey } from "./TaintKeys.js"
 const defaultTolerationSeconds = 300
 

@@ -1,4 +1,7 @@
-/** The reflector (reference measuring-load.md §2): list, watch, re-watch, relist on 410, paging rules, phases. */
+/**
+ * The reflector under an informer, over every transport (reference measuring-load.md §2): list, watch, re-watch,
+ * relist on 410, paging rules, and the relist phases the load generator records (`loadgen/ReflectorMetrics.ts`).
+ */
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
@@ -11,8 +14,9 @@ import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { ServerAdmin } from "../../src/client/ServerAdmin.js"
 import { LatencyRecorder, nowMillis, type SeriesSnapshot } from "../../src/loadgen/LatencyRecorder.js"
-import { initialBackoff, nextBackoff, reflectorBackoff } from "../../src/loadgen/reflector/Backoff.js"
-import { type Reflector, startReflector, writtenAtAnnotation } from "../../src/loadgen/Reflector.js"
+import { type Informer, startInformer } from "../../src/informer/Informer.js"
+import type { ReflectorOptions } from "../../src/informer/Reflector.js"
+import { reflectorMetrics, writtenAtAnnotation } from "../../src/loadgen/ReflectorMetrics.js"
 import { clientLayer, httpServer, transports, type Transport } from "../support/transports.js"
 
 // ---- helpers --------------------------------------------------------------------------------------------
@@ -58,14 +62,16 @@ const tapClient = (inner: ApiClientService, tap: Tap): ApiClientService => ({
 
 const newTap = (): Tap => ({ lists: [], watches: [] })
 
-const start = (tap: Tap, opts: Parameters<typeof startReflector>[0]) =>
+/** An informer measured as the load generator measures it. */
+const start = (tap: Tap, opts: ReflectorOptions) =>
   Effect.gen(function* () {
     const inner = yield* ApiClient
-    return yield* startReflector(opts).pipe(Effect.provideService(ApiClient, tapClient(inner, tap)))
+    const observer = yield* reflectorMetrics(opts.resource.plural, opts.namespace ? "namespace" : "cluster")
+    return yield* startInformer({ ...opts, observer }).pipe(Effect.provideService(ApiClient, tapClient(inner, tap)))
   })
 
 /** A reflector that has synced and opened its first watch. */
-const watching = (opts: Parameters<typeof startReflector>[0]) =>
+const watching = (opts: ReflectorOptions) =>
   Effect.gen(function* () {
     const tap = newTap()
     const reflector = yield* start(tap, opts)
@@ -102,11 +108,11 @@ const event = (name: string) => ({
 const versions = (items: ReadonlyArray<KObject>) =>
   Object.fromEntries(items.map((o) => [o.metadata.name!, o.metadata.resourceVersion!]).sort(([a], [b]) => (a! < b! ? -1 : 1)))
 
-const storeMatchesServer = (reflector: Reflector, resource: ResourceType, namespace: string, labelSelector?: string) =>
+const storeMatchesServer = (reflector: Informer, resource: ResourceType, namespace: string, labelSelector?: string) =>
   Effect.gen(function* () {
     const api = yield* ApiClient
     const server = yield* api.list(resource, { namespace, labelSelector })
-    const local = yield* reflector.items
+    const local = reflector.cache.list()
     return JSON.stringify(versions(server.items)) === JSON.stringify(versions(local))
   })
 
@@ -115,27 +121,6 @@ const series = (metric: string) =>
     Effect.flatMap(LatencyRecorder, (r) => r.snapshot),
     (all): Record<string, SeriesSnapshot> => Object.fromEntries(all.filter((s) => s.key.metric === metric).map((s) => [s.key.operation, s]))
   )
-
-// ---- pure backoff ---------------------------------------------------------------------------------------
-
-describe("reflector backoff", () => {
-  it("800 ms doubling to a 30 s cap, jitter on top of the cap, reset after 2 min quiet", () => {
-    let state = initialBackoff(reflectorBackoff, 0)
-    const waits: Array<number> = []
-    let t = 0
-    for (let i = 0; i < 8; i++) {
-      const next = nextBackoff(reflectorBackoff, state, t, 0)
-      waits.push(next.waitMs)
-      state = next.state
-      t += 1000
-    }
-    expect(waits).toEqual([800, 1600, 3200, 6400, 12800, 25600, 30000, 30000])
-    // jitter 1.0: up to twice the step, also at the cap (steady gap 30–60 s)
-    expect(nextBackoff(reflectorBackoff, state, t, 0.999).waitMs).toBeCloseTo(59_970, 0)
-    // more than 2 min since the last backoff → the initial step again
-    expect(nextBackoff(reflectorBackoff, state, t + 120_001, 0.5).waitMs).toBe(1200)
-  })
-})
 
 // ---- the loop, on both transports -----------------------------------------------------------------------
 

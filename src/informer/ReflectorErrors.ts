@@ -2,8 +2,7 @@
  * How the reflector reads an API error (client-go `tools/cache/reflector.go`): which errors mean "the
  * resource version is gone" (relist), which mean "try the watch again later" (no relist).
  */
-import type { Status } from "../../api/Status.js"
-import type { ApiError } from "../../api/Status.js"
+import type { ApiError, Status } from "../api/Status.js"
 
 /** 410 Expired / Gone (`apierrors.IsResourceExpired || IsGone`). */
 export const isExpiredStatus = (s: Pick<Status, "code" | "reason">): boolean =>

@@ -1,16 +1,55 @@
 /**
- * Objects built in bulk share V8 hidden classes (see `extendable` in src/api/Object.ts). On Node 20, a spread that
- * adds keys gives every result a class of its own: ~10× the cost to build, and every later read of such an object
- * misses the inline caches. 150,000 pods and 5,000 nodes notice, so these tests pin the paths they go through.
+ * The V8-aware helpers of src/api/internal/V8Shapes.ts: they make the same objects and strings the plain forms
+ * would, and objects built in bulk through them share V8 hidden classes. On Node 20, a spread that adds keys gives
+ * every result a class of its own: ~10× the cost to build, and every later read of such an object misses the inline
+ * caches. 150,000 pods and 5,000 nodes notice, so these tests pin the paths they go through.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import v8 from "node:v8"
-import type { KObject } from "../../src/api/Object.js"
-import { ConfigMaps, Pods } from "../../src/api/Resources.js"
-import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
-import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
-import { makeNode } from "../../simulator/nodeagent/NodeAgentShard.js"
+import { extendable, flatString, shallowCopy } from "../../../src/api/internal/V8Shapes.js"
+import type { KObject } from "../../../src/api/Object.js"
+import { ConfigMaps, Pods } from "../../../src/api/Resources.js"
+import { inProcessClient } from "../../../simulator/apiserver/InProcessClient.js"
+import { ApiServer } from "../../../simulator/apiserver/ApiServer.js"
+import { makeNode } from "../../../simulator/nodeagent/SimulatedNode.js"
+
+
+describe("shallowCopy", () => {
+  it("copies own keys in order and shares their values", () => {
+    const spec = { containers: [{ name: "c" }] }
+    const obj = { metadata: { name: "a" }, spec }
+    const copy = shallowCopy(obj)
+    expect(copy).not.toBe(obj)
+    expect(Object.keys(copy)).toEqual(["metadata", "spec"])
+    expect(copy.spec).toBe(spec)
+  })
+
+  it("keeps an own __proto__ key (as JSON makes it) a data key, not the prototype", () => {
+    const parsed = JSON.parse('{"a": 1, "__proto__": {"polluted": true}}') as Record<string, unknown>
+    const copy = shallowCopy(parsed)
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype)
+    expect(Object.keys(copy)).toEqual(["a", "__proto__"])
+    expect((copy as { polluted?: boolean }).polluted).toBeUndefined()
+  })
+})
+
+describe("extendable", () => {
+  it("spread first, it leaves the copy as a plain spread makes it", () => {
+    const meta = { name: "a", uid: "u" }
+    const copy = { ...extendable, ...meta, resourceVersion: "2" }
+    expect(Object.keys(copy)).toEqual(["name", "uid", "resourceVersion"])
+    expect(copy).toEqual({ ...meta, resourceVersion: "2" })
+    expect(Object.isFrozen(copy)).toBe(false)
+  })
+})
+
+describe("flatString", () => {
+  it("joins its parts", () => {
+    expect(flatString("2026-01-01T00:00:00", ".123000Z")).toBe("2026-01-01T00:00:00.123000Z")
+    expect(flatString()).toBe("")
+  })
+})
 
 // V8's own check, compiled after allowing its syntax (the flag changes nothing else).
 v8.setFlagsFromString("--allow-natives-syntax")

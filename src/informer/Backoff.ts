@@ -1,8 +1,9 @@
 /**
- * The reflector's backoff (reference measuring-load.md §2.1, `apimachinery: pkg/util/wait/backoff.go`):
- * 800 ms initial, ×2, cap 30 s, jitter 1.0 applied after the cap (so the steady gap is 30–60 s), and back to
- * the initial step once more than 2 min passed since the previous backoff was taken. Pure: the caller passes
- * the clock time and a uniform random number.
+ * The reflector's backoff: client-go's `NewReflectorWithOptions` builds
+ * `wait.NewExponentialBackoffManager(800ms, 30s, 2min, 2.0, 1.0, clock)` (`apimachinery: pkg/util/wait/backoff.go`):
+ * 800 ms initial, ×2, cap 30 s, jitter 1.0 applied after the cap (so the steady gap is 30–60 s, "0.22 QPS"), and
+ * back to the initial step once more than 2 min passed since the previous backoff was taken. Pure: the caller
+ * passes the clock time and a uniform random number.
  */
 export interface BackoffPolicy {
   readonly initialMs: number

@@ -1,0 +1,204 @@
+/**
+ * Starting the pods bound to a node (reference §2.3, §3.2; upstream kubelet `HandlePodAdditions` → `syncPod`): each
+ * pod takes one token of the node's QPS bucket, is read as the agent's informer would have it, goes through
+ * admission (refused under node pressure: the pod fails without running), is prepared (`PreparePod`: image pulls
+ * and the like; nothing by default) and is then written Running, one status write per pod.
+ *
+ * The steps, in order — `start` (due at the bucket's time) → `admit` → `prepare` → `run`. A preparation that
+ * takes time answers when the pod is ready; the pod then waits in the shard's due queue (`Kind.PodRunning`) and is
+ * run at that time, read again first. The shard's fiber never waits for one pod: it serves every agent of the shard.
+ */
+import type { KObject } from "../../src/api/Object.js"
+import { Pods } from "../../src/api/Resources.js"
+import { systemCriticalPriority } from "../../src/api/WellKnown.js"
+import { admit, taintOf, type PressureCondition } from "./eviction/Thresholds.js"
+import type { AgentState } from "./AgentState.js"
+import type { NodeHealth } from "./NodeStatus.js"
+import { ignore, Kind, type Request, type ShardContext } from "./ShardContext.js"
+import type { SimulatedNode } from "./SimulatedNode.js"
+
+/**
+ * What must happen before `pod`'s containers run on `node`, starting at `t` (virtual ms): answers when the pod is
+ * ready to run — `t` when nothing is to be done. It must not block: work that takes time is modelled as the time it
+ * ends (a pull queue per node, for example, kept by the preparation itself).
+ */
+export type PreparePod = (pod: KObject, node: SimulatedNode, t: number) => number
+
+/** Nothing to prepare: every pod runs as soon as it is admitted. */
+export const nothingToPrepare: PreparePod = (_pod, _node, t) => t
+
+/** Approximate request size for the service-time model. */
+const podStatusBytes = 900
+
+const noPressure: ReadonlySet<PressureCondition> = new Set()
+const admitted = { admit: true } as const
+
+/** The pressure conditions a node's health reports. */
+const pressureOf = (h: NodeHealth): ReadonlySet<PressureCondition> => {
+  if (!h.memoryPressure && !h.diskPressure && !h.pidPressure) return noPressure
+  const set = new Set<PressureCondition>()
+  if (h.memoryPressure) set.add("MemoryPressure")
+  if (h.diskPressure) set.add("DiskPressure")
+  if (h.pidPressure) set.add("PIDPressure")
+  return set
+}
+
+interface PodSpecView {
+  readonly nodeName?: string
+  readonly priority?: number
+  readonly containers?: ReadonlyArray<{ readonly name?: string; readonly resources?: { readonly requests?: object; readonly limits?: object } }>
+  readonly tolerations?: ReadonlyArray<{ readonly key?: string; readonly operator?: string; readonly effect?: string }>
+}
+
+interface PodStatusView {
+  readonly phase?: string
+  readonly conditions?: ReadonlyArray<{ readonly type: string }>
+}
+
+/** What admission looks at: criticality, QoS BestEffort (no requests or limits), a memory-pressure toleration. */
+export const admissionView = (pod: KObject) => {
+  const spec = (pod.spec ?? {}) as PodSpecView
+  const hasResources = (spec.containers ?? []).some(
+    (c) => Object.keys(c.resources?.requests ?? {}).length > 0 || Object.keys(c.resources?.limits ?? {}).length > 0
+  )
+  return {
+    critical: (spec.priority ?? 0) >= systemCriticalPriority,
+    bestEffort: !hasResources,
+    toleratesMemoryPressure: (spec.tolerations ?? []).some(
+      (t) => (t.key === taintOf.MemoryPressure || (t.key === undefined && t.operator === "Exists")) && (t.effect === undefined || t.effect === "NoSchedule")
+    )
+  }
+}
+
+/** Status parts shared by every pod started in the same second (stored objects are never mutated). */
+interface RunningParts {
+  readonly at: string
+  readonly conditions: ReadonlyArray<object>
+  readonly running: object
+  readonly single: ReadonlyArray<{ readonly name: string; readonly [field: string]: unknown }>
+}
+
+export class PodStarter {
+  private parts: RunningParts | undefined
+  private readonly prepare: PreparePod
+
+  constructor(private readonly ctx: ShardContext) {
+    this.prepare = ctx.env.preparePod ?? nothingToPrepare
+  }
+
+  /** A pod bound to the agent's node, not Running yet: started at the agent's next event. */
+  bound(a: AgentState, podKey: string): void {
+    if (!a.pending?.includes(podKey)) (a.pending ??= []).push(podKey)
+  }
+
+  /** Schedules the pods bound since the agent's last event; those over the QPS budget are delayed. */
+  startPending(a: AgentState, t: number): void {
+    const pending = a.pending ?? []
+    a.pending = undefined
+    for (const key of pending) {
+      const delay = a.bucket.reserve(t)
+      this.ctx.due.push({ agent: a, pod: key }, delay > 0 ? Math.ceil(t + delay) : t, Kind.PodStart)
+    }
+  }
+
+  /** Due: read the pod, admit it, prepare it, run it. */
+  start(a: AgentState, key: string, t: number): Request {
+    const ctx = this.ctx
+    if (ctx.stopped(a, t)) return
+    if (!ctx.reachable(a, t)) {
+      ;(a.pending ??= []).push(key)
+      return
+    }
+    return this.read(a, key, (pod) => this.admit(a, key, pod, t))
+  }
+
+  /** Due after its preparation: read the pod again (it may have gone meanwhile) and run it. */
+  ready(a: AgentState, key: string, t: number): Request {
+    const ctx = this.ctx
+    if (ctx.stopped(a, t)) return
+    if (!ctx.reachable(a, t)) {
+      ;(a.pending ??= []).push(key)
+      return
+    }
+    return this.read(a, key, (pod) => this.run(pod, t))
+  }
+
+  /** The pod as the agent's informer cache has it (the server's current object), if it is still to be started here. */
+  private read(a: AgentState, key: string, then: (pod: KObject) => Request): Request {
+    const slash = key.indexOf("/")
+    const options = { namespace: key.slice(0, slash) }
+    return this.ctx.send(
+      (client) => client.get(Pods, key.slice(slash + 1), options),
+      (pod) => {
+        if (pod.metadata.deletionTimestamp !== undefined) return
+        const spec = pod.spec as PodSpecView | undefined
+        const phase = (pod.status as PodStatusView | undefined)?.phase
+        if (spec?.nodeName !== a.node.name || phase === "Running" || phase === "Failed") return
+        return then(pod)
+      },
+      ignore
+    )
+  }
+
+  private admit(a: AgentState, key: string, pod: KObject, t: number): Request {
+    const pressure = pressureOf(a.health)
+    const verdict = pressure.size === 0 ? admitted : admit(admissionView(pod), pressure)
+    if (!verdict.admit) {
+      // Admission refused under node pressure (reference §2.3): the pod fails without running.
+      this.ctx.env.serviceTime.complete(t, "mutating", 0, podStatusBytes)
+      const failed = { status: { phase: "Failed", reason: verdict.reason, message: verdict.message } }
+      return this.ctx.send((client) => client.patch(Pods, pod.metadata.name!, "merge", failed, this.statusOptions(pod)), ignore, ignore)
+    }
+    // ---- prepare: the place for image pulls and other work before the containers run
+    const readyAt = this.prepare(pod, a.node, t)
+    if (readyAt > t) {
+      this.ctx.due.push({ agent: a, pod: key }, readyAt, Kind.PodRunning)
+      return
+    }
+    return this.run(pod, t)
+  }
+
+  /** PATCH the pod's status to Running, its containers started and ready. */
+  private run(pod: KObject, t: number): Request {
+    const ctx = this.ctx
+    ctx.env.serviceTime.complete(t, "mutating", 0, podStatusBytes)
+    const spec = pod.spec as PodSpecView
+    const status = (pod.status ?? {}) as PodStatusView
+    const now = ctx.text.seconds(t)
+    const parts = this.runningParts(now)
+    const scheduled = (status.conditions ?? []).find((c) => c.type === "PodScheduled") ?? { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: now }
+    const containers = spec.containers ?? []
+    const containerStatuses =
+      containers.length === 1 && containers[0]!.name === parts.single[0]!.name
+        ? parts.single
+        : containers.map((c) => ({ name: c.name ?? "", ready: true, restartCount: 0, started: true, state: parts.running }))
+    const running = { status: { phase: "Running", conditions: [...parts.conditions, scheduled], startTime: now, containerStatuses } }
+    const metrics = ctx.env.metrics
+    return ctx.send(
+      (client) => client.patch(Pods, pod.metadata.name!, "merge", running, this.statusOptions(pod)),
+      () => {
+        metrics.podStatusWrites++
+      },
+      ignore
+    )
+  }
+
+  private statusOptions(pod: KObject) {
+    return { namespace: pod.metadata.namespace, subresource: "status" }
+  }
+
+  private runningParts(now: string): RunningParts {
+    if (this.parts?.at !== now) {
+      // No `lastProbeTime: null`: a merge patch prunes nulls, so sending none stores the same and copies nothing.
+      const cond = (type: string) => ({ type, status: "True", lastTransitionTime: now })
+      const running = { running: { startedAt: now } }
+      this.parts = {
+        at: now,
+        conditions: [cond("Initialized"), cond("Ready"), cond("ContainersReady")],
+        running,
+        single: [{ name: "app", ready: true, restartCount: 0, started: true, state: running }]
+      }
+    }
+    return this.parts
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * What every part of a node-agent shard shares: the one due-time queue of all its agents' next events, the clock
+ * reading of its last wake-up, the way a request is sent, and the fault checks. The parts (registration, lease
+ * renewer, status reporter, pod starter) schedule through `at` and send through `send`; the shard's fiber pops what
+ * is due and runs the requests they return.
+ */
+import { Effect, Either } from "effect"
+import type { ApiError } from "../../src/api/Status.js"
+import type { ApiClientService } from "../../src/client/ApiClient.js"
+import type { SeededRandomService } from "../kernel/SeededRandom.js"
+import { DueQueue } from "../kernel/DueQueue.js"
+import type { NodeAgentEnvironment } from "./AgentEnvironment.js"
+import type { AgentState } from "./AgentState.js"
+import { inside } from "./SimulatedNode.js"
+import { TimeText } from "./TimeText.js"
+
+/** The kinds of due events, the queue's tag. */
+export const enum Kind {
+  Register,
+  Lease,
+  Status,
+  PostStatus,
+  PodStart,
+  PodRunning
+}
+
+/** What is due: an agent, or for a pod the agent and the pod's key. */
+export type Due = AgentState | PodStart
+
+export interface PodStart {
+  readonly agent: AgentState
+  readonly pod: string
+}
+
+/** A request an event handler makes (run by the shard's fiber), or nothing. */
+export type Request = Effect.Effect<void> | undefined
+
+export const ignore = (): void => {}
+
+export class ShardContext {
+  readonly due: DueQueue<Due>
+  readonly text = new TimeText()
+  /** The heartbeat client's timeout: min(nodeStatusUpdateFrequency, lease duration). */
+  readonly timeoutMs: number
+  /** The fiber's clock at its last wake-up: when the server sees the shard's requests. */
+  now = 0
+
+  constructor(
+    readonly env: NodeAgentEnvironment,
+    private readonly random: SeededRandomService
+  ) {
+    this.due = new DueQueue(env.resolutionMs)
+    this.timeoutMs = Math.min(env.settings.nodeStatusUpdateFrequencyMs, env.settings.nodeLeaseDurationSeconds * 1000)
+  }
+
+  /** Makes `kind` due for `a` at `time`. */
+  at(a: AgentState, time: number, kind: Kind): void {
+    this.due.push(a, time, kind)
+  }
+
+  /**
+   * Sends a request through the client and hands its answer to `onSuccess` / `onFailure`, which may send follow-up
+   * requests the same way. An in-process client answers at once (no fiber step per request: most of a shard's
+   * time otherwise); any other client's request is returned for the shard's fiber to run.
+   */
+  send<A>(
+    request: (client: ApiClientService) => Effect.Effect<A, ApiError>,
+    onSuccess: (answer: A) => Request | void,
+    onFailure: (error: ApiError) => Request | void
+  ): Request {
+    const client = this.env.client
+    const answer = request(client.at?.(this.now) ?? client)
+    if (Either.isEither(answer)) {
+      const done = answer as Either.Either<A, ApiError>
+      return (Either.isRight(done) ? onSuccess(done.right) : onFailure(done.left)) as Request
+    }
+    return Effect.matchEffect(answer, {
+      onSuccess: (a) => (onSuccess(a) as Request) ?? Effect.void,
+      onFailure: (e) => (onFailure(e) as Request) ?? Effect.void
+    })
+  }
+
+  /** The agent is dead at `t`: it writes nothing more. */
+  stopped(a: AgentState, t: number): boolean {
+    return a.undisturbedUntil !== undefined && t >= a.undisturbedUntil && t >= a.node.stoppedAt
+  }
+
+  /** The agent reaches the server at `t` (not partitioned, the server not paused). */
+  reachable(a: AgentState, t: number): boolean {
+    return a.undisturbedUntil === undefined || t < a.undisturbedUntil || (!inside(a.node.partitions, t) && !inside(this.env.pauses, t))
+  }
+
+  /** `interval` stretched by up to `factor` (wait.Jitter). */
+  jittered(interval: number, factor: number): number {
+    return interval * (1 + factor * this.random.next())
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * An informer: a reflector feeding the cache, and event handlers told about every change (client-go's
+ * `sharedIndexInformer` with `ResourceEventHandlerFuncs`, without resync). Handlers run synchronously, in the
+ * order the changes reach the cache; a relist tells them what changed while the watch was down (`Cache.replace`).
+ */
+import { Effect } from "effect"
+import type { Scope } from "effect"
+import type { KObject } from "../api/Object.js"
+import type { ApiClient } from "../client/ApiClient.js"
+import { Cache, type Delta } from "./Cache.js"
+import { makeReflector, type ReflectorOptions, type ReflectorStats } from "./Reflector.js"
+
+/** `now` is the Clock time (ms) the change was received. */
+export interface EventHandlers {
+  /** `isInInitialList`: the object came with the first list (client-go's `OnAdd(obj, isInInitialList)`). */
+  readonly onAdd?: (object: KObject, now: number, isInInitialList: boolean) => void
+  readonly onUpdate?: (old: KObject, object: KObject, now: number) => void
+  /** After a relist, `object` is the last state the cache held (client-go's `DeletedFinalStateUnknown`). */
+  readonly onDelete?: (object: KObject, now: number) => void
+}
+
+export interface InformerStats extends ReflectorStats {
+  /** Objects in the cache. */
+  readonly items: number
+}
+
+export interface Informer {
+  readonly cache: Cache
+  /** Completes once the first list is in the cache and its handlers ran (client-go `HasSynced`). */
+  readonly synced: Effect.Effect<void>
+  readonly hasSynced: Effect.Effect<boolean>
+  readonly stats: Effect.Effect<InformerStats>
+}
+
+const deliver = (handlers: EventHandlers, delta: Delta, now: number, isInInitialList: boolean) => {
+  switch (delta.type) {
+    case "Added":
+      return handlers.onAdd?.(delta.object, now, isInInitialList)
+    case "Updated":
+      return handlers.onUpdate?.(delta.old, delta.object, now)
+    case "Deleted":
+      return handlers.onDelete?.(delta.object, now)
+  }
+}
+
+/** An informer running in the current scope; it stops with the scope. */
+export const startInformer = (
+  options: ReflectorOptions,
+  handlers: EventHandlers = {}
+): Effect.Effect<Informer, never, ApiClient | Scope.Scope> =>
+  Effect.gen(function* () {
+    const cache = new Cache()
+    let listed = false
+    const reflector = yield* makeReflector(options, {
+      add: (object, now) => deliver(handlers, cache.upsert(object), now, false),
+      update: (object, now) => deliver(handlers, cache.upsert(object), now, false),
+      delete: (object, now) => {
+        const delta = cache.delete(object)
+        if (delta) deliver(handlers, delta, now, false)
+      },
+      replace: (items, _resourceVersion, now) => {
+        const initial = !listed
+        listed = true
+        for (const delta of cache.replace(items)) deliver(handlers, delta, now, initial)
+      }
+    })
+    yield* Effect.forkScoped(reflector.run)
+    return {
+      cache,
+      synced: reflector.synced,
+      hasSynced: reflector.hasSynced,
+      stats: Effect.map(reflector.stats, (s) => ({ ...s, items: cache.size }))
+    }
+  })

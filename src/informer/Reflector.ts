@@ -1,0 +1,299 @@
+/**
+ * client-go's reflector (`tools/cache/reflector.go`, reference measuring-load.md §2): lists, then watches from
+ * the list's resourceVersion, feeding a store; relists when the resourceVersion is gone.
+ *
+ * - The initial list is at rv "0" through the pager (`Pager.ts`, page size 500): a watch-cached type answers in
+ *   one response, an uncached one (Events) really pages. Relists are at the last synced rv, unpaginated — unless
+ *   the server once paged an rv=0 list, then relists keep paging (client-go `paginatedResult`).
+ * - 410 / "Too large resource version" on the LIST → the rv is marked unavailable and the list is retried at once
+ *   with rv "" (quorum read), paginated (client-go `isLastSyncResourceVersionUnavailable`).
+ * - The watch starts from the list's rv with bookmarks and `timeoutSeconds` = ⌊300 × (1 + rand)⌋ (client-go's
+ *   `minWatchTimeout` × [1, 2)). Every event's rv, bookmarks included, becomes the rv to watch again from.
+ * - A clean close (server timeout, dropped watcher) → watch again from that rv, no relist. 410 (HTTP or an
+ *   in-stream ERROR), any other error, or a very short watch (< 1 s, no events) → relist after the backoff
+ *   (`Backoff.ts`). 429 or connection refused when opening the watch → back off and watch again, no relist.
+ * - A failed LIST → back off and list again (client-go's `wait.BackoffUntil` around `ListAndWatch`).
+ *
+ * `watchOnly` starts from the collection's current rv (a `limit=1` list) and stores nothing, as client-go's
+ * `RetryWatcher` started from a list's rv; after a 410 it takes a fresh current rv the same way.
+ */
+import { Clock, Deferred, Duration, Effect, Random, Sink, Stream } from "effect"
+import type { Chunk, Scope } from "effect"
+import type { KObject, WatchEvent } from "../api/Object.js"
+import type { ListOptions } from "../api/Requests.js"
+import type { ResourceType } from "../api/Resources.js"
+import type { ApiError } from "../api/Status.js"
+import { ApiClient } from "../client/ApiClient.js"
+import { initialBackoff, nextBackoff, reflectorBackoff, type BackoffState } from "./Backoff.js"
+import { listPages, type PagedList } from "./Pager.js"
+import { asStatus, isExpired, isExpiredStatus, isRetriableWatchOpen, isTooLargeResourceVersion } from "./ReflectorErrors.js"
+import type { ListTiming, RelistTrigger, SyncTiming } from "./RelistPhases.js"
+
+/** Where the reflector puts what it reads (client-go's `Store` as the reflector uses it). `now`: Clock ms. */
+export interface ReflectorStore {
+  readonly add: (object: KObject, now: number) => void
+  readonly update: (object: KObject, now: number) => void
+  readonly delete: (object: KObject, now: number) => void
+  /** The whole state after a list. */
+  readonly replace: (items: ReadonlyArray<KObject>, resourceVersion: string, now: number) => void
+}
+
+/** Measurement hooks; the reflector works the same without them. */
+export interface ReflectorObserver {
+  /** After each (re)list has replaced the store. */
+  readonly synced?: (sync: SyncTiming) => Effect.Effect<void>
+  /** The ADDED / MODIFIED / DELETED events of one received chunk; `receivedAt` in Clock ms (sub-ms precision). */
+  readonly watchEvents?: (events: ReadonlyArray<WatchEvent>, receivedAt: number) => Effect.Effect<void>
+  /** A LIST that failed, or a watch that failed to open or broke (not an in-stream ERROR event). */
+  readonly failed?: (error: ApiError, during: "list" | "watch") => Effect.Effect<void>
+}
+
+export interface ReflectorOptions {
+  readonly resource: ResourceType
+  readonly namespace?: string | undefined
+  readonly labelSelector?: string | undefined
+  readonly fieldSelector?: string | undefined
+  /** Pager page size (default 500). */
+  readonly pageSize?: number | undefined
+  /** Watch from the current rv, list no items (see the module comment). */
+  readonly watchOnly?: boolean | undefined
+  /** Uniform numbers in [0, 1) for watch timeouts and backoff jitter; default the Effect `Random` service. */
+  readonly random?: (() => number) | undefined
+  readonly observer?: ReflectorObserver | undefined
+}
+
+export interface ReflectorStats {
+  /** Completed relists (store replaced after the initial sync). */
+  relists: number
+  /** 410s by where they came from; `list` also counts "Too large resource version". */
+  expired: { watchHttp: number; watchStream: number; list: number }
+  /** Continue tokens that expired mid-pagination (each answered by one full unpaginated list). */
+  expiredContinue: number
+  /** Watches opened again after a clean close (no relist). */
+  rewatches: number
+  /** ADDED / MODIFIED / DELETED events received. */
+  events: number
+  lastSyncedRv: string
+  /** BOOKMARK events received. */
+  bookmarks: number
+  /** Relist triggers by kind. */
+  triggers: Partial<Record<RelistTrigger, number>>
+  /** LIST calls that failed (the reflector backs off and lists again). */
+  listFailures: number
+  /** Watch opens answered by 429 / connection refused (re-watched after backoff, no relist). */
+  watchRetries: number
+}
+
+export interface Reflector {
+  /** Completes once the first list has been stored (client-go `HasSynced`); stays complete. */
+  readonly synced: Effect.Effect<void>
+  readonly hasSynced: Effect.Effect<boolean>
+  readonly stats: Effect.Effect<ReflectorStats>
+  /** List, watch, relist — until interrupted. */
+  readonly run: Effect.Effect<never, never, ApiClient>
+}
+
+/** How one watch ended. */
+type WatchEnd =
+  | { readonly _tag: "Closed" }
+  | { readonly _tag: "Retry" }
+  | { readonly _tag: "Relist"; readonly trigger: RelistTrigger }
+
+/** A very short watch (< 1 s with 0 events) is an error in client-go's `watchHandler`: it relists. */
+const shortWatchMs = 1_000
+/** client-go `minWatchTimeout`. */
+const minWatchTimeoutSeconds = 300
+
+/** Clock time in ms with the clock's sub-ms precision (phase timings). */
+const preciseNow: Effect.Effect<number> = Effect.clockWith((clock) => Effect.sync(() => Number(clock.unsafeCurrentTimeNanos()) / 1e6))
+
+export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Effect.Effect<Reflector> =>
+  Effect.gen(function* () {
+    const resource = opts.resource
+    const pageSize = opts.pageSize ?? 500
+    const selectors = { namespace: opts.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector }
+    const observer = opts.observer
+    const random = opts.random
+    const nextRandom: Effect.Effect<number> = random ? Effect.sync(random) : Random.next
+    const synced = yield* Deferred.make<void>()
+    const stats: ReflectorStats = {
+      relists: 0,
+      expired: { watchHttp: 0, watchStream: 0, list: 0 },
+      expiredContinue: 0,
+      rewatches: 0,
+      events: 0,
+      lastSyncedRv: "",
+      bookmarks: 0,
+      triggers: {},
+      listFailures: 0,
+      watchRetries: 0
+    }
+
+    const run = Effect.gen(function* () {
+      const api = yield* ApiClient
+      /** client-go `isLastSyncResourceVersionUnavailable`: the next list is a quorum read. */
+      let rvUnavailable = false
+      /** client-go `paginatedResult`: the server paged an rv=0 list, so relists keep paging. */
+      let paginatedResult = false
+      // client-go's backoff manager starts its quiet-period clock when the reflector is built.
+      let backoff: BackoffState = initialBackoff(reflectorBackoff, yield* preciseNow)
+
+      const sleepBackoff = Effect.gen(function* () {
+        const next = nextBackoff(reflectorBackoff, backoff, yield* preciseNow, yield* nextRandom)
+        backoff = next.state
+        yield* Effect.sleep(Duration.millis(next.waitMs))
+      })
+
+      const timedPage = (timing: ListTiming) => (options: ListOptions) =>
+        Effect.gen(function* () {
+          const sent = yield* preciseNow
+          if (timing.sentAt === undefined) timing.sentAt = sent
+          const page = yield* api.list(resource, { ...selectors, ...options })
+          const at = yield* preciseNow
+          if (timing.firstResponseAt === undefined) timing.firstResponseAt = at
+          timing.lastPageAt = at
+          return page
+        })
+
+      const counted = (result: PagedList) => {
+        if (result.expiredContinue) stats.expiredContinue++
+        return result
+      }
+
+      /** client-go `Reflector.list`: rv choice, page size choice, quorum fallback on 410 / too large rv. */
+      const list = (timing: ListTiming): Effect.Effect<PagedList, ApiError> =>
+        Effect.gen(function* () {
+          const page = timedPage(timing)
+          if (opts.watchOnly) {
+            const current = yield* page({ limit: 1 })
+            return { items: [], resourceVersion: current.metadata.resourceVersion, paginated: false, expiredContinue: false }
+          }
+          const rv = rvUnavailable ? "" : stats.lastSyncedRv === "" ? "0" : stats.lastSyncedRv
+          // Unpaginated at a known rv, so the watch cache can answer (client-go turns paging off there).
+          const limit = paginatedResult || rv === "" || rv === "0" ? pageSize : 0
+          const first = yield* Effect.either(listPages(page, { resourceVersion: rv }, limit))
+          let result: PagedList
+          if (first._tag === "Right") result = counted(first.right)
+          else if (isExpired(first.left) || isTooLargeResourceVersion(first.left)) {
+            stats.expired.list++
+            rvUnavailable = true
+            result = counted(yield* listPages(page, { resourceVersion: "" }, pageSize))
+          } else return yield* Effect.fail(first.left)
+          if (rv === "0" && result.paginated) paginatedResult = true
+          rvUnavailable = false
+          return result
+        })
+
+      /** One watch from the last synced rv, until it ends; says what to do next. */
+      const watchOnce: Effect.Effect<WatchEnd> = Effect.gen(function* () {
+        const timeoutSeconds = Math.floor(minWatchTimeoutSeconds * (1 + (yield* nextRandom)))
+        const started = yield* preciseNow
+        let received = 0
+        let end: WatchEnd | undefined
+        // A chunk at a time: one clock reading per chunk, the store written synchronously (virtual time cannot
+        // move within a chunk).
+        const onChunk = (chunk: Chunk.Chunk<WatchEvent>): Effect.Effect<boolean> =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const seen: Array<WatchEvent> | undefined = observer?.watchEvents ? [] : undefined
+            for (const event of chunk) {
+              received++
+              const object = event.object
+              if (event.type === "ERROR") {
+                const status = asStatus(object)
+                if (status && isExpiredStatus(status)) {
+                  stats.expired.watchStream++
+                  end = { _tag: "Relist", trigger: "watch-stream-410" }
+                } else end = { _tag: "Relist", trigger: "watch-error" }
+                break
+              }
+              if (event.type === "BOOKMARK") stats.bookmarks++
+              else {
+                stats.events++
+                if (event.type === "ADDED") store.add(object, now)
+                else if (event.type === "MODIFIED") store.update(object, now)
+                else store.delete(object, now)
+                seen?.push(event)
+              }
+              const rv = object.metadata?.resourceVersion
+              if (rv) stats.lastSyncedRv = rv
+            }
+            const more = end === undefined
+            return seen && seen.length > 0 ? Effect.as(Effect.flatMap(preciseNow, (at) => observer!.watchEvents!(seen, at)), more) : Effect.succeed(more)
+          })
+        const outcome = yield* Effect.either(
+          Stream.run(
+            api.watch(resource, { ...selectors, resourceVersion: stats.lastSyncedRv, allowWatchBookmarks: true, timeoutSeconds }),
+            Sink.forEachChunkWhile(onChunk)
+          )
+        )
+        if (end) return end
+        if (outcome._tag === "Left") {
+          const error = outcome.left
+          if (observer?.failed) yield* observer.failed(error, "watch")
+          if (received === 0 && isRetriableWatchOpen(error)) return { _tag: "Retry" } as const
+          if (received === 0 && isExpired(error)) {
+            stats.expired.watchHttp++
+            return { _tag: "Relist", trigger: "watch-http-410" } as const
+          }
+          return { _tag: "Relist", trigger: "watch-error" } as const
+        }
+        const lasted = (yield* preciseNow) - started
+        if (received === 0 && lasted < shortWatchMs) return { _tag: "Relist", trigger: "short-watch" } as const
+        return { _tag: "Closed" } as const
+      })
+
+      const count = (trigger: RelistTrigger) => {
+        stats.triggers[trigger] = (stats.triggers[trigger] ?? 0) + 1
+      }
+
+      /** The relist in progress: what triggered it and when (undefined for the initial list). */
+      let pending: { trigger: RelistTrigger; at: number } | undefined
+      const initialStart = yield* preciseNow
+      for (;;) {
+        const timing: ListTiming = {}
+        const listed = yield* Effect.either(list(timing))
+        if (listed._tag === "Left") {
+          stats.listFailures++
+          count("list-error")
+          if (observer?.failed) yield* observer.failed(listed.left, "list")
+          // The relist still counts from its first trigger; a failed initial list keeps its start too.
+          yield* sleepBackoff
+          continue
+        }
+        stats.lastSyncedRv = listed.right.resourceVersion
+        if (!opts.watchOnly) store.replace(listed.right.items, listed.right.resourceVersion, yield* Clock.currentTimeMillis)
+        const syncedAt = yield* preciseNow
+        if (pending) stats.relists++
+        if (observer?.synced) {
+          yield* observer.synced({ trigger: pending?.trigger, startedAt: pending ? pending.at : initialStart, list: timing, syncedAt })
+        }
+        yield* Deferred.succeed(synced, undefined)
+        pending = undefined
+
+        while (pending === undefined) {
+          const end = yield* watchOnce
+          if (end._tag === "Closed") {
+            stats.rewatches++
+          } else if (end._tag === "Retry") {
+            stats.watchRetries++
+            yield* sleepBackoff
+          } else {
+            count(end.trigger)
+            pending = { trigger: end.trigger, at: yield* preciseNow }
+          }
+        }
+        yield* sleepBackoff
+      }
+    })
+
+    return {
+      synced: Deferred.await(synced),
+      hasSynced: Deferred.isDone(synced),
+      stats: Effect.sync(() => ({ ...stats, expired: { ...stats.expired }, triggers: { ...stats.triggers } })),
+      run
+    }
+  })
+
+/** A reflector running in the current scope; it stops with the scope. */
+export const startReflector = (opts: ReflectorOptions, store: ReflectorStore): Effect.Effect<Reflector, never, ApiClient | Scope.Scope> =>
+  Effect.tap(makeReflector(opts, store), (reflector) => Effect.forkScoped(reflector.run))

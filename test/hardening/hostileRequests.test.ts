@@ -1,0 +1,110 @@
+/**
+ * Requests that once killed, wedged or corrupted the server (issue 14): each answered with a Status,
+ * nothing stored that cannot be served back, and the server still answering afterwards.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { httpServer } from "../support/transports.js"
+import { send, type Reply } from "../support/wire.js"
+
+const json = { "content-type": "application/json" }
+const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64url")
+const nestedArrays = (n: number) => "[".repeat(n) + "]".repeat(n)
+
+const statusOf = (r: Reply) => ({ code: r.code, kind: r.json?.kind, reason: r.json?.reason, message: r.json?.message })
+
+describe("hostile requests", () => {
+  it.scoped("a continue token nesting [ 20,000 deep: 400 with encoding/json's max-depth text", () =>
+    Effect.gen(function* () {
+      const base = yield* httpServer()
+      const reply = yield* send(base, "GET", `/api/v1/namespaces/default/configmaps?limit=1&continue=${b64(nestedArrays(20000))}`)
+      expect(statusOf(reply)).toEqual({
+        code: 400,
+        kind: "Status",
+        reason: "BadRequest",
+        message: "invalid continue token: continue key is not valid: invalid character '[' exceeded max depth"
+      })
+      expect((yield* send(base, "GET", "/api/v1/namespaces/default")).code).toBe(200)
+    }))
+
+  it.scoped("a config map whose data nests arrays 4,500 deep: 400 as upstream's decoder, nothing stored", () =>
+    Effect.gen(function* () {
+      const base = yield* httpServer()
+      const body = `{"metadata":{"name":"deep"},"data":{"a":${nestedArrays(4500)}}}`
+      const reply = yield* send(base, "POST", "/api/v1/namespaces/default/configmaps", { body, headers: json })
+      expect(statusOf(reply)).toEqual({
+        code: 400,
+        kind: "Status",
+        reason: "BadRequest",
+        message: 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal array into Go struct field ConfigMap.data of type string'
+      })
+      expect((yield* send(base, "GET", "/api/v1/namespaces/default/configmaps/deep")).code).toBe(404)
+      expect((yield* send(base, "GET", "/api/v1/namespaces/default/configmaps")).json.items).toEqual([])
+    }))
+
+  it.scoped("a free-form field nesting past the body depth limit: 400 naming the limit, nothing stored", () =>
+    Effect.gen(function* () {
+      const base = yield* httpServer()
+      const deep = (n: number) => `{"metadata":{"name":"deep"},"spec":{"x":${nestedArrays(n)}}}`
+      const refused = yield* send(base, "POST", "/api/v1/namespaces/default/services", { body: deep(5000), headers: json })
+      expect(statusOf(refused)).toEqual({
+        code: 400,
+        kind: "Status",
+        reason: "BadRequest",
+        message: 'Service in version "v1" cannot be handled as a Service: exceeded max depth of 1000'
+      })
+      expect((yield* send(base, "GET", "/api/v1/namespaces/default/services/deep")).code).toBe(404)
+      // At the limit the object is stored and served back, alone and in a list.
+      const stored = yield* send(base, "POST", "/api/v1/namespaces/default/services", { body: deep(997), headers: json })
+      expect(stored.code).toBe(201)
+      expect((yield* send(base, "GET", "/api/v1/namespaces/default/services/deep")).code).toBe(200)
+      expect((yield* send(base, "GET", "/api/v1/namespaces/default/services")).json.items).toHaveLength(1)
+      const patch = yield* send(base, "PATCH", "/api/v1/namespaces/default/services/deep", {
+        body: `{"spec":{"y":${nestedArrays(5000)}}}`,
+        headers: { "content-type": "application/merge-patch+json" }
+      })
+      expect(statusOf(patch)).toEqual({ code: 400, kind: "Status", reason: "BadRequest", message: "error decoding patch: exceeded max depth of 1000" })
+    }))
+
+  it.scoped("wrong types in metadata are refused for every kind with upstream's texts; nothing is stored", () =>
+    Effect.gen(function* () {
+      const base = yield* httpServer()
+      const cases: ReadonlyArray<readonly [string, string, string, string]> = [
+        ["/api/v1/namespaces/default/configmaps", "ConfigMap", '"finalizers":5', "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.finalizers of type []string"],
+        ["/api/v1/namespaces/default/pods", "Pod", '"ownerReferences":{}', "json: cannot unmarshal object into Go struct field ObjectMeta.metadata.ownerReferences of type []v1.OwnerReference"],
+        ["/api/v1/namespaces/default/services", "Service", '"generateName":5', "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.generateName of type string"],
+        ["/apis/apps/v1/namespaces/default/deployments", "Deployment", '"labels":{"a":1}', "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string"],
+        ["/api/v1/nodes", "Node", '"annotations":[]', "json: cannot unmarshal array into Go struct field ObjectMeta.metadata.annotations of type map[string]string"],
+        ["/api/v1/namespaces", "Namespace", '"uid":{}', "json: cannot unmarshal object into Go struct field ObjectMeta.metadata.uid of type types.UID"],
+        ["/api/v1/namespaces/default/pods", "Pod", '"ownerReferences":[{"controller":"yes"}]', "json: cannot unmarshal string into Go struct field OwnerReference.metadata.ownerReferences.controller of type bool"],
+        ["/api/v1/namespaces/default/configmaps", "ConfigMap", '"creationTimestamp":7', "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of type string"],
+        ["/api/v1/namespaces/default/configmaps", "ConfigMap", '"managedFields":{}', "json: cannot unmarshal object into Go struct field ObjectMeta.metadata.managedFields of type []v1.ManagedFieldsEntry"]
+      ]
+      for (const [path, kind, field, detail] of cases) {
+        const reply = yield* send(base, "POST", path, { body: `{"metadata":{"name":"typed",${field}}}`, headers: json })
+        expect(statusOf(reply)).toEqual({ code: 400, kind: "Status", reason: "BadRequest", message: `${kind} in version "v1" cannot be handled as a ${kind}: ${detail}` })
+        expect((yield* send(base, "GET", `${path}/typed`)).code).toBe(404)
+      }
+      // A well-typed object of the same kinds still goes in and comes out, and DELETE answers 200.
+      const ok = yield* send(base, "POST", "/api/v1/namespaces/default/configmaps", {
+        body: '{"metadata":{"name":"ok","finalizers":["a/b"],"labels":{"a":"b"}},"data":{"k":"v"}}',
+        headers: json
+      })
+      expect(ok.code).toBe(201)
+      const deleted = yield* send(base, "DELETE", "/api/v1/namespaces/default/configmaps/ok")
+      expect(deleted.code).toBe(200)
+    }))
+
+  it.scoped("an unknown field with non-Latin-1 characters: the object's answer, the warning quoted as Go's strconv.Quote", () =>
+    Effect.gen(function* () {
+      const base = yield* httpServer()
+      const body = JSON.stringify({ metadata: { name: "l" }, spec: { "名前": 1, "tab\there": 2 } })
+      const reply = yield* send(base, "POST", "/apis/coordination.platform/v1/namespaces/default/leases", { body, headers: json })
+      expect(reply.code).toBe(201)
+      expect(reply.json.kind).toBe("Lease")
+      // The header's bytes are UTF-8 on the wire, as Go writes them; undici reads them as Latin-1.
+      const warnings = ([] as string[]).concat(reply.headers.warning ?? []).map((w) => Buffer.from(w, "latin1").toString("utf8"))
+      expect(warnings).toEqual(['299 - "unknown field \\"spec.名前\\""', '299 - "unknown field \\"spec.tab\\\\there\\""'])
+      expect((yield* send(base, "GET", "/apis/coordination.platform/v1/namespaces/default/leases/l")).code).toBe(200)
+    }))
+})
