@@ -225,7 +225,10 @@ const invalidObject = (resource: ResourceType, name: string, errors: ReadonlyArr
 const defaulted = (resource: ResourceType, obj: KObject): KObject => {
   if (resource === Pods) return defaultPodOnCreate(obj)
   if (resource === Namespaces) {
-    return { ...obj, spec: { finalizers: ["platform"], ...(obj.spec as object) }, status: { phase: "Active" } }
+    // PrepareForCreate: the namespace controller's finalizer is always there (upstream `kubernetes`).
+    const spec = (isRecord(obj.spec) ? obj.spec : {}) as { readonly finalizers?: ReadonlyArray<string> }
+    const finalizers = spec.finalizers ?? []
+    return { ...obj, spec: { ...spec, finalizers: finalizers.includes("platform") ? finalizers : [...finalizers, "platform"] }, status: { phase: "Active" } }
   }
   if (resource.kind === "Deployment") return { ...obj, metadata: { ...extendable, ...obj.metadata, generation: 1 } }
   return obj

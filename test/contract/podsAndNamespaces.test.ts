@@ -1,6 +1,6 @@
 /** Pods and namespaces as stock clients expect them: pod defaults, namespace names, eviction, emptied label maps. */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Chunk, Effect, Fiber, Stream } from "effect"
 import { ConfigMaps, Namespaces, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { clientLayer, transports } from "../support/transports.js"
@@ -100,6 +100,42 @@ describe.each(transports)("pods and namespaces over %s", (transport) => {
         const missing = yield* Effect.flip(api.create(Pods, { apiVersion: "policy/v1", kind: "Eviction", metadata: { name: "p" } }, { namespace: "default", subresource: "eviction" }))
         expect(missing.code).toBe(404)
         expect(missing.message).toBe('pods "p" not found')
+      })
+    ))
+
+  it.live("namespace deletion: Terminating with the platform finalizer, contents removed, finalized, gone", () =>
+    run(
+      Effect.gen(function* () {
+        const api = yield* ApiClient
+        const created = yield* api.create(Namespaces, { metadata: { name: "team" } })
+        expect((created.object.spec as any).finalizers).toEqual(["platform"])
+        yield* api.create(ConfigMaps, { metadata: { name: "c" } }, { namespace: "team" })
+        const rv = created.object.metadata.resourceVersion
+        const namespaceEvents = yield* Effect.fork(
+          Stream.runCollect(Stream.interruptAfter(api.watch(Namespaces, { resourceVersion: rv, fieldSelector: "metadata.name=team" }), "1 second"))
+        )
+        const configMapEvents = yield* Effect.fork(Stream.runCollect(Stream.interruptAfter(api.watch(ConfigMaps, { namespace: "team", resourceVersion: rv }), "1 second")))
+        yield* Effect.sleep("300 millis")
+        const deleted = yield* api.delete(Namespaces, "team")
+        expect(deleted.code).toBe(200)
+        expect(deleted.object?.metadata.deletionTimestamp).toEqual(expect.any(String))
+        expect((deleted.object?.status as any).phase).toBe("Terminating")
+        expect((deleted.object?.spec as any).finalizers).toEqual(["platform"])
+        const seen = Chunk.toReadonlyArray(yield* Fiber.join(namespaceEvents)).map((e) => [e.type, (e.object.status as any)?.phase, (e.object.spec as any)?.finalizers])
+        expect(seen).toEqual([
+          ["MODIFIED", "Terminating", ["platform"]],
+          ["MODIFIED", "Terminating", undefined],
+          ["DELETED", "Terminating", undefined]
+        ])
+        const cms = Chunk.toReadonlyArray(yield* Fiber.join(configMapEvents)).map((e) => `${e.type} ${e.object.metadata.name}`)
+        expect(cms).toEqual(["ADDED c", "DELETED c"])
+        expect((yield* Effect.flip(api.get(Namespaces, "team"))).code).toBe(404)
+        // The finalizer is always added on create; another one keeps the namespace Terminating after finalize.
+        const held = yield* api.create(Namespaces, { metadata: { name: "held" }, spec: { finalizers: ["example.com/hold"] } })
+        expect((held.object.spec as any).finalizers).toEqual(["example.com/hold", "platform"])
+        yield* api.delete(Namespaces, "held")
+        const after = yield* api.get(Namespaces, "held")
+        expect([(after.status as any).phase, (after.spec as any).finalizers]).toEqual(["Terminating", ["example.com/hold"]])
       })
     ))
 
