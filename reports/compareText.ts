@@ -1,5 +1,5 @@
 /** The terminal rendering of a comparison (`clustersim compare`), from the `Comparison` alone. */
-import { type Comparison, formatRatioInterval, type SeriesSide } from "../src/compare/Compare.js"
+import { type Comparison, formatRatioInterval, type SeriesSide, type SideInfo } from "../src/compare/Compare.js"
 import type { RuleHit } from "../src/compare/FailIf.js"
 import { formatMs, table } from "./summary.js"
 
@@ -24,12 +24,20 @@ const methodNote: Record<string, string> = {
     "one run per side: the intervals cover request-level noise only, not run-to-run noise — use --rounds N (≥ 3) before trusting a verdict"
 }
 
+/** One line for a side's saturated rounds (compare.json lists each): how many, and the first round's reason. */
+export const saturationText = (s: SideInfo): string | undefined => {
+  if (s.saturated.length === 0) return undefined
+  const which = s.saturated.length === 1 ? s.saturated[0]! : `${s.saturated.length} of ${s.rounds} rounds (${s.saturated[0]}; …)`
+  return `SATURATED generator, ${which}: this side's figures may reflect the generator, not the target`
+}
+
 export const renderComparison = (c: Comparison, hits: ReadonlyArray<RuleHit> = [], rules: ReadonlyArray<string> = []): string => {
   const out: Array<string> = []
   out.push(`clustersim compare ${c.scenario.name} (scenario sha256 ${c.scenario.sha256.slice(0, 12)}…), ${Math.round(c.level * 100)}% intervals`)
   for (const s of c.sides) {
     out.push(`  ${s.label}: ${s.target}, ${s.rounds} round${s.rounds === 1 ? "" : "s"}${s.failedRounds > 0 ? `, ${s.failedRounds} did not pass` : ""}`)
-    for (const line of s.saturated) out.push(`     SATURATED generator, ${line}: this side's figures may reflect the generator, not the target`)
+    const saturated = saturationText(s)
+    if (saturated) out.push(`     ${saturated}`)
   }
   for (const p of c.pairs) {
     out.push("")

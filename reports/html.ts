@@ -14,7 +14,7 @@ import type { Comparison, Side } from "../src/compare/Compare.js"
 import { formatRatioInterval, keyLabel } from "../src/compare/Compare.js"
 import { keyString } from "../src/loadgen/LatencyRecorder.js"
 import type { RunArtifact } from "../src/scenario/Artifact.js"
-import { renderComparison } from "./compareText.js"
+import { renderComparison, saturationText } from "./compareText.js"
 import { formatMs, observedText, renderSummary, seriesLabel } from "./summary.js"
 
 const require = createRequire(import.meta.url)
@@ -245,6 +245,13 @@ const clientScript = String.raw`
   }
   if (data.spectrum && data.spectrum.series.length > 0) spectrumPlot("spectrum", "Latency by percentile (HdrHistogram spectrum, log axes)", data.spectrum);
   (data.spectra || []).forEach(function (sp, i) { spectrumPlot("spectrum-" + i, sp.title, sp); });
+  (data.rounds || []).forEach(function (rp, i) {
+    plot("rounds-" + i, rp.title, {
+      scales: { x: { time: false }, y: { distr: 3 } }, height: 240,
+      axes: [{ label: "round", splits: function () { return rp.x; } }, { label: "latency", values: function (u, vs) { return vs.map(fmtMs); } }],
+      series: [{ label: "round" }].concat(rp.series.map(function (s) { return { label: s.label, stroke: palette[s.side % palette.length], width: 1.5, dash: s.dash, spanGaps: false, points: { show: true, size: 6 }, value: function (u, v) { return fmtMs(v); } }; }))
+    }, [rp.x].concat(rp.series.map(function (s) { return s.y; })));
+  });
   var tl = data.timeline;
   if (tl && tl.events.length > 0) {
     var xs = tl.events.map(function (e) { return e.t; });
@@ -269,7 +276,7 @@ const page = (title: string, body: string, data: unknown): string => {
 <style>
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}
 h1{font-size:20px;margin:0 0 4px} h2{font-size:16px;margin:28px 0 8px}
-.pass{color:#2ca02c}.fail{color:#d62728} .muted{color:#666}
+.pass{color:#2ca02c}.fail{color:#d62728} .muted{color:#666} .ratio{white-space:nowrap}
 table{border-collapse:collapse;font-size:13px} th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right} th:first-child,td:first-child{text-align:left}
 pre{background:#f6f6f6;padding:10px;overflow:auto;font-size:12px} .plot{margin:8px 0 20px}
 </style></head><body>
@@ -337,9 +344,34 @@ export const renderRunHtml = (a: RunArtifact): string => {
   })
 }
 
-/** The report of a comparison: the verdict table and, per compared series, the sides' spectra overlaid. */
+interface RoundsPlot {
+  readonly title: string
+  readonly x: ReadonlyArray<number>
+  readonly series: ReadonlyArray<{ readonly label: string; readonly side: number; readonly y: ReadonlyArray<number | null>; readonly dash?: ReadonlyArray<number> }>
+}
+
+/** Each side's p50 and p99 per round: the values the intervals are computed from, so noise and outlying rounds show. */
+export const roundsOf = (label: string, sides: ReadonlyArray<Side>): RoundsPlot => {
+  const n = Math.max(...sides.map((s) => s.rounds.length))
+  const per = (side: Side, q: "p50" | "p99") =>
+    Array.from({ length: n }, (_, r) => {
+      const s = side.rounds[r]?.series.find((x) => keyLabel(x.key) === label)
+      return s && s.latency.count > 0 ? s.latency[q] : null
+    })
+  return {
+    title: `${label}: p50 (solid) and p99 (dashed) of each round, the values the intervals come from`,
+    x: Array.from({ length: n }, (_, r) => r + 1),
+    series: sides.flatMap((side, i) => [
+      { label: `${side.label} p50`, side: i, y: per(side, "p50") },
+      { label: `${side.label} p99`, side: i, y: per(side, "p99"), dash: [6, 3] }
+    ])
+  }
+}
+
+/** The report of a comparison: the verdict table and, per compared series, the sides' spectra overlaid and their rounds. */
 export const renderComparisonHtml = (c: Comparison, sides: ReadonlyArray<Side>): string => {
   const spectra: Array<{ title: string; x: ReadonlyArray<number>; series: Array<{ label: string; y: Array<number | null>; dash?: ReadonlyArray<number> }> }> = []
+  const rounds: Array<RoundsPlot> = []
   const labels = new Set(c.pairs.flatMap((p) => p.series.map((s) => s.label)))
   for (const label of [...labels].sort()) {
     const series = sides.map((side, i) => {
@@ -347,22 +379,26 @@ export const renderComparisonHtml = (c: Comparison, sides: ReadonlyArray<Side>):
       return { label: `${side.label} (${side.rounds.length} round${side.rounds.length === 1 ? "" : "s"})`, y: spectrum(hs), ...(i > 0 ? { dash: [6, 3] } : {}) }
     })
     spectra.push({ title: `${label}: latency by percentile, sides overlaid`, x: spectrumX, series })
+    rounds.push(roundsOf(label, sides))
   }
   const rows = c.pairs.flatMap((p) =>
     p.series.map(
       (s) =>
         `<tr><td>${escapeHtml(s.label)}</td><td>${escapeHtml(`${p.other} vs ${p.baseline}`)}</td>${s.ratios
-          .map((r) => `<td>${formatRatioInterval(r)}</td>`)
+          .map((r) => `<td class="ratio">${formatRatioInterval(r)}</td>`)
           .join("")}${"<td></td>".repeat(3 - s.ratios.length)}<td class="${s.verdict.startsWith("no significant") ? "" : "fail"}">${escapeHtml(s.verdict)}</td></tr>`
     )
   )
   const body = [
     `<h1>clustersim compare ${escapeHtml(c.scenario.name)}</h1>`,
     `<p class="muted">${c.sides.map((s) => `${escapeHtml(s.label)}: ${escapeHtml(s.target)}, ${s.rounds} round(s)`).join(" · ")} · ${Math.round(c.level * 100)}% intervals</p>`,
-    ...c.sides.flatMap((s) => s.saturated.map((line) => `<p class="fail">${escapeHtml(s.label)}: SATURATED generator, ${escapeHtml(line)}</p>`)),
+    ...c.sides.flatMap((s) => {
+      const text = saturationText(s)
+      return text ? [`<p class="fail">${escapeHtml(s.label)}: ${escapeHtml(text)}</p>`] : []
+    }),
     `<h2>Verdicts</h2><table><tr><th>series</th><th>pair</th><th>p50 ratio</th><th>p90 ratio</th><th>p99 ratio</th><th>verdict</th></tr>${rows.join("")}</table>`,
-    spectra.map((_, i) => `<div id="spectrum-${i}" class="plot"></div>`).join("\n"),
+    spectra.map((_, i) => `<div id="spectrum-${i}" class="plot"></div><div id="rounds-${i}" class="plot"></div>`).join("\n"),
     `<h2>Details</h2><pre>${escapeHtml(renderComparison(c))}</pre>`
   ].join("\n")
-  return page(`clustersim compare ${c.scenario.name}`, body, { spectra })
+  return page(`clustersim compare ${c.scenario.name}`, body, { spectra, rounds })
 }

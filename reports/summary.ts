@@ -102,8 +102,11 @@ interface SectionsView {
 
 /** The `scheduler:` and `eviction:` sections' results: binds and failover time, evictions. */
 export const renderSections = (raw: Readonly<Record<string, unknown>>): ReadonlyArray<string> => {
-  const s = raw as SectionsView
   const out: Array<string> = []
+  // a section the run stopped before it reported (Ctrl-C, or a failure inside it) is `{ finished: false, error? }`
+  const unfinished = Object.entries(raw).filter(([, v]) => (v as { finished?: unknown } | undefined)?.finished === false)
+  for (const [name, v] of unfinished) out.push(`${name}: did not finish${(v as { error?: string }).error ? ` (${(v as { error?: string }).error})` : ""}`)
+  const s = Object.fromEntries(Object.entries(raw).filter(([name]) => !unfinished.some(([n]) => n === name))) as SectionsView
   if (s.scheduler) {
     const f = s.scheduler.failover
     out.push(`scheduler: ${s.scheduler.binds} of ${s.scheduler.podsCreated} pods bound, ${s.scheduler.leaseTransitions} leader transitions`)

@@ -54,6 +54,10 @@ export const checkDeleteOptions = (opts: DeleteOptions): ApiError | undefined =>
 
 const noWarnings: ReadonlyArray<string> = Object.freeze([])
 
+/** A body nesting deeper than the server stores (docs/limits.md). */
+export const tooDeep = (resource: ResourceType): ApiError =>
+  Status.badRequest(`${resource.kind} in version "${resource.version}" cannot be handled as a ${resource.kind}: exceeded max depth of ${maxBodyNestingDepth}`)
+
 const jsonTypeName = (v: unknown): string => (Array.isArray(v) ? "array" : v === null ? "null" : typeof v === "object" ? "object" : typeof v === "boolean" ? "bool" : typeof v)
 
 /**
@@ -85,8 +89,7 @@ export const decodeBody = (
     return Either.left(Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: json: cannot unmarshal ${jsonTypeName(metadata)} into Go struct field ${kind}.metadata of type v1.ObjectMeta`))
   // After type errors, which upstream finds first (docs/limits.md); in-process values are trusted, patch
   // bodies are bounded as they arrive.
-  if (body.raw !== undefined && depthOverflowInText(body.raw, maxBodyNestingDepth) !== undefined)
-    return Either.left(Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: exceeded max depth of ${maxBodyNestingDepth}`))
+  if (body.raw !== undefined && depthOverflowInText(body.raw, maxBodyNestingDepth) !== undefined) return Either.left(tooDeep(resource))
   const level = fieldValidation || "Warn"
   // The common case: a clean body given as a value (no text to look for duplicate fields in).
   if (clean && body.raw === undefined) {

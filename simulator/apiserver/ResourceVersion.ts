@@ -5,6 +5,8 @@
  */
 import { Either } from "effect"
 import { forbidden, notSupported, type FieldError } from "../../src/api/FieldError.js"
+import { goQuote } from "../../src/api/go/Quote.js"
+import { syntaxError } from "../../src/api/go/Strconv.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 
@@ -30,7 +32,7 @@ export type ReadPlan =
   /** Continue a paged list from a token. */
   | { readonly _tag: "Continue"; readonly token: string }
 
-const parseUintMessage = (rv: string) => `resourceVersion: Invalid value: "${rv}": strconv.ParseUint: parsing "${rv}": invalid syntax`
+const parseUintMessage = (rv: string) => `resourceVersion: Invalid value: ${goQuote(rv)}: ${syntaxError("ParseUint", rv)}`
 
 /** Parses an explicit resource version; the error is the 500 the watch cache gives (or 400 for storage lists). */
 export const parseResourceVersion = (rv: string, storage = false): Either.Either<number, ApiError> =>

@@ -12,7 +12,7 @@ import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import type { Admission } from "./Admission.js"
 import { selectorsOf } from "./Read.js"
-import { validateListOptions } from "./ResourceVersion.js"
+import { parseResourceVersion, validateListOptions } from "./ResourceVersion.js"
 import type { ServerState } from "./ServerState.js"
 import { keyPrefix } from "./Store.js"
 import { eventOf, type Watcher, type WatchSink } from "./WatchHub.js"
@@ -71,7 +71,7 @@ export class Watch {
       const filterName = name ?? pinned
       const filter = filterName === undefined ? matches : (obj: KObject) => obj.metadata.name === filterName && matches(obj)
       const rv = opts.resourceVersion ?? ""
-      const startRevision = rv === "" || rv === "0" ? undefined : yield* parseRv(rv)
+      const startRevision = rv === "" || rv === "0" ? undefined : yield* parseResourceVersion(rv)
       const prefix = keyPrefix(resource.namespaced ? opts.namespace : undefined)
       const { store, hub, config } = this.state
       // Whole milliseconds: a fractional deadline would make the timer loop sleep zero-length steps.
@@ -126,11 +126,6 @@ export class Watch {
     })
   }
 }
-
-const parseRv = (rv: string): Effect.Effect<number, ApiError> =>
-  /^\d+$/.test(rv)
-    ? Effect.succeed(Number(rv))
-    : Effect.fail(Status.internal(`resourceVersion: Invalid value: "${rv}": strconv.ParseUint: parsing "${rv}": invalid syntax`))
 
 const tooOldEvent = (resource: ResourceType, asked: number, oldest: number): WatchEvent => ({
   type: "ERROR",

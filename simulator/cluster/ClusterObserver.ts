@@ -3,12 +3,12 @@
  * reports: each node's Ready transitions, taints added and removed, pod deletions. It also hands pods bound to a
  * simulated node to that node's agent. Times are virtual ms since the start of the run.
  */
+import { taintsOf, type Taint } from "../../src/api/kinds/Taints.js"
 import type { KObject } from "../../src/api/Object.js"
 import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace } from "../../src/api/WellKnown.js"
 import type { Change, Store } from "../apiserver/Store.js"
-import type { NodeChange } from "../controllers/NodeLifecycleController.js"
-import type { Taint } from "../controllers/NodeTaints.js"
+import type { NodeChange } from "../controllers/nodelifecycle/NodeSource.js"
 import type { NodeCondition } from "../nodeagent/NodeStatus.js"
 
 export type ReadyTransition = readonly [t: number, status: string, reason: string]
@@ -36,8 +36,6 @@ export interface AgentSink {
 const readyOf = (node: KObject | undefined): NodeCondition | undefined =>
   ((node?.status as { conditions?: ReadonlyArray<NodeCondition> } | undefined)?.conditions ?? []).find((c) => c.type === "Ready")
 
-const taintsOf = (node: KObject | undefined): ReadonlyArray<Taint> =>
-  ((node?.spec as { taints?: ReadonlyArray<Taint> } | undefined)?.taints ?? [])
 
 const taintId = (t: Taint): string => `${t.key}\u0000${t.effect}`
 
@@ -123,7 +121,7 @@ export class ClusterObserver {
         this.readyTimeline.set(name, timeline)
       }
     }
-    const before = taintsOf(change.previous)
+    const before = change.previous === undefined ? [] : taintsOf(change.previous)
     const after = change.type === "DELETED" ? [] : taintsOf(change.object)
     if (before.length === 0 && after.length === 0) return
     const beforeIds = new Set(before.map(taintId))

@@ -5,24 +5,23 @@
  */
 import { Cause, Effect, Either, Layer } from "effect"
 import { flatString } from "../../src/api/internal/V8Shapes.js"
-import { parseQuantity } from "../../src/api/Quantity.js"
 import type { KObject } from "../../src/api/Object.js"
 import { Pods } from "../../src/api/Resources.js"
+import { TaintKeys } from "../../src/api/WellKnown.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { inProcessClient } from "../apiserver/InProcessClient.js"
 import { encodeHistogram, summarize, type Summary } from "../../src/loadgen/LatencyRecorder.js"
 import { ApiServer, type ApiServerConfig, type ApiServerImpl } from "../apiserver/ApiServer.js"
 import { objectKey } from "../apiserver/Store.js"
 import { rfc3339 } from "../apiserver/SystemMeta.js"
-import { defaultNodeLifecycleSettings, makeLifecycleLog, runNodeLifecycleController, type NodeLifecycleSettings } from "../controllers/NodeLifecycleController.js"
-import { notReadyTaintKey, unreachableTaintKey } from "../controllers/NodeTaints.js"
+import { makeLifecycleLog } from "../controllers/nodelifecycle/LifecycleSettings.js"
+import { runNodeLifecycleController } from "../controllers/nodelifecycle/NodeLifecycleController.js"
 import { EventRecorder } from "../events/EventRecorder.js"
-import type { SeededRandom, SeededRandomService } from "../kernel/SeededRandom.js"
+import type { SeededRandom } from "../kernel/SeededRandom.js"
 import { parameters, ServiceTime, ServiceTimeModel } from "../apiserver/ServiceTime.js"
 import { hostWallClock, yieldToHost } from "../kernel/SimClock.js"
 import * as Simulation from "../kernel/Simulation.js"
-import type { NodeAgentConfiguration } from "../nodeagent/config/NodeAgentConfiguration.js"
-import { checkNodeAgentSource } from "./NodeAgentSource.js"
+import { cores, fastUid, resolveCluster, selectNodes, type ResolvedCluster } from "./ClusterSetup.js"
 import { NodeAgentMetrics, settingsOf } from "../nodeagent/AgentEnvironment.js"
 import { NodeAgentShard } from "../nodeagent/NodeAgentShard.js"
 import { makeNode, type Interval, type SimulatedNode } from "../nodeagent/SimulatedNode.js"
@@ -79,78 +78,6 @@ export type ClusterResult = Record<string, unknown>
 
 /** Virtual clock reading at the start of every run: 2026-01-01T00:00:00Z. Result times count from here. */
 export const startMillis = Date.UTC(2026, 0, 1)
-
-export interface ResolvedCluster {
-  readonly nodeAgent: NodeAgentConfiguration
-  readonly lifecycle: NodeLifecycleSettings & { readonly enabled: boolean; readonly defaultTolerationSeconds: number }
-}
-
-/** The NodeAgentConfiguration of the spec (inline or file), decoded, defaulted and validated as the agent would. */
-export const resolveNodeAgentConfiguration = (spec: ClusterSpec, baseDir = "."): Either.Either<NodeAgentConfiguration, ReadonlyArray<string>> => {
-  const checked = checkNodeAgentSource(spec.nodeAgent, baseDir)
-  // unknown fields: upstream decodes leniently and goes on (the scenario loader refuses them before a run)
-  const errors = checked.problems.filter((p) => !p.strict).map((p) => p.message)
-  return errors.length > 0 || checked.config === undefined ? Either.left(errors) : Either.right(checked.config)
-}
-
-export const resolveCluster = (spec: ClusterSpec, baseDir?: string): Either.Either<ResolvedCluster, ReadonlyArray<string>> =>
-  Either.map(resolveNodeAgentConfiguration(spec, baseDir), (nodeAgent) => {
-    const l = spec.nodeLifecycle ?? {}
-    const d = defaultNodeLifecycleSettings
-    return {
-      nodeAgent,
-      lifecycle: {
-        monitorPeriodMs: l.monitorPeriod ?? d.monitorPeriodMs,
-        gracePeriodMs: l.gracePeriod ?? d.gracePeriodMs,
-        startupGracePeriodMs: l.startupGracePeriod ?? d.startupGracePeriodMs,
-        evictionRate: l.evictionRate ?? d.evictionRate,
-        secondaryEvictionRate: l.secondaryEvictionRate ?? d.secondaryEvictionRate,
-        largeClusterSizeThreshold: l.largeClusterSizeThreshold ?? d.largeClusterSizeThreshold,
-        unhealthyZoneThreshold: l.unhealthyZoneThreshold ?? d.unhealthyZoneThreshold,
-        defaultTolerationSeconds: l.defaultTolerationSeconds ?? 300,
-        enabled: l.enabled ?? true
-      }
-    }
-  })
-
-const hex = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))
-
-/** 8 hex digits of a 32-bit draw. */
-const hex32 = (random: SeededRandomService): string => {
-  const n = Math.floor(random.next() * 0x100000000)
-  return hex[n >>> 24]! + hex[(n >>> 16) & 0xff]! + hex[(n >>> 8) & 0xff]! + hex[n & 0xff]!
-}
-
-/**
- * A v4-shaped uid from four 32-bit draws (uuidV4 draws once per hex digit; 150,000 pods notice). Joined into one
- * string: a concatenation would stay a tree of a dozen strings for as long as the pod lives.
- */
-const fastUid = (random: SeededRandomService): string => {
-  const a = hex32(random)
-  const b = hex32(random)
-  const c = hex32(random)
-  const d = hex32(random)
-  const variant = ((parseInt(c[0]!, 16) & 0x3) | 0x8).toString(16)
-  return flatString(a, "-", b.slice(0, 4), "-4", b.slice(5, 8), "-", variant, c.slice(1, 4), "-", c.slice(4, 8), d)
-}
-
-const cores = (cpu: string): number => {
-  const q = parseQuantity(cpu)
-  return Either.isRight(q) ? q.right.milliValue() / 1000 : 0
-}
-
-/** Names of the nodes a fault selects: its `nodes`, plus `count` more drawn with the seed (sorted by index). */
-const selectNodes = (fault: { nodes?: ReadonlyArray<string> | undefined; count?: number | undefined }, all: ReadonlyArray<SimulatedNode>, random: SeededRandomService): Array<string> => {
-  const chosen = new Set(fault.nodes ?? [])
-  const rest = all.filter((n) => !chosen.has(n.name))
-  for (let i = 0; i < (fault.count ?? 0) && rest.length > 0; i++) {
-    const j = random.intBetween(0, rest.length)
-    chosen.add(rest[j]!.name)
-    rest.splice(j, 1)
-  }
-  const index = new Map(all.map((n, i) => [n.name, i]))
-  return [...chosen].sort((a, b) => (index.get(a) ?? Infinity) - (index.get(b) ?? Infinity))
-}
 
 export interface ClusterResultBody {
   readonly apiVersion: "clustersim/v1"
@@ -237,6 +164,11 @@ export const runSimulation = (options: SimulationOptions & { readonly stopReques
       })
       totals.timersFired += outcome.timersFired
       totals.tasksRun += outcome.tasksRun
+      // a section measures up to the end and then reads its results through the (modelled) API: give it time
+      if (!outcome.stopped && built.unfinishedSections() && built.target < built.sectionDeadline) {
+        built.target = Math.min(built.sectionDeadline, built.target + 1_000)
+        continue
+      }
       if (!outcome.stopped) break
       yield* yieldToHost
       if (options.stopRequested && (yield* options.stopRequested)) {
@@ -249,9 +181,14 @@ export const runSimulation = (options: SimulationOptions & { readonly stopReques
     return { ...built.finish(totals, reachedMs), reachedMs, stopped }
   })
 
+/** Virtual time past the end a section may take to report (its final reads go through the modelled API). */
+export const SectionReportMs = 60_000
+
 interface Built {
   readonly sim: Simulation.Simulation
-  readonly target: number
+  target: number
+  readonly sectionDeadline: number
+  readonly unfinishedSections: () => boolean
   readonly wallStart: number
   /** The results, after the simulation ran to `reachedMs` (ms since the start). */
   readonly finish: (kernel: { readonly timersFired: number; readonly tasksRun: number }, reachedMs: number) => { cluster?: ClusterResultBody; sections: Record<string, unknown> }
@@ -360,8 +297,8 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     const labels = { app: "sim" }
     const containers = [{ name: "app", image: "registry.example/app:1", resources: { requests: { cpu: "100m", memory: "128Mi" } } }]
     const tolerations = [
-      { key: notReadyTaintKey, operator: "Exists", effect: "NoExecute", tolerationSeconds },
-      { key: unreachableTaintKey, operator: "Exists", effect: "NoExecute", tolerationSeconds }
+      { key: TaintKeys.notReady, operator: "Exists", effect: "NoExecute", tolerationSeconds },
+      { key: TaintKeys.unreachable, operator: "Exists", effect: "NoExecute", tolerationSeconds }
     ]
     const pending = { phase: "Pending", conditions: [{ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: created }] }
     for (const node of nodes) {
@@ -403,6 +340,8 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
   return {
     sim,
     target: startMillis + durationMs,
+    sectionDeadline: startMillis + durationMs + SectionReportMs,
+    unfinishedSections: () => Object.values(sectionResults).some((r) => (r as { finished?: unknown }).finished === false && !("error" in (r as object))),
     wallStart,
     finish: (kernel, reachedMs) => ({ ...(withCluster ? { cluster: clusterResult(kernel, reachedMs) } : {}), sections: { ...sectionResults } })
   }

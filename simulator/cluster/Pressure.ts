@@ -5,7 +5,7 @@
  * which posts them with its status (as the node agent's own status setters do).
  */
 import { Effect, Either } from "effect"
-import { parseQuantity } from "../../src/api/Quantity.js"
+import { parseQuantity } from "../../src/api/go/Quantity.js"
 import type { ApiClient } from "../../src/client/ApiClient.js"
 import { EventRecorder } from "../events/EventRecorder.js"
 import { parseThresholdConfig } from "../nodeagent/config/eviction.js"

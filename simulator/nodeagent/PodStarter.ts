@@ -10,8 +10,9 @@
  */
 import type { KObject } from "../../src/api/Object.js"
 import { Pods } from "../../src/api/Resources.js"
-import { systemCriticalPriority } from "../../src/api/WellKnown.js"
-import { admit, taintOf, type PressureCondition } from "./eviction/Thresholds.js"
+import { toleratesAny, type Taint, type Toleration } from "../../src/api/kinds/Taints.js"
+import { systemCriticalPriority, TaintKeys } from "../../src/api/WellKnown.js"
+import { admit, type PressureCondition } from "./eviction/Thresholds.js"
 import type { AgentState } from "./AgentState.js"
 import type { NodeHealth } from "./NodeStatus.js"
 import { ignore, Kind, type Request, type ShardContext } from "./ShardContext.js"
@@ -47,13 +48,16 @@ interface PodSpecView {
   readonly nodeName?: string
   readonly priority?: number
   readonly containers?: ReadonlyArray<{ readonly name?: string; readonly resources?: { readonly requests?: object; readonly limits?: object } }>
-  readonly tolerations?: ReadonlyArray<{ readonly key?: string; readonly operator?: string; readonly effect?: string }>
+  readonly tolerations?: ReadonlyArray<Toleration>
 }
 
 interface PodStatusView {
   readonly phase?: string
   readonly conditions?: ReadonlyArray<{ readonly type: string }>
 }
+
+/** The taint a BestEffort pod must tolerate to be admitted under memory pressure (upstream eviction manager `Admit`). */
+const memoryPressureTaint: Taint = { key: TaintKeys.memoryPressure, effect: "NoSchedule" }
 
 /** What admission looks at: criticality, QoS BestEffort (no requests or limits), a memory-pressure toleration. */
 export const admissionView = (pod: KObject) => {
@@ -64,9 +68,7 @@ export const admissionView = (pod: KObject) => {
   return {
     critical: (spec.priority ?? 0) >= systemCriticalPriority,
     bestEffort: !hasResources,
-    toleratesMemoryPressure: (spec.tolerations ?? []).some(
-      (t) => (t.key === taintOf.MemoryPressure || (t.key === undefined && t.operator === "Exists")) && (t.effect === undefined || t.effect === "NoSchedule")
-    )
+    toleratesMemoryPressure: toleratesAny(spec.tolerations ?? [], memoryPressureTaint)
   }
 }
 

@@ -4,22 +4,11 @@
  */
 import { Either } from "effect"
 import { isRecord, type KObject } from "../../src/api/Object.js"
-import { parseQuantity } from "../../src/api/Quantity.js"
+import { parseQuantity } from "../../src/api/go/Quantity.js"
+import { toleratesAny, type Taint, type Toleration } from "../../src/api/kinds/Taints.js"
+import { TaintKeys } from "../../src/api/WellKnown.js"
 
 // ---- views -------------------------------------------------------------------------------------------------
-
-export interface Taint {
-  readonly key: string
-  readonly value: string
-  readonly effect: string
-}
-
-export interface Toleration {
-  readonly key?: string
-  readonly operator?: string
-  readonly value?: string
-  readonly effect?: string
-}
 
 export interface Requirement {
   readonly key: string
@@ -254,18 +243,9 @@ export const Reasons = {
   insufficient: (r: string) => `Insufficient ${r}`,
   insufficientCpu: "Insufficient cpu",
   insufficientMemory: "Insufficient memory",
-  taint: (t: Taint) => `node(s) had untolerated taint {${t.key}: ${t.value}}`
+  taint: (t: Taint) => `node(s) had untolerated taint {${t.key}: ${t.value ?? ""}}`
 } as const
 
-export const tolerates = (tol: Toleration, taint: Taint): boolean => {
-  if (tol.effect && tol.effect !== taint.effect) return false
-  if (tol.key && tol.key !== taint.key) return false
-  if (!tol.key && tol.operator !== "Exists") return false
-  if (tol.operator === "Exists") return true
-  return (tol.value ?? "") === taint.value
-}
-
-const toleratesAny = (tols: ReadonlyArray<Toleration>, taint: Taint) => tols.some((t) => tolerates(t, taint))
 
 const matchRequirement = (r: Requirement, value: string | undefined): boolean => {
   switch (r.operator) {
@@ -302,7 +282,7 @@ export const matchTerm = (t: NodeSelectorTerm, node: NodeInfo): boolean => {
 /** The reasons a node does not fit, from the first failing plugin (upstream stops at the first). */
 export const filterNode = (pod: PodView, node: NodeInfo): ReadonlyArray<string> => {
   // NodeUnschedulable
-  if (node.unschedulable && !toleratesAny(pod.tolerations, { key: "node.platform.io/unschedulable", value: "", effect: "NoSchedule" }))
+  if (node.unschedulable && !toleratesAny(pod.tolerations, { key: TaintKeys.unschedulable, value: "", effect: "NoSchedule" }))
     return [Reasons.unschedulable]
   // NodeName
   if (pod.nodeName !== "" && pod.nodeName !== node.name) return [Reasons.nodeName]

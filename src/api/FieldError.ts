@@ -2,6 +2,7 @@
  * Field errors as the API server reports them in 422 Invalid responses
  * (reference api-server.md §1.3): `field: Body`, aggregated as `[e1, e2]`.
  */
+import { goQuote } from "./go/Quote.js"
 
 export type FieldErrorType =
   | "Required"
@@ -59,8 +60,6 @@ export const notSupported = (field: string, value: GoValue, supported: ReadonlyA
 })
 export const duplicate = (field: string, value: GoValue): FieldError => ({ type: "Duplicate", field, value })
 
-/** Go's `%q` for the strings the API produces (JSON escaping matches it for printable text). */
-export const goQuote = (s: string): string => JSON.stringify(s)
 
 const goTime = (iso: string): string => {
   // 2022-09-06T10:09:25.301316Z -> 2022-09-06 10:09:25.301316 +0000 UTC (trailing zeros trimmed like Go)

@@ -5,8 +5,8 @@
  * the same texts with the same messages.
  */
 import { Either, ParseResult, Schema } from "effect"
-import { formatDuration, parseDuration } from "./Duration.js"
-import { parseQuantity } from "./Quantity.js"
+import { formatDuration, parseDuration } from "./go/Duration.js"
+import { parseQuantity } from "./go/Quantity.js"
 
 /**
  * The longest duration a scenario may ask for: a day of real or virtual time. Longer runs are a typo (`1000h`) far

@@ -29,3 +29,17 @@ export const depthOverflowInText = (text: string, limit: number): { readonly off
   }
   return undefined
 }
+
+/** Whether a parsed value nests objects and arrays deeper than `limit` (a walk with an explicit stack). */
+export const valueDepthExceeds = (value: unknown, limit: number): boolean => {
+  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 0 }]
+  while (stack.length > 0) {
+    const top = stack.pop()!
+    const v = top.value
+    if (v === null || typeof v !== "object") continue
+    const depth = top.depth + 1
+    if (depth > limit) return true
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === "object") stack.push({ value: child, depth })
+  }
+  return false
+}

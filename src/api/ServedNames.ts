@@ -13,6 +13,7 @@ import { isRecord, type KList, type KObject, type WatchEvent } from "./Object.js
 import { extendable } from "./internal/V8Shapes.js"
 import { Events, Leases, type ResourceType } from "./Resources.js"
 import { badRequest, type ApiError } from "./Status.js"
+import { nodeLeaseNamespace, publicNamespace, systemNamespace } from "./WellKnown.js"
 
 export interface ResourceView {
   /** The stored type the view shows. */
@@ -32,9 +33,9 @@ export interface ResourceView {
 
 /** Upstream's system namespaces and the spec's renamed ones (spec README "Naming"). */
 const upstreamNamespaces: ReadonlyMap<string, string> = new Map([
-  ["kube-system", "platform-system"],
-  ["kube-public", "platform-public"],
-  ["kube-node-lease", "platform-node-lease"]
+  ["kube-system", systemNamespace],
+  ["kube-public", publicNamespace],
+  ["kube-node-lease", nodeLeaseNamespace]
 ])
 const specNamespaces: ReadonlyMap<string, string> = new Map([...upstreamNamespaces].map(([k, v]) => [v, k]))
 

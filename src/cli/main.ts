@@ -2,7 +2,7 @@
 /**
  * The `clustersim` command line on `@effect/cli`: every subcommand has `--help`, flag errors name the flag,
  * and the shells' completions come from `--completions bash|zsh|fish|sh`. Exit codes (k6): 0 pass,
- * 99 thresholds or a `--fail-if` rule breached, 2 invalid input, 1 run error or interrupted.
+ * 99 thresholds or a `--fail-if` rule breached, 2 invalid input, 1 run error; 130 / 143 stopped by SIGINT / SIGTERM.
  * `scheduler` keeps its own upstream-compatible flag parser (`simulator/scheduler/SchedulerCommand.ts`).
  */
 import { Args, CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
@@ -19,7 +19,7 @@ import { compareCommand } from "./compare.js"
 import { seedDemoCluster } from "./demo.js"
 import { FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flags.js"
 import { reportRuns } from "./report.js"
-import { resolveTarget, runCommand, type RunCommandOptions, validateFiles } from "./run.js"
+import { resolveTarget, runCommand, type RunCommandOptions, type StopSignal, validateFiles } from "./run.js"
 
 /** The exit code a handler decided; @effect/cli handlers return void. */
 let exitCode: number = ExitCode.Pass
@@ -58,20 +58,39 @@ const serveOptions = {
   demo: Options.boolean("demo").pipe(Options.withDescription("Seed a small demo cluster (nodes, pods, config maps).")),
   historyWindow: Options.text("history-window").pipe(Options.withDefault("5m"), Options.withDescription("Watch history kept before compaction (Go duration).")),
   bookmarkInterval: Options.text("bookmark-interval").pipe(Options.withDefault("1m"), Options.withDescription("Interval of watch bookmarks (Go duration).")),
+  requestTimeout: Options.text("request-timeout").pipe(
+    Options.withDefault("60s"),
+    Options.withDescription("Non-watch requests not answered in this time get 504 (Go duration; 0 turns it off, the 32 s header timeout stays). See docs/limits.md.")
+  ),
+  maxConnections: integerFlag("max-connections", "Open connections; one more is answered 429 and closed. See docs/limits.md.").pipe(Options.withDefault(4096)),
   addedLatency: Options.text("added-latency").pipe(
     Options.withDefault("0s"),
     Options.withDescription("Wait this long before answering each request (Go duration): a slower server or network, e.g. to try clustersim compare (docs/compare.md).")
   )
 }
 
-const serveHandler = (o: { host: string; port: number; seed: number; admin: boolean; demo: boolean; historyWindow: string; bookmarkInterval: string; addedLatency: string }) =>
+const serveHandler = (o: {
+  host: string
+  port: number
+  seed: number
+  admin: boolean
+  demo: boolean
+  historyWindow: string
+  bookmarkInterval: string
+  requestTimeout: string
+  maxConnections: number
+  addedLatency: string
+}) =>
   Effect.gen(function* () {
     if (o.port < 0 || o.port > 65535) return yield* usageError(`--port: invalid port "${o.port}"`)
     const historyWindowMs = yield* parseDurationFlag("--history-window", o.historyWindow)
     const bookmarkIntervalMs = yield* parseDurationFlag("--bookmark-interval", o.bookmarkInterval)
+    const requestTimeoutMs = yield* parseDurationFlag("--request-timeout", o.requestTimeout)
+    if (requestTimeoutMs < 0) return yield* usageError(`--request-timeout: must not be negative, got "${o.requestTimeout}"`)
+    if (o.maxConnections < 1) return yield* usageError(`--max-connections: must be at least 1, got ${o.maxConnections}`)
     const addedLatencyMs = yield* parseDurationFlag("--added-latency", o.addedLatency)
     const server = ApiServer.layer({ seed: o.seed, historyWindowMs, bookmarkIntervalMs })
-    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, addedLatencyMs }, (s) =>
+    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, addedLatencyMs, limits: { requestTimeoutMs: Math.round(requestTimeoutMs), maxConnections: o.maxConnections } }, (s) =>
       Effect.gen(function* () {
         yield* Console.log(`clustersim API server listening on ${s.url}`)
         if (o.demo) {
@@ -105,11 +124,16 @@ const runOptions = {
 
 type RunFlags = { target: Option.Option<string>; kubeconfig: Option.Option<string>; context: Option.Option<string>; out: Option.Option<string>; seed: Option.Option<number>; junit: Option.Option<string> }
 
-/** Ctrl-C (SIGINT) stops the run; the partial artifact is still written. */
-const sigint = Effect.async<void>((resume) => {
-  const onSigint = () => resume(Effect.void)
+/** Ctrl-C (SIGINT) or SIGTERM stops the run; the partial artifact is still written (exit 130 / 143). */
+const stopSignal = Effect.async<StopSignal>((resume) => {
+  const onSigint = () => resume(Effect.succeed("SIGINT"))
+  const onSigterm = () => resume(Effect.succeed("SIGTERM"))
   process.once("SIGINT", onSigint)
-  return Effect.sync(() => void process.off("SIGINT", onSigint))
+  process.once("SIGTERM", onSigterm)
+  return Effect.sync(() => {
+    process.off("SIGINT", onSigint)
+    process.off("SIGTERM", onSigterm)
+  })
 })
 
 const runScenarioFile = (file: string, o: RunFlags) =>
@@ -119,7 +143,7 @@ const runScenarioFile = (file: string, o: RunFlags) =>
     const options: RunCommandOptions = {
       file,
       target: target.right,
-      interrupt: sigint,
+      interrupt: stopSignal,
       ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}),
       ...(Option.isSome(o.seed) ? { seed: o.seed.value } : {}),
       ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {})
@@ -132,7 +156,7 @@ const run = Command.make("run", { scenario: Args.text({ name: "scenario.yaml" })
   runScenarioFile(o.scenario, o)
 ).pipe(
   Command.withDescription(
-    "Run a scenario and print a summary; writes run.json, latency.svg and report.html to --out. Exit 0 pass, 99 thresholds breached, 2 invalid input, 1 run error or interrupted."
+    "Run a scenario and print a summary; writes run.json, latency.svg and report.html to --out. Exit 0 pass, 99 thresholds breached, 2 invalid input, 1 run error, 130 / 143 stopped by SIGINT / SIGTERM (partial artifact written)."
   )
 )
 
@@ -234,14 +258,14 @@ export const cli = Command.run(clustersim, {
   name: "clustersim",
   version: "0.1.0",
   executable: "clustersim",
-  footer: HelpDoc.p("Exit codes: 0 pass, 99 thresholds or --fail-if breached, 2 invalid input, 1 run error or interrupted.")
+  footer: HelpDoc.p("Exit codes: 0 pass, 99 thresholds or --fail-if breached, 2 invalid input, 1 run error; 130 / 143 stopped by SIGINT / SIGTERM (partial artifact written).")
 })
 
 const runFlags: FlagSpec = { values: ["--target", "--kubeconfig", "--context", "--out", "--seed", "--junit"], switches: [] }
 const commandFlags: Record<string, FlagSpec> = {
   run: runFlags,
   start: runFlags,
-  serve: { values: ["--host", "--port", "--seed", "--history-window", "--bookmark-interval", "--added-latency"], switches: ["--admin", "--demo"] },
+  serve: { values: ["--host", "--port", "--seed", "--history-window", "--bookmark-interval", "--request-timeout", "--max-connections", "--added-latency"], switches: ["--admin", "--demo"] },
   validate: { values: [], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
   compare: { values: ["--target", "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed"], switches: [] },

@@ -23,7 +23,7 @@ import { loadKubeconfigContext } from "../client/Kubeconfig.js"
 import { ServerAdmin, type ServerAdminService } from "../client/ServerAdmin.js"
 import { GeneratorHealth, type HealthReport } from "../loadgen/GeneratorHealth.js"
 import { LatencyRecorder, nowMillis, type SeriesSnapshot } from "../loadgen/LatencyRecorder.js"
-import { evaluate, ExitCode, parseThresholds, sloThresholds, type Threshold } from "../loadgen/Thresholds.js"
+import { evaluate, ExitCode, exitCodeOf, parseThresholds, sloThresholds, type Threshold } from "../loadgen/Thresholds.js"
 import {
   ArtifactFormat,
   artifactSeries,
@@ -36,7 +36,7 @@ import {
 } from "../scenario/Artifact.js"
 import { parseScenario } from "../scenario/load.js"
 import { defaultErrorThreshold, outcomeChecks } from "../scenario/Outcome.js"
-import { checkTargetSupports, makeRunState, runScenario, type RunState } from "../scenario/Run.js"
+import { checkTargetSupports, makeRunState, runScenario, SetupNamespacesErrors, type RunState } from "../scenario/Run.js"
 import type { Scenario } from "../scenario/Scenario.js"
 import { isSimulated, serverSettings, simulationOf } from "../scenario/Simulated.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
@@ -64,7 +64,7 @@ export interface RunCommandOptions {
 
 /** The signals that stop a run, and the exit code each gives (128 + the signal's number, the shell's convention). */
 export type StopSignal = "SIGINT" | "SIGTERM"
-export const signalExitCode: Readonly<Record<StopSignal, number>> = { SIGINT: 130, SIGTERM: 143 }
+export const signalExitCode: Readonly<Record<StopSignal, number>> = { SIGINT: exitCodeOf("interrupted", "SIGINT"), SIGTERM: exitCodeOf("interrupted", "SIGTERM") }
 
 export interface RunCommandResult {
   readonly exitCode: number
@@ -149,19 +149,19 @@ export const assembleArtifact = (o: {
 }): RunArtifact => {
   const thresholds = [
     ...evaluate([...buildThresholds(o.scenario), ...defaultErrorThreshold(o.scenario)], o.collected.series),
-    ...outcomeChecks({ scenario: o.scenario, series: o.collected.series, actions: o.state.actions, errorsTotal: o.state.progress.errors })
+    ...outcomeChecks({
+      scenario: o.scenario,
+      series: o.collected.series,
+      actions: o.state.actions,
+      errorsTotal: o.state.progress.errors,
+      setupNamespaceErrors: [...o.state.progress.errorMessages].reduce((n, [m, c]) => n + (m.startsWith(SetupNamespacesErrors) ? c : 0), 0)
+    })
   ]
   const completed = o.outcome === "completed"
   const passed = thresholds.every((t) => t.passed)
   const interrupted = typeof o.outcome === "object" && "interrupted" in o.outcome ? o.outcome.interrupted : undefined
   const outcome: RunArtifact["outcome"] = interrupted ? "interrupted" : completed ? (passed ? "pass" : "thresholds-breached") : "run-error"
-  const exitCode = interrupted
-    ? signalExitCode[interrupted]
-    : outcome === "pass"
-      ? ExitCode.Pass
-      : outcome === "thresholds-breached"
-        ? ExitCode.ThresholdsBreached
-        : ExitCode.RunError
+  const exitCode = exitCodeOf(outcome, interrupted)
   const relists = o.state.actions.reduce((n, a) => n + (a.informers?.relists ?? 0), 0)
   return {
     format: ArtifactFormat,

@@ -8,6 +8,7 @@
 import { isRecord, type KObject, type WatchEvent } from "../api/Object.js"
 import { extendable } from "../api/internal/V8Shapes.js"
 import type { ResourceType } from "../api/Resources.js"
+import { nodeLeaseNamespace, publicNamespace, systemNamespace } from "../api/WellKnown.js"
 
 export interface ApiNames {
   /** False when the target serves the spec's names: nothing to translate. */
@@ -33,9 +34,9 @@ export const specNames: ApiNames = {
 
 /** Upstream's names of the spec's renamed system namespaces (spec README "Naming"). */
 const upstreamNamespaces: ReadonlyArray<readonly [spec: string, upstream: string]> = [
-  ["platform-system", "kube-system"],
-  ["platform-public", "kube-public"],
-  ["platform-node-lease", "kube-node-lease"]
+  [systemNamespace, "kube-system"],
+  [publicNamespace, "kube-public"],
+  [nodeLeaseNamespace, "kube-node-lease"]
 ]
 
 const platformSuffix = /\.platform$/

@@ -368,31 +368,28 @@ export const evaluate = (thresholds: ReadonlyArray<Threshold>, series: ReadonlyA
 // Exit codes
 // ---------------------------------------------------------------------------------------------
 
-/** 0 pass, 1 run error, 2 invalid input (scenario, thresholds, config), 99 thresholds breached (k6). */
-export const ExitCode = { Pass: 0, RunError: 1, InvalidInput: 2, ThresholdsBreached: 99 } as const
+/**
+ * 0 pass, 1 run error, 2 invalid input (scenario, thresholds, config), 99 thresholds breached (k6), 130 / 143
+ * stopped by SIGINT / SIGTERM (128 + the signal's number, as a shell reports it).
+ */
+export const ExitCode = { Pass: 0, RunError: 1, InvalidInput: 2, ThresholdsBreached: 99, Interrupted: 130, Terminated: 143 } as const
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 
-export type RunOutcome =
-  | { readonly _tag: "Completed"; readonly results: ReadonlyArray<ThresholdResult> }
-  | { readonly _tag: "InvalidInput"; readonly error: unknown }
-  | { readonly _tag: "RunFailed"; readonly error: unknown }
+/** How a run ended, as its artifact says. */
+export type RunEnd = "pass" | "thresholds-breached" | "run-error" | "interrupted" | "invalid-input"
 
-export const exitCode = (outcome: RunOutcome): ExitCode => {
-  switch (outcome._tag) {
-    case "InvalidInput":
+/** The one map from how a run ended (and, if stopped, by which signal) to its exit code. */
+export const exitCodeOf = (end: RunEnd, signal?: "SIGINT" | "SIGTERM"): ExitCode => {
+  switch (end) {
+    case "pass":
+      return ExitCode.Pass
+    case "thresholds-breached":
+      return ExitCode.ThresholdsBreached
+    case "invalid-input":
       return ExitCode.InvalidInput
-    case "RunFailed":
+    case "run-error":
       return ExitCode.RunError
-    case "Completed":
-      return outcome.results.every((r) => r.passed) ? ExitCode.Pass : ExitCode.ThresholdsBreached
+    case "interrupted":
+      return signal === "SIGTERM" ? ExitCode.Terminated : ExitCode.Interrupted
   }
 }
-
-/** Tags of errors that mean "the input was wrong" rather than "the run broke". */
-const INPUT_ERROR_TAGS = new Set(["ThresholdParseError", "InvalidLoadConfig", "ParseError"])
-
-/** Classify a failure: input errors (bad thresholds, executor config, Schema decode) → 2, others → 1. */
-export const outcomeOfError = (error: unknown): RunOutcome =>
-  typeof error === "object" && error !== null && "_tag" in error && INPUT_ERROR_TAGS.has(String(error._tag))
-    ? { _tag: "InvalidInput", error }
-    : { _tag: "RunFailed", error }

@@ -31,10 +31,12 @@ export const defaultErrorThreshold = (scenario: Pick<Scenario, "thresholds" | "o
 
 export interface OutcomeInput {
   readonly scenario: Pick<Scenario, "outcome">
-  readonly series: ReadonlyArray<{ readonly count: number; readonly errors: number }>
+  readonly series: ReadonlyArray<{ readonly count: number; readonly errors: number; readonly key?: { readonly metric: string } }>
   readonly actions: ReadonlyArray<ActionReport>
   /** Every error the run saw, also those outside series (watchers, informers, setup namespaces). */
   readonly errorsTotal: number
+  /** Setup namespaces that could not be created (they are outside the series). */
+  readonly setupNamespaceErrors?: number
 }
 
 const check = (threshold: string, condition: string, observed: number, passed: boolean, group: ThresholdResult["group"] = {}): ThresholdResult => ({
@@ -47,7 +49,10 @@ const check = (threshold: string, condition: string, observed: number, passed: b
   passed
 })
 
-/** Informers that never synced, and a run in which nothing succeeded although something failed. */
+/**
+ * Informers that never synced, a setup that did not create every object, and a run in which nothing succeeded
+ * although something failed.
+ */
 export const outcomeChecks = (o: OutcomeInput): ReadonlyArray<ThresholdResult> => {
   const out: Array<ThresholdResult> = []
   if (o.scenario.outcome?.requireInformerSync !== false) {
@@ -56,6 +61,12 @@ export const outcomeChecks = (o: OutcomeInput): ReadonlyArray<ThresholdResult> =
       const { synced, count } = a.informers
       out.push(check("outcome:informers-synced", `synced == ${count}`, synced, synced >= count, { phase: a.phase, name: a.action }))
     }
+  }
+  if (o.scenario.outcome?.requireSetup !== false) {
+    // the phases measure a server holding what setup made: a missing object skews every later figure
+    const setup = o.series.filter((s) => s.key?.metric === "setup")
+    const failed = setup.reduce((n, s) => n + s.errors, 0) + (o.setupNamespaceErrors ?? 0)
+    if (setup.length > 0 || failed > 0) out.push(check("outcome:setup-complete", "failed setup creates == 0", failed, failed === 0))
   }
   if (o.scenario.outcome?.requireSuccess !== false && o.errorsTotal > 0) {
     const succeeded = o.series.reduce((n, s) => n + Math.max(0, s.count - s.errors), 0)

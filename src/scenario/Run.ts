@@ -4,7 +4,7 @@
  * (embedded / in-process / URL targets) and inside a simulated cluster on virtual time.
  */
 import { Data, Duration, Effect, Either, Option } from "effect"
-import { parseDuration } from "../api/Duration.js"
+import { parseDuration } from "../api/go/Duration.js"
 import type { KList } from "../api/Object.js"
 import type { ApiError } from "../api/Status.js"
 import { ApiClient } from "../client/ApiClient.js"
@@ -88,6 +88,9 @@ export const checkTargetSupports = (scenario: Scenario, hasAdmin: boolean): Eith
 const ignoreExists = <A, R>(e: Effect.Effect<A, ApiError, R>) =>
   Effect.catchIf(e, (err) => err.status.code === 409, () => Effect.void)
 
+/** Where the errors of setup's namespace creates are counted (`Progress.error`). */
+export const SetupNamespacesErrors = "setup namespaces"
+
 const runSetup = (env: RunEnv) =>
   Effect.gen(function* () {
     const api = yield* ApiClient
@@ -97,7 +100,7 @@ const runSetup = (env: RunEnv) =>
     const namespaces = resourceOf("namespaces")
     for (const ns of setup.namespaces ?? []) {
       yield* ignoreExists(api.create(namespaces, { metadata: { name: ns } })).pipe(
-        Effect.catchAll((e) => Effect.sync(() => env.progress.error("setup namespaces", e)))
+        Effect.catchAll((e) => Effect.sync(() => env.progress.error(SetupNamespacesErrors, e)))
       )
     }
     for (const set of setup.objects ?? []) {

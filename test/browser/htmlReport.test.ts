@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { chromium, type Browser } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { renderComparisonHtml } from "../../reports/html.js"
 import { runCommand } from "../../src/cli/run.js"
 import { compareSides } from "../../src/compare/Compare.js"
@@ -105,9 +105,12 @@ phases:
     writeFileSync(file, renderComparisonHtml(result.comparison, sides))
     const { problems, plots } = await open(file)
     expect(problems).toEqual([])
-    expect(plots).toHaveLength(1)
+    expect(plots).toHaveLength(2)
     expect(plots[0]!.title).toBe("api_call LIST configmaps namespace steady/list: latency by percentile, sides overlaid")
     expect(plots[0]!.series).toEqual(["A (3 rounds)", "B (3 rounds)"])
+    expect(plots[1]!.title).toBe("api_call LIST configmaps namespace steady/list: p50 (solid) and p99 (dashed) of each round, the values the intervals come from")
+    expect(plots[1]!.series).toEqual(["A p50", "A p99", "B p50", "B p99"])
+    expect(plots[1]!.points).toEqual([3, 3, 3, 3])
     expect(readFileSync(file, "utf8")).toContain("B slower, p50 ×")
   }, 60_000)
 

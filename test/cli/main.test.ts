@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from "vitest"
+import { afterEach, describe, expect, it, vi } from "@effect/vitest"
 import { main } from "../../src/cli/main.js"
 
 const capture = async (args: ReadonlyArray<string>) => {
@@ -55,6 +55,10 @@ describe("clustersim command line", () => {
     const latency = await capture(["serve", "--added-latency", "soon"])
     expect(latency.code).toBe(2)
     expect(latency.err).toContain('invalid argument "soon" for "--added-latency" flag')
+    const timeout = await capture(["serve", "--port", "0", "--request-timeout", "-5s"])
+    expect([timeout.code, timeout.out + timeout.err]).toEqual([2, expect.stringContaining('--request-timeout: must not be negative, got "-5s"')])
+    const connections = await capture(["serve", "--port", "0", "--max-connections", "0"])
+    expect([connections.code, connections.out + connections.err]).toEqual([2, expect.stringContaining("--max-connections: must be at least 1, got 0")])
     expect((await capture(["run"])).code).toBe(2)
     const unknown = await capture(["bogus"])
     expect(unknown.code).toBe(2)

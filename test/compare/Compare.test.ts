@@ -1,5 +1,5 @@
 import { Either } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { activeSeconds, compareSides, formatRatio, refusal, type Side } from "../../src/compare/Compare.js"
 import type { RunArtifact } from "../../src/scenario/Artifact.js"
 import { evaluateFailRules, parseFailRule } from "../../src/compare/FailIf.js"

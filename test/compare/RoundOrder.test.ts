@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { roundOrder, williamsRows } from "../../src/compare/RoundOrder.js"
 
 /** How often each target runs at each position, and how often each ordered pair runs back to back. */

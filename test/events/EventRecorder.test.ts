@@ -1,7 +1,8 @@
 import { Duration, Effect, Fiber, Stream } from "effect"
-import { describe, expect, it } from "vitest"
-import { Events } from "../../src/api/Resources.js"
-import { ApiClient } from "../../src/client/ApiClient.js"
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigMaps, Events } from "../../src/api/Resources.js"
+import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
+import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { hexNanos, isomorphicKey, make, truncateNote } from "../../simulator/events/EventRecorder.js"
 import { runEventTtl } from "../../simulator/events/EventTtl.js"
 import * as TokenBucket from "../../simulator/events/TokenBucket.js"
@@ -178,5 +179,49 @@ describe("EventTtl", () => {
     expect(r.before).toBe(1)
     expect(r.after).toBe(0)
     expect(r.deleted).toHaveLength(1)
+  })
+
+  it("across a relist (compaction, dropped watches) an unchanged event keeps its write time; one changed meanwhile counts from the relist", () => {
+    const r = runSim(
+      Effect.gen(function* () {
+        const inner = yield* ApiClient
+        const server = yield* ApiServer
+        const eventLists: Array<string | undefined> = []
+        const tapped: ApiClientService = {
+          ...inner,
+          list: (resource, opts) => {
+            if (resource === Events) eventLists.push(opts?.resourceVersion)
+            return inner.list(resource, opts)
+          }
+        }
+        const tracked: Array<number> = []
+        yield* Effect.forkScoped(
+          runEventTtl({ ttlMs: 10 * 60_000, sweepMs: 60_000 }, (s) => void tracked.push(s.tracked)).pipe(Effect.provideService(ApiClient, tapped))
+        )
+        const rec = yield* make({ reportingController: "c", reportingInstance: "i" })
+        yield* rec.eventf(pod, undefined, "Normal", "Kept", "A", "kept")
+        yield* rec.eventf({ ...pod, name: "web-2", uid: "u-2" }, undefined, "Normal", "Touched", "A", "touched")
+        yield* rec.flush
+        yield* Effect.sleep(Duration.minutes(5))
+        // history compacted past the watch's rv, the watch dropped, and one event written while it is down
+        yield* Effect.orDie(inner.create(ConfigMaps, { metadata: { name: "bump" } }, { namespace: "default" }))
+        yield* server.compact()
+        yield* server.dropWatches()
+        const touched = (yield* listEvents).find((e) => e.reason === "Touched")!
+        yield* Effect.orDie(inner.update(Events, { ...touched, metadata: { ...touched.metadata, labels: { touched: "again" } } }, { namespace: "default" }))
+        yield* Effect.sleep(Duration.minutes(6))
+        const at11 = (yield* listEvents).map((e) => e.reason)
+        yield* Effect.sleep(Duration.seconds(6 * 60 + 30))
+        const at17 = (yield* listEvents).map((e) => e.reason)
+        return { eventLists, at11, at17, tracked }
+      })
+    )
+    // the initial list, then one relist at the last rv
+    expect(r.eventLists).toHaveLength(2)
+    expect(r.eventLists[0]).toBe("0")
+    expect(r.eventLists[1]).not.toBe("0")
+    expect(r.at11).toEqual(["Touched"])
+    expect(r.at17).toEqual([])
+    expect(r.tracked.at(-1)).toBe(0)
   })
 })

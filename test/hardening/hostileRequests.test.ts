@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import protobuf from "protobufjs"
 import { httpServer } from "../support/transports.js"
 import { send, type Reply } from "../support/wire.js"
 
@@ -64,6 +65,23 @@ describe("hostile requests", () => {
         headers: { "content-type": "application/merge-patch+json" }
       })
       expect(statusOf(patch)).toEqual({ code: 400, kind: "Status", reason: "BadRequest", message: "error decoding patch: exceeded max depth of 1000" })
+    }))
+
+  it.scoped("a protobuf envelope carrying deep raw JSON: the same 400, nothing stored", () =>
+    Effect.gen(function* () {
+      const base = yield* httpServer()
+      const json = `{"metadata":{"name":"deep"},"spec":{"x":${nestedArrays(5000)}}}`
+      // runtime.Unknown: raw (field 2) and contentType (field 4), after the k8s\0 magic.
+      const unknown = protobuf.Writer.create().uint32((2 << 3) | 2).bytes(Buffer.from(json)).uint32((4 << 3) | 2).string("application/json").finish()
+      const body = Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0x00]), unknown])
+      const reply = yield* send(base, "POST", "/api/v1/namespaces/default/services", { body, headers: { "content-type": "application/vnd.kubernetes.protobuf" } })
+      expect(statusOf(reply)).toEqual({
+        code: 400,
+        kind: "Status",
+        reason: "BadRequest",
+        message: 'Service in version "v1" cannot be handled as a Service: exceeded max depth of 1000'
+      })
+      expect((yield* send(base, "GET", "/api/v1/namespaces/default/services/deep")).code).toBe(404)
     }))
 
   it.scoped("wrong types in metadata are refused for every kind with upstream's texts; nothing is stored", () =>

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Effect, Fiber } from "effect"
 import * as Duration from "effect/Duration"
 import * as VirtualClock from "../../simulator/kernel/VirtualClock.js"
 
@@ -69,11 +70,14 @@ describe("VirtualClock", () => {
     expect(VirtualClock.nextUp(0)).toBe(Number.MIN_VALUE)
   })
 
-  it("an infinite sleep registers no timer", () => {
+  it("an infinite sleep registers no timer; a finite one does", () => {
     const clock = VirtualClock.make()
-    // Building the effect is enough to check: the timer would be registered when it runs, see Simulation tests.
-    expect(clock.sleep(Duration.infinity)).toBeDefined()
+    const forever = Effect.runFork(clock.sleep(Duration.infinity))
     expect(clock.timers.size).toBe(0)
+    const finite = Effect.runFork(clock.sleep(Duration.millis(5)))
+    expect(clock.timers.size).toBe(1)
+    expect(clock.timers.peek()?.time).toBe(5)
+    Effect.runFork(Fiber.interruptAll([forever, finite]))
   })
 
   it("rejects a negative start", () => {

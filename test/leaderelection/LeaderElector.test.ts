@@ -1,5 +1,5 @@
 import { Clock, Effect, Either, Fiber } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Events, Leases } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { make as makeRecorder } from "../../simulator/events/EventRecorder.js"

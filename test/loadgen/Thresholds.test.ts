@@ -1,12 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import { InvalidLoadConfig } from "../../src/loadgen/Arrival.js"
 import { type MetricKey, Recordings } from "../../src/loadgen/LatencyRecorder.js"
 import {
   evaluate,
-  exitCode,
   ExitCode,
-  outcomeOfError,
+  exitCodeOf,
   parseCondition,
   parseThreshold,
   parseThresholds,
@@ -155,14 +153,14 @@ describe("evaluate", () => {
 })
 
 describe("exit codes", () => {
-  const pass = { threshold: "t", condition: "c", group: {}, observed: 1, series: 1, noData: false, passed: true }
-  it("0 pass, 99 breached, 2 invalid input, 1 run error", () => {
-    expect(exitCode({ _tag: "Completed", results: [pass] })).toBe(ExitCode.Pass)
-    expect(exitCode({ _tag: "Completed", results: [pass, { ...pass, passed: false }] })).toBe(99)
-    expect(exitCode({ _tag: "InvalidInput", error: "x" })).toBe(2)
-    expect(exitCode({ _tag: "RunFailed", error: "x" })).toBe(1)
-    expect(exitCode(outcomeOfError(new ThresholdParseError({ input: "x", token: "x", reason: "r" })))).toBe(2)
-    expect(exitCode(outcomeOfError(new InvalidLoadConfig({ executor: "closed-loop", field: "workers", reason: "r" })))).toBe(2)
-    expect(exitCode(outcomeOfError(new Error("socket hang up")))).toBe(1)
+  it("0 pass, 99 breached, 2 invalid input, 1 run error, 130 / 143 stopped by SIGINT / SIGTERM", () => {
+    expect(exitCodeOf("pass")).toBe(ExitCode.Pass)
+    expect(exitCodeOf("pass")).toBe(0)
+    expect(exitCodeOf("thresholds-breached")).toBe(99)
+    expect(exitCodeOf("invalid-input")).toBe(2)
+    expect(exitCodeOf("run-error")).toBe(1)
+    expect(exitCodeOf("interrupted", "SIGINT")).toBe(130)
+    expect(exitCodeOf("interrupted", "SIGTERM")).toBe(143)
   })
+
 })

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { renderLatencySvg } from "../../reports/plot.js"
 import { syntheticRun } from "../support/syntheticRun.js"
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { renderLatencySvg } from "../../reports/plot.js"
 import { formatMs, renderCluster, renderSections, renderSummary, table } from "../../reports/summary.js"
 import type { RunArtifact } from "../../src/scenario/Artifact.js"

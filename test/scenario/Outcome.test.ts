@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { runCommand, type TargetFlag } from "../../src/cli/run.js"
 import type { RunArtifact } from "../../src/scenario/Artifact.js"
 import { defaultErrorThreshold, outcomeChecks } from "../../src/scenario/Outcome.js"
@@ -99,6 +99,38 @@ phases:
   }, 30_000)
 })
 
+describe("setup must complete", () => {
+  const setup = (extra = "") => `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: setup }
+setup:
+  namespaces: [present]
+  objects:
+    - { name: ok, resource: configmaps, namespace: present, count: 27 }
+    - { name: lost, resource: configmaps, namespace: absent, count: 3 }
+phases:
+  - name: p
+    duration: 1s
+    actions:
+      - { type: closed, workers: 1, iterations: 5, request: { verb: get, objects: ok } }
+${extra}`
+
+  it("3 of 30 setup creates failing (404: no such namespace) fail the run although the error rate is within 10 %", async () => {
+    const r = await run(file(setup()), { _tag: "in-process" })
+    expect(r.exitCode).toBe(99)
+    const setupSeries = r.artifact.series.filter((s) => s.key.metric === "setup")
+    expect(setupSeries.reduce((n, s) => n + s.errors, 0)).toBe(3)
+    expect(r.artifact.thresholds.find((t) => t.threshold === "outcome:error-rate" && t.group.metric === "setup")?.passed).toBe(true)
+    expect(r.stdout).toContain("✗ outcome:setup-complete: failed setup creates == 0 (observed 3)")
+  }, 30_000)
+
+  it("outcome.requireSetup: false is the explicit opt-out", async () => {
+    const r = await run(file(setup("outcome: { requireSetup: false }")), { _tag: "in-process" })
+    expect(r.exitCode).toBe(0)
+    expect(r.artifact.thresholds.some((t) => t.threshold === "outcome:setup-complete")).toBe(false)
+  }, 30_000)
+})
+
 describe("outcome rules (pure)", () => {
   it("a scenario's own errors threshold replaces the default", () => {
     expect(defaultErrorThreshold({ thresholds: { "errors{metric:api_call}": ["rate < 0.5"] } })).toEqual([])
@@ -115,5 +147,20 @@ describe("outcome rules (pure)", () => {
     ])
     expect(outcomeChecks({ scenario: { outcome: { requireInformerSync: false, requireSuccess: false } }, series: [], actions, errorsTotal: 9 })).toEqual([])
     expect(outcomeChecks({ scenario: {}, series: [{ count: 5, errors: 1 }], actions: [], errorsTotal: 1 }).map((c) => c.passed)).toEqual([true])
+  })
+
+  it("setup: every create must succeed, namespaces included", () => {
+    const setupSeries = [{ count: 3000, errors: 2636, key: { metric: "setup" } }]
+    expect(outcomeChecks({ scenario: {}, series: setupSeries, actions: [], errorsTotal: 2636 }).map((c) => [c.threshold, c.observed, c.passed])).toEqual([
+      ["outcome:setup-complete", 2636, false],
+      ["outcome:any-success", 364, true]
+    ])
+    expect(outcomeChecks({ scenario: {}, series: [], actions: [], errorsTotal: 1, setupNamespaceErrors: 1 }).map((c) => [c.threshold, c.passed])).toEqual([
+      ["outcome:setup-complete", false],
+      ["outcome:any-success", false]
+    ])
+    expect(outcomeChecks({ scenario: { outcome: { requireSetup: false } }, series: setupSeries, actions: [], errorsTotal: 2636 }).map((c) => c.threshold)).toEqual([
+      "outcome:any-success"
+    ])
   })
 })

@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { parseScenario } from "../../src/scenario/load.js"
 
 const errorsOf = (text: string): ReadonlyArray<string> => {
@@ -116,3 +116,117 @@ phases:
     }
   })
 })
+
+describe("one Schema for every section", () => {
+  const everySection = `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: t, colour: red }
+seed: 1
+server: { watchBufferSize: 0, z: 1 }
+cluster:
+  nodes: many
+  bogus: 1
+  nodeAgent:
+    config:
+      nodeLeaseDurationSeconds: -1
+      eventBurst: -5
+      madeUp: true
+faults:
+  - { type: stop-nodes, at: 5, extra: 2 }
+scheduler: { replicas: "two", batches: [], foo: 1 }
+eviction: { node: { memory: 5 }, pods: [], bar: 2 }
+setup: { objects: [{ name: a, resource: configmaps, count: 1e12 }], x: 1 }
+outcome: { requireSetup: "yes" }
+phases:
+  - name: p
+    duration: 1000h
+    y: 1
+    actions:
+      - { type: constant-arrival-rate, rate: 1e9, request: { verb: list, resource: pods } }
+      - { type: closed, workers: 10000000, request: { verb: list, resource: pods } }
+`
+
+  it("reports a wrong type and an unknown key in every section, the node agent validator's errors and the bounds, all at once", () => {
+    expect(errorsOf(everySection)).toEqual([
+      "s.yaml:3:22: metadata.colour: unknown field",
+      "s.yaml:5:28: server.watchBufferSize: Expected a number between 1 and 1000000, actual 0",
+      "s.yaml:5:31: server.z: unknown field",
+      's.yaml:7:10: cluster.nodes: Expected number, actual "many"',
+      "s.yaml:8:3: cluster.bogus: unknown field",
+      "s.yaml:11:33: cluster.nodeAgent.config.nodeLeaseDurationSeconds: invalid configuration: nodeLeaseDurationSeconds must be greater than 0",
+      "s.yaml:12:19: cluster.nodeAgent.config.eventBurst: invalid configuration: eventBurst (--event-burst) -5 must not be a negative number",
+      's.yaml:13:15: cluster.nodeAgent.config.madeUp: unknown field "madeUp"',
+      "s.yaml:15:29: faults[0].at: Expected string, actual 5",
+      "s.yaml:15:32: faults[0].extra: unknown field",
+      's.yaml:16:24: scheduler.replicas: Expected number, actual "two"',
+      "s.yaml:16:44: scheduler.foo: unknown field",
+      "s.yaml:17:29: eviction.node.memory: Expected string, actual 5",
+      "s.yaml:17:44: eviction.bar: unknown field",
+      "s.yaml:18:60: setup.objects[0].count: Expected a number between 0 and 1000000, actual 1000000000000",
+      "s.yaml:18:69: setup.x: unknown field",
+      's.yaml:19:26: outcome.requireSetup: Expected boolean, actual "yes"',
+      "s.yaml:22:15: phases[0].duration: duration must be at most 24h0m0s",
+      "s.yaml:23:5: phases[0].y: unknown field",
+      "s.yaml:25:46: phases[0].actions[0].rate: Expected a number less than or equal to 100000, actual 1000000000",
+      "s.yaml:26:34: phases[0].actions[1].workers: Expected a number between 1 and 10000, actual 10000000"
+    ])
+  })
+
+  it("locates a node agent decode error and a bad eviction map inside the inline configuration", () => {
+    const text = `${head}phases: []
+cluster:
+  nodes: 2
+  nodeAgent:
+    config:
+      nodeStatusUpdateFrequency: soon
+`
+    expect(errorsOf(text)).toEqual(['s.yaml:10:34: cluster.nodeAgent.config.nodeStatusUpdateFrequency: time: invalid duration "soon"'])
+  })
+
+  it("refuses sizes past the bounds in the cluster and scheduler sections", () => {
+    const text = `${head}phases: []
+cluster: { nodes: 10000000, podsPerNode: 5000 }
+scheduler: { replicas: 50, nodes: [{ count: 1e9 }], batches: [{ count: 1e12, rate: 1e9 }] }
+`
+    expect(errorsOf(text)).toEqual([
+      "s.yaml:6:19: cluster.nodes: Expected a number between 0 and 50000, actual 10000000",
+      "s.yaml:6:42: cluster.podsPerNode: Expected a number between 0 and 1000, actual 5000",
+      "s.yaml:7:24: scheduler.replicas: Expected a number between 1 and 10, actual 50",
+      "s.yaml:7:45: scheduler.nodes[0].count: Expected a number between 0 and 50000, actual 1000000000",
+      "s.yaml:7:72: scheduler.batches[0].count: Expected a number between 0 and 1000000, actual 1000000000000",
+      "s.yaml:7:84: scheduler.batches[0].rate: Expected a number between 0 and 100000, actual 1000000000"
+    ])
+  })
+
+  it("checks the sections against each other", () => {
+    const text = `${head}phases: []
+cluster: { nodes: 3 }
+eviction: { node: { name: node-2, memory: 4Gi }, pods: [] }
+`
+    expect(errorsOf(text)).toEqual([
+      's.yaml:7:27: eviction.node.name: "node-2" is a node of the cluster (its node agent owns it); the eviction node needs a name of its own'
+    ])
+    const noCluster = `${head}phases: []
+faults: [{ type: apiserver-pause, at: 1m, for: 10s }]
+scheduler: { batches: [{ count: 1 }] }
+`
+    expect(errorsOf(noCluster)).toEqual([
+      's.yaml:6:9: faults: faults act on a simulated cluster; add a "cluster" section',
+      's.yaml:7:12: scheduler: "nodes" is required without a "cluster" section (the scheduler needs nodes to place pods on)'
+    ])
+  })
+
+  it("refuses a YAML alias bomb and nesting past the stack without throwing", () => {
+    const levels = ["a", "b", "c", "d", "e", "f", "g", "h"]
+    const bomb =
+      `${head}phases: []\nlol0: &lol0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]\n` +
+      levels.map((_, i) => `lol${i + 1}: &lol${i + 1} [${Array(9).fill(`*lol${i}`).join(", ")}]`).join("\n") +
+      "\n"
+    expect(errorsOf(bomb)).toEqual(["s.yaml: YAML: Excessive alias count indicates a resource exhaustion attack"])
+    const deep = `${head}phases: ${"[".repeat(20_000)}${"]".repeat(20_000)}\n`
+    const deepErrors = errorsOf(deep)
+    expect(deepErrors.length).toBeGreaterThan(0)
+    for (const e of deepErrors) expect(e).toMatch(/^s\.yaml:5:\d+: YAML: /)
+  })
+})
+

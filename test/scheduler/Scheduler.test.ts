@@ -1,7 +1,8 @@
-import { Effect } from "effect"
-import { describe, expect, it } from "vitest"
-import { Events, Nodes, Pods } from "../../src/api/Resources.js"
-import { ApiClient } from "../../src/client/ApiClient.js"
+import { Clock, Effect } from "effect"
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigMaps, Events, Nodes, Pods } from "../../src/api/Resources.js"
+import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
+import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import type { KObject } from "../../src/api/Object.js"
 import { make as makeRecorder } from "../../simulator/events/EventRecorder.js"
 import { podView, type PodView } from "../../simulator/scheduler/Framework.js"
@@ -340,5 +341,50 @@ describe("SchedulerCore caches", () => {
       }
       for (const k of keys) expect(c.queue.has(k), `step ${step}, ${k} queued`).toBe(queued.has(k))
     }
+  })
+})
+
+describe("informers after a compaction", () => {
+  it("relist like client-go: the re-watch gets 410, the relist waits the backoff (0.8–1.6 s) and lists at the last rv, unpaginated", () => {
+    const r = runSim(
+      Effect.gen(function* () {
+        const inner = yield* ApiClient
+        const server = yield* ApiServer
+        const podLists: Array<{ at: number; resourceVersion: string | undefined; limit: number | undefined }> = []
+        const tapped: ApiClientService = {
+          ...inner,
+          list: (resource, opts) =>
+            Effect.flatMap(Clock.currentTimeMillis, (at) => {
+              if (resource === Pods) podLists.push({ at, resourceVersion: opts?.resourceVersion, limit: opts?.limit })
+              return inner.list(resource, opts)
+            })
+        }
+        yield* Effect.orDie(inner.create(Nodes, nodeObj("n1", "4")))
+        const core = yield* makeSchedulerCore({})
+        yield* Effect.forkScoped(runInformers(core).pipe(Effect.provideService(ApiClient, tapped)))
+        yield* Effect.forkScoped(runSchedulingLoop(core))
+        yield* Effect.orDie(inner.create(Pods, podObj("before", "1"), { namespace: "default" }))
+        yield* Effect.sleep("5 seconds")
+        const seenRv = (yield* Effect.orDie(inner.get(Pods, "before", { namespace: "default" }))).metadata.resourceVersion
+        // Writes the pod watch does not see move the revision on; compaction makes the watch's rv history.
+        for (let i = 0; i < 3; i++) yield* Effect.orDie(inner.create(ConfigMaps, { metadata: { name: `cm${i}` } }, { namespace: "default" }))
+        yield* server.compact()
+        const droppedAt = yield* Clock.currentTimeMillis
+        yield* server.dropWatches()
+        // created while the pod informer is down: bound once it relisted
+        yield* Effect.orDie(inner.create(Pods, podObj("during", "1"), { namespace: "default" }))
+        yield* Effect.sleep("10 seconds")
+        const during = yield* Effect.orDie(inner.get(Pods, "during", { namespace: "default" }))
+        return { podLists, droppedAt, seenRv, nodeName: (during.spec as { nodeName?: string }).nodeName }
+      })
+    )
+    expect(r.podLists[0]).toMatchObject({ at: 0, resourceVersion: "0", limit: 500 })
+    expect(r.podLists).toHaveLength(2)
+    const relist = r.podLists[1]!
+    expect(relist.resourceVersion).toBe(r.seenRv)
+    expect(relist.limit).toBeUndefined()
+    expect(relist.at - r.droppedAt).toBeGreaterThanOrEqual(800)
+    expect(relist.at - r.droppedAt).toBeLessThan(1600)
+    expect(r.nodeName).toBe("n1")
   })
 })

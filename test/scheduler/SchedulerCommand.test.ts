@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { schedulerCommand } from "../../simulator/scheduler/SchedulerCommand.js"
 import { schedulerHelp } from "../../simulator/scheduler/options/index.js"
 

@@ -1,5 +1,5 @@
 import { Effect, Either } from "effect"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { effectiveConfiguration, parseSchedulerFlags } from "../../simulator/scheduler/options/index.js"

@@ -9,7 +9,7 @@ export interface Reply {
   readonly json: any
 }
 
-export const send = (base: string, method: string, path: string, opts: { body?: string; headers?: Record<string, string> } = {}) =>
+export const send = (base: string, method: string, path: string, opts: { body?: string | Buffer; headers?: Record<string, string> } = {}) =>
   Effect.promise(async (): Promise<Reply> => {
     const res = await request(base + path, { method: method as "GET", body: opts.body, headers: opts.headers })
     const text = await res.body.text()

@@ -4,6 +4,7 @@
  * representation is added here and in the negotiation, nowhere else.
  */
 import { Either } from "effect"
+import { maxBodyNestingDepth, valueDepthExceeds } from "../../../src/api/JsonDepth.js"
 import { isTable, protobufResponseMediaType, type Representation } from "../../../src/api/MediaType.js"
 import type { KList, KObject, WatchEvent } from "../../../src/api/Object.js"
 import { decodeObject, encodeObject, encodeWatchFrame, type NotProtobufEncodable } from "../../../src/api/protobuf/Envelope.js"
@@ -11,6 +12,7 @@ import { apiVersionOf, type ResourceType } from "../../../src/api/Resources.js"
 import * as Status from "../../../src/api/Status.js"
 import type { ApiError } from "../../../src/api/Status.js"
 import { listTable, objectTable, parseIncludeObject, type TableOptions } from "../../../src/api/table/Table.js"
+import { tooDeep } from "../Decode.js"
 
 export interface Encoded {
   readonly contentType: string
@@ -107,7 +109,9 @@ const summarizeData = (data: Buffer, maxLength: number): string => {
  */
 export const decodeProtobufBody = (bytes: Buffer, resource: ResourceType, apiVersion = apiVersionOf(resource)): Either.Either<KObject, ApiError> => {
   const decoded = decodeObject(bytes, { apiVersion, kind: resource.kind })
-  if (Either.isRight(decoded)) return Either.right(decoded.right.object)
+  // An envelope may carry raw JSON, which no schema bounds.
+  if (Either.isRight(decoded))
+    return valueDepthExceeds(decoded.right.object, maxBodyNestingDepth) ? Either.left(tooDeep(resource)) : Either.right(decoded.right.object)
   const error = decoded.left
   if (error.path === "")
     return Either.left(Status.badRequest(`the object provided is unrecognized (must be of type ${resource.kind}): ${error.message} (${summarizeData(bytes, 30)})`))

@@ -8,8 +8,8 @@
  */
 import { Either } from "effect"
 import { type Document, isAlias, isMap, isScalar, isSeq, type LineCounter, type Node, type Pair } from "yaml"
-import { parseDuration } from "../../../src/api/Duration.js"
-import { parseQuantity, type Quantity } from "../../../src/api/Quantity.js"
+import { parseDuration } from "../../../src/api/go/Duration.js"
+import { parseQuantity, type Quantity } from "../../../src/api/go/Quantity.js"
 
 export type IssueKind = "error" | "unknown field" | "duplicate field"
 

@@ -10,7 +10,8 @@
  * Durations are milliseconds (the simulator's clock unit), except `logging.flushFrequency`, which the
  * document itself writes in nanoseconds (spec: "duration in nanoseconds").
  */
-import type { Quantity } from "../../../src/api/Quantity.js"
+import type { Quantity } from "../../../src/api/go/Quantity.js"
+import type { Taint as CoreTaint } from "../../../src/api/kinds/Taints.js"
 import * as F from "./FieldCodec.js"
 
 export const group = "nodeagent.config.platform"
@@ -215,12 +216,9 @@ export const documentCodec = F.struct(kind, `v1beta1.${kind}`, {
 /** A configuration file as written: every field optional. */
 export type NodeAgentConfigurationDocument = F.TypeOf<typeof documentCodec>
 
-export interface Taint {
-  readonly key: string
+/** A decoded taint: its value always present (`timeAdded` must be unset in `registerWithTaints`). */
+export interface Taint extends CoreTaint {
   readonly value: string
-  readonly effect: string
-  /** RFC 3339 text; must be unset in `registerWithTaints`. */
-  readonly timeAdded?: string
 }
 
 export interface MemoryReservation {

@@ -7,7 +7,7 @@
  * No default depends on a feature gate in 1.26: fields that need a gate get their default anyway and
  * validation (validate.ts) decides whether the gate allows a non-default value.
  */
-import { makeQuantity } from "../../../src/api/Quantity.js"
+import { makeQuantity } from "../../../src/api/go/Quantity.js"
 import type { LoggingConfiguration, NodeAgentConfiguration, NodeAgentConfigurationDocument } from "./NodeAgentConfiguration.js"
 
 const second = 1000

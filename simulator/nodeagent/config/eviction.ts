@@ -4,9 +4,10 @@
  * Go walks the maps in random order; here keys are taken in document order, so the first bad entry
  * in the file is the one reported.
  */
+import { parseGoFloat } from "../../../src/api/go/Strconv.js"
 import { Either } from "effect"
-import { parseDuration } from "../../../src/api/Duration.js"
-import { parseQuantity, type Quantity } from "../../../src/api/Quantity.js"
+import { parseDuration } from "../../../src/api/go/Duration.js"
+import { parseQuantity, type Quantity } from "../../../src/api/go/Quantity.js"
 
 export type Signal =
   | "memory.available"
@@ -55,28 +56,8 @@ export interface EvictionConfig {
 
 const unsupported = (signal: string) => `unsupported eviction signal ${signal}`
 
-/** Go's `strconv.ParseFloat(s, 32)`: decimal or hex floats, inf and nan, with its error texts. */
-export const parseGoFloat32 = (s: string): Either.Either<number, string> => {
-  const syntax = Either.left(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: invalid syntax`)
-  const body = s.replace(/^[+-]/, "")
-  let v: number
-  if (/^(inf|infinity)$/i.test(body)) v = Infinity
-  else if (/^nan$/i.test(body)) return s === body ? Either.right(NaN) : syntax
-  else if (/^(\d+(_\d+)*\.?(\d+(_\d+)*)?|\.\d+(_\d+)*)([eE][+-]?\d+)?$/.test(body)) {
-    if (body.includes("_")) return syntax // underscores only with a base prefix
-    v = Number(body)
-  } else if (/^0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+$/.test(body)) {
-    const [mant, exp] = body.slice(2).split(/[pP]/) as [string, string]
-    const [whole, frac = ""] = mant.split(".")
-    v = (parseInt(whole || "0", 16) + (frac ? parseInt(frac, 16) / 16 ** frac.length : 0)) * 2 ** Number(exp)
-  } else return syntax
-  if (s.startsWith("-")) v = -v
-  const f = Math.fround(v)
-  if (Number.isFinite(v) && !Number.isFinite(f)) {
-    return Either.left(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: value out of range`)
-  }
-  return Either.right(f)
-}
+/** Go's `strconv.ParseFloat(s, 32)` as a float32 value. */
+export const parseGoFloat32 = (s: string): Either.Either<number, string> => Either.map(parseGoFloat(s, 32), Math.fround)
 
 /** `10%` → 0.1 (float32 arithmetic, as upstream's `parsePercentage`); every trailing `%` is dropped. */
 const parsePercentage = (val: string): Either.Either<number, string> =>

@@ -7,8 +7,11 @@
  */
 import { Either } from "effect"
 import { defaultFeatureGates, type FeatureGates, setFromMap } from "../../../src/api/FeatureGates.js"
-import { forbidden, formatFieldError, type FieldError, goQuote, GoTime, formatGoValue, invalid, required } from "../../../src/api/FieldError.js"
-import { formatDuration } from "../../../src/api/Duration.js"
+import { forbidden, formatFieldError, type FieldError, GoTime, formatGoValue, invalid, required } from "../../../src/api/FieldError.js"
+import { goQuote } from "../../../src/api/go/Quote.js"
+import { formatDuration } from "../../../src/api/go/Duration.js"
+import { formatGoFloat } from "../../../src/api/go/Strconv.js"
+import { isQualifiedName, isValidLabelValue } from "../../../src/api/kinds/Names.js"
 import { defaultCPUCFSQuotaPeriod } from "./defaults.js"
 import type { NodeAgentConfiguration, Taint } from "./NodeAgentConfiguration.js"
 
@@ -25,41 +28,12 @@ export const aggregateErrors = (errors: ReadonlyArray<string>): string => {
   return unique.length === 1 ? unique[0]! : `[${unique.join(", ")}]`
 }
 
-/** Go's `%v` for a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`): `0.8`, `1e+06`, `1.5e-05`. */
-export const goFloat = (f: number): string => {
-  if (Number.isNaN(f)) return "NaN"
-  if (!Number.isFinite(f)) return f > 0 ? "+Inf" : "-Inf"
-  if (f === 0) return Object.is(f, -0) ? "-0" : "0"
-  const [mantissa, expText] = f.toExponential().split("e") as [string, string]
-  const exp = Number(expText)
-  // shortest digits; the exponent form when exp < -4 or exp >= 6 (Go's precision for this decision)
-  if (exp < -4 || exp >= 6) return `${mantissa}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`
-  return String(f)
-}
-
 // ---- label and taint syntax (apimachinery util/validation) ----
-
-const qualifiedNamePart = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/
-const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
-
-const isQualifiedName = (value: string): boolean => {
-  const parts = value.split("/")
-  let name: string
-  if (parts.length === 1) name = parts[0]!
-  else if (parts.length === 2) {
-    const prefix = parts[0]!
-    name = parts[1]!
-    if (prefix.length === 0 || prefix.length > 253 || !dns1123Subdomain.test(prefix)) return false
-  } else return false
-  return name.length > 0 && name.length <= 63 && qualifiedNamePart.test(name)
-}
-
-const isValidLabelValue = (value: string): boolean => value.length <= 63 && (value === "" || qualifiedNamePart.test(value))
 
 const taintEffects = ["NoSchedule", "PreferNoSchedule", "NoExecute"]
 
 const isValidTaint = (t: Taint): boolean =>
-  isQualifiedName(t.key) && (t.value === "" || isValidLabelValue(t.value)) && (t.effect === "" || taintEffects.includes(t.effect))
+  isQualifiedName(t.key).length === 0 && (t.value === "" || isValidLabelValue(t.value).length === 0) && (t.effect === "" || taintEffects.includes(t.effect))
 
 /** Go's `%v` of a core/v1 Taint value: `{key value NoSchedule <nil>}`. */
 const goTaint = (t: Taint): string =>
@@ -365,7 +339,7 @@ export const validateNodeAgentConfiguration = (
   }
   const factor = kc.memoryThrottlingFactor
   if (factor !== undefined && (factor <= 0 || factor > 1.0)) {
-    fail(`memoryThrottlingFactor ${goFloat(factor)} must be greater than 0 and less than or equal to 1.0`)
+    fail(`memoryThrottlingFactor ${formatGoFloat(factor)} must be greater than 0 and less than or equal to 1.0`)
   }
   return errs
 }

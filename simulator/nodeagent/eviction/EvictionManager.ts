@@ -13,7 +13,7 @@
 import { Clock, Duration, Effect, Either } from "effect"
 import { isRecord, type KObject } from "../../../src/api/Object.js"
 import { extendable } from "../../../src/api/internal/V8Shapes.js"
-import { parseQuantity } from "../../../src/api/Quantity.js"
+import { parseQuantity } from "../../../src/api/go/Quantity.js"
 import { Nodes, Pods } from "../../../src/api/Resources.js"
 import { ApiClient } from "../../../src/client/ApiClient.js"
 import { rfc3339 } from "../../apiserver/SystemMeta.js"

@@ -4,7 +4,7 @@
  * eviction, the pressure-condition timeline and the events by reason (docs/scheduler.md).
  */
 import { Clock, Duration, Effect, Either, Layer, Schema } from "effect"
-import { parseQuantity } from "../../../src/api/Quantity.js"
+import { parseQuantity } from "../../../src/api/go/Quantity.js"
 import { Events, Leases, Nodes, Pods } from "../../../src/api/Resources.js"
 import { ApiClient } from "../../../src/client/ApiClient.js"
 import { ApiServer } from "../../apiserver/ApiServer.js"

@@ -3,6 +3,7 @@
  * minimum reclaim), the pressure conditions with `evictionPressureTransitionPeriod`, grace periods, the order of
  * reclaim, pod ranking, the `Evicted` message and admission under pressure.
  */
+import { TaintKeys } from "../../../src/api/WellKnown.js"
 import type { Signal, Threshold, ThresholdValue } from "../config/eviction.js"
 import type { Observation, PodStats } from "./UsageModel.js"
 
@@ -22,9 +23,9 @@ export const conditionOf = (s: Signal): PressureCondition =>
   resourceOf(s) === "memory" ? "MemoryPressure" : resourceOf(s) === "pids" ? "PIDPressure" : "DiskPressure"
 
 export const taintOf: Record<PressureCondition, string> = {
-  MemoryPressure: "node.platform.io/memory-pressure",
-  DiskPressure: "node.platform.io/disk-pressure",
-  PIDPressure: "node.platform.io/pid-pressure"
+  MemoryPressure: TaintKeys.memoryPressure,
+  DiskPressure: TaintKeys.diskPressure,
+  PIDPressure: TaintKeys.pidPressure
 }
 
 /** A percentage gives int64(capacity × pct) (reference §2.1). */

@@ -7,9 +7,9 @@
  */
 import { Data, Either } from "effect"
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml"
-import { formatDuration, parseDuration } from "../../../src/api/Duration.js"
+import { formatDuration, parseDuration } from "../../../src/api/go/Duration.js"
 import { defaultFeatureGates, type FeatureGates } from "../../../src/api/FeatureGates.js"
-import { goQuote } from "./internal/goText.js"
+import { goQuote } from "../../../src/api/go/Quote.js"
 
 export const schedulerConfigGroup = "platformscheduler.config.platform"
 export const schedulerConfigApiVersion = `${schedulerConfigGroup}/v1`

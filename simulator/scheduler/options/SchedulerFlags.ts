@@ -14,9 +14,11 @@ import {
   parseGoBool,
   warningsFor
 } from "../../../src/api/FeatureGates.js"
-import { formatDuration, parseDuration } from "../../../src/api/Duration.js"
+import { formatDuration, parseDuration } from "../../../src/api/go/Duration.js"
 import type { SchedulerConfiguration } from "./SchedulerConfiguration.js"
-import { goQuote, parseGoFloat, parseGoInt, parseGoUint, readCsvRecord } from "./internal/goText.js"
+import { readCsvRecord } from "../../../src/api/go/Csv.js"
+import { parseGoFloat, parseGoInt, parseGoUint } from "../../../src/api/go/Strconv.js"
+import { goQuote } from "../../../src/api/go/Quote.js"
 import { type FlagDef, type FlagKind, flagUsages, parseArgs } from "./internal/pflag.js"
 
 /** Upstream kube-scheduler, renamed per the spec's naming rule. */

@@ -18,7 +18,7 @@ import {
   validateConfiguration
 } from "./SchedulerConfiguration.js"
 import { knownCipherSuites, type SchedulerOptions } from "./SchedulerFlags.js"
-import { goQuote } from "./internal/goText.js"
+import { goQuote } from "../../../src/api/go/Quote.js"
 import { validateLeaderElectionConfig } from "../../leaderelection/LeaderElector.js"
 
 /** Decodes the `--config` file's text and keeps it in the options (a pure step: the caller reads the file). */

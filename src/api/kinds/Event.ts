@@ -3,7 +3,8 @@
  * internal (core) Event, so error paths use internal names: `message` for `note`, `involvedObject` for
  * `regarding`, `source` / `firstTimestamp` / `lastTimestamp` / `count` for the `deprecated…` fields.
  */
-import { type FieldError, GoTime, type GoValue, goQuote, invalid, required } from "../FieldError.js"
+import { type FieldError, GoTime, type GoValue, invalid, required } from "../FieldError.js"
+import { goQuote } from "../go/Quote.js"
 import { isRecord, type KObject } from "../Object.js"
 import { FieldSchema, type GoInstant, instantToIso, isZeroInstant, kindSchema, parseGoTime } from "./FieldSchema.js"
 import type { KindRules } from "./KindRules.js"

@@ -7,7 +7,7 @@
  */
 import { isRecord, type KObject } from "../Object.js"
 import { extendable } from "../internal/V8Shapes.js"
-import { notReadyTaintKey, unreachableTaintKey } from "./TaintKeys.js"
+import { TaintKeys } from "../WellKnown.js"
 const defaultTolerationSeconds = 300
 
 type Rec = Record<string, unknown>
@@ -44,7 +44,7 @@ const withDefaultTolerations = (tolerations: ReadonlyArray<unknown>): ReadonlyAr
       const r = rec(t)
       return (r.key === key || (r.key === undefined && r.operator === "Exists")) && (r.effect === undefined || r.effect === "" || r.effect === "NoExecute")
     })
-  const added = [notReadyTaintKey, unreachableTaintKey]
+  const added = [TaintKeys.notReady, TaintKeys.unreachable]
     .filter((key) => !tolerates(key))
     .map((key) => ({ key, operator: "Exists", effect: "NoExecute", tolerationSeconds: defaultTolerationSeconds }))
   return added.length === 0 ? tolerations : [...tolerations, ...added]

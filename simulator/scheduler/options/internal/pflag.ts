@@ -4,7 +4,7 @@
  * name reads as `-` (upstream's word-separator normalization), list values accumulate; error texts as pflag.
  */
 import { Either } from "effect"
-import { goQuote } from "./goText.js"
+import { goQuote } from "../../../../src/api/go/Quote.js"
 
 export interface FlagKind<V> {
   /** The type name pflag prints in help ("" for booleans). */

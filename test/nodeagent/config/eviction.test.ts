@@ -1,8 +1,8 @@
 import { describe, it, expect } from "@effect/vitest"
 import { Either } from "effect"
-import { quantity } from "../../src/api/Quantity.js"
-import { defaultEvictionHard } from "../../simulator/nodeagent/config/defaults.js"
-import { type EvictionConfig, parseGoFloat32, parseThresholdConfig } from "../../simulator/nodeagent/config/eviction.js"
+import { quantity } from "../../../src/api/go/Quantity.js"
+import { defaultEvictionHard } from "../../../simulator/nodeagent/config/defaults.js"
+import { type EvictionConfig, parseGoFloat32, parseThresholdConfig } from "../../../simulator/nodeagent/config/eviction.js"
 
 const errorOf = (config: EvictionConfig): string => {
   const r = parseThresholdConfig(config)
@@ -149,7 +149,9 @@ describe("Go float parsing for percentages", () => {
     expect(parseGoFloat32(".5")).toStrictEqual(Either.right(0.5))
     expect(parseGoFloat32("+Inf")).toStrictEqual(Either.right(Infinity))
     expect(parseGoFloat32("0x1p-2")).toStrictEqual(Either.right(0.25))
-    expect(parseGoFloat32("1_0")).toStrictEqual(Either.left('strconv.ParseFloat: parsing "1_0": invalid syntax'))
+    // underscores between digits, as Go's float literals (strconv's atof tests: "1_23.50_0_0e+1_2" is 1.235e+14)
+    expect(parseGoFloat32("1_0")).toStrictEqual(Either.right(10))
+    expect(parseGoFloat32("1__0")).toStrictEqual(Either.left('strconv.ParseFloat: parsing "1__0": invalid syntax'))
     expect(parseGoFloat32("")).toStrictEqual(Either.left('strconv.ParseFloat: parsing "": invalid syntax'))
     expect(parseGoFloat32("1e40")).toStrictEqual(Either.left('strconv.ParseFloat: parsing "1e40": value out of range'))
   })

@@ -1,17 +1,16 @@
 import { describe, it, expect } from "@effect/vitest"
 import { Either } from "effect"
-import { defaultFeatureGates, setFromMap } from "../../src/api/FeatureGates.js"
-import { makeQuantity, quantity } from "../../src/api/Quantity.js"
-import { defaultNodeAgentConfiguration } from "../../simulator/nodeagent/config/defaults.js"
-import type { NodeAgentConfiguration } from "../../simulator/nodeagent/config/NodeAgentConfiguration.js"
+import { defaultFeatureGates, setFromMap } from "../../../src/api/FeatureGates.js"
+import { makeQuantity, quantity } from "../../../src/api/go/Quantity.js"
+import { defaultNodeAgentConfiguration } from "../../../simulator/nodeagent/config/defaults.js"
+import type { NodeAgentConfiguration } from "../../../simulator/nodeagent/config/NodeAgentConfiguration.js"
 import {
   aggregateErrors,
-  goFloat,
   parseCPUSet,
   validateNodeAgentConfiguration,
   validationError,
   validationFailureMessage
-} from "../../simulator/nodeagent/config/validate.js"
+} from "../../../simulator/nodeagent/config/validate.js"
 
 type Overrides = { -readonly [K in keyof NodeAgentConfiguration]?: NodeAgentConfiguration[K] }
 const errorsOf = (o: Overrides) => validateNodeAgentConfiguration({ ...defaultNodeAgentConfiguration, ...o })
@@ -390,17 +389,6 @@ describe("aggregation (reference §1.3)", () => {
 })
 
 describe("helpers", () => {
-  it("formats floats as Go's %v", () => {
-    expect(goFloat(0.8)).toBe("0.8")
-    expect(goFloat(2)).toBe("2")
-    expect(goFloat(123456)).toBe("123456")
-    expect(goFloat(1e6)).toBe("1e+06")
-    expect(goFloat(1234567)).toBe("1.234567e+06")
-    expect(goFloat(0.0001)).toBe("0.0001")
-    expect(goFloat(0.00001)).toBe("1e-05")
-    expect(goFloat(-1.5e-7)).toBe("-1.5e-07")
-  })
-
   it("parses CPU lists", () => {
     expect(parseCPUSet("")).toStrictEqual(Either.right([]))
     expect(parseCPUSet("0-2,5,4")).toStrictEqual(Either.right([0, 1, 2, 4, 5]))

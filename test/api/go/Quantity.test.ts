@@ -8,7 +8,7 @@ import {
   parseQuantity,
   quantity,
   quantityFromMillis
-} from "../../src/api/Quantity.js"
+} from "../../../src/api/go/Quantity.js"
 
 const err = (s: string) => {
   const r = parseQuantity(s)

@@ -1,12 +1,12 @@
 import { describe, it, expect } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { checkNodeAgentConfiguration } from "../../simulator/nodeagent/config/check.js"
-import { defaultNodeAgentConfiguration } from "../../simulator/nodeagent/config/defaults.js"
+import { checkNodeAgentConfiguration } from "../../../simulator/nodeagent/config/check.js"
+import { defaultNodeAgentConfiguration } from "../../../simulator/nodeagent/config/defaults.js"
 
 const scenario = (name: string) => {
   const file = `scenarios/nodeagent/${name}`
-  return { file, text: readFileSync(fileURLToPath(new URL(`../../${file}`, import.meta.url)), "utf8") }
+  return { file, text: readFileSync(fileURLToPath(new URL(`../../../${file}`, import.meta.url)), "utf8") }
 }
 const header = "apiVersion: nodeagent.config.platform/v1beta1\nkind: NodeAgentConfiguration\n"
 const ic = (m: string) => `invalid configuration: ${m}`

@@ -1,8 +1,8 @@
 import { describe, it, expect } from "@effect/vitest"
-import { makeQuantity } from "../../src/api/Quantity.js"
-import { decodeNodeAgentConfiguration } from "../../simulator/nodeagent/config/decode.js"
-import { applyDefaults, defaultNodeAgentConfiguration } from "../../simulator/nodeagent/config/defaults.js"
-import type { NodeAgentConfiguration } from "../../simulator/nodeagent/config/NodeAgentConfiguration.js"
+import { makeQuantity } from "../../../src/api/go/Quantity.js"
+import { decodeNodeAgentConfiguration } from "../../../simulator/nodeagent/config/decode.js"
+import { applyDefaults, defaultNodeAgentConfiguration } from "../../../simulator/nodeagent/config/defaults.js"
+import type { NodeAgentConfiguration } from "../../../simulator/nodeagent/config/NodeAgentConfiguration.js"
 
 const header = "apiVersion: nodeagent.config.platform/v1beta1\nkind: NodeAgentConfiguration\n"
 

@@ -6,7 +6,7 @@ import {
   goTimeQuote,
   parseDuration,
   parseDurationNanos
-} from "../../src/api/Duration.js"
+} from "../../../src/api/go/Duration.js"
 
 const ns = (s: string) => Either.getOrThrow(parseDurationNanos(s))
 const err = (s: string) => Either.getLeft(parseDurationNanos(s)).pipe((o) => (o._tag === "Some" ? o.value : "(no error)"))

@@ -4,7 +4,7 @@ import {
   lenientDecodingLogLine,
   loadErrorMessage,
   schemeName
-} from "../../simulator/nodeagent/config/decode.js"
+} from "../../../simulator/nodeagent/config/decode.js"
 
 const header = "apiVersion: nodeagent.config.platform/v1beta1\nkind: NodeAgentConfiguration\n"
 const decode = (text: string) => decodeNodeAgentConfiguration(text, "f.yaml")

@@ -14,7 +14,7 @@ import {
   validateConfiguration,
   validateSchedulerOptions,
   withConfigFile
-} from "../../simulator/scheduler/options/index.js"
+} from "../../../simulator/scheduler/options/index.js"
 
 const right = <A, E>(e: Either.Either<A, E>): A => {
   if (Either.isLeft(e)) throw new Error(`expected Right, got Left: ${JSON.stringify(e.left)}`)

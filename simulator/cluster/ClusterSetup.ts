@@ -1,0 +1,85 @@
+/**
+ * What a simulated cluster is made of before it runs: the node agent configuration and lifecycle settings resolved
+ * from the spec, the nodes a fault selects, and the cheap seeded uids of the seeded pods.
+ */
+import { Either } from "effect"
+import { parseQuantity } from "../../src/api/go/Quantity.js"
+import { flatString } from "../../src/api/internal/V8Shapes.js"
+import { defaultNodeLifecycleSettings, type NodeLifecycleSettings } from "../controllers/nodelifecycle/LifecycleSettings.js"
+import type { SeededRandomService } from "../kernel/SeededRandom.js"
+import type { NodeAgentConfiguration } from "../nodeagent/config/NodeAgentConfiguration.js"
+import type { SimulatedNode } from "../nodeagent/SimulatedNode.js"
+import type { ClusterSpec } from "./ClusterSpec.js"
+import { checkNodeAgentSource } from "./NodeAgentSource.js"
+
+export interface ResolvedCluster {
+  readonly nodeAgent: NodeAgentConfiguration
+  readonly lifecycle: NodeLifecycleSettings & { readonly enabled: boolean; readonly defaultTolerationSeconds: number }
+}
+
+/** The NodeAgentConfiguration of the spec (inline or file), decoded, defaulted and validated as the agent would. */
+export const resolveNodeAgentConfiguration = (spec: ClusterSpec, baseDir = "."): Either.Either<NodeAgentConfiguration, ReadonlyArray<string>> => {
+  const checked = checkNodeAgentSource(spec.nodeAgent, baseDir)
+  // unknown fields: upstream decodes leniently and goes on (the scenario loader refuses them before a run)
+  const errors = checked.problems.filter((p) => !p.strict).map((p) => p.message)
+  return errors.length > 0 || checked.config === undefined ? Either.left(errors) : Either.right(checked.config)
+}
+
+export const resolveCluster = (spec: ClusterSpec, baseDir?: string): Either.Either<ResolvedCluster, ReadonlyArray<string>> =>
+  Either.map(resolveNodeAgentConfiguration(spec, baseDir), (nodeAgent) => {
+    const l = spec.nodeLifecycle ?? {}
+    const d = defaultNodeLifecycleSettings
+    return {
+      nodeAgent,
+      lifecycle: {
+        monitorPeriodMs: l.monitorPeriod ?? d.monitorPeriodMs,
+        gracePeriodMs: l.gracePeriod ?? d.gracePeriodMs,
+        startupGracePeriodMs: l.startupGracePeriod ?? d.startupGracePeriodMs,
+        evictionRate: l.evictionRate ?? d.evictionRate,
+        secondaryEvictionRate: l.secondaryEvictionRate ?? d.secondaryEvictionRate,
+        largeClusterSizeThreshold: l.largeClusterSizeThreshold ?? d.largeClusterSizeThreshold,
+        unhealthyZoneThreshold: l.unhealthyZoneThreshold ?? d.unhealthyZoneThreshold,
+        defaultTolerationSeconds: l.defaultTolerationSeconds ?? 300,
+        enabled: l.enabled ?? true
+      }
+    }
+  })
+
+const hex = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))
+
+/** 8 hex digits of a 32-bit draw. */
+const hex32 = (random: SeededRandomService): string => {
+  const n = Math.floor(random.next() * 0x100000000)
+  return hex[n >>> 24]! + hex[(n >>> 16) & 0xff]! + hex[(n >>> 8) & 0xff]! + hex[n & 0xff]!
+}
+
+/**
+ * A v4-shaped uid from four 32-bit draws (uuidV4 draws once per hex digit; 150,000 pods notice). Joined into one
+ * string: a concatenation would stay a tree of a dozen strings for as long as the pod lives.
+ */
+export const fastUid = (random: SeededRandomService): string => {
+  const a = hex32(random)
+  const b = hex32(random)
+  const c = hex32(random)
+  const d = hex32(random)
+  const variant = ((parseInt(c[0]!, 16) & 0x3) | 0x8).toString(16)
+  return flatString(a, "-", b.slice(0, 4), "-4", b.slice(5, 8), "-", variant, c.slice(1, 4), "-", c.slice(4, 8), d)
+}
+
+export const cores = (cpu: string): number => {
+  const q = parseQuantity(cpu)
+  return Either.isRight(q) ? q.right.milliValue() / 1000 : 0
+}
+
+/** Names of the nodes a fault selects: its `nodes`, plus `count` more drawn with the seed (sorted by index). */
+export const selectNodes = (fault: { nodes?: ReadonlyArray<string> | undefined; count?: number | undefined }, all: ReadonlyArray<SimulatedNode>, random: SeededRandomService): Array<string> => {
+  const chosen = new Set(fault.nodes ?? [])
+  const rest = all.filter((n) => !chosen.has(n.name))
+  for (let i = 0; i < (fault.count ?? 0) && rest.length > 0; i++) {
+    const j = random.intBetween(0, rest.length)
+    chosen.add(rest[j]!.name)
+    rest.splice(j, 1)
+  }
+  const index = new Map(all.map((n, i) => [n.name, i]))
+  return [...chosen].sort((a, b) => (index.get(a) ?? Infinity) - (index.get(b) ?? Infinity))
+}

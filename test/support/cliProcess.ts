@@ -1,0 +1,13 @@
+/**
+ * The CLI as its own process for tests that need one (signals, exit codes): `vite-node test/support/cliProcess.ts
+ * run scenario.yaml …` runs `main` as `dist/src/cli/main.js` would, from the sources.
+ */
+import { main } from "../../src/cli/main.js"
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e) => {
+    process.stderr.write(`clustersim: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
+    process.exit(1)
+  }
+)
