@@ -9,6 +9,7 @@
  * - `Decode`      — body decoding, field validation, option checks (pure)
  * - `Write`       — create, update, patch, pods/binding
  * - `Delete`      — delete, finalizers, garbage collection, namespace contents, deletecollection
+ * - `Eviction`    — pods/eviction: a delete asked for with an Eviction body
  *
  * Time comes from the Effect `Clock`, randomness from a seeded generator.
  */
@@ -29,6 +30,7 @@ import type { ApiError } from "../../src/api/Status.js"
 import { Admission } from "./Admission.js"
 import type { Body } from "./Decode.js"
 import { Delete } from "./Delete.js"
+import { evictAt } from "./Eviction.js"
 import { Read, type WaitFor } from "./Read.js"
 import { defaultConfig, ServerState, type ApiServerConfig } from "./ServerState.js"
 import type { Store } from "./Store.js"
@@ -134,10 +136,12 @@ export class ApiServerImpl {
   }
 
   create(resource: ResourceType, body: Body, opts?: WriteOptions): Effect.Effect<WriteResult, ApiError> {
+    if (opts?.subresource === "eviction") return this.admission.admitted((now) => evictAt(this.deletes, body, opts, now))
     return this.writes.create(resource, body, opts)
   }
 
   createAt(resource: ResourceType, body: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
+    if (opts.subresource === "eviction") return evictAt(this.deletes, body, opts, now)
     return this.writes.createAt(resource, body, opts, now)
   }
 

@@ -80,6 +80,7 @@ export class Delete {
       if (policy === "Foreground" && !finalizers.includes("foregroundDeletion")) finalizers.push("foregroundDeletion")
     }
     const store = this.state.store
+    if (resource === Namespaces && !dryRun) return this.deleteNamespace(key, stored, finalizers, now)
     if (finalizers.length === 0) {
       if (!dryRun) {
         if (resource === Namespaces) this.removeNamespaceContents(stored.metadata.name!, now)
@@ -133,6 +134,43 @@ export class Delete {
     const remaining = finalizers.filter((f) => f !== "orphan" && f !== "foregroundDeletion")
     if (remaining.length === 0) store.remove(resource, key, now)
     else store.put(resource, key, { ...obj, metadata: { ...obj.metadata, finalizers: remaining } }, now)
+  }
+
+  /**
+   * The namespace lifecycle (upstream `pkg/registry/core/namespace/storage`, `pkg/controller/namespace`): a
+   * namespace whose `spec.finalizers` holds `platform` (upstream `kubernetes`) turns `Terminating`, which is what
+   * the DELETE answers; then the namespace controller's work follows at once in the simulated server — the
+   * contents are removed, the finalizer is taken out (`finalize`), and the namespace is gone unless other
+   * finalizers remain. Watchers see each step.
+   */
+  private deleteNamespace(key: string, stored: KObject, finalizers: ReadonlyArray<string>, now: number): DeleteResult {
+    const store = this.state.store
+    const name = stored.metadata.name!
+    const spec = (stored.spec ?? {}) as { readonly finalizers?: ReadonlyArray<string> }
+    const specFinalizers = spec.finalizers ?? []
+    if (specFinalizers.length === 0 && finalizers.length === 0) {
+      this.removeNamespaceContents(name, now)
+      store.remove(Namespaces, key, now)
+      return { code: 200, status: Status.deleteSuccess(Namespaces, name, stored.metadata.uid ?? "") }
+    }
+    const terminating: KObject = {
+      ...extendable,
+      ...stored,
+      metadata: { ...extendable, ...stored.metadata, deletionTimestamp: rfc3339(now), deletionGracePeriodSeconds: 0, ...(finalizers.length > 0 ? { finalizers } : {}) },
+      status: { ...extendable, ...(stored.status as object), phase: "Terminating" }
+    }
+    const saved = store.put(Namespaces, key, terminating, now)
+    this.removeNamespaceContents(name, now)
+    // `finalize` takes the controller's finalizer out; the controller's next delete then removes a namespace
+    // nothing holds any more.
+    const remaining = specFinalizers.filter((f) => f !== "platform" && f !== "kubernetes")
+    if (remaining.length !== specFinalizers.length) {
+      // An empty list is omitted (`omitempty`), as upstream writes the spec.
+      const { finalizers: _f, ...rest } = spec
+      store.put(Namespaces, key, { ...extendable, ...saved, spec: remaining.length > 0 ? { ...rest, finalizers: remaining } : rest }, now)
+    }
+    if (remaining.length === 0 && finalizers.length === 0) store.remove(Namespaces, key, now)
+    return { code: 200, object: withTypeMeta(saved, Namespaces) }
   }
 
   /** "A namespaced resource type is deleted when its namespace is deleted" (upstream namespace lifecycle). */

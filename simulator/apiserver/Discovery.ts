@@ -1,5 +1,6 @@
 /** Discovery documents so stock clients find the served types: /api, /apis, /api/v1, /apis/<g>/<v>, /version. */
 import { apiVersionOf, groupVersions, resourceTypes, resourceVerbs, type ResourceType } from "../../src/api/Resources.js"
+import { findView, type ResourceView } from "../../src/api/ServedNames.js"
 
 const apiResource = (r: ResourceType) => ({
   name: r.plural,
@@ -10,22 +11,40 @@ const apiResource = (r: ResourceType) => ({
   ...(r.shortNames.length > 0 ? { shortNames: r.shortNames } : {})
 })
 
-const subresource = (r: ResourceType, sub: string) => ({
-  name: `${r.plural}/${sub}`,
-  singularName: "",
-  namespaced: r.namespaced,
-  kind: sub === "binding" ? "Binding" : sub === "scale" ? "Scale" : r.kind,
-  verbs: sub === "binding" ? ["create"] : ["get", "patch", "update"]
-})
+const subresource = (r: ResourceType, sub: string) =>
+  sub === "eviction"
+    ? { name: `${r.plural}/${sub}`, singularName: "", namespaced: r.namespaced, group: "policy", version: "v1", kind: "Eviction", verbs: ["create"] }
+    : {
+        name: `${r.plural}/${sub}`,
+        singularName: "",
+        namespaced: r.namespaced,
+        kind: sub === "binding" ? "Binding" : sub === "scale" ? "Scale" : r.kind,
+        verbs: sub === "binding" ? ["create"] : ["get", "patch", "update"]
+      }
 
+/** A view's entry (docs/upstream-names.md): the stored type's names, the view's verbs. */
+const viewResource = (view: ResourceView) => {
+  const entry = apiResource(view.resource)
+  return view.readOnly ? { ...entry, verbs: entry.verbs.filter((v) => readOnlyVerbs.has(v)) } : entry
+}
+const readOnlyVerbs = new Set(["get", "list", "watch", "delete", "deletecollection"])
+
+/** The resources of a group version: its stored types, then the views served under it. */
 export const apiResourceList = (group: string, version: string) => ({
   kind: "APIResourceList",
   apiVersion: "v1",
   groupVersion: apiVersionOf({ group, version }),
-  resources: resourceTypes
-    .filter((r) => r.group === group && r.version === version)
-    .flatMap((r) => [apiResource(r), ...r.subresources.map((s) => subresource(r, s))])
+  resources: [
+    ...resourceTypes.filter((r) => r.group === group && r.version === version).flatMap((r) => [apiResource(r), ...r.subresources.map((s) => subresource(r, s))]),
+    ...viewsAt(group, version).map(viewResource)
+  ]
 })
+
+const viewsAt = (group: string, version: string): ReadonlyArray<ResourceView> =>
+  resourceTypes.flatMap((r) => {
+    const view = findView(group, version, r.plural)
+    return view ? [view] : []
+  })
 
 export const apiVersions = (serverAddress: string) => ({
   kind: "APIVersions",

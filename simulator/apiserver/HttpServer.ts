@@ -6,18 +6,19 @@
 import { randomUUID } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo, Socket } from "node:net"
-import { Cause, Deferred, Effect, Either, Exit, Fiber, Option, Runtime, Scope } from "effect"
+import { Cause, Clock, Deferred, Effect, Either, Exit, Fiber, Option, Runtime, Scope } from "effect"
 import { depthOverflowInText, maxBodyNestingDepth } from "../../src/api/JsonDepth.js"
 import { negotiate, requestBodyFormat, type Representation } from "../../src/api/MediaType.js"
-import type { KObject } from "../../src/api/Object.js"
+import type { KObject, WatchEvent } from "../../src/api/Object.js"
 import { patchTypeOf } from "../../src/api/Patch.js"
 import type { DeleteOptions, ListOptions, WatchOptions } from "../../src/api/Requests.js"
 import { findResource, groupVersions, type ResourceType } from "../../src/api/Resources.js"
+import { bodyToStore, bodyToWire, eventToWire, findView, renameFieldLabels, viewGroupVersions, type ResourceView } from "../../src/api/ServedNames.js"
 import * as Status from "../../src/api/Status.js"
 import { ApiError } from "../../src/api/Status.js"
 import { ApiServer, WaitFor, type ApiServerImpl, type Body } from "./ApiServer.js"
 import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, versionInfo } from "./Discovery.js"
-import { decodeDeleteOptions, decodeProtobufBody, encodeBody, encodeJson } from "./http/Representation.js"
+import { decodeDeleteOptions, decodeProtobufBody, encodeBody, encodeJson, tableBody, tableRequest, tableWatchEvent, type TableRequest } from "./http/Representation.js"
 import {
   answerClientError,
   capConnections,
@@ -27,6 +28,7 @@ import {
   statusOnSocket,
   type ServerLimits
 } from "./http/Limits.js"
+import { isPrettyRequest, queryBool, queryInt } from "./http/QueryParams.js"
 import { warningHeaders } from "./http/WarningHeader.js"
 import { watchStream } from "./http/WatchStream.js"
 
@@ -52,6 +54,10 @@ interface Route {
   readonly namespace: string | undefined
   readonly name: string | undefined
   readonly subresource: string | undefined
+  /** Served under another name (docs/upstream-names.md): answers and bodies go through the view. */
+  readonly view?: ResourceView | undefined
+  /** A legacy `/watch/` path: always a watch. */
+  readonly watch?: boolean
 }
 
 type Parsed =
@@ -61,7 +67,15 @@ type Parsed =
   | { readonly _tag: "error"; readonly error: ApiError }
   | { readonly _tag: "admin"; readonly action: string }
 
-const servedGroupVersions = new Set(groupVersions().map((gv) => (gv.group ? `${gv.group}/${gv.version}` : gv.version)))
+const servedGroupVersions = new Set([...groupVersions().map((gv) => (gv.group ? `${gv.group}/${gv.version}` : gv.version)), ...viewGroupVersions])
+
+/** A stored type, or a view of one, by the URL's group, version and plural. */
+const lookup = (group: string, version: string, plural: string): { resource: ResourceType; view?: ResourceView } | undefined => {
+  const resource = findResource(group, version, plural)
+  if (resource) return { resource }
+  const view = findView(group, version, plural)
+  return view && { resource: view.resource, view }
+}
 
 /** Maps a path to a resource route or a discovery document (spec 000 "Endpoints"). */
 export const parsePath = (path: string, serverAddress: string): Parsed => {
@@ -91,37 +105,36 @@ export const parsePath = (path: string, serverAddress: string): Parsed => {
   } else return notFoundPage
   const version = rest[0]!
   if (!servedGroupVersions.has(group ? `${group}/${version}` : version)) return notFoundPage
-  const parts = rest.slice(1)
-  if (parts.length === 0) return { _tag: "document", body: apiResourceList(group, version) }
+  const afterVersion = rest.slice(1)
+  if (afterVersion.length === 0) return { _tag: "document", body: apiResourceList(group, version) }
+  // Legacy watch paths (`/api/v1/watch/namespaces/ns/configmaps[/name]`), still served upstream.
+  const watch = afterVersion[0] === "watch"
+  const parts = watch ? afterVersion.slice(1) : afterVersion
+  if (parts.length === 0) return notFoundPage
   const unknown = (): Parsed => ({ _tag: "error", error: Status.resourceNotFound() })
   // namespaces/<ns>/<plural>[/<name>[/<sub>]] for namespaced types; <plural>[/<name>[/<sub>]] otherwise.
   if (parts[0] === "namespaces" && parts.length >= 3) {
-    const resource = findResource(group, version, parts[2]!)
-    if (resource?.namespaced && parts.length <= 5)
-      return { _tag: "resource", route: { resource, namespace: parts[1], name: parts[3], subresource: parts[4] } }
+    const found = lookup(group, version, parts[2]!)
+    const resource = found?.resource
+    if (found && resource?.namespaced && parts.length <= 5 && !(watch && parts.length > 4)) {
+      const namespace = found.view ? found.view.namespaceToStore(parts[1]!) : parts[1]
+      return { _tag: "resource", route: { resource, namespace, name: parts[3], subresource: parts[4], view: found.view, watch } }
+    }
     if (!resource || parts.length > 5 || !resource.namespaced) {
       // namespaces/<name>/<subresource> is the namespace object's own subresource.
       const namespaces = findResource(group, version, "namespaces")
-      if (namespaces && parts.length === 3 && namespaces.subresources.includes(parts[2]!))
+      if (namespaces && !watch && parts.length === 3 && namespaces.subresources.includes(parts[2]!))
         return { _tag: "resource", route: { resource: namespaces, namespace: undefined, name: parts[1], subresource: parts[2] } }
       return unknown()
     }
   }
-  const resource = findResource(group, version, parts[0]!)
-  if (!resource || parts.length > 3) return unknown()
-  if (parts.length === 3 && !resource.subresources.includes(parts[2]!)) return unknown()
-  return { _tag: "resource", route: { resource, namespace: undefined, name: parts[1], subresource: parts[2] } }
+  const found = lookup(group, version, parts[0]!)
+  if (!found || parts.length > (watch ? 2 : 3)) return unknown()
+  if (parts.length === 3 && !found.resource.subresources.includes(parts[2]!)) return unknown()
+  return { _tag: "resource", route: { resource: found.resource, namespace: undefined, name: parts[1], subresource: parts[2], view: found.view, watch } }
 }
 
-const prettyAgents = /^(curl|Wget|Mozilla\/5\.0)/
-
-const flag = (v: string | null): boolean | undefined => (v === null ? undefined : v === "" || v === "1" || v === "true")
-
-const intParam = (q: URLSearchParams, name: string): Either.Either<number | undefined, ApiError> => {
-  const v = q.get(name)
-  if (v === null || v === "") return Either.right(undefined)
-  return /^-?\d+$/.test(v) ? Either.right(Number(v)) : Either.left(Status.badRequest(`${name}: strconv.ParseInt: parsing "${v}": invalid syntax`))
-}
+const intParam = queryInt
 
 const noQuery = new URLSearchParams()
 
@@ -154,6 +167,10 @@ const parseJsonBody = (text: string, what: string): Either.Either<Body, ApiError
 class Responder {
   /** The answer's representation once negotiated (documents, admin answers and route errors stay JSON). */
   representation: Representation = "json"
+  /** The route's view of its stored type (docs/upstream-names.md), applied to every answer body. */
+  view: ResourceView | undefined = undefined
+  /** Set when a Table was negotiated: answer bodies become Tables. */
+  table: TableRequest | undefined = undefined
 
   constructor(
     readonly req: http.IncomingMessage,
@@ -173,6 +190,13 @@ class Responder {
   /** An API object, list or Status in the negotiated representation. */
   body(code: number, body: object, extra: Record<string, string | string[]> = {}, stored = false): void {
     const accept = this.req.headers.accept
+    if (this.table) {
+      body = tableBody(this.table, body)
+      stored = false
+    } else if (this.view) {
+      body = bodyToWire(this.view, body)
+      stored = false
+    }
     const encoded = encodeBody(this.representation, body, { pretty: this.pretty, accept, stored })
     if (Either.isRight(encoded)) return this.send(code, encoded.right.contentType, encoded.right.bytes, extra)
     // No lossless protobuf form (docs/protobuf.md): the client's next acceptable type, else 406.
@@ -305,7 +329,7 @@ const handle = (
       case "resource": {
         // Watches are long-running; everything else is answered within the request timeout (504 after).
         const served = serveResource(api, parsed.route, query, req, out, limits, onDefect)
-        const bounded = limits.requestTimeoutMs > 0 && flag(query.get("watch")) !== true
+        const bounded = limits.requestTimeoutMs > 0 && queryBool(query, "watch") !== true && parsed.route.watch !== true
           ? Effect.timeoutFail(served, { duration: limits.requestTimeoutMs, onTimeout: requestTimedOut })
           : served
         // Errors here are in the negotiated representation (protobuf clients get a protobuf Status).
@@ -352,18 +376,23 @@ const write = (r: Effect.Effect<{ code: number; object: KObject; warnings: Reado
     out.body(result.code, result.object, result.warnings.length > 0 ? { Warning: warningHeaders(result.warnings) } : {})
   )
 
-const listOptionsOf = (query: URLSearchParams, namespace: string | undefined, limit: number | undefined): ListOptions => ({
+/** The field selector in the stored type's spelling (a view may name fields otherwise). */
+const fieldSelectorOf = (query: URLSearchParams, view: ResourceView | undefined): string | undefined => {
+  const text = query.get("fieldSelector") ?? undefined
+  return text === undefined || view === undefined ? text : renameFieldLabels(text, view.fieldLabel)
+}
+
+const listOptionsOf = (query: URLSearchParams, namespace: string | undefined, limit: number | undefined, view?: ResourceView): ListOptions => ({
   namespace,
   labelSelector: query.get("labelSelector") ?? undefined,
-  fieldSelector: query.get("fieldSelector") ?? undefined,
+  fieldSelector: fieldSelectorOf(query, view),
   limit,
   continue: query.get("continue") ?? undefined,
   resourceVersion: query.get("resourceVersion") ?? undefined,
   resourceVersionMatch: query.get("resourceVersionMatch") ?? undefined
 })
 
-const isPretty = (req: http.IncomingMessage, query: URLSearchParams): boolean =>
-  prettyAgents.test(req.headers["user-agent"] ?? "") || query.get("pretty") === "true"
+const isPretty = (req: http.IncomingMessage, query: URLSearchParams): boolean => isPrettyRequest(query, req.headers["user-agent"])
 
 /**
  * Plain GETs and LISTs answered on the spot, without a fiber: they are most of a load test's traffic and
@@ -375,7 +404,7 @@ const serveReadNow = (api: ApiServerImpl, now: number, req: http.IncomingMessage
   let representation: Representation = "json"
   if (accept !== undefined && accept !== "application/json" && accept !== "*/*") {
     const negotiated = negotiate(accept, { watch: false })
-    if (Either.isLeft(negotiated)) return false
+    if (Either.isLeft(negotiated) || typeof negotiated.right !== "string") return false
     representation = negotiated.right
   }
   const url = req.url ?? "/"
@@ -388,7 +417,7 @@ const serveReadNow = (api: ApiServerImpl, now: number, req: http.IncomingMessage
   } catch {
     return false
   }
-  if (parsed._tag !== "resource" || parsed.route.subresource !== undefined) return false
+  if (parsed._tag !== "resource" || parsed.route.subresource !== undefined || parsed.route.view || parsed.route.watch) return false
   const limit = intParam(query, "limit")
   if (Either.isLeft(limit)) return false
   const { resource, name, namespace } = parsed.route
@@ -421,18 +450,21 @@ const serveResource = (
 ): Effect.Effect<void, ApiError> =>
   Effect.gen(function* () {
     const method = req.method ?? "GET"
-    const { resource, name, subresource } = route
+    const { resource, name, subresource, view } = route
     const namespace = route.namespace
+    out.view = view
     // A namespaced type's path without a namespace is the all-namespaces collection: list and watch only.
     if (resource.namespaced && namespace === undefined && method !== "GET") return yield* Effect.fail(Status.methodNotAllowed())
-    const isWatch = flag(query.get("watch")) === true
+    const isWatch = route.watch === true || queryBool(query, "watch") === true
+    if (view?.readOnly && method !== "GET" && method !== "DELETE") return yield* Effect.fail(Status.methodNotAllowed())
     const accept = req.headers.accept
     if (accept !== undefined && accept !== "application/json" && accept !== "*/*")
       out.representation = yield* negotiate(accept, { watch: isWatch, collection: name === undefined })
+    out.table = yield* tableRequest(out.representation, resource, query.get("includeObject"), yield* Clock.currentTimeMillis, view?.toWire)
     const limit = yield* intParam(query, "limit")
     const timeoutSeconds = yield* intParam(query, "timeoutSeconds")
     const str = (k: string) => query.get(k) ?? undefined
-    const selectors = { labelSelector: str("labelSelector"), fieldSelector: str("fieldSelector") }
+    const selectors = { labelSelector: str("labelSelector"), fieldSelector: fieldSelectorOf(query, view) }
     const dryRun = query.has("dryRun") ? query.getAll("dryRun") : undefined
     const writeOptions = { namespace, dryRun, fieldValidation: str("fieldValidation"), fieldManager: str("fieldManager"), subresource }
     const readBodyJson = (what: string) =>
@@ -443,9 +475,11 @@ const serveResource = (
     /** A POST or PUT body in the format its Content-Type names. */
     const readObjectBody = Effect.gen(function* () {
       const format = yield* requestBodyFormat(req.headers["content-type"])
-      if (format === "json") return yield* readBodyJson("couldn't get version/kind")
-      const bytes = yield* Effect.flatMap(Effect.promise(() => readBody(req, limits.maxBodyBytes)), (b) => b)
-      return { value: yield* decodeProtobufBody(bytes, resource) } satisfies Body
+      const body: Body =
+        format === "json"
+          ? yield* readBodyJson("couldn't get version/kind")
+          : { value: yield* decodeProtobufBody(yield* Effect.flatMap(Effect.promise(() => readBody(req, limits.maxBodyBytes)), (b) => b), resource, view?.apiVersion) }
+      return view ? { ...body, value: yield* bodyToStore(view, body.value) } : body
     })
     switch (method) {
       case "GET": {
@@ -456,12 +490,12 @@ const serveResource = (
             ...selectors,
             resourceVersion: str("resourceVersion"),
             resourceVersionMatch: str("resourceVersionMatch"),
-            allowWatchBookmarks: flag(query.get("allowWatchBookmarks")),
+            allowWatchBookmarks: queryBool(query, "allowWatchBookmarks"),
             timeoutSeconds
-          }, out, limits, (defect) => onDefect(req, out.res, defect))
+          }, out, limits, (defect) => onDefect(req, out.res, defect), view)
         }
         if (name === undefined) {
-          const list = yield* api.list(resource, listOptionsOf(query, namespace, limit))
+          const list = yield* api.list(resource, listOptionsOf(query, namespace, limit, view))
           return out.body(200, list)
         }
         const obj = yield* api.get(resource, name, { namespace, resourceVersion: str("resourceVersion") })
@@ -469,9 +503,9 @@ const serveResource = (
       }
       case "POST": {
         if (name !== undefined && subresource === undefined) return yield* Effect.fail(Status.methodNotAllowed())
-        if (subresource !== undefined && subresource !== "binding") return yield* Effect.fail(Status.methodNotAllowed())
+        if (subresource !== undefined && subresource !== "binding" && subresource !== "eviction") return yield* Effect.fail(Status.methodNotAllowed())
         const body = yield* readObjectBody
-        if (subresource === "binding") {
+        if (subresource !== undefined) {
           const value = body.value as Record<string, unknown>
           const meta = (value?.metadata ?? {}) as Record<string, unknown>
           return yield* write(api.create(resource, { value: { ...value, metadata: { ...meta, name: meta.name ?? name } } }, writeOptions), out)
@@ -508,7 +542,7 @@ const serveResource = (
               namespace,
               dryRun,
               propagationPolicy: str("propagationPolicy"),
-              orphanDependents: flag(query.get("orphanDependents")),
+              orphanDependents: queryBool(query, "orphanDependents"),
               gracePeriodSeconds: (yield* intParam(query, "gracePeriodSeconds")) ?? undefined
             }
         if (name === undefined) {
@@ -545,17 +579,31 @@ const serveWatch = (
   opts: WatchOptions,
   out: Responder,
   limits: ServerLimits,
-  onDefect: (defect: unknown) => void
+  onDefect: (defect: unknown) => void,
+  view: ResourceView | undefined
 ): Effect.Effect<void, ApiError> =>
   Effect.scoped(
     Effect.gen(function* () {
       const done = yield* Deferred.make<void>()
+      // A Table watch carries the column definitions on its first event only; a view renames every event.
+      const table = out.table
+      let first = true
+      const transform = table
+        ? (event: WatchEvent) => {
+            const converted = tableWatchEvent(table, event, first)
+            first = false
+            return converted
+          }
+        : view
+          ? (event: WatchEvent) => eventToWire(view, event)
+          : undefined
       const sink = watchStream(out.req, out.res, {
         representation: out.representation,
         maxQueuedEvents: api.config.watchBufferSize,
         maxQueuedBytes: limits.watchBufferBytes,
         onEnd: () => Deferred.unsafeDone(done, Exit.void),
-        onDefect
+        onDefect,
+        transform
       })
       yield* api.watchInto(resource, opts, name, sink)
       sink.start()

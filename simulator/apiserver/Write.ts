@@ -7,11 +7,12 @@
 import { Effect, Either } from "effect"
 import { forbidden, GoUint, invalid as invalidField, type FieldError } from "../../src/api/FieldError.js"
 import { validateObjectMetaCreate } from "../../src/api/kinds/Names.js"
+import { defaultPodOnCreate } from "../../src/api/kinds/PodDefaults.js"
 import { isRecord, type KObject, type ObjectMeta } from "../../src/api/Object.js"
 import { extendable } from "../../src/api/internal/V8Shapes.js"
 import { applyPatch } from "../../src/api/Patch.js"
 import type { PatchType, WriteOptions, WriteResult } from "../../src/api/Requests.js"
-import { apiVersionOf, invalidKindOf, Namespaces, resourceTypes, type ResourceType } from "../../src/api/Resources.js"
+import { apiVersionOf, invalidKindOf, Namespaces, Pods, type ResourceType } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import type { Admission } from "./Admission.js"
@@ -104,7 +105,7 @@ export class Write {
     const { deletionTimestamp: _d, deletionGracePeriodSeconds: _g, selfLink: _s, uid: _u, creationTimestamp: _c, ...kept } = meta
     const metadata: ObjectMeta = {
       ...extendable,
-      ...kept,
+      ...withoutEmptyMaps(kept),
       name,
       ...(namespace ? { namespace } : {}),
       uid: uuidV4(random),
@@ -112,7 +113,7 @@ export class Write {
     }
     if (!resource.namespaced) delete (metadata as { namespace?: string }).namespace
     const object: KObject = defaulted(resource, { ...extendable, ...input, apiVersion: apiVersionOf(resource), kind: resource.kind, metadata })
-    const errors = [...validateObjectMetaCreate(object, resource.namespaced), ...(resource.rules.validateCreate?.(object) ?? [])]
+    const errors = [...validateObjectMetaCreate(object, resource.namespaced, resource.rules.nameRule), ...(resource.rules.validateCreate?.(object) ?? [])]
     if (errors.length > 0) return Either.left(invalidObject(resource, name, errors))
     const missingNs = this.state.requireNamespace(resource, namespace)
     if (missingNs) return Either.left(missingNs)
@@ -194,7 +195,6 @@ export class Write {
   /** POST pods/<name>/binding: sets spec.nodeName once. */
   private bind(body: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
     return Either.gen(this, function* () {
-      const Pods = resourceTypes.find((r) => r.plural === "pods")!
       const binding = body.value
       if (!isRecord(binding) || !isRecord(binding.metadata) || !isRecord(binding.target))
         return yield* Either.left(Status.badRequest("Binding in version \"v1\" cannot be handled as a Binding: invalid binding"))
@@ -221,10 +221,14 @@ const invalidObject = (resource: ResourceType, name: string, errors: ReadonlyArr
   return Status.invalid(qualifiedKind, name, errors, { kind: resource.kind, group })
 }
 
-/** Server-side defaults the simulator needs: namespace phase, deployment generation. */
+/** Server-side defaults on create: namespace phase, deployment generation, pods as upstream defaults them. */
 const defaulted = (resource: ResourceType, obj: KObject): KObject => {
+  if (resource === Pods) return defaultPodOnCreate(obj)
   if (resource === Namespaces) {
-    return { ...obj, spec: { finalizers: ["platform"], ...(obj.spec as object) }, status: { phase: "Active" } }
+    // PrepareForCreate: the namespace controller's finalizer is always there (upstream `kubernetes`).
+    const spec = (isRecord(obj.spec) ? obj.spec : {}) as { readonly finalizers?: ReadonlyArray<string> }
+    const finalizers = spec.finalizers ?? []
+    return { ...obj, spec: { ...spec, finalizers: finalizers.includes("platform") ? finalizers : [...finalizers, "platform"] }, status: { phase: "Active" } }
   }
   if (resource.kind === "Deployment") return { ...obj, metadata: { ...extendable, ...obj.metadata, generation: 1 } }
   return obj
@@ -259,7 +263,8 @@ const statusWriteMeta = (stored: ObjectMeta, sent: ObjectMeta): ObjectMeta => {
  * deletion fields from the stored object, and the stored resourceVersion. The client's own metadata when it
  * already says exactly that (a client sending back what it read), else a copy.
  */
-const serverOwnedMeta = (meta: ObjectMeta, stored: ObjectMeta, name: string, namespace: string | undefined): ObjectMeta => {
+const serverOwnedMeta = (sent: ObjectMeta, stored: ObjectMeta, name: string, namespace: string | undefined): ObjectMeta => {
+  const meta = withoutEmptyMaps(sent)
   if (
     meta.name === name &&
     meta.namespace === namespace &&
@@ -282,6 +287,17 @@ const serverOwnedMeta = (meta: ObjectMeta, stored: ObjectMeta, name: string, nam
   }
   out.resourceVersion = stored.resourceVersion
   return out as ObjectMeta
+}
+
+const isEmptyMap = (m: unknown): boolean => isRecord(m) && Object.keys(m).length === 0
+
+/** Labels and annotations emptied (by a patch, or sent as `{}`) are omitted, as upstream's `omitempty` maps are. */
+const withoutEmptyMaps = <M extends ObjectMeta>(meta: M): M => {
+  if (!isEmptyMap(meta.labels) && !isEmptyMap(meta.annotations)) return meta
+  const out: Record<string, unknown> = { ...extendable, ...meta }
+  if (isEmptyMap(meta.labels)) delete out.labels
+  if (isEmptyMap(meta.annotations)) delete out.annotations
+  return out as M
 }
 
 /** `obj` as the store keeps it: without kind/apiVersion, with `metadata` (`obj` itself when it already is). */

@@ -13,7 +13,7 @@
  * `application/vnd.kubernetes.protobuf` (upstream's name, which stock clients send) is the same representation as
  * `application/vnd.platform.protobuf`; the answer carries the name the client asked for.
  *
- * Our choice where we cannot render what upstream would (YAML, Table, PartialObjectMetadata):
+ * Our choice where we cannot render what upstream would (YAML, PartialObjectMetadata, a Table in YAML):
  * such an entry is skipped, as if the server did not offer it, so a later fallback (`, application/json`)
  * is used — exactly what upstream does for a type without a Table convertor. With no usable entry left the
  * answer is the handler's 406 with upstream's full list, the text a client asking only for protobuf Table
@@ -30,8 +30,19 @@ export const protobufMediaType = "application/vnd.platform.protobuf"
 /** Upstream's name for the protobuf envelope, which stock clients send: the same representation. */
 export const kubernetesProtobufMediaType = "application/vnd.kubernetes.protobuf"
 
-/** What the server renders: JSON or the protobuf envelope (`src/api/protobuf/`). YAML is never chosen. */
-export type Representation = "json" | "protobuf"
+/**
+ * What the server renders: JSON, the protobuf envelope (`src/api/protobuf/`), or a server-side Table in JSON
+ * (`src/api/table/`) under the `meta` group and version the client named. YAML is never chosen.
+ */
+export type Representation = "json" | "protobuf" | TableRepresentation
+
+export interface TableRepresentation {
+  readonly _tag: "table"
+  /** `meta.k8s.io/v1`, `meta.platform/v1beta1`, …: the Table carries the apiVersion asked for (kubectl checks it). */
+  readonly apiVersion: string
+}
+
+export const isTable = (r: Representation): r is TableRepresentation => typeof r === "object"
 
 /** The serializers in upstream's order; JSON and protobuf are rendered. */
 const serializers = [
@@ -119,8 +130,10 @@ const parseAccept = (header: string): ReadonlyArray<Clause> => {
 
 interface Accepted {
   readonly serializer: Serializer
-  /** `as`, `g` or `v` was given: a Table or PartialObjectMetadata transform, which we cannot render. */
+  /** `as`, `g` or `v` was given: a Table or PartialObjectMetadata transform. */
   readonly transform: boolean
+  /** The transform is a Table we render (JSON only): its apiVersion. */
+  readonly table?: string
 }
 
 /** `acceptMediaTypeOptions` with the resource endpoint's restrictions (stream `watch` only, `sv` = v1). */
@@ -152,14 +165,16 @@ const acceptsWithParams = (clause: Clause, serializer: Serializer): Accepted | u
     }
   }
   if (transform) {
-    // Upstream only knows Table (JSON or YAML) and PartialObjectMetadata[List] of meta.platform v1/v1beta1.
-    const metaGroup = group === "meta.platform" && (version === "v1" || version === "v1beta1")
+    // Upstream only knows Table (JSON or YAML) and PartialObjectMetadata[List] of meta v1/v1beta1; the meta
+    // group goes by this API's name or upstream's, which stock clients send.
+    const metaGroup = (group === "meta.platform" || group === "meta.k8s.io") && (version === "v1" || version === "v1beta1")
     const known =
       metaGroup &&
       ((as === "Table" && serializer.renders !== "protobuf") ||
         as === "PartialObjectMetadata" ||
         as === "PartialObjectMetadataList")
     if (!known) return undefined
+    if (as === "Table" && serializer.renders === "json") return { serializer, transform, table: `${group}/${version}` }
   }
   return { serializer, transform }
 }
@@ -180,8 +195,12 @@ const acceptable = (header: string): ReadonlyArray<Accepted> => {
   return out
 }
 
-const renderable = (a: Accepted, protobuf: boolean): a is Accepted & { readonly serializer: { readonly renders: Representation } } =>
-  !a.transform && (a.serializer.renders === "json" || (protobuf && a.serializer.renders === "protobuf"))
+/** The representation an acceptable entry is rendered in, if we render it (YAML and PartialObjectMetadata are not). */
+const rendering = (a: Accepted, protobuf: boolean): Representation | undefined => {
+  if (a.table !== undefined) return { _tag: "table", apiVersion: a.table }
+  if (a.transform) return undefined
+  return a.serializer.renders === "json" ? "json" : protobuf && a.serializer.renders === "protobuf" ? "protobuf" : undefined
+}
 
 const handlerNotAcceptable = (types: ReadonlyArray<string>) =>
   new ApiError({
@@ -206,14 +225,18 @@ export const negotiate = (accept: string | undefined, opts: NegotiateOptions): E
   const candidates = acceptable(header)
   const protobuf = opts.protobuf ?? true
   if (!opts.watch) {
-    const chosen = candidates.find((c) => renderable(c, protobuf))
-    return chosen ? Either.right(chosen.serializer.renders) : Either.left(handlerNotAcceptable(mediaTypes))
+    for (const c of candidates) {
+      const chosen = rendering(c, protobuf)
+      if (chosen !== undefined) return Either.right(chosen)
+    }
+    return Either.left(handlerNotAcceptable(mediaTypes))
   }
   // Watch: the object negotiation must succeed first, then the stream framing is chosen.
   if (candidates.length === 0) return Either.left(handlerNotAcceptable(mediaTypes))
   for (const c of candidates) {
     if (!c.serializer.streams) return Either.left(handlerNotAcceptable(streamMediaTypes))
-    if (renderable(c, protobuf)) return Either.right(c.serializer.renders)
+    const chosen = rendering(c, protobuf)
+    if (chosen !== undefined) return Either.right(chosen)
   }
   return Either.left(handlerNotAcceptable(streamMediaTypes))
 }

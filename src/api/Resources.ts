@@ -7,6 +7,7 @@ import type { KindRules } from "./kinds/KindRules.js"
 import { configMapRules } from "./kinds/ConfigMap.js"
 import { eventRules } from "./kinds/Event.js"
 import { leaseRules } from "./kinds/Lease.js"
+import { nameIsDNSLabel } from "./kinds/Names.js"
 import type { GroupResource } from "./Status.js"
 
 export interface ResourceType extends GroupResource {
@@ -72,9 +73,16 @@ const core = (fields: Partial<Omit<ResourceType, "apiVersion">> & Pick<ResourceT
   }
 }
 
-export const Namespaces = core({ kind: "Namespace", plural: "namespaces", namespaced: false, shortNames: ["ns"], subresources: ["status", "finalize"] })
+export const Namespaces = core({
+  kind: "Namespace",
+  plural: "namespaces",
+  namespaced: false,
+  shortNames: ["ns"],
+  subresources: ["status", "finalize"],
+  rules: { nameRule: nameIsDNSLabel }
+})
 export const Nodes = core({ kind: "Node", plural: "nodes", namespaced: false, shortNames: ["no"], subresources: ["status"] })
-export const Pods = core({ kind: "Pod", plural: "pods", namespaced: true, shortNames: ["po"], subresources: ["status", "binding"] })
+export const Pods = core({ kind: "Pod", plural: "pods", namespaced: true, shortNames: ["po"], subresources: ["status", "binding", "eviction"] })
 export const ConfigMaps = core({ kind: "ConfigMap", plural: "configmaps", namespaced: true, shortNames: ["cm"], rules: configMapRules })
 export const Services = core({ kind: "Service", plural: "services", namespaced: true, shortNames: ["svc"], subresources: ["status"] })
 export const Deployments = core({

@@ -1,5 +1,5 @@
 /** The HTTP side of `ApiClient`: URL layout, query parameters, Status decoding and watch framing, over undici. */
-import { Effect, Stream } from "effect"
+import { Deferred, Effect, FiberId, Stream } from "effect"
 import { Agent, type Dispatcher } from "undici"
 import { type KList, type KObject, type WatchEvent } from "../api/Object.js"
 import { extendable } from "../api/internal/V8Shapes.js"
@@ -9,6 +9,7 @@ import { apiVersionOf, type ResourceType } from "../api/Resources.js"
 import * as Status from "../api/Status.js"
 import { ApiError } from "../api/Status.js"
 import type { ApiClientService } from "./ApiClient.js"
+import { answerFromTarget, apiNamesFromGroups, bodyToTarget, eventFromTarget, groupNamesOf, specNames, type ApiNames } from "./ApiNames.js"
 import { acceptHeader, decodeAnswer, isProtobufStream, objectBody, type WireEncoding } from "./WireEncoding.js"
 import { watchFrameDecoder } from "../api/protobuf/Envelope.js"
 
@@ -174,6 +175,9 @@ export const makeHttpClient = (options: HttpClientOptions) =>
       return write(method, path, body.payload, opts, body.contentType)
     }
 
+    const translated = <E>(n: ApiNames, result: Effect.Effect<{ code: number; object: KObject; warnings: ReadonlyArray<string> }, E>) =>
+      n.translates ? Effect.map(result, (r) => ({ ...r, object: answerFromTarget(n, r.object) })) : result
+
     const listQuery = (opts: ListOptions | undefined) =>
       queryString({
         labelSelector: opts?.labelSelector,
@@ -191,31 +195,65 @@ export const makeHttpClient = (options: HttpClientOptions) =>
       return Object.keys(fields).length > 0 ? { kind: "DeleteOptions", apiVersion: "v1", ...fields } : undefined
     }
 
+    // The target's group and namespace names (ApiNames), discovered once with the first request. Concurrent
+    // first requests share one discovery; only a connection failure leaves it to be tried again.
+    let names: ApiNames | undefined
+    let discovering: Deferred.Deferred<ApiNames> | undefined
+    const discoverNames = Effect.suspend(() => {
+      if (discovering) return Deferred.await(discovering)
+      const done = Deferred.unsafeMake<ApiNames>(FiberId.none)
+      discovering = done
+      let found: ApiNames = specNames
+      return call("GET", "/apis").pipe(
+        Effect.map((r) => (names = found = apiNamesFromGroups(groupNamesOf(r.value)))),
+        Effect.catchAll((e) => Effect.sync(() => (e.message.startsWith("connection error") ? specNames : (names = specNames)))),
+        Effect.ensuring(Effect.suspend(() => ((discovering = undefined), Deferred.succeed(done, names ?? found))))
+      )
+    })
+    const withNames = <A, E>(f: (names: ApiNames) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
+      names !== undefined ? f(names) : Effect.flatMap(discoverNames, f)
+    /** The target's path of a resource named in the spec's names. */
+    const pathOf = (n: ApiNames, resource: ResourceType, namespace: string | undefined, name?: string, subresource?: string) =>
+      n.translates ? resourcePath(n.resource(resource), namespace === undefined ? undefined : n.namespaceToTarget(namespace), name, subresource) : resourcePath(resource, namespace, name, subresource)
+
     const service: ApiClientService = {
       get: (resource, name, opts) =>
-        Effect.map(call("GET", resourcePath(resource, opts?.namespace, name) + queryString({ resourceVersion: opts?.resourceVersion })), (r) => r.value as KObject),
-      list: (resource, opts) => Effect.map(call("GET", resourcePath(resource, opts?.namespace) + listQuery(opts)), (r) => r.value as KList),
-      create: (resource, obj, opts) => {
-        const sub = opts?.subresource
-        const name = sub ? ((obj as KObject).metadata?.name ?? "") : undefined
-        return writeObject("POST", resource, resourcePath(resource, opts?.namespace, name, sub), obj, opts)
-      },
-      update: (resource, obj, opts) =>
-        writeObject("PUT", resource, resourcePath(resource, opts?.namespace ?? obj.metadata.namespace, obj.metadata.name ?? "", opts?.subresource), obj, opts),
-      patch: (resource, name, patchType, patch, opts) =>
-        write("PATCH", resourcePath(resource, opts?.namespace, name, opts?.subresource), patch, opts, patchContentTypes[patchType]),
-      delete: (resource, name, opts) =>
-        Effect.map(call("DELETE", resourcePath(resource, opts?.namespace, name), deleteBody(opts)), (r) => {
-          const value = r.value as KObject & { kind?: string }
-          return value.kind === "Status" ? { code: r.code, status: value as unknown as Status.Status } : { code: r.code, object: value }
+        withNames((n) =>
+          Effect.map(call("GET", pathOf(n, resource, opts?.namespace, name) + queryString({ resourceVersion: opts?.resourceVersion })), (r) => answerFromTarget(n, r.value as KObject))
+        ),
+      list: (resource, opts) =>
+        withNames((n) => Effect.map(call("GET", pathOf(n, resource, opts?.namespace) + listQuery(opts)), (r) => answerFromTarget(n, r.value as KList))),
+      create: (resource, obj, opts) =>
+        withNames((n) => {
+          const sub = opts?.subresource
+          const name = sub ? ((obj as KObject).metadata?.name ?? "") : undefined
+          return translated(n, writeObject("POST", n.resource(resource), pathOf(n, resource, opts?.namespace, name, sub), bodyToTarget(n, obj), opts))
         }),
+      update: (resource, obj, opts) =>
+        withNames((n) =>
+          translated(
+            n,
+            writeObject("PUT", n.resource(resource), pathOf(n, resource, opts?.namespace ?? obj.metadata.namespace, obj.metadata.name ?? "", opts?.subresource), bodyToTarget(n, obj), opts)
+          )
+        ),
+      patch: (resource, name, patchType, patch, opts) =>
+        withNames((n) => translated(n, write("PATCH", pathOf(n, resource, opts?.namespace, name, opts?.subresource), patch, opts, patchContentTypes[patchType]))),
+      delete: (resource, name, opts) =>
+        withNames((n) =>
+          Effect.map(call("DELETE", pathOf(n, resource, opts?.namespace, name), deleteBody(opts)), (r) => {
+            const value = answerFromTarget(n, r.value as KObject & { kind?: string })
+            return value.kind === "Status" ? { code: r.code, status: value as unknown as Status.Status } : { code: r.code, object: value }
+          })
+        ),
       deleteCollection: (resource, opts) =>
-        Effect.map(call("DELETE", resourcePath(resource, opts?.namespace) + listQuery(opts), deleteBody(opts)), (r) => r.value as KList),
+        withNames((n) => Effect.map(call("DELETE", pathOf(n, resource, opts?.namespace) + listQuery(opts), deleteBody(opts)), (r) => answerFromTarget(n, r.value as KList))),
       watch: (resource, opts?: WatchOptions) =>
         Stream.unwrapScoped(
           Effect.gen(function* () {
+            const n = names ?? (yield* discoverNames)
+            const fromTarget = (event: WatchEvent) => eventFromTarget(n, event)
             const path =
-              resourcePath(resource, opts?.namespace) +
+              pathOf(n, resource, opts?.namespace) +
               queryString({
                 watch: "true",
                 labelSelector: opts?.labelSelector,
@@ -241,14 +279,15 @@ export const makeHttpClient = (options: HttpClientOptions) =>
             if (isProtobufStream(contentTypeOf(res.headers))) {
               const frames = watchFrameDecoder()
               return bodyChunks(res.body, traffic).pipe(
-                Stream.mapConcatEffect((chunk) => Effect.try({ try: () => frames(chunk), catch: (e) => Status.internal(`watch stream: ${(e as Error).message}`) }))
+                Stream.mapConcatEffect((chunk) => Effect.try({ try: () => frames(chunk), catch: (e) => Status.internal(`watch stream: ${(e as Error).message}`) })),
+                Stream.map(fromTarget)
               )
             }
             return bodyChunks(res.body, traffic).pipe(
               Stream.decodeText(),
               Stream.splitLines,
               Stream.filter((line) => line.length > 0),
-              Stream.map((line) => JSON.parse(line) as WatchEvent)
+              Stream.map((line) => fromTarget(JSON.parse(line) as WatchEvent))
             )
           })
         ).pipe(Stream.catchAll((e) => (e.code === 503 && e.message.includes("aborted") ? Stream.empty : Stream.fail(e))))

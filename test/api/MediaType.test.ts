@@ -41,9 +41,16 @@ describe("negotiate", () => {
     expect(negotiate("application/*, text/html, application/yaml", item)).toEqual(Either.right("json"))
   })
 
-  it("skips Table and uses the JSON fallback", () => {
-    expect(negotiate("application/json;as=Table;v=v1;g=meta.platform, application/json", item)).toEqual(Either.right("json"))
-    expect(negotiate("application/json;as=Table;v=v1beta1;g=meta.platform,application/json", list)).toEqual(Either.right("json"))
+  it("renders a JSON Table under the meta group and version asked for, by this API's name or upstream's", () => {
+    expect(negotiate("application/json;as=Table;v=v1;g=meta.platform, application/json", item)).toEqual(Either.right({ _tag: "table", apiVersion: "meta.platform/v1" }))
+    expect(negotiate("application/json;as=Table;v=v1beta1;g=meta.platform,application/json", list)).toEqual(Either.right({ _tag: "table", apiVersion: "meta.platform/v1beta1" }))
+    // kubectl's Accept
+    expect(negotiate("application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json", list)).toEqual(
+      Either.right({ _tag: "table", apiVersion: "meta.k8s.io/v1" })
+    )
+    // A protobuf Table is not served: the next entry is used.
+    expect(negotiate("application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io, application/json", list)).toEqual(Either.right("json"))
+    expect(negotiate("application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io, application/json", list)).toEqual(Either.right("json"))
   })
 
   it("skips YAML before a JSON fallback", () => {
@@ -74,7 +81,6 @@ describe("negotiate", () => {
 
   it("answers the handler 406 (no details) when only unrenderable types are asked for", () => {
     for (const accept of [
-      "application/json;as=Table;v=v1;g=meta.platform",
       "application/yaml",
       "application/vnd.platform.protobuf;as=Table;v=v1;g=meta.platform",
       "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.platform",
@@ -119,7 +125,7 @@ describe("negotiate", () => {
     expect(negotiate("application/json", watch)).toEqual(Either.right("json"))
     expect(negotiate("application/vnd.platform.protobuf, application/json", watch)).toEqual(Either.right("protobuf"))
     expect(negotiate("application/vnd.kubernetes.protobuf;stream=watch", watch)).toEqual(Either.right("protobuf"))
-    expect(negotiate("application/json;as=Table;v=v1;g=meta.platform, application/json", watch)).toEqual(Either.right("json"))
+    expect(negotiate("application/json;as=Table;v=v1;g=meta.platform, application/json", watch)).toEqual(Either.right({ _tag: "table", apiVersion: "meta.platform/v1" }))
   })
 
   it("refuses a YAML watch with the stream list", () => {

@@ -109,14 +109,14 @@ describe("HTTP wire", () => {
       expect(outside.text).toBe("404 page not found\n")
     }))
 
-  it.scoped("406 when nothing acceptable; Table + JSON fallback gets JSON", () =>
+  it.scoped("406 when nothing acceptable; a protobuf Table + JSON fallback gets JSON", () =>
     Effect.gen(function* () {
       const base = yield* httpServer()
       const none = yield* send(base, "GET", "/api/v1/namespaces", { headers: { accept: "text/html" } })
       expect(none.code).toBe(406)
       expect(none.json.reason).toBe("NotAcceptable")
       const fallback = yield* send(base, "GET", "/api/v1/namespaces", {
-        headers: { accept: "application/json;as=Table;v=v1;g=meta.platform,application/json" }
+        headers: { accept: "application/vnd.platform.protobuf;as=Table;v=v1;g=meta.platform,application/json" }
       })
       expect(fallback.code).toBe(200)
       expect(fallback.json.kind).toBe("NamespaceList")

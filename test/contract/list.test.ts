@@ -113,7 +113,10 @@ describe.each(transports)("paging over %s", (transport) => {
     run(
       Effect.gen(function* () {
         const api = yield* ApiClient
-        yield* api.create(Pods, pod("a", {}, "node-1", "Running"), { namespace: "default" })
+        // Creates start Pending (the status sent is replaced, as upstream's PrepareForCreate does); the node sets Running.
+        const a = yield* api.create(Pods, pod("a", {}, "node-1", "Running"), { namespace: "default" })
+        expect((a.object.status as { phase: string }).phase).toBe("Pending")
+        yield* api.update(Pods, { ...a.object, status: { phase: "Running" } }, { namespace: "default", subresource: "status" })
         yield* api.create(Pods, pod("b", {}, "node-2", "Pending"), { namespace: "default" })
         yield* api.create(Pods, pod("c", {}, "node-1", "Pending"), { namespace: "platform-system" })
         const names = (fieldSelector: string) => Effect.map(api.list(Pods, { fieldSelector }), (l) => l.items.map((p) => p.metadata.name))

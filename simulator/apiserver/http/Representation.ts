@@ -5,12 +5,13 @@
  */
 import { Either } from "effect"
 import { maxBodyNestingDepth, valueDepthExceeds } from "../../../src/api/JsonDepth.js"
-import { protobufResponseMediaType, type Representation } from "../../../src/api/MediaType.js"
-import type { KObject, WatchEvent } from "../../../src/api/Object.js"
+import { isTable, protobufResponseMediaType, type Representation } from "../../../src/api/MediaType.js"
+import type { KList, KObject, WatchEvent } from "../../../src/api/Object.js"
 import { decodeObject, encodeObject, encodeWatchFrame, type NotProtobufEncodable } from "../../../src/api/protobuf/Envelope.js"
 import { apiVersionOf, type ResourceType } from "../../../src/api/Resources.js"
 import * as Status from "../../../src/api/Status.js"
 import type { ApiError } from "../../../src/api/Status.js"
+import { listTable, objectTable, parseIncludeObject, type TableOptions } from "../../../src/api/table/Table.js"
 import { tooDeep } from "../Decode.js"
 
 export interface Encoded {
@@ -61,13 +62,14 @@ export interface EncodeOptions {
  * the protobuf schema does not know) fails, and the caller falls back as `docs/protobuf.md` describes.
  */
 export const encodeBody = (representation: Representation, body: object, opts: EncodeOptions): Either.Either<Encoded, NotProtobufEncodable> => {
-  if (representation === "json") return Either.right({ contentType: "application/json", bytes: encodeJson(body, opts.pretty, opts.stored) })
+  if (representation === "json" || isTable(representation))
+    return Either.right({ contentType: "application/json", bytes: encodeJson(body, opts.pretty, opts.stored) })
   return Either.map(protobufEnvelope(body, opts.stored ?? false), (bytes) => ({ contentType: protobufResponseMediaType(opts.accept), bytes }))
 }
 
 /** The Content-Type of a watch stream: JSON has none of its own (reference §3), protobuf names the framing. */
 export const watchContentType = (representation: Representation, accept: string | undefined): string =>
-  representation === "json" ? "application/json" : `${protobufResponseMediaType(accept)};stream=watch`
+  representation === "json" || isTable(representation) ? "application/json" : `${protobufResponseMediaType(accept)};stream=watch`
 
 /** Events are shared between watchers, so each is serialized once per representation. */
 const eventJson = new WeakMap<WatchEvent, Buffer>()
@@ -75,7 +77,7 @@ const eventFrames = new WeakMap<WatchEvent, Buffer>()
 
 /** One watch event as the stream carries it: a JSON line, or a length-prefixed protobuf frame. */
 export const encodeWatchEvent = (representation: Representation, event: WatchEvent): Either.Either<Buffer, NotProtobufEncodable> => {
-  if (representation === "json") {
+  if (representation === "json" || isTable(representation)) {
     let line = eventJson.get(event)
     if (line === undefined) {
       line = Buffer.from(JSON.stringify(event) + "\n")
@@ -105,8 +107,8 @@ const summarizeData = (data: Buffer, maxLength: number): string => {
  * reference §5.1, so there is no text to look for duplicate fields in). Errors are upstream's 400s
  * (`transformDecodeError`).
  */
-export const decodeProtobufBody = (bytes: Buffer, resource: ResourceType): Either.Either<KObject, ApiError> => {
-  const decoded = decodeObject(bytes, { apiVersion: apiVersionOf(resource), kind: resource.kind })
+export const decodeProtobufBody = (bytes: Buffer, resource: ResourceType, apiVersion = apiVersionOf(resource)): Either.Either<KObject, ApiError> => {
+  const decoded = decodeObject(bytes, { apiVersion, kind: resource.kind })
   // An envelope may carry raw JSON, which no schema bounds.
   if (Either.isRight(decoded))
     return valueDepthExceeds(decoded.right.object, maxBodyNestingDepth) ? Either.left(tooDeep(resource)) : Either.right(decoded.right.object)
@@ -123,4 +125,49 @@ export const decodeDeleteOptions = (bytes: Buffer): Either.Either<KObject, ApiEr
   return Either.isRight(decoded)
     ? Either.right(decoded.right.object)
     : Either.left(Status.badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${decoded.left.message} (${summarizeData(bytes, 30)})`))
+}
+
+// --- Table (src/api/table/) ----------------------------------------------------------------------------
+
+/** What a Table answer needs beyond the negotiated apiVersion: the kind's printer, the row objects, the time. */
+export interface TableRequest {
+  readonly kind: string
+  readonly options: Omit<TableOptions, "columns">
+}
+
+/** The Table request of a negotiated Table representation; a bad `includeObject` is upstream's 400. */
+export const tableRequest = (
+  representation: Representation,
+  resource: ResourceType,
+  includeObject: string | null,
+  now: number,
+  view: ((obj: KObject) => KObject) | undefined
+): Either.Either<TableRequest | undefined, ApiError> => {
+  if (!isTable(representation)) return Either.right(undefined)
+  // Row objects are whole objects in the client's API (list items are stored without kind/apiVersion).
+  const typed = (obj: KObject): KObject => (obj.kind === undefined ? { kind: resource.kind, apiVersion: apiVersionOf(resource), ...obj } : obj)
+  const toWire = view ? (obj: KObject) => view(typed(obj)) : typed
+  return Either.map(parseIncludeObject(includeObject), (include) => ({
+    kind: resource.kind,
+    options: { apiVersion: representation.apiVersion, includeObject: include, now, toWire }
+  }))
+}
+
+/** An answer as a Table: lists and objects converted, a `Status` as it is. */
+export const tableBody = (request: TableRequest, body: object): object => {
+  const b = body as KObject
+  if (b.kind === "Status") return body
+  const options = { ...request.options, columns: true }
+  return Array.isArray((body as KList).items) ? listTable(request.kind, body as KList, options) : objectTable(request.kind, b, options)
+}
+
+/** A watch event as a Table event: column definitions on the first only; errors as they are. */
+export const tableWatchEvent = (request: TableRequest, event: WatchEvent, first: boolean): WatchEvent => {
+  if (event.type === "ERROR") return event
+  const options = { ...request.options, columns: first }
+  if (event.type === "BOOKMARK") {
+    const bookmark = { ...objectTable(request.kind, event.object, options), rows: [] }
+    return { type: event.type, object: bookmark as unknown as KObject }
+  }
+  return { type: event.type, object: objectTable(request.kind, event.object, options) as unknown as KObject }
 }

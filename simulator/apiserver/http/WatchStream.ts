@@ -23,6 +23,8 @@ export interface WatchStreamOptions {
   readonly onEnd: () => void
   /** A defect while writing one event: logged by the caller; the stream is ended, nothing else is touched. */
   readonly onDefect: (defect: unknown) => void
+  /** The event as this client's representation shows it (a Table, a view's names), before encoding. */
+  readonly transform?: ((event: WatchEvent) => WatchEvent) | undefined
 }
 
 /**
@@ -89,7 +91,7 @@ export const watchStream = (req: http.IncomingMessage, res: http.ServerResponse,
       // The starting state and replayed history are always taken: the client has had no chance to read yet.
       if (!initial && (res.writableLength > options.maxQueuedBytes || queued.count(res.writableLength) >= options.maxQueuedEvents)) return false
       start()
-      const bytes = encodeWatchEvent(representation, event)
+      const bytes = encodeWatchEvent(representation, options.transform ? options.transform(event) : event)
       if (Either.isRight(bytes)) {
         send(bytes.right)
         return true

@@ -2,10 +2,13 @@
 import type { FieldError } from "../FieldError.js"
 import type { KObject } from "../Object.js"
 import type { FieldSchema } from "./FieldSchema.js"
+import type { NameRule } from "./Names.js"
 
 export interface KindRules {
   /** Known fields and their types; absent means schemaless (no unknown-field or type checks). */
   readonly schema?: FieldSchema
+  /** The rule names must follow; a DNS subdomain when absent. */
+  readonly nameRule?: NameRule
   /** Field errors of a create, in the reference's order. */
   readonly validateCreate?: (obj: KObject) => ReadonlyArray<FieldError>
   /** Field errors of an update against the stored object, in the reference's order. */

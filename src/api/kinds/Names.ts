@@ -110,6 +110,12 @@ export const isValidLabelValue = (value: string): string[] => {
 export const nameIsDNSSubdomain = (name: string, prefix: boolean): string[] =>
   isDNS1123Subdomain(prefix && name.length > 1 && name.endsWith("-") ? `${name.slice(0, -1)}a` : name)
 
+/** `NameIsDNSLabel` (namespace names, `ValidateNamespaceName`), with the same prefix masking. */
+export const nameIsDNSLabel = (name: string, prefix: boolean): string[] =>
+  isDNS1123Label(prefix && name.length > 1 && name.endsWith("-") ? `${name.slice(0, -1)}a` : name)
+
+export type NameRule = (name: string, prefix: boolean) => string[]
+
 // --- ObjectMeta -----------------------------------------------------------------------------------
 
 const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
@@ -180,16 +186,16 @@ const metaOf = (obj: KObject): Record<string, unknown> => (isRecord(obj.metadata
  * DNS label when `namespaced`, else forbidden), generation, labels, annotations, ownerReferences,
  * finalizers. Map keys are visited in insertion order (Go's is random).
  */
-export const validateObjectMetaCreate = (obj: KObject, namespaced: boolean): FieldError[] => {
+export const validateObjectMetaCreate = (obj: KObject, namespaced: boolean, nameRule: NameRule = nameIsDNSSubdomain): FieldError[] => {
   const meta = metaOf(obj)
   const errs: FieldError[] = []
   const generateName = str(meta.generateName)
   if (generateName !== "") {
-    errs.push(...nameIsDNSSubdomain(generateName, true).map((m) => invalid("metadata.generateName", generateName, m)))
+    errs.push(...nameRule(generateName, true).map((m) => invalid("metadata.generateName", generateName, m)))
   }
   const name = str(meta.name)
   if (name === "") errs.push(required("metadata.name", "name or generateName is required"))
-  else errs.push(...nameIsDNSSubdomain(name, false).map((m) => invalid("metadata.name", name, m)))
+  else errs.push(...nameRule(name, false).map((m) => invalid("metadata.name", name, m)))
   const namespace = str(meta.namespace)
   if (namespaced) {
     if (namespace === "") errs.push(required("metadata.namespace"))

@@ -1,0 +1,101 @@
+"""The official Python client against a clustersim server: one check per argument, a JSON line of findings each.
+
+Usage: checks.py <server-url> <check>
+"""
+import datetime
+import json
+import sys
+import urllib.request
+
+from kubernetes import client, watch
+
+url, check = sys.argv[1], sys.argv[2]
+configuration = client.Configuration()
+configuration.host = url
+api_client = client.ApiClient(configuration)
+core = client.CoreV1Api(api_client)
+
+
+def out(value):
+    print(json.dumps(value, default=str))
+
+
+def admin(action):
+    urllib.request.urlopen(urllib.request.Request(url + "/clustersim/" + action, method="POST")).read()
+
+
+def configmap(name):
+    return core.create_namespaced_config_map("default", client.V1ConfigMap(metadata=client.V1ObjectMeta(name=name), data={"k": name}))
+
+
+if check == "watch":
+    for name in ["a", "b"]:
+        configmap(name)
+    seen = []
+    w = watch.Watch()
+    for event in w.stream(core.list_namespaced_config_map, "default", timeout_seconds=10):
+        seen.append([event["type"], event["object"].metadata.name])
+        if len(seen) == 2:
+            w.stop()
+    configmap("c")
+    out({"events": seen})
+
+elif check == "watch-410":
+    old = configmap("a").metadata.resource_version
+    configmap("b")
+    admin("compact")
+    result = {}
+    try:
+        for event in watch.Watch().stream(core.list_namespaced_config_map, "default", resource_version=old, timeout_seconds=5):
+            result.setdefault("events", []).append([event["type"], event["raw_object"].get("code") if event["type"] == "ERROR" else None])
+            if event["type"] == "ERROR":
+                break
+    except client.exceptions.ApiException as e:
+        result["exception"] = {"status": e.status, "reason": e.reason}
+    out(result)
+
+elif check == "leases":
+    coordination = client.CoordinationV1Api(api_client)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    body = client.V1Lease(
+        metadata=client.V1ObjectMeta(name="n1"),
+        spec=client.V1LeaseSpec(holder_identity="n1", lease_duration_seconds=40, renew_time=now, acquire_time=now),
+    )
+    created = coordination.create_namespaced_lease("kube-node-lease", body)
+    created.spec.holder_identity = "n2"
+    replaced = coordination.replace_namespaced_lease("n1", "kube-node-lease", created)
+    read = coordination.read_namespaced_lease("n1", "kube-node-lease")
+    listed = coordination.list_namespaced_lease("kube-node-lease")
+    out({
+        "created": [created.api_version, created.metadata.namespace],
+        "holder": read.spec.holder_identity,
+        "renewTimeMicros": read.spec.renew_time.microsecond == now.microsecond,
+        "rvChanged": replaced.metadata.resource_version != created.metadata.resource_version,
+        "listed": [item.metadata.name for item in listed.items],
+    })
+
+elif check == "events":
+    events = client.EventsV1Api(api_client)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    body = client.EventsV1Event(
+        metadata=client.V1ObjectMeta(name="p1.1"),
+        event_time=now,
+        reporting_controller="example.com/controller",
+        reporting_instance="controller-1",
+        action="Testing",
+        reason="Tested",
+        type="Normal",
+        note="hello from python",
+        regarding=client.V1ObjectReference(kind="Pod", namespace="default", name="p1"),
+    )
+    created = events.create_namespaced_event("default", body)
+    listed = events.list_namespaced_event("default")
+    legacy = core.list_namespaced_event("default", field_selector="involvedObject.name=p1")
+    out({
+        "created": [created.api_version, created.note],
+        "listed": [e.metadata.name for e in listed.items],
+        "core": [[e.involved_object.kind, e.reason, e.message, e.reporting_component] for e in legacy.items],
+    })
+
+else:
+    raise SystemExit("unknown check " + check)
