@@ -16,24 +16,21 @@ import { ApiClient } from "../../src/client/ApiClient.js"
 import { makeReflector } from "../../src/informer/Reflector.js"
 import type { EventRecorderService } from "../events/EventRecorder.js"
 import { SeededRandom, type SeededRandomService, uniformSource } from "../kernel/SeededRandom.js"
+import { filterNode, fitErrorMessage, noNodesMessage, numFeasibleNodesToFind } from "./framework/Filters.js"
+import { scoreNodes } from "./framework/Scores.js"
 import {
   addPodToNode,
-  filterNode,
-  fitErrorMessage,
-  noNodesMessage,
   nodeInfoOf,
   type NodeInfo,
   nodeNameOf,
   noUsage,
-  numFeasibleNodesToFind,
   podRequests,
   type Requests,
   podView,
   type PodView,
   refreshNodeInfo,
-  scoreNodes,
   type Usage
-} from "./Framework.js"
+} from "./framework/Views.js"
 import { podKey, SchedulingQueue } from "./SchedulingQueue.js"
 
 export interface SchedulerSettings {

@@ -2,7 +2,17 @@
  * The scheduling queue (reference §6.1): activeQ (higher priority, then earlier timestamp), backoffQ (by backoff
  * expiry) and the unschedulable map. Pure: every time-dependent call takes `now` (ms).
  */
-import { backoffDuration, type PodView } from "./Framework.js"
+import type { PodView } from "./framework/Views.js"
+
+/** Backoff after `attempts` failures: initial × 2^(attempts − 1), capped (reference §6.1). */
+export const backoffDuration = (attempts: number, initialMs = 1000, maxMs = 10_000): number => {
+  let d = initialMs
+  for (let i = 1; i < attempts; i++) {
+    d *= 2
+    if (d >= maxMs) return maxMs
+  }
+  return Math.min(d, maxMs)
+}
 
 export interface QueuedPod {
   pod: PodView
