@@ -14,7 +14,8 @@ import { evaluateFailRules, type FailRule, parseFailRule } from "../compare/Fail
 import { roundOrder } from "../compare/RoundOrder.js"
 import { ExitCode, parseThreshold, type Threshold } from "../loadgen/Thresholds.js"
 import { readArtifact, type RunArtifact, writeAtomically } from "../scenario/Artifact.js"
-import { runCommand, type TargetFlag } from "./run.js"
+import { runCommand } from "./run.js"
+import type { TargetFlag } from "./target.js"
 
 export interface CompareCommandOptions {
   /** Stored mode: one entry per side — a run.json, a directory of rounds, or files joined by commas. */

@@ -19,7 +19,10 @@ import { compareCommand } from "./compare.js"
 import { seedDemoCluster } from "./demo.js"
 import { FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flags.js"
 import { reportRuns } from "./report.js"
-import { resolveTarget, runCommand, type RunCommandOptions, type StopSignal, validateFiles } from "./run.js"
+import type { StopSignal } from "./artifact.js"
+import { runCommand, type RunCommandOptions } from "./run.js"
+import { resolveTarget } from "./target.js"
+import { validateFiles } from "./validate.js"
 
 /** The exit code a handler decided; @effect/cli handlers return void. */
 let exitCode: number = ExitCode.Pass

@@ -1,52 +1,30 @@
 /**
  * `clustersim run scenario.yaml [--target embedded|in-process|URL] [--kubeconfig FILE --context C]
- * [--out DIR] [--seed N]` and `clustersim validate FILE…`.
+ * [--out DIR] [--seed N]`: the load runner against a target, and the simulation runner for scenarios with simulated
+ * sections. Targets: ./target.ts; the artifact: ./artifact.ts; `validate`: ./validate.ts.
  *
  * Exit codes (k6): 0 pass, 99 thresholds breached, 2 invalid input, 1 run error; stopped by a signal (the partial
  * artifact written): 130 for SIGINT, 143 for SIGTERM (128 + the signal's number, as a shell reports it).
  */
-import { Cause, Context, Duration, Effect, Either, Exit, Layer, Option } from "effect"
+import { Cause, Duration, Effect, Either, Exit, Option } from "effect"
 import { readFileSync } from "node:fs"
 import { dirname } from "node:path"
 import { parseArgs } from "node:util"
-import { ApiServer, type ApiServerConfig } from "../../simulator/apiserver/ApiServer.js"
-import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
 import { runSimulation } from "../../simulator/cluster/ClusterRun.js"
 import { podStartupSeries } from "../../simulator/nodeagent/images/ImagePulls.js"
-import { checkNodeAgentConfiguration } from "../../simulator/nodeagent/config/check.js"
-import { checkCredentialProviderConfig } from "../../simulator/nodeagent/credentialprovider/validate.js"
 import { renderSummary } from "../../reports/summary.js"
+import { assembleArtifact, type Collected, type StopSignal } from "./artifact.js"
 import { writeReports } from "./reportFiles.js"
-import { ApiClient } from "../client/ApiClient.js"
-import type { HttpClientOptions, TrafficCounter } from "../client/HttpTransport.js"
-import { hasAdminHooks } from "../client/AdminProbe.js"
-import { fetchServerVersion } from "../client/Probe.js"
-import { loadKubeconfigContext } from "../client/Kubeconfig.js"
-import { ServerAdmin, type ServerAdminService } from "../client/ServerAdmin.js"
-import { GeneratorHealth, type HealthReport } from "../loadgen/GeneratorHealth.js"
-import { LatencyRecorder, nowMillis, type SeriesSnapshot } from "../loadgen/LatencyRecorder.js"
-import { evaluate, ExitCode, exitCodeOf, parseThresholds, sloThresholds, type Threshold } from "../loadgen/Thresholds.js"
-import {
-  ArtifactFormat,
-  artifactSeries,
-  defaultOutDir,
-  environment,
-  sha256,
-  type RunArtifact,
-  type TargetIdentity,
-  writeArtifact
-} from "../scenario/Artifact.js"
+import { resolveTarget, RunUsageError, Target, type TargetFlag, targetLayer } from "./target.js"
+import type { TrafficCounter } from "../client/HttpTransport.js"
+import { GeneratorHealth } from "../loadgen/GeneratorHealth.js"
+import { LatencyRecorder, nowMillis } from "../loadgen/LatencyRecorder.js"
+import { ExitCode } from "../loadgen/Thresholds.js"
+import { defaultOutDir, type RunArtifact, writeArtifact } from "../scenario/Artifact.js"
 import { parseScenario } from "../scenario/load.js"
-import { defaultErrorThreshold, outcomeChecks } from "../scenario/Outcome.js"
-import { checkTargetSupports, makeRunState, runScenario, SetupNamespacesErrors, type RunState } from "../scenario/Run.js"
+import { checkTargetSupports, makeRunState, runScenario, type RunState } from "../scenario/Run.js"
 import type { Scenario } from "../scenario/Scenario.js"
-import { isSimulated, serverSettings, simulationOf } from "../scenario/Simulated.js"
-import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
-
-export type TargetFlag = { readonly _tag: "embedded" } | { readonly _tag: "in-process" } | { readonly _tag: "url"; readonly options: HttpClientOptions; readonly context?: string }
-
-/** What the run talks to: identity for the artifact and the admin hooks, when the target has them. */
-class Target extends Context.Tag("clustersim/cli/Target")<Target, { readonly identity: TargetIdentity; readonly admin: ServerAdminService | undefined }>() {}
+import { isSimulated, simulationOf } from "../scenario/Simulated.js"
 
 export interface RunCommandOptions {
   readonly file: string
@@ -64,141 +42,10 @@ export interface RunCommandOptions {
   readonly junit?: string
 }
 
-/** The signals that stop a run, and the exit code each gives (128 + the signal's number, the shell's convention). */
-export type StopSignal = "SIGINT" | "SIGTERM"
-export const signalExitCode: Readonly<Record<StopSignal, number>> = { SIGINT: exitCodeOf("interrupted", "SIGINT"), SIGTERM: exitCodeOf("interrupted", "SIGTERM") }
-
 export interface RunCommandResult {
   readonly exitCode: number
   readonly artifactPath?: string
   readonly artifact?: RunArtifact
-}
-
-const serverConfig = (scenario: Scenario, seed: number): Partial<ApiServerConfig> => ({ ...serverSettings(scenario), seed })
-
-export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, traffic?: TrafficCounter): Layer.Layer<ApiClient | Target> => {
-  const server = ApiServer.layer(serverConfig(scenario, seed))
-  switch (t._tag) {
-    case "in-process":
-      return Layer.provide(
-        Layer.merge(
-          InProcessClient.layer,
-          Layer.effect(Target, Effect.map(ServerAdmin, (admin) => ({ identity: { kind: "in-process" as const }, admin })).pipe(Effect.provide(InProcessClient.layerAdmin)))
-        ),
-        server
-      )
-    case "embedded":
-      return Layer.provide(
-        Layer.unwrapScoped(
-          Effect.gen(function* () {
-            const s = yield* serveHttp({ host: "127.0.0.1", port: 0, admin: true })
-            const version = yield* fetchServerVersion({ baseUrl: s.url })
-            const admin = yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(s.url))
-            return Layer.merge(
-              ApiClient.layerHttp({ baseUrl: s.url, traffic }),
-              Layer.succeed(Target, { identity: { kind: "embedded", url: s.url, ...(version ? { version } : {}) }, admin })
-            )
-          })
-        ),
-        server
-      )
-    case "url":
-      return Layer.unwrapEffect(
-        Effect.gen(function* () {
-          const version = yield* fetchServerVersion(t.options)
-          // a `clustersim serve --admin` URL has the failure hooks too
-          const admin = (yield* hasAdminHooks(t.options.baseUrl, t.options)) ? yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(t.options.baseUrl)) : undefined
-          return Layer.merge(
-            ApiClient.layerHttp({ ...t.options, traffic }),
-            Layer.succeed(Target, {
-              identity: { kind: "url", url: t.options.baseUrl, ...(version ? { version } : {}), ...(t.context ? { context: t.context } : {}) },
-              admin
-            })
-          )
-        })
-      )
-  }
-}
-
-const buildThresholds = (scenario: Scenario): ReadonlyArray<Threshold> => {
-  const parsed = parseThresholds(scenario.thresholds ?? {})
-  // the scenario decoder already checked every expression
-  const own = Either.isRight(parsed) ? parsed.right : []
-  const presets = (scenario.presets ?? []).flatMap((p) => (p === "slo" ? sloThresholds() : sloThresholds({ legacyNamespaceList: true })))
-  return [...own, ...presets]
-}
-
-interface Collected {
-  readonly series: ReadonlyArray<SeriesSnapshot>
-  readonly intervals: RunArtifact["intervals"]
-  readonly intervalMs: number
-}
-
-export const assembleArtifact = (o: {
-  readonly scenario: Scenario
-  readonly file: string
-  readonly text: string
-  readonly target: TargetIdentity
-  readonly seed: number
-  readonly startedAt: Date
-  readonly endedAt: Date
-  readonly collected: Collected
-  readonly state: RunState
-  readonly health: HealthReport | undefined
-  readonly outcome: "completed" | { readonly interrupted: StopSignal } | { readonly error: string }
-  readonly cluster?: Record<string, unknown>
-  readonly sections?: Record<string, unknown>
-}): RunArtifact => {
-  const thresholds = [
-    ...evaluate([...buildThresholds(o.scenario), ...defaultErrorThreshold(o.scenario)], o.collected.series),
-    ...outcomeChecks({
-      scenario: o.scenario,
-      series: o.collected.series,
-      actions: o.state.actions,
-      errorsTotal: o.state.progress.errors,
-      setupNamespaceErrors: [...o.state.progress.errorMessages].reduce((n, [m, c]) => n + (m.startsWith(SetupNamespacesErrors) ? c : 0), 0)
-    })
-  ]
-  const completed = o.outcome === "completed"
-  const passed = thresholds.every((t) => t.passed)
-  const interrupted = typeof o.outcome === "object" && "interrupted" in o.outcome ? o.outcome.interrupted : undefined
-  const outcome: RunArtifact["outcome"] = interrupted ? "interrupted" : completed ? (passed ? "pass" : "thresholds-breached") : "run-error"
-  const exitCode = exitCodeOf(outcome, interrupted)
-  const relists = o.state.actions.reduce((n, a) => n + (a.informers?.relists ?? 0), 0)
-  return {
-    format: ArtifactFormat,
-    scenario: {
-      name: o.scenario.metadata.name,
-      ...(o.scenario.metadata.description !== undefined ? { description: o.scenario.metadata.description } : {}),
-      file: o.file,
-      sha256: sha256(o.text),
-      text: o.text
-    },
-    target: o.target,
-    seed: o.seed,
-    environment: environment(),
-    startedAt: o.startedAt.toISOString(),
-    endedAt: o.endedAt.toISOString(),
-    durationMs: o.endedAt.getTime() - o.startedAt.getTime(),
-    partial: !completed,
-    outcome,
-    exitCode,
-    ...(typeof o.outcome === "object" && "error" in o.outcome ? { runError: o.outcome.error } : {}),
-    ...(interrupted ? { interruptedBy: interrupted } : {}),
-    series: o.collected.series.map(artifactSeries),
-    intervalMs: o.collected.intervalMs,
-    intervals: o.collected.intervals,
-    errors: {
-      total: o.state.progress.errors,
-      messages: [...o.state.progress.errorMessages].map(([message, count]) => ({ message, count })).sort((a, b) => b.count - a.count)
-    },
-    actions: o.state.actions,
-    relists,
-    thresholds,
-    ...(o.health ? { health: o.health } : {}),
-    ...(o.cluster ? { cluster: o.cluster } : {}),
-    ...(o.sections ? { sections: o.sections } : {})
-  }
 }
 
 /** Without a terminal, a progress line at least this often. */
@@ -413,34 +260,6 @@ const runSimulatedScenario = (
 // Flags
 // ---------------------------------------------------------------------------------------------
 
-export class RunUsageError extends Error {}
-
-/** `--kubeconfig FILE [--context C]`: bearer token, client certificates and CA data as kubeconfig gives them. */
-const loadKubeconfigTarget = (path: string, context: string | undefined): Effect.Effect<TargetFlag, RunUsageError> =>
-  loadKubeconfigContext(path, { context }).pipe(
-    Effect.map((r): TargetFlag => ({ _tag: "url", options: r.client, context: r.context })),
-    Effect.mapError((e) => new RunUsageError(`--kubeconfig ${e.file}: ${e.detail}`))
-  )
-
-/** `--target` or `--kubeconfig [--context]` → what the run talks to. */
-export const resolveTarget = (values: { readonly target?: string | undefined; readonly kubeconfig?: string | undefined; readonly context?: string | undefined }) =>
-  Effect.gen(function* () {
-    if (values.kubeconfig !== undefined && values.target !== undefined) {
-      return yield* Effect.fail(new RunUsageError("--target and --kubeconfig are mutually exclusive"))
-    }
-    if (values.context !== undefined && values.kubeconfig === undefined) return yield* Effect.fail(new RunUsageError("--context needs --kubeconfig"))
-    if (values.kubeconfig !== undefined) return yield* loadKubeconfigTarget(values.kubeconfig, values.context)
-    return yield* parseTargetText(values.target)
-  })
-
-/** `embedded`, `in-process` or an http(s) URL. */
-export const parseTargetText = (text: string | undefined): Effect.Effect<TargetFlag, RunUsageError> => {
-  if (text === undefined || text === "embedded") return Effect.succeed({ _tag: "embedded" })
-  if (text === "in-process") return Effect.succeed({ _tag: "in-process" })
-  if (/^https?:\/\//.test(text)) return Effect.succeed({ _tag: "url", options: { baseUrl: text } })
-  return Effect.fail(new RunUsageError(`--target: expected embedded, in-process or an http(s):// URL, got "${text}"`))
-}
-
 export const parseRunFlags = (argv: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const { values, positionals } = yield* Effect.try({
@@ -474,51 +293,3 @@ export const parseRunFlags = (argv: ReadonlyArray<string>) =>
     }
   })
 
-// ---------------------------------------------------------------------------------------------
-// validate
-// ---------------------------------------------------------------------------------------------
-
-/** Checks scenario, NodeAgentConfiguration and CredentialProviderConfig files; returns the exit code (2 if any is invalid). */
-export const validateFiles = (files: ReadonlyArray<string>, out: (s: string) => void, err: (s: string) => void): number => {
-  if (files.length === 0) {
-    err("clustersim: validate needs at least one file\n")
-    return ExitCode.InvalidInput
-  }
-  let code: number = ExitCode.Pass
-  for (const file of files) {
-    let text: string
-    try {
-      text = readFileSync(file, "utf8")
-    } catch (e) {
-      err(`${file}: cannot read: ${(e as Error).message}\n`)
-      code = ExitCode.InvalidInput
-      continue
-    }
-    if (/^kind:\s*["']?NodeAgentConfiguration["']?\s*$/m.test(text)) {
-      const r = checkNodeAgentConfiguration(text, file, { requireFields: true })
-      for (const w of r.warnings) err(`warning: ${w}\n`)
-      if (r.errors.length > 0) {
-        // upstream's unlocated messages do not name the file; with several files they must
-        for (const e of r.errors) err((e.startsWith(file) ? e : `${file}: ${e}`) + "\n")
-        code = ExitCode.InvalidInput
-      } else out(`${file}: valid NodeAgentConfiguration\n`)
-      continue
-    }
-    if (/^kind:\s*["']?CredentialProviderConfig["']?\s*$/m.test(text)) {
-      const r = checkCredentialProviderConfig(text, file)
-      for (const e of r.errors) err((e.startsWith(file) ? e : `${file}: ${e}`) + "\n")
-      if (r.errors.length > 0) code = ExitCode.InvalidInput
-      else out(`${file}: valid CredentialProviderConfig\n`)
-      continue
-    }
-    const r = parseScenario(text, file)
-    if (Either.isLeft(r)) {
-      err(r.left.message + "\n")
-      code = ExitCode.InvalidInput
-    } else out(`${file}: valid Scenario "${r.right.scenario.metadata.name}"\n`)
-  }
-  return code
-}
-
-/** `clustersim report run.json`: render a stored artifact's summary again. */
-export const renderArtifactFile = (path: string): string => renderSummary(JSON.parse(readFileSync(path, "utf8")) as RunArtifact)

@@ -1,0 +1,102 @@
+/**
+ * The run artifact assembled from what a run collected: thresholds and outcome checks judged, the outcome and its
+ * exit code (k6's: 0 pass, 99 thresholds breached, 1 run error; 128 + the signal's number when stopped).
+ */
+import { Either } from "effect"
+import { readFileSync } from "node:fs"
+import { renderSummary } from "../../reports/summary.js"
+import type { HealthReport } from "../loadgen/GeneratorHealth.js"
+import type { SeriesSnapshot } from "../loadgen/LatencyRecorder.js"
+import { evaluate, exitCodeOf, parseThresholds, sloThresholds, type Threshold } from "../loadgen/Thresholds.js"
+import { ArtifactFormat, artifactSeries, environment, sha256, type RunArtifact, type TargetIdentity } from "../scenario/Artifact.js"
+import { defaultErrorThreshold, outcomeChecks } from "../scenario/Outcome.js"
+import { SetupNamespacesErrors, type RunState } from "../scenario/Run.js"
+import type { Scenario } from "../scenario/Scenario.js"
+
+/** The signals that stop a run, and the exit code each gives (128 + the signal's number, the shell's convention). */
+export type StopSignal = "SIGINT" | "SIGTERM"
+export const signalExitCode: Readonly<Record<StopSignal, number>> = { SIGINT: exitCodeOf("interrupted", "SIGINT"), SIGTERM: exitCodeOf("interrupted", "SIGTERM") }
+
+const buildThresholds = (scenario: Scenario): ReadonlyArray<Threshold> => {
+  const parsed = parseThresholds(scenario.thresholds ?? {})
+  // the scenario decoder already checked every expression
+  const own = Either.isRight(parsed) ? parsed.right : []
+  const presets = (scenario.presets ?? []).flatMap((p) => (p === "slo" ? sloThresholds() : sloThresholds({ legacyNamespaceList: true })))
+  return [...own, ...presets]
+}
+
+export interface Collected {
+  readonly series: ReadonlyArray<SeriesSnapshot>
+  readonly intervals: RunArtifact["intervals"]
+  readonly intervalMs: number
+}
+
+export const assembleArtifact = (o: {
+  readonly scenario: Scenario
+  readonly file: string
+  readonly text: string
+  readonly target: TargetIdentity
+  readonly seed: number
+  readonly startedAt: Date
+  readonly endedAt: Date
+  readonly collected: Collected
+  readonly state: RunState
+  readonly health: HealthReport | undefined
+  readonly outcome: "completed" | { readonly interrupted: StopSignal } | { readonly error: string }
+  readonly cluster?: Record<string, unknown>
+  readonly sections?: Record<string, unknown>
+}): RunArtifact => {
+  const thresholds = [
+    ...evaluate([...buildThresholds(o.scenario), ...defaultErrorThreshold(o.scenario)], o.collected.series),
+    ...outcomeChecks({
+      scenario: o.scenario,
+      series: o.collected.series,
+      actions: o.state.actions,
+      errorsTotal: o.state.progress.errors,
+      setupNamespaceErrors: [...o.state.progress.errorMessages].reduce((n, [m, c]) => n + (m.startsWith(SetupNamespacesErrors) ? c : 0), 0)
+    })
+  ]
+  const completed = o.outcome === "completed"
+  const passed = thresholds.every((t) => t.passed)
+  const interrupted = typeof o.outcome === "object" && "interrupted" in o.outcome ? o.outcome.interrupted : undefined
+  const outcome: RunArtifact["outcome"] = interrupted ? "interrupted" : completed ? (passed ? "pass" : "thresholds-breached") : "run-error"
+  const exitCode = exitCodeOf(outcome, interrupted)
+  const relists = o.state.actions.reduce((n, a) => n + (a.informers?.relists ?? 0), 0)
+  return {
+    format: ArtifactFormat,
+    scenario: {
+      name: o.scenario.metadata.name,
+      ...(o.scenario.metadata.description !== undefined ? { description: o.scenario.metadata.description } : {}),
+      file: o.file,
+      sha256: sha256(o.text),
+      text: o.text
+    },
+    target: o.target,
+    seed: o.seed,
+    environment: environment(),
+    startedAt: o.startedAt.toISOString(),
+    endedAt: o.endedAt.toISOString(),
+    durationMs: o.endedAt.getTime() - o.startedAt.getTime(),
+    partial: !completed,
+    outcome,
+    exitCode,
+    ...(typeof o.outcome === "object" && "error" in o.outcome ? { runError: o.outcome.error } : {}),
+    ...(interrupted ? { interruptedBy: interrupted } : {}),
+    series: o.collected.series.map(artifactSeries),
+    intervalMs: o.collected.intervalMs,
+    intervals: o.collected.intervals,
+    errors: {
+      total: o.state.progress.errors,
+      messages: [...o.state.progress.errorMessages].map(([message, count]) => ({ message, count })).sort((a, b) => b.count - a.count)
+    },
+    actions: o.state.actions,
+    relists,
+    thresholds,
+    ...(o.health ? { health: o.health } : {}),
+    ...(o.cluster ? { cluster: o.cluster } : {}),
+    ...(o.sections ? { sections: o.sections } : {})
+  }
+}
+
+/** `clustersim report run.json`: render a stored artifact's summary again. */
+export const renderArtifactFile = (path: string): string => renderSummary(JSON.parse(readFileSync(path, "utf8")) as RunArtifact)

@@ -1,0 +1,96 @@
+/**
+ * What a run talks to: `--target embedded|in-process|URL` or `--kubeconfig FILE [--context C]` resolved to a flag,
+ * and the flag turned into the client layer with the target's identity and admin hooks (when it has them).
+ */
+import { Context, Effect, Layer } from "effect"
+import { ApiServer, type ApiServerConfig } from "../../simulator/apiserver/ApiServer.js"
+import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
+import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
+import { ApiClient } from "../client/ApiClient.js"
+import type { HttpClientOptions, TrafficCounter } from "../client/HttpTransport.js"
+import { hasAdminHooks } from "../client/AdminProbe.js"
+import { fetchServerVersion } from "../client/Probe.js"
+import { loadKubeconfigContext } from "../client/Kubeconfig.js"
+import { ServerAdmin, type ServerAdminService } from "../client/ServerAdmin.js"
+import type { TargetIdentity } from "../scenario/Artifact.js"
+import type { Scenario } from "../scenario/Scenario.js"
+import { serverSettings } from "../scenario/Simulated.js"
+
+export type TargetFlag = { readonly _tag: "embedded" } | { readonly _tag: "in-process" } | { readonly _tag: "url"; readonly options: HttpClientOptions; readonly context?: string }
+
+/** What the run talks to: identity for the artifact and the admin hooks, when the target has them. */
+export class Target extends Context.Tag("clustersim/cli/Target")<Target, { readonly identity: TargetIdentity; readonly admin: ServerAdminService | undefined }>() {}
+
+const serverConfig = (scenario: Scenario, seed: number): Partial<ApiServerConfig> => ({ ...serverSettings(scenario), seed })
+
+export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, traffic?: TrafficCounter): Layer.Layer<ApiClient | Target> => {
+  const server = ApiServer.layer(serverConfig(scenario, seed))
+  switch (t._tag) {
+    case "in-process":
+      return Layer.provide(
+        Layer.merge(
+          InProcessClient.layer,
+          Layer.effect(Target, Effect.map(ServerAdmin, (admin) => ({ identity: { kind: "in-process" as const }, admin })).pipe(Effect.provide(InProcessClient.layerAdmin)))
+        ),
+        server
+      )
+    case "embedded":
+      return Layer.provide(
+        Layer.unwrapScoped(
+          Effect.gen(function* () {
+            const s = yield* serveHttp({ host: "127.0.0.1", port: 0, admin: true })
+            const version = yield* fetchServerVersion({ baseUrl: s.url })
+            const admin = yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(s.url))
+            return Layer.merge(
+              ApiClient.layerHttp({ baseUrl: s.url, traffic }),
+              Layer.succeed(Target, { identity: { kind: "embedded", url: s.url, ...(version ? { version } : {}) }, admin })
+            )
+          })
+        ),
+        server
+      )
+    case "url":
+      return Layer.unwrapEffect(
+        Effect.gen(function* () {
+          const version = yield* fetchServerVersion(t.options)
+          // a `clustersim serve --admin` URL has the failure hooks too
+          const admin = (yield* hasAdminHooks(t.options.baseUrl, t.options)) ? yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(t.options.baseUrl)) : undefined
+          return Layer.merge(
+            ApiClient.layerHttp({ ...t.options, traffic }),
+            Layer.succeed(Target, {
+              identity: { kind: "url", url: t.options.baseUrl, ...(version ? { version } : {}), ...(t.context ? { context: t.context } : {}) },
+              admin
+            })
+          )
+        })
+      )
+  }
+}
+
+export class RunUsageError extends Error {}
+
+/** `--kubeconfig FILE [--context C]`: bearer token, client certificates and CA data as kubeconfig gives them. */
+const loadKubeconfigTarget = (path: string, context: string | undefined): Effect.Effect<TargetFlag, RunUsageError> =>
+  loadKubeconfigContext(path, { context }).pipe(
+    Effect.map((r): TargetFlag => ({ _tag: "url", options: r.client, context: r.context })),
+    Effect.mapError((e) => new RunUsageError(`--kubeconfig ${e.file}: ${e.detail}`))
+  )
+
+/** `--target` or `--kubeconfig [--context]` → what the run talks to. */
+export const resolveTarget = (values: { readonly target?: string | undefined; readonly kubeconfig?: string | undefined; readonly context?: string | undefined }) =>
+  Effect.gen(function* () {
+    if (values.kubeconfig !== undefined && values.target !== undefined) {
+      return yield* Effect.fail(new RunUsageError("--target and --kubeconfig are mutually exclusive"))
+    }
+    if (values.context !== undefined && values.kubeconfig === undefined) return yield* Effect.fail(new RunUsageError("--context needs --kubeconfig"))
+    if (values.kubeconfig !== undefined) return yield* loadKubeconfigTarget(values.kubeconfig, values.context)
+    return yield* parseTargetText(values.target)
+  })
+
+/** `embedded`, `in-process` or an http(s) URL. */
+export const parseTargetText = (text: string | undefined): Effect.Effect<TargetFlag, RunUsageError> => {
+  if (text === undefined || text === "embedded") return Effect.succeed({ _tag: "embedded" })
+  if (text === "in-process") return Effect.succeed({ _tag: "in-process" })
+  if (/^https?:\/\//.test(text)) return Effect.succeed({ _tag: "url", options: { baseUrl: text } })
+  return Effect.fail(new RunUsageError(`--target: expected embedded, in-process or an http(s):// URL, got "${text}"`))
+}
