@@ -4,16 +4,11 @@
  * reports a JSON result. Same spec, faults and seed ⇒ the same result; only the `wall` field depends on the host.
  */
 import { Cause, Effect, Either, Layer } from "effect"
-import { flatString } from "../../src/api/internal/V8Shapes.js"
 import type { KObject } from "../../src/api/Object.js"
-import { Pods } from "../../src/api/Resources.js"
-import { TaintKeys } from "../../src/api/WellKnown.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { inProcessClient } from "../apiserver/InProcessClient.js"
 import { encodeHistogram, summarize, type Summary } from "../../src/loadgen/LatencyRecorder.js"
 import { ApiServer, type ApiServerConfig, type ApiServerImpl } from "../apiserver/ApiServer.js"
-import { objectKey } from "../apiserver/Store.js"
-import { rfc3339 } from "../apiserver/SystemMeta.js"
 import { makeLifecycleLog } from "../controllers/nodelifecycle/LifecycleSettings.js"
 import { runNodeLifecycleController } from "../controllers/nodelifecycle/NodeLifecycleController.js"
 import { EventRecorder } from "../events/EventRecorder.js"
@@ -21,10 +16,12 @@ import type { SeededRandom, SeededRandomService } from "../kernel/SeededRandom.j
 import { parameters, ServiceTime, ServiceTimeModel } from "../apiserver/ServiceTime.js"
 import { hostWallClock, yieldToHost } from "../kernel/SimClock.js"
 import * as Simulation from "../kernel/Simulation.js"
-import { cores, fastUid, resolveCluster, selectNodes, type ResolvedCluster } from "./ClusterSetup.js"
+import { cores, resolveCluster, type ResolvedCluster } from "./ClusterSetup.js"
+import { applyFaults, type AppliedFault } from "./Faults.js"
+import { seedPods } from "./SeedPods.js"
 import { NodeAgentMetrics, settingsOf } from "../nodeagent/AgentEnvironment.js"
 import { NodeAgentShard } from "../nodeagent/NodeAgentShard.js"
-import { makeNode, type Interval, type SimulatedNode } from "../nodeagent/SimulatedNode.js"
+import { makeNode, type SimulatedNode } from "../nodeagent/SimulatedNode.js"
 import { podCapacity } from "../nodeagent/NodeStatus.js"
 import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
 import { ImagePulls, type ImagePullsResult } from "../nodeagent/images/ImagePulls.js"
@@ -113,7 +110,7 @@ export interface ClusterResultBody {
   readonly evictions: ReadonlyArray<EvictionRecord>
   readonly events: { readonly byReason: Record<string, number>; readonly list: ReadonlyArray<{ t: number; reason: string; object: string; note: string }> }
   readonly zoneStates: ReadonlyArray<{ t: number; zone: string; state: string }>
-  readonly faults: ReadonlyArray<{ readonly type: string; readonly at: number; readonly for?: number; readonly nodes?: ReadonlyArray<string>; readonly registry?: string }>
+  readonly faults: ReadonlyArray<AppliedFault>
   /** Image pulls, with `cluster.images` (docs/cluster.md "Image pulls"). */
   readonly images?: ImagePullsResult & { readonly waitingStatusWrites: number }
   readonly kernel: { readonly timersFired: number; readonly tasksRun: number }
@@ -236,34 +233,11 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
   for (let i = 0; i < spec.nodes; i++) {
     nodes.push(makeNode({ name: `${prefix}${i}`, zone: zones[i % zones.length]!, region, cpu, memory, pods, startAt: startMillis + Math.floor(startRandom.next() * spread) }))
   }
-  const byName = new Map(nodes.map((n) => [n.name, n]))
 
   // ---- faults, known in advance: per-node stop times and partition windows, server pauses
   const faultRandom = random.split("faults")
-  const pauses: Array<Interval> = []
-  const applied: Array<{ type: string; at: number; for?: number; nodes?: ReadonlyArray<string>; registry?: string }> = []
   const imagePulls = spec.images === undefined || nodeAgent === undefined ? undefined : new ImagePulls(spec.images, nodeAgent, random.split("images"), startMillis)
-  for (const fault of options.faults) {
-    const at = startMillis + fault.at
-    if (fault.type === "apiserver-pause") {
-      pauses.push({ from: at, to: at + fault.for })
-      applied.push({ type: fault.type, at: fault.at, for: fault.for })
-      continue
-    }
-    if (fault.type === "registry-outage" || fault.type === "expire-registry-credentials") {
-      imagePulls?.applyFault(fault)
-      applied.push(fault.type === "registry-outage" ? { type: fault.type, at: fault.at, for: fault.for, registry: fault.registry } : { type: fault.type, at: fault.at, registry: fault.registry })
-      continue
-    }
-    const names = selectNodes(fault, nodes, faultRandom)
-    for (const name of names) {
-      const node = byName.get(name)
-      if (!node) continue
-      if (fault.type === "stop-nodes") node.stoppedAt = Math.min(node.stoppedAt, at)
-      else node.partitions.push({ from: at, to: at + fault.for })
-    }
-    applied.push(fault.type === "partition" ? { type: fault.type, at: fault.at, for: fault.for, nodes: names } : { type: fault.type, at: fault.at, nodes: names })
-  }
+  const { pauses, applied } = applyFaults(options.faults, nodes, startMillis, faultRandom, imagePulls)
 
   const model = new ServiceTimeModel(parameters(spec.serviceTime))
   const metrics = new NodeAgentMetrics()
@@ -322,40 +296,12 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
       }
       shards.push(shard)
     }
-    // Pods bound from the start, with the NoExecute tolerations admission would add.
-    const podRandom = random.split("pods")
-    const tolerationSeconds = resolved!.lifecycle.defaultTolerationSeconds
-    const created = rfc3339(startMillis)
-    // Stored objects are never mutated, so every seeded pod shares the parts that are the same for all.
-    const labels = { app: "sim" }
-    const resources = { requests: { cpu: "100m", memory: "128Mi" } }
-    const containers = [{ name: "app", image: "registry.example/app:1", resources }]
-    // with `cluster.images`, pod i runs the scenario's i-th image (one container list per image, shared)
-    const containersByImage = new Map<string, ReadonlyArray<object>>()
-    const containersOf = (i: number): ReadonlyArray<object> => {
-      if (imagePulls === undefined) return containers
-      const image = imagePulls.podImage(i)
-      let c = containersByImage.get(image)
-      if (c === undefined) containersByImage.set(image, (c = [{ name: "app", image, resources }]))
-      return c
-    }
-    const tolerations = [
-      { key: TaintKeys.notReady, operator: "Exists", effect: "NoExecute", tolerationSeconds },
-      { key: TaintKeys.unreachable, operator: "Exists", effect: "NoExecute", tolerationSeconds }
-    ]
-    const pending = { phase: "Pending", conditions: [{ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: created }] }
-    for (const node of nodes) {
-      for (let i = 0; i < (spec.podsPerNode ?? 0); i++) {
-        const name = flatString(node.name, "-pod-", String(i))
-        const pod: KObject = {
-          metadata: { name, namespace: "default", uid: fastUid(podRandom), creationTimestamp: created, labels },
-          spec: { nodeName: node.name, schedulerName: "default-scheduler", containers: containersOf(i), tolerations },
-          status: pending
-        }
-        store.putFresh(Pods, objectKey("default", name), pod, startMillis)
-        seededPods++
-      }
-    }
+    seededPods = seedPods(store, nodes, spec.podsPerNode ?? 0, {
+      random: random.split("pods"),
+      tolerationSeconds: resolved!.lifecycle.defaultTolerationSeconds,
+      startMillis,
+      imagePulls
+    })
     for (const shard of shards) yield* Effect.forkDaemon(shard.run)
     yield* Effect.forkDaemon(server.admission.compactEvery(10_000))
     if (lifecycleEnabled) {
