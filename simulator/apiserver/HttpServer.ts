@@ -1,23 +1,23 @@
 /**
- * Serves the `ApiServer` over HTTP with `node:http`: URL layout of spec 000 "Endpoints", discovery,
- * content negotiation, body limits, pretty printing, Warning headers and chunked watch streams. Every
- * failure is answered with a `Status`; nothing a client sends can take the server down.
+ * Serves the `ApiServer` over HTTP with `node:http`: the request entry, the fast read path and each verb's
+ * dispatch. The URL layout is in http/Routes.ts, answers in http/Responder.ts, bodies in http/RequestBody.ts,
+ * watches in http/ServeWatch.ts, the admin hooks in http/Admin.ts. Every failure is answered with a `Status`;
+ * nothing a client sends can take the server down.
  */
 import { randomUUID } from "node:crypto"
 import * as http from "node:http"
 import type { AddressInfo, Socket } from "node:net"
-import { Cause, Clock, Deferred, Effect, Either, Exit, Fiber, Option, Runtime, Scope } from "effect"
+import { Cause, Clock, Effect, Either, Fiber, Option, Runtime, Scope } from "effect"
 import { depthOverflowInText, maxBodyNestingDepth } from "../../src/api/JsonDepth.js"
 import { negotiate, requestBodyFormat, type Representation } from "../../src/api/MediaType.js"
-import type { KObject, WatchEvent } from "../../src/api/Object.js"
+import type { KObject } from "../../src/api/Object.js"
 import { patchTypeOf } from "../../src/api/Patch.js"
-import type { DeleteOptions, ListOptions, WatchOptions } from "../../src/api/Requests.js"
-import type { ResourceType } from "../../src/api/Resources.js"
-import { bodyToStore, bodyToWire, eventToWire, renameFieldLabels, type ResourceView } from "../../src/api/ServedNames.js"
+import type { DeleteOptions, ListOptions } from "../../src/api/Requests.js"
+import { bodyToStore, renameFieldLabels, type ResourceView } from "../../src/api/ServedNames.js"
 import * as Status from "../../src/api/Status.js"
 import { ApiError } from "../../src/api/Status.js"
 import { ApiServer, WaitFor, type ApiServerImpl, type Body } from "./ApiServer.js"
-import { decodeDeleteOptions, decodeProtobufBody, encodeBody, encodeJson, tableBody, tableRequest, tableWatchEvent, type TableRequest } from "./http/Representation.js"
+import { decodeDeleteOptions, decodeProtobufBody, tableRequest } from "./http/Representation.js"
 import {
   answerClientError,
   capConnections,
@@ -29,8 +29,11 @@ import {
 } from "./http/Limits.js"
 import { isPrettyRequest, queryBool, queryInt } from "./http/QueryParams.js"
 import { warningHeaders } from "./http/WarningHeader.js"
+import { parseJsonBody, readBody } from "./http/RequestBody.js"
+import { Responder } from "./http/Responder.js"
+import { adminAction } from "./http/Admin.js"
+import { serveWatch } from "./http/ServeWatch.js"
 import { parsePath, type Parsed, type Route } from "./http/Routes.js"
-import { watchStream } from "./http/WatchStream.js"
 
 export interface HttpServerOptions {
   readonly host: string
@@ -52,100 +55,6 @@ export interface RunningServer {
 const intParam = queryInt
 
 const noQuery = new URLSearchParams()
-
-const readBody = (req: http.IncomingMessage, maxBodyBytes: number): Promise<Either.Either<Buffer, ApiError>> =>
-  new Promise((resolve) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    let tooLarge = false
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size > maxBodyBytes) tooLarge = true
-      else chunks.push(chunk)
-    })
-    req.on("end", () =>
-      resolve(tooLarge ? Either.left(Status.requestEntityTooLarge(`Request entity too large: limit is ${maxBodyBytes}`)) : Either.right(Buffer.concat(chunks)))
-    )
-    req.on("error", () => resolve(Either.left(Status.badRequest("error reading request body"))))
-  })
-
-/** JSON text of a body; malformed JSON is a 400 naming the parse error. */
-const parseJsonBody = (text: string, what: string): Either.Either<Body, ApiError> => {
-  if (text.trim() === "") return Either.left(Status.badRequest(`${what}: json parse error: unexpected end of JSON input`))
-  try {
-    return Either.right({ value: JSON.parse(text), raw: text })
-  } catch (e) {
-    return Either.left(Status.badRequest(`${what}: json parse error: ${(e as Error).message}`))
-  }
-}
-
-class Responder {
-  /** The answer's representation once negotiated (documents, admin answers and route errors stay JSON). */
-  representation: Representation = "json"
-  /** The route's view of its stored type (docs/upstream-names.md), applied to every answer body. */
-  view: ResourceView | undefined = undefined
-  /** Set when a Table was negotiated: answer bodies become Tables. */
-  table: TableRequest | undefined = undefined
-
-  constructor(
-    readonly req: http.IncomingMessage,
-    readonly res: http.ServerResponse,
-    readonly pretty: boolean
-  ) {}
-
-  private headers(contentType: string): Record<string, string> {
-    return { "Content-Type": contentType, "Cache-Control": "no-cache, private", "Audit-Id": randomUUID() }
-  }
-
-  /** Always JSON: discovery documents and admin answers. */
-  json(code: number, body: unknown, extra: Record<string, string | string[]> = {}): void {
-    this.send(code, "application/json", encodeJson(body, this.pretty), extra)
-  }
-
-  /** An API object, list or Status in the negotiated representation. */
-  body(code: number, body: object, extra: Record<string, string | string[]> = {}, stored = false): void {
-    const accept = this.req.headers.accept
-    if (this.table) {
-      body = tableBody(this.table, body)
-      stored = false
-    } else if (this.view) {
-      body = bodyToWire(this.view, body)
-      stored = false
-    }
-    const encoded = encodeBody(this.representation, body, { pretty: this.pretty, accept, stored })
-    if (Either.isRight(encoded)) return this.send(code, encoded.right.contentType, encoded.right.bytes, extra)
-    // No lossless protobuf form (docs/protobuf.md): the client's next acceptable type, else 406.
-    const fallback = negotiate(accept, { watch: false, protobuf: false })
-    if (Either.isRight(fallback)) return this.send(code, "application/json", encodeJson(body, this.pretty, stored), extra)
-    this.error(Status.notAcceptable(encoded.left.message))
-  }
-
-  /** A single stored object (GET): its bytes are cached per stored version. */
-  object(obj: object): void {
-    this.body(200, obj, {}, true)
-  }
-
-  private send(code: number, contentType: string, bytes: Buffer, extra: Record<string, string | string[]>): void {
-    // A Content-Length lets node:http send headers and body in one write instead of chunked encoding.
-    this.res.writeHead(code, { ...this.headers(contentType), "Content-Length": String(bytes.length), ...extra })
-    this.res.end(bytes)
-  }
-
-  text(code: number, body: string): void {
-    const bytes = Buffer.from(body)
-    this.res.writeHead(code, {
-      ...this.headers("text/plain; charset=utf-8"),
-      "X-Content-Type-Options": "nosniff",
-      "Content-Length": String(bytes.length)
-    })
-    this.res.end(bytes)
-  }
-
-  error(error: ApiError, extra: Record<string, string> = {}): void {
-    const retry = error.status.details?.retryAfterSeconds
-    this.body(error.code, error.status, retry ? { "Retry-After": String(retry), ...extra } : extra)
-  }
-}
 
 /** Starts the HTTP server in the current scope; closes it (and every watch) when the scope ends. */
 export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServer, never, ApiServer | Scope.Scope> =>
@@ -262,29 +171,6 @@ const handle = (
       })
     )
   )
-
-/** The longest `/clustersim/pause` (one hour). */
-const maxPauseSeconds = 3600
-
-const adminAction = (api: ApiServerImpl, action: string, query: URLSearchParams, method: string, out: Responder): Effect.Effect<void> => {
-  if (method !== "POST") return Effect.sync(() => out.error(Status.methodNotAllowed()))
-  switch (action) {
-    case "compact":
-      return api.compact().pipe(Effect.map((revision) => out.json(200, { compactedRevision: revision })))
-    case "drop-watches":
-      return api.dropWatches().pipe(Effect.map((dropped) => out.json(200, { dropped })))
-    case "pause": {
-      const raw = query.get("seconds") ?? ""
-      const seconds = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN
-      // A pause longer than the request timeout's upper bound would only wedge every client.
-      if (!(seconds > 0 && seconds <= maxPauseSeconds))
-        return Effect.sync(() => out.error(Status.badRequest(`seconds: must be a number of seconds in (0, ${maxPauseSeconds}], got "${raw.slice(0, 64)}"`)))
-      return api.pause(seconds * 1000).pipe(Effect.map(() => out.json(200, { pausedSeconds: seconds })))
-    }
-    default:
-      return Effect.sync(() => out.error(Status.resourceNotFound()))
-  }
-}
 
 const write = (r: Effect.Effect<{ code: number; object: KObject; warnings: ReadonlyArray<string> }, ApiError>, out: Responder) =>
   Effect.map(r, (result) =>
@@ -485,46 +371,6 @@ const deleteOptionsFromBody = (value: unknown, namespace: string | undefined): D
     preconditions: pre ? { uid: pre.uid as string | undefined, resourceVersion: pre.resourceVersion as string | undefined } : undefined
   }
 }
-
-/** A watch over HTTP (http/WatchStream.ts), bounded by `watchBufferSize` events and the byte limit. */
-const serveWatch = (
-  api: ApiServerImpl,
-  resource: ResourceType,
-  name: string | undefined,
-  opts: WatchOptions,
-  out: Responder,
-  limits: ServerLimits,
-  onDefect: (defect: unknown) => void,
-  view: ResourceView | undefined
-): Effect.Effect<void, ApiError> =>
-  Effect.scoped(
-    Effect.gen(function* () {
-      const done = yield* Deferred.make<void>()
-      // A Table watch carries the column definitions on its first event only; a view renames every event.
-      const table = out.table
-      let first = true
-      const transform = table
-        ? (event: WatchEvent) => {
-            const converted = tableWatchEvent(table, event, first)
-            first = false
-            return converted
-          }
-        : view
-          ? (event: WatchEvent) => eventToWire(view, event)
-          : undefined
-      const sink = watchStream(out.req, out.res, {
-        representation: out.representation,
-        maxQueuedEvents: api.config.watchBufferSize,
-        maxQueuedBytes: limits.watchBufferBytes,
-        onEnd: () => Deferred.unsafeDone(done, Exit.void),
-        onDefect,
-        transform
-      })
-      yield* api.watchInto(resource, opts, name, sink)
-      sink.start()
-      yield* Deferred.await(done)
-    })
-  )
 
 /** Runs an API server with an HTTP front end until interrupted (the `serve` command). */
 export const runHttpServer = <R>(options: HttpServerOptions, onListening: (s: RunningServer) => Effect.Effect<void, never, R>) =>
