@@ -26,6 +26,7 @@ import { podCapacity } from "../nodeagent/NodeStatus.js"
 import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
 import { ImagePulls, type ImagePullsResult } from "../nodeagent/images/ImagePulls.js"
 import { podKey, pullPodImages } from "../nodeagent/images/PodImageStep.js"
+import { registryFaultProblems } from "../nodeagent/images/ImagesSpec.js"
 import { ClusterObserver, type PodDeletion, type ReadyTransition, type TaintChange } from "./ClusterObserver.js"
 import { runMemoryPressure } from "./Pressure.js"
 import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
@@ -123,9 +124,9 @@ export const runSimulatedCluster = (options: ClusterRunOptions): Effect.Effect<C
     Effect.suspend(() => {
       const resolved = resolveCluster(options.spec, options.baseDir)
       if (Either.isLeft(resolved)) return Effect.die(new Error(`invalid cluster spec: ${resolved.left.join("; ")}`))
-      const registryFault = options.faults.find((f) => f.type === "registry-outage" || f.type === "expire-registry-credentials")
-      if (registryFault !== undefined && options.spec.images === undefined) {
-        return Effect.die(new Error(`invalid cluster spec: a ${registryFault.type} fault needs cluster.images (the registries and images)`))
+      const faultProblems = registryFaultProblems(options.spec.images, options.faults)
+      if (faultProblems.length > 0) {
+        return Effect.die(new Error(`invalid cluster spec: ${faultProblems.map((p) => `faults[${p.index}].${p.path.join(".")}: ${p.message}`).join("; ")}`))
       }
       return Effect.sync(() => run(options, resolved.right, () => outer.unsafeCurrentTimeMillis()) as unknown as ClusterResult)
     })

@@ -7,6 +7,7 @@ import { dirname } from "node:path"
 import { Data, Either, ParseResult, Schema } from "effect"
 import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml"
 import { checkNodeAgentSource } from "../../simulator/cluster/NodeAgentSource.js"
+import { registryFaultProblems } from "../../simulator/nodeagent/images/ImagesSpec.js"
 import { resolveResource } from "../api/Resources.js"
 import { Scenario, serverSideFailures } from "./Scenario.js"
 
@@ -103,6 +104,9 @@ const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; mes
   })
   if (s.faults !== undefined && s.faults.length > 0 && s.cluster === undefined) {
     out.push({ path: ["faults"], message: `faults act on a simulated cluster; add a "cluster" section` })
+  }
+  if (s.faults !== undefined && s.cluster !== undefined) {
+    for (const p of registryFaultProblems(s.cluster.images, s.faults)) out.push({ path: ["faults", p.index, ...p.path], message: p.message })
   }
   if (s.scheduler !== undefined && s.cluster === undefined && s.scheduler.nodes.length === 0) {
     out.push({ path: ["scheduler"], message: `"nodes" is required without a "cluster" section (the scheduler needs nodes to place pods on)` })

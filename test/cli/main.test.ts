@@ -1,4 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "@effect/vitest"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { main } from "../../src/cli/main.js"
 
 const capture = async (args: ReadonlyArray<string>) => {
@@ -72,6 +75,21 @@ describe("clustersim command line", () => {
     const missing = await capture(["validate", "no-such-file.yaml"])
     expect(missing.code).toBe(2)
     expect(missing.err).toContain("no-such-file.yaml: cannot read: ENOENT")
+  })
+
+  it("validate and run refuse a registry fault without cluster.images: exit 2, located", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "clustersim-faults-"))
+    const file = join(dir, "s.yaml")
+    writeFileSync(file, "apiVersion: clustersim/v1\nkind: Scenario\nmetadata: { name: t }\nduration: 1m\nphases: []\ncluster: { nodes: 2 }\nfaults:\n  - { type: registry-outage, registry: registry.example, at: 0s, for: 1m }\n")
+    try {
+      for (const command of ["validate", "run"]) {
+        const r = await capture([command, file])
+        expect([command, r.code]).toEqual([command, 2])
+        expect(r.err).toContain(`${file}:8:13: faults[0].type: "registry-outage" needs cluster.images (the registries and images it acts on)`)
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it("offers shell completions", async () => {

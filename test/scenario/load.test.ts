@@ -216,6 +216,36 @@ scheduler: { batches: [{ count: 1 }] }
     ])
   })
 
+  it("refuses registry faults the cluster's images section cannot act on (the cluster run's own rule)", () => {
+    const noImages = `${head}phases: []
+cluster: { nodes: 3 }
+faults:
+  - { type: registry-outage, registry: registry.example, at: 0s, for: 1m }
+  - { type: expire-registry-credentials, registry: registry.example, at: 2m }
+  - { type: apiserver-pause, at: 1m, for: 10s }
+`
+    expect(errorsOf(noImages)).toEqual([
+      's.yaml:8:13: faults[0].type: "registry-outage" needs cluster.images (the registries and images it acts on)',
+      's.yaml:9:13: faults[1].type: "expire-registry-credentials" needs cluster.images (the registries and images it acts on)'
+    ])
+    const wrongHost = `${head}phases: []
+cluster:
+  nodes: 3
+  images:
+    registries: [{ host: registry.example, requiresAuth: true }, { host: open.example }]
+    images: [{ name: registry.example/app:1, layers: [{ digest: sha256:a, size: 1Mi }] }]
+    pods: [registry.example/app:1]
+faults:
+  - { type: registry-outage, registry: registry.exampel, at: 0s, for: 1m }
+  - { type: expire-registry-credentials, registry: open.example, at: 2m }
+  - { type: expire-registry-credentials, registry: registry.example, at: 2m }
+`
+    expect(errorsOf(wrongHost)).toEqual([
+      's.yaml:13:40: faults[0].registry: "registry.exampel" is not a registry of cluster.images.registries ("registry.example", "open.example")',
+      's.yaml:14:52: faults[1].registry: "open.example" does not require credentials (requiresAuth), so expiring them changes nothing'
+    ])
+  })
+
   it("refuses a YAML alias bomb and nesting past the stack without throwing", () => {
     const levels = ["a", "b", "c", "d", "e", "f", "g", "h"]
     const bomb =

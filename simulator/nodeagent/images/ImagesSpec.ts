@@ -84,3 +84,30 @@ export const RegistryOutage = Schema.Struct({ type: Schema.Literal("registry-out
 /** Every token `registry` issued before `at` stops being accepted (cached credentials then fail with 401). */
 export const ExpireRegistryCredentials = Schema.Struct({ type: Schema.Literal("expire-registry-credentials"), at: DurationMs, registry: Schema.String })
 export type RegistryFault = typeof RegistryOutage.Type | typeof ExpireRegistryCredentials.Type
+
+/**
+ * Why registry faults cannot act on `images` — one rule for `clustersim validate` and the cluster run: a registry
+ * fault needs `cluster.images`, names one of its registries, and expiring credentials needs a registry that asks
+ * for them (otherwise the fault would silently change nothing). `path` is within `faults[index]`.
+ */
+export const registryFaultProblems = (
+  images: ImagesSpec | undefined,
+  faults: ReadonlyArray<{ readonly type: string; readonly registry?: string }>
+): Array<{ readonly index: number; readonly path: ReadonlyArray<string>; readonly message: string }> => {
+  const out: Array<{ index: number; path: ReadonlyArray<string>; message: string }> = []
+  faults.forEach((fault, index) => {
+    if ((fault.type !== "registry-outage" && fault.type !== "expire-registry-credentials") || fault.registry === undefined) return
+    if (images === undefined) {
+      out.push({ index, path: ["type"], message: `"${fault.type}" needs cluster.images (the registries and images it acts on)` })
+      return
+    }
+    const registry = images.registries.find((r) => r.host === fault.registry)
+    if (registry === undefined) {
+      const known = images.registries.map((r) => `"${r.host}"`).join(", ")
+      out.push({ index, path: ["registry"], message: `"${fault.registry}" is not a registry of cluster.images.registries (${known === "" ? "none" : known})` })
+    } else if (fault.type === "expire-registry-credentials" && registry.requiresAuth !== true) {
+      out.push({ index, path: ["registry"], message: `"${fault.registry}" does not require credentials (requiresAuth), so expiring them changes nothing` })
+    }
+  })
+  return out
+}

@@ -50,7 +50,8 @@ export class Registry {
   private readonly failureRate: number
   private readonly bucket: TokenBucket.TokenBucket
   private readonly outages: Array<Interval> = []
-  private revokedBefore = Number.NEGATIVE_INFINITY
+  /** When `expireCredentials` revokes (faults are known in advance, so a revocation may lie in the future). */
+  private readonly revocations: Array<number> = []
   /** Pulls answered, by outcome. */
   readonly counts = { served: 0, outage: 0, throttled: 0, failed: 0, unauthorized: 0 }
 
@@ -73,7 +74,7 @@ export class Registry {
 
   /** From `at` on, tokens issued before `at` are refused. */
   expireCredentials(at: number): void {
-    this.revokedBefore = Math.max(this.revokedBefore, at)
+    this.revocations.push(at)
   }
 
   down(t: number): boolean {
@@ -89,7 +90,7 @@ export class Registry {
   private tokenValid(auth: AuthConfig | undefined, t: number): boolean {
     if (auth === undefined || !auth.password.startsWith(tokenPrefix)) return false
     const issuedAt = Number(auth.password.slice(tokenPrefix.length))
-    return issuedAt >= this.revokedBefore && t < issuedAt + this.tokenTtlMs
+    return t < issuedAt + this.tokenTtlMs && !this.revocations.some((at) => issuedAt < at && at <= t)
   }
 
   /** The time the layers of `bytes` take to arrive. */

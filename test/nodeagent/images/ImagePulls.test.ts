@@ -41,6 +41,17 @@ describe("Registry", () => {
     )
     expect(r.counts).toStrictEqual({ served: 1, outage: 1, throttled: 1, failed: 0, unauthorized: 0 })
   })
+
+  it("refuses a token issued before a revocation only from the revocation on (faults are applied in advance)", () => {
+    const r = new Registry({ host: "r.io", requiresAuth: true, tokenTtl: 3_600_000 }, SeededRandom.make(1))
+    const early = { "r.io": r.issueToken(1_000) }
+    r.expireCredentials(90_000)
+    expect(r.resolve("r.io/a:1", 89_999, early)).toBeUndefined()
+    expect(r.resolve("r.io/a:1", 90_000, early)).toMatch(/: 401 Unauthorized$/)
+    expect(r.resolve("r.io/a:1", 90_001, { "r.io": r.issueToken(90_000) })).toBeUndefined()
+    expect(r.resolve("r.io/a:1", 100, {})).toMatch(/: 401 Unauthorized$/)
+    expect(r.counts).toStrictEqual({ served: 2, outage: 0, throttled: 0, failed: 0, unauthorized: 2 })
+  })
 })
 
 describe("ImagePulls: pulls with the modelled credential plugin and the provider cache", () => {
