@@ -117,6 +117,8 @@ export class Write {
     if (errors.length > 0) return Either.left(invalidObject(resource, name, errors))
     const missingNs = this.state.requireNamespace(resource, namespace)
     if (missingNs) return Either.left(missingNs)
+    const terminating = this.refusedInTerminatingNamespace(resource, namespace, meta.name ?? "")
+    if (terminating) return Either.left(terminating)
     const existing = this.state.find(resource, namespace, name)?.obj
     if (existing) {
       return Either.left(
@@ -126,6 +128,16 @@ export class Write {
     if (isDryRun(opts.dryRun)) return Either.right(object)
     // `object` and its metadata were built here for this write: the store may keep them as they are.
     return Either.right(withTypeMeta(this.state.store.putFresh(resource, this.state.key(resource, namespace, name), stripTypeMeta(object), now), resource))
+  }
+
+  /**
+   * NamespaceLifecycle admission (upstream `plugin/pkg/admission/namespace/lifecycle`): nothing new is created in
+   * a namespace being terminated. The name is the one the request gave (empty with `generateName`).
+   */
+  private refusedInTerminatingNamespace(resource: ResourceType, namespace: string | undefined, name: string): ApiError | undefined {
+    if (!resource.namespaced || !namespace) return undefined
+    const phase = (this.state.store.get(Namespaces, namespace)?.status as { readonly phase?: string } | undefined)?.phase
+    return phase === "Terminating" ? Status.namespaceTerminating(resource, name, namespace) : undefined
   }
 
   private updateObject(
