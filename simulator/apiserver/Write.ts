@@ -7,12 +7,12 @@
 import { Effect, Either } from "effect"
 import { forbidden, GoUint, invalid as invalidField, type FieldError } from "../../src/api/FieldError.js"
 import { validateObjectMetaCreate } from "../../src/api/kinds/Names.js"
-import { defaultPodOnCreate } from "../../src/api/kinds/PodDefaults.js"
+import { defaultPodOnCreate, defaultPodTemplateOf } from "../../src/api/kinds/PodDefaults.js"
 import { isRecord, type KObject, type ObjectMeta } from "../../src/api/Object.js"
 import { extendable } from "../../src/api/internal/V8Shapes.js"
 import { applyPatch } from "../../src/api/Patch.js"
 import type { PatchType, WriteOptions, WriteResult } from "../../src/api/Requests.js"
-import { apiVersionOf, invalidKindOf, Namespaces, Pods, type ResourceType } from "../../src/api/Resources.js"
+import { apiVersionOf, Deployments, invalidKindOf, Namespaces, Pods, type ResourceType } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import type { Admission } from "./Admission.js"
@@ -176,7 +176,8 @@ export class Write {
     } else if (meta.resourceVersion !== stored.metadata.resourceVersion) {
       return Either.left(Status.modifiedConflict(resource, name))
     }
-    const merged = mergeForUpdate(resource, stored, input, opts.subresource)
+    const sent = withPodTemplates.has(resource) && opts.subresource === undefined ? defaultPodTemplateOf(input) : input
+    const merged = mergeForUpdate(resource, stored, sent, opts.subresource)
     // The candidate as stored (no kind/apiVersion, the stored resourceVersion), for validation and the no-op check.
     const unbumped = storedForm(merged, serverOwnedMeta(merged.metadata, stored.metadata, name, namespace))
     const errors: FieldError[] = []
@@ -233,7 +234,7 @@ const invalidObject = (resource: ResourceType, name: string, errors: ReadonlyArr
   return Status.invalid(qualifiedKind, name, errors, { kind: resource.kind, group })
 }
 
-/** Server-side defaults on create: namespace phase, deployment generation, pods as upstream defaults them. */
+/** Server-side defaults on create: namespace phase, deployment generation and pod template, pods as upstream defaults them. */
 const defaulted = (resource: ResourceType, obj: KObject): KObject => {
   if (resource === Pods) return defaultPodOnCreate(obj)
   if (resource === Namespaces) {
@@ -242,9 +243,12 @@ const defaulted = (resource: ResourceType, obj: KObject): KObject => {
     const finalizers = spec.finalizers ?? []
     return { ...obj, spec: { ...spec, finalizers: finalizers.includes("platform") ? finalizers : [...finalizers, "platform"] }, status: { phase: "Active" } }
   }
-  if (resource.kind === "Deployment") return { ...obj, metadata: { ...extendable, ...obj.metadata, generation: 1 } }
-  return obj
+  const created = resource.kind === "Deployment" ? { ...obj, metadata: { ...extendable, ...obj.metadata, generation: 1 } } : obj
+  return withPodTemplates.has(resource) ? defaultPodTemplateOf(created) : created
 }
+
+/** Served workload kinds with a pod template, defaulted on create and update (`defaultPodTemplateOf`). */
+const withPodTemplates: ReadonlySet<ResourceType> = new Set([Deployments])
 
 /** The main resource keeps the stored status; the status subresource changes only status. */
 const mergeForUpdate = (resource: ResourceType, stored: KObject, input: KObject, subresource: string | undefined): KObject => {

@@ -59,7 +59,25 @@ describe("kubectl typed creates as protobuf", () => {
         expect(created.code).toBe(0)
         const printed = JSON.parse(created.stdout)
         expect(printed.spec.replicas).toBe(0)
-        expect(printed.spec.template.spec.containers).toEqual([{ name: "nginx", image: "nginx:1.25", ports: [{ containerPort: 8080 }], resources: {} }])
+        // The template as the server defaults it (SetDefaults_PodSpec), decoded from protobuf by Go's types.
+        expect(printed.spec.template.spec).toEqual({
+          containers: [
+            {
+              name: "nginx",
+              image: "nginx:1.25",
+              ports: [{ containerPort: 8080, protocol: "TCP" }],
+              resources: {},
+              terminationMessagePath: "/dev/termination-log",
+              terminationMessagePolicy: "File",
+              imagePullPolicy: "IfNotPresent"
+            }
+          ],
+          restartPolicy: "Always",
+          terminationGracePeriodSeconds: 30,
+          dnsPolicy: "ClusterFirst",
+          securityContext: {},
+          schedulerName: "default-scheduler"
+        })
         const stored = yield* Effect.promise(() => fetch(`${url}/apis/apps/v1/namespaces/default/deployments/web`).then((r) => r.json()))
         expect(printed).toEqual(stored)
       }))

@@ -177,6 +177,51 @@ describe.each(transports)("pods and namespaces over %s", (transport) => {
       })
     ))
 
+  it.effect("a deployment's pod template is defaulted on create and update as SetDefaults_PodSpec defaults it", () =>
+    run(
+      Effect.gen(function* () {
+        const api = yield* ApiClient
+        const template = (containers: ReadonlyArray<object>, spec: object = {}) => ({ metadata: { labels: { app: "web" } }, spec: { ...spec, containers } })
+        const deployment = (spec: object) => ({ metadata: { name: "web" }, spec: { selector: { matchLabels: { app: "web" } }, ...spec } })
+        const created = yield* api.create(
+          Deployments,
+          deployment({ template: template([{ name: "c", image: "nginx", ports: [{ containerPort: 80 }], resources: { limits: { cpu: "1" } } }]) }),
+          { namespace: "default" }
+        )
+        const defaults = { dnsPolicy: "ClusterFirst", restartPolicy: "Always", securityContext: {}, terminationGracePeriodSeconds: 30, schedulerName: "default-scheduler" }
+        // Exactly the spec defaults: the pod-only ones (enableServiceLinks, requests from limits, priority,
+        // tolerations, status) do not materialize in a template.
+        expect((created.object.spec as any).template.spec).toEqual({
+          containers: [
+            {
+              name: "c",
+              image: "nginx",
+              ports: [{ containerPort: 80, protocol: "TCP" }],
+              resources: { limits: { cpu: "1" } },
+              terminationMessagePath: "/dev/termination-log",
+              terminationMessagePolicy: "File",
+              imagePullPolicy: "Always"
+            }
+          ],
+          ...defaults
+        })
+        const updated = yield* api.update(
+          Deployments,
+          { ...deployment({ template: template([{ name: "c", image: "nginx:1.25", imagePullPolicy: "Never" }], { restartPolicy: "Always", dnsPolicy: "Default" }) }), metadata: { name: "web", resourceVersion: created.object.metadata.resourceVersion } },
+          { namespace: "default" }
+        )
+        expect((updated.object.spec as any).template.spec).toEqual({
+          containers: [{ name: "c", image: "nginx:1.25", imagePullPolicy: "Never", resources: {}, terminationMessagePath: "/dev/termination-log", terminationMessagePolicy: "File" }],
+          ...defaults,
+          dnsPolicy: "Default"
+        })
+        expect(updated.object.metadata.generation).toBe(2)
+        // Sending back what was read is a no-op: the defaults are already there.
+        const again = yield* api.update(Deployments, updated.object, { namespace: "default" })
+        expect(again.object.metadata.resourceVersion).toBe(updated.object.metadata.resourceVersion)
+      })
+    ))
+
   it.effect("an emptied label map is omitted", () =>
     run(
       Effect.gen(function* () {
