@@ -9,8 +9,8 @@ import { runFuzz } from "../../bench/fuzz/runFuzz.js"
 import { httpServer } from "../support/transports.js"
 import { send } from "../support/wire.js"
 
-/** Sized to finish well within a minute on a loaded 2-core machine (~35 s at a load average of 17). */
-const requests = 3_000
+/** 10,000 as issue 14 asks: ~36 s on 2 cores at a load average of 6 (the test allows 120 s). */
+const requests = 10_000
 
 describe("fuzz", () => {
   it.live(`${requests} seeded requests: no crash, hang, unexpected 5xx or non-Status error`, () =>
