@@ -7,12 +7,12 @@
 import { Effect, Either } from "effect"
 import { forbidden, GoUint, invalid as invalidField, type FieldError } from "../../src/api/FieldError.js"
 import { validateObjectMetaCreate } from "../../src/api/kinds/Names.js"
-import { defaultPodOnCreate } from "../../src/api/kinds/PodDefaults.js"
+import { defaultPodOnCreate, defaultPodTemplateOf } from "../../src/api/kinds/PodDefaults.js"
 import { isRecord, type KObject, type ObjectMeta } from "../../src/api/Object.js"
 import { extendable } from "../../src/api/internal/V8Shapes.js"
 import { applyPatch } from "../../src/api/Patch.js"
 import type { PatchType, WriteOptions, WriteResult } from "../../src/api/Requests.js"
-import { apiVersionOf, invalidKindOf, Namespaces, Pods, type ResourceType } from "../../src/api/Resources.js"
+import { apiVersionOf, Deployments, invalidKindOf, Namespaces, Pods, type ResourceType } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import type { Admission } from "./Admission.js"
@@ -117,6 +117,8 @@ export class Write {
     if (errors.length > 0) return Either.left(invalidObject(resource, name, errors))
     const missingNs = this.state.requireNamespace(resource, namespace)
     if (missingNs) return Either.left(missingNs)
+    const terminating = this.refusedInTerminatingNamespace(resource, namespace, meta.name ?? "")
+    if (terminating) return Either.left(terminating)
     const existing = this.state.find(resource, namespace, name)?.obj
     if (existing) {
       return Either.left(
@@ -126,6 +128,16 @@ export class Write {
     if (isDryRun(opts.dryRun)) return Either.right(object)
     // `object` and its metadata were built here for this write: the store may keep them as they are.
     return Either.right(withTypeMeta(this.state.store.putFresh(resource, this.state.key(resource, namespace, name), stripTypeMeta(object), now), resource))
+  }
+
+  /**
+   * NamespaceLifecycle admission (upstream `plugin/pkg/admission/namespace/lifecycle`): nothing new is created in
+   * a namespace being terminated. The name is the one the request gave (empty with `generateName`).
+   */
+  private refusedInTerminatingNamespace(resource: ResourceType, namespace: string | undefined, name: string): ApiError | undefined {
+    if (!resource.namespaced || !namespace) return undefined
+    const phase = (this.state.store.get(Namespaces, namespace)?.status as { readonly phase?: string } | undefined)?.phase
+    return phase === "Terminating" ? Status.namespaceTerminating(resource, name, namespace) : undefined
   }
 
   private updateObject(
@@ -164,7 +176,8 @@ export class Write {
     } else if (meta.resourceVersion !== stored.metadata.resourceVersion) {
       return Either.left(Status.modifiedConflict(resource, name))
     }
-    const merged = mergeForUpdate(resource, stored, input, opts.subresource)
+    const sent = withPodTemplates.has(resource) && opts.subresource === undefined ? defaultPodTemplateOf(input) : input
+    const merged = mergeForUpdate(resource, stored, sent, opts.subresource)
     // The candidate as stored (no kind/apiVersion, the stored resourceVersion), for validation and the no-op check.
     const unbumped = storedForm(merged, serverOwnedMeta(merged.metadata, stored.metadata, name, namespace))
     const errors: FieldError[] = []
@@ -221,7 +234,7 @@ const invalidObject = (resource: ResourceType, name: string, errors: ReadonlyArr
   return Status.invalid(qualifiedKind, name, errors, { kind: resource.kind, group })
 }
 
-/** Server-side defaults on create: namespace phase, deployment generation, pods as upstream defaults them. */
+/** Server-side defaults on create: namespace phase, deployment generation and pod template, pods as upstream defaults them. */
 const defaulted = (resource: ResourceType, obj: KObject): KObject => {
   if (resource === Pods) return defaultPodOnCreate(obj)
   if (resource === Namespaces) {
@@ -230,9 +243,12 @@ const defaulted = (resource: ResourceType, obj: KObject): KObject => {
     const finalizers = spec.finalizers ?? []
     return { ...obj, spec: { ...spec, finalizers: finalizers.includes("platform") ? finalizers : [...finalizers, "platform"] }, status: { phase: "Active" } }
   }
-  if (resource.kind === "Deployment") return { ...obj, metadata: { ...extendable, ...obj.metadata, generation: 1 } }
-  return obj
+  const created = resource.kind === "Deployment" ? { ...obj, metadata: { ...extendable, ...obj.metadata, generation: 1 } } : obj
+  return withPodTemplates.has(resource) ? defaultPodTemplateOf(created) : created
 }
+
+/** Served workload kinds with a pod template, defaulted on create and update (`defaultPodTemplateOf`). */
+const withPodTemplates: ReadonlySet<ResourceType> = new Set([Deployments])
 
 /** The main resource keeps the stored status; the status subresource changes only status. */
 const mergeForUpdate = (resource: ResourceType, stored: KObject, input: KObject, subresource: string | undefined): KObject => {

@@ -122,6 +122,13 @@ export const generateNameConflict = (gr: GroupResource, name: string) =>
     { ...resourceDetails(gr, name), retryAfterSeconds: 1 }
   )
 
+/** NamespaceLifecycle's refusal of a create in a namespace being terminated (403, cause `NamespaceTerminating`). */
+export const namespaceTerminating = (gr: GroupResource, name: string, namespace: string) =>
+  fail(403, "Forbidden", `${name ? `${qualifiedResource(gr)} "${name}"` : qualifiedResource(gr)} is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, {
+    ...resourceDetails(gr, name),
+    causes: [{ reason: "NamespaceTerminating", message: `namespace ${namespace} is being terminated`, field: "metadata.namespace" }]
+  })
+
 export const conflict = (gr: GroupResource, name: string, detail: string) =>
   fail(409, "Conflict", `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${detail}`, resourceDetails(gr, name))
 

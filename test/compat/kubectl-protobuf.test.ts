@@ -3,33 +3,22 @@
  * protobuf then JSON) and decodes the protobuf answer: the envelope must read and write what Go's generated
  * code does. Runs every such kubectl found on the machine against the simulated server on a real socket.
  */
-import { execFile } from "node:child_process"
-import { existsSync } from "node:fs"
-import { promisify } from "node:util"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
+import { findKubectls, run } from "./support/clients.js"
 
-const run = promisify(execFile)
-
-/** kubectl builds that speak protobuf on create, as the Cloud SDK installs them side by side. */
-const kubectls = ["1.32", "1.33"]
-  .map((v) => ({ version: v, path: `/usr/lib/google-cloud-sdk/bin/kubectl.${v}` }))
-  .filter((k) => existsSync(k.path))
+/** Every kubectl on the machine (the suite's one discovery) from 1.32 on, the builds that create in protobuf. */
+const kubectls = findKubectls().filter((k) => Number(k.version.split(".")[0]) > 1 || Number(k.version.split(".")[1]) >= 32)
 
 const kubectl = (path: string, server: string, args: ReadonlyArray<string>) =>
-  Effect.promise(() =>
-    run(path, ["--server", server, ...args], { timeout: 20_000 }).then(
-      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-      (e: { code?: number; stdout?: string; stderr?: string }) => ({ code: e.code ?? -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" })
-    )
-  )
+  Effect.promise(() => run(path, ["--server", server, ...args], 20_000))
 
 const server = Effect.map(serveHttp({ host: "127.0.0.1", port: 0, admin: false }), (s) => s.url).pipe(Effect.provide(ApiServer.layer({})))
 
 describe("kubectl typed creates as protobuf", () => {
-  it("finds kubectl 1.32 or 1.33 on this machine", () => {
+  it("finds a kubectl 1.32 or later on this machine", () => {
     expect(kubectls.map((k) => k.version)).not.toEqual([])
   })
 
@@ -70,7 +59,25 @@ describe("kubectl typed creates as protobuf", () => {
         expect(created.code).toBe(0)
         const printed = JSON.parse(created.stdout)
         expect(printed.spec.replicas).toBe(0)
-        expect(printed.spec.template.spec.containers).toEqual([{ name: "nginx", image: "nginx:1.25", ports: [{ containerPort: 8080 }], resources: {} }])
+        // The template as the server defaults it (SetDefaults_PodSpec), decoded from protobuf by Go's types.
+        expect(printed.spec.template.spec).toEqual({
+          containers: [
+            {
+              name: "nginx",
+              image: "nginx:1.25",
+              ports: [{ containerPort: 8080, protocol: "TCP" }],
+              resources: {},
+              terminationMessagePath: "/dev/termination-log",
+              terminationMessagePolicy: "File",
+              imagePullPolicy: "IfNotPresent"
+            }
+          ],
+          restartPolicy: "Always",
+          terminationGracePeriodSeconds: 30,
+          dnsPolicy: "ClusterFirst",
+          securityContext: {},
+          schedulerName: "default-scheduler"
+        })
         const stored = yield* Effect.promise(() => fetch(`${url}/apis/apps/v1/namespaces/default/deployments/web`).then((r) => r.json()))
         expect(printed).toEqual(stored)
       }))

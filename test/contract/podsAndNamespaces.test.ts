@@ -1,7 +1,7 @@
 /** Pods and namespaces as stock clients expect them: pod defaults, namespace names, eviction, emptied label maps. */
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Fiber, Stream } from "effect"
-import { ConfigMaps, Namespaces, Pods } from "../../src/api/Resources.js"
+import { ConfigMaps, Deployments, Namespaces, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { clientLayer, transports } from "../support/transports.js"
 
@@ -136,6 +136,89 @@ describe.each(transports)("pods and namespaces over %s", (transport) => {
         yield* api.delete(Namespaces, "held")
         const after = yield* api.get(Namespaces, "held")
         expect([(after.status as any).phase, (after.spec as any).finalizers]).toEqual(["Terminating", ["example.com/hold"]])
+      })
+    ))
+
+  it.effect("nothing new is created in a namespace held Terminating by a finalizer (NamespaceLifecycle: 403)", () =>
+    run(
+      Effect.gen(function* () {
+        const api = yield* ApiClient
+        // Held by a finalizer in metadata (the namespace stays after `finalize`) and, separately, in spec.
+        yield* api.create(Namespaces, { metadata: { name: "held", finalizers: ["example.com/hold"] } })
+        yield* api.create(Namespaces, { metadata: { name: "held-spec" }, spec: { finalizers: ["example.com/hold"] } })
+        yield* api.create(ConfigMaps, { metadata: { name: "before" } }, { namespace: "held" })
+        yield* api.delete(Namespaces, "held")
+        yield* api.delete(Namespaces, "held-spec")
+        expect((yield* api.get(Namespaces, "held")).status).toEqual({ phase: "Terminating" })
+        const refused = yield* Effect.flip(api.create(ConfigMaps, { metadata: { name: "late" } }, { namespace: "held" }))
+        expect(refused.status).toEqual({
+          kind: "Status",
+          apiVersion: "v1",
+          metadata: {},
+          status: "Failure",
+          message: 'configmaps "late" is forbidden: unable to create new content in namespace held because it is being terminated',
+          reason: "Forbidden",
+          details: {
+            name: "late",
+            kind: "configmaps",
+            causes: [{ reason: "NamespaceTerminating", message: "namespace held is being terminated", field: "metadata.namespace" }]
+          },
+          code: 403
+        })
+        const deployment = { metadata: { name: "web" }, spec: { selector: { matchLabels: { a: "b" } }, template: { metadata: { labels: { a: "b" } }, spec: { containers: [{ name: "c", image: "nginx" }] } } } }
+        const refusedApps = yield* Effect.flip(api.create(Deployments, deployment, { namespace: "held-spec" }))
+        expect([refusedApps.code, refusedApps.message]).toEqual([403, 'deployments.apps "web" is forbidden: unable to create new content in namespace held-spec because it is being terminated'])
+        // With generateName the request has no name yet: upstream names only the resource.
+        const generated = yield* Effect.flip(api.create(ConfigMaps, { metadata: { generateName: "late-" } }, { namespace: "held" }))
+        expect(generated.message).toBe("configmaps is forbidden: unable to create new content in namespace held because it is being terminated")
+        // What was in the namespace is gone; an Active namespace still accepts content.
+        expect((yield* Effect.flip(api.get(ConfigMaps, "before", { namespace: "held" }))).code).toBe(404)
+        expect((yield* api.create(ConfigMaps, { metadata: { name: "late" } }, { namespace: "default" })).code).toBe(201)
+      })
+    ))
+
+  it.effect("a deployment's pod template is defaulted on create and update as SetDefaults_PodSpec defaults it", () =>
+    run(
+      Effect.gen(function* () {
+        const api = yield* ApiClient
+        const template = (containers: ReadonlyArray<object>, spec: object = {}) => ({ metadata: { labels: { app: "web" } }, spec: { ...spec, containers } })
+        const deployment = (spec: object) => ({ metadata: { name: "web" }, spec: { selector: { matchLabels: { app: "web" } }, ...spec } })
+        const created = yield* api.create(
+          Deployments,
+          deployment({ template: template([{ name: "c", image: "nginx", ports: [{ containerPort: 80 }], resources: { limits: { cpu: "1" } } }]) }),
+          { namespace: "default" }
+        )
+        const defaults = { dnsPolicy: "ClusterFirst", restartPolicy: "Always", securityContext: {}, terminationGracePeriodSeconds: 30, schedulerName: "default-scheduler" }
+        // Exactly the spec defaults: the pod-only ones (enableServiceLinks, requests from limits, priority,
+        // tolerations, status) do not materialize in a template.
+        expect((created.object.spec as any).template.spec).toEqual({
+          containers: [
+            {
+              name: "c",
+              image: "nginx",
+              ports: [{ containerPort: 80, protocol: "TCP" }],
+              resources: { limits: { cpu: "1" } },
+              terminationMessagePath: "/dev/termination-log",
+              terminationMessagePolicy: "File",
+              imagePullPolicy: "Always"
+            }
+          ],
+          ...defaults
+        })
+        const updated = yield* api.update(
+          Deployments,
+          { ...deployment({ template: template([{ name: "c", image: "nginx:1.25", imagePullPolicy: "Never" }], { restartPolicy: "Always", dnsPolicy: "Default" }) }), metadata: { name: "web", resourceVersion: created.object.metadata.resourceVersion } },
+          { namespace: "default" }
+        )
+        expect((updated.object.spec as any).template.spec).toEqual({
+          containers: [{ name: "c", image: "nginx:1.25", imagePullPolicy: "Never", resources: {}, terminationMessagePath: "/dev/termination-log", terminationMessagePolicy: "File" }],
+          ...defaults,
+          dnsPolicy: "Default"
+        })
+        expect(updated.object.metadata.generation).toBe(2)
+        // Sending back what was read is a no-op: the defaults are already there.
+        const again = yield* api.update(Deployments, updated.object, { namespace: "default" })
+        expect(again.object.metadata.resourceVersion).toBe(updated.object.metadata.resourceVersion)
       })
     ))
 

@@ -1,6 +1,6 @@
 /**
  * A pod as upstream stores it after create: the defaults of `pkg/apis/core/v1/defaults.go` (`SetDefaults_PodSpec`,
- * `SetDefaults_Container`, `SetDefaults_ContainerPort`), the status the pod strategy's `PrepareForCreate` sets
+ * `SetDefaults_Container`, `SetDefaults_ContainerPort`, `SetDefaults_Pod`), the status the pod strategy's `PrepareForCreate` sets
  * (phase `Pending`, the QoS class), and what the default admission plugins add: `priority: 0` and
  * `preemptionPolicy` (Priority), the not-ready/unreachable NoExecute tolerations for 300 s
  * (DefaultTolerationSeconds, with the spec's taint names). Fields the client set are kept.
@@ -28,9 +28,6 @@ const defaultContainer = (c: unknown): unknown => {
   const out: Rec = { ...extendable, ...c }
   if (Array.isArray(c.ports)) out.ports = c.ports.map((p) => (isRecord(p) && p.protocol === undefined ? { ...extendable, ...p, protocol: "TCP" } : p))
   if (out.resources === undefined) out.resources = {}
-  // Requests default to limits where only limits are given.
-  const resources = rec(out.resources)
-  if (isRecord(resources.limits) && resources.requests === undefined) out.resources = { ...extendable, ...resources, requests: resources.limits }
   if (out.terminationMessagePath === undefined) out.terminationMessagePath = "/dev/termination-log"
   if (out.terminationMessagePolicy === undefined) out.terminationMessagePolicy = "File"
   if (out.imagePullPolicy === undefined && typeof c.image === "string") out.imagePullPolicy = imagePullPolicy(c.image)
@@ -68,7 +65,22 @@ const qosClass = (spec: Rec): string => {
   return guaranteed ? "Guaranteed" : "Burstable"
 }
 
-/** The spec defaults, idempotent (a stored pod is returned as it is). */
+/** `SetDefaults_Pod`: requests default to limits, key by key (pods only, not templates). */
+const requestsFromLimits = (c: unknown): unknown => {
+  if (!isRecord(c)) return c
+  const resources = rec(c.resources)
+  if (!isRecord(resources.limits)) return c
+  const requests = rec(resources.requests)
+  const missing = Object.keys(resources.limits).filter((k) => requests[k] === undefined)
+  if (missing.length === 0) return c
+  return { ...extendable, ...c, resources: { ...extendable, ...resources, requests: { ...resources.limits, ...requests } } }
+}
+
+/**
+ * `SetDefaults_PodSpec` with its containers' defaults: every pod spec, pod templates of workloads included
+ * (upstream keeps the pod-only defaults in `SetDefaults_Pod` so they do not materialize in templates).
+ * Idempotent (a stored spec is returned as it is).
+ */
 export const defaultPodSpec = (spec: Rec): Rec => {
   const out: Rec = { ...extendable, ...spec }
   out.containers = Array.isArray(spec.containers) ? spec.containers.map(defaultContainer) : spec.containers
@@ -78,13 +90,23 @@ export const defaultPodSpec = (spec: Rec): Rec => {
   if (out.dnsPolicy === undefined) out.dnsPolicy = "ClusterFirst"
   if (out.securityContext === undefined) out.securityContext = {}
   if (out.schedulerName === undefined) out.schedulerName = "default-scheduler"
-  if (out.enableServiceLinks === undefined) out.enableServiceLinks = true
   return out
+}
+
+/** A workload's `spec.template` defaulted as every PodTemplateSpec is upstream (`defaultPodSpec`). */
+export const defaultPodTemplateOf = (workload: KObject): KObject => {
+  if (!isRecord(workload.spec) || !isRecord(workload.spec.template)) return workload
+  const template = workload.spec.template
+  return { ...extendable, ...workload, spec: { ...extendable, ...workload.spec, template: { ...extendable, ...template, spec: defaultPodSpec(rec(template.spec)) } } }
 }
 
 /** A pod being created, as upstream stores it (see the module comment). */
 export const defaultPodOnCreate = (pod: KObject): KObject => {
   const spec = defaultPodSpec(rec(pod.spec))
+  // SetDefaults_Pod: what only a pod gets.
+  spec.containers = Array.isArray(spec.containers) ? spec.containers.map(requestsFromLimits) : spec.containers
+  if (Array.isArray(spec.initContainers)) spec.initContainers = spec.initContainers.map(requestsFromLimits)
+  if (spec.enableServiceLinks === undefined) spec.enableServiceLinks = true
   spec.tolerations = withDefaultTolerations(Array.isArray(spec.tolerations) ? spec.tolerations : [])
   if (spec.priority === undefined) spec.priority = 0
   if (spec.preemptionPolicy === undefined) spec.preemptionPolicy = "PreemptLowerPriority"
