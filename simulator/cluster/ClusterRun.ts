@@ -14,7 +14,7 @@ import { runNodeLifecycleController } from "../controllers/nodelifecycle/NodeLif
 import { EventRecorder } from "../events/EventRecorder.js"
 import type { SeededRandom, SeededRandomService } from "../kernel/SeededRandom.js"
 import { parameters, ServiceTime, ServiceTimeModel } from "../apiserver/ServiceTime.js"
-import { hostWallClock, yieldToHost } from "../kernel/SimClock.js"
+import { yieldToHost } from "../kernel/SimClock.js"
 import * as Simulation from "../kernel/Simulation.js"
 import { cores, resolveCluster, type ResolvedCluster } from "./ClusterSetup.js"
 import { applyFaults, type AppliedFault } from "./Faults.js"
@@ -155,7 +155,9 @@ export const SliceWallMs = 50
  */
 export const runSimulation = (options: SimulationOptions & { readonly stopRequested?: Effect.Effect<boolean> }): Effect.Effect<SimulationResult, string> =>
   Effect.gen(function* () {
-    const wallClock = hostWallClock
+    // The caller's clock, outside the virtual kernel: it times the slices and the `wall` figures, never the run.
+    const outer = yield* Effect.clock
+    const wallClock = () => outer.unsafeCurrentTimeMillis()
     let resolved: ResolvedCluster | undefined
     if (options.spec !== undefined) {
       const r = resolveCluster(options.spec, options.baseDir)

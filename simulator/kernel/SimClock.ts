@@ -43,9 +43,6 @@ function layerTime(clock: Clock.Clock, scheduler: Scheduler.Scheduler): Layer.La
   )
 }
 
-/** The host's wall clock in milliseconds: only for reporting how long a simulation took, never for its logic. */
-export const hostWallClock = (): number => Date.now() // wall-clock-ok
-
 /** Gives the host event loop a turn (a `setImmediate`): signal handlers and timers of the real process run. */
 export const yieldToHost: Effect.Effect<void> = Effect.async<void>((resume) => {
   const handle = setImmediate(() => resume(Effect.void)) // wall-clock-ok
