@@ -1,0 +1,90 @@
+/**
+ * Every kubectl on the machine with its default validation (no `--validate=false`): it downloads the OpenAPI
+ * documents (v2 in protobuf on 1.27/1.28, v3 first on later builds), finds `fieldValidation` among the PATCH
+ * parameters and lets the server check fields (`fieldValidation=Strict`); an unknown field is then the server's
+ * strict decoding error, as against a real cluster. `kubectl explain` reads the same documents.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { call, findKubectls, run, startServer } from "./support/clients.js"
+
+const kubectls = findKubectls()
+let server: Awaited<ReturnType<typeof startServer>>
+const dir = mkdtempSync(join(tmpdir(), "clustersim-openapi-"))
+
+beforeAll(async () => {
+  server = await startServer()
+})
+
+afterAll(async () => server?.close())
+
+/** A manifest written to a file of its own; the path kubectl's messages name. */
+const manifest = (name: string, text: string): string => {
+  const file = join(dir, name)
+  writeFileSync(file, text)
+  return file
+}
+
+describe("kubectl with default validation", () => {
+  it("is installed (the suite fails without one)", () => {
+    expect(kubectls.length).toBeGreaterThan(0)
+  })
+
+  describe.concurrent.each(kubectls)("kubectl $version", ({ path, version }) => {
+    const kubectl = (...args: ReadonlyArray<string>) => run(path, ["--server", server.url, ...args])
+    const suffix = version.replace(".", "-")
+
+    it("create -f: the server validates (fieldValidation=Strict), the object is created", async () => {
+      const file = manifest(`pod-${suffix}.yaml`, `apiVersion: v1\nkind: Pod\nmetadata:\n  name: p-${suffix}\nspec:\n  containers:\n  - name: c\n    image: nginx:1.25\n`)
+      const out = await kubectl("create", "-f", file, "-v=6")
+      expect(out.code).toBe(0)
+      expect(out.stdout).toBe(`pod/p-${suffix} created\n`)
+      expect(out.stderr).toMatch(/POST.*\/api\/v1\/namespaces\/default\/pods\?fieldManager=kubectl-create&fieldValidation=Strict/)
+      expect(out.stderr).toMatch(/openapi\/v[23]/)
+    })
+
+    it("apply -f creates, then configures", async () => {
+      const name = `cm-${suffix}`
+      const first = manifest(`${name}-1.yaml`, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  a: "1"\n`)
+      const created = await kubectl("apply", "-f", first)
+      expect([created.code, created.stdout, created.stderr]).toEqual([0, `configmap/${name} created\n`, ""])
+      const second = manifest(`${name}-2.yaml`, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  a: "2"\n  b: "3"\n`)
+      const configured = await kubectl("apply", "-f", second)
+      expect([configured.code, configured.stdout, configured.stderr]).toEqual([0, `configmap/${name} configured\n`, ""])
+      const stored = await call(server.url, "GET", `/api/v1/namespaces/default/configmaps/${name}`)
+      expect(stored.data).toEqual({ a: "2", b: "3" })
+    })
+
+    it("an unknown field is the server's strict decoding error, at the top and nested", async () => {
+      const top = manifest(`bad-cm-${suffix}.yaml`, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad-${suffix}\ndata:\n  a: b\nbogus: 1\n`)
+      const outTop = await kubectl("create", "-f", top)
+      expect(outTop.code).toBe(1)
+      expect(outTop.stderr).toBe(
+        `Error from server (BadRequest): error when creating "${top}": ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "bogus"\n`
+      )
+      const nested = manifest(
+        `bad-lease-${suffix}.yaml`,
+        `apiVersion: coordination.platform/v1\nkind: Lease\nmetadata:\n  name: bad-${suffix}\nspec:\n  holderIdentity: me\n  holderName: x\n  leaseDurationSeconds: 15\n`
+      )
+      const outNested = await kubectl("apply", "-f", nested)
+      expect(outNested.code).toBe(1)
+      expect(outNested.stderr).toBe(
+        `Error from server (BadRequest): error when creating "${nested}": Lease in version "v1" cannot be handled as a Lease: strict decoding error: unknown field "spec.holderName"\n`
+      )
+      expect(await call(server.url, "GET", "/api/v1/namespaces/default/configmaps").then((l) => l.items.map((i: any) => i.metadata.name))).not.toContain(`bad-${suffix}`)
+    })
+
+    it("explain: a nested field and a whole kind --recursive, from the served documents", async () => {
+      const spec = await kubectl("explain", "leases.spec")
+      expect(spec.code).toBe(0)
+      expect(spec.stdout).toMatch(/^GROUP:\s+coordination\.platform\nKIND:\s+Lease\nVERSION:\s+v1\n\nFIELD: spec <LeaseSpec>\n/)
+      expect(spec.stdout).toMatch(/\n {2}leaseDurationSeconds\t<integer>\n/)
+      const recursive = await kubectl("explain", "configmaps", "--recursive")
+      expect(recursive.code).toBe(0)
+      expect(recursive.stdout).toMatch(/FIELDS:\n {2}apiVersion\t<string>\n {2}binaryData\t<map\[string\]string>\n {2}data\t<map\[string\]string>\n {2}immutable\t<boolean>\n/)
+      expect(recursive.stdout).toMatch(/\n {4}ownerReferences\t<\[\]OwnerReference>\n {6}apiVersion\t<string>\n/)
+    })
+  })
+})
