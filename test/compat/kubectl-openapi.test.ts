@@ -73,7 +73,25 @@ describe("kubectl with default validation", () => {
       expect(outNested.stderr).toBe(
         `Error from server (BadRequest): error when creating "${nested}": Lease in version "v1" cannot be handled as a Lease: strict decoding error: unknown field "spec.holderName"\n`
       )
+      const deep = manifest(
+        `bad-pod-${suffix}.yaml`,
+        `apiVersion: v1\nkind: Pod\nmetadata:\n  name: bad-${suffix}\nspec:\n  containers:\n  - name: c\n    image: nginx\n    imagePullPolice: Always\n`
+      )
+      const outDeep = await kubectl("create", "-f", deep)
+      expect(outDeep.code).toBe(1)
+      expect(outDeep.stderr).toBe(
+        `Error from server (BadRequest): error when creating "${deep}": Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.containers[0].imagePullPolice"\n`
+      )
       expect(await call(server.url, "GET", "/api/v1/namespaces/default/configmaps").then((l) => l.items.map((i: any) => i.metadata.name))).not.toContain(`bad-${suffix}`)
+    })
+
+    it("explain pod.spec.containers: the list's item type and its fields, nested types by name", async () => {
+      const out = await kubectl("explain", "pod.spec.containers")
+      expect(out.code).toBe(0)
+      expect(out.stdout).toMatch(/^KIND:\s+Pod\nVERSION:\s+v1\n\nFIELD: containers <\[\]Container>\n/)
+      for (const field of ["env\t<[]EnvVar>", "image\t<string>", "name\t<string>", "ports\t<[]ContainerPort>", "resources\t<ResourceRequirements>"]) expect(out.stdout).toContain(`\n  ${field}\n`)
+      const ports = await kubectl("explain", "pod.spec.containers.ports", "--recursive")
+      expect(ports.stdout).toMatch(/FIELDS:\n {2}containerPort\t<integer>.*\n {2}hostIP\t<string>\n {2}hostPort\t<integer>\n {2}name\t<string>\n {2}protocol\t<string>/)
     })
 
     it("explain: a nested field and a whole kind --recursive, from the served documents", async () => {

@@ -8,7 +8,7 @@
  * The two dialects differ only in where references point (`#/definitions/` in v2, `#/components/schemas/` in
  * v3) and in how a reference carries a description (v2 beside it, v3 in an `allOf` as upstream's v3 does).
  */
-import { type FieldSchema } from "../kinds/FieldSchema.js"
+import type { FieldSchema, PatchTags } from "../kinds/FieldSchema.js"
 
 export type Dialect = "v2" | "v3"
 
@@ -34,8 +34,26 @@ const specialDefinitions: Readonly<Record<string, { readonly name: string; reado
   time: { name: `${metaPackage}.Time`, schema: { description: "Time is a wrapper around time.Time which supports correct marshaling to YAML and JSON.", type: "string", format: "date-time" } },
   microtime: { name: `${metaPackage}.MicroTime`, schema: { description: "MicroTime is version of Time with microsecond level precision.", type: "string", format: "date-time" } },
   raw: { name: `${metaPackage}.FieldsV1`, schema: { description: "FieldsV1 stores a set of fields in a data structure like a Trie, in JSON format.", type: "object" } },
-  "resource.Quantity": { name: "io.k8s.apimachinery.pkg.api.resource.Quantity", schema: { description: "Quantity is a fixed-point representation of a number.", type: "string" } },
-  "intstr.IntOrString": { name: "io.k8s.apimachinery.pkg.util.intstr.IntOrString", schema: { description: "IntOrString is a type that can hold an int32 or a string.", type: "string", format: "int-or-string" } }
+  quantity: { name: "io.k8s.apimachinery.pkg.api.resource.Quantity", schema: { description: "Quantity is a fixed-point representation of a number.", type: "string" } },
+  "int-or-string": { name: "io.k8s.apimachinery.pkg.util.intstr.IntOrString", schema: { description: "IntOrString is a type that can hold an int32 or a string.", type: "string", format: "int-or-string" } },
+  "raw-extension": { name: "io.k8s.apimachinery.pkg.runtime.RawExtension", schema: { description: "RawExtension is used to hold extensions in external versions.", type: "object" } }
+}
+
+const tagsOf = (s: FieldSchema): PatchTags | undefined => (s.type === "object" || s.type === "map" || s.type === "array" ? s.patch : undefined)
+
+/**
+ * Upstream's extensions for a field's patch tags (`kube-openapi` builder: struct tags `patchStrategy` /
+ * `patchMergeKey`, markers `+listType`, `+listMapKey`, `+mapType`), on the property that carries them.
+ */
+const fieldExtensions = (tags: PatchTags | undefined): SchemaObject => {
+  if (tags === undefined) return {}
+  return {
+    ...(tags.listMapKeys === undefined ? {} : { "x-kubernetes-list-map-keys": tags.listMapKeys }),
+    ...(tags.listType === undefined ? {} : { "x-kubernetes-list-type": tags.listType }),
+    ...(tags.mapType === undefined ? {} : { "x-kubernetes-map-type": tags.mapType }),
+    ...(tags.patchMergeKey === undefined ? {} : { "x-kubernetes-patch-merge-key": tags.patchMergeKey }),
+    ...(tags.patchStrategy === undefined ? {} : { "x-kubernetes-patch-strategy": tags.patchStrategy })
+  }
 }
 
 /** Optional annotations a schema node may carry (descriptions, patch metadata), read if present. */
@@ -71,13 +89,17 @@ export class DefinitionSet {
     const described = descriptionOf(s)
     const named = this.namedRef(s, pkg)
     if (named === undefined) return this.inline(s, pkg)
-    if (described === undefined) return { $ref: named }
-    return this.dialect === "v2" ? { description: described, $ref: named } : { description: described, allOf: [{ $ref: named }] }
+    // A struct field's own tags (`retainKeys` on `DeploymentSpec.strategy`) sit beside the reference.
+    const extensions = s.type === "object" ? fieldExtensions({ patchStrategy: tagsOf(s)?.patchStrategy }) : {}
+    const head = described === undefined ? {} : { description: described }
+    if (Object.keys(head).length === 0 && Object.keys(extensions).length === 0) return { $ref: named }
+    return this.dialect === "v2" ? { ...head, $ref: named, ...extensions } : { ...head, allOf: [{ $ref: named }], ...extensions }
   }
 
   /** A reference to `s`'s definition (adding it), or undefined for a type written inline. */
   private namedRef(s: FieldSchema, pkg: string): string | undefined {
-    const special = s.type === "time" || s.type === "microtime" || s.type === "raw" ? specialDefinitions[s.type] : s.type === "string" && s.goType ? specialDefinitions[s.goType] : undefined
+    const special =
+      s.type === "time" || s.type === "microtime" || s.type === "raw" ? specialDefinitions[s.type] : s.type === "any" && s.format !== undefined ? specialDefinitions[s.format] : undefined
     if (special) {
       if (!this.definitions.has(special.name)) this.definitions.set(special.name, special.schema)
       return refTo(this.dialect, special.name)
@@ -109,9 +131,9 @@ export class DefinitionSet {
       case "raw":
         return { ...head, $ref: this.namedRef(s, pkg) }
       case "map":
-        return { ...head, type: "object", additionalProperties: this.property(s.values, pkg) }
+        return { ...head, type: "object", additionalProperties: this.property(s.values, pkg), ...fieldExtensions(tagsOf(s)) }
       case "array":
-        return { ...head, type: "array", items: this.property(s.items, pkg) }
+        return { ...head, type: "array", items: this.property(s.items, pkg), ...fieldExtensions(tagsOf(s)) }
       case "object": {
         const properties: Record<string, SchemaObject> = {}
         for (const key of Object.keys(s.fields).sort()) properties[key] = this.property(s.fields[key]!, pkg)
@@ -120,7 +142,9 @@ export class DefinitionSet {
           type: "object",
           properties,
           // A kind whose own fields are not described keeps whatever it is sent (upstream's CRD convention).
-          ...(s.rest === undefined ? {} : s.rest.type === "any" ? { "x-kubernetes-preserve-unknown-fields": true } : { additionalProperties: this.property(s.rest, pkg) })
+          ...(s.rest === undefined ? {} : s.rest.type === "any" ? { "x-kubernetes-preserve-unknown-fields": true } : { additionalProperties: this.property(s.rest, pkg) }),
+          // `+structType=atomic` is the type's own marker; upstream writes it as a map type.
+          ...(tagsOf(s)?.structType === undefined ? {} : { "x-kubernetes-map-type": tagsOf(s)!.structType })
         }
       }
     }

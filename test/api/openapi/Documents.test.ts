@@ -91,9 +91,45 @@ describe("OpenAPI v3 group/version documents", () => {
     })
     expect(schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"].properties.ownerReferences).toEqual({
       type: "array",
-      items: { $ref: "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference" }
+      items: { $ref: "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference" },
+      "x-kubernetes-patch-merge-key": "uid",
+      "x-kubernetes-patch-strategy": "merge"
     })
+    expect(schemas["io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"]["x-kubernetes-map-type"]).toBe("atomic")
     expect(schemas["io.k8s.api.coordination.v1.LeaseList"].properties.items).toEqual({ type: "array", items: { $ref: "#/components/schemas/io.k8s.api.coordination.v1.Lease" } })
+  })
+
+  it("the table's patch tags are upstream's extensions: merge keys, list and map types, retainKeys beside a reference", () => {
+    const core = v3("api/v1").components.schemas as Json
+    expect(core["io.k8s.api.core.v1.PodSpec"].properties.containers).toEqual({
+      type: "array",
+      items: { $ref: "#/components/schemas/io.k8s.api.core.v1.Container" },
+      "x-kubernetes-patch-merge-key": "name",
+      "x-kubernetes-patch-strategy": "merge"
+    })
+    expect(core["io.k8s.api.core.v1.Container"].properties.ports).toMatchObject({
+      "x-kubernetes-list-map-keys": ["containerPort", "protocol"],
+      "x-kubernetes-list-type": "map",
+      "x-kubernetes-patch-merge-key": "containerPort",
+      "x-kubernetes-patch-strategy": "merge"
+    })
+    expect(core["io.k8s.api.core.v1.PodSpec"].properties.nodeSelector["x-kubernetes-map-type"]).toBe("atomic")
+    expect(core["io.k8s.api.core.v1.PodSpec"].properties.tolerations["x-kubernetes-patch-strategy"]).toBeUndefined()
+    const apps = v3("apis/apps/v1").components.schemas as Json
+    expect(apps["io.k8s.api.apps.v1.DeploymentSpec"].properties.strategy).toEqual({
+      allOf: [{ $ref: "#/components/schemas/io.k8s.api.apps.v1.DeploymentStrategy" }],
+      "x-kubernetes-patch-strategy": "retainKeys"
+    })
+    // A Deployment's pod template is core's, its selector meta's: named by the Go package, not the kind's.
+    expect(apps["io.k8s.api.apps.v1.DeploymentSpec"].properties.template).toEqual({ $ref: "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec" })
+    expect(apps["io.k8s.api.apps.v1.DeploymentSpec"].properties.selector).toEqual({ $ref: "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector" })
+    const v2 = openApiV2Document(info) as Json
+    expect(v2.definitions["io.k8s.api.apps.v1.DeploymentSpec"].properties.strategy).toEqual({
+      $ref: "#/definitions/io.k8s.api.apps.v1.DeploymentStrategy",
+      "x-kubernetes-patch-strategy": "retainKeys"
+    })
+    expect(v2.definitions["io.k8s.api.core.v1.ContainerPort"].properties.containerPort).toEqual({ type: "integer", format: "int32" })
+    expect(v2.definitions["io.k8s.api.core.v1.ServicePort"].properties.targetPort).toEqual({ $ref: "#/definitions/io.k8s.apimachinery.pkg.util.intstr.IntOrString" })
   })
 
   it("one source of truth: a field added to a kind's schema shows up in its definition", () => {
@@ -111,7 +147,8 @@ describe("OpenAPI v3 group/version documents", () => {
     for (const api of servedApis) {
       const schemas = v3(api.group === "" ? `api/${api.version}` : `apis/${api.group}/${api.version}`).components.schemas as Json
       const check = (s: FieldSchema, def: Json, at: string): void => {
-        const target = def.$ref ? schemas[String(def.$ref).split("/").pop()!] : def
+        const ref = def.$ref ?? def.allOf?.[0]?.$ref
+        const target = ref ? schemas[String(ref).split("/").pop()!] : def
         expect(target, at).toBeDefined()
         if (s.type === "object") {
           expect(Object.keys(target.properties).sort(), at).toEqual(Object.keys(s.fields).sort())
