@@ -85,6 +85,20 @@ describe("kubectl with default validation", () => {
       expect(await call(server.url, "GET", "/api/v1/namespaces/default/configmaps").then((l) => l.items.map((i: any) => i.metadata.name))).not.toContain(`bad-${suffix}`)
     })
 
+    it("a List file is validated client-side against the v2 document (kubectl never asks the server for List), as upstream", async () => {
+      const item = (extra: string) =>
+        `- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: lp-${extra}${suffix}\n  spec:\n    containers:\n    - name: c\n      image: nginx\n${extra ? "      bogusField: 1\n" : ""}      ports:\n      - containerPort: 80\n`
+      const good = manifest(`list-${suffix}.yaml`, `apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: lc-${suffix}\n  data: {a: b}\n${item("")}`)
+      const created = await kubectl("create", "-f", good)
+      expect([created.code, created.stdout, created.stderr]).toEqual([0, `configmap/lc-${suffix} created\npod/lp-${suffix} created\n`, ""])
+      const bad = manifest(`list-bad-${suffix}.yaml`, `apiVersion: v1\nkind: List\nitems:\n${item("x")}`)
+      const refused = await kubectl("create", "-f", bad)
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toBe(
+        `error: error validating "${bad}": error validating data: ValidationError(Pod.spec.containers[0]): unknown field "bogusField" in io.k8s.api.core.v1.Container; if you choose to ignore these errors, turn validation off with --validate=false\n`
+      )
+    })
+
     it("explain pod.spec.containers: the list's item type and its fields, nested types by name", async () => {
       const out = await kubectl("explain", "pod.spec.containers")
       expect(out.code).toBe(0)
