@@ -8,6 +8,7 @@
  * The two dialects differ only in where references point (`#/definitions/` in v2, `#/components/schemas/` in
  * v3) and in how a reference carries a description (v2 beside it, v3 in an `allOf` as upstream's v3 does).
  */
+import { descriptionOf } from "../kinds/Descriptions.js"
 import type { FieldSchema, PatchTags } from "../kinds/FieldSchema.js"
 
 export type Dialect = "v2" | "v3"
@@ -56,10 +57,15 @@ const fieldExtensions = (tags: PatchTags | undefined): SchemaObject => {
   }
 }
 
-/** Optional annotations a schema node may carry (descriptions, patch metadata), read if present. */
-type Annotated = { readonly description?: string }
+/** `io.k8s.api.events.v1.Event` → `events/v1.Event`, the key of the descriptions (and patch tags) tables. */
+const tableKeyOf = (definition: string): string => {
+  const parts = definition.split(".")
+  return `${parts[parts.length - 3]}/${parts[parts.length - 2]}.${parts[parts.length - 1]}`
+}
 
-const descriptionOf = (s: FieldSchema): string | undefined => (s as Annotated).description
+/** The descriptions of one definition: its own (`""`) and its fields'. */
+type Described = (field: string) => string | undefined
+const undescribed: Described = () => undefined
 
 /**
  * Collects the definitions of a set of kinds. `add` converts one root (a kind's schema) under the given name and
@@ -76,7 +82,8 @@ export class DefinitionSet {
     if (this.definitions.has(name)) return
     // Reserve the name first: a recursive type refers back to itself.
     this.definitions.set(name, {})
-    this.definitions.set(name, { ...this.inline(schema, pkg), ...extra })
+    const key = tableKeyOf(name)
+    this.definitions.set(name, { ...this.inline(schema, pkg, (field) => descriptionOf(key, field)), ...extra })
   }
 
   /** A definition written directly (types with no fields of their own, like `Patch`). */
@@ -85,10 +92,9 @@ export class DefinitionSet {
   }
 
   /** The schema object of a property: a reference for a named struct or special type, inline otherwise. */
-  private property(s: FieldSchema, pkg: string): SchemaObject {
-    const described = descriptionOf(s)
+  private property(s: FieldSchema, pkg: string, described?: string): SchemaObject {
     const named = this.namedRef(s, pkg)
-    if (named === undefined) return this.inline(s, pkg)
+    if (named === undefined) return { ...(described === undefined ? {} : { description: described }), ...this.inline(s, pkg) }
     // A struct field's own tags (`retainKeys` on `DeploymentSpec.strategy`) sit beside the reference.
     const extensions = s.type === "object" ? fieldExtensions({ patchStrategy: tagsOf(s)?.patchStrategy }) : {}
     const head = described === undefined ? {} : { description: described }
@@ -112,8 +118,9 @@ export class DefinitionSet {
     return refTo(this.dialect, name)
   }
 
-  private inline(s: FieldSchema, pkg: string): SchemaObject {
-    const description = descriptionOf(s)
+  /** `described` gives the texts of an object's own description and of its fields (a definition's). */
+  private inline(s: FieldSchema, pkg: string, described: Described = undescribed): SchemaObject {
+    const description = described("")
     const head: SchemaObject = description === undefined ? {} : { description }
     switch (s.type) {
       case "string":
@@ -136,7 +143,7 @@ export class DefinitionSet {
         return { ...head, type: "array", items: this.property(s.items, pkg), ...fieldExtensions(tagsOf(s)) }
       case "object": {
         const properties: Record<string, SchemaObject> = {}
-        for (const key of Object.keys(s.fields).sort()) properties[key] = this.property(s.fields[key]!, pkg)
+        for (const key of Object.keys(s.fields).sort()) properties[key] = this.property(s.fields[key]!, pkg, described(key))
         return {
           ...head,
           type: "object",

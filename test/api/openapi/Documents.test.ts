@@ -132,6 +132,22 @@ describe("OpenAPI v3 group/version documents", () => {
     expect(v2.definitions["io.k8s.api.core.v1.ServicePort"].properties.targetPort).toEqual({ $ref: "#/definitions/io.k8s.apimachinery.pkg.util.intstr.IntOrString" })
   })
 
+  it("descriptions where the spec gives them: the kind's, a field's, and beside a reference", () => {
+    const schemas = v3("apis/events.platform/v1").components.schemas as Json
+    const event = schemas["io.k8s.api.events.v1.Event"]
+    expect(event.description).toMatch(/^Event is a report of something that happened in the cluster/)
+    expect(event.properties.note).toEqual({ description: "Human-readable description of the status of the action; at most 1 kB, but readers must accept up to 64 kB.", type: "string" })
+    expect(event.properties.series).toEqual({
+      description: "Data for a series of repeated events; unset for a single event.",
+      allOf: [{ $ref: "#/components/schemas/io.k8s.api.events.v1.EventSeries" }]
+    })
+    expect((openApiV2Document(info) as Json).definitions["io.k8s.api.events.v1.Event"].properties.series).toEqual({
+      description: "Data for a series of repeated events; unset for a single event.",
+      $ref: "#/definitions/io.k8s.api.events.v1.EventSeries"
+    })
+    expect(event.properties.apiVersion).toEqual({ type: "string" })
+  })
+
   it("one source of truth: a field added to a kind's schema shows up in its definition", () => {
     const leases = servedApis.find((a) => a.kind === "Lease")!
     const extended: ServedApi = {
