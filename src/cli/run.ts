@@ -270,6 +270,11 @@ export const parseRunFlags = (argv: ReadonlyArray<string>) =>
             target: { type: "string" },
             kubeconfig: { type: "string" },
             context: { type: "string" },
+            token: { type: "string" },
+            ca: { type: "string" },
+            "client-cert": { type: "string" },
+            "client-key": { type: "string" },
+            "insecure-skip-tls-verify": { type: "boolean" },
             out: { type: "string" },
             seed: { type: "string" }
           },
@@ -284,7 +289,12 @@ export const parseRunFlags = (argv: ReadonlyArray<string>) =>
       seed = Number(values.seed)
       if (!Number.isInteger(seed)) return yield* Effect.fail(new RunUsageError(`--seed: not an integer: "${values.seed}"`))
     }
-    const target = yield* resolveTarget(values)
+    const target = yield* resolveTarget({
+      ...values,
+      clientCert: values["client-cert"],
+      clientKey: values["client-key"],
+      insecureSkipTlsVerify: values["insecure-skip-tls-verify"]
+    })
     return {
       file: positionals[0]!,
       target,
