@@ -135,7 +135,7 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
         const recorder = yield* LatencyRecorder.make()
         const state = makeRunState(yield* nowMillis)
         yield* Effect.forkScoped(progressReporter(state, tty, err))
-        const run = runScenario(scenario, { seed, admin: target.admin, state }).pipe(Effect.provideService(LatencyRecorder, recorder))
+        const run = runScenario(scenario, { seed, admin: target.admin, state, ...(target.credentials ? { credentials: target.credentials } : {}) }).pipe(Effect.provideService(LatencyRecorder, recorder))
         const exit = yield* Effect.exit(Effect.raceFirst(Effect.asVoid(run), Effect.flatMap(interrupt, (signal) => Effect.fail({ interrupted: signal }))))
         yield* recorder.flush
         const collected: Collected = { series: yield* recorder.snapshot, intervals: yield* recorder.intervals, intervalMs: 1000 }
