@@ -85,7 +85,8 @@ export class LeaseRenewer {
         this.remember(a, lease)
         return this.update(a, t, this.ctx.ended(got))
       },
-      (e) => (e.status.code === 404 ? this.create(a, t, this.ctx.ended(got)) : this.conflict(a, this.ctx.ended(got)))
+      (e) => (e.status.code === 404 ? this.create(a, t, this.ctx.ended(got)) : this.conflict(a, this.ctx.ended(got))),
+      404
     )
   }
 

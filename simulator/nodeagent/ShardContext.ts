@@ -83,20 +83,22 @@ export class ShardContext {
   send<A>(
     request: (client: ApiClientService) => Effect.Effect<A, ApiError>,
     onSuccess: (answer: A) => Request | void,
-    onFailure: (error: ApiError) => Request | void
+    onFailure: (error: ApiError) => Request | void,
+    /** A status code that is an answer, not an error (the ensure-lease GET's 404). */
+    expected?: number
   ): Request {
     const { client, live } = this.env
     const answer = request(live !== undefined ? client : (client.at?.(this.now) ?? client))
     if (Either.isEither(answer)) {
       const done = answer as Either.Either<A, ApiError>
       if (Either.isRight(done)) return onSuccess(done.right) as Request
-      this.failed(done.left)
+      if (done.left.status.code !== expected) this.failed(done.left)
       return onFailure(done.left) as Request
     }
     const handled = Effect.matchEffect(answer, {
       onSuccess: (a) => (onSuccess(a) as Request) ?? Effect.void,
       onFailure: (e) => {
-        this.failed(e)
+        if (e.status.code !== expected) this.failed(e)
         return (onFailure(e) as Request) ?? Effect.void
       }
     })
