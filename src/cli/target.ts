@@ -16,7 +16,8 @@ import type { TargetIdentity } from "../scenario/Artifact.js"
 import type { Scenario } from "../scenario/Scenario.js"
 import { serverSettings } from "../scenario/Simulated.js"
 
-export type TargetFlag = { readonly _tag: "embedded" } | { readonly _tag: "in-process" } | { readonly _tag: "url"; readonly options: HttpClientOptions; readonly context?: string }
+/** `explicit`: `--target embedded` was given (a cluster scenario then runs in real time, not in virtual time). */
+export type TargetFlag = { readonly _tag: "embedded"; readonly explicit?: boolean } | { readonly _tag: "in-process" } | { readonly _tag: "url"; readonly options: HttpClientOptions; readonly context?: string }
 
 /** What the run talks to: identity for the artifact and the admin hooks, when the target has them. */
 export class Target extends Context.Tag("clustersim/cli/Target")<Target, { readonly identity: TargetIdentity; readonly admin: ServerAdminService | undefined }>() {}
@@ -25,6 +26,9 @@ const serverConfig = (scenario: Scenario, seed: number): Partial<ApiServerConfig
 
 export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, traffic?: TrafficCounter): Layer.Layer<ApiClient | Target> => {
   const server = ApiServer.layer(serverConfig(scenario, seed))
+  // a real-time cluster's keep-alive pool (cluster.driver.connections), else the client's default
+  const connections = scenario.cluster?.driver?.connections
+  const pool = connections !== undefined ? { connections } : {}
   switch (t._tag) {
     case "in-process":
       return Layer.provide(
@@ -42,7 +46,7 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
             const version = yield* fetchServerVersion({ baseUrl: s.url })
             const admin = yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(s.url))
             return Layer.merge(
-              ApiClient.layerHttp({ baseUrl: s.url, traffic }),
+              ApiClient.layerHttp({ baseUrl: s.url, traffic, ...pool }),
               Layer.succeed(Target, { identity: { kind: "embedded", url: s.url, ...(version ? { version } : {}) }, admin })
             )
           })
@@ -56,7 +60,7 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
           // a `clustersim serve --admin` URL has the failure hooks too
           const admin = (yield* hasAdminHooks(t.options.baseUrl, t.options)) ? yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(t.options.baseUrl)) : undefined
           return Layer.merge(
-            ApiClient.layerHttp({ ...t.options, traffic }),
+            ApiClient.layerHttp({ ...t.options, traffic, ...pool }),
             Layer.succeed(Target, {
               identity: { kind: "url", url: t.options.baseUrl, ...(version ? { version } : {}), ...(t.context ? { context: t.context } : {}) },
               admin
@@ -89,7 +93,8 @@ export const resolveTarget = (values: { readonly target?: string | undefined; re
 
 /** `embedded`, `in-process` or an http(s) URL. */
 export const parseTargetText = (text: string | undefined): Effect.Effect<TargetFlag, RunUsageError> => {
-  if (text === undefined || text === "embedded") return Effect.succeed({ _tag: "embedded" })
+  if (text === undefined) return Effect.succeed({ _tag: "embedded" })
+  if (text === "embedded") return Effect.succeed({ _tag: "embedded", explicit: true })
   if (text === "in-process") return Effect.succeed({ _tag: "in-process" })
   if (/^https?:\/\//.test(text)) return Effect.succeed({ _tag: "url", options: { baseUrl: text } })
   return Effect.fail(new RunUsageError(`--target: expected embedded, in-process or an http(s):// URL, got "${text}"`))
