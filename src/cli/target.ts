@@ -19,7 +19,8 @@ import type { TargetIdentity } from "../scenario/Artifact.js"
 import type { Scenario } from "../scenario/Scenario.js"
 import { serverSettings } from "../scenario/Simulated.js"
 
-export type TargetFlag = { readonly _tag: "embedded" } | { readonly _tag: "in-process" } | { readonly _tag: "url"; readonly options: HttpClientOptions; readonly context?: string }
+/** `explicit`: `--target embedded` was given (a cluster scenario then runs in real time, not in virtual time). */
+export type TargetFlag = { readonly _tag: "embedded"; readonly explicit?: boolean } | { readonly _tag: "in-process" } | { readonly _tag: "url"; readonly options: HttpClientOptions; readonly context?: string }
 
 /**
  * What the run talks to: identity for the artifact, the admin hooks when the target has them, and the client's
@@ -34,6 +35,9 @@ const serverConfig = (scenario: Scenario, seed: number): Partial<ApiServerConfig
 
 export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, traffic?: TrafficCounter): Layer.Layer<ApiClient | Target> => {
   const server = ApiServer.layer(serverConfig(scenario, seed))
+  // a real-time cluster's keep-alive pool (cluster.driver.connections), else the client's default
+  const connections = scenario.cluster?.driver?.connections
+  const pool = connections !== undefined ? { connections } : {}
   switch (t._tag) {
     case "in-process":
       return Layer.provide(
@@ -51,7 +55,7 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
             const version = yield* fetchServerVersion({ baseUrl: s.url })
             const admin = yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(s.url))
             return Layer.merge(
-              ApiClient.layerHttp({ baseUrl: s.url, traffic }),
+              ApiClient.layerHttp({ baseUrl: s.url, traffic, ...pool }),
               Layer.succeed(Target, { identity: { kind: "embedded", url: s.url, ...(version ? { version } : {}) }, admin })
             )
           })
@@ -66,7 +70,7 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
           const admin = (yield* hasAdminHooks(t.options.baseUrl, t.options)) ? yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(t.options.baseUrl)) : undefined
           const credentials = t.options.credentials ?? credentialSourceFor({ ...t.options, hasClientCertificate: t.options.tls?.cert !== undefined })
           return Layer.merge(
-            ApiClient.layerHttp({ ...t.options, traffic, ...(credentials ? { credentials } : {}) }),
+            ApiClient.layerHttp({ ...t.options, traffic, ...pool, ...(credentials ? { credentials } : {}) }),
             Layer.succeed(Target, {
               identity: { kind: "url", url: t.options.baseUrl, ...(version ? { version } : {}), ...(t.context ? { context: t.context } : {}) },
               admin,
@@ -155,7 +159,8 @@ export const resolveTarget = (
 
 /** `embedded`, `in-process` or an http(s) URL. */
 export const parseTargetText = (text: string | undefined): Effect.Effect<TargetFlag, RunUsageError> => {
-  if (text === undefined || text === "embedded") return Effect.succeed({ _tag: "embedded" })
+  if (text === undefined) return Effect.succeed({ _tag: "embedded" })
+  if (text === "embedded") return Effect.succeed({ _tag: "embedded", explicit: true })
   if (text === "in-process") return Effect.succeed({ _tag: "in-process" })
   if (/^https?:\/\//.test(text)) return Effect.succeed({ _tag: "url", options: { baseUrl: text } })
   return Effect.fail(new RunUsageError(`--target: expected embedded, in-process or an http(s):// URL, got "${text}"`))
