@@ -3,11 +3,12 @@
  * per-type storage strategy the reference describes (watch cache, create-on-update, unconditional update,
  * garbage-collection support).
  */
-import { deploymentSchema, namespaceSchema, nodeSchema, podSchema, serviceSchema } from "./kinds/BuiltinSchemas.js"
+import { deploymentSchema, namespaceSchema, nodeSchema, serviceSchema } from "./kinds/BuiltinSchemas.js"
 import type { KindRules } from "./kinds/KindRules.js"
 import { configMapRules } from "./kinds/ConfigMap.js"
 import { eventRules } from "./kinds/Event.js"
 import { leaseRules } from "./kinds/Lease.js"
+import { podRules } from "./kinds/Pod.js"
 import { nameIsDNSLabel } from "./kinds/Names.js"
 import type { GroupResource } from "./Status.js"
 
@@ -89,7 +90,7 @@ export const Pods = core({
   namespaced: true,
   shortNames: ["po"],
   subresources: ["status", "binding", "eviction"],
-  rules: { schema: podSchema }
+  rules: podRules
 })
 export const ConfigMaps = core({ kind: "ConfigMap", plural: "configmaps", namespaced: true, shortNames: ["cm"], rules: configMapRules })
 export const Services = core({

@@ -6,6 +6,8 @@
  * merge patch and server-side apply, and is what the OpenAPI documents show.
  *
  * The messages are those of a newer release than 1.26, so a few later fields are known rather than unknown.
+ * Field names with `kube`/`kubelet` in them are served renamed (spec README "Naming": the kubelet is the node
+ * agent, `kube` becomes `platform`): {@link renamedFields}.
  */
 import { messagePlan, type FieldPlan, type MessagePlan, type ValuePlan } from "../protobuf/Schema.js"
 import { FieldSchema, kindSchema, objectMetaSchema, type PatchTags } from "./FieldSchema.js"
@@ -18,6 +20,12 @@ const tagKeyOf = (messageName: string): string => {
   const version = parts[parts.length - 2]!
   const group = parts[parts.length - 3]!
   return `${group}/${version}.${type}`
+}
+
+/** Upstream JSON names the served API renames, by type (`NodeSystemInfo.kubeletVersion` is `nodeAgentVersion`). */
+const renamedFields: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  "core/v1.NodeSystemInfo": { kubeletVersion: "nodeAgentVersion", kubeProxyVersion: "platformProxyVersion" },
+  "core/v1.NodeDaemonEndpoints": { kubeletEndpoint: "nodeAgentEndpoint" }
 }
 
 const objectMetaMessage = "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta"
@@ -81,7 +89,7 @@ const collectFields = (plan: MessagePlan, into: Record<string, FieldSchema>): vo
       if (f.value._tag === "message") collectFields(f.value.message, into)
       continue
     }
-    into[f.json] = withTags(fieldSchema(f), tagsOf(key, f.json))
+    into[renamedFields[key]?.[f.json] ?? f.json] = withTags(fieldSchema(f), tagsOf(key, f.json))
   }
 }
 

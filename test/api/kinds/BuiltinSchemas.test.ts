@@ -58,6 +58,11 @@ describe("built-in schemas carry the upstream 1.26 patch tags", () => {
     expect(semantics(deploymentSchema, "spec.template.spec.containers")).toEqual({ type: "map", keys: ["name"] })
   })
 
+  it("kubelet fields are served under the spec's renamed names", () => {
+    expect(at(nodeSchema, "status.nodeInfo.nodeAgentVersion")).toMatchObject({ type: "string" })
+    expect(unknownFields(nodeSchema, { status: { nodeInfo: { kubeletVersion: "v1.26.0" } } })).toEqual(["status.nodeInfo.kubeletVersion"])
+  })
+
   it("decode errors and unknown fields name the Go structs as upstream", () => {
     const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { containers: [{ name: 1, image: "i", bogus: true }], volumes: [{ name: "v", emptyDir: {} }] } }
     expect(typeError(podSchema, pod, "Pod", "v1")).toBe(
