@@ -64,6 +64,11 @@ describe("OpenAPI v3 group/version documents", () => {
       "get /api/v1/namespaces/{namespace}/events",
       "get /api/v1/namespaces/{namespace}/events/{name}"
     ])
+    // Described in its own package's shape (the core Event message), not the stored events.platform Event's.
+    const core = v3("api/v1").components.schemas["io.k8s.api.core.v1.Event"] as Json
+    expect(core["x-kubernetes-group-version-kind"]).toEqual([{ group: "", kind: "Event", version: "v1" }])
+    expect(core.properties.involvedObject).toEqual({ $ref: "#/components/schemas/io.k8s.api.core.v1.ObjectReference" })
+    expect(core.properties.note).toBeUndefined()
   })
 
   it("the Lease definition is the decoder's schema: fields, types, formats, the meta types by reference", () => {
