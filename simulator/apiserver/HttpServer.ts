@@ -135,7 +135,7 @@ const handle = (
     const q = url.indexOf("?")
     const path = q >= 0 ? url.slice(0, q) : url
     const query = q >= 0 ? new URLSearchParams(url.slice(q + 1)) : noQuery
-    if (isOpenApiPath(path)) return Effect.sync(() => serveOpenApi(path, query, req, res))
+    if (isOpenApiPath(path)) return serveOpenApi(path, query, req, res)
     const out = new Responder(req, res, isPretty(req, query))
     let parsed: Parsed
     try {

@@ -57,6 +57,19 @@ describe("kubectl with default validation", () => {
       expect(stored.data).toEqual({ a: "2", b: "3" })
     })
 
+    it("apply -f again on a Deployment: a strategic merge patch by the documents' merge keys, both containers kept", async () => {
+      const name = `d-${suffix}`
+      const deployment = (image: string) =>
+        `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ${name}\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: ${name}}\n  template:\n    metadata:\n      labels: {app: ${name}}\n    spec:\n      containers:\n      - name: web\n        image: ${image}\n        ports:\n        - containerPort: 80\n      - name: side\n        image: busybox:1.36\n`
+      const created = await kubectl("apply", "-f", manifest(`${name}-1.yaml`, deployment("nginx:1.25")))
+      expect([created.code, created.stdout]).toEqual([0, `deployment.apps/${name} created\n`])
+      const configured = await kubectl("apply", "-f", manifest(`${name}-2.yaml`, deployment("nginx:1.26")), "-v=8")
+      expect([configured.code, configured.stdout]).toEqual([0, `deployment.apps/${name} configured\n`])
+      expect(configured.stderr).toContain("application/strategic-merge-patch+json")
+      const stored = await call(server.url, "GET", `/apis/apps/v1/namespaces/default/deployments/${name}`)
+      expect(stored.spec.template.spec.containers.map((c: any) => `${c.name}=${c.image}`)).toEqual(["web=nginx:1.26", "side=busybox:1.36"])
+    })
+
     it("an unknown field is the server's strict decoding error, at the top and nested", async () => {
       const top = manifest(`bad-cm-${suffix}.yaml`, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad-${suffix}\ndata:\n  a: b\nbogus: 1\n`)
       const outTop = await kubectl("create", "-f", top)

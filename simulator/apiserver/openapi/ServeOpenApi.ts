@@ -8,6 +8,7 @@
  * a stale hash is redirected (301) to the current one.
  */
 import type * as http from "node:http"
+import { Clock, Effect } from "effect"
 import { documentHash, openApiV2Document, openApiV3Document, openApiV3Index, openApiV3Paths } from "../../../src/api/openapi/Documents.js"
 import { encodeOpenApiV2, protobufV2ContentType, protobufV2MediaType } from "../../../src/api/openapi/ProtobufV2.js"
 import * as Status from "../../../src/api/Status.js"
@@ -43,12 +44,30 @@ const protobufV2Types = [protobufV2MediaType, protobufV2ContentType]
 /** Whether a request path is one of the OpenAPI documents' (the route table sends it here). */
 export const isOpenApiPath = (path: string): boolean => path === "/openapi/v2" || path === "/openapi/v3" || path.startsWith("/openapi/v3/")
 
-const accepts = (accept: string | undefined, types: ReadonlyArray<string>): boolean =>
-  accept !== undefined && accept.split(",").some((entry) => types.includes(entry.split(";")[0]!.trim().toLowerCase()))
+/**
+ * The first of `offered` an Accept header admits, entries in order, wildcards matching (upstream's handlers use
+ * `goautoneg` this way); no header means anything. Undefined when none is admitted: upstream answers 406.
+ */
+const negotiate = <T extends string>(accept: string | undefined, offered: ReadonlyArray<T>): T | undefined => {
+  for (const entry of (accept === undefined || accept.trim() === "" ? "*/*" : accept).split(",")) {
+    const [type = "", subType = ""] = entry.split(";")[0]!.trim().toLowerCase().split("/")
+    const match = offered.find((o) => {
+      const [t, s] = o.split("/")
+      return (type === "*" || type === t) && (subType === "*" || subType === s)
+    })
+    if (match !== undefined) return match
+  }
+  return undefined
+}
 
-const send = (req: http.IncomingMessage, res: http.ServerResponse, doc: Served, cacheControl: string): void => {
+const notAcceptable = (res: http.ServerResponse): void => {
+  res.writeHead(406, { Vary: "Accept" })
+  res.end()
+}
+
+const send = (req: http.IncomingMessage, res: http.ServerResponse, doc: Served, cacheControl: Record<string, string>): void => {
   const etag = `"${doc.hash}"`
-  const headers = { "Content-Type": doc.contentType, "Cache-Control": cacheControl, ETag: etag, Vary: "Accept" }
+  const headers = { "Content-Type": doc.contentType, ETag: etag, Vary: "Accept", ...cacheControl }
   if (req.headers["if-none-match"] === etag) {
     res.writeHead(304, headers)
     return void res.end()
@@ -63,18 +82,31 @@ const notFound = (res: http.ServerResponse): void => {
 }
 
 /** Answers a request whose path {@link isOpenApiPath} accepted. */
-export const serveOpenApi = (path: string, query: URLSearchParams, req: http.IncomingMessage, res: http.ServerResponse): void => {
+export const serveOpenApi = (path: string, query: URLSearchParams, req: http.IncomingMessage, res: http.ServerResponse): Effect.Effect<void> =>
+  Effect.map(Clock.currentTimeMillis, (now) => answer(path, query, req, res, now))
+
+const answer = (path: string, query: URLSearchParams, req: http.IncomingMessage, res: http.ServerResponse, now: number): void => {
   if (req.method !== "GET" && req.method !== "HEAD") return new Responder(req, res, false).error(Status.methodNotAllowed())
   const accept = req.headers.accept
-  if (path === "/openapi/v2") return send(req, res, accepts(accept, protobufV2Types) ? v2Protobuf() : v2Json(), "no-cache, private")
-  if (path === "/openapi/v3") return send(req, res, v3Index(), "no-cache, private")
+  if (path === "/openapi/v2") {
+    const chosen = negotiate(accept, ["application/json", ...protobufV2Types])
+    if (chosen === undefined) return notAcceptable(res)
+    return send(req, res, chosen === "application/json" ? v2Json() : v2Protobuf(), noCache)
+  }
+  if (path === "/openapi/v3") return send(req, res, v3Index(), noCache)
   const gvPath = path.slice("/openapi/v3/".length)
   const doc = v3Documents().get(gvPath)
   if (doc === undefined) return notFound(res)
+  // v3 in protobuf is not rendered: a client asking only for it gets upstream's answer to an unknown type.
+  if (negotiate(accept, ["application/json"]) === undefined) return notAcceptable(res)
   const hash = query.get("hash")
   if (hash !== null && hash !== "" && hash !== doc.hash) {
-    res.writeHead(301, { Location: `/openapi/v3/${gvPath}?hash=${doc.hash}`, "Cache-Control": "no-cache, private" })
+    res.writeHead(301, { Location: `/openapi/v3/${gvPath}?hash=${doc.hash}`, ...noCache })
     return void res.end()
   }
-  send(req, res, doc, hash === doc.hash ? "public, immutable" : "no-cache, private")
+  send(req, res, doc, hash === doc.hash ? immutable(now) : noCache)
 }
+
+const noCache = { "Cache-Control": "no-cache, private" }
+/** A hashed URL never changes: cacheable for the year upstream allows. */
+const immutable = (now: number) => ({ "Cache-Control": "public, immutable", Expires: new Date(now + 365 * 24 * 3600 * 1000).toUTCString() })

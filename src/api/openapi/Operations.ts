@@ -127,7 +127,9 @@ export const pathsOf = (dialect: Dialect, api: ServedApi): Record<string, Schema
   const base = api.group === "" ? `/api/${api.version}` : `/apis/${api.group}/${api.version}`
   const collection = api.namespaced ? `${base}/namespaces/{namespace}/${api.plural}` : `${base}/${api.plural}`
   const scope = api.namespaced ? "Namespaced" : ""
-  const id = (verb: string, suffix = "") => `${verb}${groupName(api.group)}${camel(api.version)}${scope}${api.kind}${suffix}`
+  // `deleteCoreV1CollectionNamespacedPod`, `readCoreV1NamespacedPodStatus`, `listCoreV1PodForAllNamespaces`.
+  const gv = `${groupName(api.group)}${camel(api.version)}`
+  const id = (verb: string, suffix = "") => `${verb}${gv}${scope}${api.kind}${suffix}`
   const tag = `${api.group === "" ? "core" : api.group.replace(/\.(k8s\.io|platform)$/, "").replace(/\./g, "_")}_${api.version}`
   const list = `${api.definition}List`
   const can = (verb: string) => api.verbs.includes(verb)
@@ -144,7 +146,7 @@ export const pathsOf = (dialect: Dialect, api: ServedApi): Record<string, Schema
     ...(can("list") ? [{ action: "list", operationId: id("list"), description: `list or watch objects of kind ${api.kind}`, parameters: listParams, answer: list, codes: ["200"] } as const] : []),
     ...(can("create") ? [{ action: "post", operationId: id("create"), description: `create a ${api.kind}`, parameters: writeParams, body: api.definition, answer: api.definition, codes: ["200", "201", "202"] } as const] : []),
     ...(can("deletecollection")
-      ? [{ action: "deletecollection", operationId: id("delete", "").replace(/^delete/, "deleteCollection"), description: `delete collection of ${api.kind}`, parameters: [...deleteParams, ...listParams], answer: statusDefinition, codes: ["200"] } as const]
+      ? [{ action: "deletecollection", operationId: `delete${gv}Collection${scope}${api.kind}`, description: `delete collection of ${api.kind}`, parameters: [...deleteParams, ...listParams], answer: statusDefinition, codes: ["200"] } as const]
       : [])
   ]
   const status: OperationSpec[] = api.subresources.includes("status")
@@ -156,7 +158,7 @@ export const pathsOf = (dialect: Dialect, api: ServedApi): Record<string, Schema
     : []
   const allNamespaces: OperationSpec[] =
     api.namespaced && can("list")
-      ? [{ action: "list", operationId: `list${groupName(api.group)}${camel(api.version)}${api.kind}ForAllNamespaces`, description: `list or watch objects of kind ${api.kind}`, parameters: listParams, answer: list, codes: ["200"] }]
+      ? [{ action: "list", operationId: `list${gv}${api.kind}ForAllNamespaces`, description: `list or watch objects of kind ${api.kind}`, parameters: listParams, answer: list, codes: ["200"] }]
       : []
   const pathItem = (ops: ReadonlyArray<OperationSpec>, withName: boolean): SchemaObject => ({
     ...Object.fromEntries(ops.map((op) => [methodOf[op.action], operation(dialect, api, tag, op)])),

@@ -5,7 +5,9 @@
  */
 import type { FieldSchema } from "../kinds/FieldSchema.js"
 import { envelopeSchema } from "../kinds/FieldSchema.js"
+import { builtinKindSchema } from "../kinds/BuiltinSchemas.js"
 import { packageOf } from "../protobuf/Envelope.js"
+import { messagePlan } from "../protobuf/Schema.js"
 import { apiVersionOf, resourceTypes, resourceVerbs, type ResourceType } from "../Resources.js"
 import { findView } from "../ServedNames.js"
 
@@ -43,6 +45,15 @@ const openApiPackage = (group: string, version: string, kind: string): string =>
 
 const schemaOf = (r: ResourceType): FieldSchema => r.rules.schema ?? envelopeSchema
 
+/**
+ * A read-only view in another package (core v1 events of `events.platform` Events) shows objects in that
+ * package's shape: its protobuf message's fields, which are also what it is encoded with.
+ */
+const readOnlyViewSchema = (group: string, version: string, kind: string): FieldSchema => {
+  const pkg = packageOf(group, version)
+  return pkg !== undefined && messagePlan(`${pkg}.${kind}`) !== undefined ? builtinKindSchema(`${pkg}.${kind}`) : envelopeSchema
+}
+
 /** Every group/version a stored type is served under: its own and the views of it (docs/upstream-names.md). */
 const namesOf = (r: ResourceType): ReadonlyArray<{ group: string; version: string; readOnly: boolean }> => {
   const own = { group: r.group, version: r.version, readOnly: false }
@@ -75,8 +86,7 @@ export const servedApis: ReadonlyArray<ServedApi> = resourceTypes.flatMap((r) =>
       namespaced: r.namespaced,
       verbs: resourceVerbs(r).filter((v) => !n.readOnly || readOnlyVerbs.has(v)),
       subresources: n.readOnly ? [] : r.subresources.filter((s) => s === "status"),
-      // A read-only view in another shape (core v1 events) is not described field by field.
-      schema: n.readOnly ? envelopeSchema : schemaOf(r),
+      schema: n.readOnly ? readOnlyViewSchema(n.group, n.version, r.kind) : schemaOf(r),
       definition: `${pkg}.${r.kind}`,
       pkg,
       gvks

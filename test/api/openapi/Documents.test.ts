@@ -53,6 +53,20 @@ describe("OpenAPI v3 group/version documents", () => {
     expect(lease?.path).toBe("/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}")
     expect(lease?.op["x-kubernetes-group-version-kind"]).toEqual({ group: "coordination.k8s.io", kind: "Lease", version: "v1" })
     expect(lease?.op.operationId).toBe("patchCoordinationV1NamespacedLease")
+    const ids = operations(v3("api/v1")).filter((o) => o.path.includes("/pods")).map((o) => o.op.operationId).sort()
+    expect(ids).toEqual([
+      "createCoreV1NamespacedPod",
+      "deleteCoreV1CollectionNamespacedPod",
+      "deleteCoreV1NamespacedPod",
+      "listCoreV1NamespacedPod",
+      "listCoreV1PodForAllNamespaces",
+      "patchCoreV1NamespacedPod",
+      "patchCoreV1NamespacedPodStatus",
+      "readCoreV1NamespacedPod",
+      "readCoreV1NamespacedPodStatus",
+      "replaceCoreV1NamespacedPod",
+      "replaceCoreV1NamespacedPodStatus"
+    ])
   })
 
   it("a read-only view (core v1 events) has only its reads and deletes", () => {
@@ -64,6 +78,11 @@ describe("OpenAPI v3 group/version documents", () => {
       "get /api/v1/namespaces/{namespace}/events",
       "get /api/v1/namespaces/{namespace}/events/{name}"
     ])
+    // Described in its own package's shape (the core Event message), not the stored events.platform Event's.
+    const core = v3("api/v1").components.schemas["io.k8s.api.core.v1.Event"] as Json
+    expect(core["x-kubernetes-group-version-kind"]).toEqual([{ group: "", kind: "Event", version: "v1" }])
+    expect(core.properties.involvedObject).toEqual({ $ref: "#/components/schemas/io.k8s.api.core.v1.ObjectReference" })
+    expect(core.properties.note).toBeUndefined()
   })
 
   it("the Lease definition is the decoder's schema: fields, types, formats, the meta types by reference", () => {

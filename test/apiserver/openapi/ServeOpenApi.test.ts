@@ -24,6 +24,8 @@ describe("OpenAPI endpoints", () => {
       const doc = yield* get(base, url)
       expect(doc.code).toBe(200)
       expect(doc.headers["cache-control"]).toBe("public, immutable")
+      // A year after the server's clock (the test clock stands at 0).
+      expect(doc.headers.expires).toBe("Fri, 01 Jan 1971 00:00:00 GMT")
       expect(doc.headers.etag).toBe(`"${url.slice(url.indexOf("=") + 1)}"`)
       expect(JSON.parse(doc.text).openapi).toBe("3.0.0")
       const unhashed = yield* get(base, "/openapi/v3/api/v1")
@@ -46,11 +48,17 @@ describe("OpenAPI endpoints", () => {
     })
   )
 
-  it.scoped("an unknown document is the 404 page; a write is 405 with a Status", () =>
+  it.scoped("an unknown document is the 404 page; a type not offered is 406; a write is 405 with a Status", () =>
     Effect.gen(function* () {
       const base = yield* httpServer()
       const missing = yield* get(base, "/openapi/v3/apis/nosuch.example/v1")
       expect([missing.code, missing.text]).toEqual([404, "404 page not found\n"])
+      const v3Protobuf = yield* get(base, "/openapi/v3/api/v1", { accept: "application/com.github.proto-openapi.spec.v3.v1.0+protobuf" })
+      expect(v3Protobuf.code).toBe(406)
+      const yaml = yield* get(base, "/openapi/v2", { accept: "application/yaml" })
+      expect(yaml.code).toBe(406)
+      const anything = yield* get(base, "/openapi/v2", { accept: "*/*" })
+      expect([anything.code, anything.headers["content-type"]]).toEqual([200, "application/json"])
       const post = yield* get(base, "/openapi/v2", {}, "POST")
       expect(post.code).toBe(405)
       expect(JSON.parse(post.text)).toMatchObject({ kind: "Status", reason: "MethodNotAllowed", code: 405 })
