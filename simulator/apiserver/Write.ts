@@ -214,7 +214,14 @@ export class Write {
       return Either.left(Status.modifiedConflict(resource, name))
     }
     const sent =
-      opts.subresource !== undefined ? input : withPodTemplates.has(resource) ? defaultPodTemplateOf(input) : resource === Pods ? defaultPodOnUpdate(input) : input
+      opts.subresource !== undefined
+        ? input
+        : withPodTemplates.has(resource)
+          ? defaultPodTemplateOf(input)
+          : // A spec shared with the stored pod (a patch elsewhere) is already defaulted: keep the sharing.
+            resource === Pods && input.spec !== stored.spec
+            ? defaultPodOnUpdate(input)
+            : input
     const merged = mergeForUpdate(resource, stored, sent, opts.subresource)
     // The candidate as stored (no kind/apiVersion, the stored resourceVersion), for validation and the no-op check.
     const unbumped = storedForm(merged, serverOwnedMeta(merged.metadata, stored.metadata, name, namespace))

@@ -54,20 +54,37 @@ export const difference = (a: FieldTree, b: FieldTree): FieldTree => {
   return differenceChildren(a, b)
 }
 
+/** The children of `a` minus `b`; walks only the keys of `b` (usually the smaller: what a write changed). */
 const differenceChildren = (a: FieldTree, b: FieldTree): Record<string, FieldTree> => {
-  const out: Record<string, FieldTree> = {}
-  for (const k of childKeys(a)) {
-    if (!Object.prototype.hasOwnProperty.call(b, k)) {
-      out[k] = a[k]!
-      continue
-    }
+  let out: Record<string, FieldTree> | undefined
+  for (const k of Object.keys(b)) {
+    if (k === MEMBER || !Object.prototype.hasOwnProperty.call(a, k)) continue
     const na = a[k]!
     const nb = b[k]!
-    const member = isMember(na) && !isMember(nb)
-    const rest = node(member, differenceChildren(na, nb))
-    if (rest !== undefined) out[k] = rest
+    const rest = node(isMember(na) && !isMember(nb), differenceChildren(na, nb))
+    if (out === undefined) {
+      out = {}
+      for (const key of childKeys(a)) out[key] = a[key]!
+    }
+    if (rest === undefined) delete out[k]
+    else out[k] = rest
   }
-  return out
+  if (out !== undefined) return out
+  if (!Object.prototype.hasOwnProperty.call(a, MEMBER)) return a as Record<string, FieldTree>
+  const { [MEMBER]: _m, ...children } = a
+  return children
+}
+
+/** Whether every member of `sub` is a member of `set`; walks only `sub`. */
+export const contains = (set: FieldTree, sub: FieldTree): boolean => {
+  for (const k of childKeys(sub)) {
+    if (!Object.prototype.hasOwnProperty.call(set, k)) return false
+    const ns = set[k]!
+    const nb = sub[k]!
+    if (isMember(nb) && !isMember(ns)) return false
+    if (!contains(ns, nb)) return false
+  }
+  return true
 }
 
 /** Members in both (`Set.Intersection`). */
@@ -78,6 +95,8 @@ export const intersection = (a: FieldTree, b: FieldTree): FieldTree => {
 
 const intersectionChildren = (a: FieldTree, b: FieldTree): Record<string, FieldTree> => {
   const out: Record<string, FieldTree> = {}
+  // Symmetric: walk the smaller side.
+  if (Object.keys(a).length > Object.keys(b).length) [a, b] = [b, a]
   for (const k of childKeys(a)) {
     if (!Object.prototype.hasOwnProperty.call(b, k)) continue
     const na = a[k]!
@@ -88,7 +107,7 @@ const intersectionChildren = (a: FieldTree, b: FieldTree): Record<string, FieldT
   return out
 }
 
-export const equalSets = (a: FieldTree, b: FieldTree): boolean => a === b || (isEmpty(difference(a, b)) && isEmpty(difference(b, a)))
+export const equalSets = (a: FieldTree, b: FieldTree): boolean => a === b || (contains(a, b) && contains(b, a))
 
 /** Every member path, in key order, as `Path.String()` prints it: `.spec.containers[name="a"].image`. */
 export const memberPaths = (t: FieldTree): string[] => {
@@ -130,9 +149,14 @@ const pathElement = (key: string): string => {
 /** A `fieldsV1` value read from an object: only objects of objects are trees; anything else is empty. */
 export const fieldTreeOf = (v: unknown): FieldTree => {
   if (!isRecord(v)) return emptySet
+  if (checked.has(v)) return v as FieldTree
   for (const k of Object.keys(v)) if (!isRecord(v[k]) || !isValidTree(v[k])) return emptySet
+  checked.add(v)
   return v as FieldTree
 }
+
+/** Trees already found well-formed (stored entries are read on every write). */
+const checked = new WeakSet<object>()
 
 const isValidTree = (v: unknown): boolean => isRecord(v) && Object.keys(v).every((k) => isValidTree(v[k]))
 

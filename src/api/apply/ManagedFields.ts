@@ -16,7 +16,7 @@ import { Either } from "effect"
 import type { FieldSchema } from "../kinds/FieldSchema.js"
 import { isRecord, type KObject } from "../Object.js"
 import { ApiError, makeStatus } from "../Status.js"
-import { difference, emptySet, equalSets, type FieldTree, fieldTreeOf, intersection, isEmpty, memberPaths, union } from "./FieldSet.js"
+import { contains, difference, emptySet, equalSets, type FieldTree, fieldTreeOf, intersection, isEmpty, memberPaths, union } from "./FieldSet.js"
 import { compare, fieldSetOf, mergeConfig, removeFields } from "./TypedFields.js"
 
 export interface ManagedFieldsEntry {
@@ -119,7 +119,7 @@ const withoutChanged = (entries: ReadonlyArray<ManagedFieldsEntry>, self: string
   for (const e of entries) {
     if (identityOf(e) === self) continue
     const set = fieldTreeOf(e.fieldsV1)
-    const left = difference(difference(set, taken), removed)
+    const left = isEmpty(intersection(set, taken)) && isEmpty(intersection(set, removed)) ? set : difference(difference(set, taken), removed)
     if (isEmpty(left)) continue
     out.push(left === set ? e : { ...e, fieldsV1: left })
   }
@@ -148,9 +148,11 @@ export const afterUpdate = (
   const self = identityOf({ manager, operation: "Update", apiVersion: scope.apiVersion, subresource: scope.subresource })
   const own = entries.find((e) => identityOf(e) === self)
   const ownSet = own === undefined ? emptySet : fieldTreeOf(own.fieldsV1)
-  const next = difference(union(union(ownSet, modified), added), removed)
+  // The common case (a manager rewriting fields it owns, as lease renewals do) is answered without building sets.
+  const ownUnchanged = own !== undefined && isEmpty(added) && contains(ownSet, modified) && isEmpty(intersection(ownSet, removed))
+  const next = ownUnchanged ? ownSet : difference(union(union(ownSet, modified), added), removed)
   const others = withoutChanged(entries, self, union(modified, added), removed)
-  const mine = isEmpty(next) ? [] : [own !== undefined && equalSets(next, ownSet) ? own : entry(manager, "Update", scope, time, next)]
+  const mine = isEmpty(next) ? [] : [ownUnchanged ? own : entry(manager, "Update", scope, time, next)]
   const result = [...others, ...mine]
   // Nobody's fields changed (a manager rewriting fields it owns): the entries stay as they were.
   if (result.length === entries.length && result.every((e) => entries.includes(e))) return entries

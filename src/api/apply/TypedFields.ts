@@ -113,8 +113,8 @@ const compareInto = (before: unknown, after: unknown, schema: FieldSchema | unde
     for (const item of after) {
       const key = keyOfItem(item, list.semantics)
       seen.add(key)
-      const children = list.semantics.type === "map" ? asChildren(item, list.items) : undefined
       if (!old.has(key)) {
+        const children = list.semantics.type === "map" ? asChildren(item, list.items) : undefined
         put(added, key, asNode(true, (children ?? {}) as Mutable))
         continue
       }
