@@ -52,7 +52,7 @@ export const withManagedFields = (obj: KObject, entries: ReadonlyArray<ManagedFi
 
 /** `after` with the managed fields of an Update from `before` (undefined for a create). */
 export const recordUpdate = (resource: ResourceType, before: KObject | undefined, after: KObject, opts: WriteOptions, now: number): KObject =>
-  withManagedFields(after, afterUpdate(before, after, managerOf(opts), scopeOf(resource, opts.subresource), rfc3339(now)))
+  withManagedFields(after, afterUpdate(before, after, managerOf(opts), scopeOf(resource, opts.subresource), () => rfc3339(now)))
 
 /** An Apply of `config` onto `live`: the merged object, carrying its managed fields, or a 409. */
 export const recordApply = (resource: ResourceType, live: KObject | undefined, config: KObject, opts: WriteOptions, now: number): Either.Either<KObject, ApiError> =>

@@ -136,7 +136,8 @@ export const afterUpdate = (
   after: KObject,
   manager: string,
   scope: WriteScope,
-  time: string
+  /** Asked only when an entry changes (formatting a time on every write costs). */
+  time: () => string
 ): ReadonlyArray<ManagedFieldsEntry> => {
   const sent = scope.subresource === undefined ? entriesOf(after) : []
   const entries = sent.length > 0 ? sent : entriesOf(before)
@@ -152,7 +153,7 @@ export const afterUpdate = (
   const ownUnchanged = own !== undefined && isEmpty(added) && contains(ownSet, modified) && isEmpty(intersection(ownSet, removed))
   const next = ownUnchanged ? ownSet : difference(union(union(ownSet, modified), added), removed)
   const others = withoutChanged(entries, self, union(modified, added), removed)
-  const mine = isEmpty(next) ? [] : [ownUnchanged ? own : entry(manager, "Update", scope, time, next)]
+  const mine = isEmpty(next) ? [] : [ownUnchanged ? own : entry(manager, "Update", scope, time(), next)]
   const result = [...others, ...mine]
   // Nobody's fields changed (a manager rewriting fields it owns): the entries stay as they were.
   if (result.length === entries.length && result.every((e) => entries.includes(e))) return entries

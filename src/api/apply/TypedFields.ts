@@ -98,12 +98,13 @@ const compareInto = (before: unknown, after: unknown, schema: FieldSchema | unde
   if (before === after) return
   if (isRecord(before) && isRecord(after) && isGranular(schema)) {
     for (const k of Object.keys(after)) {
-      if (after[k] === undefined) continue
+      // Managed fields are owned by nobody (stripped from every set): not worth comparing on every write.
+      if (after[k] === undefined || k === "managedFields") continue
       const sub = childSchema(schema, k)
       if (before[k] === undefined) put(added, `f:${k}`, wholeNode(after[k], sub))
       else compareChild(`f:${k}`, before[k], after[k], sub, added, modified, removed)
     }
-    for (const k of Object.keys(before)) if (before[k] !== undefined && after[k] === undefined) put(removed, `f:${k}`, wholeNode(before[k], childSchema(schema, k)))
+    for (const k of Object.keys(before)) if (before[k] !== undefined && after[k] === undefined && k !== "managedFields") put(removed, `f:${k}`, wholeNode(before[k], childSchema(schema, k)))
     return
   }
   const list = listOf(schema)
