@@ -4,12 +4,12 @@
  * kind/apiVersion against the URL, and the write and delete options. Pure: no store, no time.
  */
 import { Either } from "effect"
-import { invalid as invalidField, notSupported, type FieldError } from "../../src/api/FieldError.js"
+import { forbidden, invalid as invalidField, notSupported, required, type FieldError } from "../../src/api/FieldError.js"
 import { depthOverflowInText, maxBodyNestingDepth } from "../../src/api/JsonDepth.js"
 import { strictDecodingErrors } from "../../src/api/kinds/DuplicateFields.js"
 import { decodesCleanly, envelopeSchema, splitUnknownFields, typeError } from "../../src/api/kinds/FieldSchema.js"
 import { isRecord, type KObject } from "../../src/api/Object.js"
-import type { DeleteOptions, WriteOptions } from "../../src/api/Requests.js"
+import type { DeleteOptions, PatchType, WriteOptions } from "../../src/api/Requests.js"
 import { apiVersionOf, type ResourceType } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
@@ -28,10 +28,18 @@ const dryRunErrors = (dryRun: ReadonlyArray<string> | undefined): FieldError[] =
 
 const fieldValidationLevels = ["", "Ignore", "Strict", "Warn"]
 
-/** CreateOptions / UpdateOptions / PatchOptions: dryRun, fieldValidation, fieldManager (422 naming each). */
-export const checkWriteOptions = (optionsKind: string, opts: WriteOptions): ApiError | undefined => {
-  if (opts.dryRun === undefined && opts.fieldValidation === undefined && opts.fieldManager === undefined) return undefined
-  const errors = dryRunErrors(opts.dryRun)
+/** `ValidatePatchOptions`: `force` only for apply, which needs a `fieldManager`. */
+const patchErrors = (patchType: PatchType | undefined, opts: WriteOptions): FieldError[] => {
+  if (patchType === undefined) return []
+  if (patchType === "apply") return opts.fieldManager ? [] : [required("fieldManager", "is required for apply patch")]
+  return opts.force !== undefined ? [forbidden("force", "may not be specified for non-apply patch")] : []
+}
+
+/** CreateOptions / UpdateOptions / PatchOptions: force, dryRun, fieldValidation, fieldManager (422 naming each). */
+export const checkWriteOptions = (optionsKind: string, opts: WriteOptions, patchType?: PatchType): ApiError | undefined => {
+  const patchProblems = patchErrors(patchType, opts)
+  if (patchProblems.length === 0 && opts.dryRun === undefined && opts.fieldValidation === undefined && opts.fieldManager === undefined) return undefined
+  const errors = [...patchProblems, ...dryRunErrors(opts.dryRun)]
   if (opts.fieldValidation !== undefined && !fieldValidationLevels.includes(opts.fieldValidation))
     errors.push(notSupported("fieldValidation", opts.fieldValidation, fieldValidationLevels))
   if (opts.fieldManager !== undefined && Buffer.byteLength(opts.fieldManager) > 128)

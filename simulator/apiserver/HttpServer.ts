@@ -29,7 +29,7 @@ import {
 } from "./http/Limits.js"
 import { isPrettyRequest, queryBool, queryInt } from "./http/QueryParams.js"
 import { warningHeaders } from "./http/WarningHeader.js"
-import { parseJsonBody, readBody } from "./http/RequestBody.js"
+import { parseJsonBody, readApplyBody, readBody } from "./http/RequestBody.js"
 import { Responder } from "./http/Responder.js"
 import { adminAction } from "./http/Admin.js"
 import { serveWatch } from "./http/ServeWatch.js"
@@ -269,7 +269,15 @@ const serveResource = (
     const str = (k: string) => query.get(k) ?? undefined
     const selectors = { labelSelector: str("labelSelector"), fieldSelector: fieldSelectorOf(query, view) }
     const dryRun = query.has("dryRun") ? query.getAll("dryRun") : undefined
-    const writeOptions = { namespace, dryRun, fieldValidation: str("fieldValidation"), fieldManager: str("fieldManager"), subresource }
+    const writeOptions = {
+      namespace,
+      dryRun,
+      fieldValidation: str("fieldValidation"),
+      fieldManager: str("fieldManager"),
+      subresource,
+      force: queryBool(query, "force"),
+      userAgent: req.headers["user-agent"]
+    }
     const readBodyJson = (what: string) =>
       Effect.flatMap(
         Effect.promise(() => readBody(req, limits.maxBodyBytes)),
@@ -323,9 +331,9 @@ const serveResource = (
       case "PATCH": {
         if (name === undefined) return yield* Effect.fail(Status.methodNotAllowed())
         const patchType = patchTypeOf(req.headers["content-type"] ?? "")
-        if (patchType === undefined || patchType === "apply") return yield* Effect.fail(Status.unsupportedMediaType("415: Unsupported Media Type", true))
-        const body = yield* readBodyJson("error decoding patch")
-        if (depthOverflowInText(body.raw!, maxBodyNestingDepth) !== undefined)
+        if (patchType === undefined) return yield* Effect.fail(Status.unsupportedMediaType("415: Unsupported Media Type", true))
+        const body = patchType === "apply" ? yield* readApplyBody(req, limits.maxBodyBytes) : yield* readBodyJson("error decoding patch")
+        if (body.raw !== undefined && depthOverflowInText(body.raw, maxBodyNestingDepth) !== undefined)
           return yield* Effect.fail(Status.badRequest(`error decoding patch: exceeded max depth of ${maxBodyNestingDepth}`))
         return yield* write(api.patch(resource, name, patchType, body, writeOptions), out)
       }

@@ -17,6 +17,7 @@ import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import type { Admission } from "./Admission.js"
 import { checkTypeMeta, checkWriteOptions, decodeBody, isDryRun, type Body } from "./Decode.js"
+import { recordApply, recordUpdate } from "./FieldManager.js"
 import { sameObject } from "./SameObject.js"
 import type { ServerState } from "./ServerState.js"
 import type { Entry } from "./Store.js"
@@ -68,9 +69,10 @@ export class Write {
 
   /** `patch` at a given time, synchronously: the request path for in-process callers that keep their own clock. */
   patchAt(resource: ResourceType, name: string, patchType: PatchType, patch: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
-    const bad = checkWriteOptions("PatchOptions", opts)
+    const bad = checkWriteOptions("PatchOptions", opts, patchType)
     if (bad) return Either.left(bad)
     if (opts.subresource && !resource.subresources.includes(opts.subresource)) return Either.left(Status.methodNotAllowed())
+    if (patchType === "apply") return this.applyAt(resource, name, patch, opts, now)
     const entry = this.state.find(resource, opts.namespace, name)
     const stored = entry?.obj
     if (!stored) return Either.left(Status.notFound(resource, name))
@@ -88,7 +90,38 @@ export class Write {
     return this.updateObject(resource, name, input, opts, now, warnings, { namespace: opts.namespace, entry })
   }
 
-  private createObject(resource: ResourceType, input: KObject, opts: WriteOptions, now: number): Either.Either<KObject, ApiError> {
+  /**
+   * Server-side apply (reference §5.6): the configuration merged into the live object with field ownership, or a
+   * create (201) when there is none; then validated and stored as any write.
+   */
+  private applyAt(resource: ResourceType, name: string, patch: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
+    const config = patch.value
+    if (!isRecord(config)) return Either.left(Status.badRequest("error decoding YAML: the apply patch is not an object"))
+    const expected = apiVersionOf(resource)
+    if (config.apiVersion !== expected)
+      return Either.left(Status.badRequest(`Incorrect version specified in apply patch. Specified patch version: ${String(config.apiVersion ?? "")}, expected: ${expected}`))
+    if (isRecord(config.metadata) && config.metadata.managedFields !== undefined && config.metadata.managedFields !== null)
+      return Either.left(Status.badRequest("metadata.managedFields must be nil"))
+    const decoded = decodeBody(resource, patch, opts.fieldValidation, true)
+    if (Either.isLeft(decoded)) return Either.left(decoded.left)
+    const { object, warnings } = decoded.right
+    const entry = this.state.find(resource, opts.namespace, name)
+    const live = entry?.obj
+    const merged = recordApply(resource, live, object, opts, now)
+    if (Either.isLeft(merged)) return Either.left(merged.left)
+    const applied = merged.right
+    if (live === undefined) {
+      if (opts.subresource) return Either.left(Status.notFound(resource, name))
+      const { resourceVersion: _rv, ...meta } = applied.metadata
+      return Either.map(this.createObject(resource, { ...applied, metadata: { ...meta, name } }, opts, now, true), (created) => ({ code: 201, object: created, warnings }))
+    }
+    // Like a patch, an apply is unconditional unless the configuration names a resourceVersion.
+    const rv = object.metadata.resourceVersion || live.metadata.resourceVersion
+    const input = { ...extendable, ...applied, metadata: { ...extendable, ...applied.metadata, resourceVersion: rv } }
+    return this.updateObject(resource, name, input, opts, now, warnings, { namespace: opts.namespace, entry }, true)
+  }
+
+  private createObject(resource: ResourceType, input: KObject, opts: WriteOptions, now: number, applied = false): Either.Either<KObject, ApiError> {
     const typeProblem = checkTypeMeta(resource, input)
     if (typeProblem) return Either.left(typeProblem)
     const meta = input.metadata
@@ -112,7 +145,9 @@ export class Write {
       creationTimestamp: rfc3339(now)
     }
     if (!resource.namespaced) delete (metadata as { namespace?: string }).namespace
-    const object: KObject = defaulted(resource, { ...extendable, ...input, apiVersion: apiVersionOf(resource), kind: resource.kind, metadata })
+    const built: KObject = defaulted(resource, { ...extendable, ...input, apiVersion: apiVersionOf(resource), kind: resource.kind, metadata })
+    // An apply brings its managed fields; every other create is an Update by its manager.
+    const object = applied ? built : recordUpdate(resource, undefined, built, opts, now)
     const errors = [...validateObjectMetaCreate(object, resource.namespaced, resource.rules.nameRule), ...(resource.rules.validateCreate?.(object) ?? [])]
     if (errors.length > 0) return Either.left(invalidObject(resource, name, errors))
     const missingNs = this.state.requireNamespace(resource, namespace)
@@ -148,7 +183,9 @@ export class Write {
     now: number,
     warnings: ReadonlyArray<string>,
     /** The caller's own lookup, reused when the body names the same namespace (one lookup per request). */
-    lookedUp?: { readonly namespace: string | undefined; readonly entry: Entry | undefined }
+    lookedUp?: { readonly namespace: string | undefined; readonly entry: Entry | undefined },
+    /** The input carries the managed fields of an Apply. */
+    applied = false
   ): Either.Either<WriteResult, ApiError> {
     const typeProblem = checkTypeMeta(resource, input)
     if (typeProblem) return Either.left(typeProblem)
@@ -177,7 +214,14 @@ export class Write {
       return Either.left(Status.modifiedConflict(resource, name))
     }
     const sent =
-      opts.subresource !== undefined ? input : withPodTemplates.has(resource) ? defaultPodTemplateOf(input) : resource === Pods ? defaultPodOnUpdate(input) : input
+      opts.subresource !== undefined
+        ? input
+        : withPodTemplates.has(resource)
+          ? defaultPodTemplateOf(input)
+          : // A spec shared with the stored pod (a patch elsewhere) is already defaulted: keep the sharing.
+            resource === Pods && input.spec !== stored.spec
+            ? defaultPodOnUpdate(input)
+            : input
     const merged = mergeForUpdate(resource, stored, sent, opts.subresource)
     // The candidate as stored (no kind/apiVersion, the stored resourceVersion), for validation and the no-op check.
     const unbumped = storedForm(merged, serverOwnedMeta(merged.metadata, stored.metadata, name, namespace))
@@ -192,9 +236,10 @@ export class Write {
     if (invalid !== undefined && invalid.length > 0) errors.push(...invalid)
     if (errors.length > 0) return Either.left(invalidObject(resource, name, errors))
     // A spec change bumps a Deployment's generation (in a new metadata object: the candidate's may be the caller's).
-    const candidate = resource.kind === "Deployment" && !sameObject(unbumped.spec, stored.spec)
+    const bumped = resource.kind === "Deployment" && !sameObject(unbumped.spec, stored.spec)
       ? { ...unbumped, metadata: { ...extendable, ...unbumped.metadata, generation: (stored.metadata.generation ?? 0) + 1 } }
       : unbumped
+    const candidate = applied ? bumped : recordUpdate(resource, stored, bumped, opts, now)
     if (sameObject(candidate, stored)) return Either.right({ code: 200, object: withTypeMeta(stored, resource), warnings })
     if (isDryRun(opts.dryRun)) return Either.right({ code: 200, object: withTypeMeta(candidate, resource), warnings })
     const store = this.state.store

@@ -38,6 +38,10 @@ export interface WriteOptions extends Scope {
   readonly fieldValidation?: string | undefined
   readonly fieldManager?: string | undefined
   readonly subresource?: string | undefined
+  /** Apply only: take ownership of conflicting fields (reference §5.6). */
+  readonly force?: boolean | undefined
+  /** The client's User-Agent, naming the field manager when `fieldManager` is not given (reference §5.4). */
+  readonly userAgent?: string | undefined
 }
 
 export interface DeleteOptions extends Scope {
@@ -48,7 +52,8 @@ export interface DeleteOptions extends Scope {
   readonly preconditions?: { readonly uid?: string | undefined; readonly resourceVersion?: string | undefined } | undefined
 }
 
-export type PatchType = "merge" | "json" | "strategic"
+/** `apply` is server-side apply (`application/apply-patch+yaml`). */
+export type PatchType = "merge" | "json" | "strategic" | "apply"
 
 export interface WriteResult {
   readonly code: number

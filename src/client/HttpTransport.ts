@@ -49,7 +49,8 @@ export interface TrafficCounter {
 const patchContentTypes: Record<PatchType, string> = {
   merge: "application/merge-patch+json",
   json: "application/json-patch+json",
-  strategic: "application/strategic-merge-patch+json"
+  strategic: "application/strategic-merge-patch+json",
+  apply: "application/apply-patch+yaml"
 }
 
 /** `/api/v1/namespaces/ns/pods/name/status` */
@@ -216,7 +217,7 @@ export const makeHttpClient = (options: HttpClientOptions) =>
 
     const write = (method: Dispatcher.HttpMethod, path: string, body: unknown, opts: WriteOptions | undefined, contentType?: string) =>
       Effect.map(
-        call(method, path + queryString({ dryRun: opts?.dryRun, fieldValidation: opts?.fieldValidation, fieldManager: opts?.fieldManager }), body, contentType),
+        call(method, path + queryString({ dryRun: opts?.dryRun, fieldValidation: opts?.fieldValidation, fieldManager: opts?.fieldManager, force: opts?.force }), body, contentType),
         (r) => ({ code: r.code, object: r.value as KObject, warnings: r.warnings })
       )
     /** A create or update: the object in the client's encoding where it has a lossless form there. */

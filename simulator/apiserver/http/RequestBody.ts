@@ -1,6 +1,7 @@
 /** A request's body: read up to the byte limit (413 past it), and its JSON text parsed (400 naming the error). */
 import type * as http from "node:http"
-import { Either } from "effect"
+import { Effect, Either } from "effect"
+import { parse as parseYaml } from "yaml"
 import * as Status from "../../../src/api/Status.js"
 import type { ApiError } from "../../../src/api/Status.js"
 import type { Body } from "../ApiServer.js"
@@ -30,3 +31,17 @@ export const parseJsonBody = (text: string, what: string): Either.Either<Body, A
     return Either.left(Status.badRequest(`${what}: json parse error: ${(e as Error).message}`))
   }
 }
+
+/** An apply body (`application/apply-patch+yaml`): YAML, of which JSON is a part; unparseable text is a 400. */
+export const readApplyBody = (req: http.IncomingMessage, maxBodyBytes: number): Effect.Effect<Body, ApiError> =>
+  Effect.flatMap(
+    Effect.flatMap(Effect.promise(() => readBody(req, maxBodyBytes)), (b) => b),
+    (bytes) => {
+      const text = bytes.toString("utf8")
+      try {
+        return Effect.succeed({ value: parseYaml(text) ?? null })
+      } catch (e) {
+        return Effect.fail(Status.badRequest(`error decoding YAML: ${(e as Error).message}`))
+      }
+    }
+  )

@@ -6,8 +6,9 @@
  * merge patch and server-side apply, and is what the OpenAPI documents show.
  *
  * The messages are those of a newer release than 1.26, so a few later fields are known rather than unknown.
- * Field names with `kube`/`kubelet` in them are served renamed (spec README "Naming": the kubelet is the node
- * agent, `kube` becomes `platform`): {@link renamedFields}.
+ * Field names with `kube`/`kubelet` in them are also known under their renamed form (spec README "Naming": the
+ * kubelet is the node agent, `kube` becomes `platform`), which the node agents write, while stock clients and the
+ * printers use upstream's: {@link renamedFields}.
  */
 import { messagePlan, type FieldPlan, type MessagePlan, type ValuePlan } from "../protobuf/Schema.js"
 import { FieldSchema, kindSchema, objectMetaSchema, type PatchTags } from "./FieldSchema.js"
@@ -22,7 +23,7 @@ const tagKeyOf = (messageName: string): string => {
   return `${group}/${version}.${type}`
 }
 
-/** Upstream JSON names the served API renames, by type (`NodeSystemInfo.kubeletVersion` is `nodeAgentVersion`). */
+/** Upstream JSON names with a renamed twin, by type (`NodeSystemInfo.kubeletVersion` and `nodeAgentVersion`). */
 const renamedFields: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   "core/v1.NodeSystemInfo": { kubeletVersion: "nodeAgentVersion", kubeProxyVersion: "platformProxyVersion" },
   "core/v1.NodeDaemonEndpoints": { kubeletEndpoint: "nodeAgentEndpoint" }
@@ -89,7 +90,10 @@ const collectFields = (plan: MessagePlan, into: Record<string, FieldSchema>): vo
       if (f.value._tag === "message") collectFields(f.value.message, into)
       continue
     }
-    into[renamedFields[key]?.[f.json] ?? f.json] = withTags(fieldSchema(f), tagsOf(key, f.json))
+    const field = withTags(fieldSchema(f), tagsOf(key, f.json))
+    into[f.json] = field
+    const renamed = renamedFields[key]?.[f.json]
+    if (renamed !== undefined) into[renamed] = field
   }
 }
 

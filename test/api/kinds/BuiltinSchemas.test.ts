@@ -58,9 +58,9 @@ describe("built-in schemas carry the upstream 1.26 patch tags", () => {
     expect(semantics(deploymentSchema, "spec.template.spec.containers")).toEqual({ type: "map", keys: ["name"] })
   })
 
-  it("kubelet fields are served under the spec's renamed names", () => {
+  it("kubelet fields are known under upstream's names and the spec's renamed ones", () => {
     expect(at(nodeSchema, "status.nodeInfo.nodeAgentVersion")).toMatchObject({ type: "string" })
-    expect(unknownFields(nodeSchema, { status: { nodeInfo: { kubeletVersion: "v1.26.0" } } })).toEqual(["status.nodeInfo.kubeletVersion"])
+    expect(unknownFields(nodeSchema, { status: { nodeInfo: { kubeletVersion: "v1.26.0", nodeAgentVersion: "v1.26.0", bogus: 1 } } })).toEqual(["status.nodeInfo.bogus"])
   })
 
   it("decode errors and unknown fields name the Go structs as upstream", () => {

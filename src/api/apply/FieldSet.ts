@@ -1,0 +1,170 @@
+/**
+ * Sets of field paths as server-side apply tracks ownership (`sigs.k8s.io/structured-merge-diff` `fieldpath.Set`),
+ * kept in the `FieldsV1` form `managedFields` carry (reference §5.4): `{"f:spec":{"f:containers":{"k:{\"name\":\"a\"}":
+ * {".":{},"f:image":{}}}}}`. A node is a member when it is a leaf `{}` or holds `"."`; its other keys are children:
+ * `f:<field>`, `k:<key fields as JSON>` (an item of a keyed list), `v:<value as JSON>` (an item of a set).
+ *
+ * Trees are plain JSON and never mutated: operations return new trees (or an operand when nothing changes).
+ */
+import { isRecord } from "../Object.js"
+
+export type FieldTree = { readonly [key: string]: FieldTree }
+
+export const emptySet: FieldTree = Object.freeze({}) as FieldTree
+const MEMBER = "."
+
+/** An empty tree has no member and no child; `{}` as a child value is a member leaf. */
+const childKeys = (t: FieldTree): string[] => Object.keys(t).filter((k) => k !== MEMBER)
+/** Whether a node (a child's value) is itself a member: a leaf, or marked with `"."`. */
+const isMember = (t: FieldTree): boolean => Object.prototype.hasOwnProperty.call(t, MEMBER) || Object.keys(t).length === 0
+
+/** Builds a node from its membership and children; `undefined` when it holds nothing. */
+const node = (member: boolean, children: Record<string, FieldTree>): FieldTree | undefined => {
+  const keys = Object.keys(children)
+  if (keys.length === 0) return member ? emptySet : undefined
+  return member ? { [MEMBER]: emptySet, ...children } : children
+}
+
+/** The children of a root (the root itself is never a member). */
+export const isEmpty = (t: FieldTree): boolean => childKeys(t).length === 0
+
+export const union = (a: FieldTree, b: FieldTree): FieldTree => {
+  if (a === b || isEmpty(b)) return a
+  if (isEmpty(a)) return b
+  return unionChildren(a, b)
+}
+
+const unionChildren = (a: FieldTree, b: FieldTree): FieldTree => {
+  const out: Record<string, FieldTree> = {}
+  for (const k of childKeys(a)) out[k] = a[k]!
+  for (const k of childKeys(b)) out[k] = Object.prototype.hasOwnProperty.call(out, k) ? unionNodes(out[k]!, b[k]!) : b[k]!
+  return out
+}
+
+const unionNodes = (a: FieldTree, b: FieldTree): FieldTree => {
+  if (a === b) return a
+  const children = unionChildren(a, b)
+  return node(isMember(a) || isMember(b), children as Record<string, FieldTree>) ?? emptySet
+}
+
+/** Members of `a` not in `b`, at every depth (`Set.Difference`). */
+export const difference = (a: FieldTree, b: FieldTree): FieldTree => {
+  if (isEmpty(a) || isEmpty(b)) return a
+  if (a === b) return emptySet
+  return differenceChildren(a, b)
+}
+
+/** The children of `a` minus `b`; walks only the keys of `b` (usually the smaller: what a write changed). */
+const differenceChildren = (a: FieldTree, b: FieldTree): Record<string, FieldTree> => {
+  let out: Record<string, FieldTree> | undefined
+  for (const k of Object.keys(b)) {
+    if (k === MEMBER || !Object.prototype.hasOwnProperty.call(a, k)) continue
+    const na = a[k]!
+    const nb = b[k]!
+    const rest = node(isMember(na) && !isMember(nb), differenceChildren(na, nb))
+    if (out === undefined) {
+      out = {}
+      for (const key of childKeys(a)) out[key] = a[key]!
+    }
+    if (rest === undefined) delete out[k]
+    else out[k] = rest
+  }
+  if (out !== undefined) return out
+  if (!Object.prototype.hasOwnProperty.call(a, MEMBER)) return a as Record<string, FieldTree>
+  const { [MEMBER]: _m, ...children } = a
+  return children
+}
+
+/** Whether every member of `sub` is a member of `set`; walks only `sub`. */
+export const contains = (set: FieldTree, sub: FieldTree): boolean => {
+  for (const k of childKeys(sub)) {
+    if (!Object.prototype.hasOwnProperty.call(set, k)) return false
+    const ns = set[k]!
+    const nb = sub[k]!
+    if (isMember(nb) && !isMember(ns)) return false
+    if (!contains(ns, nb)) return false
+  }
+  return true
+}
+
+/** Members in both (`Set.Intersection`). */
+export const intersection = (a: FieldTree, b: FieldTree): FieldTree => {
+  if (isEmpty(a) || isEmpty(b)) return emptySet
+  return intersectionChildren(a, b)
+}
+
+const intersectionChildren = (a: FieldTree, b: FieldTree): Record<string, FieldTree> => {
+  const out: Record<string, FieldTree> = {}
+  // Symmetric: walk the smaller side.
+  if (Object.keys(a).length > Object.keys(b).length) [a, b] = [b, a]
+  for (const k of childKeys(a)) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) continue
+    const na = a[k]!
+    const nb = b[k]!
+    const both = node(isMember(na) && isMember(nb), intersectionChildren(na, nb))
+    if (both !== undefined) out[k] = both
+  }
+  return out
+}
+
+export const equalSets = (a: FieldTree, b: FieldTree): boolean => a === b || (contains(a, b) && contains(b, a))
+
+/** Every member path, in key order, as `Path.String()` prints it: `.spec.containers[name="a"].image`. */
+export const memberPaths = (t: FieldTree): string[] => {
+  const out: string[] = []
+  const walk = (n: FieldTree, prefix: string) => {
+    for (const k of childKeys(n).sort()) {
+      const child = n[k]!
+      const path = prefix + pathElement(k)
+      if (isMember(child)) out.push(path)
+      walk(child, path)
+    }
+  }
+  walk(t, "")
+  return out
+}
+
+/** One FieldsV1 key as a path element: `.name`, `[name="a"]`, `[="x"]`, `[3]`. */
+const pathElement = (key: string): string => {
+  const body = key.slice(2)
+  switch (key.slice(0, 2)) {
+    case "f:":
+      return `.${body}`
+    case "v:":
+      return `[=${body}]`
+    case "i:":
+      return `[${body}]`
+    case "k:": {
+      const fields = JSON.parse(body) as Record<string, unknown>
+      return `[${Object.keys(fields)
+        .sort()
+        .map((f) => `${f}=${JSON.stringify(fields[f])}`)
+        .join(",")}]`
+    }
+    default:
+      return `.${key}`
+  }
+}
+
+/** A `fieldsV1` value read from an object: only objects of objects are trees; anything else is empty. */
+export const fieldTreeOf = (v: unknown): FieldTree => {
+  if (!isRecord(v)) return emptySet
+  if (checked.has(v)) return v as FieldTree
+  for (const k of Object.keys(v)) if (!isRecord(v[k]) || !isValidTree(v[k])) return emptySet
+  checked.add(v)
+  return v as FieldTree
+}
+
+/** Trees already found well-formed (stored entries are read on every write). */
+const checked = new WeakSet<object>()
+
+const isValidTree = (v: unknown): boolean => isRecord(v) && Object.keys(v).every((k) => isValidTree(v[k]))
+
+/** `k:` key of a keyed list item: its key fields sorted by name, as compact JSON. */
+export const itemKey = (item: Readonly<Record<string, unknown>>, keys: ReadonlyArray<string>): string => {
+  const fields: Record<string, unknown> = {}
+  for (const k of [...keys].sort()) if (item[k] !== undefined) fields[k] = item[k]
+  return `k:${JSON.stringify(fields)}`
+}
+
+export const valueKey = (v: unknown): string => `v:${JSON.stringify(v)}`
