@@ -281,7 +281,7 @@ export const cli = Command.run(clustersim, {
   footer: HelpDoc.p("Exit codes: 0 pass, 99 thresholds or --fail-if breached, 2 invalid input, 1 run error; 130 / 143 stopped by SIGINT / SIGTERM (partial artifact written).")
 })
 
-const runFlags: FlagSpec = { values: ["--target", "--kubeconfig", "--context", "--out", "--seed", "--junit"], switches: [] }
+const runFlags: FlagSpec = { values: ["--target", "--kubeconfig", "--context", "--out", "--seed", "--junit"], switches: ["--cleanup"] }
 const commandFlags: Record<string, FlagSpec> = {
   run: runFlags,
   start: runFlags,
