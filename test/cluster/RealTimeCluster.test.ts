@@ -1,10 +1,12 @@
 /**
  * The cluster section on the real clock against `clustersim serve` over HTTP (loopback, port 0, a few seconds
  * each): the same node-agent code writes the same sequence as in virtual time, ownership and cleanup, the total
- * QPS limit, and a `stop-nodes` fault tainted by the lifecycle controller.
+ * QPS limit, a `stop-nodes` fault tainted by the lifecycle controller, and a server known only by upstream names.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
 import type { KObject } from "../../src/api/Object.js"
 import { Leases, Nodes } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace, simulatedLabel, simulatedLabelValue, TaintKeys } from "../../src/api/WellKnown.js"
@@ -59,6 +61,44 @@ const options = (spec: ClusterSpec, durationMs: number, more: Partial<RealTimeCl
   admin: undefined,
   ...more
 })
+
+/**
+ * A proxy to `target` whose discovery (`/apis`) names every `.platform` group `.k8s.io`, as a real kube-apiserver
+ * does: the client then speaks upstream names (the simulated server serves them beside its own). Records every path.
+ */
+const upstreamOnly = (target: string) =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly url: string; readonly paths: Array<string>; readonly server: http.Server }>((resume) => {
+      const to = new URL(target)
+      const paths: Array<string> = []
+      const server = http.createServer((req, res) => {
+        paths.push(req.url ?? "")
+        const upstream = http.request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+          if (req.url?.split("?")[0] !== "/apis") {
+            res.writeHead(answer.statusCode ?? 502, answer.headers)
+            answer.pipe(res)
+            return
+          }
+          const chunks: Array<Buffer> = []
+          answer.on("data", (c: Buffer) => chunks.push(c))
+          answer.on("end", () => {
+            const list = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { groups: Array<{ name: string }> }
+            const renamed = list.groups.map((g) => ({ ...g, name: g.name.replace(/\.platform$/, ".k8s.io") }))
+            const body = JSON.stringify({ ...list, groups: renamed })
+            res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+            res.end(body)
+          })
+        })
+        req.pipe(upstream)
+      })
+      server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, paths, server })))
+    }),
+    ({ server }) =>
+      Effect.async<void>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
+  )
 
 describe("RealTimeCluster", () => {
   it.live(
@@ -171,6 +211,33 @@ describe("RealTimeCluster", () => {
           expect(unknownAt).toBeLessThan(4_800)
         })
       ),
+    30_000
+  )
+
+  it.live(
+    "against a server known by upstream names: leases through coordination.k8s.io in kube-node-lease",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const server = yield* ApiServer
+          const s = yield* serveHttp({ host: "127.0.0.1", port: 0, admin: false })
+          const proxy = yield* upstreamOnly(s.url)
+          const spec = smallCluster(2, { nodeLifecycle: { monitorPeriod: 500 } })
+          const result = yield* runRealTimeCluster(options(spec, 2_500)).pipe(Effect.provide(ApiClient.layerHttp({ baseUrl: proxy.url })))
+          expect(result.realTime.registered).toBe(2)
+          expect(result.realTime.errorsByCode).toEqual({})
+          expect(result.heartbeats.leaseWrites).toBeGreaterThanOrEqual(2)
+          const leasePaths = proxy.paths.filter((p) => p.includes("leases"))
+          expect(leasePaths.some((p) => p.startsWith("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"))).toBe(true)
+          expect(proxy.paths.filter((p) => p.includes(".platform"))).toEqual([])
+          // stored under the spec's names, as the server keeps them
+          const stored = yield* server.list(Leases, { namespace: nodeLeaseNamespace })
+          expect(stored.items.map((l) => [l.metadata.name, l.metadata.labels?.[simulatedLabel]])).toEqual([
+            ["node-0", simulatedLabelValue],
+            ["node-1", simulatedLabelValue]
+          ])
+        })
+      ).pipe(Effect.provide(ApiServer.layer({}))),
     30_000
   )
 })
