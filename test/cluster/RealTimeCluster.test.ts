@@ -9,7 +9,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import type { KObject } from "../../src/api/Object.js"
 import { Leases, Nodes } from "../../src/api/Resources.js"
-import { nodeLeaseNamespace, simulatedLabel, simulatedLabelValue, TaintKeys } from "../../src/api/WellKnown.js"
+import { nodeLeaseNamespace, simulatedLabel, simulatedLabelValue, systemNamespace, TaintKeys } from "../../src/api/WellKnown.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { ApiServer, type ApiServerImpl } from "../../simulator/apiserver/ApiServer.js"
 import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
@@ -18,7 +18,7 @@ import { runSimulatedCluster } from "../../simulator/cluster/ClusterRun.js"
 import type { ClusterFault, ClusterSpec } from "../../simulator/cluster/ClusterSpec.js"
 import { runRealTimeCluster, type RealTimeClusterOptions } from "../../simulator/cluster/RealTimeCluster.js"
 
-/** Renewals every second, a status check every 1.25 s and a report every 2.5 s: writes of one node never collide. */
+/** Renewals every second, a status check every 1.25 s and a report every 2.5 s. */
 const smallCluster = (nodes: number, extra: Partial<ClusterSpec> = {}): ClusterSpec => ({
   nodes,
   startSpread: 300,
@@ -124,9 +124,16 @@ describe("RealTimeCluster", () => {
           const r = real.byNode.get(name)!
           // registration, the lease, renewals each second, a status report at 2.5 s
           expect(v.slice(0, 6)).toEqual(["node ADDED", "lease ADDED", "lease MODIFIED", "lease MODIFIED", "node MODIFIED", "lease MODIFIED"])
-          const common = Math.min(v.length, r.length)
-          expect(Math.abs(v.length - r.length)).toBeLessThanOrEqual(1)
-          expect(r.slice(0, common)).toEqual(v.slice(0, common))
+          // Per object the same writes in the same order; how the two objects' writes interleave depends on
+          // the host's timing (a loaded machine answers late), so each is compared on its own.
+          for (const kind of ["node", "lease"]) {
+            const vk = v.filter((w) => w.startsWith(kind))
+            const rk = r.filter((w) => w.startsWith(kind))
+            const common = Math.min(vk.length, rk.length)
+            expect(Math.abs(vk.length - rk.length)).toBeLessThanOrEqual(1)
+            expect(common).toBeGreaterThanOrEqual(2)
+            expect(rk.slice(0, common)).toEqual(vk.slice(0, common))
+          }
         }
         // latencies are measured from each write's intended start, on the real clock
         expect(result.heartbeats.leaseWrites).toBeGreaterThanOrEqual(9)
@@ -209,6 +216,9 @@ describe("RealTimeCluster", () => {
           // last renewal before 1 s + 2 s grace, found by a monitor pass every 0.5 s
           expect(unknownAt).toBeGreaterThan(2_500)
           expect(unknownAt).toBeLessThan(4_800)
+          // the controller ran under leader election, and released its lease when the run stopped
+          const election = yield* Effect.flatMap(ApiClient, (c) => c.get(Leases, "clustersim-node-lifecycle", { namespace: systemNamespace }))
+          expect((election.spec as { holderIdentity?: string }).holderIdentity).toBe("")
         })
       ),
     30_000
