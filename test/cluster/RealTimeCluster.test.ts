@@ -250,4 +250,25 @@ describe("RealTimeCluster", () => {
       ).pipe(Effect.provide(ApiServer.layer({}))),
     30_000
   )
+
+  it.live.each(["shared", "per-node"] as const)(
+    "pods bound to the nodes are started Running, seen by the %s pod watch, with the start-up SLI",
+    (podWatch) =>
+      withServe(() =>
+        Effect.gen(function* () {
+          const spec = smallCluster(2, { podsPerNode: 2, driver: { podWatch } })
+          const result = yield* runRealTimeCluster(options(spec, 2_500, { cleanup: true }))
+          expect(result.pods).toBe(4)
+          expect(result.podStatusWrites).toBe(4)
+          const sli = result.realTime.podStartup!
+          expect(sli.pods).toBe(4)
+          expect(sli.observedRunning).toBe(4)
+          expect(sli.createToObserved.count).toBe(4)
+          // each stage after the one before it
+          expect(sli.createToRunning.p50).toBeLessThanOrEqual(sli.createToObserved.p50)
+          expect(result.realTime.cleanup).toEqual({ removed: { nodes: 2, leases: 2, pods: 4 }, left: { nodes: 0, leases: 0, pods: 0 }, deleted: true })
+        })
+      ),
+    30_000
+  )
 })
