@@ -91,7 +91,7 @@ const imageSteps = (pulls: ImagePulls, random: SeededRandomService) => ({
   preparePod: (pod: KObject, node: SimulatedNode, t: number) => pullPodImages(pulls, random, pod, node.name, t),
   podStarted: (pod: KObject, node: SimulatedNode, t: number) => {
     const created = Date.parse(pod.metadata.creationTimestamp ?? "")
-    pulls.podStarted(podKey(pod), t - Math.max(Number.isNaN(created) ? t : created, node.startAt))
+    pulls.podStarted(pod.metadata.uid ?? podKey(pod), t - Math.max(Number.isNaN(created) ? t : created, node.startAt))
   }
 })
 

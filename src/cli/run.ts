@@ -143,7 +143,7 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
         const recorder = yield* LatencyRecorder.make()
         const state = makeRunState(yield* nowMillis)
         yield* Effect.forkScoped(progressReporter(state, tty, err))
-        const run = runScenario(scenario, { seed, admin: target.admin, state }).pipe(Effect.provideService(LatencyRecorder, recorder))
+        const run = runScenario(scenario, { seed, admin: target.admin, state, ...(target.credentials ? { credentials: target.credentials } : {}) }).pipe(Effect.provideService(LatencyRecorder, recorder))
         const exit = yield* Effect.exit(Effect.raceFirst(Effect.asVoid(run), Effect.flatMap(interrupt, (signal) => Effect.fail({ interrupted: signal }))))
         yield* recorder.flush
         const collected: Collected = { series: yield* recorder.snapshot, intervals: yield* recorder.intervals, intervalMs: 1000 }
@@ -274,6 +274,11 @@ export const parseRunFlags = (argv: ReadonlyArray<string>) =>
             target: { type: "string" },
             kubeconfig: { type: "string" },
             context: { type: "string" },
+            token: { type: "string" },
+            ca: { type: "string" },
+            "client-cert": { type: "string" },
+            "client-key": { type: "string" },
+            "insecure-skip-tls-verify": { type: "boolean" },
             out: { type: "string" },
             seed: { type: "string" },
             cleanup: { type: "boolean" }
@@ -289,7 +294,12 @@ export const parseRunFlags = (argv: ReadonlyArray<string>) =>
       seed = Number(values.seed)
       if (!Number.isInteger(seed)) return yield* Effect.fail(new RunUsageError(`--seed: not an integer: "${values.seed}"`))
     }
-    const target = yield* resolveTarget(values)
+    const target = yield* resolveTarget({
+      ...values,
+      clientCert: values["client-cert"],
+      clientKey: values["client-key"],
+      insecureSkipTlsVerify: values["insecure-skip-tls-verify"]
+    })
     return {
       file: positionals[0]!,
       target,
