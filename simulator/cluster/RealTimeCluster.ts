@@ -7,14 +7,18 @@
  * one timer queue), the observer is fed by informers (`ObserverFeed.ts`): one Node and one Lease watch for all
  * agents, and one shared pod watch filtered here unless the scenario asks for a watch per node.
  *
+ * The lifecycle controller runs under leader election (a Lease `clustersim-node-lifecycle` in the system namespace),
+ * so drivers sharing a cluster run one between them.
+ *
  * Ownership (`Ownership.ts`): agents register their Nodes and Leases with clustersim's label, adopt those an
  * earlier run left, and stop at once on a node of the same name without the label. At the end (or on a stop) the
  * owned nodes and leases are deleted with `cleanup`, or counted and reported as left.
  */
 import { Clock, Effect, Fiber, FiberSet } from "effect"
+import { hostname } from "node:os"
 import type { KObject } from "../../src/api/Object.js"
 import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
-import { nodeLeaseNamespace, simulatedLabel, simulatedLabelValue, TaintKeys } from "../../src/api/WellKnown.js"
+import { nodeLeaseNamespace, simulatedLabel, simulatedLabelValue, systemNamespace, TaintKeys } from "../../src/api/WellKnown.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import type { ServerAdminService } from "../../src/client/ServerAdmin.js"
 import { encodeHistogram, summarize } from "../../src/loadgen/LatencyRecorder.js"
@@ -28,6 +32,7 @@ import * as SeededRandom from "../kernel/SeededRandom.js"
 import { NodeAgentMetrics, settingsOf, type NodeAgentEnvironment } from "../nodeagent/AgentEnvironment.js"
 import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
 import { NodeAgentShard } from "../nodeagent/NodeAgentShard.js"
+import * as LeaderElector from "../leaderelection/LeaderElector.js"
 import { ClusterObserver } from "./ClusterObserver.js"
 import { clusterResult, type ClusterResultBody } from "./ClusterResult.js"
 import { resolveCluster, simulatedNodes } from "./ClusterSetup.js"
@@ -71,6 +76,16 @@ export interface RealTimeReport {
 }
 
 export type RealTimeClusterResult = ClusterResultBody & { readonly realTime: RealTimeReport }
+
+/** The lifecycle controller's election (kube-controller-manager's timings: 15 s lease, 10 s deadline, 2 s retry). */
+const lifecycleElection = {
+  namespace: systemNamespace,
+  name: "clustersim-node-lifecycle",
+  leaseDuration: 15_000,
+  renewDeadline: 10_000,
+  retryPeriod: 2_000,
+  releaseOnCancel: true
+} as const
 
 /** A real-time shard wakes at least this often by default (ms): how late an event may start. */
 export const DefaultRealTimeResolutionMs = 50
@@ -159,7 +174,12 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
       if (lifecycle.enabled) {
         const recorder = EventRecorder.layer({ reportingController: "node-controller", reportingInstance: "node-controller" })
         const source = { nodes: () => observer.nodes.values(), node: (name: string) => observer.nodes.get(name), changedNodes: () => observer.changedNodes(), leases: () => observer.changedLeases() }
-        running.push(yield* Effect.fork(runNodeLifecycleController(lifecycle, lifecycleLog, source).pipe(Effect.provide(recorder))))
+        // under leader election, so several drivers of one cluster run one controller between them
+        const elector = yield* Effect.orDie(
+          LeaderElector.make({ ...lifecycleElection, identity: `${hostname()}_${random.split("identity").next().toString(36).slice(2, 10)}` })
+        ).pipe(Effect.provide(SeededRandom.layer(o.seed)))
+        const controller = runNodeLifecycleController(lifecycle, lifecycleLog, source).pipe(Effect.provide(recorder))
+        running.push(yield* Effect.fork(Effect.forever(elector.run(controller))))
       }
       for (const p of pauses) {
         const admin = o.admin!

@@ -306,7 +306,7 @@ export const cli = Command.run(clustersim, {
 
 const runFlags: FlagSpec = {
   values: ["--target", "--kubeconfig", "--context", "--token", "--ca", "--client-cert", "--client-key", "--out", "--seed", "--junit"],
-  switches: ["--insecure-skip-tls-verify"]
+  switches: ["--insecure-skip-tls-verify", "--cleanup"]
 }
 const commandFlags: Record<string, FlagSpec> = {
   run: runFlags,

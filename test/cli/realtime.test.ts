@@ -112,6 +112,32 @@ describe("clustersim run <cluster scenario> --target URL", () => {
     30_000
   )
 
+  it.live(
+    "Ctrl-C stops the agents, cleans up with --cleanup and writes the partial artifact (exit 130)",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* serve(false)
+        const r = yield* runCommand({
+          file: file(clusterScenario().replace("duration: 3s", "duration: 1m")),
+          target: { _tag: "url", options: { baseUrl: s.url } },
+          outDir: join(dir, `out${n++}`),
+          tty: false,
+          cleanup: true,
+          interrupt: Effect.sleep("1500 millis"),
+          stdout: () => {},
+          stderr: () => {}
+        })
+        expect(r.exitCode).toBe(130)
+        expect(r.artifact!.outcome).toBe("interrupted")
+        const cluster = r.artifact!.cluster as { durationMs: number; realTime: { cleanup: { left: object; deleted: boolean } } }
+        expect(cluster.durationMs).toBeLessThan(10_000)
+        expect(cluster.realTime.cleanup).toMatchObject({ left: { nodes: 0, leases: 0, pods: 0 }, deleted: true })
+        expect(yield* s.api.list(Nodes)).toMatchObject({ items: [] })
+        yield* s.close
+      }),
+    30_000
+  )
+
   it.effect("--cleanup is a run flag", () =>
     Effect.gen(function* () {
       const flags = yield* parseRunFlags(["s.yaml", "--target", "http://127.0.0.1:1", "--cleanup"])
