@@ -16,6 +16,7 @@ import { ConfigMaps } from "../src/api/Resources.js"
 import { ApiClient } from "../src/client/ApiClient.js"
 import { closedLoop, constantArrivalRate } from "../src/loadgen/Arrival.js"
 import { LatencyRecorder, nowMillis, summarize } from "../src/loadgen/LatencyRecorder.js"
+import { wholeRun } from "../src/loadgen/ExecutionSegment.js"
 import { makeOperation, Progress, seededRandom, WriteLog, type RunEnv } from "../src/scenario/Operations.js"
 import type { Request, Scenario } from "../src/scenario/Scenario.js"
 
@@ -52,7 +53,7 @@ const key = { metric: "api_call", operation: "GET", resource: "configmaps", scop
 /** A load action's GET as a scenario runs it (`makeOperation`): the request path the benchmark measures. */
 const getOperation = () => {
   const request: Request = { verb: "get", resource: "configmaps", name: "bench", namespace: "default" }
-  const env: RunEnv = { scenario: { phases: [] } as unknown as Scenario, random: seededRandom(1), writes: new WriteLog(), progress: new Progress(), runTag: "bench" }
+  const env: RunEnv = { scenario: { phases: [] } as unknown as Scenario, random: seededRandom(1), writes: new WriteLog(), progress: new Progress(), runTag: "bench", segment: wholeRun }
   return makeOperation(env, { request, resource: ConfigMaps, namespace: "default", set: undefined }, "bench")
 }
 

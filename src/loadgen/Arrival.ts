@@ -14,6 +14,7 @@
  * live clock, `TestClock` or a virtual clock.
  */
 import { isConnectionFailure } from "./ConnectionFailure.js"
+import { type ExecutionSegment, runWideIteration, shareOf, stripe, wholeRun } from "./ExecutionSegment.js"
 import { Cause, Data, Duration, Effect, Exit, FiberSet, Option } from "effect"
 import { LatencyRecorder, type LoadModel, type MetricKey, nowMillis, type Sample } from "./LatencyRecorder.js"
 
@@ -72,6 +73,11 @@ interface CommonOptions<E, R> {
   readonly operation: Operation<E, R>
   /** After the planned duration, wait this long for running iterations, then interrupt them. Default 30 s (k6). */
   readonly gracefulStop?: Duration.DurationInput
+  /**
+   * This worker's share of the run (default: all of it). Rates, workers, iterations and `maxInFlight` stay the
+   * run-wide figures; the executor runs the segment's part of them (./ExecutionSegment.ts).
+   */
+  readonly segment?: ExecutionSegment
 }
 
 export interface ConstantArrivalRateOptions<E, R> extends CommonOptions<E, R> {
@@ -304,18 +310,21 @@ const runOpen = <E, R>(
       const it = yield* iterationRunner(o.key, "open", o.operation, state)
       const lateTolerance = o.lateToleranceMs ?? 10
       const t0 = yield* nowMillis
+      const segment = o.segment ?? wholeRun
+      // a worker's cap is its share of the run's, and at least one
+      const maxInFlight = Math.max(1, shareOf(o.maxInFlight, segment))
       let planned = 0
-      for (const offset of plan) {
+      for (const { offset, iteration } of stripe(plan, segment)) {
         if (state.defect) break
         const intended = t0 + offset
         const wait = intended - it.now()
         // below 1 µs is clock rounding (nanosecond floor), not a reason for another timer
         if (wait > 0.001) yield* Effect.sleep(Duration.millis(wait))
-        const iteration = planned++
+        planned++
         const lateness = it.now() - intended
         if (lateness > state.maxLatenessMs) state.maxLatenessMs = lateness
         if (lateness > lateTolerance) state.lateStarts++
-        if (state.inFlight >= o.maxInFlight) {
+        if (state.inFlight >= maxInFlight) {
           state.dropped++
           yield* recorder.recordDropped(o.key)
           continue
@@ -393,22 +402,24 @@ export const closedLoop = <E, R>(o: ClosedLoopOptions<E, R>): Effect.Effect<Exec
     const it = yield* iterationRunner(o.key, "closed", o.operation, state)
     const t0 = yield* nowMillis
     const end = t0 + durationMs
+    const segment = o.segment ?? wholeRun
+    const iterations = o.iterations === undefined ? undefined : shareOf(o.iterations, segment)
     let next = 0
     const worker = Effect.gen(function* () {
-      while (state.defect === undefined && (o.iterations === undefined || next < o.iterations)) {
+      while (state.defect === undefined && (iterations === undefined || next < iterations)) {
         if (it.now() >= end) break
-        const iteration = next++
+        const iteration = runWideIteration(next++, segment)
         state.inFlight++
         state.started++
         yield* runIteration(it, iteration, undefined)
       }
     })
-    const workers = Effect.forEach(Array.from({ length: o.workers }), () => worker, { concurrency: "unbounded", discard: true })
+    const workers = Effect.forEach(Array.from({ length: shareOf(o.workers, segment) }), () => worker, { concurrency: "unbounded", discard: true })
     if (Number.isFinite(durationMs)) {
       yield* Effect.raceFirst(workers, Effect.sleep(Duration.millis(durationMs + gracefulStopMs)))
     } else {
       yield* workers
     }
     yield* failOnDefect(state)
-    return report(name, "closed", o.key, o.iterations, state, t0, yield* nowMillis)
+    return report(name, "closed", o.key, iterations, state, t0, yield* nowMillis)
   })

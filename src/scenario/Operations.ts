@@ -12,6 +12,7 @@ import { resolveResource, type ResourceType } from "../api/Resources.js"
 import type { ApiError } from "../api/Status.js"
 import type { IterationContext, Operation } from "../loadgen/Arrival.js"
 import { ApiClient } from "../client/ApiClient.js"
+import type { ExecutionSegment } from "../loadgen/ExecutionSegment.js"
 import { LatencyRecorder, type MetricKey, nowMillis } from "../loadgen/LatencyRecorder.js"
 import { writtenAtAnnotation } from "../loadgen/ReflectorMetrics.js"
 import type { ObjectSet, Request, Scenario } from "./Scenario.js"
@@ -119,6 +120,8 @@ export interface RunEnv {
   readonly progress: Progress
   /** Distinguishes names this run creates from earlier runs' against the same server. */
   readonly runTag: string
+  /** This generator worker's share of the load. */
+  readonly segment: ExecutionSegment
 }
 
 const verbOperation: Record<Request["verb"], string> = {
