@@ -424,10 +424,11 @@ export class LatencyRecorder extends Context.Tag("clustersim/loadgen/LatencyReco
     readonly flush: Effect.Effect<void>
   }
 >() {
-  /** Build a recorder whose interval 0 starts now (Clock time). */
-  static readonly make = (options?: { readonly intervalMs?: number }) =>
-    Effect.map(nowMillis, (originMs) => {
-      const r = new Recordings({ originMs, intervalMs: options?.intervalMs })
+  /** Build a recorder whose interval 0 starts now (Clock time), or at `originMs`. */
+  static readonly make = (options?: { readonly intervalMs?: number; readonly originMs?: number }) =>
+    Effect.map(nowMillis, (now) => {
+      // a generator worker's intervals start where its coordinator's do (the live Clock is epoch time in every process)
+      const r = new Recordings({ originMs: options?.originMs ?? now, intervalMs: options?.intervalMs })
       return LatencyRecorder.of({
         record: (key, sample) => Effect.sync(() => r.record(key, sample)),
         bind: (key) => r.bind(key),
