@@ -132,7 +132,9 @@ export const mergeActions = (perWorker: ReadonlyArray<ReadonlyArray<ActionReport
       type: same[0]!.type,
       ...(executors.length > 0 ? { executor: sumExecutors(executors) } : {}),
       ...(counts ? { counts } : {}),
-      ...(informers.length > 0 ? { informers: sumInformers(informers) } : {})
+      ...(informers.length > 0 ? { informers: sumInformers(informers) } : {}),
+      // token recovery is observed by the coordinator's clients only
+      ...(same[0]!.tokens ? { tokens: same[0]!.tokens } : {})
     }
   })
 }

@@ -13,13 +13,25 @@ import { answerFromTarget, apiNamesFromGroups, bodyToTarget, eventFromTarget, gr
 import { type Answer, exchangeEffect, type KeepBody } from "./Exchange.js"
 import { acceptHeader, decodeAnswer, isProtobufStream, objectBody, type WireEncoding } from "./WireEncoding.js"
 import { watchFrameDecoder } from "../api/protobuf/Envelope.js"
+import { withCredential, type Credential, type CredentialSource } from "./auth/Credential.js"
+import { credentialSourceFor } from "./auth/ClientCredentials.js"
+import type { ExecSourceOptions } from "./auth/ExecAuthenticator.js"
 
 export interface HttpClientOptions {
   /** `http://127.0.0.1:6443` or `https://…`. */
   readonly baseUrl: string
   readonly headers?: Readonly<Record<string, string>>
-  /** Bearer token (kubeconfig `token`). */
+  /** Bearer token (kubeconfig `token`, `--token`). */
   readonly token?: string
+  /** Kubeconfig `tokenFile`, re-read as client-go does (`src/client/auth/TokenFile.ts`). */
+  readonly tokenFile?: string
+  /** Kubeconfig `exec`: a credential plugin (`src/client/auth/ExecAuthenticator.ts`). */
+  readonly exec?: ExecSourceOptions
+  /**
+   * The credential source itself, for a caller that must reach it (the `expire-tokens` step); wins over `token`,
+   * `tokenFile` and `exec`.
+   */
+  readonly credentials?: CredentialSource
   /** TLS material, PEM. */
   readonly tls?: { readonly ca?: string; readonly cert?: string; readonly key?: string; readonly insecureSkipVerify?: boolean }
   /** Connections per origin (default 64). */
@@ -70,6 +82,7 @@ export const parseWarning = (header: string): string => {
   return m ? m[1]!.replace(/\\(.)/g, "$1") : header
 }
 
+
 /** A non-2xx answer as an ApiError: the Status it carries (JSON or protobuf), or one made from the code and text. */
 const errorFrom = (code: number, bytes: Buffer, contentType?: string): ApiError => {
   try {
@@ -110,22 +123,48 @@ const bodyChunks = (body: Dispatcher.ResponseData["body"], countIn: (bytes: numb
     })
   })
 
+/** undici agents per client certificate: the configured one, and the latest an exec plugin returned. */
+const makeDispatchers = (options: HttpClientOptions) =>
+  Effect.gen(function* () {
+    const agentFor = (tls: HttpClientOptions["tls"]) =>
+      new Agent({ connections: options.connections ?? 64, pipelining: 1, keepAliveTimeout: 30_000, connect: tlsConnectOptions(tls) })
+    const main: Dispatcher = yield* Effect.acquireRelease(
+      Effect.sync(() => agentFor(options.tls)),
+      (agent) => Effect.promise(() => agent.close())
+    )
+    let rotated: { cert: Credential["clientCertificate"]; agent: Agent } | undefined
+    yield* Effect.addFinalizer(() => (rotated ? Effect.promise(() => rotated!.agent.close()) : Effect.void))
+    return (credential: Credential | undefined): Dispatcher => {
+      const cert = credential?.clientCertificate
+      if (!cert) return main
+      if (rotated?.cert !== cert) {
+        // client-go closes every connection when the plugin's certificate changes (connTracker.CloseAll)
+        const previous = rotated?.agent
+        rotated = { cert, agent: agentFor({ ...options.tls, cert: cert.cert, key: cert.key }) }
+        if (previous) void previous.close()
+      }
+      return rotated.agent
+    }
+  })
+
 export const makeHttpClient = (options: HttpClientOptions) =>
   Effect.gen(function* () {
-    const tls = options.tls
-    const dispatcher: Dispatcher = yield* Effect.acquireRelease(
-      Effect.sync(
-        () =>
-          new Agent({
-            connections: options.connections ?? 64,
-            pipelining: 1,
-            keepAliveTimeout: 30_000,
-            connect: tlsConnectOptions(tls)
-          })
-      ),
-      (agent) => Effect.promise(() => (agent as Agent).close())
-    )
+    const dispatcherFor = yield* makeDispatchers(options)
     const base = options.baseUrl.replace(/\/$/, "")
+    // An Authorization header set by the caller wins over every credential source, as in client-go.
+    const source =
+      options.headers?.authorization === undefined
+        ? (options.credentials ??
+          credentialSourceFor({
+            ...(options.token ? { token: options.token } : {}),
+            ...(options.tokenFile ? { tokenFile: options.tokenFile } : {}),
+            ...(options.exec ? { exec: options.exec } : {}),
+            hasClientCertificate: options.tls?.cert !== undefined
+          }))
+        : undefined
+    /** A request under the client's credentials: none, or the source's, told of a 401. */
+    const authorized = <A, R>(send: (credential: Credential | undefined) => Effect.Effect<A, ApiError, R>): Effect.Effect<A, ApiError, R> =>
+      source ? withCredential(source, send) : send(undefined)
     // The target's group and namespace names (ApiNames), shared by every variant of the client (`variant`).
     let names: ApiNames | undefined
     let discovering: Deferred.Deferred<ApiNames> | undefined
@@ -136,20 +175,32 @@ export const makeHttpClient = (options: HttpClientOptions) =>
       const baseHeaders: Record<string, string> = {
         "user-agent": "clustersim/0.1",
         accept: acceptHeader(encoding),
-        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
         ...options.headers
+      }
+      let lastCredential: Credential | undefined
+      let lastHeaders = baseHeaders
+      const headersFor = (credential: Credential | undefined): Record<string, string> => {
+        if (credential === undefined || credential.token === undefined) return baseHeaders
+        if (credential !== lastCredential) {
+          lastCredential = credential
+          lastHeaders = { ...baseHeaders, authorization: `Bearer ${credential.token}` }
+        }
+        return lastHeaders
       }
 
       /** `body`: JSON (a value or its text) with `contentType`, or an encoded object body. A non-2xx answer fails. */
       const send = (method: Dispatcher.HttpMethod, path: string, body?: unknown, contentType = "application/json", keep: KeepBody = "always") => {
         const payload = body === undefined ? undefined : typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body)
-        const headers = body === undefined ? baseHeaders : { ...extendable, ...baseHeaders, "content-type": contentType }
-        return Effect.flatMap(exchangeEffect(dispatcher, { origin: base, path, method, headers, body: payload }, keep, connectionError), (r) => {
-          for (const c of counters) {
-            c.bytesIn += r.bytesIn
-            c.bytesOut += r.bytesOut
-          }
-          return r.code >= 200 && r.code < 300 ? Effect.succeed(r) : Effect.fail(errorFrom(r.code, r.body, r.contentType))
+        return authorized((credential) => {
+          const headers = headersFor(credential)
+          const request = { origin: base, path, method, headers: body === undefined ? headers : { ...extendable, ...headers, "content-type": contentType }, body: payload }
+          return Effect.flatMap(exchangeEffect(dispatcherFor(credential), request, keep, connectionError), (r) => {
+            for (const c of counters) {
+              c.bytesIn += r.bytesIn
+              c.bytesOut += r.bytesOut
+            }
+            return r.code >= 200 && r.code < 300 ? Effect.succeed(r) : Effect.fail(errorFrom(r.code, r.body, r.contentType))
+          })
         })
       }
       /** A 2xx answer's value by its Content-Type, and its warnings. */
@@ -236,14 +287,14 @@ export const makeHttpClient = (options: HttpClientOptions) =>
             })
           ),
         measure: (verb, resource, name, opts) =>
-        withNames((n) =>
-          Effect.map(
-            send(verb, pathOf(n, resource, opts?.namespace, name) + (verb === "GET" ? queryString({ resourceVersion: opts?.resourceVersion }) : ""), undefined, undefined, "errors"),
-            (r) => ({ code: r.code, bytesIn: r.bytesIn, bytesOut: r.bytesOut })
-          )
-        ),
-      variant: (o) => build(o.encoding ?? encoding, o.traffic ? [...counters, o.traffic] : counters),
-      deleteCollection: (resource, opts) =>
+          withNames((n) =>
+            Effect.map(
+              send(verb, pathOf(n, resource, opts?.namespace, name) + (verb === "GET" ? queryString({ resourceVersion: opts?.resourceVersion }) : ""), undefined, undefined, "errors"),
+              (r) => ({ code: r.code, bytesIn: r.bytesIn, bytesOut: r.bytesOut })
+            )
+          ),
+        variant: (o) => build(o.encoding ?? encoding, o.traffic ? [...counters, o.traffic] : counters),
+        deleteCollection: (resource, opts) =>
           withNames((n) => Effect.map(call("DELETE", pathOf(n, resource, opts?.namespace) + listQuery(opts), deleteBody(opts)), (r) => answerFromTarget(n, r.value as KList))),
         watch: (resource, opts?: WatchOptions) =>
           Stream.unwrapScoped(
@@ -265,15 +316,20 @@ export const makeHttpClient = (options: HttpClientOptions) =>
               // Abort on scope close, and wait for the response headers interruptibly: a server that holds them
               // back (paused, slow) must not keep the watch's owner from being interrupted.
               yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
-              const res = yield* Effect.tryPromise({
-                try: () => dispatcher.request({ origin: base, path, method: "GET", headers: baseHeaders, signal: controller.signal }),
-                catch: connectionError
-              })
-              yield* Effect.addFinalizer(() => Effect.sync(() => res.body.destroy()))
-              if (res.statusCode !== 200) {
-                const bytes = yield* Effect.promise(() => res.body.arrayBuffer())
-                return yield* Effect.fail(errorFrom(res.statusCode, Buffer.from(bytes), contentTypeOf(res.headers)))
-              }
+              const res = yield* authorized((credential) =>
+                Effect.gen(function* () {
+                  const res = yield* Effect.tryPromise({
+                    try: () => dispatcherFor(credential).request({ origin: base, path, method: "GET", headers: headersFor(credential), signal: controller.signal }),
+                    catch: connectionError
+                  })
+                  yield* Effect.addFinalizer(() => Effect.sync(() => res.body.destroy()))
+                  if (res.statusCode !== 200) {
+                    const bytes = yield* Effect.promise(() => res.body.arrayBuffer())
+                    return yield* Effect.fail(errorFrom(res.statusCode, Buffer.from(bytes), contentTypeOf(res.headers)))
+                  }
+                  return res
+                })
+              )
               if (isProtobufStream(contentTypeOf(res.headers))) {
                 const frames = watchFrameDecoder()
                 return bodyChunks(res.body, countIn).pipe(
