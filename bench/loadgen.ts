@@ -1,13 +1,16 @@
 /**
  * Load generator benchmarks (issue 5), compiled: `npm run build && node dist/bench/loadgen.js [--quick]`.
- *  1. Max GET throughput of the generator (closed loop through `ApiClient.layerHttp`, recorded in the
- *     LatencyRecorder) next to autocannon's, against the same `clustersim serve` process on loopback, in the
- *     same run (goal ≥ 1.0×).
+ *  1. Max GET throughput of the generator (a load action's GET in a closed loop: `ApiClient.layerHttp`'s `measure`,
+ *     recorded in the LatencyRecorder) next to autocannon's, against the same `clustersim serve` process on loopback,
+ *     in the same run (goal ≥ 1.0×); then `clustersim run --workers 2` next to `autocannon -w 2`.
  *  2. Stall test: a fake target that stalls 1 s during a 10 s run at 500 req/s. Measured from the intended
  *     start, p99 ≈ 0.9 s (50 of 5,000 samples waited 0.9–1 s); a coordinated closed loop reports only the
  *     service time.
  */
 import { spawn, type ChildProcess } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 import { Duration, Effect, Layer } from "effect"
@@ -16,6 +19,9 @@ import { ConfigMaps } from "../src/api/Resources.js"
 import { ApiClient } from "../src/client/ApiClient.js"
 import { closedLoop, constantArrivalRate } from "../src/loadgen/Arrival.js"
 import { LatencyRecorder, nowMillis, summarize } from "../src/loadgen/LatencyRecorder.js"
+import { wholeRun } from "../src/loadgen/ExecutionSegment.js"
+import { makeOperation, Progress, seededRandom, WriteLog, type RunEnv } from "../src/scenario/Operations.js"
+import type { Request, Scenario } from "../src/scenario/Scenario.js"
 
 const quick = process.argv.includes("--quick")
 const root = fileURLToPath(new URL("../..", import.meta.url))
@@ -47,20 +53,53 @@ const startServer = (): Promise<{ url: string; child: ChildProcess }> =>
 
 const key = { metric: "api_call", operation: "GET", resource: "configmaps", scope: "resource" }
 
-/** Closed loop, `connections` workers, through the real client stack (undici pool, JSON decode, recorder). */
+/** `clustersim run --target URL --workers N` on a closed-loop GET scenario: what a user runs; rate from the merged report. */
+const cliMaxGet = (url: string, durationSeconds: number, workers: number): Promise<{ rps: number; errors: number; saturated: string | undefined }> =>
+  new Promise((resolve, reject) => {
+    const dir = mkdtempSync(join(tmpdir(), "clustersim-bench-"))
+    const file = join(dir, "get.yaml")
+    writeFileSync(
+      file,
+      `apiVersion: clustersim/v1\nkind: Scenario\nmetadata: { name: bench-get }\nphases:\n  - name: gets\n    duration: ${durationSeconds}s\n    actions:\n` +
+        `      - { type: closed, name: get, workers: ${connections}, request: { verb: get, resource: configmaps, name: bench, namespace: default } }\n`
+    )
+    const main = fileURLToPath(new URL("../src/cli/main.js", import.meta.url))
+    const child = spawn(process.execPath, [main, "run", file, "--target", url, "--workers", String(workers), "--out", join(dir, "out")], { stdio: "ignore" })
+    child.on("exit", () => {
+      try {
+        const a = JSON.parse(readFileSync(join(dir, "out", "run.json"), "utf8"))
+        const e = a.actions.find((x: { action: string }) => x.action === "get").executor
+        resolve({ rps: e.completed / ((e.endedAtMs - e.startedAtMs) / 1000), errors: e.errors, saturated: a.health?.saturated ? a.health.reasons.join("; ") : undefined })
+      } catch (e) {
+        reject(e)
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    })
+  })
+
+/** A load action's GET as a scenario runs it (`makeOperation`): the request path the benchmark measures. */
+const getOperation = () => {
+  const request: Request = { verb: "get", resource: "configmaps", name: "bench", namespace: "default" }
+  const env: RunEnv = { scenario: { phases: [] } as unknown as Scenario, random: seededRandom(1), writes: new WriteLog(), progress: new Progress(), runTag: "bench", segment: wholeRun }
+  return makeOperation(env, { request, resource: ConfigMaps, namespace: "default", set: undefined }, "bench")
+}
+
+/** Closed loop, `connections` workers, through a load action's request path (undici, recorder). */
 const generatorMaxGet = (url: string, durationSeconds: number) =>
   Effect.gen(function* () {
-    const api = yield* ApiClient
+    const cpu0 = process.cpuUsage()
     const report = yield* closedLoop({
       key,
       workers: connections,
       duration: Duration.seconds(durationSeconds),
       gracefulStop: Duration.seconds(5),
-      operation: (ctx) => Effect.zipRight(ctx.markSent, api.get(ConfigMaps, "bench", { namespace: "default" }))
+      operation: getOperation()
     })
     const snap = (yield* (yield* LatencyRecorder).snapshot).find((s) => s.key.operation === "GET")!
     const elapsed = (report.endedAtMs - report.startedAtMs) / 1000
-    return { rps: report.completed / elapsed, errors: report.errors, latency: summarize(snap.latency) }
+    const cpu = process.cpuUsage(cpu0)
+    return { rps: report.completed / elapsed, errors: report.errors, latency: summarize(snap.latency), cpuMicrosPerRequest: (cpu.user + cpu.system) / report.completed }
   }).pipe(Effect.provide(Layer.merge(ApiClient.layerHttp({ baseUrl: url, connections }), LatencyRecorder.layer())))
 
 /** 1 s stall starting at 4 s; otherwise a 1 ms answer. */
@@ -122,22 +161,45 @@ const throughput = async () => {
     // both clients and the server JIT-compile first: warm each, then alternate and keep each one's best round
     await autocannon({ url: target, connections, duration: 2 })
     await Effect.runPromise(generatorMaxGet(url, 2))
-    const rounds: Array<{ ac: AutocannonResult; gen: Effect.Effect.Success<ReturnType<typeof generatorMaxGet>> }> = []
+    const rounds: Array<{ ac: AutocannonResult; acCpu: number; gen: Effect.Effect.Success<ReturnType<typeof generatorMaxGet>> }> = []
     for (let i = 0; i < (quick ? 1 : 3); i++) {
       const gen = await Effect.runPromise(generatorMaxGet(url, seconds))
+      const cpu0 = process.cpuUsage()
       const ac = await autocannon({ url: target, connections, duration: seconds })
-      rounds.push({ ac, gen })
-      console.log(`round ${i + 1}: autocannon ${(ac.requests.total / seconds).toFixed(0)} req/s, clustersim ${gen.rps.toFixed(0)} req/s`)
+      const cpu = process.cpuUsage(cpu0)
+      const acCpu = (cpu.user + cpu.system) / ac.requests.total
+      rounds.push({ ac, acCpu, gen })
+      console.log(
+        `round ${i + 1}: autocannon ${(ac.requests.total / seconds).toFixed(0)} req/s (${acCpu.toFixed(1)} µs CPU/req), clustersim ${gen.rps.toFixed(0)} req/s (${gen.cpuMicrosPerRequest.toFixed(1)} µs CPU/req)`
+      )
     }
+    // on a shared machine the req/s of both depend on what else runs; the CPU each spends per request does not
+    // (much): per-core throughput is its inverse
+    const acCpuBest = Math.min(...rounds.map((r) => r.acCpu))
+    const genCpuBest = Math.min(...rounds.map((r) => r.gen.cpuMicrosPerRequest))
+    console.log(`CPU per request (best round): autocannon ${acCpuBest.toFixed(1)} µs, clustersim ${genCpuBest.toFixed(1)} µs — per-core ratio ${(acCpuBest / genCpuBest).toFixed(2)}×`)
     const ac = rounds.map((r) => r.ac).sort((a, b) => b.requests.total - a.requests.total)[0]!
     const gen = rounds.map((r) => r.gen).sort((a, b) => b.rps - a.rps)[0]!
     const acRps = ac.requests.total / seconds
     console.log(`best of ${rounds.length} rounds, ${seconds} s each:`)
     console.log(`autocannon   ${acRps.toFixed(0).padStart(7)} req/s  p50 ${ac.latency.p50} ms  p99 ${ac.latency.p99} ms  errors ${ac.errors + ac.non2xx}`)
     console.log(
-      `clustersim   ${gen.rps.toFixed(0).padStart(7)} req/s  p50 ${gen.latency.p50.toFixed(2)} ms  p99 ${gen.latency.p99.toFixed(2)} ms  errors ${gen.errors}  (ApiClient.layerHttp + closedLoop + LatencyRecorder)`
+      `clustersim   ${gen.rps.toFixed(0).padStart(7)} req/s  p50 ${gen.latency.p50.toFixed(2)} ms  p99 ${gen.latency.p99.toFixed(2)} ms  errors ${gen.errors}  (a load action's GET: ApiClient.layerHttp measure + closedLoop + LatencyRecorder)`
     )
-    console.log(`ratio generator / autocannon: ${(gen.rps / acRps).toFixed(2)}× (goal ≥ 1.0×)`)
+    console.log(`ratio generator / autocannon, 1 worker: ${(gen.rps / acRps).toFixed(2)}× (goal ≥ 1.0×)`)
+
+    // the same with two of each: autocannon -w 2 (worker threads) and `clustersim run --workers 2` (processes)
+    console.log(`\n# loadgen: 2 workers each, ${connections} connections in all, same server`)
+    const two: Array<{ ac: number; gen: number }> = []
+    for (let i = 0; i < (quick ? 1 : 2); i++) {
+      const gen = await cliMaxGet(url, seconds, 2)
+      const acW = await autocannon({ url: target, connections, duration: seconds, workers: 2 })
+      two.push({ ac: acW.requests.total / seconds, gen: gen.rps })
+      console.log(`round ${i + 1}: autocannon -w 2 ${(acW.requests.total / seconds).toFixed(0)} req/s, clustersim --workers 2 ${gen.rps.toFixed(0)} req/s (errors ${gen.errors}${gen.saturated ? `, ${gen.saturated}` : ""})`)
+    }
+    const bestAc = Math.max(...two.map((r) => r.ac))
+    const bestGen = Math.max(...two.map((r) => r.gen))
+    console.log(`ratio generator / autocannon, 2 workers: ${(bestGen / bestAc).toFixed(2)}× (best ${bestGen.toFixed(0)} vs ${bestAc.toFixed(0)} req/s)`)
   } finally {
     child.kill("SIGTERM")
   }

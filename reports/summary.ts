@@ -180,8 +180,10 @@ export const renderSummary = (a: RunArtifact): string => {
   if (a.health) {
     const h = a.health
     out.push(
-      `generator: loop lag p99 ${formatMs(h.loopLag.p99)}, CPU ${(h.cpu.fractionOfCore * 100).toFixed(0)}% of a core` +
-        (h.saturated ? ` — SATURATED (${h.reasons.join("; ")}): results may reflect the generator, not the target` : "")
+      `generator${h.workers ? ` (${h.workers.length} workers, the busiest shown)` : ""}: loop lag p99 ${formatMs(h.loopLag.p99)}, CPU ${(h.cpu.fractionOfCore * 100).toFixed(0)}% of a core` +
+        (h.saturated
+          ? ` — SATURATED (${h.reasons.join("; ")}): results may reflect the generator, not the target`
+          : " — within its limits: the latencies are the target's")
     )
   }
   if (a.thresholds.length > 0) {

@@ -66,6 +66,7 @@ const serveOptions = {
     Options.withDescription("Non-watch requests not answered in this time get 504 (Go duration; 0 turns it off, the 32 s header timeout stays). See docs/limits.md.")
   ),
   maxConnections: integerFlag("max-connections", "Open connections; one more is answered 429 and closed. See docs/limits.md.").pipe(Options.withDefault(4096)),
+  watchBufferSize: integerFlag("watch-buffer-size", "Events buffered per watch before a slow watcher is dropped (the scenario's server.watchBufferSize).").pipe(Options.optional),
   addedLatency: Options.text("added-latency").pipe(
     Options.withDefault("0s"),
     Options.withDescription("Wait this long before answering each request (Go duration): a slower server or network, e.g. to try clustersim compare (docs/compare.md).")
@@ -82,6 +83,7 @@ const serveHandler = (o: {
   bookmarkInterval: string
   requestTimeout: string
   maxConnections: number
+  watchBufferSize: Option.Option<number>
   addedLatency: string
 }) =>
   Effect.gen(function* () {
@@ -92,7 +94,9 @@ const serveHandler = (o: {
     if (requestTimeoutMs < 0) return yield* usageError(`--request-timeout: must not be negative, got "${o.requestTimeout}"`)
     if (o.maxConnections < 1) return yield* usageError(`--max-connections: must be at least 1, got ${o.maxConnections}`)
     const addedLatencyMs = yield* parseDurationFlag("--added-latency", o.addedLatency)
-    const server = ApiServer.layer({ seed: o.seed, historyWindowMs, bookmarkIntervalMs })
+    if (Option.isSome(o.watchBufferSize) && o.watchBufferSize.value < 1) return yield* usageError(`--watch-buffer-size: must be at least 1, got ${o.watchBufferSize.value}`)
+    const watchBuffer = Option.isSome(o.watchBufferSize) ? { watchBufferSize: o.watchBufferSize.value } : {}
+    const server = ApiServer.layer({ seed: o.seed, historyWindowMs, bookmarkIntervalMs, ...watchBuffer })
     const limits = { requestTimeoutMs: Math.round(requestTimeoutMs), maxConnections: o.maxConnections }
     return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, limits, addedLatencyMs }, (s) =>
       Effect.gen(function* () {
@@ -134,6 +138,10 @@ const runOptions = {
   out: optionalText("out", "Directory for run.json, latency.svg and report.html (default reports/runs/<timestamp>-<name>/)."),
   seed: integerFlag("seed", "Overrides the scenario's seed.").pipe(Options.optional),
   junit: optionalText("junit", "Also write the threshold results as junit.xml to this file."),
+  workers: integerFlag(
+    "workers",
+    "Generator processes sharing every action's rate (k6 execution segments; docs/scenarios.md \"Workers\"). Default: the scenario's generator.workers, else the cores less one for a local server."
+  ).pipe(Options.optional),
   cleanup: Options.boolean("cleanup").pipe(
     Options.withDescription("A cluster scenario with a --target: delete the nodes, leases and pods the run owns (label clustersim.io/simulated=true) at its end or on Ctrl-C.")
   )
@@ -152,6 +160,7 @@ type RunFlags = {
   seed: Option.Option<number>
   junit: Option.Option<string>
   cleanup: boolean
+  workers: Option.Option<number>
 }
 
 /** Ctrl-C (SIGINT) or SIGTERM stops the run; the partial artifact is still written (exit 130 / 143). */
@@ -188,8 +197,10 @@ const runScenarioFile = (file: string, o: RunFlags) =>
       ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}),
       ...(Option.isSome(o.seed) ? { seed: o.seed.value } : {}),
       ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {}),
+      ...(Option.isSome(o.workers) ? { workers: o.workers.value } : {}),
       ...(o.cleanup ? { cleanup: true } : {})
     }
+    if (options.workers !== undefined && options.workers < 1) return yield* usageError(`--workers: must be at least 1, got ${options.workers}`)
     const result = yield* runCommand(options)
     yield* exitWith(result.exitCode)
   })
@@ -305,14 +316,14 @@ export const cli = Command.run(clustersim, {
 })
 
 const runFlags: FlagSpec = {
-  values: ["--target", "--kubeconfig", "--context", "--token", "--ca", "--client-cert", "--client-key", "--out", "--seed", "--junit"],
+  values: ["--target", "--kubeconfig", "--context", "--token", "--ca", "--client-cert", "--client-key", "--out", "--seed", "--junit", "--workers"],
   switches: ["--insecure-skip-tls-verify", "--cleanup"]
 }
 const commandFlags: Record<string, FlagSpec> = {
   run: runFlags,
   start: runFlags,
   serve: {
-    values: ["--host", "--port", "--seed", "--history-window", "--bookmark-interval", "--request-timeout", "--max-connections", "--added-latency"],
+    values: ["--host", "--port", "--seed", "--history-window", "--bookmark-interval", "--request-timeout", "--max-connections", "--added-latency", "--watch-buffer-size"],
     switches: ["--admin", "--demo"]
   },
   validate: { values: [], switches: [] },

@@ -15,15 +15,18 @@ import { podStartupSeries } from "../../simulator/nodeagent/images/ImagePulls.js
 import { renderSummary } from "../../reports/summary.js"
 import { assembleArtifact, type Collected, type StopSignal } from "./artifact.js"
 import { writeReports } from "./reportFiles.js"
-import { resolveTarget, RunUsageError, Target, type TargetFlag, targetLayer } from "./target.js"
+import { isLocalTarget, resolveTarget, RunUsageError, Target, type TargetFlag, targetLayer } from "./target.js"
 import { runRealTimeScenario, runsInRealTime } from "./realtime.js"
 import type { TrafficCounter } from "../client/HttpTransport.js"
-import { GeneratorHealth } from "../loadgen/GeneratorHealth.js"
+import { combineHealth, GeneratorHealth } from "../loadgen/GeneratorHealth.js"
+import { decodeSeries, mergeIntervals, mergeSeries } from "../loadgen/WorkerMerge.js"
+import { defaultWorkers, machineCores, mergeActions, startWorkers } from "./GeneratorWorkers.js"
+import type { WorkerResult } from "./WorkerProtocol.js"
 import { LatencyRecorder, nowMillis } from "../loadgen/LatencyRecorder.js"
 import { ExitCode } from "../loadgen/Thresholds.js"
 import { defaultOutDir, type RunArtifact, writeArtifact } from "../scenario/Artifact.js"
 import { parseScenario } from "../scenario/load.js"
-import { checkTargetSupports, makeRunState, runScenario, type RunState } from "../scenario/Run.js"
+import { checkTargetSupports, makeRunState, runScenario, runTagOf, type RunState } from "../scenario/Run.js"
 import type { Scenario } from "../scenario/Scenario.js"
 import { isSimulated, simulationOf } from "../scenario/Simulated.js"
 
@@ -41,6 +44,8 @@ export interface RunCommandOptions {
   readonly interrupt?: Effect.Effect<StopSignal | void>
   /** Also write the threshold results as junit.xml here. */
   readonly junit?: string
+  /** Generator workers (`--workers`); default: the scenario's `generator.workers`, else what the machine fits. */
+  readonly workers?: number
   /** A real-time cluster deletes the nodes, leases and pods it owns at its end (or stop). */
   readonly cleanup?: boolean
 }
@@ -139,16 +144,55 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
           err(`clustersim: ${o.file}: ${supported.left.message}\n`)
           return { exitCode: ExitCode.InvalidInput } as RunCommandResult
         }
+        const workerCount = o.workers ?? scenario.generator?.workers ?? (sharesThisProcess(o.target) ? 1 : defaultWorkers(machineCores(), isLocalTarget(o.target)))
+        if (workerCount > 1 && sharesThisProcess(o.target)) {
+          err(`clustersim: --workers ${workerCount}: generator workers need a target they reach over HTTP in their own processes (embedded or a URL), not ${o.target._tag}\n`)
+          return { exitCode: ExitCode.InvalidInput } as RunCommandResult
+        }
         const health = yield* GeneratorHealth.make()
-        const recorder = yield* LatencyRecorder.make()
         const state = makeRunState(yield* nowMillis)
+        const recorder = yield* LatencyRecorder.make({ originMs: state.startedAtMs })
+        const runTag = runTagOf(seed, state.startedAtMs)
+        const client = o.target._tag === "url" ? o.target.options : { baseUrl: target.identity.url ?? "" }
+        // workers load while the coordinator runs the setup; their phases start together with its own
+        const workers =
+          workerCount > 1 ? yield* startWorkers({ count: workerCount, file: o.file, seed, runTag, client, originMs: state.startedAtMs }) : undefined
         yield* Effect.forkScoped(progressReporter(state, tty, err))
-        const run = runScenario(scenario, { seed, admin: target.admin, state, ...(target.credentials ? { credentials: target.credentials } : {}) }).pipe(Effect.provideService(LatencyRecorder, recorder))
+        const options = { seed, admin: target.admin, state, runTag, ...(target.credentials ? { credentials: target.credentials } : {}) }
+        const phases = workers
+          ? Effect.zipRight(
+              Effect.zipRight(runScenario(scenario, { ...options, parts: "setup" }), workers.start),
+              runScenario(scenario, { ...options, parts: "phases", segment: { index: 0, count: workerCount } })
+            )
+          : runScenario(scenario, options)
+        const run = phases.pipe(Effect.provideService(LatencyRecorder, recorder))
         const exit = yield* Effect.exit(Effect.raceFirst(Effect.asVoid(run), Effect.flatMap(interrupt, (signal) => Effect.fail({ interrupted: signal }))))
         yield* recorder.flush
-        const collected: Collected = { series: yield* recorder.snapshot, intervals: yield* recorder.intervals, intervalMs: 1000 }
+        const own: Collected = { series: yield* recorder.snapshot, intervals: yield* recorder.intervals, intervalMs: 1000 }
+        yield* health.addBytesIn(traffic.bytesIn)
+        yield* health.addBytesOut(traffic.bytesOut)
+        const ownHealth = yield* health.summary
+        let workersError: string | undefined
+        let results: ReadonlyArray<WorkerResult> = []
+        if (workers) {
+          if (Exit.isFailure(exit)) yield* workers.stop
+          const got = yield* Effect.either(workers.results)
+          if (got._tag === "Left") workersError = got.left.message
+          else results = got.right
+        }
+        const collected: Collected = results.length === 0 ? own : {
+          series: mergeSeries([own.series, ...results.map((r) => r.series.map(decodeSeries))]),
+          intervals: mergeIntervals([own.intervals, ...results.map((r) => r.intervals)]),
+          intervalMs: 1000
+        }
+        if (results.length > 0) foldWorkers(state, results)
         const stop = Exit.isFailure(exit) ? stopSignalOf(exit.cause) : undefined
-        const outcome = Exit.isSuccess(exit) ? ("completed" as const) : stop ? { interrupted: stop } : { error: causeText(exit.cause) }
+        const outcome =
+          Exit.isSuccess(exit) && workersError === undefined
+            ? ("completed" as const)
+            : stop
+              ? { interrupted: stop }
+              : { error: Exit.isFailure(exit) ? causeText(exit.cause) : workersError! }
         return finish(
           assembleArtifact({
             scenario,
@@ -160,10 +204,7 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
             endedAt: new Date(),
             collected,
             state,
-            health: yield* Effect.zipRight(
-              Effect.all([health.addBytesIn(traffic.bytesIn), health.addBytesOut(traffic.bytesOut)]),
-              health.summary
-            ),
+            health: combineHealth([ownHealth, ...results.map((r) => r.health)]),
             outcome
           })
         )
@@ -174,6 +215,20 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     err(`clustersim: run error: ${causeText(exit.cause)}\n`)
     return { exitCode: ExitCode.RunError }
   })
+
+/** Targets whose server lives in this process: the run cannot be split into generator processes. */
+const sharesThisProcess = (t: TargetFlag): boolean => t._tag === "in-process" || (t._tag === "embedded" && t.serverProcess !== "own")
+
+/** The workers' action reports and error counts into the coordinator's (their series merge separately). */
+const foldWorkers = (state: RunState, results: ReadonlyArray<WorkerResult>): void => {
+  const merged = mergeActions([state.actions, ...results.map((r) => r.actions)])
+  state.actions.splice(0, state.actions.length, ...merged)
+  for (const r of results) {
+    state.progress.ops += r.ops
+    state.progress.errors += r.errors
+    for (const [message, count] of r.errorMessages) state.progress.errorMessages.set(message, (state.progress.errorMessages.get(message) ?? 0) + count)
+  }
+}
 
 const stopSignalOf = (cause: Cause.Cause<unknown>): StopSignal | undefined => {
   const f = Option.getOrUndefined(Cause.failureOption(cause))

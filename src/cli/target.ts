@@ -18,9 +18,25 @@ import type { CredentialSource } from "../client/auth/Credential.js"
 import type { TargetIdentity } from "../scenario/Artifact.js"
 import type { Scenario } from "../scenario/Scenario.js"
 import { serverSettings } from "../scenario/Simulated.js"
+import { ServerProcessError, startServerProcess } from "./ServerProcess.js"
 
-/** `explicit`: `--target embedded` was given (a cluster scenario then runs in real time, not in virtual time). */
-export type TargetFlag = { readonly _tag: "embedded"; readonly explicit?: boolean } | { readonly _tag: "in-process" } | { readonly _tag: "url"; readonly options: HttpClientOptions; readonly context?: string }
+export type TargetFlag =
+  | {
+      readonly _tag: "embedded"
+      /** `--target embedded` was given (a cluster scenario then runs in real time, not in virtual time). */
+      readonly explicit?: boolean
+      /**
+       * `own` (what `--target embedded` gives): the server in a process of its own (./ServerProcess.ts); `shared`
+       * (the default when a caller builds the flag, e.g. tests): the server in this process, on a loopback port.
+       */
+      readonly serverProcess?: "own" | "shared"
+    }
+  | { readonly _tag: "in-process" }
+  | { readonly _tag: "url"; readonly options: HttpClientOptions; readonly context?: string }
+
+/** Whether the target's server runs on this machine (its share of the cores is not the generator's). */
+export const isLocalTarget = (t: TargetFlag): boolean =>
+  t._tag !== "url" || /^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:|\/|$)/.test(t.options.baseUrl)
 
 /**
  * What the run talks to: identity for the artifact, the admin hooks when the target has them, and the client's
@@ -33,7 +49,18 @@ export class Target extends Context.Tag("clustersim/cli/Target")<
 
 const serverConfig = (scenario: Scenario, seed: number): Partial<ApiServerConfig> => ({ ...serverSettings(scenario), seed })
 
-export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, traffic?: TrafficCounter): Layer.Layer<ApiClient | Target> => {
+/** Client and identity of a server at `url` with the admin hooks (a `clustersim serve --admin`). */
+const embeddedAt = (url: string, traffic: TrafficCounter | undefined, pool: { readonly connections?: number }) =>
+  Effect.gen(function* () {
+    const version = yield* fetchServerVersion({ baseUrl: url })
+    const admin = yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(url))
+    return Layer.merge(
+      ApiClient.layerHttp({ baseUrl: url, traffic, ...pool }),
+      Layer.succeed(Target, { identity: { kind: "embedded" as const, url, ...(version ? { version } : {}) }, admin })
+    )
+  })
+
+export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, traffic?: TrafficCounter): Layer.Layer<ApiClient | Target, ServerProcessError> => {
   const server = ApiServer.layer(serverConfig(scenario, seed))
   // a real-time cluster's keep-alive pool (cluster.driver.connections), else the client's default
   const connections = scenario.cluster?.driver?.connections
@@ -48,20 +75,21 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
         server
       )
     case "embedded":
-      return Layer.provide(
-        Layer.unwrapScoped(
-          Effect.gen(function* () {
-            const s = yield* serveHttp({ host: "127.0.0.1", port: 0, admin: true })
-            const version = yield* fetchServerVersion({ baseUrl: s.url })
-            const admin = yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(s.url))
-            return Layer.merge(
-              ApiClient.layerHttp({ baseUrl: s.url, traffic, ...pool }),
-              Layer.succeed(Target, { identity: { kind: "embedded", url: s.url, ...(version ? { version } : {}) }, admin })
-            )
-          })
-        ),
-        server
-      )
+      if (t.serverProcess === "own") {
+        const settings = serverConfig(scenario, seed)
+        return Layer.unwrapScoped(
+          Effect.flatMap(
+            startServerProcess({
+              seed,
+              ...(settings.historyWindowMs !== undefined ? { historyWindowMs: settings.historyWindowMs } : {}),
+              ...(settings.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: settings.bookmarkIntervalMs } : {}),
+              ...(settings.watchBufferSize !== undefined ? { watchBufferSize: settings.watchBufferSize } : {})
+            }),
+            (s) => embeddedAt(s.url, traffic, pool)
+          )
+        )
+      }
+      return Layer.provide(Layer.unwrapScoped(Effect.flatMap(serveHttp({ host: "127.0.0.1", port: 0, admin: true }), (s) => embeddedAt(s.url, traffic, pool))), server)
     case "url":
       return Layer.unwrapEffect(
         Effect.gen(function* () {
@@ -159,8 +187,8 @@ export const resolveTarget = (
 
 /** `embedded`, `in-process` or an http(s) URL. */
 export const parseTargetText = (text: string | undefined): Effect.Effect<TargetFlag, RunUsageError> => {
-  if (text === undefined) return Effect.succeed({ _tag: "embedded" })
-  if (text === "embedded") return Effect.succeed({ _tag: "embedded", explicit: true })
+  if (text === undefined) return Effect.succeed({ _tag: "embedded", serverProcess: "own" })
+  if (text === "embedded") return Effect.succeed({ _tag: "embedded", explicit: true, serverProcess: "own" })
   if (text === "in-process") return Effect.succeed({ _tag: "in-process" })
   if (/^https?:\/\//.test(text)) return Effect.succeed({ _tag: "url", options: { baseUrl: text } })
   return Effect.fail(new RunUsageError(`--target: expected embedded, in-process or an http(s):// URL, got "${text}"`))

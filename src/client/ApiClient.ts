@@ -18,7 +18,8 @@ import type {
 } from "../api/Requests.js"
 import type { ResourceType } from "../api/Resources.js"
 import type { ApiError } from "../api/Status.js"
-import { makeHttpClient, type HttpClientOptions } from "./HttpTransport.js"
+import { makeHttpClient, type HttpClientOptions, type TrafficCounter } from "./HttpTransport.js"
+import type { WireEncoding } from "./WireEncoding.js"
 
 export interface ApiClientService {
   readonly get: (resource: ResourceType, name: string, opts?: GetOptions) => Effect.Effect<KObject, ApiError>
@@ -38,6 +39,18 @@ export interface ApiClientService {
   /** A watch stream; opening errors (400, 422, …) fail the stream before the first event. */
   readonly watch: (resource: ResourceType, opts?: WatchOptions) => Stream.Stream<WatchEvent, ApiError>
   /**
+   * HTTP clients only: a GET or DELETE of one object whose answer is measured, not decoded — its status (a non-2xx
+   * answer fails with the Status it carries, as the decoded verbs do) and its body bytes. What a load action that
+   * reads nothing of the object needs; decoding is most of a client's work per GET (docs/benchmarks.md).
+   */
+  readonly measure?: (verb: "GET" | "DELETE", resource: ResourceType, name: string, opts?: GetOptions) => Effect.Effect<Measured, ApiError>
+  /**
+   * HTTP clients only: the same client (its connections and the names it discovered) speaking `encoding`, and
+   * counting its body bytes in `traffic` as well as where this one counts them — a load action's own encoding and
+   * bytes.
+   */
+  readonly variant?: (o: { readonly encoding?: WireEncoding; readonly traffic?: TrafficCounter }) => ApiClientService
+  /**
    * In-process clients only: the same client answering at once, as the server stands at `now` (the caller's
    * `Clock` time). Its verbs return the answer itself, an `Either` (which is also an effect), wherever the server
    * can answer without waiting, and the effect otherwise. A caller that keeps its own clock, like the node-agent
@@ -45,6 +58,13 @@ export interface ApiClientService {
    * Undefined while the server holds requests (an admin pause): use the effectful verbs then.
    */
   readonly at?: (now: number) => ApiClientService | undefined
+}
+
+/** What `measure` reads of an answer. */
+export interface Measured {
+  readonly code: number
+  readonly bytesIn: number
+  readonly bytesOut: number
 }
 
 export class ApiClient extends Context.Tag("clustersim/ApiClient")<ApiClient, ApiClientService>() {

@@ -10,6 +10,7 @@ import * as Status from "../api/Status.js"
 import { ApiError } from "../api/Status.js"
 import type { ApiClientService } from "./ApiClient.js"
 import { answerFromTarget, apiNamesFromGroups, bodyToTarget, eventFromTarget, groupNamesOf, specNames, type ApiNames } from "./ApiNames.js"
+import { type Answer, exchangeEffect, type KeepBody } from "./Exchange.js"
 import { acceptHeader, decodeAnswer, isProtobufStream, objectBody, type WireEncoding } from "./WireEncoding.js"
 import { watchFrameDecoder } from "../api/protobuf/Envelope.js"
 import { withCredential, type Credential, type CredentialSource } from "./auth/Credential.js"
@@ -49,8 +50,7 @@ export interface TrafficCounter {
 const patchContentTypes: Record<PatchType, string> = {
   merge: "application/merge-patch+json",
   json: "application/json-patch+json",
-  strategic: "application/strategic-merge-patch+json",
-  apply: "application/apply-patch+yaml"
+  strategic: "application/strategic-merge-patch+json"
 }
 
 /** `/api/v1/namespaces/ns/pods/name/status` */
@@ -64,6 +64,8 @@ export const resourcePath = (resource: ResourceType, namespace: string | undefin
 }
 
 const queryString = (params: Record<string, string | number | boolean | ReadonlyArray<string> | undefined>): string => {
+  // most requests of a load run have no parameters: no URLSearchParams for them
+  if (Object.values(params).every((v) => v === undefined)) return ""
   const q = new URLSearchParams()
   for (const [k, v] of Object.entries(params)) {
     if (v === undefined) continue
@@ -80,7 +82,6 @@ export const parseWarning = (header: string): string => {
   return m ? m[1]!.replace(/\\(.)/g, "$1") : header
 }
 
-const headerList = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v])
 
 /** A non-2xx answer as an ApiError: the Status it carries (JSON or protobuf), or one made from the code and text. */
 const errorFrom = (code: number, bytes: Buffer, contentType?: string): ApiError => {
@@ -108,10 +109,10 @@ const connectionError = (e: unknown): ApiError =>
  * `Stream.fromAsyncIterable`: its finalizer awaits the iterator's `return()`, which an async generator only
  * runs after the pending `next()` settles — so interrupting an idle watch would hang until the next event.
  */
-const bodyChunks = (body: Dispatcher.ResponseData["body"], traffic?: TrafficCounter): Stream.Stream<Buffer, ApiError> =>
+const bodyChunks = (body: Dispatcher.ResponseData["body"], countIn: (bytes: number) => void): Stream.Stream<Buffer, ApiError> =>
   Stream.async<Buffer, ApiError>((emit) => {
     body.on("data", (chunk: Buffer) => {
-      if (traffic) traffic.bytesIn += chunk.length
+      countIn(chunk.length)
       body.pause()
       void emit.single(chunk).then(() => body.resume())
     })
@@ -150,15 +151,9 @@ export const makeHttpClient = (options: HttpClientOptions) =>
   Effect.gen(function* () {
     const dispatcherFor = yield* makeDispatchers(options)
     const base = options.baseUrl.replace(/\/$/, "")
-    const encoding = options.encoding ?? "json"
-    const baseHeaders: Record<string, string> = {
-      "user-agent": "clustersim/0.1",
-      accept: acceptHeader(encoding),
-      ...options.headers
-    }
     // An Authorization header set by the caller wins over every credential source, as in client-go.
     const source =
-      baseHeaders.authorization === undefined
+      options.headers?.authorization === undefined
         ? (options.credentials ??
           credentialSourceFor({
             ...(options.token ? { token: options.token } : {}),
@@ -167,186 +162,191 @@ export const makeHttpClient = (options: HttpClientOptions) =>
             hasClientCertificate: options.tls?.cert !== undefined
           }))
         : undefined
-    let lastCredential: Credential | undefined
-    let lastHeaders = baseHeaders
-    const headersFor = (credential: Credential | undefined): Record<string, string> => {
-      if (credential === undefined || credential.token === undefined) return baseHeaders
-      if (credential !== lastCredential) {
-        lastCredential = credential
-        lastHeaders = { ...baseHeaders, authorization: `Bearer ${credential.token}` }
-      }
-      return lastHeaders
-    }
     /** A request under the client's credentials: none, or the source's, told of a 401. */
     const authorized = <A, R>(send: (credential: Credential | undefined) => Effect.Effect<A, ApiError, R>): Effect.Effect<A, ApiError, R> =>
       source ? withCredential(source, send) : send(undefined)
-
-    const traffic = options.traffic
-    /** `body`: JSON (a value or its text) with `contentType`, or an encoded object body. */
-    const call = (method: Dispatcher.HttpMethod, path: string, body?: unknown, contentType = "application/json") =>
-      authorized((credential) => send(credential, method, path, body, contentType))
-    const send = (credential: Credential | undefined, method: Dispatcher.HttpMethod, path: string, body: unknown, contentType: string) =>
-      // No abort signal: Effect would make an AbortController per request, a measurable cost at load-test
-      // rates; an interrupted call stops waiting at once and its request finishes in the background.
-      Effect.tryPromise({
-        try: async () => {
-          const payload = body === undefined ? undefined : typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body)
-          const headers = headersFor(credential)
-          const res = await dispatcherFor(credential).request({
-            origin: base,
-            path,
-            method,
-            headers: body === undefined ? headers : { ...extendable, ...headers, "content-type": contentType },
-            body: payload
-          })
-          const bytes = Buffer.from(await res.body.arrayBuffer())
-          if (traffic) {
-            traffic.bytesIn += bytes.length
-            if (payload !== undefined) traffic.bytesOut += typeof payload === "string" ? Buffer.byteLength(payload) : payload.length
-          }
-          return { code: res.statusCode, bytes, contentType: contentTypeOf(res.headers), warnings: headerList(res.headers["warning"]).map(parseWarning) }
-        },
-        catch: connectionError
-      }).pipe(
-        Effect.flatMap((r) =>
-          r.code >= 200 && r.code < 300
-            ? Effect.succeed({ code: r.code, warnings: r.warnings, value: decodeAnswer(r.contentType, r.bytes) })
-            : Effect.fail(errorFrom(r.code, r.bytes, r.contentType))
-        )
-      )
-
-    const write = (method: Dispatcher.HttpMethod, path: string, body: unknown, opts: WriteOptions | undefined, contentType?: string) =>
-      Effect.map(
-        call(method, path + queryString({ dryRun: opts?.dryRun, fieldValidation: opts?.fieldValidation, fieldManager: opts?.fieldManager, force: opts?.force }), body, contentType),
-        (r) => ({ code: r.code, object: r.value as KObject, warnings: r.warnings })
-      )
-    /** A create or update: the object in the client's encoding where it has a lossless form there. */
-    const writeObject = (method: Dispatcher.HttpMethod, resource: ResourceType, path: string, obj: unknown, opts: WriteOptions | undefined) => {
-      const body = objectBody(encoding, resource, obj)
-      return write(method, path, body.payload, opts, body.contentType)
-    }
-
-    const translated = <E>(n: ApiNames, result: Effect.Effect<{ code: number; object: KObject; warnings: ReadonlyArray<string> }, E>) =>
-      n.translates ? Effect.map(result, (r) => ({ ...r, object: answerFromTarget(n, r.object) })) : result
-
-    const listQuery = (opts: ListOptions | undefined) =>
-      queryString({
-        labelSelector: opts?.labelSelector,
-        fieldSelector: opts?.fieldSelector,
-        limit: opts?.limit,
-        continue: opts?.continue,
-        resourceVersion: opts?.resourceVersion,
-        resourceVersionMatch: opts?.resourceVersionMatch
-      })
-
-    const deleteBody = (opts: DeleteOptions | undefined) => {
-      if (!opts) return undefined
-      const { namespace: _n, ...rest } = opts
-      const fields = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined))
-      return Object.keys(fields).length > 0 ? { kind: "DeleteOptions", apiVersion: "v1", ...fields } : undefined
-    }
-
-    // The target's group and namespace names (ApiNames), discovered once with the first request. Concurrent
-    // first requests share one discovery; only a connection failure leaves it to be tried again.
+    // The target's group and namespace names (ApiNames), shared by every variant of the client (`variant`).
     let names: ApiNames | undefined
     let discovering: Deferred.Deferred<ApiNames> | undefined
-    const discoverNames = Effect.suspend(() => {
-      if (discovering) return Deferred.await(discovering)
-      const done = Deferred.unsafeMake<ApiNames>(FiberId.none)
-      discovering = done
-      let found: ApiNames = specNames
-      return call("GET", "/apis").pipe(
-        Effect.map((r) => (names = found = apiNamesFromGroups(groupNamesOf(r.value)))),
-        Effect.catchAll((e) => Effect.sync(() => (e.message.startsWith("connection error") ? specNames : (names = specNames)))),
-        Effect.ensuring(Effect.suspend(() => ((discovering = undefined), Deferred.succeed(done, names ?? found))))
-      )
-    })
-    const withNames = <A, E>(f: (names: ApiNames) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
-      names !== undefined ? f(names) : Effect.flatMap(discoverNames, f)
-    /** The target's path of a resource named in the spec's names. */
-    const pathOf = (n: ApiNames, resource: ResourceType, namespace: string | undefined, name?: string, subresource?: string) =>
-      n.translates ? resourcePath(n.resource(resource), namespace === undefined ? undefined : n.namespaceToTarget(namespace), name, subresource) : resourcePath(resource, namespace, name, subresource)
+    const build = (encoding: WireEncoding, counters: ReadonlyArray<TrafficCounter>): ApiClientService => {
+      const countIn = (bytes: number) => {
+        for (const c of counters) c.bytesIn += bytes
+      }
+      const baseHeaders: Record<string, string> = {
+        "user-agent": "clustersim/0.1",
+        accept: acceptHeader(encoding),
+        ...options.headers
+      }
+      let lastCredential: Credential | undefined
+      let lastHeaders = baseHeaders
+      const headersFor = (credential: Credential | undefined): Record<string, string> => {
+        if (credential === undefined || credential.token === undefined) return baseHeaders
+        if (credential !== lastCredential) {
+          lastCredential = credential
+          lastHeaders = { ...baseHeaders, authorization: `Bearer ${credential.token}` }
+        }
+        return lastHeaders
+      }
 
-    const service: ApiClientService = {
-      get: (resource, name, opts) =>
-        withNames((n) =>
-          Effect.map(call("GET", pathOf(n, resource, opts?.namespace, name) + queryString({ resourceVersion: opts?.resourceVersion })), (r) => answerFromTarget(n, r.value as KObject))
-        ),
-      list: (resource, opts) =>
-        withNames((n) => Effect.map(call("GET", pathOf(n, resource, opts?.namespace) + listQuery(opts)), (r) => answerFromTarget(n, r.value as KList))),
-      create: (resource, obj, opts) =>
-        withNames((n) => {
-          const sub = opts?.subresource
-          const name = sub ? ((obj as KObject).metadata?.name ?? "") : undefined
-          return translated(n, writeObject("POST", n.resource(resource), pathOf(n, resource, opts?.namespace, name, sub), bodyToTarget(n, obj), opts))
-        }),
-      update: (resource, obj, opts) =>
-        withNames((n) =>
-          translated(
-            n,
-            writeObject("PUT", n.resource(resource), pathOf(n, resource, opts?.namespace ?? obj.metadata.namespace, obj.metadata.name ?? "", opts?.subresource), bodyToTarget(n, obj), opts)
-          )
-        ),
-      patch: (resource, name, patchType, patch, opts) =>
-        withNames((n) => translated(n, write("PATCH", pathOf(n, resource, opts?.namespace, name, opts?.subresource), patch, opts, patchContentTypes[patchType]))),
-      delete: (resource, name, opts) =>
-        withNames((n) =>
-          Effect.map(call("DELETE", pathOf(n, resource, opts?.namespace, name), deleteBody(opts)), (r) => {
-            const value = answerFromTarget(n, r.value as KObject & { kind?: string })
-            return value.kind === "Status" ? { code: r.code, status: value as unknown as Status.Status } : { code: r.code, object: value }
-          })
-        ),
-      deleteCollection: (resource, opts) =>
-        withNames((n) => Effect.map(call("DELETE", pathOf(n, resource, opts?.namespace) + listQuery(opts), deleteBody(opts)), (r) => answerFromTarget(n, r.value as KList))),
-      watch: (resource, opts?: WatchOptions) =>
-        Stream.unwrapScoped(
-          Effect.gen(function* () {
-            const n = names ?? (yield* discoverNames)
-            const fromTarget = (event: WatchEvent) => eventFromTarget(n, event)
-            const path =
-              pathOf(n, resource, opts?.namespace) +
-              queryString({
-                watch: "true",
-                labelSelector: opts?.labelSelector,
-                fieldSelector: opts?.fieldSelector,
-                resourceVersion: opts?.resourceVersion,
-                resourceVersionMatch: opts?.resourceVersionMatch,
-                allowWatchBookmarks: opts?.allowWatchBookmarks,
-                timeoutSeconds: opts?.timeoutSeconds
-              })
-            const controller = new AbortController()
-            // Abort on scope close, and wait for the response headers interruptibly: a server that holds them
-            // back (paused, slow) must not keep the watch's owner from being interrupted.
-            yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
-            const res = yield* authorized((credential) =>
-              Effect.gen(function* () {
-                const res = yield* Effect.tryPromise({
-                  try: () => dispatcherFor(credential).request({ origin: base, path, method: "GET", headers: headersFor(credential), signal: controller.signal }),
-                  catch: connectionError
-                })
-                yield* Effect.addFinalizer(() => Effect.sync(() => res.body.destroy()))
-                if (res.statusCode !== 200) {
-                  const bytes = yield* Effect.promise(() => res.body.arrayBuffer())
-                  return yield* Effect.fail(errorFrom(res.statusCode, Buffer.from(bytes), contentTypeOf(res.headers)))
-                }
-                return res
-              })
-            )
-            if (isProtobufStream(contentTypeOf(res.headers))) {
-              const frames = watchFrameDecoder()
-              return bodyChunks(res.body, traffic).pipe(
-                Stream.mapConcatEffect((chunk) => Effect.try({ try: () => frames(chunk), catch: (e) => Status.internal(`watch stream: ${(e as Error).message}`) })),
-                Stream.map(fromTarget)
-              )
+      /** `body`: JSON (a value or its text) with `contentType`, or an encoded object body. A non-2xx answer fails. */
+      const send = (method: Dispatcher.HttpMethod, path: string, body?: unknown, contentType = "application/json", keep: KeepBody = "always") => {
+        const payload = body === undefined ? undefined : typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body)
+        return authorized((credential) => {
+          const headers = headersFor(credential)
+          const request = { origin: base, path, method, headers: body === undefined ? headers : { ...extendable, ...headers, "content-type": contentType }, body: payload }
+          return Effect.flatMap(exchangeEffect(dispatcherFor(credential), request, keep, connectionError), (r) => {
+            for (const c of counters) {
+              c.bytesIn += r.bytesIn
+              c.bytesOut += r.bytesOut
             }
-            return bodyChunks(res.body, traffic).pipe(
-              Stream.decodeText(),
-              Stream.splitLines,
-              Stream.filter((line) => line.length > 0),
-              Stream.map((line) => fromTarget(JSON.parse(line) as WatchEvent))
-            )
+            return r.code >= 200 && r.code < 300 ? Effect.succeed(r) : Effect.fail(errorFrom(r.code, r.body, r.contentType))
           })
-        ).pipe(Stream.catchAll((e) => (e.code === 503 && e.message.includes("aborted") ? Stream.empty : Stream.fail(e))))
+        })
+      }
+      /** A 2xx answer's value by its Content-Type, and its warnings. */
+      const decoded = (r: Answer) => ({ code: r.code, warnings: r.warnings.map(parseWarning), value: decodeAnswer(r.contentType, r.body) })
+      const call = (method: Dispatcher.HttpMethod, path: string, body?: unknown, contentType?: string) => Effect.map(send(method, path, body, contentType), decoded)
+
+      const write = (method: Dispatcher.HttpMethod, path: string, body: unknown, opts: WriteOptions | undefined, contentType?: string) =>
+        Effect.map(
+          call(method, path + queryString({ dryRun: opts?.dryRun, fieldValidation: opts?.fieldValidation, fieldManager: opts?.fieldManager, force: opts?.force }), body, contentType),
+          (r) => ({ code: r.code, object: r.value as KObject, warnings: r.warnings })
+        )
+      /** A create or update: the object in the client's encoding where it has a lossless form there. */
+      const writeObject = (method: Dispatcher.HttpMethod, resource: ResourceType, path: string, obj: unknown, opts: WriteOptions | undefined) => {
+        const body = objectBody(encoding, resource, obj)
+        return write(method, path, body.payload, opts, body.contentType)
+      }
+
+      const translated = <E>(n: ApiNames, result: Effect.Effect<{ code: number; object: KObject; warnings: ReadonlyArray<string> }, E>) =>
+        n.translates ? Effect.map(result, (r) => ({ ...r, object: answerFromTarget(n, r.object) })) : result
+
+      const listQuery = (opts: ListOptions | undefined) =>
+        queryString({
+          labelSelector: opts?.labelSelector,
+          fieldSelector: opts?.fieldSelector,
+          limit: opts?.limit,
+          continue: opts?.continue,
+          resourceVersion: opts?.resourceVersion,
+          resourceVersionMatch: opts?.resourceVersionMatch
+        })
+
+      const deleteBody = (opts: DeleteOptions | undefined) => {
+        if (!opts) return undefined
+        const { namespace: _n, ...rest } = opts
+        const fields = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined))
+        return Object.keys(fields).length > 0 ? { kind: "DeleteOptions", apiVersion: "v1", ...fields } : undefined
+      }
+
+      // The target's names, discovered once with the first request. Concurrent first requests share one discovery;
+      // only a connection failure leaves it to be tried again.
+      const discoverNames = Effect.suspend(() => {
+        if (discovering) return Deferred.await(discovering)
+        const done = Deferred.unsafeMake<ApiNames>(FiberId.none)
+        discovering = done
+        let found: ApiNames = specNames
+        return call("GET", "/apis").pipe(
+          Effect.map((r) => (names = found = apiNamesFromGroups(groupNamesOf(r.value)))),
+          Effect.catchAll((e) => Effect.sync(() => (e.message.startsWith("connection error") ? specNames : (names = specNames)))),
+          Effect.ensuring(Effect.suspend(() => ((discovering = undefined), Deferred.succeed(done, names ?? found))))
+        )
+      })
+      const withNames = <A, E>(f: (names: ApiNames) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
+        names !== undefined ? f(names) : Effect.flatMap(discoverNames, f)
+      /** The target's path of a resource named in the spec's names. */
+      const pathOf = (n: ApiNames, resource: ResourceType, namespace: string | undefined, name?: string, subresource?: string) =>
+        n.translates ? resourcePath(n.resource(resource), namespace === undefined ? undefined : n.namespaceToTarget(namespace), name, subresource) : resourcePath(resource, namespace, name, subresource)
+
+      const service: ApiClientService = {
+        get: (resource, name, opts) =>
+          withNames((n) =>
+            Effect.map(call("GET", pathOf(n, resource, opts?.namespace, name) + queryString({ resourceVersion: opts?.resourceVersion })), (r) => answerFromTarget(n, r.value as KObject))
+          ),
+        list: (resource, opts) =>
+          withNames((n) => Effect.map(call("GET", pathOf(n, resource, opts?.namespace) + listQuery(opts)), (r) => answerFromTarget(n, r.value as KList))),
+        create: (resource, obj, opts) =>
+          withNames((n) => {
+            const sub = opts?.subresource
+            const name = sub ? ((obj as KObject).metadata?.name ?? "") : undefined
+            return translated(n, writeObject("POST", n.resource(resource), pathOf(n, resource, opts?.namespace, name, sub), bodyToTarget(n, obj), opts))
+          }),
+        update: (resource, obj, opts) =>
+          withNames((n) =>
+            translated(
+              n,
+              writeObject("PUT", n.resource(resource), pathOf(n, resource, opts?.namespace ?? obj.metadata.namespace, obj.metadata.name ?? "", opts?.subresource), bodyToTarget(n, obj), opts)
+            )
+          ),
+        patch: (resource, name, patchType, patch, opts) =>
+          withNames((n) => translated(n, write("PATCH", pathOf(n, resource, opts?.namespace, name, opts?.subresource), patch, opts, patchContentTypes[patchType]))),
+        delete: (resource, name, opts) =>
+          withNames((n) =>
+            Effect.map(call("DELETE", pathOf(n, resource, opts?.namespace, name), deleteBody(opts)), (r) => {
+              const value = answerFromTarget(n, r.value as KObject & { kind?: string })
+              return value.kind === "Status" ? { code: r.code, status: value as unknown as Status.Status } : { code: r.code, object: value }
+            })
+          ),
+        measure: (verb, resource, name, opts) =>
+          withNames((n) =>
+            Effect.map(
+              send(verb, pathOf(n, resource, opts?.namespace, name) + (verb === "GET" ? queryString({ resourceVersion: opts?.resourceVersion }) : ""), undefined, undefined, "errors"),
+              (r) => ({ code: r.code, bytesIn: r.bytesIn, bytesOut: r.bytesOut })
+            )
+          ),
+        variant: (o) => build(o.encoding ?? encoding, o.traffic ? [...counters, o.traffic] : counters),
+        deleteCollection: (resource, opts) =>
+          withNames((n) => Effect.map(call("DELETE", pathOf(n, resource, opts?.namespace) + listQuery(opts), deleteBody(opts)), (r) => answerFromTarget(n, r.value as KList))),
+        watch: (resource, opts?: WatchOptions) =>
+          Stream.unwrapScoped(
+            Effect.gen(function* () {
+              const n = names ?? (yield* discoverNames)
+              const fromTarget = (event: WatchEvent) => eventFromTarget(n, event)
+              const path =
+                pathOf(n, resource, opts?.namespace) +
+                queryString({
+                  watch: "true",
+                  labelSelector: opts?.labelSelector,
+                  fieldSelector: opts?.fieldSelector,
+                  resourceVersion: opts?.resourceVersion,
+                  resourceVersionMatch: opts?.resourceVersionMatch,
+                  allowWatchBookmarks: opts?.allowWatchBookmarks,
+                  timeoutSeconds: opts?.timeoutSeconds
+                })
+              const controller = new AbortController()
+              // Abort on scope close, and wait for the response headers interruptibly: a server that holds them
+              // back (paused, slow) must not keep the watch's owner from being interrupted.
+              yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
+              const res = yield* authorized((credential) =>
+                Effect.gen(function* () {
+                  const res = yield* Effect.tryPromise({
+                    try: () => dispatcherFor(credential).request({ origin: base, path, method: "GET", headers: headersFor(credential), signal: controller.signal }),
+                    catch: connectionError
+                  })
+                  yield* Effect.addFinalizer(() => Effect.sync(() => res.body.destroy()))
+                  if (res.statusCode !== 200) {
+                    const bytes = yield* Effect.promise(() => res.body.arrayBuffer())
+                    return yield* Effect.fail(errorFrom(res.statusCode, Buffer.from(bytes), contentTypeOf(res.headers)))
+                  }
+                  return res
+                })
+              )
+              if (isProtobufStream(contentTypeOf(res.headers))) {
+                const frames = watchFrameDecoder()
+                return bodyChunks(res.body, countIn).pipe(
+                  Stream.mapConcatEffect((chunk) => Effect.try({ try: () => frames(chunk), catch: (e) => Status.internal(`watch stream: ${(e as Error).message}`) })),
+                  Stream.map(fromTarget)
+                )
+              }
+              return bodyChunks(res.body, countIn).pipe(
+                Stream.decodeText(),
+                Stream.splitLines,
+                Stream.filter((line) => line.length > 0),
+                Stream.map((line) => fromTarget(JSON.parse(line) as WatchEvent))
+              )
+            })
+          ).pipe(Stream.catchAll((e) => (e.code === 503 && e.message.includes("aborted") ? Stream.empty : Stream.fail(e))))
+      }
+      return service
     }
-    return service
+    return build(options.encoding ?? "json", options.traffic ? [options.traffic] : [])
   })

@@ -14,8 +14,9 @@
  * live clock, `TestClock` or a virtual clock.
  */
 import { isConnectionFailure } from "./ConnectionFailure.js"
+import { type ExecutionSegment, runWideIteration, shareOf, stripe, wholeRun } from "./ExecutionSegment.js"
 import { Cause, Data, Duration, Effect, Exit, FiberSet, Option } from "effect"
-import { LatencyRecorder, type LoadModel, type MetricKey, nowMillis } from "./LatencyRecorder.js"
+import { LatencyRecorder, type LoadModel, type MetricKey, nowMillis, type Sample } from "./LatencyRecorder.js"
 
 // ---------------------------------------------------------------------------------------------
 // Types
@@ -72,6 +73,11 @@ interface CommonOptions<E, R> {
   readonly operation: Operation<E, R>
   /** After the planned duration, wait this long for running iterations, then interrupt them. Default 30 s (k6). */
   readonly gracefulStop?: Duration.DurationInput
+  /**
+   * This worker's share of the run (default: all of it). Rates, workers, iterations and `maxInFlight` stay the
+   * run-wide figures; the executor runs the segment's part of them (./ExecutionSegment.ts).
+   */
+  readonly segment?: ExecutionSegment
 }
 
 export interface ConstantArrivalRateOptions<E, R> extends CommonOptions<E, R> {
@@ -195,46 +201,72 @@ const millisOf = (
 const check = (executor: ExecutorName, field: string, ok: boolean, reason: string): Effect.Effect<void, InvalidLoadConfig> =>
   ok ? Effect.void : Effect.fail(new InvalidLoadConfig({ executor, field, reason }))
 
-/**
- * One iteration: run the operation, stamp completion, record under `key`. Expected failures are
- * error samples; interruption is counted, not recorded; a defect stops the executor afterwards.
- */
-const runIteration = <E, R>(
-  key: MetricKey,
-  model: LoadModel,
-  operation: Operation<E, R>,
-  state: RunState,
-  iteration: number,
-  intendedStart: number | undefined
-) =>
+/** What every iteration of one executor shares, resolved once: the clock read, the series, the counters. */
+interface IterationRunner<E, R> {
+  readonly now: () => number
+  readonly record: (sample: Sample) => void
+  readonly model: LoadModel
+  readonly operation: Operation<E, R>
+  readonly state: RunState
+}
+
+const iterationRunner = <E, R>(key: MetricKey, model: LoadModel, operation: Operation<E, R>, state: RunState) =>
   Effect.gen(function* () {
+    const clock = yield* Effect.clock
     const recorder = yield* LatencyRecorder
-    const dispatchedAt = yield* nowMillis
+    const runner: IterationRunner<E, R> = {
+      // nowMillis without an Effect per read: the same Clock, read synchronously
+      now: () => Number(clock.unsafeCurrentTimeNanos()) / 1e6,
+      record: recorder.bind(key),
+      model,
+      operation,
+      state
+    }
+    return runner
+  })
+
+/**
+ * One iteration: run the operation, stamp completion, record one sample. Expected failures are error samples;
+ * interruption is counted, not recorded; a defect stops the executor afterwards. The bookkeeping around the
+ * operation is plain code in one `Effect.sync`: per request, the Effects around it were measurable
+ * (docs/benchmarks.md, "Load generator").
+ */
+const runIteration = <E, R>(it: IterationRunner<E, R>, iteration: number, intendedStart: number | undefined): Effect.Effect<void, never, R> =>
+  Effect.suspend(() => {
+    const state = it.state
+    const dispatchedAt = it.now()
     let sentAt: number | undefined
-    const markSent = Effect.map(nowMillis, (t) => {
-      if (sentAt === undefined) sentAt = t
+    const markSent = Effect.sync(() => {
+      if (sentAt === undefined) sentAt = it.now()
     })
     const intended = intendedStart ?? dispatchedAt
-    const exit = yield* Effect.exit(operation({ intendedStart: intended, iteration, markSent }))
-    const completedAt = yield* nowMillis
-    if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) {
-      state.interrupted++
-      return
-    }
-    const ok = Exit.isSuccess(exit)
-    if (!ok) {
-      state.errors++
-      if (Exit.isFailure(exit) && Option.isNone(Cause.failureOption(exit.cause)) && state.defect === undefined) {
-        state.defect = Cause.die(Cause.squash(exit.cause))
-      }
-    }
-    state.completed++
-    const connectionError = !ok && Exit.isFailure(exit) && isConnectionFailure(Option.getOrUndefined(Cause.failureOption(exit.cause)))
-    yield* recorder.record(key, { intendedStart: intended, sentAt: sentAt ?? dispatchedAt, completedAt, ok, model, ...(connectionError ? { connectionError } : {}) })
-  }).pipe(
-    Effect.onInterrupt(() => Effect.sync(() => void state.interrupted++)),
-    Effect.ensuring(Effect.sync(() => void state.inFlight--))
-  )
+    return Effect.onExit(
+      Effect.flatMap(Effect.exit(it.operation({ intendedStart: intended, iteration, markSent })), (exit) =>
+        Effect.sync(() => {
+          const completedAt = it.now()
+          if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) {
+            state.interrupted++
+            return
+          }
+          const ok = Exit.isSuccess(exit)
+          if (!ok) {
+            state.errors++
+            if (Exit.isFailure(exit) && Option.isNone(Cause.failureOption(exit.cause)) && state.defect === undefined) {
+              state.defect = Cause.die(Cause.squash(exit.cause))
+            }
+          }
+          state.completed++
+          const connectionError = !ok && Exit.isFailure(exit) && isConnectionFailure(Option.getOrUndefined(Cause.failureOption(exit.cause)))
+          it.record({ intendedStart: intended, sentAt: sentAt ?? dispatchedAt, completedAt, ok, model: it.model, ...(connectionError ? { connectionError } : {}) })
+        })
+      ),
+      (exit) =>
+        Effect.sync(() => {
+          if (Exit.isInterrupted(exit)) state.interrupted++
+          state.inFlight--
+        })
+    )
+  })
 
 const report = (
   executor: ExecutorName,
@@ -275,27 +307,31 @@ const runOpen = <E, R>(
       const recorder = yield* LatencyRecorder
       const fibers = yield* FiberSet.make<void, never>()
       const state = newState()
+      const it = yield* iterationRunner(o.key, "open", o.operation, state)
       const lateTolerance = o.lateToleranceMs ?? 10
       const t0 = yield* nowMillis
+      const segment = o.segment ?? wholeRun
+      // a worker's cap is its share of the run's, and at least one
+      const maxInFlight = Math.max(1, shareOf(o.maxInFlight, segment))
       let planned = 0
-      for (const offset of plan) {
+      for (const { offset, iteration } of stripe(plan, segment)) {
         if (state.defect) break
         const intended = t0 + offset
-        const wait = intended - (yield* nowMillis)
+        const wait = intended - it.now()
         // below 1 µs is clock rounding (nanosecond floor), not a reason for another timer
         if (wait > 0.001) yield* Effect.sleep(Duration.millis(wait))
-        const iteration = planned++
-        const lateness = (yield* nowMillis) - intended
+        planned++
+        const lateness = it.now() - intended
         if (lateness > state.maxLatenessMs) state.maxLatenessMs = lateness
         if (lateness > lateTolerance) state.lateStarts++
-        if (state.inFlight >= o.maxInFlight) {
+        if (state.inFlight >= maxInFlight) {
           state.dropped++
           yield* recorder.recordDropped(o.key)
           continue
         }
         state.inFlight++
         state.started++
-        yield* FiberSet.run(fibers, runIteration(o.key, "open", o.operation, state, iteration, intended))
+        yield* FiberSet.run(fibers, runIteration(it, iteration, intended))
       }
       const deadline = t0 + durationMs + gracefulStopMs
       const remaining = Math.max(0, deadline - (yield* nowMillis))
@@ -363,24 +399,27 @@ export const closedLoop = <E, R>(o: ClosedLoopOptions<E, R>): Effect.Effect<Exec
     const durationMs = o.duration === undefined ? Infinity : yield* millisOf(name, "duration", o.duration)
     const gracefulStopMs = yield* millisOf(name, "gracefulStop", o.gracefulStop, DEFAULT_GRACEFUL_STOP_MS)
     const state = newState()
+    const it = yield* iterationRunner(o.key, "closed", o.operation, state)
     const t0 = yield* nowMillis
     const end = t0 + durationMs
+    const segment = o.segment ?? wholeRun
+    const iterations = o.iterations === undefined ? undefined : shareOf(o.iterations, segment)
     let next = 0
     const worker = Effect.gen(function* () {
-      while (state.defect === undefined && (o.iterations === undefined || next < o.iterations)) {
-        if ((yield* nowMillis) >= end) break
-        const iteration = next++
+      while (state.defect === undefined && (iterations === undefined || next < iterations)) {
+        if (it.now() >= end) break
+        const iteration = runWideIteration(next++, segment)
         state.inFlight++
         state.started++
-        yield* runIteration(o.key, "closed", o.operation, state, iteration, undefined)
+        yield* runIteration(it, iteration, undefined)
       }
     })
-    const workers = Effect.forEach(Array.from({ length: o.workers }), () => worker, { concurrency: "unbounded", discard: true })
+    const workers = Effect.forEach(Array.from({ length: shareOf(o.workers, segment) }), () => worker, { concurrency: "unbounded", discard: true })
     if (Number.isFinite(durationMs)) {
       yield* Effect.raceFirst(workers, Effect.sleep(Duration.millis(durationMs + gracefulStopMs)))
     } else {
       yield* workers
     }
     yield* failOnDefect(state)
-    return report(name, "closed", o.key, o.iterations, state, t0, yield* nowMillis)
+    return report(name, "closed", o.key, iterations, state, t0, yield* nowMillis)
   })

@@ -39,6 +39,28 @@ export interface HealthReport {
   readonly saturated: boolean
   /** Why it is saturated, in words ("event-loop lag p99 63.2 ms > 50 ms"). */
   readonly reasons: ReadonlyArray<string>
+  /** A run with several generator workers: each one's own report (worker 0 is the coordinating process). */
+  readonly workers?: ReadonlyArray<HealthReport>
+}
+
+/**
+ * The run's health from its workers' (worker 0 first): the worst loop lag and CPU of any worker, bytes summed,
+ * saturated when any worker was — one saturated worker delays its share of every action — with the worker named.
+ */
+export const combineHealth = (workers: ReadonlyArray<HealthReport>): HealthReport => {
+  if (workers.length === 1) return workers[0]!
+  const worst = <A>(f: (h: HealthReport) => number, pick: (h: HealthReport) => A): A => pick(workers.reduce((a, h) => (f(h) > f(a) ? h : a)))
+  const reasons = workers.flatMap((h, i) => h.reasons.map((r) => `worker ${i}: ${r}`))
+  return {
+    elapsedMs: Math.max(...workers.map((h) => h.elapsedMs)),
+    loopLag: worst((h) => h.loopLag.p99, (h) => h.loopLag),
+    cpu: worst((h) => h.cpu.fractionOfCore, (h) => h.cpu),
+    bytesIn: workers.reduce((a, h) => a + h.bytesIn, 0),
+    bytesOut: workers.reduce((a, h) => a + h.bytesOut, 0),
+    saturated: workers.some((h) => h.saturated),
+    reasons,
+    workers
+  }
 }
 
 /** Pure: which limits a (lag p99, CPU fraction) pair breaks. */

@@ -268,7 +268,10 @@ export class Recordings {
   }
 
   private seriesFor(key: MetricKey, atMs: number): Series {
-    const id = keyString(key)
+    return this.seriesById(keyString(key), key, atMs)
+  }
+
+  private seriesById(id: string, key: MetricKey, atMs: number): Series {
     let s = this.series.get(id)
     if (!s) {
       s = new Series(ownKey(key))
@@ -277,7 +280,8 @@ export class Recordings {
     }
     // A sample stamped before the current interval (a fiber that read the clock, then yielded)
     // stays in the current interval: totals stay exact, the time series shifts by one interval at most.
-    if (this.indexAt(atMs) > s.currentIndex) this.roll(s, this.indexAt(atMs))
+    const index = this.indexAt(atMs)
+    if (index > s.currentIndex) this.roll(s, index)
     return s
   }
 
@@ -314,7 +318,16 @@ export class Recordings {
   }
 
   record(key: MetricKey, sample: Sample): void {
-    const s = this.seriesFor(key, sample.completedAt)
+    this.recordInto(this.seriesFor(key, sample.completedAt), sample)
+  }
+
+  /** `record` for one series, its key resolved once: the load executors' per-request path. */
+  bind(key: MetricKey): (sample: Sample) => void {
+    const id = keyString(key)
+    return (sample) => this.recordInto(this.seriesById(id, key, sample.completedAt), sample)
+  }
+
+  private recordInto(s: Series, sample: Sample): void {
     s.models.add(sample.model)
     if (sample.connectionError === true) {
       s.current.errors++
@@ -394,6 +407,11 @@ export class LatencyRecorder extends Context.Tag("clustersim/loadgen/LatencyReco
   LatencyRecorder,
   {
     readonly record: (key: MetricKey, sample: Sample) => Effect.Effect<void>
+    /**
+     * A synchronous recorder for one series, its key resolved once: the executors call it from each request's
+     * completion, where an Effect and a key lookup per sample were measurable (docs/benchmarks.md).
+     */
+    readonly bind: (key: MetricKey) => (sample: Sample) => void
     /** Count a planned iteration that was not started, stamped with the current Clock time. */
     readonly recordDropped: (key: MetricKey, count?: number) => Effect.Effect<void>
     /** Add a series recorded by another worker. */
@@ -406,12 +424,14 @@ export class LatencyRecorder extends Context.Tag("clustersim/loadgen/LatencyReco
     readonly flush: Effect.Effect<void>
   }
 >() {
-  /** Build a recorder whose interval 0 starts now (Clock time). */
-  static readonly make = (options?: { readonly intervalMs?: number }) =>
-    Effect.map(nowMillis, (originMs) => {
-      const r = new Recordings({ originMs, intervalMs: options?.intervalMs })
+  /** Build a recorder whose interval 0 starts now (Clock time), or at `originMs`. */
+  static readonly make = (options?: { readonly intervalMs?: number; readonly originMs?: number }) =>
+    Effect.map(nowMillis, (now) => {
+      // a generator worker's intervals start where its coordinator's do (the live Clock is epoch time in every process)
+      const r = new Recordings({ originMs: options?.originMs ?? now, intervalMs: options?.intervalMs })
       return LatencyRecorder.of({
         record: (key, sample) => Effect.sync(() => r.record(key, sample)),
+        bind: (key) => r.bind(key),
         recordDropped: (key, count) => Effect.flatMap(nowMillis, (t) => Effect.sync(() => r.recordDropped(key, t, count))),
         merge: (series) => Effect.flatMap(nowMillis, (t) => Effect.sync(() => r.merge(series, t))),
         snapshot: Effect.sync(() => r.snapshot()),
@@ -444,6 +464,7 @@ export const withTags = (
   return LatencyRecorder.of({
     ...recorder,
     record: (key, sample) => recorder.record(tag(key), sample),
+    bind: (key) => recorder.bind(tag(key)),
     recordDropped: (key, count) => recorder.recordDropped(tag(key), count),
     merge: (series) => recorder.merge({ ...series, key: tag(series.key) })
   })

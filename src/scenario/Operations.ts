@@ -12,6 +12,7 @@ import { resolveResource, type ResourceType } from "../api/Resources.js"
 import type { ApiError } from "../api/Status.js"
 import type { IterationContext, Operation } from "../loadgen/Arrival.js"
 import { ApiClient } from "../client/ApiClient.js"
+import type { ExecutionSegment } from "../loadgen/ExecutionSegment.js"
 import { LatencyRecorder, type MetricKey, nowMillis } from "../loadgen/LatencyRecorder.js"
 import { writtenAtAnnotation } from "../loadgen/ReflectorMetrics.js"
 import type { ObjectSet, Request, Scenario } from "./Scenario.js"
@@ -119,6 +120,8 @@ export interface RunEnv {
   readonly progress: Progress
   /** Distinguishes names this run creates from earlier runs' against the same server. */
   readonly runTag: string
+  /** This generator worker's share of the load. */
+  readonly segment: ExecutionSegment
 }
 
 const verbOperation: Record<Request["verb"], string> = {
@@ -182,19 +185,31 @@ export const makeOperation = (
   const ackWrite = (obj: KObject) =>
     Effect.map(nowMillis, (t) => env.writes.ack(WriteLog.key(obj.metadata.namespace, obj.metadata.name, obj.metadata.resourceVersion), t))
   const counted = <A, E, R>(e: Effect.Effect<A, E, R>) =>
-    e.pipe(
-      Effect.tap(() => Effect.sync(() => void env.progress.ops++)),
-      Effect.tapError((err) => Effect.sync(() => env.progress.error(actionName, err)))
-    )
+    Effect.tapBoth(e, {
+      onSuccess: () => Effect.sync(() => void env.progress.ops++),
+      onFailure: (err) => Effect.sync(() => env.progress.error(actionName, err))
+    })
+  /**
+   * GET and DELETE read nothing of the answer but its status: over HTTP it is measured, not decoded (`measure`);
+   * other clients answer with the object.
+   */
+  const measured = (verb: "GET" | "DELETE") => {
+    const opts = { namespace, resourceVersion: verb === "GET" ? q.resourceVersion : undefined }
+    return (ctx: IterationContext): Effect.Effect<void, ApiError, ApiClient> =>
+      Effect.flatMap(ApiClient, (api) =>
+        Effect.zipRight(
+          ctx.markSent,
+          Effect.asVoid<unknown, ApiError, never>(
+            api.measure ? api.measure(verb, resource, pickName(), opts) : verb === "GET" ? api.get(resource, pickName(), opts) : api.delete(resource, pickName(), { namespace })
+          )
+        )
+      )
+  }
 
   const body = (ctx: IterationContext): Effect.Effect<void, ApiError, ApiClient | LatencyRecorder> =>
     Effect.gen(function* () {
       const api = yield* ApiClient
       switch (q.verb) {
-        case "get":
-          yield* ctx.markSent
-          yield* api.get(resource, pickName(), { namespace, resourceVersion: q.resourceVersion })
-          return
         case "list": {
           yield* ctx.markSent
           let cont: string | undefined
@@ -237,10 +252,6 @@ export const makeOperation = (
           yield* ackWrite(res.object)
           return
         }
-        case "delete":
-          yield* ctx.markSent
-          yield* api.delete(resource, pickName(), { namespace })
-          return
         case "churn": {
           // create one, delete the one from `keep` iterations ago: a steady live set with constant churn
           const recorder = yield* LatencyRecorder
@@ -278,5 +289,6 @@ export const makeOperation = (
         }
       }
     })
-  return (ctx) => counted(body(ctx))
+  const operation = q.verb === "get" ? measured("GET") : q.verb === "delete" ? measured("DELETE") : body
+  return (ctx) => counted(operation(ctx))
 }

@@ -8,6 +8,8 @@ import { parseDuration } from "../api/go/Duration.js"
 import type { KList } from "../api/Object.js"
 import type { ApiError } from "../api/Status.js"
 import { ApiClient } from "../client/ApiClient.js"
+import type { TrafficCounter } from "../client/HttpTransport.js"
+import { type ExecutionSegment, runsOnce, shareOf, wholeRun } from "../loadgen/ExecutionSegment.js"
 import type { ServerAdminService } from "../client/ServerAdmin.js"
 import { closedLoop, constantArrivalRate, type ExecutorReport, rampingArrivalRate } from "../loadgen/Arrival.js"
 import { LatencyRecorder, nowMillis, withTags } from "../loadgen/LatencyRecorder.js"
@@ -155,12 +157,14 @@ const runLoadAction = (env: RunEnv, phase: Phase, a: Action, name: string, count
     const operation = makeOperation(env, resolved, `${phase.name}-${name}`, counts)
     const phaseMs = ms(phase.duration, 0)
     const gracefulStop = Duration.millis(GRACEFUL_STOP_MS)
+    const segment = env.segment
     const run =
       a.type === "constant-arrival-rate"
         ? constantArrivalRate({
             key,
             operation,
             gracefulStop,
+            segment,
             rate: a.rate,
             timeUnit: Duration.millis(ms(a.timeUnit, 1000)),
             duration: Duration.millis(ms(a.duration, phaseMs)),
@@ -171,6 +175,7 @@ const runLoadAction = (env: RunEnv, phase: Phase, a: Action, name: string, count
               key,
               operation,
               gracefulStop,
+              segment,
               startRate: a.startRate ?? 0,
               timeUnit: Duration.millis(ms(a.timeUnit, 1000)),
               stages: a.stages.map((s) => ({ target: s.target, duration: Duration.millis(ms(s.duration, 0)) })),
@@ -180,11 +185,24 @@ const runLoadAction = (env: RunEnv, phase: Phase, a: Action, name: string, count
               key,
               operation,
               gracefulStop,
+              segment,
               workers: a.workers,
               iterations: a.iterations,
               duration: a.iterations !== undefined && a.duration === undefined ? undefined : Duration.millis(ms(a.duration, phaseMs))
             })
-    return yield* run.pipe(Effect.mapError((e) => new ScenarioRunError({ message: e.message })))
+    // over HTTP the action has a client of its own encoding, counting the action's bytes (the connections are shared)
+    const api = yield* ApiClient
+    const traffic: TrafficCounter = { bytesIn: 0, bytesOut: 0 }
+    const own = api.variant?.({ encoding: a.request.encoding ?? "json", traffic })
+    const report = yield* run.pipe(
+      Effect.mapError((e) => new ScenarioRunError({ message: e.message })),
+      own ? Effect.provideService(ApiClient, own) : (e) => e
+    )
+    if (own) {
+      counts.bytesIn = traffic.bytesIn
+      counts.bytesOut = traffic.bytesOut
+    }
+    return report
   })
 
 /** List page 1, wait past the history window (optionally compacting), follow the token: expect 410. */
@@ -297,13 +315,15 @@ const runPhase = (env: RunEnv, state: RunState, phase: Phase, admin: ServerAdmin
               return
             }
             case "watch":
-              yield* untilPhaseEnd(runWatchers(env, a, name, counts))
+              if (shareOf(a.count, env.segment) === 0) return
+              yield* untilPhaseEnd(runWatchers(env, { ...a, count: shareOf(a.count, env.segment) }, name, counts))
               state.actions.push({ ...base, counts, ...tokens() })
               return
             case "informers":
+              if (shareOf(a.count, env.segment) === 0) return
               yield* Effect.scoped(
                 Effect.gen(function* () {
-                  const handle = yield* startInformers(a, name)
+                  const handle = yield* startInformers({ ...a, count: shareOf(a.count, env.segment) }, name)
                   const reported = Effect.flatMap(handle.report, (report) => Effect.sync(() => void state.actions.push({ ...base, informers: report, ...tokens() })))
                   // cut short by the scenario's duration or a signal, the informers still report: one that never
                   // synced fails the run (Outcome.ts)
@@ -313,6 +333,7 @@ const runPhase = (env: RunEnv, state: RunState, phase: Phase, admin: ServerAdmin
               )
               return
             case "expire-continue-token":
+              if (!runsOnce(env.segment)) return
               yield* Effect.sleep(Duration.millis(atOf(a)))
               yield* untilPhaseEnd(runSlowPager(env, a, name, admin, counts))
               state.actions.push({ ...base, counts, ...tokens() })
@@ -327,6 +348,7 @@ const runPhase = (env: RunEnv, state: RunState, phase: Phase, admin: ServerAdmin
             case "compact":
             case "drop-watches":
             case "pause":
+              if (!runsOnce(env.segment)) return
               yield* Effect.sleep(Duration.millis(atOf(a)))
               yield* runFailure(env, a, name, admin, counts)
               state.actions.push({ ...base, counts })
@@ -346,9 +368,17 @@ export interface RunOptions {
   readonly admin: ServerAdminService | undefined
   /** Where progress and action reports go; pass one to read them while running or after an interrupt. */
   readonly state?: RunState
+  /** This generator worker's share of the load (default: all of it; src/loadgen/ExecutionSegment.ts). */
+  readonly segment?: ExecutionSegment
+  /** `setup`: only the setup; `phases`: only the phases (workers, after the coordinator's setup). Default both. */
+  readonly parts?: "all" | "setup" | "phases"
+  /** The run's tag in created names, shared by its workers (default: from the seed and the start time). */
+  readonly runTag?: string
   /** The client's credential source, when it has one (`expire-tokens` side client acts on it). */
   readonly credentials?: CredentialSource
 }
+
+export const runTagOf = (seed: number, startedAtMs: number): string => `r${seed}-${Math.floor(startedAtMs).toString(36)}`
 
 export const makeRunState = (startedAtMs: number): RunState => ({ progress: new Progress(), actions: [], startedAtMs, tokenExpiry: new TokenExpiry() })
 
@@ -360,16 +390,20 @@ export const runScenario = (scenario: Scenario, options: RunOptions) =>
     const state = options.state ?? makeRunState(yield* nowMillis)
     const progress = state.progress
     const startedAtMs = state.startedAtMs
+    const segment = options.segment ?? wholeRun
+    const parts = options.parts ?? "all"
     const env: RunEnv = {
       scenario,
-      random: seededRandom(options.seed),
+      // each worker picks its own objects; the first one's picks are a single generator's
+      random: seededRandom(options.seed + segment.index * 0x9e3779b9),
       writes: new WriteLog(),
       progress,
-      runTag: `r${options.seed}-${Math.floor(startedAtMs).toString(36)}`
+      runTag: options.runTag ?? runTagOf(options.seed, startedAtMs),
+      segment
     }
     const all = Effect.gen(function* () {
-      yield* runSetup(env)
-      for (const phase of scenario.phases) yield* runPhase(env, state, phase, options.admin, options.credentials)
+      if (parts !== "phases") yield* runSetup(env)
+      if (parts !== "setup") for (const phase of scenario.phases) yield* runPhase(env, state, phase, options.admin, options.credentials)
     })
     const limit = scenario.duration === undefined ? Option.none() : Option.some(ms(scenario.duration, 0))
     yield* Option.isSome(limit) ? Effect.raceFirst(all, Effect.sleep(Duration.millis(limit.value))) : all

@@ -103,7 +103,12 @@ export const Request = Schema.Struct({
   /** create / churn: body of new objects (names are generated). */
   template: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   /** churn: objects kept alive; iteration i creates one and deletes the one from i − keep. Default 10. */
-  keep: Schema.optional(boundedInt(1, LoadBounds.objects))
+  keep: Schema.optional(boundedInt(1, LoadBounds.objects)),
+  /**
+   * The wire encoding over HTTP: `json` (default) or `protobuf` (the envelope real components use; answers fall back
+   * to JSON where the server has no protobuf form). The action's bytes in and out are reported with it.
+   */
+  encoding: Schema.optional(Schema.Literal("json", "protobuf"))
 }).annotations({ identifier: "Request" })
 export type Request = typeof Request.Type
 
@@ -268,6 +273,15 @@ export const ServerSettings = Schema.Struct({
   watchBufferSize: Schema.optional(boundedInt(1, LoadBounds.objects))
 }).annotations({ identifier: "ServerSettings" })
 
+/** The load generator itself (docs/scenarios.md "Workers"). */
+export const GeneratorSettings = Schema.Struct({
+  /**
+   * Generator processes sharing every action's rate (k6 execution segments); `--workers` overrides. Default: what
+   * the machine fits — its cores, less one for an embedded server.
+   */
+  workers: Schema.optional(boundedInt(1, 64))
+}).annotations({ identifier: "GeneratorSettings" })
+
 /**
  * What a run must show besides its thresholds to pass (docs/scenarios.md "Honest outcomes"). The defaults
  * fail runs that mostly failed; loosening one is an explicit opt-out written in the scenario.
@@ -312,6 +326,7 @@ export const Scenario = Schema.Struct({
   /** Upper bound on the whole run (phases are cut at it); the simulated time for `cluster` scenarios. */
   duration: Schema.optional(DurationString),
   server: Schema.optional(ServerSettings),
+  generator: Schema.optional(GeneratorSettings),
   setup: Schema.optional(Setup),
   phases: Schema.Array(Phase),
   ...SimulatedSections,

@@ -1,4 +1,5 @@
 /** The `watch` action: watch-only reflectors, their watch-event samples and counters, a 410 answered by a fresh rv. */
+import { wholeRun } from "../../src/loadgen/ExecutionSegment.js"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { ConfigMaps, Namespaces } from "../../src/api/Resources.js"
@@ -16,7 +17,7 @@ describe("watch action", () => {
       Effect.gen(function* () {
         const api = yield* ApiClient
         const server = yield* ApiServer
-        const env: RunEnv = { scenario: {} as Scenario, random: () => 0, writes: new WriteLog(), progress: new Progress(), runTag: "t" }
+        const env: RunEnv = { scenario: {} as Scenario, random: () => 0, writes: new WriteLog(), progress: new Progress(), runTag: "t", segment: wholeRun }
         const counts: Record<string, number> = {}
         for (const ns of ["t", "other"]) yield* Effect.orDie(api.create(Namespaces, { metadata: { name: ns } }))
         const write = (name: string) =>
