@@ -50,7 +50,8 @@ export interface TrafficCounter {
 const patchContentTypes: Record<PatchType, string> = {
   merge: "application/merge-patch+json",
   json: "application/json-patch+json",
-  strategic: "application/strategic-merge-patch+json"
+  strategic: "application/strategic-merge-patch+json",
+  apply: "application/apply-patch+yaml"
 }
 
 /** `/api/v1/namespaces/ns/pods/name/status` */
