@@ -41,10 +41,14 @@ export const copyOf = (value: unknown): unknown => {
  * would (let through by an AlwaysAllow server); with them, as that identity (auth/IdentityClient.ts).
  */
 export const inProcessClient = (server: ApiServerImpl, credentials?: Credentials): ApiClientService => {
-  const base = directClient(server)
-  if (credentials === undefined && server.access.allowsEverything) return base
+  if (credentials === undefined && server.access.allowsEverything) return directClient(server)
+  // Identity clients share one direct client per server (thousands of node agents each have their own identity).
+  let base = sharedDirect.get(server)
+  if (base === undefined) sharedDirect.set(server, (base = directClient(server)))
   return identityClient(server.access, credentials ?? {}, base, (resource, body, caller) => server.review(resource, copyOf(body), caller))
 }
+
+const sharedDirect = new WeakMap<ApiServerImpl, ApiClientService>()
 
 const directClient = (server: ApiServerImpl): ApiClientService => {
   const effectful: ApiClientService = {

@@ -77,6 +77,7 @@ export class LeaseRenewer {
     a.ensuring = false
     a.leaseTries = 0
     return this.ctx.send(
+      a,
       (client) => client.get(Leases, a.node.name, leaseOptions),
       (lease) => {
         this.remember(a, lease)
@@ -90,6 +91,7 @@ export class LeaseRenewer {
     const created = this.ctx.env.serviceTime.complete(start, "mutating", 0, leaseBytes)
     const lease = this.newLease(a, start)
     return this.ctx.send(
+      a,
       (client) => client.create(Leases, lease, leaseOptions),
       (made) => {
         this.ctx.env.metrics.leaseCreates++
@@ -109,6 +111,7 @@ export class LeaseRenewer {
       spec: { ...extendable, ...spec, renewTime: this.ctx.text.micro(start) }
     }
     return this.ctx.send(
+      a,
       (client) => client.update(Leases, renewed, leaseOptions),
       (written) => this.written(a, written.object, t, adm),
       () => this.conflict(a, adm)

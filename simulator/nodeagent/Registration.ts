@@ -51,6 +51,7 @@ export class Registration {
       }
     }
     return ctx.send(
+      a,
       (client) => client.create(Nodes, registration),
       (created) => {
         a.uid = created.object.metadata.uid
@@ -60,6 +61,7 @@ export class Registration {
       },
       () =>
         ctx.send(
+      a,
           (client) => client.get(Nodes, node.name),
           (existing) => {
             a.uid = existing.metadata.uid

@@ -75,16 +75,17 @@ export class ShardContext {
   }
 
   /**
-   * Sends a request through the client and hands its answer to `onSuccess` / `onFailure`, which may send follow-up
+   * Sends agent `a`'s request through its client and hands its answer to `onSuccess` / `onFailure`, which may send follow-up
    * requests the same way. An in-process client answers at once (no fiber step per request: most of a shard's
    * time otherwise); any other client's request is returned for the shard's fiber to run.
    */
   send<A>(
+    a: AgentState,
     request: (client: ApiClientService) => Effect.Effect<A, ApiError>,
     onSuccess: (answer: A) => Request | void,
     onFailure: (error: ApiError) => Request | void
   ): Request {
-    const client = this.env.client
+    const client = this.env.clientOf?.(a.node.name) ?? this.env.client
     const answer = request(client.at?.(this.now) ?? client)
     if (Either.isEither(answer)) {
       const done = answer as Either.Either<A, ApiError>

@@ -44,9 +44,8 @@ export class AccessControl {
 
   /** undefined when `user` may make the request, else the 403. */
   authorize(user: UserInfo, attrs: RequestAttributes): ApiError | undefined {
-    if (this.allowsEverything) return undefined
-    const decision = this.authorizer.authorize(user, attrs)
-    return decision.allowed ? undefined : forbiddenError(user, attrs, decision.reason)
+    if (this.allowsEverything || this.authorizer.allows(user, attrs)) return undefined
+    return forbiddenError(user, attrs, this.authorizer.authorize(user, attrs).reason)
   }
 
   /** Authentication then authorization: the user, or the 401 / 403. */

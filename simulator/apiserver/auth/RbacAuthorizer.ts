@@ -34,13 +34,21 @@ interface Grant {
   readonly clusterScoped: boolean
   readonly namespace: string
   readonly roleRef: RoleRef
+  /** The role's key in its map (`namespace/name` for a Role), made once. */
+  readonly roleKey: string
   readonly subject: Subject
 }
 
-type GrantIndex = Map<string, Array<Grant>>
+/** Grants by subject key (`u:<user>` or `g:<group>`) — the key is built when a binding is indexed, never per request. */
+interface GrantIndex {
+  readonly users: Map<string, Array<Grant>>
+  readonly groups: Map<string, Array<Grant>>
+}
 
+const newIndex = (): GrantIndex => ({ users: new Map(), groups: new Map() })
 const userKey = (name: string) => `u:${name}`
 const groupKey = (name: string) => `g:${name}`
+const mapOf = (index: GrantIndex, key: string) => (key.startsWith("u:") ? index.users : index.groups)
 
 /** The index key a subject is found under; undefined for a subject that can never match. */
 const subjectKey = (subject: Subject, bindingNamespace: string): string | undefined => {
@@ -71,7 +79,7 @@ export class RbacAuthorizer {
   private readonly clusterRoles = new Map<string, ReadonlyArray<CompiledRule>>()
   /** `namespace/name` → rules. */
   private readonly roles = new Map<string, ReadonlyArray<CompiledRule>>()
-  private readonly clusterGrants: GrantIndex = new Map()
+  private readonly clusterGrants: GrantIndex = newIndex()
   /** namespace → subject key → grants. */
   private readonly namespaceGrants = new Map<string, GrantIndex>()
 
@@ -109,10 +117,13 @@ export class RbacAuthorizer {
           for (const subject of subjectsOf(obj)) {
             const key = subjectKey(subject, namespace)
             if (key === undefined) continue
-            const grant: Grant = { bindingName: clusterScoped ? name : `${name}/${namespace}`, bindingKey, clusterScoped, namespace, roleRef, subject }
-            const list = index.get(key)
+            const roleKey = roleRef.kind === "Role" ? `${namespace}/${roleRef.name}` : roleRef.name
+            const grant: Grant = { bindingName: clusterScoped ? name : `${name}/${namespace}`, bindingKey, clusterScoped, namespace, roleRef, roleKey, subject }
+            const map = mapOf(index, key)
+            const subjectName = key.slice(2)
+            const list = map.get(subjectName)
             if (list) list.push(grant)
-            else index.set(key, [grant])
+            else map.set(subjectName, [grant])
           }
         }
         return
@@ -122,26 +133,29 @@ export class RbacAuthorizer {
 
   private namespaceIndex(namespace: string): GrantIndex {
     let index = this.namespaceGrants.get(namespace)
-    if (!index) this.namespaceGrants.set(namespace, (index = new Map()))
+    if (!index) this.namespaceGrants.set(namespace, (index = newIndex()))
     return index
   }
 
   private unindex(index: GrantIndex, previous: KObject, namespace: string, bindingKey: string): void {
     for (const subject of subjectsOf(previous)) {
       const key = subjectKey(subject, namespace)
-      const list = key === undefined ? undefined : index.get(key)
+      if (key === undefined) continue
+      const map = mapOf(index, key)
+      const name = key.slice(2)
+      const list = map.get(name)
       if (!list) continue
       const kept = list.filter((g) => g.bindingKey !== bindingKey)
-      if (kept.length > 0) index.set(key!, kept)
-      else index.delete(key!)
+      if (kept.length > 0) map.set(name, kept)
+      else map.delete(name)
     }
   }
 
   /** The rules a grant's role holds, or why it has none (`role... not found`). */
   private rulesOf(grant: Grant): ReadonlyArray<CompiledRule> | string {
     const ref = grant.roleRef
-    if (ref.kind === "ClusterRole") return this.clusterRoles.get(ref.name) ?? `clusterrole.${rbacGroup} "${ref.name}" not found`
-    if (ref.kind === "Role" && !grant.clusterScoped) return this.roles.get(`${grant.namespace}/${ref.name}`) ?? `role.${rbacGroup} "${ref.name}" not found`
+    if (ref.kind === "ClusterRole") return this.clusterRoles.get(grant.roleKey) ?? `clusterrole.${rbacGroup} "${ref.name}" not found`
+    if (ref.kind === "Role" && !grant.clusterScoped) return this.roles.get(grant.roleKey) ?? `role.${rbacGroup} "${ref.name}" not found`
     return `unsupported role reference kind: "${ref.kind}"`
   }
 
@@ -149,14 +163,43 @@ export class RbacAuthorizer {
   private visitGrants(user: UserInfo, namespace: string, visit: (grant: Grant) => boolean): void {
     const indexes = namespace === "" ? [this.clusterGrants] : [this.clusterGrants, this.namespaceGrants.get(namespace)]
     for (const index of indexes) {
-      if (index === undefined || index.size === 0) continue
-      const own = index.get(userKey(user.name))
+      if (index === undefined) continue
+      const own = index.users.get(user.name)
       if (own) for (const g of own) if (visit(g)) return
       for (const group of user.groups) {
-        const grants = index.get(groupKey(group))
+        const grants = index.groups.get(group)
         if (grants) for (const g of grants) if (visit(g)) return
       }
     }
+  }
+
+  /** Whether a rule of the user's grants allows `attrs` — the per-request path: no allocation, no reason text. */
+  allows(user: UserInfo, attrs: RequestAttributes): boolean {
+    const apiGroup = attrs.resourceRequest ? canonicalGroup(attrs.apiGroup) : ""
+    if (this.allowsIn(this.clusterGrants, user, attrs, apiGroup)) return true
+    if (!attrs.resourceRequest || attrs.namespace === "") return false
+    const index = this.namespaceGrants.get(attrs.namespace)
+    return index !== undefined && this.allowsIn(index, user, attrs, apiGroup)
+  }
+
+  private allowsIn(index: GrantIndex, user: UserInfo, attrs: RequestAttributes, apiGroup: string): boolean {
+    const own = index.users.get(user.name)
+    if (own !== undefined && this.anyAllows(own, attrs, apiGroup)) return true
+    const groups = user.groups
+    for (let i = 0; i < groups.length; i++) {
+      const grants = index.groups.get(groups[i]!)
+      if (grants !== undefined && this.anyAllows(grants, attrs, apiGroup)) return true
+    }
+    return false
+  }
+
+  private anyAllows(grants: ReadonlyArray<Grant>, attrs: RequestAttributes, apiGroup: string): boolean {
+    for (let g = 0; g < grants.length; g++) {
+      const rules = this.rulesOf(grants[g]!)
+      if (typeof rules === "string") continue
+      for (let r = 0; r < rules.length; r++) if (ruleAllows(rules[r]!, attrs, apiGroup)) return true
+    }
+    return false
   }
 
   authorize(user: UserInfo, attrs: RequestAttributes): Decision {
