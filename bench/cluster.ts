@@ -5,6 +5,7 @@
  *   node dist/bench/cluster.js 500                      # 500 nodes
  *   node dist/bench/cluster.js 5000 30 60               # nodes, pods per node, virtual minutes
  *   node dist/bench/cluster.js --control-plane --images # with the scheduler etc. and image pulls (--registry-qps=200)
+ *   node dist/bench/cluster.js --control-plane --authorization # RBAC on: every component under its own identity
  *
  * Prints wall time, virtual/real ratio, CPU time and peak RSS (goal: ≤ 30 s and ≤ 2 GiB on one core).
  */
@@ -20,6 +21,8 @@ const controlPlane = process.argv.includes("--control-plane")
 // limits the registry (default 0: no limit; 200 makes the start a thundering herd of 429s and back-offs).
 const registryQps = Number(process.argv.find((a) => a.startsWith("--registry-qps="))?.split("=")[1] ?? 0)
 const withImages = process.argv.includes("--images")
+// `--authorization`: the server authorizes with RBAC and every component runs under its own identity (docs/auth.md).
+const authorization = process.argv.includes("--authorization")
 const images = {
   registries: [{ host: "registry.example", latency: 150, bandwidth: 40 * 2 ** 20, qps: registryQps, burst: 2 * registryQps, requiresAuth: true }],
   images: [
@@ -51,6 +54,7 @@ const result = Effect.runSync(
     },
     ...(controlPlane ? { workload: controlPlaneWorkload({ replicas: 2 }) } : {}),
     faults: [],
+    ...(authorization ? { server: { authorizationMode: "RBAC" as const } } : {}),
     seed: 1,
     durationMs,
     progressEveryMs: 10 * 60_000,
@@ -67,6 +71,7 @@ console.log(
       nodes,
       controlPlane,
       images: withImages,
+      authorization,
       pods: result.pods,
       evictions: result.evictions.length,
       virtualMinutes: minutes,

@@ -213,15 +213,20 @@ export class Write {
     } else if (meta.resourceVersion !== stored.metadata.resourceVersion) {
       return Either.left(Status.modifiedConflict(resource, name))
     }
+    const kindDefaults = opts.subresource === undefined ? resource.rules.defaults : undefined
     const sent =
       opts.subresource !== undefined
         ? input
         : withPodTemplates.has(resource)
           ? defaultPodTemplateOf(input)
           : // A spec shared with the stored pod (a patch elsewhere) is already defaulted: keep the sharing.
-            resource === Pods && input.spec !== stored.spec
-            ? defaultPodOnUpdate(input)
-            : input
+            resource === Pods
+            ? input.spec !== stored.spec
+              ? defaultPodOnUpdate(input)
+              : input
+            : kindDefaults
+              ? kindDefaults(input)
+              : input
     const merged = mergeForUpdate(resource, stored, sent, opts.subresource)
     // The candidate as stored (no kind/apiVersion, the stored resourceVersion), for validation and the no-op check.
     const unbumped = storedForm(merged, serverOwnedMeta(merged.metadata, stored.metadata, name, namespace))
@@ -290,6 +295,7 @@ const defaulted = (resource: ResourceType, obj: KObject): KObject => {
     return { ...obj, spec: { ...spec, finalizers: finalizers.includes("platform") ? finalizers : [...finalizers, "platform"] }, status: { phase: "Active" } }
   }
   const created = resource.kind === "Deployment" ? { ...obj, metadata: { ...extendable, ...obj.metadata, generation: 1 } } : obj
+  if (resource.rules.defaults) return resource.rules.defaults(created)
   return withPodTemplates.has(resource) ? defaultPodTemplateOf(created) : created
 }
 

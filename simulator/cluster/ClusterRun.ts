@@ -5,14 +5,16 @@
  */
 import { Cause, Effect, Either, Layer } from "effect"
 import type { KObject } from "../../src/api/Object.js"
-import { ApiClient } from "../../src/client/ApiClient.js"
+import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { inProcessClient } from "../apiserver/InProcessClient.js"
+import type { Credentials } from "../apiserver/auth/Authenticator.js"
+import { ClientAs, nodeAgentCredentials, nodeControllerCredentials } from "../apiserver/auth/ComponentIdentities.js"
 import { ApiServer, type ApiServerConfig, type ApiServerImpl } from "../apiserver/ApiServer.js"
 import { makeLifecycleLog } from "../controllers/nodelifecycle/LifecycleSettings.js"
 import { runNodeLifecycleController } from "../controllers/nodelifecycle/NodeLifecycleController.js"
 import { EventRecorder } from "../events/EventRecorder.js"
 import type { SeededRandom, SeededRandomService } from "../kernel/SeededRandom.js"
-import { parameters, ServiceTime, ServiceTimeModel } from "../apiserver/ServiceTime.js"
+import { parameters, ServiceTime, ServiceTimeModel, wrapClient } from "../apiserver/ServiceTime.js"
 import { yieldToHost } from "../kernel/SimClock.js"
 import * as Simulation from "../kernel/Simulation.js"
 import { resolveCluster, simulatedNodes, type ResolvedCluster } from "./ClusterSetup.js"
@@ -226,27 +228,42 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
   const evictions: Array<EvictionRecord> = []
   const program = Effect.gen(function* () {
     const server = yield* ApiServer
-    if (withCluster) yield* startCluster(server)
+    // An authorizing server: every component runs under its own identity (docs/auth.md), a misconfigured role is 403s.
+    const clientAs = server.access.allowsEverything
+      ? undefined
+      : (credentials: Credentials) => (withCluster ? wrapClient(inProcessClient(server, credentials), model) : inProcessClient(server, credentials))
+    if (withCluster) yield* startCluster(server, clientAs)
     for (const section of options.sections ?? []) {
       sectionResults[section.name] = { finished: false }
       yield* Effect.forkDaemon(
-        section.run.pipe(
+        (clientAs ? Effect.provideService(section.run, ClientAs, clientAs) : section.run).pipe(
           Effect.tap((r) => Effect.sync(() => void (sectionResults[section.name] = r))),
           Effect.catchAllCause((c) => Effect.sync(() => void (sectionResults[section.name] = { finished: false, error: Cause.pretty(c).split("\n")[0] })))
         )
       )
     }
-    if (options.workload) yield* Effect.forkDaemon(options.workload)
+    if (options.workload) yield* Effect.forkDaemon(clientAs ? Effect.provideService(options.workload, ClientAs, clientAs) : options.workload)
     return yield* Effect.never
   }).pipe(Effect.provide(layers))
 
-  const startCluster = (server: ApiServerImpl) => Effect.gen(function* () {
+  const startCluster = (server: ApiServerImpl, clientAs: ((credentials: Credentials) => ApiClientService) | undefined) => Effect.gen(function* () {
     const store = server.store
     observer.attach(store)
     if (options.onChange) store.subscribe(options.onChange)
     // The agents' own client: in-process, without the service-time layer (a shard books modelled times itself).
+    const nodeClients = new Map<string, ApiClientService>()
     const env = {
       client: inProcessClient(server),
+      // The agents' requests skip the service-time wrapper (the shards book times themselves): the plain identity client.
+      ...(clientAs
+        ? {
+            clientOf: (node: string) => {
+              let client = nodeClients.get(node)
+              if (client === undefined) nodeClients.set(node, (client = inProcessClient(server, nodeAgentCredentials(node))))
+              return client
+            }
+          }
+        : {}),
       serviceTime: model,
       settings: settings!,
       metrics,
@@ -276,7 +293,8 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     if (lifecycleEnabled) {
       const recorder = EventRecorder.layer({ reportingController: "node-controller", reportingInstance: "node-controller" })
       const source = { nodes: () => observer.nodes.values(), node: (name: string) => observer.nodes.get(name), changedNodes: () => observer.changedNodes(), leases: () => observer.changedLeases() }
-      yield* Effect.forkDaemon(runNodeLifecycleController(resolved!.lifecycle, lifecycleLog, source).pipe(Effect.provide(recorder)))
+      const controller = runNodeLifecycleController(resolved!.lifecycle, lifecycleLog, source).pipe(Effect.provide(recorder))
+      yield* Effect.forkDaemon(clientAs ? Effect.provideService(controller, ApiClient, clientAs(nodeControllerCredentials)) : controller)
     }
     for (const p of pauses) {
       yield* Effect.forkDaemon(Effect.sleep(p.from - startMillis).pipe(Effect.zipRight(server.pause(p.to - p.from))))

@@ -81,6 +81,8 @@ export interface NodeAgentEnvironment {
    * immediate view (`at`) answers at the shard's clock without a fiber step.
    */
   readonly client: ApiClientService
+  /** Each agent's own client (its node identity, docs/auth.md); `client` when absent. */
+  readonly clientOf?: (nodeName: string) => ApiClientService
   readonly serviceTime: ServiceTimeModel
   readonly settings: NodeAgentSettings
   readonly metrics: NodeAgentMetrics

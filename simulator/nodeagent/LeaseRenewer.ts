@@ -78,6 +78,7 @@ export class LeaseRenewer {
     a.ensuring = false
     a.leaseTries = 0
     return this.ctx.send(
+      a,
       (client) => client.get(Leases, a.node.name, leaseOptions),
       (lease) => {
         // someone else's lease of this name: leave it alone, this agent renews nothing
@@ -94,6 +95,7 @@ export class LeaseRenewer {
     const created = this.ctx.env.serviceTime.complete(start, "mutating", 0, leaseBytes)
     const lease = this.newLease(a, start)
     return this.ctx.send(
+      a,
       (client) => client.create(Leases, lease, leaseOptions),
       (made) => {
         this.ctx.env.metrics.leaseCreates++
@@ -113,6 +115,7 @@ export class LeaseRenewer {
       spec: { ...extendable, ...spec, renewTime: this.ctx.text.micro(start) }
     }
     return this.ctx.send(
+      a,
       (client) => client.update(Leases, renewed, leaseOptions),
       (written) => this.written(a, written.object, t, this.ctx.ended(adm)),
       () => this.conflict(a, this.ctx.ended(adm))

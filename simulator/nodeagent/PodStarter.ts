@@ -147,7 +147,7 @@ export class PodStarter {
       if (statuses?.[0]?.state?.waiting?.reason === w.reason) return
       ctx.env.serviceTime.complete(t, "mutating", 0, podStatusBytes)
       const body = w.status(pod, ctx.text.seconds(t))
-      return ctx.send((client) => client.patch(Pods, pod.metadata.name!, "merge", body, this.statusOptions(pod)), () => void ctx.env.metrics.podWaitingWrites++, ignore)
+      return ctx.send(a, (client) => client.patch(Pods, pod.metadata.name!, "merge", body, this.statusOptions(pod)), () => void ctx.env.metrics.podWaitingWrites++, ignore)
     })
   }
 
@@ -156,6 +156,7 @@ export class PodStarter {
     const slash = key.indexOf("/")
     const options = { namespace: key.slice(0, slash) }
     return this.ctx.send(
+      a,
       (client) => client.get(Pods, key.slice(slash + 1), options),
       (pod) => {
         if (pod.metadata.deletionTimestamp !== undefined) return
@@ -175,7 +176,7 @@ export class PodStarter {
       // Admission refused under node pressure (reference §2.3): the pod fails without running.
       this.ctx.env.serviceTime.complete(t, "mutating", 0, podStatusBytes)
       const failed = { status: { phase: "Failed", reason: verdict.reason, message: verdict.message } }
-      return this.ctx.send((client) => client.patch(Pods, pod.metadata.name!, "merge", failed, this.statusOptions(pod)), ignore, ignore)
+      return this.ctx.send(a, (client) => client.patch(Pods, pod.metadata.name!, "merge", failed, this.statusOptions(pod)), ignore, ignore)
     }
     // ---- prepare: the place for image pulls and other work before the containers run
     const readyAt = this.prepare(pod, a.node, t)
@@ -209,6 +210,7 @@ export class PodStarter {
     const running = { status: { phase: "Running", conditions: [...parts.conditions, scheduled], startTime: now, containerStatuses } }
     const metrics = ctx.env.metrics
     return ctx.send(
+      a,
       (client) => client.patch(Pods, pod.metadata.name!, "merge", running, this.statusOptions(pod)),
       () => {
         metrics.podStatusWrites++

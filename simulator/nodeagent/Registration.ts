@@ -58,6 +58,7 @@ export class Registration {
       }
     }
     return ctx.send(
+      a,
       (client) => client.create(Nodes, registration),
       (created) => {
         a.uid = created.object.metadata.uid
@@ -68,6 +69,7 @@ export class Registration {
       },
       () =>
         ctx.send(
+      a,
           (client) => client.get(Nodes, node.name),
           (existing) => {
             // a node of the same name that clustersim does not own is left alone: this agent stops here

@@ -75,19 +75,21 @@ export class ShardContext {
   }
 
   /**
-   * Sends a request through the client and hands its answer to `onSuccess` / `onFailure`, which may send follow-up
+   * Sends agent `a`'s request through its client and hands its answer to `onSuccess` / `onFailure`, which may send follow-up
    * requests the same way. An in-process client answers at once (no fiber step per request: most of a shard's
    * time otherwise); any other client's request is returned for the shard's fiber to run, or in real time to
    * launch, after the run's total QPS limit lets it go.
    */
   send<A>(
+    a: AgentState,
     request: (client: ApiClientService) => Effect.Effect<A, ApiError>,
     onSuccess: (answer: A) => Request | void,
     onFailure: (error: ApiError) => Request | void,
     /** A status code that is an answer, not an error (the ensure-lease GET's 404). */
     expected?: number
   ): Request {
-    const { client, live } = this.env
+    const { live } = this.env
+    const client = this.env.clientOf?.(a.node.name) ?? this.env.client
     const answer = request(live !== undefined ? client : (client.at?.(this.now) ?? client))
     if (Either.isEither(answer)) {
       const done = answer as Either.Either<A, ApiError>

@@ -88,6 +88,7 @@ export class StatusReporter {
     const patch = { status: { capacity: a.capacity, allocatable: a.capacity, conditions } }
     const metrics = ctx.env.metrics
     return ctx.send(
+      a,
       (client) => client.patch(Nodes, a.node.name, "merge", patch, statusOptions),
       () => {
         a.lastReport = t

@@ -1,10 +1,13 @@
 /**
  * The issue-6 control-plane pieces as one workload for the cluster runner (`runSimulatedCluster({ workload })`):
  * scheduler replicas under leader election (from the default or a given configuration) and the event TTL
- * controller. Needs only `ApiClient`; randomness comes from the simulation's `SeededRandom` when present.
+ * controller. Needs only `ApiClient`; randomness comes from the simulation's `SeededRandom` when present. Where the
+ * simulation offers `ClientAs` (an authorizing server), the scheduler runs as `system:platform-scheduler` and event
+ * expiry as the API server itself (docs/auth.md).
  */
 import { Effect, Option } from "effect"
-import type { ApiClient } from "../../src/client/ApiClient.js"
+import { ApiClient } from "../../src/client/ApiClient.js"
+import { apiserverCredentials, ClientAs, schedulerCredentials } from "../apiserver/auth/ComponentIdentities.js"
 import { runEventTtl } from "../events/EventTtl.js"
 import * as SeededRandom from "../kernel/SeededRandom.js"
 import { defaultSchedulerConfiguration, type SchedulerConfiguration } from "./options/index.js"
@@ -30,15 +33,18 @@ export const controlPlaneWorkload = (options: ControlPlaneOptions = {}): Effect.
     const config = options.configuration ?? defaultSchedulerConfiguration()
     const replicas = options.replicas ?? 1
     const ttl = options.eventTtlMs ?? 3_600_000
+    const clientAs = yield* Effect.serviceOption(ClientAs)
+    const as = (credentials: typeof schedulerCredentials) => <A, E>(effect: Effect.Effect<A, E, ApiClient>): Effect.Effect<A, E, ApiClient> =>
+      Option.isSome(clientAs) ? Effect.provideService(effect, ApiClient, clientAs.value(credentials)) : effect
     const fibers: Array<Effect.Effect<unknown, never, ApiClient>> = []
     for (let r = 0; r < replicas; r++) {
       const uuid = `${String(r).padStart(8, "0")}-0000-4000-8000-000000000000`
       // A replica that lost its lease exits (upstream exit 1) and, like a restarted pod, starts again.
       const instance = Effect.scoped(
         runSchedulerInstance(config, { host: `platform-scheduler-${r}`, uuid, onStarted: (core) => options.onScheduler?.(r, core) })
-      ).pipe(Effect.orDie, Effect.forever, Effect.provideService(SeededRandom.SeededRandom, random))
+      ).pipe(Effect.orDie, Effect.forever, Effect.provideService(SeededRandom.SeededRandom, random), as(schedulerCredentials))
       fibers.push(instance)
     }
-    if (ttl > 0) fibers.push(runEventTtl({ ttlMs: ttl }))
+    if (ttl > 0) fibers.push(runEventTtl({ ttlMs: ttl }).pipe(as(apiserverCredentials)))
     yield* Effect.all(fibers, { concurrency: "unbounded", discard: true })
   })

@@ -1,0 +1,244 @@
+/**
+ * The RBAC authorizer (`plugin/pkg/auth/authorizer/rbac`): a request is allowed when a rule of a role bound to the
+ * user allows it — ClusterRoleBindings first, then the RoleBindings of the request's namespace. Denials carry the
+ * missing roles as the reason (`RBAC: clusterrole.rbac.authorization.platform "x" not found`).
+ *
+ * The stored Roles and bindings are indexed as they change (a store subscription): bindings by subject
+ * (`User`/`ServiceAccount` by user name, `Group` by group) and roles with their rules compiled, so a check
+ * touches only the bindings of the user's name and groups.
+ */
+import { rbacGroup, roleRefOf, rulesOf, subjectsOf, type PolicyRule, type RoleRef, type Subject } from "../../../src/api/kinds/Rbac.js"
+import type { KObject } from "../../../src/api/Object.js"
+import type { Change, Store } from "../Store.js"
+import { canonicalGroup, compileRule, ruleAllows, type CompiledRule } from "./PolicyRules.js"
+import type { RequestAttributes } from "./RequestAttributes.js"
+import { serviceAccountUserName, type UserInfo } from "./UserInfo.js"
+
+export interface Decision {
+  readonly allowed: boolean
+  readonly reason: string
+}
+
+export interface RulesReview {
+  readonly resourceRules: ReadonlyArray<PolicyRule>
+  readonly nonResourceRules: ReadonlyArray<PolicyRule>
+  readonly incomplete: boolean
+  readonly evaluationError?: string
+}
+
+/** One subject of one binding, as the index holds it. */
+interface Grant {
+  /** `name` for ClusterRoleBindings, `name/namespace` for RoleBindings (as upstream's describer prints it). */
+  readonly bindingName: string
+  readonly bindingKey: string
+  readonly clusterScoped: boolean
+  readonly namespace: string
+  readonly roleRef: RoleRef
+  /** The role's key in its map (`namespace/name` for a Role), made once. */
+  readonly roleKey: string
+  readonly subject: Subject
+}
+
+/** Grants by subject key (`u:<user>` or `g:<group>`) — the key is built when a binding is indexed, never per request. */
+interface GrantIndex {
+  readonly users: Map<string, Array<Grant>>
+  readonly groups: Map<string, Array<Grant>>
+}
+
+const newIndex = (): GrantIndex => ({ users: new Map(), groups: new Map() })
+const userKey = (name: string) => `u:${name}`
+const groupKey = (name: string) => `g:${name}`
+const mapOf = (index: GrantIndex, key: string) => (key.startsWith("u:") ? index.users : index.groups)
+
+/** The index key a subject is found under; undefined for a subject that can never match. */
+const subjectKey = (subject: Subject, bindingNamespace: string): string | undefined => {
+  switch (subject.kind) {
+    case "User":
+      return userKey(subject.name)
+    case "Group":
+      return groupKey(subject.name)
+    case "ServiceAccount": {
+      const namespace = subject.namespace ?? bindingNamespace
+      return namespace === "" ? undefined : userKey(serviceAccountUserName(namespace, subject.name))
+    }
+    default:
+      return undefined
+  }
+}
+
+const describeSubject = (s: Subject, bindingNamespace: string) =>
+  s.kind === "ServiceAccount" ? `${s.kind} "${s.name}/${s.namespace ?? bindingNamespace}"` : `${s.kind} "${s.name}"`
+
+const describeGrant = (g: Grant) =>
+  `${g.clusterScoped ? "ClusterRoleBinding" : "RoleBinding"} "${g.bindingName}" of ${g.roleRef.kind} "${g.roleRef.name}" to ${describeSubject(g.subject, g.namespace)}`
+
+/** Upstream's `utilerrors.NewAggregate(...).Error()`: one message as it is, several as `[a, b]`. */
+const aggregate = (messages: ReadonlyArray<string>) => (messages.length === 1 ? messages[0]! : `[${messages.join(", ")}]`)
+
+export class RbacAuthorizer {
+  private readonly clusterRoles = new Map<string, ReadonlyArray<CompiledRule>>()
+  /** `namespace/name` → rules. */
+  private readonly roles = new Map<string, ReadonlyArray<CompiledRule>>()
+  private readonly clusterGrants: GrantIndex = newIndex()
+  /** namespace → subject key → grants. */
+  private readonly namespaceGrants = new Map<string, GrantIndex>()
+
+  /** Follows `store` from now on: create it before any RBAC object is stored. */
+  constructor(store: Store) {
+    store.subscribe((change: Change) => {
+      const kind = change.resource.kind
+      if (change.resource.group !== rbacGroup) return
+      this.apply(kind, change.type === "DELETED" ? undefined : change.object, change.previous ?? (change.type === "DELETED" ? change.object : undefined))
+    })
+  }
+
+  private apply(kind: string, obj: KObject | undefined, previous: KObject | undefined): void {
+    const ref = obj ?? previous
+    if (ref === undefined) return
+    const name = ref.metadata.name ?? ""
+    const namespace = ref.metadata.namespace ?? ""
+    switch (kind) {
+      case "ClusterRole":
+        if (obj) this.clusterRoles.set(name, rulesOf(obj).map(compileRule))
+        else this.clusterRoles.delete(name)
+        return
+      case "Role":
+        if (obj) this.roles.set(`${namespace}/${name}`, rulesOf(obj).map(compileRule))
+        else this.roles.delete(`${namespace}/${name}`)
+        return
+      case "ClusterRoleBinding":
+      case "RoleBinding": {
+        const clusterScoped = kind === "ClusterRoleBinding"
+        const index = clusterScoped ? this.clusterGrants : this.namespaceIndex(namespace)
+        const bindingKey = `${namespace}/${name}`
+        if (previous) this.unindex(index, previous, namespace, bindingKey)
+        if (obj) {
+          const roleRef = roleRefOf(obj)
+          for (const subject of subjectsOf(obj)) {
+            const key = subjectKey(subject, namespace)
+            if (key === undefined) continue
+            const roleKey = roleRef.kind === "Role" ? `${namespace}/${roleRef.name}` : roleRef.name
+            const grant: Grant = { bindingName: clusterScoped ? name : `${name}/${namespace}`, bindingKey, clusterScoped, namespace, roleRef, roleKey, subject }
+            const map = mapOf(index, key)
+            const subjectName = key.slice(2)
+            const list = map.get(subjectName)
+            if (list) list.push(grant)
+            else map.set(subjectName, [grant])
+          }
+        }
+        return
+      }
+    }
+  }
+
+  private namespaceIndex(namespace: string): GrantIndex {
+    let index = this.namespaceGrants.get(namespace)
+    if (!index) this.namespaceGrants.set(namespace, (index = newIndex()))
+    return index
+  }
+
+  private unindex(index: GrantIndex, previous: KObject, namespace: string, bindingKey: string): void {
+    for (const subject of subjectsOf(previous)) {
+      const key = subjectKey(subject, namespace)
+      if (key === undefined) continue
+      const map = mapOf(index, key)
+      const name = key.slice(2)
+      const list = map.get(name)
+      if (!list) continue
+      const kept = list.filter((g) => g.bindingKey !== bindingKey)
+      if (kept.length > 0) map.set(name, kept)
+      else map.delete(name)
+    }
+  }
+
+  /** The rules a grant's role holds, or why it has none (`role... not found`). */
+  private rulesOf(grant: Grant): ReadonlyArray<CompiledRule> | string {
+    const ref = grant.roleRef
+    if (ref.kind === "ClusterRole") return this.clusterRoles.get(grant.roleKey) ?? `clusterrole.${rbacGroup} "${ref.name}" not found`
+    if (ref.kind === "Role" && !grant.clusterScoped) return this.roles.get(grant.roleKey) ?? `role.${rbacGroup} "${ref.name}" not found`
+    return `unsupported role reference kind: "${ref.kind}"`
+  }
+
+  /** Visits the user's grants in upstream's order; `visit` returns true to stop. */
+  private visitGrants(user: UserInfo, namespace: string, visit: (grant: Grant) => boolean): void {
+    const indexes = namespace === "" ? [this.clusterGrants] : [this.clusterGrants, this.namespaceGrants.get(namespace)]
+    for (const index of indexes) {
+      if (index === undefined) continue
+      const own = index.users.get(user.name)
+      if (own) for (const g of own) if (visit(g)) return
+      for (const group of user.groups) {
+        const grants = index.groups.get(group)
+        if (grants) for (const g of grants) if (visit(g)) return
+      }
+    }
+  }
+
+  /** Whether a rule of the user's grants allows `attrs` — the per-request path: no allocation, no reason text. */
+  allows(user: UserInfo, attrs: RequestAttributes): boolean {
+    const apiGroup = attrs.resourceRequest ? canonicalGroup(attrs.apiGroup) : ""
+    if (this.allowsIn(this.clusterGrants, user, attrs, apiGroup)) return true
+    if (!attrs.resourceRequest || attrs.namespace === "") return false
+    const index = this.namespaceGrants.get(attrs.namespace)
+    return index !== undefined && this.allowsIn(index, user, attrs, apiGroup)
+  }
+
+  private allowsIn(index: GrantIndex, user: UserInfo, attrs: RequestAttributes, apiGroup: string): boolean {
+    const own = index.users.get(user.name)
+    if (own !== undefined && this.anyAllows(own, attrs, apiGroup)) return true
+    const groups = user.groups
+    for (let i = 0; i < groups.length; i++) {
+      const grants = index.groups.get(groups[i]!)
+      if (grants !== undefined && this.anyAllows(grants, attrs, apiGroup)) return true
+    }
+    return false
+  }
+
+  private anyAllows(grants: ReadonlyArray<Grant>, attrs: RequestAttributes, apiGroup: string): boolean {
+    for (let g = 0; g < grants.length; g++) {
+      const rules = this.rulesOf(grants[g]!)
+      if (typeof rules === "string") continue
+      for (let r = 0; r < rules.length; r++) if (ruleAllows(rules[r]!, attrs, apiGroup)) return true
+    }
+    return false
+  }
+
+  authorize(user: UserInfo, attrs: RequestAttributes): Decision {
+    const apiGroup = attrs.resourceRequest ? canonicalGroup(attrs.apiGroup) : ""
+    const namespace = attrs.resourceRequest ? attrs.namespace : ""
+    let allowedBy: Grant | undefined
+    const errors: string[] = []
+    this.visitGrants(user, namespace, (grant) => {
+      const rules = this.rulesOf(grant)
+      if (typeof rules === "string") {
+        errors.push(rules)
+        return false
+      }
+      for (const rule of rules)
+        if (ruleAllows(rule, attrs, apiGroup)) {
+          allowedBy = grant
+          return true
+        }
+      return false
+    })
+    if (allowedBy) return { allowed: true, reason: `RBAC: allowed by ${describeGrant(allowedBy)}` }
+    return { allowed: false, reason: errors.length > 0 ? `RBAC: ${aggregate(errors)}` : "" }
+  }
+
+  /** Every rule that applies to the user in `namespace` (SelfSubjectRulesReview), upstream's `RulesFor`. */
+  rulesFor(user: UserInfo, namespace: string): RulesReview {
+    const resourceRules: PolicyRule[] = []
+    const nonResourceRules: PolicyRule[] = []
+    const errors: string[] = []
+    this.visitGrants(user, namespace, (grant) => {
+      const rules = this.rulesOf(grant)
+      if (typeof rules === "string") errors.push(rules)
+      else
+        for (const { rule } of rules) {
+          if ((rule.resources ?? []).length > 0) resourceRules.push(rule)
+          if ((rule.nonResourceURLs ?? []).length > 0) nonResourceRules.push(rule)
+        }
+      return false
+    })
+    return { resourceRules, nonResourceRules, incomplete: errors.length > 0, ...(errors.length > 0 ? { evaluationError: aggregate(errors) } : {}) }
+  }
+}
