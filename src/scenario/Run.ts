@@ -283,28 +283,30 @@ const runPhase = (env: RunEnv, state: RunState, phase: Phase, admin: ServerAdmin
           const name = actionName(a, i)
           const counts: Record<string, number> = {}
           const client = `${phase.name}/${name}`
-          const tokens = () => {
-            const report = state.tokenExpiry.report(client)
-            return report ? { tokens: report } : {}
-          }
+          const tokens = Effect.map(
+            Effect.suspend(() => state.tokenExpiry.recordRecovery(client)),
+            (report) => (report ? { tokens: report } : {})
+          )
           const base = { phase: phase.name, action: name, type: a.type }
           switch (a.type) {
             case "constant-arrival-rate":
             case "ramping-arrival-rate":
             case "closed": {
               const executor = yield* runLoadAction(env, phase, a, name, counts)
-              state.actions.push({ ...base, ...(executor ? { executor } : {}), ...(Object.keys(counts).length > 0 ? { counts } : {}), ...tokens() })
+              state.actions.push({ ...base, ...(executor ? { executor } : {}), ...(Object.keys(counts).length > 0 ? { counts } : {}), ...(yield* tokens) })
               return
             }
             case "watch":
               yield* untilPhaseEnd(runWatchers(env, a, name, counts))
-              state.actions.push({ ...base, counts, ...tokens() })
+              state.actions.push({ ...base, counts, ...(yield* tokens) })
               return
             case "informers":
               yield* Effect.scoped(
                 Effect.gen(function* () {
                   const handle = yield* startInformers(a, name)
-                  const reported = Effect.flatMap(handle.report, (report) => Effect.sync(() => void state.actions.push({ ...base, informers: report, ...tokens() })))
+                  const reported = Effect.flatMap(Effect.zip(handle.report, tokens), ([report, t]) =>
+                    Effect.sync(() => void state.actions.push({ ...base, informers: report, ...t }))
+                  )
                   // cut short by the scenario's duration or a signal, the informers still report: one that never
                   // synced fails the run (Outcome.ts)
                   yield* Effect.sleep(Duration.millis(phaseMs)).pipe(Effect.onInterrupt(() => reported))
@@ -315,7 +317,7 @@ const runPhase = (env: RunEnv, state: RunState, phase: Phase, admin: ServerAdmin
             case "expire-continue-token":
               yield* Effect.sleep(Duration.millis(atOf(a)))
               yield* untilPhaseEnd(runSlowPager(env, a, name, admin, counts))
-              state.actions.push({ ...base, counts, ...tokens() })
+              state.actions.push({ ...base, counts, ...(yield* tokens) })
               return
             case "expire-tokens":
               yield* Effect.sleep(Duration.millis(atOf(a)))

@@ -13,7 +13,10 @@ import type { ApiError } from "../api/Status.js"
 import type { ApiClientService } from "../client/ApiClient.js"
 import type { CredentialSource } from "../client/auth/Credential.js"
 import type { ServerAdminService } from "../client/ServerAdmin.js"
+import { LatencyRecorder, type MetricKey } from "../loadgen/LatencyRecorder.js"
 import type { Action } from "./Scenario.js"
+
+export const TokenRecoveryKey: MetricKey = { metric: "token_recovery", operation: "AUTH", resource: "credentials", scope: "client" }
 
 /** One client's figures around the last expiry; times in ms from the expiry. */
 export interface TokenRecovery {
@@ -90,6 +93,23 @@ export class TokenExpiry {
       delete state.firstUnauthorizedAt
       delete state.recoveredAt
     }
+  }
+
+  /**
+   * The figures of `client`, also as a `token_recovery` sample (tagged with the action): the time from the expiry
+   * to its recovery, or a failed sample while it has not recovered — so thresholds can judge them
+   * (`latency{metric:token_recovery}`, `errors{metric:token_recovery}`).
+   */
+  recordRecovery(client: string): Effect.Effect<TokenRecovery | undefined, never, LatencyRecorder> {
+    const report = this.report(client)
+    const expiredAt = this.expiredAt
+    if (!report || expiredAt === undefined) return Effect.succeed(report)
+    return Effect.gen(function* () {
+      const recorder = yield* LatencyRecorder
+      const completedAt = report.recoveredMs !== undefined ? expiredAt + report.recoveredMs : yield* Clock.currentTimeMillis
+      yield* recorder.record(TokenRecoveryKey, { intendedStart: expiredAt, sentAt: expiredAt, completedAt, ok: report.recoveredMs !== undefined, model: "closed" })
+      return report
+    })
   }
 
   /** The figures of `client`, once a token expired. */

@@ -81,17 +81,17 @@ const runInVirtualTime = (text: string, pluginMs: number, withCredentials = true
         const recorder = yield* LatencyRecorder.make()
         const state = makeRunState(0)
         yield* runScenario(scenario, { seed: 7, admin, state, ...(withCredentials ? { credentials: source } : {}) }).pipe(Effect.provideService(LatencyRecorder, recorder))
-        return state
+        return { state, series: yield* recorder.snapshot }
       })
     ).pipe(Effect.provide(Layer.mergeAll(client, InProcessClient.layerAdmin).pipe(Layer.provide(server))))
   )
   if (exit?._tag !== "Success") throw new Error(`run failed: ${exit ? Cause.pretty(exit.cause) : "did not finish"}`)
-  return { state: exit.value, runs: () => runs }
+  return { ...exit.value, runs: () => runs }
 }
 
 describe("expire-tokens (virtual time)", () => {
   it("side client: the writer loses one request and recovers 150 ms after the expiry; the informers relist after their backoff", () => {
-    const { state, runs } = runInVirtualTime(scenarioText("client"), 50)
+    const { state, series, runs } = runInVirtualTime(scenarioText("client"), 50)
     const byName = Object.fromEntries(state.actions.map((a) => [a.action, a]))
     expect(byName.expire?.counts).toEqual({ credentialsExpired: 1 })
     // 5.1 s: refused (the plugin runs again, 5.1–5.15 s); 5.2 s: the new token
@@ -101,6 +101,9 @@ describe("expire-tokens (virtual time)", () => {
     // then the reflector's backoff, 800 ms × (1 + jitter), before the relist with the new token succeeds
     expect(byName.informers?.tokens?.recoveredMs).toBeCloseTo(1318.364681, 5)
     expect(byName.informers?.informers).toMatchObject({ relists: 2, triggers: { "watch-error": 2 } })
+    // the same figures as samples (the histograms hold microseconds), for thresholds
+    const recovery = series.filter((x) => x.key.metric === "token_recovery").map((x) => [x.key.name, x.count, x.errors, Math.round(x.latency.maxValue / 1000)])
+    expect(recovery.sort()).toEqual([["informers", 1, 0, 1318], ["writer", 1, 0, 150]])
     expect(byName.informers?.informers?.synced).toBe(2)
     // once at the start, once after the first 401: the second informer's 401 came with the same answer
     expect(runs()).toBe(2)
