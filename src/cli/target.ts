@@ -10,7 +10,7 @@ import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
 import { ApiClient } from "../client/ApiClient.js"
 import type { HttpClientOptions, TrafficCounter } from "../client/HttpTransport.js"
 import { hasAdminHooks } from "../client/AdminProbe.js"
-import { fetchServerVersion } from "../client/Probe.js"
+import { fetchServerVersion, type ProbeTarget } from "../client/Probe.js"
 import { loadKubeconfigContext } from "../client/Kubeconfig.js"
 import { ServerAdmin, type ServerAdminService } from "../client/ServerAdmin.js"
 import { credentialSourceFor } from "../client/auth/ClientCredentials.js"
@@ -61,10 +61,14 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
     case "url":
       return Layer.unwrapEffect(
         Effect.gen(function* () {
-          const version = yield* fetchServerVersion(t.options)
-          // a `clustersim serve --admin` URL has the failure hooks too
-          const admin = (yield* hasAdminHooks(t.options.baseUrl, t.options)) ? yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(t.options.baseUrl)) : undefined
           const credentials = t.options.credentials ?? credentialSourceFor({ ...t.options, hasClientCertificate: t.options.tls?.cert !== undefined })
+          // the probes go out with the client's credential too (a server may refuse anonymous requests)
+          const probeTarget = yield* probeTargetOf(t.options, credentials)
+          const version = yield* fetchServerVersion(probeTarget)
+          // a `clustersim serve --admin` URL has the failure hooks too
+          const admin = (yield* hasAdminHooks(t.options.baseUrl, probeTarget))
+            ? yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(t.options.baseUrl, probeTarget))
+            : undefined
           return Layer.merge(
             ApiClient.layerHttp({ ...t.options, traffic, ...(credentials ? { credentials } : {}) }),
             Layer.succeed(Target, {
@@ -77,6 +81,19 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
       )
   }
 }
+
+/** The target's address and TLS material with the credential the client would send now (none if it has none yet). */
+const probeTargetOf = (options: HttpClientOptions, credentials: CredentialSource | undefined): Effect.Effect<ProbeTarget> =>
+  Effect.gen(function* () {
+    const credential = credentials ? yield* Effect.option(credentials.current) : undefined
+    const held = credential?._tag === "Some" ? credential.value : undefined
+    const cert = held?.clientCertificate
+    return {
+      baseUrl: options.baseUrl,
+      ...(held?.token ? { token: held.token } : {}),
+      ...(options.tls || cert ? { tls: { ...options.tls, ...(cert ? { cert: cert.cert, key: cert.key } : {}) } } : {})
+    }
+  })
 
 export class RunUsageError extends Error {}
 

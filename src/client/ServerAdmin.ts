@@ -4,7 +4,8 @@
  * in-process, `simulator/apiserver/InProcessClient.ts` (`layerAdmin`) calls the server. A real server has none.
  */
 import { Context, Duration, Effect, Layer } from "effect"
-import { request } from "undici"
+import { Agent, request } from "undici"
+import { tlsConnectOptions, type ProbeTarget } from "./Probe.js"
 import * as Status from "../api/Status.js"
 import { ApiError } from "../api/Status.js"
 
@@ -20,11 +21,14 @@ export interface ServerAdminService {
 }
 
 export class ServerAdmin extends Context.Tag("clustersim/ServerAdmin")<ServerAdmin, ServerAdminService>() {
-  static readonly layerHttp = (baseUrl: string): Layer.Layer<ServerAdmin> => {
+  /** The `/clustersim/` endpoints of `baseUrl`, with the target's TLS material and token (`serve --tls --admin`). */
+  static readonly layerHttp = (baseUrl: string, options: Omit<ProbeTarget, "baseUrl"> = {}): Layer.Layer<ServerAdmin> => {
+    const dispatcher = options.tls ? new Agent({ connect: tlsConnectOptions(options.tls) }) : undefined
+    const headers = options.token ? { authorization: `Bearer ${options.token}` } : {}
     const post = <A>(path: string, pick: (body: Record<string, unknown>) => A) =>
       Effect.tryPromise({
         try: async () => {
-          const res = await request(baseUrl.replace(/\/$/, "") + path, { method: "POST" })
+          const res = await request(baseUrl.replace(/\/$/, "") + path, { method: "POST", headers, ...(dispatcher ? { dispatcher } : {}) })
           const text = await res.body.text()
           if (res.statusCode !== 200) throw new ApiError({ status: JSON.parse(text) as Status.Status })
           return pick(JSON.parse(text) as Record<string, unknown>)
