@@ -10,6 +10,7 @@
  * - `Write`       — create, update, patch, pods/binding
  * - `Delete`      — delete, finalizers, garbage collection, namespace contents, deletecollection
  * - `Eviction`    — pods/eviction: a delete asked for with an Eviction body
+ * - `auth/`       — authentication, authorization (RBAC), service-account tokens, access reviews
  *
  * Time comes from the Effect `Clock`, randomness from a seeded generator.
  */
@@ -25,9 +26,15 @@ import type {
   WriteOptions,
   WriteResult
 } from "../../src/api/Requests.js"
-import type { ResourceType } from "../../src/api/Resources.js"
+import { ServiceAccounts, type ResourceType } from "../../src/api/Resources.js"
 import type { ApiError } from "../../src/api/Status.js"
 import { Admission } from "./Admission.js"
+import { AccessControl } from "./auth/AccessControl.js"
+import { bootstrapPolicy } from "./auth/BootstrapPolicy.js"
+import { ServiceAccountTokens } from "./auth/ServiceAccountTokens.js"
+import { tokenRequestAt } from "./auth/TokenRequest.js"
+import { review } from "./auth/AccessReviews.js"
+import type { UserInfo } from "./auth/UserInfo.js"
 import type { Body } from "./Decode.js"
 import { Delete } from "./Delete.js"
 import { evictAt } from "./Eviction.js"
@@ -58,6 +65,9 @@ export const makeApiServer = (config: ApiServerConfig) =>
 export class ApiServerImpl {
   readonly state: ServerState
   readonly admission: Admission
+  /** Authentication and authorization; transports ask it about every request. */
+  readonly access: AccessControl
+  readonly serviceAccountTokens = new ServiceAccountTokens()
   private readonly reads: Read
   private readonly watches: Watch
   private readonly writes: Write
@@ -70,6 +80,14 @@ export class ApiServerImpl {
     this.watches = new Watch(this.state, this.admission)
     this.writes = new Write(this.state, this.admission)
     this.deletes = new Delete(this.state, this.admission)
+    const accountUid = (namespace: string, name: string) => this.state.find(ServiceAccounts, namespace, name)?.obj.metadata.uid
+    this.access = new AccessControl(config.authentication, config.authorizationMode, this.state.store, this.serviceAccountTokens, accountUid)
+    // Upstream reconciles its bootstrap policy at start; only an RBAC server has (and needs) one.
+    if (config.authorizationMode === "RBAC")
+      for (const { resource, object } of bootstrapPolicy()) {
+        const created = this.writes.createAt(resource, { value: object }, {}, startTime)
+        if (created._tag === "Left") throw new Error(`bootstrap policy ${object.metadata.name}: ${created.left.message}`)
+      }
   }
 
   get config(): ApiServerConfig {
@@ -137,12 +155,27 @@ export class ApiServerImpl {
 
   create(resource: ResourceType, body: Body, opts?: WriteOptions): Effect.Effect<WriteResult, ApiError> {
     if (opts?.subresource === "eviction") return this.admission.admitted((now) => evictAt(this.deletes, body, opts, now))
+    if (opts?.subresource === "token" && resource === ServiceAccounts) return this.admission.admitted((now) => this.tokenRequestAt(body, opts, now))
     return this.writes.create(resource, body, opts)
   }
 
   createAt(resource: ResourceType, body: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
     if (opts.subresource === "eviction") return evictAt(this.deletes, body, opts, now)
+    if (opts.subresource === "token" && resource === ServiceAccounts) return this.tokenRequestAt(body, opts, now)
     return this.writes.createAt(resource, body, opts, now)
+  }
+
+  /** An access review (a virtual type's create) asked by `caller`. */
+  review(resource: ResourceType, body: unknown, caller: UserInfo): Effect.Effect<WriteResult, ApiError> {
+    return this.admission.admitted(() => review(this.access.authorizer, resource, body, caller))
+  }
+
+  /** A service account token (TokenRequest); the account's name is the body's `metadata.name` as the route set it. */
+  private tokenRequestAt(body: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
+    const value = body.value as { metadata?: { name?: string } } | undefined
+    const name = value?.metadata?.name ?? ""
+    const namespace = opts.namespace ?? ""
+    return tokenRequestAt(this.serviceAccountTokens, this.state.find(ServiceAccounts, namespace, name)?.obj, name, namespace, body.value, now)
   }
 
   update(resource: ResourceType, name: string, body: Body, opts?: WriteOptions): Effect.Effect<WriteResult, ApiError> {

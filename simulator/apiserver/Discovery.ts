@@ -11,9 +11,15 @@ const apiResource = (r: ResourceType) => ({
   ...(r.shortNames.length > 0 ? { shortNames: r.shortNames } : {})
 })
 
+/** Subresources whose kind lives in another group (upstream lists that group and version). */
+const foreignSubresources: Readonly<Record<string, { group: string; version: string; kind: string }>> = {
+  eviction: { group: "policy", version: "v1", kind: "Eviction" },
+  token: { group: "authentication.platform", version: "v1", kind: "TokenRequest" }
+}
+
 const subresource = (r: ResourceType, sub: string) =>
-  sub === "eviction"
-    ? { name: `${r.plural}/${sub}`, singularName: "", namespaced: r.namespaced, group: "policy", version: "v1", kind: "Eviction", verbs: ["create"] }
+  foreignSubresources[sub] !== undefined
+    ? { name: `${r.plural}/${sub}`, singularName: "", namespaced: r.namespaced, ...foreignSubresources[sub], verbs: ["create"] }
     : {
         name: `${r.plural}/${sub}`,
         singularName: "",

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto"
 import * as http from "node:http"
+import * as https from "node:https"
 import type { AddressInfo, Socket } from "node:net"
 import { Cause, Clock, Effect, Either, Fiber, Option, Runtime, Scope } from "effect"
 import { depthOverflowInText, maxBodyNestingDepth } from "../../src/api/JsonDepth.js"
@@ -34,6 +35,10 @@ import { Responder } from "./http/Responder.js"
 import { adminAction } from "./http/Admin.js"
 import { serveWatch } from "./http/ServeWatch.js"
 import { parsePath, type Parsed, type Route } from "./http/Routes.js"
+import { tlsServerOptions } from "./http/Tls.js"
+import { admitRequest } from "./http/RequestIdentity.js"
+import type { UserInfo } from "./auth/UserInfo.js"
+import type { ServingTls } from "./auth/Certificates.js"
 
 export interface HttpServerOptions {
   readonly host: string
@@ -44,12 +49,14 @@ export interface HttpServerOptions {
   readonly limits?: Partial<ServerLimits>
   /** Wait this long before answering each request (`serve --added-latency`: a slower server or network). */
   readonly addedLatencyMs?: number
+  /** Serve HTTPS with this certificate (and ask for client certificates of this CA); plain HTTP without. */
+  readonly tls?: ServingTls
 }
 
 export interface RunningServer {
   readonly url: string
   readonly port: number
-  readonly server: http.Server
+  readonly server: http.Server | https.Server
 }
 
 const intParam = queryInt
@@ -63,15 +70,20 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     const runtime = yield* Effect.runtime<never>()
     const run = Runtime.runFork(runtime)
     const limits = resolveLimits(options.limits)
-    const server = http.createServer(nodeServerOptions(limits))
+    const server = options.tls
+      ? https.createServer({ ...nodeServerOptions(limits), ...tlsServerOptions(options.tls) })
+      : http.createServer(nodeServerOptions(limits))
     const refused = capConnections(server, limits.maxConnections)
     let address = `${options.host}:${options.port}`
     const clock = yield* Effect.clock
     const onDefect = (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => answerDefect(run, req, res, defect)
     const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
       try {
-        if (req.method === "GET" && serveReadNow(api, clock.unsafeCurrentTimeMillis(), req, res, address)) return
-        const fiber = run(handle(api, req, res, options, limits, address, onDefect), { immediate: true })
+        const now = clock.unsafeCurrentTimeMillis()
+        const user = admitRequest(api.access, req, now)
+        if (Either.isLeft(user)) return refuse(req, res, user.left)
+        if (req.method === "GET" && serveReadNow(api, now, req, res, address)) return
+        const fiber = run(handle(api, req, res, options, limits, address, onDefect, user.right), { immediate: true })
         // Most requests finish synchronously. For the rest (watches, waits, body reads) the response closing
         // early means the client went away: stop the work.
         if (fiber.unsafePoll() === null)
@@ -102,7 +114,7 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
         server.close(() => resume(Effect.void))
       })
     )
-    return { url: `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`, port, server }
+    return { url: `${options.tls ? "https" : "http"}://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`, port, server }
   })
 
 /**
@@ -120,6 +132,16 @@ const answerDefect = (run: (effect: Effect.Effect<void>) => unknown, req: http.I
   }
 }
 
+/** A 401 or 403 before any routing (upstream's filters run first), in the representation the client accepts. */
+const refuse = (req: http.IncomingMessage, res: http.ServerResponse, error: ApiError): void => {
+  const url = req.url ?? "/"
+  const q = url.indexOf("?")
+  const out = new Responder(req, res, isPretty(req, q >= 0 ? new URLSearchParams(url.slice(q + 1)) : noQuery))
+  const negotiated = req.headers.accept === undefined ? undefined : negotiate(req.headers.accept, { watch: false })
+  if (negotiated !== undefined && Either.isRight(negotiated) && typeof negotiated.right === "string") out.representation = negotiated.right
+  out.error(error)
+}
+
 const handle = (
   api: ApiServerImpl,
   req: http.IncomingMessage,
@@ -127,7 +149,8 @@ const handle = (
   options: HttpServerOptions,
   limits: ServerLimits,
   address: string,
-  onDefect: (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => void
+  onDefect: (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => void,
+  user: UserInfo
 ) =>
   Effect.suspend(() => {
     const url = req.url ?? "/"
@@ -152,7 +175,7 @@ const handle = (
         return options.admin ? adminAction(api, parsed.action, query, req.method ?? "GET", out) : Effect.sync(() => out.text(404, "404 page not found\n"))
       case "resource": {
         // Watches are long-running; everything else is answered within the request timeout (504 after).
-        const served = serveResource(api, parsed.route, query, req, out, limits, onDefect)
+        const served = serveResource(api, parsed.route, query, req, out, limits, onDefect, user)
         const bounded = limits.requestTimeoutMs > 0 && queryBool(query, "watch") !== true && parsed.route.watch !== true
           ? Effect.timeoutFail(served, { duration: limits.requestTimeoutMs, onTimeout: requestTimedOut })
           : served
@@ -218,7 +241,7 @@ const serveReadNow = (api: ApiServerImpl, now: number, req: http.IncomingMessage
   } catch {
     return false
   }
-  if (parsed._tag !== "resource" || parsed.route.subresource !== undefined || parsed.route.view || parsed.route.watch) return false
+  if (parsed._tag !== "resource" || parsed.route.subresource !== undefined || parsed.route.view || parsed.route.watch || parsed.route.resource.virtual) return false
   const limit = intParam(query, "limit")
   if (Either.isLeft(limit)) return false
   const { resource, name, namespace } = parsed.route
@@ -247,7 +270,8 @@ const serveResource = (
   req: http.IncomingMessage,
   out: Responder,
   limits: ServerLimits,
-  onDefect: (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => void
+  onDefect: (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => void,
+  user: UserInfo
 ): Effect.Effect<void, ApiError> =>
   Effect.gen(function* () {
     const method = req.method ?? "GET"
@@ -258,6 +282,7 @@ const serveResource = (
     if (resource.namespaced && namespace === undefined && method !== "GET") return yield* Effect.fail(Status.methodNotAllowed())
     const isWatch = route.watch === true || queryBool(query, "watch") === true
     if (view?.readOnly && method !== "GET" && method !== "DELETE") return yield* Effect.fail(Status.methodNotAllowed())
+    if (resource.virtual && (method !== "POST" || name !== undefined)) return yield* Effect.fail(Status.methodNotAllowed())
     const accept = req.headers.accept
     if (accept !== undefined && accept !== "application/json" && accept !== "*/*")
       out.representation = yield* negotiate(accept, { watch: isWatch, collection: name === undefined })
@@ -304,8 +329,9 @@ const serveResource = (
       }
       case "POST": {
         if (name !== undefined && subresource === undefined) return yield* Effect.fail(Status.methodNotAllowed())
-        if (subresource !== undefined && subresource !== "binding" && subresource !== "eviction") return yield* Effect.fail(Status.methodNotAllowed())
+        if (subresource !== undefined && subresource !== "binding" && subresource !== "eviction" && subresource !== "token") return yield* Effect.fail(Status.methodNotAllowed())
         const body = yield* readObjectBody
+        if (resource.virtual) return yield* write(api.review(resource, body.value, user), out)
         if (subresource !== undefined) {
           const value = body.value as Record<string, unknown>
           const meta = (value?.metadata ?? {}) as Record<string, unknown>

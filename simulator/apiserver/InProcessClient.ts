@@ -15,6 +15,9 @@ import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { ServerAdmin } from "../../src/client/ServerAdmin.js"
 import { ApiServer, WaitFor, type ApiServerImpl } from "./ApiServer.js"
+import type { Credentials } from "./auth/Authenticator.js"
+import { identityClient } from "./auth/IdentityClient.js"
+import { anonymousUser } from "./auth/UserInfo.js"
 
 /**
  * A deep copy of a JSON-shaped body (objects, arrays, primitives), as the wire would hand it over. Keys are added in
@@ -33,12 +36,21 @@ export const copyOf = (value: unknown): unknown => {
   return out
 }
 
-/** The in-process client of one server (what `layer` provides). */
-export const inProcessClient = (server: ApiServerImpl): ApiClientService => {
+/**
+ * The in-process client of one server (what `layer` provides). Without credentials it calls as the anonymous user
+ * would (let through by an AlwaysAllow server); with them, as that identity (auth/IdentityClient.ts).
+ */
+export const inProcessClient = (server: ApiServerImpl, credentials?: Credentials): ApiClientService => {
+  const base = directClient(server)
+  if (credentials === undefined && server.access.allowsEverything) return base
+  return identityClient(server.access, credentials ?? {}, base, (resource, body, caller) => server.review(resource, copyOf(body), caller))
+}
+
+const directClient = (server: ApiServerImpl): ApiClientService => {
   const effectful: ApiClientService = {
     get: (resource, name, opts) => server.get(resource, name, opts),
     list: (resource, opts) => server.list(resource, opts),
-    create: (resource, obj, opts) => server.create(resource, { value: copyOf(obj) }, opts),
+    create: (resource, obj, opts) => (resource.virtual ? server.review(resource, copyOf(obj), anonymousUser) : server.create(resource, { value: copyOf(obj) }, opts)),
     update: (resource, obj, opts) => server.update(resource, obj.metadata.name ?? "", { value: copyOf(obj) }, opts),
     patch: (resource, name, patchType, patch, opts) => server.patch(resource, name, patchType, { value: copyOf(patch) }, opts),
     delete: (resource, name, opts) => server.delete(resource, name, opts),
@@ -68,7 +80,7 @@ const immediateClient = (server: ApiServerImpl, effectful: ApiClientService, now
   return {
     get: (resource, name, opts) => answered(server.getNow(resource, name, opts), () => effectful.get(resource, name, opts)),
     list: (resource, opts) => answered(server.listNow(resource, opts), () => effectful.list(resource, opts)),
-    create: (resource, obj, opts = {}) => server.createAt(resource, { value: obj }, opts, now),
+    create: (resource, obj, opts = {}) => (resource.virtual ? effectful.create(resource, obj, opts) : server.createAt(resource, { value: obj }, opts, now)),
     update: (resource, obj, opts = {}) => server.updateAt(resource, obj.metadata.name ?? "", { value: obj }, opts, now),
     patch: (resource, name, patchType, patch, opts = {}) => server.patchAt(resource, name, patchType, { value: patch }, opts, now),
     delete: (resource, name, opts = {}) => server.deleteAt(resource, name, opts, now),
@@ -78,7 +90,11 @@ const immediateClient = (server: ApiServerImpl, effectful: ApiClientService, now
 }
 
 /** Direct calls into the simulated server of the context. */
-export const layer: Layer.Layer<ApiClient, never, ApiServer> = Layer.effect(ApiClient, Effect.map(ApiServer, inProcessClient))
+export const layer: Layer.Layer<ApiClient, never, ApiServer> = Layer.effect(ApiClient, Effect.map(ApiServer, (server) => inProcessClient(server)))
+
+/** Direct calls as the identity `credentials` prove (a token, or a client certificate the transport vouches for). */
+export const layerAs = (credentials: Credentials): Layer.Layer<ApiClient, never, ApiServer> =>
+  Layer.effect(ApiClient, Effect.map(ApiServer, (server) => inProcessClient(server, credentials)))
 
 /** The simulator's failure hooks, called directly. */
 export const layerAdmin: Layer.Layer<ServerAdmin, never, ApiServer> = Layer.effect(

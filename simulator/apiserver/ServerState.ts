@@ -8,6 +8,8 @@ import type { KObject } from "../../src/api/Object.js"
 import { initialNamespaces, Namespaces, type ResourceType } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
+import { defaultAuthentication, type AuthenticationConfig } from "./auth/Authenticator.js"
+import type { AuthorizationMode } from "./auth/Authorizer.js"
 import { objectKey, Store, type Change, type Entry } from "./Store.js"
 import { rfc3339, uuidV4 } from "./SystemMeta.js"
 import { WatchHub } from "./WatchHub.js"
@@ -24,6 +26,10 @@ export interface ApiServerConfig {
   readonly bookmarkIntervalMs: number
   /** Default watch timeout is minRequestTimeout × (1 + rand[0,1)). */
   readonly minRequestTimeoutMs: number
+  /** Who requests come from (docs/auth.md): anonymous on, no static tokens by default. */
+  readonly authentication: AuthenticationConfig
+  /** `AlwaysAllow` (default) or `RBAC` (bootstrap roles created at start). */
+  readonly authorizationMode: AuthorizationMode
 }
 
 export const defaultConfig: ApiServerConfig = {
@@ -32,7 +38,9 @@ export const defaultConfig: ApiServerConfig = {
   tooLargeWaitMs: 3_000,
   watchBufferSize: 1_000,
   bookmarkIntervalMs: 60_000,
-  minRequestTimeoutMs: 1_800_000
+  minRequestTimeoutMs: 1_800_000,
+  authentication: defaultAuthentication,
+  authorizationMode: "AlwaysAllow"
 }
 
 export class ServerState {

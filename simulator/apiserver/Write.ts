@@ -176,7 +176,8 @@ export class Write {
     } else if (meta.resourceVersion !== stored.metadata.resourceVersion) {
       return Either.left(Status.modifiedConflict(resource, name))
     }
-    const sent = withPodTemplates.has(resource) && opts.subresource === undefined ? defaultPodTemplateOf(input) : input
+    const kindDefaults = opts.subresource === undefined ? resource.rules.defaults : undefined
+    const sent = withPodTemplates.has(resource) && opts.subresource === undefined ? defaultPodTemplateOf(input) : kindDefaults ? kindDefaults(input) : input
     const merged = mergeForUpdate(resource, stored, sent, opts.subresource)
     // The candidate as stored (no kind/apiVersion, the stored resourceVersion), for validation and the no-op check.
     const unbumped = storedForm(merged, serverOwnedMeta(merged.metadata, stored.metadata, name, namespace))
@@ -244,6 +245,7 @@ const defaulted = (resource: ResourceType, obj: KObject): KObject => {
     return { ...obj, spec: { ...spec, finalizers: finalizers.includes("platform") ? finalizers : [...finalizers, "platform"] }, status: { phase: "Active" } }
   }
   const created = resource.kind === "Deployment" ? { ...obj, metadata: { ...extendable, ...obj.metadata, generation: 1 } } : obj
+  if (resource.rules.defaults) return resource.rules.defaults(created)
   return withPodTemplates.has(resource) ? defaultPodTemplateOf(created) : created
 }
 

@@ -24,7 +24,12 @@ export class GoTime {
   constructor(readonly iso: string) {}
 }
 
-export type GoValue = string | number | boolean | null | undefined | GoUint | GoTime | ReadonlyArray<string>
+/** A value already in Go's `%v` form (a struct such as `rbac.RoleRef{…}`), printed as it is. */
+export class GoPrinted {
+  constructor(readonly text: string) {}
+}
+
+export type GoValue = string | number | boolean | null | undefined | GoUint | GoTime | GoPrinted | ReadonlyArray<string>
 
 export interface FieldError {
   readonly type: FieldErrorType
@@ -72,6 +77,7 @@ const goTime = (iso: string): string => {
 export const formatGoValue = (v: GoValue): string => {
   if (v instanceof GoUint) return `0x${v.value.toString(16)}`
   if (v instanceof GoTime) return goTime(v.iso)
+  if (v instanceof GoPrinted) return v.text
   if (typeof v === "string") return goQuote(v)
   if (Array.isArray(v)) return `[]string{${v.map(goQuote).join(", ")}}`
   if (v === null || v === undefined) return "<nil>"

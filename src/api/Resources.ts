@@ -8,6 +8,7 @@ import { configMapRules } from "./kinds/ConfigMap.js"
 import { eventRules } from "./kinds/Event.js"
 import { leaseRules } from "./kinds/Lease.js"
 import { nameIsDNSLabel } from "./kinds/Names.js"
+import { clusterRoleBindingRules, clusterRoleRules, rbacGroup, roleBindingRules, roleRules } from "./kinds/Rbac.js"
 import type { GroupResource } from "./Status.js"
 
 export interface ResourceType extends GroupResource {
@@ -30,6 +31,11 @@ export interface ResourceType extends GroupResource {
   /** propagationPolicy is honoured (orphan / foregroundDeletion finalizers); Events ignore it. */
   readonly garbageCollected: boolean
   readonly rules: KindRules
+  /**
+   * A virtual resource type (spec 000 "Terms"): an operation, not a stored object — only `create`, answered by
+   * the server without storing anything (the access reviews).
+   */
+  readonly virtual?: boolean
 }
 
 export const apiVersionOf = (r: { readonly group: string; readonly version: string; readonly apiVersion?: string }): string =>
@@ -42,8 +48,8 @@ export const apiVersionOf = (r: { readonly group: string; readonly version: stri
 export const invalidKindOf = (r: ResourceType): { readonly qualifiedKind: string; readonly group: string } =>
   r.group && r.kind !== "Event" ? { qualifiedKind: `${r.kind}.${r.group}`, group: r.group } : { qualifiedKind: r.kind, group: "" }
 
-/** Verbs of a type as discovery lists them; namespaces have no deletecollection. */
-export const resourceVerbs = (r: ResourceType): ReadonlyArray<string> => [
+/** Verbs of a type as discovery lists them; namespaces have no deletecollection, virtual types only create. */
+export const resourceVerbs = (r: ResourceType): ReadonlyArray<string> => r.virtual ? ["create"] : [
   "create",
   "delete",
   "deletecollection",
@@ -115,7 +121,39 @@ export const Events = core({
   rules: eventRules
 })
 
-export const resourceTypes: ReadonlyArray<ResourceType> = [Namespaces, Nodes, Pods, ConfigMaps, Services, Deployments, Leases, Events]
+export const ServiceAccounts = core({ kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true, shortNames: ["sa"], subresources: ["token"] })
+
+const rbac = (kind: string, plural: string, namespaced: boolean, rules: KindRules) => core({ group: rbacGroup, kind, plural, namespaced, rules })
+export const Roles = rbac("Role", "roles", true, roleRules)
+export const ClusterRoles = rbac("ClusterRole", "clusterroles", false, clusterRoleRules)
+export const RoleBindings = rbac("RoleBinding", "rolebindings", true, roleBindingRules)
+export const ClusterRoleBindings = rbac("ClusterRoleBinding", "clusterrolebindings", false, clusterRoleBindingRules)
+
+/** The access reviews (`authorization.platform/v1`): virtual, cluster-scoped, create only. */
+export const authorizationGroup = "authorization.platform"
+const review = (kind: string, plural: string) => core({ group: authorizationGroup, kind, plural, namespaced: false, virtual: true, watchCached: false })
+export const SubjectAccessReviews = review("SubjectAccessReview", "subjectaccessreviews")
+export const SelfSubjectAccessReviews = review("SelfSubjectAccessReview", "selfsubjectaccessreviews")
+export const SelfSubjectRulesReviews = review("SelfSubjectRulesReview", "selfsubjectrulesreviews")
+
+export const resourceTypes: ReadonlyArray<ResourceType> = [
+  Namespaces,
+  Nodes,
+  Pods,
+  ConfigMaps,
+  Services,
+  ServiceAccounts,
+  Deployments,
+  Leases,
+  Events,
+  Roles,
+  ClusterRoles,
+  RoleBindings,
+  ClusterRoleBindings,
+  SubjectAccessReviews,
+  SelfSubjectAccessReviews,
+  SelfSubjectRulesReviews
+]
 
 /** Group/version pairs served, in discovery order. */
 export const groupVersions = (): ReadonlyArray<{ group: string; version: string }> => {

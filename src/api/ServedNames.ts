@@ -11,7 +11,18 @@ import { Either } from "effect"
 import { coreEventFieldLabel, toCoreEvent } from "./kinds/CoreEvent.js"
 import { isRecord, type KList, type KObject, type WatchEvent } from "./Object.js"
 import { extendable } from "./internal/V8Shapes.js"
-import { Events, Leases, type ResourceType } from "./Resources.js"
+import {
+  ClusterRoleBindings,
+  ClusterRoles,
+  Events,
+  Leases,
+  RoleBindings,
+  Roles,
+  SelfSubjectAccessReviews,
+  SelfSubjectRulesReviews,
+  SubjectAccessReviews,
+  type ResourceType
+} from "./Resources.js"
 import { badRequest, type ApiError } from "./Status.js"
 import { nodeLeaseNamespace, publicNamespace, systemNamespace } from "./WellKnown.js"
 
@@ -76,10 +87,17 @@ const coreEvents: ResourceView = {
   fieldLabel: coreEventFieldLabel
 }
 
+const upstreamPath = (resource: ResourceType): [string, ResourceView] => {
+  const view = upstreamGroup(resource)
+  return [`${view.apiVersion}/${resource.plural}`, view]
+}
+
 const views: ReadonlyMap<string, ResourceView> = new Map([
-  ["coordination.k8s.io/v1/leases", upstreamGroup(Leases)],
-  ["events.k8s.io/v1/events", upstreamGroup(Events)],
-  ["v1/events", coreEvents]
+  upstreamPath(Leases),
+  upstreamPath(Events),
+  ["v1/events", coreEvents],
+  // kubectl's typed clients (create role/rolebinding, auth can-i) call these groups by fixed paths.
+  ...[Roles, ClusterRoles, RoleBindings, ClusterRoleBindings, SubjectAccessReviews, SelfSubjectAccessReviews, SelfSubjectRulesReviews].map(upstreamPath)
 ])
 
 /** The view served at a group, version and plural, if that path is one. */

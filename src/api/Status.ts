@@ -129,6 +129,18 @@ export const namespaceTerminating = (gr: GroupResource, name: string, namespace:
     causes: [{ reason: "NamespaceTerminating", message: `namespace ${namespace} is being terminated`, field: "metadata.namespace" }]
   })
 
+/** Authentication failed or was required (reference §1.2): no details. */
+export const unauthorized = () => fail(401, "Unauthorized", "Unauthorized")
+
+/**
+ * Authorization refused (upstream `NewForbidden`): `<gr> "x" is forbidden: <why>`, `<gr> is forbidden: …` without a
+ * name, `forbidden: …` for a non-resource path (empty group resource, empty details).
+ */
+export const forbidden = (gr: GroupResource | undefined, name: string, why: string) =>
+  gr === undefined
+    ? fail(403, "Forbidden", `forbidden: ${why}`, {})
+    : fail(403, "Forbidden", `${name ? `${qualifiedResource(gr)} "${name}"` : qualifiedResource(gr)} is forbidden: ${why}`, resourceDetails(gr, name))
+
 export const conflict = (gr: GroupResource, name: string, detail: string) =>
   fail(409, "Conflict", `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${detail}`, resourceDetails(gr, name))
 

@@ -12,6 +12,7 @@ import { realpathSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { runHttpServer } from "../../simulator/apiserver/HttpServer.js"
+import { writeKubeconfig } from "../../simulator/apiserver/auth/Certificates.js"
 import { schedulerCommand } from "../../simulator/scheduler/SchedulerCommand.js"
 import { ExitCode } from "../loadgen/Thresholds.js"
 import { scenarioJsonSchema } from "../scenario/jsonSchema.js"
@@ -21,6 +22,7 @@ import { FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flag
 import { reportRuns } from "./report.js"
 import type { StopSignal } from "./artifact.js"
 import { runCommand, type RunCommandOptions } from "./run.js"
+import { resolveServeSecurity } from "./serveSecurity.js"
 import { resolveTarget } from "./target.js"
 import { validateFiles } from "./validate.js"
 
@@ -69,6 +71,22 @@ const serveOptions = {
   addedLatency: Options.text("added-latency").pipe(
     Options.withDefault("0s"),
     Options.withDescription("Wait this long before answering each request (Go duration): a slower server or network, e.g. to try clustersim compare (docs/compare.md).")
+  ),
+  tls: Options.boolean("tls").pipe(
+    Options.withDescription("Serve HTTPS with a generated CA, serving certificate and admin client certificate; prints the kubeconfig path (docs/auth.md).")
+  ),
+  certDir: optionalText("cert-dir", "Where --tls writes its certificates and kubeconfig (default: a new temporary directory)."),
+  tlsCertFile: optionalText("tls-cert-file", "Serving certificate (PEM) for HTTPS, with --tls-private-key-file."),
+  tlsPrivateKeyFile: optionalText("tls-private-key-file", "Private key (PEM) of --tls-cert-file."),
+  clientCaFile: optionalText("client-ca-file", "Client certificates signed by this CA authenticate: user = CN, groups = O."),
+  tokenAuthFile: optionalText("token-auth-file", 'Static bearer tokens, CSV lines token,user,uid,"group1,group2".'),
+  anonymousAuth: Options.text("anonymous-auth").pipe(
+    Options.withDefault("true"),
+    Options.withDescription("Requests without credentials are system:anonymous (true) or 401 (false).")
+  ),
+  authorizationMode: Options.text("authorization-mode").pipe(
+    Options.withDefault("AlwaysAllow"),
+    Options.withDescription("AlwaysAllow (default) or RBAC (roles and bindings; bootstrap roles such as cluster-admin for system:masters).")
   )
 }
 
@@ -83,6 +101,14 @@ const serveHandler = (o: {
   requestTimeout: string
   maxConnections: number
   addedLatency: string
+  tls: boolean
+  certDir: Option.Option<string>
+  tlsCertFile: Option.Option<string>
+  tlsPrivateKeyFile: Option.Option<string>
+  clientCaFile: Option.Option<string>
+  tokenAuthFile: Option.Option<string>
+  anonymousAuth: string
+  authorizationMode: string
 }) =>
   Effect.gen(function* () {
     if (o.port < 0 || o.port > 65535) return yield* usageError(`--port: invalid port "${o.port}"`)
@@ -92,21 +118,39 @@ const serveHandler = (o: {
     if (requestTimeoutMs < 0) return yield* usageError(`--request-timeout: must not be negative, got "${o.requestTimeout}"`)
     if (o.maxConnections < 1) return yield* usageError(`--max-connections: must be at least 1, got ${o.maxConnections}`)
     const addedLatencyMs = yield* parseDurationFlag("--added-latency", o.addedLatency)
-    const server = ApiServer.layer({ seed: o.seed, historyWindowMs, bookmarkIntervalMs })
+    const security = yield* resolveServeSecurity(o.host, {
+      tls: o.tls,
+      certDir: value(o.certDir),
+      tlsCertFile: value(o.tlsCertFile),
+      tlsPrivateKeyFile: value(o.tlsPrivateKeyFile),
+      clientCaFile: value(o.clientCaFile),
+      tokenAuthFile: value(o.tokenAuthFile),
+      anonymousAuth: o.anonymousAuth,
+      authorizationMode: o.authorizationMode
+    })
+    const server = ApiServer.layer({
+      seed: o.seed,
+      historyWindowMs,
+      bookmarkIntervalMs,
+      authentication: security.authentication,
+      authorizationMode: security.authorizationMode
+    })
     const limits = { requestTimeoutMs: Math.round(requestTimeoutMs), maxConnections: o.maxConnections }
-    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, limits, addedLatencyMs }, (s) =>
+    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, limits, addedLatencyMs, tls: security.tls }, (s) =>
       Effect.gen(function* () {
         yield* Console.log(`clustersim API server listening on ${s.url}`)
+        const kubeconfig = security.pki ? yield* Effect.orDie(writeKubeconfig(s.url, security.pki)) : undefined
+        if (kubeconfig !== undefined) yield* Console.log(`kubeconfig (admin client certificate): ${kubeconfig}`)
         if (o.demo) {
           yield* Console.log(yield* seedDemoCluster)
-          yield* Console.log(`Try: kubectl --server ${s.url} get pods -A`)
+          yield* Console.log(kubeconfig !== undefined ? `Try: kubectl --kubeconfig ${kubeconfig} get pods -A` : `Try: kubectl --server ${s.url} get pods -A`)
         }
       })
     ).pipe(Effect.provide(server))
   }).pipe(Effect.catchIf((e): e is FlagError => e instanceof FlagError, (e) => usageError(e.message)))
 
 const serve = Command.make("serve", serveOptions, (o) => serveHandler({ ...o, demo: o.demo })).pipe(
-  Command.withDescription('Run the simulated API server on a real socket (HTTP). Prints "clustersim API server listening on http://HOST:PORT" first; Ctrl-C stops it.')
+  Command.withDescription('Run the simulated API server on a real socket (HTTP, or HTTPS with --tls). Prints "clustersim API server listening on http(s)://HOST:PORT" first; Ctrl-C stops it.')
 )
 
 // ---------------------------------------------------------------------------------------------
@@ -304,8 +348,24 @@ const commandFlags: Record<string, FlagSpec> = {
   run: runFlags,
   start: runFlags,
   serve: {
-    values: ["--host", "--port", "--seed", "--history-window", "--bookmark-interval", "--request-timeout", "--max-connections", "--added-latency"],
-    switches: ["--admin", "--demo"]
+    values: [
+      "--host",
+      "--port",
+      "--seed",
+      "--history-window",
+      "--bookmark-interval",
+      "--request-timeout",
+      "--max-connections",
+      "--added-latency",
+      "--cert-dir",
+      "--tls-cert-file",
+      "--tls-private-key-file",
+      "--client-ca-file",
+      "--token-auth-file",
+      "--anonymous-auth",
+      "--authorization-mode"
+    ],
+    switches: ["--admin", "--demo", "--tls"]
   },
   validate: { values: [], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },

@@ -4,6 +4,7 @@
  * socket that never reaches a request handler (over-limit connection, header overflow, CONNECT).
  */
 import type * as http from "node:http"
+import * as https from "node:https"
 import type { Socket } from "node:net"
 import * as Status from "../../../src/api/Status.js"
 import type { ApiError } from "../../../src/api/Status.js"
@@ -64,6 +65,8 @@ export const nodeServerOptions = (limits: ServerLimits): http.ServerOptions => (
   connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4)))
 })
 
+const isTls = (server: http.Server | https.Server): server is https.Server => server instanceof https.Server
+
 /** Upstream's timeout filter answer (`apiserver/pkg/server/filters/timeout.go`). */
 export const requestTimedOut = (): ApiError =>
   Status.timeout("request did not complete within requested timeout - context deadline exceeded")
@@ -115,10 +118,11 @@ export const answerClientError = (error: Error & { code?: string }, socket: Sock
  * Counts open connections; past `max` a new one is answered 429 and closed. Returns whether a socket was
  * refused, for the request handler to leave alone.
  */
-export const capConnections = (server: http.Server, max: number): ((socket: Socket) => boolean) => {
+export const capConnections = (server: http.Server | https.Server, max: number): ((socket: Socket) => boolean) => {
   let open = 0
   const refused = new WeakSet<Socket>()
-  server.on("connection", (socket: Socket) => {
+  // Over TLS the answer goes on the encrypted socket the request arrives on, once the handshake is done.
+  server.on(isTls(server) ? "secureConnection" : "connection", (socket: Socket) => {
     open++
     socket.once("close", () => open--)
     if (open > max) {

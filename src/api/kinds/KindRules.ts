@@ -9,6 +9,8 @@ export interface KindRules {
   readonly schema?: FieldSchema
   /** The rule names must follow; a DNS subdomain when absent. */
   readonly nameRule?: NameRule
+  /** Defaults a decoded object gets on create and update (upstream's `SetDefaults_<Kind>`). */
+  readonly defaults?: (obj: KObject) => KObject
   /** Field errors of a create, in the reference's order. */
   readonly validateCreate?: (obj: KObject) => ReadonlyArray<FieldError>
   /** Field errors of an update against the stored object, in the reference's order. */

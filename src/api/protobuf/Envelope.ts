@@ -30,7 +30,11 @@ const packageOf = (group: string, version: string): string | undefined => {
     case "coordination":
     case "events":
     case "policy":
+    case "authorization":
+    case "authentication":
       return `k8s.io.api.${base}.${version}`
+    case "rbac.authorization":
+      return `k8s.io.api.rbac.${version}`
     case "meta":
       return `k8s.io.apimachinery.pkg.apis.meta.${version}`
     default:

@@ -15,12 +15,15 @@
  */
 import protobuf from "protobufjs"
 import { proto as appsV1 } from "./schema/apps.v1.js"
+import { proto as authenticationV1 } from "./schema/authentication.v1.js"
+import { proto as authorizationV1 } from "./schema/authorization.v1.js"
 import { proto as coordinationV1 } from "./schema/coordination.v1.js"
 import { proto as coreV1 } from "./schema/core.v1.js"
 import { proto as eventsV1 } from "./schema/events.v1.js"
 import { proto as intstr } from "./schema/intstr.js"
 import { proto as metaV1 } from "./schema/meta.v1.js"
 import { proto as policyV1 } from "./schema/policy.v1.js"
+import { proto as rbacV1 } from "./schema/rbac.v1.js"
 import { proto as resource } from "./schema/resource.js"
 import { proto as runtime } from "./schema/runtime.js"
 
@@ -91,7 +94,7 @@ const plans = new Map<string, MessagePlan>()
 const root = (): protobuf.Root => {
   if (loaded) return loaded
   const r = new protobuf.Root()
-  for (const text of [metaV1, runtime, intstr, resource, coreV1, appsV1, coordinationV1, eventsV1, policyV1]) protobuf.parse(text, r, { keepCase: true })
+  for (const text of [metaV1, runtime, intstr, resource, coreV1, appsV1, coordinationV1, eventsV1, policyV1, rbacV1, authorizationV1, authenticationV1]) protobuf.parse(text, r, { keepCase: true })
   r.resolveAll()
   loaded = r
   return r

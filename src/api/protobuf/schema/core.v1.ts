@@ -1091,6 +1091,18 @@ message Service {
   optional ServiceStatus status = 3;
 }
 
+message ServiceAccount {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  repeated ObjectReference secrets = 2;
+  repeated LocalObjectReference imagePullSecrets = 3;
+  optional bool automountServiceAccountToken = 4 [(keep_zero) = true];
+}
+
+message ServiceAccountList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated ServiceAccount items = 2;
+}
+
 message ServiceAccountTokenProjection {
   optional string audience = 1;
   optional int64 expirationSeconds = 2 [(keep_zero) = true];

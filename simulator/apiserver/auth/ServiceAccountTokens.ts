@@ -1,0 +1,107 @@
+/**
+ * ServiceAccount tokens: JWTs issued by the `serviceaccounts/<name>/token` subresource (TokenRequest) and checked
+ * on every request that bears one, as upstream's bound service-account tokens
+ * (`pkg/serviceaccount/claims.go`, `jwt.go`). Expiry is in the server's time, so virtual time expires them.
+ *
+ * Upstream signs with RS256 and a configured key; here an HMAC-SHA256 key made per server does: only this
+ * server checks the tokens, and the key is a secret rather than a simulation choice (no seeded randomness).
+ */
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { Either } from "effect"
+import { serviceAccountGroups, serviceAccountUserName, type UserInfo } from "./UserInfo.js"
+
+/** `--service-account-issuer`; also the API server's own audience (`--api-audiences` defaults to it). */
+export const defaultIssuer = "https://platform.default.svc.cluster.local"
+/** go-jose's `DefaultLeeway`: `exp` and `nbf` are checked with a minute of slack. */
+const leewaySeconds = 60
+
+export interface ServiceAccountRef {
+  readonly namespace: string
+  readonly name: string
+  readonly uid: string
+}
+
+interface Claims {
+  readonly aud: ReadonlyArray<string>
+  readonly exp: number
+  readonly iat: number
+  readonly iss: string
+  readonly nbf: number
+  readonly sub: string
+  readonly "platform.io": { readonly namespace: string; readonly serviceaccount: { readonly name: string; readonly uid: string } }
+}
+
+const base64url = (data: Buffer | string) => Buffer.from(data).toString("base64url")
+const header = base64url(JSON.stringify({ alg: "HS256", typ: "JWT" }))
+
+export class ServiceAccountTokens {
+  private readonly key: Buffer
+  /** Tokens issued before this time (seconds) are refused: the server-side "tokens expire now" failure. */
+  private notIssuedBefore = Number.NEGATIVE_INFINITY
+
+  constructor(
+    readonly issuer: string = defaultIssuer,
+    key: Buffer = randomBytes(32)
+  ) {
+    this.key = key
+  }
+
+  private sign(payload: string): string {
+    return createHmac("sha256", this.key).update(`${header}.${payload}`).digest("base64url")
+  }
+
+  /** A token for `account` valid from `nowMs` for `expirationSeconds`, for `audiences` (default: this server). */
+  issue(account: ServiceAccountRef, audiences: ReadonlyArray<string>, expirationSeconds: number, nowMs: number): { readonly token: string; readonly expiresAtMs: number } {
+    const iat = Math.floor(nowMs / 1000)
+    const claims: Claims = {
+      aud: audiences.length > 0 ? audiences : [this.issuer],
+      exp: iat + expirationSeconds,
+      iat,
+      iss: this.issuer,
+      nbf: iat,
+      sub: serviceAccountUserName(account.namespace, account.name),
+      "platform.io": { namespace: account.namespace, serviceaccount: { name: account.name, uid: account.uid } }
+    }
+    const payload = base64url(JSON.stringify(claims))
+    return { token: `${header}.${payload}.${this.sign(payload)}`, expiresAtMs: claims.exp * 1000 }
+  }
+
+  /** Every token issued before `nowMs` stops working (they count as expired from then on). */
+  expireIssuedBefore(nowMs: number): void {
+    this.notIssuedBefore = Math.floor(nowMs / 1000) + 1
+  }
+
+  /** Whether `token` looks like one of this server's JWTs (else other token authenticators may know it). */
+  isOwn(token: string): boolean {
+    return token.startsWith(`${header}.`)
+  }
+
+  /**
+   * The service account a token names, if its signature, issuer, audience and times check out at `nowMs`;
+   * `accountUid` looks the account up (upstream refuses tokens of deleted or recreated accounts).
+   */
+  verify(token: string, nowMs: number, accountUid: (namespace: string, name: string) => string | undefined): Either.Either<UserInfo, string> {
+    const parts = token.split(".")
+    if (parts.length !== 3 || parts[0] !== header) return Either.left("not a service account token")
+    const expected = Buffer.from(this.sign(parts[1]!))
+    const given = Buffer.from(parts[2]!)
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return Either.left("invalid signature")
+    let claims: Claims
+    try {
+      claims = JSON.parse(Buffer.from(parts[1]!, "base64url").toString("utf8")) as Claims
+    } catch {
+      return Either.left("malformed claims")
+    }
+    const now = Math.floor(nowMs / 1000)
+    if (claims.iss !== this.issuer) return Either.left("token issuer is not this server")
+    if (!claims.aud.includes(this.issuer)) return Either.left("token audiences is invalid")
+    if (now > claims.exp + leewaySeconds) return Either.left("service account token has expired")
+    if (now < claims.nbf - leewaySeconds) return Either.left("service account token is not valid yet")
+    if (claims.iat < this.notIssuedBefore) return Either.left("service account token has expired")
+    const { namespace, serviceaccount } = claims["platform.io"]
+    const uid = accountUid(namespace, serviceaccount.name)
+    if (uid === undefined) return Either.left(`serviceaccounts "${serviceaccount.name}" not found`)
+    if (uid !== serviceaccount.uid) return Either.left(`service account UID (${serviceaccount.uid}) does not match claim (${uid})`)
+    return Either.right({ name: serviceAccountUserName(namespace, serviceaccount.name), uid, groups: serviceAccountGroups(namespace) })
+  }
+}
