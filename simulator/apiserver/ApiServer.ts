@@ -127,6 +127,11 @@ export class ApiServerImpl {
     return Effect.sync(() => this.hub.closeAll())
   }
 
+  /** Expire every service-account token issued so far (the `expire-tokens` step, side server); how many. */
+  expireTokens(): Effect.Effect<number> {
+    return Effect.sync(() => this.serviceAccountTokens.expireIssued())
+  }
+
   // ---- verbs ----------------------------------------------------------------------------------------------
 
   get(resource: ResourceType, name: string, opts?: GetOptions): Effect.Effect<KObject, ApiError> {

@@ -102,6 +102,7 @@ export const layerAdmin: Layer.Layer<ServerAdmin, never, ApiServer> = Layer.effe
   Effect.map(ApiServer, (server) => ({
     compact: server.compact(),
     dropWatches: server.dropWatches(),
+    expireTokens: server.expireTokens(),
     pause: (duration) => server.pause(Duration.toMillis(duration))
   }))
 )

@@ -6,19 +6,23 @@
  * refused request, the informers back off (800 ms and jitter) and relist.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Either, Layer, Stream } from "effect"
+import { Cause, Context, Effect, Either, Layer, Stream } from "effect"
 import * as Simulation from "../../simulator/kernel/Simulation.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
+import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
+import type { ApiServerImpl } from "../../simulator/apiserver/ApiServer.js"
+import { Namespaces, ServiceAccounts } from "../../src/api/Resources.js"
+import { tokenRequestRunner } from "../../src/client/auth/TokenRequestPlugin.js"
 import * as Status from "../../src/api/Status.js"
 import { ApiError } from "../../src/api/Status.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
-import { withCredential, type CredentialSource } from "../../src/client/auth/Credential.js"
+import { credentialFailure, withCredential, type Credential, type CredentialSource } from "../../src/client/auth/Credential.js"
 import { execCredentialSource } from "../../src/client/auth/ExecAuthenticator.js"
 import { ServerAdmin } from "../../src/client/ServerAdmin.js"
 import { LatencyRecorder } from "../../src/loadgen/LatencyRecorder.js"
 import { parseScenario } from "../../src/scenario/load.js"
-import { makeRunState, runScenario } from "../../src/scenario/Run.js"
+import { checkTargetSupports, makeRunState, runScenario } from "../../src/scenario/Run.js"
 
 const unauthorized = () => new ApiError({ status: Status.makeStatus({ code: 401, reason: "Unauthorized", message: "Unauthorized" }) })
 
@@ -110,15 +114,91 @@ describe("expire-tokens (virtual time)", () => {
   })
 })
 
+/**
+ * The generator as the in-process client of the identity its credential source proves now: one in-process client
+ * per credential, so the server authenticates every request (401 for an expired token).
+ */
+const asCredentialed = (server: ApiServerImpl, source: CredentialSource): ApiClientService => {
+  const clients = new Map<string, ApiClientService>()
+  const clientOf = (c: Credential) => {
+    const key = c.token ?? ""
+    let client = clients.get(key)
+    if (!client) clients.set(key, (client = inProcessClient(server, c.token ? { authorization: `Bearer ${c.token}` } : {})))
+    return client
+  }
+  const via = <A>(call: (api: ApiClientService) => Effect.Effect<A, ApiError>) => withCredential(source, (c) => call(clientOf(c)))
+  return {
+    get: (...a) => via((api) => api.get(...a)),
+    list: (...a) => via((api) => api.list(...a)),
+    create: (...a) => via((api) => api.create(...a)),
+    update: (...a) => via((api) => api.update(...a)),
+    patch: (...a) => via((api) => api.patch(...a)),
+    delete: (...a) => via((api) => api.delete(...a)),
+    deleteCollection: (...a) => via((api) => api.deleteCollection(...a)),
+    watch: (...a) =>
+      Stream.unwrap(
+        Effect.map(Effect.mapError(source.current, credentialFailure), (c) =>
+          clientOf(c).watch(...a).pipe(Stream.tapError((e) => (e.status.code === 401 ? source.unauthorized(c) : Effect.void)))
+        )
+      )
+  }
+}
+
+describe("expire-tokens side server (virtual time)", () => {
+  it("the server's issued tokens expire; the exec plugin (a TokenRequest) runs again on the first 401", () => {
+    const loaded = parseScenario(scenarioText("server"), "token-rotation.yaml")
+    if (Either.isLeft(loaded)) throw new Error(loaded.left.message)
+    const sim = Simulation.make({ seed: 7 })
+    const exit = sim.run(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const server = yield* ApiServer
+          const anonymous = inProcessClient(server)
+          yield* anonymous.create(Namespaces, { metadata: { name: "rot" } })
+          yield* anonymous.create(ServiceAccounts, { metadata: { name: "loadgen" } }, { namespace: "rot" })
+          let runs = 0
+          const plugin = tokenRequestRunner({ api: anonymous, serviceAccounts: ServiceAccounts, namespace: "rot", serviceAccount: "loadgen", expirationSeconds: 3600 })
+          const source = execCredentialSource({
+            config: { command: "kubectl-create-token", args: [], env: [], apiVersion: "client.authentication.k8s.io/v1", interactiveMode: "Never", provideClusterInfo: false },
+            run: (i) => Effect.zipRight(Effect.sync(() => runs++), Effect.zipRight(Effect.sleep(50), plugin(i))),
+            isTerminal: () => false,
+            environ: () => ({})
+          })
+          const recorder = yield* LatencyRecorder.make()
+          const state = makeRunState(0)
+          const admin = yield* ServerAdmin
+          yield* runScenario(loaded.right.scenario, { seed: 7, admin, state, credentials: source }).pipe(
+            Effect.provideService(LatencyRecorder, recorder),
+            Effect.provideService(ApiClient, asCredentialed(server, source))
+          )
+          return { state, runs }
+        })
+      ).pipe(Effect.provide(Layer.merge(InProcessClient.layerAdmin, Layer.effectContext(Effect.map(ApiServer, (s) => Context.make(ApiServer, s)))).pipe(Layer.provideMerge(ApiServer.layer({ seed: 7 })))))
+    )
+    if (exit?._tag !== "Success") throw new Error(`run failed: ${exit ? Cause.pretty(exit.cause) : "did not finish"}`)
+    const { state, runs } = exit.value
+    const byName = Object.fromEntries(state.actions.map((a) => [a.action, a]))
+    // one token issued at the start, valid until the expiry; a second after the first 401
+    expect(byName.expire?.counts).toEqual({ expiredTokens: 1 })
+    expect(runs).toBe(2)
+    expect(byName.writer?.tokens).toEqual({ unauthorized: 1, firstUnauthorizedMs: 50, recoveredMs: 150, lost: 1 })
+    expect(byName.informers?.tokens).toMatchObject({ unauthorized: 2, firstUnauthorizedMs: 50, lost: 0 })
+    expect(state.progress.errorMessages.get("rotate-writer: 401 Unauthorized: Unauthorized")).toBe(1)
+  })
+})
+
 describe("expire-tokens refusals", () => {
-  it("side client without a credential source, side server without a token-issuing server: the run says why", () => {
+  it("side client without a credential source: the run says why; side server on a target without admin hooks is refused before it runs", () => {
     const noCredentials = runInVirtualTime(scenarioText("client"), 50, false).state
     expect([...noCredentials.progress.errorMessages.keys()]).toContain(
       "expire: side: client needs a client with credentials (--token, or a kubeconfig user with a token, tokenFile or exec plugin)"
     )
-    const noHook = runInVirtualTime(scenarioText("server"), 50).state
-    expect([...noHook.progress.errorMessages.keys()]).toContain(
-      "expire: side: server needs a simulated server that issues tokens (target embedded, in-process, or `clustersim serve --admin`)"
+    const server = parseScenario(scenarioText("server"), "s.yaml")
+    if (Either.isLeft(server)) throw new Error(server.left.message)
+    const refused = checkTargetSupports(server.right.scenario, false)
+    expect(Either.isLeft(refused) && refused.left.message).toBe(
+      "these failure steps need the simulated server's admin hooks (target embedded, in-process, or the URL of a `clustersim serve --admin`; " +
+        "this target has no /clustersim/ admin endpoints): phases[0].actions[2] (expire-tokens side: server), phases[0].actions[3] (drop-watches)"
     )
   })
 })
