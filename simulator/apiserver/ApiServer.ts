@@ -127,9 +127,12 @@ export class ApiServerImpl {
     return Effect.sync(() => this.hub.closeAll())
   }
 
-  /** Expire every service-account token issued so far (the `expire-tokens` step, side server); how many. */
-  expireTokens(): Effect.Effect<number> {
-    return Effect.sync(() => this.serviceAccountTokens.expireIssued())
+  /**
+   * Expire every service-account token issued so far (the `expire-tokens` step, side server), and with
+   * `dropWatches` close every watch in the same step, as a restart with a new signing key would; how many of each.
+   */
+  expireTokens(dropWatches = false): Effect.Effect<{ readonly expired: number; readonly dropped: number }> {
+    return Effect.sync(() => ({ expired: this.serviceAccountTokens.expireIssued(), dropped: dropWatches ? this.hub.closeAll() : 0 }))
   }
 
   // ---- verbs ----------------------------------------------------------------------------------------------

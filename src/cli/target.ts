@@ -18,6 +18,9 @@ import type { CredentialSource } from "../client/auth/Credential.js"
 import type { TargetIdentity } from "../scenario/Artifact.js"
 import type { Scenario } from "../scenario/Scenario.js"
 import { serverSettings } from "../scenario/Simulated.js"
+import { hasExpireTokens } from "../scenario/Run.js"
+import { credentialedClient } from "../../simulator/apiserver/auth/CredentialedClient.js"
+import { generatorCredentials } from "./generatorCredentials.js"
 
 export type TargetFlag = { readonly _tag: "embedded" } | { readonly _tag: "in-process" } | { readonly _tag: "url"; readonly options: HttpClientOptions; readonly context?: string }
 
@@ -36,6 +39,21 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
   const server = ApiServer.layer(serverConfig(scenario, seed))
   switch (t._tag) {
     case "in-process":
+      if (hasExpireTokens(scenario))
+        return Layer.provide(
+          Layer.unwrapEffect(
+            Effect.gen(function* () {
+              const api = yield* ApiServer
+              const credentials = yield* generatorCredentials(api)
+              const admin = yield* Effect.provide(ServerAdmin, InProcessClient.layerAdmin)
+              return Layer.merge(
+                Layer.succeed(ApiClient, credentialedClient(api, credentials)),
+                Layer.succeed(Target, { identity: { kind: "in-process" as const }, admin, credentials })
+              )
+            })
+          ),
+          server
+        )
       return Layer.provide(
         Layer.merge(
           InProcessClient.layer,
@@ -50,9 +68,10 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
             const s = yield* serveHttp({ host: "127.0.0.1", port: 0, admin: true })
             const version = yield* fetchServerVersion({ baseUrl: s.url })
             const admin = yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(s.url))
+            const credentials = hasExpireTokens(scenario) ? yield* generatorCredentials(yield* ApiServer) : undefined
             return Layer.merge(
-              ApiClient.layerHttp({ baseUrl: s.url, traffic }),
-              Layer.succeed(Target, { identity: { kind: "embedded", url: s.url, ...(version ? { version } : {}) }, admin })
+              ApiClient.layerHttp({ baseUrl: s.url, traffic, ...(credentials ? { credentials } : {}) }),
+              Layer.succeed(Target, { identity: { kind: "embedded", url: s.url, ...(version ? { version } : {}) }, admin, ...(credentials ? { credentials } : {}) })
             )
           })
         ),

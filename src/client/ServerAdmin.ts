@@ -16,8 +16,11 @@ export interface ServerAdminService {
   readonly dropWatches: Effect.Effect<number, ApiError>
   /** Stops answering for the given time. */
   readonly pause: (duration: Duration.DurationInput) => Effect.Effect<void, ApiError>
-  /** Expires every token the server issued (TokenRequest); returns how many. Absent where the server issues none. */
-  readonly expireTokens?: Effect.Effect<number, ApiError>
+  /**
+   * Expires every token the server issued (TokenRequest), and with `dropWatches` closes every watch in the same
+   * step (no request comes between them); how many of each. Absent where the server issues none.
+   */
+  readonly expireTokens?: (dropWatches: boolean) => Effect.Effect<{ readonly expired: number; readonly dropped: number }, ApiError>
 }
 
 export class ServerAdmin extends Context.Tag("clustersim/ServerAdmin")<ServerAdmin, ServerAdminService>() {
@@ -42,7 +45,8 @@ export class ServerAdmin extends Context.Tag("clustersim/ServerAdmin")<ServerAdm
       compact: post("/clustersim/compact", (b) => Number(b.compactedRevision)),
       dropWatches: post("/clustersim/drop-watches", (b) => Number(b.dropped)),
       pause: (duration) => Effect.asVoid(post(`/clustersim/pause?seconds=${Duration.toMillis(duration) / 1000}`, () => undefined)),
-      expireTokens: post("/clustersim/expire-tokens", (b) => Number(b.expired))
+      expireTokens: (dropWatches) =>
+        post(`/clustersim/expire-tokens${dropWatches ? "?dropWatches=true" : ""}`, (b) => ({ expired: Number(b.expired), dropped: Number(b.dropped ?? 0) }))
     })
   }
 }

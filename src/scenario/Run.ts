@@ -73,8 +73,11 @@ export const checkTargetSupports = (scenario: Scenario, hasAdmin: boolean): Eith
   scenario.phases.forEach((p, pi) =>
     p.actions.forEach((a, ai) => {
       const serverSide =
-        serverSideFailures.includes(a.type) || (a.type === "expire-continue-token" && a.compact === true) || (a.type === "expire-tokens" && a.side === "server")
-      const detail = a.type === "expire-continue-token" ? " with compact" : a.type === "expire-tokens" ? " side: server" : ""
+        serverSideFailures.includes(a.type) ||
+        (a.type === "expire-continue-token" && a.compact === true) ||
+        (a.type === "expire-tokens" && (a.side === "server" || a.dropWatches === true))
+      const detail =
+        a.type === "expire-continue-token" ? " with compact" : a.type === "expire-tokens" ? (a.side === "server" ? " side: server" : " with dropWatches") : ""
       if (serverSide) bad.push(`${formatPath(["phases", pi, "actions", ai])} (${a.type}${detail})`)
     })
   )
@@ -354,7 +357,7 @@ export interface RunOptions {
 
 export const makeRunState = (startedAtMs: number): RunState => ({ progress: new Progress(), actions: [], startedAtMs, tokenExpiry: new TokenExpiry() })
 
-const hasExpireTokens = (scenario: Scenario): boolean => scenario.phases.some((p) => p.actions.some((a) => a.type === "expire-tokens"))
+export const hasExpireTokens = (scenario: Scenario): boolean => scenario.phases.some((p) => p.actions.some((a) => a.type === "expire-tokens"))
 
 /** Setup and every phase; the scenario `duration` (if any) cuts the run. */
 export const runScenario = (scenario: Scenario, options: RunOptions) =>

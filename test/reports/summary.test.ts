@@ -129,12 +129,14 @@ describe("renderTokenRecovery", () => {
       renderTokenRecovery([
         { phase: "rotate", action: "writer", type: "constant-arrival-rate", tokens: { unauthorized: 1, firstUnauthorizedMs: 50, recoveredMs: 150, lost: 1 } },
         { phase: "rotate", action: "informers", type: "informers", tokens: { unauthorized: 2, firstUnauthorizedMs: 50, lost: 0 } },
+        { phase: "rotate", action: "watchers", type: "watch", tokens: { unauthorized: 0, lost: 0 } },
         { phase: "rotate", action: "expire", type: "expire-tokens", counts: { credentialsExpired: 1 } }
       ])
     ).toEqual([
       "expired tokens (times from the expiry):",
-      `  rotate/writer: 1× 401, first 401 after ${formatMs(50)}, recovered after ${formatMs(150)}, 1 requests lost`,
-      `  rotate/informers: 2× 401, first 401 after ${formatMs(50)}, NOT RECOVERED, 0 requests lost`
+      `  rotate/writer: 1× 401, first after ${formatMs(50)}, recovered after ${formatMs(150)}, 1 requests lost`,
+      `  rotate/informers: 2× 401, first after ${formatMs(50)}, NOT RECOVERED, 0 requests lost`,
+      "  rotate/watchers: no 401 (not affected)"
     ])
     expect(renderTokenRecovery([])).toEqual([])
   })

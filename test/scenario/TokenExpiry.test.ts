@@ -11,13 +11,13 @@ import * as Simulation from "../../simulator/kernel/Simulation.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
 import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
-import type { ApiServerImpl } from "../../simulator/apiserver/ApiServer.js"
+import { credentialedClient } from "../../simulator/apiserver/auth/CredentialedClient.js"
 import { Namespaces, ServiceAccounts } from "../../src/api/Resources.js"
 import { tokenRequestRunner } from "../../src/client/auth/TokenRequestPlugin.js"
 import * as Status from "../../src/api/Status.js"
 import { ApiError } from "../../src/api/Status.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
-import { credentialFailure, withCredential, type Credential, type CredentialSource } from "../../src/client/auth/Credential.js"
+import { withCredential, type CredentialSource } from "../../src/client/auth/Credential.js"
 import { execCredentialSource } from "../../src/client/auth/ExecAuthenticator.js"
 import { ServerAdmin } from "../../src/client/ServerAdmin.js"
 import { LatencyRecorder } from "../../src/loadgen/LatencyRecorder.js"
@@ -54,8 +54,7 @@ phases:
     actions:
       - { type: constant-arrival-rate, name: writer, rate: 10, request: { verb: patch, objects: cms } }
       - { type: informers, name: informers, resource: configmaps, namespace: rot, count: 2 }
-      - { type: expire-tokens, name: expire, at: 5050ms, side: ${side} }
-      - { type: drop-watches, name: drop, at: 5050ms }
+      - { type: expire-tokens, name: expire, at: 5050ms, side: ${side}, dropWatches: true }
 ${extra}`
 
 const runInVirtualTime = (text: string, pluginMs: number, withCredentials = true) => {
@@ -97,7 +96,7 @@ describe("expire-tokens (virtual time)", () => {
   it("side client: the writer loses one request and recovers 150 ms after the expiry; the informers relist after their backoff", () => {
     const { state, series, runs } = runInVirtualTime(scenarioText("client"), 50)
     const byName = Object.fromEntries(state.actions.map((a) => [a.action, a]))
-    expect(byName.expire?.counts).toEqual({ credentialsExpired: 1 })
+    expect(byName.expire?.counts).toEqual({ credentialsExpired: 1, droppedWatches: 2 })
     // 5.1 s: refused (the plugin runs again, 5.1–5.15 s); 5.2 s: the new token
     expect(byName.writer?.tokens).toEqual({ unauthorized: 1, firstUnauthorizedMs: 50, recoveredMs: 150, lost: 1 })
     // both watches reopened at the expiry with the stale token; their 401 is answered once the plugin ran (50 ms)
@@ -113,36 +112,6 @@ describe("expire-tokens (virtual time)", () => {
     expect(runs()).toBe(2)
   })
 })
-
-/**
- * The generator as the in-process client of the identity its credential source proves now: one in-process client
- * per credential, so the server authenticates every request (401 for an expired token).
- */
-const asCredentialed = (server: ApiServerImpl, source: CredentialSource): ApiClientService => {
-  const clients = new Map<string, ApiClientService>()
-  const clientOf = (c: Credential) => {
-    const key = c.token ?? ""
-    let client = clients.get(key)
-    if (!client) clients.set(key, (client = inProcessClient(server, c.token ? { authorization: `Bearer ${c.token}` } : {})))
-    return client
-  }
-  const via = <A>(call: (api: ApiClientService) => Effect.Effect<A, ApiError>) => withCredential(source, (c) => call(clientOf(c)))
-  return {
-    get: (...a) => via((api) => api.get(...a)),
-    list: (...a) => via((api) => api.list(...a)),
-    create: (...a) => via((api) => api.create(...a)),
-    update: (...a) => via((api) => api.update(...a)),
-    patch: (...a) => via((api) => api.patch(...a)),
-    delete: (...a) => via((api) => api.delete(...a)),
-    deleteCollection: (...a) => via((api) => api.deleteCollection(...a)),
-    watch: (...a) =>
-      Stream.unwrap(
-        Effect.map(Effect.mapError(source.current, credentialFailure), (c) =>
-          clientOf(c).watch(...a).pipe(Stream.tapError((e) => (e.status.code === 401 ? source.unauthorized(c) : Effect.void)))
-        )
-      )
-  }
-}
 
 describe("expire-tokens side server (virtual time)", () => {
   it("the server's issued tokens expire; the exec plugin (a TokenRequest) runs again on the first 401", () => {
@@ -169,7 +138,7 @@ describe("expire-tokens side server (virtual time)", () => {
           const admin = yield* ServerAdmin
           yield* runScenario(loaded.right.scenario, { seed: 7, admin, state, credentials: source }).pipe(
             Effect.provideService(LatencyRecorder, recorder),
-            Effect.provideService(ApiClient, asCredentialed(server, source))
+            Effect.provideService(ApiClient, credentialedClient(server, source))
           )
           return { state, runs }
         })
@@ -179,7 +148,7 @@ describe("expire-tokens side server (virtual time)", () => {
     const { state, runs } = exit.value
     const byName = Object.fromEntries(state.actions.map((a) => [a.action, a]))
     // one token issued at the start, valid until the expiry; a second after the first 401
-    expect(byName.expire?.counts).toEqual({ expiredTokens: 1 })
+    expect(byName.expire?.counts).toEqual({ expiredTokens: 1, droppedWatches: 2 })
     expect(runs).toBe(2)
     expect(byName.writer?.tokens).toEqual({ unauthorized: 1, firstUnauthorizedMs: 50, recoveredMs: 150, lost: 1 })
     expect(byName.informers?.tokens).toMatchObject({ unauthorized: 2, firstUnauthorizedMs: 50, lost: 0 })
@@ -198,7 +167,7 @@ describe("expire-tokens refusals", () => {
     const refused = checkTargetSupports(server.right.scenario, false)
     expect(Either.isLeft(refused) && refused.left.message).toBe(
       "these failure steps need the simulated server's admin hooks (target embedded, in-process, or the URL of a `clustersim serve --admin`; " +
-        "this target has no /clustersim/ admin endpoints): phases[0].actions[2] (expire-tokens side: server), phases[0].actions[3] (drop-watches)"
+        "this target has no /clustersim/ admin endpoints): phases[0].actions[2] (expire-tokens side: server)"
     )
   })
 })
