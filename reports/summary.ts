@@ -51,9 +51,9 @@ export const renderTokenRecovery = (actions: RunArtifact["actions"]): Array<stri
     "expired tokens (times from the expiry):",
     ...observed.map((x) => {
       const t = x.tokens!
-      const first = t.firstUnauthorizedMs !== undefined ? `, first 401 after ${formatMs(t.firstUnauthorizedMs)}` : ""
+      if (t.firstUnauthorizedMs === undefined) return `  ${x.phase}/${x.action}: no 401 (not affected)`
       const recovered = t.recoveredMs !== undefined ? `recovered after ${formatMs(t.recoveredMs)}` : "NOT RECOVERED"
-      return `  ${x.phase}/${x.action}: ${t.unauthorized}× 401${first}, ${recovered}, ${t.lost} requests lost`
+      return `  ${x.phase}/${x.action}: ${t.unauthorized}× 401, first after ${formatMs(t.firstUnauthorizedMs)}, ${recovered}, ${t.lost} requests lost`
     })
   ]
 }
