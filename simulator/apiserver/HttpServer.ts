@@ -39,6 +39,7 @@ import { tlsServerOptions } from "./http/Tls.js"
 import { admitRequest } from "./http/RequestIdentity.js"
 import type { UserInfo } from "./auth/UserInfo.js"
 import type { ServingTls } from "./auth/Certificates.js"
+import { isOpenApiPath, serveOpenApi } from "./openapi/ServeOpenApi.js"
 
 export interface HttpServerOptions {
   readonly host: string
@@ -157,6 +158,7 @@ const handle = (
     const q = url.indexOf("?")
     const path = q >= 0 ? url.slice(0, q) : url
     const query = q >= 0 ? new URLSearchParams(url.slice(q + 1)) : noQuery
+    if (isOpenApiPath(path)) return Effect.sync(() => serveOpenApi(path, query, req, res))
     const out = new Responder(req, res, isPretty(req, query))
     let parsed: Parsed
     try {

@@ -158,7 +158,10 @@ const serve = Command.make("serve", serveOptions, (o) => serveHandler({ ...o, de
 // ---------------------------------------------------------------------------------------------
 
 const targetOptions = {
-  target: optionalText("target", "embedded (default): the simulated server on a loopback port, over HTTP; in-process: direct calls; http(s)://HOST:PORT: any API server."),
+  target: optionalText(
+    "target",
+    "embedded (default): the simulated server on a loopback port, over HTTP; in-process: direct calls; http(s)://HOST:PORT: any API server. A cluster scenario runs in virtual time without --target or with in-process, on the real clock against embedded, a URL or --kubeconfig."
+  ),
   kubeconfig: optionalText("kubeconfig", "A real server from a kubeconfig file (token, client certificates, CA)."),
   context: optionalText("context", "The kubeconfig context (with --kubeconfig)."),
   token: optionalText("token", "Bearer token for --target URL."),
@@ -174,7 +177,10 @@ const runOptions = {
   ...targetOptions,
   out: optionalText("out", "Directory for run.json, latency.svg and report.html (default reports/runs/<timestamp>-<name>/)."),
   seed: integerFlag("seed", "Overrides the scenario's seed.").pipe(Options.optional),
-  junit: optionalText("junit", "Also write the threshold results as junit.xml to this file.")
+  junit: optionalText("junit", "Also write the threshold results as junit.xml to this file."),
+  cleanup: Options.boolean("cleanup").pipe(
+    Options.withDescription("A cluster scenario with a --target: delete the nodes, leases and pods the run owns (label clustersim.io/simulated=true) at its end or on Ctrl-C.")
+  )
 }
 
 type RunFlags = {
@@ -189,6 +195,7 @@ type RunFlags = {
   out: Option.Option<string>
   seed: Option.Option<number>
   junit: Option.Option<string>
+  cleanup: boolean
 }
 
 /** Ctrl-C (SIGINT) or SIGTERM stops the run; the partial artifact is still written (exit 130 / 143). */
@@ -224,7 +231,8 @@ const runScenarioFile = (file: string, o: RunFlags) =>
       interrupt: stopSignal,
       ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}),
       ...(Option.isSome(o.seed) ? { seed: o.seed.value } : {}),
-      ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {})
+      ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {}),
+      ...(o.cleanup ? { cleanup: true } : {})
     }
     const result = yield* runCommand(options)
     yield* exitWith(result.exitCode)

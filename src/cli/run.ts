@@ -1,7 +1,7 @@
 /**
  * `clustersim run scenario.yaml [--target embedded|in-process|URL] [--kubeconfig FILE --context C]
- * [--out DIR] [--seed N]`: the load runner against a target, and the simulation runner for scenarios with simulated
- * sections. Targets: ./target.ts; the artifact: ./artifact.ts; `validate`: ./validate.ts.
+ * [--out DIR] [--seed N] [--cleanup]`: the load runner against a target, and the simulation runner for scenarios with
+ * simulated sections — in virtual time, or with a named target in real time (./realtime.ts). Targets: ./target.ts; the artifact: ./artifact.ts; `validate`: ./validate.ts.
  *
  * Exit codes (k6): 0 pass, 99 thresholds breached, 2 invalid input, 1 run error; stopped by a signal (the partial
  * artifact written): 130 for SIGINT, 143 for SIGTERM (128 + the signal's number, as a shell reports it).
@@ -16,6 +16,7 @@ import { renderSummary } from "../../reports/summary.js"
 import { assembleArtifact, type Collected, type StopSignal } from "./artifact.js"
 import { writeReports } from "./reportFiles.js"
 import { resolveTarget, RunUsageError, Target, type TargetFlag, targetLayer } from "./target.js"
+import { runRealTimeScenario, runsInRealTime } from "./realtime.js"
 import type { TrafficCounter } from "../client/HttpTransport.js"
 import { GeneratorHealth } from "../loadgen/GeneratorHealth.js"
 import { LatencyRecorder, nowMillis } from "../loadgen/LatencyRecorder.js"
@@ -40,6 +41,8 @@ export interface RunCommandOptions {
   readonly interrupt?: Effect.Effect<StopSignal | void>
   /** Also write the threshold results as junit.xml here. */
   readonly junit?: string
+  /** A real-time cluster deletes the nodes, leases and pods it owns at its end (or stop). */
+  readonly cleanup?: boolean
 }
 
 export interface RunCommandResult {
@@ -120,7 +123,12 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       return { exitCode: artifact.exitCode, artifactPath: path, artifact }
     }
 
-    if (isSimulated(scenario)) return yield* runSimulatedScenario(o, scenario, text, seed, startedAt, finish, err, interrupt)
+    if (isSimulated(scenario)) {
+      if (runsInRealTime(o.target)) {
+        return (yield* runRealTimeScenario({ file: o.file, text, scenario, target: o.target, seed, startedAt, cleanup: o.cleanup ?? false, interrupt, err, finish })) as RunCommandResult
+      }
+      return yield* runSimulatedScenario(o, scenario, text, seed, startedAt, finish, err, interrupt)
+    }
 
     const traffic: TrafficCounter = { bytesIn: 0, bytesOut: 0 }
     const program = Effect.scoped(
@@ -189,10 +197,6 @@ const runSimulatedScenario = (
 ) =>
   Effect.scoped(
     Effect.gen(function* () {
-      if (o.target._tag === "url") {
-        err(`clustersim: ${o.file}: a scenario with a "cluster", "scheduler" or "eviction" section runs in the simulation; --target URL does not apply\n`)
-        return { exitCode: ExitCode.InvalidInput } as RunCommandResult
-      }
       let stoppedBy: StopSignal | undefined
       yield* Effect.forkScoped(Effect.flatMap(interrupt, (signal) => Effect.sync(() => void (stoppedBy = signal))))
       let captured: { recorder: LatencyRecorder["Type"]; state: RunState } | undefined
@@ -276,7 +280,8 @@ export const parseRunFlags = (argv: ReadonlyArray<string>) =>
             "client-key": { type: "string" },
             "insecure-skip-tls-verify": { type: "boolean" },
             out: { type: "string" },
-            seed: { type: "string" }
+            seed: { type: "string" },
+            cleanup: { type: "boolean" }
           },
           allowPositionals: true,
           strict: true
@@ -299,7 +304,8 @@ export const parseRunFlags = (argv: ReadonlyArray<string>) =>
       file: positionals[0]!,
       target,
       ...(values.out !== undefined ? { outDir: values.out } : {}),
-      ...(seed !== undefined ? { seed } : {})
+      ...(seed !== undefined ? { seed } : {}),
+      ...(values.cleanup === true ? { cleanup: true } : {})
     }
   })
 

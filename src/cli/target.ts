@@ -22,7 +22,8 @@ import { hasExpireTokens } from "../scenario/Run.js"
 import { credentialedClient } from "../../simulator/apiserver/auth/CredentialedClient.js"
 import { generatorCredentials } from "./generatorCredentials.js"
 
-export type TargetFlag = { readonly _tag: "embedded" } | { readonly _tag: "in-process" } | { readonly _tag: "url"; readonly options: HttpClientOptions; readonly context?: string }
+/** `explicit`: `--target embedded` was given (a cluster scenario then runs in real time, not in virtual time). */
+export type TargetFlag = { readonly _tag: "embedded"; readonly explicit?: boolean } | { readonly _tag: "in-process" } | { readonly _tag: "url"; readonly options: HttpClientOptions; readonly context?: string }
 
 /**
  * What the run talks to: identity for the artifact, the admin hooks when the target has them, and the client's
@@ -37,6 +38,9 @@ const serverConfig = (scenario: Scenario, seed: number): Partial<ApiServerConfig
 
 export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, traffic?: TrafficCounter): Layer.Layer<ApiClient | Target> => {
   const server = ApiServer.layer(serverConfig(scenario, seed))
+  // a real-time cluster's keep-alive pool (cluster.driver.connections), else the client's default
+  const connections = scenario.cluster?.driver?.connections
+  const pool = connections !== undefined ? { connections } : {}
   switch (t._tag) {
     case "in-process":
       if (hasExpireTokens(scenario))
@@ -70,7 +74,7 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
             const admin = yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(s.url))
             const credentials = hasExpireTokens(scenario) ? yield* generatorCredentials(yield* ApiServer) : undefined
             return Layer.merge(
-              ApiClient.layerHttp({ baseUrl: s.url, traffic, ...(credentials ? { credentials } : {}) }),
+              ApiClient.layerHttp({ baseUrl: s.url, traffic, ...pool, ...(credentials ? { credentials } : {}) }),
               Layer.succeed(Target, { identity: { kind: "embedded", url: s.url, ...(version ? { version } : {}) }, admin, ...(credentials ? { credentials } : {}) })
             )
           })
@@ -89,7 +93,7 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
             ? yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(t.options.baseUrl, probeTarget))
             : undefined
           return Layer.merge(
-            ApiClient.layerHttp({ ...t.options, traffic, ...(credentials ? { credentials } : {}) }),
+            ApiClient.layerHttp({ ...t.options, traffic, ...pool, ...(credentials ? { credentials } : {}) }),
             Layer.succeed(Target, {
               identity: { kind: "url", url: t.options.baseUrl, ...(version ? { version } : {}), ...(t.context ? { context: t.context } : {}) },
               admin,
@@ -191,7 +195,8 @@ export const resolveTarget = (
 
 /** `embedded`, `in-process` or an http(s) URL. */
 export const parseTargetText = (text: string | undefined): Effect.Effect<TargetFlag, RunUsageError> => {
-  if (text === undefined || text === "embedded") return Effect.succeed({ _tag: "embedded" })
+  if (text === undefined) return Effect.succeed({ _tag: "embedded" })
+  if (text === "embedded") return Effect.succeed({ _tag: "embedded", explicit: true })
   if (text === "in-process") return Effect.succeed({ _tag: "in-process" })
   if (/^https?:\/\//.test(text)) return Effect.succeed({ _tag: "url", options: { baseUrl: text } })
   return Effect.fail(new RunUsageError(`--target: expected embedded, in-process or an http(s):// URL, got "${text}"`))
