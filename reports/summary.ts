@@ -43,6 +43,21 @@ export const table = (rows: ReadonlyArray<ReadonlyArray<string>>, leftColumns = 
   return rows.map((r) => r.map((cell, c) => pad(cell, widths[c]!, c >= leftColumns)).join("  ").trimEnd()).join("\n")
 }
 
+/** After an `expire-tokens` step: each client's 401s, time to the first 401 and to recovery, requests lost. */
+export const renderTokenRecovery = (actions: RunArtifact["actions"]): Array<string> => {
+  const observed = actions.filter((x) => x.tokens !== undefined)
+  if (observed.length === 0) return []
+  return [
+    "expired tokens (times from the expiry):",
+    ...observed.map((x) => {
+      const t = x.tokens!
+      if (t.firstUnauthorizedMs === undefined) return `  ${x.phase}/${x.action}: no 401 (not affected)`
+      const recovered = t.recoveredMs !== undefined ? `recovered after ${formatMs(t.recoveredMs)}` : "NOT RECOVERED"
+      return `  ${x.phase}/${x.action}: ${t.unauthorized}× 401, first after ${formatMs(t.firstUnauthorizedMs)}, ${recovered}, ${t.lost} requests lost`
+    })
+  ]
+}
+
 const groupText = (g: Readonly<Record<string, string | undefined>>): string => {
   const parts = Object.entries(g).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`)
   return parts.length === 0 ? "" : ` [${parts.join(",")}]`
@@ -176,6 +191,7 @@ export const renderSummary = (a: RunArtifact): string => {
     out.push(`latency is measured from the intended start (open model); closed-model series under-sample stalls`)
   }
   out.push(`relists: ${a.relists}   errors: ${a.errors.total}`)
+  out.push(...renderTokenRecovery(a.actions))
   for (const e of a.errors.messages.slice(0, 5)) out.push(`  ${e.count}× ${e.message}`)
   if (a.health) {
     const h = a.health

@@ -127,6 +127,14 @@ export class ApiServerImpl {
     return Effect.sync(() => this.hub.closeAll())
   }
 
+  /**
+   * Expire every service-account token issued so far (the `expire-tokens` step, side server), and with
+   * `dropWatches` close every watch in the same step, as a restart with a new signing key would; how many of each.
+   */
+  expireTokens(dropWatches = false): Effect.Effect<{ readonly expired: number; readonly dropped: number }> {
+    return Effect.sync(() => ({ expired: this.serviceAccountTokens.expireIssued(), dropped: dropWatches ? this.hub.closeAll() : 0 }))
+  }
+
   // ---- verbs ----------------------------------------------------------------------------------------------
 
   get(resource: ResourceType, name: string, opts?: GetOptions): Effect.Effect<KObject, ApiError> {

@@ -106,6 +106,7 @@ export const layerAdmin: Layer.Layer<ServerAdmin, never, ApiServer> = Layer.effe
   Effect.map(ApiServer, (server) => ({
     compact: server.compact(),
     dropWatches: server.dropWatches(),
+    expireTokens: (dropWatches) => server.expireTokens(dropWatches),
     pause: (duration) => server.pause(Duration.toMillis(duration))
   }))
 )

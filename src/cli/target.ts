@@ -10,7 +10,7 @@ import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
 import { ApiClient } from "../client/ApiClient.js"
 import type { HttpClientOptions, TrafficCounter } from "../client/HttpTransport.js"
 import { hasAdminHooks } from "../client/AdminProbe.js"
-import { fetchServerVersion } from "../client/Probe.js"
+import { fetchServerVersion, type ProbeTarget } from "../client/Probe.js"
 import { loadKubeconfigContext } from "../client/Kubeconfig.js"
 import { ServerAdmin, type ServerAdminService } from "../client/ServerAdmin.js"
 import { credentialSourceFor } from "../client/auth/ClientCredentials.js"
@@ -19,6 +19,9 @@ import type { TargetIdentity } from "../scenario/Artifact.js"
 import type { Scenario } from "../scenario/Scenario.js"
 import { serverSettings } from "../scenario/Simulated.js"
 import { ServerProcessError, startServerProcess } from "./ServerProcess.js"
+import { hasExpireTokens } from "../scenario/Run.js"
+import { credentialedClient } from "../../simulator/apiserver/auth/CredentialedClient.js"
+import { generatorCredentials } from "./generatorCredentials.js"
 
 export type TargetFlag =
   | {
@@ -50,13 +53,14 @@ export class Target extends Context.Tag("clustersim/cli/Target")<
 const serverConfig = (scenario: Scenario, seed: number): Partial<ApiServerConfig> => ({ ...serverSettings(scenario), seed })
 
 /** Client and identity of a server at `url` with the admin hooks (a `clustersim serve --admin`). */
-const embeddedAt = (url: string, traffic: TrafficCounter | undefined, pool: { readonly connections?: number }) =>
+const embeddedAt = (url: string, traffic: TrafficCounter | undefined, pool: { readonly connections?: number }, credentials?: CredentialSource) =>
   Effect.gen(function* () {
     const version = yield* fetchServerVersion({ baseUrl: url })
     const admin = yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(url))
+    const withCredentials = credentials ? { credentials } : {}
     return Layer.merge(
-      ApiClient.layerHttp({ baseUrl: url, traffic, ...pool }),
-      Layer.succeed(Target, { identity: { kind: "embedded" as const, url, ...(version ? { version } : {}) }, admin })
+      ApiClient.layerHttp({ baseUrl: url, traffic, ...pool, ...withCredentials }),
+      Layer.succeed(Target, { identity: { kind: "embedded" as const, url, ...(version ? { version } : {}) }, admin, ...withCredentials })
     )
   })
 
@@ -67,6 +71,21 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
   const pool = connections !== undefined ? { connections } : {}
   switch (t._tag) {
     case "in-process":
+      if (hasExpireTokens(scenario))
+        return Layer.provide(
+          Layer.unwrapEffect(
+            Effect.gen(function* () {
+              const api = yield* ApiServer
+              const credentials = yield* generatorCredentials(api)
+              const admin = yield* Effect.provide(ServerAdmin, InProcessClient.layerAdmin)
+              return Layer.merge(
+                Layer.succeed(ApiClient, credentialedClient(api, credentials)),
+                Layer.succeed(Target, { identity: { kind: "in-process" as const }, admin, credentials })
+              )
+            })
+          ),
+          server
+        )
       return Layer.provide(
         Layer.merge(
           InProcessClient.layer,
@@ -75,7 +94,8 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
         server
       )
     case "embedded":
-      if (t.serverProcess === "own") {
+      // A scenario that expires tokens has the generator's issued by the server itself: that server runs here.
+      if (t.serverProcess === "own" && !hasExpireTokens(scenario)) {
         const settings = serverConfig(scenario, seed)
         return Layer.unwrapScoped(
           Effect.flatMap(
@@ -89,14 +109,27 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
           )
         )
       }
-      return Layer.provide(Layer.unwrapScoped(Effect.flatMap(serveHttp({ host: "127.0.0.1", port: 0, admin: true }), (s) => embeddedAt(s.url, traffic, pool))), server)
+      return Layer.provide(
+        Layer.unwrapScoped(
+          Effect.gen(function* () {
+            const s = yield* serveHttp({ host: "127.0.0.1", port: 0, admin: true })
+            const credentials = hasExpireTokens(scenario) ? yield* generatorCredentials(yield* ApiServer) : undefined
+            return yield* embeddedAt(s.url, traffic, pool, credentials)
+          })
+        ),
+        server
+      )
     case "url":
       return Layer.unwrapEffect(
         Effect.gen(function* () {
-          const version = yield* fetchServerVersion(t.options)
-          // a `clustersim serve --admin` URL has the failure hooks too
-          const admin = (yield* hasAdminHooks(t.options.baseUrl, t.options)) ? yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(t.options.baseUrl)) : undefined
           const credentials = t.options.credentials ?? credentialSourceFor({ ...t.options, hasClientCertificate: t.options.tls?.cert !== undefined })
+          // the probes go out with the client's credential too (a server may refuse anonymous requests)
+          const probeTarget = yield* probeTargetOf(t.options, credentials)
+          const version = yield* fetchServerVersion(probeTarget)
+          // a `clustersim serve --admin` URL has the failure hooks too
+          const admin = (yield* hasAdminHooks(t.options.baseUrl, probeTarget))
+            ? yield* Effect.provide(ServerAdmin, ServerAdmin.layerHttp(t.options.baseUrl, probeTarget))
+            : undefined
           return Layer.merge(
             ApiClient.layerHttp({ ...t.options, traffic, ...pool, ...(credentials ? { credentials } : {}) }),
             Layer.succeed(Target, {
@@ -109,6 +142,19 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
       )
   }
 }
+
+/** The target's address and TLS material with the credential the client would send now (none if it has none yet). */
+const probeTargetOf = (options: HttpClientOptions, credentials: CredentialSource | undefined): Effect.Effect<ProbeTarget> =>
+  Effect.gen(function* () {
+    const credential = credentials ? yield* Effect.option(credentials.current) : undefined
+    const held = credential?._tag === "Some" ? credential.value : undefined
+    const cert = held?.clientCertificate
+    return {
+      baseUrl: options.baseUrl,
+      ...(held?.token ? { token: held.token } : {}),
+      ...(options.tls || cert ? { tls: { ...options.tls, ...(cert ? { cert: cert.cert, key: cert.key } : {}) } } : {})
+    }
+  })
 
 export class RunUsageError extends Error {}
 

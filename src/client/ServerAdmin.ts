@@ -4,7 +4,8 @@
  * in-process, `simulator/apiserver/InProcessClient.ts` (`layerAdmin`) calls the server. A real server has none.
  */
 import { Context, Duration, Effect, Layer } from "effect"
-import { request } from "undici"
+import { Agent, request } from "undici"
+import { tlsConnectOptions, type ProbeTarget } from "./Probe.js"
 import * as Status from "../api/Status.js"
 import { ApiError } from "../api/Status.js"
 
@@ -15,16 +16,22 @@ export interface ServerAdminService {
   readonly dropWatches: Effect.Effect<number, ApiError>
   /** Stops answering for the given time. */
   readonly pause: (duration: Duration.DurationInput) => Effect.Effect<void, ApiError>
-  /** Expires every token the server issued (TokenRequest); returns how many. Absent where the server issues none. */
-  readonly expireTokens?: Effect.Effect<number, ApiError>
+  /**
+   * Expires every token the server issued (TokenRequest), and with `dropWatches` closes every watch in the same
+   * step (no request comes between them); how many of each. Absent where the server issues none.
+   */
+  readonly expireTokens?: (dropWatches: boolean) => Effect.Effect<{ readonly expired: number; readonly dropped: number }, ApiError>
 }
 
 export class ServerAdmin extends Context.Tag("clustersim/ServerAdmin")<ServerAdmin, ServerAdminService>() {
-  static readonly layerHttp = (baseUrl: string): Layer.Layer<ServerAdmin> => {
+  /** The `/clustersim/` endpoints of `baseUrl`, with the target's TLS material and token (`serve --tls --admin`). */
+  static readonly layerHttp = (baseUrl: string, options: Omit<ProbeTarget, "baseUrl"> = {}): Layer.Layer<ServerAdmin> => {
+    const dispatcher = options.tls ? new Agent({ connect: tlsConnectOptions(options.tls) }) : undefined
+    const headers = options.token ? { authorization: `Bearer ${options.token}` } : {}
     const post = <A>(path: string, pick: (body: Record<string, unknown>) => A) =>
       Effect.tryPromise({
         try: async () => {
-          const res = await request(baseUrl.replace(/\/$/, "") + path, { method: "POST" })
+          const res = await request(baseUrl.replace(/\/$/, "") + path, { method: "POST", headers, ...(dispatcher ? { dispatcher } : {}) })
           const text = await res.body.text()
           if (res.statusCode !== 200) throw new ApiError({ status: JSON.parse(text) as Status.Status })
           return pick(JSON.parse(text) as Record<string, unknown>)
@@ -38,7 +45,8 @@ export class ServerAdmin extends Context.Tag("clustersim/ServerAdmin")<ServerAdm
       compact: post("/clustersim/compact", (b) => Number(b.compactedRevision)),
       dropWatches: post("/clustersim/drop-watches", (b) => Number(b.dropped)),
       pause: (duration) => Effect.asVoid(post(`/clustersim/pause?seconds=${Duration.toMillis(duration) / 1000}`, () => undefined)),
-      expireTokens: post("/clustersim/expire-tokens", (b) => Number(b.expired))
+      expireTokens: (dropWatches) =>
+        post(`/clustersim/expire-tokens${dropWatches ? "?dropWatches=true" : ""}`, (b) => ({ expired: Number(b.expired), dropped: Number(b.dropped ?? 0) }))
     })
   }
 }

@@ -75,8 +75,11 @@ export const checkTargetSupports = (scenario: Scenario, hasAdmin: boolean): Eith
   scenario.phases.forEach((p, pi) =>
     p.actions.forEach((a, ai) => {
       const serverSide =
-        serverSideFailures.includes(a.type) || (a.type === "expire-continue-token" && a.compact === true) || (a.type === "expire-tokens" && a.side === "server")
-      const detail = a.type === "expire-continue-token" ? " with compact" : a.type === "expire-tokens" ? " side: server" : ""
+        serverSideFailures.includes(a.type) ||
+        (a.type === "expire-continue-token" && a.compact === true) ||
+        (a.type === "expire-tokens" && (a.side === "server" || a.dropWatches === true))
+      const detail =
+        a.type === "expire-continue-token" ? " with compact" : a.type === "expire-tokens" ? (a.side === "server" ? " side: server" : " with dropWatches") : ""
       if (serverSide) bad.push(`${formatPath(["phases", pi, "actions", ai])} (${a.type}${detail})`)
     })
   )
@@ -301,30 +304,32 @@ const runPhase = (env: RunEnv, state: RunState, phase: Phase, admin: ServerAdmin
           const name = actionName(a, i)
           const counts: Record<string, number> = {}
           const client = `${phase.name}/${name}`
-          const tokens = () => {
-            const report = state.tokenExpiry.report(client)
-            return report ? { tokens: report } : {}
-          }
+          const tokens = Effect.map(
+            Effect.suspend(() => state.tokenExpiry.recordRecovery(client)),
+            (report) => (report ? { tokens: report } : {})
+          )
           const base = { phase: phase.name, action: name, type: a.type }
           switch (a.type) {
             case "constant-arrival-rate":
             case "ramping-arrival-rate":
             case "closed": {
               const executor = yield* runLoadAction(env, phase, a, name, counts)
-              state.actions.push({ ...base, ...(executor ? { executor } : {}), ...(Object.keys(counts).length > 0 ? { counts } : {}), ...tokens() })
+              state.actions.push({ ...base, ...(executor ? { executor } : {}), ...(Object.keys(counts).length > 0 ? { counts } : {}), ...(yield* tokens) })
               return
             }
             case "watch":
               if (shareOf(a.count, env.segment) === 0) return
               yield* untilPhaseEnd(runWatchers(env, { ...a, count: shareOf(a.count, env.segment) }, name, counts))
-              state.actions.push({ ...base, counts, ...tokens() })
+              state.actions.push({ ...base, counts, ...(yield* tokens) })
               return
             case "informers":
               if (shareOf(a.count, env.segment) === 0) return
               yield* Effect.scoped(
                 Effect.gen(function* () {
                   const handle = yield* startInformers({ ...a, count: shareOf(a.count, env.segment) }, name)
-                  const reported = Effect.flatMap(handle.report, (report) => Effect.sync(() => void state.actions.push({ ...base, informers: report, ...tokens() })))
+                  const reported = Effect.flatMap(Effect.zip(handle.report, tokens), ([report, t]) =>
+                    Effect.sync(() => void state.actions.push({ ...base, informers: report, ...t }))
+                  )
                   // cut short by the scenario's duration or a signal, the informers still report: one that never
                   // synced fails the run (Outcome.ts)
                   yield* Effect.sleep(Duration.millis(phaseMs)).pipe(Effect.onInterrupt(() => reported))
@@ -336,7 +341,7 @@ const runPhase = (env: RunEnv, state: RunState, phase: Phase, admin: ServerAdmin
               if (!runsOnce(env.segment)) return
               yield* Effect.sleep(Duration.millis(atOf(a)))
               yield* untilPhaseEnd(runSlowPager(env, a, name, admin, counts))
-              state.actions.push({ ...base, counts, ...tokens() })
+              state.actions.push({ ...base, counts, ...(yield* tokens) })
               return
             case "expire-tokens":
               yield* Effect.sleep(Duration.millis(atOf(a)))
@@ -382,7 +387,7 @@ export const runTagOf = (seed: number, startedAtMs: number): string => `r${seed}
 
 export const makeRunState = (startedAtMs: number): RunState => ({ progress: new Progress(), actions: [], startedAtMs, tokenExpiry: new TokenExpiry() })
 
-const hasExpireTokens = (scenario: Scenario): boolean => scenario.phases.some((p) => p.actions.some((a) => a.type === "expire-tokens"))
+export const hasExpireTokens = (scenario: Scenario): boolean => scenario.phases.some((p) => p.actions.some((a) => a.type === "expire-tokens"))
 
 /** Setup and every phase; the scenario `duration` (if any) cuts the run. */
 export const runScenario = (scenario: Scenario, options: RunOptions) =>

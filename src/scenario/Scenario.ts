@@ -215,7 +215,12 @@ export const ExpireTokens = Schema.Struct({
   type: Schema.Literal("expire-tokens"),
   ...common,
   ...at,
-  side: Schema.optional(Schema.Literal("server", "client"))
+  side: Schema.optional(Schema.Literal("server", "client")),
+  /**
+   * Right after the expiry, close every watch (a control-plane restart with a new signing key), so informers must
+   * list and watch again with the expired token; needs the admin hooks. Default false.
+   */
+  dropWatches: Schema.optional(Schema.Boolean)
 }).annotations({ identifier: "ExpireTokens" })
 
 export const Action = Schema.Union(

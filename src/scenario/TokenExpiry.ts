@@ -4,8 +4,8 @@
  * the generator's client holds is swapped for one the server refuses, and the client recovers as client-go would
  * (`src/client/auth`: a static token never, a token file at its next re-read, an exec plugin on the first 401).
  *
- * Every action's client is observed: its 401 answers, the time from the expiry to its first 401 and to the first
- * success of a request sent after the expiry, and the requests lost — a load action's 401 is an operation given
+ * Every action's client is observed: its 401 answers since the expiry, the time from the expiry to its first 401
+ * and to the first success of a request sent after the expiry once it was refused, and the requests lost — a load action's 401 is an operation given
  * up (client-go does not retry it); informers and watchers retry theirs, so they lose none, they only wait.
  */
 import { Clock, Effect, Stream } from "effect"
@@ -13,14 +13,20 @@ import type { ApiError } from "../api/Status.js"
 import type { ApiClientService } from "../client/ApiClient.js"
 import type { CredentialSource } from "../client/auth/Credential.js"
 import type { ServerAdminService } from "../client/ServerAdmin.js"
+import { LatencyRecorder, type MetricKey } from "../loadgen/LatencyRecorder.js"
 import type { Action } from "./Scenario.js"
 
-/** One client's figures around the last expiry; times in ms from the expiry. */
+export const TokenRecoveryKey: MetricKey = { metric: "token_recovery", operation: "AUTH", resource: "credentials", scope: "client" }
+
+/**
+ * One client's figures since the last expiry; times in ms from the expiry. A client without a 401 since then was
+ * not affected (an informer whose watch carried on): it has no recovery time.
+ */
 export interface TokenRecovery {
-  /** 401 answers (also any before the expiry). */
+  /** 401 answers. */
   readonly unauthorized: number
   readonly firstUnauthorizedMs?: number
-  /** The first success of a request sent at or after the expiry; absent while the client has not recovered. */
+  /** The first success of a request sent after the expiry, once the client was refused; absent while it has not recovered. */
   readonly recoveredMs?: number
   /** Requests given up on a 401. */
   readonly lost: number
@@ -51,8 +57,10 @@ export class TokenExpiry {
       if (losesRefused) state.lost++
       if (this.expiredAt !== undefined && state.firstUnauthorizedAt === undefined) state.firstUnauthorizedAt = now
     }
+    // a success counts once the client was refused: before that nothing needed recovering
     const succeeded = (sentAt: number) => {
-      if (this.expiredAt !== undefined && state.recoveredAt === undefined && sentAt >= this.expiredAt) state.recoveredAt = sentAt
+      if (this.expiredAt !== undefined && state.firstUnauthorizedAt !== undefined && state.recoveredAt === undefined && sentAt >= this.expiredAt)
+        state.recoveredAt = sentAt
     }
     const seen = <A>(request: Effect.Effect<A, ApiError>): Effect.Effect<A, ApiError> =>
       Effect.flatMap(Clock.currentTimeMillis, (sentAt) =>
@@ -87,9 +95,28 @@ export class TokenExpiry {
   markExpired(at: number): void {
     this.expiredAt = at
     for (const state of this.clients.values()) {
+      state.unauthorized = 0
+      state.lost = 0
       delete state.firstUnauthorizedAt
       delete state.recoveredAt
     }
+  }
+
+  /**
+   * The figures of `client`; for a client refused since the expiry also a `token_recovery` sample (tagged with
+   * the action): the time from the expiry to its recovery, or a failed sample while it has not recovered — so
+   * thresholds can judge them (`latency{metric:token_recovery}`, `errors{metric:token_recovery}`).
+   */
+  recordRecovery(client: string): Effect.Effect<TokenRecovery | undefined, never, LatencyRecorder> {
+    const report = this.report(client)
+    const expiredAt = this.expiredAt
+    if (!report || expiredAt === undefined || report.firstUnauthorizedMs === undefined) return Effect.succeed(report)
+    return Effect.gen(function* () {
+      const recorder = yield* LatencyRecorder
+      const completedAt = report.recoveredMs !== undefined ? expiredAt + report.recoveredMs : yield* Clock.currentTimeMillis
+      yield* recorder.record(TokenRecoveryKey, { intendedStart: expiredAt, sentAt: expiredAt, completedAt, ok: report.recoveredMs !== undefined, model: "closed" })
+      return report
+    })
   }
 
   /** The figures of `client`, once a token expired. */
@@ -126,14 +153,21 @@ export const expireTokens = (
     if ((a.side ?? "client") === "server") {
       const hook = target.admin?.expireTokens
       if (!hook) return yield* Effect.fail(new ExpireTokensUnsupported(`side: server needs a simulated server that issues tokens (target embedded, in-process, or \`clustersim serve --admin\`)`))
-      counts.expiredTokens = yield* hook
-    } else {
-      if (!target.credentials)
-        return yield* Effect.fail(
-          new ExpireTokensUnsupported("side: client needs a client with credentials (--token, or a kubeconfig user with a token, tokenFile or exec plugin)")
-        )
-      yield* target.credentials.expireHeld(expiredToken)
-      counts.credentialsExpired = 1
+      // marked when the step acts: a request refused while the hook's answer travels back counts already
+      expiry.markExpired(yield* Clock.currentTimeMillis)
+      const done = yield* hook(a.dropWatches === true)
+      counts.expiredTokens = done.expired
+      if (a.dropWatches) counts.droppedWatches = done.dropped
+      return
     }
+    if (!target.credentials)
+      return yield* Effect.fail(
+        new ExpireTokensUnsupported("side: client needs a client with credentials (--token, or a kubeconfig user with a token, tokenFile or exec plugin)")
+      )
+    if (a.dropWatches && !target.admin) return yield* Effect.fail(new ExpireTokensUnsupported("dropWatches needs the simulated server's admin hooks"))
     expiry.markExpired(yield* Clock.currentTimeMillis)
+    yield* target.credentials.expireHeld(expiredToken)
+    counts.credentialsExpired = 1
+    // a request refused in between may already have the client fetch a new token: the informers may then be spared
+    if (a.dropWatches && target.admin) counts.droppedWatches = yield* target.admin.dropWatches
   })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { renderLatencySvg } from "../../reports/plot.js"
-import { formatMs, renderCluster, renderSections, renderSummary, table } from "../../reports/summary.js"
+import { formatMs, renderCluster, renderSections, renderSummary, renderTokenRecovery, table } from "../../reports/summary.js"
 import type { RunArtifact } from "../../src/scenario/Artifact.js"
 import { encodeHistogram, makeHistogram, summarize } from "../../src/loadgen/LatencyRecorder.js"
 
@@ -120,5 +120,24 @@ describe("renderSections", () => {
       "eviction: 1 pods evicted",
       "  6m30s default/leaky (memory.available)"
     ])
+  })
+})
+
+describe("renderTokenRecovery", () => {
+  it("after an expire-tokens step: each client's 401s, first 401, recovery and lost requests", () => {
+    expect(
+      renderTokenRecovery([
+        { phase: "rotate", action: "writer", type: "constant-arrival-rate", tokens: { unauthorized: 1, firstUnauthorizedMs: 50, recoveredMs: 150, lost: 1 } },
+        { phase: "rotate", action: "informers", type: "informers", tokens: { unauthorized: 2, firstUnauthorizedMs: 50, lost: 0 } },
+        { phase: "rotate", action: "watchers", type: "watch", tokens: { unauthorized: 0, lost: 0 } },
+        { phase: "rotate", action: "expire", type: "expire-tokens", counts: { credentialsExpired: 1 } }
+      ])
+    ).toEqual([
+      "expired tokens (times from the expiry):",
+      `  rotate/writer: 1× 401, first after ${formatMs(50)}, recovered after ${formatMs(150)}, 1 requests lost`,
+      `  rotate/informers: 2× 401, first after ${formatMs(50)}, NOT RECOVERED, 0 requests lost`,
+      "  rotate/watchers: no 401 (not affected)"
+    ])
+    expect(renderTokenRecovery([])).toEqual([])
   })
 })

@@ -26,6 +26,8 @@ interface Claims {
   readonly exp: number
   readonly iat: number
   readonly iss: string
+  /** The token's number on this server (upstream's `jti` is a random id; the expiry failure needs the order). */
+  readonly jti: string
   readonly nbf: number
   readonly sub: string
   readonly "platform.io": { readonly namespace: string; readonly serviceaccount: { readonly name: string; readonly uid: string } }
@@ -36,8 +38,13 @@ const header = base64url(JSON.stringify({ alg: "HS256", typ: "JWT" }))
 
 export class ServiceAccountTokens {
   private readonly key: Buffer
-  /** Tokens issued before this time (seconds) are refused: the server-side "tokens expire now" failure. */
-  private notIssuedBefore = Number.NEGATIVE_INFINITY
+  /** Tokens issued so far; each carries its number (`jti`). */
+  private issued = 0
+  /**
+   * Tokens numbered below this are refused: the server-side "tokens expire now" failure. A number rather than
+   * the `iat` second, so a token issued right after the expiry, in the same second, works.
+   */
+  private firstValid = 0
 
   constructor(
     readonly issuer: string = defaultIssuer,
@@ -58,6 +65,7 @@ export class ServiceAccountTokens {
       exp: iat + expirationSeconds,
       iat,
       iss: this.issuer,
+      jti: String(this.issued++),
       nbf: iat,
       sub: serviceAccountUserName(account.namespace, account.name),
       "platform.io": { namespace: account.namespace, serviceaccount: { name: account.name, uid: account.uid } }
@@ -66,9 +74,11 @@ export class ServiceAccountTokens {
     return { token: `${header}.${payload}.${this.sign(payload)}`, expiresAtMs: claims.exp * 1000 }
   }
 
-  /** Every token issued before `nowMs` stops working (they count as expired from then on). */
-  expireIssuedBefore(nowMs: number): void {
-    this.notIssuedBefore = Math.floor(nowMs / 1000) + 1
+  /** Every token issued so far stops working (they count as expired from then on); how many were still valid. */
+  expireIssued(): number {
+    const expired = this.issued - this.firstValid
+    this.firstValid = this.issued
+    return expired
   }
 
   /** Whether `token` looks like one of this server's JWTs (else other token authenticators may know it). */
@@ -97,7 +107,7 @@ export class ServiceAccountTokens {
     if (!claims.aud.includes(this.issuer)) return Either.left("token audiences is invalid")
     if (now > claims.exp + leewaySeconds) return Either.left("service account token has expired")
     if (now < claims.nbf - leewaySeconds) return Either.left("service account token is not valid yet")
-    if (claims.iat < this.notIssuedBefore) return Either.left("service account token has expired")
+    if (!(Number(claims.jti) >= this.firstValid)) return Either.left("service account token has expired")
     const { namespace, serviceaccount } = claims["platform.io"]
     const uid = accountUid(namespace, serviceaccount.name)
     if (uid === undefined) return Either.left(`serviceaccounts "${serviceaccount.name}" not found`)

@@ -7,7 +7,7 @@ import type { Responder } from "./Responder.js"
 /** The longest `/clustersim/pause` (one hour). */
 const maxPauseSeconds = 3600
 
-/** `POST /clustersim/<action>` (`serve --admin`): compact, drop-watches, pause?seconds=N (docs/limits.md). */
+/** `POST /clustersim/<action>` (`serve --admin`): compact, drop-watches, pause?seconds=N, expire-tokens[?dropWatches=true] (docs/limits.md). */
 export const adminAction = (api: ApiServerImpl, action: string, query: URLSearchParams, method: string, out: Responder): Effect.Effect<void> => {
   if (method !== "POST") return Effect.sync(() => out.error(Status.methodNotAllowed()))
   switch (action) {
@@ -15,6 +15,8 @@ export const adminAction = (api: ApiServerImpl, action: string, query: URLSearch
       return api.compact().pipe(Effect.map((revision) => out.json(200, { compactedRevision: revision })))
     case "drop-watches":
       return api.dropWatches().pipe(Effect.map((dropped) => out.json(200, { dropped })))
+    case "expire-tokens":
+      return api.expireTokens(query.get("dropWatches") === "true").pipe(Effect.map((r) => out.json(200, r)))
     case "pause": {
       const raw = query.get("seconds") ?? ""
       const seconds = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN
