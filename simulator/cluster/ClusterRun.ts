@@ -54,6 +54,8 @@ export interface ClusterRunOptions {
   readonly baseDir?: string
   /** Virtual time between two `onProgress` calls (ms). Default 1 minute. */
   readonly progressEveryMs?: number
+  /** Also call `onProgress` when this much wall time passed since the last call (ms), however slow virtual time runs. */
+  readonly progressEveryWallMs?: number
   /** More parts of the scenario, run in the same simulation (`SimulatedSection`). */
   readonly sections?: ReadonlyArray<SimulatedSection>
   /** Settings of the simulated API server (the scenario's `server:` section). */
@@ -167,6 +169,7 @@ export const runSimulation = (options: SimulationOptions & { readonly stopReques
     const built = build(options, resolved, wallClock)
     const progressEvery = options.progressEveryMs ?? 60_000
     let nextProgress = startMillis + progressEvery
+    let lastProgressWall = wallClock()
     const totals = { timersFired: 0, tasksRun: 0 }
     let stopped = false
     for (;;) {
@@ -174,11 +177,14 @@ export const runSimulation = (options: SimulationOptions & { readonly stopReques
       const outcome = built.sim.runUntil(built.target, {
         progressEvery: 1_000,
         onProgress: (p) => {
-          if (options.onProgress && p.now >= nextProgress) {
-            nextProgress += progressEvery
-            options.onProgress({ virtualMs: p.now - startMillis, wallMs: wallClock() - built.wallStart })
+          const wall = wallClock()
+          if (options.onProgress && (p.now >= nextProgress || (options.progressEveryWallMs !== undefined && wall - lastProgressWall >= options.progressEveryWallMs))) {
+            if (p.now >= nextProgress) nextProgress += progressEvery
+            lastProgressWall = wall
+            options.onProgress({ virtualMs: p.now - startMillis, wallMs: wall - built.wallStart })
           }
-          if (wallClock() - sliceStart >= SliceWallMs) built.sim.stop()
+          // (the report at the target itself ends the run anyway: a stop there would only start the slice again)
+          if (wall - sliceStart >= SliceWallMs && p.now < built.target) built.sim.stop()
         }
       })
       totals.timersFired += outcome.timersFired
