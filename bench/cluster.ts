@@ -41,7 +41,7 @@ const podsPerNode = Number(positional[1] ?? 30)
 const minutes = Number(positional[2] ?? 60)
 const durationMs = minutes * 60_000
 
-const counters: ClientLoadCounters = { nodeWatchEvents: 0, informerEvents: 0, lists: 0, listedItems: 0, gets: 0, errors: 0 }
+const counters: ClientLoadCounters = { nodeWatchEvents: 0, informerEvents: 0, lists: 0, listedItems: 0, gets: 0, errors: 0, syncs: 0 }
 const clients = clientLoad(
   {
     nodes: Array.from({ length: nodes }, (_, i) => `node-${i}`),

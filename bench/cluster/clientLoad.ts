@@ -29,6 +29,8 @@ export interface ClientLoadCounters {
   listedItems: number
   gets: number
   errors: number
+  /** Lists of the reflectors and informers, the first ones included. */
+  syncs: number
 }
 
 export const clientLoad = (options: ClientLoadOptions, counters: ClientLoadCounters): Effect.Effect<void, never, ApiClient> =>
@@ -38,7 +40,7 @@ export const clientLoad = (options: ClientLoadOptions, counters: ClientLoadCount
       const nodeRandom = random.split("nodes")
       for (const node of options.nodes) {
         const reflector = yield* makeReflector(
-          { resource: Pods, fieldSelector: `spec.nodeName=${node}`, random: () => nodeRandom.next() },
+          { resource: Pods, fieldSelector: `spec.nodeName=${node}`, random: () => nodeRandom.next(), observer: { synced: () => Effect.sync(() => void counters.syncs++) } },
           {
             add: () => void counters.nodeWatchEvents++,
             update: () => void counters.nodeWatchEvents++,
@@ -51,7 +53,7 @@ export const clientLoad = (options: ClientLoadOptions, counters: ClientLoadCount
       const informerRandom = random.split("informers")
       for (let i = 0; i < options.informers; i++) {
         yield* startInformer(
-          { resource: Pods, random: () => informerRandom.next() },
+          { resource: Pods, random: () => informerRandom.next(), observer: { synced: () => Effect.sync(() => void counters.syncs++) } },
           { onAdd: () => void counters.informerEvents++, onUpdate: () => void counters.informerEvents++, onDelete: () => void counters.informerEvents++ }
         )
       }

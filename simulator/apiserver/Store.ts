@@ -242,6 +242,11 @@ export class Store {
     return t
   }
 
+  /** Objects of a type stored now (upstream's object count tracker, for LIST work estimates). */
+  count(resource: ResourceType): number {
+    return this.tables.get(resource)?.byKey.size ?? 0
+  }
+
   get(resource: ResourceType, key: string): KObject | undefined {
     return this.tables.get(resource)?.byKey.get(key)?.obj
   }

@@ -13,7 +13,8 @@ import { makeLifecycleLog } from "../controllers/nodelifecycle/LifecycleSettings
 import { runNodeLifecycleController } from "../controllers/nodelifecycle/NodeLifecycleController.js"
 import { EventRecorder } from "../events/EventRecorder.js"
 import type { SeededRandom, SeededRandomService } from "../kernel/SeededRandom.js"
-import { parameters, ServiceTime, ServiceTimeModel } from "../apiserver/ServiceTime.js"
+import { parameters, ServiceTime, ServiceTimeModel, type ServiceTimeParameters } from "../apiserver/ServiceTime.js"
+import type { LevelMetrics } from "../apiserver/apf/PriorityAndFairness.js"
 import { yieldToHost } from "../kernel/SimClock.js"
 import * as Simulation from "../kernel/Simulation.js"
 import { cores, resolveCluster, type ResolvedCluster } from "./ClusterSetup.js"
@@ -117,6 +118,11 @@ export interface ClusterResultBody {
   /** Image pulls, with `cluster.images` (docs/cluster.md "Image pulls"). */
   readonly images?: ImagePullsResult & { readonly waitingStatusWrites: number }
   readonly kernel: { readonly timersFired: number; readonly tasksRun: number }
+  /**
+   * The server's cost model: every latency in this result (lease renewals, the workload's requests) is modelled
+   * virtual time from these parameters, not time the simulator took; with APF, each priority level's figures.
+   */
+  readonly serverModel: { readonly modelled: true; readonly parameters: ServiceTimeParameters; readonly priorityLevels?: Record<string, LevelMetrics> }
   /** Host-dependent; drop it before comparing results. */
   readonly wall: { readonly ms: number; readonly virtualPerReal: number }
 }
@@ -284,6 +290,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
   const startCluster = (server: ApiServerImpl) => Effect.gen(function* () {
     const store = server.store
     observer.attach(store)
+    model.objectCount = (resource) => store.count(resource)
     // The agents' own client: in-process, without the service-time layer (a shard books modelled times itself).
     const env = {
       client: inProcessClient(server),
@@ -382,6 +389,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     faults: applied,
     ...(imagePulls !== undefined ? { images: { ...imagePulls.result(), waitingStatusWrites: metrics.podWaitingWrites } } : {}),
     kernel: { timersFired: outcome.timersFired, tasksRun: outcome.tasksRun },
+    serverModel: { modelled: true, parameters: model.params, ...(model.apf ? { priorityLevels: model.apf.metrics() } : {}) },
     wall: { ms: wallMs, virtualPerReal: wallMs > 0 ? reachedMs / wallMs : 0 }
   }
   }
