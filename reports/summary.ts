@@ -62,6 +62,16 @@ interface ClusterView {
   readonly evictions?: ReadonlyArray<unknown>
   readonly events: { readonly byReason: Readonly<Record<string, number>> }
   readonly wall?: { readonly ms: number; readonly virtualPerReal: number }
+  /** A run on the real clock against a target (simulator/cluster/RealTimeCluster.ts). */
+  readonly realTime?: {
+    readonly driver: { readonly cpu: { readonly fractionOfCore: number }; readonly cpuMsPer1000Nodes: number; readonly loopLag: { readonly p99: number }; readonly saturated: boolean; readonly reasons: ReadonlyArray<string> }
+    readonly statusLatency: { readonly p50: number; readonly p99: number }
+    readonly errorsByCode: Readonly<Record<string, number>>
+    readonly adopted: number
+    readonly foreignNodes: ReadonlyArray<string>
+    readonly podStartup?: { readonly observedRunning: number; readonly createToObserved: { readonly p50: number; readonly p99: number } }
+    readonly cleanup: { readonly left: { readonly nodes: number; readonly leases: number; readonly pods: number }; readonly deleted: boolean }
+  }
 }
 
 const clock = (ms: number): string => {
@@ -74,7 +84,22 @@ export const renderCluster = (raw: Readonly<Record<string, unknown>>): ReadonlyA
   const c = raw as unknown as ClusterView
   const out: Array<string> = []
   const wall = c.wall ? ` in ${formatMs(c.wall.ms)} (${c.wall.virtualPerReal.toFixed(0)}× real time)` : ""
-  out.push(`simulated cluster: ${c.nodes} nodes, ${c.pods} pods, ${clock(c.durationMs)} of virtual time${wall}`)
+  const rt = c.realTime
+  if (rt === undefined) out.push(`simulated cluster: ${c.nodes} nodes, ${c.pods} pods, ${clock(c.durationMs)} of virtual time${wall}`)
+  else {
+    out.push(`simulated nodes on the real clock: ${c.nodes} nodes, ${c.pods} pods, ${clock(c.durationMs)}`)
+    const d = rt.driver
+    out.push(
+      `  driver: ${(d.cpu.fractionOfCore * 100).toFixed(0)} % of a core, ${(d.cpuMsPer1000Nodes / 1000).toFixed(1)} CPU-s per 1,000 nodes, loop lag p99 ${formatMs(d.loopLag.p99)}` +
+        (d.saturated ? ` — SATURATED (${d.reasons.join("; ")}): figures measure the driver` : "")
+    )
+    const errors = Object.entries(rt.errorsByCode)
+    out.push(`  status patch latency p50 ${formatMs(rt.statusLatency.p50)}, p99 ${formatMs(rt.statusLatency.p99)}; failed requests: ${errors.length === 0 ? "none" : errors.map(([code, n]) => `${code} ×${n}`).join(", ")}`)
+    if (rt.podStartup) out.push(`  pod start-up (create → observed Running): ${rt.podStartup.observedRunning} pods, p50 ${formatMs(rt.podStartup.createToObserved.p50)}, p99 ${formatMs(rt.podStartup.createToObserved.p99)}`)
+    if (rt.adopted > 0 || rt.foreignNodes.length > 0) out.push(`  adopted ${rt.adopted} nodes; left alone (not clustersim's): ${rt.foreignNodes.length === 0 ? "none" : rt.foreignNodes.slice(0, 5).join(", ")}`)
+    const left = rt.cleanup.left
+    out.push(`  ${rt.cleanup.deleted ? "cleaned up" : "left on the target"}: ${left.nodes} nodes, ${left.leases} leases, ${left.pods} pods${rt.cleanup.deleted ? " remain" : ""}`)
+  }
   out.push(
     `  leases: ${c.heartbeats.leaseWrites} writes (${c.heartbeats.perSecond.toFixed(1)}/s), ${c.heartbeats.failedAttempts} failed attempts; ` +
       `renew latency p50 ${formatMs(c.leaseRenewLatency.p50)}, p99 ${formatMs(c.leaseRenewLatency.p99)}`

@@ -34,6 +34,7 @@ import { Responder } from "./http/Responder.js"
 import { adminAction } from "./http/Admin.js"
 import { serveWatch } from "./http/ServeWatch.js"
 import { parsePath, type Parsed, type Route } from "./http/Routes.js"
+import { isOpenApiPath, serveOpenApi } from "./openapi/ServeOpenApi.js"
 
 export interface HttpServerOptions {
   readonly host: string
@@ -134,6 +135,7 @@ const handle = (
     const q = url.indexOf("?")
     const path = q >= 0 ? url.slice(0, q) : url
     const query = q >= 0 ? new URLSearchParams(url.slice(q + 1)) : noQuery
+    if (isOpenApiPath(path)) return Effect.sync(() => serveOpenApi(path, query, req, res))
     const out = new Responder(req, res, isPretty(req, query))
     let parsed: Parsed
     try {

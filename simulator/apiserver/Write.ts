@@ -7,7 +7,7 @@
 import { Effect, Either } from "effect"
 import { forbidden, GoUint, invalid as invalidField, type FieldError } from "../../src/api/FieldError.js"
 import { validateObjectMetaCreate } from "../../src/api/kinds/Names.js"
-import { defaultPodOnCreate, defaultPodTemplateOf } from "../../src/api/kinds/PodDefaults.js"
+import { defaultPodOnCreate, defaultPodOnUpdate, defaultPodTemplateOf } from "../../src/api/kinds/PodDefaults.js"
 import { isRecord, type KObject, type ObjectMeta } from "../../src/api/Object.js"
 import { extendable } from "../../src/api/internal/V8Shapes.js"
 import { applyPatch } from "../../src/api/Patch.js"
@@ -77,7 +77,7 @@ export class Write {
     // A merge patch that does not touch kind/apiVersion is applied to the stored form (one copy of the object less).
     const value = patch.value
     const bare = patchType !== "json" && isRecord(value) && !("kind" in value) && !("apiVersion" in value)
-    const patched = applyPatch(bare ? stored : withTypeMeta(stored, resource), patchType, value)
+    const patched = applyPatch(bare ? stored : withTypeMeta(stored, resource), patchType, value, resource.rules.schema)
     if (Either.isLeft(patched)) return Either.left(patched.left)
     const decoded = decodeBody(resource, { value: patched.right }, opts.fieldValidation, true, stored)
     if (Either.isLeft(decoded)) return Either.left(decoded.left)
@@ -176,7 +176,8 @@ export class Write {
     } else if (meta.resourceVersion !== stored.metadata.resourceVersion) {
       return Either.left(Status.modifiedConflict(resource, name))
     }
-    const sent = withPodTemplates.has(resource) && opts.subresource === undefined ? defaultPodTemplateOf(input) : input
+    const sent =
+      opts.subresource !== undefined ? input : withPodTemplates.has(resource) ? defaultPodTemplateOf(input) : resource === Pods ? defaultPodOnUpdate(input) : input
     const merged = mergeForUpdate(resource, stored, sent, opts.subresource)
     // The candidate as stored (no kind/apiVersion, the stored resourceVersion), for validation and the no-op check.
     const unbumped = storedForm(merged, serverOwnedMeta(merged.metadata, stored.metadata, name, namespace))

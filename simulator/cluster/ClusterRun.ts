@@ -7,28 +7,27 @@ import { Cause, Effect, Either, Layer } from "effect"
 import type { KObject } from "../../src/api/Object.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { inProcessClient } from "../apiserver/InProcessClient.js"
-import { encodeHistogram, summarize, type Summary } from "../../src/loadgen/LatencyRecorder.js"
 import { ApiServer, type ApiServerConfig, type ApiServerImpl } from "../apiserver/ApiServer.js"
 import { makeLifecycleLog } from "../controllers/nodelifecycle/LifecycleSettings.js"
 import { runNodeLifecycleController } from "../controllers/nodelifecycle/NodeLifecycleController.js"
 import { EventRecorder } from "../events/EventRecorder.js"
 import type { SeededRandom, SeededRandomService } from "../kernel/SeededRandom.js"
-import { parameters, ServiceTime, ServiceTimeModel, type ServiceTimeParameters } from "../apiserver/ServiceTime.js"
-import type { LevelMetrics } from "../apiserver/apf/PriorityAndFairness.js"
+import { parameters, ServiceTime, ServiceTimeModel } from "../apiserver/ServiceTime.js"
 import { yieldToHost } from "../kernel/SimClock.js"
 import * as Simulation from "../kernel/Simulation.js"
-import { cores, resolveCluster, type ResolvedCluster } from "./ClusterSetup.js"
-import { applyFaults, type AppliedFault } from "./Faults.js"
+import { resolveCluster, simulatedNodes, type ResolvedCluster } from "./ClusterSetup.js"
+import { applyFaults } from "./Faults.js"
 import { seedPods } from "./SeedPods.js"
 import { NodeAgentMetrics, settingsOf } from "../nodeagent/AgentEnvironment.js"
 import { NodeAgentShard } from "../nodeagent/NodeAgentShard.js"
-import { makeNode, type SimulatedNode } from "../nodeagent/SimulatedNode.js"
-import { podCapacity } from "../nodeagent/NodeStatus.js"
+import type { SimulatedNode } from "../nodeagent/SimulatedNode.js"
+import type { Change } from "../apiserver/Store.js"
 import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
-import { ImagePulls, type ImagePullsResult } from "../nodeagent/images/ImagePulls.js"
+import { ImagePulls } from "../nodeagent/images/ImagePulls.js"
 import { podKey, pullPodImages } from "../nodeagent/images/PodImageStep.js"
 import { registryFaultProblems } from "../nodeagent/images/ImagesSpec.js"
-import { ClusterObserver, type PodDeletion, type ReadyTransition, type TaintChange } from "./ClusterObserver.js"
+import { ClusterObserver } from "./ClusterObserver.js"
+import { clusterResult, type ClusterResultBody } from "./ClusterResult.js"
 import { runMemoryPressure } from "./Pressure.js"
 import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
 import * as InProcessClient from "../apiserver/InProcessClient.js"
@@ -61,6 +60,8 @@ export interface ClusterRunOptions {
   readonly sections?: ReadonlyArray<SimulatedSection>
   /** Settings of the simulated API server (the scenario's `server:` section). */
   readonly server?: Partial<ApiServerConfig>
+  /** Told of every change of the simulated server's store, as written (to compare runs write by write). */
+  readonly onChange?: (change: Change) => void
 }
 
 /** Options of a simulation that need not have a cluster: without `spec` it runs no node agents and no controller. */
@@ -76,6 +77,8 @@ export interface SimulationResult {
   readonly stopped: boolean
 }
 
+export type { ClusterResultBody } from "./ClusterResult.js"
+
 /** The JSON-serialisable result of a simulated-cluster run. */
 export type ClusterResult = Record<string, unknown>
 
@@ -90,42 +93,9 @@ const imageSteps = (pulls: ImagePulls, random: SeededRandomService) => ({
   preparePod: (pod: KObject, node: SimulatedNode, t: number) => pullPodImages(pulls, random, pod, node.name, t),
   podStarted: (pod: KObject, node: SimulatedNode, t: number) => {
     const created = Date.parse(pod.metadata.creationTimestamp ?? "")
-    pulls.podStarted(podKey(pod), t - Math.max(Number.isNaN(created) ? t : created, node.startAt))
+    pulls.podStarted(pod.metadata.uid ?? podKey(pod), t - Math.max(Number.isNaN(created) ? t : created, node.startAt))
   }
 })
-
-export interface ClusterResultBody {
-  readonly apiVersion: "clustersim/v1"
-  readonly kind: "ClusterResult"
-  readonly seed: number
-  readonly durationMs: number
-  /** Present (true) when the run was stopped before its duration (Ctrl-C): the figures cover `durationMs`. */
-  readonly stopped?: boolean
-  readonly nodes: number
-  readonly pods: number
-  readonly heartbeats: { readonly leaseWrites: number; readonly leaseCreates: number; readonly failedAttempts: number; readonly perSecond: number }
-  readonly nodeStatus: { readonly checks: number; readonly patches: number; readonly perSecond: number }
-  readonly podStatusWrites: number
-  readonly leaseRenewLatency: Summary & { readonly hdr: string }
-  readonly readyTimeline: Record<string, ReadonlyArray<ReadyTransition>>
-  readonly taints: ReadonlyArray<TaintChange>
-  readonly podDeletions: ReadonlyArray<PodDeletion>
-  /** Pods evicted under node pressure (`memoryPressure` in the spec). */
-  readonly evictions: ReadonlyArray<EvictionRecord>
-  readonly events: { readonly byReason: Record<string, number>; readonly list: ReadonlyArray<{ t: number; reason: string; object: string; note: string }> }
-  readonly zoneStates: ReadonlyArray<{ t: number; zone: string; state: string }>
-  readonly faults: ReadonlyArray<AppliedFault>
-  /** Image pulls, with `cluster.images` (docs/cluster.md "Image pulls"). */
-  readonly images?: ImagePullsResult & { readonly waitingStatusWrites: number }
-  readonly kernel: { readonly timersFired: number; readonly tasksRun: number }
-  /**
-   * The server's cost model: every latency in this result (lease renewals, the workload's requests) is modelled
-   * virtual time from these parameters, not time the simulator took; with APF, each priority level's figures.
-   */
-  readonly serverModel: { readonly modelled: true; readonly parameters: ServiceTimeParameters; readonly priorityLevels?: Record<string, LevelMetrics> }
-  /** Host-dependent; drop it before comparing results. */
-  readonly wall: { readonly ms: number; readonly virtualPerReal: number }
-}
 
 export const runSimulatedCluster = (options: ClusterRunOptions): Effect.Effect<ClusterResult> =>
   Effect.clockWith((outer) =>
@@ -236,18 +206,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
   const sim = Simulation.make({ seed, startMillis })
   const random = sim.random.split("cluster")
   const settings = nodeAgent ? settingsOf(nodeAgent) : undefined
-  const prefix = spec.namePrefix ?? "node-"
-  const zones = spec.zones && spec.zones.length > 0 ? spec.zones : ["zone-a"]
-  const region = spec.region ?? "region-1"
-  const cpu = spec.shape?.cpu ?? "4"
-  const memory = spec.shape?.memory ?? "16Gi"
-  const pods = spec.shape?.pods ?? (settings ? podCapacity(cores(cpu), settings.podsPerCore, settings.maxPods) : 0)
-  const spread = spec.startSpread ?? 10_000
-  const startRandom = random.split("start")
-  const nodes: Array<SimulatedNode> = []
-  for (let i = 0; i < spec.nodes; i++) {
-    nodes.push(makeNode({ name: `${prefix}${i}`, zone: zones[i % zones.length]!, region, cpu, memory, pods, startAt: startMillis + Math.floor(startRandom.next() * spread) }))
-  }
+  const nodes = simulatedNodes(spec, settings, random, startMillis)
 
   // ---- faults, known in advance: per-node stop times and partition windows, server pauses
   const faultRandom = random.split("faults")
@@ -291,6 +250,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     const store = server.store
     observer.attach(store)
     model.objectCount = (resource) => store.count(resource)
+    if (options.onChange) store.subscribe(options.onChange)
     // The agents' own client: in-process, without the service-time layer (a shard books modelled times itself).
     const env = {
       client: inProcessClient(server),
@@ -348,51 +308,13 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     sectionDeadline: startMillis + durationMs + SectionReportMs,
     unfinishedSections: () => Object.values(sectionResults).some((r) => (r as { finished?: unknown }).finished === false && !("error" in (r as object))),
     wallStart,
-    finish: (kernel, reachedMs) => ({ ...(withCluster ? { cluster: clusterResult(kernel, reachedMs) } : {}), sections: { ...sectionResults } })
+    finish: (kernel, reachedMs) => {
+      const serverModel = { modelled: true as const, parameters: model.params, ...(model.apf ? { priorityLevels: model.apf.metrics() } : {}) }
+      const record = { seed, durationMs, nodes, pods: seededPods, metrics, observer, lifecycleLog, evictions, applied, imagePulls, serverModel }
+      return { ...(withCluster ? { cluster: clusterResult(record, kernel, reachedMs, wallClock() - wallStart) } : {}), sections: { ...sectionResults } }
+    }
   }
 
-  function clusterResult(outcome: { readonly timersFired: number; readonly tasksRun: number }, reachedMs: number): ClusterResultBody {
-  // a stopped run reports the virtual time it reached; rates are per second of that
-  const stopped = reachedMs < durationMs
-  const seconds = reachedMs / 1000
-  const byReason: Record<string, number> = {}
-  for (const e of lifecycleLog.events) byReason[e.reason] = (byReason[e.reason] ?? 0) + 1
-  const timeline: Record<string, ReadonlyArray<ReadyTransition>> = {}
-  for (const n of nodes) {
-    const t = observer.readyTimeline.get(n.name)
-    if (t) timeline[n.name] = t
-  }
-  const wallMs = wallClock() - wallStart
-  return {
-    apiVersion: "clustersim/v1",
-    kind: "ClusterResult",
-    seed,
-    durationMs: reachedMs,
-    ...(stopped ? { stopped: true } : {}),
-    nodes: nodes.length,
-    pods: seededPods,
-    heartbeats: {
-      leaseWrites: metrics.leaseWrites,
-      leaseCreates: metrics.leaseCreates,
-      failedAttempts: metrics.leaseFailures,
-      perSecond: seconds > 0 ? metrics.leaseWrites / seconds : 0
-    },
-    nodeStatus: { checks: metrics.statusChecks, patches: metrics.statusPatches, perSecond: seconds > 0 ? metrics.statusPatches / seconds : 0 },
-    podStatusWrites: metrics.podStatusWrites,
-    leaseRenewLatency: { ...summarize(metrics.leaseLatency), hdr: encodeHistogram(metrics.leaseLatency) },
-    readyTimeline: timeline,
-    taints: observer.taints,
-    podDeletions: observer.podDeletions,
-    evictions,
-    events: { byReason, list: lifecycleLog.events.filter((e) => e.reason !== "RegisteredNode").map((e) => ({ ...e, t: observer.since(e.t) })) },
-    zoneStates: lifecycleLog.zoneStates.map((z) => ({ ...z, t: observer.since(z.t) })),
-    faults: applied,
-    ...(imagePulls !== undefined ? { images: { ...imagePulls.result(), waitingStatusWrites: metrics.podWaitingWrites } } : {}),
-    kernel: { timersFired: outcome.timersFired, tasksRun: outcome.tasksRun },
-    serverModel: { modelled: true, parameters: model.params, ...(model.apf ? { priorityLevels: model.apf.metrics() } : {}) },
-    wall: { ms: wallMs, virtualPerReal: wallMs > 0 ? reachedMs / wallMs : 0 }
-  }
-  }
 }
 
 /** The result without its host-dependent part, for comparisons and hashes. */

@@ -8,7 +8,9 @@ import { flatString } from "../../src/api/internal/V8Shapes.js"
 import { defaultNodeLifecycleSettings, type NodeLifecycleSettings } from "../controllers/nodelifecycle/LifecycleSettings.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
 import type { NodeAgentConfiguration } from "../nodeagent/config/NodeAgentConfiguration.js"
-import type { SimulatedNode } from "../nodeagent/SimulatedNode.js"
+import type { NodeAgentSettings } from "../nodeagent/AgentEnvironment.js"
+import { podCapacity } from "../nodeagent/NodeStatus.js"
+import { makeNode, type SimulatedNode } from "../nodeagent/SimulatedNode.js"
 import type { ClusterSpec } from "./ClusterSpec.js"
 import { checkNodeAgentSource } from "./NodeAgentSource.js"
 
@@ -82,4 +84,24 @@ export const selectNodes = (fault: { nodes?: ReadonlyArray<string> | undefined; 
   }
   const index = new Map(all.map((n, i) => [n.name, i]))
   return [...chosen].sort((a, b) => (index.get(a) ?? Infinity) - (index.get(b) ?? Infinity))
+}
+
+/**
+ * The spec's nodes, named `<namePrefix><index>`, spread round-robin over the zones, each starting at a seeded
+ * moment of `startSpread` after `startMillis` (drawn from `random`'s "start" split).
+ */
+export const simulatedNodes = (spec: ClusterSpec, settings: NodeAgentSettings | undefined, random: SeededRandomService, startMillis: number): Array<SimulatedNode> => {
+  const prefix = spec.namePrefix ?? "node-"
+  const zones = spec.zones && spec.zones.length > 0 ? spec.zones : ["zone-a"]
+  const region = spec.region ?? "region-1"
+  const cpu = spec.shape?.cpu ?? "4"
+  const memory = spec.shape?.memory ?? "16Gi"
+  const pods = spec.shape?.pods ?? (settings ? podCapacity(cores(cpu), settings.podsPerCore, settings.maxPods) : 0)
+  const spread = spec.startSpread ?? 10_000
+  const startRandom = random.split("start")
+  const nodes: Array<SimulatedNode> = []
+  for (let i = 0; i < spec.nodes; i++) {
+    nodes.push(makeNode({ name: `${prefix}${i}`, zone: zones[i % zones.length]!, region, cpu, memory, pods, startAt: startMillis + Math.floor(startRandom.next() * spread) }))
+  }
+  return nodes
 }

@@ -66,6 +66,21 @@ export const NodeAgentSource = Schema.Struct({
 }).annotations({ identifier: "NodeAgentSource" })
 export type NodeAgentSource = typeof NodeAgentSource.Type
 
+/**
+ * The real-time driver (`clustersim run --target …`, docs/cluster.md "Real time"); a simulation ignores it. `qps` /
+ * `burst`: all agents' requests together, on top of each agent's platformAPIQPS / platformAPIBurst (0 or absent: no
+ * total limit). `podWatch`: one pod watch for all nodes filtered here (`shared`, the default), or one per node with
+ * a `spec.nodeName` field selector as each kubelet has (`per-node`).
+ */
+export const DriverSpec = Schema.Struct({
+  qps: Schema.optional(Schema.NonNegative),
+  burst: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  podWatch: Schema.optional(Schema.Literal("shared", "per-node")),
+  /** Keep-alive connections to the target (default 64). */
+  connections: Schema.optional(Schema.Int.pipe(Schema.between(1, 4096)))
+}).annotations({ identifier: "Driver" })
+export type DriverSpec = typeof DriverSpec.Type
+
 export const ClusterSpec = Schema.Struct({
   /** Number of simulated nodes, named `<namePrefix><index>` from 0. */
   nodes: Schema.Int.pipe(Schema.between(0, ClusterBounds.nodes)),
@@ -88,7 +103,9 @@ export const ClusterSpec = Schema.Struct({
   /** Nodes whose memory use grows; their eviction managers evict by the configured thresholds. */
   memoryPressure: Schema.optional(Schema.Array(MemoryPressureSpec)),
   /** Image pulls: registries, images, the seeded pods' images, the credential plugin (docs/cluster.md). */
-  images: Schema.optional(ImagesSpec)
+  images: Schema.optional(ImagesSpec),
+  /** How a real-time run drives its agents (total QPS, pod watches); ignored in virtual time. */
+  driver: Schema.optional(DriverSpec)
 }).annotations({ identifier: "Cluster" })
 export type ClusterSpec = typeof ClusterSpec.Type
 

@@ -10,6 +10,8 @@ import type { NodeAgentConfiguration } from "./config/NodeAgentConfiguration.js"
 import type { PreparePod } from "./PodStarter.js"
 import type { Interval, SimulatedNode } from "./SimulatedNode.js"
 import type { KObject } from "../../src/api/Object.js"
+import type { Effect } from "effect"
+import type * as TokenBucket from "../events/TokenBucket.js"
 
 /** The parts of a NodeAgentConfiguration the model uses, durations in ms. */
 export interface NodeAgentSettings {
@@ -35,6 +37,10 @@ export const settingsOf = (c: NodeAgentConfiguration): NodeAgentSettings => ({
 /** Counters shared by all shards of a run. */
 export class NodeAgentMetrics {
   registrations = 0
+  /** Nodes found registered by an earlier run (carrying clustersim's label) and taken over. */
+  adopted = 0
+  /** Nodes (or their leases) of the same name that clustersim does not own: their agents stopped at once. */
+  readonly foreignNodes: Array<string> = []
   leaseWrites = 0
   leaseCreates = 0
   /** Failed lease requests (update tries and ensure GETs). */
@@ -44,8 +50,29 @@ export class NodeAgentMetrics {
   podStatusWrites = 0
   /** Waiting statuses posted for pods whose preparation failed (image pulls). */
   podWaitingWrites = 0
-  /** Lease renew latency (ms, virtual): from the start of the renewal to the response. */
+  /** Lease renew latency (ms): from the renewal's intended start to the response. */
   readonly leaseLatency: Histogram = makeHistogram()
+  /** Node status PATCH latency (ms): from the post's intended start to the response. */
+  readonly statusLatency: Histogram = makeHistogram()
+  /** Failed requests by HTTP status code (a connection failure is the client's 503). */
+  readonly errorsByCode: Record<string, number> = {}
+  /** Requests held back by the run's total QPS limit (real time only), and for how long in all (ms). */
+  throttled = 0
+  throttledMs = 0
+}
+
+/**
+ * A run on the real clock against a server over a wire (docs/cluster.md "Real time"): requests are answered later,
+ * so the shard launches them beside its loop instead of running them in place, and the parts take a request's end
+ * from the clock rather than from the latency model.
+ */
+export interface LiveRequests {
+  /** The clock (ms): when an answer came. */
+  readonly now: () => number
+  /** Runs a request beside the shard's loop (the loop never waits for the wire). */
+  readonly launch: (request: Effect.Effect<void>) => Effect.Effect<void>
+  /** Every agent's requests together (the driver's total QPS/burst); undefined: no total limit. */
+  readonly total: TokenBucket.TokenBucket | undefined
 }
 
 export interface NodeAgentEnvironment {
@@ -65,4 +92,11 @@ export interface NodeAgentEnvironment {
   readonly preparePod?: PreparePod
   /** Told of every pod written Running on `node` at `t` (pod start-up latency). */
   readonly podStarted?: (pod: KObject, node: SimulatedNode, t: number) => void
+  /**
+   * The label that marks the Nodes and Leases the agents own (real time, on a server others use too): written at
+   * registration, required of a node or lease found existing. Absent in a simulation, whose server holds nothing else.
+   */
+  readonly ownerLabel?: { readonly key: string; readonly value: string }
+  /** Set in real time (`LiveRequests`); absent in a simulation, where the in-process client answers at once. */
+  readonly live?: LiveRequests
 }

@@ -10,6 +10,7 @@ import { Leases } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace } from "../../src/api/WellKnown.js"
 import { recordMillis } from "../../src/loadgen/LatencyRecorder.js"
 import type { AgentState } from "./AgentState.js"
+import { isOwned } from "./Registration.js"
 import { Kind, type Request, type ShardContext } from "./ShardContext.js"
 import { nodeRequests } from "./NodeRequests.js"
 
@@ -80,10 +81,13 @@ export class LeaseRenewer {
     return this.ctx.send(
       (client) => client.get(Leases, a.node.name, leaseOptions),
       (lease) => {
+        // someone else's lease of this name: leave it alone, this agent renews nothing
+        if (!isOwned(this.ctx.env, lease)) return void this.ctx.env.metrics.foreignNodes.push(a.node.name)
         this.remember(a, lease)
-        return this.update(a, t, got)
+        return this.update(a, t, this.ctx.ended(got))
       },
-      (e) => (e.status.code === 404 ? this.create(a, t, got) : this.conflict(a, got))
+      (e) => (e.status.code === 404 ? this.create(a, t, this.ctx.ended(got)) : this.conflict(a, this.ctx.ended(got))),
+      404
     )
   }
 
@@ -94,9 +98,9 @@ export class LeaseRenewer {
       (client) => client.create(Leases, lease, leaseOptions),
       (made) => {
         this.ctx.env.metrics.leaseCreates++
-        this.written(a, made.object, t, created)
+        this.written(a, made.object, t, this.ctx.ended(created))
       },
-      () => this.conflict(a, created)
+      () => this.conflict(a, this.ctx.ended(created))
     )
   }
 
@@ -111,8 +115,8 @@ export class LeaseRenewer {
     }
     return this.ctx.send(
       (client) => client.update(Leases, renewed, leaseOptions),
-      (written) => this.written(a, written.object, t, adm),
-      () => this.conflict(a, adm)
+      (written) => this.written(a, written.object, t, this.ctx.ended(adm)),
+      () => this.conflict(a, this.ctx.ended(adm))
     )
   }
 
@@ -143,10 +147,12 @@ export class LeaseRenewer {
   }
 
   private newLease(a: AgentState, t: number): KObject {
+    const owner = this.ctx.env.ownerLabel
     return {
       metadata: {
         name: a.node.name,
         namespace: nodeLeaseNamespace,
+        ...(owner !== undefined ? { labels: { [owner.key]: owner.value } } : {}),
         ...(a.uid !== undefined ? { ownerReferences: [this.ownerOf(a)] } : {})
       },
       spec: { holderIdentity: a.node.name, leaseDurationSeconds: this.ctx.env.settings.nodeLeaseDurationSeconds, renewTime: this.ctx.text.micro(t) }

@@ -91,11 +91,14 @@ export class NodeAgentShard {
   /** The shard's fiber: sleep to the next due event (rounded up to the resolution), run everything due. */
   readonly run: Effect.Effect<never> = Effect.gen(this, function* () {
     const ctx = this.ctx
+    const live = ctx.env.live
+    // In real time answers push events while the fiber sleeps: it wakes at least once per resolution step.
+    const longestSleep = live === undefined ? Infinity : ctx.env.resolutionMs
     let now = (ctx.now = yield* Clock.currentTimeMillis)
     for (;;) {
       const next = ctx.due.nextDue()
-      if (next === undefined) return yield* Effect.never
-      const wake = Math.max(now, next)
+      if (next === undefined && live === undefined) return yield* Effect.never
+      const wake = Math.min(Math.max(now, next ?? Infinity), now + longestSleep)
       if (wake > now) {
         yield* Effect.sleep(wake - now)
         now = ctx.now = yield* Clock.currentTimeMillis
@@ -104,7 +107,7 @@ export class NodeAgentShard {
       let handled = 0
       for (let e = due.popDue(now); e !== undefined; e = due.popDue(now)) {
         const request = this.dispatch(due.tag, e, due.time)
-        if (request !== undefined) yield* request
+        if (request !== undefined) yield* live === undefined ? request : live.launch(request)
         // Let watchers (other fibers) read between bursts, as they would while a second of writes goes by.
         if (++handled % yieldEvery === 0) yield* Effect.yieldNow()
       }

@@ -6,6 +6,7 @@
 import type { KObject } from "../../src/api/Object.js"
 import { Nodes } from "../../src/api/Resources.js"
 import { archLabel, hostnameLabel, osLabel, regionLabel, zoneLabel } from "../../src/api/WellKnown.js"
+import type { NodeAgentEnvironment } from "./AgentEnvironment.js"
 import { rfc3339 } from "../apiserver/SystemMeta.js"
 import type { AgentState } from "./AgentState.js"
 import { desiredConditions, mergeConditions } from "./NodeStatus.js"
@@ -14,6 +15,10 @@ import { nodeRequests } from "./NodeRequests.js"
 
 /** Approximate request size for the service-time model. */
 const nodeBytes = 1_600
+
+/** Whether the agents own `obj` (a Node or node Lease): it carries their owner label, when they have one. */
+export const isOwned = (env: NodeAgentEnvironment, obj: KObject): boolean =>
+  env.ownerLabel === undefined || obj.metadata.labels?.[env.ownerLabel.key] === env.ownerLabel.value
 
 export class Registration {
   constructor(
@@ -32,6 +37,7 @@ export class Registration {
     }
     const end = Math.ceil(ctx.env.serviceTime.complete(t, "mutating", 0, nodeBytes, nodeRequests(node.name).nodeCreate))
     const now = rfc3339(t)
+    const owner = ctx.env.ownerLabel
     const registration: KObject = {
       metadata: {
         name: node.name,
@@ -40,7 +46,8 @@ export class Registration {
           [osLabel]: "linux",
           [hostnameLabel]: node.name,
           [zoneLabel]: node.zone,
-          [regionLabel]: node.region
+          [regionLabel]: node.region,
+          ...(owner !== undefined ? { [owner.key]: owner.value } : {})
         }
       },
       spec: {},
@@ -56,17 +63,22 @@ export class Registration {
       (created) => {
         a.uid = created.object.metadata.uid
         a.lastReport = t
+        a.current ??= created.object
         ctx.env.metrics.registrations++
-        this.registered(a, end)
+        this.registered(a, ctx.ended(end))
       },
       () =>
         ctx.send(
           (client) => client.get(Nodes, node.name),
           (existing) => {
+            // a node of the same name that clustersim does not own is left alone: this agent stops here
+            if (!isOwned(ctx.env, existing)) return void ctx.env.metrics.foreignNodes.push(node.name)
             a.uid = existing.metadata.uid
-            this.registered(a, end)
+            a.current ??= existing
+            ctx.env.metrics.adopted++
+            this.registered(a, ctx.ended(end))
           },
-          () => this.registered(a, end)
+          () => this.registered(a, ctx.ended(end))
         )
     )
   }

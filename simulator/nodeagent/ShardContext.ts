@@ -77,23 +77,51 @@ export class ShardContext {
   /**
    * Sends a request through the client and hands its answer to `onSuccess` / `onFailure`, which may send follow-up
    * requests the same way. An in-process client answers at once (no fiber step per request: most of a shard's
-   * time otherwise); any other client's request is returned for the shard's fiber to run.
+   * time otherwise); any other client's request is returned for the shard's fiber to run, or in real time to
+   * launch, after the run's total QPS limit lets it go.
    */
   send<A>(
     request: (client: ApiClientService) => Effect.Effect<A, ApiError>,
     onSuccess: (answer: A) => Request | void,
-    onFailure: (error: ApiError) => Request | void
+    onFailure: (error: ApiError) => Request | void,
+    /** A status code that is an answer, not an error (the ensure-lease GET's 404). */
+    expected?: number
   ): Request {
-    const client = this.env.client
-    const answer = request(client.at?.(this.now) ?? client)
+    const { client, live } = this.env
+    const answer = request(live !== undefined ? client : (client.at?.(this.now) ?? client))
     if (Either.isEither(answer)) {
       const done = answer as Either.Either<A, ApiError>
-      return (Either.isRight(done) ? onSuccess(done.right) : onFailure(done.left)) as Request
+      if (Either.isRight(done)) return onSuccess(done.right) as Request
+      if (done.left.status.code !== expected) this.failed(done.left)
+      return onFailure(done.left) as Request
     }
-    return Effect.matchEffect(answer, {
+    const handled = Effect.matchEffect(answer, {
       onSuccess: (a) => (onSuccess(a) as Request) ?? Effect.void,
-      onFailure: (e) => (onFailure(e) as Request) ?? Effect.void
+      onFailure: (e) => {
+        if (e.status.code !== expected) this.failed(e)
+        return (onFailure(e) as Request) ?? Effect.void
+      }
     })
+    const delay = live?.total?.reserve(live.now()) ?? 0
+    if (delay <= 0) return handled
+    const metrics = this.env.metrics
+    metrics.throttled++
+    metrics.throttledMs += delay
+    return Effect.zipRight(Effect.sleep(delay), handled)
+  }
+
+  /**
+   * When a request whose modelled end is `modelled` ended: that time in a simulation, the clock's reading when
+   * its answer came in real time (what the next event counts from, and what latencies are measured to).
+   */
+  ended(modelled: number): number {
+    return this.env.live === undefined ? modelled : this.env.live.now()
+  }
+
+  private failed(e: ApiError): void {
+    const counts = this.env.metrics.errorsByCode
+    const code = String(e.status.code)
+    counts[code] = (counts[code] ?? 0) + 1
   }
 
   /** The agent is dead at `t`: it writes nothing more. */

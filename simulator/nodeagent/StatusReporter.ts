@@ -5,6 +5,7 @@
  * nodeStatusReportFrequency passed — through the node's platformAPIQPS / platformAPIBurst bucket (delays).
  */
 import { Nodes } from "../../src/api/Resources.js"
+import { recordMillis } from "../../src/loadgen/LatencyRecorder.js"
 import type { AgentState } from "./AgentState.js"
 import { desiredConditions, mergeConditions, shouldPost, statusChanged, type NodeCondition } from "./NodeStatus.js"
 import { ignore, Kind, type Request, type ShardContext } from "./ShardContext.js"
@@ -82,7 +83,7 @@ export class StatusReporter {
     if (ctx.stopped(a, t) || !ctx.reachable(a, t)) return
     const current = a.current
     if (current === undefined) return
-    this.postedUntil = ctx.env.serviceTime.complete(t, "mutating", 0, statusBytes, nodeRequests(a.node.name).nodeStatusPatch)
+    const until = (this.postedUntil = ctx.env.serviceTime.complete(t, "mutating", 0, statusBytes, nodeRequests(a.node.name).nodeStatusPatch))
     const status = (current.status ?? {}) as { conditions?: ReadonlyArray<NodeCondition> }
     const conditions = mergeConditions(status.conditions ?? [], desiredConditions(a.health), ctx.text.seconds(t))
     const patch = { status: { capacity: a.capacity, allocatable: a.capacity, conditions } }
@@ -92,6 +93,7 @@ export class StatusReporter {
       () => {
         a.lastReport = t
         metrics.statusPatches++
+        recordMillis(metrics.statusLatency, ctx.ended(until) - t)
       },
       ignore
     )

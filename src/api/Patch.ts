@@ -1,12 +1,16 @@
 /**
  * PATCH bodies (reference api-server.md §5.5, `kubernetes/apiserver: pkg/endpoints/handlers/patch.go`):
  * JSON merge patch (RFC 7386) and JSON patch (RFC 6902) with the error codes and texts of the 1.26
- * server and its `evanphx/json-patch` v4 library. Strategic merge patch is applied as a merge patch for now.
+ * server and its `evanphx/json-patch` v4 library, and strategic merge patch (`patch/StrategicMerge.ts`) with the
+ * kind's schema.
  */
 import { Either } from "effect"
 import jsonpatch from "fast-json-patch"
+import type { FieldSchema } from "./kinds/FieldSchema.js"
 import { isRecord } from "./Object.js"
 import { extendable } from "./internal/V8Shapes.js"
+import { setKey, withoutNulls } from "./patch/JsonValues.js"
+import { strategicMergePatch } from "./patch/StrategicMerge.js"
 import { ApiError, badRequest, internal, makeStatus, requestEntityTooLarge } from "./Status.js"
 
 export type PatchType = "merge" | "json" | "strategic"
@@ -31,12 +35,6 @@ export const patchTypeOf = (contentType: string): PatchType | "apply" | undefine
   return Object.prototype.hasOwnProperty.call(patchContentTypes, base) ? patchContentTypes[base] : undefined
 }
 
-/** Plain assignment, but `Object.defineProperty` for `__proto__`, so that it stays a plain data key. */
-const setKey = (obj: Record<string, unknown>, key: string, value: unknown): void => {
-  if (key === "__proto__") Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true })
-  else obj[key] = value
-}
-
 const cloneJson = (v: unknown): unknown => {
   if (Array.isArray(v)) return v.map(cloneJson)
   if (isRecord(v)) {
@@ -47,44 +45,7 @@ const cloneJson = (v: unknown): unknown => {
   return v
 }
 
-// --- merge patch, with json-patch v4's null pruning ---------------------------------------------------
-
-/**
- * `v` without the null members of its objects (nulls inside arrays stay), as json-patch v4 prunes a merged-in
- * value. Parts without nulls are shared, not copied: a body handed to the server is never changed afterwards.
- */
-const withoutNulls = (v: unknown): unknown => {
-  if (Array.isArray(v)) {
-    let copy: unknown[] | undefined
-    for (let i = 0; i < v.length; i++) {
-      const x = v[i]
-      if (x === null) continue
-      const pruned = withoutNulls(x)
-      if (pruned !== x) (copy ??= v.slice())[i] = pruned
-    }
-    return copy ?? v
-  }
-  if (isRecord(v)) {
-    const keys = Object.keys(v)
-    let i = 0
-    let first: unknown
-    for (; i < keys.length; i++) {
-      const x = v[keys[i]!]
-      if (x === null || (first = withoutNulls(x)) !== x) break
-    }
-    if (i === keys.length) return v
-    // Built afresh rather than copied and `delete`d: a deleted key turns an object into a slow dictionary.
-    const copy: Record<string, unknown> = {}
-    for (let j = 0; j < keys.length; j++) {
-      const k = keys[j]!
-      const x = v[k]
-      if (x === null) continue
-      setKey(copy, k, j < i ? x : j === i ? first : withoutNulls(x))
-    }
-    return copy
-  }
-  return v
-}
+// --- merge patch, with json-patch v4's null pruning (`withoutNulls`) ---------------------------------
 
 /**
  * The patched copy of `doc`: objects on the patch's paths are copied, everything else is shared with the
@@ -169,6 +130,11 @@ const jsonPatch = (target: unknown, patch: unknown): Either.Either<unknown, ApiE
  * Merge: a body that is not an object or array → 400 `Invalid JSON Patch`. JSON patch: a body that is not
  * an array → 400 `json: cannot unmarshal object into Go value of type jsonpatch.Patch`; more than 10000
  * operations → 413; a failing operation → 422 `the server rejected our request due to an error in our request`.
+ * Strategic: lists merge as `schema` tags them (a kind without a schema merges like a merge patch whose
+ * lists are replaced).
  */
-export const applyPatch = (target: unknown, patchType: PatchType, patch: unknown): Either.Either<unknown, ApiError> =>
-  patchType === "json" ? jsonPatch(target, patch) : mergePatch(target, patch)
+export const applyPatch = (target: unknown, patchType: PatchType, patch: unknown, schema?: FieldSchema): Either.Either<unknown, ApiError> => {
+  if (patchType === "json") return jsonPatch(target, patch)
+  if (patchType === "strategic") return isRecord(target) ? strategicMergePatch(target, patch, schema) : Either.left(internal("Invalid JSON Document"))
+  return mergePatch(target, patch)
+}

@@ -3,10 +3,12 @@
  * per-type storage strategy the reference describes (watch cache, create-on-update, unconditional update,
  * garbage-collection support).
  */
+import { deploymentSchema, namespaceSchema, nodeSchema, serviceSchema } from "./kinds/BuiltinSchemas.js"
 import type { KindRules } from "./kinds/KindRules.js"
 import { configMapRules } from "./kinds/ConfigMap.js"
 import { eventRules } from "./kinds/Event.js"
 import { leaseRules } from "./kinds/Lease.js"
+import { podRules } from "./kinds/Pod.js"
 import { nameIsDNSLabel } from "./kinds/Names.js"
 import type { GroupResource } from "./Status.js"
 
@@ -79,19 +81,34 @@ export const Namespaces = core({
   namespaced: false,
   shortNames: ["ns"],
   subresources: ["status", "finalize"],
-  rules: { nameRule: nameIsDNSLabel }
+  rules: { nameRule: nameIsDNSLabel, schema: namespaceSchema }
 })
-export const Nodes = core({ kind: "Node", plural: "nodes", namespaced: false, shortNames: ["no"], subresources: ["status"] })
-export const Pods = core({ kind: "Pod", plural: "pods", namespaced: true, shortNames: ["po"], subresources: ["status", "binding", "eviction"] })
+export const Nodes = core({ kind: "Node", plural: "nodes", namespaced: false, shortNames: ["no"], subresources: ["status"], rules: { schema: nodeSchema } })
+export const Pods = core({
+  kind: "Pod",
+  plural: "pods",
+  namespaced: true,
+  shortNames: ["po"],
+  subresources: ["status", "binding", "eviction"],
+  rules: podRules
+})
 export const ConfigMaps = core({ kind: "ConfigMap", plural: "configmaps", namespaced: true, shortNames: ["cm"], rules: configMapRules })
-export const Services = core({ kind: "Service", plural: "services", namespaced: true, shortNames: ["svc"], subresources: ["status"] })
+export const Services = core({
+  kind: "Service",
+  plural: "services",
+  namespaced: true,
+  shortNames: ["svc"],
+  subresources: ["status"],
+  rules: { schema: serviceSchema }
+})
 export const Deployments = core({
   group: "apps",
   kind: "Deployment",
   plural: "deployments",
   namespaced: true,
   shortNames: ["deploy"],
-  subresources: ["status", "scale"]
+  subresources: ["status", "scale"],
+  rules: { schema: deploymentSchema }
 })
 export const Leases = core({
   group: "coordination.platform",

@@ -12,6 +12,13 @@ export const osLabel = "platform.io/os"
 export const zoneLabel = "topology.platform.io/zone"
 export const regionLabel = "topology.platform.io/region"
 
+/**
+ * clustersim's mark on the Nodes and node Leases its simulated agents own (as KWOK marks its fake nodes): a run
+ * adopts or deletes only objects carrying it, and never touches a node without it (docs/cluster.md "Real time").
+ */
+export const simulatedLabel = "clustersim.io/simulated"
+export const simulatedLabelValue = "true"
+
 /** Label every namespace carries with its own name (`NamespaceDefaultLabelName` upstream). */
 export const namespaceNameLabel = "platform.io/metadata.name"
 

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs"
 import { renderSummary } from "../../reports/summary.js"
 import type { HealthReport } from "../loadgen/GeneratorHealth.js"
 import type { SeriesSnapshot } from "../loadgen/LatencyRecorder.js"
-import { evaluate, exitCodeOf, parseThresholds, sloThresholds, type Threshold } from "../loadgen/Thresholds.js"
+import { evaluate, exitCodeOf, parseThresholds, sloThresholds, type Threshold, type ThresholdResult } from "../loadgen/Thresholds.js"
 import { ArtifactFormat, artifactSeries, environment, sha256, type RunArtifact, type TargetIdentity } from "../scenario/Artifact.js"
 import { defaultErrorThreshold, outcomeChecks } from "../scenario/Outcome.js"
 import { SetupNamespacesErrors, type RunState } from "../scenario/Run.js"
@@ -45,8 +45,11 @@ export const assembleArtifact = (o: {
   readonly outcome: "completed" | { readonly interrupted: StopSignal } | { readonly error: string }
   readonly cluster?: Record<string, unknown>
   readonly sections?: Record<string, unknown>
+  /** Checks of the run's own parts besides the load's (a real-time cluster's failed agent requests). */
+  readonly checks?: ReadonlyArray<ThresholdResult>
 }): RunArtifact => {
   const thresholds = [
+    ...(o.checks ?? []),
     ...evaluate([...buildThresholds(o.scenario), ...defaultErrorThreshold(o.scenario)], o.collected.series),
     ...outcomeChecks({
       scenario: o.scenario,

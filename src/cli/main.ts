@@ -114,19 +114,45 @@ const serve = Command.make("serve", serveOptions, (o) => serveHandler({ ...o, de
 // ---------------------------------------------------------------------------------------------
 
 const targetOptions = {
-  target: optionalText("target", "embedded (default): the simulated server on a loopback port, over HTTP; in-process: direct calls; http(s)://HOST:PORT: any API server."),
+  target: optionalText(
+    "target",
+    "embedded (default): the simulated server on a loopback port, over HTTP; in-process: direct calls; http(s)://HOST:PORT: any API server. A cluster scenario runs in virtual time without --target or with in-process, on the real clock against embedded, a URL or --kubeconfig."
+  ),
   kubeconfig: optionalText("kubeconfig", "A real server from a kubeconfig file (token, client certificates, CA)."),
-  context: optionalText("context", "The kubeconfig context (with --kubeconfig).")
+  context: optionalText("context", "The kubeconfig context (with --kubeconfig)."),
+  token: optionalText("token", "Bearer token for --target URL."),
+  ca: optionalText("ca", "CA certificate file (PEM) that verifies an https:// --target."),
+  clientCert: optionalText("client-cert", "Client certificate file (PEM) for an https:// --target; with --client-key."),
+  clientKey: optionalText("client-key", "Client key file (PEM) for --client-cert."),
+  insecureSkipTlsVerify: Options.boolean("insecure-skip-tls-verify").pipe(
+    Options.withDescription("Do not verify an https:// --target's certificate (not with --ca).")
+  )
 }
 
 const runOptions = {
   ...targetOptions,
   out: optionalText("out", "Directory for run.json, latency.svg and report.html (default reports/runs/<timestamp>-<name>/)."),
   seed: integerFlag("seed", "Overrides the scenario's seed.").pipe(Options.optional),
-  junit: optionalText("junit", "Also write the threshold results as junit.xml to this file.")
+  junit: optionalText("junit", "Also write the threshold results as junit.xml to this file."),
+  cleanup: Options.boolean("cleanup").pipe(
+    Options.withDescription("A cluster scenario with a --target: delete the nodes, leases and pods the run owns (label clustersim.io/simulated=true) at its end or on Ctrl-C.")
+  )
 }
 
-type RunFlags = { target: Option.Option<string>; kubeconfig: Option.Option<string>; context: Option.Option<string>; out: Option.Option<string>; seed: Option.Option<number>; junit: Option.Option<string> }
+type RunFlags = {
+  target: Option.Option<string>
+  kubeconfig: Option.Option<string>
+  context: Option.Option<string>
+  token: Option.Option<string>
+  ca: Option.Option<string>
+  clientCert: Option.Option<string>
+  clientKey: Option.Option<string>
+  insecureSkipTlsVerify: boolean
+  out: Option.Option<string>
+  seed: Option.Option<number>
+  junit: Option.Option<string>
+  cleanup: boolean
+}
 
 /** Ctrl-C (SIGINT) or SIGTERM stops the run; the partial artifact is still written (exit 130 / 143). */
 const stopSignal = Effect.async<StopSignal>((resume) => {
@@ -142,7 +168,18 @@ const stopSignal = Effect.async<StopSignal>((resume) => {
 
 const runScenarioFile = (file: string, o: RunFlags) =>
   Effect.gen(function* () {
-    const target = yield* Effect.either(resolveTarget({ target: value(o.target), kubeconfig: value(o.kubeconfig), context: value(o.context) }))
+    const target = yield* Effect.either(
+      resolveTarget({
+        target: value(o.target),
+        kubeconfig: value(o.kubeconfig),
+        context: value(o.context),
+        token: value(o.token),
+        ca: value(o.ca),
+        clientCert: value(o.clientCert),
+        clientKey: value(o.clientKey),
+        insecureSkipTlsVerify: o.insecureSkipTlsVerify
+      })
+    )
     if (target._tag === "Left") return yield* usageError(target.left.message)
     const options: RunCommandOptions = {
       file,
@@ -150,7 +187,8 @@ const runScenarioFile = (file: string, o: RunFlags) =>
       interrupt: stopSignal,
       ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}),
       ...(Option.isSome(o.seed) ? { seed: o.seed.value } : {}),
-      ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {})
+      ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {}),
+      ...(o.cleanup ? { cleanup: true } : {})
     }
     const result = yield* runCommand(options)
     yield* exitWith(result.exitCode)
@@ -266,7 +304,10 @@ export const cli = Command.run(clustersim, {
   footer: HelpDoc.p("Exit codes: 0 pass, 99 thresholds or --fail-if breached, 2 invalid input, 1 run error; 130 / 143 stopped by SIGINT / SIGTERM (partial artifact written).")
 })
 
-const runFlags: FlagSpec = { values: ["--target", "--kubeconfig", "--context", "--out", "--seed", "--junit"], switches: [] }
+const runFlags: FlagSpec = {
+  values: ["--target", "--kubeconfig", "--context", "--token", "--ca", "--client-cert", "--client-key", "--out", "--seed", "--junit"],
+  switches: ["--insecure-skip-tls-verify"]
+}
 const commandFlags: Record<string, FlagSpec> = {
   run: runFlags,
   start: runFlags,

@@ -1,7 +1,7 @@
 /**
  * `clustersim run scenario.yaml [--target embedded|in-process|URL] [--kubeconfig FILE --context C]
- * [--out DIR] [--seed N]`: the load runner against a target, and the simulation runner for scenarios with simulated
- * sections. Targets: ./target.ts; the artifact: ./artifact.ts; `validate`: ./validate.ts.
+ * [--out DIR] [--seed N] [--cleanup]`: the load runner against a target, and the simulation runner for scenarios with
+ * simulated sections — in virtual time, or with a named target in real time (./realtime.ts). Targets: ./target.ts; the artifact: ./artifact.ts; `validate`: ./validate.ts.
  *
  * Exit codes (k6): 0 pass, 99 thresholds breached, 2 invalid input, 1 run error; stopped by a signal (the partial
  * artifact written): 130 for SIGINT, 143 for SIGTERM (128 + the signal's number, as a shell reports it).
@@ -16,6 +16,7 @@ import { renderSummary } from "../../reports/summary.js"
 import { assembleArtifact, type Collected, type StopSignal } from "./artifact.js"
 import { writeReports } from "./reportFiles.js"
 import { resolveTarget, RunUsageError, Target, type TargetFlag, targetLayer } from "./target.js"
+import { runRealTimeScenario, runsInRealTime } from "./realtime.js"
 import type { TrafficCounter } from "../client/HttpTransport.js"
 import { GeneratorHealth } from "../loadgen/GeneratorHealth.js"
 import { LatencyRecorder, nowMillis } from "../loadgen/LatencyRecorder.js"
@@ -40,6 +41,8 @@ export interface RunCommandOptions {
   readonly interrupt?: Effect.Effect<StopSignal | void>
   /** Also write the threshold results as junit.xml here. */
   readonly junit?: string
+  /** A real-time cluster deletes the nodes, leases and pods it owns at its end (or stop). */
+  readonly cleanup?: boolean
 }
 
 export interface RunCommandResult {
@@ -120,7 +123,12 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       return { exitCode: artifact.exitCode, artifactPath: path, artifact }
     }
 
-    if (isSimulated(scenario)) return yield* runSimulatedScenario(o, scenario, text, seed, startedAt, finish, err, interrupt)
+    if (isSimulated(scenario)) {
+      if (runsInRealTime(o.target)) {
+        return (yield* runRealTimeScenario({ file: o.file, text, scenario, target: o.target, seed, startedAt, cleanup: o.cleanup ?? false, interrupt, err, finish })) as RunCommandResult
+      }
+      return yield* runSimulatedScenario(o, scenario, text, seed, startedAt, finish, err, interrupt)
+    }
 
     const traffic: TrafficCounter = { bytesIn: 0, bytesOut: 0 }
     const program = Effect.scoped(
@@ -135,7 +143,7 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
         const recorder = yield* LatencyRecorder.make()
         const state = makeRunState(yield* nowMillis)
         yield* Effect.forkScoped(progressReporter(state, tty, err))
-        const run = runScenario(scenario, { seed, admin: target.admin, state }).pipe(Effect.provideService(LatencyRecorder, recorder))
+        const run = runScenario(scenario, { seed, admin: target.admin, state, ...(target.credentials ? { credentials: target.credentials } : {}) }).pipe(Effect.provideService(LatencyRecorder, recorder))
         const exit = yield* Effect.exit(Effect.raceFirst(Effect.asVoid(run), Effect.flatMap(interrupt, (signal) => Effect.fail({ interrupted: signal }))))
         yield* recorder.flush
         const collected: Collected = { series: yield* recorder.snapshot, intervals: yield* recorder.intervals, intervalMs: 1000 }
@@ -189,10 +197,6 @@ const runSimulatedScenario = (
 ) =>
   Effect.scoped(
     Effect.gen(function* () {
-      if (o.target._tag === "url") {
-        err(`clustersim: ${o.file}: a scenario with a "cluster", "scheduler" or "eviction" section runs in the simulation; --target URL does not apply\n`)
-        return { exitCode: ExitCode.InvalidInput } as RunCommandResult
-      }
       const tty = o.tty ?? process.stderr.isTTY === true
       let stoppedBy: StopSignal | undefined
       yield* Effect.forkScoped(Effect.flatMap(interrupt, (signal) => Effect.sync(() => void (stoppedBy = signal))))
@@ -274,8 +278,14 @@ export const parseRunFlags = (argv: ReadonlyArray<string>) =>
             target: { type: "string" },
             kubeconfig: { type: "string" },
             context: { type: "string" },
+            token: { type: "string" },
+            ca: { type: "string" },
+            "client-cert": { type: "string" },
+            "client-key": { type: "string" },
+            "insecure-skip-tls-verify": { type: "boolean" },
             out: { type: "string" },
-            seed: { type: "string" }
+            seed: { type: "string" },
+            cleanup: { type: "boolean" }
           },
           allowPositionals: true,
           strict: true
@@ -288,12 +298,18 @@ export const parseRunFlags = (argv: ReadonlyArray<string>) =>
       seed = Number(values.seed)
       if (!Number.isInteger(seed)) return yield* Effect.fail(new RunUsageError(`--seed: not an integer: "${values.seed}"`))
     }
-    const target = yield* resolveTarget(values)
+    const target = yield* resolveTarget({
+      ...values,
+      clientCert: values["client-cert"],
+      clientKey: values["client-key"],
+      insecureSkipTlsVerify: values["insecure-skip-tls-verify"]
+    })
     return {
       file: positionals[0]!,
       target,
       ...(values.out !== undefined ? { outDir: values.out } : {}),
-      ...(seed !== undefined ? { seed } : {})
+      ...(seed !== undefined ? { seed } : {}),
+      ...(values.cleanup === true ? { cleanup: true } : {})
     }
   })
 

@@ -12,13 +12,25 @@ import type { ApiClientService } from "./ApiClient.js"
 import { answerFromTarget, apiNamesFromGroups, bodyToTarget, eventFromTarget, groupNamesOf, specNames, type ApiNames } from "./ApiNames.js"
 import { acceptHeader, decodeAnswer, isProtobufStream, objectBody, type WireEncoding } from "./WireEncoding.js"
 import { watchFrameDecoder } from "../api/protobuf/Envelope.js"
+import { withCredential, type Credential, type CredentialSource } from "./auth/Credential.js"
+import { credentialSourceFor } from "./auth/ClientCredentials.js"
+import type { ExecSourceOptions } from "./auth/ExecAuthenticator.js"
 
 export interface HttpClientOptions {
   /** `http://127.0.0.1:6443` or `https://…`. */
   readonly baseUrl: string
   readonly headers?: Readonly<Record<string, string>>
-  /** Bearer token (kubeconfig `token`). */
+  /** Bearer token (kubeconfig `token`, `--token`). */
   readonly token?: string
+  /** Kubeconfig `tokenFile`, re-read as client-go does (`src/client/auth/TokenFile.ts`). */
+  readonly tokenFile?: string
+  /** Kubeconfig `exec`: a credential plugin (`src/client/auth/ExecAuthenticator.ts`). */
+  readonly exec?: ExecSourceOptions
+  /**
+   * The credential source itself, for a caller that must reach it (the `expire-tokens` step); wins over `token`,
+   * `tokenFile` and `exec`.
+   */
+  readonly credentials?: CredentialSource
   /** TLS material, PEM. */
   readonly tls?: { readonly ca?: string; readonly cert?: string; readonly key?: string; readonly insecureSkipVerify?: boolean }
   /** Connections per origin (default 64). */
@@ -109,43 +121,81 @@ const bodyChunks = (body: Dispatcher.ResponseData["body"], traffic?: TrafficCoun
     })
   })
 
+/** undici agents per client certificate: the configured one, and the latest an exec plugin returned. */
+const makeDispatchers = (options: HttpClientOptions) =>
+  Effect.gen(function* () {
+    const agentFor = (tls: HttpClientOptions["tls"]) =>
+      new Agent({ connections: options.connections ?? 64, pipelining: 1, keepAliveTimeout: 30_000, connect: tlsConnectOptions(tls) })
+    const main: Dispatcher = yield* Effect.acquireRelease(
+      Effect.sync(() => agentFor(options.tls)),
+      (agent) => Effect.promise(() => agent.close())
+    )
+    let rotated: { cert: Credential["clientCertificate"]; agent: Agent } | undefined
+    yield* Effect.addFinalizer(() => (rotated ? Effect.promise(() => rotated!.agent.close()) : Effect.void))
+    return (credential: Credential | undefined): Dispatcher => {
+      const cert = credential?.clientCertificate
+      if (!cert) return main
+      if (rotated?.cert !== cert) {
+        // client-go closes every connection when the plugin's certificate changes (connTracker.CloseAll)
+        const previous = rotated?.agent
+        rotated = { cert, agent: agentFor({ ...options.tls, cert: cert.cert, key: cert.key }) }
+        if (previous) void previous.close()
+      }
+      return rotated.agent
+    }
+  })
+
 export const makeHttpClient = (options: HttpClientOptions) =>
   Effect.gen(function* () {
-    const tls = options.tls
-    const dispatcher: Dispatcher = yield* Effect.acquireRelease(
-      Effect.sync(
-        () =>
-          new Agent({
-            connections: options.connections ?? 64,
-            pipelining: 1,
-            keepAliveTimeout: 30_000,
-            connect: tlsConnectOptions(tls)
-          })
-      ),
-      (agent) => Effect.promise(() => (agent as Agent).close())
-    )
+    const dispatcherFor = yield* makeDispatchers(options)
     const base = options.baseUrl.replace(/\/$/, "")
     const encoding = options.encoding ?? "json"
     const baseHeaders: Record<string, string> = {
       "user-agent": "clustersim/0.1",
       accept: acceptHeader(encoding),
-      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
       ...options.headers
     }
+    // An Authorization header set by the caller wins over every credential source, as in client-go.
+    const source =
+      baseHeaders.authorization === undefined
+        ? (options.credentials ??
+          credentialSourceFor({
+            ...(options.token ? { token: options.token } : {}),
+            ...(options.tokenFile ? { tokenFile: options.tokenFile } : {}),
+            ...(options.exec ? { exec: options.exec } : {}),
+            hasClientCertificate: options.tls?.cert !== undefined
+          }))
+        : undefined
+    let lastCredential: Credential | undefined
+    let lastHeaders = baseHeaders
+    const headersFor = (credential: Credential | undefined): Record<string, string> => {
+      if (credential === undefined || credential.token === undefined) return baseHeaders
+      if (credential !== lastCredential) {
+        lastCredential = credential
+        lastHeaders = { ...baseHeaders, authorization: `Bearer ${credential.token}` }
+      }
+      return lastHeaders
+    }
+    /** A request under the client's credentials: none, or the source's, told of a 401. */
+    const authorized = <A, R>(send: (credential: Credential | undefined) => Effect.Effect<A, ApiError, R>): Effect.Effect<A, ApiError, R> =>
+      source ? withCredential(source, send) : send(undefined)
 
     const traffic = options.traffic
     /** `body`: JSON (a value or its text) with `contentType`, or an encoded object body. */
     const call = (method: Dispatcher.HttpMethod, path: string, body?: unknown, contentType = "application/json") =>
+      authorized((credential) => send(credential, method, path, body, contentType))
+    const send = (credential: Credential | undefined, method: Dispatcher.HttpMethod, path: string, body: unknown, contentType: string) =>
       // No abort signal: Effect would make an AbortController per request, a measurable cost at load-test
       // rates; an interrupted call stops waiting at once and its request finishes in the background.
       Effect.tryPromise({
         try: async () => {
           const payload = body === undefined ? undefined : typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body)
-          const res = await dispatcher.request({
+          const headers = headersFor(credential)
+          const res = await dispatcherFor(credential).request({
             origin: base,
             path,
             method,
-            headers: body === undefined ? baseHeaders : { ...extendable, ...baseHeaders, "content-type": contentType },
+            headers: body === undefined ? headers : { ...extendable, ...headers, "content-type": contentType },
             body: payload
           })
           const bytes = Buffer.from(await res.body.arrayBuffer())
@@ -267,15 +317,20 @@ export const makeHttpClient = (options: HttpClientOptions) =>
             // Abort on scope close, and wait for the response headers interruptibly: a server that holds them
             // back (paused, slow) must not keep the watch's owner from being interrupted.
             yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
-            const res = yield* Effect.tryPromise({
-              try: () => dispatcher.request({ origin: base, path, method: "GET", headers: baseHeaders, signal: controller.signal }),
-              catch: connectionError
-            })
-            yield* Effect.addFinalizer(() => Effect.sync(() => res.body.destroy()))
-            if (res.statusCode !== 200) {
-              const bytes = yield* Effect.promise(() => res.body.arrayBuffer())
-              return yield* Effect.fail(errorFrom(res.statusCode, Buffer.from(bytes), contentTypeOf(res.headers)))
-            }
+            const res = yield* authorized((credential) =>
+              Effect.gen(function* () {
+                const res = yield* Effect.tryPromise({
+                  try: () => dispatcherFor(credential).request({ origin: base, path, method: "GET", headers: headersFor(credential), signal: controller.signal }),
+                  catch: connectionError
+                })
+                yield* Effect.addFinalizer(() => Effect.sync(() => res.body.destroy()))
+                if (res.statusCode !== 200) {
+                  const bytes = yield* Effect.promise(() => res.body.arrayBuffer())
+                  return yield* Effect.fail(errorFrom(res.statusCode, Buffer.from(bytes), contentTypeOf(res.headers)))
+                }
+                return res
+              })
+            )
             if (isProtobufStream(contentTypeOf(res.headers))) {
               const frames = watchFrameDecoder()
               return bodyChunks(res.body, traffic).pipe(

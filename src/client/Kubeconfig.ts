@@ -1,8 +1,10 @@
 /**
  * Kubeconfig files (`--kubeconfig FILE [--context C]`): the server, credentials and TLS material of one
  * context, as `HttpClientOptions` for `ApiClient.layerHttp`. Follows client-go `tools/clientcmd`: relative
- * paths are relative to the file's directory, `token` wins over `tokenFile`, `*-data` fields (base64) win over
- * their path fields, and a CA together with `insecure-skip-tls-verify` is refused.
+ * paths (and an exec `command` with a `/`) are relative to the file's directory, `*-data` fields (base64) win over
+ * their path fields, a CA together with `insecure-skip-tls-verify` is refused, and an exec user is validated as
+ * `validateAuthInfo` does. A user clustersim cannot authenticate as (basic auth, `auth-provider`, impersonation)
+ * is an error: a run must never go out anonymous in its place.
  */
 import { readFile } from "node:fs/promises"
 import * as os from "node:os"
@@ -10,6 +12,7 @@ import * as nodePath from "node:path"
 import { Data, Effect, Either, ParseResult, Schema } from "effect"
 import { parse as parseYaml } from "yaml"
 import type { HttpClientOptions } from "./HttpTransport.js"
+import { ExecApiVersions, InteractiveModes, type ExecApiVersion, type ExecClusterInfo, type ExecConfig, type InteractiveMode } from "./auth/ExecCredential.js"
 
 /** A kubeconfig problem; the message names the file and the field. */
 export class KubeconfigError extends Data.TaggedError("KubeconfigError")<{ readonly file: string; readonly detail: string }> {
@@ -33,7 +36,25 @@ const UserFields = {
   "client-key": Schema.optional(Schema.String),
   "client-key-data": Schema.optional(Schema.String),
   username: Schema.optional(Schema.String),
-  password: Schema.optional(Schema.String)
+  password: Schema.optional(Schema.String),
+  exec: Schema.optional(
+    Schema.NullOr(
+      Schema.Struct({
+        command: Schema.optional(Schema.String),
+        args: Schema.optional(Schema.NullOr(Schema.Array(Schema.String))),
+        env: Schema.optional(Schema.NullOr(Schema.Array(Schema.Struct({ name: Schema.optional(Schema.String), value: Schema.optional(Schema.String) })))),
+        apiVersion: Schema.optional(Schema.String),
+        installHint: Schema.optional(Schema.String),
+        provideClusterInfo: Schema.optional(Schema.Boolean),
+        interactiveMode: Schema.optional(Schema.String)
+      })
+    )
+  ),
+  "auth-provider": Schema.optional(Schema.NullOr(Schema.Struct({ name: Schema.optional(Schema.String) }))),
+  as: Schema.optional(Schema.String),
+  "as-uid": Schema.optional(Schema.String),
+  "as-groups": Schema.optional(Schema.NullOr(Schema.Array(Schema.String))),
+  "as-user-extra": Schema.optional(Schema.Unknown)
 }
 
 const ContextFields = {
@@ -44,7 +65,7 @@ const ContextFields = {
 
 const NullableArray = <S extends Schema.Schema.Any>(item: S) => Schema.optional(Schema.NullOr(Schema.Array(item)))
 
-/** The subset of `kind: Config` clustersim reads; unknown keys (exec, auth-provider, extensions) are ignored. */
+/** The subset of `kind: Config` clustersim reads; unknown keys (extensions, preferences) are ignored. */
 export const KubeconfigFile = Schema.Struct({
   "current-context": Schema.optional(Schema.String),
   clusters: NullableArray(Schema.Struct({ name: Schema.String, cluster: Schema.Struct(ClusterFields) })),
@@ -128,20 +149,29 @@ export const resolveKubeconfig = (
     if ((cert === undefined) !== (key === undefined))
       return yield* fail(`${where("user", userName, cert === undefined ? "client-certificate" : "client-key")}: missing (client certificate and key go together)`)
 
-    let token = user.token
-    if (!token && user.tokenFile) {
-      const tokenPath = nodePath.resolve(dir, user.tokenFile)
+    const exec = user.exec ? yield* execConfigOf(user.exec, userName, dir, user["auth-provider"] != null, fail) : undefined
+    if (user.username || user.password)
+      return yield* fail(
+        `${where("user", userName, "username/password")}: basic authentication is not supported (API servers dropped it in 1.19); use a token, a client certificate or an exec plugin`
+      )
+    if (user["auth-provider"])
+      return yield* fail(
+        `${where("user", userName, "auth-provider")}: "${user["auth-provider"].name ?? ""}" is not supported; use an exec credential plugin (client.authentication.k8s.io), as kubectl does since 1.26`
+      )
+    if (user.as || user["as-uid"] || (user["as-groups"] ?? []).length > 0 || user["as-user-extra"] !== undefined)
+      return yield* fail(`${where("user", userName, "as")}: impersonation is not supported`)
+
+    // clientcmd reads a tokenFile at once when there is no inline token; the transport re-reads it (TokenFile.ts)
+    let token = user.token || undefined
+    const tokenFile = user.tokenFile ? nodePath.resolve(dir, user.tokenFile) : undefined
+    if (!token && tokenFile) {
       const text = yield* Effect.tryPromise({
-        try: () => read(tokenPath),
-        catch: (e) => new KubeconfigError({ file, detail: `${where("user", userName, "tokenFile")}: cannot read ${tokenPath}: ${describeError(e)}` })
+        try: () => read(tokenFile),
+        catch: (e) => new KubeconfigError({ file, detail: `${where("user", userName, "tokenFile")}: cannot read ${tokenFile}: ${describeError(e)}` })
       })
       token = text.trim()
-      if (token === "") return yield* fail(`${where("user", userName, "tokenFile")}: ${tokenPath} is empty`)
+      if (token === "") return yield* fail(`${where("user", userName, "tokenFile")}: ${tokenFile} is empty`)
     }
-    const basic =
-      !token && user.username !== undefined
-        ? { authorization: `Basic ${Buffer.from(`${user.username}:${user.password ?? ""}`).toString("base64")}` }
-        : undefined
 
     const https = server.startsWith("https://")
     const tls =
@@ -153,14 +183,52 @@ export const resolveKubeconfig = (
             ...(insecure ? { insecureSkipVerify: true } : {})
           }
         : undefined
+    const clusterInfo: ExecClusterInfo = {
+      server,
+      ...(ca !== undefined ? { "certificate-authority-data": Buffer.from(ca).toString("base64") } : {}),
+      ...(insecure ? { "insecure-skip-tls-verify": true } : {})
+    }
     const client: HttpClientOptions = {
       baseUrl: server,
       ...(token ? { token } : {}),
-      ...(basic ? { headers: basic } : {}),
+      ...(tokenFile ? { tokenFile } : {}),
+      ...(exec ? { exec: { config: exec, ...(exec.provideClusterInfo ? { cluster: clusterInfo } : {}) } } : {}),
       ...(tls ? { tls } : {})
     }
     return { file, context: contextName, ...(context.namespace ? { namespace: context.namespace } : {}), client }
   })
+
+type ExecEntry = NonNullable<UserEntry["exec"]>
+
+/** A kubeconfig `exec` user checked as client-go's `validateAuthInfo` and `newAuthenticator` do, with their texts. */
+const execConfigOf = (
+  exec: ExecEntry,
+  userName: string,
+  dir: string,
+  hasAuthProvider: boolean,
+  fail: (detail: string) => Effect.Effect<never, KubeconfigError>
+): Effect.Effect<ExecConfig, KubeconfigError> => {
+  const problem = (text: string) => fail(`user "${userName}": exec: ${text}`)
+  if (hasAuthProvider) return problem(`authProvider cannot be provided in combination with an exec plugin for ${userName}`)
+  if (!exec.command) return problem(`command must be specified for ${userName} to use exec authentication plugin`)
+  if (!exec.apiVersion) return problem(`apiVersion must be specified for ${userName} to use exec authentication plugin`)
+  if ((exec.env ?? []).some((e) => !e.name)) return problem(`env variable name must be specified for ${userName} to use exec authentication plugin`)
+  // clientcmd's v1 defaulting: v1beta1 users that name no mode get IfAvailable; v1 users must name one
+  const mode = exec.interactiveMode || (exec.apiVersion === "client.authentication.k8s.io/v1beta1" ? "IfAvailable" : "")
+  if (mode === "") return problem(`interactiveMode must be specified for ${userName} to use exec authentication plugin`)
+  if (!(InteractiveModes as ReadonlyArray<string>).includes(mode)) return problem(`invalid interactiveMode for ${userName}: "${mode}"`)
+  if (!(ExecApiVersions as ReadonlyArray<string>).includes(exec.apiVersion)) return problem(`exec plugin: invalid apiVersion "${exec.apiVersion}"`)
+  return Effect.succeed({
+    // a command with a path separator is relative to the kubeconfig; a bare name is looked up in PATH
+    command: exec.command.includes("/") ? nodePath.resolve(dir, exec.command) : exec.command,
+    args: exec.args ?? [],
+    env: (exec.env ?? []).map((e) => ({ name: e.name!, value: e.value ?? "" })),
+    apiVersion: exec.apiVersion as ExecApiVersion,
+    interactiveMode: mode as InteractiveMode,
+    ...(exec.installHint ? { installHint: exec.installHint } : {}),
+    provideClusterInfo: exec.provideClusterInfo === true
+  })
+}
 
 /** Parses kubeconfig YAML text; errors carry the field path. */
 export const parseKubeconfig = (file: string, text: string): Either.Either<KubeconfigFile, KubeconfigError> => {

@@ -1,6 +1,6 @@
 /**
  * Failure hooks of the simulated server for scenarios: compact now (forces 410s), drop all watches (as a
- * restart would), pause answering. Over HTTP they use the `/clustersim/` endpoints that `serve --admin` enables;
+ * restart would), pause answering, expire the tokens it issued. Over HTTP they use the `/clustersim/` endpoints that `serve --admin` enables;
  * in-process, `simulator/apiserver/InProcessClient.ts` (`layerAdmin`) calls the server. A real server has none.
  */
 import { Context, Duration, Effect, Layer } from "effect"
@@ -15,6 +15,8 @@ export interface ServerAdminService {
   readonly dropWatches: Effect.Effect<number, ApiError>
   /** Stops answering for the given time. */
   readonly pause: (duration: Duration.DurationInput) => Effect.Effect<void, ApiError>
+  /** Expires every token the server issued (TokenRequest); returns how many. Absent where the server issues none. */
+  readonly expireTokens?: Effect.Effect<number, ApiError>
 }
 
 export class ServerAdmin extends Context.Tag("clustersim/ServerAdmin")<ServerAdmin, ServerAdminService>() {
@@ -35,7 +37,8 @@ export class ServerAdmin extends Context.Tag("clustersim/ServerAdmin")<ServerAdm
     return Layer.succeed(ServerAdmin, {
       compact: post("/clustersim/compact", (b) => Number(b.compactedRevision)),
       dropWatches: post("/clustersim/drop-watches", (b) => Number(b.dropped)),
-      pause: (duration) => Effect.asVoid(post(`/clustersim/pause?seconds=${Duration.toMillis(duration) / 1000}`, () => undefined))
+      pause: (duration) => Effect.asVoid(post(`/clustersim/pause?seconds=${Duration.toMillis(duration) / 1000}`, () => undefined)),
+      expireTokens: post("/clustersim/expire-tokens", (b) => Number(b.expired))
     })
   }
 }

@@ -39,7 +39,7 @@ export interface OutcomeInput {
   readonly setupNamespaceErrors?: number
 }
 
-const check = (threshold: string, condition: string, observed: number, passed: boolean, group: ThresholdResult["group"] = {}): ThresholdResult => ({
+export const check = (threshold: string, condition: string, observed: number, passed: boolean, group: ThresholdResult["group"] = {}): ThresholdResult => ({
   threshold,
   condition,
   group,

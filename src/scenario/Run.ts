@@ -29,6 +29,8 @@ import { serverSideFailures } from "./Scenario.js"
 import { startInformers, type InformerReport } from "./Informers.js"
 import { runWatchers } from "./Watchers.js"
 import { formatPath } from "./load.js"
+import { expireTokens, TokenExpiry, type TokenRecovery } from "./TokenExpiry.js"
+import type { CredentialSource } from "../client/auth/Credential.js"
 
 export class ScenarioRunError extends Data.TaggedError("ScenarioRunError")<{ readonly message: string }> {}
 
@@ -50,12 +52,16 @@ export interface ActionReport {
   /** Failure steps, watchers, pagers: what happened, in counts. */
   readonly counts?: Readonly<Record<string, number>>
   readonly informers?: InformerReport
+  /** After an `expire-tokens` step: this action's client's 401s, recovery times and lost requests. */
+  readonly tokens?: TokenRecovery
 }
 
 export interface RunState {
   readonly progress: Progress
   readonly actions: Array<ActionReport>
   readonly startedAtMs: number
+  /** Observes the actions' clients around `expire-tokens` steps. */
+  readonly tokenExpiry: TokenExpiry
 }
 
 export const actionName = (a: Action, index: number): string => a.name ?? `${a.type}-${index}`
@@ -66,8 +72,10 @@ export const checkTargetSupports = (scenario: Scenario, hasAdmin: boolean): Eith
   const bad: Array<string> = []
   scenario.phases.forEach((p, pi) =>
     p.actions.forEach((a, ai) => {
-      const serverSide = serverSideFailures.includes(a.type) || (a.type === "expire-continue-token" && a.compact === true)
-      if (serverSide) bad.push(`${formatPath(["phases", pi, "actions", ai])} (${a.type}${a.type === "expire-continue-token" ? " with compact" : ""})`)
+      const serverSide =
+        serverSideFailures.includes(a.type) || (a.type === "expire-continue-token" && a.compact === true) || (a.type === "expire-tokens" && a.side === "server")
+      const detail = a.type === "expire-continue-token" ? " with compact" : a.type === "expire-tokens" ? " side: server" : ""
+      if (serverSide) bad.push(`${formatPath(["phases", pi, "actions", ai])} (${a.type}${detail})`)
     })
   )
   return bad.length === 0
@@ -259,37 +267,44 @@ const runFailure = (env: RunEnv, a: Action, name: string, admin: ServerAdminServ
 
 const atOf = (a: Action): number => ("at" in a ? ms(a.at, 0) : 0)
 
-const runPhase = (env: RunEnv, state: RunState, phase: Phase, admin: ServerAdminService | undefined) =>
+const runPhase = (env: RunEnv, state: RunState, phase: Phase, admin: ServerAdminService | undefined, credentials: CredentialSource | undefined) =>
   Effect.gen(function* () {
     env.progress.phase = phase.name
     env.progress.phaseStartedAt = yield* nowMillis
     const phaseMs = ms(phase.duration, 0)
     const untilPhaseEnd = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.raceFirst(Effect.asVoid(e), Effect.sleep(Duration.millis(phaseMs)))
     const recorder = yield* LatencyRecorder
+    const api = yield* ApiClient
+    const observed = hasExpireTokens(env.scenario)
     yield* Effect.forEach(
       phase.actions.map((a, i) => [a, i] as const),
       ([a, i]) =>
         Effect.gen(function* () {
           const name = actionName(a, i)
           const counts: Record<string, number> = {}
+          const client = `${phase.name}/${name}`
+          const tokens = () => {
+            const report = state.tokenExpiry.report(client)
+            return report ? { tokens: report } : {}
+          }
           const base = { phase: phase.name, action: name, type: a.type }
           switch (a.type) {
             case "constant-arrival-rate":
             case "ramping-arrival-rate":
             case "closed": {
               const executor = yield* runLoadAction(env, phase, a, name, counts)
-              state.actions.push({ ...base, ...(executor ? { executor } : {}), ...(Object.keys(counts).length > 0 ? { counts } : {}) })
+              state.actions.push({ ...base, ...(executor ? { executor } : {}), ...(Object.keys(counts).length > 0 ? { counts } : {}), ...tokens() })
               return
             }
             case "watch":
               yield* untilPhaseEnd(runWatchers(env, a, name, counts))
-              state.actions.push({ ...base, counts })
+              state.actions.push({ ...base, counts, ...tokens() })
               return
             case "informers":
               yield* Effect.scoped(
                 Effect.gen(function* () {
                   const handle = yield* startInformers(a, name)
-                  const reported = Effect.flatMap(handle.report, (report) => Effect.sync(() => void state.actions.push({ ...base, informers: report })))
+                  const reported = Effect.flatMap(handle.report, (report) => Effect.sync(() => void state.actions.push({ ...base, informers: report, ...tokens() })))
                   // cut short by the scenario's duration or a signal, the informers still report: one that never
                   // synced fails the run (Outcome.ts)
                   yield* Effect.sleep(Duration.millis(phaseMs)).pipe(Effect.onInterrupt(() => reported))
@@ -300,6 +315,13 @@ const runPhase = (env: RunEnv, state: RunState, phase: Phase, admin: ServerAdmin
             case "expire-continue-token":
               yield* Effect.sleep(Duration.millis(atOf(a)))
               yield* untilPhaseEnd(runSlowPager(env, a, name, admin, counts))
+              state.actions.push({ ...base, counts, ...tokens() })
+              return
+            case "expire-tokens":
+              yield* Effect.sleep(Duration.millis(atOf(a)))
+              yield* expireTokens(a, { admin, credentials }, state.tokenExpiry, `${env.runTag}.expired`, counts).pipe(
+                Effect.catchAll((e) => Effect.sync(() => env.progress.error(name, e)))
+              )
               state.actions.push({ ...base, counts })
               return
             case "compact":
@@ -310,7 +332,10 @@ const runPhase = (env: RunEnv, state: RunState, phase: Phase, admin: ServerAdmin
               state.actions.push({ ...base, counts })
               return
           }
-        }).pipe(Effect.provideService(LatencyRecorder, withTags(recorder, { name: actionName(a, i), phase: phase.name }))),
+        }).pipe(
+          Effect.provideService(LatencyRecorder, withTags(recorder, { name: actionName(a, i), phase: phase.name })),
+          Effect.provideService(ApiClient, observed ? state.tokenExpiry.observe(api, `${phase.name}/${actionName(a, i)}`, a.type) : api)
+        ),
       { concurrency: "unbounded", discard: true }
     )
   })
@@ -321,9 +346,13 @@ export interface RunOptions {
   readonly admin: ServerAdminService | undefined
   /** Where progress and action reports go; pass one to read them while running or after an interrupt. */
   readonly state?: RunState
+  /** The client's credential source, when it has one (`expire-tokens` side client acts on it). */
+  readonly credentials?: CredentialSource
 }
 
-export const makeRunState = (startedAtMs: number): RunState => ({ progress: new Progress(), actions: [], startedAtMs })
+export const makeRunState = (startedAtMs: number): RunState => ({ progress: new Progress(), actions: [], startedAtMs, tokenExpiry: new TokenExpiry() })
+
+const hasExpireTokens = (scenario: Scenario): boolean => scenario.phases.some((p) => p.actions.some((a) => a.type === "expire-tokens"))
 
 /** Setup and every phase; the scenario `duration` (if any) cuts the run. */
 export const runScenario = (scenario: Scenario, options: RunOptions) =>
@@ -340,7 +369,7 @@ export const runScenario = (scenario: Scenario, options: RunOptions) =>
     }
     const all = Effect.gen(function* () {
       yield* runSetup(env)
-      for (const phase of scenario.phases) yield* runPhase(env, state, phase, options.admin)
+      for (const phase of scenario.phases) yield* runPhase(env, state, phase, options.admin, options.credentials)
     })
     const limit = scenario.duration === undefined ? Option.none() : Option.some(ms(scenario.duration, 0))
     yield* Option.isSome(limit) ? Effect.raceFirst(all, Effect.sleep(Duration.millis(limit.value))) : all

@@ -201,6 +201,18 @@ export const ExpireContinueToken = Schema.Struct({
   repeat: Schema.optional(boundedInt(1, LoadBounds.iterations))
 }).annotations({ identifier: "ExpireContinueToken" })
 
+/**
+ * Tokens expire at `at` (docs/scenarios.md "Expired tokens"). `side: server`: every token the simulated server
+ * issued expires (needs its admin hooks); `side: client` (default): the credential the generator's client holds
+ * is swapped for one the server refuses, on any target; the client recovers as client-go would.
+ */
+export const ExpireTokens = Schema.Struct({
+  type: Schema.Literal("expire-tokens"),
+  ...common,
+  ...at,
+  side: Schema.optional(Schema.Literal("server", "client"))
+}).annotations({ identifier: "ExpireTokens" })
+
 export const Action = Schema.Union(
   ConstantArrivalRate,
   RampingArrivalRate,
@@ -210,7 +222,8 @@ export const Action = Schema.Union(
   Compact,
   DropWatches,
   Pause,
-  ExpireContinueToken
+  ExpireContinueToken,
+  ExpireTokens
 ).annotations({ identifier: "Action" })
 export type Action = typeof Action.Type
 

@@ -21,7 +21,7 @@ afterEach(() => void vi.restoreAllMocks())
 
 describe("clustersim command line", () => {
   it.each([
-    ["run", "$ run [--target text] [--kubeconfig text] [--context text] [--out text] [--seed N] [--junit text] <scenario.yaml>"],
+    ["run", "$ run [--target text] [--kubeconfig text] [--context text] [--token text] [--ca text] [--client-cert text] [--client-key text] [--insecure-skip-tls-verify] [--out text] [--seed N] [--junit text] [--cleanup] <scenario.yaml>"],
     ["start", "$ start [--target text]"],
     ["serve", "$ serve [--host text] [--port N] [--seed N] [--admin] [--demo]"],
     ["validate", "$ validate <file>..."],

@@ -1,5 +1,4 @@
 /** Kubeconfig loading with real files, and a real TLS round trip (CA verification, client certificate, token). */
-import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import * as https from "node:https"
 import type { AddressInfo } from "node:net"
@@ -12,6 +11,7 @@ import { Namespaces } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { defaultKubeconfigPath, KubeconfigError, loadKubeconfig, loadKubeconfigContext } from "../../src/client/Kubeconfig.js"
 import { fetchServerVersion } from "../../src/client/Probe.js"
+import { hasOpenssl, makePki } from "../support/pki.js"
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "clustersim-kubeconfig-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -52,13 +52,18 @@ describe("kubeconfig files", () => {
       expect(resolved).toEqual({ file, context: "main", namespace: "team-a", client: { baseUrl: "https://10.0.0.1:6443", token: "abc" } })
     }))
 
-  it.effect("tokenFile relative to the kubeconfig's directory; token wins over tokenFile", () =>
+  it.effect("tokenFile relative to the kubeconfig's directory, read at once; with an inline token both are kept", () =>
     Effect.gen(function* () {
       write("token.txt", "from-file\n")
       const fromFile = yield* loadKubeconfig(write("tf.yaml", kubeconfig({ server: "http://127.0.0.1:1" }, { tokenFile: "token.txt" })))
-      expect(fromFile.token).toBe("from-file")
+      expect(fromFile).toEqual({ baseUrl: "http://127.0.0.1:1", token: "from-file", tokenFile: path.join(dir, "token.txt") })
+      // client-go keeps both: the file is re-read for every request, the inline token is the fallback
       const both = yield* loadKubeconfig(write("tf2.yaml", kubeconfig({ server: "http://127.0.0.1:1" }, { tokenFile: "token.txt", token: "inline" })))
-      expect(both.token).toBe("inline")
+      expect(both).toEqual({ baseUrl: "http://127.0.0.1:1", token: "inline", tokenFile: path.join(dir, "token.txt") })
+      const empty = write("tf3.yaml", kubeconfig({ server: "http://127.0.0.1:1" }, { tokenFile: write("empty.txt", " \n") }))
+      expect((yield* failure(empty)).message).toBe(`kubeconfig ${empty}: user "u1": tokenFile: ${path.join(dir, "empty.txt")} is empty`)
+      const absent = write("tf4.yaml", kubeconfig({ server: "http://127.0.0.1:1" }, { tokenFile: "nope.txt" }))
+      expect((yield* failure(absent)).message).toMatch(new RegExp(`^kubeconfig ${absent}: user "u1": tokenFile: cannot read ${path.join(dir, "nope.txt")}: ENOENT`))
     }))
 
   it.effect("-data fields (base64) and path fields give the same PEM", () =>
@@ -82,20 +87,79 @@ describe("kubeconfig files", () => {
       expect(byData.tls).toEqual(byPath.tls)
     }))
 
-  it.effect("--context picks another context; insecure-skip-tls-verify; basic auth", () =>
+  it.effect("--context picks another context; insecure-skip-tls-verify; a context without a user is anonymous", () =>
     Effect.gen(function* () {
       const file = write(
         "multi.yaml",
-        kubeconfig({ server: "https://h:1", "insecure-skip-tls-verify": true }, { username: "admin", password: "pw" }, `- name: third\n  context: { cluster: c1 }\n`)
-          .replace("contexts:\n", "contexts:\n- name: basic\n  context: { cluster: c1, user: u1 }\n")
+        kubeconfig({ server: "https://h:1", "insecure-skip-tls-verify": true }, { token: "t" }, `- name: third\n  context: { cluster: c1 }\n`)
       )
-      const basic = yield* loadKubeconfigContext(file, { context: "basic" })
-      expect(basic.context).toBe("basic")
-      expect(basic.client).toEqual({
+      const third = yield* loadKubeconfigContext(file, { context: "third" })
+      expect(third).toEqual({ file, context: "third", client: { baseUrl: "https://h:1", tls: { insecureSkipVerify: true } } })
+    }))
+
+  it.effect("users clustersim cannot authenticate as are errors, never anonymous", () =>
+    Effect.gen(function* () {
+      const basic = write("basic.yaml", kubeconfig({ server: "https://h:1" }, { username: "admin", password: "pw" }))
+      expect((yield* failure(basic)).message).toBe(
+        `kubeconfig ${basic}: user "u1": username/password: basic authentication is not supported (API servers dropped it in 1.19); use a token, a client certificate or an exec plugin`
+      )
+      const provider = write("provider.yaml", kubeconfig({ server: "https://h:1" }, { "auth-provider": { name: "gcp", config: { "access-token": "x" } } }))
+      expect((yield* failure(provider)).message).toBe(
+        `kubeconfig ${provider}: user "u1": auth-provider: "gcp" is not supported; use an exec credential plugin (client.authentication.k8s.io), as kubectl does since 1.26`
+      )
+      const impersonate = write("as.yaml", kubeconfig({ server: "https://h:1" }, { token: "t", as: "bob" }))
+      expect((yield* failure(impersonate)).message).toBe(`kubeconfig ${impersonate}: user "u1": as: impersonation is not supported`)
+    }))
+
+  const execUser = (exec: Record<string, unknown>) => ({ exec: { apiVersion: "client.authentication.k8s.io/v1", interactiveMode: "Never", ...exec } })
+
+  it.effect("exec users: command relative to the kubeconfig when it has a '/', else from PATH; env, args, cluster info", () =>
+    Effect.gen(function* () {
+      const file = write(
+        "exec.yaml",
+        kubeconfig(
+          { server: "https://h:1", "certificate-authority-data": b64("CA PEM") },
+          execUser({ command: "./bin/plugin", args: ["get-token", "--x"], env: [{ name: "A", value: "1" }], installHint: "install it", provideClusterInfo: true })
+        )
+      )
+      expect(yield* loadKubeconfig(file)).toEqual({
         baseUrl: "https://h:1",
-        headers: { authorization: `Basic ${b64("admin:pw")}` },
-        tls: { insecureSkipVerify: true }
+        tls: { ca: "CA PEM" },
+        exec: {
+          config: {
+            command: path.join(dir, "bin/plugin"),
+            args: ["get-token", "--x"],
+            env: [{ name: "A", value: "1" }],
+            apiVersion: "client.authentication.k8s.io/v1",
+            interactiveMode: "Never",
+            installHint: "install it",
+            provideClusterInfo: true
+          },
+          cluster: { server: "https://h:1", "certificate-authority-data": b64("CA PEM") }
+        }
       })
+      const onPath = yield* loadKubeconfig(write("exec2.yaml", kubeconfig({ server: "https://h:1" }, { exec: { apiVersion: "client.authentication.k8s.io/v1beta1", command: "aws", args: null, env: null } })))
+      // v1beta1 without interactiveMode defaults to IfAvailable (clientcmd's v1 defaulting)
+      expect(onPath.exec).toEqual({
+        config: { command: "aws", args: [], env: [], apiVersion: "client.authentication.k8s.io/v1beta1", interactiveMode: "IfAvailable", provideClusterInfo: false }
+      })
+    }))
+
+  it.effect("exec users are validated with client-go's texts", () =>
+    Effect.gen(function* () {
+      const cases: ReadonlyArray<[Record<string, unknown>, string]> = [
+        [execUser({ command: "" }), `user "u1": exec: command must be specified for u1 to use exec authentication plugin`],
+        [execUser({ command: "p", apiVersion: "" }), `user "u1": exec: apiVersion must be specified for u1 to use exec authentication plugin`],
+        [execUser({ command: "p", env: [{ value: "x" }] }), `user "u1": exec: env variable name must be specified for u1 to use exec authentication plugin`],
+        [execUser({ command: "p", interactiveMode: "" }), `user "u1": exec: interactiveMode must be specified for u1 to use exec authentication plugin`],
+        [execUser({ command: "p", interactiveMode: "Sometimes" }), `user "u1": exec: invalid interactiveMode for u1: "Sometimes"`],
+        [execUser({ command: "p", apiVersion: "client.authentication.k8s.io/v1alpha1" }), `user "u1": exec: exec plugin: invalid apiVersion "client.authentication.k8s.io/v1alpha1"`],
+        [{ ...execUser({ command: "p" }), "auth-provider": { name: "oidc" } }, `user "u1": exec: authProvider cannot be provided in combination with an exec plugin for u1`]
+      ]
+      for (const [user, detail] of cases) {
+        const file = write("exec-bad.yaml", kubeconfig({ server: "https://h:1" }, user))
+        expect((yield* failure(file)).message).toBe(`kubeconfig ${file}: ${detail}`)
+      }
     }))
 
   it.effect("errors name the file and the field", () =>
@@ -132,32 +196,6 @@ describe("kubeconfig files", () => {
 
 // ---- TLS round trip ---------------------------------------------------------------------------------------
 
-const hasOpenssl = (() => {
-  try {
-    execFileSync("openssl", ["version"], { stdio: "ignore" })
-    return true
-  } catch {
-    return false
-  }
-})()
-
-/** A CA, a server certificate for 127.0.0.1 and a client certificate for "alice", made now with openssl. */
-const makePki = (out: string) => {
-  const ssl = (...args: Array<string>) => execFileSync("openssl", args, { cwd: out, stdio: "pipe" })
-  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-  ssl("req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=clustersim-test-ca",
-    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
-  writeFileSync(path.join(out, "server.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n")
-  writeFileSync(path.join(out, "client.ext"), "extendedKeyUsage=clientAuth\n")
-  for (const [name, cn] of [["server", "127.0.0.1"], ["client", "alice"]] as const) {
-    ssl("req", ...ec, "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", `/CN=${cn}`)
-    ssl("x509", "-req", "-in", `${name}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", `${name}.crt`, "-days", "2",
-      "-extfile", `${name}.ext`)
-  }
-  const read = (f: string) => readFileSync(path.join(out, f), "utf8")
-  return { ca: read("ca.crt"), serverCert: read("server.crt"), serverKey: read("server.key"), clientCert: read("client.crt"), clientKey: read("client.key") }
-}
-
 describe.skipIf(!hasOpenssl)("kubeconfig over TLS", () => {
   const pkiDir = path.join(dir, "pki")
   let server: https.Server
@@ -165,7 +203,6 @@ describe.skipIf(!hasOpenssl)("kubeconfig over TLS", () => {
   const seen: Array<{ authorization: string | undefined; clientCn: string | undefined; path: string | undefined }> = []
 
   beforeAll(async () => {
-    execFileSync("mkdir", ["-p", pkiDir])
     const pki = makePki(pkiDir)
     // requestCert without rejecting: the test reads which client certificate (if any) arrived
     server = https.createServer({ key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requestCert: true, rejectUnauthorized: false }, (req, res) => {

@@ -16,7 +16,7 @@ beforeAll(async () => {
   await call(url, "POST", "/api/v1/nodes", {
     metadata: { name: "n1", labels: { "node-role.kubernetes.io/worker": "", "node-role.kubernetes.io/infra": "" } },
     spec: { unschedulable: true },
-    status: { conditions: [{ type: "Ready", status: "True" }], addresses: [{ type: "InternalIP", address: "10.0.0.1" }], nodeInfo: { kubeletVersion: "v1.26.15", osImage: "Debian" } }
+    status: { conditions: [{ type: "Ready", status: "True" }], addresses: [{ type: "InternalIP", address: "10.0.0.1" }], nodeInfo: { nodeAgentVersion: "v1.26.15", osImage: "Debian" } }
   })
   const pod = await call(url, "POST", "/api/v1/namespaces/default/pods", { metadata: { name: "p1" }, spec: { nodeName: "n1", containers: [{ name: "c", image: "nginx:1.25" }] } })
   await call(url, "PUT", "/api/v1/namespaces/default/pods/p1/status", {

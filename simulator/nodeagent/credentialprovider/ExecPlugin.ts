@@ -13,6 +13,7 @@ import { spawn } from "node:child_process"
 import * as path from "node:path"
 import { Data, Duration, Effect, Either } from "effect"
 import { parseDuration } from "../../../src/api/go/Duration.js"
+import { mergeEnv } from "../../../src/client/auth/ExecPlugin.js"
 import { exchangeGroup } from "./CredentialProviderConfig.js"
 import type { AuthConfig, CredentialProviderResponse } from "./Keyring.js"
 
@@ -39,16 +40,8 @@ export const responseKind = "CredentialProviderResponse"
 
 export const encodeRequest = (apiVersion: string, image: string): string => JSON.stringify({ kind: requestKind, apiVersion, image })
 
-/** The environment of the plugin process: the host's, then the provider's variables (later wins, as Go's exec). */
-export const mergeEnv = (
-  environ: Readonly<Record<string, string | undefined>>,
-  extra: ReadonlyArray<{ readonly name: string; readonly value: string }>
-): Record<string, string> => {
-  const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(environ)) if (v !== undefined) out[k] = v
-  for (const { name, value } of extra) out[name] = value
-  return out
-}
+/** The environment of the plugin process: the host's, then the provider's variables (the client's rule, shared). */
+export { mergeEnv }
 
 /**
  * Reads the plugin's stdout: apiVersion first (it must equal the configured one), then the response. A decode

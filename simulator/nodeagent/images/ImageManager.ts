@@ -39,12 +39,42 @@ export type EnsureOutcome =
 /** What the registry (with credentials) answers for a pull starting at `start`: when it ends, and its error. */
 export type PullFunction = (image: string, start: number) => { readonly end: number; readonly error?: string }
 
+/**
+ * An image event as the node agent records it. Its message is built only when read (`imageEventMessage`): a run
+ * counts every event but keeps few verbatim, and 150,000 pod starts make 150,000 `Pulled` events.
+ */
 export interface ImageEvent {
   readonly t: number
   readonly type: "Normal" | "Warning"
   readonly reason: "Pulling" | "Pulled" | "Failed" | "BackOff" | "ErrImageNeverPull"
-  readonly message: string
+  readonly image: string
+  /** `Pulled` after a pull: its time and the time including waiting (ms). */
+  readonly pulledIn?: { readonly pullMs: number; readonly totalMs: number }
+  /** `Failed`: the pull's error. */
+  readonly error?: string
 }
+
+/** The event's message, upstream's texts (`pkg/kubelet/images/image_manager.go`). */
+export const imageEventMessage = (e: ImageEvent): string => {
+  const image = JSON.stringify(e.image)
+  switch (e.reason) {
+    case "Pulling":
+      return `Pulling image ${image}`
+    case "Pulled":
+      return e.pulledIn === undefined
+        ? `Container image ${image} already present on machine`
+        : `Successfully pulled image ${image} in ${formatDuration(e.pulledIn.pullMs)} (${formatDuration(e.pulledIn.totalMs)} including waiting)`
+    case "Failed":
+      return `Failed to pull image ${image}: ${e.error ?? ""}`
+    case "BackOff":
+      return backOffMessage(e.image)
+    case "ErrImageNeverPull":
+      return neverPullMessage(e.image)
+  }
+}
+
+const backOffMessage = (image: string) => `Back-off pulling image ${JSON.stringify(image)}`
+const neverPullMessage = (image: string) => `Container image ${JSON.stringify(image)} is not present with pull policy of Never`
 
 export interface ImageManagerSettings {
   readonly serializeImagePulls: boolean
@@ -77,45 +107,37 @@ export class ImageManager {
       this.disk.collect(now, this.inUse())
       this.nextGC = now + imageGCPeriodMs
     }
-    const event = (t: number, type: ImageEvent["type"], reason: ImageEvent["reason"], message: string) => this.record(pod.key, { t, type, reason, message })
+    const event = (e: ImageEvent) => this.record(pod.key, e)
     const availableAt = this.disk.availableAt(image)
     const present = availableAt !== undefined
     if (policy === "Never" || (policy === "IfNotPresent" && present)) {
       if (present) {
         const at = Math.max(now, availableAt)
         this.disk.markUsed(image, at)
-        event(at, "Normal", "Pulled", `Container image ${JSON.stringify(image)} already present on machine`)
+        event({ t: at, type: "Normal", reason: "Pulled", image })
         // an image another pod's pull brings in later: this pod waits for that pull too
         return { kind: "ready", at, pulled: availableAt > now }
       }
-      const message = `Container image ${JSON.stringify(image)} is not present with pull policy of Never`
-      event(now, "Warning", "ErrImageNeverPull", message)
-      return { kind: "failed", at: now, reason: "ErrImageNeverPull", message }
+      event({ t: now, type: "Warning", reason: "ErrImageNeverPull", image })
+      return { kind: "failed", at: now, reason: "ErrImageNeverPull", message: neverPullMessage(image) }
     }
     const backOffKey = `${pod.uid}_${image}`
     if (this.backoff.inBackOff(backOffKey, now)) {
-      const message = `Back-off pulling image ${JSON.stringify(image)}`
-      event(now, "Normal", "BackOff", message)
-      return { kind: "failed", at: now, reason: "ImagePullBackOff", message }
+      event({ t: now, type: "Normal", reason: "BackOff", image })
+      return { kind: "failed", at: now, reason: "ImagePullBackOff", message: backOffMessage(image) }
     }
-    event(now, "Normal", "Pulling", `Pulling image ${JSON.stringify(image)}`)
+    event({ t: now, type: "Normal", reason: "Pulling", image })
     const start = this.settings.serializeImagePulls ? Math.max(now, this.pullerFreeAt) : now
     const result = this.bucket.tryAccept(start) ? this.pull(image, start) : { end: start, error: "pull QPS exceeded" }
     if (this.settings.serializeImagePulls) this.pullerFreeAt = result.end
     if (result.error !== undefined) {
-      const message = result.error
-      event(result.end, "Warning", "Failed", `Failed to pull image ${JSON.stringify(image)}: ${message}`)
+      event({ t: result.end, type: "Warning", reason: "Failed", image, error: result.error })
       this.backoff.next(backOffKey, result.end)
-      return { kind: "failed", at: result.end, reason: "ErrImagePull", message }
+      return { kind: "failed", at: result.end, reason: "ErrImagePull", message: result.error }
     }
     this.disk.add(image, this.layersOf(image), result.end)
     this.disk.markUsed(image, result.end)
-    event(
-      result.end,
-      "Normal",
-      "Pulled",
-      `Successfully pulled image ${JSON.stringify(image)} in ${formatDuration(result.end - start)} (${formatDuration(result.end - now)} including waiting)`
-    )
+    event({ t: result.end, type: "Normal", reason: "Pulled", image, pulledIn: { pullMs: result.end - start, totalMs: result.end - now } })
     this.backoff.gc(result.end)
     return { kind: "ready", at: result.end, pulled: true }
   }

@@ -14,7 +14,7 @@ import type { SeededRandomService } from "../../kernel/SeededRandom.js"
 import type { NodeAgentConfiguration } from "../config/NodeAgentConfiguration.js"
 import { ProviderCache, type Credentials } from "../credentialprovider/Keyring.js"
 import { matchesAny, registryOf } from "../credentialprovider/MatchImages.js"
-import { defaultPullPolicy, ImageManager, type ImageEvent, type PullFunction, type WaitingReason } from "./ImageManager.js"
+import { defaultPullPolicy, ImageManager, imageEventMessage, type ImageEvent, type PullFunction, type WaitingReason } from "./ImageManager.js"
 import type { ImagesSpec, RegistryFault } from "./ImagesSpec.js"
 import { NodeImages, type Layer } from "./NodeImages.js"
 import { Registry, splitImage } from "./Registry.js"
@@ -48,7 +48,7 @@ export class ImagePulls {
   private readonly nodes = new Map<string, NodePulls>()
   private readonly prePulled: ReadonlyArray<string>
   private readonly pluginRandom: SeededRandomService
-  /** Pods that needed a pull (or failed one): reported apart from the SLO's pods without pulls. */
+  /** Pods (by uid) that needed a pull or failed one: reported apart from the SLO's pods without pulls. */
   private readonly pulledPods = new Set<string>()
   readonly startupWithoutPulls: Histogram = makeHistogram()
   readonly startupWithPulls: Histogram = makeHistogram()
@@ -164,7 +164,7 @@ export class ImagePulls {
 
   private recordEvent(node: string, pod: string, e: ImageEvent): void {
     const seen = (this.byReason[e.reason] = (this.byReason[e.reason] ?? 0) + 1)
-    if (seen <= eventSamplePerReason) this.sample.push({ t: e.t - this.startMillis, node, pod, reason: e.reason, message: e.message })
+    if (seen <= eventSamplePerReason) this.sample.push({ t: e.t - this.startMillis, node, pod, reason: e.reason, message: imageEventMessage(e) })
     const step = Math.floor((e.t - this.startMillis) / timelineStepMs) * timelineStepMs
     let bucket = this.timeline.get(step)
     if (bucket === undefined) this.timeline.set(step, (bucket = {}))
@@ -185,21 +185,21 @@ export class ImagePulls {
       const policy = this.spec.pullPolicy ?? defaultPullPolicy(image)
       const out = n.manager.ensureImage(pod, image, policy, t)
       if (out.kind === "failed") {
-        this.pulledPods.add(pod.key)
+        this.pulledPods.add(pod.uid)
         return { kind: "waiting", at: out.at, reason: out.reason, message: out.message }
       }
       pulled ||= out.pulled
       t = out.at
     }
-    if (pulled) this.pulledPods.add(pod.key)
+    if (pulled) this.pulledPods.add(pod.uid)
     for (const image of pod.images) n.inUse.add(image)
     return { kind: "ready", at: t, pulled }
   }
 
-  /** A pod started `latencyMs` after it could (bound and its node registered). */
-  podStarted(podKey: string, latencyMs: number): void {
+  /** A pod (by uid) started `latencyMs` after it could (bound and its node registered). */
+  podStarted(podUid: string, latencyMs: number): void {
     this.counts.podsStarted++
-    if (this.pulledPods.has(podKey)) {
+    if (this.pulledPods.has(podUid)) {
       this.counts.podsWithPulls++
       recordMillis(this.startupWithPulls, latencyMs)
     } else recordMillis(this.startupWithoutPulls, latencyMs)

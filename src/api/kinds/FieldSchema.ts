@@ -8,21 +8,70 @@
  */
 import { parseGoTime } from "../go/Time.js"
 import { isRecord } from "../Object.js"
+import { tagsOf } from "./UpstreamTags.js"
 
 export type FieldSchema =
   | { readonly type: "string"; readonly goType?: string }
   | { readonly type: "integer"; readonly format?: "int32" | "int64"; readonly goType?: string }
   | { readonly type: "boolean" | "number"; readonly goType?: string }
-  /** `interface{}`: anything goes; duplicate keys inside are still reported. */
-  | { readonly type: "any" }
+  /**
+   * `interface{}`: anything goes; duplicate keys inside are still reported. `format` names the types with
+   * their own JSON form that accept more than one JSON type (`intstr.IntOrString`, `resource.Quantity`,
+   * `runtime.RawExtension`).
+   */
+  | { readonly type: "any"; readonly format?: "int-or-string" | "quantity" | "raw-extension" }
   /** A type with its own JSON decoding that keeps the raw bytes (`FieldsV1`): nothing inside is checked. */
   | { readonly type: "raw" }
   /** `metav1.Time` (RFC3339) and `metav1.MicroTime` (RFC3339 with exactly 6 fractional digits). */
   | { readonly type: "time" | "microtime" }
   /** `rest`, when set, is the schema of every field not in `fields` (none is then unknown). */
-  | { readonly type: "object"; readonly fields: Readonly<Record<string, FieldSchema>>; readonly goType?: string; readonly rest?: FieldSchema }
-  | { readonly type: "map"; readonly values: FieldSchema; readonly goType?: string }
-  | { readonly type: "array"; readonly items: FieldSchema; readonly goType?: string }
+  | {
+      readonly type: "object"
+      readonly fields: Readonly<Record<string, FieldSchema>>
+      readonly goType?: string
+      readonly rest?: FieldSchema
+      readonly patch?: PatchTags
+    }
+  | { readonly type: "map"; readonly values: FieldSchema; readonly goType?: string; readonly patch?: PatchTags }
+  | { readonly type: "array"; readonly items: FieldSchema; readonly goType?: string; readonly patch?: PatchTags }
+
+/**
+ * How upstream merges a field: the struct tags and markers of `k8s.io/api` types.go (1.26), which strategic
+ * merge patch, server-side apply and the OpenAPI documents (`x-kubernetes-patch-strategy`,
+ * `x-kubernetes-patch-merge-key`, `x-kubernetes-list-type`, `x-kubernetes-list-map-keys`,
+ * `x-kubernetes-map-type`) all read. Kept as upstream writes them: only what a type says explicitly is set;
+ * {@link listSemantics} derives what server-side apply makes of a list.
+ */
+export interface PatchTags {
+  /** `patchStrategy:"merge"`, `"merge,retainKeys"` (lists) or `"retainKeys"` (a struct of one-of fields). */
+  readonly patchStrategy?: "merge" | "retainKeys" | "merge,retainKeys"
+  /** `patchMergeKey:"name"`: the field that identifies an element of a merged list of objects. */
+  readonly patchMergeKey?: string
+  /** `+listType`: explicit server-side apply list semantics. */
+  readonly listType?: "atomic" | "set" | "map"
+  /** `+listMapKey` (in order), for `listType=map`. */
+  readonly listMapKeys?: ReadonlyArray<string>
+  /** `+mapType=atomic`: a map replaced as a whole (`nodeSelector`, `selector`). */
+  readonly mapType?: "atomic" | "granular"
+  /** `+structType=atomic`: a struct replaced as a whole (`LabelSelector`, `OwnerReference`). */
+  readonly structType?: "atomic" | "granular"
+}
+
+/** A list as server-side apply sees it: replaced whole, a set of scalars, or a map of objects by key fields. */
+export type ListSemantics = { readonly type: "atomic" } | { readonly type: "set" } | { readonly type: "map"; readonly keys: ReadonlyArray<string> }
+
+/**
+ * The list semantics of an array schema as upstream's OpenAPI → structured-merge-diff conversion derives
+ * them (`kube-openapi: pkg/schemaconv`): an explicit `listType` wins; else `patchStrategy` merge with a merge
+ * key is a map keyed by it, merge without a key a set; anything else is atomic.
+ */
+export const listSemantics = (s: Extract<FieldSchema, { type: "array" }>): ListSemantics => {
+  const tags = s.patch
+  if (tags?.listType === "map") return { type: "map", keys: tags.listMapKeys ?? (tags.patchMergeKey ? [tags.patchMergeKey] : []) }
+  if (tags?.listType !== undefined) return { type: tags.listType }
+  if (tags?.patchStrategy?.split(",").includes("merge")) return tags.patchMergeKey ? { type: "map", keys: [tags.patchMergeKey] } : { type: "set" }
+  return { type: "atomic" }
+}
 
 /** Constructors: `FieldSchema.object("v1.LeaseSpec", { holderIdentity: FieldSchema.string() })`. */
 export const FieldSchema = {
@@ -35,9 +84,12 @@ export const FieldSchema = {
   raw: (): FieldSchema => ({ type: "raw" }),
   time: (): FieldSchema => ({ type: "time" }),
   microtime: (): FieldSchema => ({ type: "microtime" }),
-  object: (goType: string, fields: Readonly<Record<string, FieldSchema>>): FieldSchema => ({ type: "object", goType, fields }),
-  map: (values: FieldSchema): FieldSchema => ({ type: "map", values, goType: `map[string]${goTypeOf(values)}` }),
-  array: (items: FieldSchema): FieldSchema => ({ type: "array", items, goType: `[]${goTypeOf(items)}` })
+  object: (goType: string, fields: Readonly<Record<string, FieldSchema>>, patch?: PatchTags): FieldSchema =>
+    patch === undefined ? { type: "object", goType, fields } : { type: "object", goType, fields, patch },
+  map: (values: FieldSchema, patch?: PatchTags): FieldSchema =>
+    patch === undefined ? { type: "map", values, goType: `map[string]${goTypeOf(values)}` } : { type: "map", values, goType: `map[string]${goTypeOf(values)}`, patch },
+  array: (items: FieldSchema, patch?: PatchTags): FieldSchema =>
+    patch === undefined ? { type: "array", items, goType: `[]${goTypeOf(items)}` } : { type: "array", items, goType: `[]${goTypeOf(items)}`, patch }
 } as const
 
 /** The Go type name a decoder error prints for a value of this schema. */
@@ -70,14 +122,18 @@ export const goTypeOf = (s: FieldSchema): string => {
 
 const S = FieldSchema
 
-const ownerReferenceSchema = S.object("v1.OwnerReference", {
-  apiVersion: S.string(),
-  kind: S.string(),
-  name: S.string(),
-  uid: S.string("types.UID"),
-  controller: S.boolean(),
-  blockOwnerDeletion: S.boolean()
-})
+const ownerReferenceSchema = S.object(
+  "v1.OwnerReference",
+  {
+    apiVersion: S.string(),
+    kind: S.string(),
+    name: S.string(),
+    uid: S.string("types.UID"),
+    controller: S.boolean(),
+    blockOwnerDeletion: S.boolean()
+  },
+  tagsOf("meta/v1.OwnerReference", "")
+)
 
 const managedFieldsEntrySchema = S.object("v1.ManagedFieldsEntry", {
   manager: S.string(),
@@ -103,8 +159,8 @@ export const objectMetaSchema: FieldSchema = S.object("v1.ObjectMeta", {
   deletionGracePeriodSeconds: S.int64(),
   labels: S.map(S.string()),
   annotations: S.map(S.string()),
-  ownerReferences: S.array(ownerReferenceSchema),
-  finalizers: S.array(S.string()),
+  ownerReferences: S.array(ownerReferenceSchema, tagsOf("meta/v1.ObjectMeta", "ownerReferences")),
+  finalizers: S.array(S.string(), tagsOf("meta/v1.ObjectMeta", "finalizers")),
   managedFields: S.array(managedFieldsEntrySchema)
 })
 

@@ -100,13 +100,28 @@ export const defaultPodTemplateOf = (workload: KObject): KObject => {
   return { ...extendable, ...workload, spec: { ...extendable, ...workload.spec, template: { ...extendable, ...template, spec: defaultPodSpec(rec(template.spec)) } } }
 }
 
-/** A pod being created, as upstream stores it (see the module comment). */
-export const defaultPodOnCreate = (pod: KObject): KObject => {
-  const spec = defaultPodSpec(rec(pod.spec))
-  // SetDefaults_Pod: what only a pod gets.
+/** `SetDefaults_PodSpec` and `SetDefaults_Pod`: the defaults every decoded pod gets (no admission plugins). */
+const defaultDecodedPodSpec = (podSpec: unknown): Rec => {
+  const spec = defaultPodSpec(rec(podSpec))
   spec.containers = Array.isArray(spec.containers) ? spec.containers.map(requestsFromLimits) : spec.containers
   if (Array.isArray(spec.initContainers)) spec.initContainers = spec.initContainers.map(requestsFromLimits)
   if (spec.enableServiceLinks === undefined) spec.enableServiceLinks = true
+  return spec
+}
+
+/**
+ * A pod sent in an update, defaulted as the decoder defaults it before validation compares it with the stored
+ * one (so a body without the server's defaults is not a change). Kept as it was when nothing is missing.
+ */
+export const defaultPodOnUpdate = (pod: KObject): KObject => {
+  if (!isRecord(pod.spec)) return pod
+  const spec = defaultDecodedPodSpec(pod.spec)
+  return { ...extendable, ...pod, spec }
+}
+
+/** A pod being created, as upstream stores it (see the module comment). */
+export const defaultPodOnCreate = (pod: KObject): KObject => {
+  const spec = defaultDecodedPodSpec(pod.spec)
   spec.tolerations = withDefaultTolerations(Array.isArray(spec.tolerations) ? spec.tolerations : [])
   if (spec.priority === undefined) spec.priority = 0
   if (spec.preemptionPolicy === undefined) spec.preemptionPolicy = "PreemptLowerPriority"

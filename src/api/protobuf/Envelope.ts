@@ -21,7 +21,7 @@ const magicLittleEndian = 0x0073386b
 export const missingMagicMessage = "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]"
 
 /** Upstream's package of a served group: `coordination.platform` and `coordination.k8s.io` are one API. */
-const packageOf = (group: string, version: string): string | undefined => {
+export const packageOf = (group: string, version: string): string | undefined => {
   const base = group.replace(/\.(platform|k8s\.io)$/, "")
   switch (base) {
     case "":

@@ -89,7 +89,7 @@ describe("node rows", () => {
         status: {
           conditions: [{ type: "Ready", status: "True" }],
           addresses: [{ type: "InternalIP", address: "10.1.0.1" }],
-          nodeInfo: { kubeletVersion: "v1.26.15", osImage: "Debian" }
+          nodeInfo: { nodeAgentVersion: "v1.26.15", osImage: "Debian" }
         }
       },
       { labels: { "node-role.kubernetes.io/worker": "", "node-role.kubernetes.io/control-plane": "", "kubernetes.io/role": "infra" } }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { defaultPullPolicy, ImageManager, type ImageEvent, type PullFunction } from "../../../simulator/nodeagent/images/ImageManager.js"
+import { defaultPullPolicy, ImageManager, imageEventMessage, type ImageEvent, type PullFunction } from "../../../simulator/nodeagent/images/ImageManager.js"
 import { NodeImages } from "../../../simulator/nodeagent/images/NodeImages.js"
 
 const Mi = 2 ** 20
@@ -7,9 +7,9 @@ const pod = { key: "default/p", uid: "uid-1" }
 const image = "registry.example/app:1"
 
 const make = (pull: PullFunction, settings = { serializeImagePulls: true, registryPullQPS: 0, registryBurst: 0 }) => {
-  const events: Array<ImageEvent & { pod: string }> = []
+  const events: Array<ImageEvent & { message: string; pod: string }> = []
   const disk = new NodeImages({ capacityBytes: 100_000 * Mi, highThresholdPercent: 85, lowThresholdPercent: 80, minimumGCAgeMs: 120_000 })
-  const manager = new ImageManager(settings, disk, () => [{ digest: "l", size: 10 * Mi }], pull, (p, e) => events.push({ ...e, pod: p }), () => new Set())
+  const manager = new ImageManager(settings, disk, () => [{ digest: "l", size: 10 * Mi }], pull, (p, e) => events.push({ ...e, message: imageEventMessage(e), pod: p }), () => new Set())
   return { manager, events, disk }
 }
 

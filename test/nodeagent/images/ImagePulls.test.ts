@@ -87,7 +87,7 @@ describe("ImagePulls: pulls with the modelled credential plugin and the provider
     expect(p.ensurePod("n0", pod("a", "registry.example/app:1"), 5_000)).toMatchObject({ kind: "waiting", reason: "ImagePullBackOff" })
     expect(p.ensurePod("n0", pod("a", "registry.example/app:1"), 11_100)).toMatchObject({ kind: "waiting", reason: "ErrImagePull" })
     expect(p.ensurePod("n0", pod("a", "registry.example/app:1"), 40_000)).toMatchObject({ kind: "ready", pulled: true })
-    p.podStarted("default/a", 40_000)
+    p.podStarted("a", 40_000)
     const r = p.result()
     expect(r.events.byReason).toStrictEqual({ Pulling: 3, Failed: 2, BackOff: 1, Pulled: 1 })
     expect(r.podsWithPulls).toBe(1)

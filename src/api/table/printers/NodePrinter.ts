@@ -55,7 +55,7 @@ export const nodePrinter: Printer = {
         states.join(","),
         roles,
         timestampSince(node.metadata.creationTimestamp, now),
-        str(info.kubeletVersion),
+        str(info.nodeAgentVersion),
         address(node, "InternalIP"),
         address(node, "ExternalIP"),
         str(info.osImage) || "<unknown>",

@@ -1,0 +1,244 @@
+/**
+ * A cluster section on the real clock against any API server (docs/cluster.md "Real time"): the same node-agent
+ * shards, observer, lifecycle controller and faults as `ClusterRun.ts`, with the clock and the client swapped — the
+ * caller's `ApiClient` (HTTP to `clustersim serve` or a kube-apiserver, or in-process) and Effect's live clock
+ * (`SimClock.layerReal`). What changes with them lives in `LiveRequests`: requests are launched beside a shard's
+ * loop and their ends read from the clock. The shards keep their due queues (one timer per shard, as KWOK keeps
+ * one timer queue), the observer is fed by informers (`ObserverFeed.ts`): one Node and one Lease watch for all
+ * agents, and one shared pod watch filtered here unless the scenario asks for a watch per node.
+ *
+ * Ownership (`Ownership.ts`): agents register their Nodes and Leases with clustersim's label, adopt those an
+ * earlier run left, and stop at once on a node of the same name without the label. At the end (or on a stop) the
+ * owned nodes and leases are deleted with `cleanup`, or counted and reported as left.
+ */
+import { Clock, Effect, Fiber, FiberSet } from "effect"
+import type { KObject } from "../../src/api/Object.js"
+import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
+import { nodeLeaseNamespace, simulatedLabel, simulatedLabelValue, TaintKeys } from "../../src/api/WellKnown.js"
+import { ApiClient } from "../../src/client/ApiClient.js"
+import type { ServerAdminService } from "../../src/client/ServerAdmin.js"
+import { encodeHistogram, summarize } from "../../src/loadgen/LatencyRecorder.js"
+import { GeneratorHealth, type HealthReport } from "../../src/loadgen/GeneratorHealth.js"
+import { defaultParameters, ServiceTimeModel } from "../apiserver/ServiceTime.js"
+import { makeLifecycleLog } from "../controllers/nodelifecycle/LifecycleSettings.js"
+import { runNodeLifecycleController } from "../controllers/nodelifecycle/NodeLifecycleController.js"
+import { EventRecorder } from "../events/EventRecorder.js"
+import * as TokenBucket from "../events/TokenBucket.js"
+import * as SeededRandom from "../kernel/SeededRandom.js"
+import { NodeAgentMetrics, settingsOf, type NodeAgentEnvironment } from "../nodeagent/AgentEnvironment.js"
+import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
+import { NodeAgentShard } from "../nodeagent/NodeAgentShard.js"
+import { ClusterObserver } from "./ClusterObserver.js"
+import { clusterResult, type ClusterResultBody } from "./ClusterResult.js"
+import { resolveCluster, simulatedNodes } from "./ClusterSetup.js"
+import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
+import { applyFaults } from "./Faults.js"
+import { feedChanges } from "./ObserverFeed.js"
+import { leftOver, removeOwned, type Leftovers } from "./Ownership.js"
+import { PodStartupSli, type PodStartupResult } from "./PodStartupSli.js"
+import { runMemoryPressure } from "./Pressure.js"
+
+export interface RealTimeClusterOptions {
+  readonly spec: ClusterSpec
+  readonly faults: ReadonlyArray<ClusterFault>
+  readonly seed: number
+  readonly durationMs: number
+  /** Where a relative `nodeAgent.file` is resolved (the scenario's directory). */
+  readonly baseDir?: string
+  /** Delete the owned nodes and leases at the end (`--cleanup`); otherwise they are counted and left. */
+  readonly cleanup: boolean
+  /** The target's failure hooks (`clustersim serve --admin`), which `apiserver-pause` needs. */
+  readonly admin: ServerAdminService | undefined
+  /** Completes to stop the run early (Ctrl-C); it then cleans up as at the end. */
+  readonly stop?: Effect.Effect<void>
+  /** About every 5 s. */
+  readonly onProgress?: (p: { readonly elapsedMs: number; readonly registered: number; readonly leaseWrites: number; readonly errors: number }) => void
+}
+
+/** What only a real-time run measures: the driver's own health, request outcomes, ownership. */
+export interface RealTimeReport {
+  /** The driver's CPU and event-loop lag; `saturated` flags a run whose driver, not the server, was the limit. */
+  readonly driver: HealthReport & { readonly cpuMsPer1000Nodes: number }
+  readonly statusLatency: ReturnType<typeof summarize> & { readonly hdr: string }
+  readonly errorsByCode: Readonly<Record<string, number>>
+  readonly throttled: { readonly requests: number; readonly totalMs: number }
+  readonly registered: number
+  readonly adopted: number
+  /** Nodes of the scenario's names found without clustersim's label: left alone, their agents stopped. */
+  readonly foreignNodes: ReadonlyArray<string>
+  readonly podStartup?: PodStartupResult
+  readonly cleanup: Leftovers & { readonly deleted: boolean }
+}
+
+export type RealTimeClusterResult = ClusterResultBody & { readonly realTime: RealTimeReport }
+
+/** A real-time shard wakes at least this often by default (ms): how late an event may start. */
+export const DefaultRealTimeResolutionMs = 50
+
+/** The shard's bookkeeping of request ends: none, the clock says when an answer came. */
+const noModelledLatency = new ServiceTimeModel({ ...defaultParameters, readBaseMs: 0, writeBaseMs: 0, perObjectMs: 0, perKiBMs: 0 })
+
+/** What a real-time run cannot do (each with the reason); empty when it can run. */
+export const realTimeProblems = (spec: ClusterSpec, faults: ReadonlyArray<ClusterFault>, hasAdmin: boolean): ReadonlyArray<string> => {
+  const problems: Array<string> = []
+  if (spec.images !== undefined) problems.push("cluster.images: image pulls are modelled in virtual time only; run without --target")
+  faults.forEach((f, i) => {
+    if (f.type === "registry-outage" || f.type === "expire-registry-credentials") problems.push(`faults[${i}]: ${f.type} needs cluster.images (virtual time only)`)
+    if (f.type === "apiserver-pause" && !hasAdmin) problems.push(`faults[${i}]: apiserver-pause needs a target with failure hooks (clustersim serve --admin)`)
+  })
+  return problems
+}
+
+export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<RealTimeClusterResult, string, ApiClient> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const spec = o.spec
+      const problems = realTimeProblems(spec, o.faults, o.admin !== undefined)
+      if (problems.length > 0) return yield* Effect.fail(problems.join("; "))
+      const resolved = resolveCluster(spec, o.baseDir)
+      if (resolved._tag === "Left") return yield* Effect.fail(`invalid cluster spec: ${resolved.left.join("; ")}`)
+      const { nodeAgent, lifecycle } = resolved.right
+      const client = yield* ApiClient
+      const clock = yield* Effect.clock
+      const health = yield* GeneratorHealth.make()
+      const startMillis = yield* Clock.currentTimeMillis
+      const random = SeededRandom.make(o.seed).split("cluster")
+      const settings = settingsOf(nodeAgent)
+      const nodes = simulatedNodes(spec, settings, random, startMillis)
+      const names = new Set(nodes.map((n) => n.name))
+      const { pauses, applied } = applyFaults(o.faults, nodes, startMillis, random.split("faults"), undefined)
+      const metrics = new NodeAgentMetrics()
+      const requests = yield* FiberSet.make()
+      const driver = spec.driver ?? {}
+      const podStartup = new PodStartupSli(startMillis)
+      const env: NodeAgentEnvironment = {
+        client,
+        serviceTime: noModelledLatency,
+        settings,
+        metrics,
+        pauses,
+        resolutionMs: spec.resolution ?? DefaultRealTimeResolutionMs,
+        podStarted: (pod, _node, t) => podStartup.running(pod, t),
+        ownerLabel: { key: simulatedLabel, value: simulatedLabelValue },
+        live: {
+          now: () => clock.unsafeCurrentTimeMillis(),
+          launch: (request) => Effect.asVoid(FiberSet.run(requests, request)),
+          total: driver.qps !== undefined && driver.qps > 0 ? TokenBucket.make(driver.qps, driver.burst ?? Math.max(1, Math.ceil(driver.qps))) : undefined
+        }
+      }
+
+      // ---- the agents' view of the server: one Node watch, one Lease watch (for the controller), the pod watches
+      const observer = new ClusterObserver(startMillis, lifecycle.enabled)
+      const shardCount = Math.max(1, Math.min(nodes.length, spec.shards ?? 1))
+      const shards: Array<NodeAgentShard> = []
+      for (let s = 0; s < shardCount; s++) {
+        const own = nodes.filter((_, i) => i % shardCount === s)
+        const shard = new NodeAgentShard(own, env, random.split(`shard-${s}`))
+        for (const n of own) observer.route(n.name, shard)
+        shards.push(shard)
+      }
+      const owned = `${simulatedLabel}=${simulatedLabelValue}`
+      const ours = (obj: KObject) => names.has(obj.metadata.name ?? "")
+      const observe = (change: Parameters<ClusterObserver["observe"]>[0]) => observer.observe(change)
+      const informers = [yield* feedChanges({ resource: Nodes, labelSelector: owned }, observe, ours)]
+      if (lifecycle.enabled) informers.push(yield* feedChanges({ resource: Leases, namespace: nodeLeaseNamespace, labelSelector: owned }, observe, ours))
+      const onNode = (pod: KObject) => names.has((pod.spec as { nodeName?: string } | undefined)?.nodeName ?? "")
+      const podChange = (change: Parameters<ClusterObserver["observe"]>[0]) => {
+        podStartup.observed(change.object, change.time)
+        observer.observe(change)
+      }
+      if (driver.podWatch === "per-node") {
+        for (const n of nodes) informers.push(yield* feedChanges({ resource: Pods, fieldSelector: `spec.nodeName=${n.name}` }, podChange))
+      } else informers.push(yield* feedChanges({ resource: Pods }, podChange, onNode))
+      yield* Effect.forEach(informers, (i) => i.synced, { discard: true })
+
+      // ---- agents, controller, faults
+      const running = [] as Array<Fiber.RuntimeFiber<unknown, unknown>>
+      for (const shard of shards) running.push(yield* Effect.fork(shard.run))
+      const lifecycleLog = makeLifecycleLog()
+      if (lifecycle.enabled) {
+        const recorder = EventRecorder.layer({ reportingController: "node-controller", reportingInstance: "node-controller" })
+        const source = { nodes: () => observer.nodes.values(), node: (name: string) => observer.nodes.get(name), changedNodes: () => observer.changedNodes(), leases: () => observer.changedLeases() }
+        running.push(yield* Effect.fork(runNodeLifecycleController(lifecycle, lifecycleLog, source).pipe(Effect.provide(recorder))))
+      }
+      for (const p of pauses) {
+        const admin = o.admin!
+        running.push(yield* Effect.fork(Effect.sleep(p.from - startMillis).pipe(Effect.zipRight(Effect.ignore(admin.pause(p.to - p.from))))))
+      }
+      const evictions: Array<EvictionRecord> = []
+      if (spec.memoryPressure && spec.memoryPressure.length > 0) {
+        const byName = new Map(shards.flatMap((shard) => nodes.filter((n) => shard.has(n.name)).map((n) => [n.name, shard] as const)))
+        const pressure = runMemoryPressure(spec.memoryPressure, nodes, spec.podsPerNode ?? 0, nodeAgent, (e) => evictions.push(e), (node, c) => byName.get(node)?.setPressure(node, c))
+        running.push(yield* Effect.fork(Effect.orDie(pressure)))
+      }
+      const pods = yield* createPods(nodes.map((n) => n.name), spec.podsPerNode ?? 0, lifecycle.defaultTolerationSeconds, podStartup)
+      if (o.onProgress) {
+        const report = o.onProgress
+        running.push(
+          yield* Effect.fork(
+            Effect.forever(
+              Effect.sleep(5_000).pipe(
+                Effect.zipRight(Clock.currentTimeMillis),
+                Effect.map((now) =>
+                  report({ elapsedMs: now - startMillis, registered: metrics.registrations + metrics.adopted, leaseWrites: metrics.leaseWrites, errors: Object.values(metrics.errorsByCode).reduce((a, b) => a + b, 0) })
+                )
+              )
+            )
+          )
+        )
+      }
+
+      // ---- run until the end or a stop, then stop the agents and clean up (or count what is left)
+      yield* Effect.raceFirst(Effect.sleep(o.durationMs), o.stop ?? Effect.never)
+      const reachedMs = (yield* Clock.currentTimeMillis) - startMillis
+      yield* Fiber.interruptAll(running)
+      yield* FiberSet.clear(requests)
+      const driverHealth = yield* health.summary
+      const cleanup = o.cleanup ? { ...(yield* removeOwned(names)), deleted: true } : { ...(yield* leftOver(names)), deleted: false }
+      const record = { seed: o.seed, durationMs: o.durationMs, nodes, pods, metrics, observer, lifecycleLog, evictions, applied, imagePulls: undefined }
+      const base = clusterResult(record, { timersFired: 0, tasksRun: 0 }, reachedMs, reachedMs)
+      const cpuMs = driverHealth.cpu.userMs + driverHealth.cpu.systemMs
+      return {
+        ...base,
+        realTime: {
+          driver: { ...driverHealth, cpuMsPer1000Nodes: nodes.length > 0 ? (cpuMs * 1000) / nodes.length : 0 },
+          statusLatency: { ...summarize(metrics.statusLatency), hdr: encodeHistogram(metrics.statusLatency) },
+          errorsByCode: metrics.errorsByCode,
+          throttled: { requests: metrics.throttled, totalMs: Math.round(metrics.throttledMs) },
+          registered: metrics.registrations,
+          adopted: metrics.adopted,
+          foreignNodes: metrics.foreignNodes,
+          ...(pods > 0 ? { podStartup: podStartup.result() } : {}),
+          cleanup
+        }
+      }
+    })
+  )
+
+/** `podsPerNode` pods per node, bound to it at creation (as `SeedPods.ts` writes them in a simulation), 16 at a time. */
+const createPods = (nodes: ReadonlyArray<string>, podsPerNode: number, tolerationSeconds: number, sli: PodStartupSli): Effect.Effect<number, never, ApiClient> =>
+  Effect.gen(function* () {
+    if (podsPerNode === 0) return 0
+    const client = yield* ApiClient
+    const tolerations = [TaintKeys.notReady, TaintKeys.unreachable].map((key) => ({ key, operator: "Exists", effect: "NoExecute", tolerationSeconds }))
+    const work = nodes.flatMap((node) => Array.from({ length: podsPerNode }, (_, i) => ({ node, name: `${node}-pod-${i}` })))
+    let created = 0
+    yield* Effect.forEach(
+      work,
+      ({ node, name }) =>
+        Effect.gen(function* () {
+          const at = yield* Clock.currentTimeMillis
+          const pod = {
+            metadata: { name, namespace: "default", labels: { app: "sim", [simulatedLabel]: simulatedLabelValue } },
+            spec: { nodeName: node, containers: [{ name: "app", image: "registry.example/app:1", resources: { requests: { cpu: "100m", memory: "128Mi" } } }], tolerations }
+          }
+          const made = yield* Effect.either(client.create(Pods, pod, { namespace: "default" }))
+          if (made._tag === "Right") {
+            created++
+            sli.created(made.right.object, at)
+          }
+        }),
+      { concurrency: 16, discard: true }
+    )
+    return created
+  })

@@ -1,0 +1,112 @@
+/**
+ * `v1` Pod: its schema (`BuiltinSchemas.ts`) and update validation as 1.26 `ValidatePodUpdate`
+ * (`kubernetes/kubernetes: pkg/apis/core/validation/validation.go`): a pod's spec is immutable except the
+ * containers' and init containers' images, `activeDeadlineSeconds` (set, or lowered), added tolerations (and the
+ * tolerationSeconds of existing ones) and `terminationGracePeriodSeconds` from a negative value to 1; containers
+ * can be neither added nor removed. So a patch cannot silently drop containers.
+ *
+ * The status subresource keeps the stored spec, so status writes (node agents) pass; binding sets `nodeName`
+ * through its own path. Upstream appends a Go struct diff (`cmp.Diff`) to the `spec: Forbidden` text; it is left
+ * out here.
+ */
+import { forbidden, type FieldError, invalid, required } from "../FieldError.js"
+import { isRecord, type KObject } from "../Object.js"
+import { podSchema } from "./BuiltinSchemas.js"
+import type { KindRules } from "./KindRules.js"
+import { validateObjectMetaUpdate } from "./Names.js"
+
+type Rec = Record<string, unknown>
+
+const rec = (v: unknown): Rec => (isRecord(v) ? v : {})
+const list = (v: unknown): ReadonlyArray<unknown> => (Array.isArray(v) ? v : [])
+
+export const podUpdateForbiddenMessage =
+  "pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations) or `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
+
+const MAX_INT32 = 2 ** 31 - 1
+
+/** Go's zero values: what an absent field decodes to in a typed struct. */
+const isZero = (v: unknown): boolean =>
+  v === undefined || v === null || v === "" || v === 0 || v === false || (Array.isArray(v) && v.length === 0) || (isRecord(v) && Object.keys(v).length === 0)
+
+/**
+ * `apiequality.Semantic.DeepEqual` on decoded structs: an absent field equals its zero value, nil equals empty
+ * for slices and maps.
+ */
+export const semanticallyEqual = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (isZero(a) && isZero(b)) return true
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => semanticallyEqual(x, b[i]))
+  if (isRecord(a) && isRecord(b)) {
+    for (const k of Object.keys(a)) if (!semanticallyEqual(a[k], b[k])) return false
+    for (const k of Object.keys(b)) if (!(k in a) && !isZero(b[k])) return false
+    return true
+  }
+  return false
+}
+
+/** `ValidateContainerUpdates`: same number of containers, each with a trimmed, non-empty image. */
+const containerUpdateErrors = (next: ReadonlyArray<unknown>, old: ReadonlyArray<unknown>, path: string): { errors: FieldError[]; stop: boolean } => {
+  if (next.length !== old.length) return { errors: [forbidden(path, "pod updates may not add or remove containers")], stop: true }
+  const errors: FieldError[] = []
+  next.forEach((c, i) => {
+    const image = typeof rec(c).image === "string" ? (rec(c).image as string) : ""
+    if (image.length === 0) errors.push(required(`${path}[${i}].image`, ""))
+    if (image.trim().length !== image.length) errors.push(invalid(`${path}[${i}].image`, image, "must not have leading or trailing whitespace"))
+  })
+  return { errors, stop: false }
+}
+
+/** `validateOnlyAddedTolerations`: every old toleration is still there, up to its tolerationSeconds. */
+const tolerationErrors = (next: ReadonlyArray<unknown>, old: ReadonlyArray<unknown>): FieldError[] => {
+  for (const o of old) {
+    const found = next.some((n) => semanticallyEqual({ ...rec(o), tolerationSeconds: rec(n).tolerationSeconds }, n))
+    if (!found) return [forbidden("spec.tolerations", "existing toleration can not be modified except its tolerationSeconds")]
+  }
+  return []
+}
+
+export const validatePodUpdate = (pod: KObject, old: KObject): FieldError[] => {
+  const errors: FieldError[] = [...validateObjectMetaUpdate(pod, old)]
+  const spec = rec(pod.spec)
+  const oldSpec = rec(old.spec)
+  for (const field of ["containers", "initContainers"] as const) {
+    const { errors: containerErrors, stop } = containerUpdateErrors(list(spec[field]), list(oldSpec[field]), `spec.${field}`)
+    errors.push(...containerErrors)
+    if (stop) return errors
+  }
+  const deadline = spec.activeDeadlineSeconds
+  const oldDeadline = oldSpec.activeDeadlineSeconds
+  if (typeof deadline === "number") {
+    if (deadline < 0 || deadline > MAX_INT32) {
+      errors.push(invalid("spec.activeDeadlineSeconds", deadline, `must be between 0 and ${MAX_INT32}, inclusive`))
+      return errors
+    }
+    if (typeof oldDeadline === "number" && oldDeadline < deadline) {
+      errors.push(invalid("spec.activeDeadlineSeconds", deadline, "must be less than or equal to previous value"))
+      return errors
+    }
+  } else if (typeof oldDeadline === "number") {
+    // A nil pointer prints as the string "null".
+    errors.push(invalid("spec.activeDeadlineSeconds", "null", "must not update from a positive integer to nil value"))
+  }
+  errors.push(...tolerationErrors(list(spec.tolerations), list(oldSpec.tolerations)))
+  if (semanticallyEqual(spec, oldSpec)) return errors
+  // The fields that may change, taken from the stored spec before comparing the rest.
+  const oldContainers = list(oldSpec.containers)
+  const oldInit = list(oldSpec.initContainers)
+  const munged: Rec = {
+    ...spec,
+    containers: list(spec.containers).map((c, i) => ({ ...rec(c), image: rec(oldContainers[i]).image })),
+    initContainers: list(spec.initContainers).map((c, i) => ({ ...rec(c), image: rec(oldInit[i]).image })),
+    activeDeadlineSeconds: oldDeadline,
+    schedulingGates: oldSpec.schedulingGates,
+    tolerations: oldSpec.tolerations
+  }
+  const oldGrace = oldSpec.terminationGracePeriodSeconds
+  if (typeof oldGrace === "number" && oldGrace < 0 && munged.terminationGracePeriodSeconds === 1) munged.terminationGracePeriodSeconds = oldGrace
+  if (!semanticallyEqual(munged, oldSpec)) errors.push(forbidden("spec", podUpdateForbiddenMessage))
+  return errors
+}
+
+export const podRules: KindRules = { schema: podSchema, validateUpdate: validatePodUpdate }

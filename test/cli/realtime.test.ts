@@ -1,0 +1,123 @@
+/**
+ * `clustersim run cluster.yaml --target URL`: the cluster section on the real clock against a `serve` on a loopback
+ * port (a few seconds), its artifact and summary, `--cleanup`, and the clear refusals of what only virtual time has.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Scope } from "effect"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { parseRunFlags, runCommand } from "../../src/cli/run.js"
+import { Nodes } from "../../src/api/Resources.js"
+import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
+import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
+
+const dir = mkdtempSync(join(tmpdir(), "clustersim-realtime-"))
+let n = 0
+const file = (text: string): string => {
+  const f = join(dir, `s${n++}.yaml`)
+  writeFileSync(f, text)
+  return f
+}
+
+const clusterScenario = (extra = "") => `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: rt }
+duration: 3s
+cluster:
+  nodes: 4
+  startSpread: 200ms
+  nodeAgent: { config: { nodeLeaseDurationSeconds: 4 } }
+  nodeLifecycle: { enabled: false }
+${extra}phases: []
+`
+
+/** A `serve` (with or without admin hooks) on a loopback port for the test's scope. */
+const serve = (admin: boolean) =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.make()
+    const built = yield* Scope.extend(
+      Effect.flatMap(ApiServer, (api) => Effect.map(serveHttp({ host: "127.0.0.1", port: 0, admin }), (s) => ({ url: s.url, api }))),
+      scope
+    ).pipe(Effect.provide(ApiServer.layer({})))
+    return { ...built, close: Scope.close(scope, Exit.void) }
+  })
+
+const run = (f: string, url: string, cleanup = false) => {
+  const stderr: Array<string> = []
+  const stdout: Array<string> = []
+  return runCommand({
+    file: f,
+    target: { _tag: "url", options: { baseUrl: url } },
+    outDir: join(dir, `out${n++}`),
+    tty: false,
+    cleanup,
+    stdout: (s) => void stdout.push(s),
+    stderr: (s) => void stderr.push(s)
+  }).pipe(Effect.map((r) => ({ ...r, stderr: stderr.join(""), stdout: stdout.join("") })))
+}
+
+describe("clustersim run <cluster scenario> --target URL", () => {
+  it.live(
+    "runs the node agents on the real clock against the server; --cleanup deletes what the run owned",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* serve(false)
+        const r = yield* run(file(clusterScenario()), s.url, true)
+        expect(r.exitCode).toBe(0)
+        const a = r.artifact!
+        expect(a.target.kind).toBe("url")
+        const cluster = a.cluster as { nodes: number; heartbeats: { leaseWrites: number }; realTime: { registered: number; errorsByCode: object; cleanup: unknown } }
+        expect(cluster.nodes).toBe(4)
+        expect(cluster.realTime.registered).toBe(4)
+        expect(cluster.heartbeats.leaseWrites).toBeGreaterThanOrEqual(8)
+        expect(cluster.realTime.errorsByCode).toEqual({})
+        expect(cluster.realTime.cleanup).toEqual({ removed: { nodes: 4, leases: 4, pods: 0 }, left: { nodes: 0, leases: 0, pods: 0 }, deleted: true })
+        expect(a.thresholds.find((t) => t.threshold === "outcome:node-agent-requests")?.passed).toBe(true)
+        expect(r.stdout).toContain("simulated nodes on the real clock: 4 nodes")
+        expect(yield* s.api.list(Nodes)).toMatchObject({ items: [] })
+        yield* s.close
+      }),
+    30_000
+  )
+
+  it.live(
+    "without --cleanup it says what it left and how to remove it",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* serve(false)
+        const r = yield* run(file(clusterScenario()), s.url)
+        expect(r.exitCode).toBe(0)
+        expect(r.stderr).toContain(
+          "clustersim: left on the target: 4 nodes, 4 node leases, 0 pods (label clustersim.io/simulated=true); the next run adopts them, --cleanup deletes them at its end, or: kubectl delete nodes -l clustersim.io/simulated=true"
+        )
+        yield* s.close
+      }),
+    30_000
+  )
+
+  it.live(
+    "refuses, by name, what only virtual time has: apiserver-pause without admin hooks, the scheduler section",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* serve(false)
+        const pause = yield* run(file(clusterScenario("faults:\n  - { type: apiserver-pause, at: 1s, for: 1s }\n")), s.url)
+        expect(pause.exitCode).toBe(2)
+        expect(pause.stderr).toContain("faults[0]: apiserver-pause needs a target with failure hooks (clustersim serve --admin)")
+        const scheduler = yield* run(file(clusterScenario("scheduler:\n  replicas: 1\n  batches: [{ namePrefix: web, count: 2, rate: 1, cpu: 100m, memory: 64Mi }]\n")), s.url)
+        expect(scheduler.exitCode).toBe(2)
+        expect(scheduler.stderr).toContain('"scheduler": a target runs the "cluster" section in real time; the scheduler and eviction sections run only in virtual time (run without --target)')
+        yield* s.close
+      }),
+    30_000
+  )
+
+  it.effect("--cleanup is a run flag", () =>
+    Effect.gen(function* () {
+      const flags = yield* parseRunFlags(["s.yaml", "--target", "http://127.0.0.1:1", "--cleanup"])
+      expect(flags).toMatchObject({ file: "s.yaml", cleanup: true, target: { _tag: "url" } })
+      const embedded = yield* parseRunFlags(["s.yaml", "--target", "embedded"])
+      expect(embedded.target).toEqual({ _tag: "embedded", explicit: true })
+    })
+  )
+})
