@@ -3,6 +3,8 @@
  * keeps every run the same: the benchmark's control-plane configuration and the shipped cluster scenario's sections.
  *
  *   npx tsc -p . && node dist/bench/resultHash.js          # prints one `name sha256` line per configuration
+ *   node dist/bench/resultHash.js --no-apf                 # API Priority and Fairness off, `serverModel` left out:
+ *                                                          # the runs as they were before APF (issue 20)
  */
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
@@ -44,8 +46,12 @@ const configurations: ReadonlyArray<readonly [string, ClusterRunOptions]> = [
   ["control plane, 500 nodes, 10 min", controlPlane(500, 10)]
 ]
 
-for (const [name, options] of configurations) {
+const withoutApf = process.argv.includes("--no-apf")
+
+for (const [name, given] of configurations) {
+  const options = withoutApf ? { ...given, spec: { ...given.spec, serviceTime: { ...given.spec.serviceTime, apf: false } } } : given
   const result = Effect.runSync(runSimulatedCluster(options))
-  const hash = createHash("sha256").update(JSON.stringify(deterministicPart(result))).digest("hex")
+  const { serverModel: _model, ...beforeApf } = deterministicPart(result)
+  const hash = createHash("sha256").update(JSON.stringify(withoutApf ? beforeApf : deterministicPart(result))).digest("hex")
   console.log(`${hash}  ${name}`)
 }

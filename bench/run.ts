@@ -15,7 +15,8 @@ const helpers = new Set(["run", "bareServer"])
 
 /** Benchmarks that are another one with arguments of its own. */
 const variants: Readonly<Record<string, readonly [script: string, ...args: string[]]>> = {
-  "cluster-control-plane": ["cluster", "--control-plane"]
+  "cluster-control-plane": ["cluster", "--control-plane"],
+  "cluster-with-clients": ["cluster", "--control-plane", "--clients"]
 }
 
 const dir = fileURLToPath(new URL(".", import.meta.url))

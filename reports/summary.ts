@@ -77,6 +77,10 @@ interface ClusterView {
   readonly evictions?: ReadonlyArray<unknown>
   readonly events: { readonly byReason: Readonly<Record<string, number>> }
   readonly wall?: { readonly ms: number; readonly virtualPerReal: number }
+  readonly serverModel?: {
+    readonly parameters: Readonly<Record<string, number | boolean>>
+    readonly priorityLevels?: Readonly<Record<string, { readonly seats: number | string; readonly dispatched: number; readonly rejected: number; readonly queueWaitMs: { readonly p99: number } }>>
+  }
   /** A run on the real clock against a target (simulator/cluster/RealTimeCluster.ts). */
   readonly realTime?: {
     readonly driver: { readonly cpu: { readonly fractionOfCore: number }; readonly cpuMsPer1000Nodes: number; readonly loopLag: { readonly p99: number }; readonly saturated: boolean; readonly reasons: ReadonlyArray<string> }
@@ -115,9 +119,11 @@ export const renderCluster = (raw: Readonly<Record<string, unknown>>): ReadonlyA
     const left = rt.cleanup.left
     out.push(`  ${rt.cleanup.deleted ? "cleaned up" : "left on the target"}: ${left.nodes} nodes, ${left.leases} leases, ${left.pods} pods${rt.cleanup.deleted ? " remain" : ""}`)
   }
+  // a simulated run's latencies come from the service-time model, not from the host (docs/apf.md)
+  const modelled = c.serverModel !== undefined ? " (modelled)" : ""
   out.push(
     `  leases: ${c.heartbeats.leaseWrites} writes (${c.heartbeats.perSecond.toFixed(1)}/s), ${c.heartbeats.failedAttempts} failed attempts; ` +
-      `renew latency p50 ${formatMs(c.leaseRenewLatency.p50)}, p99 ${formatMs(c.leaseRenewLatency.p99)}`
+      `renew latency${modelled} p50 ${formatMs(c.leaseRenewLatency.p50)}, p99 ${formatMs(c.leaseRenewLatency.p99)}`
   )
   out.push(`  node status: ${c.nodeStatus.checks} checks, ${c.nodeStatus.patches} patches`)
   const changed = Object.entries(c.readyTimeline).filter(([, t]) => t.length > 1)
@@ -127,6 +133,17 @@ export const renderCluster = (raw: Readonly<Record<string, unknown>>): ReadonlyA
   out.push(`  taint changes: ${c.taints.length}   pod deletions: ${c.podDeletions.length}   evictions: ${c.evictions?.length ?? 0}`)
   const reasons = Object.entries(c.events.byReason).sort(([a], [b]) => a.localeCompare(b))
   if (reasons.length > 0) out.push(`  events: ${reasons.map(([r, n]) => `${r} ${n}`).join(", ")}`)
+  if (c.serverModel !== undefined) {
+    const p = c.serverModel.parameters
+    out.push(
+      `  server model (latencies are modelled, not measured): read ${p.readBaseMs} ms, write ${p.writeBaseMs} ms, ${p.perObjectMs} ms/object, ${p.perKiBMs} ms/KiB, ` +
+        `${p.maxRequestsInflight} + ${p.maxMutatingRequestsInflight} inflight, APF ${p.apf ? "on" : "off"}`
+    )
+    for (const [name, l] of Object.entries(c.serverModel.priorityLevels ?? {})) {
+      if (l.dispatched === 0 && l.rejected === 0) continue
+      out.push(`    ${name}: ${l.seats} seats, ${l.dispatched} dispatched, ${l.rejected} rejected (429), queue wait p99 ${formatMs(l.queueWaitMs.p99)}`)
+    }
+  }
   return out
 }
 

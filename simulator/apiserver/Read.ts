@@ -13,6 +13,7 @@ import { matchesLabels, parseLabelSelector } from "../../src/api/LabelSelector.j
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import type { Admission } from "./Admission.js"
+import { pinnedIndexValue } from "./FieldIndex.js"
 import { planGet, planList, type ReadPlan } from "./ResourceVersion.js"
 import type { ServerState } from "./ServerState.js"
 import { keyPrefix } from "./Store.js"
@@ -113,7 +114,7 @@ export class Read {
 
   private listAt(resource: ResourceType, opts: ListOptions, plan: ReadPlan): Either.Either<KList, ApiError> {
     return Either.gen(this, function* () {
-      const { matches, filtered } = yield* selectorsOf(resource, opts)
+      const { matches, filtered, fields } = yield* selectorsOf(resource, opts)
       const prefix = keyPrefix(resource.namespaced ? opts.namespace : undefined)
       const store = this.state.store
       let revision = store.revision
@@ -148,7 +149,8 @@ export class Read {
         start,
         limit: paged ? opts.limit : undefined,
         matches,
-        countRemaining: !filtered
+        countRemaining: !filtered,
+        indexValue: pinnedIndexValue(resource, fields)
       })
       const items = page.items.map(stripTypeMeta)
       const metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number } = { resourceVersion: String(revision) }

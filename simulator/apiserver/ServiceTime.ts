@@ -9,13 +9,24 @@
  *   `max-mutating-requests-inflight` seats (default 200) for writes. With every seat taken a request waits, FIFO,
  *   for the first seat to free (a queue rather than upstream's 429: the simulated clients would only retry);
  * - latency = wait + service time. Nothing random: same requests ⇒ same latencies.
+ * - with `apf` (default true, as API Priority and Fairness is on in 1.26) the seats are instead those of the
+ *   priority levels (`apf/PriorityAndFairness.ts`, docs/apf.md): a request is classified, may queue, and is
+ *   rejected with 429 when its queues are full; clients retry as client-go does (`src/client/TooManyRequests.ts`).
  *
  * `ServiceTimeModel.admit` is pure bookkeeping for callers that batch work (the node-agent shards); `layerClient`
  * wraps an `ApiClient` so that each call takes its modelled time on the `Clock` (virtual or real).
  */
-import { Clock, Context, Effect, Layer, Schema } from "effect"
+import { Clock, Context, Effect, Layer, Schema, Stream } from "effect"
 import type { KObject } from "../../src/api/Object.js"
+import type { ListOptions } from "../../src/api/Requests.js"
+import type { ResourceType } from "../../src/api/Resources.js"
+import * as Status from "../../src/api/Status.js"
+import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
+import { MaxRetries, retryTooManyRequests } from "../../src/client/TooManyRequests.js"
+import type { RequestAttributes } from "./apf/Bootstrap.js"
+import { PriorityAndFairness } from "./apf/PriorityAndFairness.js"
+import { listSeats } from "./apf/WorkEstimate.js"
 
 export const ServiceTimeSettings = Schema.Struct({
   readBaseMs: Schema.optional(Schema.NonNegative),
@@ -23,7 +34,9 @@ export const ServiceTimeSettings = Schema.Struct({
   perObjectMs: Schema.optional(Schema.NonNegative),
   perKiBMs: Schema.optional(Schema.NonNegative),
   maxRequestsInflight: Schema.optional(Schema.Int.pipe(Schema.positive())),
-  maxMutatingRequestsInflight: Schema.optional(Schema.Int.pipe(Schema.positive()))
+  maxMutatingRequestsInflight: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  /** API Priority and Fairness (default true, as in 1.26); false: the two inflight pools, FIFO, no 429. */
+  apf: Schema.optional(Schema.Boolean)
 })
 export type ServiceTimeSettings = typeof ServiceTimeSettings.Type
 
@@ -34,6 +47,7 @@ export interface ServiceTimeParameters {
   readonly perKiBMs: number
   readonly maxRequestsInflight: number
   readonly maxMutatingRequestsInflight: number
+  readonly apf: boolean
 }
 
 /** Defaults: a 1 ms read, a 2 ms write (an etcd round trip), 5 µs per listed object, 10 µs per KiB. */
@@ -43,7 +57,8 @@ export const defaultParameters: ServiceTimeParameters = {
   perObjectMs: 0.005,
   perKiBMs: 0.01,
   maxRequestsInflight: 400,
-  maxMutatingRequestsInflight: 200
+  maxMutatingRequestsInflight: 200,
+  apf: true
 }
 
 export const parameters = (settings: ServiceTimeSettings | undefined): ServiceTimeParameters => ({
@@ -88,12 +103,36 @@ class Seats {
   }
 }
 
+/** Who asks for what, and how many seats it takes (`apf/WorkEstimate.ts`); default one seat. */
+export interface ModelRequest extends RequestAttributes {
+  readonly seats?: number
+}
+
+/** The identity of the simulation's own clients (load actions, controllers) unless one is given. */
+export const defaultIdentity = { user: "clustersim", groups: ["system:authenticated"] } as const
+
 export class ServiceTimeModel {
   private readonly reads: Seats
   private readonly writes: Seats
+  /** With `apf`: the priority levels that replace the two pools. */
+  readonly apf: PriorityAndFairness | undefined
+  /** Objects of a type stored now, for LIST seats (the server's object count); 0 until the server is known. */
+  objectCount: (resource: ResourceType) => number = () => 0
+
   constructor(readonly params: ServiceTimeParameters = defaultParameters) {
     this.reads = new Seats(params.maxRequestsInflight)
     this.writes = new Seats(params.maxMutatingRequestsInflight)
+    this.apf = params.apf ? new PriorityAndFairness(params.maxRequestsInflight + params.maxMutatingRequestsInflight) : undefined
+  }
+
+  /**
+   * Books a request through API Priority and Fairness (when on; the pools otherwise): its start and end, or the
+   * instant its 429 is answered.
+   */
+  book(at: number, cls: RequestClass, objects: number, bytes: number, request: ModelRequest): Admission | { readonly rejectedAt: number } {
+    if (this.apf === undefined) return this.admit(at, cls, objects, bytes)
+    const booking = this.apf.book(at, request, request.seats ?? 1, this.serviceMs(cls, objects, bytes))
+    return booking._tag === "Dispatched" ? booking : { rejectedAt: booking.at }
   }
 
   /** Service time of one request, without waiting. */
@@ -112,10 +151,23 @@ export class ServiceTimeModel {
     return { start, end: start + service }
   }
 
-  /** `admit(…).end` without the allocation, for the hot paths. */
-  complete(at: number, cls: RequestClass, objects: number, bytes: number): number {
-    const service = this.serviceMs(cls, objects, bytes)
-    return (cls === "read" ? this.reads : this.writes).take(at, service) + service
+  /**
+   * `admit(…).end` without the allocation, for the hot paths (the node agents). With APF the request is booked as
+   * `request`, retried after each 429 as client-go does (1 s, at most 10 times); a request rejected every time
+   * ends at its last rejection.
+   */
+  complete(at: number, cls: RequestClass, objects: number, bytes: number, request?: ModelRequest): number {
+    if (this.apf === undefined || request === undefined) {
+      const service = this.serviceMs(cls, objects, bytes)
+      return (cls === "read" ? this.reads : this.writes).take(at, service) + service
+    }
+    let arrival = at
+    for (let attempt = 0; ; attempt++) {
+      const booked = this.book(arrival, cls, objects, bytes, request)
+      if ("end" in booked) return booked.end
+      if (attempt === MaxRetries) return booked.rejectedAt
+      arrival = booked.rejectedAt + RetryAfterSeconds * 1000
+    }
   }
 }
 
@@ -132,7 +184,7 @@ export class ServiceTime extends Context.Tag("clustersim/apiserver/ServiceTime")
     Effect.gen(function* () {
       const inner = yield* ApiClient
       const model = yield* ServiceTime
-      return wrapClient(inner, model)
+      return model.apf === undefined ? wrapClient(inner, model) : wrapClientApf(inner, model)
     })
   )
 }
@@ -178,4 +230,100 @@ export const wrapClient = (inner: ApiClientService, model: ServiceTimeModel): Ap
   deleteCollection: (resource, opts) =>
     timed(model, "mutating", 0, inner.deleteCollection(resource, opts), (l) => ({ objects: l.items.length, bytes: 0 })),
   watch: (resource, opts) => inner.watch(resource, opts)
+})
+
+/** API Priority and Fairness answers a full queue with Retry-After: 1 (kube-apiserver's `tooManyRequests`). */
+export const RetryAfterSeconds = 1
+
+const rejected = (): ApiError => Status.tooManyRequests("Too many requests, please try again later.", RetryAfterSeconds)
+
+const verbs = { get: "get", list: "list", create: "create", update: "update", patch: "patch", delete: "delete", deleteCollection: "deletecollection", watch: "watch" } as const
+
+const attributesOf = (verb: string, resource: ResourceType, namespace: string | undefined, subresource?: string): ModelRequest => ({
+  ...defaultIdentity,
+  verb,
+  resource: subresource ? `${resource.plural}/${subresource}` : resource.plural,
+  namespace: resource.namespaced ? namespace : undefined
+})
+
+/** The seats of a LIST: from the objects it processes (the watch cache for rv "0" or no limit). */
+const listRequestSeats = (model: ServiceTimeModel, resource: ResourceType, opts: ListOptions | undefined): number =>
+  listSeats({
+    stored: model.objectCount(resource),
+    limit: opts?.limit,
+    fromCache: opts?.resourceVersion === "0" || !(opts?.limit !== undefined && opts.limit > 0),
+    selector: Boolean(opts?.labelSelector || opts?.fieldSelector)
+  })
+
+/**
+ * One request under APF in virtual time: booked at arrival with the size it is expected to have (`estimate`: a
+ * LIST's objects from the stored count and its limit, the body of a write), waiting in its queue, then sent to the
+ * server when dispatched; its latency counts the size it really had. A 429 comes when the level answers it, and
+ * nothing reaches the server (a rejected request costs the simulator nothing, however often it is retried).
+ */
+const apfTimed = <A>(
+  model: ServiceTimeModel,
+  cls: RequestClass,
+  request: ModelRequest,
+  estimate: { readonly objects: number; readonly bytes: number },
+  call: Effect.Effect<A, ApiError>,
+  responseSize: (a: A) => { objects: number; bytes: number }
+): Effect.Effect<A, ApiError> =>
+  retryTooManyRequests(
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const booked = model.book(now, cls, estimate.objects, estimate.bytes, request)
+      if ("rejectedAt" in booked) {
+        yield* sleepUntil(now, booked.rejectedAt)
+        return yield* Effect.fail(rejected())
+      }
+      yield* sleepUntil(now, booked.start)
+      const result = yield* Effect.exit(call)
+      const size = result._tag === "Success" && cls === "read" ? responseSize(result.value) : { objects: 0, bytes: estimate.bytes }
+      yield* sleepUntil(booked.start, booked.start + model.serviceMs(cls, size.objects, size.bytes))
+      return yield* result
+    })
+  )
+
+/** The objects a LIST is expected to return: what is stored, at most its limit (all stored with a selector). */
+const listEstimate = (model: ServiceTimeModel, resource: ResourceType, opts: ListOptions | undefined) => {
+  const stored = model.objectCount(resource)
+  const limited = opts?.limit !== undefined && opts.limit > 0 && !(opts.resourceVersion === "0") ? Math.min(opts.limit, stored) : stored
+  return { objects: opts?.labelSelector || opts?.fieldSelector ? stored : limited, bytes: 0 }
+}
+
+const nothing = { objects: 0, bytes: 0 }
+const one = { objects: 1, bytes: 0 }
+const body = (value: unknown) => ({ objects: 0, bytes: approximateBytes(value) })
+
+/** Sleeps from `from` to `to` (ms), in whole microseconds so the virtual clock stays on exact instants. */
+const sleepUntil = (from: number, to: number): Effect.Effect<void> => {
+  const ms = Math.round((to - from) * 1000) / 1000
+  return ms > 0 ? Effect.sleep(ms) : Effect.void
+}
+
+export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel): ApiClientService => ({
+  get: (resource, name, opts) =>
+    apfTimed(model, "read", attributesOf(verbs.get, resource, opts?.namespace), one, inner.get(resource, name, opts), (o: KObject) => ({ objects: 1, bytes: approximateBytes(o) })),
+  list: (resource, opts) =>
+    apfTimed(
+      model,
+      "read",
+      { ...attributesOf(verbs.list, resource, opts?.namespace), seats: listRequestSeats(model, resource, opts) },
+      listEstimate(model, resource, opts),
+      inner.list(resource, opts),
+      (l) => ({ objects: l.items.length, bytes: 0 })
+    ),
+  create: (resource, obj, opts) =>
+    apfTimed(model, "mutating", attributesOf(verbs.create, resource, opts?.namespace, opts?.subresource), body(obj), inner.create(resource, obj, opts), none),
+  update: (resource, obj, opts) =>
+    apfTimed(model, "mutating", attributesOf(verbs.update, resource, opts?.namespace ?? obj.metadata.namespace, opts?.subresource), body(obj), inner.update(resource, obj, opts), none),
+  patch: (resource, name, patchType, patch, opts) =>
+    apfTimed(model, "mutating", attributesOf(verbs.patch, resource, opts?.namespace, opts?.subresource), body(patch), inner.patch(resource, name, patchType, patch, opts), none),
+  delete: (resource, name, opts) => apfTimed(model, "mutating", attributesOf(verbs.delete, resource, opts?.namespace), nothing, inner.delete(resource, name, opts), none),
+  deleteCollection: (resource, opts) =>
+    apfTimed(model, "mutating", attributesOf(verbs.deleteCollection, resource, opts?.namespace), nothing, inner.deleteCollection(resource, opts), none),
+  // A watch holds one seat while it is initialised (its start), then none: booked like a read of nothing.
+  watch: (resource, opts) =>
+    Stream.unwrap(apfTimed(model, "read", attributesOf(verbs.watch, resource, opts?.namespace), nothing, Effect.void, () => nothing).pipe(Effect.as(inner.watch(resource, opts))))
 })

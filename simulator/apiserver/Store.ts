@@ -11,6 +11,7 @@ import { type KObject, type ObjectMeta } from "../../src/api/Object.js"
 import { flatString, shallowCopy } from "../../src/api/internal/V8Shapes.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import { ChangeLog } from "./ChangeLog.js"
+import { indexedFieldOf, type IndexedField } from "./FieldIndex.js"
 
 // sorted-btree is CommonJS with its class on `exports.default`; require it so Node and vitest agree.
 const BTree = createRequire(import.meta.url)("sorted-btree").default as new <K, V>() => BTree<K, V>
@@ -77,6 +78,8 @@ export interface PageRequest {
   readonly matches: (obj: KObject) => boolean
   /** Count the keys left after the page (for remainingItemCount). */
   readonly countRemaining: boolean
+  /** The value a field selector pins the type's indexed field to (`FieldIndex.ts`): read the index, not the table. */
+  readonly indexValue?: string | undefined
 }
 
 export interface Page {
@@ -101,6 +104,26 @@ interface Cell extends Entry {
 }
 
 /**
+ * How many objects a type had at a revision from a key on, remembered from the page that counted them: the next
+ * page of a paged list starts where the last one ended (its continue key), so only the first page counts the rest
+ * of the keys for `remainingItemCount`. Without it a paged LIST of 150,000 pods would count ~11 million keys.
+ */
+class RemainingCounts {
+  private readonly counts = new Map<string, number>()
+  private static readonly capacity = 1_024
+
+  get(revision: number, prefix: string, start: string): number | undefined {
+    return this.counts.get(flatString(String(revision), "\u0000", prefix, "\u0000", start))
+  }
+
+  set(revision: number, prefix: string, start: string, count: number): void {
+    // paged lists in progress are few; an old list session that lost its entry only counts again
+    if (this.counts.size >= RemainingCounts.capacity) this.counts.clear()
+    this.counts.set(flatString(String(revision), "\u0000", prefix, "\u0000", start), count)
+  }
+}
+
+/**
  * One resource type's objects: hash maps for reads and writes of one key, a B+ tree of the same cells for lists
  * in key order. Replacing an object only swaps the cell's content, so the maps change on create and delete only.
  */
@@ -114,9 +137,14 @@ class Table {
    */
   readonly byName = new Map<string, Map<string, Cell>>()
   readonly ordered = new BTree<string, Cell>()
+  /** The type's indexed field (`FieldIndex.ts`), and its value → the cells that have it. */
+  readonly indexed: IndexedField | undefined
+  readonly byIndexValue = new Map<string, Set<Cell>>()
+  readonly remainingFrom = new RemainingCounts()
 
   constructor(resource: ResourceType) {
     this.log = new ChangeLog(resource)
+    this.indexed = indexedFieldOf(resource)
   }
 
   add(cell: Cell): void {
@@ -126,11 +154,44 @@ class Table {
     let names = this.byName.get(namespace)
     if (names === undefined) this.byName.set(namespace, (names = new Map()))
     names.set(name, cell)
+    if (this.indexed !== undefined) this.indexAdd(this.indexed.valueOf(cell.obj), cell)
+  }
+
+  /** Keeps the index right when a cell's object is replaced. */
+  reindex(cell: Cell, previous: KObject): void {
+    if (this.indexed === undefined) return
+    const before = this.indexed.valueOf(previous)
+    const after = this.indexed.valueOf(cell.obj)
+    if (before === after) return
+    this.indexRemove(before, cell)
+    this.indexAdd(after, cell)
+  }
+
+  private indexAdd(value: string, cell: Cell): void {
+    let cells = this.byIndexValue.get(value)
+    if (cells === undefined) this.byIndexValue.set(value, (cells = new Set()))
+    cells.add(cell)
+  }
+
+  private indexRemove(value: string, cell: Cell): void {
+    const cells = this.byIndexValue.get(value)
+    cells?.delete(cell)
+    if (cells?.size === 0) this.byIndexValue.delete(value)
+  }
+
+  /** The cells whose indexed field is `value`, in key order from `start`. */
+  indexedFrom(value: string, start: string): IterableIterator<[string, Cell]> {
+    const cells = [...(this.byIndexValue.get(value) ?? [])].filter((c) => c.key >= start)
+    cells.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    return cells.map((c): [string, Cell] => [c.key, c])[Symbol.iterator]()
   }
 
   delete(key: string): void {
     const cell = this.byKey.get(key)
-    if (cell !== undefined) cell.live = false
+    if (cell !== undefined) {
+      cell.live = false
+      if (this.indexed !== undefined) this.indexRemove(this.indexed.valueOf(cell.obj), cell)
+    }
     this.byKey.delete(key)
     this.ordered.delete(key)
     const [namespace, name] = splitKey(key)
@@ -179,6 +240,11 @@ export class Store {
       this.tables.set(resource, t)
     }
     return t
+  }
+
+  /** Objects of a type stored now (upstream's object count tracker, for LIST work estimates). */
+  count(resource: ResourceType): number {
+    return this.tables.get(resource)?.byKey.size ?? 0
   }
 
   get(resource: ResourceType, key: string): KObject | undefined {
@@ -234,6 +300,7 @@ export class Store {
     const revision = ++this.current
     const stored = stamp(obj, revision)
     cell.obj = stored
+    table.reindex(cell, previous)
     this.record(table, { revision, type: "MODIFIED", resource: table.log.resource, key: cell.key, object: stored, previous, time })
     return stored
   }
@@ -278,17 +345,25 @@ export class Store {
    * `revision` undone.
    */
   page(req: PageRequest): Page {
-    const table = this.tables.get(req.resource)?.ordered ?? emptyTree
+    const table = this.tables.get(req.resource)
     const undone = this.stateBefore(req.resource, req.revision, req.prefix, req.start)
     const undoneKeys = [...undone.keys()].sort()
     let u = 0
-    const current = table.entries(req.start)
+    // An object that matched the index value at `revision` but not now changed since, so `undone` brings it back.
+    const current =
+      req.indexValue !== undefined && table?.indexed !== undefined
+        ? table.indexedFrom(req.indexValue, req.start)
+        : (table?.ordered ?? emptyTree).entries(req.start)
     let next = current.next()
     const items: KObject[] = []
     const limit = req.limit ?? Number.POSITIVE_INFINITY
     let lastKey: string | undefined
     let remaining = 0
     let full = false
+    // objects at `revision` from `start` on, counted for remainingItemCount when a page from here had it counted
+    const counting = req.countRemaining && table !== undefined
+    const counted = counting ? table.remainingFrom.get(req.revision, req.prefix, req.start) : undefined
+    let seen = 0
     for (;;) {
       // Merge the two key-ordered sources; a key changed after `revision` takes its old state.
       let key: string
@@ -316,13 +391,22 @@ export class Store {
           remaining = 1
           break
         }
+        if (counted !== undefined) {
+          remaining = counted - seen
+          break
+        }
         remaining++
         continue
       }
+      seen++
       if (!req.matches(obj)) continue
       items.push(obj)
       lastKey = key
       if (items.length >= limit) full = true
+    }
+    if (counting && lastKey !== undefined && remaining > 0) {
+      table.remainingFrom.set(req.revision, req.prefix, req.start, seen + remaining)
+      table.remainingFrom.set(req.revision, req.prefix, lastKey + "\u0000", remaining)
     }
     return { items, lastKey: remaining > 0 ? lastKey : undefined, remaining }
   }

@@ -11,6 +11,7 @@ import { fieldSelectorName } from "../../src/api/FieldSelector.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import type { Admission } from "./Admission.js"
+import { pinnedIndexValue } from "./FieldIndex.js"
 import { selectorsOf } from "./Read.js"
 import { parseResourceVersion, validateListOptions } from "./ResourceVersion.js"
 import type { ServerState } from "./ServerState.js"
@@ -69,6 +70,7 @@ export class Watch {
       if (name !== undefined && pinned !== undefined && pinned !== name)
         return yield* Effect.fail(Status.badRequest("fieldSelector metadata.name doesn't match requested name"))
       const filterName = name ?? pinned
+      const indexValue = pinnedIndexValue(resource, fields)
       const filter = filterName === undefined ? matches : (obj: KObject) => obj.metadata.name === filterName && matches(obj)
       const rv = opts.resourceVersion ?? ""
       const startRevision = rv === "" || rv === "0" ? undefined : yield* parseResourceVersion(rv)
@@ -86,12 +88,12 @@ export class Watch {
       // Everything below runs without yielding, so no change can slip between replay and registration.
       let from = store.revision
       if (startRevision === undefined) {
-        const initial = store.page({ resource, revision: from, prefix, start: prefix, limit: undefined, matches: filter, countRemaining: false })
+        const initial = store.page({ resource, revision: from, prefix, start: prefix, limit: undefined, matches: filter, countRemaining: false, indexValue })
         for (const obj of initial.items) sink.offer(eventOf("ADDED", obj, resource), true)
       } else {
         from = startRevision
       }
-      const watcher: Watcher = { resource, prefix, matches: filter, sink, startRevision: from }
+      const watcher: Watcher = { resource, prefix, matches: filter, indexValue, sink, startRevision: from }
       if (startRevision !== undefined) {
         for (const change of store.changesAfter(resource, startRevision)) hub.replayTo(watcher, change)
         ;(watcher as { startRevision: number }).startRevision = Math.max(startRevision, store.revision)

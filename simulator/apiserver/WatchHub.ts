@@ -5,6 +5,7 @@
  */
 import type { KObject, WatchEvent } from "../../src/api/Object.js"
 import type { ResourceType } from "../../src/api/Resources.js"
+import { indexedFieldOf, type IndexedField } from "./FieldIndex.js"
 import { withResourceVersion, type Change } from "./Store.js"
 
 export interface WatchSink {
@@ -26,6 +27,8 @@ export interface WatchFilter {
 }
 
 export interface Watcher extends WatchFilter {
+  /** The value its field selector pins the type's indexed field to (`FieldIndex.ts`): offered only such changes. */
+  readonly indexValue?: string | undefined
   readonly sink: WatchSink
   /** Changes up to this revision were already delivered (or predate the watch). */
   readonly startRevision: number
@@ -58,8 +61,41 @@ const deliveredObject = (type: WatchEvent["type"], change: Change): KObject =>
     ? withResourceVersion(change.previous!, change.revision)
     : change.object
 
+/** One type's watchers: those pinned to a value of its indexed field apart (upstream's watch cache triggers). */
+class TypeWatchers {
+  readonly unindexed = new Set<Watcher>()
+  readonly byValue = new Map<string, Set<Watcher>>()
+  constructor(readonly indexed: IndexedField | undefined) {}
+
+  get size(): number {
+    let n = this.unindexed.size
+    for (const set of this.byValue.values()) n += set.size
+    return n
+  }
+
+  add(w: Watcher): void {
+    if (w.indexValue === undefined || this.indexed === undefined) return void this.unindexed.add(w)
+    let set = this.byValue.get(w.indexValue)
+    if (set === undefined) this.byValue.set(w.indexValue, (set = new Set()))
+    set.add(w)
+  }
+
+  remove(w: Watcher): void {
+    if (w.indexValue === undefined || this.indexed === undefined) return void this.unindexed.delete(w)
+    const set = this.byValue.get(w.indexValue)
+    set?.delete(w)
+    if (set?.size === 0) this.byValue.delete(w.indexValue)
+  }
+
+  all(): Array<Watcher> {
+    const out = [...this.unindexed]
+    for (const set of this.byValue.values()) out.push(...set)
+    return out
+  }
+}
+
 export class WatchHub {
-  private readonly byResource = new Map<ResourceType, Set<Watcher>>()
+  private readonly byResource = new Map<ResourceType, TypeWatchers>()
 
   get size(): number {
     let n = 0
@@ -70,14 +106,14 @@ export class WatchHub {
   add(watcher: Watcher): void {
     let set = this.byResource.get(watcher.resource)
     if (!set) {
-      set = new Set()
+      set = new TypeWatchers(indexedFieldOf(watcher.resource))
       this.byResource.set(watcher.resource, set)
     }
     set.add(watcher)
   }
 
   remove(watcher: Watcher): void {
-    this.byResource.get(watcher.resource)?.delete(watcher)
+    this.byResource.get(watcher.resource)?.remove(watcher)
   }
 
   /** Replays one change of history to a watcher that starts from a resource version. */
@@ -88,16 +124,29 @@ export class WatchHub {
 
   /** Delivers one change to every interested watcher. */
   publish(change: Change): void {
-    const set = this.byResource.get(change.resource)
-    if (!set || set.size === 0) return
+    const watchers = this.byResource.get(change.resource)
+    if (!watchers) return
     // Events are shared between watchers of the same type of event.
     const shared: Partial<Record<WatchEvent["type"], WatchEvent>> = {}
-    for (const w of set) {
-      if (change.revision <= w.startRevision) continue
-      const type = eventFor(w, change)
-      if (!type) continue
-      const event = shared[type] ?? (shared[type] = eventOf(type, deliveredObject(type, change), change.resource))
-      if (!w.sink.offer(event)) this.closeWatcher(w)
+    const deliver = (set: Set<Watcher> | undefined) => {
+      if (set === undefined || set.size === 0) return
+      for (const w of set) {
+        if (change.revision <= w.startRevision) continue
+        const type = eventFor(w, change)
+        if (!type) continue
+        const event = shared[type] ?? (shared[type] = eventOf(type, deliveredObject(type, change), change.resource))
+        if (!w.sink.offer(event)) this.closeWatcher(w)
+      }
+    }
+    deliver(watchers.unindexed)
+    const indexed = watchers.indexed
+    if (indexed === undefined || watchers.byValue.size === 0) return
+    // a pinned watcher sees a change of an object that has or had its value (moving away is a DELETED to it)
+    const now = indexed.valueOf(change.object)
+    deliver(watchers.byValue.get(now))
+    if (change.previous !== undefined) {
+      const before = indexed.valueOf(change.previous)
+      if (before !== now) deliver(watchers.byValue.get(before))
     }
   }
 
@@ -110,7 +159,7 @@ export class WatchHub {
   closeAll(): number {
     let n = 0
     for (const set of this.byResource.values()) {
-      for (const w of [...set]) {
+      for (const w of set.all()) {
         this.closeWatcher(w)
         n++
       }

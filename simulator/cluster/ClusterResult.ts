@@ -11,6 +11,8 @@ import type { ImagePulls, ImagePullsResult } from "../nodeagent/images/ImagePull
 import type { SimulatedNode } from "../nodeagent/SimulatedNode.js"
 import type { ClusterObserver, PodDeletion, ReadyTransition, TaintChange } from "./ClusterObserver.js"
 import type { AppliedFault } from "./Faults.js"
+import type { LevelMetrics } from "../apiserver/apf/PriorityAndFairness.js"
+import type { ServiceTimeParameters } from "../apiserver/ServiceTime.js"
 
 export interface ClusterResultBody {
   readonly apiVersion: "clustersim/v1"
@@ -36,6 +38,12 @@ export interface ClusterResultBody {
   /** Image pulls, with `cluster.images` (docs/cluster.md "Image pulls"). */
   readonly images?: ImagePullsResult & { readonly waitingStatusWrites: number }
   readonly kernel: { readonly timersFired: number; readonly tasksRun: number }
+  /**
+   * The server's cost model of a simulated run: every latency in this result (lease renewals, the workload's
+   * requests) is modelled virtual time from these parameters, not time the simulator took; with APF, each priority
+   * level's figures (docs/apf.md).
+   */
+  readonly serverModel?: ServerModelReport
   /** Host-dependent; drop it before comparing results. */
   readonly wall: { readonly ms: number; readonly virtualPerReal: number }
 }
@@ -53,6 +61,13 @@ export interface ClusterRunRecord {
   readonly evictions: ReadonlyArray<EvictionRecord>
   readonly applied: ReadonlyArray<AppliedFault>
   readonly imagePulls: ImagePulls | undefined
+  readonly serverModel?: ServerModelReport
+}
+
+export interface ServerModelReport {
+  readonly modelled: true
+  readonly parameters: ServiceTimeParameters
+  readonly priorityLevels?: Record<string, LevelMetrics>
 }
 
 export const clusterResult = (
@@ -99,6 +114,7 @@ export const clusterResult = (
     faults: applied,
     ...(imagePulls !== undefined ? { images: { ...imagePulls.result(), waitingStatusWrites: metrics.podWaitingWrites } } : {}),
     kernel: { timersFired: kernel.timersFired, tasksRun: kernel.tasksRun },
+    ...(r.serverModel !== undefined ? { serverModel: r.serverModel } : {}),
     wall: { ms: wallMs, virtualPerReal: wallMs > 0 ? reachedMs / wallMs : 0 }
   }
 }

@@ -56,6 +56,8 @@ export interface ClusterRunOptions {
   readonly baseDir?: string
   /** Virtual time between two `onProgress` calls (ms). Default 1 minute. */
   readonly progressEveryMs?: number
+  /** Also call `onProgress` when this much wall time passed since the last call (ms), however slow virtual time runs. */
+  readonly progressEveryWallMs?: number
   /** More parts of the scenario, run in the same simulation (`SimulatedSection`). */
   readonly sections?: ReadonlyArray<SimulatedSection>
   /** Settings of the simulated API server (the scenario's `server:` section). */
@@ -145,6 +147,7 @@ export const runSimulation = (options: SimulationOptions & { readonly stopReques
     const built = build(options, resolved, wallClock)
     const progressEvery = options.progressEveryMs ?? 60_000
     let nextProgress = startMillis + progressEvery
+    let lastProgressWall = wallClock()
     const totals = { timersFired: 0, tasksRun: 0 }
     let stopped = false
     for (;;) {
@@ -152,11 +155,14 @@ export const runSimulation = (options: SimulationOptions & { readonly stopReques
       const outcome = built.sim.runUntil(built.target, {
         progressEvery: 1_000,
         onProgress: (p) => {
-          if (options.onProgress && p.now >= nextProgress) {
-            nextProgress += progressEvery
-            options.onProgress({ virtualMs: p.now - startMillis, wallMs: wallClock() - built.wallStart })
+          const wall = wallClock()
+          if (options.onProgress && (p.now >= nextProgress || (options.progressEveryWallMs !== undefined && wall - lastProgressWall >= options.progressEveryWallMs))) {
+            if (p.now >= nextProgress) nextProgress += progressEvery
+            lastProgressWall = wall
+            options.onProgress({ virtualMs: p.now - startMillis, wallMs: wall - built.wallStart })
           }
-          if (wallClock() - sliceStart >= SliceWallMs) built.sim.stop()
+          // (the report at the target itself ends the run anyway: a stop there would only start the slice again)
+          if (wall - sliceStart >= SliceWallMs && p.now < built.target) built.sim.stop()
         }
       })
       totals.timersFired += outcome.timersFired
@@ -249,6 +255,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
   const startCluster = (server: ApiServerImpl, clientAs: ((credentials: Credentials) => ApiClientService) | undefined) => Effect.gen(function* () {
     const store = server.store
     observer.attach(store)
+    model.objectCount = (resource) => store.count(resource)
     if (options.onChange) store.subscribe(options.onChange)
     // The agents' own client: in-process, without the service-time layer (a shard books modelled times itself).
     const nodeClients = new Map<string, ApiClientService>()
@@ -320,7 +327,8 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     unfinishedSections: () => Object.values(sectionResults).some((r) => (r as { finished?: unknown }).finished === false && !("error" in (r as object))),
     wallStart,
     finish: (kernel, reachedMs) => {
-      const record = { seed, durationMs, nodes, pods: seededPods, metrics, observer, lifecycleLog, evictions, applied, imagePulls }
+      const serverModel = { modelled: true as const, parameters: model.params, ...(model.apf ? { priorityLevels: model.apf.metrics() } : {}) }
+      const record = { seed, durationMs, nodes, pods: seededPods, metrics, observer, lifecycleLog, evictions, applied, imagePulls, serverModel }
       return { ...(withCluster ? { cluster: clusterResult(record, kernel, reachedMs, wallClock() - wallStart) } : {}), sections: { ...sectionResults } }
     }
   }

@@ -11,6 +11,7 @@ import { rfc3339 } from "../apiserver/SystemMeta.js"
 import type { AgentState } from "./AgentState.js"
 import { desiredConditions, mergeConditions } from "./NodeStatus.js"
 import { Kind, type Request, type ShardContext } from "./ShardContext.js"
+import { nodeRequests } from "./NodeRequests.js"
 
 /** Approximate request size for the service-time model. */
 const nodeBytes = 1_600
@@ -34,7 +35,7 @@ export class Registration {
       ctx.at(a, t + ctx.timeoutMs, Kind.Register)
       return
     }
-    const end = Math.ceil(ctx.env.serviceTime.complete(t, "mutating", 0, nodeBytes))
+    const end = Math.ceil(ctx.env.serviceTime.complete(t, "mutating", 0, nodeBytes, nodeRequests(node.name).nodeCreate))
     const now = rfc3339(t)
     const owner = ctx.env.ownerLabel
     const registration: KObject = {

@@ -252,6 +252,7 @@ const runSimulatedScenario = (
 ) =>
   Effect.scoped(
     Effect.gen(function* () {
+      const tty = o.tty ?? process.stderr.isTTY === true
       let stoppedBy: StopSignal | undefined
       yield* Effect.forkScoped(Effect.flatMap(interrupt, (signal) => Effect.sync(() => void (stoppedBy = signal))))
       let captured: { recorder: LatencyRecorder["Type"]; state: RunState } | undefined
@@ -268,10 +269,13 @@ const runSimulatedScenario = (
           ...simulationOf(scenario, seed, dirname(o.file)),
           workload,
           stopRequested: Effect.sync(() => stoppedBy !== undefined),
+          // a log gets a line every few seconds of wall time even when a virtual minute takes longer
+          progressEveryWallMs: tty ? 500 : NON_TTY_PROGRESS_MS,
           onProgress: (p) => {
             const ph = captured?.state.progress
-            const line = `virtual ${(p.virtualMs / 1000).toFixed(0)}s  wall ${(p.wallMs / 1000).toFixed(1)}s  ${ph ? `${ph.phase}  ${ph.ops} ops  ${ph.errors} errors` : ""}`
-            if (o.tty ?? process.stderr.isTTY === true) err(`\r\x1b[2K${line}`)
+            const ratio = p.wallMs > 0 ? `${(p.virtualMs / p.wallMs).toFixed(1)}× real time` : ""
+            const line = `virtual ${(p.virtualMs / 1000).toFixed(0)}s  wall ${(p.wallMs / 1000).toFixed(1)}s  ${ratio}  ${ph ? `${ph.phase}  ${ph.ops} ops  ${ph.errors} errors` : ""}`
+            if (tty) err(`\r\x1b[2K${line}`)
             else if (p.wallMs - lastProgressLineMs >= NON_TTY_PROGRESS_MS) {
               lastProgressLineMs = p.wallMs
               err(`[${line.trim()}]\n`)

@@ -74,7 +74,7 @@ const exitCodes = { SIGINT: 130, SIGTERM: 143 } as const
 
 describe("signals stop a run and write the partial artifact", () => {
   it("a simulated cluster: SIGINT → 130, SIGTERM → 143, the cluster result covers the virtual time reached", async () => {
-    // the first progress line comes at 1 virtual minute
+    // the first progress line comes after 1 virtual minute or 5 s of wall time, whichever is first
     const runs = await Promise.all((["SIGINT", "SIGTERM"] as const).map((s) => runAndSignal(cluster, [], "[virtual", s).then((r) => [s, r] as const)))
     for (const [signal, r] of runs) {
       expect(r.code, signal).toBe(exitCodes[signal])
@@ -82,7 +82,7 @@ describe("signals stop a run and write the partial artifact", () => {
       expect(r.msAfterSignal, signal).toBeLessThan(15_000)
       expect(r.artifact).toMatchObject({ partial: true, outcome: "interrupted", interruptedBy: signal, exitCode: exitCodes[signal] })
       expect(r.artifact.cluster.stopped).toBe(true)
-      expect(r.artifact.cluster.durationMs).toBeGreaterThanOrEqual(60_000)
+      expect(r.artifact.cluster.durationMs).toBeGreaterThan(0)
       expect(r.artifact.cluster.durationMs).toBeLessThan(2 * 3_600_000)
       expect(r.artifact.series.find((x: { key: { name: string } }) => x.key.name === "constant-arrival-rate-0").count).toBeGreaterThan(0)
     }

@@ -4,11 +4,11 @@
  */
 import { createHash } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import type { KObject } from "../../src/api/Object.js"
 import { Nodes } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
-import { deterministicPart, runSimulatedCluster, type ClusterResultBody } from "../../simulator/cluster/ClusterRun.js"
+import { deterministicPart, runSimulatedCluster, runSimulation, type ClusterResultBody } from "../../simulator/cluster/ClusterRun.js"
 import type { ClusterFault, ClusterSpec } from "../../simulator/cluster/ClusterSpec.js"
 
 const run = (spec: ClusterSpec, faults: ReadonlyArray<ClusterFault>, durationMs: number, seed = 7, workload?: Effect.Effect<void, never, ApiClient>) =>
@@ -170,3 +170,27 @@ describe("determinism", () => {
 const LEASE_WRITES = 1058
 const STATUS_CHECKS = 1055
 const STATUS_PATCHES = 33
+
+describe("progress of a run", () => {
+  it("is reported every progressEveryWallMs of wall time even when a virtual minute takes longer", async () => {
+    // a wall clock that moves 1 s per reading: the run seems slow, far below one virtual minute per 5 s
+    let wall = 0
+    const slowWall: Clock.Clock = Object.assign(Object.create(Clock.make()), { unsafeCurrentTimeMillis: () => (wall += 1_000) })
+    const calls: Array<{ virtualMs: number; wallMs: number }> = []
+    const result = await Effect.runPromise(
+      runSimulation({ spec: { nodes: 2 }, faults: [], seed: 1, durationMs: 30_000, progressEveryMs: 3_600_000, progressEveryWallMs: 5_000, onProgress: (p) => void calls.push(p) }).pipe(
+        Effect.withClock(slowWall)
+      )
+    )
+    expect(result.reachedMs).toBe(30_000)
+    expect(calls.length).toBeGreaterThan(0)
+    for (let i = 1; i < calls.length; i++) {
+      expect(calls[i]!.wallMs - calls[i - 1]!.wallMs).toBeGreaterThanOrEqual(5_000)
+      expect(calls[i]!.virtualMs).toBeGreaterThanOrEqual(calls[i - 1]!.virtualMs)
+    }
+    // without the wall-time cadence an hour of virtual time between calls means none in 30 s
+    const none: Array<unknown> = []
+    await Effect.runPromise(runSimulation({ spec: { nodes: 2 }, faults: [], seed: 1, durationMs: 30_000, progressEveryMs: 3_600_000, onProgress: (p) => void none.push(p) }).pipe(Effect.withClock(slowWall)))
+    expect(none).toEqual([])
+  })
+})

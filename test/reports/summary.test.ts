@@ -105,6 +105,40 @@ describe("renderCluster", () => {
       "  events: NodeNotReady 3, RegisteredNode 3"
     ])
   })
+
+  it("labels the latencies of a simulated run as modelled and shows the model's parameters and the busy priority levels", () => {
+    const lines = renderCluster({
+      nodes: 1,
+      pods: 0,
+      durationMs: 60_000,
+      heartbeats: { leaseWrites: 6, perSecond: 0.1, failedAttempts: 0 },
+      nodeStatus: { checks: 6, patches: 0 },
+      leaseRenewLatency: { p50: 2, p99: 2 },
+      readyTimeline: {},
+      taints: [],
+      podDeletions: [],
+      evictions: [],
+      events: { byReason: {} },
+      serverModel: {
+        modelled: true,
+        parameters: { readBaseMs: 1, writeBaseMs: 2, perObjectMs: 0.005, perKiBMs: 0.01, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, apf: true },
+        priorityLevels: {
+          "node-high": { seats: 98, dispatched: 6, rejected: 0, queueWaitMs: { p99: 0 } },
+          "global-default": { seats: 49, dispatched: 10, rejected: 4, queueWaitMs: { p99: 1500 } },
+          "catch-all": { seats: 13, dispatched: 0, rejected: 0, queueWaitMs: { p99: 0 } }
+        }
+      }
+    })
+    expect(lines).toEqual([
+      "simulated cluster: 1 nodes, 0 pods, 1m00s of virtual time",
+      "  leases: 6 writes (0.1/s), 0 failed attempts; renew latency (modelled) p50 2ms, p99 2ms",
+      "  node status: 6 checks, 0 patches",
+      "  taint changes: 0   pod deletions: 0   evictions: 0",
+      "  server model (latencies are modelled, not measured): read 1 ms, write 2 ms, 0.005 ms/object, 0.01 ms/KiB, 400 + 200 inflight, APF on",
+      "    node-high: 98 seats, 6 dispatched, 0 rejected (429), queue wait p99 0",
+      "    global-default: 49 seats, 10 dispatched, 4 rejected (429), queue wait p99 1.5s"
+    ])
+  })
 })
 
 describe("renderSections", () => {

@@ -1,0 +1,82 @@
+/**
+ * The clients of a capacity question, as one workload for the cluster runner (issue 20, `cluster-with-clients`):
+ * a kubelet-style pod reflector per node (fieldSelector `spec.nodeName`), pod informers over all namespaces, a
+ * paged LIST of all pods every `listEveryMs`, and GETs of random pods at `getsPerSecond`. Everything goes through
+ * the simulation's `ApiClient` (the service-time model in front of the in-process server), in virtual time.
+ */
+import { Effect, Schedule } from "effect"
+import { Pods } from "../../src/api/Resources.js"
+import { ApiClient } from "../../src/client/ApiClient.js"
+import { startInformer } from "../../src/informer/Informer.js"
+import { makeReflector } from "../../src/informer/Reflector.js"
+import * as SeededRandom from "../../simulator/kernel/SeededRandom.js"
+
+export interface ClientLoadOptions {
+  /** Node names: one pod reflector each, as the kubelet's pod config source. */
+  readonly nodes: ReadonlyArray<string>
+  readonly informers: number
+  readonly listEveryMs: number
+  readonly listPageSize: number
+  readonly getsPerSecond: number
+  /** The pod a GET asks for, from a uniform number in [0, 1): namespace and name. */
+  readonly podAt: (u: number) => readonly [string, string]
+}
+
+export interface ClientLoadCounters {
+  nodeWatchEvents: number
+  informerEvents: number
+  lists: number
+  listedItems: number
+  gets: number
+  errors: number
+  /** Lists of the reflectors and informers, the first ones included. */
+  syncs: number
+}
+
+export const clientLoad = (options: ClientLoadOptions, counters: ClientLoadCounters): Effect.Effect<void, never, ApiClient> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const random = SeededRandom.make(20).split("client-load")
+      const nodeRandom = random.split("nodes")
+      for (const node of options.nodes) {
+        const reflector = yield* makeReflector(
+          { resource: Pods, fieldSelector: `spec.nodeName=${node}`, random: () => nodeRandom.next(), observer: { synced: () => Effect.sync(() => void counters.syncs++) } },
+          {
+            add: () => void counters.nodeWatchEvents++,
+            update: () => void counters.nodeWatchEvents++,
+            delete: () => void counters.nodeWatchEvents++,
+            replace: () => {}
+          }
+        )
+        yield* Effect.forkScoped(reflector.run)
+      }
+      const informerRandom = random.split("informers")
+      for (let i = 0; i < options.informers; i++) {
+        yield* startInformer(
+          { resource: Pods, random: () => informerRandom.next(), observer: { synced: () => Effect.sync(() => void counters.syncs++) } },
+          { onAdd: () => void counters.informerEvents++, onUpdate: () => void counters.informerEvents++, onDelete: () => void counters.informerEvents++ }
+        )
+      }
+      const client = yield* ApiClient
+      const pagedList = Effect.gen(function* () {
+        let token: string | undefined
+        do {
+          const page = yield* client.list(Pods, { limit: options.listPageSize, ...(token ? { continue: token } : {}) })
+          counters.listedItems += page.items.length
+          token = page.metadata.continue
+        } while (token)
+        counters.lists++
+      }).pipe(Effect.catchAll(() => Effect.sync(() => void counters.errors++)))
+      yield* Effect.forkScoped(Effect.repeat(pagedList, Schedule.spaced(options.listEveryMs)))
+      const getRandom = random.split("gets")
+      const oneGet = Effect.suspend(() => {
+        const [namespace, name] = options.podAt(getRandom.next())
+        return client.get(Pods, name, { namespace }).pipe(
+          Effect.match({ onFailure: () => void counters.errors++, onSuccess: () => void counters.gets++ })
+        )
+      })
+      // open model: each GET starts on its own tick, whatever the previous one's latency
+      yield* Effect.forkScoped(Effect.repeat(Effect.forkScoped(oneGet), Schedule.spaced(1000 / options.getsPerSecond)))
+      return yield* Effect.never
+    })
+  )

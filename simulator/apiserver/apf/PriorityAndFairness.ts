@@ -1,0 +1,81 @@
+/**
+ * API Priority and Fairness as the service-time model books it (docs/apf.md): a request is classified by the
+ * FlowSchemas (`Bootstrap.ts`), its flow picks queues in its priority level (`QueueSet.ts`), and it is dispatched,
+ * queued or rejected with 429. The server's concurrency limit is `maxRequestsInflight + maxMutatingRequestsInflight`
+ * (kube-apiserver's `--max-requests-inflight` + `--max-mutating-requests-inflight` with APF on), shared by the
+ * limited levels in proportion to their nominal concurrency shares: ⌈limit × shares / Σ shares⌉ each.
+ */
+import type { Histogram } from "hdr-histogram-js"
+import { makeHistogram, recordMillis, summarize, type Summary } from "../../../src/loadgen/LatencyRecorder.js"
+import { classify, flowOf, flowSchemas, priorityLevels, type PriorityLevel, type RequestAttributes } from "./Bootstrap.js"
+import { QueueSet, type Booking } from "./QueueSet.js"
+
+/** A quarter of the 60 s request timeout (kube-apiserver's `RequestTimeout / 4`). */
+export const RequestWaitLimitMs = 15_000
+
+/** Seats of each limited level for a server concurrency limit. */
+export const levelSeats = (serverConcurrencyLimit: number, levels: ReadonlyArray<PriorityLevel> = priorityLevels): Record<string, number> => {
+  const limited = levels.filter((l) => l.type === "Limited")
+  const shares = limited.reduce((n, l) => n + l.nominalConcurrencyShares, 0)
+  return Object.fromEntries(limited.map((l) => [l.name, Math.ceil((serverConcurrencyLimit * l.nominalConcurrencyShares) / shares)]))
+}
+
+interface LevelState {
+  readonly level: PriorityLevel
+  readonly queues: QueueSet | undefined
+  dispatched: number
+  readonly rejected: { "queue-full": number; "time-out": number; "concurrency-limit": number }
+  readonly wait: Histogram
+}
+
+export interface LevelMetrics {
+  readonly seats: number | "unlimited"
+  readonly dispatched: number
+  readonly rejected: number
+  readonly rejectedBy: { readonly "queue-full": number; readonly "time-out": number; readonly "concurrency-limit": number }
+  /** Time dispatched requests waited in a queue (modelled, ms). */
+  readonly queueWaitMs: Summary
+}
+
+export type ApfBooking = Booking & { readonly level: string; readonly flowSchema: string }
+
+export class PriorityAndFairness {
+  private readonly levels = new Map<string, LevelState>()
+
+  constructor(readonly serverConcurrencyLimit: number) {
+    const seats = levelSeats(serverConcurrencyLimit)
+    for (const level of priorityLevels) {
+      const queues = level.type === "Exempt" ? undefined : new QueueSet({ seats: seats[level.name]!, queuing: level.queuing, requestWaitLimitMs: RequestWaitLimitMs })
+      this.levels.set(level.name, { level, queues, dispatched: 0, rejected: { "queue-full": 0, "time-out": 0, "concurrency-limit": 0 }, wait: makeHistogram() })
+    }
+  }
+
+  /** Classifies and books a request arriving at `at` that occupies `seats` seats for `serviceMs`. */
+  book(at: number, request: RequestAttributes, seats: number, serviceMs: number): ApfBooking {
+    // every authenticated request matches catch-all at the latest; one matching nothing is catch-all's too
+    const schema = classify(flowSchemas, request) ?? flowSchemas[flowSchemas.length - 1]!
+    const state = this.levels.get(schema.priorityLevel)!
+    const booking: Booking = state.queues === undefined ? { _tag: "Dispatched", start: at, end: at + serviceMs } : state.queues.book(at, flowOf(schema, request), seats, serviceMs)
+    if (booking._tag === "Dispatched") {
+      state.dispatched++
+      recordMillis(state.wait, booking.start - at)
+    } else state.rejected[booking.reason]++
+    return { ...booking, level: schema.priorityLevel, flowSchema: schema.name }
+  }
+
+  /** Per priority level: seats, dispatched, rejected, queue wait. */
+  metrics(): Record<string, LevelMetrics> {
+    const out: Record<string, LevelMetrics> = {}
+    for (const [name, s] of this.levels) {
+      const rejected = s.rejected["queue-full"] + s.rejected["time-out"] + s.rejected["concurrency-limit"]
+      out[name] = {
+        seats: s.queues === undefined ? "unlimited" : s.queues.options.seats,
+        dispatched: s.dispatched,
+        rejected,
+        rejectedBy: { ...s.rejected },
+        queueWaitMs: summarize(s.wait)
+      }
+    }
+    return out
+  }
+}

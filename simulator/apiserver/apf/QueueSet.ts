@@ -1,0 +1,111 @@
+/**
+ * One priority level in virtual time: its seats (the level's concurrency limit) and its shuffle-sharded queues
+ * (`staging/src/k8s.io/apiserver/pkg/util/flowcontrol/fairqueuing/queueset`). A request books at arrival — the
+ * service-time model knows its service time — so the level's answer is decided then:
+ * - dispatched at the earliest instant its seats are free (at once when they are);
+ * - else it waits in the shortest queue of its flow's hand; a hand whose queues all hold `queueLengthLimit`
+ *   waiting requests rejects it (429), and so does a wait longer than the request wait limit (upstream: a quarter of
+ *   the request timeout, 15 s); a level without queuing (catch-all) rejects whatever cannot start at once.
+ * Simplification (docs/apf.md): requests of a level are dispatched in arrival order rather than by upstream's fair
+ * queuing across queues; isolation between flows comes from the hands and the queue length limit.
+ */
+import { dealHand, flowHash } from "./ShuffleSharding.js"
+import type { QueuingSettings } from "./Bootstrap.js"
+
+export type Booking =
+  | { readonly _tag: "Dispatched"; readonly start: number; readonly end: number }
+  | { readonly _tag: "Rejected"; readonly reason: "queue-full" | "time-out" | "concurrency-limit"; readonly at: number }
+
+/** A min-heap of the instants the level's seats become free. */
+class SeatHeap {
+  private readonly free: Float64Array
+  constructor(readonly capacity: number) {
+    this.free = new Float64Array(capacity)
+  }
+
+  private siftDown(value: number): void {
+    const heap = this.free
+    const n = heap.length
+    let i = 0
+    for (;;) {
+      const l = 2 * i + 1
+      if (l >= n) break
+      const r = l + 1
+      const c = r < n && heap[r]! < heap[l]! ? r : l
+      if (heap[c]! >= value) break
+      heap[i] = heap[c]!
+      i = c
+    }
+    heap[i] = value
+  }
+
+  /** When `seats` seats are free together, at or after `at`; nothing is taken. */
+  startFor(at: number, seats: number): number {
+    if (seats === 1) return Math.max(at, this.free[0]!)
+    const sorted = Array.from(this.free).sort((a, b) => a - b)
+    return Math.max(at, sorted[seats - 1]!)
+  }
+
+  /** Takes `seats` seats from `start` until `end` (the earliest-free ones, all free by `start`). */
+  take(seats: number, end: number): void {
+    if (seats === 1) return this.siftDown(end)
+    const sorted = Array.from(this.free).sort((a, b) => a - b)
+    for (let i = 0; i < seats; i++) sorted[i] = end
+    sorted.sort((a, b) => a - b)
+    this.free.set(sorted)
+  }
+}
+
+export interface QueueSetOptions {
+  /** Seats of the level (its concurrency limit). */
+  readonly seats: number
+  /** Queue settings; undefined rejects what cannot start at once. */
+  readonly queuing: QueuingSettings | undefined
+  /** Longest a request may wait in a queue (ms). */
+  readonly requestWaitLimitMs: number
+}
+
+export class QueueSet {
+  private readonly heap: SeatHeap
+  /** Per queue: when each of its requests leaves it (its start); entries at or before now have left. */
+  private readonly queues: Array<Array<number>>
+  private readonly hands = new Map<string, ReadonlyArray<number>>()
+
+  constructor(readonly options: QueueSetOptions) {
+    this.heap = new SeatHeap(options.seats)
+    this.queues = Array.from({ length: options.queuing?.queues ?? 0 }, () => [])
+  }
+
+  /** Books a request of `flow` arriving at `at` that occupies `seats` seats for `serviceMs`. */
+  book(at: number, flow: string, seats: number, serviceMs: number): Booking {
+    const width = Math.min(seats, this.options.seats)
+    const start = this.heap.startFor(at, width)
+    if (start > at) {
+      const queuing = this.options.queuing
+      if (queuing === undefined) return { _tag: "Rejected", reason: "concurrency-limit", at }
+      if (start - at > this.options.requestWaitLimitMs) return { _tag: "Rejected", reason: "time-out", at: at + this.options.requestWaitLimitMs }
+      const queue = this.shortestQueue(at, flow, queuing)
+      if (queue.length >= queuing.queueLengthLimit) return { _tag: "Rejected", reason: "queue-full", at }
+      queue.push(start)
+    }
+    const end = start + serviceMs
+    this.heap.take(width, end)
+    return { _tag: "Dispatched", start, end }
+  }
+
+  /** The queue of the flow's hand with the fewest requests still waiting at `at` (the first such, as upstream). */
+  private shortestQueue(at: number, flow: string, queuing: QueuingSettings): Array<number> {
+    let hand = this.hands.get(flow)
+    if (hand === undefined) this.hands.set(flow, (hand = dealHand(flowHash(flow), queuing.queues, queuing.handSize)))
+    let best: Array<number> | undefined
+    for (const index of hand) {
+      const queue = this.queues[index]!
+      // requests that started by now have left the queue
+      let kept = 0
+      for (let i = 0; i < queue.length; i++) if (queue[i]! > at) queue[kept++] = queue[i]!
+      queue.length = kept
+      if (best === undefined || queue.length < best.length) best = queue
+    }
+    return best!
+  }
+}
