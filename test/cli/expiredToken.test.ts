@@ -18,7 +18,6 @@ import { ApiClient } from "../../src/client/ApiClient.js"
 import { runCommand } from "../../src/cli/run.js"
 import { resolveTarget } from "../../src/cli/target.js"
 import type { RunArtifact } from "../../src/scenario/Artifact.js"
-import { hasOpenssl } from "../support/pki.js"
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "clustersim-expired-token-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -63,7 +62,7 @@ describe("scenarios/expired-token.yaml", () => {
     120_000
   )
 
-  it.live.skipIf(!hasOpenssl)(
+  it.live(
     "against serve --tls --admin over HTTPS with an exec plugin that requests TokenRequest tokens",
     () =>
       Effect.scoped(

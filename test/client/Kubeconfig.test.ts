@@ -11,7 +11,7 @@ import { Namespaces } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { defaultKubeconfigPath, KubeconfigError, loadKubeconfig, loadKubeconfigContext } from "../../src/client/Kubeconfig.js"
 import { fetchServerVersion } from "../../src/client/Probe.js"
-import { hasOpenssl, makePki } from "../support/pki.js"
+import { makePki } from "../support/pki.js"
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "clustersim-kubeconfig-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -196,7 +196,7 @@ describe("kubeconfig files", () => {
 
 // ---- TLS round trip ---------------------------------------------------------------------------------------
 
-describe.skipIf(!hasOpenssl)("kubeconfig over TLS", () => {
+describe("kubeconfig over TLS", () => {
   const pkiDir = path.join(dir, "pki")
   let server: https.Server
   let url = ""

@@ -3,15 +3,6 @@ import { execFileSync } from "node:child_process"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as path from "node:path"
 
-export const hasOpenssl = (() => {
-  try {
-    execFileSync("openssl", ["version"], { stdio: "ignore" })
-    return true
-  } catch {
-    return false
-  }
-})()
-
 export interface Pki {
   readonly ca: string
   readonly serverCert: string

@@ -18,7 +18,7 @@ import type { HttpClientOptions } from "../../../src/client/HttpTransport.js"
 import { childProcessRunner } from "../../../src/client/auth/ExecPlugin.js"
 import type { ExecSourceOptions } from "../../../src/client/auth/ExecAuthenticator.js"
 import { pluginState, writeExecPlugin } from "../../support/execPlugin.js"
-import { hasOpenssl, makePki } from "../../support/pki.js"
+import { makePki } from "../../support/pki.js"
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "clustersim-httpcreds-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -125,7 +125,7 @@ describe("credentials over HTTP", () => {
     }))
 })
 
-describe.skipIf(!hasOpenssl)("an exec plugin's client certificate over TLS", () => {
+describe("an exec plugin's client certificate over TLS", () => {
   it.scopedLive("the certificate the plugin returns is presented in the handshake", () =>
     Effect.gen(function* () {
       const pki = makePki(path.join(dir, "pki"), [{ cn: "alice", groups: ["team-a"] }])
