@@ -2,6 +2,7 @@
 import type * as http from "node:http"
 import { Effect, Either } from "effect"
 import { parse as parseYaml } from "yaml"
+import { depthOverflowInText, maxBodyNestingDepth } from "../../../src/api/JsonDepth.js"
 import * as Status from "../../../src/api/Status.js"
 import type { ApiError } from "../../../src/api/Status.js"
 import type { Body } from "../ApiServer.js"
@@ -38,6 +39,9 @@ export const readApplyBody = (req: http.IncomingMessage, maxBodyBytes: number): 
     Effect.flatMap(Effect.promise(() => readBody(req, maxBodyBytes)), (b) => b),
     (bytes) => {
       const text = bytes.toString("utf8")
+      // Checked before parsing: the YAML parser recurses per level, and a deep enough document exhausts the stack
+      // in a way V8 cannot turn into an exception (found by test/hardening/fuzz.test.ts).
+      if (yamlDepthExceeds(text, maxBodyNestingDepth)) return Effect.fail(Status.badRequest(`error decoding patch: exceeded max depth of ${maxBodyNestingDepth}`))
       try {
         return Effect.succeed({ value: parseYaml(text) ?? null })
       } catch (e) {
@@ -45,3 +49,25 @@ export const readApplyBody = (req: http.IncomingMessage, maxBodyBytes: number): 
       }
     }
   )
+
+/**
+ * Whether YAML text may nest deeper than `limit`: flow collections counted as JSON's brackets, block collections
+ * bounded by a line's indentation plus its leading `- ` markers (each block level takes at least one of them).
+ * Conservative: a document this deep is refused, never parsed.
+ */
+export const yamlDepthExceeds = (text: string, limit: number): boolean => {
+  if (depthOverflowInText(text, limit) !== undefined) return true
+  let column = 0
+  let leading = true
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 10) {
+      column = 0
+      leading = true
+    } else if (leading && (c === 32 || c === 45 || c === 9 || c === 63 || c === 58)) {
+      // spaces, tabs, and the `-`, `?`, `:` indicators that open a nested block on the same line
+      if (++column > limit) return true
+    } else leading = false
+  }
+  return false
+}

@@ -68,8 +68,18 @@ const ownable = (set: FieldTree, scope: WriteScope): FieldTree => {
   return rest
 }
 
-const identityOf = (e: Pick<ManagedFieldsEntry, "manager" | "operation" | "apiVersion" | "subresource">): string =>
-  JSON.stringify([e.manager ?? "", e.operation, e.operation === "Apply" ? "" : e.apiVersion, e.subresource ?? ""])
+type Identity = Pick<ManagedFieldsEntry, "manager" | "operation" | "apiVersion" | "subresource">
+
+const identityKey = (e: Identity): string => JSON.stringify([e.manager ?? "", e.operation, e.operation === "Apply" ? "" : e.apiVersion, e.subresource ?? ""])
+
+/** Identities of stored entries, kept per entry object: an object's entries are compared on every write to it. */
+const storedIdentities = new WeakMap<Identity, string>()
+
+const identityOf = (e: Identity): string => {
+  let id = storedIdentities.get(e)
+  if (id === undefined) storedIdentities.set(e, (id = identityKey(e)))
+  return id
+}
 
 /** The entries an object carries (malformed ones dropped). */
 export const entriesOf = (obj: KObject | undefined): ReadonlyArray<ManagedFieldsEntry> => {
@@ -90,15 +100,16 @@ const sorted = (entries: ManagedFieldsEntry[]): ManagedFieldsEntry[] =>
     return (p.subresource ?? "") < (q.subresource ?? "") ? -1 : (p.subresource ?? "") > (q.subresource ?? "") ? 1 : 0
   })
 
-const entry = (manager: string, operation: "Apply" | "Update", scope: WriteScope, time: string, fields: FieldTree): ManagedFieldsEntry => ({
-  ...(manager === "" ? {} : { manager }),
-  operation,
-  apiVersion: scope.apiVersion,
-  time,
-  fieldsType: "FieldsV1",
-  fieldsV1: fields,
-  ...(scope.subresource ? { subresource: scope.subresource } : {})
-})
+/** Built from two literals, no spreads: every pod's entries are made here, and spread copies get hidden classes of their own. */
+const entry = (manager: string, operation: "Apply" | "Update", scope: WriteScope, time: string, fields: FieldTree): ManagedFieldsEntry => {
+  const apiVersion = scope.apiVersion
+  const e: { -readonly [K in keyof ManagedFieldsEntry]: ManagedFieldsEntry[K] } =
+    manager === ""
+      ? { operation, apiVersion, time, fieldsType: "FieldsV1", fieldsV1: fields }
+      : { manager, operation, apiVersion, time, fieldsType: "FieldsV1", fieldsV1: fields }
+  if (scope.subresource) e.subresource = scope.subresource
+  return e
+}
 
 /**
  * What a create is compared with: the kind's zero value, in which `metadata` and the `spec`/`status` structs exist
@@ -146,7 +157,7 @@ export const afterUpdate = (
   const modified = ownable(changes.modified, scope)
   const removed = ownable(changes.removed, scope)
   if (isEmpty(added) && isEmpty(modified) && isEmpty(removed)) return entries
-  const self = identityOf({ manager, operation: "Update", apiVersion: scope.apiVersion, subresource: scope.subresource })
+  const self = identityKey({ manager, operation: "Update", apiVersion: scope.apiVersion, subresource: scope.subresource })
   const own = entries.find((e) => identityOf(e) === self)
   const ownSet = own === undefined ? emptySet : fieldTreeOf(own.fieldsV1)
   // The common case (a manager rewriting fields it owns, as lease renewals do) is answered without building sets.
@@ -208,7 +219,7 @@ export const applyConfig = (
   time: string
 ): Either.Either<{ readonly object: KObject; readonly managedFields: ReadonlyArray<ManagedFieldsEntry> }, ApiError> => {
   const entries = entriesOf(live)
-  const self = identityOf({ manager, operation: "Apply", apiVersion: scope.apiVersion, subresource: scope.subresource })
+  const self = identityKey({ manager, operation: "Apply", apiVersion: scope.apiVersion, subresource: scope.subresource })
   const previous = entries.find((e) => identityOf(e) === self)
   const applied = ownable(fieldSetOf(config, scope.schema), scope)
   const base: KObject = live ?? ({ metadata: {} } as KObject)
