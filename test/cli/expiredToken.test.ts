@@ -27,13 +27,12 @@ const plugin = fileURLToPath(new URL("../support/tokenRequestPlugin.mjs", import
 /** What must hold after the rotation, whatever the machine's speed. */
 const checkRecovery = (artifact: RunArtifact) => {
   const tokens = (phase: string, action: string) => artifact.actions.find((a) => a.phase === phase && a.action === action)?.tokens
-  for (const client of ["writers", "readers"]) {
-    const t = tokens("rotation", client)
-    expect(t?.unauthorized, `rotation/${client}`).toBeGreaterThanOrEqual(1)
-    expect(t?.recoveredMs, `rotation/${client}`).toBeGreaterThan(0)
-  }
-  // the informers share the generator's client: their new watches go out with the expired token unless a writer's
-  // 401 had the plugin fetch a new one first (a race on a busy machine); refused, they recover and lose nothing
+  // The actions share the generator's client, as the components of one Go process share a credential: the first
+  // 401 has the plugin fetch a new token for all, so which clients see a 401 is a race (a dropped watch relisting
+  // at once often wins it). At least one is refused; every refused one recovers.
+  const rotation = ["writers", "readers", "informers"].map((client) => ({ client, t: tokens("rotation", client)! }))
+  expect(rotation.reduce((n, { t }) => n + t.unauthorized, 0)).toBeGreaterThanOrEqual(1)
+  for (const { client, t } of rotation) if (t.unauthorized > 0) expect(t.recoveredMs, `rotation/${client}`).toBeGreaterThan(0)
   const informers = tokens("rotation", "informers")!
   if (informers.unauthorized > 0) expect(informers.recoveredMs).toBeGreaterThan(0)
   // a writer loses what was refused; informers retry and lose nothing

@@ -143,7 +143,7 @@ describe("clustersim run <cluster scenario> --target URL", () => {
       const flags = yield* parseRunFlags(["s.yaml", "--target", "http://127.0.0.1:1", "--cleanup"])
       expect(flags).toMatchObject({ file: "s.yaml", cleanup: true, target: { _tag: "url" } })
       const embedded = yield* parseRunFlags(["s.yaml", "--target", "embedded"])
-      expect(embedded.target).toEqual({ _tag: "embedded", explicit: true })
+      expect(embedded.target).toEqual({ _tag: "embedded", explicit: true, serverProcess: "own" })
     })
   )
 })

@@ -32,7 +32,13 @@ const operations = (doc: Json) =>
 
 describe("OpenAPI v3 index", () => {
   it("lists every served group/version, the upstream-name views too, each with its document's SHA-512", () => {
-    expect(openApiV3Paths()).toEqual(["api/v1", "apis/apps/v1", "apis/coordination.platform/v1", "apis/coordination.k8s.io/v1", "apis/events.platform/v1", "apis/events.k8s.io/v1"])
+    expect(openApiV3Paths()).toEqual(["api/v1", "apis/apps/v1", "apis/coordination.platform/v1", "apis/coordination.k8s.io/v1", "apis/events.platform/v1",
+      "apis/events.k8s.io/v1",
+      "apis/rbac.authorization.platform/v1",
+      "apis/rbac.authorization.k8s.io/v1",
+      "apis/authorization.platform/v1",
+      "apis/authorization.k8s.io/v1"
+    ])
     const index = openApiV3Index((p) => `H(${p})`) as Json
     expect(index.paths["apis/coordination.k8s.io/v1"]).toEqual({ serverRelativeURL: "/openapi/v3/apis/coordination.k8s.io/v1?hash=H(apis/coordination.k8s.io/v1)" })
     expect(documentHash(Buffer.from("abc"))).toBe(

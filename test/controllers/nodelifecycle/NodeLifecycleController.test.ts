@@ -308,6 +308,6 @@ describe.each(["LIST", "NodeSource"] as const)("NodeLifecycleController incremen
     )
     const unschedulable = taints.filter((x) => x.node === "y" && x.key === "node.platform.io/unschedulable").map((x) => x.t)
     // the cache's pass at 50 s reaches y after its writes of x; a LIST's pass at 50 s listed y before the cordon
-    expect(unschedulable).toEqual(mode === "NodeSource" ? [52_001.022] : [55_002.277])
+    expect(unschedulable).toEqual(mode === "NodeSource" ? [52_001.031] : [55_002.3])
   })
 })
