@@ -26,6 +26,7 @@ import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { MaxRetries, retryTooManyRequests } from "../../src/client/TooManyRequests.js"
 import type { RequestAttributes } from "./apf/Bootstrap.js"
 import { PriorityAndFairness } from "./apf/PriorityAndFairness.js"
+import { SeatHeap } from "./SeatHeap.js"
 import { listSeats } from "./apf/WorkEstimate.js"
 
 export const ServiceTimeSettings = Schema.Struct({
@@ -75,34 +76,6 @@ export interface Admission {
   readonly end: number
 }
 
-/** A min-heap of seat free times: the earliest free seat is at the top. */
-class Seats {
-  private readonly free: Float64Array
-  constructor(count: number) {
-    this.free = new Float64Array(count)
-  }
-  /** Takes the earliest free seat for a request arriving at `at` lasting `service`; returns its start. */
-  take(at: number, service: number): number {
-    const heap = this.free
-    const start = Math.max(at, heap[0]!)
-    // replace the top with the new free time and sift down
-    const value = start + service
-    const n = heap.length
-    let i = 0
-    for (;;) {
-      const l = 2 * i + 1
-      if (l >= n) break
-      const r = l + 1
-      const c = r < n && heap[r]! < heap[l]! ? r : l
-      if (heap[c]! >= value) break
-      heap[i] = heap[c]!
-      i = c
-    }
-    heap[i] = value
-    return start
-  }
-}
-
 /** Who asks for what, and how many seats it takes (`apf/WorkEstimate.ts`); default one seat. */
 export interface ModelRequest extends RequestAttributes {
   readonly seats?: number
@@ -112,16 +85,16 @@ export interface ModelRequest extends RequestAttributes {
 export const defaultIdentity = { user: "clustersim", groups: ["system:authenticated"] } as const
 
 export class ServiceTimeModel {
-  private readonly reads: Seats
-  private readonly writes: Seats
+  private readonly reads: SeatHeap
+  private readonly writes: SeatHeap
   /** With `apf`: the priority levels that replace the two pools. */
   readonly apf: PriorityAndFairness | undefined
   /** Objects of a type stored now, for LIST seats (the server's object count); 0 until the server is known. */
   objectCount: (resource: ResourceType) => number = () => 0
 
   constructor(readonly params: ServiceTimeParameters = defaultParameters) {
-    this.reads = new Seats(params.maxRequestsInflight)
-    this.writes = new Seats(params.maxMutatingRequestsInflight)
+    this.reads = new SeatHeap(params.maxRequestsInflight)
+    this.writes = new SeatHeap(params.maxMutatingRequestsInflight)
     this.apf = params.apf ? new PriorityAndFairness(params.maxRequestsInflight + params.maxMutatingRequestsInflight) : undefined
   }
 
@@ -147,7 +120,7 @@ export class ServiceTimeModel {
    */
   admit(at: number, cls: RequestClass, objects: number, bytes: number): Admission {
     const service = this.serviceMs(cls, objects, bytes)
-    const start = (cls === "read" ? this.reads : this.writes).take(at, service)
+    const start = (cls === "read" ? this.reads : this.writes).takeEarliest(at, service)
     return { start, end: start + service }
   }
 
@@ -159,7 +132,7 @@ export class ServiceTimeModel {
   complete(at: number, cls: RequestClass, objects: number, bytes: number, request?: ModelRequest): number {
     if (this.apf === undefined || request === undefined) {
       const service = this.serviceMs(cls, objects, bytes)
-      return (cls === "read" ? this.reads : this.writes).take(at, service) + service
+      return (cls === "read" ? this.reads : this.writes).takeEarliest(at, service) + service
     }
     let arrival = at
     for (let attempt = 0; ; attempt++) {

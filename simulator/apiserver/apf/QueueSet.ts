@@ -9,52 +9,13 @@
  * Simplification (docs/apf.md): requests of a level are dispatched in arrival order rather than by upstream's fair
  * queuing across queues; isolation between flows comes from the hands and the queue length limit.
  */
+import { SeatHeap } from "../SeatHeap.js"
 import { dealHand, flowHash } from "./ShuffleSharding.js"
 import type { QueuingSettings } from "./Bootstrap.js"
 
 export type Booking =
   | { readonly _tag: "Dispatched"; readonly start: number; readonly end: number }
   | { readonly _tag: "Rejected"; readonly reason: "queue-full" | "time-out" | "concurrency-limit"; readonly at: number }
-
-/** A min-heap of the instants the level's seats become free. */
-class SeatHeap {
-  private readonly free: Float64Array
-  constructor(readonly capacity: number) {
-    this.free = new Float64Array(capacity)
-  }
-
-  private siftDown(value: number): void {
-    const heap = this.free
-    const n = heap.length
-    let i = 0
-    for (;;) {
-      const l = 2 * i + 1
-      if (l >= n) break
-      const r = l + 1
-      const c = r < n && heap[r]! < heap[l]! ? r : l
-      if (heap[c]! >= value) break
-      heap[i] = heap[c]!
-      i = c
-    }
-    heap[i] = value
-  }
-
-  /** When `seats` seats are free together, at or after `at`; nothing is taken. */
-  startFor(at: number, seats: number): number {
-    if (seats === 1) return Math.max(at, this.free[0]!)
-    const sorted = Array.from(this.free).sort((a, b) => a - b)
-    return Math.max(at, sorted[seats - 1]!)
-  }
-
-  /** Takes `seats` seats from `start` until `end` (the earliest-free ones, all free by `start`). */
-  take(seats: number, end: number): void {
-    if (seats === 1) return this.siftDown(end)
-    const sorted = Array.from(this.free).sort((a, b) => a - b)
-    for (let i = 0; i < seats; i++) sorted[i] = end
-    sorted.sort((a, b) => a - b)
-    this.free.set(sorted)
-  }
-}
 
 export interface QueueSetOptions {
   /** Seats of the level (its concurrency limit). */
