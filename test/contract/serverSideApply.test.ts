@@ -103,4 +103,41 @@ describe.each(transports)("server-side apply over %s", (transport) => {
         })
       })
     ))
+
+  it.effect("at most ten Update managers: the oldest are merged into an ancient-changes entry per version, Apply entries never", () =>
+    run(
+      Effect.gen(function* () {
+        const api = yield* ApiClient
+        type Entry = { manager: string; operation: string; apiVersion: string; time: string; fieldsV1: unknown }
+        const entries = (o: { metadata: { managedFields?: unknown } }) => o.metadata.managedFields as Array<Entry>
+        // Managers named in the order they write, so ties within one second sort as the writes did.
+        yield* api.create(ConfigMaps, cm({ a: "1" }), at("a"))
+        yield* api.patch(ConfigMaps, "c", "apply", cm({ z: "1" }), at("tool"))
+        const times: Record<string, string> = {}
+        let last = undefined as undefined | Array<Entry>
+        for (const m of ["b", "c", "d", "e", "f", "g", "h", "i", "j", "k"]) {
+          const written = yield* api.patch(ConfigMaps, "c", "merge", { data: { [m]: "1" } }, at(m))
+          last = entries(written.object)
+          times[m] = last.find((e) => e.manager === m)!.time
+        }
+        const summary = (es: Array<Entry>) => es.map((e) => [e.manager, e.operation, e.fieldsV1])
+        // Eleven Update managers after k: a (the oldest of v1) becomes the bucket and b is merged into it.
+        expect(summary(last!)).toEqual([
+          ["tool", "Apply", { "f:data": { "f:z": {} } }],
+          ["ancient-changes", "Update", { "f:data": { ".": {}, "f:a": {}, "f:b": {} } }],
+          ...["c", "d", "e", "f", "g", "h", "i", "j", "k"].map((m) => [m, "Update", { "f:data": { [`f:${m}`]: {} } }])
+        ])
+        const bucket = last!.find((e) => e.manager === "ancient-changes")!
+        expect([bucket.apiVersion, bucket.time]).toEqual(["v1", times.b])
+
+        // The next Update merges the oldest other one (c) into the existing bucket.
+        const next = yield* api.patch(ConfigMaps, "c", "merge", { data: { l: "1" } }, at("l"))
+        expect(summary(entries(next.object))).toEqual([
+          ["tool", "Apply", { "f:data": { "f:z": {} } }],
+          ["ancient-changes", "Update", { "f:data": { ".": {}, "f:a": {}, "f:b": {}, "f:c": {} } }],
+          ...["d", "e", "f", "g", "h", "i", "j", "k", "l"].map((m) => [m, "Update", { "f:data": { [`f:${m}`]: {} } }])
+        ])
+        expect(entries(next.object).find((e) => e.manager === "ancient-changes")!.time).toBe(times.c)
+      })
+    ))
 })

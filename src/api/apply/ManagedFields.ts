@@ -8,7 +8,8 @@
  *   reference §5.6) unless forced, which moves the ownership.
  * Entries are identified by manager, operation, subresource and (for Update) apiVersion; an entry's time changes
  * only when its fields do. Identity fields (name, uid, resourceVersion, …) are owned by nobody, and the main
- * resource and the status subresource own only their own halves of kinds with a status subresource.
+ * resource and the status subresource own only their own halves of kinds with a status subresource. An Update
+ * leaves at most ten Update entries ({@link capUpdateManagers}).
  *
  * Pure: times are passed in.
  */
@@ -18,6 +19,7 @@ import { isRecord, type KObject } from "../Object.js"
 import { ApiError, makeStatus } from "../Status.js"
 import { contains, difference, emptySet, equalSets, type FieldTree, fieldTreeOf, intersection, isEmpty, memberPaths, union } from "./FieldSet.js"
 import { compare, fieldSetOf, mergeConfig, removeFields } from "./TypedFields.js"
+import { capUpdateManagers } from "./UpdateManagerCap.js"
 
 export interface ManagedFieldsEntry {
   /** Omitted when empty (`omitempty`): a manager without a name or User-Agent. */
@@ -143,6 +145,19 @@ const withoutChanged = (entries: ReadonlyArray<ManagedFieldsEntry>, self: string
  * array itself when nothing changed, so a no-op write stays a no-op.
  */
 export const afterUpdate = (
+  before: KObject | undefined,
+  after: KObject,
+  manager: string,
+  scope: WriteScope,
+  /** Asked only when an entry changes (formatting a time on every write costs). */
+  time: () => string
+): ReadonlyArray<ManagedFieldsEntry> => {
+  const entries = updatedEntries(before, after, manager, scope, time)
+  const capped = capUpdateManagers(entries)
+  return capped === entries ? entries : sorted([...capped])
+}
+
+const updatedEntries = (
   before: KObject | undefined,
   after: KObject,
   manager: string,
