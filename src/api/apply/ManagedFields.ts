@@ -18,6 +18,7 @@ import type { FieldSchema } from "../kinds/FieldSchema.js"
 import { isRecord, type KObject } from "../Object.js"
 import { ApiError, makeStatus } from "../Status.js"
 import { contains, difference, emptySet, equalSets, type FieldTree, fieldTreeOf, intersection, isEmpty, memberPaths, union } from "./FieldSet.js"
+import { typedPatchError } from "./TypedConversion.js"
 import { compare, fieldSetOf, mergeConfig, removeFields } from "./TypedFields.js"
 import { capUpdateManagers } from "./UpdateManagerCap.js"
 
@@ -223,7 +224,7 @@ export const conflictError = (conflicts: ReadonlyArray<Conflict>): ApiError => {
 
 /**
  * An Apply by `manager` of `config` onto `live` (undefined when the apply creates): the merged object and its
- * managed fields, or the conflicts as a 409 when not forced.
+ * managed fields, or the conflicts as a 409 when not forced (a configuration that cannot be typed is a 500 first).
  */
 export const applyConfig = (
   live: KObject | undefined,
@@ -233,6 +234,8 @@ export const applyConfig = (
   scope: WriteScope,
   time: string
 ): Either.Either<{ readonly object: KObject; readonly managedFields: ReadonlyArray<ManagedFieldsEntry> }, ApiError> => {
+  const untyped = typedPatchError(config, scope.schema)
+  if (untyped !== undefined) return Either.left(untyped)
   const entries = entriesOf(live)
   const self = identityKey({ manager, operation: "Apply", apiVersion: scope.apiVersion, subresource: scope.subresource })
   const previous = entries.find((e) => identityOf(e) === self)
