@@ -6,6 +6,7 @@
  */
 import { Effect, Exit } from "effect"
 import { dirname } from "node:path"
+import { clusterFigures } from "../../simulator/cluster/ClusterFigures.js"
 import { realTimeProblems, runRealTimeCluster, type RealTimeClusterResult } from "../../simulator/cluster/RealTimeCluster.js"
 import { simulatedLabel, simulatedLabelValue } from "../api/WellKnown.js"
 import type { TrafficCounter } from "../client/HttpTransport.js"
@@ -117,7 +118,7 @@ export const runRealTimeScenario = (i: RealTimeRunInput): Effect.Effect<{ readon
           collected,
           state,
           outcome,
-          ...(result ? { cluster: result as unknown as Record<string, unknown>, checks: agentChecks(result) } : {})
+          ...(result ? { cluster: result as unknown as Record<string, unknown>, clusterFigures: clusterFigures(result), checks: agentChecks(result) } : {})
         })
       )
     })
