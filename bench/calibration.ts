@@ -25,7 +25,7 @@ const code = await Effect.runPromise(
       if (calibrated.fit === undefined) return 1
       console.log(calibrated.text)
       const load = defaultCheckLoad
-      console.log(`check: LIST of ${load.listObjects} objects at ${load.listRate}/s beside ${load.writeKiB} KiB creates at ${load.writeRate}/s for ${load.durationS} s`)
+      console.log(`check: LIST of ${load.listObjects} objects at ${load.listRate}/s for ${load.durationS} s, then ${load.writeKiB} KiB creates at ${load.writeRate}/s for ${load.durationS} s`)
       const compared = yield* Effect.promise(() => checkPrediction(server.url, calibrated.fit!, load))
       let off = 0
       for (const c of compared) {
