@@ -269,8 +269,8 @@ export interface ThresholdResult {
   readonly group: Readonly<Partial<Record<AnyTag, string>>>
   /** Observed value (ms for durations); undefined when there was no data. */
   readonly observed: number | undefined
-  /** `ms` when `observed` is a duration (absent in v1 artifacts). */
-  readonly unit?: "ms"
+  /** `ms` when `observed` is a duration (absent in v1 artifacts), `/s` for a cluster counter's rate per second. */
+  readonly unit?: "ms" | "/s"
   /** Series that contributed. */
   readonly series: number
   readonly noData: boolean
@@ -406,7 +406,11 @@ export const evaluate = (
           condition: c.source,
           group: g.tags,
           observed,
-          ...(kindOf(metric) === "trend" && c.aggregation._tag !== "Count" ? { unit: "ms" as const } : {}),
+          ...(kindOf(metric) === "trend" && c.aggregation._tag !== "Count"
+            ? { unit: "ms" as const }
+            : kindOf(metric) === "throughput" && c.aggregation._tag === "Rate"
+              ? { unit: "/s" as const }
+              : {}),
           series: g.size,
           noData: observed === undefined,
           passed: observed === undefined || compare(observed, c.comparator, c.value)

@@ -3,6 +3,7 @@ import { Either } from "effect"
 import { encodeHistogram, makeHistogram, recordMillis, summarize } from "../../src/loadgen/LatencyRecorder.js"
 import { evaluate, parseThreshold, parseThresholds, ThresholdParseError } from "../../src/loadgen/Thresholds.js"
 import { clusterFigures } from "../../simulator/cluster/ClusterFigures.js"
+import { observedText } from "../../reports/summary.js"
 
 const parse = (spec: Record<string, string | ReadonlyArray<string>>) => Either.getOrThrow(parseThresholds(spec))
 
@@ -46,6 +47,10 @@ describe("thresholds on a cluster run's figures", () => {
       [30, false]
     ])
     expect(judge({ lease_failures: "count == 0" })[0]).toMatchObject({ observed: 2, passed: false })
+    const [count, rate] = evaluate(parse({ lease_writes: ["count > 0", "rate > 0"] }), [], clusterFigures(result()))
+    expect(count!.unit).toBeUndefined()
+    expect(rate!.unit).toBe("/s")
+    expect(observedText(rate!)).toBe("30.000/s")
   })
 
   it("lease renew latency: percentiles of the result's histogram, in ms", () => {
