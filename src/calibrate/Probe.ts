@@ -1,8 +1,10 @@
 /**
  * The probe of `clustersim calibrate` (docs/calibration.md): a short, bounded series of steps against any API
- * server — GETs of one object, LISTs of a namespace grown step by step, creates with bodies of growing size, watch
+ * server — GETs of one object, LISTs of namespaces of growing size, creates with bodies of growing size, watch
  * starts — each run one request at a time for a few seconds (or a bounded number of samples), so what it measures
- * is the server's service time, not a queue. Everything it creates lives in one namespace it deletes at the end.
+ * is the server's service time, not a queue. A step's time is taken in turns, in rotation with the other steps, so
+ * a host whose load changes meanwhile skews every step alike rather than one. Everything it creates lives in
+ * namespaces of its own that it empties and deletes at the end.
  */
 import { Effect, Either, Option, Stream } from "effect"
 import { resolveResource, type ResourceType } from "../api/Resources.js"
@@ -61,57 +63,82 @@ const bodyOf = (namespace: string, name: string, kib: number) => ({ metadata: { 
 export const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
 
-/** Runs `request` one at a time for the step's time (at least a few samples, at most `maxSamples`); latencies in ms. */
-const timedLoop = (o: ProbeOptions, request: (i: number) => Effect.Effect<unknown, ApiError>) =>
+/** Runs `request` one at a time for `ms` (at least `min` samples, at most `max`); latencies in ms. */
+const timedLoop = (ms: number, min: number, max: number, request: (i: number) => Effect.Effect<unknown, ApiError>, into: Array<number>) =>
   Effect.gen(function* () {
-    const latencies: Array<number> = []
-    // the first requests of a step pay for the server's and client's warm-up (JIT, caches)
-    for (let i = 0; i < 3; i++) yield* request(-1 - i)
+    // the first request of a step's turn pays for switching the server's and client's caches to it
+    yield* request(-1)
     const start = yield* nowMillis
-    for (let i = 0; i < o.maxSamples; i++) {
+    for (let i = 0; i < max; i++) {
       const t0 = yield* nowMillis
-      if (latencies.length >= 5 && t0 - start >= o.stepMs) break
+      if (i >= min && t0 - start >= ms) break
       yield* request(i)
-      latencies.push((yield* nowMillis) - t0)
+      into.push((yield* nowMillis) - t0)
     }
-    return latencies.sort((a, b) => a - b)
   })
 
 const ignoreConflict = <A, R>(e: Effect.Effect<A, ApiError, R>) => Effect.catchIf(e, (err) => err.status.code === 409, () => Effect.void)
+
+/** Each step's time is split into this many turns, taken in rotation, so a change of the host's load hits every step alike. */
+export const Rounds = 3
+
+interface Step {
+  readonly shape: Omit<Measurement, "latencyMs">
+  readonly request: (round: number, i: number) => Effect.Effect<unknown, ApiError>
+  readonly latencies: Array<number>
+}
 
 export const probe = (o: ProbeOptions): Effect.Effect<ProbeResult, ApiError, ApiClient> =>
   Effect.gen(function* () {
     const api = yield* ApiClient
     const ns = o.namespace
-    const steps: Array<StepResult> = []
-    const record = (m: Omit<Measurement, "latencyMs">, sorted: ReadonlyArray<number>) => {
-      const step = { ...m, latencyMs: percentile(sorted, 50), samples: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99) }
-      steps.push(step)
-      o.progress(`calibrate: ${m.step}: ${sorted.length} samples, p50 ${step.p50.toFixed(2)} ms, p99 ${step.p99.toFixed(2)} ms`)
-    }
-    yield* ignoreConflict(api.create(Namespaces, { metadata: { name: ns } }))
+    const listNamespace = (size: number) => `${ns}-list-${size}`
+    const namespaces = [ns, ...o.listSizes.map(listNamespace)]
+    for (const name of namespaces) yield* ignoreConflict(api.create(Namespaces, { metadata: { name } }))
+    const steps: Array<Step> = []
 
     // GET of one object
-    const target = bodyOf(ns, "get-target", 1)
-    yield* ignoreConflict(api.create(ConfigMaps, target, { namespace: ns }))
+    yield* ignoreConflict(api.create(ConfigMaps, bodyOf(ns, "get-target", 1), { namespace: ns }))
     const stored = yield* api.get(ConfigMaps, "get-target", { namespace: ns })
-    record({ step: "get 1 KiB", kind: "read", objects: 1, kib: kibOf(stored) }, yield* timedLoop(o, () => api.get(ConfigMaps, "get-target", { namespace: ns })))
+    steps.push({ shape: { step: "get 1 KiB", kind: "read", objects: 1, kib: kibOf(stored) }, request: () => api.get(ConfigMaps, "get-target", { namespace: ns }), latencies: [] })
 
-    // LISTs of a growing namespace (the GET's object is one of them)
-    let created = 0
+    // LISTs: a namespace per size, filled first
     for (const size of o.listSizes) {
-      const want = Math.max(0, size - 1)
+      const namespace = listNamespace(size)
       yield* Effect.forEach(
-        Array.from({ length: Math.max(0, want - created) }, (_, k) => created + k),
-        (i) => ignoreConflict(api.create(ConfigMaps, listObject(ns, i), { namespace: ns })),
+        Array.from({ length: size }, (_, i) => i),
+        (i) => ignoreConflict(api.create(ConfigMaps, listObject(namespace, i), { namespace })),
         { concurrency: 8, discard: true }
       )
-      created = Math.max(created, want)
-      const objects = (yield* api.list(ConfigMaps, { namespace: ns })).items.length
-      record({ step: `list ${objects} objects`, kind: "read", objects, kib: 0 }, yield* timedLoop(o, () => api.list(ConfigMaps, { namespace: ns })))
+      const objects = (yield* api.list(ConfigMaps, { namespace })).items.length
+      steps.push({ shape: { step: `list ${objects} objects`, kind: "read", objects, kib: 0 }, request: () => api.list(ConfigMaps, { namespace }), latencies: [] })
+    }
+    o.progress(`calibrate: ${o.listSizes.reduce((n, s) => n + s, 0)} objects created for the LIST steps`)
+
+    // creates with growing bodies (new names every time)
+    for (const kib of o.bodyKiB) {
+      steps.push({
+        shape: { step: `create ${kib} KiB`, kind: "write", objects: 0, kib: kibOf(bodyOf(ns, `write-${kib}k-r0-0`, kib)) },
+        request: (round, i) => api.create(ConfigMaps, bodyOf(ns, `write-${kib}k-r${round}-${i < 0 ? "warm" : i}`, kib), { namespace: ns }),
+        latencies: []
+      })
     }
 
-    // watch starts: a watch without a resource version begins with the namespace's objects (the first event)
+    const turnMs = o.stepMs / Rounds
+    const turnMax = Math.max(2, Math.ceil(o.maxSamples / Rounds))
+    for (let round = 0; round < Rounds; round++) {
+      for (const step of steps) yield* timedLoop(turnMs, 2, turnMax, (i) => step.request(round, i), step.latencies)
+      o.progress(`calibrate: round ${round + 1} of ${Rounds} done`)
+    }
+    const results: Array<StepResult> = steps.map((step) => {
+      const sorted = step.latencies.sort((a, b) => a - b)
+      const p50 = percentile(sorted, 50)
+      const p99 = percentile(sorted, 99)
+      o.progress(`calibrate: ${step.shape.step}: ${sorted.length} samples, p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms`)
+      return { ...step.shape, latencyMs: p50, samples: sorted.length, p50, p99 }
+    })
+
+    // watch starts: a watch without a resource version begins with the object it selects (the first event)
     const watchTimes: Array<number> = []
     const watchStart = yield* nowMillis
     while (watchTimes.length < Math.min(o.maxSamples, 50) && ((yield* nowMillis) - watchStart < o.stepMs || watchTimes.length < 3)) {
@@ -123,19 +150,13 @@ export const probe = (o: ProbeOptions): Effect.Effect<ProbeResult, ApiError, Api
     watchTimes.sort((a, b) => a - b)
     if (watchTimes.length > 0) o.progress(`calibrate: watch start: ${watchTimes.length} samples, p50 ${percentile(watchTimes, 50).toFixed(2)} ms`)
 
-    // creates with growing bodies
-    for (const kib of o.bodyKiB) {
-      const sample = bodyOf(ns, `write-${kib}k-0`, kib)
-      const sorted = yield* timedLoop(o, (i) => api.create(ConfigMaps, bodyOf(ns, `write-${kib}k-${i < 0 ? `warm${-i}` : i}`, kib), { namespace: ns }))
-      record({ step: `create ${kib} KiB`, kind: "write", objects: 0, kib: kibOf(sample) }, sorted)
-    }
-
     // what it created goes (a failed cleanup does not spoil the measurements)
-    const cleanup = yield* Effect.either(Effect.zipRight(api.deleteCollection(ConfigMaps, { namespace: ns }), api.delete(Namespaces, ns)))
-    if (Either.isLeft(cleanup)) o.progress(`calibrate: cleanup of namespace ${ns} failed: ${cleanup.left.message}`)
+    for (const name of namespaces) {
+      const cleanup = yield* Effect.either(Effect.zipRight(api.deleteCollection(ConfigMaps, { namespace: name }), api.delete(Namespaces, name)))
+      if (Either.isLeft(cleanup)) o.progress(`calibrate: cleanup of namespace ${name} failed: ${cleanup.left.message}`)
+    }
     return {
-      steps,
+      steps: results,
       ...(watchTimes.length > 0 ? { watchStart: { samples: watchTimes.length, p50: percentile(watchTimes, 50), p99: percentile(watchTimes, 99) } } : {})
     }
   })
-

@@ -35,23 +35,29 @@ describe("clustersim calibrate", () => {
             stderr: (s) => void stderr.push(s)
           })
           const left = yield* ApiClient.pipe(
-            Effect.flatMap((api) => api.list(resolveResource("configmaps")!, { namespace: "clustersim-calibrate" })),
+            Effect.flatMap((api) => api.list(resolveResource("configmaps")!)),
             Effect.provide(ApiClient.layerHttp({ baseUrl: server.url }))
           )
-          return { result, leftOver: left.items.length }
+          return { result, leftOver: left.items.filter((c) => c.metadata.namespace?.startsWith("clustersim-calibrate")).length }
         })
       )
     )
     expect(result.exitCode).toBe(0)
     // every step reported, also without a terminal
     const lines = stderr.join("").split("\n").filter((l) => l.startsWith("calibrate:"))
-    expect(lines.map((l) => l.split(":")[1]!.trim())).toEqual([
+    expect(lines.slice(0, 4)).toEqual([
+      "calibrate: 300 objects created for the LIST steps",
+      "calibrate: round 1 of 3 done",
+      "calibrate: round 2 of 3 done",
+      "calibrate: round 3 of 3 done"
+    ])
+    expect(lines.slice(4).map((l) => l.split(":")[1]!.trim())).toEqual([
       "get 1 KiB",
-      "list 1 objects",
+      "list 0 objects",
       "list 300 objects",
-      "watch start",
       "create 1 KiB",
-      "create 32 KiB"
+      "create 32 KiB",
+      "watch start"
     ])
     expect(stderr.join("")).toContain(`wrote ${out}`)
     // what the probe created is gone
