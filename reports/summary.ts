@@ -84,7 +84,7 @@ interface ClusterView {
   /** A run on the real clock against a target (simulator/cluster/RealTimeCluster.ts). */
   readonly realTime?: {
     readonly driver: { readonly cpu: { readonly fractionOfCore: number }; readonly cpuMsPer1000Nodes: number; readonly loopLag: { readonly p99: number }; readonly saturated: boolean; readonly reasons: ReadonlyArray<string> }
-    readonly statusLatency: { readonly p50: number; readonly p99: number }
+    readonly statusLatency: { readonly count: number; readonly p50: number; readonly p99: number }
     readonly errorsByCode: Readonly<Record<string, number>>
     readonly adopted: number
     readonly foreignNodes: ReadonlyArray<string>
@@ -113,7 +113,8 @@ export const renderCluster = (raw: Readonly<Record<string, unknown>>): ReadonlyA
         (d.saturated ? ` — SATURATED (${d.reasons.join("; ")}): figures measure the driver` : "")
     )
     const errors = Object.entries(rt.errorsByCode)
-    out.push(`  status patch latency p50 ${formatMs(rt.statusLatency.p50)}, p99 ${formatMs(rt.statusLatency.p99)}; failed requests: ${errors.length === 0 ? "none" : errors.map(([code, n]) => `${code} ×${n}`).join(", ")}`)
+    const statusLatency = rt.statusLatency.count === 0 ? "no status patches" : `status patch latency p50 ${formatMs(rt.statusLatency.p50)}, p99 ${formatMs(rt.statusLatency.p99)}`
+    out.push(`  ${statusLatency}; failed requests: ${errors.length === 0 ? "none" : errors.map(([code, n]) => `${code} ×${n}`).join(", ")}`)
     if (rt.podStartup) out.push(`  pod start-up (create → observed Running): ${rt.podStartup.observedRunning} pods, p50 ${formatMs(rt.podStartup.createToObserved.p50)}, p99 ${formatMs(rt.podStartup.createToObserved.p99)}`)
     if (rt.adopted > 0 || rt.foreignNodes.length > 0) out.push(`  adopted ${rt.adopted} nodes; left alone (not clustersim's): ${rt.foreignNodes.length === 0 ? "none" : rt.foreignNodes.slice(0, 5).join(", ")}`)
     const left = rt.cleanup.left
