@@ -10,6 +10,7 @@ import * as Status from "../api/Status.js"
 import { ApiError } from "../api/Status.js"
 import type { ApiClientService, DirectMeasure } from "./ApiClient.js"
 import { answerFromTarget, apiNamesFromGroups, bodyToTarget, eventFromTarget, groupNamesOf, specNames, type ApiNames } from "./ApiNames.js"
+import { decodeInTurn, decodeInTurnBytes } from "./DecodeTurns.js"
 import { type Answer, exchange, exchangeEffect, type KeepBody } from "./Exchange.js"
 import { acceptHeader, decodeAnswer, isProtobufStream, objectBody, type WireEncoding } from "./WireEncoding.js"
 import { watchFrameDecoder } from "../api/protobuf/Envelope.js"
@@ -229,7 +230,8 @@ export const makeHttpClient = (options: HttpClientOptions) =>
       }
       /** A 2xx answer's value by its Content-Type, and its warnings. */
       const decoded = (r: Answer) => ({ code: r.code, warnings: r.warnings.map(parseWarning), value: decodeAnswer(r.contentType, r.body) })
-      const call = (method: Dispatcher.HttpMethod, path: string, body?: unknown, contentType?: string) => Effect.map(send(method, path, body, contentType), decoded)
+      const call = (method: Dispatcher.HttpMethod, path: string, body?: unknown, contentType?: string) =>
+        Effect.flatMap(send(method, path, body, contentType), (r) => (r.body.length <= decodeInTurnBytes ? Effect.succeed(decoded(r)) : decodeInTurn(() => decoded(r))))
 
       const write = (method: Dispatcher.HttpMethod, path: string, body: unknown, opts: WriteOptions | undefined, contentType?: string) =>
         Effect.map(
