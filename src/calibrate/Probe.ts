@@ -6,7 +6,7 @@
  * a host whose load changes meanwhile skews every step alike rather than one. Everything it creates lives in
  * namespaces of its own that it empties and deletes at the end.
  */
-import { Effect, Either, Option, Stream } from "effect"
+import { Duration, Effect, Either, Option, Stream } from "effect"
 import { resolveResource, type ResourceType } from "../api/Resources.js"
 import type { ApiError } from "../api/Status.js"
 import { ApiClient } from "../client/ApiClient.js"
@@ -24,6 +24,11 @@ export interface ProbeOptions {
   readonly listSizes: ReadonlyArray<number>
   /** Body sizes (KiB) of the create steps. */
   readonly bodyKiB: ReadonlyArray<number>
+  /**
+   * Requests of a step start this far apart (ms; one at a time, a slow one delays the next): a server answering
+   * requests at a rate, as loads do, rather than back to back. 0: back to back.
+   */
+  readonly paceMs: number
   /** A line per step; also without a terminal. */
   readonly progress: (line: string) => void
 }
@@ -33,7 +38,8 @@ export const defaultProbeOptions: Omit<ProbeOptions, "progress"> = {
   stepMs: 2000,
   maxSamples: 400,
   listSizes: [0, 100, 400, 1000],
-  bodyKiB: [1, 16, 64]
+  bodyKiB: [1, 16, 64],
+  paceMs: 50
 }
 
 /** A step's figures: its request shape, samples and latency percentiles (ms). */
@@ -64,7 +70,7 @@ export const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
 
 /** Runs `request` one at a time for `ms` (at least `min` samples, at most `max`); latencies in ms. */
-const timedLoop = (ms: number, min: number, max: number, request: (i: number) => Effect.Effect<unknown, ApiError>, into: Array<number>) =>
+const timedLoop = (ms: number, min: number, max: number, paceMs: number, request: (i: number) => Effect.Effect<unknown, ApiError>, into: Array<number>) =>
   Effect.gen(function* () {
     // the first request of a step's turn pays for switching the server's and client's caches to it
     yield* request(-1)
@@ -73,7 +79,9 @@ const timedLoop = (ms: number, min: number, max: number, request: (i: number) =>
       const t0 = yield* nowMillis
       if (i >= min && t0 - start >= ms) break
       yield* request(i)
-      into.push((yield* nowMillis) - t0)
+      const t1 = yield* nowMillis
+      into.push(t1 - t0)
+      if (t0 + paceMs > t1) yield* Effect.sleep(Duration.millis(t0 + paceMs - t1))
     }
   })
 
@@ -127,7 +135,7 @@ export const probe = (o: ProbeOptions): Effect.Effect<ProbeResult, ApiError, Api
     const turnMs = o.stepMs / Rounds
     const turnMax = Math.max(2, Math.ceil(o.maxSamples / Rounds))
     for (let round = 0; round < Rounds; round++) {
-      for (const step of steps) yield* timedLoop(turnMs, 2, turnMax, (i) => step.request(round, i), step.latencies)
+      for (const step of steps) yield* timedLoop(turnMs, 2, turnMax, o.paceMs, (i) => step.request(round, i), step.latencies)
       o.progress(`calibrate: round ${round + 1} of ${Rounds} done`)
     }
     const results: Array<StepResult> = steps.map((step) => {

@@ -17,9 +17,11 @@ export interface CalibrateCommandOptions {
   readonly out?: string
   /** Wall time of one probe step (ms). */
   readonly stepMs?: number
+  /** Start of one request to the next within a step (ms). */
+  readonly paceMs?: number
   readonly allowRemote?: boolean
   /** Probe settings besides the step time (tests use smaller ones). */
-  readonly probe?: Partial<Omit<ProbeOptions, "progress" | "stepMs">>
+  readonly probe?: Partial<Omit<ProbeOptions, "progress" | "stepMs" | "paceMs">>
   readonly stdout?: (s: string) => void
   readonly stderr?: (s: string) => void
 }
@@ -41,7 +43,7 @@ export const renderServiceTime = (target: string, at: Date, fit: Fit, measured: 
     `# clustersim calibrate --target ${target} at ${at.toISOString()}: the service-time model fitted to the probe`,
     `# (docs/calibration.md). Paste under a scenario's "cluster:". Per step, the median measured and modelled:`,
     ...fit.steps.map((s) => `#   ${s.step.padEnd(width)}  measured ${ms(s.measuredMs).padStart(12)}  modelled ${ms(s.modelledMs).padStart(12)}`),
-    ...measured.steps.map((s) => `#   ${s.step.padEnd(width)}  p99 ${ms(s.p99)} over ${s.samples} requests one at a time`),
+    ...measured.steps.map((s) => `#   ${s.step.padEnd(width)}  p99 ${ms(s.p99)} over ${s.samples} requests, one at a time`),
     ...(measured.watchStart ? [`#   watch start p50 ${ms(measured.watchStart.p50)} (the model books a watch start as a read)`] : []),
     ...(fit.undetermined.length > 0 ? [`#   not determined by the probe (simulator defaults): ${fit.undetermined.join(", ")}`] : []),
     `# The concurrency settings (maxRequestsInflight, maxMutatingRequestsInflight) and apf are not probed: set them`,
@@ -66,7 +68,14 @@ export const calibrateCommand = (o: CalibrateCommandOptions): Effect.Effect<Cali
     if (!isLocalTarget(target.right) && !o.allowRemote)
       return invalid(`--target ${o.target}: the probe creates and deletes objects; a server not on this machine needs --allow-remote`)
     if (o.stepMs !== undefined && !(o.stepMs >= 100 && o.stepMs <= 60_000)) return invalid(`--step: expected between 100ms and 60s, got ${o.stepMs} ms`)
-    const options: ProbeOptions = { ...defaultProbeOptions, ...o.probe, ...(o.stepMs !== undefined ? { stepMs: o.stepMs } : {}), progress: (line) => err(`${line}\n`) }
+    if (o.paceMs !== undefined && !(o.paceMs >= 0 && o.paceMs <= 10_000)) return invalid(`--pace: expected between 0s and 10s, got ${o.paceMs} ms`)
+    const options: ProbeOptions = {
+      ...defaultProbeOptions,
+      ...o.probe,
+      ...(o.stepMs !== undefined ? { stepMs: o.stepMs } : {}),
+      ...(o.paceMs !== undefined ? { paceMs: o.paceMs } : {}),
+      progress: (line) => err(`${line}\n`)
+    }
     const measured = yield* Effect.either(probe(options).pipe(Effect.provide(ApiClient.layerHttp(target.right.options))))
     if (Either.isLeft(measured)) {
       err(`clustersim calibrate: the probe failed: ${measured.left.message}\n`)

@@ -349,12 +349,17 @@ const calibrate = Command.make(
     target: Options.text("target").pipe(Options.withPseudoName("URL"), Options.withDescription("The API server to probe (http(s)://…).")),
     out: optionalText("out", "Write the serviceTime block here (default: standard output)."),
     step: Options.text("step").pipe(Options.withDefault("2s"), Options.withDescription("Wall time of each probe step (Go duration, 100ms…60s).")),
+    pace: Options.text("pace").pipe(
+      Options.withDefault("50ms"),
+      Options.withDescription("A step's requests start this far apart, one at a time (Go duration; 0s: back to back).")
+    ),
     allowRemote: Options.boolean("allow-remote").pipe(Options.withDescription("Probe a server that is not on this machine (the probe creates and deletes objects)."))
   },
   (o) =>
     Effect.gen(function* () {
       const stepMs = yield* parseDurationFlag("--step", o.step)
-      const result = yield* calibrateCommand({ target: o.target, stepMs, allowRemote: o.allowRemote, ...(Option.isSome(o.out) ? { out: o.out.value } : {}) })
+      const paceMs = yield* parseDurationFlag("--pace", o.pace)
+      const result = yield* calibrateCommand({ target: o.target, stepMs, paceMs, allowRemote: o.allowRemote, ...(Option.isSome(o.out) ? { out: o.out.value } : {}) })
       yield* exitWith(result.exitCode)
     }).pipe(Effect.catchIf((e): e is FlagError => e instanceof FlagError, (e) => usageError(e.message)))
 ).pipe(
@@ -416,7 +421,7 @@ const commandFlags: Record<string, FlagSpec> = {
   validate: { values: [], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
   compare: { values: ["--target", "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed"], switches: [] },
-  calibrate: { values: ["--target", "--out", "--step"], switches: ["--allow-remote"] },
+  calibrate: { values: ["--target", "--out", "--step", "--pace"], switches: ["--allow-remote"] },
   schema: { values: [], switches: [] }
 }
 

@@ -31,6 +31,7 @@ describe("clustersim calibrate", () => {
             target: server.url,
             out,
             stepMs: 300,
+            paceMs: 10,
             probe: { listSizes: [0, 300], bodyKiB: [1, 32], maxSamples: 60 },
             stderr: (s) => void stderr.push(s)
           })
@@ -113,6 +114,7 @@ phases:
       err: "clustersim calibrate: --target https://api.example.com:6443: the probe creates and deletes objects; a server not on this machine needs --allow-remote\n"
     })
     expect((await run({ target: "http://127.0.0.1:1", stepMs: 10 })).err).toContain("--step: expected between 100ms and 60s, got 10 ms")
+    expect((await run({ target: "http://127.0.0.1:1", paceMs: -1 })).err).toContain("--pace: expected between 0s and 10s, got -1 ms")
     // a server that is not there: the probe fails, exit 1
     const refused = await run({ target: "http://127.0.0.1:1", stepMs: 100 })
     expect(refused.exitCode).toBe(1)
