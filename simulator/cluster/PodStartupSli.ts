@@ -6,7 +6,6 @@
  */
 import type { KObject } from "../../src/api/Object.js"
 import {
-  decodeHistogram,
   encodeHistogram,
   makeHistogram,
   recordMillis,
@@ -15,6 +14,7 @@ import {
   type Histogram,
   type Summary
 } from "../../src/loadgen/LatencyRecorder.js"
+import { podStartupSeriesOf } from "../nodeagent/images/ImagePulls.js"
 
 interface Stages {
   readonly created: number
@@ -88,17 +88,4 @@ export const createToObservedSeries = "create-to-observed"
  * The SLI as a `pod_startup` series, so thresholds and the `slo` preset judge it like the load's
  * (`latency{metric:pod_startup}: p(99) <= 5s`); the simulated cluster's own series come from its image pulls.
  */
-export const podStartupSeries = (r: PodStartupResult): SeriesSnapshot => {
-  const latency = decodeHistogram(r.createToObserved.hdr)
-  return {
-    key: { metric: "pod_startup", operation: "start", resource: "pods", scope: "namespace", name: createToObservedSeries },
-    models: [],
-    latency,
-    serviceTime: makeHistogram(),
-    count: latency.totalCount,
-    errors: 0,
-    connectionErrors: 0,
-    dropped: 0,
-    outOfRange: 0
-  }
-}
+export const podStartupSeries = (r: PodStartupResult): SeriesSnapshot => podStartupSeriesOf(createToObservedSeries, r.createToObserved.hdr)

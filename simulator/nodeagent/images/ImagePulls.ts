@@ -235,22 +235,25 @@ export const withPullsSeries = "with-image-pulls"
  * Pod start-up latency of a cluster result as two `pod_startup` series, so a scenario's thresholds and the report
  * treat them like any other (`latency{metric:pod_startup,name:without-image-pulls}: p(99) <= 5s`).
  */
+/** A `pod_startup` series named `name` from an encoded start-up histogram (thresholds and the `slo` preset judge it). */
+export const podStartupSeriesOf = (name: string, encoded: string): SeriesSnapshot => {
+  const latency = decodeHistogram(encoded)
+  return {
+    key: { metric: "pod_startup", operation: "start", resource: "pods", scope: "namespace", name },
+    models: [],
+    latency,
+    serviceTime: makeHistogram(),
+    count: latency.totalCount,
+    errors: 0,
+    connectionErrors: 0,
+    dropped: 0,
+    outOfRange: 0
+  }
+}
+
 export const podStartupSeries = (clusterResult: unknown): ReadonlyArray<SeriesSnapshot> => {
   const images = (clusterResult as { images?: ImagePullsResult } | undefined)?.images
   if (images === undefined) return []
-  const series = (name: string, encoded: string): SeriesSnapshot => {
-    const latency = decodeHistogram(encoded)
-    return {
-      key: { metric: "pod_startup", operation: "start", resource: "pods", scope: "namespace", name },
-      models: [],
-      latency,
-      serviceTime: makeHistogram(),
-      count: latency.totalCount,
-      errors: 0,
-      connectionErrors: 0,
-      dropped: 0,
-      outOfRange: 0
-    }
-  }
+  const series = podStartupSeriesOf
   return [series(withoutPullsSeries, images.podStartup.withoutPulls.hdr), series(withPullsSeries, images.podStartup.withPulls.hdr)]
 }
