@@ -17,7 +17,7 @@ import { Either } from "effect"
 import type { FieldSchema } from "../kinds/FieldSchema.js"
 import { isRecord, type KObject } from "../Object.js"
 import { ApiError, makeStatus } from "../Status.js"
-import { contains, difference, emptySet, equalSets, type FieldTree, fieldTreeOf, intersection, intersects, isEmpty, memberPaths, union } from "./FieldSet.js"
+import { contains, difference, emptySet, equalSets, type FieldTree, fieldTreeOf, intersection, intersects, isEmpty, memberPaths, union, without } from "./FieldSet.js"
 import { compare, fieldSetOf, mergeConfig, removeFields } from "./TypedFields.js"
 
 export interface ManagedFieldsEntry {
@@ -65,8 +65,7 @@ const ownable = (set: FieldTree, scope: WriteScope): FieldTree => {
   if (!scope.hasStatus) return stripped
   if (scope.subresource === "status") return stripped["f:status"] === undefined ? emptySet : { "f:status": stripped["f:status"] }
   if (stripped["f:status"] === undefined) return stripped
-  const { "f:status": _s, ...rest } = stripped
-  return rest
+  return without(stripped, "f:status")
 }
 
 type Identity = Pick<ManagedFieldsEntry, "manager" | "operation" | "apiVersion" | "subresource">
@@ -85,13 +84,27 @@ const isEntry = (e: unknown): e is ManagedFieldsEntry =>
 
 const noEntries: ReadonlyArray<ManagedFieldsEntry> = Object.freeze([])
 
+/**
+ * Entry arrays built here are well-formed, field sets included, so the next write to the object reads them
+ * without checking (walking a set costs ~30 ns a node, and every lease renewal reads its object's entries).
+ * The mark is a non-enumerable symbol: JSON, `Object.keys` and equality checks do not see it, and a copy (a
+ * client's clone, a decoded body) does not carry it, so such entries are checked as any sent by a client.
+ */
+const wellFormed = Symbol("wellFormedManagedFields")
+
+const isWellFormed = (entries: ReadonlyArray<unknown>): boolean => (entries as { readonly [wellFormed]?: true })[wellFormed] === true
+
 /** The entries an object carries (malformed ones dropped). */
 export const entriesOf = (obj: KObject | undefined): ReadonlyArray<ManagedFieldsEntry> => {
   const raw = obj?.metadata.managedFields
   if (!Array.isArray(raw)) return noEntries
+  if (isWellFormed(raw)) return raw as ReadonlyArray<ManagedFieldsEntry>
   // The array itself when every entry is well-formed: an unchanged object keeps its managedFields.
   return raw.every(isEntry) ? (raw as ReadonlyArray<ManagedFieldsEntry>) : raw.filter(isEntry)
 }
+
+/** An entry's field set: as it is in a well-formed array, else checked (a malformed set counts as empty). */
+const setOf = (e: ManagedFieldsEntry, entries: ReadonlyArray<ManagedFieldsEntry>): FieldTree => (isWellFormed(entries) ? e.fieldsV1 : fieldTreeOf(e.fieldsV1))
 
 /** `sortEncodedManagedFields`: Apply before Update, then by time, manager, apiVersion, subresource. */
 const order = (p: ManagedFieldsEntry, q: ManagedFieldsEntry): number => {
@@ -107,18 +120,27 @@ class NextEntries {
   readonly list: ManagedFieldsEntry[] = []
   /** Some entry was added, changed or dropped. */
   changed = false
+  /** An entry kept as it came has a malformed set (counted as empty): the array cannot be marked well-formed. */
+  private malformed = false
+
+  constructor(private readonly from: ReadonlyArray<ManagedFieldsEntry>) {}
 
   /** Another manager's entry after a change: it loses the fields `taken` from it and the fields `removed`. */
   keepOther(e: ManagedFieldsEntry, taken: FieldTree, removed: FieldTree): void {
-    const set = fieldTreeOf(e.fieldsV1)
-    if (!intersects(set, taken) && !intersects(set, removed)) return void this.list.push(e)
+    const set = setOf(e, this.from)
+    if (!intersects(set, taken) && !intersects(set, removed)) {
+      if (set !== e.fieldsV1) this.malformed = true
+      return void this.list.push(e)
+    }
     this.changed = true
     const left = difference(difference(set, taken), removed)
     if (!isEmpty(left)) this.list.push(entry(e.manager ?? "", e.operation, e.apiVersion, e.subresource, e.time, left))
   }
 
   sorted(): ReadonlyArray<ManagedFieldsEntry> {
-    return this.list.length > 1 ? this.list.sort(order) : this.list
+    const list = this.list.length > 1 ? this.list.sort(order) : this.list
+    if (!this.malformed) Object.defineProperty(list, wellFormed, { value: true })
+    return list
   }
 }
 
@@ -173,14 +195,14 @@ export const afterUpdate = (
   const changed = union(ownable(changes.modified, scope), ownable(changes.added, scope))
   const removed = ownable(changes.removed, scope)
   if (isEmpty(changed) && isEmpty(removed)) return entries
-  const next = new NextEntries()
+  const next = new NextEntries(entries)
   let previous: ManagedFieldsEntry | undefined
   for (const e of entries) {
     if (!isOwn(e, manager, "Update", scope)) next.keepOther(e, changed, removed)
     else if (previous === undefined) previous = e
     else next.changed = true
   }
-  const had = previous === undefined ? emptySet : fieldTreeOf(previous.fieldsV1)
+  const had = previous === undefined ? emptySet : setOf(previous, entries)
   // (had − changed − removed) ∪ changed; `had` itself when that is what it already holds.
   const fields = contains(had, changed) && !intersects(had, removed) ? had : union(difference(had, removed), changed)
   if (!isEmpty(fields)) {
@@ -247,8 +269,8 @@ export const applyConfig = (
   // Fields this manager applied before and no longer applies go, unless another manager keeps them.
   if (previous !== undefined) {
     let kept = applied
-    for (const e of entries) if (!isOwn(e, manager, "Apply", scope)) kept = union(kept, fieldTreeOf(e.fieldsV1))
-    const dropped = difference(fieldTreeOf(previous.fieldsV1), kept)
+    for (const e of entries) if (!isOwn(e, manager, "Apply", scope)) kept = union(kept, setOf(e, entries))
+    const dropped = difference(setOf(previous, entries), kept)
     if (!isEmpty(dropped)) merged = removeFields(merged, dropped, scope.schema) as KObject
   }
   const changes = compare(base, merged, scope.schema)
@@ -257,14 +279,14 @@ export const applyConfig = (
   const conflicts: Conflict[] = []
   for (const e of entries) {
     if (isOwn(e, manager, "Apply", scope)) continue
-    for (const path of memberPaths(intersection(fieldTreeOf(e.fieldsV1), changed))) conflicts.push({ manager: e, path })
+    for (const path of memberPaths(intersection(setOf(e, entries), changed))) conflicts.push({ manager: e, path })
   }
   if (conflicts.length > 0 && !force) return Either.left(conflictError(conflicts))
-  const next = new NextEntries()
+  const next = new NextEntries(entries)
   for (const e of entries) if (!isOwn(e, manager, "Apply", scope)) next.keepOther(e, changed, removed)
   if (!isEmpty(applied))
     next.list.push(
-      previous !== undefined && equalSets(applied, fieldTreeOf(previous.fieldsV1)) ? previous : entry(manager, "Apply", scope.apiVersion, scope.subresource, time, applied)
+      previous !== undefined && equalSets(applied, setOf(previous, entries)) ? previous : entry(manager, "Apply", scope.apiVersion, scope.subresource, time, applied)
     )
   return Either.right({ object: merged, managedFields: next.sorted() })
 }
