@@ -33,12 +33,19 @@ export const managerFromUserAgent = (userAgent: string): string => {
 /** `?fieldManager=`, else the User-Agent's prefix (in-process callers without either manage as ""). */
 export const managerOf = (opts: WriteOptions): string => opts.fieldManager ?? (opts.userAgent !== undefined ? managerFromUserAgent(opts.userAgent) : "")
 
-export const scopeOf = (resource: ResourceType, subresource: string | undefined): WriteScope => ({
-  schema: resource.rules.schema,
-  apiVersion: apiVersionOf(resource),
-  subresource,
-  hasStatus: resource.subresources.includes("status")
-})
+/** Scopes made once per resource and subresource: a write's own entry is found by its scope (`ManagedFields.ts`). */
+const scopes = new WeakMap<ResourceType, Map<string | undefined, WriteScope>>()
+
+export const scopeOf = (resource: ResourceType, subresource: string | undefined): WriteScope => {
+  let bySubresource = scopes.get(resource)
+  if (bySubresource === undefined) scopes.set(resource, (bySubresource = new Map()))
+  let scope = bySubresource.get(subresource)
+  if (scope === undefined) {
+    scope = { schema: resource.rules.schema, apiVersion: apiVersionOf(resource), subresource, hasStatus: resource.subresources.includes("status") }
+    bySubresource.set(subresource, scope)
+  }
+  return scope
+}
 
 /** `obj` carrying `entries` as its managed fields (`obj` itself when it already does). */
 export const withManagedFields = (obj: KObject, entries: ReadonlyArray<ManagedFieldsEntry>): KObject => {

@@ -24,7 +24,7 @@ import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { MaxRetries, retryTooManyRequests } from "../../src/client/TooManyRequests.js"
-import type { RequestAttributes } from "./apf/Bootstrap.js"
+import type { Classification, RequestAttributes } from "./apf/Bootstrap.js"
 import { PriorityAndFairness } from "./apf/PriorityAndFairness.js"
 import { SeatHeap } from "./SeatHeap.js"
 import { listSeats } from "./apf/WorkEstimate.js"
@@ -79,6 +79,8 @@ export interface Admission {
 /** Who asks for what, and how many seats it takes (`apf/WorkEstimate.ts`); default one seat. */
 export interface ModelRequest extends RequestAttributes {
   readonly seats?: number
+  /** Its APF classification, for a request made once and sent many times (`apf/Bootstrap.ts` `classification`). */
+  readonly classification?: Classification
 }
 
 /** The identity of the simulation's own clients (load actions, controllers) unless one is given. */

@@ -2,8 +2,20 @@
 
 const nameAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 
+/** The last second formatted: every write stamps a time, and a busy second stamps thousands. */
+let lastSecond = Number.NaN
+let lastText = ""
+
 /** RFC3339 with whole seconds, UTC: `2023-05-01T12:00:00Z`. */
-export const rfc3339 = (ms: number): string => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z")
+export const rfc3339 = (ms: number): string => {
+  const second = Math.floor(ms / 1000)
+  if (second !== lastSecond) {
+    lastSecond = second
+    lastText = new Date(second * 1000).toISOString().replace(".000Z", "Z")
+  }
+  return lastText
+}
+
 
 /** MicroTime: `2006-01-02T15:04:05.000000Z`. */
 export const microTime = (ms: number): string => {

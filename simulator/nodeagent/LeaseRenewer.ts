@@ -12,7 +12,6 @@ import { recordMillis } from "../../src/loadgen/LatencyRecorder.js"
 import type { AgentState } from "./AgentState.js"
 import { isOwned } from "./Registration.js"
 import { Kind, type Request, type ShardContext } from "./ShardContext.js"
-import { nodeRequests } from "./NodeRequests.js"
 
 /** Lease timing constants (reference §3.1). */
 export const leaseTiming = {
@@ -75,7 +74,7 @@ export class LeaseRenewer {
 
   /** ensure-lease: GET it; a 404 creates it, anything else renews what was read. */
   private ensure(a: AgentState, t: number): Request {
-    const got = this.ctx.env.serviceTime.complete(t, "read", 1, leaseBytes, nodeRequests(a.node.name).leaseGet)
+    const got = this.ctx.env.serviceTime.complete(t, "read", 1, leaseBytes, a.requests.leaseGet)
     a.ensuring = false
     a.leaseTries = 0
     return this.ctx.send(
@@ -93,7 +92,7 @@ export class LeaseRenewer {
   }
 
   private create(a: AgentState, t: number, start: number): Request {
-    const created = this.ctx.env.serviceTime.complete(start, "mutating", 0, leaseBytes, nodeRequests(a.node.name).leaseCreate)
+    const created = this.ctx.env.serviceTime.complete(start, "mutating", 0, leaseBytes, a.requests.leaseCreate)
     const lease = this.newLease(a, start)
     return this.ctx.send(
       a,
@@ -108,7 +107,7 @@ export class LeaseRenewer {
 
   /** PUT the lease with a new renewTime (and the owner reference once the Node's uid is known). */
   private update(a: AgentState, t: number, start: number): Request {
-    const adm = this.ctx.env.serviceTime.complete(start, "mutating", 0, leaseBytes, nodeRequests(a.node.name).leaseUpdate)
+    const adm = this.ctx.env.serviceTime.complete(start, "mutating", 0, leaseBytes, a.requests.leaseUpdate)
     const meta = a.leaseMeta!
     const spec = a.leaseSpec
     const renewed: KObject = {

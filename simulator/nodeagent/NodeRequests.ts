@@ -1,8 +1,9 @@
 /**
  * What a node agent's requests are to API Priority and Fairness: user `system:node:<name>` in group `system:nodes`
  * (the node authorizer's identity), so its lease and node status go to node-high and its pod status to system
- * (docs/apf.md). One object per node and kind of request, made once.
+ * (docs/apf.md). One object per node and kind of request, made once and kept by the agent (`AgentState.requests`).
  */
+import { classification } from "../apiserver/apf/Bootstrap.js"
 import type { ModelRequest } from "../apiserver/ServiceTime.js"
 
 const groups = ["system:nodes", "system:authenticated"]
@@ -23,7 +24,15 @@ export const nodeRequests = (node: string): NodeRequests => {
   let r = made.get(node)
   if (r === undefined) {
     const user = `system:node:${node}`
-    const request = (verb: string, resource: string, namespace: string | undefined): ModelRequest => ({ user, groups, verb, resource, namespace })
+    // Classified once: an agent sends each of these thousands of times.
+    const request = (verb: string, resource: string, namespace: string | undefined): ModelRequest => ({
+      user,
+      groups,
+      verb,
+      resource,
+      namespace,
+      classification: classification({ user, groups, verb, resource, namespace })
+    })
     r = {
       leaseGet: request("get", "leases", "kube-node-lease"),
       leaseCreate: request("create", "leases", "kube-node-lease"),

@@ -17,7 +17,6 @@ import type { AgentState } from "./AgentState.js"
 import type { NodeHealth } from "./NodeStatus.js"
 import { ignore, Kind, type PodWaiting, type Request, type ShardContext } from "./ShardContext.js"
 import type { SimulatedNode } from "./SimulatedNode.js"
-import { nodeRequests } from "./NodeRequests.js"
 
 /**
  * What must happen before `pod`'s containers run on `node`, starting at `t` (virtual ms): answers when the pod is
@@ -146,7 +145,7 @@ export class PodStarter {
     return this.read(a, key, (pod) => {
       const statuses = ((pod.status ?? {}) as { containerStatuses?: ReadonlyArray<{ state?: { waiting?: { reason?: string } } }> }).containerStatuses
       if (statuses?.[0]?.state?.waiting?.reason === w.reason) return
-      ctx.env.serviceTime.complete(t, "mutating", 0, podStatusBytes, nodeRequests(a.node.name).podStatusPatch)
+      ctx.env.serviceTime.complete(t, "mutating", 0, podStatusBytes, a.requests.podStatusPatch)
       const body = w.status(pod, ctx.text.seconds(t))
       return ctx.send(a, (client) => client.patch(Pods, pod.metadata.name!, "merge", body, this.statusOptions(pod)), () => void ctx.env.metrics.podWaitingWrites++, ignore)
     })
@@ -175,7 +174,7 @@ export class PodStarter {
     const verdict = pressure.size === 0 ? admitted : admit(admissionView(pod), pressure)
     if (!verdict.admit) {
       // Admission refused under node pressure (reference §2.3): the pod fails without running.
-      this.ctx.env.serviceTime.complete(t, "mutating", 0, podStatusBytes, nodeRequests(a.node.name).podStatusPatch)
+      this.ctx.env.serviceTime.complete(t, "mutating", 0, podStatusBytes, a.requests.podStatusPatch)
       const failed = { status: { phase: "Failed", reason: verdict.reason, message: verdict.message } }
       return this.ctx.send(a, (client) => client.patch(Pods, pod.metadata.name!, "merge", failed, this.statusOptions(pod)), ignore, ignore)
     }
@@ -197,7 +196,7 @@ export class PodStarter {
   /** PATCH the pod's status to Running, its containers started and ready. */
   private run(a: AgentState, pod: KObject, t: number): Request {
     const ctx = this.ctx
-    ctx.env.serviceTime.complete(t, "mutating", 0, podStatusBytes, nodeRequests(a.node.name).podStatusPatch)
+    ctx.env.serviceTime.complete(t, "mutating", 0, podStatusBytes, a.requests.podStatusPatch)
     const spec = pod.spec as PodSpecView
     const status = (pod.status ?? {}) as PodStatusView
     const now = ctx.text.seconds(t)

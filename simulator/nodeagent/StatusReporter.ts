@@ -9,7 +9,6 @@ import { recordMillis } from "../../src/loadgen/LatencyRecorder.js"
 import type { AgentState } from "./AgentState.js"
 import { desiredConditions, mergeConditions, shouldPost, statusChanged, type NodeCondition } from "./NodeStatus.js"
 import { ignore, Kind, type Request, type ShardContext } from "./ShardContext.js"
-import { nodeRequests } from "./NodeRequests.js"
 
 export const statusJitterFactor = 0.04
 
@@ -49,7 +48,7 @@ export class StatusReporter {
     env.metrics.statusChecks++
     if (a.pending !== undefined) this.beforeCheck(a, t)
     // GET with resourceVersion=0: served from the watch cache, i.e. the last write of the node
-    const got = env.serviceTime.complete(t, "read", 1, statusBytes, nodeRequests(a.node.name).nodeGet)
+    const got = env.serviceTime.complete(t, "read", 1, statusBytes, a.requests.nodeGet)
     const current = a.current
     let end = got
     let post: Request
@@ -83,7 +82,7 @@ export class StatusReporter {
     if (ctx.stopped(a, t) || !ctx.reachable(a, t)) return
     const current = a.current
     if (current === undefined) return
-    const until = (this.postedUntil = ctx.env.serviceTime.complete(t, "mutating", 0, statusBytes, nodeRequests(a.node.name).nodeStatusPatch))
+    const until = (this.postedUntil = ctx.env.serviceTime.complete(t, "mutating", 0, statusBytes, a.requests.nodeStatusPatch))
     const status = (current.status ?? {}) as { conditions?: ReadonlyArray<NodeCondition> }
     const conditions = mergeConditions(status.conditions ?? [], desiredConditions(a.health), ctx.text.seconds(t))
     const patch = { status: { capacity: a.capacity, allocatable: a.capacity, conditions } }

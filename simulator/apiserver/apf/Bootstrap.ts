@@ -125,6 +125,22 @@ const ruleMatches = (rule: ResourceRule, r: RequestAttributes): boolean =>
 export const classify = (schemas: ReadonlyArray<FlowSchema>, r: RequestAttributes): FlowSchema | undefined =>
   schemas.find((s) => (s.users.includes(r.user) || s.groups.some((g) => r.groups.includes(g))) && s.rules.some((rule) => ruleMatches(rule, r)))
 
+/** Where a request goes: its FlowSchema (catch-all when none matches) and its flow inside the schema's level. */
+export interface Classification {
+  readonly schema: FlowSchema
+  readonly flow: string
+}
+
+/**
+ * The classification of `r` by the bootstrap schemas, which never change during a run: a request made once and
+ * sent many times (a node agent's lease update) carries it instead of being classified on every send.
+ */
+export const classification = (r: RequestAttributes): Classification => {
+  // every authenticated request matches catch-all at the latest; one matching nothing is catch-all's too
+  const schema = classify(flowSchemas, r) ?? flowSchemas[flowSchemas.length - 1]!
+  return { schema, flow: flowOf(schema, r) }
+}
+
 /** The flow a request belongs to inside its level: schema plus user or namespace (upstream's flow distinguisher). */
 export const flowOf = (schema: FlowSchema, r: RequestAttributes): string =>
   schema.distinguisher === "ByUser" ? `${schema.name}/${r.user}` : schema.distinguisher === "ByNamespace" ? `${schema.name}/${r.namespace ?? ""}` : schema.name

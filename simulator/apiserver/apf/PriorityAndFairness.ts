@@ -7,7 +7,7 @@
  */
 import type { Histogram } from "hdr-histogram-js"
 import { makeHistogram, recordMillis, summarize, type Summary } from "../../../src/loadgen/LatencyRecorder.js"
-import { classify, flowOf, flowSchemas, priorityLevels, type PriorityLevel, type RequestAttributes } from "./Bootstrap.js"
+import { type Classification, classification, priorityLevels, type PriorityLevel, type RequestAttributes } from "./Bootstrap.js"
 import { QueueSet, type Booking } from "./QueueSet.js"
 
 /** A quarter of the 60 s request timeout (kube-apiserver's `RequestTimeout / 4`). */
@@ -50,12 +50,14 @@ export class PriorityAndFairness {
     }
   }
 
-  /** Classifies and books a request arriving at `at` that occupies `seats` seats for `serviceMs`. */
-  book(at: number, request: RequestAttributes, seats: number, serviceMs: number): ApfBooking {
-    // every authenticated request matches catch-all at the latest; one matching nothing is catch-all's too
-    const schema = classify(flowSchemas, request) ?? flowSchemas[flowSchemas.length - 1]!
+  /**
+   * Classifies and books a request arriving at `at` that occupies `seats` seats for `serviceMs`; a request that
+   * carries its `classification` (made once, sent often) is not classified again.
+   */
+  book(at: number, request: RequestAttributes & { readonly classification?: Classification }, seats: number, serviceMs: number): ApfBooking {
+    const { schema, flow } = request.classification ?? classification(request)
     const state = this.levels.get(schema.priorityLevel)!
-    const booking: Booking = state.queues === undefined ? { _tag: "Dispatched", start: at, end: at + serviceMs } : state.queues.book(at, flowOf(schema, request), seats, serviceMs)
+    const booking: Booking = state.queues === undefined ? { _tag: "Dispatched", start: at, end: at + serviceMs } : state.queues.book(at, flow, seats, serviceMs)
     if (booking._tag === "Dispatched") {
       state.dispatched++
       recordMillis(state.wait, booking.start - at)

@@ -6,8 +6,9 @@
  * - an Apply makes the manager own exactly the applied fields; fields it applied before and no longer applies
  *   are removed unless another manager owns them; changing a field another manager owns is a conflict (409,
  *   reference §5.6) unless forced, which moves the ownership.
- * Entries are identified by manager, operation, subresource and (for Update) apiVersion; an entry's time changes
- * only when its fields do. Identity fields (name, uid, resourceVersion, …) are owned by nobody, and the main
+ * Entries are identified by manager, operation, subresource and (for Update) apiVersion; an Update entry's time
+ * is that of its manager's last write that changed a field (`afterUpdate`), an Apply entry's that of the last
+ * apply that changed its field set. Identity fields (name, uid, resourceVersion, …) are owned by nobody, and the main
  * resource and the status subresource own only their own halves of kinds with a status subresource. An Update
  * leaves at most ten Update entries ({@link capUpdateManagers}).
  *
@@ -17,7 +18,7 @@ import { Either } from "effect"
 import type { FieldSchema } from "../kinds/FieldSchema.js"
 import { isRecord, type KObject } from "../Object.js"
 import { ApiError, makeStatus } from "../Status.js"
-import { contains, difference, emptySet, equalSets, type FieldTree, fieldTreeOf, intersection, isEmpty, memberPaths, union } from "./FieldSet.js"
+import { contains, difference, emptySet, equalSets, type FieldTree, fieldTreeOf, intersection, intersects, isEmpty, memberPaths, union, without } from "./FieldSet.js"
 import { typedPatchError } from "./TypedConversion.js"
 import { compare, fieldSetOf, mergeConfig, removeFields } from "./TypedFields.js"
 import { capUpdateManagers } from "./UpdateManagerCap.js"
@@ -67,50 +68,99 @@ const ownable = (set: FieldTree, scope: WriteScope): FieldTree => {
   if (!scope.hasStatus) return stripped
   if (scope.subresource === "status") return stripped["f:status"] === undefined ? emptySet : { "f:status": stripped["f:status"] }
   if (stripped["f:status"] === undefined) return stripped
-  const { "f:status": _s, ...rest } = stripped
-  return rest
+  return without(stripped, "f:status")
 }
 
 type Identity = Pick<ManagedFieldsEntry, "manager" | "operation" | "apiVersion" | "subresource">
 
 const identityKey = (e: Identity): string => JSON.stringify([e.manager ?? "", e.operation, e.operation === "Apply" ? "" : e.apiVersion, e.subresource ?? ""])
 
-/** Identities of stored entries, kept per entry object: an object's entries are compared on every write to it. */
-const storedIdentities = new WeakMap<Identity, string>()
+/** Whether `e` is the entry of this manager's writes in `scope` (`identityKey` without building the key). */
+const isOwn = (e: ManagedFieldsEntry, manager: string, operation: "Apply" | "Update", scope: WriteScope): boolean =>
+  (e.manager ?? "") === manager &&
+  e.operation === operation &&
+  (operation === "Apply" || e.apiVersion === scope.apiVersion) &&
+  (e.subresource ?? "") === (scope.subresource ?? "")
 
-const identityOf = (e: Identity): string => {
-  let id = storedIdentities.get(e)
-  if (id === undefined) storedIdentities.set(e, (id = identityKey(e)))
-  return id
-}
+const isEntry = (e: unknown): e is ManagedFieldsEntry =>
+  isRecord(e) && (e.manager === undefined || typeof e.manager === "string") && (e.operation === "Apply" || e.operation === "Update")
+
+const noEntries: ReadonlyArray<ManagedFieldsEntry> = Object.freeze([])
+
+/**
+ * Entry arrays built here are well-formed, field sets included, so the next write to the object reads them
+ * without checking (walking a set costs ~30 ns a node, and every lease renewal reads its object's entries).
+ * The mark is a non-enumerable symbol: JSON, `Object.keys` and equality checks do not see it, and a copy (a
+ * client's clone, a decoded body) does not carry it, so such entries are checked as any sent by a client.
+ */
+const wellFormed = Symbol("wellFormedManagedFields")
+
+const isWellFormed = (entries: ReadonlyArray<unknown>): boolean => (entries as { readonly [wellFormed]?: true })[wellFormed] === true
 
 /** The entries an object carries (malformed ones dropped). */
 export const entriesOf = (obj: KObject | undefined): ReadonlyArray<ManagedFieldsEntry> => {
   const raw = obj?.metadata.managedFields
-  if (!Array.isArray(raw)) return []
-  const valid = (e: unknown): e is ManagedFieldsEntry => isRecord(e) && (e.manager === undefined || typeof e.manager === "string") && (e.operation === "Apply" || e.operation === "Update")
+  if (!Array.isArray(raw)) return noEntries
+  if (isWellFormed(raw)) return raw as ReadonlyArray<ManagedFieldsEntry>
   // The array itself when every entry is well-formed: an unchanged object keeps its managedFields.
-  return raw.every(valid) ? (raw as ReadonlyArray<ManagedFieldsEntry>) : raw.filter(valid)
+  return raw.every(isEntry) ? (raw as ReadonlyArray<ManagedFieldsEntry>) : raw.filter(isEntry)
 }
 
+/** An entry's field set: as it is in a well-formed array, else checked (a malformed set counts as empty). */
+const setOf = (e: ManagedFieldsEntry, entries: ReadonlyArray<ManagedFieldsEntry>): FieldTree => (isWellFormed(entries) ? e.fieldsV1 : fieldTreeOf(e.fieldsV1))
+
 /** `sortEncodedManagedFields`: Apply before Update, then by time, manager, apiVersion, subresource. */
-const sorted = (entries: ManagedFieldsEntry[]): ManagedFieldsEntry[] =>
-  entries.sort((p, q) => {
-    if (p.operation !== q.operation) return p.operation < q.operation ? -1 : 1
-    if (p.time !== q.time) return p.time < q.time ? -1 : 1
-    if ((p.manager ?? "") !== (q.manager ?? "")) return (p.manager ?? "") < (q.manager ?? "") ? -1 : 1
-    if (p.apiVersion !== q.apiVersion) return p.apiVersion < q.apiVersion ? -1 : 1
-    return (p.subresource ?? "") < (q.subresource ?? "") ? -1 : (p.subresource ?? "") > (q.subresource ?? "") ? 1 : 0
-  })
+const order = (p: ManagedFieldsEntry, q: ManagedFieldsEntry): number => {
+  if (p.operation !== q.operation) return p.operation < q.operation ? -1 : 1
+  if (p.time !== q.time) return p.time < q.time ? -1 : 1
+  if ((p.manager ?? "") !== (q.manager ?? "")) return (p.manager ?? "") < (q.manager ?? "") ? -1 : 1
+  if (p.apiVersion !== q.apiVersion) return p.apiVersion < q.apiVersion ? -1 : 1
+  return (p.subresource ?? "") < (q.subresource ?? "") ? -1 : (p.subresource ?? "") > (q.subresource ?? "") ? 1 : 0
+}
+
+/** The entries a write leaves. */
+class NextEntries {
+  readonly list: ManagedFieldsEntry[] = []
+  /** Some entry was added, changed or dropped. */
+  changed = false
+  /** An entry kept as it came has a malformed set (counted as empty): the array cannot be marked well-formed. */
+  private malformed = false
+
+  constructor(private readonly from: ReadonlyArray<ManagedFieldsEntry>) {}
+
+  /** Another manager's entry after a change: it loses the fields `taken` from it and the fields `removed`. */
+  keepOther(e: ManagedFieldsEntry, taken: FieldTree, removed: FieldTree): void {
+    const set = setOf(e, this.from)
+    if (!intersects(set, taken) && !intersects(set, removed)) {
+      if (set !== e.fieldsV1) this.malformed = true
+      return void this.list.push(e)
+    }
+    this.changed = true
+    const left = difference(difference(set, taken), removed)
+    if (!isEmpty(left)) this.list.push(entry(e.manager ?? "", e.operation, e.apiVersion, e.subresource, e.time, left))
+  }
+
+  sorted(): ReadonlyArray<ManagedFieldsEntry> {
+    const list = this.list.length > 1 ? this.list.sort(order) : this.list
+    if (!this.malformed) Object.defineProperty(list, wellFormed, { value: true })
+    return list
+  }
+}
 
 /** Built from two literals, no spreads: every pod's entries are made here, and spread copies get hidden classes of their own. */
-const entry = (manager: string, operation: "Apply" | "Update", scope: WriteScope, time: string, fields: FieldTree): ManagedFieldsEntry => {
-  const apiVersion = scope.apiVersion
+const entry = (
+  manager: string,
+  operation: "Apply" | "Update",
+  apiVersion: string,
+  subresource: string | undefined,
+  time: string,
+  fields: FieldTree
+): ManagedFieldsEntry => {
   const e: { -readonly [K in keyof ManagedFieldsEntry]: ManagedFieldsEntry[K] } =
     manager === ""
       ? { operation, apiVersion, time, fieldsType: "FieldsV1", fieldsV1: fields }
       : { manager, operation, apiVersion, time, fieldsType: "FieldsV1", fieldsV1: fields }
-  if (scope.subresource) e.subresource = scope.subresource
+  if (subresource) e.subresource = subresource
   return e
 }
 
@@ -125,25 +175,14 @@ const zeroObject = (schema: FieldSchema | undefined): KObject => {
 }
 
 /**
- * Other managers after a change: they lose the fields it changed (forced) and the fields it removed. The same
- * array when nobody lost anything.
- */
-const withoutChanged = (entries: ReadonlyArray<ManagedFieldsEntry>, self: string, taken: FieldTree, removed: FieldTree): ManagedFieldsEntry[] => {
-  const out: ManagedFieldsEntry[] = []
-  for (const e of entries) {
-    if (identityOf(e) === self) continue
-    const set = fieldTreeOf(e.fieldsV1)
-    const left = isEmpty(intersection(set, taken)) && isEmpty(intersection(set, removed)) ? set : difference(difference(set, taken), removed)
-    if (isEmpty(left)) continue
-    out.push(left === set ? e : { ...e, fieldsV1: left })
-  }
-  return out
-}
-
-/**
  * The managed fields after an Update by `manager` from `before` (undefined for a create) to `after`. The entries
  * are taken from `after` when it carries some (a client may write them), else from `before`. Returns the given
  * array itself when nothing changed, so a no-op write stays a no-op.
+ *
+ * As upstream's `managedFieldsUpdater` (1.26): the write's fields are computed for a stand-in manager, so every
+ * manager, this one included, loses the fields the write changed or removed; then this manager's entry is its old
+ * fields plus the ones it changed, with the time of the write whenever it changed any (a lease renewal refreshes
+ * its entry's time); a write that only removed fields leaves the manager's time as it was.
  */
 export const afterUpdate = (
   before: KObject | undefined,
@@ -155,7 +194,7 @@ export const afterUpdate = (
 ): ReadonlyArray<ManagedFieldsEntry> => {
   const entries = updatedEntries(before, after, manager, scope, time)
   const capped = capUpdateManagers(entries)
-  return capped === entries ? entries : sorted([...capped])
+  return capped === entries ? entries : [...capped].sort(order)
 }
 
 const updatedEntries = (
@@ -166,25 +205,29 @@ const updatedEntries = (
   /** Asked only when an entry changes (formatting a time on every write costs). */
   time: () => string
 ): ReadonlyArray<ManagedFieldsEntry> => {
-  const sent = scope.subresource === undefined ? entriesOf(after) : []
+  const sent = scope.subresource === undefined ? entriesOf(after) : noEntries
   const entries = sent.length > 0 ? sent : entriesOf(before)
   const changes = compare(before ?? zeroObject(scope.schema), after, scope.schema)
-  const added = ownable(changes.added, scope)
-  const modified = ownable(changes.modified, scope)
+  const changed = union(ownable(changes.modified, scope), ownable(changes.added, scope))
   const removed = ownable(changes.removed, scope)
-  if (isEmpty(added) && isEmpty(modified) && isEmpty(removed)) return entries
-  const self = identityKey({ manager, operation: "Update", apiVersion: scope.apiVersion, subresource: scope.subresource })
-  const own = entries.find((e) => identityOf(e) === self)
-  const ownSet = own === undefined ? emptySet : fieldTreeOf(own.fieldsV1)
-  // The common case (a manager rewriting fields it owns, as lease renewals do) is answered without building sets.
-  const ownUnchanged = own !== undefined && isEmpty(added) && contains(ownSet, modified) && isEmpty(intersection(ownSet, removed))
-  const next = ownUnchanged ? ownSet : difference(union(union(ownSet, modified), added), removed)
-  const others = withoutChanged(entries, self, union(modified, added), removed)
-  const mine = isEmpty(next) ? [] : [ownUnchanged ? own : entry(manager, "Update", scope, time(), next)]
-  const result = [...others, ...mine]
-  // Nobody's fields changed (a manager rewriting fields it owns): the entries stay as they were.
-  if (result.length === entries.length && result.every((e) => entries.includes(e))) return entries
-  return sorted(result)
+  if (isEmpty(changed) && isEmpty(removed)) return entries
+  const next = new NextEntries(entries)
+  let previous: ManagedFieldsEntry | undefined
+  for (const e of entries) {
+    if (!isOwn(e, manager, "Update", scope)) next.keepOther(e, changed, removed)
+    else if (previous === undefined) previous = e
+    else next.changed = true
+  }
+  const had = previous === undefined ? emptySet : setOf(previous, entries)
+  // (had − changed − removed) ∪ changed; `had` itself when that is what it already holds.
+  const fields = contains(had, changed) && !intersects(had, removed) ? had : union(difference(had, removed), changed)
+  if (!isEmpty(fields)) {
+    const at = isEmpty(changed) ? previous!.time : time()
+    const mine = previous !== undefined && fields === had && at === previous.time ? previous : entry(manager, "Update", scope.apiVersion, scope.subresource, at, fields)
+    if (mine !== previous) next.changed = true
+    next.list.push(mine)
+  } else if (previous !== undefined) next.changed = true
+  return next.changed ? next.sorted() : entries
 }
 
 /** A field another manager owns and the apply would change. */
@@ -207,7 +250,7 @@ export const conflictError = (conflicts: ReadonlyArray<Conflict>): ApiError => {
   else {
     const byManager = new Map<string, { entry: ManagedFieldsEntry; paths: string[] }>()
     for (const c of conflicts) {
-      const key = identityOf(c.manager)
+      const key = identityKey(c.manager)
       const group = byManager.get(key) ?? { entry: c.manager, paths: [] }
       group.paths.push(c.path)
       byManager.set(key, group)
@@ -237,16 +280,15 @@ export const applyConfig = (
   const untyped = typedPatchError(config, scope.schema)
   if (untyped !== undefined) return Either.left(untyped)
   const entries = entriesOf(live)
-  const self = identityKey({ manager, operation: "Apply", apiVersion: scope.apiVersion, subresource: scope.subresource })
-  const previous = entries.find((e) => identityOf(e) === self)
+  const previous = entries.find((e) => isOwn(e, manager, "Apply", scope))
   const applied = ownable(fieldSetOf(config, scope.schema), scope)
   const base: KObject = live ?? ({ metadata: {} } as KObject)
   let merged = mergeConfig(base, config, scope.schema) as KObject
   // Fields this manager applied before and no longer applies go, unless another manager keeps them.
   if (previous !== undefined) {
     let kept = applied
-    for (const e of entries) if (identityOf(e) !== self) kept = union(kept, fieldTreeOf(e.fieldsV1))
-    const dropped = difference(fieldTreeOf(previous.fieldsV1), kept)
+    for (const e of entries) if (!isOwn(e, manager, "Apply", scope)) kept = union(kept, setOf(e, entries))
+    const dropped = difference(setOf(previous, entries), kept)
     if (!isEmpty(dropped)) merged = removeFields(merged, dropped, scope.schema) as KObject
   }
   const changes = compare(base, merged, scope.schema)
@@ -254,13 +296,15 @@ export const applyConfig = (
   const removed = ownable(changes.removed, scope)
   const conflicts: Conflict[] = []
   for (const e of entries) {
-    if (identityOf(e) === self) continue
-    for (const path of memberPaths(intersection(fieldTreeOf(e.fieldsV1), changed))) conflicts.push({ manager: e, path })
+    if (isOwn(e, manager, "Apply", scope)) continue
+    for (const path of memberPaths(intersection(setOf(e, entries), changed))) conflicts.push({ manager: e, path })
   }
   if (conflicts.length > 0 && !force) return Either.left(conflictError(conflicts))
-  const others = withoutChanged(entries, self, changed, removed)
-  const mine = isEmpty(applied)
-    ? []
-    : [previous !== undefined && equalSets(applied, fieldTreeOf(previous.fieldsV1)) ? previous : entry(manager, "Apply", scope, time, applied)]
-  return Either.right({ object: merged, managedFields: sorted([...others, ...mine]) })
+  const next = new NextEntries(entries)
+  for (const e of entries) if (!isOwn(e, manager, "Apply", scope)) next.keepOther(e, changed, removed)
+  if (!isEmpty(applied))
+    next.list.push(
+      previous !== undefined && equalSets(applied, setOf(previous, entries)) ? previous : entry(manager, "Apply", scope.apiVersion, scope.subresource, time, applied)
+    )
+  return Either.right({ object: merged, managedFields: next.sorted() })
 }

@@ -9,7 +9,7 @@
  */
 import { isRecord } from "../Object.js"
 import { fieldOf, type FieldSchema, listSemantics, type ListSemantics } from "../kinds/FieldSchema.js"
-import { emptySet, type FieldTree, itemKey, valueKey } from "./FieldSet.js"
+import { emptySet, type FieldTree, itemKey, memberWith, valueKey } from "./FieldSet.js"
 
 type Mutable = Record<string, FieldTree>
 
@@ -33,7 +33,7 @@ const put = (out: Mutable, key: string, t: FieldTree | undefined): void => {
 const asNode = (member: boolean, children: Mutable): FieldTree | undefined => {
   const empty = Object.keys(children).length === 0
   if (empty) return member ? emptySet : undefined
-  return member ? { ".": emptySet, ...children } : children
+  return member ? memberWith(children) : children
 }
 
 /** The fields `value` sets (`ToFieldSet`), below the path where `schema` applies; a leaf is `{}`. */
@@ -98,11 +98,14 @@ const compareInto = (before: unknown, after: unknown, schema: FieldSchema | unde
   if (before === after) return
   if (isRecord(before) && isRecord(after) && isGranular(schema)) {
     for (const k of Object.keys(after)) {
-      // Managed fields are owned by nobody (stripped from every set): not worth comparing on every write.
-      if (after[k] === undefined || k === "managedFields") continue
+      const a = after[k]
+      const b = before[k]
+      // Managed fields are owned by nobody (stripped from every set): not worth comparing on every write. A field
+      // shared with `before` costs neither its schema nor its key text (a lease renewal shares all but one).
+      if (a === undefined || a === b || k === "managedFields") continue
       const sub = childSchema(schema, k)
-      if (before[k] === undefined) put(added, `f:${k}`, wholeNode(after[k], sub))
-      else compareChild(`f:${k}`, before[k], after[k], sub, added, modified, removed)
+      if (b === undefined) put(added, `f:${k}`, wholeNode(a, sub))
+      else compareChild(`f:${k}`, b, a, sub, added, modified, removed)
     }
     for (const k of Object.keys(before)) if (before[k] !== undefined && after[k] === undefined && k !== "managedFields") put(removed, `f:${k}`, wholeNode(before[k], childSchema(schema, k)))
     return
