@@ -11,7 +11,7 @@ import { basename } from "node:path"
 import { fileURLToPath } from "node:url"
 
 /** Started by other benchmarks as a target process. */
-const helpers = new Set(["run", "bareServer"])
+const helpers = new Set(["run", "bareServer", "calibrationCheck"])
 
 /** Benchmarks that are another one with arguments of its own. */
 const variants: Readonly<Record<string, readonly [script: string, ...args: string[]]>> = {

@@ -15,6 +15,7 @@ import { formatRatioInterval, keyLabel } from "../src/compare/Compare.js"
 import { keyString } from "../src/loadgen/LatencyRecorder.js"
 import type { RunArtifact } from "../src/scenario/Artifact.js"
 import { renderComparison, saturationText } from "./compareText.js"
+import { modelledNote, serverModelOf, serverModelSection } from "./serverModelHtml.js"
 import { formatMs, observedText, renderSummary, seriesLabel } from "./summary.js"
 
 const require = createRequire(import.meta.url)
@@ -215,11 +216,12 @@ const clientScript = String.raw`
       return { label: l, stroke: palette[i % palette.length], width: 1.5, dash: dash ? dash[i] : undefined, spanGaps: false, value: function (u, v) { return valueFmt(v); } };
     }));
   }
+  var modelled = data.modelled ? " — " + data.modelled : "";
   var ts = data.timeSeries;
   if (ts && ts.series.length > 0) {
     var labels = ts.series.map(function (s) { return s.label; });
     var markers = data.markers || [];
-    plot("latency", "Latency over time: p99 per series (log scale; gaps where a series had no samples)", {
+    plot("latency", "Latency over time: p99 per series (log scale; gaps where a series had no samples)" + modelled, {
       scales: { x: { time: false }, y: { distr: 3 } }, axes: [{ label: "seconds" }, { label: "ms", values: function (u, vs) { return vs.map(fmtMs); } }],
       series: lines(labels, fmtMs), hooks: markerHook(markers), legend: { live: true }
     }, [ts.x].concat(ts.series.map(function (s) { return s.p99; })));
@@ -243,7 +245,7 @@ const clientScript = String.raw`
       series: [{ label: "percentile", value: function (u, v) { return v == null ? "—" : pct(v); } }].concat(sp.series.map(function (s, i) { return { label: s.label, stroke: palette[i % palette.length], width: 1.5, dash: s.dash, value: function (u, v) { return fmtMs(v); } }; }))
     }, [sp.x].concat(sp.series.map(function (s) { return s.y; })));
   }
-  if (data.spectrum && data.spectrum.series.length > 0) spectrumPlot("spectrum", "Latency by percentile (HdrHistogram spectrum, log axes)", data.spectrum);
+  if (data.spectrum && data.spectrum.series.length > 0) spectrumPlot("spectrum", "Latency by percentile (HdrHistogram spectrum, log axes)" + modelled, data.spectrum);
   (data.spectra || []).forEach(function (sp, i) { spectrumPlot("spectrum-" + i, sp.title, sp); });
   (data.rounds || []).forEach(function (rp, i) {
     plot("rounds-" + i, rp.title, {
@@ -276,7 +278,7 @@ const page = (title: string, body: string, data: unknown): string => {
 <style>
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}
 h1{font-size:20px;margin:0 0 4px} h2{font-size:16px;margin:28px 0 8px}
-.pass{color:#2ca02c}.fail{color:#d62728} .muted{color:#666} .ratio{white-space:nowrap}
+.pass{color:#2ca02c}.fail{color:#d62728} .muted{color:#666} .ratio{white-space:nowrap} .modelled{color:#8c564b}
 table{border-collapse:collapse;font-size:13px} th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right} th:first-child,td:first-child{text-align:left}
 pre{background:#f6f6f6;padding:10px;overflow:auto;font-size:12px} .plot{margin:8px 0 20px}
 </style></head><body>
@@ -294,7 +296,7 @@ const verdictLine = (a: RunArtifact): string => {
   return `<p class="${cls}"><b>${escapeHtml(text)}</b> (exit ${a.exitCode})</p>`
 }
 
-const seriesTable = (a: RunArtifact): string => {
+const seriesTable = (a: RunArtifact, modelled: boolean): string => {
   if (a.series.length === 0) return ""
   const rows = [...a.series]
     .sort((x, y) => seriesLabel(x).localeCompare(seriesLabel(y)))
@@ -302,7 +304,8 @@ const seriesTable = (a: RunArtifact): string => {
       (s) =>
         `<tr><td>${escapeHtml(seriesLabel(s))}</td><td>${s.count}</td><td>${formatMs(s.latency.p50)}</td><td>${formatMs(s.latency.p90)}</td><td>${formatMs(s.latency.p99)}</td><td>${formatMs(s.latency.max)}</td><td>${s.errors}${s.connectionErrors ? ` (${s.connectionErrors} no answer)` : ""}</td><td>${s.dropped}</td></tr>`
     )
-  return `<h2>Series</h2><table><tr><th>series</th><th>count</th><th>p50</th><th>p90</th><th>p99</th><th>max</th><th>errors</th><th>dropped</th></tr>${rows.join("")}</table>`
+  const caption = modelled ? ` <span class="modelled">(latencies ${modelledNote})</span>` : ""
+  return `<h2>Series${caption}</h2><table id="series"><tr><th>series</th><th>count</th><th>p50</th><th>p90</th><th>p99</th><th>max</th><th>errors</th><th>dropped</th></tr>${rows.join("")}</table>`
 }
 
 const thresholdList = (a: RunArtifact): string =>
@@ -324,15 +327,17 @@ export const renderRunHtml = (a: RunArtifact): string => {
     .map((s) => ({ label: seriesLabel(s), y: spectrum([s.latencyHistogram]) }))
   const timeline = timelineOf(a)
   const target = a.target.url ? `${a.target.kind} ${a.target.url}` : a.target.kind
+  const model = serverModelOf(a)
   const body = [
     `<h1>clustersim run ${escapeHtml(a.scenario.name)}</h1>`,
-    `<p class="muted">target ${escapeHtml(target)}${a.target.version ? ` (${escapeHtml(a.target.version)})` : ""} · seed ${a.seed} · ${escapeHtml(a.startedAt)} · ${formatMs(a.durationMs)}${a.partial ? " · PARTIAL" : ""} · scenario sha256 ${a.scenario.sha256.slice(0, 12)}…</p>`,
+    `<p class="muted">target ${escapeHtml(target)}${a.target.version ? ` (${escapeHtml(a.target.version)})` : ""} · seed ${a.seed} · ${escapeHtml(a.startedAt)} · ${formatMs(a.durationMs)}${a.partial ? " · PARTIAL" : ""}${model ? ` · <span class="modelled">latencies modelled (see Server model)</span>` : ""} · scenario sha256 ${a.scenario.sha256.slice(0, 12)}…</p>`,
     verdictLine(a),
     a.health?.saturated ? `<p class="fail">Generator SATURATED (${escapeHtml(a.health.reasons.join("; "))}): results may reflect the generator, not the target.</p>` : "",
     ts.series.length > 0 ? `<div id="latency" class="plot"></div><div id="throughput" class="plot"></div><div id="errors" class="plot"></div>` : "",
     spectrumSeries.length > 0 ? `<div id="spectrum" class="plot"></div>` : "",
     timeline ? `<div id="timeline" class="plot"></div>` : "",
-    seriesTable(a),
+    seriesTable(a, model !== undefined),
+    model ? serverModelSection(model) : "",
     thresholdList(a),
     `<h2>Summary</h2><pre>${escapeHtml(renderSummary(a))}</pre>`
   ].join("\n")
@@ -340,7 +345,8 @@ export const renderRunHtml = (a: RunArtifact): string => {
     timeSeries: ts,
     markers: markersOf(a),
     spectrum: { x: spectrumX, series: spectrumSeries },
-    ...(timeline ? { timeline } : {})
+    ...(timeline ? { timeline } : {}),
+    ...(model ? { modelled: modelledNote } : {})
   })
 }
 

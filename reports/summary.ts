@@ -32,6 +32,7 @@ export const observedText = (t: Pick<ThresholdResult, "threshold" | "condition" 
   const metric = /^\s*([^{\s]+)/.exec(t.threshold)?.[1] ?? ""
   const isDuration = t.unit === "ms" || (durationMetrics.has(metric) && !/^\s*count\b/i.test(t.condition))
   if (isDuration) return t.observed >= 1000 ? `${(t.observed / 1000).toFixed(3)} s` : `${t.observed.toFixed(3)} ms`
+  if (t.unit === "/s") return `${t.observed.toFixed(3)}/s`
   return Number.isInteger(t.observed) ? String(t.observed) : t.observed.toFixed(3)
 }
 

@@ -5,7 +5,16 @@
  * Times are the clock's ms; a pod counts once, the first time it reaches each stage.
  */
 import type { KObject } from "../../src/api/Object.js"
-import { encodeHistogram, makeHistogram, recordMillis, summarize, type Histogram, type Summary } from "../../src/loadgen/LatencyRecorder.js"
+import {
+  decodeHistogram,
+  encodeHistogram,
+  makeHistogram,
+  recordMillis,
+  type SeriesSnapshot,
+  summarize,
+  type Histogram,
+  type Summary
+} from "../../src/loadgen/LatencyRecorder.js"
 
 interface Stages {
   readonly created: number
@@ -69,5 +78,27 @@ export class PodStartupSli {
     s[stage] = t
     const since = Math.max(0, t - Math.max(s.created, this.startMillis))
     recordMillis(stage === "scheduled" ? this.toScheduled : stage === "running" ? this.toRunning : this.toObserved, since)
+  }
+}
+
+/** The series name of the SLI (creation → observed Running) of a run on the real clock. */
+export const createToObservedSeries = "create-to-observed"
+
+/**
+ * The SLI as a `pod_startup` series, so thresholds and the `slo` preset judge it like the load's
+ * (`latency{metric:pod_startup}: p(99) <= 5s`); the simulated cluster's own series come from its image pulls.
+ */
+export const podStartupSeries = (r: PodStartupResult): SeriesSnapshot => {
+  const latency = decodeHistogram(r.createToObserved.hdr)
+  return {
+    key: { metric: "pod_startup", operation: "start", resource: "pods", scope: "namespace", name: createToObservedSeries },
+    models: [],
+    latency,
+    serviceTime: makeHistogram(),
+    count: latency.totalCount,
+    errors: 0,
+    connectionErrors: 0,
+    dropped: 0,
+    outOfRange: 0
   }
 }

@@ -14,13 +14,14 @@
  * earlier run left, and stop at once on a node of the same name without the label. At the end (or on a stop) the
  * owned nodes and leases are deleted with `cleanup`, or counted and reported as left.
  */
-import { Clock, Effect, Fiber, FiberSet } from "effect"
+import { Clock, Deferred, Effect, Fiber, FiberSet } from "effect"
 import { hostname } from "node:os"
 import type { KObject } from "../../src/api/Object.js"
 import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace, simulatedLabel, simulatedLabelValue, systemNamespace, TaintKeys } from "../../src/api/WellKnown.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import type { ServerAdminService } from "../../src/client/ServerAdmin.js"
+import type { ReflectorObserver, ReflectorOptions } from "../../src/informer/Reflector.js"
 import { encodeHistogram, summarize } from "../../src/loadgen/LatencyRecorder.js"
 import { GeneratorHealth, type HealthReport } from "../../src/loadgen/GeneratorHealth.js"
 import { defaultParameters, ServiceTimeModel } from "../apiserver/ServiceTime.js"
@@ -155,17 +156,26 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
       const owned = `${simulatedLabel}=${simulatedLabelValue}`
       const ours = (obj: KObject) => names.has(obj.metadata.name ?? "")
       const observe = (change: Parameters<ClusterObserver["observe"]>[0]) => observer.observe(change)
-      const informers = [yield* feedChanges({ resource: Nodes, labelSelector: owned }, observe, ours)]
-      if (lifecycle.enabled) informers.push(yield* feedChanges({ resource: Leases, namespace: nodeLeaseNamespace, labelSelector: owned }, observe, ours))
+      // A LIST the credentials may not make is retried forever by its informer (as client-go's reflector does):
+      // the first such refusal ends the run's start, naming the request, instead of waiting for a sync that never comes.
+      const refused = yield* Deferred.make<never, string>()
+      const reflectorObserver: ReflectorObserver = {
+        failed: (error, during) =>
+          during === "list" && (error.code === 401 || error.code === 403) ? Effect.asVoid(Deferred.fail(refused, `the informers cannot start: ${error.code} ${error.message}`)) : Effect.void
+      }
+      const feed = (options: ReflectorOptions, onChange: typeof observe, accept?: (obj: KObject) => boolean) =>
+        feedChanges({ ...options, observer: reflectorObserver }, onChange, accept)
+      const informers = [yield* feed({ resource: Nodes, labelSelector: owned }, observe, ours)]
+      if (lifecycle.enabled) informers.push(yield* feed({ resource: Leases, namespace: nodeLeaseNamespace, labelSelector: owned }, observe, ours))
       const onNode = (pod: KObject) => names.has((pod.spec as { nodeName?: string } | undefined)?.nodeName ?? "")
       const podChange = (change: Parameters<ClusterObserver["observe"]>[0]) => {
         podStartup.observed(change.object, change.time)
         observer.observe(change)
       }
       if (driver.podWatch === "per-node") {
-        for (const n of nodes) informers.push(yield* feedChanges({ resource: Pods, fieldSelector: `spec.nodeName=${n.name}` }, podChange))
-      } else informers.push(yield* feedChanges({ resource: Pods }, podChange, onNode))
-      yield* Effect.forEach(informers, (i) => i.synced, { discard: true })
+        for (const n of nodes) informers.push(yield* feed({ resource: Pods, fieldSelector: `spec.nodeName=${n.name}` }, podChange))
+      } else informers.push(yield* feed({ resource: Pods }, podChange, onNode))
+      yield* Effect.raceFirst(Effect.forEach(informers, (i) => i.synced, { discard: true }), Deferred.await(refused))
 
       // ---- agents, controller, faults
       const running = [] as Array<Fiber.RuntimeFiber<unknown, unknown>>

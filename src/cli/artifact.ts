@@ -6,6 +6,7 @@ import { Either } from "effect"
 import { readFileSync } from "node:fs"
 import { renderSummary } from "../../reports/summary.js"
 import type { HealthReport } from "../loadgen/GeneratorHealth.js"
+import type { ClusterFigures } from "../loadgen/ClusterMetrics.js"
 import type { SeriesSnapshot } from "../loadgen/LatencyRecorder.js"
 import { evaluate, exitCodeOf, parseThresholds, sloThresholds, type Threshold, type ThresholdResult } from "../loadgen/Thresholds.js"
 import { ArtifactFormat, artifactSeries, environment, sha256, type RunArtifact, type TargetIdentity } from "../scenario/Artifact.js"
@@ -44,13 +45,15 @@ export const assembleArtifact = (o: {
   readonly health: HealthReport | undefined
   readonly outcome: "completed" | { readonly interrupted: StopSignal } | { readonly error: string }
   readonly cluster?: Record<string, unknown>
+  /** The cluster's figures its thresholds judge (`lease_writes`, `apf_rejected`, …). */
+  readonly clusterFigures?: ClusterFigures
   readonly sections?: Record<string, unknown>
   /** Checks of the run's own parts besides the load's (a real-time cluster's failed agent requests). */
   readonly checks?: ReadonlyArray<ThresholdResult>
 }): RunArtifact => {
   const thresholds = [
     ...(o.checks ?? []),
-    ...evaluate([...buildThresholds(o.scenario), ...defaultErrorThreshold(o.scenario)], o.collected.series),
+    ...evaluate([...buildThresholds(o.scenario), ...defaultErrorThreshold(o.scenario)], o.collected.series, o.clusterFigures),
     ...outcomeChecks({
       scenario: o.scenario,
       series: o.collected.series,

@@ -16,6 +16,7 @@ import { writeKubeconfig } from "../../simulator/apiserver/auth/Certificates.js"
 import { schedulerCommand } from "../../simulator/scheduler/SchedulerCommand.js"
 import { ExitCode } from "../loadgen/Thresholds.js"
 import { scenarioJsonSchema } from "../scenario/jsonSchema.js"
+import { calibrateCommand } from "./calibrate.js"
 import { compareCommand } from "./compare.js"
 import { seedDemoCluster } from "./demo.js"
 import { FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flags.js"
@@ -339,6 +340,35 @@ const compare = Command.make(
 )
 
 // ---------------------------------------------------------------------------------------------
+// calibrate
+// ---------------------------------------------------------------------------------------------
+
+const calibrate = Command.make(
+  "calibrate",
+  {
+    target: Options.text("target").pipe(Options.withPseudoName("URL"), Options.withDescription("The API server to probe (http(s)://…).")),
+    out: optionalText("out", "Write the serviceTime block here (default: standard output)."),
+    step: Options.text("step").pipe(Options.withDefault("2s"), Options.withDescription("Wall time of each probe step (Go duration, 100ms…60s).")),
+    pace: Options.text("pace").pipe(
+      Options.withDefault("50ms"),
+      Options.withDescription("A step's requests start this far apart, one at a time (Go duration; 0s: back to back).")
+    ),
+    allowRemote: Options.boolean("allow-remote").pipe(Options.withDescription("Probe a server that is not on this machine (the probe creates and deletes objects)."))
+  },
+  (o) =>
+    Effect.gen(function* () {
+      const stepMs = yield* parseDurationFlag("--step", o.step)
+      const paceMs = yield* parseDurationFlag("--pace", o.pace)
+      const result = yield* calibrateCommand({ target: o.target, stepMs, paceMs, allowRemote: o.allowRemote, ...(Option.isSome(o.out) ? { out: o.out.value } : {}) })
+      yield* exitWith(result.exitCode)
+    }).pipe(Effect.catchIf((e): e is FlagError => e instanceof FlagError, (e) => usageError(e.message)))
+).pipe(
+  Command.withDescription(
+    "Probe a server (GETs, LISTs of growing size, creates, watch starts; one request at a time, a few seconds per step) and write the cluster.serviceTime block that makes the simulation reproduce it (docs/calibration.md)."
+  )
+)
+
+// ---------------------------------------------------------------------------------------------
 // The root
 // ---------------------------------------------------------------------------------------------
 
@@ -350,7 +380,7 @@ const help = Command.make("help", {}, () => Effect.void).pipe(Command.withDescri
 
 export const clustersim = Command.make("clustersim").pipe(
   Command.withDescription("Simulate a Kubernetes-style control plane and generate load against it, or against any API server."),
-  Command.withSubcommands([run, start, serve, validate, report, compare, schema, schedulerNote, help])
+  Command.withSubcommands([run, start, serve, validate, report, compare, calibrate, schema, schedulerNote, help])
 )
 
 export const cli = Command.run(clustersim, {
@@ -391,6 +421,7 @@ const commandFlags: Record<string, FlagSpec> = {
   validate: { values: [], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
   compare: { values: ["--target", "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed"], switches: [] },
+  calibrate: { values: ["--target", "--out", "--step", "--pace"], switches: ["--allow-remote"] },
   schema: { values: [], switches: [] }
 }
 

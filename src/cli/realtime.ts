@@ -6,6 +6,8 @@
  */
 import { Effect, Exit } from "effect"
 import { dirname } from "node:path"
+import { clusterFigures } from "../../simulator/cluster/ClusterFigures.js"
+import { podStartupSeries } from "../../simulator/cluster/PodStartupSli.js"
 import { realTimeProblems, runRealTimeCluster, type RealTimeClusterResult } from "../../simulator/cluster/RealTimeCluster.js"
 import { simulatedLabel, simulatedLabelValue } from "../api/WellKnown.js"
 import type { TrafficCounter } from "../client/HttpTransport.js"
@@ -92,8 +94,10 @@ export const runRealTimeScenario = (i: RealTimeRunInput): Effect.Effect<{ readon
         })
       )
       yield* recorder.flush
-      const collected: Collected = { series: yield* recorder.snapshot, intervals: yield* recorder.intervals, intervalMs: 1000 }
       const result = Exit.isSuccess(exit) ? exit.value : undefined
+      // pod start-up as the SLI counts it, judged by thresholds like the load's (`latency{metric:pod_startup}`)
+      const podStartup = result?.realTime.podStartup ? [podStartupSeries(result.realTime.podStartup)] : []
+      const collected: Collected = { series: [...(yield* recorder.snapshot), ...podStartup], intervals: yield* recorder.intervals, intervalMs: 1000 }
       if (result !== undefined) reportLeftovers(result, i.cleanup, err)
       if (result?.realTime.driver.saturated) err(`clustersim: the driver was saturated (${result.realTime.driver.reasons.join("; ")}): its figures measure it, not the server\n`)
       const outcome =
@@ -117,7 +121,7 @@ export const runRealTimeScenario = (i: RealTimeRunInput): Effect.Effect<{ readon
           collected,
           state,
           outcome,
-          ...(result ? { cluster: result as unknown as Record<string, unknown>, checks: agentChecks(result) } : {})
+          ...(result ? { cluster: result as unknown as Record<string, unknown>, clusterFigures: clusterFigures(result), checks: agentChecks(result) } : {})
         })
       )
     })

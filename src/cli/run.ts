@@ -10,6 +10,7 @@ import { Cause, Duration, Effect, Either, Exit, Option } from "effect"
 import { readFileSync } from "node:fs"
 import { dirname } from "node:path"
 import { parseArgs } from "node:util"
+import { clusterFigures } from "../../simulator/cluster/ClusterFigures.js"
 import { runSimulation } from "../../simulator/cluster/ClusterRun.js"
 import { podStartupSeries } from "../../simulator/nodeagent/images/ImagePulls.js"
 import { renderSummary } from "../../reports/summary.js"
@@ -312,7 +313,7 @@ const runSimulatedScenario = (
           collected,
           state: captured?.state ?? makeRunState(0),
           outcome,
-          ...(result?.cluster ? { cluster: result.cluster as unknown as Record<string, unknown> } : {}),
+          ...(result?.cluster ? { cluster: result.cluster as unknown as Record<string, unknown>, clusterFigures: clusterFigures(result.cluster) } : {}),
           ...(result && Object.keys(result.sections).length > 0 ? { sections: result.sections } : {})
         })
       )

@@ -45,6 +45,13 @@ export interface ApiClientService {
    */
   readonly measure?: (verb: "GET" | "DELETE", resource: ResourceType, name: string, opts?: GetOptions) => Effect.Effect<Measured, ApiError>
   /**
+   * HTTP clients only: `measure` of one verb, resource and namespace as a plain call with a callback — a load
+   * executor's per-request path without an Effect per request (`DirectIteration`, src/loadgen/Arrival.ts). Resolves
+   * the target's names first; `undefined` where each request needs an Effect of its own: a credential source to
+   * consult, or names that could not be discovered yet.
+   */
+  readonly directMeasure?: (verb: "GET" | "DELETE", resource: ResourceType, opts?: GetOptions) => Effect.Effect<DirectMeasure | undefined>
+  /**
    * HTTP clients only: the same client (its connections and the names it discovered) speaking `encoding`, and
    * counting its body bytes in `traffic` as well as where this one counts them — a load action's own encoding and
    * bytes.
@@ -59,6 +66,9 @@ export interface ApiClientService {
    */
   readonly at?: (now: number) => ApiClientService | undefined
 }
+
+/** `measure` of one object by name; `done` gets the failure (the Status of a non-2xx answer, a connection error) or `undefined`. */
+export type DirectMeasure = (name: string, done: (failure: ApiError | undefined) => void) => void
 
 /** What `measure` reads of an answer. */
 export interface Measured {

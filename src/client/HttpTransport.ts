@@ -4,13 +4,14 @@ import { Agent, type Dispatcher } from "undici"
 import { type KList, type KObject, type WatchEvent } from "../api/Object.js"
 import { extendable } from "../api/internal/V8Shapes.js"
 import { tlsConnectOptions } from "./Probe.js"
-import type { DeleteOptions, ListOptions, PatchType, WatchOptions, WriteOptions } from "../api/Requests.js"
+import type { DeleteOptions, GetOptions, ListOptions, PatchType, WatchOptions, WriteOptions } from "../api/Requests.js"
 import { apiVersionOf, type ResourceType } from "../api/Resources.js"
 import * as Status from "../api/Status.js"
 import { ApiError } from "../api/Status.js"
-import type { ApiClientService } from "./ApiClient.js"
+import type { ApiClientService, DirectMeasure } from "./ApiClient.js"
 import { answerFromTarget, apiNamesFromGroups, bodyToTarget, eventFromTarget, groupNamesOf, specNames, type ApiNames } from "./ApiNames.js"
-import { type Answer, exchangeEffect, type KeepBody } from "./Exchange.js"
+import { decodeInTurn, decodeInTurnBytes } from "./DecodeTurns.js"
+import { type Answer, exchange, exchangeEffect, type KeepBody } from "./Exchange.js"
 import { acceptHeader, decodeAnswer, isProtobufStream, objectBody, type WireEncoding } from "./WireEncoding.js"
 import { watchFrameDecoder } from "../api/protobuf/Envelope.js"
 import { withCredential, type Credential, type CredentialSource } from "./auth/Credential.js"
@@ -189,6 +190,14 @@ export const makeHttpClient = (options: HttpClientOptions) =>
         return lastHeaders
       }
 
+      /** An answer's bytes counted; its failure when not 2xx. */
+      const settle = (r: Answer): ApiError | undefined => {
+        for (const c of counters) {
+          c.bytesIn += r.bytesIn
+          c.bytesOut += r.bytesOut
+        }
+        return r.code >= 200 && r.code < 300 ? undefined : errorFrom(r.code, r.body, r.contentType)
+      }
       /** `body`: JSON (a value or its text) with `contentType`, or an encoded object body. A non-2xx answer fails. */
       const send = (method: Dispatcher.HttpMethod, path: string, body?: unknown, contentType = "application/json", keep: KeepBody = "always") => {
         const payload = body === undefined ? undefined : typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body)
@@ -196,17 +205,33 @@ export const makeHttpClient = (options: HttpClientOptions) =>
           const headers = headersFor(credential)
           const request = { origin: base, path, method, headers: body === undefined ? headers : { ...extendable, ...headers, "content-type": contentType }, body: payload }
           return Effect.flatMap(exchangeEffect(dispatcherFor(credential), request, keep, connectionError), (r) => {
-            for (const c of counters) {
-              c.bytesIn += r.bytesIn
-              c.bytesOut += r.bytesOut
-            }
-            return r.code >= 200 && r.code < 300 ? Effect.succeed(r) : Effect.fail(errorFrom(r.code, r.body, r.contentType))
+            const failure = settle(r)
+            return failure === undefined ? Effect.succeed(r) : Effect.fail(failure)
           })
         })
       }
+      /** `measure` as a plain call: no credential source (each request would consult it) and the names known. */
+      const directMeasure = (n: ApiNames, verb: "GET" | "DELETE", resource: ResourceType, opts: GetOptions | undefined): DirectMeasure => {
+        const collection = pathOf(n, resource, opts?.namespace)
+        const query = verb === "GET" ? queryString({ resourceVersion: opts?.resourceVersion }) : ""
+        const dispatcher = dispatcherFor(undefined)
+        // a load action GETs one name, or a few: the path is built again only when the name changes
+        let lastName: string | undefined
+        let path = ""
+        return (name, done) => {
+          if (name !== lastName) {
+            lastName = name
+            path = `${collection}/${encodeURIComponent(name)}${query}`
+          }
+          exchange(dispatcher, { origin: base, path, method: verb, headers: baseHeaders }, "errors", (error, r) =>
+            done(r === undefined ? connectionError(error) : settle(r))
+          )
+        }
+      }
       /** A 2xx answer's value by its Content-Type, and its warnings. */
       const decoded = (r: Answer) => ({ code: r.code, warnings: r.warnings.map(parseWarning), value: decodeAnswer(r.contentType, r.body) })
-      const call = (method: Dispatcher.HttpMethod, path: string, body?: unknown, contentType?: string) => Effect.map(send(method, path, body, contentType), decoded)
+      const call = (method: Dispatcher.HttpMethod, path: string, body?: unknown, contentType?: string) =>
+        Effect.flatMap(send(method, path, body, contentType), (r) => (r.body.length <= decodeInTurnBytes ? Effect.succeed(decoded(r)) : decodeInTurn(() => decoded(r))))
 
       const write = (method: Dispatcher.HttpMethod, path: string, body: unknown, opts: WriteOptions | undefined, contentType?: string) =>
         Effect.map(
@@ -294,6 +319,10 @@ export const makeHttpClient = (options: HttpClientOptions) =>
               (r) => ({ code: r.code, bytesIn: r.bytesIn, bytesOut: r.bytesOut })
             )
           ),
+        directMeasure: (verb, resource, opts) =>
+          source !== undefined
+            ? Effect.succeed(undefined)
+            : Effect.map(withNames(Effect.succeed), () => (names === undefined ? undefined : directMeasure(names, verb, resource, opts))),
         variant: (o) => build(o.encoding ?? encoding, o.traffic ? [...counters, o.traffic] : counters),
         deleteCollection: (resource, opts) =>
           withNames((n) => Effect.map(call("DELETE", pathOf(n, resource, opts?.namespace) + listQuery(opts), deleteBody(opts)), (r) => answerFromTarget(n, r.value as KList))),

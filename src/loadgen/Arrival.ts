@@ -16,7 +16,7 @@
 import { isConnectionFailure } from "./ConnectionFailure.js"
 import { type ExecutionSegment, runWideIteration, shareOf, stripe, wholeRun } from "./ExecutionSegment.js"
 import { Cause, Data, Duration, Effect, Exit, FiberSet, Option } from "effect"
-import { LatencyRecorder, type LoadModel, type MetricKey, nowMillis, type Sample } from "./LatencyRecorder.js"
+import { type BoundRecorder, LatencyRecorder, type LoadModel, type MetricKey, nowMillis, type Outcome } from "./LatencyRecorder.js"
 
 // ---------------------------------------------------------------------------------------------
 // Types
@@ -34,7 +34,22 @@ export interface IterationContext {
   readonly markSent: Effect.Effect<void>
 }
 
-export type Operation<E, R> = (ctx: IterationContext) => Effect.Effect<void, E, R>
+/**
+ * An iteration in callback form: it sends at once (service time is measured from here) and calls `done` exactly
+ * once, with its failure or `undefined`. What an operation that is one request offers (a load action's measured
+ * GET): the executor then runs the iteration as one `Effect.async` — or, in the open model, as a plain call —
+ * instead of the Effects of the `Operation` form around every request, which were a fifth of the generator's CPU
+ * (docs/benchmarks.md, "Issue 19").
+ */
+export type DirectIteration<E> = (iteration: number, intendedStart: number, done: (failure: E | undefined) => void) => void
+
+export type Operation<E, R> = ((ctx: IterationContext) => Effect.Effect<void, E, R>) & {
+  /**
+   * The same operation in callback form, resolved once per executor (services, names, series). Absent, or
+   * resolving to `undefined` (e.g. a client that needs an Effect per request), the executor runs the Effect form.
+   */
+  readonly direct?: Effect.Effect<DirectIteration<E> | undefined, never, R>
+}
 
 export class InvalidLoadConfig extends Data.TaggedError("InvalidLoadConfig")<{
   readonly executor: ExecutorName
@@ -162,6 +177,8 @@ export function* rampingPlan(o: {
 
 interface RunState {
   inFlight: number
+  /** Direct iterations still running were counted interrupted at the end of the graceful stop: ignore their answers. */
+  abandoned: boolean
   started: number
   completed: number
   errors: number
@@ -174,6 +191,7 @@ interface RunState {
 
 const newState = (): RunState => ({
   inFlight: 0,
+  abandoned: false,
   started: 0,
   completed: 0,
   errors: 0,
@@ -204,9 +222,10 @@ const check = (executor: ExecutorName, field: string, ok: boolean, reason: strin
 /** What every iteration of one executor shares, resolved once: the clock read, the series, the counters. */
 interface IterationRunner<E, R> {
   readonly now: () => number
-  readonly record: (sample: Sample) => void
-  readonly model: LoadModel
+  readonly record: BoundRecorder
   readonly operation: Operation<E, R>
+  /** The operation's callback form, when it has one. */
+  readonly direct: DirectIteration<E> | undefined
   readonly state: RunState
 }
 
@@ -217,13 +236,23 @@ const iterationRunner = <E, R>(key: MetricKey, model: LoadModel, operation: Oper
     const runner: IterationRunner<E, R> = {
       // nowMillis without an Effect per read: the same Clock, read synchronously
       now: () => Number(clock.unsafeCurrentTimeNanos()) / 1e6,
-      record: recorder.bind(key),
-      model,
+      record: recorder.bind(key, model),
       operation,
+      direct: operation.direct === undefined ? undefined : yield* operation.direct,
       state
     }
     return runner
   })
+
+const outcomeOf = (failure: unknown): Outcome => (isConnectionFailure(failure) ? "connectionError" : "error")
+
+/** Count and record one finished iteration: one sample, latency from `intendedStart`, service time from `sentAt`. */
+const finish = (it: IterationRunner<unknown, unknown>, intendedStart: number, sentAt: number, outcome: Outcome): void => {
+  const state = it.state
+  state.completed++
+  if (outcome !== "ok") state.errors++
+  it.record(intendedStart, sentAt, it.now(), outcome)
+}
 
 /**
  * One iteration: run the operation, stamp completion, record one sample. Expected failures are error samples;
@@ -243,21 +272,14 @@ const runIteration = <E, R>(it: IterationRunner<E, R>, iteration: number, intend
     return Effect.onExit(
       Effect.flatMap(Effect.exit(it.operation({ intendedStart: intended, iteration, markSent })), (exit) =>
         Effect.sync(() => {
-          const completedAt = it.now()
-          if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) {
+          if (Exit.isSuccess(exit)) return finish(it, intended, sentAt ?? dispatchedAt, "ok")
+          if (Cause.isInterruptedOnly(exit.cause)) {
             state.interrupted++
             return
           }
-          const ok = Exit.isSuccess(exit)
-          if (!ok) {
-            state.errors++
-            if (Exit.isFailure(exit) && Option.isNone(Cause.failureOption(exit.cause)) && state.defect === undefined) {
-              state.defect = Cause.die(Cause.squash(exit.cause))
-            }
-          }
-          state.completed++
-          const connectionError = !ok && Exit.isFailure(exit) && isConnectionFailure(Option.getOrUndefined(Cause.failureOption(exit.cause)))
-          it.record({ intendedStart: intended, sentAt: sentAt ?? dispatchedAt, completedAt, ok, model: it.model, ...(connectionError ? { connectionError } : {}) })
+          const failure = Cause.failureOption(exit.cause)
+          if (Option.isNone(failure) && state.defect === undefined) state.defect = Cause.die(Cause.squash(exit.cause))
+          finish(it, intended, sentAt ?? dispatchedAt, Option.isSome(failure) ? outcomeOf(failure.value) : "error")
         })
       ),
       (exit) =>
@@ -267,6 +289,61 @@ const runIteration = <E, R>(it: IterationRunner<E, R>, iteration: number, intend
         })
     )
   })
+
+/**
+ * Start one iteration of a direct operation (`inFlight` and `started` already counted); `settled` is called once it
+ * is recorded. The same bookkeeping as `runIteration`, without an Effect: a throw is a defect, recorded as an error.
+ */
+const startDirect = <E, R>(it: IterationRunner<E, R>, direct: DirectIteration<E>, iteration: number, intendedStart: number | undefined, settled: () => void): void => {
+  const state = it.state
+  const sentAt = it.now()
+  const intended = intendedStart ?? sentAt
+  let running = true
+  const end = (outcome: Outcome) => {
+    if (!running || state.abandoned) return
+    running = false
+    state.inFlight--
+    finish(it, intended, sentAt, outcome)
+    settled()
+  }
+  try {
+    direct(iteration, intended, (failure) => end(failure === undefined ? "ok" : outcomeOf(failure)))
+  } catch (defect) {
+    if (state.defect === undefined) state.defect = Cause.die(defect)
+    end("error")
+  }
+}
+
+/**
+ * A closed-loop worker's iterations of a direct operation, back to back: each is started from the previous one's
+ * callback, all in one `Effect.async`. It returns to the worker's fiber when no iteration is left, or when one
+ * settled at once (a run of immediate failures then goes through the fiber and yields to the scheduler like any).
+ */
+const directChain = <E, R>(it: IterationRunner<E, R>, direct: DirectIteration<E>, more: () => boolean, take: () => number): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    let starting = false
+    let settledAtOnce = false
+    const settled = () => {
+      if (starting) settledAtOnce = true
+      else next()
+    }
+    const next = () => {
+      if (!more()) return resume(Effect.void)
+      starting = true
+      settledAtOnce = false
+      startDirect(it, direct, take(), undefined, settled)
+      starting = false
+      if (settledAtOnce) resume(Effect.void)
+    }
+    next()
+  })
+
+/** At the end of the graceful stop: direct iterations still running are interrupted, their answers ignored. */
+const abandonRunning = (state: RunState): void => {
+  state.abandoned = true
+  state.interrupted += state.inFlight
+  state.inFlight = 0
+}
 
 const report = (
   executor: ExecutorName,
@@ -308,6 +385,15 @@ const runOpen = <E, R>(
       const fibers = yield* FiberSet.make<void, never>()
       const state = newState()
       const it = yield* iterationRunner(o.key, "open", o.operation, state)
+      // the end of the run waits for direct iterations through their callbacks
+      let onDrained: (() => void) | undefined
+      const settled = () => {
+        if (state.inFlight === 0 && onDrained !== undefined) onDrained()
+      }
+      const directDrained = Effect.async<void>((resume) => {
+        if (state.inFlight === 0) return resume(Effect.void)
+        onDrained = () => resume(Effect.void)
+      })
       const lateTolerance = o.lateToleranceMs ?? 10
       const t0 = yield* nowMillis
       const segment = o.segment ?? wholeRun
@@ -331,12 +417,16 @@ const runOpen = <E, R>(
         }
         state.inFlight++
         state.started++
-        yield* FiberSet.run(fibers, runIteration(it, iteration, intended))
+        // a direct iteration needs no fiber: its callback does the bookkeeping
+        if (it.direct !== undefined) startDirect(it, it.direct, iteration, intended, settled)
+        else yield* FiberSet.run(fibers, runIteration(it, iteration, intended))
       }
       const deadline = t0 + durationMs + gracefulStopMs
       const remaining = Math.max(0, deadline - (yield* nowMillis))
-      yield* Effect.raceFirst(FiberSet.awaitEmpty(fibers), Effect.sleep(Duration.millis(remaining)))
+      const drained = Effect.zipRight(FiberSet.awaitEmpty(fibers), directDrained)
+      yield* Effect.raceFirst(drained, Effect.sleep(Duration.millis(remaining)))
       yield* FiberSet.clear(fibers)
+      abandonRunning(state)
       yield* failOnDefect(state)
       return report(executor, "open", o.key, planned, state, t0, yield* nowMillis)
     })
@@ -405,13 +495,17 @@ export const closedLoop = <E, R>(o: ClosedLoopOptions<E, R>): Effect.Effect<Exec
     const segment = o.segment ?? wholeRun
     const iterations = o.iterations === undefined ? undefined : shareOf(o.iterations, segment)
     let next = 0
+    const more = () => state.defect === undefined && (iterations === undefined || next < iterations) && it.now() < end
+    const take = () => {
+      state.inFlight++
+      state.started++
+      return runWideIteration(next++, segment)
+    }
+    const direct = it.direct
     const worker = Effect.gen(function* () {
-      while (state.defect === undefined && (iterations === undefined || next < iterations)) {
-        if (it.now() >= end) break
-        const iteration = runWideIteration(next++, segment)
-        state.inFlight++
-        state.started++
-        yield* runIteration(it, iteration, undefined)
+      while (more()) {
+        if (direct !== undefined) yield* directChain(it, direct, more, take)
+        else yield* runIteration(it, take(), undefined)
       }
     })
     const workers = Effect.forEach(Array.from({ length: shareOf(o.workers, segment) }), () => worker, { concurrency: "unbounded", discard: true })
@@ -420,6 +514,7 @@ export const closedLoop = <E, R>(o: ClosedLoopOptions<E, R>): Effect.Effect<Exec
     } else {
       yield* workers
     }
+    abandonRunning(state)
     yield* failOnDefect(state)
     return report(name, "closed", o.key, iterations, state, t0, yield* nowMillis)
   })

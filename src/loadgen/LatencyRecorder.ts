@@ -57,6 +57,12 @@ export interface Sample {
   readonly model: LoadModel
 }
 
+/** How an operation ended: answered with success, answered with an error, or not answered (`Sample.connectionError`). */
+export type Outcome = "ok" | "error" | "connectionError"
+
+/** One series' recorder: a `Sample`'s times (Clock ms) and outcome as arguments, for the executors' per-request path. */
+export type BoundRecorder = (intendedStart: number, sentAt: number, completedAt: number, outcome: Outcome) => void
+
 /** Summary in milliseconds; all zero when `count` is 0. */
 export interface Summary {
   readonly count: number
@@ -112,6 +118,27 @@ export const mergeHistograms = (hs: Iterable<Histogram>): Histogram => {
 
 const emptySummary: Summary = { count: 0, min: 0, mean: 0, p50: 0, p90: 0, p95: 0, p99: 0, p99_9: 0, max: 0 }
 
+/**
+ * hdr-histogram-js's `mean` without its iterator: the same sum, in the same order (each recorded bucket's
+ * median-equivalent value times its count), read from the counts array and stopped at the last recorded value.
+ * The library's `mean` walks all ~23,000 buckets of the 1 µs–1 h range through an iterator object, ~2 ms a call;
+ * every interval summary made one, on the request that closed the interval (docs/benchmarks.md, "Issue 19").
+ */
+export const meanOf = (h: Histogram): number => {
+  const total = h.totalCount
+  if (total === 0) return 0
+  if (!(h instanceof hdr.JsHistogram)) return h.mean
+  let sum = 0
+  let seen = 0
+  for (let i = 0; seen < total && i < h.countsArrayLength; i++) {
+    const count = h.getCountAtIndex(i)
+    if (count === 0) continue
+    sum += h.medianEquivalentValue(h.highestEquivalentValue(h.valueFromIndex(i))) * count
+    seen += count
+  }
+  return sum / total
+}
+
 export const summarize = (h: Histogram): Summary => {
   if (h.totalCount === 0) return emptySummary
   const ms = (us: number) => us / 1000
@@ -119,7 +146,7 @@ export const summarize = (h: Histogram): Summary => {
     count: h.totalCount,
     // percentile 0 is the lowest recorded value (minNonZeroValue would skip 0 µs samples)
     min: ms(h.getValueAtPercentile(0)),
-    mean: ms(h.mean),
+    mean: ms(meanOf(h)),
     p50: ms(h.getValueAtPercentile(50)),
     p90: ms(h.getValueAtPercentile(90)),
     p95: ms(h.getValueAtPercentile(95)),
@@ -318,26 +345,31 @@ export class Recordings {
   }
 
   record(key: MetricKey, sample: Sample): void {
-    this.recordInto(this.seriesFor(key, sample.completedAt), sample)
-  }
-
-  /** `record` for one series, its key resolved once: the load executors' per-request path. */
-  bind(key: MetricKey): (sample: Sample) => void {
-    const id = keyString(key)
-    return (sample) => this.recordInto(this.seriesById(id, key, sample.completedAt), sample)
-  }
-
-  private recordInto(s: Series, sample: Sample): void {
+    const s = this.seriesFor(key, sample.completedAt)
     s.models.add(sample.model)
-    if (sample.connectionError === true) {
+    this.recordInto(s, sample.intendedStart, sample.sentAt, sample.completedAt, sample.connectionError === true ? "connectionError" : sample.ok ? "ok" : "error")
+  }
+
+  /** `record` for one series and model, resolved once: the load executors' per-request path, no sample object. */
+  bind(key: MetricKey, model: LoadModel): BoundRecorder {
+    const id = keyString(key)
+    return (intendedStart, sentAt, completedAt, outcome) => {
+      const s = this.seriesById(id, key, completedAt)
+      s.models.add(model)
+      this.recordInto(s, intendedStart, sentAt, completedAt, outcome)
+    }
+  }
+
+  private recordInto(s: Series, intendedStart: number, sentAt: number, completedAt: number, outcome: Outcome): void {
+    if (outcome === "connectionError") {
       s.current.errors++
       s.current.connectionErrors++
       return
     }
-    const latencyInRange = recordMillis(s.current.latency, sample.completedAt - sample.intendedStart)
-    const serviceInRange = recordMillis(s.current.serviceTime, sample.completedAt - sample.sentAt)
+    const latencyInRange = recordMillis(s.current.latency, completedAt - intendedStart)
+    const serviceInRange = recordMillis(s.current.serviceTime, completedAt - sentAt)
     if (!latencyInRange || !serviceInRange) s.outOfRange++
-    if (!sample.ok) s.current.errors++
+    if (outcome === "error") s.current.errors++
   }
 
   recordDropped(key: MetricKey, atMs: number, count = 1): void {
@@ -411,7 +443,7 @@ export class LatencyRecorder extends Context.Tag("clustersim/loadgen/LatencyReco
      * A synchronous recorder for one series, its key resolved once: the executors call it from each request's
      * completion, where an Effect and a key lookup per sample were measurable (docs/benchmarks.md).
      */
-    readonly bind: (key: MetricKey) => (sample: Sample) => void
+    readonly bind: (key: MetricKey, model: LoadModel) => BoundRecorder
     /** Count a planned iteration that was not started, stamped with the current Clock time. */
     readonly recordDropped: (key: MetricKey, count?: number) => Effect.Effect<void>
     /** Add a series recorded by another worker. */
@@ -431,7 +463,7 @@ export class LatencyRecorder extends Context.Tag("clustersim/loadgen/LatencyReco
       const r = new Recordings({ originMs: options?.originMs ?? now, intervalMs: options?.intervalMs })
       return LatencyRecorder.of({
         record: (key, sample) => Effect.sync(() => r.record(key, sample)),
-        bind: (key) => r.bind(key),
+        bind: (key, model) => r.bind(key, model),
         recordDropped: (key, count) => Effect.flatMap(nowMillis, (t) => Effect.sync(() => r.recordDropped(key, t, count))),
         merge: (series) => Effect.flatMap(nowMillis, (t) => Effect.sync(() => r.merge(series, t))),
         snapshot: Effect.sync(() => r.snapshot()),
@@ -464,7 +496,7 @@ export const withTags = (
   return LatencyRecorder.of({
     ...recorder,
     record: (key, sample) => recorder.record(tag(key), sample),
-    bind: (key) => recorder.bind(tag(key)),
+    bind: (key, model) => recorder.bind(tag(key), model),
     recordDropped: (key, count) => recorder.recordDropped(tag(key), count),
     merge: (series) => recorder.merge({ ...series, key: tag(series.key) })
   })

@@ -13,8 +13,11 @@
  * Expression: `p(N) | avg | min | med | max | count | rate`, then `< <= > >= == !=`, then a number;
  * durations take `us ms s m h` (no unit = ms, as in k6). Unknown metric names, tags, aggregations,
  * operators and units are errors naming the token (k6 #1526: thresholds must not silently pass).
+ * A cluster run's figures have metrics and tags of their own (`lease_writes`, `apf_rejected{priority_level:…}`,
+ * `ClusterMetrics.ts`), judged from its result rather than from series.
  */
 import { Data, Either } from "effect"
+import { type ClusterFigures, type ClusterMetric, ClusterMetrics, type ClusterSample, type ClusterTag, isClusterMetric } from "./ClusterMetrics.js"
 import { type Histogram, mergeHistograms, type MetricKey, type SeriesSnapshot } from "./LatencyRecorder.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -35,11 +38,14 @@ export const KnownMetrics = {
   dropped_iterations: "counter"
 } as const
 export type KnownMetric = keyof typeof KnownMetrics
-export type MetricKind = (typeof KnownMetrics)[KnownMetric]
+/** `throughput`: a counter whose `rate` is per second of the run (k6's Counter), for the cluster's metrics. */
+export type MetricKind = (typeof KnownMetrics)[KnownMetric] | "throughput"
 
 /** `name` is the scenario action, `phase` its phase (`setup` for setup): `latency{phase:steady}` leaves warm-up out. */
 export const Tags = ["metric", "operation", "resource", "scope", "name", "phase"] as const
 export type Tag = (typeof Tags)[number]
+/** A tag of a load series or of a cluster metric (`src/loadgen/ClusterMetrics.ts`). */
+export type AnyTag = Tag | ClusterTag
 
 export type Aggregation =
   | { readonly _tag: "Percentile"; readonly percentile: number }
@@ -59,11 +65,11 @@ export interface Condition {
 export interface Threshold {
   /** The name as written (or the preset's name). */
   readonly name: string
-  readonly metric: KnownMetric
+  readonly metric: KnownMetric | ClusterMetric
   /** Allowed values per tag (lower-cased); a missing tag matches everything. */
-  readonly selector: Readonly<Partial<Record<Tag, ReadonlyArray<string>>>>
+  readonly selector: Readonly<Partial<Record<AnyTag, ReadonlyArray<string>>>>
   /** Tags whose distinct values are judged separately. */
-  readonly groupBy: ReadonlyArray<Tag>
+  readonly groupBy: ReadonlyArray<AnyTag>
   readonly conditions: ReadonlyArray<Condition>
 }
 
@@ -95,7 +101,8 @@ const AGGREGATIONS: Record<string, Exclude<Aggregation["_tag"], "Percentile">> =
 const ALLOWED: Record<MetricKind, ReadonlyArray<Aggregation["_tag"]>> = {
   trend: ["Percentile", "Avg", "Min", "Med", "Max", "Count"],
   rate: ["Rate", "Count"],
-  counter: ["Count"]
+  counter: ["Count"],
+  throughput: ["Count", "Rate"]
 }
 const aggregationText = (a: Aggregation): string => (a._tag === "Percentile" ? `p(${a.percentile})` : a._tag.toLowerCase())
 
@@ -140,7 +147,9 @@ export const parseCondition = (source: string, kind: MetricKind = "trend"): Eith
 }
 
 const isKnown = (name: string): name is KnownMetric => Object.prototype.hasOwnProperty.call(KnownMetrics, name)
-const isTag = (name: string): name is Tag => (Tags as ReadonlyArray<string>).includes(name)
+const kindOf = (metric: KnownMetric | ClusterMetric): MetricKind => (isClusterMetric(metric) ? ClusterMetrics[metric].kind : KnownMetrics[metric])
+const tagsOf = (metric: KnownMetric | ClusterMetric): ReadonlyArray<AnyTag> => (isClusterMetric(metric) ? ClusterMetrics[metric].tags : Tags)
+const knownNames = [...Object.keys(KnownMetrics), ...Object.keys(ClusterMetrics)].join(", ")
 
 /** Parse a threshold name (`latency{operation:LIST,scope:cluster}`) and its expressions. */
 export const parseThreshold = (
@@ -150,26 +159,28 @@ export const parseThreshold = (
   const m = /^\s*([^{\s]+)\s*(?:\{(.*)\})?\s*$/s.exec(name)
   if (!m) return fail(name, name, "malformed threshold name")
   const [, metricName, tagText] = m as unknown as [string, string, string | undefined]
-  if (!isKnown(metricName)) return fail(name, metricName, `unknown metric (known: ${Object.keys(KnownMetrics).join(", ")})`)
-  const selector: Partial<Record<Tag, ReadonlyArray<string>>> = {}
-  const groupBy: Array<Tag> = []
+  if (!isKnown(metricName) && !isClusterMetric(metricName)) return fail(name, metricName, `unknown metric (known: ${knownNames})`)
+  const tags = tagsOf(metricName)
+  const selector: Partial<Record<AnyTag, ReadonlyArray<string>>> = {}
+  const groupBy: Array<AnyTag> = []
   if (tagText !== undefined) {
     for (const part of tagText.split(",")) {
       const kv = /^\s*([^:\s]+)\s*:\s*(.*?)\s*$/.exec(part)
       if (!kv) return fail(name, part.trim() || "{}", "expected tag:value, got")
       const [, tag, value] = kv as unknown as [string, string, string]
-      if (!isTag(tag)) return fail(name, tag, `unknown tag (known: ${Tags.join(", ")})`)
+      if (!tags.includes(tag as AnyTag)) return fail(name, tag, tags.length === 0 ? `${metricName} has no tags, got` : `unknown tag (known: ${tags.join(", ")})`)
       if (value === "") return fail(name, part.trim(), "empty tag value")
-      if (selector[tag] || groupBy.includes(tag)) return fail(name, tag, "tag given twice")
-      if (value === "*") groupBy.push(tag)
-      else selector[tag] = value.split("|").map((v) => v.trim().toLowerCase())
+      const known = tag as AnyTag
+      if (selector[known] || groupBy.includes(known)) return fail(name, tag, "tag given twice")
+      if (value === "*") groupBy.push(known)
+      else selector[known] = value.split("|").map((v) => v.trim().toLowerCase())
     }
   }
   const list = typeof expressions === "string" ? [expressions] : expressions
   if (list.length === 0) return fail(name, name, "no expressions for")
   const conditions: Array<Condition> = []
   for (const e of list) {
-    const c = parseCondition(e, KnownMetrics[metricName])
+    const c = parseCondition(e, kindOf(metricName))
     if (Either.isLeft(c)) return Either.left(c.left)
     conditions.push(c.right)
   }
@@ -255,11 +266,11 @@ export interface ThresholdResult {
   readonly threshold: string
   readonly condition: string
   /** Tag values of the group judged (empty without `groupBy`). */
-  readonly group: Readonly<Partial<Record<Tag, string>>>
+  readonly group: Readonly<Partial<Record<AnyTag, string>>>
   /** Observed value (ms for durations); undefined when there was no data. */
   readonly observed: number | undefined
-  /** `ms` when `observed` is a duration (absent in v1 artifacts). */
-  readonly unit?: "ms"
+  /** `ms` when `observed` is a duration (absent in v1 artifacts), `/s` for a cluster counter's rate per second. */
+  readonly unit?: "ms" | "/s"
   /** Series that contributed. */
   readonly series: number
   readonly noData: boolean
@@ -296,7 +307,28 @@ const compare = (observed: number, c: Comparator, value: number): boolean => {
   }
 }
 
-const observe = (metric: KnownMetric, a: Aggregation, group: ReadonlyArray<SeriesSnapshot>): number | undefined => {
+/** A trend's aggregation of a histogram of µs, in ms (`count` as a number). */
+const fromHistogram = (h: Histogram, a: Aggregation): number | undefined => {
+  if (a._tag === "Count") return h.totalCount
+  if (h.totalCount === 0) return undefined
+  const ms = (us: number) => us / 1000
+  switch (a._tag) {
+    case "Percentile":
+      return ms(h.getValueAtPercentile(a.percentile))
+    case "Avg":
+      return ms(h.mean)
+    case "Min":
+      return ms(h.getValueAtPercentile(0))
+    case "Med":
+      return ms(h.getValueAtPercentile(50))
+    case "Max":
+      return ms(h.maxValue)
+    default:
+      return undefined
+  }
+}
+
+const observeSeries = (metric: KnownMetric, a: Aggregation, group: ReadonlyArray<SeriesSnapshot>): number | undefined => {
   const sum = (f: (s: SeriesSnapshot) => number) => group.reduce((acc, s) => acc + f(s), 0)
   switch (KnownMetrics[metric]) {
     case "counter":
@@ -307,54 +339,79 @@ const observe = (metric: KnownMetric, a: Aggregation, group: ReadonlyArray<Serie
       const total = sum((s) => s.count)
       return total === 0 ? undefined : errors / total
     }
-    case "trend": {
-      const h: Histogram = mergeHistograms(group.map((s) => (metric === "latency" ? s.latency : s.serviceTime)))
-      if (a._tag === "Count") return h.totalCount
-      if (h.totalCount === 0) return undefined
-      const ms = (us: number) => us / 1000
-      switch (a._tag) {
-        case "Percentile":
-          return ms(h.getValueAtPercentile(a.percentile))
-        case "Avg":
-          return ms(h.mean)
-        case "Min":
-          return ms(h.getValueAtPercentile(0))
-        case "Med":
-          return ms(h.getValueAtPercentile(50))
-        case "Max":
-          return ms(h.maxValue)
-        default:
-          return undefined
-      }
-    }
+    case "trend":
+      return fromHistogram(mergeHistograms(group.map((s) => (metric === "latency" ? s.latency : s.serviceTime))), a)
   }
 }
 
-/** Judge every threshold condition against whole-run (or windowed) series; one result per group. */
-export const evaluate = (thresholds: ReadonlyArray<Threshold>, series: ReadonlyArray<SeriesSnapshot>): ReadonlyArray<ThresholdResult> => {
+const observeCluster = (metric: ClusterMetric, a: Aggregation, group: ReadonlyArray<ClusterSample>, durationMs: number): number | undefined => {
+  if (ClusterMetrics[metric].kind === "trend") return fromHistogram(mergeHistograms(group.flatMap((s) => (s.histogram ? [s.histogram] : []))), a)
+  if (group.length === 0) return undefined
+  const count = group.reduce((n, s) => n + s.count, 0)
+  if (a._tag === "Count") return count
+  return durationMs > 0 ? count / (durationMs / 1000) : undefined
+}
+
+/** Members of one threshold's groups, by the values of its `groupBy` tags. */
+const groupsOf = <M>(t: Threshold, selected: ReadonlyArray<M>, tagOf: (m: M, tag: AnyTag) => string) => {
+  const groups = new Map<string, { tags: Partial<Record<AnyTag, string>>; members: Array<M> }>()
+  for (const m of selected) {
+    const tags: Partial<Record<AnyTag, string>> = {}
+    for (const tag of t.groupBy) tags[tag] = tagOf(m, tag)
+    const id = t.groupBy.map((tag) => tagOf(m, tag).toLowerCase()).join("\u0000")
+    const g = groups.get(id) ?? { tags, members: [] }
+    g.members.push(m)
+    groups.set(id, g)
+  }
+  if (groups.size === 0) groups.set("", { tags: {}, members: [] })
+  return [...groups.values()]
+}
+
+const clusterTag = (s: ClusterSample, tag: AnyTag): string => s.tags[tag as ClusterTag] ?? ""
+const clusterSelected = (t: Threshold, s: ClusterSample): boolean =>
+  s.metric === t.metric &&
+  ClusterMetrics[s.metric].tags.every((tag: ClusterTag) => {
+    const allowed = t.selector[tag]
+    return allowed === undefined || allowed.includes(clusterTag(s, tag).toLowerCase())
+  })
+
+/**
+ * Judge every threshold condition against whole-run (or windowed) series and, for the cluster's metrics, the
+ * cluster run's figures; one result per group. A cluster metric without a cluster run has no data.
+ */
+export const evaluate = (
+  thresholds: ReadonlyArray<Threshold>,
+  series: ReadonlyArray<SeriesSnapshot>,
+  cluster?: ClusterFigures
+): ReadonlyArray<ThresholdResult> => {
   const results: Array<ThresholdResult> = []
   for (const t of thresholds) {
-    const selected = series.filter((s) => matches(t, s.key))
-    const groups = new Map<string, { tags: Partial<Record<Tag, string>>; members: Array<SeriesSnapshot> }>()
-    for (const s of selected) {
-      const tags: Partial<Record<Tag, string>> = {}
-      for (const tag of t.groupBy) tags[tag] = tagValue(s.key, tag)
-      const id = t.groupBy.map((tag) => tagValue(s.key, tag).toLowerCase()).join("\u0000")
-      const g = groups.get(id) ?? { tags, members: [] }
-      g.members.push(s)
-      groups.set(id, g)
-    }
-    if (groups.size === 0) groups.set("", { tags: {}, members: [] })
-    for (const g of groups.values()) {
+    const metric = t.metric
+    const judged = isClusterMetric(metric)
+      ? groupsOf(t, (cluster?.samples ?? []).filter((s) => clusterSelected(t, s)), clusterTag).map((g) => ({
+          tags: g.tags,
+          size: g.members.length,
+          observe: (a: Aggregation) => observeCluster(metric, a, g.members, cluster?.durationMs ?? 0)
+        }))
+      : groupsOf(t, series.filter((s) => matches(t, s.key)), (s, tag) => tagValue(s.key, tag as Tag)).map((g) => ({
+          tags: g.tags,
+          size: g.members.length,
+          observe: (a: Aggregation) => observeSeries(metric, a, g.members)
+        }))
+    for (const g of judged) {
       for (const c of t.conditions) {
-        const observed = observe(t.metric, c.aggregation, g.members)
+        const observed = g.observe(c.aggregation)
         results.push({
           threshold: t.name,
           condition: c.source,
           group: g.tags,
           observed,
-          ...(KnownMetrics[t.metric] === "trend" && c.aggregation._tag !== "Count" ? { unit: "ms" as const } : {}),
-          series: g.members.length,
+          ...(kindOf(metric) === "trend" && c.aggregation._tag !== "Count"
+            ? { unit: "ms" as const }
+            : kindOf(metric) === "throughput" && c.aggregation._tag === "Rate"
+              ? { unit: "/s" as const }
+              : {}),
+          series: g.size,
           noData: observed === undefined,
           passed: observed === undefined || compare(observed, c.comparator, c.value)
         })

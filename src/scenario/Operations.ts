@@ -10,7 +10,7 @@ import { isConnectionFailure } from "../loadgen/ConnectionFailure.js"
 import type { KObject } from "../api/Object.js"
 import { resolveResource, type ResourceType } from "../api/Resources.js"
 import type { ApiError } from "../api/Status.js"
-import type { IterationContext, Operation } from "../loadgen/Arrival.js"
+import type { DirectIteration, IterationContext, Operation } from "../loadgen/Arrival.js"
 import { ApiClient } from "../client/ApiClient.js"
 import type { ExecutionSegment } from "../loadgen/ExecutionSegment.js"
 import { LatencyRecorder, type MetricKey, nowMillis } from "../loadgen/LatencyRecorder.js"
@@ -191,19 +191,38 @@ export const makeOperation = (
     })
   /**
    * GET and DELETE read nothing of the answer but its status: over HTTP it is measured, not decoded (`measure`);
-   * other clients answer with the object.
+   * other clients answer with the object. Over HTTP without a credential source they also come in callback form
+   * (`direct`): one request per iteration with no Effect around it (docs/benchmarks.md, "Issue 19").
    */
-  const measured = (verb: "GET" | "DELETE") => {
+  const measured = (verb: "GET" | "DELETE"): Operation<ApiError, ApiClient> => {
     const opts = { namespace, resourceVersion: verb === "GET" ? q.resourceVersion : undefined }
-    return (ctx: IterationContext): Effect.Effect<void, ApiError, ApiClient> =>
-      Effect.flatMap(ApiClient, (api) =>
-        Effect.zipRight(
-          ctx.markSent,
-          Effect.asVoid<unknown, ApiError, never>(
-            api.measure ? api.measure(verb, resource, pickName(), opts) : verb === "GET" ? api.get(resource, pickName(), opts) : api.delete(resource, pickName(), { namespace })
+    const effectForm = (ctx: IterationContext): Effect.Effect<void, ApiError, ApiClient> =>
+      counted(
+        Effect.flatMap(ApiClient, (api) =>
+          Effect.zipRight(
+            ctx.markSent,
+            Effect.asVoid<unknown, ApiError, never>(
+              api.measure ? api.measure(verb, resource, pickName(), opts) : verb === "GET" ? api.get(resource, pickName(), opts) : api.delete(resource, pickName(), { namespace })
+            )
           )
         )
       )
+    const direct = Effect.flatMap(ApiClient, (api) =>
+      api.directMeasure === undefined
+        ? Effect.succeed(undefined)
+        : Effect.map(
+            api.directMeasure(verb, resource, opts),
+            (measure): DirectIteration<ApiError> | undefined =>
+              measure &&
+              ((_iteration, _intendedStart, done) =>
+                measure(pickName(), (failure) => {
+                  if (failure === undefined) env.progress.ops++
+                  else env.progress.error(actionName, failure)
+                  done(failure)
+                }))
+          )
+    )
+    return Object.assign(effectForm, { direct })
   }
 
   const body = (ctx: IterationContext): Effect.Effect<void, ApiError, ApiClient | LatencyRecorder> =>
@@ -289,6 +308,7 @@ export const makeOperation = (
         }
       }
     })
-  const operation = q.verb === "get" ? measured("GET") : q.verb === "delete" ? measured("DELETE") : body
-  return (ctx) => counted(operation(ctx))
+  if (q.verb === "get") return measured("GET")
+  if (q.verb === "delete") return measured("DELETE")
+  return (ctx) => counted(body(ctx))
 }

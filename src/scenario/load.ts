@@ -9,6 +9,8 @@ import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } fr
 import { checkNodeAgentSource } from "../../simulator/cluster/NodeAgentSource.js"
 import { registryFaultProblems } from "../../simulator/nodeagent/images/ImagesSpec.js"
 import { resolveResource } from "../api/Resources.js"
+import { isClusterMetric } from "../loadgen/ClusterMetrics.js"
+import { parseThreshold } from "../loadgen/Thresholds.js"
 import { Scenario, serverSideFailures } from "./Scenario.js"
 
 /**
@@ -102,6 +104,14 @@ const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; mes
     if (sets.has(o.name)) out.push({ path: ["setup", "objects", i, "name"], message: `duplicate object set name "${o.name}"` })
     sets.set(o.name, i)
   })
+  if (s.cluster === undefined) {
+    // a cluster metric without a cluster would pass as "no data" every time (k6 #1526: thresholds must not silently pass)
+    for (const [name, exprs] of Object.entries(s.thresholds ?? {})) {
+      const t = parseThreshold(name, exprs)
+      if (Either.isRight(t) && isClusterMetric(t.right.metric))
+        out.push({ path: ["thresholds", name], message: `${t.right.metric} judges a simulated cluster's result; add a "cluster" section` })
+    }
+  }
   if (s.faults !== undefined && s.faults.length > 0 && s.cluster === undefined) {
     out.push({ path: ["faults"], message: `faults act on a simulated cluster; add a "cluster" section` })
   }

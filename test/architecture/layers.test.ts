@@ -1,7 +1,7 @@
 /**
  * Layers import one way (docs/architecture.md "Layers"):
  *
- *   src/api  ←  src/client  ←  src/informer, src/loadgen  ←  composition roots (src/scenario, src/cli, reports,
+ *   src/api  ←  src/client  ←  src/informer, src/loadgen (← src/calibrate)  ←  composition roots (src/scenario, src/cli, reports,
  *   simulator/cluster, bench); simulator/kernel imports only `effect`; the simulator's components use `src/`,
  *   never the reverse, and never a composition root; no two folders import each other.
  *
@@ -36,6 +36,7 @@ const mayImport: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ["src/client", new Set(["src/api"])],
   ["src/informer", new Set(["src/api", "src/client"])],
   ["src/loadgen", new Set(["src/api", "src/client", "src/informer"])],
+  ["src/calibrate", new Set(["src/api", "src/client", "src/loadgen"])],
   ["simulator/kernel", new Set<string>()]
 ])
 

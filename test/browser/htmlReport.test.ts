@@ -143,4 +143,66 @@ phases:
     expect(timeline.series).toEqual(["Ready changes", "taints", "pod deletions", "evictions", "leader changes", "faults"])
     expect(timeline.points).toEqual([1, 1, 1, 0, 1, 1])
   }, 60_000)
+
+  it("a simulated run's report marks its latencies as modelled and shows the server model's parameters and APF levels", async () => {
+    const latencies = syntheticRun({ seed: 2, series: [{ key: { metric: "api_call", operation: "LIST", resource: "pods", scope: "cluster" }, medianMs: 151, samples: 50 }] }) as RunArtifact
+    const serverModel = {
+      modelled: true,
+      parameters: { readBaseMs: 1, writeBaseMs: 20, perObjectMs: 0.005, perKiBMs: 0.01, maxRequestsInflight: 40, maxMutatingRequestsInflight: 4, apf: true },
+      priorityLevels: {
+        "node-high": { seats: 8, dispatched: 35244, rejected: 0, rejectedBy: { "queue-full": 0, "time-out": 0, "concurrency-limit": 0 }, queueWaitMs: { count: 1, p50: 1, p90: 1, p99: 1140, max: 1200, mean: 1 } },
+        "global-default": { seats: 4, dispatched: 32180, rejected: 324151, rejectedBy: { "queue-full": 324151, "time-out": 0, "concurrency-limit": 0 }, queueWaitMs: { count: 1, p50: 1, p90: 1, p99: 4660, max: 5000, mean: 1 } }
+      }
+    }
+    const cluster = {
+      nodes: 1, pods: 0, durationMs: 60_000, heartbeats: { leaseWrites: 6, perSecond: 0.1, failedAttempts: 0 }, nodeStatus: { checks: 6, patches: 0 },
+      leaseRenewLatency: { p50: 20, p99: 20 }, readyTimeline: {}, taints: [], podDeletions: [], evictions: [], events: { byReason: {}, list: [] }, faults: []
+    }
+    const { renderRunHtml } = await import("../../reports/html.js")
+    const render = async (a: RunArtifact, name: string) => {
+      const file = join(dir, name)
+      writeFileSync(file, renderRunHtml(a))
+      const page = await browser.newPage()
+      await page.goto(pathToFileURL(file).href)
+      await page.waitForSelector("body[data-plots]")
+      const shown = {
+        section: (await page.locator("#server-model").count()) > 0 ? await page.locator("#server-model").innerText() : undefined,
+        parameters: await page.locator("#server-model-parameters tr[data-parameter]").evaluateAll((rows) => rows.map((r) => [r.getAttribute("data-parameter"), (r.lastElementChild as HTMLElement).innerText])),
+        levels: await page.locator("#priority-levels tr[data-level]").evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => (c as HTMLElement).innerText))),
+        seriesHeading: await page.locator("h2", { hasText: "Series" }).innerText(),
+        titles: ((await page.evaluate("window.clustersimPlots")) as ReadonlyArray<PlotInfo>).map((p) => p.title)
+      }
+      await page.close()
+      return shown
+    }
+    const modelled = await render({ ...latencies, target: { kind: "simulated-cluster" }, cluster: { ...cluster, serverModel } }, "modelled.html")
+    expect(modelled.section).toContain("Latencies in this report are modelled")
+    expect(modelled.parameters).toEqual([
+      ["readBaseMs", "1 ms"],
+      ["writeBaseMs", "20 ms"],
+      ["perObjectMs", "0.005 ms"],
+      ["perKiBMs", "0.01 ms"],
+      ["maxRequestsInflight", "40"],
+      ["maxMutatingRequestsInflight", "4"],
+      ["apf", "on"]
+    ])
+    expect(modelled.levels).toEqual([
+      ["node-high", "8", "35244", "0", "1.14s"],
+      ["global-default", "4", "32180", "324151", "4.66s"]
+    ])
+    expect(modelled.seriesHeading).toContain("modelled")
+    const latencyTitles = modelled.titles.filter((t) => /^Latency/.test(t))
+    expect(latencyTitles).toHaveLength(2)
+    for (const t of latencyTitles) expect(t).toContain("modelled")
+
+    const noApf = await render({ ...latencies, target: { kind: "simulated-cluster" }, cluster: { ...cluster, serverModel: { modelled: true, parameters: { ...serverModel.parameters, apf: false } } } }, "no-apf.html")
+    expect(noApf.parameters.at(-1)).toEqual(["apf", "off"])
+    expect(noApf.levels).toEqual([])
+
+    // a run against a real server measured its latencies: no model, no marks
+    const measured = await render(latencies, "measured.html")
+    expect(measured.section).toBeUndefined()
+    expect(measured.seriesHeading).toBe("Series")
+    for (const t of measured.titles) expect(t).not.toContain("modelled")
+  }, 60_000)
 })

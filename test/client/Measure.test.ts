@@ -1,9 +1,11 @@
 /** The HTTP client's load-generator facets: `measure` (status and bytes, no decoding) and `variant` (encoding, bytes). */
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Either, Layer } from "effect"
+import { Context, Effect, Either, Exit, Layer, Scope } from "effect"
 import { request } from "undici"
 import { ConfigMaps } from "../../src/api/Resources.js"
-import { ApiClient } from "../../src/client/ApiClient.js"
+import type { ApiError } from "../../src/api/Status.js"
+import { ApiClient, type DirectMeasure } from "../../src/client/ApiClient.js"
+import { isConnectionFailure } from "../../src/loadgen/ConnectionFailure.js"
 import type { TrafficCounter } from "../../src/client/HttpTransport.js"
 import { httpServer } from "../support/transports.js"
 
@@ -41,6 +43,48 @@ describe("HTTP client measure and variant", () => {
         expect(deleted.code).toBe(200)
         const after = yield* Effect.either(api.get(ConfigMaps, "m", { namespace: "default" }))
         expect(Either.isLeft(after) && after.left.status.code).toBe(404)
+      })
+    )
+  )
+
+  it.live("directMeasure: the same request as a plain call — status, Status of a failure, bytes counted, connection errors", () =>
+    withClient((api, base, traffic) =>
+      Effect.gen(function* () {
+        yield* api.create(ConfigMaps, { metadata: { name: "d" }, data: { k: "v".repeat(100) } }, { namespace: "default" })
+        const body = yield* rawGet(`${base}/api/v1/namespaces/default/configmaps/d`)
+        const get = (yield* api.directMeasure!("GET", ConfigMaps, { namespace: "default" }))!
+        const call = (m: DirectMeasure, name: string) => Effect.async<ApiError | undefined>((resume) => m(name, (failure) => resume(Effect.succeed(failure))))
+        const before = traffic.bytesIn
+        expect(yield* call(get, "d")).toBeUndefined()
+        expect(traffic.bytesIn - before).toBe(body.length)
+        // the path follows the name; a missing object fails with the server's Status
+        const missing = yield* call(get, "nope")
+        expect(missing?.status).toMatchObject({ code: 404, reason: "NotFound", message: 'configmaps "nope" not found' })
+        expect(yield* call(get, "d")).toBeUndefined()
+        const del = (yield* api.directMeasure!("DELETE", ConfigMaps, { namespace: "default" }))!
+        expect(yield* call(del, "d")).toBeUndefined()
+        expect(Either.isLeft(yield* Effect.either(api.get(ConfigMaps, "d", { namespace: "default" })))).toBe(true)
+      })
+    )
+  )
+
+  it.live("directMeasure: a server gone is the transport's connection error; no direct form without names or with credentials", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const serverScope = yield* Scope.make()
+        const base = yield* Scope.extend(httpServer(), serverScope)
+        const api = Context.get(yield* Layer.build(ApiClient.layerHttp({ baseUrl: base })), ApiClient)
+        const get = (yield* api.directMeasure!("GET", ConfigMaps, { namespace: "default" }))!
+        yield* Scope.close(serverScope, Exit.void)
+        const failure = yield* Effect.async<ApiError | undefined>((resume) => get("x", (f) => resume(Effect.succeed(f))))
+        expect(isConnectionFailure(failure)).toBe(true)
+        expect(failure?.status.code).toBe(503)
+        // a target whose names could not be discovered: the Effect form, which tries discovery again
+        const unreachable = Context.get(yield* Layer.build(ApiClient.layerHttp({ baseUrl: base })), ApiClient)
+        expect(yield* unreachable.directMeasure!("GET", ConfigMaps, { namespace: "default" })).toBeUndefined()
+        // a credential source is consulted per request: the Effect form
+        const withToken = Context.get(yield* Layer.build(ApiClient.layerHttp({ baseUrl: base, token: "t" })), ApiClient)
+        expect(yield* withToken.directMeasure!("GET", ConfigMaps, { namespace: "default" })).toBeUndefined()
       })
     )
   )

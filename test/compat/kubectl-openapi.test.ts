@@ -101,9 +101,11 @@ describe("kubectl with default validation", () => {
     it("a List file is validated client-side against the v2 document (kubectl never asks the server for List), as upstream", async () => {
       const item = (extra: string) =>
         `- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: lp-${extra}${suffix}\n  spec:\n    containers:\n    - name: c\n      image: nginx\n${extra ? "      bogusField: 1\n" : ""}      ports:\n      - containerPort: 80\n`
-      const good = manifest(`list-${suffix}.yaml`, `apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: lc-${suffix}\n  data: {a: b}\n${item("")}`)
+      // a ClusterRole too: the RBAC kinds' documents carry their fields (rules), as upstream's
+      const role = `- apiVersion: rbac.authorization.platform/v1\n  kind: ClusterRole\n  metadata:\n    name: lr-${suffix}\n  rules:\n  - apiGroups: [""]\n    resources: [pods]\n    verbs: [get]\n`
+      const good = manifest(`list-${suffix}.yaml`, `apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: lc-${suffix}\n  data: {a: b}\n${item("")}${role}`)
       const created = await kubectl("create", "-f", good)
-      expect([created.code, created.stdout, created.stderr]).toEqual([0, `configmap/lc-${suffix} created\npod/lp-${suffix} created\n`, ""])
+      expect([created.code, created.stdout, created.stderr]).toEqual([0, `configmap/lc-${suffix} created\npod/lp-${suffix} created\nclusterrole.rbac.authorization.platform/lr-${suffix} created\n`, ""])
       const bad = manifest(`list-bad-${suffix}.yaml`, `apiVersion: v1\nkind: List\nitems:\n${item("x")}`)
       const refused = await kubectl("create", "-f", bad)
       expect(refused.code).toBe(1)

@@ -1,7 +1,9 @@
 /**
  * The official Python client (Debian's `python3-kubernetes`): `watch=True` streams, a watch from a compacted
  * resourceVersion ends in upstream's 410, and the typed lease and event clients (`coordination.k8s.io`,
- * `events.k8s.io`) work; events written through `events.k8s.io` read back as core v1 events.
+ * `events.k8s.io`) work; events written through `events.k8s.io` read back as core v1 events; the dynamic client's
+ * server-side apply records its manager, fails on another manager's field with the reference's 409 and takes it with
+ * `force_conflicts=True`; the typed client's patch (strategic merge for a dict body) merges containers by name.
  */
 import { describe, expect, it } from "vitest"
 import { compatDir, python, run, startServer } from "./support/clients.js"
@@ -42,6 +44,36 @@ describe.concurrent("python kubernetes client", () => {
       created: ["events.k8s.io/v1", "hello from python"],
       listed: ["p1.1"],
       core: [["Pod", "Tested", "hello from python", "example.com/controller"]]
+    })
+  })
+
+  it("DynamicClient.server_side_apply: managedFields, upstream's 409 conflict, force_conflicts=True", async () => {
+    const result = await check("apply")
+    expect(result.created).toEqual([
+      { manager: "tool-a", operation: "Apply", apiVersion: "v1", time: result.created[0].time, fieldsType: "FieldsV1", fieldsV1: { "f:data": { "f:a": {} } } }
+    ])
+    expect(result.created[0].time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+    expect(result.conflict).toEqual([
+      409,
+      "Conflict",
+      'Apply failed with 1 conflict: conflict with "tool-a": .data.a',
+      { causes: [{ reason: "FieldManagerConflict", message: 'conflict with "tool-a"', field: ".data.a" }] }
+    ])
+    expect(result.forced).toEqual([{ a: "2" }, [["tool-b", { "f:data": { "f:a": {} } }]]])
+  })
+
+  it("a pod: apply creates it, a second manager conflicts on a container's image until forced, patch_namespaced_pod merges containers by name", async () => {
+    expect(await check("apply-pod")).toEqual({
+      created: [["a", "a:1"], ["b", "b:1"]],
+      managers: [["tool-a", "Apply"]],
+      conflict: [409, 'Apply failed with 1 conflict: conflict with "tool-a": .spec.containers[name="b"].image'],
+      forced: [["a", "a:1"], ["b", "b:2"]],
+      patched: [["a", "a:3"], ["b", "b:2"]],
+      owners: [
+        ["tool-a", "Apply", ['k:{"name":"a"}', 'k:{"name":"b"}']],
+        ["tool-b", "Apply", ['k:{"name":"b"}']],
+        ["editor", "Update", ['k:{"name":"a"}']]
+      ]
     })
   })
 })

@@ -1,7 +1,7 @@
 /** Server-side apply and managedFields (reference §5.4–5.6), the same over every transport. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { ConfigMaps, Leases } from "../../src/api/Resources.js"
+import { ConfigMaps, Leases, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { clientLayer, transports } from "../support/transports.js"
 
@@ -101,6 +101,108 @@ describe.each(transports)("server-side apply over %s", (transport) => {
         expect((lease.object.metadata.managedFields as Array<{ fieldsV1: unknown }>)[0]!.fieldsV1).toEqual({
           "f:spec": { "f:holderIdentity": {}, "f:leaseDurationSeconds": {}, "f:renewTime": {} }
         })
+      })
+    ))
+
+  it.effect("at most ten Update managers: the oldest are merged into an ancient-changes entry per version, Apply entries never", () =>
+    run(
+      Effect.gen(function* () {
+        const api = yield* ApiClient
+        type Entry = { manager: string; operation: string; apiVersion: string; time: string; fieldsV1: unknown }
+        const entries = (o: { metadata: { managedFields?: unknown } }) => o.metadata.managedFields as Array<Entry>
+        // Managers named in the order they write, so ties within one second sort as the writes did.
+        yield* api.create(ConfigMaps, cm({ a: "1" }), at("a"))
+        yield* api.patch(ConfigMaps, "c", "apply", cm({ z: "1" }), at("tool"))
+        const times: Record<string, string> = {}
+        let last = undefined as undefined | Array<Entry>
+        for (const m of ["b", "c", "d", "e", "f", "g", "h", "i", "j", "k"]) {
+          const written = yield* api.patch(ConfigMaps, "c", "merge", { data: { [m]: "1" } }, at(m))
+          last = entries(written.object)
+          times[m] = last.find((e) => e.manager === m)!.time
+        }
+        const summary = (es: Array<Entry>) => es.map((e) => [e.manager, e.operation, e.fieldsV1])
+        // Eleven Update managers after k: a (the oldest of v1) becomes the bucket and b is merged into it.
+        expect(summary(last!)).toEqual([
+          ["tool", "Apply", { "f:data": { "f:z": {} } }],
+          ["ancient-changes", "Update", { "f:data": { ".": {}, "f:a": {}, "f:b": {} } }],
+          ...["c", "d", "e", "f", "g", "h", "i", "j", "k"].map((m) => [m, "Update", { "f:data": { [`f:${m}`]: {} } }])
+        ])
+        const bucket = last!.find((e) => e.manager === "ancient-changes")!
+        expect([bucket.apiVersion, bucket.time]).toEqual(["v1", times.b])
+
+        // The next Update merges the oldest other one (c) into the existing bucket.
+        const next = yield* api.patch(ConfigMaps, "c", "merge", { data: { l: "1" } }, at("l"))
+        expect(summary(entries(next.object))).toEqual([
+          ["tool", "Apply", { "f:data": { "f:z": {} } }],
+          ["ancient-changes", "Update", { "f:data": { ".": {}, "f:a": {}, "f:b": {}, "f:c": {} } }],
+          ...["d", "e", "f", "g", "h", "i", "j", "k", "l"].map((m) => [m, "Update", { "f:data": { [`f:${m}`]: {} } }])
+        ])
+        expect(entries(next.object).find((e) => e.manager === "ancient-changes")!.time).toBe(times.c)
+      })
+    ))
+
+  it.effect("conflicts with several managers list them sorted; a subresource manager is named with its subresource", () =>
+    run(
+      Effect.gen(function* () {
+        const api = yield* ApiClient
+        yield* api.create(ConfigMaps, cm({ a: "1" }), at("creator"))
+        yield* api.patch(ConfigMaps, "c", "apply", cm({ b: "1" }), at("tool-a"))
+        const conflict = yield* Effect.flip(api.patch(ConfigMaps, "c", "apply", cm({ a: "2", b: "2" }), at("tool-b")))
+        expect([conflict.code, conflict.message]).toEqual([409, 'Apply failed with 2 conflicts: conflicts with "creator" using v1:\n- .data.a\nconflicts with "tool-a":\n- .data.b'])
+        const causes = conflict.status.details?.causes ?? []
+        // upstream collects the conflicts from a map: their order is not defined
+        expect(causes).toHaveLength(2)
+        expect(causes).toEqual(
+          expect.arrayContaining([
+            { reason: "FieldManagerConflict", message: 'conflict with "creator" using v1', field: ".data.a" },
+            { reason: "FieldManagerConflict", message: 'conflict with "tool-a"', field: ".data.b" }
+          ])
+        )
+
+        const pod = yield* api.create(Pods, { metadata: { name: "p" }, spec: { containers: [{ name: "a", image: "a:1" }] } }, at("creator"))
+        yield* api.update(Pods, { ...pod.object, status: { phase: "Running" } }, at("kubelet", { subresource: "status" }))
+        const statusConflict = yield* Effect.flip(
+          api.patch(Pods, "p", "apply", { apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, status: { phase: "Failed" } }, at("tool", { subresource: "status" }))
+        )
+        expect([statusConflict.code, statusConflict.message]).toEqual([409, 'Apply failed with 1 conflict: conflict with "kubelet" with subresource "status" using v1: .status.phase'])
+      })
+    ))
+
+  it.effect("an element of a keyed list must name its key fields (upstream's 500), unless the key has a default; no two elements one key", () =>
+    run(
+      Effect.gen(function* () {
+        const api = yield* ApiClient
+        const pod = (containers: ReadonlyArray<Record<string, unknown>>) => ({ apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default" }, spec: { containers } })
+        const prefix = "failed to create typed patch object (default/p; /v1, Kind=Pod): "
+        const noName = yield* Effect.flip(api.patch(Pods, "p", "apply", pod([{ image: "a:1" }]), at("tool")))
+        expect(noName.status).toEqual({
+          kind: "Status",
+          apiVersion: "v1",
+          metadata: {},
+          status: "Failure",
+          message: `${prefix}.spec.containers: element 0: associative list with keys has an element that omits key field "name" (and doesn't have default value)`,
+          code: 500
+        })
+        const two = yield* Effect.flip(api.patch(Pods, "p", "apply", pod([{ name: "a", image: "a:1", ports: [{ protocol: "UDP" }] }, { image: "b:1" }]), at("tool")))
+        expect([two.code, two.message]).toEqual([
+          500,
+          `${prefix}errors:\n` +
+            `  .spec.containers[name="a"].ports: element 0: associative list with keys has an element that omits key field "containerPort" (and doesn't have default value)\n` +
+            `  .spec.containers: element 1: associative list with keys has an element that omits key field "name" (and doesn't have default value)`
+        ])
+        const duplicate = yield* Effect.flip(api.patch(Pods, "p", "apply", pod([{ name: "a", image: "a:1" }, { name: "a", image: "a:2" }]), at("tool")))
+        expect([duplicate.code, duplicate.message]).toEqual([500, `${prefix}.spec.containers: duplicate entries for key [name="a"]`])
+        expect(yield* Effect.flip(api.get(Pods, "p", { namespace: "default" }))).toMatchObject({ code: 404 })
+
+        // A port's protocol defaults to TCP, in its key too: applying the same configuration again changes nothing.
+        const withPort = pod([{ name: "a", image: "a:1", ports: [{ containerPort: 80 }] }])
+        const created = yield* api.patch(Pods, "p", "apply", withPort, at("tool"))
+        expect(created.code).toBe(201)
+        const owned = (created.object.metadata.managedFields as Array<{ fieldsV1: any }>)[0]!.fieldsV1["f:spec"]["f:containers"]['k:{"name":"a"}']["f:ports"]
+        expect(Object.keys(owned)).toEqual(['k:{"containerPort":80,"protocol":"TCP"}'])
+        const again = yield* api.patch(Pods, "p", "apply", withPort, at("tool"))
+        expect((again.object.spec as any).containers[0].ports).toEqual([{ containerPort: 80, protocol: "TCP" }])
+        expect(again.object.metadata.resourceVersion).toBe(created.object.metadata.resourceVersion)
       })
     ))
 })

@@ -1,10 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Deferred, Duration, Effect, Either, Exit, Fiber, FiberId, TestClock } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Either, Exit, Fiber, FiberId, Option, Runtime, TestClock } from "effect"
+import { ApiError, makeStatus } from "../../src/api/Status.js"
 import {
   closedLoop,
   constantArrivalRate,
   constantPlan,
+  type DirectIteration,
   InvalidLoadConfig,
+  type Operation,
   rampingArrivalRate,
   rampingPlan
 } from "../../src/loadgen/Arrival.js"
@@ -326,5 +329,142 @@ describe("closedLoop", () => {
       expect(latency.max).toBeGreaterThanOrEqual(1000)
       expect(latency.count).toBeLessThan(200)
       expect(latency.p99).toBeLessThan(51)
+    }))
+})
+
+/**
+ * An operation offered in callback form only (as a load action's measured GET offers it over HTTP): the direct
+ * iteration runs `answer` on the test's runtime (its TestClock) and calls `done` when it ends; the Effect form dies,
+ * so a test passes only if the executor took the direct form.
+ */
+const directOnly = <E>(answer: (iteration: number, intendedStart: number) => Effect.Effect<void, E>): Operation<E, never> =>
+  Object.assign(() => Effect.dieMessage("the executor ran the Effect form of a direct operation"), {
+    direct: Effect.map(
+      Effect.runtime<never>(),
+      (runtime): DirectIteration<E> =>
+        (iteration, intendedStart, done) =>
+          void Runtime.runFork(runtime)(
+            Effect.matchCause(answer(iteration, intendedStart), {
+              onFailure: (cause) => Option.match(Cause.failureOption(cause), { onNone: () => done(undefined), onSome: (e) => done(e) }),
+              onSuccess: () => done(undefined)
+            })
+          )
+    )
+  })
+
+const connectionRefused = new ApiError({ status: makeStatus({ code: 503, reason: "ServiceUnavailable", message: "connection error: connect ECONNREFUSED" }) })
+
+describe("direct operations (callback form)", () => {
+  it.effect("open model: the 1 s generator stall still shows as latency from the intended start (p99 ≈ 0.9 s)", () =>
+    Effect.gen(function* () {
+      const clock = troubledTimers(yield* Effect.clock, { granularityMs: 10, stallFrom: 5000, stallUntil: 6000 })
+      const { result, series } = yield* runFor(
+        Effect.withClock(
+          constantArrivalRate({ key, rate: 500, duration: "10 seconds", maxInFlight: 10_000, operation: directOnly(() => Effect.sleep(Duration.millis(1))) }),
+          clock
+        ),
+        "11 seconds"
+      )
+      expect(result).toMatchObject({ planned: 5000, started: 5000, completed: 5000, dropped: 0, errors: 0, interrupted: 0 })
+      expect(result.lateStarts).toBeGreaterThanOrEqual(495)
+      const latency = summarize(series[0]!.latency)
+      const service = summarize(series[0]!.serviceTime)
+      // one histogram record per sample
+      expect(latency.count).toBe(5000)
+      expect(service.count).toBe(5000)
+      expect(latency.p99).toBeGreaterThan(850)
+      expect(latency.p99).toBeLessThan(950)
+      expect(latency.p50).toBeLessThan(20)
+      expect(service.p99).toBeLessThanOrEqual(10.1)
+    }), 60_000)
+
+  it.effect("open model: failures are error samples, connection failures errors without a latency sample", () =>
+    Effect.gen(function* () {
+      const { result, series } = yield* runFor(
+        constantArrivalRate({
+          key,
+          rate: 10,
+          duration: "1 second",
+          maxInFlight: 10,
+          operation: directOnly<ApiError | string>((i) => (i % 5 === 0 ? Effect.fail(connectionRefused) : i % 5 === 1 ? Effect.fail("boom") : Effect.sleep(Duration.millis(5))))
+        }),
+        "2 seconds"
+      )
+      expect(result).toMatchObject({ started: 10, completed: 10, errors: 4 })
+      expect(series[0]).toMatchObject({ count: 10, errors: 4, connectionErrors: 2 })
+      expect(series[0]!.latency.totalCount).toBe(8)
+    }))
+
+  it.effect("open model: iterations still running after the graceful stop are interrupted, their late answers ignored", () =>
+    Effect.gen(function* () {
+      const { result, series } = yield* runFor(
+        constantArrivalRate({
+          key,
+          rate: 10,
+          duration: "1 second",
+          gracefulStop: "500 millis",
+          maxInFlight: 100,
+          operation: directOnly((i) => Effect.sleep(Duration.millis(i < 5 ? 100 : 10_000)))
+        }),
+        "20 seconds"
+      )
+      expect(result).toMatchObject({ started: 10, completed: 5, interrupted: 5 })
+      expect(result.endedAtMs).toBe(1500)
+      // the five answers that came at 10.5–10.9 s were not recorded
+      expect(series[0]?.count).toBe(5)
+    }))
+
+  it.effect("closed loop: workers and the iteration budget as in the Effect form", () =>
+    Effect.gen(function* () {
+      const seen: Array<number> = []
+      const { result, series } = yield* runFor(
+        closedLoop({ key, workers: 3, iterations: 10, operation: directOnly((i) => Effect.sync(() => void seen.push(i)).pipe(Effect.zipRight(Effect.sleep(Duration.millis(100))))) }),
+        "1 second"
+      )
+      expect(result).toMatchObject({ planned: 10, started: 10, completed: 10, interrupted: 0 })
+      expect(result.endedAtMs).toBe(400)
+      expect([...seen].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+      expect(series[0]).toMatchObject({ count: 10, models: ["closed"] })
+    }))
+
+  it.effect("closed loop: iterations that answer at once (inside the call) run through the fiber, not a recursion", () =>
+    Effect.gen(function* () {
+      let calls = 0
+      const immediate: Operation<string, never> = Object.assign(() => Effect.dieMessage("Effect form"), {
+        direct: Effect.succeed<DirectIteration<string>>((i, _t, done) => {
+          calls++
+          done(i % 2 === 0 ? undefined : "refused")
+        })
+      })
+      const { result, series } = yield* runFor(closedLoop({ key, workers: 2, iterations: 100_000, operation: immediate }), "1 second")
+      expect(calls).toBe(100_000)
+      expect(result).toMatchObject({ started: 100_000, completed: 100_000, errors: 50_000 })
+      expect(series[0]).toMatchObject({ count: 100_000, errors: 50_000 })
+    }))
+
+  it.effect("a throw from a direct iteration is a defect that stops the executor", () =>
+    Effect.gen(function* () {
+      const throwing: Operation<never, never> = Object.assign(() => Effect.void, {
+        direct: Effect.succeed<DirectIteration<never>>((i, _t, done) => {
+          if (i === 2) throw new Error("bug in the operation")
+          done(undefined)
+        })
+      })
+      const recorder = yield* LatencyRecorder.make()
+      const fiber = yield* Effect.fork(
+        Effect.provideService(constantArrivalRate({ key, rate: 10, duration: "10 seconds", maxInFlight: 10, operation: throwing }), LatencyRecorder, recorder)
+      )
+      yield* TestClock.adjust("1 second")
+      const exit = yield* Fiber.await(fiber)
+      expect(Exit.isFailure(exit) && (Cause.squash(exit.cause) as Error).message).toBe("bug in the operation")
+    }))
+
+  it.effect("a direct form resolving to undefined leaves the Effect form", () =>
+    Effect.gen(function* () {
+      let effectRuns = 0
+      const operation: Operation<never, never> = Object.assign(() => Effect.sync(() => void effectRuns++), { direct: Effect.succeed(undefined) })
+      const { result } = yield* runFor(closedLoop({ key, workers: 1, iterations: 3, operation }), "1 second")
+      expect(result.completed).toBe(3)
+      expect(effectRuns).toBe(3)
     }))
 })

@@ -8,6 +8,7 @@ import {
   HIGHEST_TRACKABLE_MICROS,
   LatencyRecorder,
   makeHistogram,
+  meanOf,
   Recordings,
   type Sample,
   summarize,
@@ -48,6 +49,44 @@ describe("histogram helpers", () => {
     expect(Math.abs(s.p99_9 - 999) / 999).toBeLessThan(0.001)
     expect(Math.abs(s.max - 1000) / 1000).toBeLessThan(0.001)
     expect(summarize(makeHistogram())).toMatchObject({ count: 0, p99: 0, max: 0 })
+  })
+
+  it("meanOf is hdr-histogram-js's mean to the last bit, without its iterator", () => {
+    const h = makeHistogram()
+    expect(meanOf(h)).toBe(0)
+    // a spread over every bucket size: 0 µs, sub-ms, ms, seconds and the 1 h ceiling
+    let x = 1
+    for (let i = 0; i < 20_000; i++) {
+      x = (x * 48271) % 2147483647
+      h.recordValue(i % 1000 === 0 ? HIGHEST_TRACKABLE_MICROS : (x % 5000) * (1 + (i % 7) * (i % 3) * 40))
+    }
+    h.recordValue(0)
+    expect(meanOf(h)).toBe(h.mean)
+    const decoded = decodeHistogram(encodeHistogram(h))
+    expect(meanOf(decoded)).toBe(h.mean)
+  })
+
+  it("a bound recorder records what `record` does, outcome by outcome", () => {
+    const a = new Recordings({ originMs: 0 })
+    const b = new Recordings({ originMs: 0 })
+    const bound = b.bind(key, "closed")
+    const rows: Array<[number, number, number, "ok" | "error" | "connectionError"]> = [
+      [0, 2, 10, "ok"],
+      [5, 5, 1500, "error"],
+      [1600, 1600, 1601, "connectionError"],
+      [2000, 2100, 2200, "ok"]
+    ]
+    for (const [intended, sent, done, outcome] of rows) {
+      a.record(key, { intendedStart: intended, sentAt: sent, completedAt: done, ok: outcome === "ok", model: "closed", ...(outcome === "connectionError" ? { connectionError: true } : {}) })
+      bound(intended, sent, done, outcome)
+    }
+    a.flush()
+    b.flush()
+    const [sa, sb] = [a.snapshot()[0]!, b.snapshot()[0]!]
+    expect(encodeSeries(sb)).toEqual(encodeSeries(sa))
+    expect(sb).toMatchObject({ count: 4, errors: 2, connectionErrors: 1, models: ["closed"] })
+    expect(b.intervals().map((i) => [i.index, i.latency.count, i.errors])).toEqual([[0, 1, 0], [1, 1, 2], [2, 1, 0]])
+    expect(b.intervals()).toEqual(a.intervals())
   })
 
   it("min counts 0 µs samples (minNonZeroValue would not)", () => {

@@ -214,6 +214,14 @@ scheduler: { batches: [{ count: 1 }] }
       's.yaml:6:9: faults: faults act on a simulated cluster; add a "cluster" section',
       's.yaml:7:12: scheduler: "nodes" is required without a "cluster" section (the scheduler needs nodes to place pods on)'
     ])
+    const clusterThresholds = `${head}phases: []
+thresholds:
+  "latency{metric:api_call}": ["p(99) < 1s"]
+  "apf_rejected{priority_level:node-high}": ["count == 0"]
+`
+    expect(errorsOf(clusterThresholds)).toEqual([
+      's.yaml:8:45: thresholds["apf_rejected{priority_level:node-high}"]: apf_rejected judges a simulated cluster\'s result; add a "cluster" section'
+    ])
   })
 
   it("refuses registry faults the cluster's images section cannot act on (the cluster run's own rule)", () => {

@@ -160,10 +160,13 @@ const checked = new WeakSet<object>()
 
 const isValidTree = (v: unknown): boolean => isRecord(v) && Object.keys(v).every((k) => isValidTree(v[k]))
 
-/** `k:` key of a keyed list item: its key fields sorted by name, as compact JSON. */
-export const itemKey = (item: Readonly<Record<string, unknown>>, keys: ReadonlyArray<string>): string => {
+/** `k:` key of a keyed list item: its key fields sorted by name (an omitted one by its default), as compact JSON. */
+export const itemKey = (item: Readonly<Record<string, unknown>>, keys: ReadonlyArray<string>, defaults?: Readonly<Record<string, unknown>>): string => {
   const fields: Record<string, unknown> = {}
-  for (const k of [...keys].sort()) if (item[k] !== undefined) fields[k] = item[k]
+  for (const k of [...keys].sort()) {
+    const v = item[k] ?? defaults?.[k]
+    if (v !== undefined) fields[k] = v
+  }
   return `k:${JSON.stringify(fields)}`
 }
 

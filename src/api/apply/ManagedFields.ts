@@ -8,7 +8,8 @@
  *   reference §5.6) unless forced, which moves the ownership.
  * Entries are identified by manager, operation, subresource and (for Update) apiVersion; an entry's time changes
  * only when its fields do. Identity fields (name, uid, resourceVersion, …) are owned by nobody, and the main
- * resource and the status subresource own only their own halves of kinds with a status subresource.
+ * resource and the status subresource own only their own halves of kinds with a status subresource. An Update
+ * leaves at most ten Update entries ({@link capUpdateManagers}).
  *
  * Pure: times are passed in.
  */
@@ -17,7 +18,9 @@ import type { FieldSchema } from "../kinds/FieldSchema.js"
 import { isRecord, type KObject } from "../Object.js"
 import { ApiError, makeStatus } from "../Status.js"
 import { contains, difference, emptySet, equalSets, type FieldTree, fieldTreeOf, intersection, isEmpty, memberPaths, union } from "./FieldSet.js"
+import { typedPatchError } from "./TypedConversion.js"
 import { compare, fieldSetOf, mergeConfig, removeFields } from "./TypedFields.js"
+import { capUpdateManagers } from "./UpdateManagerCap.js"
 
 export interface ManagedFieldsEntry {
   /** Omitted when empty (`omitempty`): a manager without a name or User-Agent. */
@@ -150,6 +153,19 @@ export const afterUpdate = (
   /** Asked only when an entry changes (formatting a time on every write costs). */
   time: () => string
 ): ReadonlyArray<ManagedFieldsEntry> => {
+  const entries = updatedEntries(before, after, manager, scope, time)
+  const capped = capUpdateManagers(entries)
+  return capped === entries ? entries : sorted([...capped])
+}
+
+const updatedEntries = (
+  before: KObject | undefined,
+  after: KObject,
+  manager: string,
+  scope: WriteScope,
+  /** Asked only when an entry changes (formatting a time on every write costs). */
+  time: () => string
+): ReadonlyArray<ManagedFieldsEntry> => {
   const sent = scope.subresource === undefined ? entriesOf(after) : []
   const entries = sent.length > 0 ? sent : entriesOf(before)
   const changes = compare(before ?? zeroObject(scope.schema), after, scope.schema)
@@ -208,7 +224,7 @@ export const conflictError = (conflicts: ReadonlyArray<Conflict>): ApiError => {
 
 /**
  * An Apply by `manager` of `config` onto `live` (undefined when the apply creates): the merged object and its
- * managed fields, or the conflicts as a 409 when not forced.
+ * managed fields, or the conflicts as a 409 when not forced (a configuration that cannot be typed is a 500 first).
  */
 export const applyConfig = (
   live: KObject | undefined,
@@ -218,6 +234,8 @@ export const applyConfig = (
   scope: WriteScope,
   time: string
 ): Either.Either<{ readonly object: KObject; readonly managedFields: ReadonlyArray<ManagedFieldsEntry> }, ApiError> => {
+  const untyped = typedPatchError(config, scope.schema)
+  if (untyped !== undefined) return Either.left(untyped)
   const entries = entriesOf(live)
   const self = identityKey({ manager, operation: "Apply", apiVersion: scope.apiVersion, subresource: scope.subresource })
   const previous = entries.find((e) => identityOf(e) === self)

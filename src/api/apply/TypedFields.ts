@@ -24,7 +24,7 @@ const listOf = (s: FieldSchema | undefined): { semantics: ListSemantics; items: 
   s?.type === "array" ? { semantics: listSemantics(s), items: s.items } : undefined
 
 const keyOfItem = (item: unknown, semantics: ListSemantics): string =>
-  semantics.type === "map" && isRecord(item) ? itemKey(item, semantics.keys) : valueKey(item)
+  semantics.type === "map" && isRecord(item) ? itemKey(item, semantics.keys, semantics.keyDefaults) : valueKey(item)
 
 const put = (out: Mutable, key: string, t: FieldTree | undefined): void => {
   if (t !== undefined) out[key] = t

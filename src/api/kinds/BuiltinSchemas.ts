@@ -1,6 +1,6 @@
 /**
  * Field schemas of the built-in kinds whose fields are not described by hand (Pod, Node, Namespace, Service,
- * Deployment), derived from the protobuf messages the server already encodes them with
+ * Deployment, the RBAC kinds), derived from the protobuf messages the server already encodes them with
  * (`src/api/protobuf/schema/`: upstream's field names, Go types and inline structs) and carrying the upstream
  * patch tags (`UpstreamTags.ts`). One description per kind: it decodes and validates bodies, drives strategic
  * merge patch and server-side apply, and is what the OpenAPI documents show.
@@ -132,3 +132,7 @@ export const nodeSchema: FieldSchema = builtinKindSchema("k8s.io.api.core.v1.Nod
 export const namespaceSchema: FieldSchema = builtinKindSchema("k8s.io.api.core.v1.Namespace")
 export const serviceSchema: FieldSchema = builtinKindSchema("k8s.io.api.core.v1.Service")
 export const deploymentSchema: FieldSchema = builtinKindSchema("k8s.io.api.apps.v1.Deployment")
+export const roleSchema: FieldSchema = builtinKindSchema("k8s.io.api.rbac.v1.Role")
+export const clusterRoleSchema: FieldSchema = builtinKindSchema("k8s.io.api.rbac.v1.ClusterRole")
+export const roleBindingSchema: FieldSchema = builtinKindSchema("k8s.io.api.rbac.v1.RoleBinding")
+export const clusterRoleBindingSchema: FieldSchema = builtinKindSchema("k8s.io.api.rbac.v1.ClusterRoleBinding")

@@ -51,6 +51,11 @@ export interface PatchTags {
   readonly listType?: "atomic" | "set" | "map"
   /** `+listMapKey` (in order), for `listType=map`. */
   readonly listMapKeys?: ReadonlyArray<string>
+  /**
+   * The `+default` markers of key fields (a port's `protocol` is `"TCP"`): the key an element that omits the
+   * field has, for server-side apply (`structured-merge-diff` `getAssociativeKeyDefault`).
+   */
+  readonly listMapKeyDefaults?: Readonly<Record<string, string>>
   /** `+mapType=atomic`: a map replaced as a whole (`nodeSelector`, `selector`). */
   readonly mapType?: "atomic" | "granular"
   /** `+structType=atomic`: a struct replaced as a whole (`LabelSelector`, `OwnerReference`). */
@@ -58,7 +63,10 @@ export interface PatchTags {
 }
 
 /** A list as server-side apply sees it: replaced whole, a set of scalars, or a map of objects by key fields. */
-export type ListSemantics = { readonly type: "atomic" } | { readonly type: "set" } | { readonly type: "map"; readonly keys: ReadonlyArray<string> }
+export type ListSemantics =
+  | { readonly type: "atomic" }
+  | { readonly type: "set" }
+  | { readonly type: "map"; readonly keys: ReadonlyArray<string>; readonly keyDefaults?: Readonly<Record<string, string>> | undefined }
 
 /**
  * The list semantics of an array schema as upstream's OpenAPI → structured-merge-diff conversion derives
@@ -67,7 +75,7 @@ export type ListSemantics = { readonly type: "atomic" } | { readonly type: "set"
  */
 export const listSemantics = (s: Extract<FieldSchema, { type: "array" }>): ListSemantics => {
   const tags = s.patch
-  if (tags?.listType === "map") return { type: "map", keys: tags.listMapKeys ?? (tags.patchMergeKey ? [tags.patchMergeKey] : []) }
+  if (tags?.listType === "map") return { type: "map", keys: tags.listMapKeys ?? (tags.patchMergeKey ? [tags.patchMergeKey] : []), keyDefaults: tags.listMapKeyDefaults }
   if (tags?.listType !== undefined) return { type: tags.listType }
   if (tags?.patchStrategy?.split(",").includes("merge")) return tags.patchMergeKey ? { type: "map", keys: [tags.patchMergeKey] } : { type: "set" }
   return { type: "atomic" }

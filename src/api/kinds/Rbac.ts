@@ -2,10 +2,12 @@
  * `rbac.authorization.platform/v1` Role, ClusterRole, RoleBinding and ClusterRoleBinding: their shapes, defaults and
  * validation as upstream's `pkg/apis/rbac/validation/validation.go` and `v1/defaults.go`. The group is also served
  * under its upstream name `rbac.authorization.k8s.io` (docs/upstream-names.md), so both spellings are accepted
- * where an object names the group (`roleRef.apiGroup`, a subject's `apiGroup`).
+ * where an object names the group (`roleRef.apiGroup`, a subject's `apiGroup`). Their field schemas come from the
+ * protobuf messages (`BuiltinSchemas.ts`): upstream's lists here carry no patch tags, so apply replaces them whole.
  */
 import { GoPrinted, invalid, notSupported, required, type FieldError } from "../FieldError.js"
 import { isRecord, type KObject } from "../Object.js"
+import { clusterRoleBindingSchema, clusterRoleSchema, roleBindingSchema, roleSchema } from "./BuiltinSchemas.js"
 import type { KindRules } from "./KindRules.js"
 import type { NameRule } from "./Names.js"
 
@@ -147,7 +149,7 @@ export const defaultBinding = (obj: KObject): KObject => {
   }
 }
 
-export const roleRules: KindRules = { nameRule: pathSegmentName, validateCreate: validateRules(true), validateUpdate: validateRules(true) }
-export const clusterRoleRules: KindRules = { nameRule: pathSegmentName, validateCreate: validateRules(false), validateUpdate: validateRules(false) }
-export const roleBindingRules: KindRules = { defaults: defaultBinding, nameRule: pathSegmentName, validateCreate: validateBinding(true), validateUpdate: bindingUpdate(true) }
-export const clusterRoleBindingRules: KindRules = { defaults: defaultBinding, nameRule: pathSegmentName, validateCreate: validateBinding(false), validateUpdate: bindingUpdate(false) }
+export const roleRules: KindRules = { schema: roleSchema, nameRule: pathSegmentName, validateCreate: validateRules(true), validateUpdate: validateRules(true) }
+export const clusterRoleRules: KindRules = { schema: clusterRoleSchema, nameRule: pathSegmentName, validateCreate: validateRules(false), validateUpdate: validateRules(false) }
+export const roleBindingRules: KindRules = { schema: roleBindingSchema, defaults: defaultBinding, nameRule: pathSegmentName, validateCreate: validateBinding(true), validateUpdate: bindingUpdate(true) }
+export const clusterRoleBindingRules: KindRules = { schema: clusterRoleBindingSchema, defaults: defaultBinding, nameRule: pathSegmentName, validateCreate: validateBinding(false), validateUpdate: bindingUpdate(false) }

@@ -1,7 +1,7 @@
 /**
  * The patch and apply tags of the upstream 1.26 types (`k8s.io/api` core/v1 and apps/v1 types.go,
  * `k8s.io/apimachinery` meta/v1 types.go): struct tags `patchStrategy`/`patchMergeKey` and the markers
- * `+listType`, `+listMapKey`, `+mapType`, `+structType`. The one list of how fields merge: the built-in
+ * `+listType`, `+listMapKey`, `+mapType`, `+structType`, and the `+default` of list keys. The one list of how fields merge: the built-in
  * schemas (`BuiltinSchemas.ts`, `FieldSchema.ts`) carry these tags, and strategic merge patch, server-side
  * apply and the OpenAPI documents read them from there.
  *
@@ -18,19 +18,19 @@ const upstreamTags: Readonly<Record<string, Readonly<Record<string, PatchTags>>>
   "core/v1.ConfigMapKeySelector": { "": { structType: "atomic" } },
   "core/v1.SecretKeySelector": { "": { structType: "atomic" } },
   "core/v1.ResourceRequirements": { claims: { listType: "map", listMapKeys: ["name"] } },
-  "core/v1.Container": { ports: { patchStrategy: "merge", patchMergeKey: "containerPort", listType: "map", listMapKeys: ["containerPort", "protocol"] }, env: { patchStrategy: "merge", patchMergeKey: "name" }, volumeMounts: { patchStrategy: "merge", patchMergeKey: "mountPath" }, volumeDevices: { patchStrategy: "merge", patchMergeKey: "devicePath" } },
+  "core/v1.Container": { ports: { patchStrategy: "merge", patchMergeKey: "containerPort", listType: "map", listMapKeys: ["containerPort", "protocol"], listMapKeyDefaults: { protocol: "TCP" } }, env: { patchStrategy: "merge", patchMergeKey: "name" }, volumeMounts: { patchStrategy: "merge", patchMergeKey: "mountPath" }, volumeDevices: { patchStrategy: "merge", patchMergeKey: "devicePath" } },
   "core/v1.NodeSelector": { "": { structType: "atomic" } },
   "core/v1.NodeSelectorTerm": { "": { structType: "atomic" } },
   "core/v1.TopologySelectorTerm": { "": { structType: "atomic" } },
   "core/v1.PodSpec": { volumes: { patchStrategy: "merge,retainKeys", patchMergeKey: "name" }, initContainers: { patchStrategy: "merge", patchMergeKey: "name" }, containers: { patchStrategy: "merge", patchMergeKey: "name" }, ephemeralContainers: { patchStrategy: "merge", patchMergeKey: "name" }, nodeSelector: { mapType: "atomic" }, imagePullSecrets: { patchStrategy: "merge", patchMergeKey: "name" }, hostAliases: { patchStrategy: "merge", patchMergeKey: "ip" }, topologySpreadConstraints: { patchStrategy: "merge", patchMergeKey: "topologyKey", listType: "map", listMapKeys: ["topologyKey", "whenUnsatisfiable"] }, schedulingGates: { patchStrategy: "merge", patchMergeKey: "name", listType: "map", listMapKeys: ["name"] }, resourceClaims: { patchStrategy: "merge,retainKeys", patchMergeKey: "name", listType: "map", listMapKeys: ["name"] } },
   "core/v1.TopologySpreadConstraint": { matchLabelKeys: { listType: "atomic" } },
-  "core/v1.EphemeralContainerCommon": { ports: { patchStrategy: "merge", patchMergeKey: "containerPort", listType: "map", listMapKeys: ["containerPort", "protocol"] }, env: { patchStrategy: "merge", patchMergeKey: "name" }, volumeMounts: { patchStrategy: "merge", patchMergeKey: "mountPath" }, volumeDevices: { patchStrategy: "merge", patchMergeKey: "devicePath" } },
+  "core/v1.EphemeralContainerCommon": { ports: { patchStrategy: "merge", patchMergeKey: "containerPort", listType: "map", listMapKeys: ["containerPort", "protocol"], listMapKeyDefaults: { protocol: "TCP" } }, env: { patchStrategy: "merge", patchMergeKey: "name" }, volumeMounts: { patchStrategy: "merge", patchMergeKey: "mountPath" }, volumeDevices: { patchStrategy: "merge", patchMergeKey: "devicePath" } },
   "core/v1.PodStatus": { conditions: { patchStrategy: "merge", patchMergeKey: "type" }, podIPs: { patchStrategy: "merge", patchMergeKey: "ip" } },
   "core/v1.ReplicationControllerSpec": { selector: { mapType: "atomic" } },
   "core/v1.ReplicationControllerStatus": { conditions: { patchStrategy: "merge", patchMergeKey: "type" } },
   "core/v1.ServiceStatus": { conditions: { patchStrategy: "merge", patchMergeKey: "type", listType: "map", listMapKeys: ["type"] } },
   "core/v1.LoadBalancerIngress": { ports: { listType: "atomic" } },
-  "core/v1.ServiceSpec": { ports: { patchStrategy: "merge", patchMergeKey: "port", listType: "map", listMapKeys: ["port", "protocol"] }, selector: { mapType: "atomic" }, clusterIPs: { listType: "atomic" }, ipFamilies: { listType: "atomic" } },
+  "core/v1.ServiceSpec": { ports: { patchStrategy: "merge", patchMergeKey: "port", listType: "map", listMapKeys: ["port", "protocol"], listMapKeyDefaults: { protocol: "TCP" } }, selector: { mapType: "atomic" }, clusterIPs: { listType: "atomic" }, ipFamilies: { listType: "atomic" } },
   "core/v1.ServiceAccount": { secrets: { patchStrategy: "merge", patchMergeKey: "name" } },
   "core/v1.EndpointAddress": { "": { structType: "atomic" } },
   "core/v1.EndpointPort": { "": { structType: "atomic" } },

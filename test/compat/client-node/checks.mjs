@@ -74,6 +74,39 @@ if (check === "leases") {
   await until(() => seen.includes("add c") && seen.includes("delete a"), "add c, delete a")
   await informer.stop()
   console.log(JSON.stringify({ lists, seen, errors, cached: informer.list().map((o) => o.metadata.name) }))
+} else if (check === "apply") {
+  // Server-side apply as the client offers it: the patch call with the apply Content-Type set by a header option.
+  const apply = (data, fieldManager, force) =>
+    core.patchNamespacedConfigMap(
+      { name: "cm", namespace: "default", fieldManager, force, body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm", namespace: "default" }, data } },
+      k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.ServerSideApply)
+    )
+  const created = await apply({ a: "1" }, "tool-a")
+  const result = { created: created.metadata.managedFields }
+  try {
+    await apply({ a: "2" }, "tool-b")
+  } catch (e) {
+    const body = JSON.parse(e.body)
+    result.conflict = [e.code, body.reason, body.message, body.details]
+  }
+  const forced = await apply({ a: "2" }, "tool-b", true)
+  result.forced = [forced.data, forced.metadata.managedFields.map((e) => [e.manager, e.fieldsV1])]
+  console.log(JSON.stringify(result))
+} else if (check === "strategic-patch") {
+  await core.createNamespacedPod({
+    namespace: "default",
+    body: { metadata: { name: "p" }, spec: { containers: [{ name: "a", image: "a:1" }, { name: "b", image: "b:1" }] } }
+  })
+  const patched = await core.patchNamespacedPod(
+    { name: "p", namespace: "default", fieldManager: "editor", body: { spec: { containers: [{ name: "b", image: "b:2" }] } } },
+    k8s.setHeaderOptions("Content-Type", k8s.PatchStrategy.StrategicMergePatch)
+  )
+  console.log(
+    JSON.stringify({
+      containers: patched.spec.containers.map((c) => [c.name, c.image]),
+      managers: patched.metadata.managedFields.map((e) => [e.manager, e.operation]).sort()
+    })
+  )
 } else {
   throw new Error(`unknown check ${check}`)
 }

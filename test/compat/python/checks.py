@@ -7,7 +7,7 @@ import json
 import sys
 import urllib.request
 
-from kubernetes import client, watch
+from kubernetes import client, dynamic, watch
 
 url, check = sys.argv[1], sys.argv[2]
 configuration = client.Configuration()
@@ -110,6 +110,51 @@ elif check == "token":
         body = json.loads(e.body)
         denied = [e.status, body["reason"], body["message"]]
     out({"listed": [p.metadata.name for p in listed.items], "denied": denied})
+
+elif check == "apply":
+    # Client 22.x sends an apply body only when it is already text (its REST layer serializes dicts only for JSON
+    # content types; kubernetes-client/python fixed that in 25.x), so the manifests go as JSON text.
+    configmaps = dynamic.DynamicClient(api_client).resources.get(api_version="v1", kind="ConfigMap")
+
+    def apply(data, manager, force=None):
+        body = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "default"}, "data": data})
+        return configmaps.server_side_apply(body=body, name="cm", namespace="default", field_manager=manager, force_conflicts=force).to_dict()
+
+    created = apply({"a": "1"}, "tool-a")
+    result = {"created": created["metadata"]["managedFields"]}
+    try:
+        apply({"a": "2"}, "tool-b")
+    except client.exceptions.ApiException as e:
+        body = json.loads(e.body)
+        result["conflict"] = [e.status, body["reason"], body["message"], body["details"]]
+    forced = apply({"a": "2"}, "tool-b", force=True)
+    result["forced"] = [forced["data"], [[e["manager"], e["fieldsV1"]] for e in forced["metadata"]["managedFields"]]]
+    out(result)
+
+elif check == "apply-pod":
+    # Apply creates a pod of two containers; another manager changing one container's image conflicts until forced;
+    # a strategic merge patch (the typed client's default for a dict body) changes one container and keeps the other.
+    pods = dynamic.DynamicClient(api_client).resources.get(api_version="v1", kind="Pod")
+
+    def apply(images, manager, force=None):
+        containers = [{"name": name, "image": image} for name, image in images]
+        body = json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"}, "spec": {"containers": containers}})
+        return pods.server_side_apply(body=body, name="p", namespace="default", field_manager=manager, force_conflicts=force).to_dict()
+
+    def images(pod):
+        return [[c["name"], c["image"]] for c in pod["spec"]["containers"]]
+
+    created = apply([("a", "a:1"), ("b", "b:1")], "tool-a")
+    result = {"created": images(created), "managers": [[e["manager"], e["operation"]] for e in created["metadata"]["managedFields"]]}
+    try:
+        apply([("b", "b:2")], "tool-b")
+    except client.exceptions.ApiException as e:
+        result["conflict"] = [e.status, json.loads(e.body)["message"]]
+    result["forced"] = images(apply([("b", "b:2")], "tool-b", force=True))
+    patched = core.patch_namespaced_pod("p", "default", {"spec": {"containers": [{"name": "a", "image": "a:3"}]}}, field_manager="editor")
+    result["patched"] = [[c.name, c.image] for c in patched.spec.containers]
+    result["owners"] = [[e.manager, e.operation, sorted(e.fields_v1["f:spec"]["f:containers"].keys())] for e in patched.metadata.managed_fields]
+    out(result)
 
 else:
     raise SystemExit("unknown check " + check)

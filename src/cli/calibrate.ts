@@ -1,0 +1,95 @@
+/**
+ * `clustersim calibrate --target URL [--out file]` (docs/calibration.md): probes the server (src/calibrate/Probe.ts),
+ * fits the service-time model to what it measured (src/calibrate/Fit.ts) and writes the `serviceTime` block that
+ * makes a simulated cluster reproduce it. The probe writes objects, so a target that is not on this machine needs
+ * `--allow-remote`.
+ */
+import { Effect, Either } from "effect"
+import { writeFileSync } from "node:fs"
+import { fitServiceTime, type Fit } from "../calibrate/Fit.js"
+import { defaultProbeOptions, probe, type ProbeOptions, type ProbeResult } from "../calibrate/Probe.js"
+import { ApiClient } from "../client/ApiClient.js"
+import { ExitCode } from "../loadgen/Thresholds.js"
+import { isLocalTarget, resolveTarget } from "./target.js"
+
+export interface CalibrateCommandOptions {
+  readonly target: string
+  readonly out?: string
+  /** Wall time of one probe step (ms). */
+  readonly stepMs?: number
+  /** Start of one request to the next within a step (ms). */
+  readonly paceMs?: number
+  readonly allowRemote?: boolean
+  /** Probe settings besides the step time (tests use smaller ones). */
+  readonly probe?: Partial<Omit<ProbeOptions, "progress" | "stepMs" | "paceMs">>
+  readonly stdout?: (s: string) => void
+  readonly stderr?: (s: string) => void
+}
+
+export interface CalibrateCommandResult {
+  readonly exitCode: number
+  readonly fit?: Fit
+  readonly measured?: ProbeResult
+  /** The block as written. */
+  readonly text?: string
+}
+
+const ms = (x: number): string => `${x.toFixed(3)} ms`
+
+/** The `serviceTime` block with what it was fitted to, as comments (YAML, to go under `cluster:`). */
+export const renderServiceTime = (target: string, at: Date, fit: Fit, measured: ProbeResult): string => {
+  const width = Math.max(...fit.steps.map((s) => s.step.length))
+  const lines = [
+    `# clustersim calibrate --target ${target} at ${at.toISOString()}: the service-time model fitted to the probe`,
+    `# (docs/calibration.md). Paste under a scenario's "cluster:". Per step, the median measured and modelled:`,
+    ...fit.steps.map((s) => `#   ${s.step.padEnd(width)}  measured ${ms(s.measuredMs).padStart(12)}  modelled ${ms(s.modelledMs).padStart(12)}`),
+    ...measured.steps.map((s) => `#   ${s.step.padEnd(width)}  p99 ${ms(s.p99)} over ${s.samples} requests, one at a time`),
+    ...(measured.watchStart ? [`#   watch start p50 ${ms(measured.watchStart.p50)} (the model books a watch start as a read)`] : []),
+    ...(fit.undetermined.length > 0 ? [`#   not determined by the probe (simulator defaults): ${fit.undetermined.join(", ")}`] : []),
+    `# The concurrency settings (maxRequestsInflight, maxMutatingRequestsInflight) and apf are not probed: set them`,
+    `# as the server is configured.`,
+    `serviceTime:`,
+    ...Object.entries(fit.serviceTime).map(([k, v]) => `  ${k}: ${v}`)
+  ]
+  return lines.join("\n") + "\n"
+}
+
+export const calibrateCommand = (o: CalibrateCommandOptions): Effect.Effect<CalibrateCommandResult> =>
+  Effect.gen(function* () {
+    const out = o.stdout ?? ((s: string) => void process.stdout.write(s))
+    const err = o.stderr ?? ((s: string) => void process.stderr.write(s))
+    const invalid = (message: string) => {
+      err(`clustersim calibrate: ${message}\n`)
+      return { exitCode: ExitCode.InvalidInput }
+    }
+    const target = yield* Effect.either(resolveTarget({ target: o.target }))
+    if (Either.isLeft(target)) return invalid(target.left.message)
+    if (target.right._tag !== "url") return invalid(`--target: expected an http(s):// URL, got "${o.target}"`)
+    if (!isLocalTarget(target.right) && !o.allowRemote)
+      return invalid(`--target ${o.target}: the probe creates and deletes objects; a server not on this machine needs --allow-remote`)
+    if (o.stepMs !== undefined && !(o.stepMs >= 100 && o.stepMs <= 60_000)) return invalid(`--step: expected between 100ms and 60s, got ${o.stepMs} ms`)
+    if (o.paceMs !== undefined && !(o.paceMs >= 0 && o.paceMs <= 10_000)) return invalid(`--pace: expected between 0s and 10s, got ${o.paceMs} ms`)
+    const options: ProbeOptions = {
+      ...defaultProbeOptions,
+      ...o.probe,
+      ...(o.stepMs !== undefined ? { stepMs: o.stepMs } : {}),
+      ...(o.paceMs !== undefined ? { paceMs: o.paceMs } : {}),
+      progress: (line) => err(`${line}\n`)
+    }
+    const measured = yield* Effect.either(probe(options).pipe(Effect.provide(ApiClient.layerHttp(target.right.options))))
+    if (Either.isLeft(measured)) {
+      err(`clustersim calibrate: the probe failed: ${measured.left.message}\n`)
+      return { exitCode: ExitCode.RunError }
+    }
+    const fit = fitServiceTime(measured.right.steps)
+    const text = renderServiceTime(o.target, new Date(), fit, measured.right)
+    if (o.out !== undefined) {
+      const written = yield* Effect.either(Effect.try(() => writeFileSync(o.out!, text)))
+      if (Either.isLeft(written)) {
+        err(`clustersim calibrate: cannot write ${o.out}: ${(written.left.cause as Error).message}\n`)
+        return { exitCode: ExitCode.RunError }
+      }
+      err(`clustersim calibrate: wrote ${o.out}\n`)
+    } else out(text)
+    return { exitCode: ExitCode.Pass, fit, measured: measured.right, text }
+  })
