@@ -28,6 +28,7 @@ import type { Classification, RequestAttributes } from "./apf/Bootstrap.js"
 import { PriorityAndFairness } from "./apf/PriorityAndFairness.js"
 import { SeatHeap } from "./SeatHeap.js"
 import { listSeats } from "./apf/WorkEstimate.js"
+import { jsonLength } from "./JsonLength.js"
 
 export const ServiceTimeSettings = Schema.Struct({
   readBaseMs: Schema.optional(Schema.NonNegative),
@@ -164,8 +165,8 @@ export class ServiceTime extends Context.Tag("clustersim/apiserver/ServiceTime")
   )
 }
 
-/** Rough body size: JSON length (bytes for ASCII, which API objects nearly always are). */
-export const approximateBytes = (value: unknown): number => (value === undefined ? 0 : JSON.stringify(value).length)
+/** Rough body size: JSON length (bytes for ASCII, which API objects nearly always are), measured without the string. */
+export const approximateBytes = (value: unknown): number => jsonLength(value)
 
 const timed = <A, E>(
   model: ServiceTimeModel,

@@ -334,9 +334,12 @@ export class Store {
     this.compacted = this.current
   }
 
-  /** Retained changes of `resource` after `revision`, oldest first (the caller checks `revision >= compactedRevision`). */
-  changesAfter(resource: ResourceType, revision: number): Iterable<Change> {
-    return this.tables.get(resource)?.log.after(revision) ?? []
+  /**
+   * Retained changes of `resource` after `revision`, oldest first (the caller checks `revision >= compactedRevision`);
+   * with `indexValue`, only those that had or have that value of the type's indexed field (`ChangeLog.after`).
+   */
+  changesAfter(resource: ResourceType, revision: number, indexValue?: string): Iterable<Change> {
+    return this.tables.get(resource)?.log.after(revision, indexValue) ?? []
   }
 
 

@@ -95,7 +95,7 @@ export class Watch {
       }
       const watcher: Watcher = { resource, prefix, matches: filter, indexValue, sink, startRevision: from }
       if (startRevision !== undefined) {
-        for (const change of store.changesAfter(resource, startRevision)) hub.replayTo(watcher, change)
+        for (const change of store.changesAfter(resource, startRevision, indexValue)) hub.replayTo(watcher, change)
         ;(watcher as { startRevision: number }).startRevision = Math.max(startRevision, store.revision)
       }
       if (sink.isClosed()) return

@@ -76,26 +76,51 @@ export class Cache {
   /** A relist: the cache becomes `items`; the deltas in the order a resync-less informer's handlers see them. */
   replace(items: ReadonlyArray<KObject>): ReadonlyArray<Delta> {
     const deltas: Array<Delta> = []
-    const listed = new Set<KObject>(items)
+    this.replaceEach(items, (type, object, old) => deltas.push(type === "Updated" ? { type, old: old!, object } : { type, object }))
+    return deltas
+  }
+
+  /**
+   * `replace` with each delta told, once the cache is the list, to `each` rather than built: 50 informers relisting
+   * 150,000 pods would otherwise hold 7.5 million delta objects until delivered (old enough by then for the
+   * expensive collections). The deltas wait as columns; `old` is the state an update replaced.
+   */
+  replaceEach(items: ReadonlyArray<KObject>, each: (type: Delta["type"], object: KObject, old: KObject | undefined) => void): void {
+    const types: Array<Delta["type"]> = []
+    const objects: Array<KObject> = []
+    const olds: Array<KObject | undefined> = []
     for (const object of items) {
       const old = put(this.objects, object)
       if (old === undefined) {
         this.count++
-        deltas.push({ type: "Added", object })
-      } else if (old.metadata.resourceVersion !== object.metadata.resourceVersion) deltas.push({ type: "Updated", old, object })
-    }
-    // Objects gone while the watch was down (what the cache holds that the list did not bring): client-go hands
-    // these over as `DeletedFinalStateUnknown` with the last state it held; here the delta carries that last state.
-    for (const [namespace, names] of this.objects) {
-      for (const [name, old] of names) {
-        if (listed.has(old)) continue
-        names.delete(name)
-        this.count--
-        deltas.push({ type: "Deleted", object: old })
+        types.push("Added")
+        objects.push(object)
+        olds.push(undefined)
+      } else if (old !== object && old.metadata.resourceVersion !== object.metadata.resourceVersion) {
+        types.push("Updated")
+        objects.push(object)
+        olds.push(old)
       }
-      if (names.size === 0) this.objects.delete(namespace)
     }
-    return deltas
+    // A list has each key once, so holding no more objects than it brought means holding nothing else: the usual
+    // relist (the first one above all) skips the set of 150,000 listed objects and the walk over the cache.
+    if (this.count > items.length) {
+      const listed = new Set<KObject>(items)
+      // Objects gone while the watch was down (what the cache holds that the list did not bring): client-go hands
+      // these over as `DeletedFinalStateUnknown` with the last state it held; here the delta carries that state.
+      for (const [namespace, names] of this.objects) {
+        for (const [name, old] of names) {
+          if (listed.has(old)) continue
+          names.delete(name)
+          this.count--
+          types.push("Deleted")
+          objects.push(old)
+          olds.push(undefined)
+        }
+        if (names.size === 0) this.objects.delete(namespace)
+      }
+    }
+    for (let i = 0; i < types.length; i++) each(types[i]!, objects[i]!, olds[i])
   }
 }
 

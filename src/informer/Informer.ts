@@ -32,14 +32,17 @@ export interface Informer {
   readonly stats: Effect.Effect<InformerStats>
 }
 
-const deliver = (handlers: EventHandlers, delta: Delta, now: number, isInInitialList: boolean) => {
-  switch (delta.type) {
+const deliver = (handlers: EventHandlers, delta: Delta, now: number, isInInitialList: boolean) =>
+  deliverEach(handlers, delta.type, delta.object, delta.type === "Updated" ? delta.old : undefined, now, isInInitialList)
+
+const deliverEach = (handlers: EventHandlers, type: Delta["type"], object: KObject, old: KObject | undefined, now: number, isInInitialList: boolean) => {
+  switch (type) {
     case "Added":
-      return handlers.onAdd?.(delta.object, now, isInInitialList)
+      return handlers.onAdd?.(object, now, isInInitialList)
     case "Updated":
-      return handlers.onUpdate?.(delta.old, delta.object, now)
+      return handlers.onUpdate?.(old!, object, now)
     case "Deleted":
-      return handlers.onDelete?.(delta.object, now)
+      return handlers.onDelete?.(object, now)
   }
 }
 
@@ -61,7 +64,7 @@ export const startInformer = (
       replace: (items, _resourceVersion, now) => {
         const initial = !listed
         listed = true
-        for (const delta of cache.replace(items)) deliver(handlers, delta, now, initial)
+        cache.replaceEach(items, (type, object, old) => deliverEach(handlers, type, object, old, now, initial))
       }
     })
     yield* Effect.forkScoped(reflector.run)

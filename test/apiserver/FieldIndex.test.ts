@@ -88,6 +88,50 @@ describe("FieldIndex", () => {
   })
 })
 
+describe("Store.changesAfter with an index value", () => {
+  const nodeOf = (o: KObject) => (o as { spec?: { nodeName?: string } }).spec?.nodeName ?? ""
+  const replayed = (store: Store, revision: number, nodeName: string) =>
+    [...store.changesAfter(Pods, revision, nodeName)].map((c) => `${c.revision} ${c.type} ${c.object.metadata.name}`)
+  /** What a scan of every change keeps: those whose object or previous state is on the node. */
+  const scanned = (store: Store, revision: number, nodeName: string) =>
+    [...store.changesAfter(Pods, revision)]
+      .filter((c) => nodeOf(c.object) === nodeName || (c.previous !== undefined && nodeOf(c.previous) === nodeName))
+      .map((c) => `${c.revision} ${c.type} ${c.object.metadata.name}`)
+
+  it("replays the changes a watch pinned to a node can see — bound, moved away, deleted — as a scan of all would", () => {
+    const store = new Store()
+    putPod(store, "a", "n1") // 1
+    putPod(store, "b", undefined) // 2
+    putPod(store, "b", "n1") // 3: bound to n1
+    putPod(store, "a", "n2") // 4: moved away from n1
+    putPod(store, "c", "n2") // 5
+    store.remove(Pods, objectKey("default", "b"), 0) // 6
+    expect(replayed(store, 0, "n1")).toEqual(["1 ADDED a", "3 MODIFIED b", "4 MODIFIED a", "6 DELETED b"])
+    expect(replayed(store, 3, "n1")).toEqual(["4 MODIFIED a", "6 DELETED b"])
+    expect(replayed(store, 0, "")).toEqual(["2 ADDED b", "3 MODIFIED b"])
+    expect(replayed(store, 6, "n1")).toEqual([])
+    expect(replayed(store, 0, "n9")).toEqual([])
+    for (const node of ["n1", "n2", ""]) for (let r = 0; r <= 6; r++) expect(replayed(store, r, node)).toEqual(scanned(store, r, node))
+  })
+
+  it("stays right when compaction drops changes and cuts the log", () => {
+    const store = new Store()
+    // 3,000 changes at times 0…2,999 over 7 nodes, then everything before time 2,500 dropped (the log is cut)
+    for (let i = 0; i < 3_000; i++) store.put(Pods, objectKey("default", `p${i % 50}`), pod(`p${i % 50}`, `n${i % 7}`), i)
+    store.compactBefore(2_500)
+    const oldest = store.compactedRevision
+    expect(oldest).toBe(2_500)
+    for (let i = 3_000; i < 3_100; i++) store.put(Pods, objectKey("default", `p${i % 50}`), pod(`p${i % 50}`, `n${i % 7}`), i)
+    for (const revision of [oldest, oldest + 1, 2_777, 3_050, 3_100]) {
+      for (const node of ["n0", "n3", "n6"]) {
+        const got = replayed(store, revision, node)
+        expect(got).toEqual(scanned(store, revision, node))
+        if (revision < 3_000) expect(got.length).toBeGreaterThan(0)
+      }
+    }
+  })
+})
+
 describe("Store.page remainingItemCount", () => {
   it("is exact on every page of a paged list read at its first page's revision, while writes go on", () => {
     const store = new Store()

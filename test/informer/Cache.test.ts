@@ -29,6 +29,17 @@ describe("Cache", () => {
     expect(cache.size).toBe(0)
   })
 
+  it("replace: a relist of the objects held is silent; one that swaps an object for another still deletes the first", () => {
+    const cache = new Cache()
+    const held = [obj("a", "1"), obj("b", "2"), obj("c", "3")]
+    cache.replace(held)
+    expect(cache.replace(held)).toEqual([])
+    expect(summary(cache.replace([obj("a", "1"), obj("b", "2")]))).toEqual(["Deleted default/c@3"])
+    expect(summary(cache.replace([obj("a", "1"), obj("d", "4")]))).toEqual(["Added default/d@4", "Deleted default/b@2"])
+    expect(cache.listKeys().slice().sort()).toEqual(["default/a", "default/d"])
+    expect(cache.size).toBe(2)
+  })
+
   it("replace: listed objects in list order (unchanged ones silent), then deletes carrying the last state held", () => {
     const cache = new Cache()
     expect(summary(cache.replace([obj("a", "1"), obj("b", "2"), obj("c", "3")]))).toEqual(["Added default/a@1", "Added default/b@2", "Added default/c@3"])

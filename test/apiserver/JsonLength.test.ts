@@ -1,0 +1,41 @@
+/** `jsonLength` is `JSON.stringify(value).length` exactly, for everything the service-time model measures. */
+import { describe, expect, it } from "@effect/vitest"
+import { jsonLength } from "../../simulator/apiserver/JsonLength.js"
+
+const cases: ReadonlyArray<[string, unknown]> = [
+  ["empty object", {}],
+  ["empty array", []],
+  ["scalars", { a: 1, b: -2.5e-7, c: true, d: false, e: null, f: "x", g: 1e21, h: 0 }],
+  ["non-finite numbers", [Number.NaN, Number.POSITIVE_INFINITY, -0]],
+  ["escapes", { q: 'say "hi"', b: "a\\b", n: "l1\nl2\tt\r\b\f", c: "\u0001\u001f", u: "é ü 日本" }],
+  ["lone and paired surrogates", ["\ud800", "x\udfffy", "😀", "\ud83d\ude00\ud800"]],
+  ["left-out members", { a: undefined, b: () => 1, c: Symbol("s"), d: 1 }],
+  ["only left-out members", { a: undefined }],
+  ["array holes and left-outs", [undefined, () => 1, 1, , 2]], // eslint-disable-line no-sparse-arrays
+  ["toJSON", { when: new Date(0), nested: { toJSON: () => ({ x: "y" }) } }],
+  ["odd keys", { "": 1, 'k"ey': 2, "\n": 3, __proto__x: 4 }],
+  [
+    "a pod",
+    {
+      kind: "Pod",
+      apiVersion: "v1",
+      metadata: { name: "node-1-pod-2", namespace: "default", resourceVersion: "123", labels: { app: "web" }, creationTimestamp: "2026-11-26T10:00:00Z" },
+      spec: { nodeName: "node-1", containers: [{ name: "c", image: "registry.example/app:1", resources: { requests: { cpu: "100m" } } }] },
+      status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }], podIP: "10.0.0.1" }
+    }
+  ]
+]
+
+describe("jsonLength", () => {
+  it.each(cases)("equals JSON.stringify(value).length: %s", (_, value) => {
+    expect(jsonLength(value)).toBe(JSON.stringify(value).length)
+  })
+
+  it("is 0 where JSON.stringify gives undefined; top-level scalars as stringified", () => {
+    expect(jsonLength(undefined)).toBe(0)
+    expect(jsonLength(() => 1)).toBe(0)
+    expect(jsonLength("a\"b")).toBe(6)
+    expect(jsonLength(12.5)).toBe(4)
+    expect(jsonLength(null)).toBe(4)
+  })
+})
