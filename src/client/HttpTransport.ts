@@ -322,7 +322,8 @@ export const makeHttpClient = (options: HttpClientOptions) =>
         directMeasure: (verb, resource, opts) =>
           source !== undefined
             ? Effect.succeed(undefined)
-            : Effect.map(withNames(Effect.succeed), () => (names === undefined ? undefined : directMeasure(names, verb, resource, opts))),
+            : // discovery first; a failed one (connection error) leaves `names` unset and the Effect form, which tries again
+              Effect.map(withNames(Effect.succeed), () => (names === undefined ? undefined : directMeasure(names, verb, resource, opts))),
         variant: (o) => build(o.encoding ?? encoding, o.traffic ? [...counters, o.traffic] : counters),
         deleteCollection: (resource, opts) =>
           withNames((n) => Effect.map(call("DELETE", pathOf(n, resource, opts?.namespace) + listQuery(opts), deleteBody(opts)), (r) => answerFromTarget(n, r.value as KList))),

@@ -37,9 +37,9 @@ export interface IterationContext {
 /**
  * An iteration in callback form: it sends at once (service time is measured from here) and calls `done` exactly
  * once, with its failure or `undefined`. What an operation that is one request offers (a load action's measured
- * GET): the executor then runs the iteration as one `Effect.async` — or, in the open model, as a plain call —
- * instead of the Effects of the `Operation` form around every request, which were a fifth of the generator's CPU
- * (docs/benchmarks.md, "Issue 19").
+ * GET): the executor then runs it without an Effect per request — a closed-loop worker's iterations chained in one
+ * `Effect.async`, an open-model iteration as a plain call — instead of the dozen Effects of the `Operation` form
+ * around every request (with their garbage, a fifth of the generator's CPU: docs/benchmarks.md, "Issue 19").
  */
 export type DirectIteration<E> = (iteration: number, intendedStart: number, done: (failure: E | undefined) => void) => void
 
@@ -385,6 +385,8 @@ const runOpen = <E, R>(
       const fibers = yield* FiberSet.make<void, never>()
       const state = newState()
       const it = yield* iterationRunner(o.key, "open", o.operation, state)
+      // an executor interrupted from outside (a phase cut short) records no answer that comes after it
+      yield* Effect.addFinalizer(() => Effect.sync(() => abandonRunning(state)))
       // the end of the run waits for direct iterations through their callbacks
       let onDrained: (() => void) | undefined
       const settled = () => {
@@ -509,11 +511,9 @@ export const closedLoop = <E, R>(o: ClosedLoopOptions<E, R>): Effect.Effect<Exec
       }
     })
     const workers = Effect.forEach(Array.from({ length: shareOf(o.workers, segment) }), () => worker, { concurrency: "unbounded", discard: true })
-    if (Number.isFinite(durationMs)) {
-      yield* Effect.raceFirst(workers, Effect.sleep(Duration.millis(durationMs + gracefulStopMs)))
-    } else {
-      yield* workers
-    }
+    const running = Number.isFinite(durationMs) ? Effect.raceFirst(workers, Effect.sleep(Duration.millis(durationMs + gracefulStopMs))) : workers
+    // an executor interrupted from outside (a phase cut short) records no answer that comes after it
+    yield* Effect.onInterrupt(running, () => Effect.sync(() => abandonRunning(state)))
     abandonRunning(state)
     yield* failOnDefect(state)
     return report(name, "closed", o.key, iterations, state, t0, yield* nowMillis)

@@ -468,3 +468,32 @@ describe("direct operations (callback form)", () => {
       expect(effectRuns).toBe(3)
     }))
 })
+
+describe("direct operations interrupted from outside", () => {
+  const pendingOperation = (pending: Array<(failure: undefined) => void>): Operation<never, never> =>
+    Object.assign(() => Effect.dieMessage("Effect form"), { direct: Effect.succeed<DirectIteration<never>>((_i, _t, done) => void pending.push(done)) })
+
+  it.effect("an interrupted executor records none of the answers that come after it and starts nothing more (closed loop and open model)", () =>
+    Effect.gen(function* () {
+      for (const executor of ["closed", "open"] as const) {
+        const pending: Array<(failure: undefined) => void> = []
+        const recorder = yield* LatencyRecorder.make()
+        const operation = pendingOperation(pending)
+        const run =
+          executor === "closed"
+            ? closedLoop({ key, workers: 4, duration: "10 seconds", operation })
+            : constantArrivalRate({ key, rate: 10, duration: "10 seconds", maxInFlight: 100, operation })
+        const fiber = yield* Effect.fork(Effect.provideService(run, LatencyRecorder, recorder))
+        yield* TestClock.adjust("1 second")
+        pending.shift()!(undefined)
+        yield* Fiber.interrupt(fiber)
+        const before = (yield* recorder.snapshot)[0]!.count
+        expect(before).toBe(1)
+        // the answers that were pending at the interruption (a snapshot: a loop still running would start more)
+        for (const done of pending.splice(0)) done(undefined)
+        expect((yield* recorder.snapshot)[0]!.count).toBe(before)
+        // and none of them started another iteration
+        expect(pending).toEqual([])
+      }
+    }))
+})
