@@ -143,7 +143,7 @@ export const probe = (o: ProbeOptions): Effect.Effect<ProbeResult, ApiError, Api
       const p50 = percentile(sorted, 50)
       const p99 = percentile(sorted, 99)
       o.progress(`calibrate: ${step.shape.step}: ${sorted.length} samples, p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms`)
-      return { ...step.shape, latencyMs: p50, samples: sorted.length, p50, p99 }
+      return { ...step.shape, latencyMs: p50, p99Ms: p99, samples: sorted.length, p50, p99 }
     })
 
     // watch starts: a watch without a resource version begins with the object it selects (the first event)

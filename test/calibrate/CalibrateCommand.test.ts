@@ -72,7 +72,13 @@ describe("clustersim calibrate", () => {
     // 300 objects cost more to list than one
     expect(block.serviceTime.perObjectMs).toBeGreaterThan(0)
 
+    // each class's spread, p99 ÷ p50 of its steps (Fit.test.ts checks the arithmetic)
+    expect(block.serviceTime.readDispersion).toBeGreaterThanOrEqual(1)
+    expect(block.serviceTime.writeDispersion).toBeGreaterThanOrEqual(1)
+    const { readDispersion: _r, writeDispersion: _w, ...medians } = block.serviceTime
+
     // the block goes under a scenario's cluster section, and the simulation charges each probe step what the fit says
+    // (at its median: without the spread, whose draws ServiceTime.test.ts checks)
     const list300 = fit.steps.find((s) => s.step === "list 300 objects")!
     const create32 = result.measured!.steps.find((s) => s.step === "create 32 KiB")!
     const scenario = `apiVersion: clustersim/v1
@@ -80,7 +86,7 @@ kind: Scenario
 metadata: { name: calibrated }
 cluster:
   nodes: 1
-  serviceTime: ${JSON.stringify({ ...block.serviceTime, apf: false })}
+  serviceTime: ${JSON.stringify({ ...medians, apf: false })}
 setup:
   namespaces: [probe]
   objects:

@@ -53,4 +53,30 @@ describe("fitServiceTime", () => {
     expect(fit.serviceTime).toEqual({ readBaseMs: 3, perObjectMs: 0 })
     expect(fit.undetermined).toEqual(["writeBaseMs", "perKiBMs"])
   })
+
+  it("recovers each class's dispersion (p99 ÷ p50) exactly from measurements that have it", () => {
+    const p = { readBaseMs: 0.73, writeBaseMs: 4.2, perObjectMs: 0.0137, perKiBMs: 0.052 }
+    for (const [read, write] of [[1.8, 3.25], [1, 12.5], [2.37, 1]] as const) {
+      const fit = fitServiceTime(probeSteps.map((s) => {
+        const m = modelled(p, s)
+        return { ...m, p99Ms: m.latencyMs * (s.kind === "read" ? read : write) }
+      }))
+      expect(fit.serviceTime).toEqual({ ...p, readDispersion: read, writeDispersion: write })
+    }
+  })
+
+  it("dispersion: the costly steps weigh most, it is never below 1, and a class without p99s has none", () => {
+    const steps: ReadonlyArray<Measurement> = [
+      { step: "list 0", kind: "read", objects: 0, kib: 0, latencyMs: 1, p99Ms: 11 },
+      { step: "list 1000", kind: "read", objects: 1000, kib: 0, latencyMs: 10, p99Ms: 20 },
+      { step: "create 1 KiB", kind: "write", objects: 0, kib: 1, latencyMs: 2, p99Ms: 1.5 },
+      { step: "create 64 KiB", kind: "write", objects: 0, kib: 64, latencyMs: 4, p99Ms: 3 }
+    ]
+    // (11·1 + 20·10) ∕ (1 + 100) = 211 ∕ 101
+    expect(fitServiceTime(steps).serviceTime.readDispersion).toBe(Number((211 / 101).toPrecision(6)))
+    expect(fitServiceTime(steps).serviceTime.writeDispersion).toBe(1)
+    const noP99 = fitServiceTime(steps.map(({ p99Ms: _, ...m }) => m))
+    expect(noP99.serviceTime).not.toHaveProperty("readDispersion")
+    expect(noP99.serviceTime).not.toHaveProperty("writeDispersion")
+  })
 })
