@@ -35,7 +35,16 @@ const pooledProbe = (results: ReadonlyArray<ProbeResult>): ProbeResult => ({
     const p50 = median(results.map((r) => r.steps[i]!.p50))
     const p99 = median(results.map((r) => r.steps[i]!.p99))
     return { ...step, latencyMs: p50, p99Ms: p99, p50, p99, samples: results.reduce((n, r) => n + r.steps[i]!.samples, 0) }
-  })
+  }),
+  ...(results.every((r) => r.overlap !== undefined)
+    ? {
+        overlap: {
+          getAloneMs: median(results.map((r) => r.overlap!.getAloneMs)),
+          getDuringListMs: median(results.map((r) => r.overlap!.getDuringListMs)),
+          listMs: median(results.map((r) => r.overlap!.listMs))
+        }
+      }
+    : {})
 })
 
 const pooledFigures = (all: ReadonlyArray<Figures>): Figures => {
@@ -66,7 +75,7 @@ const code = await Effect.runPromise(
         )
       }
       const probe = pooledProbe(probes)
-      const fit = fitServiceTime(probe.steps)
+      const fit = fitServiceTime(probe.steps, probe.overlap)
       console.log(renderServiceTime(server.url, new Date(), fit, probe))
       // the model's own quantiles over as many requests as were measured in all
       const predicted = yield* Effect.promise(() => predictCheck(fit, { ...load, durationS: load.durationS * rounds }))

@@ -16,6 +16,10 @@
  *   priority levels (`apf/PriorityAndFairness.ts`, docs/apf.md): a request is classified, may queue, and is
  *   rejected with 429 when its queues are full; clients retry as client-go does (`src/client/TooManyRequests.ts`).
  *
+ * - with `sharedSeats` reads and writes take their seats from one pool of that many — a server that answers every
+ *   request on one thread (an event loop: `clustersim serve`; `clustersim calibrate` detects one) makes a write wait
+ *   behind a LIST — instead of the two pools or APF's priority levels (such a server has neither).
+ *
  * `ServiceTimeModel.admit` is pure bookkeeping for callers that batch work (the node-agent shards); `layerClient`
  * wraps an `ApiClient` so that each call takes its modelled time on the `Clock` (virtual or real).
  */
@@ -37,7 +41,7 @@ import * as SeededRandom from "../kernel/SeededRandom.js"
 /** p99 ÷ p50 of a request class's service time: at least 1 (1: every request of the class costs the same). */
 const Dispersion = Schema.Number.pipe(Schema.finite(), Schema.greaterThanOrEqualTo(1, { message: () => "expected a number ≥ 1 (p99 ÷ p50 of the service time; 1: no dispersion)" }))
 
-export const ServiceTimeSettings = Schema.Struct({
+const ServiceTimeFields = Schema.Struct({
   readBaseMs: Schema.optional(Schema.NonNegative),
   writeBaseMs: Schema.optional(Schema.NonNegative),
   perObjectMs: Schema.optional(Schema.NonNegative),
@@ -47,8 +51,21 @@ export const ServiceTimeSettings = Schema.Struct({
   /** API Priority and Fairness (default true, as in 1.26); false: the two inflight pools, FIFO, no 429. */
   apf: Schema.optional(Schema.Boolean),
   readDispersion: Schema.optional(Dispersion.annotations({ description: "p99 ÷ p50 of a read's service time, a log-normal spread (default 1: none; fitted by clustersim calibrate)" })),
-  writeDispersion: Schema.optional(Dispersion.annotations({ description: "p99 ÷ p50 of a write's service time, a log-normal spread (default 1: none; fitted by clustersim calibrate)" }))
+  writeDispersion: Schema.optional(Dispersion.annotations({ description: "p99 ÷ p50 of a write's service time, a log-normal spread (default 1: none; fitted by clustersim calibrate)" })),
+  sharedSeats: Schema.optional(
+    Schema.Int.pipe(Schema.positive()).annotations({
+      description: "reads and writes share one pool of this many seats, without API Priority and Fairness (a server on one event loop: 1; detected by clustersim calibrate)"
+    })
+  )
 })
+
+export const ServiceTimeSettings = ServiceTimeFields.pipe(
+  Schema.filter((s) =>
+    s.sharedSeats !== undefined && s.apf === true
+      ? { path: ["sharedSeats"], message: "one shared pool replaces API Priority and Fairness's priority levels: leave apf out or set it to false" }
+      : undefined
+  )
+)
 export type ServiceTimeSettings = typeof ServiceTimeSettings.Type
 
 export interface ServiceTimeParameters {
@@ -62,6 +79,7 @@ export interface ServiceTimeParameters {
   /** Unset unless a scenario sets them, so that results without them stay as they were. */
   readonly readDispersion?: number
   readonly writeDispersion?: number
+  readonly sharedSeats?: number
 }
 
 /** Defaults: a 1 ms read, a 2 ms write (an etcd round trip), 5 µs per listed object, 10 µs per KiB. */
@@ -77,6 +95,8 @@ export const defaultParameters: ServiceTimeParameters = {
 
 export const parameters = (settings: ServiceTimeSettings | undefined): ServiceTimeParameters => ({
   ...defaultParameters,
+  // one shared pool has no priority levels: APF is off unless asked for (which the schema refuses)
+  ...(settings?.sharedSeats !== undefined ? { apf: false } : {}),
   ...Object.fromEntries(Object.entries(settings ?? {}).filter(([, v]) => v !== undefined))
 })
 
@@ -137,9 +157,9 @@ export class ServiceTimeModel {
     readonly params: ServiceTimeParameters = defaultParameters,
     private readonly uniform: () => number = uniformOf(SeededRandom.make(0))
   ) {
-    this.reads = new SeatHeap(params.maxRequestsInflight)
-    this.writes = new SeatHeap(params.maxMutatingRequestsInflight)
-    this.apf = params.apf ? new PriorityAndFairness(params.maxRequestsInflight + params.maxMutatingRequestsInflight) : undefined
+    this.reads = new SeatHeap(params.sharedSeats ?? params.maxRequestsInflight)
+    this.writes = params.sharedSeats !== undefined ? this.reads : new SeatHeap(params.maxMutatingRequestsInflight)
+    this.apf = params.apf && params.sharedSeats === undefined ? new PriorityAndFairness(params.maxRequestsInflight + params.maxMutatingRequestsInflight) : undefined
   }
 
   /**
@@ -207,7 +227,8 @@ export class ServiceTime extends Context.Tag("clustersim/apiserver/ServiceTime")
     Effect.gen(function* () {
       const inner = yield* ApiClient
       const model = yield* ServiceTime
-      return model.apf === undefined ? wrapClient(inner, model) : wrapClientApf(inner, model)
+      // a shared pool books a request's whole expected time (a LIST's objects too) before it runs, as APF does
+      return model.apf === undefined && model.params.sharedSeats === undefined ? wrapClient(inner, model) : wrapClientApf(inner, model)
     })
   )
 }

@@ -14,6 +14,9 @@
  * The spread of a request class (`readDispersion`, `writeDispersion`: p99 ÷ p50 of its service time, the model's
  * log-normal factor) is fitted through the origin over the class's steps — p99 ≈ d × p50, least squares:
  * d = Σ p99·p50 ∕ Σ p50² — so the costly steps (large LISTs and bodies), where the spread costs most, weigh most.
+ *
+ * `sharedSeats: 1` when a GET sent during a large LIST waits for it (`sharedSeatsOf`): the server answers on one
+ * thread, so its reads and writes queue in one line.
  */
 
 /** One probe step's measurement: its request shape and its median latency. */
@@ -36,7 +39,7 @@ export type DispersionParameter = (typeof DispersionParameters)[keyof typeof Dis
 
 export interface Fit {
   /** The `serviceTime` block (parameters the steps determined). */
-  readonly serviceTime: Readonly<Partial<Record<FittedParameter | DispersionParameter, number>>>
+  readonly serviceTime: Readonly<Partial<Record<FittedParameter | DispersionParameter | "sharedSeats", number>>>
   /** Parameters no step could determine (left at the simulator's defaults). */
   readonly undetermined: ReadonlyArray<FittedParameter>
   /** Per step: measured and modelled latency (ms). */
@@ -82,7 +85,20 @@ const dispersionOf = (ms: ReadonlyArray<Measurement>): number | undefined => {
   return Math.max(1, round(rows.reduce((s, m) => s + m.p99Ms! * m.latencyMs, 0) / squares))
 }
 
-export const fitServiceTime = (measurements: ReadonlyArray<Measurement>): Fit => {
+/** Medians (ms) of a GET alone, of a GET sent during the probe's largest LIST, and of that LIST alone. */
+export interface Overlap {
+  readonly getAloneMs: number
+  readonly getDuringListMs: number
+  readonly listMs: number
+}
+
+/**
+ * 1 when a GET sent during a LIST waited for more than half of the LIST (a server answering on one thread makes it
+ * wait for the rest of the LIST, on average most of it; a server with threads to spare answers it as if alone).
+ */
+export const sharedSeatsOf = (o: Overlap): 1 | undefined => (o.getDuringListMs - o.getAloneMs > o.listMs / 2 ? 1 : undefined)
+
+export const fitServiceTime = (measurements: ReadonlyArray<Measurement>, overlap?: Overlap): Fit => {
   // a parameter no measurement varies cannot be fitted
   const determined = FittedParameters.map((_, i) => measurements.some((m) => row(m)[i] !== 0))
   let free = FittedParameters.map((_, i) => i).filter((i) => determined[i])
@@ -102,7 +118,7 @@ export const fitServiceTime = (measurements: ReadonlyArray<Measurement>): Fit =>
   }
   const values = FittedParameters.map(() => 0)
   free.forEach((i, k) => (values[i] = round(x?.[k] ?? 0)))
-  const serviceTime: Partial<Record<FittedParameter | DispersionParameter, number>> = {}
+  const serviceTime: Partial<Record<FittedParameter | DispersionParameter | "sharedSeats", number>> = {}
   FittedParameters.forEach((p, i) => {
     if (determined[i]) serviceTime[p] = values[i]!
   })
@@ -110,6 +126,7 @@ export const fitServiceTime = (measurements: ReadonlyArray<Measurement>): Fit =>
     const d = dispersionOf(measurements.filter((m) => m.kind === kind))
     if (d !== undefined) serviceTime[DispersionParameters[kind]] = d
   }
+  if (overlap !== undefined && sharedSeatsOf(overlap) !== undefined) serviceTime.sharedSeats = 1
   return {
     serviceTime,
     undetermined: FittedParameters.filter((_, i) => !determined[i]),

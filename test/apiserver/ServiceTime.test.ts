@@ -3,7 +3,7 @@ import { Clock, Effect, Either, Layer, ParseResult, Schema } from "effect"
 import { Namespaces } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
-import { defaultParameters, dispersionFactor, ServiceTime, ServiceTimeModel, ServiceTimeSettings, uniformOf } from "../../simulator/apiserver/ServiceTime.js"
+import { defaultParameters, dispersionFactor, parameters, ServiceTime, ServiceTimeModel, ServiceTimeSettings, uniformOf } from "../../simulator/apiserver/ServiceTime.js"
 import * as SeededRandom from "../../simulator/kernel/SeededRandom.js"
 import * as Simulation from "../../simulator/kernel/Simulation.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
@@ -82,6 +82,33 @@ describe("ServiceTimeModel", () => {
       expect(message).toContain("expected a number ≥ 1 (p99 ÷ p50 of the service time; 1: no dispersion)")
     }
     expect(Schema.decodeUnknownSync(ServiceTimeSettings)({ readDispersion: 1, writeDispersion: 2.5 })).toEqual({ readDispersion: 1, writeDispersion: 2.5 })
+  })
+
+  it("sharedSeats: reads and writes queue for one pool (a server on one thread), and API Priority and Fairness is off", () => {
+    const p = parameters({ sharedSeats: 1, readBaseMs: 1, perObjectMs: 0.005, writeBaseMs: 2, perKiBMs: 0 })
+    expect(p.apf).toBe(false)
+    const m = new ServiceTimeModel(p)
+    expect(m.apf).toBeUndefined()
+    expect(m.admit(0, "read", 1000, 0)).toEqual({ start: 0, end: 6 })
+    // a write arriving during the LIST waits for it; a read arriving meanwhile waits for both
+    expect(m.admit(1, "mutating", 0, 0)).toEqual({ start: 6, end: 8 })
+    expect(m.admit(2, "read", 0, 0)).toEqual({ start: 8, end: 9 })
+    // without it the write is served at once, beside the LIST
+    const separate = new ServiceTimeModel({ ...p, sharedSeats: undefined, apf: false })
+    separate.admit(0, "read", 1000, 0)
+    expect(separate.admit(1, "mutating", 0, 0)).toEqual({ start: 1, end: 3 })
+  })
+
+  it("sharedSeats with apf: true is refused at the edge, naming the field", () => {
+    const decoded = Schema.decodeUnknownEither(ServiceTimeSettings)({ sharedSeats: 1, apf: true })
+    expect(Either.isLeft(decoded)).toBe(true)
+    if (Either.isLeft(decoded)) {
+      const message = ParseResult.TreeFormatter.formatErrorSync(decoded.left)
+      expect(message).toContain("sharedSeats")
+      expect(message).toContain("one shared pool replaces API Priority and Fairness's priority levels: leave apf out or set it to false")
+    }
+    expect(Schema.decodeUnknownSync(ServiceTimeSettings)({ sharedSeats: 2, apf: false })).toEqual({ sharedSeats: 2, apf: false })
+    expect(Either.isLeft(Schema.decodeUnknownEither(ServiceTimeSettings)({ sharedSeats: 0 }))).toBe(true)
   })
 })
 

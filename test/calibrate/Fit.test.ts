@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { fitServiceTime, type Measurement } from "../../src/calibrate/Fit.js"
+import { fitServiceTime, sharedSeatsOf, type Measurement } from "../../src/calibrate/Fit.js"
 
 /** What the service-time model gives for a step under the given parameters (simulator/apiserver/ServiceTime.ts). */
 const modelled = (p: { readBaseMs: number; writeBaseMs: number; perObjectMs: number; perKiBMs: number }, m: Omit<Measurement, "latencyMs">): Measurement => ({
@@ -79,4 +79,15 @@ describe("fitServiceTime", () => {
     expect(noP99.serviceTime).not.toHaveProperty("readDispersion")
     expect(noP99.serviceTime).not.toHaveProperty("writeDispersion")
   })
+
+  it("sharedSeats: 1 exactly when a GET sent during a LIST waited for more than half of it", () => {
+    const p = { readBaseMs: 1, writeBaseMs: 2, perObjectMs: 0.01, perKiBMs: 0.02 }
+    const steps = probeSteps.map((s) => modelled(p, s))
+    expect(sharedSeatsOf({ getAloneMs: 1, getDuringListMs: 7.5, listMs: 11 })).toBe(1)
+    expect(sharedSeatsOf({ getAloneMs: 1, getDuringListMs: 6.5, listMs: 11 })).toBeUndefined()
+    expect(sharedSeatsOf({ getAloneMs: 1, getDuringListMs: 1.2, listMs: 11 })).toBeUndefined()
+    expect(fitServiceTime(steps, { getAloneMs: 1, getDuringListMs: 9, listMs: 11 }).serviceTime).toEqual({ ...p, sharedSeats: 1 })
+    expect(fitServiceTime(steps, { getAloneMs: 1, getDuringListMs: 1.1, listMs: 11 }).serviceTime).toEqual(p)
+  })
 })
+
