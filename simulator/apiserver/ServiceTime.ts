@@ -8,10 +8,17 @@
  * - requests occupy one seat of their class while served: `max-requests-inflight` seats (default 400) for reads,
  *   `max-mutating-requests-inflight` seats (default 200) for writes. With every seat taken a request waits, FIFO,
  *   for the first seat to free (a queue rather than upstream's 429: the simulated clients would only retry);
- * - latency = wait + service time. Nothing random: same requests ⇒ same latencies.
+ * - latency = wait + service time. Nothing random by default: same requests ⇒ same latencies. With
+ *   `readDispersion` / `writeDispersion` (p99 ÷ p50 of a class's service time, fitted by `clustersim calibrate`,
+ *   docs/calibration.md) each request's service time is multiplied by a log-normal factor of median 1 drawn from the
+ *   seeded random service — a real server's times are spread (GC pauses, event-loop turns), a fixed cost is not;
  * - with `apf` (default true, as API Priority and Fairness is on in 1.26) the seats are instead those of the
  *   priority levels (`apf/PriorityAndFairness.ts`, docs/apf.md): a request is classified, may queue, and is
  *   rejected with 429 when its queues are full; clients retry as client-go does (`src/client/TooManyRequests.ts`).
+ *
+ * - with `sharedSeats` reads and writes take their seats from one pool of that many — a server that answers every
+ *   request on one thread (an event loop: `clustersim serve`; `clustersim calibrate` detects one) makes a write wait
+ *   behind a LIST — instead of the two pools or APF's priority levels (such a server has neither).
  *
  * `ServiceTimeModel.admit` is pure bookkeeping for callers that batch work (the node-agent shards); `layerClient`
  * wraps an `ApiClient` so that each call takes its modelled time on the `Clock` (virtual or real).
@@ -29,8 +36,12 @@ import { PriorityAndFairness } from "./apf/PriorityAndFairness.js"
 import { SeatHeap } from "./SeatHeap.js"
 import { listSeats } from "./apf/WorkEstimate.js"
 import { jsonLength } from "./JsonLength.js"
+import * as SeededRandom from "../kernel/SeededRandom.js"
 
-export const ServiceTimeSettings = Schema.Struct({
+/** p99 ÷ p50 of a request class's service time: at least 1 (1: every request of the class costs the same). */
+const Dispersion = Schema.Number.pipe(Schema.finite(), Schema.greaterThanOrEqualTo(1, { message: () => "expected a number ≥ 1 (p99 ÷ p50 of the service time; 1: no dispersion)" }))
+
+const ServiceTimeFields = Schema.Struct({
   readBaseMs: Schema.optional(Schema.NonNegative),
   writeBaseMs: Schema.optional(Schema.NonNegative),
   perObjectMs: Schema.optional(Schema.NonNegative),
@@ -38,8 +49,23 @@ export const ServiceTimeSettings = Schema.Struct({
   maxRequestsInflight: Schema.optional(Schema.Int.pipe(Schema.positive())),
   maxMutatingRequestsInflight: Schema.optional(Schema.Int.pipe(Schema.positive())),
   /** API Priority and Fairness (default true, as in 1.26); false: the two inflight pools, FIFO, no 429. */
-  apf: Schema.optional(Schema.Boolean)
+  apf: Schema.optional(Schema.Boolean),
+  readDispersion: Schema.optional(Dispersion.annotations({ description: "p99 ÷ p50 of a read's service time, a log-normal spread (default 1: none; fitted by clustersim calibrate)" })),
+  writeDispersion: Schema.optional(Dispersion.annotations({ description: "p99 ÷ p50 of a write's service time, a log-normal spread (default 1: none; fitted by clustersim calibrate)" })),
+  sharedSeats: Schema.optional(
+    Schema.Int.pipe(Schema.positive()).annotations({
+      description: "reads and writes share one pool of this many seats, without API Priority and Fairness (a server on one event loop: 1; detected by clustersim calibrate)"
+    })
+  )
 })
+
+export const ServiceTimeSettings = ServiceTimeFields.pipe(
+  Schema.filter((s) =>
+    s.sharedSeats !== undefined && s.apf === true
+      ? { path: ["sharedSeats"], message: "one shared pool replaces API Priority and Fairness's priority levels: leave apf out or set it to false" }
+      : undefined
+  )
+)
 export type ServiceTimeSettings = typeof ServiceTimeSettings.Type
 
 export interface ServiceTimeParameters {
@@ -50,6 +76,10 @@ export interface ServiceTimeParameters {
   readonly maxRequestsInflight: number
   readonly maxMutatingRequestsInflight: number
   readonly apf: boolean
+  /** Unset unless a scenario sets them, so that results without them stay as they were. */
+  readonly readDispersion?: number
+  readonly writeDispersion?: number
+  readonly sharedSeats?: number
 }
 
 /** Defaults: a 1 ms read, a 2 ms write (an etcd round trip), 5 µs per listed object, 10 µs per KiB. */
@@ -65,6 +95,8 @@ export const defaultParameters: ServiceTimeParameters = {
 
 export const parameters = (settings: ServiceTimeSettings | undefined): ServiceTimeParameters => ({
   ...defaultParameters,
+  // one shared pool has no priority levels: APF is off unless asked for (which the schema refuses)
+  ...(settings?.sharedSeats !== undefined ? { apf: false } : {}),
   ...Object.fromEntries(Object.entries(settings ?? {}).filter(([, v]) => v !== undefined))
 })
 
@@ -87,6 +119,28 @@ export interface ModelRequest extends RequestAttributes {
 /** The identity of the simulation's own clients (load actions, controllers) unless one is given. */
 export const defaultIdentity = { user: "clustersim", groups: ["system:authenticated"] } as const
 
+/** The standard normal's 99th percentile: a log-normal factor of median 1 and p99 d has σ = ln d / z99. */
+const Z99 = 2.3263478740408408
+
+/**
+ * Per request class, the service-time factor of one request: log-normal, median 1, p99 = the class's dispersion
+ * (a standard normal from two uniforms, Box–Muller). Without dispersion nothing is drawn, so the seeded stream of a
+ * run without it is untouched.
+ */
+export const dispersionFactor = (dispersion: number | undefined, uniform: () => number): number => {
+  if (dispersion === undefined || dispersion <= 1) return 1
+  const u1 = 1 - uniform() // in (0, 1]: the logarithm stays finite
+  const u2 = uniform()
+  const z = Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2)
+  return Math.exp((Math.log(dispersion) / Z99) * z)
+}
+
+/** The dispersion draws' source in a run: their own split of the run's seeded random service. */
+export const uniformOf = (random: SeededRandom.SeededRandomService): (() => number) => {
+  const own = random.split("service-time")
+  return () => own.next()
+}
+
 export class ServiceTimeModel {
   private readonly reads: SeatHeap
   private readonly writes: SeatHeap
@@ -95,23 +149,35 @@ export class ServiceTimeModel {
   /** Objects of a type stored now, for LIST seats (the server's object count); 0 until the server is known. */
   objectCount: (resource: ResourceType) => number = () => 0
 
-  constructor(readonly params: ServiceTimeParameters = defaultParameters) {
-    this.reads = new SeatHeap(params.maxRequestsInflight)
-    this.writes = new SeatHeap(params.maxMutatingRequestsInflight)
-    this.apf = params.apf ? new PriorityAndFairness(params.maxRequestsInflight + params.maxMutatingRequestsInflight) : undefined
+  /**
+   * `uniform`: the run's seeded source for the dispersion draws (a split of `SeededRandom`); a fixed seed when none
+   * is given, so a model is reproducible wherever it is made.
+   */
+  constructor(
+    readonly params: ServiceTimeParameters = defaultParameters,
+    private readonly uniform: () => number = uniformOf(SeededRandom.make(0))
+  ) {
+    this.reads = new SeatHeap(params.sharedSeats ?? params.maxRequestsInflight)
+    this.writes = params.sharedSeats !== undefined ? this.reads : new SeatHeap(params.maxMutatingRequestsInflight)
+    this.apf = params.apf && params.sharedSeats === undefined ? new PriorityAndFairness(params.maxRequestsInflight + params.maxMutatingRequestsInflight) : undefined
   }
 
   /**
    * Books a request through API Priority and Fairness (when on; the pools otherwise): its start and end, or the
    * instant its 429 is answered.
    */
-  book(at: number, cls: RequestClass, objects: number, bytes: number, request: ModelRequest): Admission | { readonly rejectedAt: number } {
-    if (this.apf === undefined) return this.admit(at, cls, objects, bytes)
-    const booking = this.apf.book(at, request, request.seats ?? 1, this.serviceMs(cls, objects, bytes))
+  book(at: number, cls: RequestClass, objects: number, bytes: number, request: ModelRequest, factor: number = this.factor(cls)): Admission | { readonly rejectedAt: number } {
+    if (this.apf === undefined) return this.admit(at, cls, objects, bytes, factor)
+    const booking = this.apf.book(at, request, request.seats ?? 1, this.serviceMs(cls, objects, bytes) * factor)
     return booking._tag === "Dispatched" ? booking : { rejectedAt: booking.at }
   }
 
-  /** Service time of one request, without waiting. */
+  /** One request's service-time factor (1 without dispersion; `dispersionFactor`). */
+  factor(cls: RequestClass): number {
+    return dispersionFactor(cls === "read" ? this.params.readDispersion : this.params.writeDispersion, this.uniform)
+  }
+
+  /** Median service time of one request, without waiting (× `factor` for one request's). */
   serviceMs(cls: RequestClass, objects: number, bytes: number): number {
     const p = this.params
     return (cls === "read" ? p.readBaseMs : p.writeBaseMs) + p.perObjectMs * objects + (p.perKiBMs * bytes) / 1024
@@ -121,8 +187,8 @@ export class ServiceTimeModel {
    * Books a request arriving at `at` (ms). Callers must arrive in non-decreasing `at` order per class for the FIFO
    * to hold; a late arrival is served as if it came at its time (seats are only ever free earlier than now).
    */
-  admit(at: number, cls: RequestClass, objects: number, bytes: number): Admission {
-    const service = this.serviceMs(cls, objects, bytes)
+  admit(at: number, cls: RequestClass, objects: number, bytes: number, factor: number = this.factor(cls)): Admission {
+    const service = this.serviceMs(cls, objects, bytes) * factor
     const start = (cls === "read" ? this.reads : this.writes).takeEarliest(at, service)
     return { start, end: start + service }
   }
@@ -134,12 +200,13 @@ export class ServiceTimeModel {
    */
   complete(at: number, cls: RequestClass, objects: number, bytes: number, request?: ModelRequest): number {
     if (this.apf === undefined || request === undefined) {
-      const service = this.serviceMs(cls, objects, bytes)
+      const service = this.serviceMs(cls, objects, bytes) * this.factor(cls)
       return (cls === "read" ? this.reads : this.writes).takeEarliest(at, service) + service
     }
     let arrival = at
+    const factor = this.factor(cls)
     for (let attempt = 0; ; attempt++) {
-      const booked = this.book(arrival, cls, objects, bytes, request)
+      const booked = this.book(arrival, cls, objects, bytes, request, factor)
       if ("end" in booked) return booked.end
       if (attempt === MaxRetries) return booked.rejectedAt
       arrival = booked.rejectedAt + RetryAfterSeconds * 1000
@@ -160,7 +227,8 @@ export class ServiceTime extends Context.Tag("clustersim/apiserver/ServiceTime")
     Effect.gen(function* () {
       const inner = yield* ApiClient
       const model = yield* ServiceTime
-      return model.apf === undefined ? wrapClient(inner, model) : wrapClientApf(inner, model)
+      // a shared pool books a request's whole expected time (a LIST's objects too) before it runs, as APF does
+      return model.apf === undefined && model.params.sharedSeats === undefined ? wrapClient(inner, model) : wrapClientApf(inner, model)
     })
   )
 }
@@ -179,13 +247,14 @@ const timed = <A, E>(
     const now = yield* Clock.currentTimeMillis
     // The response size is only known afterwards, so a seat is booked for the request part first and the
     // response part is added as extra service time.
-    const booked = model.admit(now, cls, 0, requestBytes)
+    const factor = model.factor(cls)
+    const booked = model.admit(now, cls, 0, requestBytes, factor)
     const wait = Math.round(booked.start - now)
     if (wait > 0) yield* Effect.sleep(wait)
     const result = yield* Effect.exit(call)
     const extra = result._tag === "Success" ? responseSize(result.value) : { objects: 0, bytes: 0 }
     const p = model.params
-    const service = booked.end - booked.start + p.perObjectMs * extra.objects + (p.perKiBMs * extra.bytes) / 1024
+    const service = booked.end - booked.start + (p.perObjectMs * extra.objects + (p.perKiBMs * extra.bytes) / 1024) * factor
     // Whole microseconds keep the virtual clock on nanosecond-exact instants.
     const sleep = Math.round(service * 1000) / 1000
     if (sleep > 0) yield* Effect.sleep(sleep)
@@ -248,7 +317,8 @@ const apfTimed = <A>(
   retryTooManyRequests(
     Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
-      const booked = model.book(now, cls, estimate.objects, estimate.bytes, request)
+      const factor = model.factor(cls)
+      const booked = model.book(now, cls, estimate.objects, estimate.bytes, request, factor)
       if ("rejectedAt" in booked) {
         yield* sleepUntil(now, booked.rejectedAt)
         return yield* Effect.fail(rejected())
@@ -256,7 +326,7 @@ const apfTimed = <A>(
       yield* sleepUntil(now, booked.start)
       const result = yield* Effect.exit(call)
       const size = result._tag === "Success" && cls === "read" ? responseSize(result.value) : { objects: 0, bytes: estimate.bytes }
-      yield* sleepUntil(booked.start, booked.start + model.serviceMs(cls, size.objects, size.bytes))
+      yield* sleepUntil(booked.start, booked.start + model.serviceMs(cls, size.objects, size.bytes) * factor)
       return yield* result
     })
   )

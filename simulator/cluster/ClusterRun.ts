@@ -14,7 +14,7 @@ import { makeLifecycleLog } from "../controllers/nodelifecycle/LifecycleSettings
 import { runNodeLifecycleController } from "../controllers/nodelifecycle/NodeLifecycleController.js"
 import { EventRecorder } from "../events/EventRecorder.js"
 import type { SeededRandom, SeededRandomService } from "../kernel/SeededRandom.js"
-import { parameters, ServiceTime, ServiceTimeModel, wrapClient } from "../apiserver/ServiceTime.js"
+import { parameters, ServiceTime, ServiceTimeModel, uniformOf, wrapClient } from "../apiserver/ServiceTime.js"
 import { yieldToHost } from "../kernel/SimClock.js"
 import * as Simulation from "../kernel/Simulation.js"
 import { resolveCluster, simulatedNodes, type ResolvedCluster } from "./ClusterSetup.js"
@@ -215,7 +215,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
   const imagePulls = spec.images === undefined || nodeAgent === undefined ? undefined : new ImagePulls(spec.images, nodeAgent, random.split("images"), startMillis)
   const { pauses, applied } = applyFaults(options.faults, nodes, startMillis, faultRandom, imagePulls)
 
-  const model = new ServiceTimeModel(parameters(spec.serviceTime))
+  const model = new ServiceTimeModel(parameters(spec.serviceTime), uniformOf(random))
   const metrics = new NodeAgentMetrics()
   const lifecycleEnabled = resolved?.lifecycle.enabled ?? false
   const observer = new ClusterObserver(startMillis, lifecycleEnabled)

@@ -11,7 +11,7 @@ import { resolveResource, type ResourceType } from "../api/Resources.js"
 import type { ApiError } from "../api/Status.js"
 import { ApiClient } from "../client/ApiClient.js"
 import { nowMillis } from "../loadgen/LatencyRecorder.js"
-import type { Measurement } from "./Fit.js"
+import type { Measurement, Overlap } from "./Fit.js"
 
 export interface ProbeOptions {
   /** The namespace the probe creates, fills and deletes. */
@@ -53,6 +53,8 @@ export interface ProbeResult {
   readonly steps: ReadonlyArray<StepResult>
   /** Watch starts (to the first event): the model books a watch's start as a read of nothing (informative). */
   readonly watchStart?: { readonly samples: number; readonly p50: number; readonly p99: number }
+  /** GETs sent while the largest LIST runs (Fit.ts `sharedSeatsOf`: does the server answer both on one thread?). */
+  readonly overlap?: Overlap
 }
 
 const resource = (name: string): ResourceType => resolveResource(name)!
@@ -83,6 +85,18 @@ const timedLoop = (ms: number, min: number, max: number, paceMs: number, request
       into.push(t1 - t0)
       if (t0 + paceMs > t1) yield* Effect.sleep(Duration.millis(t0 + paceMs - t1))
     }
+  })
+
+/** GETs sent during the largest LIST (each pair once, paced as the steps are). */
+export const OverlapSamples = 15
+
+const timedGet = (get: Effect.Effect<unknown, ApiError>): Effect.Effect<number, ApiError> =>
+  Effect.gen(function* () {
+    // sent just after the LIST, so that it arrives while the server works on the LIST
+    yield* Effect.sleep(Duration.millis(1))
+    const t0 = yield* nowMillis
+    yield* get
+    return (yield* nowMillis) - t0
   })
 
 const ignoreConflict = <A, R>(e: Effect.Effect<A, ApiError, R>) => Effect.catchIf(e, (err) => err.status.code === 409, () => Effect.void)
@@ -143,8 +157,25 @@ export const probe = (o: ProbeOptions): Effect.Effect<ProbeResult, ApiError, Api
       const p50 = percentile(sorted, 50)
       const p99 = percentile(sorted, 99)
       o.progress(`calibrate: ${step.shape.step}: ${sorted.length} samples, p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms`)
-      return { ...step.shape, latencyMs: p50, samples: sorted.length, p50, p99 }
+      return { ...step.shape, latencyMs: p50, p99Ms: p99, samples: sorted.length, p50, p99 }
     })
+
+    // GETs during the largest LIST: a server with one thread answers the GET only after the LIST
+    const largest = steps.filter((step) => step.shape.step.startsWith("list ")).at(-1)
+    const alone = results.find((r) => r.step === "get 1 KiB")
+    const list = results.find((r) => r.step === largest?.shape.step)
+    let overlap: Overlap | undefined
+    if (largest !== undefined && alone !== undefined && list !== undefined && list.objects > 0) {
+      const during: Array<number> = []
+      for (let i = 0; i < OverlapSamples; i++) {
+        const [, get] = yield* Effect.all([largest.request(0, i), timedGet(api.get(ConfigMaps, "get-target", { namespace: ns }))], { concurrency: 2 })
+        during.push(get)
+        yield* Effect.sleep(Duration.millis(o.paceMs))
+      }
+      during.sort((a, b) => a - b)
+      overlap = { getAloneMs: alone.p50, getDuringListMs: percentile(during, 50), listMs: list.p50 }
+      o.progress(`calibrate: GET during a LIST of ${list.objects}: p50 ${overlap.getDuringListMs.toFixed(2)} ms (alone ${alone.p50.toFixed(2)} ms, the LIST ${list.p50.toFixed(2)} ms)`)
+    }
 
     // watch starts: a watch without a resource version begins with the object it selects (the first event)
     const watchTimes: Array<number> = []
@@ -165,6 +196,7 @@ export const probe = (o: ProbeOptions): Effect.Effect<ProbeResult, ApiError, Api
     }
     return {
       steps: results,
+      ...(overlap !== undefined ? { overlap } : {}),
       ...(watchTimes.length > 0 ? { watchStart: { samples: watchTimes.length, p50: percentile(watchTimes, 50), p99: percentile(watchTimes, 99) } } : {})
     }
   })

@@ -45,9 +45,15 @@ export const renderServiceTime = (target: string, at: Date, fit: Fit, measured: 
     ...fit.steps.map((s) => `#   ${s.step.padEnd(width)}  measured ${ms(s.measuredMs).padStart(12)}  modelled ${ms(s.modelledMs).padStart(12)}`),
     ...measured.steps.map((s) => `#   ${s.step.padEnd(width)}  p99 ${ms(s.p99)} over ${s.samples} requests, one at a time`),
     ...(measured.watchStart ? [`#   watch start p50 ${ms(measured.watchStart.p50)} (the model books a watch start as a read)`] : []),
+    ...(measured.overlap
+      ? [
+          `#   GET during the largest LIST p50 ${ms(measured.overlap.getDuringListMs)} (alone ${ms(measured.overlap.getAloneMs)}, the LIST ${ms(measured.overlap.listMs)}): ` +
+            (fit.serviceTime.sharedSeats === 1 ? "it waits for the LIST — one thread, sharedSeats: 1" : "answered beside the LIST — no shared pool")
+        ]
+      : []),
     ...(fit.undetermined.length > 0 ? [`#   not determined by the probe (simulator defaults): ${fit.undetermined.join(", ")}`] : []),
     `# The concurrency settings (maxRequestsInflight, maxMutatingRequestsInflight) and apf are not probed: set them`,
-    `# as the server is configured.`,
+    `# as the server is configured (with sharedSeats, apf is off: a server on one thread has no priority levels).`,
     `serviceTime:`,
     ...Object.entries(fit.serviceTime).map(([k, v]) => `  ${k}: ${v}`)
   ]
@@ -81,7 +87,7 @@ export const calibrateCommand = (o: CalibrateCommandOptions): Effect.Effect<Cali
       err(`clustersim calibrate: the probe failed: ${measured.left.message}\n`)
       return { exitCode: ExitCode.RunError }
     }
-    const fit = fitServiceTime(measured.right.steps)
+    const fit = fitServiceTime(measured.right.steps, measured.right.overlap)
     const text = renderServiceTime(o.target, new Date(), fit, measured.right)
     if (o.out !== undefined) {
       const written = yield* Effect.either(Effect.try(() => writeFileSync(o.out!, text)))

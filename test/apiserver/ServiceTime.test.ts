@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Effect, Either, Layer, ParseResult, Schema } from "effect"
 import { Namespaces } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
-import { defaultParameters, ServiceTime, ServiceTimeModel } from "../../simulator/apiserver/ServiceTime.js"
+import { defaultParameters, dispersionFactor, parameters, ServiceTime, ServiceTimeModel, ServiceTimeSettings, uniformOf } from "../../simulator/apiserver/ServiceTime.js"
+import * as SeededRandom from "../../simulator/kernel/SeededRandom.js"
 import * as Simulation from "../../simulator/kernel/Simulation.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
 
@@ -45,4 +46,69 @@ describe("ServiceTimeModel", () => {
     const value = (exit as { value: { items: number; elapsed: number } }).value
     expect(value.elapsed).toBeCloseTo(5 + value.items, 6)
   })
+
+  it("dispersion: a log-normal factor of median 1 whose p99 is the class's dispersion, from the seeded source only", () => {
+    const draws = (seed: number) => {
+      const m = new ServiceTimeModel({ ...defaultParameters, readDispersion: 3, writeBaseMs: 2, perKiBMs: 0 }, uniformOf(SeededRandom.make(seed)))
+      return Array.from({ length: 20_000 }, () => m.admit(0, "read", 0, 0)).map((a) => a.end - a.start).sort((a, b) => a - b)
+    }
+    const times = draws(7)
+    const quantile = (q: number) => times[Math.ceil(q * times.length) - 1]!
+    // readBaseMs 1: median 1 ms, p99 3 ms (within the sampling error of 20,000 draws)
+    expect(quantile(0.5)).toBeGreaterThan(0.97)
+    expect(quantile(0.5)).toBeLessThan(1.03)
+    expect(quantile(0.99)).toBeGreaterThan(2.8)
+    expect(quantile(0.99)).toBeLessThan(3.2)
+    expect(draws(7)).toEqual(times)
+    expect(draws(8)).not.toEqual(times)
+    expect(dispersionFactor(3, () => 0.5)).toBeCloseTo(Math.exp((Math.log(3) / 2.3263478740408408) * -Math.sqrt(2 * Math.log(2))), 12)
+  })
+
+  it("without dispersion nothing is drawn: every request of a class costs the same", () => {
+    let drawn = 0
+    const m = new ServiceTimeModel({ ...defaultParameters, writeDispersion: 4 }, () => (drawn++, 0.25))
+    for (let i = 0; i < 10; i++) expect(m.admit(i * 10, "read", 100, 0)).toEqual({ start: i * 10, end: i * 10 + 1.5 })
+    expect(drawn).toBe(0)
+    m.admit(0, "mutating", 0, 0)
+    expect(drawn).toBe(2)
+  })
+
+  it("a dispersion below 1 is rejected at the edge with what it means", () => {
+    const decoded = Schema.decodeUnknownEither(ServiceTimeSettings)({ readDispersion: 0.5 })
+    expect(Either.isLeft(decoded)).toBe(true)
+    if (Either.isLeft(decoded)) {
+      const message = ParseResult.TreeFormatter.formatErrorSync(decoded.left)
+      expect(message).toContain("readDispersion")
+      expect(message).toContain("expected a number ≥ 1 (p99 ÷ p50 of the service time; 1: no dispersion)")
+    }
+    expect(Schema.decodeUnknownSync(ServiceTimeSettings)({ readDispersion: 1, writeDispersion: 2.5 })).toEqual({ readDispersion: 1, writeDispersion: 2.5 })
+  })
+
+  it("sharedSeats: reads and writes queue for one pool (a server on one thread), and API Priority and Fairness is off", () => {
+    const p = parameters({ sharedSeats: 1, readBaseMs: 1, perObjectMs: 0.005, writeBaseMs: 2, perKiBMs: 0 })
+    expect(p.apf).toBe(false)
+    const m = new ServiceTimeModel(p)
+    expect(m.apf).toBeUndefined()
+    expect(m.admit(0, "read", 1000, 0)).toEqual({ start: 0, end: 6 })
+    // a write arriving during the LIST waits for it; a read arriving meanwhile waits for both
+    expect(m.admit(1, "mutating", 0, 0)).toEqual({ start: 6, end: 8 })
+    expect(m.admit(2, "read", 0, 0)).toEqual({ start: 8, end: 9 })
+    // without it the write is served at once, beside the LIST
+    const separate = new ServiceTimeModel({ ...p, sharedSeats: undefined, apf: false })
+    separate.admit(0, "read", 1000, 0)
+    expect(separate.admit(1, "mutating", 0, 0)).toEqual({ start: 1, end: 3 })
+  })
+
+  it("sharedSeats with apf: true is refused at the edge, naming the field", () => {
+    const decoded = Schema.decodeUnknownEither(ServiceTimeSettings)({ sharedSeats: 1, apf: true })
+    expect(Either.isLeft(decoded)).toBe(true)
+    if (Either.isLeft(decoded)) {
+      const message = ParseResult.TreeFormatter.formatErrorSync(decoded.left)
+      expect(message).toContain("sharedSeats")
+      expect(message).toContain("one shared pool replaces API Priority and Fairness's priority levels: leave apf out or set it to false")
+    }
+    expect(Schema.decodeUnknownSync(ServiceTimeSettings)({ sharedSeats: 2, apf: false })).toEqual({ sharedSeats: 2, apf: false })
+    expect(Either.isLeft(Schema.decodeUnknownEither(ServiceTimeSettings)({ sharedSeats: 0 }))).toBe(true)
+  })
 })
+

@@ -13,6 +13,7 @@ import { parse } from "yaml"
 import { resolveResource } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { calibrateCommand } from "../../src/cli/calibrate.js"
+import { sharedSeatsOf } from "../../src/calibrate/Fit.js"
 import { runCommand } from "../../src/cli/run.js"
 import { startServerProcess } from "../../src/cli/ServerProcess.js"
 import { parseScenario } from "../../src/scenario/load.js"
@@ -58,6 +59,7 @@ describe("clustersim calibrate", () => {
       "list 300 objects",
       "create 1 KiB",
       "create 32 KiB",
+      "GET during a LIST of 300",
       "watch start"
     ])
     expect(stderr.join("")).toContain(`wrote ${out}`)
@@ -72,7 +74,18 @@ describe("clustersim calibrate", () => {
     // 300 objects cost more to list than one
     expect(block.serviceTime.perObjectMs).toBeGreaterThan(0)
 
+    // each class's spread, p99 ÷ p50 of its steps (Fit.test.ts checks the arithmetic)
+    expect(block.serviceTime.readDispersion).toBeGreaterThanOrEqual(1)
+    expect(block.serviceTime.writeDispersion).toBeGreaterThanOrEqual(1)
+    // a GET was sent during the largest LIST, and the block says what that showed
+    const overlap = result.measured!.overlap!
+    expect(overlap.listMs).toBeGreaterThan(0)
+    expect(result.text).toContain(`GET during the largest LIST p50 ${overlap.getDuringListMs.toFixed(3)} ms`)
+    expect(block.serviceTime.sharedSeats).toBe(sharedSeatsOf(overlap))
+    const { readDispersion: _r, writeDispersion: _w, sharedSeats: _s, ...medians } = block.serviceTime
+
     // the block goes under a scenario's cluster section, and the simulation charges each probe step what the fit says
+    // (at its median: without the spread and the shared pool, which ServiceTime.test.ts checks)
     const list300 = fit.steps.find((s) => s.step === "list 300 objects")!
     const create32 = result.measured!.steps.find((s) => s.step === "create 32 KiB")!
     const scenario = `apiVersion: clustersim/v1
@@ -80,7 +93,7 @@ kind: Scenario
 metadata: { name: calibrated }
 cluster:
   nodes: 1
-  serviceTime: ${JSON.stringify({ ...block.serviceTime, apf: false })}
+  serviceTime: ${JSON.stringify({ ...medians, apf: false })}
 setup:
   namespaces: [probe]
   objects:

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { fitServiceTime, type Measurement } from "../../src/calibrate/Fit.js"
+import { fitServiceTime, sharedSeatsOf, type Measurement } from "../../src/calibrate/Fit.js"
 
 /** What the service-time model gives for a step under the given parameters (simulator/apiserver/ServiceTime.ts). */
 const modelled = (p: { readBaseMs: number; writeBaseMs: number; perObjectMs: number; perKiBMs: number }, m: Omit<Measurement, "latencyMs">): Measurement => ({
@@ -53,4 +53,41 @@ describe("fitServiceTime", () => {
     expect(fit.serviceTime).toEqual({ readBaseMs: 3, perObjectMs: 0 })
     expect(fit.undetermined).toEqual(["writeBaseMs", "perKiBMs"])
   })
+
+  it("recovers each class's dispersion (p99 ÷ p50) exactly from measurements that have it", () => {
+    const p = { readBaseMs: 0.73, writeBaseMs: 4.2, perObjectMs: 0.0137, perKiBMs: 0.052 }
+    for (const [read, write] of [[1.8, 3.25], [1, 12.5], [2.37, 1]] as const) {
+      const fit = fitServiceTime(probeSteps.map((s) => {
+        const m = modelled(p, s)
+        return { ...m, p99Ms: m.latencyMs * (s.kind === "read" ? read : write) }
+      }))
+      expect(fit.serviceTime).toEqual({ ...p, readDispersion: read, writeDispersion: write })
+    }
+  })
+
+  it("dispersion: the costly steps weigh most, it is never below 1, and a class without p99s has none", () => {
+    const steps: ReadonlyArray<Measurement> = [
+      { step: "list 0", kind: "read", objects: 0, kib: 0, latencyMs: 1, p99Ms: 11 },
+      { step: "list 1000", kind: "read", objects: 1000, kib: 0, latencyMs: 10, p99Ms: 20 },
+      { step: "create 1 KiB", kind: "write", objects: 0, kib: 1, latencyMs: 2, p99Ms: 1.5 },
+      { step: "create 64 KiB", kind: "write", objects: 0, kib: 64, latencyMs: 4, p99Ms: 3 }
+    ]
+    // (11·1 + 20·10) ∕ (1 + 100) = 211 ∕ 101
+    expect(fitServiceTime(steps).serviceTime.readDispersion).toBe(Number((211 / 101).toPrecision(6)))
+    expect(fitServiceTime(steps).serviceTime.writeDispersion).toBe(1)
+    const noP99 = fitServiceTime(steps.map(({ p99Ms: _, ...m }) => m))
+    expect(noP99.serviceTime).not.toHaveProperty("readDispersion")
+    expect(noP99.serviceTime).not.toHaveProperty("writeDispersion")
+  })
+
+  it("sharedSeats: 1 exactly when a GET sent during a LIST waited for more than half of it", () => {
+    const p = { readBaseMs: 1, writeBaseMs: 2, perObjectMs: 0.01, perKiBMs: 0.02 }
+    const steps = probeSteps.map((s) => modelled(p, s))
+    expect(sharedSeatsOf({ getAloneMs: 1, getDuringListMs: 7.5, listMs: 11 })).toBe(1)
+    expect(sharedSeatsOf({ getAloneMs: 1, getDuringListMs: 6.5, listMs: 11 })).toBeUndefined()
+    expect(sharedSeatsOf({ getAloneMs: 1, getDuringListMs: 1.2, listMs: 11 })).toBeUndefined()
+    expect(fitServiceTime(steps, { getAloneMs: 1, getDuringListMs: 9, listMs: 11 }).serviceTime).toEqual({ ...p, sharedSeats: 1 })
+    expect(fitServiceTime(steps, { getAloneMs: 1, getDuringListMs: 1.1, listMs: 11 }).serviceTime).toEqual(p)
+  })
 })
+
