@@ -190,8 +190,11 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
         feedChanges({ ...options, observer: reflectorObserver }, onChange, accept)
       const informers = [yield* feed({ resource: Nodes, labelSelector: owned }, observe, ours)]
       if (lifecycle.enabled) informers.push(yield* feed({ resource: Leases, namespace: nodeLeaseNamespace, labelSelector: owned }, observe, ours))
-      const onNode = (pod: KObject) => names.has((pod.spec as { nodeName?: string } | undefined)?.nodeName ?? "")
+      const nodeNameOf = (pod: KObject) => (pod.spec as { nodeName?: string } | undefined)?.nodeName ?? ""
+      // with the scheduler, the shared watch also sees pods not yet bound: the pod-startup SLI times a load phase's pods from there
+      const onNode = (pod: KObject) => names.has(nodeNameOf(pod)) || (o.scheduler !== undefined && nodeNameOf(pod) === "")
       const podChange = (change: Parameters<ClusterObserver["observe"]>[0]) => {
+        if (change.type === "ADDED" && nodeNameOf(change.object) === "") podStartup.pending(change.object, change.time)
         podStartup.observed(change.object, change.time)
         observer.observe(change)
       }

@@ -116,6 +116,44 @@ describe("clustersim run <cluster + scheduler scenario> --target URL", () => {
   )
 
   it.live(
+    "pods a load phase creates without a node are bound, started and timed by the pod-startup SLI from the driver's first sight",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* serve
+        const phase = `phases:
+  - name: create-pods
+    duration: 2s
+    actions:
+      - type: closed
+        name: pods
+        workers: 1
+        iterations: 4
+        request:
+          verb: create
+          resource: pods
+          template:
+            metadata: { labels: { clustersim.io/simulated: "true" } }
+            spec: { containers: [{ name: app, image: registry.example/app:1, resources: { requests: { cpu: 100m } } }] }
+`
+        const r = yield* run(file(scenario("5s", "  batches: []\n").replace("phases: []\n", phase)), s.url)
+        expect(r.exitCode).toBe(0)
+        const a = r.artifact!
+        const pods = (yield* s.api.list(Pods, { namespace: "default" })).items
+        expect(pods).toHaveLength(4)
+        const nodes = new Set((yield* s.api.list(Nodes, { labelSelector: "clustersim.io/simulated=true" })).items.map((o) => o.metadata.name))
+        for (const pod of pods) {
+          expect(nodes.has((pod.spec as { nodeName?: string }).nodeName ?? "")).toBe(true)
+          expect((pod.status as { phase?: string }).phase).toBe("Running")
+        }
+        expect((a.sections as { scheduler: SchedulerResult }).scheduler).toMatchObject({ podsCreated: 0, binds: 4, events: { byReason: { Scheduled: 4 } } })
+        const startup = (a.cluster as { realTime: { podStartup: { pods: number; observedRunning: number; createToObserved: { count: number } } } }).realTime.podStartup
+        expect(startup).toMatchObject({ pods: 4, observedRunning: 4, createToObserved: { count: 4 } })
+        yield* s.close
+      }),
+    60_000
+  )
+
+  it.live(
     "a crashed leader is replaced by the other replica, which binds the pods created after",
     () =>
       Effect.gen(function* () {
