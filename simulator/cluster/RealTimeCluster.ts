@@ -39,6 +39,7 @@ import { NodeAgentShard } from "../nodeagent/NodeAgentShard.js"
 import * as LeaderElector from "../leaderelection/LeaderElector.js"
 import { schedulerScenarioEffect, type SchedulerSection } from "../scheduler/SchedulerScenario.js"
 import { ClusterObserver } from "./ClusterObserver.js"
+import { countingFailures } from "./CountingClient.js"
 import { clusterResult, type ClusterResultBody } from "./ClusterResult.js"
 import { resolveCluster, simulatedNodes } from "./ClusterSetup.js"
 import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
@@ -82,6 +83,8 @@ export interface RealTimeReport {
   /** Nodes of the scenario's names found without clustersim's label: left alone, their agents stopped. */
   readonly foreignNodes: ReadonlyArray<string>
   readonly podStartup?: PodStartupResult
+  /** The scheduler section's failed requests by status code (with it only; 404 and 409 are its ordinary answers). */
+  readonly schedulerErrorsByCode?: Readonly<Record<string, number>>
   readonly cleanup: Leftovers & { readonly deleted: boolean }
 }
 
@@ -230,6 +233,7 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
       // the scheduler section once the agents run, so its pods find registered nodes
       const sections: Record<string, unknown> = {}
       let schedulerFiber: Fiber.RuntimeFiber<void> | undefined
+      const schedulerErrors: Record<string, number> = {}
       if (o.scheduler) {
         sections.scheduler = { finished: false }
         const driverId = random.split("scheduler-identity").next().toString(36).slice(2, 8)
@@ -242,6 +246,7 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
         schedulerFiber = yield* Effect.fork(
           schedulerScenarioEffect(o.scheduler, live).pipe(
             Effect.provide(SeededRandom.layer(o.seed)),
+            Effect.provideService(ApiClient, countingFailures(client, schedulerErrors)),
             Effect.matchCause({
               onSuccess: (r) => void (sections.scheduler = r),
               onFailure: (c) => void (Cause.isInterruptedOnly(c) || (sections.scheduler = { finished: false, error: Cause.pretty(c).split("\n")[0] }))
@@ -292,6 +297,7 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
           adopted: metrics.adopted,
           foreignNodes: metrics.foreignNodes,
           ...(pods > 0 || o.scheduler ? { podStartup: podStartup.result() } : {}),
+          ...(o.scheduler ? { schedulerErrorsByCode: schedulerErrors } : {}),
           cleanup
         },
         sections

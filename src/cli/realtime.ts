@@ -10,6 +10,7 @@ import { dirname } from "node:path"
 import { clusterFigures } from "../../simulator/cluster/ClusterFigures.js"
 import { podStartupSeries } from "../../simulator/cluster/PodStartupSli.js"
 import { DefaultSchedulerDurationMs } from "../../simulator/scheduler/SchedulerScenario.js"
+import { unexpectedFailures } from "../../simulator/cluster/CountingClient.js"
 import { realTimeProblems, runRealTimeCluster, type RealTimeClusterResult } from "../../simulator/cluster/RealTimeCluster.js"
 import { simulatedLabel, simulatedLabelValue } from "../api/WellKnown.js"
 import type { TrafficCounter } from "../client/HttpTransport.js"
@@ -45,10 +46,15 @@ export interface RealTimeRunInput {
 
 const ownedSelector = `${simulatedLabel}=${simulatedLabelValue}`
 
-/** The failed agent requests, judged like a threshold: a run whose requests failed never passes. */
+/** The failed agent (and scheduler) requests, judged like thresholds: a run whose requests failed never passes. */
 const agentChecks = (r: RealTimeClusterResult) => {
   const failed = Object.values(r.realTime.errorsByCode).reduce((a, b) => a + b, 0)
-  return [check("outcome:node-agent-requests", "failed node-agent requests == 0", failed, failed === 0)]
+  const scheduler = r.realTime.schedulerErrorsByCode
+  const schedulerFailed = scheduler === undefined ? 0 : unexpectedFailures(scheduler)
+  return [
+    check("outcome:node-agent-requests", "failed node-agent requests == 0", failed, failed === 0),
+    ...(scheduler !== undefined ? [check("outcome:scheduler-requests", "failed scheduler requests (but 404, 409) == 0", schedulerFailed, schedulerFailed === 0)] : [])
+  ]
 }
 
 export const runRealTimeScenario = (i: RealTimeRunInput): Effect.Effect<{ readonly exitCode: number }> =>
