@@ -52,6 +52,14 @@ export class PodStartupSli {
     if ((pod.spec as { nodeName?: string } | undefined)?.nodeName) this.stage(stages, "scheduled", t)
   }
 
+  /**
+   * A watcher received `pod` at `t`, not yet bound, created by someone else (a load phase): its creation is timed
+   * at that first sight, as the driver never sent the create. Pods the driver created keep their own time.
+   */
+  pending(pod: KObject, t: number): void {
+    if (!this.pods.has(keyOf(pod))) this.pods.set(keyOf(pod), { created: t })
+  }
+
   /** The node agent wrote `pod` Running at `t`. */
   running(pod: KObject, t: number): void {
     const stages = this.pods.get(keyOf(pod))

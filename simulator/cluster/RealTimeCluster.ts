@@ -8,13 +8,16 @@
  * agents, and one shared pod watch filtered here unless the scenario asks for a watch per node.
  *
  * The lifecycle controller runs under leader election (a Lease `clustersim-node-lifecycle` in the system namespace),
- * so drivers sharing a cluster run one between them.
+ * so drivers sharing a cluster run one between them. The scenario's `scheduler:` section runs here too, once the
+ * agents run: the same replicas as in virtual time (`schedulerScenarioEffect`), electing a leader on the
+ * `platform-scheduler` Lease in the system namespace as kube-scheduler does, binding the pods they find without a
+ * node; a stop or the end interrupts them, and the leader releases its Lease (upstream `ReleaseOnCancel`).
  *
  * Ownership (`Ownership.ts`): agents register their Nodes and Leases with clustersim's label, adopt those an
  * earlier run left, and stop at once on a node of the same name without the label. At the end (or on a stop) the
  * owned nodes and leases are deleted with `cleanup`, or counted and reported as left.
  */
-import { Clock, Deferred, Effect, Fiber, FiberSet } from "effect"
+import { Cause, Clock, Deferred, Effect, Fiber, FiberSet } from "effect"
 import { hostname } from "node:os"
 import type { KObject } from "../../src/api/Object.js"
 import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
@@ -34,7 +37,9 @@ import { NodeAgentMetrics, settingsOf, type NodeAgentEnvironment } from "../node
 import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
 import { NodeAgentShard } from "../nodeagent/NodeAgentShard.js"
 import * as LeaderElector from "../leaderelection/LeaderElector.js"
+import { schedulerScenarioEffect, type SchedulerSection } from "../scheduler/SchedulerScenario.js"
 import { ClusterObserver } from "./ClusterObserver.js"
+import { countingFailures } from "./CountingClient.js"
 import { clusterResult, type ClusterResultBody } from "./ClusterResult.js"
 import { resolveCluster, simulatedNodes } from "./ClusterSetup.js"
 import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
@@ -57,6 +62,11 @@ export interface RealTimeClusterOptions {
   readonly admin: ServerAdminService | undefined
   /** Completes to stop the run early (Ctrl-C); it then cleans up as at the end. */
   readonly stop?: Effect.Effect<void>
+  /**
+   * The scenario's `scheduler:` section (its `duration` resolved), run beside the agents; its result is the
+   * artifact's `sections.scheduler`, as in virtual time. Its `nodes` groups must be empty: pods go to the agents' nodes.
+   */
+  readonly scheduler?: SchedulerSection
   /** About every 5 s. */
   readonly onProgress?: (p: { readonly elapsedMs: number; readonly registered: number; readonly leaseWrites: number; readonly errors: number }) => void
 }
@@ -73,10 +83,16 @@ export interface RealTimeReport {
   /** Nodes of the scenario's names found without clustersim's label: left alone, their agents stopped. */
   readonly foreignNodes: ReadonlyArray<string>
   readonly podStartup?: PodStartupResult
+  /** The scheduler section's failed requests by status code (with it only; 404 and 409 are its ordinary answers). */
+  readonly schedulerErrorsByCode?: Readonly<Record<string, number>>
   readonly cleanup: Leftovers & { readonly deleted: boolean }
 }
 
-export type RealTimeClusterResult = ClusterResultBody & { readonly realTime: RealTimeReport }
+export type RealTimeClusterResult = ClusterResultBody & {
+  readonly realTime: RealTimeReport
+  /** The sections run beside the cluster (`scheduler`): a result, or `{ finished: false }` when stopped first. */
+  readonly sections: Readonly<Record<string, unknown>>
+}
 
 /** The lifecycle controller's election (kube-controller-manager's timings: 15 s lease, 10 s deadline, 2 s retry). */
 const lifecycleElection = {
@@ -88,6 +104,9 @@ const lifecycleElection = {
   releaseOnCancel: true
 } as const
 
+/** Real time a section may take past the end to finish and read its results (it started after the informers synced). */
+const SectionReportMs = 15_000
+
 /** A real-time shard wakes at least this often by default (ms): how late an event may start. */
 export const DefaultRealTimeResolutionMs = 50
 
@@ -95,8 +114,15 @@ export const DefaultRealTimeResolutionMs = 50
 const noModelledLatency = new ServiceTimeModel({ ...defaultParameters, readBaseMs: 0, writeBaseMs: 0, perObjectMs: 0, perKiBMs: 0 })
 
 /** What a real-time run cannot do (each with the reason); empty when it can run. */
-export const realTimeProblems = (spec: ClusterSpec, faults: ReadonlyArray<ClusterFault>, hasAdmin: boolean): ReadonlyArray<string> => {
+export const realTimeProblems = (
+  spec: ClusterSpec,
+  faults: ReadonlyArray<ClusterFault>,
+  hasAdmin: boolean,
+  scheduler?: SchedulerSection
+): ReadonlyArray<string> => {
   const problems: Array<string> = []
+  if (scheduler !== undefined && scheduler.nodes.length > 0)
+    problems.push("scheduler.nodes: in real time the scheduler places pods on the cluster's simulated nodes (cluster.nodes); bare scheduler nodes exist only in virtual time")
   if (spec.images !== undefined) problems.push("cluster.images: image pulls are modelled in virtual time only; run without --target")
   faults.forEach((f, i) => {
     if (f.type === "registry-outage" || f.type === "expire-registry-credentials") problems.push(`faults[${i}]: ${f.type} needs cluster.images (virtual time only)`)
@@ -109,7 +135,7 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
   Effect.scoped(
     Effect.gen(function* () {
       const spec = o.spec
-      const problems = realTimeProblems(spec, o.faults, o.admin !== undefined)
+      const problems = realTimeProblems(spec, o.faults, o.admin !== undefined, o.scheduler)
       if (problems.length > 0) return yield* Effect.fail(problems.join("; "))
       const resolved = resolveCluster(spec, o.baseDir)
       if (resolved._tag === "Left") return yield* Effect.fail(`invalid cluster spec: ${resolved.left.join("; ")}`)
@@ -167,8 +193,11 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
         feedChanges({ ...options, observer: reflectorObserver }, onChange, accept)
       const informers = [yield* feed({ resource: Nodes, labelSelector: owned }, observe, ours)]
       if (lifecycle.enabled) informers.push(yield* feed({ resource: Leases, namespace: nodeLeaseNamespace, labelSelector: owned }, observe, ours))
-      const onNode = (pod: KObject) => names.has((pod.spec as { nodeName?: string } | undefined)?.nodeName ?? "")
+      const nodeNameOf = (pod: KObject) => (pod.spec as { nodeName?: string } | undefined)?.nodeName ?? ""
+      // with the scheduler, the shared watch also sees pods not yet bound: the pod-startup SLI times a load phase's pods from there
+      const onNode = (pod: KObject) => names.has(nodeNameOf(pod)) || (o.scheduler !== undefined && nodeNameOf(pod) === "")
       const podChange = (change: Parameters<ClusterObserver["observe"]>[0]) => {
+        if (change.type === "ADDED" && nodeNameOf(change.object) === "") podStartup.pending(change.object, change.time)
         podStartup.observed(change.object, change.time)
         observer.observe(change)
       }
@@ -201,6 +230,30 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
         const pressure = runMemoryPressure(spec.memoryPressure, nodes, spec.podsPerNode ?? 0, nodeAgent, (e) => evictions.push(e), (node, c) => byName.get(node)?.setPressure(node, c))
         running.push(yield* Effect.fork(Effect.orDie(pressure)))
       }
+      // the scheduler section once the agents run, so its pods find registered nodes
+      const sections: Record<string, unknown> = {}
+      let schedulerFiber: Fiber.RuntimeFiber<void> | undefined
+      const schedulerErrors: Record<string, number> = {}
+      if (o.scheduler) {
+        sections.scheduler = { finished: false }
+        const driverId = random.split("scheduler-identity").next().toString(36).slice(2, 8)
+        const live = {
+          host: (r: number) => `${hostname()}-${driverId}-scheduler-${r}`,
+          podLabels: { [simulatedLabel]: simulatedLabelValue },
+          onPodCreated: (pod: KObject, t: number) => podStartup.created(pod, t),
+          eventExpiry: false
+        }
+        schedulerFiber = yield* Effect.fork(
+          schedulerScenarioEffect(o.scheduler, live).pipe(
+            Effect.provide(SeededRandom.layer(o.seed)),
+            Effect.provideService(ApiClient, countingFailures(client, schedulerErrors)),
+            Effect.matchCause({
+              onSuccess: (r) => void (sections.scheduler = r),
+              onFailure: (c) => void (Cause.isInterruptedOnly(c) || (sections.scheduler = { finished: false, error: Cause.pretty(c).split("\n")[0] }))
+            })
+          )
+        )
+      }
       const pods = yield* createPods(nodes.map((n) => n.name), spec.podsPerNode ?? 0, lifecycle.defaultTolerationSeconds, podStartup)
       if (o.onProgress) {
         const report = o.onProgress
@@ -219,7 +272,12 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
       }
 
       // ---- run until the end or a stop, then stop the agents and clean up (or count what is left)
-      yield* Effect.raceFirst(Effect.sleep(o.durationMs), o.stop ?? Effect.never)
+      const stopped = yield* Effect.raceFirst(Effect.as(Effect.sleep(o.durationMs), false), Effect.as(o.stop ?? Effect.never, true))
+      if (schedulerFiber !== undefined) {
+        // at the end the section reads its results; on a stop it is interrupted (the leader releases its Lease)
+        if (!stopped) yield* Effect.raceFirst(Fiber.await(schedulerFiber), Effect.raceFirst(Effect.sleep(SectionReportMs), o.stop ?? Effect.never))
+        yield* Fiber.interrupt(schedulerFiber)
+      }
       const reachedMs = (yield* Clock.currentTimeMillis) - startMillis
       yield* Fiber.interruptAll(running)
       yield* FiberSet.clear(requests)
@@ -238,9 +296,11 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
           registered: metrics.registrations,
           adopted: metrics.adopted,
           foreignNodes: metrics.foreignNodes,
-          ...(pods > 0 ? { podStartup: podStartup.result() } : {}),
+          ...(pods > 0 || o.scheduler ? { podStartup: podStartup.result() } : {}),
+          ...(o.scheduler ? { schedulerErrorsByCode: schedulerErrors } : {}),
           cleanup
-        }
+        },
+        sections
       }
     })
   )

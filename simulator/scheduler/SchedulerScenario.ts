@@ -8,6 +8,7 @@ import { Clock, Duration, Effect, Fiber, Layer, Schema } from "effect"
 import { ApiServer } from "../apiserver/ApiServer.js"
 import { Events, Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
+import type { KObject } from "../../src/api/Object.js"
 import { make as makeRecorder, reportingInstanceOf, type RecorderStats } from "../events/EventRecorder.js"
 import { runEventTtl } from "../events/EventTtl.js"
 import * as Simulation from "../kernel/Simulation.js"
@@ -128,12 +129,12 @@ const makeNode = (name: string, g: typeof NodeGroup.Type) => ({
   }
 })
 
-const makePod = (name: string, b: typeof PodBatch.Type) => {
+const makePod = (name: string, b: typeof PodBatch.Type, labels: Readonly<Record<string, string>>) => {
   const requests: Record<string, string> = {}
   if (b.cpu) requests.cpu = b.cpu
   if (b.memory) requests.memory = b.memory
   return {
-    metadata: { name, namespace: b.namespace, labels: { app: b.namePrefix } },
+    metadata: { name, namespace: b.namespace, labels: { app: b.namePrefix, ...labels } },
     spec: {
       containers: [{ name: "app", image: "registry.example/app:1", resources: { requests } }],
       ...(b.priority !== undefined ? { priority: b.priority } : {}),
@@ -143,8 +144,20 @@ const makePod = (name: string, b: typeof PodBatch.Type) => {
   }
 }
 
-/** The scenario as an effect on the ambient clock (run it inside a Simulation). */
-export const schedulerScenarioEffect = (scenario: SchedulerSection) =>
+/** What differs when the section runs on the real clock against a real server (simulator/cluster/RealTimeCluster.ts). */
+export interface SchedulerSectionLive {
+  /** Host part of replica `r`'s identity and reporting instance (default `scheduler-<r>`): drivers sharing a cluster need distinct ones. */
+  readonly host?: (replica: number) => string
+  /** Added to the batches' pods (the driver's ownership label, so cleanup finds them once bound). */
+  readonly podLabels?: Readonly<Record<string, string>>
+  /** Told of every pod created, with the time its create was sent (the pod-startup SLI). */
+  readonly onPodCreated?: (pod: KObject, t: number) => void
+  /** Run the event TTL controller (default true: the simulated server has none; a real one expires events itself). */
+  readonly eventExpiry?: boolean
+}
+
+/** The scenario as an effect on the ambient clock (inside a Simulation, or on the real clock with `live`). */
+export const schedulerScenarioEffect = (scenario: SchedulerSection, live: SchedulerSectionLive = {}) =>
   Effect.scoped(
     Effect.gen(function* () {
       const client = yield* ApiClient
@@ -157,7 +170,7 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection) =>
           yield* Effect.orDie(client.create(Nodes, makeNode(name, g)))
         }
       }
-      if (scenario.events) yield* Effect.forkScoped(runEventTtl({ ttlMs: scenario.eventTtl }))
+      if (scenario.events && live.eventExpiry !== false) yield* Effect.forkScoped(runEventTtl({ ttlMs: scenario.eventTtl }))
 
       const leaderElect = scenario.leaderElect ?? scenario.replicas > 1
       const leaders: Array<{ identity: string; atMs: number }> = []
@@ -166,8 +179,8 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection) =>
       const instances: Array<{ identity: string; core: SchedulerCore; elector?: LeaderElector.LeaderElector; fiber: Fiber.RuntimeFiber<unknown, unknown> }> = []
 
       for (let r = 0; r < scenario.replicas; r++) {
-        const identity = `scheduler-${r}_${String(r).padStart(8, "0")}-0000-4000-8000-000000000000`
-        const host = `scheduler-${r}`
+        const host = live.host?.(r) ?? `scheduler-${r}`
+        const identity = `${host}_${String(r).padStart(8, "0")}-0000-4000-8000-000000000000`
         const recorder = scenario.events
           ? yield* makeRecorder({ reportingController: "default-scheduler", reportingInstance: reportingInstanceOf("default-scheduler", host) })
           : undefined
@@ -212,7 +225,9 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection) =>
             const tick = b.rate > 0 ? (perTick * 1000) / b.rate : 0
             for (let i = 0; i < b.count; ) {
               for (let k = 0; k < perTick && i < b.count; k++, i++) {
-                yield* Effect.ignore(client.create(Pods, makePod(`${b.namePrefix}-${i}`, b), { namespace: b.namespace }))
+                const sentAt = yield* Clock.currentTimeMillis
+                const made = yield* Effect.either(client.create(Pods, makePod(`${b.namePrefix}-${i}`, b, live.podLabels ?? {}), { namespace: b.namespace }))
+                if (made._tag === "Right") live.onPodCreated?.(made.right.object, sentAt)
                 podsCreated++
               }
               if (tick > 0 && i < b.count) yield* Effect.sleep(Duration.millis(tick))

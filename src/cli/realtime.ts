@@ -2,12 +2,15 @@
  * `clustersim run cluster.yaml --target URL | --kubeconfig FILE | --target embedded`: the
  * scenario's cluster section on the real clock against that target (simulator/cluster/RealTimeCluster.ts, docs/cluster.md
  * "Real time"), its load phases beside it against the same target. Without `--target` a cluster scenario runs in
- * virtual time (run.ts). The scheduler and eviction sections exist only in virtual time: refused here, by name.
+ * virtual time (run.ts). The `scheduler:` section runs beside the agents (its replicas electing a leader on the target);
+ * the eviction section exists only in virtual time (one node's usage model, no agent to host it): refused here, by name.
  */
 import { Effect, Exit } from "effect"
 import { dirname } from "node:path"
 import { clusterFigures } from "../../simulator/cluster/ClusterFigures.js"
 import { podStartupSeries } from "../../simulator/cluster/PodStartupSli.js"
+import { DefaultSchedulerDurationMs } from "../../simulator/scheduler/SchedulerScenario.js"
+import { unexpectedFailures } from "../../simulator/cluster/CountingClient.js"
 import { realTimeProblems, runRealTimeCluster, type RealTimeClusterResult } from "../../simulator/cluster/RealTimeCluster.js"
 import { simulatedLabel, simulatedLabelValue } from "../api/WellKnown.js"
 import type { TrafficCounter } from "../client/HttpTransport.js"
@@ -43,10 +46,15 @@ export interface RealTimeRunInput {
 
 const ownedSelector = `${simulatedLabel}=${simulatedLabelValue}`
 
-/** The failed agent requests, judged like a threshold: a run whose requests failed never passes. */
+/** The failed agent (and scheduler) requests, judged like thresholds: a run whose requests failed never passes. */
 const agentChecks = (r: RealTimeClusterResult) => {
   const failed = Object.values(r.realTime.errorsByCode).reduce((a, b) => a + b, 0)
-  return [check("outcome:node-agent-requests", "failed node-agent requests == 0", failed, failed === 0)]
+  const scheduler = r.realTime.schedulerErrorsByCode
+  const schedulerFailed = scheduler === undefined ? 0 : unexpectedFailures(scheduler)
+  return [
+    check("outcome:node-agent-requests", "failed node-agent requests == 0", failed, failed === 0),
+    ...(scheduler !== undefined ? [check("outcome:scheduler-requests", "failed scheduler requests (but 404, 409) == 0", schedulerFailed, schedulerFailed === 0)] : [])
+  ]
 }
 
 export const runRealTimeScenario = (i: RealTimeRunInput): Effect.Effect<{ readonly exitCode: number }> =>
@@ -54,16 +62,23 @@ export const runRealTimeScenario = (i: RealTimeRunInput): Effect.Effect<{ readon
     const { scenario, err } = i
     const simulation = simulationOf(scenario, i.seed, dirname(i.file))
     const spec = scenario.cluster
-    if (spec === undefined || simulation.sections !== undefined && simulation.sections.length > 0) {
-      const names = (simulation.sections ?? []).map((s) => `"${s.name}"`).join(", ")
-      err(`clustersim: ${i.file}: ${spec === undefined ? "" : `${names}: `}a target runs the "cluster" section in real time; the scheduler and eviction sections run only in virtual time (run without --target)\n`)
+    if (spec === undefined || scenario.eviction !== undefined) {
+      err(
+        `clustersim: ${i.file}: ${spec === undefined ? "" : `"eviction": `}a target runs the "cluster" section (and its "scheduler") in real time; ` +
+          `the eviction section runs only in virtual time (run without --target)\n`
+      )
       return { exitCode: ExitCode.InvalidInput }
+    }
+    // the section's own length as in virtual time (src/scenario/Simulated.ts): its duration, else the scenario's
+    const scheduler = scenario.scheduler && {
+      ...scenario.scheduler,
+      duration: scenario.scheduler.duration ?? (scenario.duration !== undefined ? simulation.durationMs : DefaultSchedulerDurationMs)
     }
     const traffic: TrafficCounter = { bytesIn: 0, bytesOut: 0 }
     let stoppedBy: StopSignal | undefined
     const program = Effect.gen(function* () {
       const target = yield* Target
-      const problems = realTimeProblems(spec, simulation.faults, target.admin !== undefined)
+      const problems = realTimeProblems(spec, simulation.faults, target.admin !== undefined, scheduler)
       if (problems.length > 0) {
         err(`clustersim: ${i.file}: ${problems.join("; ")}\n`)
         return { exitCode: ExitCode.InvalidInput }
@@ -89,6 +104,7 @@ export const runRealTimeScenario = (i: RealTimeRunInput): Effect.Effect<{ readon
           ...(simulation.baseDir !== undefined ? { baseDir: simulation.baseDir } : {}),
           cleanup: i.cleanup,
           admin: target.admin,
+          ...(scheduler ? { scheduler } : {}),
           stop: Effect.map(i.interrupt, (signal) => void (stoppedBy = signal)),
           onProgress: (p) => err(`[real ${(p.elapsedMs / 1000).toFixed(0)}s] ${p.registered} nodes registered, ${p.leaseWrites} lease writes, ${p.errors} failed requests\n`)
         })
@@ -121,7 +137,8 @@ export const runRealTimeScenario = (i: RealTimeRunInput): Effect.Effect<{ readon
           collected,
           state,
           outcome,
-          ...(result ? { cluster: result as unknown as Record<string, unknown>, clusterFigures: clusterFigures(result), checks: agentChecks(result) } : {})
+          ...(result ? { cluster: clusterOf(result), clusterFigures: clusterFigures(result), checks: agentChecks(result) } : {}),
+          ...(result && Object.keys(result.sections).length > 0 ? { sections: result.sections } : {})
         })
       )
     })
@@ -130,6 +147,9 @@ export const runRealTimeScenario = (i: RealTimeRunInput): Effect.Effect<{ readon
     err(`clustersim: run error: ${failureText(exit)}\n`)
     return { exitCode: ExitCode.RunError }
   })
+
+/** The artifact's `cluster`: the result without its sections, which the artifact carries as in virtual time. */
+const clusterOf = ({ sections: _sections, ...cluster }: RealTimeClusterResult): Record<string, unknown> => cluster
 
 const failureText = (exit: Exit.Exit<unknown, unknown>): string => {
   if (Exit.isSuccess(exit)) return ""

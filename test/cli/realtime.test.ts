@@ -100,16 +100,18 @@ describe("clustersim run <cluster scenario> --target URL", () => {
   )
 
   it.live(
-    "refuses, by name, what only virtual time has: apiserver-pause without admin hooks, the scheduler section",
+    "refuses, by name, what only virtual time has: apiserver-pause without admin hooks, the scheduler section's bare nodes",
     () =>
       Effect.gen(function* () {
         const s = yield* serve(false)
         const pause = yield* run(file(clusterScenario("faults:\n  - { type: apiserver-pause, at: 1s, for: 1s }\n")), s.url)
         expect(pause.exitCode).toBe(2)
         expect(pause.stderr).toContain("faults[0]: apiserver-pause needs a target with failure hooks (clustersim serve --admin)")
-        const scheduler = yield* run(file(clusterScenario("scheduler:\n  replicas: 1\n  batches: [{ namePrefix: web, count: 2, rate: 1, cpu: 100m, memory: 64Mi }]\n")), s.url)
+        const scheduler = yield* run(file(clusterScenario("scheduler:\n  nodes: [{ count: 2 }]\n  batches: [{ namePrefix: web, count: 2, rate: 1, cpu: 100m, memory: 64Mi }]\n")), s.url)
         expect(scheduler.exitCode).toBe(2)
-        expect(scheduler.stderr).toContain('"scheduler": a target runs the "cluster" section in real time; the scheduler and eviction sections run only in virtual time (run without --target)')
+        expect(scheduler.stderr).toContain(
+          "scheduler.nodes: in real time the scheduler places pods on the cluster's simulated nodes (cluster.nodes); bare scheduler nodes exist only in virtual time"
+        )
         yield* s.close
       }),
     30_000

@@ -3,7 +3,9 @@
  * `clustersim run <cluster scenario> --kubeconfig F --cleanup` with the admin client certificate of the generated
  * kubeconfig, and with a bearer token of the token file whose user a ClusterRole grants what the driver writes
  * (docs/cluster.md "Real time"). The nodes register, their leases renew, `--cleanup` removes them; a token without
- * that role ends the run at its start with the server's 403 instead of waiting forever.
+ * that role ends the run at its start with the server's 403 instead of waiting forever. With a `scheduler:` section
+ * the scheduler runs with the same credentials: without `pods/binding` its binds are refused and the run fails
+ * (`outcome:scheduler-requests`); with it the pods are bound and started.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
@@ -35,6 +37,11 @@ writeFileSync(
     "phases: []",
     ""
   ].join("\n")
+)
+const schedulerScenario = join(dir, "cluster-scheduler.yaml")
+writeFileSync(
+  schedulerScenario,
+  readFileSync(scenario, "utf8").replace("phases: []", "scheduler:\n  batches: [{ namePrefix: web, count: 2, cpu: 100m }]\nphases: []")
 )
 writeFileSync(join(dir, "tokens.csv"), 'tok-driver,clustersim-driver,driver-uid,""\ntok-nobody,nobody,nobody-uid,""\n')
 
@@ -99,10 +106,10 @@ afterAll(() => {
 })
 
 /** `clustersim run` of the scenario with a kubeconfig: exit code, stderr and the run's artifact. */
-const runWith = async (kubeconfig: string, name: string) => {
+const runWith = async (kubeconfig: string, name: string, file = scenario) => {
   const out = join(dir, name)
-  const ran = await run(viteNode, [...cli, "run", scenario, "--kubeconfig", kubeconfig, "--cleanup", "--out", out], 120_000)
-  const artifact = ran.code === 0 || ran.code === 1 ? JSON.parse(readFileSync(join(out, "run.json"), "utf8")) : undefined
+  const ran = await run(viteNode, [...cli, "run", file, "--kubeconfig", kubeconfig, "--cleanup", "--out", out], 120_000)
+  const artifact = ran.code === 0 || ran.code === 1 || ran.code === 99 ? JSON.parse(readFileSync(join(out, "run.json"), "utf8")) : undefined
   return { ...ran, artifact }
 }
 
@@ -143,4 +150,40 @@ describe("clustersim run of a cluster scenario against serve --tls with RBAC", (
     expect(ran.stdout + ran.stderr).toMatch(/RUN ERROR: the informers cannot start: 403 (nodes|pods) is forbidden: User "nobody" cannot list resource "(nodes|pods)" in API group "" at the cluster scope/)
     expect(ran.artifact.cluster).toBeUndefined()
   }, 180_000)
+
+  it("with a scheduler section, as the driver's user: refused binds fail the run; with pods/binding (and events list) the pods run", async () => {
+    const token = tokenKubeconfig("tok-driver")
+    const refused = await runWith(token, "scheduler-refused", schedulerScenario)
+    expect(refused.code, refused.stderr).toBe(99)
+    expect(refused.artifact.outcome).toBe("thresholds-breached")
+    expect(refused.artifact.cluster.realTime.schedulerErrorsByCode["403"]).toBeGreaterThan(0)
+    expect(refused.artifact.thresholds.find((t: { threshold: string }) => t.threshold === "outcome:scheduler-requests")).toMatchObject({ passed: false })
+    const binder = [
+      { apiVersion: "rbac.authorization.platform/v1", kind: "ClusterRole", metadata: { name: "clustersim-binder" }, rules: [
+          { apiGroups: [""], resources: ["pods/binding"], verbs: ["create"] },
+          // the section reads its events at the end
+          { apiGroups: ["", "events.platform"], resources: ["events"], verbs: ["list"] }
+        ]
+      },
+      {
+        apiVersion: "rbac.authorization.platform/v1",
+        kind: "ClusterRoleBinding",
+        metadata: { name: "clustersim-binder" },
+        roleRef: { apiGroup: "rbac.authorization.platform", kind: "ClusterRole", name: "clustersim-binder" },
+        subjects: [{ apiGroup: "rbac.authorization.platform", kind: "User", name: "clustersim-driver" }]
+      }
+    ]
+    for (const [i, doc] of binder.entries()) {
+      const file = join(dir, `rbac-binder-${i}.json`)
+      writeFileSync(file, JSON.stringify(doc))
+      expect((await run(kubectl!.path, ["--kubeconfig", adminKubeconfig, "create", "-f", file])).stderr).toBe("")
+    }
+    // the refused run's pods were never bound, so not the cleanup's: they wait for this run's scheduler (its creates answer 409)
+    const ran = await runWith(token, "scheduler", schedulerScenario)
+    expect(ran.code, ran.stderr).toBe(0)
+    expect(ran.artifact.cluster.realTime.schedulerErrorsByCode["403"]).toBeUndefined()
+    expect(ran.artifact.sections.scheduler).toMatchObject({ binds: 2, events: { byReason: { Scheduled: 2 } } })
+    expect(ran.artifact.cluster.realTime.podStartup).toMatchObject({ pods: 2, observedRunning: 2 })
+    expect(ran.artifact.cluster.realTime.cleanup).toMatchObject({ removed: { pods: 2 }, deleted: true })
+  }, 300_000)
 })

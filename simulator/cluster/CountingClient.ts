@@ -1,0 +1,33 @@
+/**
+ * An `ApiClientService` that counts its failed requests by HTTP status code: what a component running beside the
+ * node agents on the real clock (the scheduler section) failed to do, so that a run whose requests failed never
+ * passes. Watches are not counted: a closed or expired watch is the informer's to reopen (410 is routine).
+ */
+import { Effect } from "effect"
+import type { ApiError } from "../../src/api/Status.js"
+import type { ApiClientService } from "../../src/client/ApiClient.js"
+
+/**
+ * Answers that are a component's ordinary outcome, not a failure: 404 (the elector's GET before the Lease exists)
+ * and 409 (a lost election race, an optimistic-concurrency conflict retried, a pod bound meanwhile).
+ */
+export const expectedFailureCodes: ReadonlySet<number> = new Set([404, 409])
+
+/** The failed requests of `counts` that are not ordinary outcomes (`expectedFailureCodes`). */
+export const unexpectedFailures = (counts: Readonly<Record<string, number>>): number =>
+  Object.entries(counts).reduce((sum, [code, n]) => (expectedFailureCodes.has(Number(code)) ? sum : sum + n), 0)
+
+export const countingFailures = (client: ApiClientService, counts: Record<string, number>): ApiClientService => {
+  const counted = <A>(request: Effect.Effect<A, ApiError>): Effect.Effect<A, ApiError> =>
+    Effect.tapError(request, (e) => Effect.sync(() => void (counts[String(e.code)] = (counts[String(e.code)] ?? 0) + 1)))
+  return {
+    get: (...a) => counted(client.get(...a)),
+    list: (...a) => counted(client.list(...a)),
+    create: (...a) => counted(client.create(...a)),
+    update: (...a) => counted(client.update(...a)),
+    patch: (...a) => counted(client.patch(...a)),
+    delete: (...a) => counted(client.delete(...a)),
+    deleteCollection: (...a) => counted(client.deleteCollection(...a)),
+    watch: client.watch
+  }
+}
