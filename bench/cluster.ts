@@ -38,6 +38,9 @@ const images = {
 // `--clients`: the clients of a capacity question beside it (issue 20): a pod reflector per node (fieldSelector
 // spec.nodeName), 50 pod informers, a paged LIST (500) of all pods every 10 s and 100 GETs of random pods per second.
 const withClients = process.argv.includes("--clients")
+// The 50 informers share one list, watch and cache (one client process, client-go's SharedInformerFactory) unless
+// `--separate-informers` (50 processes); see docs/benchmarks.md "With clients".
+const separateInformers = process.argv.includes("--separate-informers")
 const positional = process.argv.slice(2).filter((a) => !a.startsWith("--"))
 const nodes = Number(positional[0] ?? 5_000)
 const podsPerNode = Number(positional[1] ?? 30)
@@ -49,6 +52,7 @@ const clients = clientLoad(
   {
     nodes: Array.from({ length: nodes }, (_, i) => `node-${i}`),
     informers: 50,
+    sharedInformers: !separateInformers,
     listEveryMs: 10_000,
     listPageSize: 500,
     getsPerSecond: 100,
@@ -91,7 +95,7 @@ console.log(
     {
       nodes,
       controlPlane,
-      clients: withClients ? counters : false,
+      clients: withClients ? { ...counters, informers: separateInformers ? "separate" : "shared" } : false,
       images: withImages,
       authorization,
       pods: result.pods,

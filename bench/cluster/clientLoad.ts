@@ -14,7 +14,14 @@ import * as SeededRandom from "../../simulator/kernel/SeededRandom.js"
 export interface ClientLoadOptions {
   /** Node names: one pod reflector each, as the kubelet's pod config source. */
   readonly nodes: ReadonlyArray<string>
+  /** Pod informers over all namespaces, each with its own event handlers counted in `informerEvents`. */
   readonly informers: number
+  /**
+   * True: the informers are one client process's, sharing one list, watch and cache as client-go's
+   * `SharedInformerFactory` gives every caller asking for pods (one informer, `informers` handler sets); false:
+   * each is its own informer, as `informers` client processes would be (`docs/benchmarks.md` "With clients").
+   */
+  readonly sharedInformers: boolean
   readonly listEveryMs: number
   readonly listPageSize: number
   readonly getsPerSecond: number
@@ -24,6 +31,7 @@ export interface ClientLoadOptions {
 
 export interface ClientLoadCounters {
   nodeWatchEvents: number
+  /** Events told to informer handlers, each handler set's counted. */
   informerEvents: number
   lists: number
   listedItems: number
@@ -51,12 +59,14 @@ export const clientLoad = (options: ClientLoadOptions, counters: ClientLoadCount
         yield* Effect.forkScoped(reflector.run)
       }
       const informerRandom = random.split("informers")
-      for (let i = 0; i < options.informers; i++) {
-        yield* startInformer(
-          { resource: Pods, random: () => informerRandom.next(), observer: { synced: () => Effect.sync(() => void counters.syncs++) } },
-          { onAdd: () => void counters.informerEvents++, onUpdate: () => void counters.informerEvents++, onDelete: () => void counters.informerEvents++ }
-        )
-      }
+      const handlers = () => ({
+        onAdd: () => void counters.informerEvents++,
+        onUpdate: () => void counters.informerEvents++,
+        onDelete: () => void counters.informerEvents++
+      })
+      const informerOptions = { resource: Pods, random: () => informerRandom.next(), observer: { synced: () => Effect.sync(() => void counters.syncs++) } }
+      if (options.sharedInformers) yield* startInformer(informerOptions, Array.from({ length: options.informers }, handlers))
+      else for (let i = 0; i < options.informers; i++) yield* startInformer(informerOptions, handlers())
       const client = yield* ApiClient
       const pagedList = Effect.gen(function* () {
         let token: string | undefined

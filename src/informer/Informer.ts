@@ -2,6 +2,9 @@
  * An informer: a reflector feeding the cache, and event handlers told about every change (client-go's
  * `sharedIndexInformer` with `ResourceEventHandlerFuncs`, without resync). Handlers run synchronously, in the
  * order the changes reach the cache; a relist tells them what changed while the watch was down (`Cache.replace`).
+ * Several handler sets on one informer are client-go's `AddEventHandler` called several times on one shared
+ * informer (what a `SharedInformerFactory` hands every caller asking for the same type): one list, one watch, one
+ * cache, and every handler set told about every change, each in the order the changes reach the cache.
  */
 import { Effect } from "effect"
 import type { Scope } from "effect"
@@ -32,26 +35,39 @@ export interface Informer {
   readonly stats: Effect.Effect<InformerStats>
 }
 
-const deliver = (handlers: EventHandlers, delta: Delta, now: number, isInInitialList: boolean) =>
-  deliverEach(handlers, delta.type, delta.object, delta.type === "Updated" ? delta.old : undefined, now, isInInitialList)
+const deliver = (handlerSets: ReadonlyArray<EventHandlers>, delta: Delta, now: number, isInInitialList: boolean) =>
+  deliverEach(handlerSets, delta.type, delta.object, delta.type === "Updated" ? delta.old : undefined, now, isInInitialList)
 
-const deliverEach = (handlers: EventHandlers, type: Delta["type"], object: KObject, old: KObject | undefined, now: number, isInInitialList: boolean) => {
-  switch (type) {
-    case "Added":
-      return handlers.onAdd?.(object, now, isInInitialList)
-    case "Updated":
-      return handlers.onUpdate?.(old!, object, now)
-    case "Deleted":
-      return handlers.onDelete?.(object, now)
+const deliverEach = (
+  handlerSets: ReadonlyArray<EventHandlers>,
+  type: Delta["type"],
+  object: KObject,
+  old: KObject | undefined,
+  now: number,
+  isInInitialList: boolean
+) => {
+  for (const handlers of handlerSets) {
+    switch (type) {
+      case "Added":
+        handlers.onAdd?.(object, now, isInInitialList)
+        break
+      case "Updated":
+        handlers.onUpdate?.(old!, object, now)
+        break
+      case "Deleted":
+        handlers.onDelete?.(object, now)
+        break
+    }
   }
 }
 
-/** An informer running in the current scope; it stops with the scope. */
+/** An informer running in the current scope; it stops with the scope. An array of handler sets shares it (above). */
 export const startInformer = (
   options: ReflectorOptions,
-  handlers: EventHandlers = {}
+  handlerSetOrSets: EventHandlers | ReadonlyArray<EventHandlers> = {}
 ): Effect.Effect<Informer, never, ApiClient | Scope.Scope> =>
   Effect.gen(function* () {
+    const handlers: ReadonlyArray<EventHandlers> = Array.isArray(handlerSetOrSets) ? handlerSetOrSets : [handlerSetOrSets as EventHandlers]
     const cache = new Cache()
     let listed = false
     const reflector = yield* makeReflector(options, {

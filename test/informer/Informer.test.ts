@@ -66,4 +66,39 @@ describe("Informer", () => {
     expect(informer.cache.list().map(at).sort()).toEqual(["a@6", "c@4", "d@7"])
     expect(Effect.runSync(informer.stats)).toMatchObject({ items: 3, relists: 1, events: 2, triggers: { "watch-stream-410": 1 } })
   })
+
+  it("handler sets sharing one informer each see every change in order, from one list and one watch", () => {
+    const seen: Array<string> = []
+    const handlersOf = (who: string) => ({
+      onAdd: (o: KObject, now: number, initial: boolean) => seen.push(`${who} ${now} add ${at(o)}${initial ? " (initial list)" : ""}`),
+      onUpdate: (old: KObject, o: KObject, now: number) => seen.push(`${who} ${now} update ${at(old)} → ${at(o)}`),
+      onDelete: (o: KObject, now: number) => seen.push(`${who} ${now} delete ${at(o)}`)
+    })
+    const { value: informer, log } = runScripted(
+      {
+        lists: [() => Effect.as(Effect.sleep(100), listOf("3", [obj("a", "1"), obj("b", "2")]))],
+        watches: [
+          events([
+            { type: "MODIFIED", object: obj("a", "4") },
+            { type: "DELETED", object: obj("b", "5") }
+          ], 1_000)
+        ]
+      },
+      startInformer({ resource: ConfigMaps, namespace: "default", random: () => 0 }, [handlersOf("x"), handlersOf("y")]),
+      500
+    )
+    expect(log.lists.length).toBe(1)
+    expect(log.watches.length).toBe(1)
+    expect(seen).toEqual([
+      "x 100 add a@1 (initial list)",
+      "y 100 add a@1 (initial list)",
+      "x 100 add b@2 (initial list)",
+      "y 100 add b@2 (initial list)",
+      "x 100 update a@1 → a@4",
+      "y 100 update a@1 → a@4",
+      "x 100 delete b@5",
+      "y 100 delete b@5"
+    ])
+    expect(informer.cache.list().map(at)).toEqual(["a@4"])
+  })
 })
