@@ -47,7 +47,7 @@ export const scopeOf = (resource: ResourceType, subresource: string | undefined)
   return scope
 }
 
-/** `obj` carrying `entries` as its managed fields (`obj` itself when it already does). */
+/** `obj` carrying `entries` as its managed fields: `obj` itself when it already does, else a new object with new metadata. */
 export const withManagedFields = (obj: KObject, entries: ReadonlyArray<ManagedFieldsEntry>): KObject => {
   const current = obj.metadata.managedFields
   if (entries === current || (entries.length === 0 && current === undefined)) return obj

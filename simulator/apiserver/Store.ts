@@ -287,12 +287,15 @@ export class Store {
     return stored
   }
 
-  /** `put` of the entry a `lookup` just returned, without finding its key again (most writes look up first). */
-  replace(resource: ResourceType, entry: Entry, obj: KObject, time: number): KObject {
+  /**
+   * `put` of the entry a `lookup` just returned, without finding its key again (most writes look up first).
+   * `fresh`: `obj` and its metadata were built for this write and are held by nobody else (see `putFresh`).
+   */
+  replace(resource: ResourceType, entry: Entry, obj: KObject, time: number, fresh = false): KObject {
     const cell = entry as Cell
     if (!cell.live) throw new Error(`store: write through a deleted entry ${cell.key}`)
     if (cell.table.log.resource !== resource) throw new Error(`store: entry ${cell.key} is not a ${resource.kind}`)
-    return this.write(cell.table, cell, obj, time, withResourceVersion)
+    return this.write(cell.table, cell, obj, time, fresh ? stampedInPlace : withResourceVersion)
   }
 
   private write(table: Table, cell: Cell, obj: KObject, time: number, stamp: Stamp): KObject {

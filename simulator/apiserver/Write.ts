@@ -253,7 +253,9 @@ export class Write {
       store.remove(resource, entry!.key, now)
       return Either.right({ code: 200, object: withTypeMeta(candidate, resource), warnings })
     }
-    return Either.right({ code: 200, object: withTypeMeta(store.replace(resource, entry!, candidate, now), resource), warnings })
+    // New managed fields come in a new object and metadata made for this write: stored as they are, not copied again.
+    const fresh = candidate !== bumped
+    return Either.right({ code: 200, object: withTypeMeta(store.replace(resource, entry!, candidate, now, fresh), resource), warnings })
   }
 
   /** POST pods/<name>/binding: sets spec.nodeName once. */

@@ -26,10 +26,6 @@ const listOf = (s: FieldSchema | undefined): { semantics: ListSemantics; items: 
 const keyOfItem = (item: unknown, semantics: ListSemantics): string =>
   semantics.type === "map" && isRecord(item) ? itemKey(item, semantics.keys, semantics.keyDefaults) : valueKey(item)
 
-const put = (out: Mutable, key: string, t: FieldTree | undefined): void => {
-  if (t !== undefined) out[key] = t
-}
-
 const asNode = (member: boolean, children: Mutable): FieldTree | undefined => {
   const empty = Object.keys(children).length === 0
   if (empty) return member ? emptySet : undefined
@@ -73,13 +69,40 @@ export interface Comparison {
   readonly removed: FieldTree
 }
 
+/**
+ * The differences found below one path. Each tree is made on its first entry: a level usually changes in one way
+ * only (a lease renewal modifies one field), and every write of the control-plane hour compares (docs/benchmarks.md).
+ */
+class Differences {
+  added: Mutable | undefined = undefined
+  modified: Mutable | undefined = undefined
+  removed: Mutable | undefined = undefined
+
+  add(key: string, t: FieldTree | undefined): void {
+    if (t !== undefined) (this.added ??= {})[key] = t
+  }
+
+  modify(key: string, t: FieldTree | undefined): void {
+    if (t !== undefined) (this.modified ??= {})[key] = t
+  }
+
+  remove(key: string, t: FieldTree | undefined): void {
+    if (t !== undefined) (this.removed ??= {})[key] = t
+  }
+
+  /** These differences as the children of `key` in `into` (a tree made here is never empty). */
+  putUnder(key: string, into: Differences): void {
+    into.add(key, this.added)
+    into.modify(key, this.modified)
+    into.remove(key, this.removed)
+  }
+}
+
 /** What changed from `before` to `after` (`TypedValue.Compare`). */
 export const compare = (before: unknown, after: unknown, schema: FieldSchema | undefined): Comparison => {
-  const added: Mutable = {}
-  const modified: Mutable = {}
-  const removed: Mutable = {}
-  compareInto(before, after, schema, added, modified, removed)
-  return { added, modified, removed }
+  const found = new Differences()
+  compareInto(before, after, schema, found)
+  return { added: found.added ?? emptySet, modified: found.modified ?? emptySet, removed: found.removed ?? emptySet }
 }
 
 const sameJson = (a: unknown, b: unknown): boolean => {
@@ -93,8 +116,8 @@ const sameJson = (a: unknown, b: unknown): boolean => {
   return false
 }
 
-/** Compares the children of two values at one path, writing the differences as children of the given trees. */
-const compareInto = (before: unknown, after: unknown, schema: FieldSchema | undefined, added: Mutable, modified: Mutable, removed: Mutable): void => {
+/** Compares the children of two values at one path, writing the differences as children of `found`'s trees. */
+const compareInto = (before: unknown, after: unknown, schema: FieldSchema | undefined, found: Differences): void => {
   if (before === after) return
   if (isRecord(before) && isRecord(after) && isGranular(schema)) {
     for (const k of Object.keys(after)) {
@@ -104,10 +127,10 @@ const compareInto = (before: unknown, after: unknown, schema: FieldSchema | unde
       // shared with `before` costs neither its schema nor its key text (a lease renewal shares all but one).
       if (a === undefined || a === b || k === "managedFields") continue
       const sub = childSchema(schema, k)
-      if (b === undefined) put(added, `f:${k}`, wholeNode(a, sub))
-      else compareChild(`f:${k}`, b, a, sub, added, modified, removed)
+      if (b === undefined) found.add(`f:${k}`, wholeNode(a, sub))
+      else compareChild(`f:${k}`, b, a, sub, found)
     }
-    for (const k of Object.keys(before)) if (before[k] !== undefined && after[k] === undefined && k !== "managedFields") put(removed, `f:${k}`, wholeNode(before[k], childSchema(schema, k)))
+    for (const k of Object.keys(before)) if (before[k] !== undefined && after[k] === undefined && k !== "managedFields") found.remove(`f:${k}`, wholeNode(before[k], childSchema(schema, k)))
     return
   }
   const list = listOf(schema)
@@ -119,40 +142,32 @@ const compareInto = (before: unknown, after: unknown, schema: FieldSchema | unde
       seen.add(key)
       if (!old.has(key)) {
         const children = list.semantics.type === "map" ? asChildren(item, list.items) : undefined
-        put(added, key, asNode(true, (children ?? {}) as Mutable))
+        found.add(key, asNode(true, (children ?? {}) as Mutable))
         continue
       }
       if (list.semantics.type !== "map") continue
-      const a: Mutable = {}
-      const m: Mutable = {}
-      const r: Mutable = {}
-      compareInto(old.get(key), item, list.items, a, m, r)
-      put(added, key, asNode(false, a))
-      put(modified, key, asNode(false, m))
-      put(removed, key, asNode(false, r))
+      const itemDifferences = new Differences()
+      compareInto(old.get(key), item, list.items, itemDifferences)
+      itemDifferences.putUnder(key, found)
     }
     for (const [key, item] of old) {
       if (seen.has(key)) continue
       const children = list.semantics.type === "map" ? asChildren(item, list.items) : undefined
-      put(removed, key, asNode(true, (children ?? {}) as Mutable))
+      found.remove(key, asNode(true, (children ?? {}) as Mutable))
     }
   }
 }
 
-const compareChild = (key: string, before: unknown, after: unknown, schema: FieldSchema | undefined, added: Mutable, modified: Mutable, removed: Mutable): void => {
+const compareChild = (key: string, before: unknown, after: unknown, schema: FieldSchema | undefined, found: Differences): void => {
   if (before === after) return
   const granular = (isRecord(before) && isRecord(after) && isGranular(schema)) || (Array.isArray(before) && Array.isArray(after) && listOf(schema) !== undefined && listOf(schema)!.semantics.type !== "atomic")
   if (!granular) {
-    if (!sameJson(before, after)) put(modified, key, emptySet)
+    if (!sameJson(before, after)) found.modify(key, emptySet)
     return
   }
-  const a: Mutable = {}
-  const m: Mutable = {}
-  const r: Mutable = {}
-  compareInto(before, after, schema, a, m, r)
-  put(added, key, asNode(false, a))
-  put(modified, key, asNode(false, m))
-  put(removed, key, asNode(false, r))
+  const childDifferences = new Differences()
+  compareInto(before, after, schema, childDifferences)
+  childDifferences.putUnder(key, found)
 }
 
 /**
