@@ -190,7 +190,7 @@ describe("clustersim run <cluster + scheduler scenario> --target URL", () => {
   )
 
   it.live(
-    "Ctrl-C stops the scheduler, which releases its Lease; the eviction section is refused by name",
+    "Ctrl-C stops the scheduler, which releases its Lease; the eviction section, and a scheduler without a cluster, are refused by name",
     () =>
       Effect.gen(function* () {
         const s = yield* serve
@@ -210,6 +210,11 @@ describe("clustersim run <cluster + scheduler scenario> --target URL", () => {
         expect(eviction.exitCode).toBe(2)
         expect(eviction.stderr).toContain(
           '"eviction": the eviction section runs only in virtual time (run without --target); a target runs the "cluster" section and its "scheduler"'
+        )
+        const alone = yield* run(file(scenario("3s", "  nodes: [{ count: 2 }]\n  batches: []\n").replace(/cluster:\n(  .*\n)+/, "")), s.url)
+        expect(alone.exitCode).toBe(2)
+        expect(alone.stderr).toContain(
+          'with a target, the simulated sections run on the real clock beside a "cluster" section (the scheduler places pods on its nodes); this scenario has none: run it without --target'
         )
         yield* s.close
       }),
