@@ -241,7 +241,7 @@ describe("clustersim run <cluster + scheduler scenario> --target URL", () => {
         const readyAt = Object.values(simulated.cluster!.readyTimeline)
           .map((t) => t[0]![0])
           .sort((a, b) => a - b)
-        expect(Math.min(...readyAt.slice(1).map((t, i) => t - readyAt[i]!))).toBeGreaterThan(300)
+        expect(Math.min(...readyAt.slice(1).map((t, i) => t - readyAt[i]!))).toBeGreaterThan(500)
         const s = yield* serve
         const r = yield* runCommand({
           file: file(text),
