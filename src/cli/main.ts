@@ -166,7 +166,7 @@ const serve = Command.make("serve", serveOptions, (o) => serveHandler({ ...o, de
 const targetOptions = {
   target: optionalText(
     "target",
-    "embedded (default): the simulated server on a loopback port, over HTTP; in-process: direct calls; http(s)://HOST:PORT: any API server. A cluster scenario runs in virtual time without --target or with in-process, on the real clock against embedded, a URL or --kubeconfig."
+    "embedded (default): the simulated server on a loopback port, over HTTP; in-process: direct calls; http(s)://HOST:PORT: any API server. A cluster scenario (with its scheduler section) runs in virtual time without --target or with in-process, on the real clock against embedded, a URL or --kubeconfig."
   ),
   kubeconfig: optionalText("kubeconfig", "A real server from a kubeconfig file (token, client certificates, CA)."),
   context: optionalText("context", "The kubeconfig context (with --kubeconfig)."),

@@ -64,8 +64,9 @@ export const runRealTimeScenario = (i: RealTimeRunInput): Effect.Effect<{ readon
     const spec = scenario.cluster
     if (spec === undefined || scenario.eviction !== undefined) {
       err(
-        `clustersim: ${i.file}: ${spec === undefined ? "" : `"eviction": `}a target runs the "cluster" section (and its "scheduler") in real time; ` +
-          `the eviction section runs only in virtual time (run without --target)\n`
+        spec === undefined
+          ? `clustersim: ${i.file}: with a target, the simulated sections run on the real clock beside a "cluster" section (the scheduler places pods on its nodes); this scenario has none: run it without --target\n`
+          : `clustersim: ${i.file}: "eviction": the eviction section runs only in virtual time (run without --target); a target runs the "cluster" section and its "scheduler"\n`
       )
       return { exitCode: ExitCode.InvalidInput }
     }

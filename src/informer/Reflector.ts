@@ -249,19 +249,30 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
       /** The relist in progress: what triggered it and when (undefined for the initial list). */
       let pending: { trigger: RelistTrigger; at: number } | undefined
       const initialStart = yield* preciseNow
+      /**
+       * One list into the store; the listed objects are the store's from here. Its own Effect so that nothing of the
+       * list outlives it: a local of the loop below would hold every listed object for the whole watch that follows.
+       */
+      const listIntoStore = (timing: ListTiming): Effect.Effect<ApiError | undefined> =>
+        Effect.gen(function* () {
+          const listed = yield* Effect.either(list(timing))
+          if (listed._tag === "Left") return listed.left
+          stats.lastSyncedRv = listed.right.resourceVersion
+          if (!opts.watchOnly) store.replace(listed.right.items, listed.right.resourceVersion, yield* Clock.currentTimeMillis)
+          return undefined
+        })
+
       for (;;) {
         const timing: ListTiming = {}
-        const listed = yield* Effect.either(list(timing))
-        if (listed._tag === "Left") {
+        const failure = yield* listIntoStore(timing)
+        if (failure !== undefined) {
           stats.listFailures++
           count("list-error")
-          if (observer?.failed) yield* observer.failed(listed.left, "list")
+          if (observer?.failed) yield* observer.failed(failure, "list")
           // The relist still counts from its first trigger; a failed initial list keeps its start too.
           yield* sleepBackoff
           continue
         }
-        stats.lastSyncedRv = listed.right.resourceVersion
-        if (!opts.watchOnly) store.replace(listed.right.items, listed.right.resourceVersion, yield* Clock.currentTimeMillis)
         const syncedAt = yield* preciseNow
         if (pending) stats.relists++
         if (observer?.synced) {

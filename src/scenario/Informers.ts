@@ -1,13 +1,14 @@
 /**
  * The `informers` action: N informers on one resource, each listing and watching on its own (client-go
  * behaviour lives in `src/informer`). Sync time is recorded as `informer_sync`; relist phases and watch-event
- * latency go to the LatencyRecorder through `loadgen/ReflectorMetrics.ts`.
+ * latency go to the LatencyRecorder through `loadgen/ReflectorMetrics.ts`. Each reflector stores keys and
+ * resourceVersions, not objects (`informer/VersionStore.ts`): no handler reads them.
  */
 import { Effect, type Scope } from "effect"
 import type { ApiClient } from "../client/ApiClient.js"
 import { LatencyRecorder, nowMillis } from "../loadgen/LatencyRecorder.js"
-import { startInformer } from "../informer/Informer.js"
-import type { ReflectorStats } from "../informer/Reflector.js"
+import { type ReflectorStats, startReflector } from "../informer/Reflector.js"
+import { makeVersionStore } from "../informer/VersionStore.js"
 import { reflectorMetrics } from "../loadgen/ReflectorMetrics.js"
 import { namespaceFor, resourceOf } from "./Operations.js"
 import type { Action } from "./Scenario.js"
@@ -59,7 +60,7 @@ export const startInformers = (
       () =>
         Effect.gen(function* () {
           const t0 = yield* nowMillis
-          const r = yield* startInformer({ resource, namespace, labelSelector: a.labelSelector, pageSize: a.pageSize, observer })
+          const r = yield* startReflector({ resource, namespace, labelSelector: a.labelSelector, pageSize: a.pageSize, observer }, makeVersionStore())
           // time to first sync, as a sample: a start is "intended" when the informer is started
           yield* Effect.forkScoped(
             Effect.gen(function* () {
