@@ -22,7 +22,11 @@ const parameterRows: ReadonlyArray<readonly [keyof ServerModelReport["parameters
   ["perObjectMs", "per object listed", (v) => `${v} ms`],
   ["perKiBMs", "per KiB of body", (v) => `${v} ms`],
   ["maxRequestsInflight", "max-requests-inflight", String],
-  ["maxMutatingRequestsInflight", "max-mutating-requests-inflight", String]
+  ["maxMutatingRequestsInflight", "max-mutating-requests-inflight", String],
+  // shown only when a scenario sets them (docs/calibration.md)
+  ["readDispersion", "read p99 ÷ p50 (log-normal spread)", String],
+  ["writeDispersion", "write p99 ÷ p50 (log-normal spread)", String],
+  ["sharedSeats", "one pool of seats for reads and writes", String]
 ]
 
 const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
@@ -31,6 +35,7 @@ const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp
 export const serverModelSection = (model: ServerModelReport): string => {
   const p = model.parameters
   const params = parameterRows
+    .filter(([key]) => p[key] !== undefined)
     .map(([key, label, fmt]) => `<tr data-parameter="${key}"><td>${escape(label)} (<code>${key}</code>)</td><td>${escape(fmt(p[key] as number))}</td></tr>`)
     .join("")
   const apfRow = `<tr data-parameter="apf"><td>API Priority and Fairness (<code>apf</code>)</td><td>${p.apf ? "on" : "off"}</td></tr>`

@@ -139,7 +139,9 @@ export const renderCluster = (raw: Readonly<Record<string, unknown>>): ReadonlyA
     const p = c.serverModel.parameters
     out.push(
       `  server model (latencies are modelled, not measured): read ${p.readBaseMs} ms, write ${p.writeBaseMs} ms, ${p.perObjectMs} ms/object, ${p.perKiBMs} ms/KiB, ` +
-        `${p.maxRequestsInflight} + ${p.maxMutatingRequestsInflight} inflight, APF ${p.apf ? "on" : "off"}`
+        (p.sharedSeats !== undefined ? `${p.sharedSeats} seats shared by reads and writes` : `${p.maxRequestsInflight} + ${p.maxMutatingRequestsInflight} inflight`) +
+        `, APF ${p.apf ? "on" : "off"}` +
+        (p.readDispersion !== undefined || p.writeDispersion !== undefined ? `, p99 ÷ p50 read ${p.readDispersion ?? 1} write ${p.writeDispersion ?? 1}` : "")
     )
     for (const [name, l] of Object.entries(c.serverModel.priorityLevels ?? {})) {
       if (l.dispatched === 0 && l.rejected === 0) continue

@@ -14,8 +14,7 @@
  *   seeded random service — a real server's times are spread (GC pauses, event-loop turns), a fixed cost is not;
  * - with `apf` (default true, as API Priority and Fairness is on in 1.26) the seats are instead those of the
  *   priority levels (`apf/PriorityAndFairness.ts`, docs/apf.md): a request is classified, may queue, and is
- *   rejected with 429 when its queues are full; clients retry as client-go does (`src/client/TooManyRequests.ts`).
- *
+ *   rejected with 429 when its queues are full; clients retry as client-go does (`src/client/TooManyRequests.ts`);
  * - with `sharedSeats` reads and writes take their seats from one pool of that many — a server that answers every
  *   request on one thread (an event loop: `clustersim serve`; `clustersim calibrate` detects one) makes a write wait
  *   behind a LIST — instead of the two pools or APF's priority levels (such a server has neither).

@@ -50,6 +50,23 @@ describe("Store.replace", () => {
     expect([...store.changesAfter(ConfigMaps, 1)].map((c) => [c.revision, c.time])).toEqual([[2, 5]])
   })
 
+  it("copies what it is given, unless it is fresh: then it stores that object, stamped in place", () => {
+    const store = new Store()
+    store.put(ConfigMaps, "a/x", configMap("a", "x", "1"), 0)
+    const held = { metadata: { name: "x", namespace: "a", resourceVersion: "1" }, data: { v: "2" } }
+    const copied = store.replace(ConfigMaps, store.lookup(ConfigMaps, "a", "x")!, held, 0)
+    expect(copied).not.toBe(held)
+    expect(copied.metadata).not.toBe(held.metadata)
+    expect(held.metadata.resourceVersion).toBe("1")
+    expect(copied.metadata.resourceVersion).toBe("2")
+
+    const fresh = { metadata: { name: "x", namespace: "a", resourceVersion: "2" }, data: { v: "3" } }
+    const stored = store.replace(ConfigMaps, store.lookup(ConfigMaps, "a", "x")!, fresh, 0, true)
+    expect(stored).toBe(fresh)
+    expect(fresh.metadata.resourceVersion).toBe("3")
+    expect(store.get(ConfigMaps, "a/x")).toBe(fresh)
+  })
+
   it("refuses an entry deleted since it was looked up (it would bring the object back)", () => {
     const store = new Store()
     store.put(ConfigMaps, "a/x", configMap("a", "x", "1"), 0)

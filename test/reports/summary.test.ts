@@ -139,6 +139,29 @@ describe("renderCluster", () => {
       "    global-default: 49 seats, 10 dispatched, 4 rejected (429), queue wait p99 1.5s"
     ])
   })
+
+  it("a calibrated model shows its shared pool and its spread", () => {
+    const lines = renderCluster({
+      nodes: 1,
+      pods: 0,
+      durationMs: 60_000,
+      heartbeats: { leaseWrites: 6, perSecond: 0.1, failedAttempts: 0 },
+      nodeStatus: { checks: 6, patches: 0 },
+      leaseRenewLatency: { p50: 2, p99: 2 },
+      readyTimeline: {},
+      taints: [],
+      podDeletions: [],
+      evictions: [],
+      events: { byReason: {} },
+      serverModel: {
+        modelled: true,
+        parameters: { readBaseMs: 1, writeBaseMs: 2, perObjectMs: 0.005, perKiBMs: 0.01, maxRequestsInflight: 400, maxMutatingRequestsInflight: 200, apf: false, sharedSeats: 1, readDispersion: 3.5 }
+      }
+    })
+    expect(lines).toContain(
+      "  server model (latencies are modelled, not measured): read 1 ms, write 2 ms, 0.005 ms/object, 0.01 ms/KiB, 1 seats shared by reads and writes, APF off, p99 ÷ p50 read 3.5 write 1"
+    )
+  })
 })
 
 describe("renderSections", () => {
