@@ -102,8 +102,17 @@ export const identityClient = (access: AccessControl, credentials: Credentials, 
     deleteCollection: (resource, opts) => effectful.deleteCollection(resource, opts),
     watch: (resource, opts) => effectful.watch(resource, opts)
   }
+  // Built key by key: a spread copy would give each of thousands of identity clients a hidden class of its own, and
+  // every agent's request site reading `at` would go megamorphic (docs/benchmarks.md "Authorization cost").
   return {
-    ...effectful,
+    get: effectful.get,
+    list: effectful.list,
+    create: effectful.create,
+    update: effectful.update,
+    patch: effectful.patch,
+    delete: effectful.delete,
+    deleteCollection: effectful.deleteCollection,
+    watch: effectful.watch,
     at: (now: number) => {
       const base = at(now)
       if (base === undefined) return undefined
