@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import type { ApiError } from "../../src/api/Status.js"
-import type { ApiClientService } from "../../src/client/ApiClient.js"
+import { aroundRequests, type ApiClientService } from "../../src/client/ApiClient.js"
 
 /**
  * Answers that are a component's ordinary outcome, not a failure: 404 (the elector's GET before the Lease exists)
@@ -20,14 +20,5 @@ export const unexpectedFailures = (counts: Readonly<Record<string, number>>): nu
 export const countingFailures = (client: ApiClientService, counts: Record<string, number>): ApiClientService => {
   const counted = <A>(request: Effect.Effect<A, ApiError>): Effect.Effect<A, ApiError> =>
     Effect.tapError(request, (e) => Effect.sync(() => void (counts[String(e.code)] = (counts[String(e.code)] ?? 0) + 1)))
-  return {
-    get: (...a) => counted(client.get(...a)),
-    list: (...a) => counted(client.list(...a)),
-    create: (...a) => counted(client.create(...a)),
-    update: (...a) => counted(client.update(...a)),
-    patch: (...a) => counted(client.patch(...a)),
-    delete: (...a) => counted(client.delete(...a)),
-    deleteCollection: (...a) => counted(client.deleteCollection(...a)),
-    watch: client.watch
-  }
+  return aroundRequests(client, counted)
 }

@@ -82,3 +82,22 @@ export class ApiClient extends Context.Tag("clustersim/ApiClient")<ApiClient, Ap
   static readonly layerHttp = (options: HttpClientOptions): Layer.Layer<ApiClient> =>
     Layer.scoped(ApiClient, makeHttpClient(options))
 }
+
+/**
+ * `client` with every request but watches passed through `around` (to count or observe them), and watches as `watch`
+ * says (as they are by default). Optional fast paths (`at`, `measure`, …) are left out, so every request is seen.
+ */
+export const aroundRequests = (
+  client: ApiClientService,
+  around: <A>(request: Effect.Effect<A, ApiError>) => Effect.Effect<A, ApiError>,
+  watch: ApiClientService["watch"] = client.watch
+): ApiClientService => ({
+  get: (...a) => around(client.get(...a)),
+  list: (...a) => around(client.list(...a)),
+  create: (...a) => around(client.create(...a)),
+  update: (...a) => around(client.update(...a)),
+  patch: (...a) => around(client.patch(...a)),
+  delete: (...a) => around(client.delete(...a)),
+  deleteCollection: (...a) => around(client.deleteCollection(...a)),
+  watch
+})

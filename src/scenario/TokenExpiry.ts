@@ -10,7 +10,7 @@
  */
 import { Clock, Effect, Stream } from "effect"
 import type { ApiError } from "../api/Status.js"
-import type { ApiClientService } from "../client/ApiClient.js"
+import { aroundRequests, type ApiClientService } from "../client/ApiClient.js"
 import type { CredentialSource } from "../client/auth/Credential.js"
 import type { ServerAdminService } from "../client/ServerAdmin.js"
 import { LatencyRecorder, type MetricKey } from "../loadgen/LatencyRecorder.js"
@@ -69,26 +69,18 @@ export class TokenExpiry {
           onSuccess: () => Effect.sync(() => succeeded(sentAt))
         })
       )
-    return {
-      get: (...args) => seen(api.get(...args)),
-      list: (...args) => seen(api.list(...args)),
-      create: (...args) => seen(api.create(...args)),
-      update: (...args) => seen(api.update(...args)),
-      patch: (...args) => seen(api.patch(...args)),
-      delete: (...args) => seen(api.delete(...args)),
-      deleteCollection: (...args) => seen(api.deleteCollection(...args)),
-      // a watch succeeds with its first event; one refused fails before it
-      watch: (...args) =>
-        Stream.unwrap(
-          Effect.map(Clock.currentTimeMillis, (sentAt) => {
-            let first = true
-            return api.watch(...args).pipe(
-              Stream.tap(() => (first ? ((first = false), Effect.sync(() => succeeded(sentAt))) : Effect.void)),
-              Stream.tapError((e) => (e.status.code === 401 ? Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => refused(now))) : Effect.void))
-            )
-          })
-        )
-    }
+    // a watch succeeds with its first event; one refused fails before it
+    return aroundRequests(api, seen, (...args) =>
+      Stream.unwrap(
+        Effect.map(Clock.currentTimeMillis, (sentAt) => {
+          let first = true
+          return api.watch(...args).pipe(
+            Stream.tap(() => (first ? ((first = false), Effect.sync(() => succeeded(sentAt))) : Effect.void)),
+            Stream.tapError((e) => (e.status.code === 401 ? Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => refused(now))) : Effect.void))
+          )
+        })
+      )
+    )
   }
 
   /** Marks the expiry: the figures of every client start again from now. */
