@@ -16,10 +16,10 @@ const MEMBER = "."
 /** An empty tree has no member and no child; `{}` as a child value is a member leaf. */
 const childKeys = (t: FieldTree): string[] => Object.keys(t).filter((k) => k !== MEMBER)
 /** Whether a node (a child's value) is itself a member: a leaf, or marked with `"."`. */
-const isMember = (t: FieldTree): boolean => Object.prototype.hasOwnProperty.call(t, MEMBER) || isLeaf(t)
+export const isMember = (t: FieldTree): boolean => Object.prototype.hasOwnProperty.call(t, MEMBER) || isLeaf(t)
 
 /** No key at all. Loops over keys instead of listing them: asked on every write, for every node it walks. */
-const isLeaf = (t: FieldTree): boolean => {
+export const isLeaf = (t: FieldTree): boolean => {
   for (const _ in t) return false
   return true
 }
@@ -80,24 +80,26 @@ export const difference = (a: FieldTree, b: FieldTree): FieldTree => {
   return differenceChildren(a, b)
 }
 
-/** The children of `a` minus `b`; walks only the keys of `b` (usually the smaller: what a write changed). */
+/**
+ * The children of `a` minus `b`; walks only the keys of `b` (usually the smaller: what a write changed). Built
+ * without `delete`, which would turn the node into a dictionary and make every later walk over it slow.
+ */
 const differenceChildren = (a: FieldTree, b: FieldTree): Record<string, FieldTree> => {
-  let out: Record<string, FieldTree> | undefined
-  for (const k of Object.keys(b)) {
+  let rests: Map<string, FieldTree | undefined> | undefined
+  for (const k in b) {
     if (k === MEMBER || !Object.prototype.hasOwnProperty.call(a, k)) continue
     const na = a[k]!
     const nb = b[k]!
-    const rest = node(isMember(na) && !isMember(nb), differenceChildren(na, nb))
-    if (out === undefined) {
-      out = {}
-      for (const key of childKeys(a)) out[key] = a[key]!
-    }
-    if (rest === undefined) delete out[k]
-    else out[k] = rest
+    ;(rests ??= new Map()).set(k, node(isMember(na) && !isMember(nb), differenceChildren(na, nb)))
   }
-  if (out !== undefined) return out
-  if (!Object.prototype.hasOwnProperty.call(a, MEMBER)) return a as Record<string, FieldTree>
-  return without(a, MEMBER) as Record<string, FieldTree>
+  if (rests === undefined) return Object.prototype.hasOwnProperty.call(a, MEMBER) ? (without(a, MEMBER) as Record<string, FieldTree>) : (a as Record<string, FieldTree>)
+  const out: Record<string, FieldTree> = {}
+  for (const k in a) {
+    if (k === MEMBER) continue
+    const rest = rests.has(k) ? rests.get(k) : a[k]
+    if (rest !== undefined) out[k] = rest
+  }
+  return out
 }
 
 /** Whether every member of `sub` is a member of `set`; walks only `sub`. */

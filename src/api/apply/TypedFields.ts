@@ -7,11 +7,23 @@
  * Pure; parts that are identical (`===`) between two objects are not walked, so comparing a stored object with
  * its successor costs what changed, not the object's size.
  */
+import { internalized } from "../internal/V8Shapes.js"
 import { isRecord } from "../Object.js"
 import { fieldOf, type FieldSchema, listSemantics, type ListSemantics } from "../kinds/FieldSchema.js"
-import { emptySet, type FieldTree, itemKey, memberWith, valueKey } from "./FieldSet.js"
+import { emptySet, type FieldTree, isLeaf, isMember, itemKey, memberWith, valueKey } from "./FieldSet.js"
 
 type Mutable = Record<string, FieldTree>
+
+const fieldKeys = new Map<string, string>()
+/** A field's key in a set, `f:<name>`, made once per name (started over past 50,000 names: maps with arbitrary keys). */
+const fieldKey = (name: string): string => {
+  let key = fieldKeys.get(name)
+  if (key === undefined) {
+    if (fieldKeys.size >= 50_000) fieldKeys.clear()
+    fieldKeys.set(name, (key = internalized(`f:${name}`)))
+  }
+  return key
+}
 
 const childSchema = (s: FieldSchema | undefined, key: string): FieldSchema | undefined =>
   s === undefined ? undefined : s.type === "object" ? fieldOf(s, key) : s.type === "map" ? s.values : undefined
@@ -39,7 +51,7 @@ export const fieldSetOf = (value: unknown, schema: FieldSchema | undefined): Fie
 const asChildren = (value: unknown, schema: FieldSchema | undefined): FieldTree | undefined => {
   if (isRecord(value) && isGranular(schema)) {
     const out: Mutable = {}
-    for (const k of Object.keys(value)) if (value[k] !== undefined) out[`f:${k}`] = valueNode(value[k], childSchema(schema, k))
+    for (const k of Object.keys(value)) if (value[k] !== undefined) out[fieldKey(k)] = valueNode(value[k], childSchema(schema, k))
     return out
   }
   const list = listOf(schema)
@@ -127,10 +139,10 @@ const compareInto = (before: unknown, after: unknown, schema: FieldSchema | unde
       // shared with `before` costs neither its schema nor its key text (a lease renewal shares all but one).
       if (a === undefined || a === b || k === "managedFields") continue
       const sub = childSchema(schema, k)
-      if (b === undefined) found.add(`f:${k}`, wholeNode(a, sub))
-      else compareChild(`f:${k}`, b, a, sub, found)
+      if (b === undefined) found.add(fieldKey(k), wholeNode(a, sub))
+      else compareChild(fieldKey(k), b, a, sub, found)
     }
-    for (const k of Object.keys(before)) if (before[k] !== undefined && after[k] === undefined && k !== "managedFields") found.remove(`f:${k}`, wholeNode(before[k], childSchema(schema, k)))
+    for (const k of Object.keys(before)) if (before[k] !== undefined && after[k] === undefined && k !== "managedFields") found.remove(fieldKey(k), wholeNode(before[k], childSchema(schema, k)))
     return
   }
   const list = listOf(schema)
@@ -168,6 +180,84 @@ const compareChild = (key: string, before: unknown, after: unknown, schema: Fiel
   const childDifferences = new Differences()
   compareInto(before, after, schema, childDifferences)
   childDifferences.putUnder(key, found)
+}
+
+/** How the changes between two objects stand against one manager's fields ({@link changeExtent}). */
+export type ChangeExtent = "none" | "owned" | "other"
+
+/**
+ * Whether `compare(before, after)` would find only modified fields that are members of `owned` and of none of
+ * `others` ("owned"), nothing ("none"), or anything else ("other": an added or removed field, a keyed-list item
+ * moved, a field outside `owned`, one another manager owns). Fields that are leaves of `ignored` are not looked
+ * at. Walks only the parts that differ and builds nothing: the question every lease renewal asks of its write
+ * (the managed-fields fast path in `ManagedFields.ts`).
+ */
+export const changeExtent = (
+  before: unknown,
+  after: unknown,
+  schema: FieldSchema | undefined,
+  owned: FieldTree | undefined,
+  others: ReadonlyArray<FieldTree>,
+  ignored: FieldTree | undefined
+): ChangeExtent => {
+  if (before === after) return "none"
+  if (before === undefined || after === undefined) return "other"
+  if (isRecord(before) && isRecord(after) && isGranular(schema)) {
+    let extent: ChangeExtent = "none"
+    // Fields defined in `after` less those defined in `before`: every one of `after` is in `before` (else
+    // "other"), so a difference means `before` has a field `after` removed.
+    let defined = 0
+    for (const k in after) {
+      const a = after[k]
+      if (a === undefined) continue
+      defined++
+      const b = before[k]
+      if (a === b || k === "managedFields") continue
+      if (b === undefined) return "other"
+      const key = fieldKey(k)
+      const skipped = ignored?.[key]
+      if (skipped !== undefined && isLeaf(skipped)) continue
+      const child = changeExtent(b, a, childSchema(schema, k), owned?.[key], childrenAt(others, key), skipped)
+      if (child === "other") return "other"
+      if (child === "owned") extent = "owned"
+    }
+    for (const k in before) if (before[k] !== undefined) defined--
+    return defined === 0 ? extent : "other"
+  }
+  const list = listOf(schema)
+  if (Array.isArray(before) && Array.isArray(after) && list !== undefined && list.semantics.type !== "atomic") {
+    // Keyed items in place (a condition's heartbeat), keys unique; sets and anything moved go to `compare`.
+    if (list.semantics.type !== "map" || !isGranular(list.items) || before.length !== after.length) return "other"
+    const keys = new Set<string>()
+    for (const item of after) keys.add(keyOfItem(item, list.semantics))
+    if (keys.size !== after.length) return "other"
+    let extent: ChangeExtent = "none"
+    for (let i = 0; i < after.length; i++) {
+      const a: unknown = after[i]
+      const b: unknown = before[i]
+      if (a === b) continue
+      const key = keyOfItem(a, list.semantics)
+      if (keyOfItem(b, list.semantics) !== key) return "other"
+      const child = changeExtent(b, a, list.items, owned?.[key], childrenAt(others, key), undefined)
+      if (child === "other") return "other"
+      if (child === "owned") extent = "owned"
+    }
+    return extent
+  }
+  // A leaf changed as a whole (as `compareChild` sees it).
+  if (sameJson(before, after)) return "none"
+  if (owned === undefined || !isMember(owned)) return "other"
+  for (const o of others) if (isMember(o)) return "other"
+  return "owned"
+}
+
+const noTrees: ReadonlyArray<FieldTree> = []
+
+const childrenAt = (trees: ReadonlyArray<FieldTree>, key: string): ReadonlyArray<FieldTree> => {
+  if (trees.length === 0) return noTrees
+  const out: FieldTree[] = []
+  for (const t of trees) if (t[key] !== undefined) out.push(t[key]!)
+  return out
 }
 
 /**
