@@ -65,3 +65,15 @@ describe("afterUpdate: entry times", () => {
     expect(removed.map((e) => [e.manager, e.time, e.fieldsV1])).toEqual([["creator", "2023-05-01T12:00:00Z", { "f:data": { ".": {}, "f:a": {} } }]])
   })
 })
+
+describe("afterUpdate: equal entry lists are shared between objects", () => {
+  it("two config maps given the same fields by the same manager in the same second carry one list", () => {
+    const cm = (name: string) => ({ metadata: { name, namespace: "default" }, data: { a: "1" } }) as KObject
+    const first = afterUpdate(undefined, cm("one"), "creator", cmScope, () => "2023-05-01T12:00:00Z")
+    const second = afterUpdate(undefined, cm("two"), "creator", cmScope, () => "2023-05-01T12:00:00Z")
+    expect(second).toBe(first)
+    const later = afterUpdate(undefined, cm("three"), "creator", cmScope, () => "2023-05-01T12:00:01Z")
+    expect(later).not.toBe(first)
+    expect(later.map((e) => e.time)).toEqual(["2023-05-01T12:00:01Z"])
+  })
+})
