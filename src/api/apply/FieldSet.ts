@@ -202,6 +202,12 @@ const isValidTree = (v: Readonly<Record<string, unknown>>): boolean => {
 
 /** `k:` key of a keyed list item: its key fields sorted by name (an omitted one by its default), as compact JSON. */
 export const itemKey = (item: Readonly<Record<string, unknown>>, keys: ReadonlyArray<string>, defaults?: Readonly<Record<string, unknown>>): string => {
+  if (keys.length === 1) {
+    // The common list (conditions by type, containers by name): the same text, without sorting or an object.
+    const key = keys[0]!
+    const v = item[key] ?? defaults?.[key]
+    return v === undefined ? "k:{}" : `k:{${JSON.stringify(key)}:${JSON.stringify(v)}}`
+  }
   const fields: Record<string, unknown> = {}
   for (const k of [...keys].sort()) {
     const v = item[k] ?? defaults?.[k]

@@ -92,35 +92,62 @@ const isEntry = (e: unknown): e is ManagedFieldsEntry =>
 const noEntries: ReadonlyArray<ManagedFieldsEntry> = Object.freeze([])
 
 /**
- * Entry arrays built here are well-formed, field sets included, so the next write to the object reads them
- * without checking (walking a set costs ~30 ns a node, and every lease renewal reads its object's entries).
- * The mark is a non-enumerable symbol: JSON, `Object.keys` and equality checks do not see it, and a copy (a
- * client's clone, a decoded body) does not carry it, so such entries are checked as any sent by a client.
+ * An entry built here. Its field set is well-formed, so the next write to the object reads it without checking
+ * (walking a set costs ~30 ns a node, and every lease renewal reads its object's entries); an entry from anywhere
+ * else (a client's copy, a decoded body) is a plain object and is checked. Known by its class rather than by a mark
+ * on its array: defining a hidden property on every stored version's array cost ~130 ns a write. Own properties
+ * only, in upstream's field order, so JSON, equality and copies see a plain entry.
  */
-const wellFormed = Symbol("wellFormedManagedFields")
+class BuiltEntry implements ManagedFieldsEntry {
+  // All `declare`d: class fields would be defined before the constructor runs, in another order.
+  declare readonly manager?: string
+  declare readonly operation: "Apply" | "Update"
+  declare readonly apiVersion: string
+  declare readonly time: string
+  declare readonly fieldsType: "FieldsV1"
+  declare readonly fieldsV1: FieldTree
+  declare readonly subresource?: string
 
-const isWellFormed = (entries: ReadonlyArray<unknown>): boolean => (entries as { readonly [wellFormed]?: true })[wellFormed] === true
+  constructor(manager: string, operation: "Apply" | "Update", apiVersion: string, subresource: string | undefined, time: string, fields: FieldTree) {
+    const self = this as { -readonly [K in keyof ManagedFieldsEntry]: ManagedFieldsEntry[K] }
+    if (manager !== "") self.manager = manager
+    self.operation = operation
+    self.apiVersion = apiVersion
+    self.time = time
+    self.fieldsType = "FieldsV1"
+    self.fieldsV1 = fields
+    if (subresource) self.subresource = subresource
+  }
+}
 
-/**
- * Entry lists built by the general path, shared between objects that carry equal ones: 150,000 pods started by
- * their agents in a few hundred distinct seconds would otherwise each keep a list, an entry and a field set of
- * ~30 nodes (~60 MiB live in the 5,000-node hour, docs/benchmarks.md). Lists are never mutated once built.
- */
-const sharedLists = new InternTable<ReadonlyArray<ManagedFieldsEntry>>(10_000)
+const entry = (
+  manager: string,
+  operation: "Apply" | "Update",
+  apiVersion: string,
+  subresource: string | undefined,
+  time: string,
+  fields: FieldTree
+): ManagedFieldsEntry => new BuiltEntry(manager, operation, apiVersion, subresource, time, fields)
 
-const markedWellFormed = (entries: ManagedFieldsEntry[]): ReadonlyArray<ManagedFieldsEntry> => Object.defineProperty(entries, wellFormed, { value: true })
+const isBuilt = (e: ManagedFieldsEntry): boolean => e instanceof BuiltEntry
+
+/** Every entry was built here: the array is read as it is. */
+const isWellFormed = (entries: ReadonlyArray<ManagedFieldsEntry>): boolean => {
+  for (const e of entries) if (!isBuilt(e)) return false
+  return true
+}
 
 /** The entries an object carries (malformed ones dropped). */
 export const entriesOf = (obj: KObject | undefined): ReadonlyArray<ManagedFieldsEntry> => {
   const raw = obj?.metadata.managedFields
   if (!Array.isArray(raw)) return noEntries
-  if (isWellFormed(raw)) return raw as ReadonlyArray<ManagedFieldsEntry>
+  if (isWellFormed(raw as ReadonlyArray<ManagedFieldsEntry>)) return raw as ReadonlyArray<ManagedFieldsEntry>
   // The array itself when every entry is well-formed: an unchanged object keeps its managedFields.
   return raw.every(isEntry) ? (raw as ReadonlyArray<ManagedFieldsEntry>) : raw.filter(isEntry)
 }
 
-/** An entry's field set: as it is in a well-formed array, else checked (a malformed set counts as empty). */
-const setOf = (e: ManagedFieldsEntry, entries: ReadonlyArray<ManagedFieldsEntry>): FieldTree => (isWellFormed(entries) ? e.fieldsV1 : fieldTreeOf(e.fieldsV1))
+/** An entry's field set: as it is in an entry built here, else checked (a malformed set counts as empty). */
+const setOf = (e: ManagedFieldsEntry): FieldTree => (isBuilt(e) ? e.fieldsV1 : fieldTreeOf(e.fieldsV1))
 
 /** `sortEncodedManagedFields`: Apply before Update, then by time, manager, apiVersion, subresource. */
 const order = (p: ManagedFieldsEntry, q: ManagedFieldsEntry): number => {
@@ -131,23 +158,23 @@ const order = (p: ManagedFieldsEntry, q: ManagedFieldsEntry): number => {
   return (p.subresource ?? "") < (q.subresource ?? "") ? -1 : (p.subresource ?? "") > (q.subresource ?? "") ? 1 : 0
 }
 
+/**
+ * Entry lists built by the general path, shared between objects that carry equal ones: 150,000 pods started by
+ * their agents in a few hundred distinct seconds would otherwise each keep a list, an entry and a field set of
+ * ~30 nodes (~60 MiB live in the 5,000-node hour, docs/benchmarks.md). Lists are never mutated once built.
+ */
+const sharedLists = new InternTable<ReadonlyArray<ManagedFieldsEntry>>(10_000)
+
 /** The entries a write leaves. */
 class NextEntries {
   readonly list: ManagedFieldsEntry[] = []
   /** Some entry was added, changed or dropped. */
   changed = false
-  /** An entry kept as it came has a malformed set (counted as empty): the array cannot be marked well-formed. */
-  private malformed = false
-
-  constructor(private readonly from: ReadonlyArray<ManagedFieldsEntry>) {}
 
   /** Another manager's entry after a change: it loses the fields `taken` from it and the fields `removed`. */
   keepOther(e: ManagedFieldsEntry, taken: FieldTree, removed: FieldTree): void {
-    const set = setOf(e, this.from)
-    if (!intersects(set, taken) && !intersects(set, removed)) {
-      if (set !== e.fieldsV1) this.malformed = true
-      return void this.list.push(e)
-    }
+    const set = setOf(e)
+    if (!intersects(set, taken) && !intersects(set, removed)) return void this.list.push(e)
     this.changed = true
     const left = difference(difference(set, taken), removed)
     if (!isEmpty(left)) this.list.push(entry(e.manager ?? "", e.operation, e.apiVersion, e.subresource, e.time, left))
@@ -158,25 +185,8 @@ class NextEntries {
     // an object keeps its array (~130 bytes each, 150,000 lease versions in the history window).
     const list = this.list.slice()
     if (list.length > 1) list.sort(order)
-    return this.malformed ? list : sharedLists.intern(JSON.stringify(list), markedWellFormed(list))
+    return isWellFormed(list) ? sharedLists.intern(JSON.stringify(list), list) : list
   }
-}
-
-/** Built from two literals, no spreads: every pod's entries are made here, and spread copies get hidden classes of their own. */
-const entry = (
-  manager: string,
-  operation: "Apply" | "Update",
-  apiVersion: string,
-  subresource: string | undefined,
-  time: string,
-  fields: FieldTree
-): ManagedFieldsEntry => {
-  const e: { -readonly [K in keyof ManagedFieldsEntry]: ManagedFieldsEntry[K] } =
-    manager === ""
-      ? { operation, apiVersion, time, fieldsType: "FieldsV1", fieldsV1: fields }
-      : { manager, operation, apiVersion, time, fieldsType: "FieldsV1", fieldsV1: fields }
-  if (subresource) e.subresource = subresource
-  return e
 }
 
 /**
@@ -230,14 +240,14 @@ const updatedEntries = (
   const changed = union(ownable(changes.modified, scope), ownable(changes.added, scope))
   const removed = ownable(changes.removed, scope)
   if (isEmpty(changed) && isEmpty(removed)) return entries
-  const next = new NextEntries(entries)
+  const next = new NextEntries()
   let previous: ManagedFieldsEntry | undefined
   for (const e of entries) {
     if (!isOwn(e, manager, "Update", scope)) next.keepOther(e, changed, removed)
     else if (previous === undefined) previous = e
     else next.changed = true
   }
-  const had = previous === undefined ? emptySet : setOf(previous, entries)
+  const had = previous === undefined ? emptySet : setOf(previous)
   // (had − changed − removed) ∪ changed; `had` itself when that is what it already holds.
   const fields = contains(had, changed) && !intersects(had, removed) ? had : union(difference(had, removed), changed)
   if (!isEmpty(fields)) {
@@ -282,7 +292,7 @@ const refreshedOwnEntry = (
   const mine = entry(manager, "Update", scope.apiVersion, scope.subresource, at, own.fieldsV1)
   const next = entries.map((e) => (e === own ? mine : e))
   if (next.length > 1) next.sort(order)
-  return markedWellFormed(next)
+  return next
 }
 
 /** A field another manager owns and the apply would change. */
@@ -342,8 +352,8 @@ export const applyConfig = (
   // Fields this manager applied before and no longer applies go, unless another manager keeps them.
   if (previous !== undefined) {
     let kept = applied
-    for (const e of entries) if (!isOwn(e, manager, "Apply", scope)) kept = union(kept, setOf(e, entries))
-    const dropped = difference(setOf(previous, entries), kept)
+    for (const e of entries) if (!isOwn(e, manager, "Apply", scope)) kept = union(kept, setOf(e))
+    const dropped = difference(setOf(previous), kept)
     if (!isEmpty(dropped)) merged = removeFields(merged, dropped, scope.schema) as KObject
   }
   const changes = compare(base, merged, scope.schema)
@@ -352,14 +362,14 @@ export const applyConfig = (
   const conflicts: Conflict[] = []
   for (const e of entries) {
     if (isOwn(e, manager, "Apply", scope)) continue
-    for (const path of memberPaths(intersection(setOf(e, entries), changed))) conflicts.push({ manager: e, path })
+    for (const path of memberPaths(intersection(setOf(e), changed))) conflicts.push({ manager: e, path })
   }
   if (conflicts.length > 0 && !force) return Either.left(conflictError(conflicts))
-  const next = new NextEntries(entries)
+  const next = new NextEntries()
   for (const e of entries) if (!isOwn(e, manager, "Apply", scope)) next.keepOther(e, changed, removed)
   if (!isEmpty(applied))
     next.list.push(
-      previous !== undefined && equalSets(applied, setOf(previous, entries)) ? previous : entry(manager, "Apply", scope.apiVersion, scope.subresource, time, applied)
+      previous !== undefined && equalSets(applied, setOf(previous)) ? previous : entry(manager, "Apply", scope.apiVersion, scope.subresource, time, applied)
     )
   return Either.right({ object: merged, managedFields: next.sorted() })
 }
