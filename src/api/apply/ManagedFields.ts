@@ -90,6 +90,7 @@ const isEntry = (e: unknown): e is ManagedFieldsEntry =>
   isRecord(e) && (e.manager === undefined || typeof e.manager === "string") && (e.operation === "Apply" || e.operation === "Update")
 
 const noEntries: ReadonlyArray<ManagedFieldsEntry> = Object.freeze([])
+const noSets: ReadonlyArray<FieldTree> = Object.freeze([])
 
 /**
  * An entry built here. Its field set is well-formed, so the next write to the object reads it without checking
@@ -133,7 +134,8 @@ const isBuilt = (e: ManagedFieldsEntry): boolean => e instanceof BuiltEntry
 
 /** Every entry was built here: the array is read as it is. */
 const isWellFormed = (entries: ReadonlyArray<ManagedFieldsEntry>): boolean => {
-  for (const e of entries) if (!isBuilt(e)) return false
+  // Indexed loops on this path: `for…of` left an iterator per loop in the 5,000-node hour's allocation profile.
+  for (let i = 0; i < entries.length; i++) if (!isBuilt(entries[i]!)) return false
   return true
 }
 
@@ -273,13 +275,15 @@ const refreshedOwnEntry = (
   time: () => string
 ): ReadonlyArray<ManagedFieldsEntry> | undefined => {
   let own: ManagedFieldsEntry | undefined
-  const others: FieldTree[] = []
-  for (const e of entries) {
-    if (!isOwn(e, manager, "Update", scope)) others.push(e.fieldsV1)
+  let othersSets: FieldTree[] | undefined
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!
+    if (!isOwn(e, manager, "Update", scope)) (othersSets ??= []).push(e.fieldsV1)
     else if (own === undefined) own = e
     else return undefined
   }
   if (own === undefined) return undefined
+  const others = othersSets ?? noSets
   const extent = !scope.hasStatus
     ? changeExtent(before, after, scope.schema, own.fieldsV1, others, identityFields)
     : scope.subresource === "status"
