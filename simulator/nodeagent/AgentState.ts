@@ -4,6 +4,7 @@
  * (registration, lease renewer, status reporter, pod starter) read and write it.
  */
 import type { KObject, ObjectMeta } from "../../src/api/Object.js"
+import type { ApiClientService } from "../../src/client/ApiClient.js"
 import * as TokenBucket from "../events/TokenBucket.js"
 import type { NodeAgentSettings } from "./AgentEnvironment.js"
 import { nodeRequests, type NodeRequests } from "./NodeRequests.js"
@@ -29,6 +30,8 @@ export interface AgentState {
   readonly node: SimulatedNode
   /** Its requests as APF sees them, made once (a lookup by node name on every request cost ~3 % of the hour). */
   readonly requests: NodeRequests
+  /** The client it sends through (its own identity's when the server authorizes), found at its first request. */
+  client: ApiClientService | undefined
   /** The lease's metadata and spec as last read or written (undefined: read it first). */
   leaseMeta: ObjectMeta | undefined
   leaseSpec: Readonly<Record<string, unknown>>
@@ -51,6 +54,7 @@ export const makeAgentState = (node: SimulatedNode, settings: NodeAgentSettings,
   checkedHealth: undefined,
   node,
   requests: nodeRequests(node.name),
+  client: undefined,
   leaseMeta: undefined,
   leaseSpec: {},
   ensuring: false,

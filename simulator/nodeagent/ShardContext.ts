@@ -89,7 +89,7 @@ export class ShardContext {
     expected?: number
   ): Request {
     const { live } = this.env
-    const client = this.env.clientOf?.(a.node.name) ?? this.env.client
+    const client = a.client ?? (a.client = this.env.clientOf?.(a.node.name) ?? this.env.client)
     const answer = request(live !== undefined ? client : (client.at?.(this.now) ?? client))
     if (Either.isEither(answer)) {
       const done = answer as Either.Either<A, ApiError>

@@ -48,6 +48,12 @@ export class AccessControl {
     return forbiddenError(user, attrs, this.authorizer.authorize(user, attrs).reason)
   }
 
+  /** `authorize` for a caller acting as `user` throughout (an in-process component): the user's checks found once. */
+  authorizerFor(user: UserInfo): (attrs: RequestAttributes) => ApiError | undefined {
+    const permissions = this.authorizer.permissionsOf(user)
+    return (attrs) => (permissions.allows(attrs) ? undefined : forbiddenError(user, attrs, this.authorizer.authorize(user, attrs).reason))
+  }
+
   /** Authentication then authorization: the user, or the 401 / 403. */
   admit(credentials: Credentials, attrs: RequestAttributes, nowMs: number): Either.Either<UserInfo, ApiError> {
     const user = this.authenticate(credentials, nowMs)

@@ -5,11 +5,11 @@
  */
 import type { PolicyRule } from "../../../src/api/kinds/Rbac.js"
 import type { Store } from "../Store.js"
-import { RbacAuthorizer, type Decision, type RulesReview } from "./RbacAuthorizer.js"
+import { RbacAuthorizer, type Decision, type Permissions, type RulesReview } from "./RbacAuthorizer.js"
 import type { RequestAttributes } from "./RequestAttributes.js"
 import { privilegedGroup, type UserInfo } from "./UserInfo.js"
 
-export type { Decision, RulesReview } from "./RbacAuthorizer.js"
+export type { Decision, Permissions, RulesReview } from "./RbacAuthorizer.js"
 
 export const authorizationModes = ["AlwaysAllow", "RBAC"] as const
 export type AuthorizationMode = (typeof authorizationModes)[number]
@@ -20,6 +20,7 @@ const everything: RulesReview = {
   incomplete: false
 }
 const allowed: Decision = { allowed: true, reason: "" }
+const allowedEverything: Permissions = { allows: () => true }
 
 export class Authorizer {
   /** The RBAC index, present in `RBAC` mode. */
@@ -40,6 +41,11 @@ export class Authorizer {
   /** Whether `user` may make the request: the per-request check (the reason is only worked out for a denial). */
   allows(user: UserInfo, attrs: RequestAttributes): boolean {
     return this.rbac === undefined || user.groups.includes(privilegedGroup) || this.rbac.allows(user, attrs)
+  }
+
+  /** What `user` may do, for a caller acting as that user throughout: the privileged-group check made once. */
+  permissionsOf(user: UserInfo): Permissions {
+    return this.rbac === undefined || user.groups.includes(privilegedGroup) ? allowedEverything : this.rbac.permissionsOf(user)
   }
 
   /** The rules the user has in `namespace` (SelfSubjectRulesReview). */

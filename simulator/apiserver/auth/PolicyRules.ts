@@ -54,14 +54,29 @@ const nonResourceMatches = (rule: CompiledRule, path: string): boolean => {
   return false
 }
 
+/**
+ * How a rule meets a request: not at all, whatever its name, or only through the rule's `resourceNames` (the request's
+ * name listed or not). The two last tell a caller that the verdict depends on the name (DecisionCache.ts).
+ */
+export const enum RuleMatch {
+  None,
+  Any,
+  NameListed,
+  NameNotListed
+}
+
+/** `apiGroup` is canonical (see {@link canonicalGroup}). */
+export const ruleMatch = (rule: CompiledRule, attrs: RequestAttributes, apiGroup: string): RuleMatch => {
+  if (rule.verbs !== undefined && !rule.verbs.has(attrs.verb)) return RuleMatch.None
+  if (!attrs.resourceRequest) return (rule.rule.nonResourceURLs ?? []).length > 0 && nonResourceMatches(rule, attrs.path) ? RuleMatch.Any : RuleMatch.None
+  if ((rule.rule.resources ?? []).length === 0) return RuleMatch.None
+  if (!((rule.apiGroups === undefined || rule.apiGroups.has(apiGroup)) && resourceMatches(rule, attrs.resource, attrs.subresource))) return RuleMatch.None
+  if (rule.resourceNames === undefined) return RuleMatch.Any
+  return rule.resourceNames.has(attrs.name) ? RuleMatch.NameListed : RuleMatch.NameNotListed
+}
+
 /** `apiGroup` is canonical (see {@link canonicalGroup}). */
 export const ruleAllows = (rule: CompiledRule, attrs: RequestAttributes, apiGroup: string): boolean => {
-  if (rule.verbs !== undefined && !rule.verbs.has(attrs.verb)) return false
-  if (!attrs.resourceRequest) return (rule.rule.nonResourceURLs ?? []).length > 0 && nonResourceMatches(rule, attrs.path)
-  if ((rule.rule.resources ?? []).length === 0) return false
-  return (
-    (rule.apiGroups === undefined || rule.apiGroups.has(apiGroup)) &&
-    resourceMatches(rule, attrs.resource, attrs.subresource) &&
-    (rule.resourceNames === undefined || rule.resourceNames.has(attrs.name))
-  )
+  const match = ruleMatch(rule, attrs, apiGroup)
+  return match === RuleMatch.Any || match === RuleMatch.NameListed
 }

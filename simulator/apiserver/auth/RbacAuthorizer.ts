@@ -5,12 +5,14 @@
  *
  * The stored Roles and bindings are indexed as they change (a store subscription): bindings by subject
  * (`User`/`ServiceAccount` by user name, `Group` by group) and roles with their rules compiled, so a check
- * touches only the bindings of the user's name and groups.
+ * touches only the bindings of the user's name and groups. The per-request check (`allows`) remembers its verdicts
+ * per user until the policy changes (DecisionCache.ts, a simulator speed device).
  */
 import { rbacGroup, roleRefOf, rulesOf, subjectsOf, type PolicyRule, type RoleRef, type Subject } from "../../../src/api/kinds/Rbac.js"
 import type { KObject } from "../../../src/api/Object.js"
 import type { Change, Store } from "../Store.js"
-import { canonicalGroup, compileRule, ruleAllows, type CompiledRule } from "./PolicyRules.js"
+import { DecisionCache } from "./DecisionCache.js"
+import { canonicalGroup, compileRule, ruleAllows, ruleMatch, RuleMatch, type CompiledRule } from "./PolicyRules.js"
 import type { RequestAttributes } from "./RequestAttributes.js"
 import { serviceAccountUserName, type UserInfo } from "./UserInfo.js"
 
@@ -72,6 +74,24 @@ const describeSubject = (s: Subject, bindingNamespace: string) =>
 const describeGrant = (g: Grant) =>
   `${g.clusterScoped ? "ClusterRoleBinding" : "RoleBinding"} "${g.bindingName}" of ${g.roleRef.kind} "${g.roleRef.name}" to ${describeSubject(g.subject, g.namespace)}`
 
+/** What one identity may do: the per-request check of a caller that acts as one user throughout. */
+export interface Permissions {
+  allows(attrs: RequestAttributes): boolean
+}
+
+/** A verdict of the rule walk: bit 0 allowed, bit 1 a rule's `resourceNames` took part (the name matters). */
+const allowedBit = 1
+const byNameBit = 2
+
+const sameGroups = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean => {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+/** How many users' caches `allows` keeps before it starts again (each user's own cache is bounded too). */
+const cachedUsers = 1_000
+
 /** Upstream's `utilerrors.NewAggregate(...).Error()`: one message as it is, several as `[a, b]`. */
 const aggregate = (messages: ReadonlyArray<string>) => (messages.length === 1 ? messages[0]! : `[${messages.join(", ")}]`)
 
@@ -82,6 +102,13 @@ export class RbacAuthorizer {
   private readonly clusterGrants: GrantIndex = newIndex()
   /** namespace → subject key → grants. */
   private readonly namespaceGrants = new Map<string, GrantIndex>()
+  /** Bumped on every change of a role or binding: remembered verdicts of an older generation are void. */
+  private generation = 0
+  /** The caches of the users `allows` was asked about, by user name (then compared by groups). */
+  private caches = new Map<string, Array<{ readonly groups: ReadonlyArray<string>; readonly cache: DecisionCache }>>()
+  private cachedUserCount = 0
+  /** Caches by group list (joined), for users bound by nothing under their own names (`permissionsOf`). */
+  private readonly groupCaches = new Map<string, DecisionCache>()
 
   /** Follows `store` from now on: create it before any RBAC object is stored. */
   constructor(store: Store) {
@@ -97,6 +124,7 @@ export class RbacAuthorizer {
     if (ref === undefined) return
     const name = ref.metadata.name ?? ""
     const namespace = ref.metadata.namespace ?? ""
+    this.generation++
     switch (kind) {
       case "ClusterRole":
         if (obj) this.clusterRoles.set(name, rulesOf(obj).map(compileRule))
@@ -173,33 +201,109 @@ export class RbacAuthorizer {
     }
   }
 
-  /** Whether a rule of the user's grants allows `attrs` — the per-request path: no allocation, no reason text. */
+  /**
+   * Whether a rule of the user's grants allows `attrs` — the per-request path: no allocation, no reason text, and the
+   * verdict remembered for the same request shape (DecisionCache.ts).
+   */
   allows(user: UserInfo, attrs: RequestAttributes): boolean {
-    const apiGroup = attrs.resourceRequest ? canonicalGroup(attrs.apiGroup) : ""
-    if (this.allowsIn(this.clusterGrants, user, attrs, apiGroup)) return true
-    if (!attrs.resourceRequest || attrs.namespace === "") return false
-    const index = this.namespaceGrants.get(attrs.namespace)
-    return index !== undefined && this.allowsIn(index, user, attrs, apiGroup)
+    return this.allowsWith(this.cacheOf(user), user, attrs)
   }
 
-  private allowsIn(index: GrantIndex, user: UserInfo, attrs: RequestAttributes, apiGroup: string): boolean {
-    const own = index.users.get(user.name)
-    if (own !== undefined && this.anyAllows(own, attrs, apiGroup)) return true
-    const groups = user.groups
-    for (let i = 0; i < groups.length; i++) {
-      const grants = index.groups.get(groups[i]!)
-      if (grants !== undefined && this.anyAllows(grants, attrs, apiGroup)) return true
+  /**
+   * The per-request check of a caller acting as `user` throughout (a node agent): its cache found once per policy
+   * generation, not per request. A user bound by nothing under its own name gets the verdicts of its groups, so the
+   * thousands of node agents (`system:nodes`) share one small cache instead of each filling its own.
+   */
+  permissionsOf(user: UserInfo): Permissions {
+    let cache: DecisionCache | undefined
+    // the generation the choice of cache was made in (a shared cache's own generation moves with its other users)
+    let chosenIn = -1
+    return {
+      allows: (attrs) => {
+        if (chosenIn !== this.generation) {
+          cache = this.boundByName(user.name) ? new DecisionCache(this.generation) : this.groupCacheOf(user.groups)
+          chosenIn = this.generation
+        }
+        return this.allowsWith(cache!, user, attrs)
+      }
     }
+  }
+
+  /** Whether a binding names `name` (a User, or a ServiceAccount's user) in any scope. */
+  private boundByName(name: string): boolean {
+    if (this.clusterGrants.users.has(name)) return true
+    for (const index of this.namespaceGrants.values()) if (index.users.has(name)) return true
     return false
   }
 
-  private anyAllows(grants: ReadonlyArray<Grant>, attrs: RequestAttributes, apiGroup: string): boolean {
+  /** The cache shared by users of these groups bound by nothing under their own names. */
+  private groupCacheOf(groups: ReadonlyArray<string>): DecisionCache {
+    const key = groups.join("\n")
+    let cache = this.groupCaches.get(key)
+    if (cache === undefined) this.groupCaches.set(key, (cache = new DecisionCache(this.generation)))
+    return cache
+  }
+
+  private allowsWith(cache: DecisionCache, user: UserInfo, attrs: RequestAttributes): boolean {
+    if (cache.generation !== this.generation) cache.clear(this.generation)
+    const remembered = cache.get(attrs)
+    if (remembered !== undefined) return remembered
+    const verdict = this.verdict(user, attrs)
+    const allowed = (verdict & allowedBit) !== 0
+    cache.set(attrs, allowed, (verdict & byNameBit) !== 0)
+    return allowed
+  }
+
+  private cacheOf(user: UserInfo): DecisionCache {
+    let entries = this.caches.get(user.name)
+    if (entries !== undefined) for (let i = 0; i < entries.length; i++) if (sameGroups(entries[i]!.groups, user.groups)) return entries[i]!.cache
+    if (this.cachedUserCount >= cachedUsers) {
+      this.caches = new Map()
+      this.cachedUserCount = 0
+      entries = undefined
+    }
+    const cache = new DecisionCache(this.generation)
+    if (entries === undefined) this.caches.set(user.name, (entries = []))
+    entries.push({ groups: user.groups, cache })
+    this.cachedUserCount++
+    return cache
+  }
+
+  /** The rule walk of `allows` (upstream's order: cluster grants, then the namespace's), as verdict bits. */
+  private verdict(user: UserInfo, attrs: RequestAttributes): number {
+    const apiGroup = attrs.resourceRequest ? canonicalGroup(attrs.apiGroup) : ""
+    const cluster = this.verdictIn(this.clusterGrants, user, attrs, apiGroup)
+    if ((cluster & allowedBit) !== 0 || !attrs.resourceRequest || attrs.namespace === "") return cluster
+    const index = this.namespaceGrants.get(attrs.namespace)
+    return index === undefined ? cluster : cluster | this.verdictIn(index, user, attrs, apiGroup)
+  }
+
+  private verdictIn(index: GrantIndex, user: UserInfo, attrs: RequestAttributes, apiGroup: string): number {
+    let verdict = 0
+    const own = index.users.get(user.name)
+    if (own !== undefined) verdict |= this.verdictOf(own, attrs, apiGroup)
+    const groups = user.groups
+    for (let i = 0; i < groups.length && (verdict & allowedBit) === 0; i++) {
+      const grants = index.groups.get(groups[i]!)
+      if (grants !== undefined) verdict |= this.verdictOf(grants, attrs, apiGroup)
+    }
+    return verdict
+  }
+
+  private verdictOf(grants: ReadonlyArray<Grant>, attrs: RequestAttributes, apiGroup: string): number {
+    let byName = 0
     for (let g = 0; g < grants.length; g++) {
       const rules = this.rulesOf(grants[g]!)
       if (typeof rules === "string") continue
-      for (let r = 0; r < rules.length; r++) if (ruleAllows(rules[r]!, attrs, apiGroup)) return true
+      for (let r = 0; r < rules.length; r++) {
+        const match = ruleMatch(rules[r]!, attrs, apiGroup)
+        // allowed whatever the name: the name had no part in the verdict
+        if (match === RuleMatch.Any) return allowedBit
+        if (match === RuleMatch.NameListed) return allowedBit | byNameBit
+        if (match === RuleMatch.NameNotListed) byName = byNameBit
+      }
     }
-    return false
+    return byName
   }
 
   authorize(user: UserInfo, attrs: RequestAttributes): Decision {
