@@ -202,8 +202,8 @@ export class RbacAuthorizer {
   }
 
   /**
-   * Whether a rule of the user's grants allows `attrs` — the per-request path: no allocation, no reason text, and the
-   * verdict remembered for the same request shape (DecisionCache.ts).
+   * Whether a rule of the user's grants allows `attrs` — the per-request path: no reason text, and the verdict
+   * remembered for the same request shape (DecisionCache.ts), so a repeated request allocates nothing.
    */
   allows(user: UserInfo, attrs: RequestAttributes): boolean {
     return this.allowsWith(this.cacheOf(user), user, attrs)
