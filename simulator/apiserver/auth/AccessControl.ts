@@ -8,7 +8,7 @@ import * as Status from "../../../src/api/Status.js"
 import type { ApiError } from "../../../src/api/Status.js"
 import type { Store } from "../Store.js"
 import { Authenticator, type AuthenticationConfig, type Credentials } from "./Authenticator.js"
-import { Authorizer, type AuthorizationMode } from "./Authorizer.js"
+import { Authorizer, type AuthorizationMode, type Permissions } from "./Authorizer.js"
 import type { RequestAttributes } from "./RequestAttributes.js"
 import type { ServiceAccountTokens } from "./ServiceAccountTokens.js"
 import type { UserInfo } from "./UserInfo.js"
@@ -45,13 +45,17 @@ export class AccessControl {
   /** undefined when `user` may make the request, else the 403. */
   authorize(user: UserInfo, attrs: RequestAttributes): ApiError | undefined {
     if (this.allowsEverything || this.authorizer.allows(user, attrs)) return undefined
-    return forbiddenError(user, attrs, this.authorizer.authorize(user, attrs).reason)
+    return this.refusal(user, attrs)
   }
 
-  /** `authorize` for a caller acting as `user` throughout (an in-process component): the user's checks found once. */
-  authorizerFor(user: UserInfo): (attrs: RequestAttributes) => ApiError | undefined {
-    const permissions = this.authorizer.permissionsOf(user)
-    return (attrs) => (permissions.allows(attrs) ? undefined : forbiddenError(user, attrs, this.authorizer.authorize(user, attrs).reason))
+  /** What `user` may do, for a caller acting as that user throughout (an in-process component): found once. */
+  permissionsOf(user: UserInfo): Permissions {
+    return this.authorizer.permissionsOf(user)
+  }
+
+  /** The 403 of a request `user` may not make (its reason worked out by the uncached rule walk). */
+  refusal(user: UserInfo, attrs: RequestAttributes): ApiError {
+    return forbiddenError(user, attrs, this.authorizer.authorize(user, attrs).reason)
   }
 
   /** Authentication then authorization: the user, or the 401 / 403. */

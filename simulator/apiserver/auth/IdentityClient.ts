@@ -5,10 +5,13 @@
  * cluster. A client certificate is checked once: it cannot expire in the simulation.
  */
 import { Clock, Effect, Either, Stream } from "effect"
+import type { KObject } from "../../../src/api/Object.js"
+import type { DeleteOptions, GetOptions, ListOptions, PatchType, WatchOptions, WriteOptions } from "../../../src/api/Requests.js"
 import type { ResourceType } from "../../../src/api/Resources.js"
 import type { ApiError } from "../../../src/api/Status.js"
 import type { ApiClientService } from "../../../src/client/ApiClient.js"
 import type { AccessControl } from "./AccessControl.js"
+import type { Permissions } from "./Authorizer.js"
 import type { Credentials } from "./Authenticator.js"
 import { callAttributes, type ResourceAttributes } from "./RequestAttributes.js"
 import type { UserInfo } from "./UserInfo.js"
@@ -29,12 +32,10 @@ export const identityClient = (access: AccessControl, credentials: Credentials, 
   // A verified certificate names the same user on every call.
   const fixed = credentials.authorization === undefined && credentials.clientCertificate !== undefined ? access.authenticate(credentials, 0) : undefined
   const userAt = (now: number): Either.Either<UserInfo, ApiError> => fixed ?? access.authenticate(credentials, now)
-  // and its permissions are found once (thousands of node agents: no lookup of the user per request)
-  const authorizeFixed = fixed !== undefined && Either.isRight(fixed) ? access.authorizerFor(fixed.right) : undefined
   const admitAt = (now: number, attrs: ResourceAttributes): Either.Either<UserInfo, ApiError> => {
     const user = userAt(now)
     if (Either.isLeft(user)) return user
-    const denied = authorizeFixed !== undefined ? authorizeFixed(attrs) : access.authorize(user.right, attrs)
+    const denied = access.authorize(user.right, attrs)
     return denied ? Either.left(denied) : user
   }
   /** The effectful verbs: each call is checked at the Clock time when it runs. */
@@ -59,51 +60,17 @@ export const identityClient = (access: AccessControl, credentials: Credentials, 
   })()
   if (client.at === undefined) return effectful
   const at = client.at
-  // The immediate view answers synchronously, so one scratch attribute record and one view object serve every call
-  // (thousands of agents' requests per virtual second: nothing is allocated to let one through).
-  let viewNow = 0
-  let view: ApiClientService = client
-  const scratch: { -readonly [K in keyof ResourceAttributes]: ResourceAttributes[K] } = callAttributes("get", { group: "", version: "", plural: "", namespaced: false }, undefined, undefined)
-  const refused = (verb: string, resource: ResourceType, namespace: string | undefined, name: string | undefined, subresource?: string): ApiError | undefined => {
-    scratch.verb = verb
-    scratch.apiGroup = resource.group
-    scratch.apiVersion = resource.version
-    scratch.resource = resource.plural
-    scratch.subresource = subresource ?? ""
-    scratch.namespace = resource.namespaced ? (namespace ?? "") : resource.plural === "namespaces" ? (name ?? "") : ""
-    scratch.name = name ?? ""
-    const user = admitAt(viewNow, scratch)
-    return Either.isLeft(user) ? user.left : undefined
-  }
-  const immediate: ApiClientService = {
-    get: (resource, name, opts) => {
-      const e = refused("get", resource, opts?.namespace, name)
-      return e ? Either.left(e) : view.get(resource, name, opts)
-    },
-    list: (resource, opts) => {
-      const e = refused("list", resource, opts?.namespace, selectedName(opts?.fieldSelector))
-      return e ? Either.left(e) : view.list(resource, opts)
-    },
-    create: (resource, obj, opts) => {
-      if (resource.virtual) return effectful.create(resource, obj, opts)
-      const e = refused("create", resource, opts?.namespace, opts?.subresource ? nameOf(obj) : undefined, opts?.subresource)
-      return e ? Either.left(e) : view.create(resource, obj, opts)
-    },
-    update: (resource, obj, opts) => {
-      const e = refused("update", resource, opts?.namespace, nameOf(obj), opts?.subresource)
-      return e ? Either.left(e) : view.update(resource, obj, opts)
-    },
-    patch: (resource, name, patchType, patch, opts) => {
-      const e = refused("patch", resource, opts?.namespace, name, opts?.subresource)
-      return e ? Either.left(e) : view.patch(resource, name, patchType, patch, opts)
-    },
-    delete: (resource, name, opts) => {
-      const e = refused("delete", resource, opts?.namespace, name)
-      return e ? Either.left(e) : view.delete(resource, name, opts)
-    },
-    deleteCollection: (resource, opts) => effectful.deleteCollection(resource, opts),
-    watch: (resource, opts) => effectful.watch(resource, opts)
-  }
+  const immediate = new ImmediateView(
+    client,
+    effectful,
+    fixed !== undefined && Either.isRight(fixed) ? fixed.right : undefined,
+    fixed !== undefined && Either.isRight(fixed) ? access.permissionsOf(fixed.right) : undefined,
+    access,
+    (now, attrs) => {
+      const user = admitAt(now, attrs)
+      return Either.isLeft(user) ? user.left : undefined
+    }
+  )
   // Built key by key: a spread copy would give each of thousands of identity clients a hidden class of its own, and
   // every agent's request site reading `at` would go megamorphic (docs/benchmarks.md "Authorization cost").
   return {
@@ -118,9 +85,81 @@ export const identityClient = (access: AccessControl, credentials: Credentials, 
     at: (now: number) => {
       const base = at(now)
       if (base === undefined) return undefined
-      viewNow = now
-      view = base
+      immediate.now = now
+      immediate.view = base
       return immediate
     }
+  }
+}
+
+type Scratch = { -readonly [K in keyof ResourceAttributes]: ResourceAttributes[K] }
+
+/** The attributes of the immediate views' checks: they answer synchronously, so one record serves every call. */
+const scratch: Scratch = callAttributes("get", { group: "", version: "", plural: "", namespaced: false }, undefined, undefined)
+
+/**
+ * An identity's immediate view (`at`): its verbs are methods, so thousands of node agents' views share their code
+ * and each holds only a few fields — a request touches little memory of its own agent (docs/benchmarks.md
+ * "Authorization cost"). Nothing is allocated to let a request through. Call its verbs on it, as methods.
+ */
+class ImmediateView implements ApiClientService {
+  now = 0
+  view: ApiClientService
+
+  constructor(
+    base: ApiClientService,
+    private readonly effectful: ApiClientService,
+    /** A certificate's user (it cannot expire), whose permissions are found once. */
+    private readonly user: UserInfo | undefined,
+    private readonly permissions: Permissions | undefined,
+    private readonly access: AccessControl,
+    /** Any other credential: authenticated and authorized at each call's time. */
+    private readonly admit: (now: number, attrs: ResourceAttributes) => ApiError | undefined
+  ) {
+    this.view = base
+  }
+
+  private refused(verb: string, resource: ResourceType, namespace: string | undefined, name: string | undefined, subresource?: string): ApiError | undefined {
+    scratch.verb = verb
+    scratch.apiGroup = resource.group
+    scratch.apiVersion = resource.version
+    scratch.resource = resource.plural
+    scratch.subresource = subresource ?? ""
+    scratch.namespace = resource.namespaced ? (namespace ?? "") : resource.plural === "namespaces" ? (name ?? "") : ""
+    scratch.name = name ?? ""
+    if (this.permissions === undefined) return this.admit(this.now, scratch)
+    return this.permissions.allows(scratch) ? undefined : this.access.refusal(this.user!, scratch)
+  }
+
+  get(resource: ResourceType, name: string, opts?: GetOptions) {
+    const e = this.refused("get", resource, opts?.namespace, name)
+    return e ? Either.left(e) : this.view.get(resource, name, opts)
+  }
+  list(resource: ResourceType, opts?: ListOptions) {
+    const e = this.refused("list", resource, opts?.namespace, selectedName(opts?.fieldSelector))
+    return e ? Either.left(e) : this.view.list(resource, opts)
+  }
+  create(resource: ResourceType, obj: unknown, opts?: WriteOptions) {
+    if (resource.virtual) return this.effectful.create(resource, obj, opts)
+    const e = this.refused("create", resource, opts?.namespace, opts?.subresource ? nameOf(obj) : undefined, opts?.subresource)
+    return e ? Either.left(e) : this.view.create(resource, obj, opts)
+  }
+  update(resource: ResourceType, obj: KObject, opts?: WriteOptions) {
+    const e = this.refused("update", resource, opts?.namespace, nameOf(obj), opts?.subresource)
+    return e ? Either.left(e) : this.view.update(resource, obj, opts)
+  }
+  patch(resource: ResourceType, name: string, patchType: PatchType, patch: unknown, opts?: WriteOptions) {
+    const e = this.refused("patch", resource, opts?.namespace, name, opts?.subresource)
+    return e ? Either.left(e) : this.view.patch(resource, name, patchType, patch, opts)
+  }
+  delete(resource: ResourceType, name: string, opts?: DeleteOptions) {
+    const e = this.refused("delete", resource, opts?.namespace, name)
+    return e ? Either.left(e) : this.view.delete(resource, name, opts)
+  }
+  deleteCollection(resource: ResourceType, opts?: ListOptions & DeleteOptions) {
+    return this.effectful.deleteCollection(resource, opts)
+  }
+  watch(resource: ResourceType, opts?: WatchOptions) {
+    return this.effectful.watch(resource, opts)
   }
 }
