@@ -92,6 +92,22 @@ const sameGroups = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean
 /** How many users' caches `allows` keeps before it starts again (each user's own cache is bounded too). */
 const cachedUsers = 1_000
 
+/** One identity's `Permissions`: a few fields, its code shared (thousands of node agents hold one each). */
+class UserPermissions implements Permissions {
+  cache: DecisionCache | undefined = undefined
+  /** The policy generation `cache` was chosen in. */
+  chosenIn = -1
+
+  constructor(
+    private readonly authorizer: RbacAuthorizer,
+    readonly user: UserInfo
+  ) {}
+
+  allows(attrs: RequestAttributes): boolean {
+    return this.authorizer.allowsAs(this, attrs)
+  }
+}
+
 /** Upstream's `utilerrors.NewAggregate(...).Error()`: one message as it is, several as `[a, b]`. */
 const aggregate = (messages: ReadonlyArray<string>) => (messages.length === 1 ? messages[0]! : `[${messages.join(", ")}]`)
 
@@ -215,18 +231,17 @@ export class RbacAuthorizer {
    * thousands of node agents (`system:nodes`) share one small cache instead of each filling its own.
    */
   permissionsOf(user: UserInfo): Permissions {
-    let cache: DecisionCache | undefined
-    // the generation the choice of cache was made in (a shared cache's own generation moves with its other users)
-    let chosenIn = -1
-    return {
-      allows: (attrs) => {
-        if (chosenIn !== this.generation) {
-          cache = this.boundByName(user.name) ? new DecisionCache(this.generation) : this.groupCacheOf(user.groups)
-          chosenIn = this.generation
-        }
-        return this.allowsWith(cache!, user, attrs)
-      }
+    return new UserPermissions(this, user)
+  }
+
+  /** `permissions.allows`: its cache chosen again when the policy changed (a shared cache's generation moves with its other users). */
+  allowsAs(permissions: UserPermissions, attrs: RequestAttributes): boolean {
+    const user = permissions.user
+    if (permissions.chosenIn !== this.generation) {
+      permissions.cache = this.boundByName(user.name) ? new DecisionCache(this.generation) : this.groupCacheOf(user.groups)
+      permissions.chosenIn = this.generation
     }
+    return this.allowsWith(permissions.cache!, user, attrs)
   }
 
   /** Whether a binding names `name` (a User, or a ServiceAccount's user) in any scope. */
