@@ -203,12 +203,12 @@ export class ServiceTimeModel {
       return (cls === "read" ? this.reads : this.writes).takeEarliest(at, service) + service
     }
     let arrival = at
-    const factor = this.factor(cls)
+    const serviceMs = this.serviceMs(cls, objects, bytes) * this.factor(cls)
     for (let attempt = 0; ; attempt++) {
-      const booked = this.book(arrival, cls, objects, bytes, request, factor)
-      if ("end" in booked) return booked.end
-      if (attempt === MaxRetries) return booked.rejectedAt
-      arrival = booked.rejectedAt + RetryAfterSeconds * 1000
+      const booked = this.apf.place(arrival, request, request.seats ?? 1, serviceMs)
+      if (booked._tag === "Dispatched") return booked.end
+      if (attempt === MaxRetries) return booked.at
+      arrival = booked.at + RetryAfterSeconds * 1000
     }
   }
 }

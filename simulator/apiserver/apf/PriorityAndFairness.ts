@@ -57,6 +57,19 @@ export class PriorityAndFairness {
    * carries its `classification` (made once, sent often) is not classified again.
    */
   book(at: number, request: RequestAttributes & { readonly classification?: Classification }, seats: number, serviceMs: number): ApfBooking {
+    const { schema } = request.classification ?? classification(request)
+    const booking = this.place(at, request, seats, serviceMs)
+    // Built field by field: a spread of the literal gives every booking a hidden class of its own (~10× slower,
+    // docs/benchmarks.md "Session 5"), and every request of a simulated cluster is booked here.
+    const level = schema.priorityLevel
+    const flowSchema = schema.name
+    return booking._tag === "Dispatched"
+      ? { _tag: "Dispatched", start: booking.start, end: booking.end, level, flowSchema }
+      : { _tag: "Rejected", reason: booking.reason, at: booking.at, level, flowSchema }
+  }
+
+  /** `book` for a caller that needs only the times (the node agents' requests): one object less per request. */
+  place(at: number, request: RequestAttributes & { readonly classification?: Classification }, seats: number, serviceMs: number): Booking {
     const { schema, flow } = request.classification ?? classification(request)
     const state = this.levels.get(schema.priorityLevel)!
     const booking: Booking = state.queues === undefined ? { _tag: "Dispatched", start: at, end: at + serviceMs } : state.queues.book(at, flow, seats, serviceMs)
@@ -65,13 +78,7 @@ export class PriorityAndFairness {
       if (booking.start === at) state.unqueued++
       else recordMillis(state.wait, booking.start - at)
     } else state.rejected[booking.reason]++
-    // Built field by field: a spread of the literal gives every booking a hidden class of its own (~10× slower,
-    // docs/benchmarks.md "Session 5"), and every request of a simulated cluster is booked here.
-    const level = schema.priorityLevel
-    const flowSchema = schema.name
-    return booking._tag === "Dispatched"
-      ? { _tag: "Dispatched", start: booking.start, end: booking.end, level, flowSchema }
-      : { _tag: "Rejected", reason: booking.reason, at: booking.at, level, flowSchema }
+    return booking
   }
 
   /** Per priority level: seats, dispatched, rejected, queue wait. */

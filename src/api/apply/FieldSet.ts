@@ -146,6 +146,16 @@ export const intersects = (a: FieldTree, b: FieldTree): boolean => {
   return false
 }
 
+/** The same tree, keys in the same order (as JSON writes it): `equalSets` and the same text. */
+export const identicalTrees = (a: FieldTree, b: FieldTree): boolean => {
+  if (a === b) return true
+  const ka = Object.keys(a)
+  const kb = Object.keys(b)
+  if (ka.length !== kb.length) return false
+  for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i] || !identicalTrees(a[ka[i]!]!, b[kb[i]!]!)) return false
+  return true
+}
+
 export const equalSets = (a: FieldTree, b: FieldTree): boolean => a === b || (contains(a, b) && contains(b, a))
 
 /** Every member path, in key order, as `Path.String()` prints it: `.spec.containers[name="a"].image`. */

@@ -59,6 +59,8 @@ const containerUpdateErrors = (next: ReadonlyArray<unknown>, old: ReadonlyArray<
 
 /** `validateOnlyAddedTolerations`: every old toleration is still there, up to its tolerationSeconds. */
 const tolerationErrors = (next: ReadonlyArray<unknown>, old: ReadonlyArray<unknown>): FieldError[] => {
+  // The same list (a status write shares the stored spec): nothing modified, and no copy of each toleration made.
+  if (next === old) return []
   for (const o of old) {
     const found = next.some((n) => semanticallyEqual({ ...rec(o), tolerationSeconds: rec(n).tolerationSeconds }, n))
     if (!found) return [forbidden("spec.tolerations", "existing toleration can not be modified except its tolerationSeconds")]
