@@ -10,9 +10,9 @@ import * as Status from "../api/Status.js"
 import { ApiError } from "../api/Status.js"
 import type { ApiClientService, DirectMeasure } from "./ApiClient.js"
 import { answerFromTarget, apiNamesFromGroups, bodyToTarget, eventFromTarget, groupNamesOf, specNames, type ApiNames } from "./ApiNames.js"
-import { decodeInTurn, decodeInTurnBytes } from "./DecodeTurns.js"
+import { decodeInTurnBytes, decodeInTurns } from "./DecodeTurns.js"
 import { type Answer, exchange, exchangeEffect, type KeepBody } from "./Exchange.js"
-import { acceptHeader, decodeAnswer, isProtobufStream, objectBody, type WireEncoding } from "./WireEncoding.js"
+import { acceptHeader, decodeAnswer, decodeAnswerInSteps, isProtobufStream, objectBody, type WireEncoding } from "./WireEncoding.js"
 import { watchFrameDecoder } from "../api/protobuf/Envelope.js"
 import { withCredential, type Credential, type CredentialSource } from "./auth/Credential.js"
 import { credentialSourceFor } from "./auth/ClientCredentials.js"
@@ -229,9 +229,17 @@ export const makeHttpClient = (options: HttpClientOptions) =>
         }
       }
       /** A 2xx answer's value by its Content-Type, and its warnings. */
-      const decoded = (r: Answer) => ({ code: r.code, warnings: r.warnings.map(parseWarning), value: decodeAnswer(r.contentType, r.body) })
+      const decoded = (r: Answer, value: unknown) => ({ code: r.code, warnings: r.warnings.map(parseWarning), value })
+      // a large answer is decoded in turns of its own, a list's items a slice per turn (DecodeTurns, ListInSlices)
       const call = (method: Dispatcher.HttpMethod, path: string, body?: unknown, contentType?: string) =>
-        Effect.flatMap(send(method, path, body, contentType), (r) => (r.body.length <= decodeInTurnBytes ? Effect.succeed(decoded(r)) : decodeInTurn(() => decoded(r))))
+        Effect.flatMap(send(method, path, body, contentType), (r) =>
+          r.bytesIn <= decodeInTurnBytes
+            ? Effect.succeed(decoded(r, decodeAnswer(r.contentType, r.body)))
+            : Effect.map(
+                decodeInTurns(() => decodeAnswerInSteps(r.contentType, r.body, decodeInTurnBytes)),
+                (value) => decoded(r, value)
+              )
+        )
 
       const write = (method: Dispatcher.HttpMethod, path: string, body: unknown, opts: WriteOptions | undefined, contentType?: string) =>
         Effect.map(

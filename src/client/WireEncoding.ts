@@ -9,6 +9,8 @@ import { kubernetesProtobufMediaType } from "../api/MediaType.js"
 import type { KObject } from "../api/Object.js"
 import { decodeObject, encodeObject } from "../api/protobuf/Envelope.js"
 import { apiVersionOf, type ResourceType } from "../api/Resources.js"
+import { inOneStep, type SteppedDecode } from "./DecodeTurns.js"
+import { ListInSlices } from "./ListInSlices.js"
 
 export type WireEncoding = "json" | "protobuf"
 
@@ -40,6 +42,10 @@ export const decodeAnswer = (contentType: string | undefined, bytes: Buffer): un
   if (Either.isLeft(decoded)) throw decoded.left
   return decoded.right.object as KObject
 }
+
+/** `decodeAnswer` in bounded steps: a JSON list's items a slice of `sliceBytes` per step, protobuf in one step. */
+export const decodeAnswerInSteps = (contentType: string | undefined, bytes: Buffer, sliceBytes: number): SteppedDecode<unknown> =>
+  isProtobuf(contentType) ? inOneStep(() => decodeAnswer(contentType, bytes)) : new ListInSlices(bytes, sliceBytes)
 
 /** A watch body in protobuf frames (else one JSON event per line). */
 export const isProtobufStream = isProtobuf

@@ -17,20 +17,49 @@ export interface VersionStore extends ReflectorStore {
   readonly versionOf: (key: string) => string | undefined
 }
 
+/** An object's resourceVersion, and the relist that last listed it. */
+interface Held {
+  rv: string
+  listed: number
+}
+
 export const makeVersionStore = (): VersionStore => {
-  let versions = new Map<string, string>()
-  const put = (object: KObject) => void versions.set(objectKey(object), object.metadata.resourceVersion ?? "")
+  const versions = new Map<string, Held>()
+  let relist = 0
+  const put = (object: KObject) => {
+    const rv = object.metadata.resourceVersion ?? ""
+    const key = objectKey(object)
+    const held = versions.get(key)
+    if (held === undefined) versions.set(key, { rv, listed: relist })
+    else if (held.rv !== rv) held.rv = rv
+  }
   return {
     size: () => versions.size,
-    versionOf: (key) => versions.get(key),
+    versionOf: (key) => versions.get(key)?.rv,
     add: put,
     update: put,
     delete: (object) => void versions.delete(objectKey(object)),
     replace: (items) => {
-      // the store becomes the list: what it no longer has is gone
-      const listed = new Map<string, string>()
-      for (const object of items) listed.set(objectKey(object), object.metadata.resourceVersion ?? "")
-      versions = listed
+      // The store becomes the list, updated in place: a relist of unchanged objects (the storm's) keeps every key,
+      // version and entry it held, so it leaves nothing to promote — a new map of 3,000 fresh keys per informer and
+      // relist was tens of megabytes moved to the old generation per storm wave.
+      const current = ++relist
+      let listed = 0
+      for (const object of items) {
+        const rv = object.metadata.resourceVersion ?? ""
+        const key = objectKey(object)
+        const held = versions.get(key)
+        if (held === undefined) {
+          versions.set(key, { rv, listed: current })
+          listed++
+          continue
+        }
+        if (held.listed !== current) listed++
+        held.listed = current
+        if (held.rv !== rv) held.rv = rv
+      }
+      // what the list no longer has is gone
+      if (listed !== versions.size) for (const [key, held] of versions) if (held.listed !== current) versions.delete(key)
     }
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Fiber } from "effect"
-import { decodeInTurn } from "../../src/client/DecodeTurns.js"
+import { decodeInTurn, decodeInTurns } from "../../src/client/DecodeTurns.js"
 
 const busy = (ms: number) => {
   const until = performance.now() + ms
@@ -51,6 +51,48 @@ describe("decodeInTurn", () => {
       yield* Fiber.interrupt(first)
       yield* Fiber.join(second)
       expect(ran).toEqual(["second"])
+    })
+  )
+
+  it.live("a stepped decode takes a turn per step, a due timer fires between steps, and the next decode waits for it to finish", () =>
+    Effect.gen(function* () {
+      const order: Array<string> = []
+      const stepped = (name: string, steps: number) => () => {
+        let done = 0
+        return {
+          step: () => {
+            order.push(`${name}${++done}`)
+            if (name === "a" && done === 1) setTimeout(() => order.push("timer"), 0)
+            busy(5)
+            return done === steps
+          },
+          get value() {
+            return `${name}:${done}`
+          }
+        }
+      }
+      const results = yield* Effect.all([decodeInTurns(stepped("a", 3)), decodeInTurns(stepped("b", 2))], { concurrency: "unbounded" })
+      expect(results).toEqual(["a:3", "b:2"])
+      expect(order).toEqual(["a1", "timer", "a2", "a3", "b1", "b2"])
+    })
+  )
+
+  it.live("a step that throws is a defect of its own request; an interrupted decode takes no more steps", () =>
+    Effect.gen(function* () {
+      let steps = 0
+      const endless = yield* Effect.fork(decodeInTurns(() => ({ step: () => (steps++, false), value: 0 })))
+      const bad = yield* Effect.exit(
+        decodeInTurns(() => ({
+          step: () => {
+            throw new SyntaxError("Unexpected end of JSON input")
+          },
+          value: 0
+        })).pipe(Effect.fork, Effect.tap(() => Fiber.interrupt(endless)), Effect.flatMap(Fiber.join))
+      )
+      expect(String(Exit.isFailure(bad) ? bad.cause : "")).toContain("Unexpected end of JSON input")
+      const after = steps
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 20)))
+      expect(steps).toBe(after)
     })
   )
 })

@@ -24,4 +24,21 @@ describe("VersionStore", () => {
     expect(store.size()).toBe(2)
     expect([store.versionOf("default/a"), store.versionOf("default/b"), store.versionOf("default/c")]).toEqual([undefined, "5", "6"])
   })
+
+  it("a relist updated in place: versions changed, duplicates counted once, an unlisted object gone even beside a duplicate", () => {
+    const store = makeVersionStore()
+    store.replace([obj("a", "1"), obj("b", "2"), obj("c", "3")], "3", 0)
+    store.replace([obj("a", "1"), obj("b", "7"), obj("c", "3")], "7", 0)
+    expect([store.size(), store.versionOf("default/a"), store.versionOf("default/b"), store.versionOf("default/c")]).toEqual([3, "1", "7", "3"])
+    // as many items as held, but one listed twice: `c` was not listed
+    store.replace([obj("a", "1"), obj("b", "8"), obj("b", "9")], "9", 0)
+    expect([store.size(), store.versionOf("default/b"), store.versionOf("default/c")]).toEqual([2, "9", undefined])
+    // an object the watch added after the last relist, then a relist without it
+    store.add(obj("d", "10"), 0)
+    store.replace([obj("a", "1"), obj("b", "9")], "10", 0)
+    expect([store.size(), store.versionOf("default/d")]).toEqual([2, undefined])
+    store.replace([], "11", 0)
+    expect(store.size()).toBe(0)
+  })
 })
+
