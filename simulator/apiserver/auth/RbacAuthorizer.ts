@@ -89,7 +89,7 @@ const sameGroups = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean
   return true
 }
 
-/** How many users' caches `allows` keeps before it starts again (each user's own cache is bounded too). */
+/** How many users' permissions `allows` keeps before it starts again (each cache is bounded too). */
 const cachedUsers = 1_000
 
 /** One identity's `Permissions`: a few fields, its code shared (thousands of node agents hold one each). */
@@ -120,9 +120,9 @@ export class RbacAuthorizer {
   private readonly namespaceGrants = new Map<string, GrantIndex>()
   /** Bumped on every change of a role or binding: remembered verdicts of an older generation are void. */
   private generation = 0
-  /** The caches of the users `allows` was asked about, by user name (then compared by groups). */
-  private caches = new Map<string, Array<{ readonly groups: ReadonlyArray<string>; readonly cache: DecisionCache }>>()
-  private cachedUserCount = 0
+  /** The permissions of the users `allows` was asked about, by user name (then compared by groups). */
+  private known = new Map<string, Array<UserPermissions>>()
+  private knownUserCount = 0
   /** Caches by group list (joined), for users bound by nothing under their own names (`permissionsOf`). */
   private readonly groupCaches = new Map<string, DecisionCache>()
 
@@ -222,7 +222,7 @@ export class RbacAuthorizer {
    * remembered for the same request shape (DecisionCache.ts), so a repeated request allocates nothing.
    */
   allows(user: UserInfo, attrs: RequestAttributes): boolean {
-    return this.allowsWith(this.cacheOf(user), user, attrs)
+    return this.allowsAs(this.rememberedPermissions(user), attrs)
   }
 
   /**
@@ -241,7 +241,14 @@ export class RbacAuthorizer {
       permissions.cache = this.boundByName(user.name) ? new DecisionCache(this.generation) : this.groupCacheOf(user.groups)
       permissions.chosenIn = this.generation
     }
-    return this.allowsWith(permissions.cache!, user, attrs)
+    const cache = permissions.cache!
+    if (cache.generation !== this.generation) cache.clear(this.generation)
+    const remembered = cache.get(attrs)
+    if (remembered !== undefined) return remembered
+    const verdict = this.verdict(user, attrs)
+    const allowed = (verdict & allowedBit) !== 0
+    cache.set(attrs, allowed, (verdict & byNameBit) !== 0)
+    return allowed
   }
 
   /** Whether a binding names `name` (a User, or a ServiceAccount's user) in any scope. */
@@ -259,29 +266,20 @@ export class RbacAuthorizer {
     return cache
   }
 
-  private allowsWith(cache: DecisionCache, user: UserInfo, attrs: RequestAttributes): boolean {
-    if (cache.generation !== this.generation) cache.clear(this.generation)
-    const remembered = cache.get(attrs)
-    if (remembered !== undefined) return remembered
-    const verdict = this.verdict(user, attrs)
-    const allowed = (verdict & allowedBit) !== 0
-    cache.set(attrs, allowed, (verdict & byNameBit) !== 0)
-    return allowed
-  }
-
-  private cacheOf(user: UserInfo): DecisionCache {
-    let entries = this.caches.get(user.name)
-    if (entries !== undefined) for (let i = 0; i < entries.length; i++) if (sameGroups(entries[i]!.groups, user.groups)) return entries[i]!.cache
-    if (this.cachedUserCount >= cachedUsers) {
-      this.caches = new Map()
-      this.cachedUserCount = 0
+  /** The permissions `allows` keeps for a user (a caller that names the user on every request). */
+  private rememberedPermissions(user: UserInfo): UserPermissions {
+    let entries = this.known.get(user.name)
+    if (entries !== undefined) for (let i = 0; i < entries.length; i++) if (sameGroups(entries[i]!.user.groups, user.groups)) return entries[i]!
+    if (this.knownUserCount >= cachedUsers) {
+      this.known = new Map()
+      this.knownUserCount = 0
       entries = undefined
     }
-    const cache = new DecisionCache(this.generation)
-    if (entries === undefined) this.caches.set(user.name, (entries = []))
-    entries.push({ groups: user.groups, cache })
-    this.cachedUserCount++
-    return cache
+    const permissions = new UserPermissions(this, user)
+    if (entries === undefined) this.known.set(user.name, (entries = []))
+    entries.push(permissions)
+    this.knownUserCount++
+    return permissions
   }
 
   /** The rule walk of `allows` (upstream's order: cluster grants, then the namespace's), as verdict bits. */

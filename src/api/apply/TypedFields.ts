@@ -228,15 +228,14 @@ export const changeExtent = (
   if (Array.isArray(before) && Array.isArray(after) && list !== undefined && list.semantics.type !== "atomic") {
     // Keyed items in place (a condition's heartbeat), keys unique; sets and anything moved go to `compare`.
     if (list.semantics.type !== "map" || !isGranular(list.items) || before.length !== after.length) return "other"
-    const keys = new Set<string>()
-    for (const item of after) keys.add(keyOfItem(item, list.semantics))
-    if (keys.size !== after.length) return "other"
+    const keys = after.map((item) => keyOfItem(item, list.semantics))
+    if (new Set(keys).size !== keys.length) return "other"
     let extent: ChangeExtent = "none"
     for (let i = 0; i < after.length; i++) {
       const a: unknown = after[i]
       const b: unknown = before[i]
       if (a === b) continue
-      const key = keyOfItem(a, list.semantics)
+      const key = keys[i]!
       if (keyOfItem(b, list.semantics) !== key) return "other"
       const child = changeExtent(b, a, list.items, owned?.[key], childrenAt(others, key), undefined)
       if (child === "other") return "other"
