@@ -5,6 +5,7 @@
  * the simulation's `ApiClient` (the service-time model in front of the in-process server), in virtual time.
  */
 import { Effect, Schedule } from "effect"
+import type { ApiError } from "../../src/api/Status.js"
 import { Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { startInformer } from "../../src/informer/Informer.js"
@@ -37,8 +38,16 @@ export interface ClientLoadCounters {
   listedItems: number
   gets: number
   errors: number
+  /** The failed requests by verb, status code and reason ("GET 404 NotFound"): which they are, not only how many. */
+  failures: Record<string, number>
   /** Lists of the reflectors and informers, the first ones included. */
   syncs: number
+}
+
+const countFailure = (counters: ClientLoadCounters, verb: string, error: ApiError): void => {
+  counters.errors++
+  const key = `${verb} ${error.code} ${error.reason ?? ""}`.trimEnd()
+  counters.failures[key] = (counters.failures[key] ?? 0) + 1
 }
 
 export const clientLoad = (options: ClientLoadOptions, counters: ClientLoadCounters): Effect.Effect<void, never, ApiClient> =>
@@ -76,13 +85,13 @@ export const clientLoad = (options: ClientLoadOptions, counters: ClientLoadCount
           token = page.metadata.continue
         } while (token)
         counters.lists++
-      }).pipe(Effect.catchAll(() => Effect.sync(() => void counters.errors++)))
+      }).pipe(Effect.catchAll((e) => Effect.sync(() => countFailure(counters, "LIST", e))))
       yield* Effect.forkScoped(Effect.repeat(pagedList, Schedule.spaced(options.listEveryMs)))
       const getRandom = random.split("gets")
       const oneGet = Effect.suspend(() => {
         const [namespace, name] = options.podAt(getRandom.next())
         return client.get(Pods, name, { namespace }).pipe(
-          Effect.match({ onFailure: () => void counters.errors++, onSuccess: () => void counters.gets++ })
+          Effect.match({ onFailure: (e) => countFailure(counters, "GET", e), onSuccess: () => void counters.gets++ })
         )
       })
       // open model: each GET starts on its own tick, whatever the previous one's latency

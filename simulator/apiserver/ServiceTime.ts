@@ -22,7 +22,8 @@
  * `ServiceTimeModel.admit` is pure bookkeeping for callers that batch work (the node-agent shards); `layerClient`
  * wraps an `ApiClient` so that each call takes its modelled time on the `Clock` (virtual or real).
  */
-import { Clock, Context, Effect, Layer, Schema, Stream } from "effect"
+import { Clock, Context, Effect, Either, Layer, Schema, Stream } from "effect"
+import { parseFieldSelector } from "../../src/api/FieldSelector.js"
 import type { KObject } from "../../src/api/Object.js"
 import type { ListOptions } from "../../src/api/Requests.js"
 import type { ResourceType } from "../../src/api/Resources.js"
@@ -35,6 +36,7 @@ import { PriorityAndFairness } from "./apf/PriorityAndFairness.js"
 import { SeatHeap } from "./SeatHeap.js"
 import { listSeats } from "./apf/WorkEstimate.js"
 import { jsonLength } from "./JsonLength.js"
+import { pinnedIndexValue } from "./FieldIndex.js"
 import * as SeededRandom from "../kernel/SeededRandom.js"
 
 /** p99 ÷ p50 of a request class's service time: at least 1 (1: every request of the class costs the same). */
@@ -147,6 +149,11 @@ export class ServiceTimeModel {
   readonly apf: PriorityAndFairness | undefined
   /** Objects of a type stored now, for LIST seats (the server's object count); 0 until the server is known. */
   objectCount: (resource: ResourceType) => number = () => 0
+  /**
+   * Objects of a type whose indexed field (`FieldIndex.ts`) has `value` now: what a LIST pinned to it processes,
+   * served from the watch cache's index; 0 until the server is known.
+   */
+  indexedObjectCount: (resource: ResourceType, value: string) => number = () => 0
 
   /**
    * `uniform`: the run's seeded source for the dispersion draws (a split of `SeededRandom`); a fixed seed when none
@@ -330,11 +337,24 @@ const apfTimed = <A>(
     })
   )
 
-/** The objects a LIST is expected to return: what is stored, at most its limit (all stored with a selector). */
-const listEstimate = (model: ServiceTimeModel, resource: ResourceType, opts: ListOptions | undefined) => {
-  const stored = model.objectCount(resource)
+/**
+ * The objects a LIST is expected to process, for the time its seats are held: what is stored, at most its limit (all
+ * stored with a selector); with a field selector pinning the type's indexed field (`spec.nodeName=x` for pods) only
+ * the objects with that value, as upstream's watch cache reads its index for it (`FieldIndex.ts`). The seats stay
+ * upstream's estimate from the stored count (`listRequestSeats`: `list_work_estimator.go` does not look at indexes).
+ */
+export const listEstimate = (model: ServiceTimeModel, resource: ResourceType, opts: ListOptions | undefined): { readonly objects: number; readonly bytes: number } => {
+  const pinned = pinnedValueOf(resource, opts?.fieldSelector)
+  const stored = pinned !== undefined ? model.indexedObjectCount(resource, pinned) : model.objectCount(resource)
   const limited = opts?.limit !== undefined && opts.limit > 0 && !(opts.resourceVersion === "0") ? Math.min(opts.limit, stored) : stored
-  return { objects: opts?.labelSelector || opts?.fieldSelector ? stored : limited, bytes: 0 }
+  return { objects: pinned === undefined && (opts?.labelSelector || opts?.fieldSelector) ? stored : limited, bytes: 0 }
+}
+
+/** The value a LIST's field selector pins the indexed field to; none for an invalid selector (the server refuses it). */
+const pinnedValueOf = (resource: ResourceType, fieldSelector: string | undefined): string | undefined => {
+  if (!fieldSelector) return undefined
+  const parsed = parseFieldSelector(fieldSelector, resource)
+  return Either.isRight(parsed) ? pinnedIndexValue(resource, parsed.right) : undefined
 }
 
 const nothing = { objects: 0, bytes: 0 }

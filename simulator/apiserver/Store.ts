@@ -247,6 +247,11 @@ export class Store {
     return this.tables.get(resource)?.byKey.size ?? 0
   }
 
+  /** Objects of a type whose indexed field (`FieldIndex.ts`) has `value` now. */
+  countIndexed(resource: ResourceType, value: string): number {
+    return this.tables.get(resource)?.byIndexValue.get(value)?.size ?? 0
+  }
+
   get(resource: ResourceType, key: string): KObject | undefined {
     return this.tables.get(resource)?.byKey.get(key)?.obj
   }

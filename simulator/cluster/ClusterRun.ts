@@ -256,6 +256,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     const store = server.store
     observer.attach(store)
     model.objectCount = (resource) => store.count(resource)
+    model.indexedObjectCount = (resource, value) => store.countIndexed(resource, value)
     if (options.onChange) store.subscribe(options.onChange)
     // The agents' own client: in-process, without the service-time layer (a shard books modelled times itself).
     const nodeClients = new Map<string, ApiClientService>()

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Either, Layer, ParseResult, Schema } from "effect"
-import { Namespaces } from "../../src/api/Resources.js"
+import { Namespaces, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
-import { defaultParameters, dispersionFactor, parameters, ServiceTime, ServiceTimeModel, ServiceTimeSettings, uniformOf } from "../../simulator/apiserver/ServiceTime.js"
+import { defaultParameters, dispersionFactor, listEstimate, parameters, ServiceTime, ServiceTimeModel, ServiceTimeSettings, uniformOf } from "../../simulator/apiserver/ServiceTime.js"
 import * as SeededRandom from "../../simulator/kernel/SeededRandom.js"
 import * as Simulation from "../../simulator/kernel/Simulation.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
@@ -110,5 +110,22 @@ describe("ServiceTimeModel", () => {
     expect(Schema.decodeUnknownSync(ServiceTimeSettings)({ sharedSeats: 2, apf: false })).toEqual({ sharedSeats: 2, apf: false })
     expect(Either.isLeft(Schema.decodeUnknownEither(ServiceTimeSettings)({ sharedSeats: 0 }))).toBe(true)
   })
-})
 
+  it("a LIST pinned to the indexed field is expected to process that value's objects, not every stored one", () => {
+    // 150,000 pods, 30 on node-7: a kubelet-style LIST holds its seats for 30 objects' time (the watch cache reads
+    // its spec.nodeName index), where the stored count made 5,000 of them take 15 virtual minutes of global-default
+    const m = new ServiceTimeModel()
+    m.objectCount = () => 150_000
+    m.indexedObjectCount = (resource, value) => (resource === Pods && value === "node-7" ? 30 : 0)
+    expect(listEstimate(m, Pods, { fieldSelector: "spec.nodeName=node-7" })).toEqual({ objects: 30, bytes: 0 })
+    expect(listEstimate(m, Pods, { fieldSelector: "spec.nodeName=node-7,status.phase=Running", labelSelector: "app=x" })).toEqual({ objects: 30, bytes: 0 })
+    expect(listEstimate(m, Pods, { fieldSelector: "spec.nodeName=node-7", limit: 10 })).toEqual({ objects: 10, bytes: 0 })
+    expect(listEstimate(m, Pods, { fieldSelector: "spec.nodeName=node-8" })).toEqual({ objects: 0, bytes: 0 })
+    // not pinned (other fields, `!=`), or an invalid selector: every stored object, as before
+    expect(listEstimate(m, Pods, { fieldSelector: "status.phase=Running" })).toEqual({ objects: 150_000, bytes: 0 })
+    expect(listEstimate(m, Pods, { fieldSelector: "spec.nodeName!=node-7" })).toEqual({ objects: 150_000, bytes: 0 })
+    expect(listEstimate(m, Pods, { fieldSelector: "spec.nodeName" })).toEqual({ objects: 150_000, bytes: 0 })
+    expect(listEstimate(m, Pods, { limit: 500 })).toEqual({ objects: 500, bytes: 0 })
+    expect(listEstimate(m, Namespaces, { fieldSelector: "metadata.name=node-7" })).toEqual({ objects: 150_000, bytes: 0 })
+  })
+})
