@@ -11,6 +11,7 @@ import { ApiClient } from "../../src/client/ApiClient.js"
 import { startInformer } from "../../src/informer/Informer.js"
 import { makeReflector } from "../../src/informer/Reflector.js"
 import * as SeededRandom from "../../simulator/kernel/SeededRandom.js"
+import { forkEvery } from "./OpenLoop.js"
 
 export interface ClientLoadOptions {
   /** Node names: one pod reflector each, as the kubelet's pod config source. */
@@ -95,7 +96,7 @@ export const clientLoad = (options: ClientLoadOptions, counters: ClientLoadCount
         )
       })
       // open model: each GET starts on its own tick, whatever the previous one's latency
-      yield* Effect.forkScoped(Effect.repeat(Effect.forkScoped(oneGet), Schedule.spaced(1000 / options.getsPerSecond)))
+      yield* Effect.forkScoped(forkEvery(1000 / options.getsPerSecond, oneGet))
       return yield* Effect.never
     })
   )

@@ -35,7 +35,8 @@ import type { Classification, RequestAttributes } from "./apf/Bootstrap.js"
 import { PriorityAndFairness } from "./apf/PriorityAndFairness.js"
 import { SeatHeap } from "./SeatHeap.js"
 import { listSeats } from "./apf/WorkEstimate.js"
-import { jsonLength } from "./JsonLength.js"
+import { jsonLength, storedJsonLength } from "./JsonLength.js"
+import { modelRequestOf } from "./ModelRequests.js"
 import { pinnedIndexValue } from "./FieldIndex.js"
 import * as SeededRandom from "../kernel/SeededRandom.js"
 
@@ -116,9 +117,6 @@ export interface ModelRequest extends RequestAttributes {
   /** Its APF classification, for a request made once and sent many times (`apf/Bootstrap.ts` `classification`). */
   readonly classification?: Classification
 }
-
-/** The identity of the simulation's own clients (load actions, controllers) unless one is given. */
-export const defaultIdentity = { user: "clustersim", groups: ["system:authenticated"] } as const
 
 /** The standard normal's 99th percentile: a log-normal factor of median 1 and p99 d has σ = ln d / z99. */
 const Z99 = 2.3263478740408408
@@ -270,7 +268,7 @@ const timed = <A, E>(
 const none = () => ({ objects: 0, bytes: 0 })
 
 export const wrapClient = (inner: ApiClientService, model: ServiceTimeModel): ApiClientService => ({
-  get: (resource, name, opts) => timed(model, "read", 0, inner.get(resource, name, opts), (o: KObject) => ({ objects: 1, bytes: approximateBytes(o) })),
+  get: (resource, name, opts) => timed(model, "read", 0, inner.get(resource, name, opts), (o: KObject) => ({ objects: 1, bytes: storedJsonLength(o) })),
   list: (resource, opts) =>
     timed(model, "read", 0, inner.list(resource, opts), (l) => ({ objects: l.items.length, bytes: 0 })),
   create: (resource, obj, opts) => timed(model, "mutating", approximateBytes(obj), inner.create(resource, obj, opts), none),
@@ -290,12 +288,6 @@ const rejected = (): ApiError => Status.tooManyRequests("Too many requests, plea
 
 const verbs = { get: "get", list: "list", create: "create", update: "update", patch: "patch", delete: "delete", deleteCollection: "deletecollection", watch: "watch" } as const
 
-const attributesOf = (verb: string, resource: ResourceType, namespace: string | undefined, subresource?: string): ModelRequest => ({
-  ...defaultIdentity,
-  verb,
-  resource: subresource ? `${resource.plural}/${subresource}` : resource.plural,
-  namespace: resource.namespaced ? namespace : undefined
-})
 
 /** The seats of a LIST: from the objects it processes (the watch cache for rv "0" or no limit). */
 const listRequestSeats = (model: ServiceTimeModel, resource: ResourceType, opts: ListOptions | undefined): number =>
@@ -369,26 +361,26 @@ const sleepUntil = (from: number, to: number): Effect.Effect<void> => {
 
 export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel): ApiClientService => ({
   get: (resource, name, opts) =>
-    apfTimed(model, "read", attributesOf(verbs.get, resource, opts?.namespace), one, inner.get(resource, name, opts), (o: KObject) => ({ objects: 1, bytes: approximateBytes(o) })),
+    apfTimed(model, "read", modelRequestOf(verbs.get, resource, opts?.namespace), one, inner.get(resource, name, opts), (o: KObject) => ({ objects: 1, bytes: storedJsonLength(o) })),
   list: (resource, opts) =>
     apfTimed(
       model,
       "read",
-      { ...attributesOf(verbs.list, resource, opts?.namespace), seats: listRequestSeats(model, resource, opts) },
+      { ...modelRequestOf(verbs.list, resource, opts?.namespace), seats: listRequestSeats(model, resource, opts) },
       listEstimate(model, resource, opts),
       inner.list(resource, opts),
       (l) => ({ objects: l.items.length, bytes: 0 })
     ),
   create: (resource, obj, opts) =>
-    apfTimed(model, "mutating", attributesOf(verbs.create, resource, opts?.namespace, opts?.subresource), body(obj), inner.create(resource, obj, opts), none),
+    apfTimed(model, "mutating", modelRequestOf(verbs.create, resource, opts?.namespace, opts?.subresource), body(obj), inner.create(resource, obj, opts), none),
   update: (resource, obj, opts) =>
-    apfTimed(model, "mutating", attributesOf(verbs.update, resource, opts?.namespace ?? obj.metadata.namespace, opts?.subresource), body(obj), inner.update(resource, obj, opts), none),
+    apfTimed(model, "mutating", modelRequestOf(verbs.update, resource, opts?.namespace ?? obj.metadata.namespace, opts?.subresource), body(obj), inner.update(resource, obj, opts), none),
   patch: (resource, name, patchType, patch, opts) =>
-    apfTimed(model, "mutating", attributesOf(verbs.patch, resource, opts?.namespace, opts?.subresource), body(patch), inner.patch(resource, name, patchType, patch, opts), none),
-  delete: (resource, name, opts) => apfTimed(model, "mutating", attributesOf(verbs.delete, resource, opts?.namespace), nothing, inner.delete(resource, name, opts), none),
+    apfTimed(model, "mutating", modelRequestOf(verbs.patch, resource, opts?.namespace, opts?.subresource), body(patch), inner.patch(resource, name, patchType, patch, opts), none),
+  delete: (resource, name, opts) => apfTimed(model, "mutating", modelRequestOf(verbs.delete, resource, opts?.namespace), nothing, inner.delete(resource, name, opts), none),
   deleteCollection: (resource, opts) =>
-    apfTimed(model, "mutating", attributesOf(verbs.deleteCollection, resource, opts?.namespace), nothing, inner.deleteCollection(resource, opts), none),
+    apfTimed(model, "mutating", modelRequestOf(verbs.deleteCollection, resource, opts?.namespace), nothing, inner.deleteCollection(resource, opts), none),
   // A watch holds one seat while it is initialised (its start), then none: booked like a read of nothing.
   watch: (resource, opts) =>
-    Stream.unwrap(apfTimed(model, "read", attributesOf(verbs.watch, resource, opts?.namespace), nothing, Effect.void, () => nothing).pipe(Effect.as(inner.watch(resource, opts))))
+    Stream.unwrap(apfTimed(model, "read", modelRequestOf(verbs.watch, resource, opts?.namespace), nothing, Effect.void, () => nothing).pipe(Effect.as(inner.watch(resource, opts))))
 })
