@@ -1,6 +1,6 @@
 /** `jsonLength` is `JSON.stringify(value).length` exactly, for everything the service-time model measures. */
 import { describe, expect, it } from "@effect/vitest"
-import { jsonLength } from "../../simulator/apiserver/JsonLength.js"
+import { jsonLength, storedJsonLength } from "../../simulator/apiserver/JsonLength.js"
 
 const cases: ReadonlyArray<[string, unknown]> = [
   ["empty object", {}],
@@ -37,5 +37,14 @@ describe("jsonLength", () => {
     expect(jsonLength("a\"b")).toBe(6)
     expect(jsonLength(12.5)).toBe(4)
     expect(jsonLength(null)).toBe(4)
+  })
+
+  it("storedJsonLength measures a stored version once: the same object is not walked again", () => {
+    const version: { metadata: { name: string }; spec: { nodeName: string } } = { metadata: { name: "p" }, spec: { nodeName: "node-1" } }
+    expect(storedJsonLength(version)).toBe(JSON.stringify(version).length)
+    // stored versions never change; were one changed, the size of the version first measured would still be given
+    version.spec.nodeName = "node-12345"
+    expect(storedJsonLength(version)).toBe(JSON.stringify({ metadata: { name: "p" }, spec: { nodeName: "node-1" } }).length)
+    expect(storedJsonLength({ ...version })).toBe(JSON.stringify(version).length)
   })
 })
