@@ -129,6 +129,8 @@ export const classify = (schemas: ReadonlyArray<FlowSchema>, r: RequestAttribute
 export interface Classification {
   readonly schema: FlowSchema
   readonly flow: string
+  /** The schema's priority level, as its index in `priorityLevels`. */
+  readonly level: number
 }
 
 /**
@@ -138,8 +140,10 @@ export interface Classification {
 export const classification = (r: RequestAttributes): Classification => {
   // every authenticated request matches catch-all at the latest; one matching nothing is catch-all's too
   const schema = classify(flowSchemas, r) ?? flowSchemas[flowSchemas.length - 1]!
-  return { schema, flow: flowOf(schema, r) }
+  return { schema, flow: flowOf(schema, r), level: levelIndex.get(schema.priorityLevel)! }
 }
+
+const levelIndex = new Map(priorityLevels.map((l, i) => [l.name, i]))
 
 /** The flow a request belongs to inside its level: schema plus user or namespace (upstream's flow distinguisher). */
 export const flowOf = (schema: FlowSchema, r: RequestAttributes): string =>

@@ -42,14 +42,15 @@ export interface LevelMetrics {
 export type ApfBooking = Booking & { readonly level: string; readonly flowSchema: string }
 
 export class PriorityAndFairness {
-  private readonly levels = new Map<string, LevelState>()
+  /** In the order of `priorityLevels`: a classification names its level by index. */
+  private readonly levels: ReadonlyArray<LevelState>
 
   constructor(readonly serverConcurrencyLimit: number) {
     const seats = levelSeats(serverConcurrencyLimit)
-    for (const level of priorityLevels) {
+    this.levels = priorityLevels.map((level) => {
       const queues = level.type === "Exempt" ? undefined : new QueueSet({ seats: seats[level.name]!, queuing: level.queuing, requestWaitLimitMs: RequestWaitLimitMs })
-      this.levels.set(level.name, { level, queues, dispatched: 0, rejected: { "queue-full": 0, "time-out": 0, "concurrency-limit": 0 }, wait: makeHistogram(), unqueued: 0 })
-    }
+      return { level, queues, dispatched: 0, rejected: { "queue-full": 0, "time-out": 0, "concurrency-limit": 0 }, wait: makeHistogram(), unqueued: 0 }
+    })
   }
 
   /**
@@ -57,8 +58,9 @@ export class PriorityAndFairness {
    * carries its `classification` (made once, sent often) is not classified again.
    */
   book(at: number, request: RequestAttributes & { readonly classification?: Classification }, seats: number, serviceMs: number): ApfBooking {
-    const { schema } = request.classification ?? classification(request)
-    const booking = this.place(at, request, seats, serviceMs)
+    const classified = request.classification ?? classification(request)
+    const booking = this.placeAs(at, classified, seats, serviceMs)
+    const schema = classified.schema
     // Built field by field: a spread of the literal gives every booking a hidden class of its own (~10× slower,
     // docs/benchmarks.md "Session 5"), and every request of a simulated cluster is booked here.
     const level = schema.priorityLevel
@@ -70,8 +72,11 @@ export class PriorityAndFairness {
 
   /** `book` for a caller that needs only the times (the node agents' requests): one object less per request. */
   place(at: number, request: RequestAttributes & { readonly classification?: Classification }, seats: number, serviceMs: number): Booking {
-    const { schema, flow } = request.classification ?? classification(request)
-    const state = this.levels.get(schema.priorityLevel)!
+    return this.placeAs(at, request.classification ?? classification(request), seats, serviceMs)
+  }
+
+  private placeAs(at: number, { flow, level }: Classification, seats: number, serviceMs: number): Booking {
+    const state = this.levels[level]!
     const booking: Booking = state.queues === undefined ? { _tag: "Dispatched", start: at, end: at + serviceMs } : state.queues.book(at, flow, seats, serviceMs)
     if (booking._tag === "Dispatched") {
       state.dispatched++
@@ -84,7 +89,8 @@ export class PriorityAndFairness {
   /** Per priority level: seats, dispatched, rejected, queue wait. */
   metrics(): Record<string, LevelMetrics> {
     const out: Record<string, LevelMetrics> = {}
-    for (const [name, s] of this.levels) {
+    for (const s of this.levels) {
+      const name = s.level.name
       if (s.unqueued > 0) {
         s.wait.recordValueWithCount(0, s.unqueued)
         s.unqueued = 0
