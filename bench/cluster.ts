@@ -6,6 +6,7 @@
  *   node dist/bench/cluster.js 5000 30 60               # nodes, pods per node, virtual minutes
  *   node dist/bench/cluster.js --control-plane --images # with the scheduler etc. and image pulls (--registry-qps=200)
  *   node dist/bench/cluster.js --control-plane --authorization # RBAC on: every component under its own identity
+ *   node --max-semi-space-size=64 dist/bench/cluster.js --control-plane --clients  # `cluster-with-clients` (bench/run.ts)
  *
  * Prints wall time, virtual/real ratio, CPU time and peak RSS (goal: ≤ 30 s and ≤ 2 GiB on one core).
  */
