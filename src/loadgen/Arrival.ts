@@ -39,7 +39,7 @@ export interface IterationContext {
  * once, with its failure or `undefined`. What an operation that is one request offers (a load action's measured
  * GET): the executor then runs it without an Effect per request — a closed-loop worker's iterations chained in one
  * `Effect.async`, an open-model iteration as a plain call — instead of the dozen Effects of the `Operation` form
- * around every request (with their garbage, a fifth of the generator's CPU: docs/benchmarks.md, "Issue 19").
+ * around every request (with their garbage, a fifth of the generator's CPU: docs/benchmarks.md, "Load generator").
  */
 export type DirectIteration<E> = (iteration: number, intendedStart: number, done: (failure: E | undefined) => void) => void
 

@@ -122,7 +122,7 @@ const emptySummary: Summary = { count: 0, min: 0, mean: 0, p50: 0, p90: 0, p95: 
  * hdr-histogram-js's `mean` without its iterator: the same sum, in the same order (each recorded bucket's
  * median-equivalent value times its count), read from the counts array and stopped at the last recorded value.
  * The library's `mean` walks all ~23,000 buckets of the 1 µs–1 h range through an iterator object, ~2 ms a call;
- * every interval summary made one, on the request that closed the interval (docs/benchmarks.md, "Issue 19").
+ * every interval summary made one, on the request that closed the interval (docs/benchmarks.md, "Load generator").
  */
 export const meanOf = (h: Histogram): number => {
   const total = h.totalCount

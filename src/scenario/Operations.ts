@@ -192,7 +192,7 @@ export const makeOperation = (
   /**
    * GET and DELETE read nothing of the answer but its status: over HTTP it is measured, not decoded (`measure`);
    * other clients answer with the object. Over HTTP without a credential source they also come in callback form
-   * (`direct`): one request per iteration with no Effect around it (docs/benchmarks.md, "Issue 19").
+   * (`direct`): one request per iteration with no Effect around it (docs/benchmarks.md, "Load generator").
    */
   const measured = (verb: "GET" | "DELETE"): Operation<ApiError, ApiClient> => {
     const opts = { namespace, resourceVersion: verb === "GET" ? q.resourceVersion : undefined }

@@ -62,7 +62,7 @@ export class PriorityAndFairness {
     const booking = this.placeAs(at, classified, seats, serviceMs)
     const schema = classified.schema
     // Built field by field: a spread of the literal gives every booking a hidden class of its own (~10× slower,
-    // docs/benchmarks.md "Session 5"), and every request of a simulated cluster is booked here.
+    // docs/benchmarks.md "Simulated cluster"), and every request of a simulated cluster is booked here.
     const level = schema.priorityLevel
     const flowSchema = schema.name
     return booking._tag === "Dispatched"

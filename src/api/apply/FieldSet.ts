@@ -33,7 +33,7 @@ const node = (member: boolean, children: Record<string, FieldTree>): FieldTree |
 
 /**
  * A member node with `children`, and a tree without one key: copied key by key. A spread or a rest pattern here
- * gives every node a hidden class of its own (docs/benchmarks.md "Session 5"), and every later walk over the
+ * gives every node a hidden class of its own (docs/benchmarks.md "Simulated cluster"), and every later walk over the
  * node (`for…in`, `Object.keys`) then takes V8's slow path: the lease's own set took ~300 ns to check.
  */
 export const memberWith = (children: FieldTree): FieldTree => {
