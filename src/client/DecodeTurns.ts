@@ -62,6 +62,3 @@ export const inOneStep = <A>(decode: () => A): SteppedDecode<A> => {
     }
   }
 }
-
-/** `decode()` run in an event-loop turn of its own, after the decodes queued before it; a throw is a defect. */
-export const decodeInTurn = <A>(decode: () => A): Effect.Effect<A> => decodeInTurns(() => inOneStep(decode))

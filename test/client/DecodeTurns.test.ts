@@ -1,13 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Fiber } from "effect"
-import { decodeInTurn, decodeInTurns } from "../../src/client/DecodeTurns.js"
+import { decodeInTurns, inOneStep } from "../../src/client/DecodeTurns.js"
+
+/** A decode in one step, in a turn of its own. */
+const decodeInTurn = <A>(decode: () => A) => decodeInTurns(() => inOneStep(decode))
 
 const busy = (ms: number) => {
   const until = performance.now() + ms
   while (performance.now() < until);
 }
 
-describe("decodeInTurn", () => {
+describe("decodeInTurns", () => {
   it.live("runs queued decodes in order, one per event-loop turn: a due timer fires between two of them", () =>
     Effect.gen(function* () {
       const order: Array<string> = []
