@@ -6,6 +6,7 @@
  *
  * Trees are plain JSON and never mutated: operations return new trees (or an operand when nothing changes).
  */
+import { internalized } from "../internal/V8Shapes.js"
 import { isRecord } from "../Object.js"
 
 export type FieldTree = { readonly [key: string]: FieldTree }
@@ -216,6 +217,7 @@ export const itemKey = (item: Readonly<Record<string, unknown>>, keys: ReadonlyA
     // The common list (conditions by type, containers by name): the same text, without sorting or an object.
     const key = keys[0]!
     const v = item[key] ?? defaults?.[key]
+    if (typeof v === "string") return singleFieldKey(key, v)
     return v === undefined ? "k:{}" : `k:{${JSON.stringify(key)}:${JSON.stringify(v)}}`
   }
   const fields: Record<string, unknown> = {}
@@ -224,6 +226,29 @@ export const itemKey = (item: Readonly<Record<string, unknown>>, keys: ReadonlyA
     if (v !== undefined) fields[k] = v
   }
   return `k:${JSON.stringify(fields)}`
+}
+
+/** Keys of items keyed by one string field, by field and value. */
+const singleFieldKeys = new Map<string, Map<string, string>>()
+let singleFieldKeyCount = 0
+
+/**
+ * `k:{"<field>":"<value>"}`, made once per field and value (started over past 50,000 keys: values are arbitrary)
+ * and internalized: every write to a pod compares its conditions and containers by these keys, and a key built
+ * afresh was hashed again by each map, set and tree it went into (docs/benchmarks.md "Simulated cluster").
+ */
+const singleFieldKey = (field: string, value: string): string => {
+  let byValue = singleFieldKeys.get(field)
+  if (byValue === undefined) singleFieldKeys.set(field, (byValue = new Map()))
+  let key = byValue.get(value)
+  if (key === undefined) {
+    if (++singleFieldKeyCount > 50_000) {
+      for (const m of singleFieldKeys.values()) m.clear()
+      singleFieldKeyCount = 1
+    }
+    byValue.set(value, (key = internalized(`k:{${JSON.stringify(field)}:${JSON.stringify(value)}}`)))
+  }
+  return key
 }
 
 export const valueKey = (v: unknown): string => `v:${JSON.stringify(v)}`

@@ -10,7 +10,7 @@
 import { internalized } from "../internal/V8Shapes.js"
 import { isRecord } from "../Object.js"
 import { fieldOf, type FieldSchema, listSemantics, type ListSemantics } from "../kinds/FieldSchema.js"
-import { emptySet, type FieldTree, isLeaf, isMember, itemKey, memberWith, valueKey } from "./FieldSet.js"
+import { emptySet, type FieldTree, isLeaf, isMember, itemKey, valueKey } from "./FieldSet.js"
 
 type Mutable = Record<string, FieldTree>
 
@@ -38,32 +38,31 @@ const listOf = (s: FieldSchema | undefined): { semantics: ListSemantics; items: 
 const keyOfItem = (item: unknown, semantics: ListSemantics): string =>
   semantics.type === "map" && isRecord(item) ? itemKey(item, semantics.keys, semantics.keyDefaults) : valueKey(item)
 
-const asNode = (member: boolean, children: Mutable): FieldTree | undefined => {
-  const empty = Object.keys(children).length === 0
-  if (empty) return member ? emptySet : undefined
-  return member ? memberWith(children) : children
-}
-
 /** The fields `value` sets (`ToFieldSet`), below the path where `schema` applies; a leaf is `{}`. */
 export const fieldSetOf = (value: unknown, schema: FieldSchema | undefined): FieldTree => asChildren(value, schema) ?? emptySet
 
 /** The children of a granular value (undefined for a leaf). */
 const asChildren = (value: unknown, schema: FieldSchema | undefined): FieldTree | undefined => {
+  const out: Mutable = {}
+  return putChildren(value, schema, out) < 0 ? undefined : out
+}
+
+/**
+ * Writes the children of a granular value into `out`; how many it wrote (an item repeated counts twice), -1 for a
+ * leaf. Written into the caller's node so that a member node is built with its `"."` first, not copied after.
+ */
+const putChildren = (value: unknown, schema: FieldSchema | undefined, out: Mutable): number => {
+  let written = 0
   if (isRecord(value) && isGranular(schema)) {
-    const out: Mutable = {}
-    for (const k of Object.keys(value)) if (value[k] !== undefined) out[fieldKey(k)] = valueNode(value[k], childSchema(schema, k))
-    return out
+    for (const k of Object.keys(value)) if (value[k] !== undefined) (out[fieldKey(k)] = valueNode(value[k], childSchema(schema, k))), written++
+    return written
   }
   const list = listOf(schema)
   if (Array.isArray(value) && list !== undefined && list.semantics.type !== "atomic") {
-    const out: Mutable = {}
-    for (const item of value) {
-      const children = list.semantics.type === "map" ? asChildren(item, list.items) : undefined
-      out[keyOfItem(item, list.semantics)] = asNode(true, (children ?? {}) as Mutable) ?? emptySet
-    }
-    return out
+    for (const item of value) (out[keyOfItem(item, list.semantics)] = itemNode(item, list)), written++
+    return written
   }
-  return undefined
+  return -1
 }
 
 /** A field's node: its children when granular (an empty struct owns nothing), else a member leaf. */
@@ -73,7 +72,14 @@ const valueNode = (value: unknown, schema: FieldSchema | undefined): FieldTree =
 }
 
 /** A field added or removed as a whole: the field itself and everything below it. */
-const wholeNode = (value: unknown, schema: FieldSchema | undefined): FieldTree => asNode(true, (asChildren(value, schema) ?? {}) as Mutable) ?? emptySet
+const wholeNode = (value: unknown, schema: FieldSchema | undefined): FieldTree => {
+  const out: Mutable = { ".": emptySet }
+  return putChildren(value, schema, out) > 0 ? out : emptySet
+}
+
+/** A list item's node: a keyed item with everything below it, a set's item a member leaf. */
+const itemNode = (item: unknown, list: { readonly semantics: ListSemantics; readonly items: FieldSchema | undefined }): FieldTree =>
+  list.semantics.type === "map" ? wholeNode(item, list.items) : emptySet
 
 export interface Comparison {
   readonly added: FieldTree
@@ -147,14 +153,14 @@ const compareInto = (before: unknown, after: unknown, schema: FieldSchema | unde
   }
   const list = listOf(schema)
   if (Array.isArray(before) && Array.isArray(after) && list !== undefined && list.semantics.type !== "atomic") {
-    const old = new Map(before.map((item) => [keyOfItem(item, list.semantics), item] as const))
+    const old = new Map<string, unknown>()
+    for (const item of before) old.set(keyOfItem(item, list.semantics), item)
     const seen = new Set<string>()
     for (const item of after) {
       const key = keyOfItem(item, list.semantics)
       seen.add(key)
       if (!old.has(key)) {
-        const children = list.semantics.type === "map" ? asChildren(item, list.items) : undefined
-        found.add(key, asNode(true, (children ?? {}) as Mutable))
+        found.add(key, itemNode(item, list))
         continue
       }
       if (list.semantics.type !== "map") continue
@@ -162,17 +168,15 @@ const compareInto = (before: unknown, after: unknown, schema: FieldSchema | unde
       compareInto(old.get(key), item, list.items, itemDifferences)
       itemDifferences.putUnder(key, found)
     }
-    for (const [key, item] of old) {
-      if (seen.has(key)) continue
-      const children = list.semantics.type === "map" ? asChildren(item, list.items) : undefined
-      found.remove(key, asNode(true, (children ?? {}) as Mutable))
-    }
+    for (const [key, item] of old) if (!seen.has(key)) found.remove(key, itemNode(item, list))
   }
 }
 
 const compareChild = (key: string, before: unknown, after: unknown, schema: FieldSchema | undefined, found: Differences): void => {
   if (before === after) return
-  const granular = (isRecord(before) && isRecord(after) && isGranular(schema)) || (Array.isArray(before) && Array.isArray(after) && listOf(schema) !== undefined && listOf(schema)!.semantics.type !== "atomic")
+  const granular =
+    (isRecord(before) && isRecord(after) && isGranular(schema)) ||
+    (Array.isArray(before) && Array.isArray(after) && schema?.type === "array" && listSemantics(schema).type !== "atomic")
   if (!granular) {
     if (!sameJson(before, after)) found.modify(key, emptySet)
     return
