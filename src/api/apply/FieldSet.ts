@@ -63,8 +63,9 @@ export const union = (a: FieldTree, b: FieldTree): FieldTree => {
 
 const unionChildren = (a: FieldTree, b: FieldTree): FieldTree => {
   const out: Record<string, FieldTree> = {}
-  for (const k of childKeys(a)) out[k] = a[k]!
-  for (const k of childKeys(b)) out[k] = Object.prototype.hasOwnProperty.call(out, k) ? unionNodes(out[k]!, b[k]!) : b[k]!
+  // Walked with `for…in` (the same order as `Object.keys`): no array of keys per node.
+  for (const k in a) if (k !== MEMBER) out[k] = a[k]!
+  for (const k in b) if (k !== MEMBER) out[k] = Object.prototype.hasOwnProperty.call(out, k) ? unionNodes(out[k]!, b[k]!) : b[k]!
   return out
 }
 
@@ -150,11 +151,11 @@ export const intersects = (a: FieldTree, b: FieldTree): boolean => {
 /** The same tree, keys in the same order (as JSON writes it): `equalSets` and the same text. */
 export const identicalTrees = (a: FieldTree, b: FieldTree): boolean => {
   if (a === b) return true
-  const ka = Object.keys(a)
+  // `a`'s keys walked with `for…in` (the same order as `Object.keys`): one array of keys per node, not two.
   const kb = Object.keys(b)
-  if (ka.length !== kb.length) return false
-  for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i] || !identicalTrees(a[ka[i]!]!, b[kb[i]!]!)) return false
-  return true
+  let i = 0
+  for (const k in a) if (k !== kb[i++] || !identicalTrees(a[k]!, b[k]!)) return false
+  return i === kb.length
 }
 
 export const equalSets = (a: FieldTree, b: FieldTree): boolean => a === b || (contains(a, b) && contains(b, a))

@@ -32,8 +32,20 @@ const childSchema = (s: FieldSchema | undefined, key: string): FieldSchema | und
 const isGranular = (s: FieldSchema | undefined): boolean =>
   s !== undefined && ((s.type === "object" && s.patch?.structType !== "atomic") || (s.type === "map" && s.patch?.mapType !== "atomic"))
 
-const listOf = (s: FieldSchema | undefined): { semantics: ListSemantics; items: FieldSchema | undefined } | undefined =>
-  s?.type === "array" ? { semantics: listSemantics(s), items: s.items } : undefined
+interface ListOf {
+  readonly semantics: ListSemantics
+  readonly items: FieldSchema | undefined
+}
+
+/** Derived once per array schema: a comparison asks it of every list it walks, on every write. */
+const lists = new WeakMap<FieldSchema, ListOf>()
+
+const listOf = (s: FieldSchema | undefined): ListOf | undefined => {
+  if (s?.type !== "array") return undefined
+  let list = lists.get(s)
+  if (list === undefined) lists.set(s, (list = { semantics: listSemantics(s), items: s.items }))
+  return list
+}
 
 const keyOfItem = (item: unknown, semantics: ListSemantics): string =>
   semantics.type === "map" && isRecord(item) ? itemKey(item, semantics.keys, semantics.keyDefaults) : valueKey(item)
@@ -78,7 +90,7 @@ const wholeNode = (value: unknown, schema: FieldSchema | undefined): FieldTree =
 }
 
 /** A list item's node: a keyed item with everything below it, a set's item a member leaf. */
-const itemNode = (item: unknown, list: { readonly semantics: ListSemantics; readonly items: FieldSchema | undefined }): FieldTree =>
+const itemNode = (item: unknown, list: ListOf): FieldTree =>
   list.semantics.type === "map" ? wholeNode(item, list.items) : emptySet
 
 export interface Comparison {
@@ -176,7 +188,7 @@ const compareChild = (key: string, before: unknown, after: unknown, schema: Fiel
   if (before === after) return
   const granular =
     (isRecord(before) && isRecord(after) && isGranular(schema)) ||
-    (Array.isArray(before) && Array.isArray(after) && schema?.type === "array" && listSemantics(schema).type !== "atomic")
+    (Array.isArray(before) && Array.isArray(after) && listOf(schema) !== undefined && listOf(schema)!.semantics.type !== "atomic")
   if (!granular) {
     if (!sameJson(before, after)) found.modify(key, emptySet)
     return
