@@ -6,7 +6,7 @@
  *
  * Trees are plain JSON and never mutated: operations return new trees (or an operand when nothing changes).
  */
-import { internalized } from "../internal/V8Shapes.js"
+import { flatString } from "../internal/V8Shapes.js"
 import { isRecord } from "../Object.js"
 
 export type FieldTree = { readonly [key: string]: FieldTree }
@@ -234,9 +234,11 @@ const singleFieldKeys = new Map<string, Map<string, string>>()
 let singleFieldKeyCount = 0
 
 /**
- * `k:{"<field>":"<value>"}`, made once per field and value (started over past 50,000 keys: values are arbitrary)
- * and internalized: every write to a pod compares its conditions and containers by these keys, and a key built
- * afresh was hashed again by each map, set and tree it went into (docs/benchmarks.md "Simulated cluster").
+ * `k:{"<field>":"<value>"}`, made once per field and value (started over past 50,000 keys: values are arbitrary):
+ * every write to a pod compares its conditions and containers by these keys, and a key built afresh was hashed
+ * again by each map, set and tree it went into (docs/benchmarks.md "Simulated cluster"). Flat, not `internalized`:
+ * a property name is internalized in place at its first use, while internalizing up front cost ~4 µs a key for
+ * values seen once (a lease's owner's uid).
  */
 const singleFieldKey = (field: string, value: string): string => {
   let byValue = singleFieldKeys.get(field)
@@ -247,7 +249,7 @@ const singleFieldKey = (field: string, value: string): string => {
       for (const m of singleFieldKeys.values()) m.clear()
       singleFieldKeyCount = 1
     }
-    byValue.set(value, (key = internalized(`k:{${JSON.stringify(field)}:${JSON.stringify(value)}}`)))
+    byValue.set(value, (key = flatString(`k:{${JSON.stringify(field)}:`, JSON.stringify(value), "}")))
   }
   return key
 }
