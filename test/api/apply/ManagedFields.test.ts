@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { afterUpdate, type ManagedFieldsEntry, type WriteScope } from "../../../src/api/apply/ManagedFields.js"
 import type { KObject } from "../../../src/api/Object.js"
-import { apiVersionOf, ConfigMaps, Leases } from "../../../src/api/Resources.js"
+import { apiVersionOf, ConfigMaps, Leases, Pods } from "../../../src/api/Resources.js"
 
 const leaseScope: WriteScope = { schema: Leases.rules.schema, apiVersion: apiVersionOf(Leases), subresource: undefined, hasStatus: false }
 const cmScope: WriteScope = { schema: ConfigMaps.rules.schema, apiVersion: apiVersionOf(ConfigMaps), subresource: undefined, hasStatus: false }
@@ -75,5 +75,47 @@ describe("afterUpdate: equal entry lists are shared between objects", () => {
     const later = afterUpdate(undefined, cm("three"), "creator", cmScope, () => "2023-05-01T12:00:01Z")
     expect(later).not.toBe(first)
     expect(later.map((e) => e.time)).toEqual(["2023-05-01T12:00:01Z"])
+  })
+})
+
+describe("afterUpdate: the fields of a write, as its entry records them (JSON text: key order included)", () => {
+  const podStatusScope: WriteScope = { schema: Pods.rules.schema, apiVersion: apiVersionOf(Pods), subresource: "status", hasStatus: true }
+  const scheduled = "2023-05-01T12:00:00Z"
+  const pod = {
+    metadata: { name: "p", namespace: "default", uid: "u" },
+    spec: { nodeName: "n", containers: [{ name: "app", image: "i" }] },
+    status: { phase: "Pending", conditions: [{ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: scheduled }] }
+  } as KObject
+
+  it("a node agent's first status write of a pod (Running): the phase it changed, then what it added; the scheduler's condition is not its own", () => {
+    const t = "2023-05-01T12:00:05Z"
+    const cond = (type: string) => ({ type, status: "True", lastTransitionTime: t })
+    const status = {
+      phase: "Running",
+      conditions: [cond("Initialized"), cond("Ready"), cond("ContainersReady"), { type: "PodScheduled", status: "True", lastTransitionTime: scheduled }],
+      startTime: t,
+      containerStatuses: [{ name: "app", ready: true, restartCount: 0, started: true, state: { running: { startedAt: t } } }]
+    }
+    const entries = afterUpdate(pod, { ...pod, status } as KObject, "", podStatusScope, () => t)
+    const item = `{".":{},"f:type":{},"f:status":{},"f:lastTransitionTime":{}}`
+    expect(JSON.stringify(entries)).toBe(
+      `[{"operation":"Update","apiVersion":"v1","time":"${t}","fieldsType":"FieldsV1","fieldsV1":{"f:status":{"f:phase":{},"f:conditions":{` +
+        `"k:{\\"type\\":\\"Initialized\\"}":${item},"k:{\\"type\\":\\"Ready\\"}":${item},"k:{\\"type\\":\\"ContainersReady\\"}":${item}},` +
+        `"f:startTime":{},"f:containerStatuses":{}}},"subresource":"status"}]`
+    )
+  })
+
+  it("an edit of the main resource: modified fields first, then added ones; keyed items by their keys, defaults and missing keys included", () => {
+    const edited = {
+      ...pod,
+      metadata: { ...pod.metadata, labels: { a: "1" } },
+      spec: { nodeName: "n", containers: [{ name: "side", image: "s", ports: [{ containerPort: 80 }, { containerPort: 80, protocol: "UDP" }] }, { name: "app", image: "j" }, { image: "nameless" }] }
+    } as KObject
+    const entries = afterUpdate(pod, edited, "editor", { ...podStatusScope, subresource: undefined }, () => "T")
+    expect(JSON.stringify(entries[0]!.fieldsV1)).toBe(
+      `{"f:spec":{"f:containers":{"k:{\\"name\\":\\"app\\"}":{"f:image":{}},"k:{\\"name\\":\\"side\\"}":{".":{},"f:name":{},"f:image":{},"f:ports":{` +
+        `"k:{\\"containerPort\\":80,\\"protocol\\":\\"TCP\\"}":{".":{},"f:containerPort":{}},"k:{\\"containerPort\\":80,\\"protocol\\":\\"UDP\\"}":{".":{},"f:containerPort":{},"f:protocol":{}}}},` +
+        `"k:{}":{".":{},"f:image":{}}}},"f:metadata":{"f:labels":{".":{},"f:a":{}}}}`
+    )
   })
 })
