@@ -12,17 +12,29 @@ import type { ResourceType } from "../../src/api/Resources.js"
 import { indexedFieldOf, type IndexedField } from "./FieldIndex.js"
 import type { Change, ChangeType } from "./Store.js"
 
+const changeTypes: ReadonlyArray<ChangeType> = ["ADDED", "MODIFIED", "DELETED"]
+const typeCode: Readonly<Record<ChangeType, number>> = { ADDED: 0, MODIFIED: 1, DELETED: 2 }
+
 export class ChangeLog {
-  private revisions: number[] = []
-  private times: number[] = []
-  private types: ChangeType[] = []
-  private keys: Array<string | undefined> = []
-  private objects: Array<KObject | undefined> = []
-  private previous: Array<KObject | undefined> = []
-  /** Index of the oldest retained change; slots before it are cleared. */
-  private head = 0
-  /** Changes cut off the front of the columns so far: a change's position is `offset` + its index. */
-  private offset = 0
+  /**
+   * A ring of `capacity` (a power of two) slots: the change at position `p` (its number since the log began) is
+   * in slot `p & (capacity - 1)`. Numbers in typed arrays, which the garbage collector never scans; objects in
+   * arrays allocated once per growth. Columns that grew by pushes and were cut by slices cost ~1 µs a change
+   * (their copies, and young arrays of 100,000 slots for the scavenger), a ring ~0.4 µs (docs/benchmarks.md).
+   */
+  private capacity = 1024
+  private revisions = new Float64Array(this.capacity)
+  private times = new Float64Array(this.capacity)
+  private types = new Uint8Array(this.capacity)
+  private keys: Array<string | undefined> = new Array(this.capacity).fill(undefined)
+  private objects: Array<KObject | undefined> = new Array(this.capacity).fill(undefined)
+  private previous: Array<KObject | undefined> = new Array(this.capacity).fill(undefined)
+  /** Position of the oldest retained change. */
+  private first = 0
+  /** Position the next change takes (changes retained: `end - first`). */
+  private end = 0
+  /** `first` when the index was last cut: it is cut again once as many changes have been dropped as are kept. */
+  private indexCutAt = 0
   /**
    * The type's indexed field (`FieldIndex.ts`), and its value → positions of the changes whose object or previous
    * state has it, oldest first: a watch pinned to a value replays only those (5,000 per-node pod watches starting
@@ -36,8 +48,9 @@ export class ChangeLog {
   }
 
   push(change: Change): void {
+    if (this.end - this.first === this.capacity) this.grow()
+    const position = this.end++
     if (this.indexed !== undefined) {
-      const position = this.offset + this.revisions.length
       const now = this.indexed.valueOf(change.object)
       this.indexAt(now, position)
       if (change.previous !== undefined) {
@@ -45,50 +58,71 @@ export class ChangeLog {
         if (before !== now) this.indexAt(before, position)
       }
     }
-    this.revisions.push(change.revision)
-    this.times.push(change.time)
-    this.types.push(change.type)
-    this.keys.push(change.key)
-    this.objects.push(change.object)
-    this.previous.push(change.previous)
+    const slot = position & (this.capacity - 1)
+    this.revisions[slot] = change.revision
+    this.times[slot] = change.time
+    this.types[slot] = typeCode[change.type]
+    this.keys[slot] = change.key
+    this.objects[slot] = change.object
+    this.previous[slot] = change.previous
+  }
+
+  /** Doubles the ring, every retained change moved to its slot in the larger one. */
+  private grow(): void {
+    const capacity = this.capacity * 2
+    const revisions = new Float64Array(capacity)
+    const times = new Float64Array(capacity)
+    const types = new Uint8Array(capacity)
+    const keys: Array<string | undefined> = new Array(capacity).fill(undefined)
+    const objects: Array<KObject | undefined> = new Array(capacity).fill(undefined)
+    const previous: Array<KObject | undefined> = new Array(capacity).fill(undefined)
+    for (let p = this.first; p < this.end; p++) {
+      const from = p & (this.capacity - 1)
+      const to = p & (capacity - 1)
+      revisions[to] = this.revisions[from]!
+      times[to] = this.times[from]!
+      types[to] = this.types[from]!
+      keys[to] = this.keys[from]
+      objects[to] = this.objects[from]
+      previous[to] = this.previous[from]
+    }
+    this.capacity = capacity
+    this.revisions = revisions
+    this.times = times
+    this.types = types
+    this.keys = keys
+    this.objects = objects
+    this.previous = previous
+  }
+
+  private revisionAt(position: number): number {
+    return this.revisions[position & (this.capacity - 1)]!
   }
 
   /** Drops changes written before `before` (ms); returns the newest dropped revision, or 0. */
   dropBefore(before: number): number {
-    const times = this.times
-    let i = this.head
-    while (i < times.length && times[i]! < before) i++
-    return this.dropUpTo(i)
+    let p = this.first
+    while (p < this.end && this.times[p & (this.capacity - 1)]! < before) p++
+    return this.dropUpTo(p)
   }
 
   /** Drops everything; returns the newest dropped revision, or 0. */
   dropAll(): number {
-    return this.dropUpTo(this.revisions.length)
+    return this.dropUpTo(this.end)
   }
 
-  private dropUpTo(index: number): number {
-    if (index <= this.head) return 0
-    const newest = this.revisions[index - 1]!
-    // Let the dropped objects go now, not when the columns are next cut.
-    for (let i = this.head; i < index; i++) {
-      this.keys[i] = undefined
-      this.objects[i] = undefined
-      this.previous[i] = undefined
+  private dropUpTo(position: number): number {
+    if (position <= this.first) return 0
+    const newest = this.revisionAt(position - 1)
+    // Let the dropped objects go now, not when their slots are next written.
+    for (let p = this.first; p < position; p++) {
+      const slot = p & (this.capacity - 1)
+      this.keys[slot] = undefined
+      this.objects[slot] = undefined
+      this.previous[slot] = undefined
     }
-    this.head = index
-    // Reclaim the columns once the dropped prefix dominates them.
-    if (this.head > 1024 && this.head * 2 > this.revisions.length) {
-      const from = this.head
-      this.revisions = this.revisions.slice(from)
-      this.times = this.times.slice(from)
-      this.types = this.types.slice(from)
-      this.keys = this.keys.slice(from)
-      this.objects = this.objects.slice(from)
-      this.previous = this.previous.slice(from)
-      this.head = 0
-      this.offset += from
-      this.cutIndex()
-    }
+    this.first = position
+    if (this.indexed !== undefined && this.first - this.indexCutAt > Math.max(1024, this.end - this.first)) this.cutIndex()
     return newest
   }
 
@@ -98,26 +132,28 @@ export class ChangeLog {
     else positions.push(position)
   }
 
-  /** Drops the index's positions of changes no longer in the columns. */
+  /** Drops the index's positions of changes no longer retained. */
   private cutIndex(): void {
-    const oldest = this.offset
+    const oldest = this.first
+    this.indexCutAt = oldest
     const kept = new Map<string, number[]>()
     for (const [value, positions] of this.byValue) {
-      const from = firstAtLeast(positions, oldest, (p) => p)
+      const from = firstAtLeast(positions.length, (k) => positions[k]!, oldest)
       if (from < positions.length) kept.set(value, from === 0 ? positions : positions.slice(from))
     }
     this.byValue = kept
   }
 
-  private change(i: number): Change {
+  private change(position: number): Change {
+    const slot = position & (this.capacity - 1)
     return {
-      revision: this.revisions[i]!,
-      type: this.types[i]!,
+      revision: this.revisions[slot]!,
+      type: changeTypes[this.types[slot]!]!,
       resource: this.resource,
-      key: this.keys[i]!,
-      object: this.objects[i]!,
-      previous: this.previous[i],
-      time: this.times[i]!
+      key: this.keys[slot]!,
+      object: this.objects[slot]!,
+      previous: this.previous[slot],
+      time: this.times[slot]!
     }
   }
 
@@ -126,35 +162,33 @@ export class ChangeLog {
    * whose object or previous state has that value — a superset of what a watch pinned to it can see.
    */
   *after(revision: number, indexValue?: string): Generator<Change> {
-    const revisions = this.revisions
     if (indexValue !== undefined && this.indexed !== undefined) {
       const positions = this.byValue.get(indexValue) ?? []
-      const offset = this.offset
-      // Revisions increase along the log, so the first one after `revision` is found by bisection.
-      for (let k = firstAtLeast(positions, revision + 1, (p) => revisions[p - offset]!); k < positions.length; k++) {
-        const i = positions[k]! - offset
-        if (i >= this.head) yield this.change(i)
-      }
+      // Revisions increase along the log, so the first retained one after `revision` is found by bisection.
+      const from = firstAtLeast(positions.length, (k) => (positions[k]! < this.first ? -Infinity : this.revisionAt(positions[k]!)), revision + 1)
+      for (let k = from; k < positions.length; k++) yield this.change(positions[k]!)
       return
     }
-    for (let i = firstAtLeast(revisions, revision + 1, (r) => r, this.head); i < revisions.length; i++) yield this.change(i)
+    const first = this.first
+    for (let p = first + firstAtLeast(this.end - first, (i) => this.revisionAt(first + i), revision + 1); p < this.end; p++) yield this.change(p)
   }
 
   /** Retained changes after `revision`, newest first. */
   *newestAfter(revision: number): Generator<Change> {
-    for (let i = this.revisions.length - 1; i >= this.head; i--) {
-      if (this.revisions[i]! <= revision) return
-      yield this.change(i)
+    for (let p = this.end - 1; p >= this.first; p--) {
+      if (this.revisionAt(p) <= revision) return
+      yield this.change(p)
     }
   }
 }
 
-/** The first index from `lo` whose key (non-decreasing along `items`) is at least `least`; `items.length` if none. */
-const firstAtLeast = <A>(items: ReadonlyArray<A>, least: number, key: (item: A) => number, lo = 0): number => {
-  let hi = items.length
+/** The first index below `length` whose key (non-decreasing with the index) is at least `least`; `length` if none. */
+const firstAtLeast = (length: number, key: (index: number) => number, least: number): number => {
+  let lo = 0
+  let hi = length
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
-    if (key(items[mid]!) < least) lo = mid + 1
+    if (key(mid) < least) lo = mid + 1
     else hi = mid
   }
   return lo

@@ -1,0 +1,82 @@
+/**
+ * The change log's ring (slots reused as changes are dropped, doubled when full) answers as a plain list of the
+ * retained changes would: replay after a revision, pinned to an indexed value or not, and newest first.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { PCGRandom } from "effect/Utils"
+import type { KObject } from "../../src/api/Object.js"
+import { ConfigMaps, Pods } from "../../src/api/Resources.js"
+import { ChangeLog } from "../../simulator/apiserver/ChangeLog.js"
+import type { Change, ChangeType } from "../../simulator/apiserver/Store.js"
+
+const pod = (name: string, node: string): KObject => ({ metadata: { name, namespace: "default" }, spec: { nodeName: node } })
+const nodeOf = (obj: KObject | undefined): string | undefined => (obj?.spec as { nodeName?: string } | undefined)?.nodeName
+
+/** Random pushes and drops on a log and on a list of the changes it should retain; their answers compared. */
+const exercise = (seed: number, steps: number) => {
+  const random = new PCGRandom(seed)
+  const log = new ChangeLog(Pods)
+  let kept: Change[] = []
+  const latest = new Map<string, KObject>()
+  let revision = 0
+  let time = 0
+  const check = () => {
+    const probes = [0, revision, ...Array.from({ length: 4 }, () => random.integer(revision + 2))]
+    for (const at of probes) {
+      expect([...log.after(at)]).toEqual(kept.filter((c) => c.revision > at))
+      expect([...log.newestAfter(at)]).toEqual(kept.filter((c) => c.revision > at).reverse())
+      for (const node of ["n0", "n1", "n2"])
+        expect([...log.after(at, node)]).toEqual(kept.filter((c) => c.revision > at && (nodeOf(c.object) === node || nodeOf(c.previous) === node)))
+    }
+  }
+  for (let step = 0; step < steps; step++) {
+    const action = random.integer(100)
+    if (action < 80) {
+      // a burst of writes, long enough to fill and double the ring now and then
+      for (let n = random.integer(400); n >= 0; n--) {
+        const name = `p${random.integer(40)}`
+        const previous = latest.get(name)
+        const type: ChangeType = previous === undefined ? "ADDED" : random.integer(10) === 0 ? "DELETED" : "MODIFIED"
+        const object = pod(name, `n${random.integer(3)}`)
+        const change: Change = { revision: ++revision, type, resource: Pods, key: `default/${name}`, object, previous, time: time++ }
+        if (type === "DELETED") latest.delete(name)
+        else latest.set(name, object)
+        log.push(change)
+        kept.push(change)
+      }
+    } else if (action < 97) {
+      const before = time - random.integer(1_500)
+      const dropped = kept.filter((c) => c.time < before)
+      expect(log.dropBefore(before)).toBe(dropped.length > 0 ? dropped[dropped.length - 1]!.revision : 0)
+      kept = kept.filter((c) => c.time >= before)
+    } else {
+      expect(log.dropAll()).toBe(kept.length > 0 ? kept[kept.length - 1]!.revision : 0)
+      kept = []
+    }
+    check()
+  }
+}
+
+describe("ChangeLog", () => {
+  it("replays what a list of the retained changes holds, through growth, wrap-around and drops (seeded)", () => {
+    for (const seed of [1, 2, 3]) exercise(seed, 60)
+  })
+
+  it("keeps a type without an indexed field, and answers a pinned replay with every change", () => {
+    const log = new ChangeLog(ConfigMaps)
+    const changes: Change[] = Array.from({ length: 3_000 }, (_, i) => ({
+      revision: i + 1,
+      type: i < 10 ? "ADDED" : "MODIFIED",
+      resource: ConfigMaps,
+      key: `default/c${i % 10}`,
+      object: { metadata: { name: `c${i % 10}` }, data: { v: String(i) } },
+      previous: undefined,
+      time: i
+    }))
+    for (const c of changes) log.push(c)
+    expect(log.dropBefore(2_000)).toBe(2_000)
+    expect([...log.after(2_990)]).toEqual(changes.slice(2_990))
+    expect([...log.after(0, "anything")]).toEqual(changes.slice(2_000))
+    expect([...log.newestAfter(2_998)].map((c) => c.revision)).toEqual([3_000, 2_999])
+  })
+})
