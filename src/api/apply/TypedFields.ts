@@ -55,6 +55,8 @@ export const fieldSetOf = (value: unknown, schema: FieldSchema | undefined): Fie
 
 /** The children of a granular value (undefined for a leaf). */
 const asChildren = (value: unknown, schema: FieldSchema | undefined): FieldTree | undefined => {
+  // A scalar (most fields) is a leaf: no node made for it.
+  if (value === null || typeof value !== "object") return undefined
   const out: Mutable = {}
   return putChildren(value, schema, out) < 0 ? undefined : out
 }
