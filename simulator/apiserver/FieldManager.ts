@@ -57,9 +57,18 @@ export const withManagedFields = (obj: KObject, entries: ReadonlyArray<ManagedFi
   return { ...extendable, ...obj, metadata } as KObject
 }
 
+/**
+ * The time of the write `recordUpdate` is recording, as text when an entry asks for it: one function for every
+ * write rather than a closure and its context each (writes are synchronous, so one write's time at a time).
+ */
+let writeTime = 0
+const writeTimeText = (): string => rfc3339(writeTime)
+
 /** `after` with the managed fields of an Update from `before` (undefined for a create). */
-export const recordUpdate = (resource: ResourceType, before: KObject | undefined, after: KObject, opts: WriteOptions, now: number): KObject =>
-  withManagedFields(after, afterUpdate(before, after, managerOf(opts), scopeOf(resource, opts.subresource), () => rfc3339(now)))
+export const recordUpdate = (resource: ResourceType, before: KObject | undefined, after: KObject, opts: WriteOptions, now: number): KObject => {
+  writeTime = now
+  return withManagedFields(after, afterUpdate(before, after, managerOf(opts), scopeOf(resource, opts.subresource), writeTimeText))
+}
 
 /** An Apply of `config` onto `live`: the merged object, carrying its managed fields, or a 409. */
 export const recordApply = (resource: ResourceType, live: KObject | undefined, config: KObject, opts: WriteOptions, now: number): Either.Either<KObject, ApiError> =>

@@ -43,8 +43,7 @@ export class Write {
     if (bad) return Either.left(bad)
     const decoded = decodeBody(resource, body, opts.fieldValidation, false)
     if (Either.isLeft(decoded)) return Either.left(decoded.left)
-    const { object, warnings } = decoded.right
-    return Either.map(this.createObject(resource, object, opts, now), (created) => ({ code: 201, object: created, warnings }))
+    return created(this.createObject(resource, decoded.right.object, opts, now), decoded.right.warnings)
   }
 
   update(resource: ResourceType, name: string, body: Body, opts: WriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
@@ -113,7 +112,7 @@ export class Write {
     if (live === undefined) {
       if (opts.subresource) return Either.left(Status.notFound(resource, name))
       const { resourceVersion: _rv, ...meta } = applied.metadata
-      return Either.map(this.createObject(resource, { ...applied, metadata: { ...meta, name } }, opts, now, true), (created) => ({ code: 201, object: created, warnings }))
+      return created(this.createObject(resource, { ...applied, metadata: { ...meta, name } }, opts, now, true), warnings)
     }
     // Like a patch, an apply is unconditional unless the configuration names a resourceVersion.
     const rv = object.metadata.resourceVersion || live.metadata.resourceVersion
@@ -200,7 +199,7 @@ export class Write {
     if (!stored) {
       if (!resource.allowCreateOnUpdate || opts.subresource) return Either.left(Status.notFound(resource, name))
       const { resourceVersion: _rv, ...rest } = meta
-      return Either.map(this.createObject(resource, { ...input, metadata: { ...rest, name } }, opts, now), (created) => ({ code: 201, object: created, warnings }))
+      return created(this.createObject(resource, { ...input, metadata: { ...rest, name } }, opts, now), warnings)
     }
     if (!meta.resourceVersion) {
       if (!resource.allowUnconditionalUpdate)
@@ -281,6 +280,13 @@ export class Write {
     })
   }
 }
+
+/**
+ * A create's answer. Not `Either.map(…, (object) => ({ …, warnings }))` in the verbs: a closure over their
+ * locals would make every call allocate a context (an update's, the create-on-update branch taken or not).
+ */
+const created = (made: Either.Either<KObject, ApiError>, warnings: ReadonlyArray<string>): Either.Either<WriteResult, ApiError> =>
+  Either.isLeft(made) ? Either.left(made.left) : Either.right({ code: 201, object: made.right, warnings })
 
 const invalidObject = (resource: ResourceType, name: string, errors: ReadonlyArray<FieldError>): ApiError => {
   const { qualifiedKind, group } = invalidKindOf(resource)

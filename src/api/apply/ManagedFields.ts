@@ -309,7 +309,9 @@ const refreshedOwnEntry = (
   const at = time()
   if (at === own.time) return entries
   const mine = entry(manager, "Update", scope.apiVersion, scope.subresource, at, own.fieldsV1)
-  const next = entries.map((e) => (e === own ? mine : e))
+  // A loop, not `entries.map((e) => …)`: a closure over `own` and `mine` costs every call a context.
+  const next: ManagedFieldsEntry[] = []
+  for (let i = 0; i < entries.length; i++) next.push(entries[i] === own ? mine : entries[i]!)
   if (next.length > 1) next.sort(order)
   return next
 }

@@ -137,13 +137,24 @@ export const compare = (before: unknown, after: unknown, schema: FieldSchema | u
   return { added: found.added ?? emptySet, modified: found.modified ?? emptySet, removed: found.removed ?? emptySet }
 }
 
+// Loops, not `every((x) => …)`: a closure over `a` and `b` would cost every call a context, and a lease renewal's
+// changed leaf is compared here.
 const sameJson = (a: unknown, b: unknown): boolean => {
   if (a === b) return true
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => sameJson(x, b[i]))
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false
+    return true
+  }
   if (isRecord(a) && isRecord(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined)
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined)
-    return ka.length === kb.length && ka.every((k) => sameJson(a[k], b[k]))
+    let defined = 0
+    for (const k in a) {
+      if (a[k] === undefined) continue
+      defined++
+      if (!sameJson(a[k], b[k])) return false
+    }
+    for (const k in b) if (b[k] !== undefined) defined--
+    return defined === 0
   }
   return false
 }
@@ -247,7 +258,7 @@ export const changeExtent = (
   if (Array.isArray(before) && Array.isArray(after) && list !== undefined && list.semantics.type !== "atomic") {
     // Keyed items in place (a condition's heartbeat), keys unique; sets and anything moved go to `compare`.
     if (list.semantics.type !== "map" || !isGranular(list.items) || before.length !== after.length) return "other"
-    const keys = after.map((item) => keyOfItem(item, list.semantics))
+    const keys = itemKeys(after, list.semantics)
     if (new Set(keys).size !== keys.length) return "other"
     let extent: ChangeExtent = "none"
     for (let i = 0; i < after.length; i++) {
@@ -267,6 +278,16 @@ export const changeExtent = (
   if (owned === undefined || !isMember(owned)) return "other"
   for (const o of others) if (isMember(o)) return "other"
   return "owned"
+}
+
+/**
+ * The keys of a list's items. Not `after.map((item) => …)` in `changeExtent`: a closure over its locals would
+ * make every call of that recursive function allocate a context (~40 bytes, three per lease renewal).
+ */
+const itemKeys = (items: ReadonlyArray<unknown>, semantics: ListSemantics): string[] => {
+  const keys: string[] = []
+  for (const item of items) keys.push(keyOfItem(item, semantics))
+  return keys
 }
 
 const noTrees: ReadonlyArray<FieldTree> = []

@@ -261,12 +261,13 @@ export const splitUnknownFields = (
 const canonicalTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/
 const canonicalMicroTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
 /** Month, day and clock fields in range (the full parser reports which one is not). */
+/** Two digits of `v` at `i` (the canonical patterns above have already checked they are digits). */
+const twoDigits = (v: string, i: number): number => (v.charCodeAt(i) - 48) * 10 + v.charCodeAt(i + 1) - 48
+
 const plausibleDate = (v: string): boolean => {
-  // Two digits at `i` (the canonical patterns above have already checked they are digits).
-  const two = (i: number) => (v.charCodeAt(i) - 48) * 10 + v.charCodeAt(i + 1) - 48
-  const month = two(5)
-  const day = two(8)
-  return month >= 1 && month <= 12 && day >= 1 && day <= 28 && two(11) < 24 && two(14) < 60 && two(17) < 60
+  const month = twoDigits(v, 5)
+  const day = twoDigits(v, 8)
+  return month >= 1 && month <= 12 && day >= 1 && day <= 28 && twoDigits(v, 11) < 24 && twoDigits(v, 14) < 60 && twoDigits(v, 17) < 60
 }
 
 /** What Go's decoder calls a JSON value in `cannot unmarshal <x> into …`. */
