@@ -2,14 +2,18 @@
  * The clients of a capacity question, as one workload for the cluster runner (issue 20, `cluster-with-clients`):
  * a kubelet-style pod reflector per node (fieldSelector `spec.nodeName`), pod informers over all namespaces, a
  * paged LIST of all pods every `listEveryMs`, and GETs of random pods at `getsPerSecond`. Everything goes through
- * the simulation's `ApiClient` (the service-time model in front of the in-process server), in virtual time.
+ * the simulation's `ApiClient` (the service-time model in front of the in-process server), in virtual time; the
+ * per-node reflectors' requests as their node's (`ModelClientAs`), the rest as the simulation's own user.
  */
-import { Effect, Schedule } from "effect"
+import { Effect, Option, Schedule } from "effect"
 import type { ApiError } from "../../src/api/Status.js"
 import { Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { startInformer } from "../../src/informer/Informer.js"
 import { makeReflector } from "../../src/informer/Reflector.js"
+import { nodeUser } from "../../simulator/apiserver/auth/UserInfo.js"
+import { ModelClientAs } from "../../simulator/apiserver/ModelClientAs.js"
+import type { ModelIdentity } from "../../simulator/apiserver/ModelRequests.js"
 import * as SeededRandom from "../../simulator/kernel/SeededRandom.js"
 import { forkEvery } from "./OpenLoop.js"
 
@@ -45,6 +49,12 @@ export interface ClientLoadCounters {
   syncs: number
 }
 
+/** A kubelet's identity as API Priority and Fairness classifies it (the node authorizer's user and group). */
+const nodeIdentity = (node: string): ModelIdentity => {
+  const user = nodeUser(node)
+  return { user: user.name, groups: user.groups }
+}
+
 const countFailure = (counters: ClientLoadCounters, verb: string, error: ApiError): void => {
   counters.errors++
   const key = `${verb} ${error.code} ${error.reason ?? ""}`.trimEnd()
@@ -56,6 +66,7 @@ export const clientLoad = (options: ClientLoadOptions, counters: ClientLoadCount
     Effect.gen(function* () {
       const random = SeededRandom.make(20).split("client-load")
       const nodeRandom = random.split("nodes")
+      const clientAs = yield* Effect.serviceOption(ModelClientAs)
       for (const node of options.nodes) {
         const reflector = yield* makeReflector(
           { resource: Pods, fieldSelector: `spec.nodeName=${node}`, random: () => nodeRandom.next(), observer: { synced: () => Effect.sync(() => void counters.syncs++) } },
@@ -66,7 +77,9 @@ export const clientLoad = (options: ClientLoadOptions, counters: ClientLoadCount
             replace: () => {}
           }
         )
-        yield* Effect.forkScoped(reflector.run)
+        // as the kubelet: `system:node:<name>` in `system:nodes`, a flow of its own (docs/benchmarks.md "With clients")
+        const asNode = Option.map(clientAs, (as) => as(nodeIdentity(node)))
+        yield* Effect.forkScoped(Option.isSome(asNode) ? Effect.provideService(reflector.run, ApiClient, asNode.value) : reflector.run)
       }
       const informerRandom = random.split("informers")
       const handlers = () => ({

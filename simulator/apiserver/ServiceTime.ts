@@ -36,7 +36,7 @@ import { PriorityAndFairness } from "./apf/PriorityAndFairness.js"
 import { SeatHeap } from "./SeatHeap.js"
 import { listSeats } from "./apf/WorkEstimate.js"
 import { jsonLength, storedJsonLength } from "./JsonLength.js"
-import { modelRequestOf } from "./ModelRequests.js"
+import { defaultIdentity, modelRequestOf, type ModelIdentity } from "./ModelRequests.js"
 import { pinnedIndexValue } from "./FieldIndex.js"
 import * as SeededRandom from "../kernel/SeededRandom.js"
 
@@ -231,11 +231,18 @@ export class ServiceTime extends Context.Tag("clustersim/apiserver/ServiceTime")
     Effect.gen(function* () {
       const inner = yield* ApiClient
       const model = yield* ServiceTime
-      // a shared pool books a request's whole expected time (a LIST's objects too) before it runs, as APF does
-      return model.apf === undefined && model.params.sharedSeats === undefined ? wrapClient(inner, model) : wrapClientApf(inner, model)
+      return modelledClient(inner, model)
     })
   )
 }
+
+/**
+ * `inner` with each call's modelled latency, booked with API Priority and Fairness as `identity`'s requests (the
+ * simulation's own user by default; without APF the identity changes nothing).
+ */
+export const modelledClient = (inner: ApiClientService, model: ServiceTimeModel, identity?: ModelIdentity): ApiClientService =>
+  // a shared pool books a request's whole expected time (a LIST's objects too) before it runs, as APF does
+  model.apf === undefined && model.params.sharedSeats === undefined ? wrapClient(inner, model) : wrapClientApf(inner, model, identity)
 
 /** Rough body size: JSON length (bytes for ASCII, which API objects nearly always are), measured without the string. */
 export const approximateBytes = (value: unknown): number => jsonLength(value)
@@ -359,28 +366,28 @@ const sleepUntil = (from: number, to: number): Effect.Effect<void> => {
   return ms > 0 ? Effect.sleep(ms) : Effect.void
 }
 
-export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel): ApiClientService => ({
+export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, identity: ModelIdentity = defaultIdentity): ApiClientService => ({
   get: (resource, name, opts) =>
-    apfTimed(model, "read", modelRequestOf(verbs.get, resource, opts?.namespace), one, inner.get(resource, name, opts), (o: KObject) => ({ objects: 1, bytes: storedJsonLength(o) })),
+    apfTimed(model, "read", modelRequestOf(verbs.get, resource, opts?.namespace, undefined, identity), one, inner.get(resource, name, opts), (o: KObject) => ({ objects: 1, bytes: storedJsonLength(o) })),
   list: (resource, opts) =>
     apfTimed(
       model,
       "read",
-      { ...modelRequestOf(verbs.list, resource, opts?.namespace), seats: listRequestSeats(model, resource, opts) },
+      { ...modelRequestOf(verbs.list, resource, opts?.namespace, undefined, identity), seats: listRequestSeats(model, resource, opts) },
       listEstimate(model, resource, opts),
       inner.list(resource, opts),
       (l) => ({ objects: l.items.length, bytes: 0 })
     ),
   create: (resource, obj, opts) =>
-    apfTimed(model, "mutating", modelRequestOf(verbs.create, resource, opts?.namespace, opts?.subresource), body(obj), inner.create(resource, obj, opts), none),
+    apfTimed(model, "mutating", modelRequestOf(verbs.create, resource, opts?.namespace, opts?.subresource, identity), body(obj), inner.create(resource, obj, opts), none),
   update: (resource, obj, opts) =>
-    apfTimed(model, "mutating", modelRequestOf(verbs.update, resource, opts?.namespace ?? obj.metadata.namespace, opts?.subresource), body(obj), inner.update(resource, obj, opts), none),
+    apfTimed(model, "mutating", modelRequestOf(verbs.update, resource, opts?.namespace ?? obj.metadata.namespace, opts?.subresource, identity), body(obj), inner.update(resource, obj, opts), none),
   patch: (resource, name, patchType, patch, opts) =>
-    apfTimed(model, "mutating", modelRequestOf(verbs.patch, resource, opts?.namespace, opts?.subresource), body(patch), inner.patch(resource, name, patchType, patch, opts), none),
-  delete: (resource, name, opts) => apfTimed(model, "mutating", modelRequestOf(verbs.delete, resource, opts?.namespace), nothing, inner.delete(resource, name, opts), none),
+    apfTimed(model, "mutating", modelRequestOf(verbs.patch, resource, opts?.namespace, opts?.subresource, identity), body(patch), inner.patch(resource, name, patchType, patch, opts), none),
+  delete: (resource, name, opts) => apfTimed(model, "mutating", modelRequestOf(verbs.delete, resource, opts?.namespace, undefined, identity), nothing, inner.delete(resource, name, opts), none),
   deleteCollection: (resource, opts) =>
-    apfTimed(model, "mutating", modelRequestOf(verbs.deleteCollection, resource, opts?.namespace), nothing, inner.deleteCollection(resource, opts), none),
+    apfTimed(model, "mutating", modelRequestOf(verbs.deleteCollection, resource, opts?.namespace, undefined, identity), nothing, inner.deleteCollection(resource, opts), none),
   // A watch holds one seat while it is initialised (its start), then none: booked like a read of nothing.
   watch: (resource, opts) =>
-    Stream.unwrap(apfTimed(model, "read", modelRequestOf(verbs.watch, resource, opts?.namespace), nothing, Effect.void, () => nothing).pipe(Effect.as(inner.watch(resource, opts))))
+    Stream.unwrap(apfTimed(model, "read", modelRequestOf(verbs.watch, resource, opts?.namespace, undefined, identity), nothing, Effect.void, () => nothing).pipe(Effect.as(inner.watch(resource, opts))))
 })

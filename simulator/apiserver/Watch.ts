@@ -3,7 +3,7 @@
  * changes through the `WatchHub`, with bookmarks and the request deadline. Two ways out: a `Stream` (in-process
  * callers) or a transport's own sink (the HTTP server writes events straight to the socket).
  */
-import { Clock, Duration, Effect, Option, Queue, Scope, Stream } from "effect"
+import { Clock, Duration, Effect, Scope, Stream } from "effect"
 import type { KObject, WatchEvent } from "../../src/api/Object.js"
 import type { WatchOptions } from "../../src/api/Requests.js"
 import { apiVersionOf, type ResourceType } from "../../src/api/Resources.js"
@@ -16,9 +16,8 @@ import { selectorsOf } from "./Read.js"
 import { parseResourceVersion, validateListOptions } from "./ResourceVersion.js"
 import type { ServerState } from "./ServerState.js"
 import { keyPrefix } from "./Store.js"
+import { WatchEventBuffer } from "./WatchEventBuffer.js"
 import { eventOf, type Watcher, type WatchSink } from "./WatchHub.js"
-
-const endMarker: unique symbol = Symbol("end of watch")
 
 export class Watch {
   constructor(
@@ -32,27 +31,26 @@ export class Watch {
    */
   watch(resource: ResourceType, opts: WatchOptions = {}, name?: string): Effect.Effect<Stream.Stream<WatchEvent>, ApiError, Scope.Scope> {
     return Effect.gen(this, function* () {
-      const End = endMarker
-      const queue = yield* Queue.unbounded<WatchEvent | typeof End>()
+      const buffer = new WatchEventBuffer()
       const capacity = this.state.config.watchBufferSize
       let closed = false
       const sink: WatchSink = {
         offer: (event, initial) => {
           if (closed) return true
-          if (!initial && queue.unsafeSize().pipe(Option.getOrElse(() => 0)) >= capacity) return false
-          queue.unsafeOffer(event)
+          if (!initial && buffer.size >= capacity) return false
+          buffer.push(event)
           return true
         },
         close: () => {
           if (closed) return
           closed = true
-          queue.unsafeOffer(End)
+          buffer.end()
         },
         isClosed: () => closed
       }
       yield* this.watchInto(resource, opts, name, sink)
       yield* Effect.addFinalizer(() => Effect.sync(() => (closed = true)))
-      return Stream.fromQueue(queue).pipe(Stream.takeWhile((e): e is WatchEvent => e !== End))
+      return buffer.stream
     })
   }
 

@@ -14,7 +14,8 @@ import { makeLifecycleLog } from "../controllers/nodelifecycle/LifecycleSettings
 import { runNodeLifecycleController } from "../controllers/nodelifecycle/NodeLifecycleController.js"
 import { EventRecorder } from "../events/EventRecorder.js"
 import type { SeededRandom, SeededRandomService } from "../kernel/SeededRandom.js"
-import { parameters, ServiceTime, ServiceTimeModel, uniformOf, wrapClient } from "../apiserver/ServiceTime.js"
+import { modelledClient, parameters, ServiceTime, ServiceTimeModel, uniformOf, wrapClient } from "../apiserver/ServiceTime.js"
+import { ModelClientAs } from "../apiserver/ModelClientAs.js"
 import { yieldToHost } from "../kernel/SimClock.js"
 import * as Simulation from "../kernel/Simulation.js"
 import { resolveCluster, simulatedNodes, type ResolvedCluster } from "./ClusterSetup.js"
@@ -248,7 +249,12 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
         )
       )
     }
-    if (options.workload) yield* Effect.forkDaemon(clientAs ? Effect.provideService(options.workload, ClientAs, clientAs) : options.workload)
+    if (options.workload) {
+      const workload = clientAs ? Effect.provideService(options.workload, ClientAs, clientAs) : options.workload
+      // the workload's modelled client under other identities (kubelet-style reflectors as their node)
+      const inner = inProcessClient(server)
+      yield* Effect.forkDaemon(withCluster ? Effect.provideService(workload, ModelClientAs, (identity) => modelledClient(inner, model, identity)) : workload)
+    }
     return yield* Effect.never
   }).pipe(Effect.provide(layers))
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Nodes, Pods } from "../../src/api/Resources.js"
 import { classification } from "../../simulator/apiserver/apf/Bootstrap.js"
-import { modelRequestOf } from "../../simulator/apiserver/ModelRequests.js"
+import { modelRequestOf, type ModelIdentity } from "../../simulator/apiserver/ModelRequests.js"
 
 describe("modelRequestOf", () => {
   it("makes a request's attributes once per verb, resource and namespace, classified as the bootstrap schemas classify them", () => {
@@ -21,5 +21,19 @@ describe("modelRequestOf", () => {
     const status = modelRequestOf("patch", Pods, "default", "status")
     expect(status.resource).toBe("pods/status")
     expect(status).not.toBe(modelRequestOf("patch", Pods, "default"))
+  })
+
+  it("classifies a request by the identity it is made for: a kubelet's pod LIST is system, one flow per node", () => {
+    const node3: ModelIdentity = { user: "system:node:node-3", groups: ["system:nodes", "system:authenticated"] }
+    const node4: ModelIdentity = { user: "system:node:node-4", groups: ["system:nodes", "system:authenticated"] }
+    const list = modelRequestOf("list", Pods, undefined, undefined, node3)
+    expect(list).toMatchObject({ user: "system:node:node-3", groups: ["system:nodes", "system:authenticated"], verb: "list", resource: "pods" })
+    expect(list.classification?.schema.name).toBe("system-nodes")
+    expect(list.classification?.schema.priorityLevel).toBe("system")
+    expect(list.classification?.flow).toBe("system-nodes/system:node:node-3")
+    expect(modelRequestOf("list", Pods, undefined, undefined, node4).classification?.flow).toBe("system-nodes/system:node:node-4")
+    expect(modelRequestOf("list", Pods, undefined, undefined, node3)).toBe(list)
+    // the default identity's request is its own, not the first identity's
+    expect(modelRequestOf("list", Pods, undefined).classification?.flow).toBe("global-default/clustersim")
   })
 })

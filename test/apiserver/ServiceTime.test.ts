@@ -3,7 +3,7 @@ import { Clock, Effect, Either, Layer, ParseResult, Schema } from "effect"
 import { Namespaces, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
-import { defaultParameters, dispersionFactor, listEstimate, parameters, ServiceTime, ServiceTimeModel, ServiceTimeSettings, uniformOf } from "../../simulator/apiserver/ServiceTime.js"
+import { defaultParameters, dispersionFactor, listEstimate, modelledClient, parameters, ServiceTime, ServiceTimeModel, ServiceTimeSettings, uniformOf } from "../../simulator/apiserver/ServiceTime.js"
 import * as SeededRandom from "../../simulator/kernel/SeededRandom.js"
 import * as Simulation from "../../simulator/kernel/Simulation.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
@@ -45,6 +45,24 @@ describe("ServiceTimeModel", () => {
     expect(exit?._tag).toBe("Success")
     const value = (exit as { value: { items: number; elapsed: number } }).value
     expect(value.elapsed).toBeCloseTo(5 + value.items, 6)
+  })
+
+  it("modelledClient: an identity's requests are booked in its own priority level and flow, the default user's in global-default", () => {
+    const sim = Simulation.make({ seed: 1 })
+    const model = new ServiceTimeModel()
+    const node = { user: "system:node:node-3", groups: ["system:nodes", "system:authenticated"] }
+    const exit = sim.run(
+      Effect.gen(function* () {
+        const inner = yield* ApiClient
+        yield* modelledClient(inner, model, node).list(Pods, { fieldSelector: "spec.nodeName=node-3" })
+        yield* modelledClient(inner, model, node).get(Namespaces, "default")
+        yield* modelledClient(inner, model).list(Pods)
+      }).pipe(Effect.provide(InProcessClient.layer.pipe(Layer.provideMerge(ApiServer.layer({ seed: 1 })))))
+    )
+    expect(exit?._tag).toBe("Success")
+    const levels = model.apf!.metrics()
+    expect(levels["system"]?.dispatched).toBe(2)
+    expect(levels["global-default"]?.dispatched).toBe(1)
   })
 
   it("dispersion: a log-normal factor of median 1 whose p99 is the class's dispersion, from the seeded source only", () => {
