@@ -9,6 +9,7 @@
  */
 import { internalized } from "../internal/V8Shapes.js"
 import { isRecord } from "../Object.js"
+import { sameObject } from "../SameObject.js"
 import { fieldOf, type FieldSchema, listSemantics, type ListSemantics } from "../kinds/FieldSchema.js"
 import { emptySet, type FieldTree, isLeaf, isMember, itemKey, valueKey } from "./FieldSet.js"
 
@@ -137,28 +138,6 @@ export const compare = (before: unknown, after: unknown, schema: FieldSchema | u
   return { added: found.added ?? emptySet, modified: found.modified ?? emptySet, removed: found.removed ?? emptySet }
 }
 
-// Loops, not `every((x) => …)`: a closure over `a` and `b` would cost every call a context, and a lease renewal's
-// changed leaf is compared here.
-const sameJson = (a: unknown, b: unknown): boolean => {
-  if (a === b) return true
-  if (Array.isArray(a) && Array.isArray(b)) {
-    if (a.length !== b.length) return false
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false
-    return true
-  }
-  if (isRecord(a) && isRecord(b)) {
-    let defined = 0
-    for (const k in a) {
-      if (a[k] === undefined) continue
-      defined++
-      if (!sameJson(a[k], b[k])) return false
-    }
-    for (const k in b) if (b[k] !== undefined) defined--
-    return defined === 0
-  }
-  return false
-}
-
 /** Compares the children of two values at one path, writing the differences as children of `found`'s trees. */
 const compareInto = (before: unknown, after: unknown, schema: FieldSchema | undefined, found: Differences): void => {
   if (before === after) return
@@ -204,7 +183,7 @@ const compareChild = (key: string, before: unknown, after: unknown, schema: Fiel
     (isRecord(before) && isRecord(after) && isGranular(schema)) ||
     (Array.isArray(before) && Array.isArray(after) && listOf(schema) !== undefined && listOf(schema)!.semantics.type !== "atomic")
   if (!granular) {
-    if (!sameJson(before, after)) found.modify(key, emptySet)
+    if (!sameObject(before, after)) found.modify(key, emptySet)
     return
   }
   const childDifferences = new Differences()
@@ -274,7 +253,7 @@ export const changeExtent = (
     return extent
   }
   // A leaf changed as a whole (as `compareChild` sees it).
-  if (sameJson(before, after)) return "none"
+  if (sameObject(before, after)) return "none"
   if (owned === undefined || !isMember(owned)) return "other"
   for (const o of others) if (isMember(o)) return "other"
   return "owned"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { sameObject } from "../../simulator/apiserver/SameObject.js"
+import { sameObject } from "../../src/api/SameObject.js"
 
 describe("sameObject", () => {
   it("is structural equality of JSON values", () => {

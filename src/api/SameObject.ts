@@ -1,6 +1,8 @@
 /**
- * Structural equality of JSON values, exiting at the first difference — how the server tells a no-op write
- * (reference api-server.md §3: not stored, no event) without serializing both objects.
+ * Structural equality of JSON values (keys holding `undefined` count as absent), exiting at the first difference:
+ * how the server tells a no-op write (upstream stores nothing and sends no event) and managed fields tell a changed
+ * leaf, without serializing either side. Loops, not `every((x) => …)`: a closure over `a` and `b` would cost every
+ * call a context, and every write compares here.
  */
 export const sameObject = (a: unknown, b: unknown): boolean => {
   if (a === b) return true
