@@ -152,6 +152,12 @@ export class ServiceTimeModel {
    * served from the watch cache's index; 0 until the server is known.
    */
   indexedObjectCount: (resource: ResourceType, value: string) => number = () => 0
+  /**
+   * Node-agent requests (`complete`) rejected with 429 on every try: client-go gives up after its retries, so such a
+   * request failed. The model still ends it at its last rejection and its caller still applies it (to be modelled as
+   * a failure, docs/apf.md); counted so that a run with any never reports a met goal.
+   */
+  givenUp = 0
 
   /**
    * `uniform`: the run's seeded source for the dispersion draws (a split of `SeededRandom`); a fixed seed when none
@@ -212,7 +218,10 @@ export class ServiceTimeModel {
     for (let attempt = 0; ; attempt++) {
       const booked = this.apf.place(arrival, request, request.seats ?? 1, serviceMs)
       if (booked._tag === "Dispatched") return booked.end
-      if (attempt === MaxRetries) return booked.at
+      if (attempt === MaxRetries) {
+        this.givenUp++
+        return booked.at
+      }
       arrival = booked.at + RetryAfterSeconds * 1000
     }
   }

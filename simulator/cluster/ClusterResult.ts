@@ -68,6 +68,8 @@ export interface ServerModelReport {
   readonly modelled: true
   readonly parameters: ServiceTimeParameters
   readonly priorityLevels?: Record<string, LevelMetrics>
+  /** Node-agent requests rejected on every retry (`ServiceTimeModel.givenUp`); absent when none. */
+  readonly givenUp?: number
 }
 
 export const clusterResult = (

@@ -334,7 +334,12 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     unfinishedSections: () => Object.values(sectionResults).some((r) => (r as { finished?: unknown }).finished === false && !("error" in (r as object))),
     wallStart,
     finish: (kernel, reachedMs) => {
-      const serverModel = { modelled: true as const, parameters: model.params, ...(model.apf ? { priorityLevels: model.apf.metrics() } : {}) }
+      const serverModel = {
+        modelled: true as const,
+        parameters: model.params,
+        ...(model.apf ? { priorityLevels: model.apf.metrics() } : {}),
+        ...(model.givenUp > 0 ? { givenUp: model.givenUp } : {})
+      }
       const record = { seed, durationMs, nodes, pods: seededPods, metrics, observer, lifecycleLog, evictions, applied, imagePulls, serverModel }
       return { ...(withCluster ? { cluster: clusterResult(record, kernel, reachedMs, wallClock() - wallStart) } : {}), sections: { ...sectionResults } }
     }

@@ -7,6 +7,7 @@ import { defaultParameters, dispersionFactor, listEstimate, modelledClient, para
 import * as SeededRandom from "../../simulator/kernel/SeededRandom.js"
 import * as Simulation from "../../simulator/kernel/Simulation.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
+import { nodeRequests } from "../../simulator/nodeagent/NodeRequests.js"
 
 describe("ServiceTimeModel", () => {
   it("base + per object + per KiB", () => {
@@ -63,6 +64,18 @@ describe("ServiceTimeModel", () => {
     const levels = model.apf!.metrics()
     expect(levels["system"]?.dispatched).toBe(2)
     expect(levels["global-default"]?.dispatched).toBe(1)
+  })
+
+  it("complete: a node agent's request rejected on every retry ends at its last rejection and is counted as given up", () => {
+    // node-high gets one seat of 3; the first lease write holds it for 1,000 s
+    const model = new ServiceTimeModel({ ...defaultParameters, maxRequestsInflight: 2, maxMutatingRequestsInflight: 1, writeBaseMs: 1_000_000, perKiBMs: 0 })
+    const lease = nodeRequests("node-0").leaseUpdate
+    expect(model.complete(0, "mutating", 0, 0, lease)).toBe(1_000_000)
+    expect(model.givenUp).toBe(0)
+    // the second waits 15 s (the request wait limit) and is rejected, 1 s later again, …: 11 tries, the last from 160 s
+    expect(model.complete(0, "mutating", 0, 0, lease)).toBe(175_000)
+    expect(model.givenUp).toBe(1)
+    expect(model.apf!.metrics()["node-high"]?.rejectedBy["time-out"]).toBe(11)
   })
 
   it("dispersion: a log-normal factor of median 1 whose p99 is the class's dispersion, from the seeded source only", () => {
