@@ -4,9 +4,8 @@
  * (docs/apf.md). One object per node and kind of request, made once and kept by the agent (`AgentState.requests`).
  */
 import { classification } from "../apiserver/apf/Bootstrap.js"
+import { nodeUser } from "../apiserver/auth/UserInfo.js"
 import type { ModelRequest } from "../apiserver/ServiceTime.js"
-
-const groups = ["system:nodes", "system:authenticated"]
 
 export interface NodeRequests {
   readonly leaseGet: ModelRequest
@@ -23,7 +22,7 @@ const made = new Map<string, NodeRequests>()
 export const nodeRequests = (node: string): NodeRequests => {
   let r = made.get(node)
   if (r === undefined) {
-    const user = `system:node:${node}`
+    const { name: user, groups } = nodeUser(node)
     // Classified once: an agent sends each of these thousands of times.
     const request = (verb: string, resource: string, namespace: string | undefined): ModelRequest => ({
       user,
