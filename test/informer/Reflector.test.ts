@@ -42,6 +42,20 @@ interface Tap {
   beforeFirstContinue?: Effect.Effect<void> | undefined
 }
 
+/** Records a watch; the failure it is to get, if one was set. */
+const tapWatch = (tap: Tap, opts: WatchOptions | undefined): ApiError | undefined => {
+  tap.watches.push(opts ?? {})
+  const failure = tap.failNextWatch
+  tap.failNextWatch = undefined
+  return failure
+}
+
+const tappedPullWatch = (pullWatch: NonNullable<ApiClientService["pullWatch"]>, tap: Tap): NonNullable<ApiClientService["pullWatch"]> => (resource, opts) =>
+  Effect.suspend(() => {
+    const failure = tapWatch(tap, opts)
+    return failure ? Effect.fail(failure) : pullWatch(resource, opts)
+  })
+
 const tapClient = (inner: ApiClientService, tap: Tap): ApiClientService => ({
   ...inner,
   list: (resource, opts) =>
@@ -53,11 +67,11 @@ const tapClient = (inner: ApiClientService, tap: Tap): ApiClientService => ({
     }),
   watch: (resource, opts) =>
     Stream.suspend(() => {
-      tap.watches.push(opts ?? {})
-      const failure = tap.failNextWatch
-      tap.failNextWatch = undefined
+      const failure = tapWatch(tap, opts)
       return failure ? Stream.fail(failure) : inner.watch(resource, opts)
-    })
+    }),
+  // the in-process client's pulls tapped the same way, so the reflector reads them as it does outside tests
+  ...(inner.pullWatch !== undefined ? { pullWatch: tappedPullWatch(inner.pullWatch, tap) } : {})
 })
 
 const newTap = (): Tap => ({ lists: [], watches: [] })

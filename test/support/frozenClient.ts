@@ -5,7 +5,7 @@
  * given or what it stored — then throws instead of silently changing the store (docs/architecture.md "Value
  * semantics"). Tests only: freezing costs every request a walk of its values.
  */
-import { Effect, Either, Layer, Stream } from "effect"
+import { Chunk, Effect, Either, Layer, Stream } from "effect"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
@@ -22,6 +22,10 @@ export const deepFreeze = <A>(value: A): A => {
 const frozenResult = <A, E>(result: Effect.Effect<A, E>): Effect.Effect<A, E> =>
   Either.isEither(result) ? (Either.map(result as Either.Either<A, E>, deepFreeze) as unknown as Effect.Effect<A, E>) : Effect.map(result, deepFreeze)
 
+/** Watch pulls whose events are frozen (the reflector's way in, src/client/WatchPull.ts). */
+const frozenPullWatch = (pullWatch: NonNullable<ApiClientService["pullWatch"]>): NonNullable<ApiClientService["pullWatch"]> => (resource, opts) =>
+  Effect.map(pullWatch(resource, opts), (pull) => Effect.map(pull, (batch) => Chunk.map(batch, deepFreeze)))
+
 /** `client` with everything that crosses it frozen, its immediate view (`at`) included. */
 export const frozenClient = (client: ApiClientService): ApiClientService => {
   const frozen: ApiClientService = {
@@ -32,7 +36,8 @@ export const frozenClient = (client: ApiClientService): ApiClientService => {
     patch: (resource, name, patchType, patch, opts) => frozenResult(client.patch(resource, name, patchType, deepFreeze(patch), opts)),
     delete: (resource, name, opts) => frozenResult(client.delete(resource, name, opts)),
     deleteCollection: (resource, opts) => frozenResult(client.deleteCollection(resource, opts)),
-    watch: (resource, opts) => Stream.map(client.watch(resource, opts), deepFreeze)
+    watch: (resource, opts) => Stream.map(client.watch(resource, opts), deepFreeze),
+    ...(client.pullWatch !== undefined ? { pullWatch: frozenPullWatch(client.pullWatch) } : {})
   }
   const at = client.at
   return at === undefined ? frozen : { ...frozen, at: (now) => {
