@@ -126,6 +126,11 @@ describe("Store.page", () => {
     expect([values(second), second.lastKey, second.remaining]).toEqual([["y1=1", "y2=1"], "b/y2", 1])
     const third = page("b/y2\u0000")
     expect([values(third), third.lastKey, third.remaining]).toEqual([["z1=1"], undefined, 0])
+    // one namespace's first page counts that namespace's keys only
+    const namespaced = store.page({ resource: ConfigMaps, revision: store.revision, prefix: "a/", start: "a/", limit: 1, matches: all, countRemaining: true })
+    expect([values(namespaced), namespaced.lastKey, namespaced.remaining]).toEqual([["x1=1"], "a/x1", 1])
+    const last = store.page({ resource: ConfigMaps, revision: store.revision, prefix: "c/", start: "c/", limit: 1, matches: all, countRemaining: true })
+    expect([values(last), last.lastKey, last.remaining]).toEqual([["z1=1"], undefined, 0])
     // a filtered list does not count: one more matching key is enough to say there are more
     const filtered = store.page({ resource: ConfigMaps, revision: store.revision, prefix: "", start: "", limit: 1, matches: (o) => o.metadata.name !== "x1", countRemaining: false })
     expect([values(filtered), filtered.lastKey, filtered.remaining]).toEqual([["x2=1"], "a/x2", 1])
