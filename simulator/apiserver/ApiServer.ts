@@ -28,6 +28,7 @@ import type {
 } from "../../src/api/Requests.js"
 import { ServiceAccounts, type ResourceType } from "../../src/api/Resources.js"
 import type { ApiError } from "../../src/api/Status.js"
+import type { WatchPull } from "../../src/client/WatchPull.js"
 import { Admission } from "./Admission.js"
 import { AccessControl } from "./auth/AccessControl.js"
 import { bootstrapPolicy } from "./auth/BootstrapPolicy.js"
@@ -155,6 +156,11 @@ export class ApiServerImpl {
 
   watch(resource: ResourceType, opts?: WatchOptions, name?: string): Effect.Effect<Stream.Stream<WatchEvent>, ApiError, Scope.Scope> {
     return this.watches.watch(resource, opts, name)
+  }
+
+  /** `watch` as pulls of event batches (the in-process client's `pullWatch`). */
+  pullWatch(resource: ResourceType, opts?: WatchOptions, name?: string): Effect.Effect<WatchPull, ApiError, Scope.Scope> {
+    return this.watches.pullWatch(resource, opts, name)
   }
 
   watchInto(resource: ResourceType, opts: WatchOptions, name: string | undefined, sink: WatchSink): Effect.Effect<void, ApiError, Scope.Scope> {

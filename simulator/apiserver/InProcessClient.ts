@@ -59,7 +59,8 @@ const directClient = (server: ApiServerImpl): ApiClientService => {
     patch: (resource, name, patchType, patch, opts) => server.patch(resource, name, patchType, { value: copyOf(patch) }, opts),
     delete: (resource, name, opts) => server.delete(resource, name, opts),
     deleteCollection: (resource, opts) => server.deleteCollection(resource, opts),
-    watch: (resource, opts) => Stream.unwrapScoped(server.watch(resource, opts))
+    watch: (resource, opts) => Stream.unwrapScoped(server.watch(resource, opts)),
+    pullWatch: (resource, opts) => server.pullWatch(resource, opts)
   }
   // One immediate client per instant: callers ask for it per request, and most requests share an instant.
   let instant = Number.NaN
@@ -89,7 +90,8 @@ const immediateClient = (server: ApiServerImpl, effectful: ApiClientService, now
     patch: (resource, name, patchType, patch, opts = {}) => server.patchAt(resource, name, patchType, { value: patch }, opts, now),
     delete: (resource, name, opts = {}) => server.deleteAt(resource, name, opts, now),
     deleteCollection: effectful.deleteCollection,
-    watch: effectful.watch
+    watch: effectful.watch,
+    pullWatch: effectful.pullWatch
   }
 }
 

@@ -25,12 +25,13 @@
 import { Clock, Context, Effect, Either, type Exit, Layer, Schema, Stream } from "effect"
 import { parseFieldSelector } from "../../src/api/FieldSelector.js"
 import type { KList, KObject } from "../../src/api/Object.js"
-import type { ListOptions } from "../../src/api/Requests.js"
+import type { ListOptions, WatchOptions } from "../../src/api/Requests.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { MaxRetries, retryTooManyRequests } from "../../src/client/TooManyRequests.js"
+import { openWatchPull } from "../../src/client/WatchPull.js"
 import type { Classification, RequestAttributes } from "./apf/Bootstrap.js"
 import { PriorityAndFairness } from "./apf/PriorityAndFairness.js"
 import { SeatHeap } from "./SeatHeap.js"
@@ -294,7 +295,8 @@ export const wrapClient = (inner: ApiClientService, model: ServiceTimeModel): Ap
   delete: (resource, name, opts) => timed(model, "mutating", 0, inner.delete(resource, name, opts), none),
   deleteCollection: (resource, opts) =>
     timed(model, "mutating", 0, inner.deleteCollection(resource, opts), (l) => ({ objects: l.items.length, bytes: 0 })),
-  watch: (resource, opts) => inner.watch(resource, opts)
+  watch: (resource, opts) => inner.watch(resource, opts),
+  ...(inner.pullWatch !== undefined ? { pullWatch: inner.pullWatch } : {})
 })
 
 /** API Priority and Fairness answers a full queue with Retry-After: 1 (kube-apiserver's `tooManyRequests`). */
@@ -418,7 +420,10 @@ export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, 
   delete: (resource, name, opts) => apfTimed(model, "mutating", modelRequestOf(verbs.delete, resource, opts?.namespace, undefined, identity), nothing, inner.delete(resource, name, opts), none),
   deleteCollection: (resource, opts) =>
     apfTimed(model, "mutating", modelRequestOf(verbs.deleteCollection, resource, opts?.namespace, undefined, identity), nothing, inner.deleteCollection(resource, opts), none),
-  // A watch holds one seat while it is initialised (its start), then none: booked like a read of nothing.
-  watch: (resource, opts) =>
-    Stream.unwrap(apfTimed(model, "read", modelRequestOf(verbs.watch, resource, opts?.namespace, undefined, identity), nothing, Effect.void, () => nothing).pipe(Effect.as(inner.watch(resource, opts))))
+  watch: (resource, opts) => Stream.unwrap(Effect.as(watchBooked(model, resource, opts, identity), inner.watch(resource, opts))),
+  pullWatch: (resource, opts) => Effect.zipRight(watchBooked(model, resource, opts, identity), openWatchPull(inner, resource, opts))
 })
+
+/** A watch holds one seat while it is initialised (its start), then none: booked like a read of nothing. */
+const watchBooked = (model: ServiceTimeModel, resource: ResourceType, opts: WatchOptions | undefined, identity: ModelIdentity): Effect.Effect<void, ApiError> =>
+  apfTimed(model, "read", modelRequestOf(verbs.watch, resource, opts?.namespace, undefined, identity), nothing, Effect.void, () => nothing)

@@ -12,6 +12,7 @@ import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import type { Admission } from "./Admission.js"
 import { pinnedIndexValue } from "./FieldIndex.js"
+import type { WatchPull } from "../../src/client/WatchPull.js"
 import { selectorsOf } from "./Read.js"
 import { parseResourceVersion, validateListOptions } from "./ResourceVersion.js"
 import type { ServerState } from "./ServerState.js"
@@ -30,6 +31,15 @@ export class Watch {
    * ERROR event. The stream ends when the watch times out, is dropped, or falls behind its buffer.
    */
   watch(resource: ResourceType, opts: WatchOptions = {}, name?: string): Effect.Effect<Stream.Stream<WatchEvent>, ApiError, Scope.Scope> {
+    return Effect.map(this.buffered(resource, opts, name), (buffer) => buffer.stream)
+  }
+
+  /** `watch` as pulls of event batches (`src/client/WatchPull.ts`). */
+  pullWatch(resource: ResourceType, opts: WatchOptions = {}, name?: string): Effect.Effect<WatchPull, ApiError, Scope.Scope> {
+    return Effect.map(this.buffered(resource, opts, name), (buffer) => buffer.pull)
+  }
+
+  private buffered(resource: ResourceType, opts: WatchOptions, name: string | undefined): Effect.Effect<WatchEventBuffer, ApiError, Scope.Scope> {
     return Effect.gen(this, function* () {
       const buffer = new WatchEventBuffer()
       const capacity = this.state.config.watchBufferSize
@@ -50,7 +60,7 @@ export class Watch {
       }
       yield* this.watchInto(resource, opts, name, sink)
       yield* Effect.addFinalizer(() => Effect.sync(() => (closed = true)))
-      return buffer.stream
+      return buffer
     })
   }
 

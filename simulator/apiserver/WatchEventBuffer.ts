@@ -1,5 +1,5 @@
 /**
- * The events of one in-process watch waiting for their reader, and the `Stream` that reads them: an array and at most
+ * The events of one in-process watch waiting for their reader, and the pull (`src/client/WatchPull.ts`) and `Stream` that read them: an array and at most
  * one parked reader, woken once per batch. An Effect `Queue` read through `Stream.fromQueue` + `Stream.takeWhile`
  * made a `Deferred` per wait and sent each chunk through two channel stages; the 5,000 per-node reflectors of the
  * hour with clients read every pod change this way (docs/benchmarks.md "With clients"). Not shared: one writer (the
@@ -31,10 +31,13 @@ export class WatchEventBuffer {
     this.wakeReader()
   }
 
-  /** Every waiting event in one chunk each time, the reader parked while there are none; ends after `end()`. */
-  readonly stream: Stream.Stream<WatchEvent> = Stream.repeatEffectChunkOption(
-    Effect.suspend(() => (this.events.length > 0 || this.ended ? this.takeAll() : Effect.zipRight(this.waitForMore(), Effect.suspend(() => this.takeAll()))))
+  /** Every waiting event in one chunk, the reader parked while there are none; fails with `None` after `end()`. */
+  readonly pull: Effect.Effect<Chunk.Chunk<WatchEvent>, Option.Option<never>> = Effect.suspend(() =>
+    this.events.length > 0 || this.ended ? this.takeAll() : Effect.zipRight(this.waitForMore(), Effect.suspend(() => this.takeAll()))
   )
+
+  /** `pull` as a stream. */
+  readonly stream: Stream.Stream<WatchEvent> = Stream.repeatEffectChunkOption(this.pull)
 
   private takeAll(): Effect.Effect<Chunk.Chunk<WatchEvent>, Option.Option<never>> {
     if (this.events.length === 0) return Effect.fail(Option.none())

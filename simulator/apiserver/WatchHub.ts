@@ -126,29 +126,46 @@ export class WatchHub {
   publish(change: Change): void {
     const watchers = this.byResource.get(change.resource)
     if (!watchers) return
-    // Events are shared between watchers of the same type of event.
-    const shared: Partial<Record<WatchEvent["type"], WatchEvent>> = {}
-    const deliver = (set: Set<Watcher> | undefined) => {
-      if (set === undefined || set.size === 0) return
-      for (const w of set) {
-        if (change.revision <= w.startRevision) continue
-        const type = eventFor(w, change)
-        if (!type) continue
-        const event = shared[type] ?? (shared[type] = eventOf(type, deliveredObject(type, change), change.resource))
-        if (!w.sink.offer(event)) this.closeWatcher(w)
-      }
-    }
-    deliver(watchers.unindexed)
+    this.deliver(watchers.unindexed, change)
     const indexed = watchers.indexed
     if (indexed === undefined || watchers.byValue.size === 0) return
     // a pinned watcher sees a change of an object that has or had its value (moving away is a DELETED to it)
     const now = indexed.valueOf(change.object)
-    deliver(watchers.byValue.get(now))
+    this.deliver(watchers.byValue.get(now), change)
     if (change.previous !== undefined) {
       const before = indexed.valueOf(change.previous)
-      if (before !== now) deliver(watchers.byValue.get(before))
+      if (before !== now) this.deliver(watchers.byValue.get(before), change)
     }
   }
+
+  private deliver(set: Set<Watcher> | undefined, change: Change): void {
+    if (set === undefined || set.size === 0) return
+    for (const w of set) {
+      if (change.revision <= w.startRevision) continue
+      const type = eventFor(w, change)
+      if (!type) continue
+      if (!w.sink.offer(this.sharedEvent(type, change))) this.closeWatcher(w)
+    }
+  }
+
+  /**
+   * The event of `type` for `change`, built once per change and type and shared by the watchers that receive it.
+   * Kept in fields, not a per-change record or closure: one publish per write, most with one watcher or none.
+   */
+  private sharedEvent(type: WatchEvent["type"], change: Change): WatchEvent {
+    if (this.eventsOf !== change) {
+      this.eventsOf = change
+      this.added = this.modified = this.deleted = undefined
+    }
+    if (type === "ADDED") return (this.added ??= eventOf(type, deliveredObject(type, change), change.resource))
+    if (type === "MODIFIED") return (this.modified ??= eventOf(type, deliveredObject(type, change), change.resource))
+    return (this.deleted ??= eventOf(type, deliveredObject(type, change), change.resource))
+  }
+
+  private eventsOf: Change | undefined = undefined
+  private added: WatchEvent | undefined = undefined
+  private modified: WatchEvent | undefined = undefined
+  private deleted: WatchEvent | undefined = undefined
 
   private closeWatcher(w: Watcher): void {
     this.remove(w)

@@ -197,11 +197,14 @@ export const parseFieldSelector = (text: string, resource: ResourceType): Either
 }
 
 /** A label the selector accepted but the object lacks reads as `""`, as upstream's `fields.Set.Get` does. */
-export const matchesFields = (sel: FieldSelector, obj: KObject): boolean =>
-  sel.requirements.every((r) => {
+export const matchesFields = (sel: FieldSelector, obj: KObject): boolean => {
+  // a loop, not `every` with a closure: the watch fan-out asks this of every change for every pinned watcher
+  for (const r of sel.requirements) {
     const actual = fieldGetters[r.field]?.(obj) ?? ""
-    return r.operator === "=" ? actual === r.value : actual !== r.value
-  })
+    if (r.operator === "=" ? actual !== r.value : actual === r.value) return false
+  }
+  return true
+}
 
 export const fieldSelectorIsEmpty = (sel: FieldSelector): boolean => sel.requirements.length === 0
 

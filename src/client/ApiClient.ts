@@ -5,6 +5,7 @@
  * (`simulator/apiserver/InProcessClient.ts`); both pass one contract suite (`test/contract`).
  */
 import { Context, Effect, Layer, Stream } from "effect"
+import type { Scope } from "effect"
 import type { KList, KObject, WatchEvent } from "../api/Object.js"
 import type {
   DeleteOptions,
@@ -19,6 +20,7 @@ import type {
 import type { ResourceType } from "../api/Resources.js"
 import type { ApiError } from "../api/Status.js"
 import { makeHttpClient, type HttpClientOptions, type TrafficCounter } from "./HttpTransport.js"
+import type { WatchPull } from "./WatchPull.js"
 import type { WireEncoding } from "./WireEncoding.js"
 
 export interface ApiClientService {
@@ -38,6 +40,12 @@ export interface ApiClientService {
   readonly deleteCollection: (resource: ResourceType, opts?: ListOptions & DeleteOptions) => Effect.Effect<KList, ApiError>
   /** A watch stream; opening errors (400, 422, …) fail the stream before the first event. */
   readonly watch: (resource: ResourceType, opts?: WatchOptions) => Stream.Stream<WatchEvent, ApiError>
+  /**
+   * In-process clients only: the same watch as pulls of event batches, open for the life of the scope; opening errors
+   * fail the effect. Read it with `openWatchPull` (`WatchPull.ts`), which falls back to `watch` without it. A wrapper
+   * that changes `watch` must change this too, or leave it out.
+   */
+  readonly pullWatch?: (resource: ResourceType, opts?: WatchOptions) => Effect.Effect<WatchPull, ApiError, Scope.Scope>
   /**
    * HTTP clients only: a GET or DELETE of one object whose answer is measured, not decoded — its status (a non-2xx
    * answer fails with the Status it carries, as the decoded verbs do) and its body bytes. What a load action that

@@ -17,13 +17,14 @@
  * `watchOnly` starts from the collection's current rv (a `limit=1` list) and stores nothing, as client-go's
  * `RetryWatcher` started from a list's rv; after a 410 it takes a fresh current rv the same way.
  */
-import { Clock, Deferred, Duration, Effect, Random, Sink, Stream } from "effect"
+import { Clock, Deferred, Duration, Effect, Random } from "effect"
 import type { Chunk, Scope } from "effect"
 import type { KObject, WatchEvent } from "../api/Object.js"
 import type { ListOptions } from "../api/Requests.js"
 import type { ResourceType } from "../api/Resources.js"
 import type { ApiError } from "../api/Status.js"
 import { ApiClient } from "../client/ApiClient.js"
+import { openWatchPull, readWatch } from "../client/WatchPull.js"
 import { initialBackoff, nextBackoff, reflectorBackoff, type BackoffState } from "./Backoff.js"
 import { listPages, type PagedList } from "./Pager.js"
 import { asStatus, isExpired, isExpiredStatus, isRetriableWatchOpen, isTooLargeResourceVersion } from "./ReflectorErrors.js"
@@ -221,9 +222,10 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
             return seen && seen.length > 0 ? Effect.as(Effect.flatMap(preciseNow, (at) => observer!.watchEvents!(seen, at)), more) : Effect.succeed(more)
           })
         const outcome = yield* Effect.either(
-          Stream.run(
-            api.watch(resource, { ...selectors, resourceVersion: stats.lastSyncedRv, allowWatchBookmarks: true, timeoutSeconds }),
-            Sink.forEachChunkWhile(onChunk)
+          Effect.scoped(
+            Effect.flatMap(openWatchPull(api, resource, { ...selectors, resourceVersion: stats.lastSyncedRv, allowWatchBookmarks: true, timeoutSeconds }), (pull) =>
+              readWatch(pull, onChunk)
+            )
           )
         )
         if (end) return end

@@ -1,6 +1,6 @@
 /** Contract tests of part 2: watches, resource-version tables, history window, expiry — both layers. */
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Fiber, Stream, TestClock } from "effect"
+import { Chunk, Effect, Fiber, Option, Stream, TestClock } from "effect"
 import type { WatchEvent } from "../../src/api/Object.js"
 import { ConfigMaps, Events, Leases, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
@@ -312,6 +312,25 @@ describe("slow watchers", () => {
       )
       expect(events).toHaveLength(10)
       expect(summary(events).at(-1)).toBe("ADDED s9")
+    }).pipe(Effect.provide(clientLayer("in-process", { watchBufferSize: 10 }))))
+
+  it.effect("pullWatch hands over what watch does, everything waiting in one batch; a dropped watcher's pull ends", () =>
+    Effect.gen(function* () {
+      const server = yield* ApiServer
+      const api = yield* ApiClient
+      const names = (batch: Chunk.Chunk<WatchEvent>) => Chunk.toArray(batch).map((e) => `${e.type} ${e.object.metadata.name}`)
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const pull = yield* server.pullWatch(ConfigMaps, { namespace: "default", resourceVersion: String(server.store.revision) })
+          for (let i = 0; i < 3; i++) yield* api.create(ConfigMaps, cm(`p${i}`), { namespace: "default" })
+          yield* api.delete(ConfigMaps, "p1", { namespace: "default" })
+          expect(names(yield* pull)).toEqual(["ADDED p0", "ADDED p1", "ADDED p2", "DELETED p1"])
+          for (let i = 3; i < 20; i++) yield* api.create(ConfigMaps, cm(`p${i}`), { namespace: "default" })
+          expect(server.hub.size).toBe(0)
+          expect(names(yield* pull)).toEqual(Array.from({ length: 10 }, (_, i) => `ADDED p${i + 3}`))
+          expect(yield* Effect.flip(pull)).toEqual(Option.none())
+        })
+      )
     }).pipe(Effect.provide(clientLayer("in-process", { watchBufferSize: 10 }))))
 
   it.effect("the starting state and replayed history are not limited by the buffer: only live events are", () =>

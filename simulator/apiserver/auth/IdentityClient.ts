@@ -10,6 +10,7 @@ import type { DeleteOptions, GetOptions, ListOptions, PatchType, WatchOptions, W
 import type { ResourceType } from "../../../src/api/Resources.js"
 import type { ApiError } from "../../../src/api/Status.js"
 import type { ApiClientService } from "../../../src/client/ApiClient.js"
+import { openWatchPull } from "../../../src/client/WatchPull.js"
 import type { AccessControl } from "./AccessControl.js"
 import type { Permissions } from "./Authorizer.js"
 import type { Credentials } from "./Authenticator.js"
@@ -40,7 +41,7 @@ export const identityClient = (access: AccessControl, credentials: Credentials, 
   }
   /** The effectful verbs: each call is checked at the Clock time when it runs. */
   const effectful = ((): ApiClientService => {
-    const checked = <A>(attrs: ResourceAttributes, run: (user: UserInfo) => Effect.Effect<A, ApiError>): Effect.Effect<A, ApiError> =>
+    const checked = <A, R = never>(attrs: ResourceAttributes, run: (user: UserInfo) => Effect.Effect<A, ApiError, R>): Effect.Effect<A, ApiError, R> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => Either.match(admitAt(now, attrs), { onLeft: (e) => Effect.fail(e), onRight: run }))
     return {
       get: (resource, name, opts) => checked(callAttributes("get", resource, opts?.namespace, name), () => client.get(resource, name, opts)),
@@ -55,7 +56,9 @@ export const identityClient = (access: AccessControl, credentials: Credentials, 
       delete: (resource, name, opts) => checked(callAttributes("delete", resource, opts?.namespace, name), () => client.delete(resource, name, opts)),
       deleteCollection: (resource, opts) => checked(callAttributes("deletecollection", resource, opts?.namespace, undefined), () => client.deleteCollection(resource, opts)),
       watch: (resource, opts) =>
-        Stream.unwrap(checked(callAttributes("watch", resource, opts?.namespace, selectedName(opts?.fieldSelector)), () => Effect.succeed(client.watch(resource, opts))))
+        Stream.unwrap(checked(callAttributes("watch", resource, opts?.namespace, selectedName(opts?.fieldSelector)), () => Effect.succeed(client.watch(resource, opts)))),
+      pullWatch: (resource, opts) =>
+        checked(callAttributes("watch", resource, opts?.namespace, selectedName(opts?.fieldSelector)), () => openWatchPull(client, resource, opts))
     }
   })()
   if (client.at === undefined) return effectful
@@ -82,6 +85,7 @@ export const identityClient = (access: AccessControl, credentials: Credentials, 
     delete: effectful.delete,
     deleteCollection: effectful.deleteCollection,
     watch: effectful.watch,
+    pullWatch: effectful.pullWatch,
     at: (now: number) => {
       const base = at(now)
       if (base === undefined) return undefined
@@ -161,5 +165,8 @@ class ImmediateView implements ApiClientService {
   }
   watch(resource: ResourceType, opts?: WatchOptions) {
     return this.effectful.watch(resource, opts)
+  }
+  pullWatch(resource: ResourceType, opts?: WatchOptions) {
+    return openWatchPull(this.effectful, resource, opts)
   }
 }

@@ -1,0 +1,33 @@
+/**
+ * A watch read one batch of events at a time, without `Stream` stages. Effect 3 sends each chunk of a stream through
+ * its channel executor, some 30–50 µs per chunk; a simulated cluster's thousands of reflectors read a chunk per event
+ * and per bookmark, so there that was most of a reflector's cost (docs/benchmarks.md "With clients"). A client that
+ * can hand out its events directly (the in-process one) offers `pullWatch`; any other is read through its `watch`
+ * stream. Either way the reader sees the same events and errors.
+ */
+import { Effect, Option, Stream } from "effect"
+import type { Chunk, Scope } from "effect"
+import type { WatchEvent } from "../api/Object.js"
+import type { WatchOptions } from "../api/Requests.js"
+import type { ResourceType } from "../api/Resources.js"
+import type { ApiError } from "../api/Status.js"
+import type { ApiClientService } from "./ApiClient.js"
+
+/** The next batch of events (waiting for one); fails with `None` when the watch has ended, `Some` when it broke. */
+export type WatchPull = Effect.Effect<Chunk.Chunk<WatchEvent>, Option.Option<ApiError>>
+
+/** Opens `client`'s watch as pulls, for the life of the scope: its `pullWatch` when it has one, its stream otherwise. */
+export const openWatchPull = (client: ApiClientService, resource: ResourceType, opts?: WatchOptions): Effect.Effect<WatchPull, ApiError, Scope.Scope> =>
+  client.pullWatch !== undefined ? client.pullWatch(resource, opts) : Stream.toPull(client.watch(resource, opts))
+
+/**
+ * Reads batches into `onBatch` until the watch ends (success), breaks (its error), or `onBatch` answers false.
+ * A loop of plain effects: nothing of one batch is kept for the next.
+ */
+export const readWatch = (pull: WatchPull, onBatch: (batch: Chunk.Chunk<WatchEvent>) => Effect.Effect<boolean>): Effect.Effect<void, ApiError> => {
+  const next: Effect.Effect<void, ApiError> = Effect.matchEffect(pull, {
+    onFailure: (end) => (Option.isNone(end) ? Effect.void : Effect.fail(end.value)),
+    onSuccess: (batch) => Effect.flatMap(onBatch(batch), (more) => (more ? next : Effect.void))
+  })
+  return next
+}
