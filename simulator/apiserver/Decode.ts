@@ -22,17 +22,20 @@ export interface Body {
 
 export const isDryRun = (dryRun: ReadonlyArray<string> | undefined): boolean => dryRun !== undefined && dryRun.length > 0
 
+/** Shared: every write checks its options, and almost every one has nothing to report. */
+const noErrors: ReadonlyArray<FieldError> = Object.freeze([])
+
 /** `All`, or the bare parameter (upstream "Dry-run"); anything else is unsupported. */
-const dryRunErrors = (dryRun: ReadonlyArray<string> | undefined): FieldError[] =>
-  dryRun && dryRun.some((v) => v !== "All" && v !== "") ? [notSupported("dryRun", dryRun, ["All"])] : []
+const dryRunErrors = (dryRun: ReadonlyArray<string> | undefined): ReadonlyArray<FieldError> =>
+  dryRun && dryRun.some((v) => v !== "All" && v !== "") ? [notSupported("dryRun", dryRun, ["All"])] : noErrors
 
 const fieldValidationLevels = ["", "Ignore", "Strict", "Warn"]
 
 /** `ValidatePatchOptions`: `force` only for apply, which needs a `fieldManager`. */
-const patchErrors = (patchType: PatchType | undefined, opts: WriteOptions): FieldError[] => {
-  if (patchType === undefined) return []
-  if (patchType === "apply") return opts.fieldManager ? [] : [required("fieldManager", "is required for apply patch")]
-  return opts.force !== undefined ? [forbidden("force", "may not be specified for non-apply patch")] : []
+const patchErrors = (patchType: PatchType | undefined, opts: WriteOptions): ReadonlyArray<FieldError> => {
+  if (patchType === undefined) return noErrors
+  if (patchType === "apply") return opts.fieldManager ? noErrors : [required("fieldManager", "is required for apply patch")]
+  return opts.force !== undefined ? [forbidden("force", "may not be specified for non-apply patch")] : noErrors
 }
 
 /** CreateOptions / UpdateOptions / PatchOptions: force, dryRun, fieldValidation, fieldManager (422 naming each). */

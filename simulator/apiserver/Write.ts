@@ -59,7 +59,7 @@ export class Write {
     const entry = this.state.find(resource, opts.namespace, name)
     const decoded = decodeBody(resource, body, opts.fieldValidation, false, entry?.obj)
     if (Either.isLeft(decoded)) return Either.left(decoded.left)
-    return this.updateObject(resource, name, decoded.right.object, opts, now, decoded.right.warnings, { namespace: opts.namespace, entry })
+    return this.updateObject(resource, name, decoded.right.object, opts, now, decoded.right.warnings, entry)
   }
 
   patch(resource: ResourceType, name: string, patchType: PatchType, patch: Body, opts: WriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
@@ -86,7 +86,7 @@ export class Write {
     // A patch is based on the stored object: unconditional unless the patch itself sets a resourceVersion.
     const rv = object.metadata.resourceVersion || stored.metadata.resourceVersion
     const input = rv === object.metadata.resourceVersion ? object : { ...extendable, ...object, metadata: { ...extendable, ...object.metadata, resourceVersion: rv } }
-    return this.updateObject(resource, name, input, opts, now, warnings, { namespace: opts.namespace, entry })
+    return this.updateObject(resource, name, input, opts, now, warnings, entry)
   }
 
   /**
@@ -117,7 +117,7 @@ export class Write {
     // Like a patch, an apply is unconditional unless the configuration names a resourceVersion.
     const rv = object.metadata.resourceVersion || live.metadata.resourceVersion
     const input = { ...extendable, ...applied, metadata: { ...extendable, ...applied.metadata, resourceVersion: rv } }
-    return this.updateObject(resource, name, input, opts, now, warnings, { namespace: opts.namespace, entry }, true)
+    return this.updateObject(resource, name, input, opts, now, warnings, entry, true)
   }
 
   private createObject(resource: ResourceType, input: KObject, opts: WriteOptions, now: number, applied = false): Either.Either<KObject, ApiError> {
@@ -181,8 +181,11 @@ export class Write {
     opts: WriteOptions,
     now: number,
     warnings: ReadonlyArray<string>,
-    /** The caller's own lookup, reused when the body names the same namespace (one lookup per request). */
-    lookedUp?: { readonly namespace: string | undefined; readonly entry: Entry | undefined },
+    /**
+     * The caller's own lookup under the request's namespace, reused when the body names the same one (one lookup
+     * per request). The entry alone, not a record with the namespace: one object less per write.
+     */
+    lookedUp: Entry | undefined,
     /** The input carries the managed fields of an Apply. */
     applied = false
   ): Either.Either<WriteResult, ApiError> {
@@ -194,7 +197,7 @@ export class Write {
     if (resource.namespaced && meta.namespace && opts.namespace && meta.namespace !== opts.namespace)
       return Either.left(Status.badRequest("the namespace of the provided object does not match the namespace sent on the request"))
     const namespace = resource.namespaced ? opts.namespace || meta.namespace || undefined : undefined
-    const entry = lookedUp !== undefined && (!resource.namespaced || lookedUp.namespace === namespace) ? lookedUp.entry : this.state.find(resource, namespace, name)
+    const entry = !resource.namespaced || opts.namespace === namespace ? lookedUp : this.state.find(resource, namespace, name)
     const stored = entry?.obj
     if (!stored) {
       if (!resource.allowCreateOnUpdate || opts.subresource) return Either.left(Status.notFound(resource, name))
@@ -229,16 +232,17 @@ export class Write {
     const merged = mergeForUpdate(resource, stored, sent, opts.subresource)
     // The candidate as stored (no kind/apiVersion, the stored resourceVersion), for validation and the no-op check.
     const unbumped = storedForm(merged, serverOwnedMeta(merged.metadata, stored.metadata, name, namespace))
-    const errors: FieldError[] = []
+    // Made on the first error: most writes have none.
+    let errors: FieldError[] | undefined
     if (stored.metadata.deletionTimestamp !== undefined) {
       const before = new Set(stored.metadata.finalizers ?? [])
       const added = (unbumped.metadata.finalizers ?? []).filter((f) => !before.has(f))
       if (added.length > 0)
-        errors.push(forbidden("metadata.finalizers", `no new finalizers can be added if the object is being deleted, found new finalizers ${formatStringSlice(added)}`))
+        (errors ??= []).push(forbidden("metadata.finalizers", `no new finalizers can be added if the object is being deleted, found new finalizers ${formatStringSlice(added)}`))
     }
     const invalid = resource.rules.validateUpdate?.(unbumped, stored)
-    if (invalid !== undefined && invalid.length > 0) errors.push(...invalid)
-    if (errors.length > 0) return Either.left(invalidObject(resource, name, errors))
+    if (invalid !== undefined && invalid.length > 0) (errors ??= []).push(...invalid)
+    if (errors !== undefined) return Either.left(invalidObject(resource, name, errors))
     // A spec change bumps a Deployment's generation (in a new metadata object: the candidate's may be the caller's).
     const bumped = resource.kind === "Deployment" && !sameObject(unbumped.spec, stored.spec)
       ? { ...unbumped, metadata: { ...extendable, ...unbumped.metadata, generation: (stored.metadata.generation ?? 0) + 1 } }

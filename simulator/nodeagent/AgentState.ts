@@ -35,6 +35,10 @@ export interface AgentState {
   /** The lease's metadata and spec as last read or written (undefined: read it first). */
   leaseMeta: ObjectMeta | undefined
   leaseSpec: Readonly<Record<string, unknown>>
+  /** The lease renewal in flight (at most one per agent): the lease it PUTs, when it was due, its modelled end. */
+  renewal: KObject | undefined
+  renewalDueAt: number
+  renewalEnd: number
   ensuring: boolean
   lastReport: number
   uid: string | undefined
@@ -57,6 +61,9 @@ export const makeAgentState = (node: SimulatedNode, settings: NodeAgentSettings,
   client: undefined,
   leaseMeta: undefined,
   leaseSpec: {},
+  renewal: undefined,
+  renewalDueAt: 0,
+  renewalEnd: 0,
   ensuring: false,
   lastReport: -Infinity,
   uid: undefined,

@@ -5,6 +5,9 @@
  * (GET; 404 → create) with backoff 200 ms, 400 ms, … 7 s until it succeeds. The lease client is not rate-limited.
  */
 import type { KObject } from "../../src/api/Object.js"
+import type { WriteResult } from "../../src/api/Requests.js"
+import type { ApiError } from "../../src/api/Status.js"
+import type { ApiClientService } from "../../src/client/ApiClient.js"
 import { extendable } from "../../src/api/internal/V8Shapes.js"
 import { Leases } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace } from "../../src/api/WellKnown.js"
@@ -107,19 +110,28 @@ export class LeaseRenewer {
 
   /** PUT the lease with a new renewTime (and the owner reference once the Node's uid is known). */
   private update(a: AgentState, t: number, start: number): Request {
-    const adm = this.ctx.env.serviceTime.complete(start, "mutating", 0, leaseBytes, a.requests.leaseUpdate)
     const meta = a.leaseMeta!
     const spec = a.leaseSpec
-    const renewed: KObject = {
+    a.renewalEnd = this.ctx.env.serviceTime.complete(start, "mutating", 0, leaseBytes, a.requests.leaseUpdate)
+    a.renewalDueAt = t
+    a.renewal = {
       metadata: meta.ownerReferences === undefined && a.uid !== undefined ? { ...extendable, ...meta, ownerReferences: [this.ownerOf(a)] } : meta,
       spec: { ...extendable, ...spec, renewTime: this.ctx.text.micro(start) }
     }
-    return this.ctx.send(
-      a,
-      (client) => client.update(Leases, renewed, leaseOptions),
-      (written) => this.written(a, written.object, t, this.ctx.ended(adm)),
-      () => this.conflict(a, this.ctx.ended(adm))
-    )
+    return this.ctx.send(a, this.sendRenewal, this.renewed, this.renewalRejected)
+  }
+
+  // The renewal's request and answers, made once: the renewal's own values are in the agent's state.
+  private readonly sendRenewal = (client: ApiClientService, a: AgentState) => client.update(Leases, a.renewal!, leaseOptions)
+
+  private readonly renewed = (written: WriteResult, a: AgentState): void => {
+    a.renewal = undefined
+    this.written(a, written.object, a.renewalDueAt, this.ctx.ended(a.renewalEnd))
+  }
+
+  private readonly renewalRejected = (_: ApiError, a: AgentState): void => {
+    a.renewal = undefined
+    this.conflict(a, this.ctx.ended(a.renewalEnd))
   }
 
   /** Keeps the parts of a lease the next renewal sends back (parts of the stored object: nothing is copied). */

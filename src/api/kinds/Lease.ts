@@ -19,14 +19,17 @@ export const leaseSchema: FieldSchema = kindSchema({
   })
 })
 
+const noErrors: ReadonlyArray<FieldError> = Object.freeze([])
+
 /** `ValidateLeaseSpec`: a set duration must be > 0, set transitions ≥ 0. */
-const validateLeaseSpec = (obj: KObject): FieldError[] => {
+const validateLeaseSpec = (obj: KObject): ReadonlyArray<FieldError> => {
   const spec = isRecord(obj.spec) ? obj.spec : {}
   const duration = spec.leaseDurationSeconds
   const transitions = spec.leaseTransitions
   const badDuration = typeof duration === "number" && duration <= 0
   const badTransitions = typeof transitions === "number" && transitions < 0
-  if (!badDuration && !badTransitions) return []
+  // A shared empty answer: every lease renewal asks.
+  if (!badDuration && !badTransitions) return noErrors
   const errs: FieldError[] = []
   if (badDuration) errs.push(invalid("spec.leaseDurationSeconds", duration, "must be greater than 0"))
   if (badTransitions) errs.push(invalid("spec.leaseTransitions", transitions, "must be greater than or equal to 0"))
