@@ -12,9 +12,9 @@ const escaped = /["\\\u0000-\u001f\ud800-\udfff]/
 export const jsonLength = (value: unknown): number => {
   switch (typeof value) {
     case "string":
-      return escaped.test(value) ? JSON.stringify(value).length : value.length + 2
+      return stringLength(value)
     case "number":
-      return Number.isFinite(value) ? String(value).length : 4
+      return numberLength(value)
     case "boolean":
       return value ? 4 : 5
     case "object":
@@ -22,17 +22,19 @@ export const jsonLength = (value: unknown): number => {
       if (typeof (value as { toJSON?: unknown }).toJSON === "function") return JSON.stringify(value)?.length ?? 0
       if (Array.isArray(value)) {
         let length = 2 + Math.max(0, value.length - 1)
-        for (const item of value) length += jsonLength(item) || 4 // what is left out of an object is `null` in an array
+        for (let i = 0; i < value.length; i++) length += jsonLength(value[i]) || 4 // what is left out of an object is `null` in an array
         return length
       }
       {
         let length = 2
         let members = 0
         const record = value as Record<string, unknown>
-        for (const key of Object.keys(record)) {
+        // for-in rather than Object.keys: no array of keys per object (the same keys, in the same order, once own)
+        for (const key in record) {
+          if (!Object.prototype.hasOwnProperty.call(record, key)) continue
           const member = jsonLength(record[key])
           if (member === 0) continue // undefined, a function or a symbol: the key is left out
-          length += jsonLength(key) + 1 + member
+          length += keyLength(key) + 1 + member
           members++
         }
         return members > 0 ? length + members - 1 : length
@@ -40,6 +42,31 @@ export const jsonLength = (value: unknown): number => {
     default:
       return 0
   }
+}
+
+const stringLength = (value: string): number => (escaped.test(value) ? JSON.stringify(value).length : value.length + 2)
+
+/** Whole numbers by their digits, without a string per number; others as `String` writes them (`JSON.stringify` does). */
+const numberLength = (value: number): number => {
+  if (!Number.isFinite(value)) return 4 // null
+  if (!Number.isInteger(value) || Math.abs(value) >= 1e21) return String(value).length
+  let digits = value < 0 ? 2 : 1
+  for (let rest = Math.abs(value); rest >= 10; rest = Math.floor(rest / 10)) digits++
+  return digits
+}
+
+/**
+ * Members' keys come from few shapes (an API object's field names, managedFields' `f:` paths), so their lengths are
+ * remembered, up to a bound (label keys and names can be many).
+ */
+const keyLengths = new Map<string, number>()
+const keyLength = (key: string): number => {
+  let length = keyLengths.get(key)
+  if (length === undefined) {
+    length = stringLength(key)
+    if (keyLengths.size < 10_000) keyLengths.set(key, length)
+  }
+  return length
 }
 
 const storedLengths = new WeakMap<object, number>()

@@ -22,9 +22,9 @@
  * `ServiceTimeModel.admit` is pure bookkeeping for callers that batch work (the node-agent shards); `layerClient`
  * wraps an `ApiClient` so that each call takes its modelled time on the `Clock` (virtual or real).
  */
-import { Clock, Context, Effect, Either, Layer, Schema, Stream } from "effect"
+import { Clock, Context, Effect, Either, type Exit, Layer, Schema, Stream } from "effect"
 import { parseFieldSelector } from "../../src/api/FieldSelector.js"
-import type { KObject } from "../../src/api/Object.js"
+import type { KList, KObject } from "../../src/api/Object.js"
 import type { ListOptions, WatchOptions } from "../../src/api/Requests.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
@@ -321,6 +321,11 @@ const listRequestSeats = (model: ServiceTimeModel, resource: ResourceType, opts:
  * LIST's objects from the stored count and its limit, the body of a write), waiting in its queue, then sent to the
  * server when dispatched; its latency counts the size it really had. A 429 comes when the level answers it, and
  * nothing reaches the server (a rejected request costs the simulator nothing, however often it is retried).
+ *
+ * A read dispatched on arrival — nearly every one — is answered on the spot when the server can (`answerAt`: an
+ * in-process server's immediate view, `ApiClientService.at`), so the request is one booking and one sleep; the
+ * server reads at the same instant either way. Steps per request were most of a modelled GET's cost
+ * (`bench/getPath.ts`, docs/benchmarks.md "With clients").
  */
 const apfTimed = <A>(
   model: ServiceTimeModel,
@@ -328,24 +333,36 @@ const apfTimed = <A>(
   request: ModelRequest,
   estimate: { readonly objects: number; readonly bytes: number },
   call: Effect.Effect<A, ApiError>,
-  responseSize: (a: A) => { objects: number; bytes: number }
+  responseSize: (a: A) => { objects: number; bytes: number },
+  answerAt?: (now: number) => Either.Either<A, ApiError> | undefined
 ): Effect.Effect<A, ApiError> =>
   retryTooManyRequests(
-    Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
+    Effect.clockWith((clock) => {
+      const now = clock.unsafeCurrentTimeMillis()
       const factor = model.factor(cls)
       const booked = model.book(now, cls, estimate.objects, estimate.bytes, request, factor)
-      if ("rejectedAt" in booked) {
-        yield* sleepUntil(now, booked.rejectedAt)
-        return yield* Effect.fail(rejected())
+      if ("rejectedAt" in booked) return Effect.zipRight(sleepUntil(now, booked.rejectedAt), Effect.failSync(rejected))
+      // the rest of a dispatched request once the server has answered: its service time, from the size it really had
+      const served = (answer: Either.Either<A, ApiError> | Exit.Exit<A, ApiError>): Effect.Effect<A, ApiError> => {
+        const size =
+          cls === "read" && answer._tag === "Right" ? responseSize(answer.right)
+          : cls === "read" && answer._tag === "Success" ? responseSize(answer.value)
+          : { objects: 0, bytes: estimate.bytes }
+        return Effect.zipRight(sleepUntil(booked.start, booked.start + model.serviceMs(cls, size.objects, size.bytes) * factor), answer)
       }
-      yield* sleepUntil(now, booked.start)
-      const result = yield* Effect.exit(call)
-      const size = result._tag === "Success" && cls === "read" ? responseSize(result.value) : { objects: 0, bytes: estimate.bytes }
-      yield* sleepUntil(booked.start, booked.start + model.serviceMs(cls, size.objects, size.bytes) * factor)
-      return yield* result
+      const answered = booked.start === now ? answerAt?.(now) : undefined
+      if (answered !== undefined) return served(answered)
+      return Effect.flatMap(Effect.zipRight(sleepUntil(now, booked.start), Effect.exit(call)), served)
     })
   )
+
+/** The answer of an in-process server at `now` without an effect (a read that must wait for a revision has none). */
+const immediately = <A>(inner: ApiClientService, now: number, read: (client: ApiClientService) => Effect.Effect<A, ApiError>): Either.Either<A, ApiError> | undefined => {
+  const client = inner.at?.(now)
+  if (client === undefined) return undefined
+  const answer = read(client)
+  return Either.isEither(answer) ? (answer as Either.Either<A, ApiError>) : undefined
+}
 
 /**
  * The objects a LIST is expected to process, for the time its seats are held: what is stored, at most its limit (all
@@ -369,6 +386,8 @@ const pinnedValueOf = (resource: ResourceType, fieldSelector: string | undefined
 
 const nothing = { objects: 0, bytes: 0 }
 const one = { objects: 1, bytes: 0 }
+const objectSize = (o: KObject) => ({ objects: 1, bytes: storedJsonLength(o) })
+const listSize = (l: KList) => ({ objects: l.items.length, bytes: 0 })
 const body = (value: unknown) => ({ objects: 0, bytes: approximateBytes(value) })
 
 /** Sleeps from `from` to `to` (ms), in whole microseconds so the virtual clock stays on exact instants. */
@@ -379,7 +398,9 @@ const sleepUntil = (from: number, to: number): Effect.Effect<void> => {
 
 export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, identity: ModelIdentity = defaultIdentity): ApiClientService => ({
   get: (resource, name, opts) =>
-    apfTimed(model, "read", modelRequestOf(verbs.get, resource, opts?.namespace, undefined, identity), one, inner.get(resource, name, opts), (o: KObject) => ({ objects: 1, bytes: storedJsonLength(o) })),
+    apfTimed(model, "read", modelRequestOf(verbs.get, resource, opts?.namespace, undefined, identity), one, inner.get(resource, name, opts), objectSize, (now) =>
+      immediately(inner, now, (client) => client.get(resource, name, opts))
+    ),
   list: (resource, opts) =>
     apfTimed(
       model,
@@ -387,7 +408,8 @@ export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, 
       { ...modelRequestOf(verbs.list, resource, opts?.namespace, undefined, identity), seats: listRequestSeats(model, resource, opts) },
       listEstimate(model, resource, opts),
       inner.list(resource, opts),
-      (l) => ({ objects: l.items.length, bytes: 0 })
+      listSize,
+      (now) => immediately(inner, now, (client) => client.list(resource, opts))
     ),
   create: (resource, obj, opts) =>
     apfTimed(model, "mutating", modelRequestOf(verbs.create, resource, opts?.namespace, opts?.subresource, identity), body(obj), inner.create(resource, obj, opts), none),

@@ -23,6 +23,9 @@ interface BTree<K, V> {
   set(key: K, value: V): boolean
   delete(key: K): boolean
   entries(lowestKey?: K): IterableIterator<[K, V]>
+  maxKey(): K | undefined
+  /** Calls `onFound` for the keys from `low` to `high` in order until it returns `{ break }`. */
+  forRange(low: K, high: K, includeHigh: boolean, onFound: (k: K, v: V) => { break?: true } | undefined): number | true
 }
 
 export type ChangeType = "ADDED" | "MODIFIED" | "DELETED"
@@ -216,7 +219,18 @@ const namesOf = (cell: Cell): readonly [string, string] => {
   return name !== undefined && objectKey(namespace, name) === cell.key ? [namespace || "", name] : splitKey(cell.key)
 }
 
-const emptyTree = new BTree<string, Cell>()
+/**
+ * The objects under `prefix` from `start` now, when they are known without a walk: on a first page (`start` is the
+ * prefix) with nothing changed since the page's revision, they are the table's, or its namespace's. The first page of
+ * a paged LIST of every pod would otherwise walk all 150,000 keys to count them.
+ */
+const keysUnder = (table: Table, prefix: string, start: string, changedSince: number): number | undefined => {
+  if (start !== prefix || changedSince > 0) return undefined
+  return prefix === "" ? table.ordered.size : (table.byName.get(prefix.slice(0, -1))?.size ?? 0)
+}
+
+/** What stops a B+ tree walk (`forRange`). */
+const stop = { break: true } as const
 
 export class Store {
   private current = 0
@@ -359,13 +373,6 @@ export class Store {
     const table = this.tables.get(req.resource)
     const undone = this.stateBefore(req.resource, req.revision, req.prefix, req.start)
     const undoneKeys = [...undone.keys()].sort()
-    let u = 0
-    // An object that matched the index value at `revision` but not now changed since, so `undone` brings it back.
-    const current =
-      req.indexValue !== undefined && table?.indexed !== undefined
-        ? table.indexedFrom(req.indexValue, req.start)
-        : (table?.ordered ?? emptyTree).entries(req.start)
-    let next = current.next()
     const items: KObject[] = []
     const limit = req.limit ?? Number.POSITIVE_INFINITY
     let lastKey: string | undefined
@@ -373,48 +380,55 @@ export class Store {
     let full = false
     // objects at `revision` from `start` on, counted for remainingItemCount when a page from here had it counted
     const counting = req.countRemaining && table !== undefined
-    const counted = counting ? table.remainingFrom.get(req.revision, req.prefix, req.start) : undefined
+    const counted = counting ? (table.remainingFrom.get(req.revision, req.prefix, req.start) ?? keysUnder(table, req.prefix, req.start, undoneKeys.length)) : undefined
     let seen = 0
-    for (;;) {
-      // Merge the two key-ordered sources; a key changed after `revision` takes its old state.
-      let key: string
-      let obj: KObject | undefined
-      const tableKey = next.done ? undefined : next.value[0]
-      const undoneKey = undoneKeys[u]
-      if (tableKey !== undefined && !tableKey.startsWith(req.prefix)) {
-        next = { done: true, value: undefined }
-        continue
-      }
-      if (tableKey === undefined && undoneKey === undefined) break
-      if (undoneKey !== undefined && (tableKey === undefined || undoneKey <= tableKey)) {
-        key = undoneKey
-        obj = undone.get(undoneKey) ?? undefined
-        u++
-        if (tableKey === undoneKey) next = current.next()
-      } else {
-        key = tableKey!
-        obj = next.value![1].obj
-        next = current.next()
-      }
-      if (!obj) continue
+    /** Takes the state of `key` at `revision` (none: absent then) into the page; true once the page is done. */
+    const take = (key: string, obj: KObject | null | undefined): boolean => {
+      if (!obj) return false
       if (full) {
         if (!req.countRemaining) {
           remaining = 1
-          break
+          return true
         }
         if (counted !== undefined) {
           remaining = counted - seen
-          break
+          return true
         }
         remaining++
-        continue
+        return false
       }
       seen++
-      if (!req.matches(obj)) continue
+      if (!req.matches(obj)) return false
       items.push(obj)
       lastKey = key
       if (items.length >= limit) full = true
+      return false
     }
+    // Merge the two key-ordered sources; a key changed after `revision` takes its old state.
+    let u = 0
+    const takeStored = (key: string, obj: KObject): boolean => {
+      for (; u < undoneKeys.length && undoneKeys[u]! < key; u++) if (take(undoneKeys[u]!, undone.get(undoneKeys[u]!))) return true
+      if (undoneKeys[u] === key) return take(undoneKeys[u++]!, undone.get(key))
+      return take(key, obj)
+    }
+    let done = false
+    if (req.indexValue !== undefined && table?.indexed !== undefined) {
+      // An object that matched the index value at `revision` but not now changed since, so `undone` brings it back.
+      for (const [key, cell] of table.indexedFrom(req.indexValue, req.start)) {
+        if (!key.startsWith(req.prefix)) break
+        if ((done = takeStored(key, cell.obj))) break
+      }
+    } else if (table !== undefined) {
+      // in place, not through an iterator: a paged LIST of every pod walks 150,000 keys per first page
+      const last = table.ordered.maxKey()
+      if (last !== undefined && last >= req.start) {
+        table.ordered.forRange(req.start, last, true, (key, cell) => {
+          if (!key.startsWith(req.prefix)) return stop
+          if ((done = takeStored(key, cell.obj))) return stop
+        })
+      }
+    }
+    for (; !done && u < undoneKeys.length; u++) done = take(undoneKeys[u]!, undone.get(undoneKeys[u]!))
     if (counting && lastKey !== undefined && remaining > 0) {
       table.remainingFrom.set(req.revision, req.prefix, req.start, seen + remaining)
       table.remainingFrom.set(req.revision, req.prefix, lastKey + "\u0000", remaining)

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Either, Layer, ParseResult, Schema } from "effect"
-import { Namespaces, Pods } from "../../src/api/Resources.js"
+import { Cause, Clock, Effect, Either, Fiber, Layer, ParseResult, Schema } from "effect"
+import { ConfigMaps, Namespaces, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { defaultParameters, dispersionFactor, listEstimate, modelledClient, parameters, ServiceTime, ServiceTimeModel, ServiceTimeSettings, uniformOf } from "../../simulator/apiserver/ServiceTime.js"
 import * as SeededRandom from "../../simulator/kernel/SeededRandom.js"
 import * as Simulation from "../../simulator/kernel/Simulation.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
+import { jsonLength } from "../../simulator/apiserver/JsonLength.js"
 import { nodeRequests } from "../../simulator/nodeagent/NodeRequests.js"
 
 describe("ServiceTimeModel", () => {
@@ -64,6 +65,44 @@ describe("ServiceTimeModel", () => {
     const levels = model.apf!.metrics()
     expect(levels["system"]?.dispatched).toBe(2)
     expect(levels["global-default"]?.dispatched).toBe(1)
+  })
+
+  it("modelledClient: a read reaches the server when dispatched — at once, or after its wait in the queue or a server pause — and its latency counts what it returned", () => {
+    const sim = Simulation.make({ seed: 1 })
+    // 3 seats in all: global-default gets one, held 100 ms by a read
+    const model = new ServiceTimeModel({ ...defaultParameters, maxRequestsInflight: 2, maxMutatingRequestsInflight: 1, readBaseMs: 100 })
+    const exit = sim.run(
+      Effect.gen(function* () {
+        const inner = yield* ApiClient
+        const server = yield* ApiServer
+        const client = modelledClient(inner, model)
+        yield* inner.create(ConfigMaps, { metadata: { name: "x" }, data: { v: "1" } }, { namespace: "default" })
+        const timedGet = Effect.gen(function* () {
+          const t0 = yield* Clock.currentTimeMillis
+          const obj = yield* client.get(ConfigMaps, "x", { namespace: "default" })
+          return { v: (obj.data as { v: string }).v, from: t0, to: yield* Clock.currentTimeMillis, bytes: jsonLength(obj) }
+        })
+        const first = yield* Effect.fork(timedGet)
+        const second = yield* Effect.fork(timedGet) // queued behind the first until 100 ms
+        yield* Effect.sleep(50)
+        yield* inner.update(ConfigMaps, { metadata: { name: "x", namespace: "default" }, data: { v: "2" } }, { namespace: "default" })
+        const answers = [yield* Fiber.join(first), yield* Fiber.join(second)]
+        yield* server.pause(30)
+        const paused = yield* timedGet
+        return { answers, paused }
+      }).pipe(Effect.provide(InProcessClient.layer.pipe(Layer.provideMerge(ApiServer.layer({ seed: 1 })))))
+    )
+    if (exit?._tag !== "Success") throw new Error(String(exit && Cause.pretty((exit as { cause: Cause.Cause<unknown> }).cause)))
+    const { answers, paused } = (exit as { value: { answers: Array<{ v: string; from: number; to: number; bytes: number }>; paused: { v: string; from: number; to: number; bytes: number } } }).value
+    const service = (bytes: number) => model.serviceMs("read", 1, bytes)
+    expect(answers.map((a) => a.v)).toEqual(["1", "2"])
+    expect(answers[0]!.to - answers[0]!.from).toBeCloseTo(service(answers[0]!.bytes), 3)
+    // the first holds its seat for the size it was booked with (one object; a GET's size is known only once answered)
+    expect(answers[1]!.to - answers[1]!.from).toBeCloseTo(service(0) + service(answers[1]!.bytes), 3)
+    // booked on arrival, dispatched at once, but the paused server answers 30 ms later: the service time follows
+    expect(paused.v).toBe("2")
+    expect(paused.to - paused.from).toBeCloseTo(30 + service(paused.bytes), 3)
+    expect(model.apf!.metrics()["global-default"]?.dispatched).toBe(3)
   })
 
   it("complete: a node agent's request rejected on every retry ends at its last rejection and is counted as given up", () => {

@@ -89,3 +89,50 @@ describe("Store.putFresh", () => {
     expect([...store.changesAfter(ConfigMaps, 1)].map((c) => [c.type, c.key, c.object === fresh])).toEqual([["ADDED", "a/y", true]])
   })
 })
+
+describe("Store.page", () => {
+  const all = () => true
+  const values = (page: { items: ReadonlyArray<{ metadata: { name?: string }; data?: unknown }> }) =>
+    page.items.map((o) => `${o.metadata.name}=${(o.data as { v: string }).v}`)
+
+  it("reads a namespace at an older revision in key order: changed keys in their old state, later ones left out, deleted ones back", () => {
+    const store = new Store()
+    store.put(ConfigMaps, "a/x1", configMap("a", "x1", "1"), 0)
+    store.put(ConfigMaps, "a/x2", configMap("a", "x2", "1"), 0)
+    store.put(ConfigMaps, "a/x3", configMap("a", "x3", "1"), 0)
+    store.put(ConfigMaps, "b/y1", configMap("b", "y1", "1"), 0)
+    const revision = store.revision
+    store.remove(ConfigMaps, "a/x3", 0) // the namespace's last key: after every key stored now
+    store.put(ConfigMaps, "a/x0", configMap("a", "x0", "1"), 0)
+    store.put(ConfigMaps, "a/x2", configMap("a", "x2", "2"), 0)
+
+    const first = store.page({ resource: ConfigMaps, revision, prefix: "a/", start: "a/", limit: 2, matches: all, countRemaining: true })
+    expect(values(first)).toEqual(["x1=1", "x2=1"])
+    expect(first.lastKey).toBe("a/x2")
+    expect(first.remaining).toBe(1)
+    const second = store.page({ resource: ConfigMaps, revision, prefix: "a/", start: "a/x2\u0000", limit: 2, matches: all, countRemaining: true })
+    expect(values(second)).toEqual(["x3=1"])
+    expect(second.lastKey).toBeUndefined()
+    expect(second.remaining).toBe(0)
+  })
+
+  it("pages every namespace now, counting what is left once and taking it from the first page on the next", () => {
+    const store = new Store()
+    for (const [ns, name] of [["a", "x1"], ["a", "x2"], ["b", "y1"], ["b", "y2"], ["c", "z1"]] as const) store.put(ConfigMaps, objectKey(ns, name), configMap(ns, name, "1"), 0)
+    const page = (start: string) => store.page({ resource: ConfigMaps, revision: store.revision, prefix: "", start, limit: 2, matches: all, countRemaining: true })
+    const first = page("")
+    expect([values(first), first.lastKey, first.remaining]).toEqual([["x1=1", "x2=1"], "a/x2", 3])
+    const second = page("a/x2\u0000")
+    expect([values(second), second.lastKey, second.remaining]).toEqual([["y1=1", "y2=1"], "b/y2", 1])
+    const third = page("b/y2\u0000")
+    expect([values(third), third.lastKey, third.remaining]).toEqual([["z1=1"], undefined, 0])
+    // one namespace's first page counts that namespace's keys only
+    const namespaced = store.page({ resource: ConfigMaps, revision: store.revision, prefix: "a/", start: "a/", limit: 1, matches: all, countRemaining: true })
+    expect([values(namespaced), namespaced.lastKey, namespaced.remaining]).toEqual([["x1=1"], "a/x1", 1])
+    const last = store.page({ resource: ConfigMaps, revision: store.revision, prefix: "c/", start: "c/", limit: 1, matches: all, countRemaining: true })
+    expect([values(last), last.lastKey, last.remaining]).toEqual([["z1=1"], undefined, 0])
+    // a filtered list does not count: one more matching key is enough to say there are more
+    const filtered = store.page({ resource: ConfigMaps, revision: store.revision, prefix: "", start: "", limit: 1, matches: (o) => o.metadata.name !== "x1", countRemaining: false })
+    expect([values(filtered), filtered.lastKey, filtered.remaining]).toEqual([["x2=1"], "a/x2", 1])
+  })
+})

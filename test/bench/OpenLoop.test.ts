@@ -19,4 +19,21 @@ describe("forkEvery", () => {
       for (const s of seen) expect(Fiber.isFiber(s.input)).toBe(false)
     })
   )
+
+  it.effect("interrupts the requests still running when the loop is interrupted", () =>
+    Effect.gen(function* () {
+      let finished = 0
+      let interrupted = 0
+      const request = Effect.sleep(25).pipe(
+        Effect.tap(() => void finished++),
+        Effect.onInterrupt(() => Effect.sync(() => void interrupted++))
+      )
+      const loop = yield* Effect.fork(forkEvery(10, request))
+      yield* TestClock.adjust(35) // ticks at 0, 10, 20, 30: two have finished (at 25 and 35), two are running
+      yield* Fiber.interrupt(loop)
+      expect({ finished, interrupted }).toEqual({ finished: 2, interrupted: 2 })
+      yield* TestClock.adjust(100)
+      expect(finished).toBe(2)
+    })
+  )
 })
