@@ -4,8 +4,14 @@
  */
 export class SeatHeap {
   private readonly free: Float64Array
+  /**
+   * A sorted copy of `free` for multi-seat requests (a LIST of many objects): a typed array sorts numerically in
+   * place, where `Array.from(free).sort(compare)` boxed every seat into a fresh array twice per booking.
+   */
+  private readonly sorted: Float64Array
   constructor(readonly capacity: number) {
     this.free = new Float64Array(capacity)
+    this.sorted = new Float64Array(capacity)
   }
 
   /** Replaces the earliest free instant with `value`. */
@@ -35,16 +41,20 @@ export class SeatHeap {
   /** When `seats` seats are free together, at or after `at`; nothing is taken. */
   startFor(at: number, seats: number): number {
     if (seats === 1) return Math.max(at, this.free[0]!)
-    const sorted = Array.from(this.free).sort((a, b) => a - b)
-    return Math.max(at, sorted[seats - 1]!)
+    return Math.max(at, this.sortedFree()[seats - 1]!)
   }
 
   /** Takes `seats` seats from `start` until `end` (the earliest-free ones, all free by `start`). */
   take(seats: number, end: number): void {
     if (seats === 1) return this.siftDown(end)
-    const sorted = Array.from(this.free).sort((a, b) => a - b)
-    for (let i = 0; i < seats; i++) sorted[i] = end
-    sorted.sort((a, b) => a - b)
-    this.free.set(sorted)
+    const sorted = this.sortedFree()
+    sorted.fill(end, 0, seats)
+    // a sorted array is a valid min-heap
+    this.free.set(sorted.sort())
+  }
+
+  private sortedFree(): Float64Array {
+    this.sorted.set(this.free)
+    return this.sorted.sort()
   }
 }
