@@ -10,21 +10,13 @@ import type { WriteResult } from "../../src/api/Requests.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
 import { microTime } from "../../simulator/apiserver/SystemMeta.js"
 import { ServiceTimeModel } from "../../simulator/apiserver/ServiceTime.js"
-import { NodeAgentMetrics, type NodeAgentEnvironment, type NodeAgentSettings } from "../../simulator/nodeagent/AgentEnvironment.js"
+import { NodeAgentMetrics, type NodeAgentEnvironment } from "../../simulator/nodeagent/AgentEnvironment.js"
 import { makeAgentState, type AgentState } from "../../simulator/nodeagent/AgentState.js"
 import { LeaseRenewer } from "../../simulator/nodeagent/LeaseRenewer.js"
 import { Kind, ShardContext } from "../../simulator/nodeagent/ShardContext.js"
 import { makeNode } from "../../simulator/nodeagent/SimulatedNode.js"
+import { agentSettings } from "./settings.js"
 
-const settings: NodeAgentSettings = {
-  nodeStatusUpdateFrequencyMs: 10_000,
-  nodeStatusReportFrequencyMs: 300_000,
-  nodeLeaseDurationSeconds: 40,
-  platformAPIQPS: 50,
-  platformAPIBurst: 100,
-  maxPods: 110,
-  podsPerCore: 0
-}
 
 /** No jitter: a renewal is due exactly one interval (10 s) after the last one's answer. */
 const noJitter = { seed: 0, next: () => 0, between: () => 0, int: () => 0, split: () => noJitter } as never
@@ -44,7 +36,7 @@ describe("LeaseRenewer", () => {
     const env: NodeAgentEnvironment = {
       client,
       serviceTime: new ServiceTimeModel(),
-      settings,
+      settings: agentSettings,
       metrics: new NodeAgentMetrics(),
       pauses: [],
       resolutionMs: 1_000,
@@ -53,7 +45,7 @@ describe("LeaseRenewer", () => {
     const ctx = new ShardContext(env, noJitter)
     const renewer = new LeaseRenewer(ctx, () => {})
     const agent = (name: string): AgentState => {
-      const a = makeAgentState(makeNode({ name, zone: "z", region: "r", cpu: "4", memory: "16Gi", pods: 110, startAt: 0 }), settings, [])
+      const a = makeAgentState(makeNode({ name, zone: "z", region: "r", cpu: "4", memory: "16Gi", pods: 110, startAt: 0 }), agentSettings, [])
       a.leaseMeta = { name, namespace: "platform-node-lease", resourceVersion: "1" }
       a.leaseSpec = { holderIdentity: name, leaseDurationSeconds: 40 }
       return a

@@ -16,20 +16,12 @@ import { rfc3339 } from "../../simulator/apiserver/SystemMeta.js"
 import { ServiceTimeModel } from "../../simulator/apiserver/ServiceTime.js"
 import { ClusterObserver } from "../../simulator/cluster/ClusterObserver.js"
 import * as Simulation from "../../simulator/kernel/Simulation.js"
-import { NodeAgentMetrics, type NodeAgentSettings } from "../../simulator/nodeagent/AgentEnvironment.js"
+import { NodeAgentMetrics } from "../../simulator/nodeagent/AgentEnvironment.js"
 import { NodeAgentShard } from "../../simulator/nodeagent/NodeAgentShard.js"
 import type { PreparePod } from "../../simulator/nodeagent/PodStarter.js"
 import { makeNode } from "../../simulator/nodeagent/SimulatedNode.js"
+import { agentSettings } from "./settings.js"
 
-const settings: NodeAgentSettings = {
-  nodeStatusUpdateFrequencyMs: 10_000,
-  nodeStatusReportFrequencyMs: 300_000,
-  nodeLeaseDurationSeconds: 40,
-  platformAPIQPS: 50,
-  platformAPIBurst: 100,
-  maxPods: 110,
-  podsPerCore: 0
-}
 
 const podOn = (name: string, node: string): KObject => ({
   metadata: { name, namespace: "default", uid: `uid-${name}` },
@@ -51,7 +43,7 @@ const simulate = (ms: number, options: { preparePod?: PreparePod; during?: (serv
       const env = {
         client: inProcessClient(s),
         serviceTime: new ServiceTimeModel(),
-        settings,
+        settings: agentSettings,
         metrics,
         pauses: [],
         resolutionMs: 1_000,
