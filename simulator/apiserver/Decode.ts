@@ -4,7 +4,7 @@
  * kind/apiVersion against the URL, and the write and delete options. Pure: no store, no time.
  */
 import { Either } from "effect"
-import { forbidden, invalid as invalidField, notSupported, required, type FieldError } from "../../src/api/FieldError.js"
+import { forbidden, invalid as invalidField, noFieldErrors, notSupported, required, type FieldError } from "../../src/api/FieldError.js"
 import { depthOverflowInText, maxBodyNestingDepth } from "../../src/api/JsonDepth.js"
 import { strictDecodingErrors } from "../../src/api/kinds/DuplicateFields.js"
 import { decodesCleanly, envelopeSchema, splitUnknownFields, typeError } from "../../src/api/kinds/FieldSchema.js"
@@ -22,20 +22,17 @@ export interface Body {
 
 export const isDryRun = (dryRun: ReadonlyArray<string> | undefined): boolean => dryRun !== undefined && dryRun.length > 0
 
-/** Shared: every write checks its options, and almost every one has nothing to report. */
-const noErrors: ReadonlyArray<FieldError> = Object.freeze([])
-
 /** `All`, or the bare parameter (upstream "Dry-run"); anything else is unsupported. */
 const dryRunErrors = (dryRun: ReadonlyArray<string> | undefined): ReadonlyArray<FieldError> =>
-  dryRun && dryRun.some((v) => v !== "All" && v !== "") ? [notSupported("dryRun", dryRun, ["All"])] : noErrors
+  dryRun && dryRun.some((v) => v !== "All" && v !== "") ? [notSupported("dryRun", dryRun, ["All"])] : noFieldErrors
 
 const fieldValidationLevels = ["", "Ignore", "Strict", "Warn"]
 
 /** `ValidatePatchOptions`: `force` only for apply, which needs a `fieldManager`. */
 const patchErrors = (patchType: PatchType | undefined, opts: WriteOptions): ReadonlyArray<FieldError> => {
-  if (patchType === undefined) return noErrors
-  if (patchType === "apply") return opts.fieldManager ? noErrors : [required("fieldManager", "is required for apply patch")]
-  return opts.force !== undefined ? [forbidden("force", "may not be specified for non-apply patch")] : noErrors
+  if (patchType === undefined) return noFieldErrors
+  if (patchType === "apply") return opts.fieldManager ? noFieldErrors : [required("fieldManager", "is required for apply patch")]
+  return opts.force !== undefined ? [forbidden("force", "may not be specified for non-apply patch")] : noFieldErrors
 }
 
 /** CreateOptions / UpdateOptions / PatchOptions: force, dryRun, fieldValidation, fieldManager (422 naming each). */

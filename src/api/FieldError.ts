@@ -38,6 +38,9 @@ export interface FieldError {
   readonly detail?: string
 }
 
+/** No errors, one shared list: the checks that every write runs (names, options, a lease's spec) mostly find none. */
+export const noFieldErrors: ReadonlyArray<FieldError> = Object.freeze([])
+
 const causeReasons: Record<FieldErrorType, string> = {
   Required: "FieldValueRequired",
   Invalid: "FieldValueInvalid",

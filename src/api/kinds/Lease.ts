@@ -2,7 +2,7 @@
  * `coordination.platform/v1` Lease: the 1.26 fields and validation (reference §9). Only the two number
  * rules and the ObjectMeta rules exist; holders, expiry and transitions are not enforced.
  */
-import { type FieldError, invalid } from "../FieldError.js"
+import { type FieldError, invalid, noFieldErrors } from "../FieldError.js"
 import { isRecord, type KObject } from "../Object.js"
 import { FieldSchema, kindSchema } from "./FieldSchema.js"
 import type { KindRules } from "./KindRules.js"
@@ -19,8 +19,6 @@ export const leaseSchema: FieldSchema = kindSchema({
   })
 })
 
-const noErrors: ReadonlyArray<FieldError> = Object.freeze([])
-
 /** `ValidateLeaseSpec`: a set duration must be > 0, set transitions ≥ 0. */
 const validateLeaseSpec = (obj: KObject): ReadonlyArray<FieldError> => {
   const spec = isRecord(obj.spec) ? obj.spec : {}
@@ -29,7 +27,7 @@ const validateLeaseSpec = (obj: KObject): ReadonlyArray<FieldError> => {
   const badDuration = typeof duration === "number" && duration <= 0
   const badTransitions = typeof transitions === "number" && transitions < 0
   // A shared empty answer: every lease renewal asks.
-  if (!badDuration && !badTransitions) return noErrors
+  if (!badDuration && !badTransitions) return noFieldErrors
   const errs: FieldError[] = []
   if (badDuration) errs.push(invalid("spec.leaseDurationSeconds", duration, "must be greater than 0"))
   if (badTransitions) errs.push(invalid("spec.leaseTransitions", transitions, "must be greater than or equal to 0"))

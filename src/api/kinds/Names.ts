@@ -5,7 +5,7 @@
  *
  * The syntax checks are hand-written scans rather than regexes: linear whatever the input (Go's RE2 is).
  */
-import { type FieldError, forbidden, GoTime, type GoValue, invalid, required, tooLong } from "../FieldError.js"
+import { type FieldError, forbidden, noFieldErrors, GoTime, type GoValue, invalid, required, tooLong } from "../FieldError.js"
 import { isRecord, type KObject } from "../Object.js"
 import { instantToIso, parseGoTime } from "../go/Time.js"
 
@@ -241,13 +241,11 @@ const immutable = (field: string, now: unknown, before: unknown, shown: GoValue)
  * and finalizer names of the new object. The "resourceVersion must be specified" rule is not here: the
  * store answers a missing rv itself (reference §1.2) before validation runs.
  */
-const noErrors: ReadonlyArray<FieldError> = Object.freeze([])
-
 export const validateObjectMetaUpdate = (obj: KObject, old: KObject): ReadonlyArray<FieldError> => {
   const meta = metaOf(obj)
   const before = metaOf(old)
   // The stored metadata sent back unchanged passed these checks when it was stored.
-  if (meta === before) return noErrors
+  if (meta === before) return noFieldErrors
   const errs: FieldError[] = []
   const finalizers = strList(meta.finalizers)
   if (typeof before.deletionTimestamp === "string" && before.deletionTimestamp !== "") {
