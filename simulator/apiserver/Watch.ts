@@ -3,7 +3,7 @@
  * changes through the `WatchHub`, with bookmarks and the request deadline. Two ways out: a `Stream` (in-process
  * callers) or a transport's own sink (the HTTP server writes events straight to the socket).
  */
-import { Clock, Duration, Effect, Scope, Stream } from "effect"
+import { Effect, Scope, Stream } from "effect"
 import type { KObject, WatchEvent } from "../../src/api/Object.js"
 import type { WatchOptions } from "../../src/api/Requests.js"
 import { apiVersionOf, type ResourceType } from "../../src/api/Resources.js"
@@ -19,6 +19,7 @@ import type { ServerState } from "./ServerState.js"
 import { keyPrefix } from "./Store.js"
 import { WatchEventBuffer } from "./WatchEventBuffer.js"
 import { eventOf, type Watcher, type WatchSink } from "./WatchHub.js"
+import { timers, type Timers } from "../kernel/Timers.js"
 
 export class Watch {
   constructor(
@@ -84,6 +85,7 @@ export class Watch {
       const startRevision = rv === "" || rv === "0" ? undefined : yield* parseResourceVersion(rv)
       const prefix = keyPrefix(resource.namespaced ? opts.namespace : undefined)
       const { store, hub, config } = this.state
+      const clock = yield* timers
       // Whole milliseconds: a fractional deadline would make the timer loop sleep zero-length steps.
       const timeoutMs = Math.round(
         opts.timeoutSeconds && opts.timeoutSeconds > 0 ? opts.timeoutSeconds * 1000 : config.minRequestTimeoutMs * (1 + this.state.random())
@@ -109,31 +111,33 @@ export class Watch {
       if (sink.isClosed()) return
       hub.add(watcher)
       yield* Effect.addFinalizer(() => Effect.sync(() => hub.remove(watcher)))
-      yield* Effect.forkScoped(this.timers(resource, opts.allowWatchBookmarks === true, timeoutMs, sink))
+      const cancelTimer = this.startTimers(clock, resource, opts.allowWatchBookmarks === true, timeoutMs, sink)
+      yield* Effect.addFinalizer(() => Effect.sync(cancelTimer))
     })
   }
 
-  /** Bookmarks every bookmarkInterval and ~2 s before the deadline (watch-cached types only); end at the deadline. */
-  private timers(resource: ResourceType, bookmarks: boolean, timeoutMs: number, sink: WatchSink): Effect.Effect<void> {
+  /**
+   * Bookmarks every bookmarkInterval and ~2 s before the deadline (watch-cached types only); the end at the deadline.
+   * Plain timers, not a fiber per watch (`Timers.ts`). Returns what cancels the pending one.
+   */
+  private startTimers(clock: Timers, resource: ResourceType, bookmarks: boolean, timeoutMs: number, sink: WatchSink): () => void {
     const { store, config } = this.state
-    return Effect.gen(function* () {
-      const start = yield* Clock.currentTimeMillis
-      const deadline = start + timeoutMs
-      if (bookmarks && resource.watchCached) {
-        let last = start
-        for (;;) {
-          const next = Math.ceil(Math.min(last + config.bookmarkIntervalMs, deadline - 2_000))
-          const now = yield* Clock.currentTimeMillis
-          if (next <= now) break
-          yield* Effect.sleep(Duration.millis(next - now))
+    const deadline = clock.now() + timeoutMs
+    let cancel: () => void
+    const end = () => sink.close()
+    const scheduleAfter = (last: number): void => {
+      const now = clock.now()
+      const next = Math.ceil(Math.min(last + config.bookmarkIntervalMs, deadline - 2_000))
+      if (next > now)
+        cancel = clock.after(next - now, () => {
           sink.offer(bookmarkEvent(resource, store.revision))
-          last = next
-        }
-      }
-      const now = yield* Clock.currentTimeMillis
-      if (deadline > now) yield* Effect.sleep(Duration.millis(deadline - now))
-      sink.close()
-    })
+          scheduleAfter(next)
+        })
+      else cancel = clock.after(Math.max(0, deadline - now), end)
+    }
+    if (bookmarks && resource.watchCached) scheduleAfter(clock.now())
+    else cancel = clock.after(timeoutMs, end)
+    return () => cancel()
   }
 }
 
