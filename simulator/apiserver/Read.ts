@@ -17,7 +17,7 @@ import { pinnedIndexValue } from "./FieldIndex.js"
 import { planGet, planList, type ReadPlan } from "./ResourceVersion.js"
 import type { ServerState } from "./ServerState.js"
 import { everything, keyPrefix } from "./Store.js"
-import { listOf, stripTypeMeta, typedStored } from "./TypeMeta.js"
+import { listOf, typedStored } from "./TypeMeta.js"
 
 /** A read that must first wait for the server to reach `revision` (the watch cache's 3 s wait). */
 export class WaitFor {
@@ -154,7 +154,8 @@ export class Read {
         countRemaining: !filtered,
         indexValue: pinnedIndexValue(resource, fields)
       })
-      const items = page.items.map(stripTypeMeta)
+      // the items as stored: without kind/apiVersion (`Write.ts` stores objects so), as list items are served
+      const items = page.items
       const metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number } = { resourceVersion: String(revision) }
       if (page.lastKey !== undefined) {
         metadata.continue = encodeContinue({ rv: revision, start: page.lastKey.slice(prefix.length) + "\u0000" })
