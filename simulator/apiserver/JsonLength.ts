@@ -25,23 +25,25 @@ export const jsonLength = (value: unknown): number => {
         for (let i = 0; i < value.length; i++) length += jsonLength(value[i]) || 4 // what is left out of an object is `null` in an array
         return length
       }
-      {
-        let length = 2
-        let members = 0
-        const record = value as Record<string, unknown>
-        // for-in rather than Object.keys: no array of keys per object (the same keys, in the same order, once own)
-        for (const key in record) {
-          if (!Object.prototype.hasOwnProperty.call(record, key)) continue
-          const member = jsonLength(record[key])
-          if (member === 0) continue // undefined, a function or a symbol: the key is left out
-          length += keyLength(key) + 1 + member
-          members++
-        }
-        return members > 0 ? length + members - 1 : length
-      }
+      return recordLength(value as Record<string, unknown>, jsonLength)
     default:
       return 0
   }
+}
+
+/** A record's members, each measured by `member` (given the key); those measured 0 are left out, as undefined is. */
+const recordLength = (record: Record<string, unknown>, member: (value: unknown, key: string) => number): number => {
+  let length = 2
+  let members = 0
+  // for-in rather than Object.keys: no array of keys per object (the same keys, in the same order, once own)
+  for (const key in record) {
+    if (!Object.prototype.hasOwnProperty.call(record, key)) continue
+    const measured = member(record[key], key)
+    if (measured === 0) continue // undefined, a function or a symbol: the key is left out
+    length += keyLength(key) + 1 + measured
+    members++
+  }
+  return members > 0 ? length + members - 1 : length
 }
 
 const stringLength = (value: string): number => (escaped.test(value) ? JSON.stringify(value).length : value.length + 2)
@@ -70,14 +72,29 @@ const keyLength = (key: string): number => {
 }
 
 const storedLengths = new WeakMap<object, number>()
+const listLengths = new WeakMap<object, number>()
 
 /**
  * `jsonLength` of an object the server hands out as it stores it — a GET answer is one object per stored version
  * (`TypeMeta.typedStored`), never changed (a write stores a new one) — measured once per version: GETs of random
- * pods ask for the same versions again and again, and measuring a pod with its managedFields is ~25–45 µs.
+ * pods ask for the same versions again and again, and measuring a pod with its managedFields is ~25–45 µs. Its
+ * managedFields list is measured once per list: the server shares equal lists between objects (`ManagedFields.ts`
+ * interns them), and they are most of a pod's length.
  */
 export const storedJsonLength = (obj: object): number => {
   let length = storedLengths.get(obj)
-  if (length === undefined) storedLengths.set(obj, (length = jsonLength(obj)))
+  if (length === undefined) storedLengths.set(obj, (length = recordLength(obj as Record<string, unknown>, storedMember)))
+  return length
+}
+
+const storedMember = (value: unknown, key: string): number =>
+  key === "metadata" && typeof value === "object" && value !== null && !Array.isArray(value)
+    ? recordLength(value as Record<string, unknown>, metadataMember)
+    : jsonLength(value)
+
+const metadataMember = (value: unknown, key: string): number => {
+  if (key !== "managedFields" || !Array.isArray(value)) return jsonLength(value)
+  let length = listLengths.get(value)
+  if (length === undefined) listLengths.set(value, (length = jsonLength(value)))
   return length
 }

@@ -50,4 +50,19 @@ describe("jsonLength", () => {
     expect(storedJsonLength(version)).toBe(JSON.stringify({ metadata: { name: "p" }, spec: { nodeName: "node-1" } }).length)
     expect(storedJsonLength({ ...version })).toBe(JSON.stringify(version).length)
   })
+
+  it("storedJsonLength measures a managedFields list once, whichever stored versions share it", () => {
+    const entry = (manager: string) => ({ manager, operation: "Update", apiVersion: "v1", time: "2026-11-27T00:00:00Z", fieldsType: "FieldsV1", fieldsV1: { "f:spec": { "f:nodeName": {} } } })
+    const shared = [entry("kube-scheduler"), entry("kubelet")]
+    const pod = (name: string, extra: Record<string, unknown> = {}) => ({ kind: "Pod", metadata: { name, namespace: "default", managedFields: shared, ...extra }, spec: { nodeName: "n" } })
+    const first = pod("a")
+    expect(storedJsonLength(first)).toBe(JSON.stringify(first).length)
+    // the list's length is kept from the first object that had it: a list is never changed once stored
+    shared.push(entry("kubectl"))
+    const second = pod("bb", { labels: { app: "web" } })
+    expect(storedJsonLength(second)).toBe(JSON.stringify(second).length - JSON.stringify(entry("kubectl")).length - 1)
+    // only metadata's managedFields is a shared list; others, and metadata of other shapes, are measured as they are
+    for (const odd of [{ metadata: null }, { metadata: [1, 2] }, { spec: { managedFields: shared } }, { metadata: { managedFields: "x" } }])
+      expect(storedJsonLength(odd)).toBe(JSON.stringify(odd).length)
+  })
 })
