@@ -194,7 +194,8 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
         // A chunk at a time: one clock reading per chunk, the store written synchronously (virtual time cannot
         // move within a chunk).
         const onChunk = (chunk: Chunk.Chunk<WatchEvent>): Effect.Effect<boolean> =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          Effect.clockWith((clock) => {
+            const now = clock.unsafeCurrentTimeMillis()
             const seen: Array<WatchEvent> | undefined = observer?.watchEvents ? [] : undefined
             for (const event of chunk) {
               received++
