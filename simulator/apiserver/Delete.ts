@@ -14,7 +14,7 @@ import type { Admission } from "./Admission.js"
 import { checkDeleteOptions, isDryRun } from "./Decode.js"
 import { selectorsOf } from "./Read.js"
 import type { ServerState } from "./ServerState.js"
-import { keyPrefix, objectKey } from "./Store.js"
+import { everything, keyPrefix, objectKey } from "./Store.js"
 import { rfc3339 } from "./SystemMeta.js"
 import { listOf, stripTypeMeta } from "./TypeMeta.js"
 import { withTypeMeta } from "./WatchHub.js"
@@ -179,7 +179,7 @@ export class Delete {
     for (const type of resourceTypes) {
       if (!type.namespaced) continue
       const prefix = keyPrefix(namespace)
-      const page = store.page({ resource: type, revision: store.revision, prefix, start: prefix, limit: undefined, matches: () => true, countRemaining: false })
+      const page = store.page({ resource: type, revision: store.revision, prefix, start: prefix, limit: undefined, matches: everything, countRemaining: false })
       for (const obj of page.items) store.remove(type, objectKey(namespace, obj.metadata.name!), now)
     }
   }

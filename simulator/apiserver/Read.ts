@@ -16,8 +16,8 @@ import type { Admission } from "./Admission.js"
 import { pinnedIndexValue } from "./FieldIndex.js"
 import { planGet, planList, type ReadPlan } from "./ResourceVersion.js"
 import type { ServerState } from "./ServerState.js"
-import { keyPrefix } from "./Store.js"
-import { listOf, stripTypeMeta, typedStored } from "./TypeMeta.js"
+import { everything, keyPrefix } from "./Store.js"
+import { listOf, typedStored } from "./TypeMeta.js"
 
 /** A read that must first wait for the server to reach `revision` (the watch cache's 3 s wait). */
 export class WaitFor {
@@ -29,8 +29,10 @@ export const selectorsOf = (resource: ResourceType, opts: { labelSelector?: stri
   Either.gen(function* () {
     const labels = opts.labelSelector ? yield* parseLabelSelector(opts.labelSelector) : undefined
     const fields = opts.fieldSelector ? yield* parseFieldSelector(opts.fieldSelector, resource) : undefined
-    const matches = (obj: KObject): boolean =>
-      (labels === undefined || matchesLabels(labels, obj.metadata.labels)) && (fields === undefined || matchesFields(fields, obj))
+    const matches =
+      labels === undefined && fields === undefined
+        ? everything
+        : (obj: KObject): boolean => (labels === undefined || matchesLabels(labels, obj.metadata.labels)) && (fields === undefined || matchesFields(fields, obj))
     return { matches, filtered: labels !== undefined || fields !== undefined, fields }
   })
 
@@ -152,7 +154,8 @@ export class Read {
         countRemaining: !filtered,
         indexValue: pinnedIndexValue(resource, fields)
       })
-      const items = page.items.map(stripTypeMeta)
+      // the items as stored: without kind/apiVersion (`Write.ts` stores objects so), as list items are served
+      const items = page.items
       const metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number } = { resourceVersion: String(revision) }
       if (page.lastKey !== undefined) {
         metadata.continue = encodeContinue({ rv: revision, start: page.lastKey.slice(prefix.length) + "\u0000" })

@@ -1,7 +1,7 @@
 /** The store's lookup by namespace and name agrees with its keys, through creates, updates and deletes. */
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigMaps, Nodes } from "../../src/api/Resources.js"
-import { objectKey, Store } from "../../simulator/apiserver/Store.js"
+import { everything, objectKey, Store, type Page } from "../../simulator/apiserver/Store.js"
 
 const configMap = (namespace: string, name: string, v: string) => ({ metadata: { name, namespace }, data: { v } })
 
@@ -134,5 +134,43 @@ describe("Store.page", () => {
     // a filtered list does not count: one more matching key is enough to say there are more
     const filtered = store.page({ resource: ConfigMaps, revision: store.revision, prefix: "", start: "", limit: 1, matches: (o) => o.metadata.name !== "x1", countRemaining: false })
     expect([values(filtered), filtered.lastKey, filtered.remaining]).toEqual([["x2=1"], "a/x2", 1])
+  })
+
+  it("without a selector, slices the table's key order: the same pages as a walk, through writes between pages", () => {
+    // namespaces whose names share a start ("a", "a-b", "ab"): a prefix's keys end where the next namespace's begin
+    const namespaces = ["a", "a-b", "ab", "b", "c"]
+    let seed = 7
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32
+    // the same writes into two stores: one read with `everything`, the other walked (their page counts stay apart)
+    const store = new Store()
+    const walked = new Store()
+    const write = () => {
+      const ns = namespaces[Math.floor(random() * namespaces.length)]!
+      const name = `o${Math.floor(random() * 40)}`
+      const removed = random() < 0.2
+      for (const s of [store, walked])
+        if (removed) s.remove(ConfigMaps, objectKey(ns, name), 0)
+        else s.put(ConfigMaps, objectKey(ns, name), configMap(ns, name, String(s.revision)), 0)
+    }
+    for (let i = 0; i < 150; i++) write()
+    const shape = (page: Page) => [values(page), page.lastKey, page.remaining]
+    let pages = 0
+    for (const prefix of ["", "a/", "a-b/", "ab/", "c/", "d/"])
+      for (const limit of [1, 7, undefined])
+        for (const countRemaining of [true, false]) {
+          // one list, paged at its first revision, with a write or none between pages
+          const revision = store.revision
+          let start = prefix
+          for (;;) {
+            const request = { resource: ConfigMaps, revision, prefix, start, limit, countRemaining }
+            const sliced = store.page({ ...request, matches: everything })
+            expect(shape(sliced)).toEqual(shape(walked.page({ ...request, matches: all })))
+            pages++
+            if (sliced.lastKey === undefined) break
+            start = sliced.lastKey + "\u0000"
+            if (random() < 0.3) write()
+          }
+        }
+    expect(pages).toBeGreaterThan(100)
   })
 })
