@@ -24,7 +24,7 @@ import type { ListOptions } from "../api/Requests.js"
 import type { ResourceType } from "../api/Resources.js"
 import type { ApiError } from "../api/Status.js"
 import { ApiClient } from "../client/ApiClient.js"
-import { openWatchPull, readWatch } from "../client/WatchPull.js"
+import { readWatchScoped } from "../client/WatchPull.js"
 import { initialBackoff, nextBackoff, reflectorBackoff, type BackoffState } from "./Backoff.js"
 import { listPages, type PagedList } from "./Pager.js"
 import { asStatus, isExpired, isExpiredStatus, isRetriableWatchOpen, isTooLargeResourceVersion } from "./ReflectorErrors.js"
@@ -194,7 +194,8 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
         // A chunk at a time: one clock reading per chunk, the store written synchronously (virtual time cannot
         // move within a chunk).
         const onChunk = (chunk: Chunk.Chunk<WatchEvent>): Effect.Effect<boolean> =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          Effect.clockWith((clock) => {
+            const now = clock.unsafeCurrentTimeMillis()
             const seen: Array<WatchEvent> | undefined = observer?.watchEvents ? [] : undefined
             for (const event of chunk) {
               received++
@@ -222,11 +223,7 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
             return seen && seen.length > 0 ? Effect.as(Effect.flatMap(preciseNow, (at) => observer!.watchEvents!(seen, at)), more) : Effect.succeed(more)
           })
         const outcome = yield* Effect.either(
-          Effect.scoped(
-            Effect.flatMap(openWatchPull(api, resource, { ...selectors, resourceVersion: stats.lastSyncedRv, allowWatchBookmarks: true, timeoutSeconds }), (pull) =>
-              readWatch(pull, onChunk)
-            )
-          )
+          readWatchScoped(api, resource, { ...selectors, resourceVersion: stats.lastSyncedRv, allowWatchBookmarks: true, timeoutSeconds }, onChunk)
         )
         if (end) return end
         if (outcome._tag === "Left") {

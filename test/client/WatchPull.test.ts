@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Option, Stream } from "effect"
+import { Chunk, Effect, Exit, Fiber, Option, Stream } from "effect"
 import type { KObject, WatchEvent } from "../../src/api/Object.js"
 import { ConfigMaps } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
-import { openWatchPull, readWatch, type WatchPull } from "../../src/client/WatchPull.js"
+import { openWatchPull, readWatch, readWatchScoped, type WatchPull } from "../../src/client/WatchPull.js"
 
 const event = (name: string): WatchEvent => ({ type: "ADDED", object: { metadata: { name } } as KObject })
 const names = (batches: ReadonlyArray<Chunk.Chunk<WatchEvent>>) => batches.map((b) => Chunk.toArray(b).map((e) => e.object.metadata.name))
@@ -75,4 +75,50 @@ describe("WatchPull", () => {
       expect(counter.pulls).toBe(2)
     })
   )
+
+  describe("readWatchScoped", () => {
+    /** A client whose watch registers a finalizer in the caller's scope (as the in-process server's does), recording how it closed. */
+    const closingClient = (pull: WatchPull) => {
+      const closed: Array<string> = []
+      const client = watchingClient({
+        watch: () => Stream.die("the stream must not be read"),
+        pullWatch: () => Effect.as(Effect.addFinalizer((exit) => Effect.sync(() => closed.push(Exit.isSuccess(exit) ? "success" : Exit.isInterrupted(exit) ? "interrupted" : "failure"))), pull)
+      })
+      return { client, closed }
+    }
+
+    it.effect("the watch's scope is closed once as the read ends: at the end, at its error, when the reader stops", () =>
+      Effect.gen(function* () {
+        const ended = closingClient(scriptedPull([["a"], ["b"]]).pull)
+        const seen: Array<Chunk.Chunk<WatchEvent>> = []
+        yield* readWatchScoped(ended.client, ConfigMaps, undefined, (b) => Effect.sync(() => (seen.push(b), true)))
+        expect(names(seen)).toEqual([["a"], ["b"]])
+        expect(ended.closed).toEqual(["success"])
+
+        const broken = closingClient(scriptedPull([["a"]], Option.some(Status.internal("watch stream: bad frame"))).pull)
+        const outcome = yield* Effect.either(readWatchScoped(broken.client, ConfigMaps, undefined, () => Effect.succeed(true)))
+        expect(outcome._tag === "Left" && outcome.left.status.message).toBe("watch stream: bad frame")
+        expect(broken.closed).toEqual(["failure"])
+
+        const stopped = closingClient(scriptedPull([["a"], ["b"]]).pull)
+        yield* readWatchScoped(stopped.client, ConfigMaps, undefined, () => Effect.succeed(false))
+        expect(stopped.closed).toEqual(["success"])
+      })
+    )
+
+    it.effect("an interrupted read closes the watch's scope; a watch that fails to open leaves nothing to close", () =>
+      Effect.gen(function* () {
+        const parked = closingClient(Effect.never)
+        const fiber = yield* Effect.fork(readWatchScoped(parked.client, ConfigMaps, undefined, () => Effect.succeed(true)))
+        yield* Effect.yieldNow()
+        expect(parked.closed).toEqual([])
+        yield* Fiber.interrupt(fiber)
+        expect(parked.closed).toEqual(["interrupted"])
+
+        const refused = watchingClient({ watch: () => Stream.empty, pullWatch: () => Effect.fail(Status.badRequest("unknown field selector")) })
+        const outcome = yield* Effect.either(readWatchScoped(refused, ConfigMaps, undefined, () => Effect.succeed(true)))
+        expect(outcome._tag === "Left" && outcome.left.status.code).toBe(400)
+      })
+    )
+  })
 })
