@@ -1,18 +1,31 @@
 /**
- * An open-model arrival loop: `request` forked every `intervalMs`, whatever the previous one's latency, each as a
- * child of the loop's fiber (interrupted with it). One fiber sleeps from tick to tick and forks: no scope finalizer,
- * `Schedule` step or yield per tick, which made the loop alone cost more than the modelled GET it started
- * (`bench/getPath.ts`, docs/benchmarks.md "With clients").
+ * An open-model arrival loop: `request` started every `intervalMs`, whatever the previous one's latency; the ones
+ * still running are interrupted with the loop. The ticks are plain timers (`simulator/kernel/Timers.ts`) and each
+ * request a fiber of its own: no loop fiber to wake, fork from and join per tick, which was a third of a modelled
+ * GET's cost (`bench/getPath.ts`, docs/benchmarks.md "With clients").
  *
- * Nothing a tick does reaches the next tick's fibers. `Effect.repeat` would hand each repetition's output to the next
- * as `Schedule.CurrentIterationMetadata.input`, which every fiber forked in that repetition inherits in its context:
- * had a tick returned its fiber, each request's fiber would hold the one before it, and none of 100 GETs a second
- * would ever be collected (the live heap grew 12 MiB per virtual minute).
+ * Nothing a tick does reaches the next tick's fibers: each starts from the loop's runtime alone. (`Effect.repeat`
+ * would hand each repetition's output to the next as `Schedule.CurrentIterationMetadata.input`, which every fiber
+ * forked in that repetition inherits: had a tick returned its fiber, each request's fiber would hold the one before
+ * it, and none of 100 GETs a second would ever be collected.)
  */
-import { Effect } from "effect"
+import { Effect, Fiber, Runtime } from "effect"
+import type { RuntimeFiber } from "effect/Fiber"
+import { timers } from "../../simulator/kernel/Timers.js"
 
-export const forkEvery = <E, R>(intervalMs: number, request: Effect.Effect<void, E, R>): Effect.Effect<never, never, R> => {
-  const tick = Effect.zipRight(Effect.fork(request), Effect.sleep(intervalMs))
-  const loop: Effect.Effect<never, never, R> = Effect.flatMap(tick, () => loop)
-  return loop
-}
+export const forkEvery = <E, R>(intervalMs: number, request: Effect.Effect<void, E, R>): Effect.Effect<never, never, R> =>
+  Effect.flatMap(Effect.zip(timers, Effect.runtime<R>()), ([clock, runtime]) => {
+    const start = Runtime.runFork(runtime)
+    const running = new Set<RuntimeFiber<void, E>>()
+    let cancelTick = (): void => {}
+    const tick = (): void => {
+      const fiber = start(request)
+      running.add(fiber)
+      fiber.addObserver(() => running.delete(fiber))
+      cancelTick = clock.after(intervalMs, tick)
+    }
+    return Effect.zipRight(
+      Effect.sync(tick),
+      Effect.onInterrupt(Effect.never, () => Effect.zipRight(Effect.sync(() => cancelTick()), Fiber.interruptAll([...running])))
+    )
+  })
