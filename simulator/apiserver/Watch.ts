@@ -60,7 +60,7 @@ export class Watch {
         isClosed: () => closed
       }
       yield* this.watchInto(resource, opts, name, sink)
-      yield* Effect.addFinalizer(() => Effect.sync(() => (closed = true)))
+      yield* Effect.flatMap(Effect.scope, (scope) => Scope.addFinalizer(scope, Effect.sync(() => (closed = true))))
       return buffer
     })
   }
@@ -110,9 +110,16 @@ export class Watch {
       }
       if (sink.isClosed()) return
       hub.add(watcher)
-      yield* Effect.addFinalizer(() => Effect.sync(() => hub.remove(watcher)))
       const cancelTimer = this.startTimers(clock, resource, opts.allowWatchBookmarks === true, timeoutMs, sink)
-      yield* Effect.addFinalizer(() => Effect.sync(cancelTimer))
+      // The scope's own finalizer: `Effect.addFinalizer` would keep the fiber's refs to restore them for a cleanup
+      // that reads none, copying and comparing them at every close (about half of a re-watch, docs/benchmarks.md).
+      yield* Scope.addFinalizer(
+        yield* Effect.scope,
+        Effect.sync(() => {
+          cancelTimer()
+          hub.remove(watcher)
+        })
+      )
     })
   }
 
