@@ -154,12 +154,14 @@ class Table {
   private snapshot: KeyOrder | undefined
 
   /**
-   * The table now as two arrays in key order. A page of a list with no selector is then two slices: a paged LIST of
-   * 150,000 pods would otherwise walk the tree and touch every object, every time (~15–55 ms, docs/benchmarks.md
-   * "With clients"). Made again after any write, so only tables that are listed more often than written gain.
+   * The table now as two arrays in key order, made by the first page of a list of the whole table and kept until the
+   * table's next write; undefined for any other page while none is kept. A page of a list with no selector is then two
+   * slices: a paged LIST of 150,000 pods would otherwise walk the tree and touch every object, every time (~15–55 ms,
+   * docs/benchmarks.md "With clients"). Only such first pages make one, so a table written between every page of a
+   * list costs one build per list (as much as walking it once), never one per page.
    */
-  inOrder(): KeyOrder {
-    if (this.snapshot === undefined) {
+  inOrder(firstPageOfAll: boolean): KeyOrder | undefined {
+    if (this.snapshot === undefined && firstPageOfAll) {
       const cells = this.ordered.valuesArray()
       const objects = new Array<KObject>(cells.length)
       for (let i = 0; i < cells.length; i++) objects[i] = cells[i]!.obj
@@ -179,7 +181,7 @@ class Table {
   }
 
   add(cell: Cell): void {
-    this.snapshot = undefined
+    this.changed()
     this.byKey.set(cell.key, cell)
     this.ordered.set(cell.key, cell)
     const [namespace, name] = namesOf(cell)
@@ -219,7 +221,7 @@ class Table {
   }
 
   delete(key: string): void {
-    this.snapshot = undefined
+    this.changed()
     const cell = this.byKey.get(key)
     if (cell !== undefined) {
       cell.live = false
@@ -430,7 +432,10 @@ export class Store {
     const table = this.tables.get(req.resource)
     const undone = this.stateBefore(req.resource, req.revision, req.prefix, req.start)
     // nothing under the page changed since its revision and every object is wanted: slices of the table now
-    if (table !== undefined && undone.size === 0 && req.matches === everything && req.indexValue === undefined) return sliced(table, req)
+    if (table !== undefined && undone.size === 0 && req.matches === everything && req.indexValue === undefined) {
+      const order = table.inOrder(req.prefix === "" && req.start === "")
+      if (order !== undefined) return sliced(table, order, req)
+    }
     const undoneKeys = [...undone.keys()].sort()
     const items: KObject[] = []
     const limit = req.limit ?? Number.POSITIVE_INFINITY
@@ -508,8 +513,7 @@ export class Store {
 }
 
 /** `Store.page` of every object from the table's key order as it is now (`Table.inOrder`). */
-const sliced = (table: Table, req: PageRequest): Page => {
-  const { keys, objects } = table.inOrder()
+const sliced = (table: Table, { keys, objects }: KeyOrder, req: PageRequest): Page => {
   const from = lowerBound(keys, req.start)
   const end = prefixEnd(keys, req.prefix, from)
   const to = req.limit === undefined ? end : Math.min(end, from + req.limit)
