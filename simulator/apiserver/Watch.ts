@@ -60,7 +60,10 @@ export class Watch {
         isClosed: () => closed
       }
       yield* this.watchInto(resource, opts, name, sink)
-      yield* Effect.flatMap(Effect.scope, (scope) => Scope.addFinalizer(scope, Effect.sync(() => (closed = true))))
+      yield* Scope.addFinalizer(
+        yield* Effect.scope,
+        Effect.sync(() => (closed = true))
+      )
       return buffer
     })
   }
