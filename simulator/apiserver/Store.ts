@@ -22,7 +22,6 @@ interface BTree<K, V> {
   get(key: K): V | undefined
   set(key: K, value: V): boolean
   delete(key: K): boolean
-  entries(lowestKey?: K): IterableIterator<[K, V]>
   keysArray(): K[]
   valuesArray(): V[]
   maxKey(): K | undefined
@@ -150,7 +149,7 @@ class Table {
   readonly indexed: IndexedField | undefined
   readonly byIndexValue = new Map<string, Set<Cell>>()
   readonly remainingFrom = new RemainingCounts()
-  /** The keys and objects in key order as of the last write, made when a page needs them (`inOrder`). */
+  /** The keys and objects in key order since the last write, when a list of the whole table made them (`inOrder`). */
   private snapshot: KeyOrder | undefined
 
   /**

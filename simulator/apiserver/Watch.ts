@@ -89,7 +89,7 @@ export class Watch {
       const prefix = keyPrefix(resource.namespaced ? opts.namespace : undefined)
       const { store, hub, config } = this.state
       const clock = yield* timers
-      // Whole milliseconds: a fractional deadline would make the timer loop sleep zero-length steps.
+      // Whole milliseconds: the deadline, and the bookmarks ~2 s before it, fall on whole milliseconds.
       const timeoutMs = Math.round(
         opts.timeoutSeconds && opts.timeoutSeconds > 0 ? opts.timeoutSeconds * 1000 : config.minRequestTimeoutMs * (1 + this.state.random())
       )

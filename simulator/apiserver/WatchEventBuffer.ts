@@ -1,6 +1,6 @@
 /**
- * The events of one in-process watch waiting for their reader, and the pull (`src/client/WatchPull.ts`) and `Stream` that read them: an array and at most
- * one parked reader, woken once per batch. An Effect `Queue` read through `Stream.fromQueue` + `Stream.takeWhile`
+ * The events of one in-process watch waiting for their reader, and the pull (`src/client/WatchPull.ts`) and `Stream`
+ * that read them: an array and at most one parked reader, woken once per batch. An Effect `Queue` read through `Stream.fromQueue` + `Stream.takeWhile`
  * made a `Deferred` per wait and sent each chunk through two channel stages; the 5,000 per-node reflectors of the
  * hour with clients read every pod change this way (docs/benchmarks.md "With clients"). Not shared: one writer (the
  * hub, synchronously), one reader (the watch's stream).
