@@ -19,8 +19,9 @@
  *   request on one thread (an event loop: `clustersim serve`; `clustersim calibrate` detects one) makes a write wait
  *   behind a LIST — instead of the two pools or APF's priority levels (such a server has neither).
  *
- * `ServiceTimeModel.admit` is pure bookkeeping for callers that batch work (the node-agent shards); `layerClient`
- * wraps an `ApiClient` so that each call takes its modelled time on the `Clock` (virtual or real).
+ * `ServiceTimeModel.complete` is pure bookkeeping for callers that batch work (the node-agent shards): when a request
+ * ends, or that it was given up after client-go's 429 retries (`lastGivenUp`: the caller must not send it);
+ * `layerClient` wraps an `ApiClient` so that each call takes its modelled time on the `Clock` (virtual or real).
  */
 import { Clock, Context, Effect, Either, type Exit, Layer, Schema, Stream } from "effect"
 import { parseFieldSelector } from "../../src/api/FieldSelector.js"
@@ -154,11 +155,16 @@ export class ServiceTimeModel {
    */
   indexedObjectCount: (resource: ResourceType, value: string) => number = () => 0
   /**
-   * Node-agent requests (`complete`) rejected with 429 on every try: client-go gives up after its retries, so such a
-   * request failed. The model still ends it at its last rejection and its caller still applies it (to be modelled as
-   * a failure, docs/apf.md); counted so that a run with any never reports a met goal.
+   * Node-agent requests (`complete`) rejected with 429 on every try: client-go gives up after its retries, so each
+   * failed and was never sent (docs/apf.md); counted so that a run with any never reports a met goal.
    */
   givenUp = 0
+  /**
+   * Whether the request of the last `complete` was given up: its instant is then when its last 429 was answered, and
+   * its caller treats it as a failed request and sends nothing. A second result kept without allocating (`complete`
+   * runs ~500 times a virtual second in the 5,000-node hour): read it right after the call.
+   */
+  lastGivenUp = false
 
   /**
    * `uniform`: the run's seeded source for the dispersion draws (a split of `SeededRandom`); a fixed seed when none
@@ -205,11 +211,13 @@ export class ServiceTimeModel {
   }
 
   /**
-   * `admit(…).end` without the allocation, for the hot paths (the node agents). With APF the request is booked as
-   * `request`, retried after each 429 as client-go does (1 s, at most 10 times); a request rejected every time
-   * ends at its last rejection.
+   * When a request arriving at `at` ends: `admit(…).end` without the allocation, for the hot paths (the node agents).
+   * With APF the request is booked as `request` and retried after each 429 as client-go does (1 s, at most 10 times);
+   * one rejected every time is given up (`lastGivenUp`, counted in `givenUp`) and answers when its last 429 was
+   * answered — a failed request, which never reached the server.
    */
   complete(at: number, cls: RequestClass, objects: number, bytes: number, request?: ModelRequest): number {
+    this.lastGivenUp = false
     if (this.apf === undefined || request === undefined) {
       const service = this.serviceMs(cls, objects, bytes) * this.factor(cls)
       return (cls === "read" ? this.reads : this.writes).takeEarliest(at, service) + service
@@ -221,6 +229,7 @@ export class ServiceTimeModel {
       if (booked._tag === "Dispatched") return booked.end
       if (attempt === MaxRetries) {
         this.givenUp++
+        this.lastGivenUp = true
         return booked.at
       }
       arrival = booked.at + RetryAfterSeconds * 1000

@@ -44,6 +44,8 @@ export interface AgentState {
   uid: string | undefined
   leaseTries: number
   backoffMs: number
+  /** Registration tries that failed so far: the next one waits longer (`Registration`). */
+  failedRegistrations: number
   readonly bucket: TokenBucket.TokenBucket
   readonly capacity: Readonly<Record<string, string>>
 }
@@ -69,6 +71,7 @@ export const makeAgentState = (node: SimulatedNode, settings: NodeAgentSettings,
   uid: undefined,
   leaseTries: 0,
   backoffMs: 0,
+  failedRegistrations: 0,
   bucket: TokenBucket.make(settings.platformAPIQPS, settings.platformAPIBurst),
   capacity: { cpu: node.cpu, memory: node.memory, pods: String(node.pods) }
 })

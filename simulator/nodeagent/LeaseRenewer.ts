@@ -3,6 +3,8 @@
  * `platform-node-lease/<node>` renewed every 0.25 × nodeLeaseDurationSeconds, sliding, jitter 0.04 (next start =
  * previous end + [interval, 1.04 × interval)). A failed update is retried at once up to 5 tries, then ensure-lease
  * (GET; 404 → create) with backoff 200 ms, 400 ms, … 7 s until it succeeds. The lease client is not rate-limited.
+ * A request given up after client-go's 429 retries (`ServiceTimeModel.lastGivenUp`) is not sent and fails the same
+ * way, when its last 429 is answered.
  */
 import type { KObject } from "../../src/api/Object.js"
 import type { WriteResult } from "../../src/api/Requests.js"
@@ -49,53 +51,74 @@ export class LeaseRenewer {
   renew(a: AgentState, t: number): Request {
     const ctx = this.ctx
     if (ctx.stopped(a, t)) return
-    const metrics = ctx.env.metrics
     if (a.pending !== undefined) this.beforeRenewal(a, t)
-    if (!ctx.reachable(a, t)) {
-      metrics.leaseFailures++
-      const failedAt = t + ctx.timeoutMs
-      if (a.ensuring) {
-        // backoffEnsureLease: sleep, doubling up to 7 s, and try again, forever
-        const next = failedAt + a.backoffMs
-        a.backoffMs = Math.min(2 * a.backoffMs, leaseTiming.backoffMaxMs)
-        ctx.at(a, next, Kind.Lease)
-      } else if (a.leaseMeta !== undefined && a.leaseTries + 1 < leaseTiming.maxUpdateTries) {
-        a.leaseTries++
-        ctx.at(a, failedAt, Kind.Lease)
-      } else {
-        // "failed 5 attempts to update lease": fall back to ensure-lease at once
-        a.ensuring = true
-        a.leaseTries = 0
-        a.backoffMs = leaseTiming.backoffStartMs
-        ctx.at(a, failedAt, Kind.Lease)
-      }
-      return
-    }
+    if (!ctx.reachable(a, t)) return void this.failed(a, t + ctx.timeoutMs)
     if (a.ensuring || a.leaseMeta === undefined) return this.ensure(a, t)
     return this.update(a, t, t)
   }
 
+  /**
+   * A lease request failed at `failedAt` without an answer (the server unreachable, or given up after 429s) and
+   * is tried again as the lease client does: ensure-lease backs off; an update is retried at once.
+   */
+  private failed(a: AgentState, failedAt: number): void {
+    const ctx = this.ctx
+    ctx.env.metrics.leaseFailures++
+    if (a.ensuring) {
+      // backoffEnsureLease: sleep, doubling up to 7 s, and try again, forever
+      const next = failedAt + a.backoffMs
+      a.backoffMs = Math.min(2 * a.backoffMs, leaseTiming.backoffMaxMs)
+      ctx.at(a, next, Kind.Lease)
+    } else if (a.leaseMeta !== undefined && a.leaseTries + 1 < leaseTiming.maxUpdateTries) {
+      a.leaseTries++
+      ctx.at(a, failedAt, Kind.Lease)
+    } else {
+      // "failed 5 attempts to update lease" (or no lease known yet): fall back to ensure-lease at once
+      a.ensuring = true
+      a.leaseTries = 0
+      a.backoffMs = leaseTiming.backoffStartMs
+      ctx.at(a, failedAt, Kind.Lease)
+    }
+  }
+
   /** ensure-lease: GET it; a 404 creates it, anything else renews what was read. */
   private ensure(a: AgentState, t: number): Request {
-    const got = this.ctx.env.serviceTime.complete(t, "read", 1, leaseBytes, a.requests.leaseGet)
-    a.ensuring = false
-    a.leaseTries = 0
+    const model = this.ctx.env.serviceTime
+    const got = model.complete(t, "read", 1, leaseBytes, a.requests.leaseGet)
+    if (model.lastGivenUp) return void this.failed(a, this.ctx.givenUp(got))
     return this.ctx.send(
       a,
       (client) => client.get(Leases, a.node.name, leaseOptions),
       (lease) => {
+        this.ensured(a)
         // someone else's lease of this name: leave it alone, this agent renews nothing
         if (!isOwned(this.ctx.env, lease)) return void this.ctx.env.metrics.foreignNodes.push(a.node.name)
         this.remember(a, lease)
         return this.update(a, t, this.ctx.ended(got))
       },
-      (e) => (e.status.code === 404 ? this.create(a, t, this.ctx.ended(got)) : this.conflict(a, this.ctx.ended(got))),
+      (e) => {
+        if (e.status.code === 404) return this.create(a, t, this.ctx.ended(got))
+        this.ensured(a)
+        this.conflict(a, this.ctx.ended(got))
+      },
       404
     )
   }
 
+  /**
+   * ensure-lease was answered (its GET, or the create after a 404): its back-off ends, and the update that follows
+   * has its 5 tries. Until then a given-up GET or create goes on backing off (`failed`).
+   */
+  private ensured(a: AgentState): void {
+    a.ensuring = false
+    a.leaseTries = 0
+  }
+
   private create(a: AgentState, t: number, start: number): Request {
-    const created = this.ctx.env.serviceTime.complete(start, "mutating", 0, leaseBytes, a.requests.leaseCreate)
+    const model = this.ctx.env.serviceTime
+    const created = model.complete(start, "mutating", 0, leaseBytes, a.requests.leaseCreate)
+    if (model.lastGivenUp) return void this.failed(a, this.ctx.givenUp(created))
+    this.ensured(a)
     const lease = this.newLease(a, start)
     return this.ctx.send(
       a,
@@ -110,9 +133,12 @@ export class LeaseRenewer {
 
   /** PUT the lease with a new renewTime (and the owner reference once the Node's uid is known). */
   private update(a: AgentState, t: number, start: number): Request {
+    const model = this.ctx.env.serviceTime
+    const end = model.complete(start, "mutating", 0, leaseBytes, a.requests.leaseUpdate)
+    if (model.lastGivenUp) return void this.failed(a, this.ctx.givenUp(end))
     const meta = a.leaseMeta!
     const spec = a.leaseSpec
-    a.renewalEnd = this.ctx.env.serviceTime.complete(start, "mutating", 0, leaseBytes, a.requests.leaseUpdate)
+    a.renewalEnd = end
     a.renewalDueAt = t
     a.renewal = {
       metadata: meta.ownerReferences === undefined && a.uid !== undefined ? { ...extendable, ...meta, ownerReferences: [this.ownerOf(a)] } : meta,

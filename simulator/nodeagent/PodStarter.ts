@@ -32,6 +32,9 @@ export const nothingToPrepare: PreparePod = (_pod, _node, t) => t
 /** Approximate request size for the service-time model. */
 const podStatusBytes = 900
 
+/** Upstream's status manager writes the statuses it could not write every 10 s (`status_manager.go` `syncPeriod`). */
+const statusSyncPeriodMs = 10_000
+
 const noPressure: ReadonlySet<PressureCondition> = new Set()
 const admitted = { admit: true } as const
 
@@ -83,7 +86,10 @@ interface RunningParts {
 
 export class PodStarter {
   private parts: RunningParts | undefined
-  /** Pods whose preparation takes time or failed: queued as PodRunning, PodWaiting, or a retry (PodStart). */
+  /**
+   * Pods whose preparation takes time or failed, or whose status write was given up: queued as PodRunning,
+   * PodWaiting, or a retry (PodStart).
+   */
   private readonly preparing = new Set<string>()
   private readonly prepare: PreparePod
 
@@ -129,7 +135,7 @@ export class PodStarter {
       ;(a.pending ??= []).push(key)
       return
     }
-    return this.read(a, key, (pod) => this.run(a, pod, t))
+    return this.read(a, key, (pod) => this.run(a, key, pod, t))
   }
 
   /**
@@ -145,7 +151,10 @@ export class PodStarter {
     return this.read(a, key, (pod) => {
       const statuses = ((pod.status ?? {}) as { containerStatuses?: ReadonlyArray<{ state?: { waiting?: { reason?: string } } }> }).containerStatuses
       if (statuses?.[0]?.state?.waiting?.reason === w.reason) return
-      ctx.env.serviceTime.complete(t, "mutating", 0, podStatusBytes, a.requests.podStatusPatch)
+      const model = ctx.env.serviceTime
+      const answered = model.complete(t, "mutating", 0, podStatusBytes, a.requests.podStatusPatch)
+      // given up: not written; the pod is tried again at its retry time (above) and posts its status then
+      if (model.lastGivenUp) return void ctx.givenUp(answered)
       const body = w.status(pod, ctx.text.seconds(t))
       return ctx.send(a, (client) => client.patch(Pods, pod.metadata.name!, "merge", body, this.statusOptions(pod)), () => void ctx.env.metrics.podWaitingWrites++, ignore)
     })
@@ -174,7 +183,9 @@ export class PodStarter {
     const verdict = pressure.size === 0 ? admitted : admit(admissionView(pod), pressure)
     if (!verdict.admit) {
       // Admission refused under node pressure (reference §2.3): the pod fails without running.
-      this.ctx.env.serviceTime.complete(t, "mutating", 0, podStatusBytes, a.requests.podStatusPatch)
+      const model = this.ctx.env.serviceTime
+      const answered = model.complete(t, "mutating", 0, podStatusBytes, a.requests.podStatusPatch)
+      if (model.lastGivenUp) return void this.statusGivenUp(a, key, answered, Kind.PodStart)
       const failed = { status: { phase: "Failed", reason: verdict.reason, message: verdict.message } }
       return this.ctx.send(a, (client) => client.patch(Pods, pod.metadata.name!, "merge", failed, this.statusOptions(pod)), ignore, ignore)
     }
@@ -190,13 +201,15 @@ export class PodStarter {
       this.preparing.add(key)
       return
     }
-    return this.run(a, pod, t)
+    return this.run(a, key, pod, t)
   }
 
   /** PATCH the pod's status to Running, its containers started and ready. */
-  private run(a: AgentState, pod: KObject, t: number): Request {
+  private run(a: AgentState, key: string, pod: KObject, t: number): Request {
     const ctx = this.ctx
-    ctx.env.serviceTime.complete(t, "mutating", 0, podStatusBytes, a.requests.podStatusPatch)
+    const model = ctx.env.serviceTime
+    const answered = model.complete(t, "mutating", 0, podStatusBytes, a.requests.podStatusPatch)
+    if (model.lastGivenUp) return void this.statusGivenUp(a, key, answered, Kind.PodRunning)
     const spec = pod.spec as PodSpecView
     const status = (pod.status ?? {}) as PodStatusView
     const now = ctx.text.seconds(t)
@@ -218,6 +231,18 @@ export class PodStarter {
       },
       ignore
     )
+  }
+
+  /**
+   * A pod's status write given up after 429s (`ServiceTimeModel.lastGivenUp`): nothing is written, the pod stays
+   * Pending on the server. Upstream's status manager keeps the status and writes it at its next sync (every 10 s);
+   * here the pod goes back to its worker one sync period after the last 429, `again` — `PodRunning` writes it
+   * Running (read again first: it may have gone), `PodStart` admits it again (a pod refused again is written Failed
+   * again; one admitted by then runs, which upstream's would not).
+   */
+  private statusGivenUp(a: AgentState, key: string, lastRejection: number, again: Kind.PodRunning | Kind.PodStart): void {
+    this.ctx.due.push({ agent: a, pod: key }, this.ctx.givenUp(lastRejection) + statusSyncPeriodMs, again)
+    this.preparing.add(key)
   }
 
   private statusOptions(pod: KObject) {

@@ -1,7 +1,8 @@
 /**
  * Node registration (reference §3.2; upstream kubelet `registerWithAPIServer`): POST the Node with its labels,
  * capacity and first conditions; when it exists already (a restarted agent), GET it to learn its uid. An
- * unreachable server is tried again after the client timeout. Once registered, the agent's loops begin.
+ * unreachable server is tried again after the client timeout; a POST given up after 429s
+ * (`ServiceTimeModel.lastGivenUp`) after upstream's back-off. Once registered, the agent's loops begin.
  */
 import type { KObject } from "../../src/api/Object.js"
 import { Nodes } from "../../src/api/Resources.js"
@@ -15,6 +16,13 @@ import { nodeRequests } from "./NodeRequests.js"
 
 /** Approximate request size for the service-time model. */
 const nodeBytes = 1_600
+
+/**
+ * The sleep before the next registration try after `failed` tries failed (upstream `registerWithAPIServer`: 100 ms
+ * before each try, doubling, at most 7 s). The first try's own 100 ms is not modelled (an agent registers at its
+ * start), so the first retry waits 200 ms.
+ */
+export const registrationBackoffMs = (failed: number): number => Math.min(100 * 2 ** failed, 7_000)
 
 /** Whether the agents own `obj` (a Node or node Lease): it carries their owner label, when they have one. */
 export const isOwned = (env: NodeAgentEnvironment, obj: KObject): boolean =>
@@ -35,7 +43,14 @@ export class Registration {
       ctx.at(a, t + ctx.timeoutMs, Kind.Register)
       return
     }
-    const end = Math.ceil(ctx.env.serviceTime.complete(t, "mutating", 0, nodeBytes, nodeRequests(node.name).nodeCreate))
+    const model = ctx.env.serviceTime
+    const answered = model.complete(t, "mutating", 0, nodeBytes, nodeRequests(node.name).nodeCreate)
+    if (model.lastGivenUp) {
+      // the POST failed (429 after client-go's retries): tried again after the back-off
+      ctx.at(a, ctx.givenUp(answered) + registrationBackoffMs(++a.failedRegistrations), Kind.Register)
+      return
+    }
+    const end = Math.ceil(answered)
     const now = rfc3339(t)
     const owner = ctx.env.ownerLabel
     const registration: KObject = {

@@ -53,6 +53,9 @@ export type Request = Effect.Effect<void> | undefined
 
 export const ignore = (): void => {}
 
+/** The code a given-up request failed with (`ShardContext.givenUp`). */
+const tooManyRequests = "429"
+
 export class ShardContext {
   readonly due: DueQueue<Due>
   readonly text = new TimeText()
@@ -139,9 +142,22 @@ export class ShardContext {
     return this.env.live === undefined ? modelled : this.env.live.now()
   }
 
+  /**
+   * The request just booked was given up (`ServiceTimeModel.lastGivenUp`: 429 on every one of client-go's retries):
+   * a failed request, never sent, counted with the others as its 429. Answers when the agent learns of it — when
+   * the last 429 was answered (`lastRejection`, `ended`) — in whole milliseconds, as the due queue keeps events.
+   */
+  givenUp(lastRejection: number): number {
+    this.count(tooManyRequests)
+    return Math.ceil(this.ended(lastRejection))
+  }
+
   private failed(e: ApiError): void {
+    this.count(String(e.status.code))
+  }
+
+  private count(code: string): void {
     const counts = this.env.metrics.errorsByCode
-    const code = String(e.status.code)
     counts[code] = (counts[code] ?? 0) + 1
   }
 

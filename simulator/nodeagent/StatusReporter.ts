@@ -48,11 +48,14 @@ export class StatusReporter {
     env.metrics.statusChecks++
     if (a.pending !== undefined) this.beforeCheck(a, t)
     // GET with resourceVersion=0: served from the watch cache, i.e. the last write of the node
-    const got = env.serviceTime.complete(t, "read", 1, statusBytes, a.requests.nodeGet)
+    const model = env.serviceTime
+    const got = model.complete(t, "read", 1, statusBytes, a.requests.nodeGet)
     const current = a.current
     let end = got
     let post: Request
-    if (current !== undefined) {
+    // given up: tryUpdateNodeStatus fails, and the node is checked again one period after the last 429
+    if (model.lastGivenUp) end = ctx.givenUp(got)
+    else if (current !== undefined) {
       let changed = false
       if (current !== a.checked || a.health !== a.checkedHealth) {
         const status = current.status as { conditions?: ReadonlyArray<NodeCondition>; capacity?: Record<string, string> } | undefined
@@ -75,14 +78,22 @@ export class StatusReporter {
     return post
   }
 
-  /** PATCH nodes/<name>/status. */
+  /**
+   * PATCH nodes/<name>/status. One given up after 429s writes nothing: the last report stays as it was, so the next
+   * check (one period after the last 429) posts again.
+   */
   post(a: AgentState, t: number): Request {
     const ctx = this.ctx
     this.postedUntil = Number.NaN
     if (ctx.stopped(a, t) || !ctx.reachable(a, t)) return
     const current = a.current
     if (current === undefined) return
-    const until = (this.postedUntil = ctx.env.serviceTime.complete(t, "mutating", 0, statusBytes, a.requests.nodeStatusPatch))
+    const model = ctx.env.serviceTime
+    const until = (this.postedUntil = model.complete(t, "mutating", 0, statusBytes, a.requests.nodeStatusPatch))
+    if (model.lastGivenUp) {
+      this.postedUntil = ctx.givenUp(until)
+      return
+    }
     const status = (current.status ?? {}) as { conditions?: ReadonlyArray<NodeCondition> }
     const conditions = mergeConditions(status.conditions ?? [], desiredConditions(a.health), ctx.text.seconds(t))
     const patch = { status: { capacity: a.capacity, allocatable: a.capacity, conditions } }

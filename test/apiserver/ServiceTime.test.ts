@@ -105,16 +105,24 @@ describe("ServiceTimeModel", () => {
     expect(model.apf!.metrics()["global-default"]?.dispatched).toBe(3)
   })
 
-  it("complete: a node agent's request rejected on every retry ends at its last rejection and is counted as given up", () => {
+  it("complete: a node agent's request rejected on every retry is given up at its last rejection, and says so", () => {
     // node-high gets one seat of 3; the first lease write holds it for 1,000 s
     const model = new ServiceTimeModel({ ...defaultParameters, maxRequestsInflight: 2, maxMutatingRequestsInflight: 1, writeBaseMs: 1_000_000, perKiBMs: 0 })
     const lease = nodeRequests("node-0").leaseUpdate
     expect(model.complete(0, "mutating", 0, 0, lease)).toBe(1_000_000)
-    expect(model.givenUp).toBe(0)
+    expect([model.lastGivenUp, model.givenUp]).toEqual([false, 0])
     // the second waits 15 s (the request wait limit) and is rejected, 1 s later again, …: 11 tries, the last from 160 s
     expect(model.complete(0, "mutating", 0, 0, lease)).toBe(175_000)
-    expect(model.givenUp).toBe(1)
+    expect([model.lastGivenUp, model.givenUp]).toEqual([true, 1])
     expect(model.apf!.metrics()["node-high"]?.rejectedBy["time-out"]).toBe(11)
+    // the flag is the last call's: a request of another level (pod status → system) is answered
+    expect(model.complete(175_000, "mutating", 0, 0, nodeRequests("node-0").podStatusPatch)).toBe(1_175_000)
+    expect([model.lastGivenUp, model.givenUp]).toEqual([false, 1])
+    // and so is one booked without APF's request (the two pools)
+    model.complete(175_000, "mutating", 0, 0, lease)
+    expect(model.lastGivenUp).toBe(true)
+    model.complete(175_000, "read", 0, 0)
+    expect([model.lastGivenUp, model.givenUp]).toEqual([false, 2])
   })
 
   it("dispersion: a log-normal factor of median 1 whose p99 is the class's dispersion, from the seeded source only", () => {
