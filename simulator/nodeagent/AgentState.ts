@@ -42,6 +42,8 @@ export interface AgentState {
   ensuring: boolean
   lastReport: number
   uid: string | undefined
+  /** Registration is done (or given up): its loops run, and a pod bound now is started at once. */
+  registered: boolean
   leaseTries: number
   backoffMs: number
   readonly bucket: TokenBucket.TokenBucket
@@ -67,6 +69,7 @@ export const makeAgentState = (node: SimulatedNode, settings: NodeAgentSettings,
   ensuring: false,
   lastReport: -Infinity,
   uid: undefined,
+  registered: false,
   leaseTries: 0,
   backoffMs: 0,
   bucket: TokenBucket.make(settings.platformAPIQPS, settings.platformAPIBurst),
