@@ -29,7 +29,7 @@ export interface PodDeletion {
 
 /** The agent side: pods bound to its node, and every write of its Node (its informer-fed cache). */
 export interface AgentSink {
-  podBound(node: string, podKey: string): void
+  podBound(node: string, podKey: string, t: number): void
   nodeWritten(node: string, obj: KObject | undefined): void
 }
 
@@ -140,6 +140,6 @@ export class ClusterObserver {
     }
     const phase = (pod.status as { phase?: string } | undefined)?.phase
     if (phase === "Running" || phase === "Succeeded" || phase === "Failed" || pod.metadata.deletionTimestamp !== undefined) return
-    this.agents.get(nodeName)?.podBound(nodeName, change.key)
+    this.agents.get(nodeName)?.podBound(nodeName, change.key, change.time)
   }
 }

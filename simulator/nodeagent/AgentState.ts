@@ -42,6 +42,8 @@ export interface AgentState {
   ensuring: boolean
   lastReport: number
   uid: string | undefined
+  /** Registration is done (or given up): its loops run, and a pod bound now is started at once. */
+  registered: boolean
   leaseTries: number
   backoffMs: number
   /** Registration tries that failed so far: the next one waits longer (`Registration`). */
@@ -69,6 +71,7 @@ export const makeAgentState = (node: SimulatedNode, settings: NodeAgentSettings,
   ensuring: false,
   lastReport: -Infinity,
   uid: undefined,
+  registered: false,
   leaseTries: 0,
   backoffMs: 0,
   failedRegistrations: 0,

@@ -20,7 +20,9 @@
  */
 import { Clock, Effect } from "effect"
 import type { KObject } from "../../src/api/Object.js"
+import { Alarm } from "../kernel/Alarm.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
+import { timers } from "../kernel/Timers.js"
 import type { NodeAgentEnvironment } from "./AgentEnvironment.js"
 import { makeAgentState, type AgentState } from "./AgentState.js"
 import type { PressureCondition } from "./eviction/Thresholds.js"
@@ -41,6 +43,8 @@ export class NodeAgentShard {
   private readonly lease: LeaseRenewer
   private readonly status: StatusReporter
   private readonly pods: PodStarter
+  /** The fiber's sleep, cut short when a pod is bound before the next due event. */
+  private alarm: Alarm | undefined
 
   constructor(nodes: ReadonlyArray<SimulatedNode>, env: NodeAgentEnvironment, random: SeededRandomService) {
     const ctx = (this.ctx = new ShardContext(env, random))
@@ -49,6 +53,7 @@ export class NodeAgentShard {
     this.lease = new LeaseRenewer(ctx, startPending)
     this.status = new StatusReporter(ctx, startPending)
     this.registration = new Registration(ctx, (a, end) => {
+      a.registered = true
       this.lease.begin(a, end)
       this.status.begin(a, end)
       if (a.pending !== undefined) pods.startPending(a, end)
@@ -82,10 +87,12 @@ export class NodeAgentShard {
     }
   }
 
-  /** A pod bound to `node` that is not Running yet; the agent starts it at its next event. */
-  podBound(node: string, podKey: string): void {
+  /** A pod bound to `node` that is not Running yet, seen by the agent's watch at `t`: the agent starts it then. */
+  podBound(node: string, podKey: string, t: number): void {
     const a = this.agents.get(node)
-    if (a) this.pods.bound(a, podKey)
+    if (a === undefined || !this.pods.bound(a, podKey, t)) return
+    const next = this.ctx.due.nextDue()
+    if (next !== undefined) this.alarm?.wakeBy(next)
   }
 
   /** The shard's fiber: sleep to the next due event (rounded up to the resolution), run everything due. */
@@ -94,13 +101,14 @@ export class NodeAgentShard {
     const live = ctx.env.live
     // In real time answers push events while the fiber sleeps: it wakes at least once per resolution step.
     const longestSleep = live === undefined ? Infinity : ctx.env.resolutionMs
+    const alarm = (this.alarm = new Alarm(yield* timers))
     let now = (ctx.now = yield* Clock.currentTimeMillis)
     for (;;) {
       const next = ctx.due.nextDue()
       if (next === undefined && live === undefined) return yield* Effect.never
       const wake = Math.min(Math.max(now, next ?? Infinity), now + longestSleep)
       if (wake > now) {
-        yield* Effect.sleep(wake - now)
+        yield* alarm.sleep(wake - now)
         now = ctx.now = yield* Clock.currentTimeMillis
       }
       const due = ctx.due
@@ -125,6 +133,9 @@ export class NodeAgentShard {
         return this.status.check(due as AgentState, time)
       case Kind.PostStatus:
         return this.status.post(due as AgentState, time)
+      case Kind.PodsBound:
+        this.pods.startPending(due as AgentState, time)
+        return undefined
       case Kind.PodStart:
         return this.pods.start((due as PodStart).agent, (due as PodStart).pod, time)
       case Kind.PodRunning:

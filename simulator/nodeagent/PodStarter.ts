@@ -87,8 +87,9 @@ interface RunningParts {
 export class PodStarter {
   private parts: RunningParts | undefined
   /**
-   * Pods whose preparation takes time or failed, or whose status write was given up: queued as PodRunning,
-   * PodWaiting, or a retry (PodStart).
+   * Pods that have their pod worker: due to start (PodStart), being prepared (PodRunning), waiting to be tried
+   * again (PodWaiting), or whose status write was given up (PodRunning, PodStart: `statusGivenUp`). A pod's further
+   * watch events change nothing until its worker is done with it.
    */
   private readonly preparing = new Set<string>()
   private readonly prepare: PreparePod
@@ -97,11 +98,19 @@ export class PodStarter {
     this.prepare = ctx.env.preparePod ?? nothingToPrepare
   }
 
-  /** A pod bound to the agent's node, not Running yet: started at the agent's next event. */
-  bound(a: AgentState, podKey: string): void {
-    // a pod being prepared or waiting to be tried again has its pod worker already (its own status writes come here)
-    if (this.preparing.has(podKey)) return
-    if (!a.pending?.includes(podKey)) (a.pending ??= []).push(podKey)
+  /**
+   * A pod bound to the agent's node, not Running yet, seen by its watch at `t`. A registered agent starts it then
+   * (upstream kubelet: the watch event → `HandlePodAdditions` → its pod worker); before registration, or while the
+   * agent cannot reach the server, it waits in `pending` for the agent's next event. True when a start was scheduled.
+   */
+  bound(a: AgentState, podKey: string, t: number): boolean {
+    // a pod with its pod worker already: its own status writes come here too
+    if (this.preparing.has(podKey) || a.pending?.includes(podKey)) return false
+    const first = a.pending === undefined
+    ;(a.pending ??= []).push(podKey)
+    if (!first || !a.registered || this.ctx.stopped(a, t) || !this.ctx.reachable(a, t)) return false
+    this.ctx.due.push(a, t, Kind.PodsBound)
+    return true
   }
 
   /** Schedules the pods bound since the agent's last event; those over the QPS budget are delayed. */
@@ -110,6 +119,7 @@ export class PodStarter {
     a.pending = undefined
     for (const key of pending) {
       const delay = a.bucket.reserve(t)
+      this.preparing.add(key)
       this.ctx.due.push({ agent: a, pod: key }, delay > 0 ? Math.ceil(t + delay) : t, Kind.PodStart)
     }
   }

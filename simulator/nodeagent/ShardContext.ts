@@ -21,6 +21,8 @@ export const enum Kind {
   Lease,
   Status,
   PostStatus,
+  /** Pods were bound to the agent's node (its `pending`): their pod workers start. */
+  PodsBound,
   PodStart,
   PodRunning,
   PodWaiting

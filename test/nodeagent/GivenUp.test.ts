@@ -221,7 +221,7 @@ const simulate = (ms: number, model: ServiceTimeModel, pressure?: ReadonlySet<Pr
       const shard = new NodeAgentShard([makeNode({ name: "node-0", zone: "z", region: "r", cpu: "4", memory: "16Gi", pods: 110, startAt: 1_000 })], env, sim.random.split("shard"))
       observer.route("node-0", shard)
       if (pressure !== undefined) shard.setPressure("node-0", pressure)
-      for (const name of ["p0", "p1"]) shard.podBound("node-0", objectKey("default", name))
+      for (const name of ["p0", "p1"]) shard.podBound("node-0", objectKey("default", name), 0)
       yield* Effect.forkDaemon(shard.run)
       return yield* Effect.never
     }).pipe(Effect.provide(ApiServer.layer({ seed: 3 })))

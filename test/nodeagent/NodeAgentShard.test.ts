@@ -29,8 +29,14 @@ const podOn = (name: string, node: string): KObject => ({
   status: { phase: "Pending" }
 })
 
+/** A create request's body for a pod bound to `node-0`. */
+const podBody = (name: string) => ({ value: { apiVersion: "v1", kind: "Pod", ...podOn(name, "node-0") } })
+
 /** One node `node-0` starting at 1 s, pods `p0`, `p1` bound to it from the start; runs for `ms`. */
-const simulate = (ms: number, options: { preparePod?: PreparePod; during?: (server: ApiServerImpl, now: number) => void; at?: number } = {}) => {
+/** What a test does to the server at a virtual time (ascending). */
+type Step = readonly [at: number, during: (server: ApiServerImpl, now: number) => void]
+
+const simulate = (ms: number, options: { preparePod?: PreparePod; steps?: ReadonlyArray<Step> } = {}) => {
   const sim = Simulation.make({ seed: 3, startMillis: 0 })
   let server: ApiServerImpl | undefined
   const metrics = new NodeAgentMetrics()
@@ -53,11 +59,12 @@ const simulate = (ms: number, options: { preparePod?: PreparePod; during?: (serv
       const shard = new NodeAgentShard([node], env, sim.random.split("shard"))
       observer.route("node-0", shard)
       // pods bound before the agent started reach it as the observer saw them
-      for (const name of ["p0", "p1"]) shard.podBound("node-0", objectKey("default", name))
+      for (const name of ["p0", "p1"]) shard.podBound("node-0", objectKey("default", name), 0)
       yield* Effect.forkDaemon(shard.run)
-      if (options.during && options.at !== undefined) {
-        yield* Effect.sleep(options.at)
-        options.during(s, options.at)
+      let now = 0
+      for (const [at, during] of options.steps ?? []) {
+        yield* Effect.sleep(at - now)
+        during(s, (now = at))
       }
       return yield* Effect.never
     }).pipe(Effect.provide(ApiServer.layer({ seed: 3 })))
@@ -87,6 +94,41 @@ describe("NodeAgentShard", () => {
     expect(statusOf(get("p1"))?.startTime).toBe(rfc3339(1_000))
   })
 
+  it("starts a pod bound after registration when its watch event arrives, not at the agent's next lease or status event", () => {
+    // registered at 1 s: the next lease renewal and status check are ~10 s later
+    const bindAt = 4_500
+    const { get, metrics } = simulate(6_000, {
+      steps: [[bindAt, (server, now) => void server.createAt(Pods, podBody("p2"), { namespace: "default" }, now)]]
+    })
+    expect(statusOf(get("p2"))?.phase).toBe("Running")
+    // the pod worker starts at the event's own time; the server sees the write at the shard's next whole second
+    expect(statusOf(get("p2"))?.startTime).toBe(rfc3339(4_000))
+    expect((get("p2")?.metadata.managedFields?.at(-1) as { time?: string } | undefined)?.time).toBe(rfc3339(5_000))
+    expect(metrics.podStatusWrites).toBe(3)
+  })
+
+  it("starts a pod once, however many watch events it gets before its worker ran", () => {
+    // 200 pods bound at once: the agent's bucket (burst 100, 50/s) delays the last ones' workers by up to 2 s
+    const names = Array.from({ length: 200 }, (_, i) => `q${i}`)
+    const prepared: Array<string> = []
+    // a preparation of 1 s (an image pull, say): a second worker would prepare the pod again before it runs
+    const preparePod: PreparePod = (pod, _node, t) => (prepared.push(pod.metadata.name!), t + 1_000)
+    const { get, metrics } = simulate(10_000, {
+      preparePod,
+      steps: [
+        [4_500, (server, now) => names.forEach((name) => server.createAt(Pods, podBody(name), { namespace: "default" }, now))],
+        // the last pod changes while its worker waits for a token: a second watch event, not a second start
+        [5_200, (server, now) => void server.patchAt(Pods, "q199", "merge", { value: { metadata: { labels: { again: "yes" } } } }, { namespace: "default" }, now)]
+      ]
+    })
+    expect(prepared.filter((name) => name === "q199")).toEqual(["q199"])
+    expect(metrics.podStatusWrites).toBe(2 + 200)
+    expect(statusOf(get("q199"))?.phase).toBe("Running")
+    // its token came 2 s after the burst, (200 − 100) / 50 per second, and its preparation took 1 s more
+    expect(statusOf(get("q199"))?.startTime).toBe(rfc3339(7_000))
+    expect(get("q199")?.metadata.labels).toEqual({ again: "yes" })
+  })
+
   it("runs a pod whose preparation takes time when it is ready", () => {
     const prepared: Array<string> = []
     const preparePod: PreparePod = (pod, node, t) => {
@@ -107,10 +149,7 @@ describe("NodeAgentShard", () => {
     const preparePod: PreparePod = (_pod, _node, t) => t + 30_000
     const { get, metrics } = simulate(40_000, {
       preparePod,
-      at: 10_000,
-      during: (server, now) => {
-        server.deleteAt(Pods, "p0", { namespace: "default" }, now)
-      }
+      steps: [[10_000, (server, now) => void server.deleteAt(Pods, "p0", { namespace: "default" }, now)]]
     })
     expect(get("p0")).toBeUndefined()
     expect(statusOf(get("p1"))?.phase).toBe("Running")
