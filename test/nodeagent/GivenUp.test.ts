@@ -11,6 +11,7 @@ import type { KObject } from "../../src/api/Object.js"
 import type { WriteResult } from "../../src/api/Requests.js"
 import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace } from "../../src/api/WellKnown.js"
+import * as Status from "../../src/api/Status.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
 import { ApiServer, type ApiServerImpl } from "../../simulator/apiserver/ApiServer.js"
 import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
@@ -24,6 +25,7 @@ import type { PressureCondition } from "../../simulator/nodeagent/eviction/Thres
 import { makeAgentState } from "../../simulator/nodeagent/AgentState.js"
 import { LeaseRenewer } from "../../simulator/nodeagent/LeaseRenewer.js"
 import { NodeAgentShard } from "../../simulator/nodeagent/NodeAgentShard.js"
+import type { PreparePod } from "../../simulator/nodeagent/PodStarter.js"
 import { nodeRequests } from "../../simulator/nodeagent/NodeRequests.js"
 import { registrationBackoffMs } from "../../simulator/nodeagent/Registration.js"
 import { Kind, ShardContext } from "../../simulator/nodeagent/ShardContext.js"
@@ -124,6 +126,33 @@ describe("given-up node-agent requests", () => {
     expect(ctx.env.metrics.leaseFailures).toBe(9)
   })
 
+  it("lease: a create given up after ensure-lease's 404 creates nothing and goes on backing off", () => {
+    const calls: Array<string> = []
+    const client: Partial<ApiClientService> = {
+      get: () => Effect.suspend(() => (calls.push("get"), Effect.fail(Status.notFound({ group: "coordination.platform", plural: "leases" }, "node-0")))),
+      create: () => Effect.sync((): WriteResult => (calls.push("create"), { code: 201, object: { metadata: { name: "node-0" } }, warnings: [] }))
+    }
+    // node-high free: ensure-lease's GET is dispatched at once and takes its seat until `answered`
+    const model = blocked(0)
+    const ctx = contextOf(client, model)
+    const renewer = new LeaseRenewer(ctx, () => {})
+    const a = makeAgentState(node0(), agentSettings, [])
+    // in ensure-lease's back-off already: the next sleep is 800 ms
+    a.ensuring = true
+    a.backoffMs = 800
+    const request = renewer.renew(a, 1_000)!
+    const answered = 1_000 + model.serviceMs("read", 1, 420)
+    // another node's write comes while the GET is served and holds the seat for 1,000 s: the create waits behind it
+    model.apf!.place(1_000.5, nodeHigh, 1, 1_000_000)
+    Effect.runSync(request)
+    expect(calls).toEqual(["get"])
+    expect(ctx.env.metrics.leaseCreates).toBe(0)
+    // the 404 is an answer (not counted); the create is given up 175 s after it was tried, then sleeps 800 ms
+    expect(ctx.env.metrics.errorsByCode).toEqual({ "429": 1 })
+    expect([a.ensuring, a.backoffMs]).toEqual([true, 1_600])
+    expect(popNext(ctx)).toEqual({ time: Math.ceil(answered + 175_000) + 800, kind: Kind.Lease })
+  })
+
   it("node status: a GET given up posts nothing and checks again one period later; a PATCH given up writes nothing", () => {
     const patches: Array<number> = []
     const client: Partial<ApiClientService> = {
@@ -169,15 +198,17 @@ describe("given-up node-agent requests", () => {
 
   it("pod status: a Running write given up leaves the pod Pending on the server; it is written one sync later", () => {
     // system (pod status) is held until 300 s; registration, lease and node status (node-high) go through
-    const early = simulate(100_000, blocked(300_000, system))
+    // started at 1 s, given up at 176 s: not written
+    const early = simulate(185_000, blocked(300_000, system))
     expect(early.metrics.registrations).toBe(1)
     expect(early.server.store.lookup(Leases, nodeLeaseNamespace, "node-0")).toBeDefined()
     expect(["p0", "p1"].map((name) => statusOf(early.get(name))?.phase)).toEqual(["Pending", "Pending"])
     expect(early.metrics.podStatusWrites).toBe(0)
+    expect(early.metrics.errorsByCode).toEqual({ "429": 2 })
 
-    const late = simulate(400_000, blocked(300_000, system))
-    // started at 1 s, given up at 176 s, written again at the status manager's next sync (10 s later), which waits
-    // for the seat (300 s): Running, with the time of that write
+    // written again at the status manager's next sync, 10 s after the last 429 (its latency the model's: it waits
+    // for the seat until 300 s; the server has it when it is sent): Running, with the time of that write
+    const late = simulate(190_000, blocked(300_000, system))
     expect(["p0", "p1"].map((name) => statusOf(late.get(name))?.phase)).toEqual(["Running", "Running"])
     expect(statusOf(late.get("p0"))?.startTime).toBe(rfc3339(186_000))
     expect(late.metrics.podStatusWrites).toBe(2)
@@ -185,12 +216,31 @@ describe("given-up node-agent requests", () => {
     expect(late.metrics.errorsByCode).toEqual({ "429": 2 })
   })
 
+  it("pod status: a waiting status given up is not written; the pod's next try posts it", () => {
+    // every preparation fails (an image pull backing off): the pod worker tries again 200 s later
+    const preparePod: PreparePod = (_pod, _node, t) => ({ at: t, retryAt: t + 200_000, reason: "ImagePullBackOff", status: () => ({ status: { containerStatuses: [{ name: "app", state: { waiting: { reason: "ImagePullBackOff" } } }] } }) })
+    const waitingOf = (pod: KObject | undefined) =>
+      (pod?.status as { containerStatuses?: ReadonlyArray<{ state?: { waiting?: { reason?: string } } }> } | undefined)?.containerStatuses?.[0]?.state?.waiting?.reason
+    // tried at 1 s, given up at 176 s; the pod's next try is at 201 s
+    const early = simulate(200_000, blocked(300_000, system), undefined, preparePod)
+    expect(["p0", "p1"].map((name) => waitingOf(early.get(name)))).toEqual([undefined, undefined])
+    expect(early.metrics.podWaitingWrites).toBe(0)
+    expect(early.metrics.errorsByCode).toEqual({ "429": 2 })
+    // the next try's status waits for the seat (free at 300 s); the server has it when it is sent (the shard's
+    // wake-up), its latency is the model's
+    const late = simulate(210_000, blocked(300_000, system), undefined, preparePod)
+    expect(["p0", "p1"].map((name) => waitingOf(late.get(name)))).toEqual(["ImagePullBackOff", "ImagePullBackOff"])
+    expect(late.metrics.podWaitingWrites).toBe(2)
+    expect(late.model.givenUp).toBe(2)
+  })
+
   it("pod status: a Failed write (refused by admission) given up is written when the pod is admitted again", () => {
     const diskPressure = new Set(["DiskPressure"] as const)
-    const early = simulate(100_000, blocked(300_000, system), diskPressure)
+    const early = simulate(185_000, blocked(300_000, system), diskPressure)
     expect(["p0", "p1"].map((name) => statusOf(early.get(name))?.phase)).toEqual(["Pending", "Pending"])
-    const late = simulate(400_000, blocked(300_000, system), diskPressure)
-    // refused again at 186 s (the node still reports disk pressure), written once the seat frees
+    // admitted again at 186 s, one status-manager sync after the last 429: refused again (the node still reports
+    // disk pressure) and written
+    const late = simulate(190_000, blocked(300_000, system), diskPressure)
     expect(["p0", "p1"].map((name) => statusOf(late.get(name))?.phase)).toEqual(["Failed", "Failed"])
     expect((late.get("p0")?.status as { reason?: string }).reason).toBe("Evicted")
     expect(late.metrics.podStatusWrites).toBe(0)
@@ -207,7 +257,7 @@ const podOn = (name: string): KObject => ({
 const statusOf = (pod: KObject | undefined) => pod?.status as { phase?: string; startTime?: string } | undefined
 
 /** One node `node-0` starting at 1 s with pods `p0`, `p1` bound to it, booked with `model`; runs for `ms`. */
-const simulate = (ms: number, model: ServiceTimeModel, pressure?: ReadonlySet<PressureCondition>) => {
+const simulate = (ms: number, model: ServiceTimeModel, pressure?: ReadonlySet<PressureCondition>, preparePod?: PreparePod) => {
   const sim = Simulation.make({ seed: 3, startMillis: 0 })
   let server: ApiServerImpl | undefined
   const metrics = new NodeAgentMetrics()
@@ -217,7 +267,7 @@ const simulate = (ms: number, model: ServiceTimeModel, pressure?: ReadonlySet<Pr
       const observer = new ClusterObserver(0, false)
       observer.attach(s.store)
       for (const name of ["p0", "p1"]) s.store.putFresh(Pods, objectKey("default", name), podOn(name), 0)
-      const env = { client: inProcessClient(s), serviceTime: model, settings: agentSettings, metrics, pauses: [], resolutionMs: 1_000 }
+      const env = { client: inProcessClient(s), serviceTime: model, settings: agentSettings, metrics, pauses: [], resolutionMs: 1_000, ...(preparePod ? { preparePod } : {}) }
       const shard = new NodeAgentShard([makeNode({ name: "node-0", zone: "z", region: "r", cpu: "4", memory: "16Gi", pods: 110, startAt: 1_000 })], env, sim.random.split("shard"))
       observer.route("node-0", shard)
       if (pressure !== undefined) shard.setPressure("node-0", pressure)
