@@ -168,6 +168,8 @@ export class LeaseRenewer {
 
   private written(a: AgentState, lease: KObject, t: number, end: number): void {
     this.remember(a, lease)
+    // the next renewal's update has its 5 tries again (retryUpdateLease counts per renewal)
+    a.leaseTries = 0
     const metrics = this.ctx.env.metrics
     metrics.leaseWrites++
     recordMillis(metrics.leaseLatency, end - t)

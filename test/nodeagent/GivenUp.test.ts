@@ -109,6 +109,34 @@ describe("given-up node-agent requests", () => {
     expect(next?.time).toBe(1_110_003)
   })
 
+  it("lease: a renewal written after a given-up try leaves the next renewal its 5 tries", () => {
+    const written = (obj: KObject): WriteResult => ({ code: 200, object: obj, warnings: [] })
+    const model = blocked(200_000, nodeHigh)
+    const ctx = contextOf({ update: (_resource, obj) => Effect.sync(() => written(obj)) }, model)
+    const renewer = new LeaseRenewer(ctx, () => {})
+    const a = makeAgentState(node0(), agentSettings, [])
+    a.leaseMeta = { name: "node-0", namespace: nodeLeaseNamespace, resourceVersion: "1" }
+    // the renewal at 1 s is given up; its second try waits for the seat (free at 200 s) and is written
+    let next: { time: number; kind: Kind } | undefined = { time: 1_000, kind: Kind.Lease }
+    let failuresBefore = 0
+    let heldAgain = false
+    while (next !== undefined && !a.ensuring) {
+      if (next.time >= 300_000 && !heldAgain) {
+        // node-high is held again from 300 s on: the next renewal fails
+        model.apf!.place(300_000, nodeHigh, 1, 10_000_000)
+        heldAgain = true
+        failuresBefore = ctx.env.metrics.leaseFailures
+      }
+      ctx.now = next.time
+      const request = renewer.renew(a, next.time)
+      if (request !== undefined) Effect.runSync(request)
+      next = popNext(ctx)
+    }
+    expect(failuresBefore).toBe(1)
+    // five tries of the update (not four: the written renewal ended the first one's count), then ensure-lease
+    expect(ctx.env.metrics.leaseFailures - failuresBefore).toBe(5)
+  })
+
   it("lease: ensure-lease's GET given up backs off 200 ms, 400 ms, … up to 7 s", () => {
     const model = blocked(10_000_000, nodeHigh)
     const ctx = contextOf({}, model)
