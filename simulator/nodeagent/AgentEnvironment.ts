@@ -43,7 +43,7 @@ export class NodeAgentMetrics {
   readonly foreignNodes: Array<string> = []
   leaseWrites = 0
   leaseCreates = 0
-  /** Failed lease requests (update tries and ensure GETs). */
+  /** Failed lease requests (update tries, ensure-lease GETs and creates). */
   leaseFailures = 0
   statusChecks = 0
   statusPatches = 0
@@ -54,7 +54,7 @@ export class NodeAgentMetrics {
   readonly leaseLatency: Histogram = makeHistogram()
   /** Node status PATCH latency (ms): from the post's intended start to the response. */
   readonly statusLatency: Histogram = makeHistogram()
-  /** Failed requests by HTTP status code (a connection failure is the client's 503). */
+  /** Failed requests by HTTP status code (a connection failure is the client's 503; one given up after 429s, 429). */
   readonly errorsByCode: Record<string, number> = {}
   /** Requests held back by the run's total QPS limit (real time only), and for how long in all (ms). */
   throttled = 0
