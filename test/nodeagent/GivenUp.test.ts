@@ -9,28 +9,22 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { KObject } from "../../src/api/Object.js"
 import type { WriteResult } from "../../src/api/Requests.js"
-import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
+import { Leases, Nodes } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace } from "../../src/api/WellKnown.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
-import { ApiServer, type ApiServerImpl } from "../../simulator/apiserver/ApiServer.js"
-import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
 import { defaultParameters, ServiceTimeModel, type ModelRequest } from "../../simulator/apiserver/ServiceTime.js"
-import { objectKey } from "../../simulator/apiserver/Store.js"
 import { rfc3339 } from "../../simulator/apiserver/SystemMeta.js"
-import { ClusterObserver } from "../../simulator/cluster/ClusterObserver.js"
-import * as Simulation from "../../simulator/kernel/Simulation.js"
 import { NodeAgentMetrics, type NodeAgentEnvironment } from "../../simulator/nodeagent/AgentEnvironment.js"
-import type { PressureCondition } from "../../simulator/nodeagent/eviction/Thresholds.js"
 import { makeAgentState } from "../../simulator/nodeagent/AgentState.js"
 import { LeaseRenewer } from "../../simulator/nodeagent/LeaseRenewer.js"
-import { NodeAgentShard } from "../../simulator/nodeagent/NodeAgentShard.js"
 import type { PreparePod } from "../../simulator/nodeagent/PodStarter.js"
 import { nodeRequests } from "../../simulator/nodeagent/NodeRequests.js"
 import { registrationBackoffMs } from "../../simulator/nodeagent/Registration.js"
 import { Kind, ShardContext } from "../../simulator/nodeagent/ShardContext.js"
 import { makeNode } from "../../simulator/nodeagent/SimulatedNode.js"
 import { StatusReporter } from "../../simulator/nodeagent/StatusReporter.js"
+import { simulateOneNode, statusOf } from "./oneNode.js"
 import { agentSettings } from "./settings.js"
 
 /** Another node's requests: its lease update is in node-high, its pod status in system (docs/apf.md). */
@@ -213,7 +207,7 @@ describe("given-up node-agent requests", () => {
 
   it("registration: a POST given up creates no Node and is tried again after the back-off", () => {
     expect([1, 2, 3, 6, 7, 20].map(registrationBackoffMs)).toEqual([200, 400, 800, 6_400, 7_000, 7_000])
-    const { server, metrics, model } = simulate(600_000, blocked(400_000, nodeHigh))
+    const { server, metrics, model } = simulateOneNode(600_000, { model: blocked(400_000, nodeHigh) })
     // tries at 1 s (given up at 176 s), 176.2 s (given up at 351.2 s), 351.6 s: dispatched when the seat frees at
     // 400 s. The server sees a request at the shard's wake-up (352 s); the agent learns of it at 400 s
     expect(metrics.registrations).toBe(1)
@@ -227,7 +221,7 @@ describe("given-up node-agent requests", () => {
   it("pod status: a Running write given up leaves the pod Pending on the server; it is written one sync later", () => {
     // system (pod status) is held until 300 s; registration, lease and node status (node-high) go through
     // started at 1 s, given up at 176 s: not written
-    const early = simulate(185_000, blocked(300_000, system))
+    const early = simulateOneNode(185_000, { model: blocked(300_000, system) })
     expect(early.metrics.registrations).toBe(1)
     expect(early.server.store.lookup(Leases, nodeLeaseNamespace, "node-0")).toBeDefined()
     expect(["p0", "p1"].map((name) => statusOf(early.get(name))?.phase)).toEqual(["Pending", "Pending"])
@@ -236,7 +230,7 @@ describe("given-up node-agent requests", () => {
 
     // written again at the status manager's next sync, 10 s after the last 429 (its latency the model's: it waits
     // for the seat until 300 s; the server has it when it is sent): Running, with the time of that write
-    const late = simulate(190_000, blocked(300_000, system))
+    const late = simulateOneNode(190_000, { model: blocked(300_000, system) })
     expect(["p0", "p1"].map((name) => statusOf(late.get(name))?.phase)).toEqual(["Running", "Running"])
     expect(statusOf(late.get("p0"))?.startTime).toBe(rfc3339(186_000))
     expect(late.metrics.podStatusWrites).toBe(2)
@@ -250,13 +244,13 @@ describe("given-up node-agent requests", () => {
     const waitingOf = (pod: KObject | undefined) =>
       (pod?.status as { containerStatuses?: ReadonlyArray<{ state?: { waiting?: { reason?: string } } }> } | undefined)?.containerStatuses?.[0]?.state?.waiting?.reason
     // tried at 1 s, given up at 176 s; the pod's next try is at 201 s
-    const early = simulate(200_000, blocked(300_000, system), undefined, preparePod)
+    const early = simulateOneNode(200_000, { model: blocked(300_000, system), preparePod })
     expect(["p0", "p1"].map((name) => waitingOf(early.get(name)))).toEqual([undefined, undefined])
     expect(early.metrics.podWaitingWrites).toBe(0)
     expect(early.metrics.errorsByCode).toEqual({ "429": 2 })
     // the next try's status waits for the seat (free at 300 s); the server has it when it is sent (the shard's
     // wake-up), its latency is the model's
-    const late = simulate(210_000, blocked(300_000, system), undefined, preparePod)
+    const late = simulateOneNode(210_000, { model: blocked(300_000, system), preparePod })
     expect(["p0", "p1"].map((name) => waitingOf(late.get(name)))).toEqual(["ImagePullBackOff", "ImagePullBackOff"])
     expect(late.metrics.podWaitingWrites).toBe(2)
     expect(late.model.givenUp).toBe(2)
@@ -264,47 +258,14 @@ describe("given-up node-agent requests", () => {
 
   it("pod status: a Failed write (refused by admission) given up is written when the pod is admitted again", () => {
     const diskPressure = new Set(["DiskPressure"] as const)
-    const early = simulate(185_000, blocked(300_000, system), diskPressure)
+    const early = simulateOneNode(185_000, { model: blocked(300_000, system), pressure: diskPressure })
     expect(["p0", "p1"].map((name) => statusOf(early.get(name))?.phase)).toEqual(["Pending", "Pending"])
     // admitted again at 186 s, one status-manager sync after the last 429: refused again (the node still reports
     // disk pressure) and written
-    const late = simulate(190_000, blocked(300_000, system), diskPressure)
+    const late = simulateOneNode(190_000, { model: blocked(300_000, system), pressure: diskPressure })
     expect(["p0", "p1"].map((name) => statusOf(late.get(name))?.phase)).toEqual(["Failed", "Failed"])
     expect((late.get("p0")?.status as { reason?: string }).reason).toBe("Evicted")
     expect(late.metrics.podStatusWrites).toBe(0)
     expect(late.metrics.errorsByCode).toEqual({ "429": 2 })
   })
 })
-
-const podOn = (name: string): KObject => ({
-  metadata: { name, namespace: "default", uid: `uid-${name}` },
-  spec: { nodeName: "node-0", containers: [{ name: "app", image: "registry.example/app:1", resources: { requests: { cpu: "100m" } } }] },
-  status: { phase: "Pending" }
-})
-
-const statusOf = (pod: KObject | undefined) => pod?.status as { phase?: string; startTime?: string } | undefined
-
-/** One node `node-0` starting at 1 s with pods `p0`, `p1` bound to it, booked with `model`; runs for `ms`. */
-const simulate = (ms: number, model: ServiceTimeModel, pressure?: ReadonlySet<PressureCondition>, preparePod?: PreparePod) => {
-  const sim = Simulation.make({ seed: 3, startMillis: 0 })
-  let server: ApiServerImpl | undefined
-  const metrics = new NodeAgentMetrics()
-  sim.fork(
-    Effect.gen(function* () {
-      const s = (server = yield* ApiServer)
-      const observer = new ClusterObserver(0, false)
-      observer.attach(s.store)
-      for (const name of ["p0", "p1"]) s.store.putFresh(Pods, objectKey("default", name), podOn(name), 0)
-      const env = { client: inProcessClient(s), serviceTime: model, settings: agentSettings, metrics, pauses: [], resolutionMs: 1_000, ...(preparePod ? { preparePod } : {}) }
-      const shard = new NodeAgentShard([makeNode({ name: "node-0", zone: "z", region: "r", cpu: "4", memory: "16Gi", pods: 110, startAt: 1_000 })], env, sim.random.split("shard"))
-      observer.route("node-0", shard)
-      if (pressure !== undefined) shard.setPressure("node-0", pressure)
-      for (const name of ["p0", "p1"]) shard.podBound("node-0", objectKey("default", name), 0)
-      yield* Effect.forkDaemon(shard.run)
-      return yield* Effect.never
-    }).pipe(Effect.provide(ApiServer.layer({ seed: 3 })))
-  )
-  sim.runUntil(ms)
-  sim.interruptAll()
-  return { server: server!, metrics, model, get: (name: string) => server!.store.lookup(Pods, "default", name)?.obj }
-}

@@ -5,81 +5,18 @@
  * meanwhile is never started.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
-import type { KObject } from "../../src/api/Object.js"
 import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import { hostnameLabel, nodeLeaseNamespace, zoneLabel } from "../../src/api/WellKnown.js"
-import { ApiServer, type ApiServerImpl } from "../../simulator/apiserver/ApiServer.js"
-import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
-import { objectKey } from "../../simulator/apiserver/Store.js"
 import { rfc3339 } from "../../simulator/apiserver/SystemMeta.js"
-import { ServiceTimeModel } from "../../simulator/apiserver/ServiceTime.js"
-import { ClusterObserver } from "../../simulator/cluster/ClusterObserver.js"
-import * as Simulation from "../../simulator/kernel/Simulation.js"
-import { NodeAgentMetrics } from "../../simulator/nodeagent/AgentEnvironment.js"
-import { NodeAgentShard } from "../../simulator/nodeagent/NodeAgentShard.js"
 import type { PreparePod } from "../../simulator/nodeagent/PodStarter.js"
-import { makeNode } from "../../simulator/nodeagent/SimulatedNode.js"
-import { agentSettings } from "./settings.js"
-
-
-const podOn = (name: string, node: string): KObject => ({
-  metadata: { name, namespace: "default", uid: `uid-${name}` },
-  spec: { nodeName: node, containers: [{ name: "app", image: "registry.example/app:1", resources: { requests: { cpu: "100m" } } }] },
-  status: { phase: "Pending" }
-})
+import { podOn, simulateOneNode, statusOf } from "./oneNode.js"
 
 /** A create request's body for a pod bound to `node-0`. */
-const podBody = (name: string) => ({ value: { apiVersion: "v1", kind: "Pod", ...podOn(name, "node-0") } })
-
-/** One node `node-0` starting at 1 s, pods `p0`, `p1` bound to it from the start; runs for `ms`. */
-/** What a test does to the server at a virtual time (ascending). */
-type Step = readonly [at: number, during: (server: ApiServerImpl, now: number) => void]
-
-const simulate = (ms: number, options: { preparePod?: PreparePod; steps?: ReadonlyArray<Step> } = {}) => {
-  const sim = Simulation.make({ seed: 3, startMillis: 0 })
-  let server: ApiServerImpl | undefined
-  const metrics = new NodeAgentMetrics()
-  sim.fork(
-    Effect.gen(function* () {
-      const s = (server = yield* ApiServer)
-      const observer = new ClusterObserver(0, false)
-      observer.attach(s.store)
-      for (const name of ["p0", "p1"]) s.store.putFresh(Pods, objectKey("default", name), podOn(name, "node-0"), 0)
-      const env = {
-        client: inProcessClient(s),
-        serviceTime: new ServiceTimeModel(),
-        settings: agentSettings,
-        metrics,
-        pauses: [],
-        resolutionMs: 1_000,
-        ...(options.preparePod ? { preparePod: options.preparePod } : {})
-      }
-      const node = makeNode({ name: "node-0", zone: "zone-a", region: "region-1", cpu: "4", memory: "16Gi", pods: 110, startAt: 1_000 })
-      const shard = new NodeAgentShard([node], env, sim.random.split("shard"))
-      observer.route("node-0", shard)
-      // pods bound before the agent started reach it as the observer saw them
-      for (const name of ["p0", "p1"]) shard.podBound("node-0", objectKey("default", name), 0)
-      yield* Effect.forkDaemon(shard.run)
-      let now = 0
-      for (const [at, during] of options.steps ?? []) {
-        yield* Effect.sleep(at - now)
-        during(s, (now = at))
-      }
-      return yield* Effect.never
-    }).pipe(Effect.provide(ApiServer.layer({ seed: 3 })))
-  )
-  sim.runUntil(ms)
-  sim.interruptAll()
-  const get = (name: string) => server!.store.lookup(Pods, "default", name)?.obj
-  return { server: server!, metrics, get }
-}
-
-const statusOf = (pod: KObject | undefined) => pod?.status as { phase?: string; startTime?: string } | undefined
+const podBody = (name: string) => ({ value: { apiVersion: "v1", kind: "Pod", ...podOn(name) } })
 
 describe("NodeAgentShard", () => {
   it("registers its node with the well-known labels, creates its lease and starts the bound pods at registration", () => {
-    const { server, metrics, get } = simulate(5_000)
+    const { server, metrics, get } = simulateOneNode(5_000)
     const node = server.store.lookup(Nodes, undefined, "node-0")?.obj
     expect(node?.metadata.labels?.[hostnameLabel]).toBe("node-0")
     expect(node?.metadata.labels?.[zoneLabel]).toBe("zone-a")
@@ -97,7 +34,7 @@ describe("NodeAgentShard", () => {
   it("starts a pod bound after registration when its watch event arrives, not at the agent's next lease or status event", () => {
     // registered at 1 s: the next lease renewal and status check are ~10 s later
     const bindAt = 4_500
-    const { get, metrics } = simulate(6_000, {
+    const { get, metrics } = simulateOneNode(6_000, {
       steps: [[bindAt, (server, now) => void server.createAt(Pods, podBody("p2"), { namespace: "default" }, now)]]
     })
     expect(statusOf(get("p2"))?.phase).toBe("Running")
@@ -113,7 +50,7 @@ describe("NodeAgentShard", () => {
     const prepared: Array<string> = []
     // a preparation of 1 s (an image pull, say): a second worker would prepare the pod again before it runs
     const preparePod: PreparePod = (pod, _node, t) => (prepared.push(pod.metadata.name!), t + 1_000)
-    const { get, metrics } = simulate(10_000, {
+    const { get, metrics } = simulateOneNode(10_000, {
       preparePod,
       steps: [
         [4_500, (server, now) => names.forEach((name) => server.createAt(Pods, podBody(name), { namespace: "default" }, now))],
@@ -135,11 +72,11 @@ describe("NodeAgentShard", () => {
       prepared.push(`${pod.metadata.name}@${node.name}`)
       return pod.metadata.name === "p1" ? t + 30_000 : t
     }
-    const early = simulate(20_000, { preparePod })
+    const early = simulateOneNode(20_000, { preparePod })
     expect(prepared).toEqual(["p0@node-0", "p1@node-0"])
     expect(statusOf(early.get("p0"))?.phase).toBe("Running")
     expect(statusOf(early.get("p1"))?.phase).toBe("Pending")
-    const late = simulate(40_000, { preparePod })
+    const late = simulateOneNode(40_000, { preparePod })
     expect(statusOf(late.get("p1"))?.phase).toBe("Running")
     expect(statusOf(late.get("p1"))?.startTime).toBe(rfc3339(31_000))
     expect(late.metrics.podStatusWrites).toBe(2)
@@ -147,7 +84,7 @@ describe("NodeAgentShard", () => {
 
   it("does not run a pod deleted while it was being prepared", () => {
     const preparePod: PreparePod = (_pod, _node, t) => t + 30_000
-    const { get, metrics } = simulate(40_000, {
+    const { get, metrics } = simulateOneNode(40_000, {
       preparePod,
       steps: [[10_000, (server, now) => void server.deleteAt(Pods, "p0", { namespace: "default" }, now)]]
     })
