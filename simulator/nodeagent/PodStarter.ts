@@ -91,7 +91,7 @@ export class PodStarter {
    * again (PodWaiting), or whose status write was given up (PodRunning, PodStart: `statusGivenUp`). A pod's further
    * watch events change nothing until its worker is done with it.
    */
-  private readonly preparing = new Set<string>()
+  private readonly withWorker = new Set<string>()
   private readonly prepare: PreparePod
 
   constructor(private readonly ctx: ShardContext) {
@@ -105,7 +105,7 @@ export class PodStarter {
    */
   bound(a: AgentState, podKey: string, t: number): boolean {
     // a pod with its pod worker already: its own status writes come here too
-    if (this.preparing.has(podKey) || a.pending?.includes(podKey)) return false
+    if (this.withWorker.has(podKey) || a.pending?.includes(podKey)) return false
     const first = a.pending === undefined
     ;(a.pending ??= []).push(podKey)
     if (!first || !a.registered || this.ctx.stopped(a, t) || !this.ctx.reachable(a, t)) return false
@@ -119,14 +119,14 @@ export class PodStarter {
     a.pending = undefined
     for (const key of pending) {
       const delay = a.bucket.reserve(t)
-      this.preparing.add(key)
+      this.withWorker.add(key)
       this.ctx.due.push({ agent: a, pod: key }, delay > 0 ? Math.ceil(t + delay) : t, Kind.PodStart)
     }
   }
 
   /** Due: read the pod, admit it, prepare it, run it. */
   start(a: AgentState, key: string, t: number): Request {
-    this.preparing.delete(key)
+    this.withWorker.delete(key)
     const ctx = this.ctx
     if (ctx.stopped(a, t)) return
     if (!ctx.reachable(a, t)) {
@@ -138,7 +138,7 @@ export class PodStarter {
 
   /** Due after its preparation: read the pod again (it may have gone meanwhile) and run it. */
   ready(a: AgentState, key: string, t: number): Request {
-    this.preparing.delete(key)
+    this.withWorker.delete(key)
     const ctx = this.ctx
     if (ctx.stopped(a, t)) return
     if (!ctx.reachable(a, t)) {
@@ -156,7 +156,7 @@ export class PodStarter {
     const ctx = this.ctx
     if (ctx.stopped(a, t)) return
     ctx.due.push({ agent: a, pod: key }, Math.max(t, w.retryAt), Kind.PodStart)
-    this.preparing.add(key)
+    this.withWorker.add(key)
     if (!ctx.reachable(a, t)) return
     return this.read(a, key, (pod) => {
       const statuses = ((pod.status ?? {}) as { containerStatuses?: ReadonlyArray<{ state?: { waiting?: { reason?: string } } }> }).containerStatuses
@@ -203,12 +203,12 @@ export class PodStarter {
     const readyAt = this.prepare(pod, a.node, t)
     if (typeof readyAt !== "number") {
       this.ctx.due.push({ agent: a, pod: key, waiting: readyAt }, Math.max(t, readyAt.at), Kind.PodWaiting)
-      this.preparing.add(key)
+      this.withWorker.add(key)
       return
     }
     if (readyAt > t) {
       this.ctx.due.push({ agent: a, pod: key }, readyAt, Kind.PodRunning)
-      this.preparing.add(key)
+      this.withWorker.add(key)
       return
     }
     return this.run(a, key, pod, t)
@@ -252,7 +252,7 @@ export class PodStarter {
    */
   private statusGivenUp(a: AgentState, key: string, lastRejection: number, again: Kind.PodRunning | Kind.PodStart): void {
     this.ctx.due.push({ agent: a, pod: key }, this.ctx.givenUp(lastRejection) + statusSyncPeriodMs, again)
-    this.preparing.add(key)
+    this.withWorker.add(key)
   }
 
   private statusOptions(pod: KObject) {

@@ -12,7 +12,6 @@ import { rfc3339 } from "../apiserver/SystemMeta.js"
 import type { AgentState } from "./AgentState.js"
 import { desiredConditions, mergeConditions } from "./NodeStatus.js"
 import { Kind, type Request, type ShardContext } from "./ShardContext.js"
-import { nodeRequests } from "./NodeRequests.js"
 
 /** Approximate request size for the service-time model. */
 const nodeBytes = 1_600
@@ -44,7 +43,7 @@ export class Registration {
       return
     }
     const model = ctx.env.serviceTime
-    const answered = model.complete(t, "mutating", 0, nodeBytes, nodeRequests(node.name).nodeCreate)
+    const answered = model.complete(t, "mutating", 0, nodeBytes, a.requests.nodeCreate)
     if (model.lastGivenUp) {
       // the POST failed (429 after client-go's retries): tried again after the back-off
       ctx.at(a, ctx.givenUp(answered) + registrationBackoffMs(++a.failedRegistrations), Kind.Register)
