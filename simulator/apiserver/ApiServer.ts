@@ -35,6 +35,7 @@ import { bootstrapPolicy } from "./auth/BootstrapPolicy.js"
 import { ServiceAccountTokens } from "./auth/ServiceAccountTokens.js"
 import { tokenRequestAt } from "./auth/TokenRequest.js"
 import { review } from "./auth/AccessReviews.js"
+import { RoleEscalation } from "./auth/RoleEscalation.js"
 import type { UserInfo } from "./auth/UserInfo.js"
 import type { Body } from "./Decode.js"
 import { Delete } from "./Delete.js"
@@ -44,7 +45,7 @@ import { defaultConfig, ServerState, type ApiServerConfig } from "./ServerState.
 import type { Store } from "./Store.js"
 import { Watch } from "./Watch.js"
 import type { WatchHub, WatchSink } from "./WatchHub.js"
-import { Write } from "./Write.js"
+import { Write, type ServerWriteOptions } from "./Write.js"
 
 export type { Body } from "./Decode.js"
 export { WaitFor } from "./Read.js"
@@ -79,10 +80,11 @@ export class ApiServerImpl {
     this.admission = new Admission(this.state)
     this.reads = new Read(this.state, this.admission)
     this.watches = new Watch(this.state, this.admission)
-    this.writes = new Write(this.state, this.admission)
-    this.deletes = new Delete(this.state, this.admission)
     const accountUid = (namespace: string, name: string) => this.state.find(ServiceAccounts, namespace, name)?.obj.metadata.uid
     this.access = new AccessControl(config.authentication, config.authorizationMode, this.state.store, this.serviceAccountTokens, accountUid)
+    const rbac = this.access.authorizer.rbac
+    this.writes = new Write(this.state, this.admission, rbac ? new RoleEscalation(this.access.authorizer, rbac) : undefined)
+    this.deletes = new Delete(this.state, this.admission)
     // Upstream reconciles its bootstrap policy at start; only an RBAC server has (and needs) one.
     if (config.authorizationMode === "RBAC")
       for (const { resource, object } of bootstrapPolicy()) {
@@ -167,13 +169,13 @@ export class ApiServerImpl {
     return this.watches.watchInto(resource, opts, name, sink)
   }
 
-  create(resource: ResourceType, body: Body, opts?: WriteOptions): Effect.Effect<WriteResult, ApiError> {
+  create(resource: ResourceType, body: Body, opts?: ServerWriteOptions): Effect.Effect<WriteResult, ApiError> {
     if (opts?.subresource === "eviction") return this.admission.admitted((now) => evictAt(this.deletes, body, opts, now))
     if (opts?.subresource === "token" && resource === ServiceAccounts) return this.admission.admitted((now) => this.tokenRequestAt(body, opts, now))
     return this.writes.create(resource, body, opts)
   }
 
-  createAt(resource: ResourceType, body: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
+  createAt(resource: ResourceType, body: Body, opts: ServerWriteOptions, now: number): Either.Either<WriteResult, ApiError> {
     if (opts.subresource === "eviction") return evictAt(this.deletes, body, opts, now)
     if (opts.subresource === "token" && resource === ServiceAccounts) return this.tokenRequestAt(body, opts, now)
     return this.writes.createAt(resource, body, opts, now)
@@ -192,19 +194,19 @@ export class ApiServerImpl {
     return tokenRequestAt(this.serviceAccountTokens, this.state.find(ServiceAccounts, namespace, name)?.obj, name, namespace, body.value, now)
   }
 
-  update(resource: ResourceType, name: string, body: Body, opts?: WriteOptions): Effect.Effect<WriteResult, ApiError> {
+  update(resource: ResourceType, name: string, body: Body, opts?: ServerWriteOptions): Effect.Effect<WriteResult, ApiError> {
     return this.writes.update(resource, name, body, opts)
   }
 
-  updateAt(resource: ResourceType, name: string, body: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
+  updateAt(resource: ResourceType, name: string, body: Body, opts: ServerWriteOptions, now: number): Either.Either<WriteResult, ApiError> {
     return this.writes.updateAt(resource, name, body, opts, now)
   }
 
-  patch(resource: ResourceType, name: string, patchType: PatchType, patch: Body, opts?: WriteOptions): Effect.Effect<WriteResult, ApiError> {
+  patch(resource: ResourceType, name: string, patchType: PatchType, patch: Body, opts?: ServerWriteOptions): Effect.Effect<WriteResult, ApiError> {
     return this.writes.patch(resource, name, patchType, patch, opts)
   }
 
-  patchAt(resource: ResourceType, name: string, patchType: PatchType, patch: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
+  patchAt(resource: ResourceType, name: string, patchType: PatchType, patch: Body, opts: ServerWriteOptions, now: number): Either.Either<WriteResult, ApiError> {
     return this.writes.patchAt(resource, name, patchType, patch, opts, now)
   }
 

@@ -301,7 +301,9 @@ const serveResource = (
       fieldManager: str("fieldManager"),
       subresource,
       force: queryBool(query, "force"),
-      userAgent: req.headers["user-agent"]
+      userAgent: req.headers["user-agent"],
+      // RBAC's escalation check compares a role or binding with what this user holds (auth/RoleEscalation.ts).
+      caller: user
     }
     const readBodyJson = (what: string) =>
       Effect.flatMap(

@@ -7,6 +7,7 @@
 import { Effect, Either } from "effect"
 import { forbidden, GoUint, invalid as invalidField, type FieldError } from "../../src/api/FieldError.js"
 import { validateObjectMetaCreate } from "../../src/api/kinds/Names.js"
+import { rbacGroup } from "../../src/api/kinds/Rbac.js"
 import { defaultPodOnCreate, defaultPodOnUpdate, defaultPodTemplateOf } from "../../src/api/kinds/PodDefaults.js"
 import { isRecord, type KObject, type ObjectMeta } from "../../src/api/Object.js"
 import { extendable } from "../../src/api/internal/V8Shapes.js"
@@ -16,6 +17,8 @@ import { apiVersionOf, Deployments, invalidKindOf, Namespaces, Pods, type Resour
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import type { Admission } from "./Admission.js"
+import type { RoleEscalation } from "./auth/RoleEscalation.js"
+import type { UserInfo } from "./auth/UserInfo.js"
 import { checkTypeMeta, checkWriteOptions, decodeBody, isDryRun, type Body } from "./Decode.js"
 import { recordApply, recordUpdate } from "./FieldManager.js"
 import { sameObject } from "../../src/api/SameObject.js"
@@ -25,18 +28,25 @@ import { generatedName, rfc3339, uuidV4 } from "./SystemMeta.js"
 import { stripTypeMeta } from "./TypeMeta.js"
 import { withTypeMeta } from "./WatchHub.js"
 
+/** A write's options as the server takes them: with the user a transport authenticated (none for the server's own writes). */
+export interface ServerWriteOptions extends WriteOptions {
+  readonly caller?: UserInfo | undefined
+}
+
 export class Write {
   constructor(
     private readonly state: ServerState,
-    private readonly admission: Admission
+    private readonly admission: Admission,
+    /** RBAC's escalation check (RBAC mode only), run on RBAC objects written by a caller. */
+    private readonly escalation: RoleEscalation | undefined = undefined
   ) {}
 
-  create(resource: ResourceType, body: Body, opts: WriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
+  create(resource: ResourceType, body: Body, opts: ServerWriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
     return this.admission.admitted((now) => this.createAt(resource, body, opts, now))
   }
 
   /** `create` at a given time, synchronously: the request path for in-process callers that keep their own clock. */
-  createAt(resource: ResourceType, body: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
+  createAt(resource: ResourceType, body: Body, opts: ServerWriteOptions, now: number): Either.Either<WriteResult, ApiError> {
     if (opts.subresource === "binding") return this.bind(body, opts, now)
     if (opts.subresource) return Either.left(Status.methodNotAllowed())
     const bad = checkWriteOptions("CreateOptions", opts)
@@ -46,12 +56,12 @@ export class Write {
     return created(this.createObject(resource, decoded.right.object, opts, now), decoded.right.warnings)
   }
 
-  update(resource: ResourceType, name: string, body: Body, opts: WriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
+  update(resource: ResourceType, name: string, body: Body, opts: ServerWriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
     return this.admission.admitted((now) => this.updateAt(resource, name, body, opts, now))
   }
 
   /** `update` at a given time, synchronously: the request path for in-process callers that keep their own clock. */
-  updateAt(resource: ResourceType, name: string, body: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
+  updateAt(resource: ResourceType, name: string, body: Body, opts: ServerWriteOptions, now: number): Either.Either<WriteResult, ApiError> {
     const bad = checkWriteOptions("UpdateOptions", opts)
     if (bad) return Either.left(bad)
     if (opts.subresource && !resource.subresources.includes(opts.subresource)) return Either.left(Status.methodNotAllowed())
@@ -62,12 +72,12 @@ export class Write {
     return this.updateObject(resource, name, decoded.right.object, opts, now, decoded.right.warnings, entry)
   }
 
-  patch(resource: ResourceType, name: string, patchType: PatchType, patch: Body, opts: WriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
+  patch(resource: ResourceType, name: string, patchType: PatchType, patch: Body, opts: ServerWriteOptions = {}): Effect.Effect<WriteResult, ApiError> {
     return this.admission.admitted((now) => this.patchAt(resource, name, patchType, patch, opts, now))
   }
 
   /** `patch` at a given time, synchronously: the request path for in-process callers that keep their own clock. */
-  patchAt(resource: ResourceType, name: string, patchType: PatchType, patch: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
+  patchAt(resource: ResourceType, name: string, patchType: PatchType, patch: Body, opts: ServerWriteOptions, now: number): Either.Either<WriteResult, ApiError> {
     const bad = checkWriteOptions("PatchOptions", opts, patchType)
     if (bad) return Either.left(bad)
     if (opts.subresource && !resource.subresources.includes(opts.subresource)) return Either.left(Status.methodNotAllowed())
@@ -93,7 +103,7 @@ export class Write {
    * Server-side apply (reference §5.6): the configuration merged into the live object with field ownership, or a
    * create (201) when there is none; then validated and stored as any write.
    */
-  private applyAt(resource: ResourceType, name: string, patch: Body, opts: WriteOptions, now: number): Either.Either<WriteResult, ApiError> {
+  private applyAt(resource: ResourceType, name: string, patch: Body, opts: ServerWriteOptions, now: number): Either.Either<WriteResult, ApiError> {
     const config = patch.value
     if (!isRecord(config)) return Either.left(Status.badRequest("error decoding YAML: the apply patch is not an object"))
     const expected = apiVersionOf(resource)
@@ -112,7 +122,7 @@ export class Write {
     if (live === undefined) {
       if (opts.subresource) return Either.left(Status.notFound(resource, name))
       const { resourceVersion: _rv, ...meta } = applied.metadata
-      return created(this.createObject(resource, { ...applied, metadata: { ...meta, name } }, opts, now, true), warnings)
+      return created(this.createObject(resource, { ...applied, metadata: { ...meta, name } }, opts, now, true, name), warnings)
     }
     // Like a patch, an apply is unconditional unless the configuration names a resourceVersion.
     const rv = object.metadata.resourceVersion || live.metadata.resourceVersion
@@ -120,7 +130,15 @@ export class Write {
     return this.updateObject(resource, name, input, opts, now, warnings, entry, true)
   }
 
-  private createObject(resource: ResourceType, input: KObject, opts: WriteOptions, now: number, applied = false): Either.Either<KObject, ApiError> {
+  private createObject(
+    resource: ResourceType,
+    input: KObject,
+    opts: ServerWriteOptions,
+    now: number,
+    applied = false,
+    /** The name the URL gives (a PUT or apply that creates); a POST's has none. */
+    requestName = ""
+  ): Either.Either<KObject, ApiError> {
     const typeProblem = checkTypeMeta(resource, input)
     if (typeProblem) return Either.left(typeProblem)
     const meta = input.metadata
@@ -145,6 +163,9 @@ export class Write {
     }
     if (!resource.namespaced) delete (metadata as { namespace?: string }).namespace
     const built: KObject = defaulted(resource, { ...extendable, ...input, apiVersion: apiVersionOf(resource), kind: resource.kind, metadata })
+    // Upstream's policy-based RBAC storage checks before BeforeCreate: the name as the request gave it (none yet for generateName).
+    const escalated = this.escalationRefusal(resource, built, undefined, namespace, requestName, meta.name ?? "", opts)
+    if (escalated) return Either.left(escalated)
     // An apply brings its managed fields; every other create is an Update by its manager.
     const object = applied ? built : recordUpdate(resource, undefined, built, opts, now)
     const errors = [...validateObjectMetaCreate(object, resource.namespaced, resource.rules.nameRule), ...(resource.rules.validateCreate?.(object) ?? [])]
@@ -202,8 +223,11 @@ export class Write {
     if (!stored) {
       if (!resource.allowCreateOnUpdate || opts.subresource) return Either.left(Status.notFound(resource, name))
       const { resourceVersion: _rv, ...rest } = meta
-      return created(this.createObject(resource, { ...input, metadata: { ...rest, name } }, opts, now), warnings)
+      return created(this.createObject(resource, { ...input, metadata: { ...rest, name } }, opts, now, false, name), warnings)
     }
+    // Upstream checks inside UpdatedObjectInfo: after the stored object is read, before the resourceVersion is compared.
+    const escalated = this.escalationRefusal(resource, input, stored, namespace, name, meta.name || name, opts)
+    if (escalated) return Either.left(escalated)
     if (!meta.resourceVersion) {
       if (!resource.allowUnconditionalUpdate)
         return Either.left(
@@ -259,6 +283,24 @@ export class Write {
     // New managed fields come in a new object and metadata made for this write: stored as they are, not copied again.
     const fresh = candidate !== bumped
     return Either.right({ code: 200, object: withTypeMeta(store.replace(resource, entry!, candidate, now, fresh), resource), warnings })
+  }
+
+  /** RBAC's escalation check of an RBAC object a caller writes (auth/RoleEscalation.ts); nothing for any other write. */
+  private escalationRefusal(
+    resource: ResourceType,
+    object: KObject,
+    previous: KObject | undefined,
+    namespace: string | undefined,
+    requestName: string,
+    /** The object's name as the request gave it (none yet for a create with generateName). */
+    objectName: string,
+    opts: ServerWriteOptions
+  ): ApiError | undefined {
+    const user = opts.caller
+    if (this.escalation === undefined || user === undefined || resource.group !== rbacGroup) return undefined
+    const defaults = resource.rules.defaults
+    const candidate = defaults ? defaults(object) : object
+    return this.escalation.refusal({ resource, object: candidate, previous, namespace: namespace ?? "", requestName, objectName, user })
   }
 
   /** POST pods/<name>/binding: sets spec.nodeName once. */

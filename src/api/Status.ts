@@ -199,6 +199,9 @@ export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
 /** An error that is not a Status error: 500 without a reason, the raw text as message. */
 export const internal = (message: string) => fail(500, undefined, message)
 
+/** Upstream's `NewInternalError(err)`: a plain Go error a handler returned, as a 500 naming it. */
+export const internalError = (err: string) => fail(500, "InternalError", `Internal error occurred: ${err}`, { causes: [{ message: err }] })
+
 /** The 200 Status of a delete without finalizers: no `code` key (reference §4). */
 export const deleteSuccess = (gr: GroupResource, name: string, uid: string): Status =>
   makeStatus({ status: "Success", details: { name, group: gr.group, kind: gr.plural, uid } })

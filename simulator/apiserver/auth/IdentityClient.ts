@@ -7,6 +7,7 @@
 import { Clock, Effect, Either, Stream } from "effect"
 import type { KObject } from "../../../src/api/Object.js"
 import type { DeleteOptions, GetOptions, ListOptions, PatchType, WatchOptions, WriteOptions } from "../../../src/api/Requests.js"
+import { rbacGroup } from "../../../src/api/kinds/Rbac.js"
 import type { ResourceType } from "../../../src/api/Resources.js"
 import type { ApiError } from "../../../src/api/Status.js"
 import type { ApiClientService } from "../../../src/client/ApiClient.js"
@@ -29,6 +30,13 @@ const nameOf = (obj: unknown): string | undefined => (obj as { metadata?: { name
 /** Reviews answered for a user (the server's `review`). */
 export type Reviewer = (resource: Parameters<ApiClientService["create"]>[0], body: unknown, caller: UserInfo) => ReturnType<ApiClientService["create"]>
 
+/**
+ * The options of an RBAC object's write with the caller added, for RBAC's escalation check (RoleEscalation.ts); any
+ * other write's as they are (the server's in-process client hands them on to the server unchanged).
+ */
+const withCaller = (resource: ResourceType, opts: WriteOptions | undefined, user: UserInfo): WriteOptions | undefined =>
+  resource.group === rbacGroup ? ({ ...opts, caller: user } as WriteOptions & { readonly caller: UserInfo }) : opts
+
 export const identityClient = (access: AccessControl, credentials: Credentials, client: ApiClientService, reviewer: Reviewer): ApiClientService => {
   // A verified certificate names the same user on every call.
   const fixed = credentials.authorization === undefined && credentials.clientCertificate !== undefined ? access.authenticate(credentials, 0) : undefined
@@ -48,11 +56,14 @@ export const identityClient = (access: AccessControl, credentials: Credentials, 
       list: (resource, opts) => checked(callAttributes("list", resource, opts?.namespace, selectedName(opts?.fieldSelector)), () => client.list(resource, opts)),
       create: (resource, obj, opts) =>
         checked(callAttributes("create", resource, opts?.namespace, opts?.subresource ? nameOf(obj) : undefined, opts?.subresource), (user) =>
-          resource.virtual ? reviewer(resource, obj, user) : client.create(resource, obj, opts)
+          resource.virtual ? reviewer(resource, obj, user) : client.create(resource, obj, withCaller(resource, opts, user))
         ),
-      update: (resource, obj, opts) => checked(callAttributes("update", resource, opts?.namespace, nameOf(obj), opts?.subresource), () => client.update(resource, obj, opts)),
+      update: (resource, obj, opts) =>
+        checked(callAttributes("update", resource, opts?.namespace, nameOf(obj), opts?.subresource), (user) => client.update(resource, obj, withCaller(resource, opts, user))),
       patch: (resource, name, patchType, patch, opts) =>
-        checked(callAttributes("patch", resource, opts?.namespace, name, opts?.subresource), () => client.patch(resource, name, patchType, patch, opts)),
+        checked(callAttributes("patch", resource, opts?.namespace, name, opts?.subresource), (user) =>
+          client.patch(resource, name, patchType, patch, withCaller(resource, opts, user))
+        ),
       delete: (resource, name, opts) => checked(callAttributes("delete", resource, opts?.namespace, name), () => client.delete(resource, name, opts)),
       deleteCollection: (resource, opts) => checked(callAttributes("deletecollection", resource, opts?.namespace, undefined), () => client.deleteCollection(resource, opts)),
       watch: (resource, opts) =>
@@ -144,15 +155,18 @@ class ImmediateView implements ApiClientService {
     return e ? Either.left(e) : this.view.list(resource, opts)
   }
   create(resource: ResourceType, obj: unknown, opts?: WriteOptions) {
-    if (resource.virtual) return this.effectful.create(resource, obj, opts)
+    // RBAC objects take the effectful path, which hands the caller on for the escalation check.
+    if (resource.virtual || resource.group === rbacGroup) return this.effectful.create(resource, obj, opts)
     const e = this.refused("create", resource, opts?.namespace, opts?.subresource ? nameOf(obj) : undefined, opts?.subresource)
     return e ? Either.left(e) : this.view.create(resource, obj, opts)
   }
   update(resource: ResourceType, obj: KObject, opts?: WriteOptions) {
+    if (resource.group === rbacGroup) return this.effectful.update(resource, obj, opts)
     const e = this.refused("update", resource, opts?.namespace, nameOf(obj), opts?.subresource)
     return e ? Either.left(e) : this.view.update(resource, obj, opts)
   }
   patch(resource: ResourceType, name: string, patchType: PatchType, patch: unknown, opts?: WriteOptions) {
+    if (resource.group === rbacGroup) return this.effectful.patch(resource, name, patchType, patch, opts)
     const e = this.refused("patch", resource, opts?.namespace, name, opts?.subresource)
     return e ? Either.left(e) : this.view.patch(resource, name, patchType, patch, opts)
   }

@@ -28,6 +28,12 @@ export interface RulesReview {
   readonly evaluationError?: string
 }
 
+/** Why a role reference has no rules: the role is missing, a Role named without a namespace, or an unknown kind. */
+export type RoleReferenceError =
+  | { readonly missing: { readonly kind: "Role" | "ClusterRole"; readonly name: string } }
+  | { readonly namespaceRequired: true }
+  | { readonly unsupportedKind: string }
+
 /** One subject of one binding, as the index holds it. */
 interface Grant {
   /** `name` for ClusterRoleBindings, `name/namespace` for RoleBindings (as upstream's describer prints it). */
@@ -339,6 +345,47 @@ export class RbacAuthorizer {
     })
     if (allowedBy) return { allowed: true, reason: `RBAC: allowed by ${describeGrant(allowedBy)}` }
     return { allowed: false, reason: errors.length > 0 ? `RBAC: ${aggregate(errors)}` : "" }
+  }
+
+  /**
+   * The rules a binding's role reference names, as upstream's registry-backed `GetRoleReferenceRules`
+   * (`pkg/registry/rbac/validation/rule.go`): a missing role is the role registry's 404 text.
+   */
+  roleReferenceRules(ref: RoleRef, bindingNamespace: string): ReadonlyArray<PolicyRule> | RoleReferenceError {
+    switch (ref.kind) {
+      case "ClusterRole": {
+        const rules = this.clusterRoles.get(ref.name)
+        return rules ? rules.map((r) => r.rule) : { missing: { kind: "ClusterRole", name: ref.name } }
+      }
+      case "Role": {
+        // The role registry's Get without a namespace (a ClusterRoleBinding naming a Role): `NamespaceKeyFunc`'s 400.
+        if (bindingNamespace === "") return { namespaceRequired: true }
+        const rules = this.roles.get(`${bindingNamespace}/${ref.name}`)
+        return rules ? rules.map((r) => r.rule) : { missing: { kind: "Role", name: ref.name } }
+      }
+      default:
+        return { unsupportedKind: ref.kind }
+    }
+  }
+
+  /**
+   * Every rule bound to the user in `namespace` (only ClusterRoleBindings for ""), each binding once, and the role
+   * references that failed — upstream's registry-backed `RulesFor`, which the escalation check compares against.
+   */
+  heldRules(user: UserInfo, namespace: string): { readonly rules: ReadonlyArray<PolicyRule>; readonly errors: ReadonlyArray<RoleReferenceError> } {
+    const rules: PolicyRule[] = []
+    const errors: RoleReferenceError[] = []
+    const seen = new Set<Grant["bindingKey"]>()
+    this.visitGrants(user, namespace, (grant) => {
+      const key = `${grant.clusterScoped ? "c" : "n"}${grant.bindingKey}`
+      if (seen.has(key)) return false
+      seen.add(key)
+      const found = this.roleReferenceRules(grant.roleRef, grant.clusterScoped ? "" : grant.namespace)
+      if (Array.isArray(found)) rules.push(...found)
+      else errors.push(found as RoleReferenceError)
+      return false
+    })
+    return { rules, errors }
   }
 
   /** Every rule that applies to the user in `namespace` (SelfSubjectRulesReview), upstream's `RulesFor`. */
