@@ -6,6 +6,8 @@ export interface UserInfo {
   readonly name: string
   readonly uid: string
   readonly groups: ReadonlyArray<string>
+  /** Extra attributes (`Impersonate-Extra-<key>`); no authorizer here reads them. */
+  readonly extra?: Readonly<Record<string, ReadonlyArray<string>>>
 }
 
 export const anonymousUserName = "system:anonymous"

@@ -9,7 +9,7 @@ import { Either } from "effect"
 import type { ApiError } from "../../../src/api/Status.js"
 import type { AccessControl } from "../auth/AccessControl.js"
 import type { ClientCertificate, Credentials } from "../auth/Authenticator.js"
-import { impersonatedUser } from "../auth/Impersonation.js"
+import { impersonatedUser, unescapeExtraKey, type ImpersonationRequest } from "../auth/Impersonation.js"
 import { requestAttributes } from "../auth/RequestAttributes.js"
 import type { UserInfo } from "../auth/UserInfo.js"
 
@@ -29,18 +29,32 @@ export const credentialsOf = (req: http.IncomingMessage): Credentials => ({
   clientCertificate: isTlsSocket(req.socket) ? clientCertificateOf(req.socket) : undefined
 })
 
-const headerList = (v: string | ReadonlyArray<string> | undefined): ReadonlyArray<string> => (v === undefined ? [] : typeof v === "string" ? [v] : v)
+/**
+ * What the request's `Impersonate-*` headers ask for, read in one pass over the raw headers (each line's value as
+ * sent, as Go's `http.Header` keeps it); undefined when there are none, the usual case, so nothing is allocated.
+ */
+export const impersonationHeaders = (rawHeaders: ReadonlyArray<string>): ImpersonationRequest | undefined => {
+  let asked: { user: string | undefined; uid: string | undefined; groups: string[]; extras: Array<readonly [string, string]> } | undefined
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!
+    if (name.length < 12 || (name.charCodeAt(0) | 0x20) !== 0x69 /* i */) continue
+    const lower = name.toLowerCase()
+    if (!lower.startsWith("impersonate-")) continue
+    asked ??= { user: undefined, uid: undefined, groups: [], extras: [] }
+    const value = rawHeaders[i + 1]!
+    if (lower === "impersonate-user") asked.user ??= value
+    else if (lower === "impersonate-uid") asked.uid ??= value
+    else if (lower === "impersonate-group") asked.groups.push(value)
+    else if (lower.startsWith("impersonate-extra-")) asked.extras.push([unescapeExtraKey(lower.slice("impersonate-extra-".length)), value])
+  }
+  return asked === undefined ? undefined : { user: asked.user ?? "", uid: asked.uid ?? "", groups: asked.groups, extras: asked.extras }
+}
 
 /** The request's user (after any impersonation), or its 401 / 403. */
 export const admitRequest = (access: AccessControl, req: http.IncomingMessage, nowMs: number): Either.Either<UserInfo, ApiError> => {
   const authenticated = access.authenticate(credentialsOf(req), nowMs)
-  const asUser = req.headers["impersonate-user"]
-  // Each group is its own header; node would join repeated ones with ", ".
-  const asGroups = headerList(req.headersDistinct["impersonate-group"])
-  const user =
-    Either.isRight(authenticated) && (asUser !== undefined || asGroups.length > 0)
-      ? impersonatedUser(access, authenticated.right, { user: typeof asUser === "string" ? asUser : undefined, groups: asGroups })
-      : authenticated
+  const asked = Either.isRight(authenticated) ? impersonationHeaders(req.rawHeaders) : undefined
+  const user = asked !== undefined && Either.isRight(authenticated) ? impersonatedUser(access, authenticated.right, asked) : authenticated
   if (Either.isLeft(user) || access.allowsEverything) return user
   const url = req.url ?? "/"
   const q = url.indexOf("?")
