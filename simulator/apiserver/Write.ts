@@ -298,6 +298,11 @@ export class Write {
   ): ApiError | undefined {
     const user = opts.caller
     if (this.escalation === undefined || user === undefined || resource.group !== rbacGroup) return undefined
+    // Upstream's NamespaceLifecycle admission answers a create before the storage's check does.
+    if (previous === undefined) {
+      const refused = this.state.requireNamespace(resource, namespace) ?? this.refusedInTerminatingNamespace(resource, namespace, objectName)
+      if (refused) return refused
+    }
     const defaults = resource.rules.defaults
     const candidate = defaults ? defaults(object) : object
     return this.escalation.refusal({ resource, object: candidate, previous, namespace: namespace ?? "", requestName, objectName, user })

@@ -265,7 +265,7 @@ describe("RBAC escalation: cluster scope", () => {
     Effect.gen(function* () {
       const { root, alice, carl, alive } = yield* cluster
       const writer = [
-        { verbs: ["create", "update", "patch"], apiGroups: ["rbac.authorization.k8s.io"], resources: ["clusterroles", "clusterrolebindings"] },
+        { verbs: ["create", "update", "patch"], apiGroups: ["rbac.authorization.k8s.io"], resources: ["clusterroles", "clusterrolebindings", "rolebindings"] },
         { verbs: ["get", "list"], apiGroups: [""], resources: ["pods"] }
       ]
       expect((yield* root("POST", `${rbacK8s}/clusterroles`, role("rbac-writer", writer, "ClusterRole"))).code).toBe(201)
@@ -284,6 +284,9 @@ describe("RBAC escalation: cluster scope", () => {
       expect((yield* carl("POST", `${rbacK8s}/clusterroles`, role("pod-reader", [{ verbs: ["get"], apiGroups: [""], resources: ["pods"] }], "ClusterRole"))).code).toBe(201)
       expect((yield* carl("POST", `${rbacK8s}/clusterroles`, role("health", [{ verbs: ["get"], nonResourceURLs: ["/healthz"] }], "ClusterRole"))).code).toBe(201)
       expect((yield* carl("POST", `${rbacK8s}/clusterrolebindings`, crb("readers", "pod-reader", "dave"))).code).toBe(201)
+      // A binding in a namespace that does not exist: NamespaceLifecycle's 404 comes first, as upstream's admission.
+      const nowhere = yield* carl("POST", `${rbacK8s}/namespaces/nowhere/rolebindings`, binding("grab", "ClusterRole", "cluster-admin", ["carl"]))
+      expect(statusOf(nowhere)).toEqual({ code: 404, reason: "NotFound", message: 'namespaces "nowhere" not found', details: { name: "nowhere", kind: "namespaces" } })
       // alice's admin in `team` does not count at the cluster scope (and she may not write ClusterRoleBindings anyway).
       expect((yield* alice("POST", `${rbacK8s}/clusterrolebindings`, crb("x", "view", "alice"))).code).toBe(403)
       yield* alive
