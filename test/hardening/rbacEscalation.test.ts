@@ -314,3 +314,13 @@ describe("RBAC escalation: in-process identities", () => {
       expect((yield* alice.create(RoleBindings, binding("viewers", "ClusterRole", "view", ["dave"]), { namespace: "team" })).code).toBe(201)
     }))
 })
+
+describe("RBAC escalation: AlwaysAllow", () => {
+  it.scoped("with authorization open (the default) nothing is checked: anyone may bind cluster-admin, as upstream's escalate/bind checks always pass", () =>
+    Effect.gen(function* () {
+      const base = yield* httpServer()
+      const crb = { ...binding("anyone", "ClusterRole", "cluster-admin", ["system:anonymous"]), kind: "ClusterRoleBinding" }
+      const reply = yield* send(base, "POST", `${rbacK8s}/clusterrolebindings`, { body: JSON.stringify(crb), headers: { "content-type": json } })
+      expect(reply.code).toBe(201)
+    }))
+})
