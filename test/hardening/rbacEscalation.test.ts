@@ -260,6 +260,29 @@ describe("RBAC escalation: roles", () => {
     }))
 })
 
+describe("RBAC escalation: rules that break down into millions", () => {
+  it.scoped("a Role of 200 verbs × 200 groups × 200 resources (8,000,000 rules broken down) is refused at once, the server answering on", () =>
+    Effect.gen(function* () {
+      const { root, alice, alive } = yield* cluster
+      const many = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`)
+      const huge = role("huge", [{ verbs: many("v", 200), apiGroups: many("g", 200), resources: many("r", 200) }])
+      const reply = yield* alice("POST", `${team}/roles`, huge)
+      expect(statusOf(reply)).toEqual({
+        code: 403,
+        reason: "Forbidden",
+        message: `roles.${group} "huge" is forbidden: user "alice" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n(more than 20000 rules once broken down: the rest were not checked)`,
+        details: { name: "huge", group, kind: "roles" }
+      })
+      expect((yield* root("GET", `${team}/roles/huge`)).code).toBe(404)
+      yield* alive
+      // Held whole by one rule (*/*/* here), it is not broken down at all: stored at once.
+      expect((yield* root("POST", `${rbacK8s}/clusterroles`, role("all", [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }], "ClusterRole"))).code).toBe(201)
+      expect((yield* root("POST", `${team}/rolebindings`, binding("alice-all", "ClusterRole", "all", ["alice"]))).code).toBe(201)
+      expect((yield* alice("POST", `${team}/roles`, huge)).code).toBe(201)
+      yield* alive
+    }))
+})
+
 describe("RBAC escalation: cluster scope", () => {
   it.scoped("a user who may write ClusterRoles and ClusterRoleBindings grants only what it holds cluster-wide", () =>
     Effect.gen(function* () {

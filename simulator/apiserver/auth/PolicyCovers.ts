@@ -25,15 +25,34 @@ export const breakdownRule = (rule: PolicyRule): ReadonlyArray<PolicyRule> => {
   return out
 }
 
-const hasAll = (set: ReadonlyArray<string>, contains: ReadonlyArray<string>): boolean => contains.every((c) => set.includes(c))
+/** A held rule ready for comparing: its lists as sets (groups canonical), made once per check. */
+interface OwnerRule {
+  readonly verbs: ReadonlySet<string>
+  readonly apiGroups: ReadonlySet<string>
+  readonly resources: ReadonlySet<string>
+  readonly resourceNames: ReadonlySet<string>
+  readonly nonResourceURLs: ReadonlyArray<string>
+}
 
-const resourceCoversAll = (owned: ReadonlyArray<string>, covers: ReadonlyArray<string>): boolean => {
-  if (owned.includes("*") || hasAll(owned, covers)) return true
+const compileOwner = (rule: PolicyRule): OwnerRule => ({
+  verbs: new Set(rule.verbs),
+  apiGroups: new Set(list(rule.apiGroups).map(canonicalGroup)),
+  resources: new Set(list(rule.resources)),
+  resourceNames: new Set(list(rule.resourceNames)),
+  nonResourceURLs: list(rule.nonResourceURLs)
+})
+
+const hasAll = (set: ReadonlySet<string>, contains: ReadonlyArray<string>): boolean => {
+  for (const c of contains) if (!set.has(c)) return false
+  return true
+}
+
+const resourceCoversAll = (owned: ReadonlySet<string>, covers: ReadonlyArray<string>): boolean => {
+  if (owned.has("*")) return true
   for (const path of covers) {
-    if (owned.includes(path)) continue
+    if (owned.has(path)) continue
     const slash = path.indexOf("/")
-    if (slash < 0) return false
-    if (!owned.includes(`*/${path.slice(slash + 1)}`)) return false
+    if (slash < 0 || !owned.has(`*/${path.slice(slash + 1)}`)) return false
   }
   return true
 }
@@ -41,23 +60,54 @@ const resourceCoversAll = (owned: ReadonlyArray<string>, covers: ReadonlyArray<s
 const nonResourceURLCovers = (owner: string, path: string): boolean =>
   owner === path || (owner.endsWith("*") && path.startsWith(owner.replace(/\*+$/, "")))
 
-/** `ruleCovers`: `sub` has at most one verb, resource, name or URL (a broken-down rule). */
-const ruleCovers = (owner: PolicyRule, sub: PolicyRule): boolean => {
-  const ownerVerbs = owner.verbs
-  if (!(ownerVerbs.includes("*") || hasAll(ownerVerbs, sub.verbs))) return false
-  const ownerGroups = list(owner.apiGroups)
-  if (!(ownerGroups.includes("*") || hasAll(ownerGroups.map(canonicalGroup), list(sub.apiGroups).map(canonicalGroup)))) return false
-  if (!resourceCoversAll(list(owner.resources), list(sub.resources))) return false
-  const ownerUrls = list(owner.nonResourceURLs)
-  if (!list(sub.nonResourceURLs).every((path) => ownerUrls.some((o) => nonResourceURLCovers(o, path)))) return false
-  const ownerNames = list(owner.resourceNames)
+/** `ruleCovers` (upstream compares a broken-down `sub`; a whole rule is covered when every part of it is). */
+const ruleCovers = (owner: OwnerRule, sub: PolicyRule): boolean => {
+  if (!(owner.verbs.has("*") || hasAll(owner.verbs, sub.verbs))) return false
+  if (!owner.apiGroups.has("*")) for (const g of list(sub.apiGroups)) if (!owner.apiGroups.has(canonicalGroup(g))) return false
+  if (!resourceCoversAll(owner.resources, list(sub.resources))) return false
+  for (const path of list(sub.nonResourceURLs)) if (!owner.nonResourceURLs.some((o) => nonResourceURLCovers(o, path))) return false
   const subNames = list(sub.resourceNames)
-  return subNames.length === 0 ? ownerNames.length === 0 : ownerNames.length === 0 || hasAll(ownerNames, subNames)
+  return subNames.length === 0 ? owner.resourceNames.size === 0 : owner.resourceNames.size === 0 || hasAll(owner.resourceNames, subNames)
 }
 
-/** `Covers`: whether `owner` allows everything `servant` does, and the broken-down servant rules it does not. */
-export const covers = (owner: ReadonlyArray<PolicyRule>, servant: ReadonlyArray<PolicyRule>): ReadonlyArray<PolicyRule> =>
-  servant.flatMap(breakdownRule).filter((sub) => !owner.some((o) => ruleCovers(o, sub)))
+/**
+ * How many broken-down rules `covers` compares at most. Upstream breaks every rule down (groups × resources × verbs ×
+ * names), so a small body can ask for millions — enough to stall this single-threaded server for seconds, or exhaust
+ * its memory (docs/auth.md "Escalation prevention"). A rule one held rule covers whole is never broken down.
+ */
+export const maxBrokenDownRules = 20_000
+
+/** What `covers` found: the broken-down rules not covered, and whether it stopped at {@link maxBrokenDownRules}. */
+export interface Coverage {
+  readonly missing: ReadonlyArray<PolicyRule>
+  readonly truncated: boolean
+}
+
+/** One held rule covers all of `rule` (each of its broken-down rules), so it need not be broken down. */
+const coveredWhole = (owner: ReadonlyArray<OwnerRule>, rule: PolicyRule): boolean =>
+  owner.some((o) => ruleCovers(o, rule) && (list(rule.nonResourceURLs).length === 0 || o.resourceNames.size === 0))
+
+const breakdownSize = (rule: PolicyRule): number =>
+  list(rule.apiGroups).length * list(rule.resources).length * rule.verbs.length * Math.max(1, list(rule.resourceNames).length) +
+  list(rule.nonResourceURLs).length * rule.verbs.length
+
+/**
+ * `Covers`: the broken-down rules of `servant` that no rule of `owner` covers (none: `owner` allows everything
+ * `servant` does), comparing at most {@link maxBrokenDownRules} of them.
+ */
+export const covers = (held: ReadonlyArray<PolicyRule>, servant: ReadonlyArray<PolicyRule>): Coverage => {
+  const owner = held.map(compileOwner)
+  const missing: PolicyRule[] = []
+  let budget = maxBrokenDownRules
+  for (const rule of servant) {
+    if (coveredWhole(owner, rule)) continue
+    const size = breakdownSize(rule)
+    if (size > budget) return { missing, truncated: true }
+    budget -= size
+    for (const sub of breakdownRule(rule)) if (!owner.some((o) => ruleCovers(o, sub))) missing.push(sub)
+  }
+  return { missing, truncated: false }
+}
 
 /** A rule with one group, one resource, at most one name and nothing else (`isSimpleResourceRule`): its key. */
 const simpleKey = (rule: PolicyRule): string | undefined => {

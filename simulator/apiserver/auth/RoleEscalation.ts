@@ -20,7 +20,7 @@ import type { ApiError } from "../../../src/api/Status.js"
 import { sameObject } from "../../../src/api/SameObject.js"
 import { goQuote } from "../../../src/api/go/Quote.js"
 import type { Authorizer } from "./Authorizer.js"
-import { covers, describeMissing, goQuotedList } from "./PolicyCovers.js"
+import { covers, describeMissing, goQuotedList, maxBrokenDownRules } from "./PolicyCovers.js"
 import type { RbacAuthorizer, RoleReferenceError } from "./RbacAuthorizer.js"
 import type { ResourceAttributes } from "./RequestAttributes.js"
 import { privilegedGroup, type UserInfo } from "./UserInfo.js"
@@ -131,9 +131,11 @@ export class RoleEscalation {
   private confirmNoEscalation(write: RbacWrite, rules: ReadonlyArray<PolicyRule>): ApiError | undefined {
     const { user } = write
     const held = this.rbac.heldRules(user, write.namespace)
-    const missing = covers(held.rules, rules)
-    if (missing.length === 0) return undefined
+    const { missing, truncated } = covers(held.rules, rules)
+    if (missing.length === 0 && !truncated) return undefined
     let message = `user ${goQuote(user.name)} (groups=${goQuotedList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${describeMissing(missing)}`
+    // Not upstream's (it would break the rules down however many there are): refused unchecked past the bound.
+    if (truncated) message += `${missing.length > 0 ? "\n" : ""}(more than ${maxBrokenDownRules} rules once broken down: the rest were not checked)`
     if (held.errors.length > 0) {
       const texts = held.errors.map(referenceErrorText)
       // `%v` of a one-element []error holding utilerrors' aggregate (one message as it is, several as `[a, b]`).
