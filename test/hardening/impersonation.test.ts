@@ -66,11 +66,18 @@ const cluster = Effect.gen(function* () {
   )
   created(yield* root("POST", `${rbac}/clusterrolebindings`, bindTo("imp2-as-bob", "as-bob-fully", "imp2")))
   created(yield* root("POST", `${rbac}/namespaces/default/rolebindings`, bindTo("bob-view", "view", "bob")))
-  /** /healthz answers within 100 ms: the refused request left the server serving. */
+  /**
+   * The server answers /healthz within 100 ms: the attack left it serving. Best of three tries, so a loaded test
+   * machine's pause is not taken for a wedged server (which would miss all three).
+   */
   const alive = Effect.gen(function* () {
-    const started = performance.now()
-    expect((yield* root("GET", "/healthz")).text).toBe("ok")
-    expect(performance.now() - started).toBeLessThan(100)
+    let fastest = Number.POSITIVE_INFINITY
+    for (let i = 0; i < 3 && fastest >= 100; i++) {
+      const started = performance.now()
+      expect((yield* root("GET", "/healthz")).text).toBe("ok")
+      fastest = Math.min(fastest, performance.now() - started)
+    }
+    expect(fastest).toBeLessThan(100)
   })
   const clusterRoleBindings = Effect.map(root("GET", `${rbac}/clusterrolebindings`), (r) => r.json.items.map((b: { metadata: { name: string } }) => b.metadata.name).sort())
   return { send, root, alive, clusterRoleBindings, bindTo, rbac }

@@ -75,12 +75,18 @@ const cluster = Effect.gen(function* () {
     { verbs: ["bind"], apiGroups: ["rbac.authorization.k8s.io"], resources: ["clusterroles"], resourceNames: ["edit"] }
   ])))
   ok(yield* root("POST", `${team}/rolebindings`, { ...binding("binders", "Role", "binder", []), subjects: [{ kind: "Group", apiGroup: "rbac.authorization.k8s.io", name: "binders" }] }))
-  /** The server answers /healthz within 100 ms: the attack left it serving. */
+  /**
+   * The server answers /healthz within 100 ms: the attack left it serving. Best of three tries, so a loaded test
+   * machine's pause is not taken for a wedged server (which would miss all three).
+   */
   const alive = Effect.gen(function* () {
-    const started = performance.now()
-    const health = yield* root("GET", "/healthz")
-    expect(health.text).toBe("ok")
-    expect(performance.now() - started).toBeLessThan(100)
+    let fastest = Number.POSITIVE_INFINITY
+    for (let i = 0; i < 3 && fastest >= 100; i++) {
+      const started = performance.now()
+      expect((yield* root("GET", "/healthz")).text).toBe("ok")
+      fastest = Math.min(fastest, performance.now() - started)
+    }
+    expect(fastest).toBeLessThan(100)
   })
   return { root, alice: as("tok-alice"), esc: as("tok-esc"), binder: as("tok-binder"), carl: as("tok-carl"), alive }
 })
