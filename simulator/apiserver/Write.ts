@@ -258,6 +258,10 @@ export class Write {
       const binding = body.value
       if (!isRecord(binding) || !isRecord(binding.metadata) || !isRecord(binding.target))
         return yield* Either.left(Status.badRequest("Binding in version \"v1\" cannot be handled as a Binding: invalid binding"))
+      // The create handler's EnsureObjectNamespaceMatchesRequestNamespace: a binding is for a pod of the URL's namespace.
+      const namespace = binding.metadata.namespace
+      if (namespace !== undefined && namespace !== null && namespace !== "" && namespace !== opts.namespace)
+        return yield* Either.left(Status.badRequest("the namespace of the provided object does not match the namespace sent on the request"))
       const name = String(binding.metadata.name ?? "")
       const node = String(binding.target.name ?? "")
       const entry = this.state.find(Pods, opts.namespace, name)
