@@ -69,6 +69,18 @@ describe("YAML aliases in server-side apply", () => {
       expect(yield* healthz(base)).toEqual({ code: 200, fast: true })
     }))
 
+  it.scoped("no other write takes YAML: POST and PUT with application/yaml are 415, so apply is the one YAML path", () =>
+    Effect.gen(function* () {
+      const base = yield* httpServer()
+      const yaml = { "content-type": "application/yaml" }
+      const body = "metadata:\n  name: y\ndata:\n  a: &v x\n  b: *v\n"
+      for (const [method, at] of [["POST", path], ["PUT", `${path}/y`]] as const) {
+        const reply = yield* send(base, method, at, { body, headers: yaml })
+        expect([reply.code, reply.json?.reason]).toEqual([415, "UnsupportedMediaType"])
+      }
+      expect((yield* send(base, "GET", `${path}/y`)).code).toBe(404)
+    }))
+
   it.scoped("ordinary anchors still apply: an anchored map used three times", () =>
     Effect.gen(function* () {
       const base = yield* httpServer()
