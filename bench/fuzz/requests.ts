@@ -5,6 +5,7 @@
  */
 import { resourceTypes, type ResourceType } from "../../src/api/Resources.js"
 import type { SeededRandomService } from "../../simulator/kernel/SeededRandom.js"
+import { nextAttack } from "./attacks.js"
 
 export interface FuzzRequest {
   readonly method: string
@@ -130,8 +131,12 @@ const patchBody = (rng: SeededRandomService, pick: Pick): unknown =>
     () => pick(strange)
   ])()
 
+/** Of every hundred requests, about three are one of the known attacks (attacks.ts). */
+const attackShare = 0.03
+
 /** The next request from the generator's seeded stream. */
 export const nextRequest = (rng: SeededRandomService): FuzzRequest => {
+  if (rng.next() < attackShare) return { ...nextAttack(rng), watch: false }
   const pick: Pick = (items) => items[rng.intBetween(0, items.length)]!
   const resource = pick(resourceTypes)
   const prefix = resource.group ? `/apis/${resource.group}/${resource.version}` : `/api/${resource.version}`

@@ -7,7 +7,7 @@ import { Either } from "effect"
 import { forbidden, invalid as invalidField, noFieldErrors, notSupported, required, type FieldError } from "../../src/api/FieldError.js"
 import { depthOverflowInText, maxBodyNestingDepth } from "../../src/api/JsonDepth.js"
 import { strictDecodingErrors } from "../../src/api/kinds/DuplicateFields.js"
-import { decodesCleanly, envelopeSchema, splitUnknownFields, typeError } from "../../src/api/kinds/FieldSchema.js"
+import { decodesCleanly, envelopeSchema, FieldSchema, splitUnknownFields, typeError } from "../../src/api/kinds/FieldSchema.js"
 import { isRecord, type KObject } from "../../src/api/Object.js"
 import type { DeleteOptions, PatchType, WriteOptions } from "../../src/api/Requests.js"
 import { apiVersionOf, type ResourceType } from "../../src/api/Resources.js"
@@ -59,6 +59,33 @@ export const checkDeleteOptions = (opts: DeleteOptions): ApiError | undefined =>
     errors.push(notSupported("propagationPolicy", opts.propagationPolicy, [...propagationPolicies, "nil"]))
   return errors.length > 0 ? Status.invalidOptions("DeleteOptions", errors) : undefined
 }
+
+/** `meta/v1.DeleteOptions` as 1.26 decodes it. */
+const deleteOptionsSchema: FieldSchema = FieldSchema.object("v1.DeleteOptions", {
+  apiVersion: FieldSchema.string(),
+  kind: FieldSchema.string(),
+  gracePeriodSeconds: FieldSchema.int64(),
+  preconditions: FieldSchema.object("v1.Preconditions", { uid: FieldSchema.string("types.UID"), resourceVersion: FieldSchema.string() }),
+  orphanDependents: FieldSchema.boolean(),
+  propagationPolicy: FieldSchema.string("v1.DeletionPropagation"),
+  dryRun: FieldSchema.array(FieldSchema.string())
+})
+
+/**
+ * A DELETE body decoded as a `DeleteOptions` (JSON, or a protobuf envelope of any content type): another kind, or a
+ * field of the wrong type, is a 400 with the decoder's text (upstream `handlers/delete.go` wraps both in
+ * `NewBadRequest`) — never a delete with the field silently dropped.
+ */
+export const checkDeleteOptionsBody = (value: unknown): ApiError | undefined => {
+  if (!isRecord(value)) return Status.badRequest(`json: cannot unmarshal ${jsonTypeName(value)} into Go value of type v1.DeleteOptions`)
+  if (value.kind !== undefined && value.kind !== null && value.kind !== "" && value.kind !== "DeleteOptions")
+    return Status.badRequest("decoded object cannot be converted to DeleteOptions")
+  const problem = typeError(deleteOptionsSchema, value, "DeleteOptions", "v1")
+  return problem === undefined ? undefined : Status.badRequest(problem.replace(deleteOptionsPrefix, ""))
+}
+
+/** `typeError`'s create-handler prefix, which the delete handler does not add. */
+const deleteOptionsPrefix = 'DeleteOptions in version "v1" cannot be handled as a DeleteOptions: '
 
 const noWarnings: ReadonlyArray<string> = Object.freeze([])
 

@@ -4,7 +4,7 @@
  * through `Admission`.
  */
 import { Effect, Either } from "effect"
-import { type KList, type KObject } from "../../src/api/Object.js"
+import { isRecord, type KList, type KObject } from "../../src/api/Object.js"
 import { extendable } from "../../src/api/internal/V8Shapes.js"
 import type { DeleteOptions, DeleteResult, ListOptions } from "../../src/api/Requests.js"
 import { initialNamespaces, Namespaces, resourceTypes, type ResourceType } from "../../src/api/Resources.js"
@@ -119,12 +119,13 @@ export class Delete {
     const gcFinalizers = finalizers.filter((f) => f === "orphan" || f === "foregroundDeletion")
     if (gcFinalizers.length === 0) return
     const uid = obj.metadata.uid
-    for (const type of resourceTypes) {
-      const dependents = store.page({ resource: type, revision: store.revision, prefix: "", start: "", limit: undefined, countRemaining: false, matches: (o) => (o.metadata.ownerReferences ?? []).some((r) => r.uid === uid) })
+    // An owner without a uid owns nothing (a reference without one would otherwise match it).
+    for (const type of uid ? resourceTypes : []) {
+      const dependents = store.page({ resource: type, revision: store.revision, prefix: "", start: "", limit: undefined, countRemaining: false, matches: (o) => ownedBy(o, uid!) })
       for (const dep of dependents.items) {
         const depKey = this.state.key(type, dep.metadata.namespace, dep.metadata.name!)
         if (finalizers.includes("orphan")) {
-          const ownerReferences = (dep.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid)
+          const ownerReferences = (dep.metadata.ownerReferences ?? []).filter((r) => !isRecord(r) || r.uid !== uid)
           store.put(type, depKey, { ...dep, metadata: { ...extendable, ...dep.metadata, ownerReferences } }, now)
         } else {
           this.deleteObject(type, depKey, dep, {}, now)
@@ -183,6 +184,16 @@ export class Delete {
       for (const obj of page.items) store.remove(type, objectKey(namespace, obj.metadata.name!), now)
     }
   }
+}
+
+/**
+ * Whether `obj` names `uid` among its owners. Read defensively: the scan reads every stored object, and one
+ * malformed reference must not fail the delete of an unrelated object (writes validate owner references, but
+ * the scan is the wrong place to trust that).
+ */
+const ownedBy = (obj: KObject, uid: string): boolean => {
+  const refs: unknown = obj.metadata.ownerReferences
+  return Array.isArray(refs) && refs.some((r) => isRecord(r) && r.uid === uid)
 }
 
 const preconditionConflict = (resource: ResourceType, name: string, detail: string) =>

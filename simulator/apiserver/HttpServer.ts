@@ -18,6 +18,7 @@ import { bodyToStore, renameFieldLabels, type ResourceView } from "../../src/api
 import * as Status from "../../src/api/Status.js"
 import { ApiError } from "../../src/api/Status.js"
 import { ApiServer, WaitFor, type ApiServerImpl, type Body } from "./ApiServer.js"
+import { checkDeleteOptionsBody } from "./Decode.js"
 import { decodeDeleteOptions, decodeProtobufBody, tableRequest } from "./http/Representation.js"
 import {
   answerClientError,
@@ -347,6 +348,9 @@ const serveResource = (
         if (subresource !== undefined) {
           const value = body.value as Record<string, unknown>
           const meta = (value?.metadata ?? {}) as Record<string, unknown>
+          // BindingREST.Create (pkg/registry/core/pod/storage/storage.go): the body names the pod of the URL.
+          if (subresource === "binding" && meta.name !== undefined && meta.name !== name)
+            return yield* Effect.fail(Status.badRequest("name in URL does not match name in Binding object"))
           return yield* write(api.create(resource, { value: { ...value, metadata: { ...meta, name: meta.name ?? name } } }, writeOptions), out)
         }
         return yield* write(api.create(resource, body, writeOptions), out)
@@ -375,6 +379,8 @@ const serveResource = (
           : text.trim() === ""
             ? undefined
             : yield* parseJsonBody(text, "couldn't get version/kind")
+        const badOptions = fromBody && checkDeleteOptionsBody(fromBody.value)
+        if (badOptions) return yield* Effect.fail(badOptions)
         const opts: DeleteOptions = fromBody
           ? deleteOptionsFromBody(fromBody.value, namespace)
           : {

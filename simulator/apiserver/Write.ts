@@ -5,9 +5,9 @@
  * object that shares the unchanged parts of the old one.
  */
 import { Effect, Either } from "effect"
-import { forbidden, GoUint, invalid as invalidField, type FieldError } from "../../src/api/FieldError.js"
-import { validateObjectMetaCreate } from "../../src/api/kinds/Names.js"
+import { GoUint, invalid as invalidField, type FieldError } from "../../src/api/FieldError.js"
 import { rbacGroup } from "../../src/api/kinds/Rbac.js"
+import { validateForCreate, validateForUpdate } from "../../src/api/kinds/Validation.js"
 import { defaultPodOnCreate, defaultPodOnUpdate, defaultPodTemplateOf } from "../../src/api/kinds/PodDefaults.js"
 import { isRecord, type KObject, type ObjectMeta } from "../../src/api/Object.js"
 import { extendable } from "../../src/api/internal/V8Shapes.js"
@@ -168,7 +168,7 @@ export class Write {
     if (escalated) return Either.left(escalated)
     // An apply brings its managed fields; every other create is an Update by its manager.
     const object = applied ? built : recordUpdate(resource, undefined, built, opts, now)
-    const errors = [...validateObjectMetaCreate(object, resource.namespaced, resource.rules.nameRule), ...(resource.rules.validateCreate?.(object) ?? [])]
+    const errors = validateForCreate(resource.rules, resource.namespaced, object)
     if (errors.length > 0) return Either.left(invalidObject(resource, name, errors))
     const missingNs = this.state.requireNamespace(resource, namespace)
     if (missingNs) return Either.left(missingNs)
@@ -256,17 +256,8 @@ export class Write {
     const merged = mergeForUpdate(resource, stored, sent, opts.subresource)
     // The candidate as stored (no kind/apiVersion, the stored resourceVersion), for validation and the no-op check.
     const unbumped = storedForm(merged, serverOwnedMeta(merged.metadata, stored.metadata, name, namespace))
-    // Made on the first error: most writes have none.
-    let errors: FieldError[] | undefined
-    if (stored.metadata.deletionTimestamp !== undefined) {
-      const before = new Set(stored.metadata.finalizers ?? [])
-      const added = (unbumped.metadata.finalizers ?? []).filter((f) => !before.has(f))
-      if (added.length > 0)
-        (errors ??= []).push(forbidden("metadata.finalizers", `no new finalizers can be added if the object is being deleted, found new finalizers ${formatStringSlice(added)}`))
-    }
-    const invalid = resource.rules.validateUpdate?.(unbumped, stored)
-    if (invalid !== undefined && invalid.length > 0) (errors ??= []).push(...invalid)
-    if (errors !== undefined) return Either.left(invalidObject(resource, name, errors))
+    const errors = validateForUpdate(resource.rules, unbumped, stored)
+    if (errors.length > 0) return Either.left(invalidObject(resource, name, errors))
     // A spec change bumps a Deployment's generation (in a new metadata object: the candidate's may be the caller's).
     const bumped = resource.kind === "Deployment" && !sameObject(unbumped.spec, stored.spec)
       ? { ...unbumped, metadata: { ...extendable, ...unbumped.metadata, generation: (stored.metadata.generation ?? 0) + 1 } }
@@ -314,6 +305,10 @@ export class Write {
       const binding = body.value
       if (!isRecord(binding) || !isRecord(binding.metadata) || !isRecord(binding.target))
         return yield* Either.left(Status.badRequest("Binding in version \"v1\" cannot be handled as a Binding: invalid binding"))
+      // The create handler's EnsureObjectNamespaceMatchesRequestNamespace: a binding is for a pod of the URL's namespace.
+      const namespace = binding.metadata.namespace
+      if (namespace !== undefined && namespace !== null && namespace !== "" && namespace !== opts.namespace)
+        return yield* Either.left(Status.badRequest("the namespace of the provided object does not match the namespace sent on the request"))
       const name = String(binding.metadata.name ?? "")
       const node = String(binding.target.name ?? "")
       const entry = this.state.find(Pods, opts.namespace, name)
@@ -386,32 +381,37 @@ const statusWriteMeta = (stored: ObjectMeta, sent: ObjectMeta): ObjectMeta => {
 }
 
 /**
- * The metadata of an update as the server keeps it: name, namespace, uid, creationTimestamp, generation and the
- * deletion fields from the stored object, and the stored resourceVersion. The client's own metadata when it
- * already says exactly that (a client sending back what it read), else a copy.
+ * The metadata of an update as upstream's `rest.BeforeUpdate` prepares it for validation: name and namespace from
+ * the request, the stored generation and creationTimestamp, the stored uid when none is sent, the stored deletion
+ * timestamp while the object is being deleted, the stored grace period when none is sent, and the stored
+ * resourceVersion. A uid, deletionTimestamp or grace period the client changed is kept, for `validateForUpdate`
+ * to refuse (`field is immutable`). The client's own metadata when it already says exactly that (a client sending
+ * back what it read), else a copy.
  */
 const serverOwnedMeta = (sent: ObjectMeta, stored: ObjectMeta, name: string, namespace: string | undefined): ObjectMeta => {
   const meta = withoutEmptyMaps(sent)
+  const uid = meta.uid || stored.uid
+  // `null` (sent as JSON) is unset.
+  const deletionTimestamp = stored.deletionTimestamp ?? meta.deletionTimestamp ?? undefined
+  const grace = meta.deletionGracePeriodSeconds ?? stored.deletionGracePeriodSeconds ?? undefined
   if (
     meta.name === name &&
     meta.namespace === namespace &&
-    meta.uid === stored.uid &&
+    meta.uid === uid &&
     meta.creationTimestamp === stored.creationTimestamp &&
     meta.generation === stored.generation &&
-    meta.deletionTimestamp === stored.deletionTimestamp &&
-    meta.deletionGracePeriodSeconds === stored.deletionGracePeriodSeconds &&
+    meta.deletionTimestamp === deletionTimestamp &&
+    meta.deletionGracePeriodSeconds === grace &&
     meta.resourceVersion === stored.resourceVersion
   )
     return meta
-  const out: Record<string, unknown> = { ...extendable, ...meta, name, ...(namespace ? { namespace } : {}), uid: stored.uid, creationTimestamp: stored.creationTimestamp }
+  const out: Record<string, unknown> = { ...extendable, ...meta, name, ...(namespace ? { namespace } : {}), uid, creationTimestamp: stored.creationTimestamp }
   if (stored.generation !== undefined) out.generation = stored.generation
-  if (stored.deletionTimestamp !== undefined) {
-    out.deletionTimestamp = stored.deletionTimestamp
-    out.deletionGracePeriodSeconds = stored.deletionGracePeriodSeconds
-  } else {
-    delete out.deletionTimestamp
-    delete out.deletionGracePeriodSeconds
-  }
+  else delete out.generation
+  if (deletionTimestamp !== undefined) out.deletionTimestamp = deletionTimestamp
+  else delete out.deletionTimestamp
+  if (grace !== undefined) out.deletionGracePeriodSeconds = grace
+  else delete out.deletionGracePeriodSeconds
   out.resourceVersion = stored.resourceVersion
   return out as ObjectMeta
 }
@@ -436,4 +436,3 @@ const storedForm = (obj: KObject, metadata: ObjectMeta): KObject => {
   return out as KObject
 }
 
-const formatStringSlice = (items: ReadonlyArray<string>): string => `[]string{${items.map((s) => JSON.stringify(s)).join(", ")}}`

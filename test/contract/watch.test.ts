@@ -265,11 +265,11 @@ describe.each(transports)("watch over %s", (transport) => {
       const second = yield* api.delete(ConfigMaps, "f", { namespace: "default" })
       expect(second.object!.metadata.resourceVersion).toBe(first.object!.metadata.resourceVersion)
       const adding = yield* Effect.flip(
-        api.patch(ConfigMaps, "f", "merge", { metadata: { finalizers: ["example.com/hold", "x"] } }, { namespace: "default" })
+        api.patch(ConfigMaps, "f", "merge", { metadata: { finalizers: ["example.com/hold", "example.com/x"] } }, { namespace: "default" })
       )
       expect(adding.code).toBe(422)
       expect(adding.message).toBe(
-        'ConfigMap "f" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"x"}'
+        'ConfigMap "f" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/x"}'
       )
       const removed = yield* api.patch(ConfigMaps, "f", "merge", { metadata: { finalizers: null } }, { namespace: "default" })
       expect(removed.code).toBe(200)

@@ -1,11 +1,12 @@
 /** A request's body: read up to the byte limit (413 past it), and its JSON text parsed (400 naming the error). */
 import type * as http from "node:http"
 import { Effect, Either } from "effect"
-import { parse as parseYaml } from "yaml"
+import { parseDocument } from "yaml"
 import { depthOverflowInText, maxBodyNestingDepth } from "../../../src/api/JsonDepth.js"
 import * as Status from "../../../src/api/Status.js"
 import type { ApiError } from "../../../src/api/Status.js"
 import type { Body } from "../ApiServer.js"
+import { aliasExpansionProblem } from "./YamlAliases.js"
 
 export const readBody = (req: http.IncomingMessage, maxBodyBytes: number): Promise<Either.Either<Buffer, ApiError>> =>
   new Promise((resolve) => {
@@ -43,7 +44,12 @@ export const readApplyBody = (req: http.IncomingMessage, maxBodyBytes: number): 
       // in a way V8 cannot turn into an exception (found by test/hardening/fuzz.test.ts).
       if (yamlDepthExceeds(text, maxBodyNestingDepth)) return Effect.fail(Status.badRequest(`error decoding patch: exceeded max depth of ${maxBodyNestingDepth}`))
       try {
-        return Effect.succeed({ value: parseYaml(text) ?? null })
+        const doc = parseDocument(text)
+        if (doc.errors.length > 0) throw doc.errors[0]
+        // Aliases bounded here, so the library's own alias count (100 per anchor, whatever its size) is not needed.
+        const aliasing = aliasExpansionProblem(doc, maxBodyBytes)
+        if (aliasing !== undefined) return Effect.fail(Status.badRequest(`error decoding YAML: ${aliasing}`))
+        return Effect.succeed({ value: doc.toJS({ maxAliasCount: -1 }) ?? null })
       } catch (e) {
         return Effect.fail(Status.badRequest(`error decoding YAML: ${(e as Error).message}`))
       }

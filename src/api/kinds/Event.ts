@@ -258,6 +258,7 @@ export const validateEventUpdate = (obj: KObject, old: KObject): FieldError[] =>
 
 export const eventRules: KindRules = {
   schema: eventSchema,
+  validatesMetadata: true,
   validateCreate: validateEventCreate,
   validateUpdate: validateEventUpdate
 }

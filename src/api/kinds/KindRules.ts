@@ -11,8 +11,13 @@ export interface KindRules {
   readonly nameRule?: NameRule
   /** Defaults a decoded object gets on create and update (upstream's `SetDefaults_<Kind>`). */
   readonly defaults?: (obj: KObject) => KObject
-  /** Field errors of a create, in the reference's order. */
+  /**
+   * The kind's own validators apply the ObjectMeta rules, in their upstream place (events: after the legacy
+   * rules); otherwise `Validation.ts` applies them before the kind's.
+   */
+  readonly validatesMetadata?: boolean
+  /** Field errors of a create beyond the ObjectMeta rules, in the reference's order. */
   readonly validateCreate?: (obj: KObject) => ReadonlyArray<FieldError>
-  /** Field errors of an update against the stored object, in the reference's order. */
+  /** Field errors of an update against the stored object beyond the ObjectMeta rules, in the reference's order. */
   readonly validateUpdate?: (obj: KObject, old: KObject) => ReadonlyArray<FieldError>
 }

@@ -6,7 +6,6 @@ import { type FieldError, invalid, noFieldErrors } from "../FieldError.js"
 import { isRecord, type KObject } from "../Object.js"
 import { FieldSchema, kindSchema } from "./FieldSchema.js"
 import type { KindRules } from "./KindRules.js"
-import { validateObjectMetaCreate, validateObjectMetaUpdate } from "./Names.js"
 
 /** `strategy` and `preferredHolder` arrive in 1.31, so they are unknown here. */
 export const leaseSchema: FieldSchema = kindSchema({
@@ -36,10 +35,6 @@ const validateLeaseSpec = (obj: KObject): ReadonlyArray<FieldError> => {
 
 export const leaseRules: KindRules = {
   schema: leaseSchema,
-  validateCreate: (obj) => [...validateObjectMetaCreate(obj, true), ...validateLeaseSpec(obj)],
-  validateUpdate: (obj, old) => {
-    const meta = validateObjectMetaUpdate(obj, old)
-    const spec = validateLeaseSpec(obj)
-    return spec.length === 0 ? meta : [...meta, ...spec]
-  }
+  validateCreate: validateLeaseSpec,
+  validateUpdate: validateLeaseSpec
 }

@@ -106,6 +106,30 @@ export const isValidLabelValue = (value: string): string[] => {
   return errs
 }
 
+const configMapKeyFmt = "[-._a-zA-Z0-9]+"
+const configMapKeyMessage = regexError(
+  "a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
+  configMapKeyFmt,
+  "key.name",
+  "KEY_NAME",
+  "key-name"
+)
+const isConfigMapKeyChar = (c: number) => isAlnum(c) || c === 45 || c === 95 || c === 46
+
+/** `IsConfigMapKey` (ConfigMap and Secret keys): ≤ 253 bytes of alphanumerics, `-`, `_`, `.`; not `.`, `..` or `..*`. */
+export const isConfigMapKey = (value: string): string[] => {
+  const errs: string[] = []
+  if (byteLength(value) > 253) errs.push(maxLenError(253))
+  let valid = value.length > 0
+  for (let i = 0; valid && i < value.length; i++) valid = isConfigMapKeyChar(value.charCodeAt(i))
+  if (!valid) errs.push(configMapKeyMessage)
+  // hasChDirPrefix
+  if (value === ".") errs.push("must not be '.'")
+  else if (value === "..") errs.push("must not be '..'")
+  else if (value.startsWith("..")) errs.push("must not start with '..'")
+  return errs
+}
+
 /** `NameIsDNSSubdomain`: a `generateName` prefix may end in `-` (masked before the check). */
 export const nameIsDNSSubdomain = (name: string, prefix: boolean): string[] =>
   isDNS1123Subdomain(prefix && name.length > 1 && name.endsWith("-") ? `${name.slice(0, -1)}a` : name)

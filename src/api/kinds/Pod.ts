@@ -13,7 +13,6 @@ import { forbidden, type FieldError, invalid, required } from "../FieldError.js"
 import { isRecord, type KObject } from "../Object.js"
 import { podSchema } from "./BuiltinSchemas.js"
 import type { KindRules } from "./KindRules.js"
-import { validateObjectMetaUpdate } from "./Names.js"
 
 type Rec = Record<string, unknown>
 
@@ -69,7 +68,7 @@ const tolerationErrors = (next: ReadonlyArray<unknown>, old: ReadonlyArray<unkno
 }
 
 export const validatePodUpdate = (pod: KObject, old: KObject): FieldError[] => {
-  const errors: FieldError[] = [...validateObjectMetaUpdate(pod, old)]
+  const errors: FieldError[] = []
   const spec = rec(pod.spec)
   const oldSpec = rec(old.spec)
   for (const field of ["containers", "initContainers"] as const) {

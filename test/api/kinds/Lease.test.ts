@@ -3,6 +3,7 @@ import { aggregate, formatFieldError } from "../../../src/api/FieldError.js"
 import type { KObject } from "../../../src/api/Object.js"
 import { leaseRules } from "../../../src/api/kinds/Lease.js"
 import { unknownFields } from "../../../src/api/kinds/FieldSchema.js"
+import { validateForCreate, validateForUpdate } from "../../../src/api/kinds/Validation.js"
 
 const lease = (spec: Record<string, unknown>, metadata: Record<string, unknown> = {}): KObject => ({
   apiVersion: "coordination.platform/v1",
@@ -10,8 +11,9 @@ const lease = (spec: Record<string, unknown>, metadata: Record<string, unknown> 
   metadata: { name: "node-1", namespace: "platform-node-lease", ...metadata },
   spec
 })
-const create = (o: KObject) => leaseRules.validateCreate!(o)
-const update = (o: KObject, old: KObject) => leaseRules.validateUpdate!(o, old)
+// Through the one validation path the server runs (ObjectMeta, then the lease's own rules).
+const create = (o: KObject) => validateForCreate(leaseRules, true, o)
+const update = (o: KObject, old: KObject) => validateForUpdate(leaseRules, o, old)
 
 describe("Lease validation (reference §9)", () => {
   it("accepts a node heartbeat lease", () => {
