@@ -8,16 +8,16 @@
  */
 
 /**
- * Steps per unit of work, about a nanosecond each on the benchmark machine (bench/patch.ts): an array item
- * shifted by an insert or a removal (a memory move), a byte of JSON cloned or compared, a list item merged or
- * ordered by a strategic merge patch (map lookups, a copy of the item).
+ * Steps per unit of work, about a nanosecond of CPU each (bench/patch.ts): an array item shifted by an insert or
+ * a removal (a memory move), a byte of JSON cloned or compared, a list item handled by one pass of a strategic
+ * merge (map lookups, a copy of the item; a list merge makes about five passes).
  */
-export const stepCost = { shift: 1, byte: 16, item: 64 } as const
+export const stepCost = { shift: 1, byte: 16, item: 512 } as const
 
 /**
  * Steps one patch may take: 10,000 JSON patch moves over a 10,000-item array (at most 200 M shifts) fit, and so
- * does a strategic merge of lists of 1,000,000 items; the worst patch within it holds the event loop for about
- * 100–200 ms (bench/patch.ts).
+ * does a strategic merge of two lists of ~50,000 items; the worst patch within it holds the event loop for
+ * about 100–250 CPU ms (bench/patch.ts).
  */
 export const patchWorkSteps = 256_000_000
 
