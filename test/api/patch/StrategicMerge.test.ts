@@ -167,3 +167,22 @@ describe("strategic merge patch: long lists and the work budget", () => {
     expect(Either.isRight(strategicMergePatch(target, patch, podSchema, makeWorkBudget()))).toBe(true)
   })
 })
+
+describe("strategic merge patch: upstream's ordering cases (patch_test.go)", () => {
+  it("preserves the patch's order, server-only items keeping their place", () => {
+    const current = { mergingList: [{ name: 1 }, { name: 2, value: "b" }, { name: 3 }] }
+    expect(apply(current, { mergingList: [{ name: 3, value: "c" }, { name: 1, value: "a" }, { name: 2, other: "x" }] }, testSchema)).toEqual({
+      mergingList: [{ name: 3, value: "c" }, { name: 1, value: "a" }, { name: 2, value: "b", other: "x" }]
+    })
+    expect(apply(current, { mergingList: [{ name: 3, value: "c" }, { name: 1, value: "a" }] }, testSchema)).toEqual({
+      mergingList: [{ name: 2, value: "b" }, { name: 3, value: "c" }, { name: 1, value: "a" }]
+    })
+    expect(apply({ mergingIntList: [1, 2, 3] }, { mergingIntList: [3, 1] }, testSchema)).toEqual({ mergingIntList: [2, 3, 1] })
+  })
+
+  it("$setElementOrder naming an item the list does not hold", () => {
+    const patch = { "$setElementOrder/mergingList": [{ name: 3 }, { name: 2 }, { name: 1 }], mergingList: [{ name: 3, value: 3 }, { name: 1, value: 1 }] }
+    expect(apply({ mergingList: [{ name: 1 }, { name: 3 }] }, patch, testSchema)).toEqual({ mergingList: [{ name: 3, value: 3 }, { name: 1, value: 1 }] })
+    expect(apply({ mergingIntList: [1, 3] }, { "$setElementOrder/mergingIntList": [3, 2, 1] }, testSchema)).toEqual({ mergingIntList: [3, 1] })
+  })
+})
