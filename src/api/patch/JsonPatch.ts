@@ -171,7 +171,8 @@ const shiftedBy = (t: Target | undefined, removal: boolean): number => {
 /**
  * Pays for one operation before it is carried out: items shifted in the arrays it inserts into or removes from,
  * and the bytes of the values the library clones (`copy`'s value, the value a `move` overwrites) or compares
- * (`test`). A JSON patch's other work is linear in the body and the document. Returns the size of a `copy`'s value for the copy limit.
+ * (`test`); a JSON patch's other work is linear in the body and the document. Returns the size of a `copy`'s
+ * value, for the copy limit.
  */
 const payFor = (doc: unknown, op: Record<string, unknown>, budget: WorkBudget, copyRoom: number): number => {
   const take = (steps: number) => {
