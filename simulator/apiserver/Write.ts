@@ -93,6 +93,10 @@ export class Write {
     const decoded = decodeBody(resource, { value: patched.right }, opts.fieldValidation, true, stored)
     if (Either.isLeft(decoded)) return Either.left(decoded.left)
     const { object, warnings } = decoded.right
+    // Upstream's checkName on the patched object (handlers/patch.go applyPatch, rest.go checkName): a patch that
+    // takes the name away (`{"$patch":"delete"}` at a strategic merge patch's top empties the whole object) is
+    // refused, not stored under the URL's name.
+    if (!object.metadata.name) return Either.left(Status.badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`))
     // A patch is based on the stored object: unconditional unless the patch itself sets a resourceVersion.
     const rv = object.metadata.resourceVersion || stored.metadata.resourceVersion
     const input = rv === object.metadata.resourceVersion ? object : { ...extendable, ...object, metadata: { ...extendable, ...object.metadata, resourceVersion: rv } }

@@ -9,6 +9,10 @@
  * Errors follow the server's `interpretStrategicMergePatchError`: malformed directives are 400, lists of lists
  * a generic 422, anything else (a missing merge key, an unknown `$patch`) the raw error text as a 500.
  *
+ * Every list merge is O(n log n): merge-key values are looked up in maps built once per list, and upstream's
+ * insertion sorts are replaced by sorts that give the same order. The merge takes steps from the request's
+ * `WorkBudget` (one per list element or map key handled); past it the patch is refused (422).
+ *
  * Pure: the target is never changed; the result shares its untouched parts.
  */
 import { Either } from "effect"
@@ -17,6 +21,8 @@ import { goJsonTypeName, goPrintValue } from "../go/PrintValue.js"
 import { isRecord } from "../Object.js"
 import { ApiError, badRequest, internal, makeStatus } from "../Status.js"
 import { setKey, withoutNulls } from "./JsonValues.js"
+import { sortedAsUpstream } from "./ListOrder.js"
+import { makeWorkBudget, stepCost, workBudgetSpent, type WorkBudget } from "./WorkBudget.js"
 
 type Obj = Record<string, unknown>
 
@@ -53,6 +59,11 @@ const unprocessable = (message: string): ApiError =>
 
 const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k)
 
+/** Pays for handling `items` list items or map keys; once the budget is spent the patch is refused (422, `WorkBudget.ts`). */
+const spend = (budget: WorkBudget, items: number): void => {
+  if (!budget.take(items * stepCost.item)) fail(unprocessable(workBudgetSpent(budget.steps)))
+}
+
 /** Go's `%s` of a directive value: strings as they are, other values as `%!s(type=value)`. */
 const goPrintS = (v: unknown): string =>
   typeof v === "string" ? v : isRecord(v) || Array.isArray(v) ? goPrintValue(v) : v === null || v === undefined ? "%!s(<nil>)" : `%!s(${goJsonTypeName(v)}=${String(v)})`
@@ -78,13 +89,15 @@ const itemsOf = (s: FieldSchema | undefined): FieldSchema | undefined => (s?.typ
 
 // --- maps -----------------------------------------------------------------------------------------------
 
-const mergeMap = (original: Obj, patchIn: Obj, schema: FieldSchema | undefined): Obj => {
+const mergeMap = (original: Obj, patchIn: Obj, schema: FieldSchema | undefined, budget: WorkBudget): Obj => {
   if (hasOwn(patchIn, directiveMarker)) return directiveInMap(patchIn[directiveMarker], patchIn)
   const out: Obj = { ...original }
   // The directives below are consumed from the patch as upstream deletes them: a copy, the body stays as sent.
   const patch: Obj = { ...patchIn }
+  const keys = Object.keys(patch)
+  spend(budget, keys.length)
   applyRetainKeys(out, patch)
-  applySetElementOrder(out, patch, schema)
+  applySetElementOrder(out, patch, schema, budget)
   for (const k of Object.keys(patch)) {
     const patchV = patch[k]
     const isDeleteList = k.startsWith(deleteFromPrimitiveListPrefix)
@@ -100,9 +113,9 @@ const mergeMap = (original: Obj, patchIn: Obj, schema: FieldSchema | undefined):
     const current = out[key]
     const sub = childSchema(schema, key)
     if (isRecord(current) && isRecord(patchV)) {
-      setKey(out, key, strategyOf(sub) === "replace" ? patchV : mergeMap(current, patchV, sub))
+      setKey(out, key, strategyOf(sub) === "replace" ? patchV : mergeMap(current, patchV, sub, budget))
     } else if (Array.isArray(current) && Array.isArray(patchV)) {
-      setKey(out, key, strategyOf(sub) === "merge" ? mergeSlice(current, patchV, itemsOf(sub), mergeKeyOf(sub), isDeleteList) : patchV)
+      setKey(out, key, strategyOf(sub) === "merge" ? mergeSlice(current, patchV, itemsOf(sub), mergeKeyOf(sub), isDeleteList, budget) : patchV)
     } else if (!isDeleteList) {
       // Different JSON types, or scalars: the patch's value wins.
       setKey(out, key, withoutNulls(patchV))
@@ -147,7 +160,7 @@ const extractKey = (key: string, prefix: string): string => {
  * `$setElementOrder/<field>` (`mergePatchIntoOriginal`): the field's list is merged here and put in the
  * directive's order; items only the server has keep their place relative to it.
  */
-const applySetElementOrder = (out: Obj, patch: Obj, schema: FieldSchema | undefined): void => {
+const applySetElementOrder = (out: Obj, patch: Obj, schema: FieldSchema | undefined, budget: WorkBudget): void => {
   for (const key of Object.keys(patch)) {
     if (!key.startsWith(setElementOrderPrefix)) continue
     const order = patch[key]
@@ -160,6 +173,7 @@ const applySetElementOrder = (out: Obj, patch: Obj, schema: FieldSchema | undefi
     const patchList = foundPatch ? patch[field] : []
     if (!Array.isArray(originalList)) return badArgType("slice", originalList)
     if (!Array.isArray(patchList)) return badArgType("slice", patchList)
+    spend(budget, order.length + originalList.length + patchList.length)
     const sub = childSchema(schema, field)
     const mergeKey = mergeKeyOf(sub)
     validatePatchWithSetOrderList(patchList, order, mergeKey)
@@ -167,11 +181,11 @@ const applySetElementOrder = (out: Obj, patch: Obj, schema: FieldSchema | undefi
     if (foundOriginal && !foundPatch) merged = originalList
     else if (!foundOriginal && foundPatch) merged = patchList
     else if (foundOriginal && foundPatch)
-      merged = strategyOf(sub) === "merge" ? mergeSlice(originalList, patchList, itemsOf(sub), mergeKey, false) : patchList
+      merged = strategyOf(sub) === "merge" ? mergeSlice(originalList, patchList, itemsOf(sub), mergeKey, false, budget) : patchList
     else continue
-    const [patchItems, serverOnly] = mergeKey ? partitionMaps(merged, order, mergeKey) : partitionPrimitives(merged, order)
+    const [patchItems, serverOnly] = mergeKey ? partitionMaps(merged, order, mergeKey, budget) : partitionPrimitives(merged, order)
     const isMap = elementsAreMaps(originalList, patchList)
-    setKey(out, field, normalizeElementOrder(patchItems, serverOnly, order, originalList, mergeKey, isMap))
+    setKey(out, field, normalizeElementOrder(patchItems, serverOnly, order, originalList, mergeKey, isMap, budget))
     delete patch[field]
   }
 }
@@ -227,9 +241,11 @@ const mergeSlice = (
   patch: ReadonlyArray<unknown>,
   itemSchema: FieldSchema | undefined,
   mergeKey: string,
-  isDeleteList: boolean
+  isDeleteList: boolean,
+  budget: WorkBudget
 ): unknown[] => {
   if (original.length === 0 && patch.length === 0) return [...original]
+  spend(budget, original.length + patch.length)
   const isMap = elementsAreMaps(original, patch)
   if (!isMap) {
     if (isDeleteList) {
@@ -238,20 +254,20 @@ const mergeSlice = (
     }
     const merged = [...new Set([...original, ...patch])]
     const [patchItems, serverOnly] = partitionPrimitives(merged, patch)
-    return normalizeElementOrder(patchItems, serverOnly, patch, original, mergeKey, false)
+    return normalizeElementOrder(patchItems, serverOnly, patch, original, mergeKey, false, budget)
   }
   // PatchMetaFromStruct.Name() is the Go kind of the element type.
   if (!mergeKey) fail(internal("cannot merge lists without merge key for struct"))
   const [base, rest] = withSpecialElements(original, patch as ReadonlyArray<Obj>, mergeKey)
-  const merged = mergeByKey(base, rest, mergeKey, itemSchema)
-  const [patchItems, serverOnly] = partitionMaps(merged, rest, mergeKey)
-  return normalizeElementOrder(patchItems, serverOnly, rest, base, mergeKey, true)
+  const merged = mergeByKey(base, rest, mergeKey, itemSchema, budget)
+  const [patchItems, serverOnly] = partitionMaps(merged, rest, mergeKey, budget)
+  return normalizeElementOrder(patchItems, serverOnly, rest, base, mergeKey, true, budget)
 }
 
 /** `$patch` items of a merged list: `delete` drops the original's items with that key, `replace` drops them all. */
 const withSpecialElements = (original: ReadonlyArray<unknown>, patch: ReadonlyArray<Obj>, mergeKey: string): [ReadonlyArray<unknown>, ReadonlyArray<Obj>] => {
   const rest: Obj[] = []
-  let base = original
+  const deleted = new Set<unknown>()
   let replace = false
   for (const v of patch) {
     if (!hasOwn(v, directiveMarker)) {
@@ -261,34 +277,73 @@ const withSpecialElements = (original: ReadonlyArray<unknown>, patch: ReadonlyAr
     const directive = v[directiveMarker]
     if (directive === "delete") {
       if (!hasOwn(v, mergeKey)) noMergeKey(v, mergeKey)
-      base = base.filter((o) => !(isRecord(o) && hasOwn(o, mergeKey) && o[mergeKey] === v[mergeKey]))
+      deleted.add(v[mergeKey])
     } else if (directive === "replace") replace = true
     else if (directive === "merge") fail(internal("merging lists cannot yet be specified in the patch"))
     else badPatchType(directive, v)
   }
-  return replace ? [rest.map((o) => withoutNulls(o)), []] : [base, rest]
+  if (replace) return [rest.map((o) => withoutNulls(o)), []]
+  // One pass for all deletions: the original's items whose key is one a `delete` names.
+  const base = deleted.size === 0 ? original : original.filter((o) => !(isRecord(o) && hasOwn(o, mergeKey) && deleted.has(o[mergeKey])))
+  return [base, rest]
 }
 
-/** Patch items merge into the original item with the same key value, or are appended. */
-const mergeByKey = (original: ReadonlyArray<unknown>, patch: ReadonlyArray<Obj>, mergeKey: string, itemSchema: FieldSchema | undefined): unknown[] => {
+/**
+ * Patch items merge into the original item with the same key value, or are appended (upstream's
+ * `findMapInSliceBasedOnKeyValue` per item, here one lookup in the positions of each key value).
+ */
+const mergeByKey = (original: ReadonlyArray<unknown>, patch: ReadonlyArray<Obj>, mergeKey: string, itemSchema: FieldSchema | undefined, budget: WorkBudget): unknown[] => {
   const out = [...original]
+  // The positions in `out` of the items holding each key value, ascending, and how many of them no longer hold
+  // it: a merge deletes the key when the patch's value is null, and the next item with it is then the first.
+  const positions = new Map<unknown, { readonly at: number[]; gone: number }>()
+  const note = (value: unknown, at: number) => {
+    const entry = positions.get(value)
+    if (entry === undefined) positions.set(value, { at: [at], gone: 0 })
+    else entry.at.push(at)
+  }
+  for (let i = 0; i < out.length; i++) {
+    const item = out[i] as Obj
+    if (hasOwn(item, mergeKey)) note(item[mergeKey], i)
+  }
   for (const v of patch) {
     if (!hasOwn(v, mergeKey)) noMergeKey(v, mergeKey)
-    const at = indexByKey(out, mergeKey, v[mergeKey])
-    if (at >= 0) out[at] = mergeMap(out[at] as Obj, v, itemSchema)
-    else out.push(withoutNulls(v))
+    const value = v[mergeKey]
+    const entry = positions.get(value)
+    const at = entry !== undefined && entry.gone < entry.at.length ? entry.at[entry.gone]! : -1
+    if (at >= 0) {
+      const merged = mergeMap(out[at] as Obj, v, itemSchema, budget)
+      out[at] = merged
+      if (!(hasOwn(merged, mergeKey) && merged[mergeKey] === value)) entry!.gone++
+    } else {
+      const added = withoutNulls(v) as Obj
+      out.push(added)
+      if (hasOwn(added, mergeKey)) note(added[mergeKey], out.length - 1)
+    }
   }
   return out
 }
 
-/** `findMapInSliceBasedOnKeyValue`: the first map whose key has this value; every element must be a map. */
-const indexByKey = (list: ReadonlyArray<unknown>, mergeKey: string, value: unknown): number => {
+/**
+ * `findMapInSliceBasedOnKeyValue` for many values at once: the first map in `list` with each merge-key value.
+ * Upstream scans `list` from the start and fails at a non-map item before the match; `indexOf` fails the same.
+ */
+const keyIndex = (list: ReadonlyArray<unknown>, mergeKey: string): ((value: unknown) => number) => {
+  const first = new Map<unknown, number>()
+  let nonMap = -1
   for (let i = 0; i < list.length; i++) {
     const item = list[i]
-    if (!isRecord(item)) fail(internal(`value for key ${i} is not a map`))
-    if (hasOwn(item as Obj, mergeKey) && (item as Obj)[mergeKey] === value) return i
+    if (!isRecord(item)) {
+      nonMap = i
+      break
+    }
+    if (hasOwn(item, mergeKey) && !first.has(item[mergeKey])) first.set(item[mergeKey], i)
   }
-  return -1
+  return (value) => {
+    const at = first.get(value)
+    if (at === undefined && nonMap >= 0) fail(internal(`value for key ${nonMap} is not a map`))
+    return at ?? -1
+  }
 }
 
 const partitionPrimitives = (list: ReadonlyArray<unknown>, by: ReadonlyArray<unknown>): [unknown[], unknown[]] => {
@@ -296,13 +351,15 @@ const partitionPrimitives = (list: ReadonlyArray<unknown>, by: ReadonlyArray<unk
   return [list.filter((v) => inPatch.has(v)), list.filter((v) => !inPatch.has(v))]
 }
 
-const partitionMaps = (list: ReadonlyArray<unknown>, by: ReadonlyArray<unknown>, mergeKey: string): [unknown[], unknown[]] => {
+const partitionMaps = (list: ReadonlyArray<unknown>, by: ReadonlyArray<unknown>, mergeKey: string, budget: WorkBudget): [unknown[], unknown[]] => {
+  spend(budget, list.length + by.length)
+  const indexOf = keyIndex(by, mergeKey)
   const inPatch: unknown[] = []
   const serverOnly: unknown[] = []
   for (const v of list) {
     if (!isRecord(v)) return badArgType("map", v)
     if (!hasOwn(v, mergeKey)) noMergeKey(v, mergeKey)
-    ;(indexByKey(by, mergeKey, v[mergeKey]) >= 0 ? inPatch : serverOnly).push(v)
+    ;(indexOf(v[mergeKey]) >= 0 ? inPatch : serverOnly).push(v)
   }
   return [inPatch, serverOnly]
 }
@@ -317,12 +374,18 @@ const extractToDeleteItems = (list: ReadonlyArray<unknown>): [unknown[], unknown
   return [keep, drop]
 }
 
-/** `index`: position of the item (by merge key value for maps) in `list`, or -1. */
-const indexIn = (list: ReadonlyArray<unknown>, item: unknown, mergeKey: string, isMap: boolean): number => {
+/**
+ * Upstream's `index` as a lookup: the first position in `list` of each item's value (the merge key's value for
+ * maps, a map without it counting as `undefined`; the item itself for scalars), -1 when absent.
+ */
+const positionsIn = (list: ReadonlyArray<unknown>, mergeKey: string, isMap: boolean): ((item: unknown) => number) => {
   const valueOf = (x: unknown) => (isMap ? (isRecord(x) ? x[mergeKey] : undefined) : x)
-  const wanted = valueOf(item)
-  for (let i = 0; i < list.length; i++) if (valueOf(list[i]) === wanted) return i
-  return -1
+  const first = new Map<unknown, number>()
+  for (let i = 0; i < list.length; i++) {
+    const v = valueOf(list[i])
+    if (!first.has(v)) first.set(v, i)
+  }
+  return (item) => first.get(valueOf(item)) ?? -1
 }
 
 /**
@@ -335,10 +398,13 @@ const normalizeElementOrder = (
   patchOrder: ReadonlyArray<unknown>,
   serverOrder: ReadonlyArray<unknown>,
   mergeKey: string,
-  isMap: boolean
+  isMap: boolean,
+  budget: WorkBudget
 ): unknown[] => {
+  spend(budget, patchItems.length + serverOnly.length + patchOrder.length + serverOrder.length)
   const right = normalizeSliceOrder(patchItems, patchOrder, mergeKey, isMap)
   const left = normalizeSliceOrder(serverOnly, serverOrder, mergeKey, isMap)
+  const serverIndex = positionsIn(serverOrder, mergeKey, isMap)
   const out: unknown[] = []
   let i = 0
   let j = 0
@@ -346,8 +412,8 @@ const normalizeElementOrder = (
     if (i >= left.length) out.push(right[j++])
     else if (j >= right.length) out.push(left[i++])
     else {
-      const li = indexIn(serverOrder, left[i], mergeKey, isMap)
-      const ri = indexIn(serverOrder, right[j], mergeKey, isMap)
+      const li = serverIndex(left[i])
+      const ri = serverIndex(right[j])
       if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++])
       else out.push(right[j++])
     }
@@ -355,7 +421,7 @@ const normalizeElementOrder = (
   return out
 }
 
-/** Go's stable insertion sort with upstream's comparator (items not in `order` compare as "less"). */
+/** `toSort` in `order`'s order, as upstream's sort with its comparator leaves it (`ListOrder.ts`); deletions last. */
 const normalizeSliceOrder = (toSortIn: ReadonlyArray<unknown>, order: ReadonlyArray<unknown>, mergeKey: string, isMap: boolean): unknown[] => {
   let toSort = [...toSortIn]
   let toDelete: unknown[] = []
@@ -366,26 +432,24 @@ const normalizeSliceOrder = (toSortIn: ReadonlyArray<unknown>, order: ReadonlyAr
     }
     ;[toSort, toDelete] = extractToDeleteItems(toSort)
   }
-  const less = (a: unknown, b: unknown): boolean => {
-    const ia = indexIn(order, a, mergeKey, isMap)
-    if (ia < 0) return true
-    const ib = indexIn(order, b, mergeKey, isMap)
-    return ib < 0 ? true : ia < ib
-  }
-  for (let i = 1; i < toSort.length; i++)
-    for (let j = i; j > 0 && less(toSort[j], toSort[j - 1]); j--) [toSort[j], toSort[j - 1]] = [toSort[j - 1], toSort[j]]
-  return [...toSort, ...toDelete]
+  const rankOf = positionsIn(order, mergeKey, isMap)
+  return [...sortedAsUpstream(toSort, toSort.map(rankOf)), ...toDelete]
 }
 
 /**
  * Applies a strategic merge patch to `target` (never mutated) with the kind's `schema`. The body must decode as
  * a JSON object (`null` is an empty patch); else 400 as Go's decoder words it.
  */
-export const strategicMergePatch = (target: Readonly<Record<string, unknown>>, patch: unknown, schema: FieldSchema | undefined): Either.Either<unknown, ApiError> => {
+export const strategicMergePatch = (
+  target: Readonly<Record<string, unknown>>,
+  patch: unknown,
+  schema: FieldSchema | undefined,
+  budget: WorkBudget = makeWorkBudget()
+): Either.Either<unknown, ApiError> => {
   if (patch === null) return Either.right(target)
   if (!isRecord(patch)) return Either.left(badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? "array" : typeof patch === "boolean" ? "bool" : typeof patch} into Go value of type map[string]interface {}`))
   try {
-    return Either.right(mergeMap(target, patch, schema))
+    return Either.right(mergeMap(target, patch, schema, budget))
   } catch (e) {
     if (e instanceof PatchFailure) return Either.left(e.error)
     throw e

@@ -3,6 +3,7 @@ import { Either } from "effect"
 import { podSchema } from "../../../src/api/kinds/BuiltinSchemas.js"
 import { FieldSchema } from "../../../src/api/kinds/FieldSchema.js"
 import { strategicMergePatch } from "../../../src/api/patch/StrategicMerge.js"
+import { makeWorkBudget } from "../../../src/api/patch/WorkBudget.js"
 
 const apply = (target: Record<string, unknown>, patch: unknown, schema: FieldSchema | undefined = podSchema) => {
   const result = strategicMergePatch(target, patch, schema)
@@ -118,5 +119,70 @@ describe("strategic merge patch", () => {
       details: { causes: [{ reason: "UnexpectedServerResponse", message: "lists of lists are not supported" }] }
     })
     expect(failure(pod(), [{ op: "add" }])).toMatchObject({ code: 400, message: "json: cannot unmarshal array into Go value of type map[string]interface {}" })
+  })
+})
+
+describe("strategic merge patch: long lists and the work budget", () => {
+  const names = (n: number) => Array.from({ length: n }, (_, i) => `example.com/f${i}`)
+
+  it("reverses 5,000 finalizers by list and by $setElementOrder, and 5,000 containers by name", () => {
+    const finalizers = names(5000)
+    const reversed = [...finalizers].reverse()
+    const target = { metadata: { name: "p", finalizers } }
+    expect((apply(target, { metadata: { finalizers: reversed } }).metadata as { finalizers: unknown }).finalizers).toEqual(reversed)
+    expect((apply(target, { metadata: { "$setElementOrder/finalizers": reversed } }).metadata as { finalizers: unknown }).finalizers).toEqual(reversed)
+    const containers = finalizers.map((name) => ({ name, image: "i:1" }))
+    const out = apply({ spec: { containers } }, { spec: { containers: [...containers].reverse().map(({ name }) => ({ name, image: "i:2" })) } })
+    expect((out.spec as { containers: unknown }).containers).toEqual([...containers].reverse().map(({ name }) => ({ name, image: "i:2" })))
+  })
+
+  it("merges patch items with repeated keys into the first match, as upstream's scan does", () => {
+    const out = apply({ mergingList: [{ name: "a", value: 1 }, { name: "b" }] }, { mergingList: [{ name: "c" }, { name: "a", other: "x" }, { name: "c", value: 3 }] }, testSchema)
+    expect(out.mergingList).toEqual([{ name: "c", value: 3 }, { name: "a", value: 1, other: "x" }, { name: "b" }])
+    // A null key: the item merged loses it (null deletes), and the list then holds a map without its merge key.
+    expect(failure({ mergingList: [{ name: null, value: 1 }] }, { mergingList: [{ name: null, other: "x" }] }, testSchema)).toMatchObject({
+      code: 500,
+      message: "map: map[other:x value:1] does not contain declared merge key: name"
+    })
+  })
+
+  it("refuses a merge past the work budget with 422 and a cause; within it the merge is done", () => {
+    const finalizers = names(1000)
+    const target = { metadata: { name: "p", finalizers } }
+    const patch = { metadata: { finalizers: [...finalizers].reverse() } }
+    const small = strategicMergePatch(target, patch, podSchema, makeWorkBudget(1000))
+    expect(Either.isLeft(small) && small.left.status).toMatchObject({
+      code: 422,
+      reason: "Invalid",
+      message: "the server rejected our request due to an error in our request",
+      details: {
+        causes: [
+          {
+            reason: "UnexpectedServerResponse",
+            message: "the patch takes more than 1000 steps of work to apply (clustersim's bound on one request's CPU time, docs/limits.md)"
+          }
+        ]
+      }
+    })
+    expect(Either.isRight(strategicMergePatch(target, patch, podSchema, makeWorkBudget()))).toBe(true)
+  })
+})
+
+describe("strategic merge patch: upstream's ordering cases (patch_test.go)", () => {
+  it("preserves the patch's order, server-only items keeping their place", () => {
+    const current = { mergingList: [{ name: 1 }, { name: 2, value: "b" }, { name: 3 }] }
+    expect(apply(current, { mergingList: [{ name: 3, value: "c" }, { name: 1, value: "a" }, { name: 2, other: "x" }] }, testSchema)).toEqual({
+      mergingList: [{ name: 3, value: "c" }, { name: 1, value: "a" }, { name: 2, value: "b", other: "x" }]
+    })
+    expect(apply(current, { mergingList: [{ name: 3, value: "c" }, { name: 1, value: "a" }] }, testSchema)).toEqual({
+      mergingList: [{ name: 2, value: "b" }, { name: 3, value: "c" }, { name: 1, value: "a" }]
+    })
+    expect(apply({ mergingIntList: [1, 2, 3] }, { mergingIntList: [3, 1] }, testSchema)).toEqual({ mergingIntList: [2, 3, 1] })
+  })
+
+  it("$setElementOrder naming an item the list does not hold", () => {
+    const patch = { "$setElementOrder/mergingList": [{ name: 3 }, { name: 2 }, { name: 1 }], mergingList: [{ name: 3, value: 3 }, { name: 1, value: 1 }] }
+    expect(apply({ mergingList: [{ name: 1 }, { name: 3 }] }, patch, testSchema)).toEqual({ mergingList: [{ name: 3, value: 3 }, { name: 1, value: 1 }] })
+    expect(apply({ mergingIntList: [1, 3] }, { "$setElementOrder/mergingIntList": [3, 2, 1] }, testSchema)).toEqual({ mergingIntList: [3, 1] })
   })
 })
