@@ -6,6 +6,7 @@
  */
 import { Effect, Either } from "effect"
 import { forbidden, GoUint, invalid as invalidField, type FieldError } from "../../src/api/FieldError.js"
+import { goQuote } from "../../src/api/go/Quote.js"
 import { validateObjectMetaCreate } from "../../src/api/kinds/Names.js"
 import { defaultPodOnCreate, defaultPodOnUpdate, defaultPodTemplateOf } from "../../src/api/kinds/PodDefaults.js"
 import { isRecord, type KObject, type ObjectMeta } from "../../src/api/Object.js"
@@ -389,4 +390,4 @@ const storedForm = (obj: KObject, metadata: ObjectMeta): KObject => {
   return out as KObject
 }
 
-const formatStringSlice = (items: ReadonlyArray<string>): string => `[]string{${items.map((s) => JSON.stringify(s)).join(", ")}}`
+const formatStringSlice = (items: ReadonlyArray<string>): string => `[]string{${items.map(goQuote).join(", ")}}`

@@ -4,6 +4,7 @@
  * new value, and a failed set leaves the old one untouched (all-or-nothing).
  */
 import { Data, Either } from "effect"
+import { goQuote } from "./go/Quote.js"
 
 export type PreRelease = "Alpha" | "Beta" | "GA" | "Deprecated"
 
@@ -103,7 +104,7 @@ const make = (explicit: ReadonlyMap<string, boolean>): FeatureGates => ({
     const value = explicit.get(name)
     if (value !== undefined) return value
     const known = knownFeatures.get(name)
-    if (!known) throw new Error(`feature ${JSON.stringify(name)} is not registered in FeatureGate ${JSON.stringify(featureGateName)}`)
+    if (!known) throw new Error(`feature ${goQuote(name)} is not registered in FeatureGate ${goQuote(featureGateName)}`)
     return known.default
   },
   toString() {
@@ -121,7 +122,7 @@ export const parseGoBool = (s: string): Either.Either<boolean, string> => {
     case "0": case "f": case "F": case "FALSE": case "false": case "False":
       return Either.right(false)
     default:
-      return Either.left(`strconv.ParseBool: parsing ${JSON.stringify(s)}: invalid syntax`)
+      return Either.left(`strconv.ParseBool: parsing ${goQuote(s)}: invalid syntax`)
   }
 }
 

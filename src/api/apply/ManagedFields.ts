@@ -15,6 +15,7 @@
  * Pure: times are passed in.
  */
 import { Either } from "effect"
+import { goQuote } from "../go/Quote.js"
 import type { FieldSchema } from "../kinds/FieldSchema.js"
 import { InternTable } from "../internal/InternTable.js"
 import { isRecord, type KObject } from "../Object.js"
@@ -326,7 +327,7 @@ interface Conflict {
 
 /** `printManager`: the quoted name, the subresource, and for Update managers the version they used. */
 const printManager = (e: ManagedFieldsEntry): string => {
-  const name = `${JSON.stringify(e.manager ?? "")}${e.subresource ? ` with subresource ${JSON.stringify(e.subresource)}` : ""}`
+  const name = `${goQuote(e.manager ?? "")}${e.subresource ? ` with subresource ${goQuote(e.subresource)}` : ""}`
   return e.operation === "Update" ? `${name} using ${e.apiVersion}` : name
 }
 

@@ -9,6 +9,7 @@
  *
  * Pure.
  */
+import { goQuote } from "../go/Quote.js"
 import { fieldOf, type FieldSchema, listSemantics } from "../kinds/FieldSchema.js"
 import { isRecord, type KObject } from "../Object.js"
 import { type ApiError, internal } from "../Status.js"
@@ -52,7 +53,7 @@ const check = (value: unknown, schema: FieldSchema | undefined, path: string, ou
     for (const k of semantics.keys) {
       const v = item[k] !== undefined ? item[k] : semantics.keyDefaults?.[k]
       // Upstream stops at the first such element of a list: without its key nothing below it can be named.
-      if (v === undefined) return problem(`associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`)
+      if (v === undefined) return problem(`associative list with keys has an element that omits key field ${goQuote(k)} (and doesn't have default value)`)
       fields.push([k, v])
     }
     const key = keyText(fields)

@@ -6,6 +6,7 @@
  * One pass, no recursion, no tree: linear in the body (up to 3 MiB) and safe for any nesting depth.
  * The text is assumed to be valid JSON (it has been parsed already).
  */
+import { goQuote } from "../go/Quote.js"
 import { fieldOf, type FieldSchema } from "./FieldSchema.js"
 
 /** Where a container's children are checked: a known struct, a map, free JSON (`any`), or nothing. */
@@ -216,6 +217,6 @@ export const duplicateFields = (json: string, schema?: FieldSchema): string[] =>
  */
 export const strictDecodingErrors = (json: string, schema: FieldSchema): string[] => {
   const out = new Set<string>()
-  scan(json, schema, (kind, path) => out.add(`${kind} field ${JSON.stringify(path)}`))
+  scan(json, schema, (kind, path) => out.add(`${kind} field ${goQuote(path)}`))
   return [...out]
 }

@@ -6,6 +6,7 @@
  * The syntax checks are hand-written scans rather than regexes: linear whatever the input (Go's RE2 is).
  */
 import { type FieldError, forbidden, noFieldErrors, GoTime, type GoValue, invalid, required, tooLong } from "../FieldError.js"
+import { goQuote } from "../go/Quote.js"
 import { isRecord, type KObject } from "../Object.js"
 import { instantToIso, parseGoTime } from "../go/Time.js"
 
@@ -255,7 +256,7 @@ export const validateObjectMetaUpdate = (obj: KObject, old: KObject): ReadonlyAr
       errs.push(
         forbidden(
           "metadata.finalizers",
-          `no new finalizers can be added if the object is being deleted, found new finalizers []string{${extra.map((f) => JSON.stringify(f)).join(", ")}}`
+          `no new finalizers can be added if the object is being deleted, found new finalizers []string{${extra.map(goQuote).join(", ")}}`
         )
       )
     }
