@@ -1,5 +1,5 @@
 /**
- * Starting the pods bound to a node (reference §2.3, §3.2; upstream kubelet `HandlePodAdditions` → `syncPod`): each
+ * Starting the pods bound to a node (upstream kubelet `HandlePodAdditions` → `syncPod`): each
  * pod takes one token of the node's QPS bucket, is read as the agent's informer would have it, goes through
  * admission (refused under node pressure: the pod fails without running), is prepared (`PreparePod`: image pulls
  * and the like; nothing by default) and is then written Running, one status write per pod.
@@ -192,7 +192,7 @@ export class PodStarter {
     const pressure = pressureOf(a.health)
     const verdict = pressure.size === 0 ? admitted : admit(admissionView(pod), pressure)
     if (!verdict.admit) {
-      // Admission refused under node pressure (reference §2.3): the pod fails without running.
+      // Admission refused under node pressure (eviction manager `Admit`): the pod fails without running.
       const model = this.ctx.env.serviceTime
       const answered = model.complete(t, "mutating", 0, podStatusBytes, a.requests.podStatusPatch)
       if (model.lastGivenUp) return void this.statusGivenUp(a, key, answered, Kind.PodStart)

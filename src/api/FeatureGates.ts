@@ -1,6 +1,6 @@
 /**
- * Feature gates of release 1.26 (spec 001 "Feature gates"; reference node-agent-and-scheduler.md §9,
- * upstream `component-base/featuregate`). A `FeatureGates` value is immutable: setting gates returns a
+ * Feature gates of release 1.26 (spec 001 "Feature gates"; upstream
+ * `component-base/featuregate`). A `FeatureGates` value is immutable: setting gates returns a
  * new value, and a failed set leaves the old one untouched (all-or-nothing).
  */
 import { Data, Either } from "effect"
@@ -62,7 +62,7 @@ const alphaOff = [
   "VolumeCapacityPriority", "WinDSR"
 ] as const
 
-// GA gates locked on in 1.26 (reference §9). The spec lists no deprecated gates.
+// GA gates locked on in 1.26 (`pkg/features/kube_features.go`). The spec lists no deprecated gates.
 const gaLocked = ["CPUManager", "LocalStorageCapacityIsolation", "NodeAgentCredentialProviders"] as const
 
 const spec = (name: string, def: boolean, preRelease: PreRelease, lockToDefault = false): FeatureSpec => ({

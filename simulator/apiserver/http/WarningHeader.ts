@@ -1,6 +1,6 @@
 /**
  * `Warning` response headers as kube-apiserver writes them (`apimachinery/pkg/util/net.NewWarningHeader`
- * and the warning recorder of `apiserver/pkg/endpoints/filters/warning.go`, reference §5.1):
+ * and the warning recorder of `apiserver/pkg/endpoints/filters/warning.go`):
  * `299 - "<text>"` with the text quoted by Go's `strconv.Quote`, identical texts once, and — past 4096
  * runes in all — every text cut to 256 runes. The bytes on the wire are UTF-8, as Go sends them.
  */

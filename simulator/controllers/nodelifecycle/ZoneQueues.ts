@@ -1,6 +1,6 @@
 /**
  * Zones and their rate-limited NoExecute tainting (upstream `pkg/controller/nodelifecycle`: `ComputeZoneState`,
- * `setLimiterInZone`, `handleDisruption`, `processTaintBaseEviction`, `doNoExecuteTaintingPass`; reference §4).
+ * `setLimiterInZone`, `handleDisruption`, `processTaintBaseEviction`, `doNoExecuteTaintingPass`).
  *
  * A node whose Ready status (observed at the start of the pass) is not True waits in its zone's queue; the queue
  * lets nodes through at the zone's rate (burst 1): `--node-eviction-rate` while Normal, `--secondary-node-eviction-

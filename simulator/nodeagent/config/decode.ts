@@ -1,5 +1,5 @@
 /**
- * Reading a configuration file (reference §1.2; upstream `configfiles.go` and the codec it uses).
+ * Reading a configuration file (upstream `configfiles.go` and the codec it uses).
  *
  * YAML or JSON text (JSON is read as YAML). Steps, each with upstream's error text:
  * 1. an empty file is an error;

@@ -1,5 +1,5 @@
 /**
- * `matchImages` (spec 001 "CredentialProvider" matching rules; reference §8; upstream
+ * `matchImages` (spec 001 "CredentialProvider" matching rules; upstream
  * `pkg/credentialprovider/keyring.go` `URLsMatch`, `ParseSchemelessURL`, `SplitURL`).
  *
  * Image and pattern are parsed as URLs after prefixing `https://` (the scheme then dropped). A pattern matches iff

@@ -104,7 +104,7 @@ const defaultPlugins: ReadonlyArray<{ readonly name: string; readonly weight?: n
   { name: "DefaultBinder" }
 ]
 
-/** The default multi-point plugin set; alpha gates add SchedulingGates and DynamicResources (reference §6.2). */
+/** The default multi-point plugin set; alpha gates add SchedulingGates and DynamicResources (`default_plugins.go`). */
 export const defaultMultiPointPlugins = (gates: FeatureGates): ReadonlyArray<{ name: string; weight?: number }> => {
   const out = defaultPlugins.map((p) => ({ ...p }))
   if (gates.enabled("PodSchedulingReadiness")) out.push({ name: "SchedulingGates" })

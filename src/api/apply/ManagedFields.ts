@@ -1,11 +1,11 @@
 /**
- * `metadata.managedFields` as the 1.26 API server keeps them (reference §5.4; `kubernetes/apiserver:
+ * `metadata.managedFields` as the 1.26 API server keeps them (`kubernetes/apiserver:
  * pkg/endpoints/handlers/fieldmanager`, `structured-merge-diff` `merge.Updater`):
  * - an Update (create, update, patch) gives its manager the fields it added or changed, and takes them from
  *   the other managers; removed fields leave every manager;
  * - an Apply makes the manager own exactly the applied fields; fields it applied before and no longer applies
  *   are removed unless another manager owns them; changing a field another manager owns is a conflict (409,
- *   reference §5.6) unless forced, which moves the ownership.
+ *   `merge.Conflicts`) unless forced, which moves the ownership.
  * Entries are identified by manager, operation, subresource and (for Update) apiVersion; an Update entry's time
  * is that of its manager's last write that changed a field (`afterUpdate`), an Apply entry's that of the last
  * apply that changed its field set. Identity fields (name, uid, resourceVersion, …) are owned by nobody, and the main
@@ -331,7 +331,7 @@ const printManager = (e: ManagedFieldsEntry): string => {
   return e.operation === "Update" ? `${name} using ${e.apiVersion}` : name
 }
 
-/** 409 Conflict with the reference's texts (§5.6); `details` holds only the causes. */
+/** 409 Conflict with upstream's texts (`fieldmanager` `NewConflictError`); `details` holds only the causes. */
 export const conflictError = (conflicts: ReadonlyArray<Conflict>): ApiError => {
   const causes = conflicts.map((c) => ({ reason: "FieldManagerConflict", message: `conflict with ${printManager(c.manager)}`, field: c.path }))
   let message: string

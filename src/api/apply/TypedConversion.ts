@@ -3,9 +3,9 @@
  * (`kubernetes/apiserver: pkg/endpoints/handlers/fieldmanager/internal/structuredmerge.go` `ObjectToTyped`;
  * `structured-merge-diff` v4.2.3 `typed/validate.go`, `typed/helpers.go`): every element of a keyed list names
  * each key field, unless the key has a default, and no two elements have the same key. A failure is not a Status
- * error upstream, so it is a 500 without a reason carrying the raw text (reference §1.1):
- * `failed to create typed patch object (default/p; /v1, Kind=Pod): .spec.containers: element 0: associative list
- * with keys has an element that omits key field "name" (and doesn't have default value)`.
+ * error upstream, so it is a 500 without a reason carrying the raw text (`responsewriters/status.go`
+ * `ErrorToAPIStatus`): `failed to create typed patch object (default/p; /v1, Kind=Pod): .spec.containers: element 0:
+ * associative list with keys has an element that omits key field "name" (and doesn't have default value)`.
  *
  * Pure.
  */

@@ -1,6 +1,6 @@
 /**
  * A tiny description of a kind's known fields and JSON types, and the two checks the decoder makes with
- * it: unknown fields (reported under `fieldValidation=Warn|Strict`, reference §5.1) and type mismatches
+ * it: unknown fields (reported under `fieldValidation=Warn|Strict`, `handlers/rest.go`) and type mismatches
  * (always a 400 `… cannot be handled as a …`, spec 000 "Field validation" rule 1).
  *
  * `goType` is the Go type the upstream decoder names in its messages (`int32`, `v1.LeaseSpec`,

@@ -11,8 +11,8 @@ export interface KindRules {
   readonly nameRule?: NameRule
   /** Defaults a decoded object gets on create and update (upstream's `SetDefaults_<Kind>`). */
   readonly defaults?: (obj: KObject) => KObject
-  /** Field errors of a create, in the reference's order. */
+  /** Field errors of a create, in upstream's order. */
   readonly validateCreate?: (obj: KObject) => ReadonlyArray<FieldError>
-  /** Field errors of an update against the stored object, in the reference's order. */
+  /** Field errors of an update against the stored object, in upstream's order. */
   readonly validateUpdate?: (obj: KObject, old: KObject) => ReadonlyArray<FieldError>
 }

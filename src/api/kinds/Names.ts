@@ -240,7 +240,7 @@ const immutable = (field: string, now: unknown, before: unknown, shown: GoValue)
  * deleting, generation not decremented, name / namespace / uid / creationTimestamp / deletionTimestamp /
  * deletionGracePeriodSeconds immutable (`field is immutable`), then labels, annotations, ownerReferences
  * and finalizer names of the new object. The "resourceVersion must be specified" rule is not here: the
- * store answers a missing rv itself (reference §1.2) before validation runs.
+ * store answers a missing rv itself (`registry/generic/registry/store.go`) before validation runs.
  */
 export const validateObjectMetaUpdate = (obj: KObject, old: KObject): ReadonlyArray<FieldError> => {
   const meta = metaOf(obj)
