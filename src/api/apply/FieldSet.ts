@@ -12,6 +12,18 @@ import { isRecord } from "../Object.js"
 
 export type FieldTree = { readonly [key: string]: FieldTree }
 
+/** One `metadata.managedFields` entry: a manager, how it wrote, and the set it owns in this form. */
+export interface ManagedFieldsEntry {
+  /** Omitted when empty (`omitempty`): a manager without a name or User-Agent. */
+  readonly manager?: string
+  readonly operation: "Apply" | "Update"
+  readonly apiVersion: string
+  readonly time: string
+  readonly fieldsType: "FieldsV1"
+  readonly fieldsV1: FieldTree
+  readonly subresource?: string
+}
+
 export const emptySet: FieldTree = Object.freeze({}) as FieldTree
 const MEMBER = "."
 

@@ -20,21 +20,12 @@ import type { FieldSchema } from "../kinds/FieldSchema.js"
 import { InternTable } from "../internal/InternTable.js"
 import { isRecord, type KObject } from "../Object.js"
 import { ApiError, makeStatus } from "../Status.js"
-import { contains, difference, emptySet, equalSets, type FieldTree, fieldTreeOf, identicalTrees, intersection, intersects, isEmpty, memberPaths, union, without } from "./FieldSet.js"
+import { contains, difference, emptySet, equalSets, type FieldTree, fieldTreeOf, type ManagedFieldsEntry, identicalTrees, intersection, intersects, isEmpty, memberPaths, union, without } from "./FieldSet.js"
 import { typedPatchError } from "./TypedConversion.js"
 import { changeExtent, compare, fieldSetOf, mergeConfig, removeFields } from "./TypedFields.js"
 import { capUpdateManagers } from "./UpdateManagerCap.js"
 
-export interface ManagedFieldsEntry {
-  /** Omitted when empty (`omitempty`): a manager without a name or User-Agent. */
-  readonly manager?: string
-  readonly operation: "Apply" | "Update"
-  readonly apiVersion: string
-  readonly time: string
-  readonly fieldsType: "FieldsV1"
-  readonly fieldsV1: FieldTree
-  readonly subresource?: string
-}
+export type { ManagedFieldsEntry } from "./FieldSet.js"
 
 /** Where a write lands: the kind's schema and version, and which half of the object the write may own. */
 export interface WriteScope {
