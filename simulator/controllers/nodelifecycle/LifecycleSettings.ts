@@ -4,7 +4,9 @@
  * `--secondary-node-eviction-rate`, `--large-cluster-size-threshold`, `--unhealthy-zone-threshold`)
  * and the log of what it did, which a cluster run reports.
  */
-import type { ZoneState } from "./ZoneQueues.js"
+
+/** A zone's state (`ComputeZoneState`, `ZoneQueues.ts`). */
+export type ZoneState = "Normal" | "PartialDisruption" | "FullDisruption"
 
 export interface NodeLifecycleSettings {
   readonly monitorPeriodMs: number
