@@ -16,15 +16,9 @@ import { admit, type PressureCondition } from "./eviction/Thresholds.js"
 import type { AgentState } from "./AgentState.js"
 import type { NodeHealth } from "./NodeStatus.js"
 import { ignore, Kind, type PodWaiting, type Request, type ShardContext } from "./ShardContext.js"
-import type { SimulatedNode } from "./SimulatedNode.js"
+import type { PreparePod } from "./AgentEnvironment.js"
 
-/**
- * What must happen before `pod`'s containers run on `node`, starting at `t` (virtual ms): answers when the pod is
- * ready to run — `t` when nothing is to be done — or how it waits when it cannot run yet (an image pull failed:
- * its status is posted and the pod tried again later). It must not block: work that takes time is modelled as the
- * time it ends (a pull queue per node, for example, kept by the preparation itself).
- */
-export type PreparePod = (pod: KObject, node: SimulatedNode, t: number) => number | PodWaiting
+export type { PreparePod } from "./AgentEnvironment.js"
 
 /** Nothing to prepare: every pod runs as soon as it is admitted. */
 export const nothingToPrepare: PreparePod = (_pod, _node, t) => t
