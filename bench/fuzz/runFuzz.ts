@@ -45,7 +45,7 @@ export const judge = (r: FuzzRequest, code: number, contentType: string, body: B
   if (code >= 500) {
     const status = statusOf(contentType, body)
     if (code === 504 && status?.reason === "Timeout") return undefined
-    // Upstream's own 500s without a reason (reference api-server.md §1.2): a non-numeric resourceVersion on a
+    // Upstream's own 500s without a reason (apimachinery `errors.go`, a non-Status error): a non-numeric resourceVersion on a
     // cache-served read, a resourceVersion on a create.
     if (code === 500 && status?.kind === "Status" && status.reason === undefined && documented500.test(String(status.message))) return undefined
     return { kind: "unexpected 5xx", detail: `${code} ${body.subarray(0, 300).toString("utf8")}` }

@@ -10,7 +10,21 @@
 import type { KObject } from "../../src/api/Object.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import { indexedFieldOf, type IndexedField } from "./FieldIndex.js"
-import type { Change, ChangeType } from "./Store.js"
+
+export type ChangeType = "ADDED" | "MODIFIED" | "DELETED"
+
+export interface Change {
+  readonly revision: number
+  readonly type: ChangeType
+  readonly resource: ResourceType
+  readonly key: string
+  /** The new state; for DELETED the last stored state with the deletion revision as its resourceVersion. */
+  readonly object: KObject
+  /** The state before this change (absent for ADDED). */
+  readonly previous: KObject | undefined
+  /** Clock time of the write, in ms; compaction drops changes older than the history window. */
+  readonly time: number
+}
 
 const changeTypes: ReadonlyArray<ChangeType> = ["ADDED", "MODIFIED", "DELETED"]
 const typeCode: Readonly<Record<ChangeType, number>> = { ADDED: 0, MODIFIED: 1, DELETED: 2 }

@@ -5,6 +5,7 @@
  */
 import { Either } from "effect"
 import { forbidden, invalid as invalidField, noFieldErrors, notSupported, required, type FieldError } from "../../src/api/FieldError.js"
+import { goQuote } from "../../src/api/go/Quote.js"
 import { depthOverflowInText, maxBodyNestingDepth } from "../../src/api/JsonDepth.js"
 import { strictDecodingErrors } from "../../src/api/kinds/DuplicateFields.js"
 import { decodesCleanly, envelopeSchema, FieldSchema, splitUnknownFields, typeError } from "../../src/api/kinds/FieldSchema.js"
@@ -137,7 +138,7 @@ export const decodeBody = (
   if (level !== "Ignore") {
     // With the text at hand the decoder's findings come in document order; without it only unknown fields exist.
     if (body.raw !== undefined) problems.push(...strictDecodingErrors(body.raw, schema))
-    else problems.push(...split.unknown.map((f) => `unknown field ${JSON.stringify(f)}`))
+    else problems.push(...split.unknown.map((f) => `unknown field ${goQuote(f)}`))
   }
   const known = split.known as Record<string, unknown>
   const object = (isRecord(known.metadata) ? known : { ...known, metadata: known.metadata ?? {} }) as KObject

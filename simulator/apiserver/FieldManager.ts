@@ -1,6 +1,7 @@
 /**
- * The server's side of managed fields (reference §5.4–5.6): who the manager of a write is, the scope it writes in,
- * and the object with its `metadata.managedFields` after an Update or an Apply (`src/api/apply/ManagedFields.ts`).
+ * The server's side of managed fields (`apiserver/pkg/endpoints/handlers/fieldmanager`): who the manager of a write is,
+ * the scope it writes in, and the object with its `metadata.managedFields` after an Update or an Apply
+ * (`src/api/apply/ManagedFields.ts`).
  */
 import { Either } from "effect"
 import { afterUpdate, applyConfig, type ManagedFieldsEntry, type WriteScope } from "../../src/api/apply/ManagedFields.js"

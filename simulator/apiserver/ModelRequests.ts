@@ -6,8 +6,14 @@
  * were ~2 % of the CPU of a capacity run with 100 GETs a second (docs/benchmarks.md "With clients").
  */
 import type { ResourceType } from "../../src/api/Resources.js"
-import { classification } from "./apf/Bootstrap.js"
-import type { ModelRequest } from "./ServiceTime.js"
+import { classification, type Classification, type RequestAttributes } from "./apf/Bootstrap.js"
+
+/** Who asks for what, and how many seats it takes (`apf/WorkEstimate.ts`); default one seat. */
+export interface ModelRequest extends RequestAttributes {
+  readonly seats?: number
+  /** Its APF classification, for a request made once and sent many times (`apf/Bootstrap.ts` `classification`). */
+  readonly classification?: Classification
+}
 
 /** Who a modelled request is from, as API Priority and Fairness sees it (one user is always in the same groups). */
 export interface ModelIdentity {

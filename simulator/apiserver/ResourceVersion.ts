@@ -1,7 +1,7 @@
 /**
  * Resource-version semantics of get, list and watch (spec 000 "Reading with resource versions",
- * reference api-server.md §2.1): which revision a request reads at, and which requests are invalid.
- * Pure: decides, the server carries out.
+ * upstream `storage/cacher/cacher.go`, `etcd3/store.go`): which revision a request reads at, and which requests are
+ * invalid. Pure: decides, the server carries out.
  */
 import { Either } from "effect"
 import { forbidden, notSupported, type FieldError } from "../../src/api/FieldError.js"

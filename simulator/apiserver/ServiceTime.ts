@@ -33,12 +33,11 @@ import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { MaxRetries, retryTooManyRequests } from "../../src/client/TooManyRequests.js"
 import { openWatchPull } from "../../src/client/WatchPull.js"
-import type { Classification, RequestAttributes } from "./apf/Bootstrap.js"
 import { PriorityAndFairness } from "./apf/PriorityAndFairness.js"
 import { SeatHeap } from "./SeatHeap.js"
 import { listSeats } from "./apf/WorkEstimate.js"
 import { jsonLength, storedJsonLength } from "./JsonLength.js"
-import { defaultIdentity, modelRequestOf, type ModelIdentity } from "./ModelRequests.js"
+import { defaultIdentity, modelRequestOf, type ModelIdentity, type ModelRequest } from "./ModelRequests.js"
 import { pinnedIndexValue } from "./FieldIndex.js"
 import * as SeededRandom from "../kernel/SeededRandom.js"
 
@@ -113,12 +112,7 @@ export interface Admission {
   readonly end: number
 }
 
-/** Who asks for what, and how many seats it takes (`apf/WorkEstimate.ts`); default one seat. */
-export interface ModelRequest extends RequestAttributes {
-  readonly seats?: number
-  /** Its APF classification, for a request made once and sent many times (`apf/Bootstrap.ts` `classification`). */
-  readonly classification?: Classification
-}
+export type { ModelRequest } from "./ModelRequests.js"
 
 /** The standard normal's 99th percentile: a log-normal factor of median 1 and p99 d has σ = ln d / z99. */
 const Z99 = 2.3263478740408408

@@ -10,7 +10,7 @@ import { createRequire } from "node:module"
 import { type KObject, type ObjectMeta } from "../../src/api/Object.js"
 import { flatString, shallowCopy } from "../../src/api/internal/V8Shapes.js"
 import type { ResourceType } from "../../src/api/Resources.js"
-import { ChangeLog } from "./ChangeLog.js"
+import { ChangeLog, type Change } from "./ChangeLog.js"
 import { indexedFieldOf, type IndexedField } from "./FieldIndex.js"
 
 // sorted-btree is CommonJS with its class on `exports.default`; require it so Node and vitest agree.
@@ -29,20 +29,7 @@ interface BTree<K, V> {
   forRange(low: K, high: K, includeHigh: boolean, onFound: (k: K, v: V) => { break?: true } | undefined): number | true
 }
 
-export type ChangeType = "ADDED" | "MODIFIED" | "DELETED"
-
-export interface Change {
-  readonly revision: number
-  readonly type: ChangeType
-  readonly resource: ResourceType
-  readonly key: string
-  /** The new state; for DELETED the last stored state with the deletion revision as its resourceVersion. */
-  readonly object: KObject
-  /** The state before this change (absent for ADDED). */
-  readonly previous: KObject | undefined
-  /** Clock time of the write, in ms; compaction drops changes older than the history window. */
-  readonly time: number
-}
+export type { Change, ChangeType } from "./ChangeLog.js"
 
 export type ChangeListener = (change: Change) => void
 

@@ -1,4 +1,4 @@
-/** System-set metadata (reference api-server.md §5.3): uid, timestamps, generated names. */
+/** System-set metadata (`storage/names/generate.go`, `registry/rest/meta.go`): uid, timestamps, generated names. */
 
 const nameAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 

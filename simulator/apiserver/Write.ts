@@ -104,8 +104,8 @@ export class Write {
   }
 
   /**
-   * Server-side apply (reference §5.6): the configuration merged into the live object with field ownership, or a
-   * create (201) when there is none; then validated and stored as any write.
+   * Server-side apply (`handlers/patch.go` `applyPatcher`): the configuration merged into the live object with field
+   * ownership, or a create (201) when there is none; then validated and stored as any write.
    */
   private applyAt(resource: ResourceType, name: string, patch: Body, opts: ServerWriteOptions, now: number): Either.Either<WriteResult, ApiError> {
     const config = patch.value

@@ -1,5 +1,5 @@
 /**
- * The `events.platform/v1` recorder every simulated component reports through (reference §7.1, client-go
+ * The `events.platform/v1` recorder every simulated component reports through (client-go
  * `tools/events`):
  *
  * - a new event is named `<regarding.name>.<hex(UnixNano)>`, lives in the regarding object's namespace
@@ -92,19 +92,19 @@ export class EventRecorder extends Context.Tag("clustersim/events/EventRecorder"
     Layer.scoped(EventRecorder, make(options))
 }
 
-/** `reportingInstance` as upstream builds it: `<controller>-<hostname>` (reference §7.1). */
+/** `reportingInstance` as upstream builds it: `<controller>-<hostname>` (client-go `tools/events` `NewRecorder`). */
 export const reportingInstanceOf = (controller: string, host: string): string => `${controller}-${host}`
 
 const NOTE_LIMIT = 1024
 
-/** A FailedScheduling-style note cut to 1 kB with the ` ...` suffix (reference §6.2). */
+/** A FailedScheduling-style note cut to 1 kB with the ` ...` suffix (`schedule_one.go` `truncateMessage`). */
 export const truncateNote = (note: string): string =>
   Buffer.byteLength(note) <= NOTE_LIMIT ? note : note.slice(0, NOTE_LIMIT - 4) + " ..."
 
 const refKey = (r: ObjectRef | undefined): string =>
   r === undefined ? "" : `${r.apiVersion}/${r.kind}/${r.namespace ?? ""}/${r.name}/${r.uid ?? ""}`
 
-/** The isomorphic key (reference §7.1): the note is not part of it. */
+/** The isomorphic key (client-go `tools/events` `getKey`): the note is not part of it. */
 export const isomorphicKey = (
   action: string,
   reason: string,

@@ -1,7 +1,7 @@
 /**
  * client-go's token bucket (`flowcontrol.NewTokenBucketRateLimiter`) as a pure value: `reserve(now)` takes a
- * token and says how long the caller must wait for it. It delays, never drops (reference §7.2,
- * eventRecordQPS / eventBurst). QPS ≤ 0 means no limit (spec 001: 0 = no limit).
+ * token and says how long the caller must wait for it. It delays, never drops (client-go
+ * `tools/record`, eventRecordQPS / eventBurst). QPS ≤ 0 means no limit (spec 001: 0 = no limit).
  */
 export interface TokenBucket {
   readonly qps: number

@@ -1,5 +1,5 @@
 /**
- * Leader election on a `coordination.platform/v1` Lease (reference §5, client-go `tools/leaderelection`):
+ * Leader election on a `coordination.platform/v1` Lease (client-go `tools/leaderelection`):
  *
  * - acquire: `tryAcquireOrRenew` every retryPeriod × (1 + U[0, 1.2)) until it succeeds;
  * - lead: `onStartedLeading` runs while renewing; each renewal polls `tryAcquireOrRenew` every retryPeriod for at
@@ -140,7 +140,7 @@ export const make = (config: LeaderElectionConfig): Effect.Effect<LeaderElector,
           )
         : Effect.void
 
-    /** One `tryAcquireOrRenew` (reference §5 steps 1–5). */
+    /** One `tryAcquireOrRenew` (`leaderelection.go`). */
     const tryAcquireOrRenew = Effect.gen(function* () {
       const client = yield* ApiClient
       const now = yield* Clock.currentTimeMillis
@@ -207,7 +207,7 @@ export const make = (config: LeaderElectionConfig): Effect.Effect<LeaderElector,
       }
     })
 
-    /** Holder "" and leaseDurationSeconds 1; transitions unchanged (reference §5). */
+    /** Holder "" and leaseDurationSeconds 1; transitions unchanged (`leaderelection.go` `release`). */
     const release = Effect.gen(function* () {
       if (!observedLease || !observed || observed.holderIdentity !== config.identity) return
       const client = yield* ApiClient

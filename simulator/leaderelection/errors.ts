@@ -1,4 +1,4 @@
 import { Data } from "effect"
 
-/** A leader elector built with inconsistent timings (the `NewLeaderElector` checks of reference §5). */
+/** A leader elector built with inconsistent timings (client-go `NewLeaderElector`'s checks). */
 export class LeaderElectionConfigError extends Data.TaggedError("LeaderElectionConfigError")<{ readonly message: string }> {}

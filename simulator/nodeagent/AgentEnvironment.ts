@@ -7,11 +7,30 @@ import type { ApiClientService } from "../../src/client/ApiClient.js"
 import { makeHistogram, type Histogram } from "../../src/loadgen/LatencyRecorder.js"
 import type { ServiceTimeModel } from "../apiserver/ServiceTime.js"
 import type { NodeAgentConfiguration } from "./config/NodeAgentConfiguration.js"
-import type { PreparePod } from "./PodStarter.js"
 import type { Interval, SimulatedNode } from "./SimulatedNode.js"
 import type { KObject } from "../../src/api/Object.js"
 import type { Effect } from "effect"
 import type * as TokenBucket from "../events/TokenBucket.js"
+
+/**
+ * What must happen before `pod`'s containers run on `node`, starting at `t` (virtual ms): answers when the pod is
+ * ready to run — `t` when nothing is to be done — or how it waits when it cannot run yet (an image pull failed:
+ * its status is posted and the pod tried again later). It must not block: work that takes time is modelled as the
+ * time it ends (a pull queue per node, for example, kept by the preparation itself).
+ */
+export type PreparePod = (pod: KObject, node: SimulatedNode, t: number) => number | PodWaiting
+
+/** A preparation that cannot finish yet (an image pull failed): the status to post, and the next try. */
+export interface PodWaiting {
+  /** When the failure is known: the waiting status is written then. */
+  readonly at: number
+  /** When the pod worker tries the pod again (start → admit → prepare). */
+  readonly retryAt: number
+  /** The waiting reason of its containers (a new reason is posted; the same one again is not). */
+  readonly reason: string
+  /** The status PATCH body (phase Pending, containers waiting). */
+  readonly status: (pod: KObject, now: string) => object
+}
 
 /** The parts of a NodeAgentConfiguration the model uses, durations in ms. */
 export interface NodeAgentSettings {

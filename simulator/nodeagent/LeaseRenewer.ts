@@ -1,5 +1,5 @@
 /**
- * The node lease (reference §3.1; upstream `pkg/kubelet/nodelease` and `component-helpers/apimachinery/lease`):
+ * The node lease (upstream `pkg/kubelet/nodelease` and `component-helpers/apimachinery/lease`):
  * `platform-node-lease/<node>` renewed every 0.25 × nodeLeaseDurationSeconds, sliding, jitter 0.04 (next start =
  * previous end + [interval, 1.04 × interval)). A failed update is retried at once up to 5 tries, then ensure-lease
  * (GET; 404 → create) with backoff 200 ms, 400 ms, … 7 s until it succeeds. The lease client is not rate-limited.
@@ -18,7 +18,7 @@ import type { AgentState } from "./AgentState.js"
 import { isOwned } from "./Registration.js"
 import { Kind, type Request, type ShardContext } from "./ShardContext.js"
 
-/** Lease timing constants (reference §3.1). */
+/** Lease timing constants (`pkg/kubelet/nodelease`, `lease/controller.go`). */
 export const leaseTiming = {
   renewFraction: 0.25,
   jitterFactor: 0.04,

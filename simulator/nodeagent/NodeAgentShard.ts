@@ -6,8 +6,8 @@
  * wake-up. (Measured: ~6.5 µs per fiber wake-up, so one fiber per node would not reach 5,000 nodes × 1 hour in
  * seconds; KWOK drives its nodes the same way, through one timer queue.)
  *
- * The parts, one file each, as upstream's kubelet has them: `Registration`, `LeaseRenewer` (reference §3.1),
- * `StatusReporter` (§3.2), `PodStarter` (§2.3). Faults are per node (`SimulatedNode`): a stopped agent writes
+ * The parts, one file each, as upstream's kubelet has them: `Registration`, `LeaseRenewer`,
+ * `StatusReporter`, `PodStarter`. Faults are per node (`SimulatedNode`): a stopped agent writes
  * nothing more; a request to an unreachable server (partition, paused server) fails after the heartbeat client
  * timeout min(nodeStatusUpdateFrequency, lease duration).
  *

@@ -1,5 +1,5 @@
 /**
- * What the node agent reports about its node (reference §3.2, `pkg/kubelet/nodestatus/setters.go`): capacity,
+ * What the node agent reports about its node (`pkg/kubelet/nodestatus/setters.go`): capacity,
  * the four conditions with their reasons and messages, and the rule deciding whether a status is posted. Pure.
  */
 import type { KObject } from "../../src/api/Object.js"
@@ -16,7 +16,7 @@ export interface NodeCondition {
   readonly lastTransitionTime?: string
 }
 
-/** Reason and message per condition and status, as the setters write them (reference §3.2 table). */
+/** Reason and message per condition and status, as the setters write them (`setters.go`). */
 export const conditionTexts = {
   MemoryPressure: {
     True: { reason: "NodeAgentHasInsufficientMemory", message: "node agent has insufficient memory available", event: "NodeHasInsufficientMemory" },
@@ -79,8 +79,8 @@ export const mergeConditions = (
   })
 
 /**
- * `nodeStatusHasChanged`: the status differs ignoring every condition's lastHeartbeatTime (reference §3.2), here on
- * the parts the simulated agent sets: conditions (type, status, reason, message, transition) and capacity.
+ * `nodeStatusHasChanged`: the status differs ignoring every condition's lastHeartbeatTime (`kubelet_node_status.go`),
+ * here on the parts the simulated agent sets: conditions (type, status, reason, message, transition) and capacity.
  */
 export const statusChanged = (
   server: ReadonlyArray<NodeCondition>,
@@ -98,11 +98,11 @@ export const statusChanged = (
   return false
 }
 
-/** PATCH iff changed or the report period passed (reference §3.2). */
+/** PATCH iff changed or the report period passed (`tryUpdateNodeStatus`). */
 export const shouldPost = (changed: boolean, now: number, lastReport: number, reportFrequencyMs: number): boolean =>
   changed || now - lastReport >= reportFrequencyMs
 
-/** `podsPerCore > 0 ? min(cores × podsPerCore, maxPods) : maxPods` (reference §3.2). */
+/** `podsPerCore > 0 ? min(cores × podsPerCore, maxPods) : maxPods` (`setters.go` `MachineInfo`). */
 export const podCapacity = (cores: number, podsPerCore: number, maxPods: number): number =>
   podsPerCore > 0 ? Math.min(Math.floor(cores * podsPerCore), maxPods) : maxPods
 

@@ -1,5 +1,5 @@
 /**
- * Starting the pods bound to a node (reference §2.3, §3.2; upstream kubelet `HandlePodAdditions` → `syncPod`): each
+ * Starting the pods bound to a node (upstream kubelet `HandlePodAdditions` → `syncPod`): each
  * pod takes one token of the node's QPS bucket, is read as the agent's informer would have it, goes through
  * admission (refused under node pressure: the pod fails without running), is prepared (`PreparePod`: image pulls
  * and the like; nothing by default) and is then written Running, one status write per pod.
@@ -16,15 +16,9 @@ import { admit, type PressureCondition } from "./eviction/Thresholds.js"
 import type { AgentState } from "./AgentState.js"
 import type { NodeHealth } from "./NodeStatus.js"
 import { ignore, Kind, type PodWaiting, type Request, type ShardContext } from "./ShardContext.js"
-import type { SimulatedNode } from "./SimulatedNode.js"
+import type { PreparePod } from "./AgentEnvironment.js"
 
-/**
- * What must happen before `pod`'s containers run on `node`, starting at `t` (virtual ms): answers when the pod is
- * ready to run — `t` when nothing is to be done — or how it waits when it cannot run yet (an image pull failed:
- * its status is posted and the pod tried again later). It must not block: work that takes time is modelled as the
- * time it ends (a pull queue per node, for example, kept by the preparation itself).
- */
-export type PreparePod = (pod: KObject, node: SimulatedNode, t: number) => number | PodWaiting
+export type { PreparePod } from "./AgentEnvironment.js"
 
 /** Nothing to prepare: every pod runs as soon as it is admitted. */
 export const nothingToPrepare: PreparePod = (_pod, _node, t) => t
@@ -192,7 +186,7 @@ export class PodStarter {
     const pressure = pressureOf(a.health)
     const verdict = pressure.size === 0 ? admitted : admit(admissionView(pod), pressure)
     if (!verdict.admit) {
-      // Admission refused under node pressure (reference §2.3): the pod fails without running.
+      // Admission refused under node pressure (eviction manager `Admit`): the pod fails without running.
       const model = this.ctx.env.serviceTime
       const answered = model.complete(t, "mutating", 0, podStatusBytes, a.requests.podStatusPatch)
       if (model.lastGivenUp) return void this.statusGivenUp(a, key, answered, Kind.PodStart)

@@ -1,5 +1,5 @@
 /**
- * Node registration (reference §3.2; upstream kubelet `registerWithAPIServer`): POST the Node with its labels,
+ * Node registration (upstream kubelet `registerWithAPIServer`): POST the Node with its labels,
  * capacity and first conditions; when it exists already (a restarted agent), GET it to learn its uid. An
  * unreachable server is tried again after the client timeout; a POST given up after 429s
  * (`ServiceTimeModel.lastGivenUp`) after upstream's back-off. Once registered, the agent's loops begin.

@@ -5,12 +5,11 @@
  * is due and runs the requests they return.
  */
 import { Effect, Either } from "effect"
-import type { KObject } from "../../src/api/Object.js"
 import type { ApiError } from "../../src/api/Status.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
 import { DueQueue } from "../kernel/DueQueue.js"
-import type { NodeAgentEnvironment } from "./AgentEnvironment.js"
+import type { NodeAgentEnvironment, PodWaiting } from "./AgentEnvironment.js"
 import type { AgentState } from "./AgentState.js"
 import { inside } from "./SimulatedNode.js"
 import { TimeText } from "./TimeText.js"
@@ -38,17 +37,7 @@ export interface PodStart {
   readonly waiting?: PodWaiting
 }
 
-/** A preparation that cannot finish yet (an image pull failed): the status to post, and the next try. */
-export interface PodWaiting {
-  /** When the failure is known: the waiting status is written then. */
-  readonly at: number
-  /** When the pod worker tries the pod again (start → admit → prepare). */
-  readonly retryAt: number
-  /** The waiting reason of its containers (a new reason is posted; the same one again is not). */
-  readonly reason: string
-  /** The status PATCH body (phase Pending, containers waiting). */
-  readonly status: (pod: KObject, now: string) => object
-}
+export type { PodWaiting } from "./AgentEnvironment.js"
 
 /** A request an event handler makes (run by the shard's fiber), or nothing. */
 export type Request = Effect.Effect<void> | undefined

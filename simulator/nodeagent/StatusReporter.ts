@@ -1,5 +1,5 @@
 /**
- * Node status (reference §3.2; upstream kubelet `syncNodeStatus` / `tryUpdateNodeStatus`): every
+ * Node status (upstream kubelet `syncNodeStatus` / `tryUpdateNodeStatus`): every
  * nodeStatusUpdateFrequency (jitter 0.04) the agent reads its Node (`resourceVersion=0`: the watch cache, i.e. its
  * last write), computes its conditions, and PATCHes `nodes/<name>/status` iff they changed or
  * nodeStatusReportFrequency passed — through the node's platformAPIQPS / platformAPIBurst bucket (delays).

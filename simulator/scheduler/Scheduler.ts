@@ -1,5 +1,5 @@
 /**
- * The simulated `platform-scheduler` (reference §6): node and pod caches fed by list+watch, the scheduling
+ * The simulated `platform-scheduler` (upstream `pkg/scheduler`): node and pod caches fed by list+watch, the scheduling
  * queue, one scheduling loop (filter from a round-robin start until `numFeasibleNodesToFind` nodes fit, score,
  * pick the best with reservoir-sampled ties, assume, bind through `pods/binding`) and the `Scheduled` /
  * `FailedScheduling` events. With leader election only the leader runs the loop; the caches stay warm on every
@@ -409,7 +409,7 @@ export const scheduleOne = (core: SchedulerCore): Effect.Effect<boolean, never, 
     core.stats.failed++
     core.queue.requeueUnschedulable(info, cycle, now)
     if (rec) yield* rec.eventf(podRef(pod), undefined, "Warning", "FailedScheduling", "Scheduling", result.error)
-    // PodScheduled=False with the error (reference §6.2).
+    // PodScheduled=False with the error (`schedule_one.go` `handleSchedulingFailure`).
     yield* Effect.ignore(
       client.patch(
         Pods,

@@ -1,10 +1,11 @@
 /**
- * The scheduling queue (reference §6.1): activeQ (higher priority, then earlier timestamp), backoffQ (by backoff
- * expiry) and the unschedulable map. Pure: every time-dependent call takes `now` (ms).
+ * The scheduling queue (upstream `pkg/scheduler/internal/queue/scheduling_queue.go`): activeQ (higher priority, then
+ * earlier timestamp), backoffQ (by backoff expiry) and the unschedulable map. Pure: every time-dependent call takes
+ * `now` (ms).
  */
 import type { PodView } from "./framework/Views.js"
 
-/** Backoff after `attempts` failures: initial × 2^(attempts − 1), capped (reference §6.1). */
+/** Backoff after `attempts` failures: initial × 2^(attempts − 1), capped (`calculateBackoffDuration`). */
 export const backoffDuration = (attempts: number, initialMs = 1000, maxMs = 10_000): number => {
   let d = initialMs
   for (let i = 1; i < attempts; i++) {
@@ -157,7 +158,7 @@ export class SchedulingQueue {
     this.where.delete(key)
   }
 
-  /** After a failure in cycle `cycle` (reference §6.1). */
+  /** After a failure in cycle `cycle` (`AddUnschedulableIfNotPresent`). */
   requeueUnschedulable(info: QueuedPod, cycle: number, now: number): void {
     const w = this.where.get(info.key)
     if (!w || w.info !== info) return

@@ -1,5 +1,5 @@
 /**
- * The list continue token (reference api-server.md §2.2, `kubernetes/apiserver: pkg/storage/continue.go`):
+ * The list continue token (`kubernetes/apiserver: pkg/storage/continue.go`):
  * unpadded URL-safe base64 of `{"v":"meta.platform/v1","rv":<int64>,"start":"<key after prefix>\u0000"}`.
  * Decoding reproduces the Go decoders' error texts (`encoding/base64`, `encoding/json`), since they reach
  * the client inside the 400 `invalid continue token: continue key is not valid: …`.
@@ -395,8 +395,8 @@ const invalidToken = (detail: string) => badRequest(`invalid continue token: con
 
 /**
  * Decodes a `continue` query value. Every failure is a 400 BadRequest
- * `invalid continue token: continue key is not valid…` (reference §1.2). `start` comes back relative to the
- * list prefix, as `path.Clean` left it (a leading `/` is dropped).
+ * `invalid continue token: continue key is not valid…` (`continue.go`, `etcd3/store.go`). `start` comes back relative
+ * to the list prefix, as `path.Clean` left it (a leading `/` is dropped).
  */
 export const decodeContinue = (token: string): Either.Either<ContinuePosition, ApiError> => {
   const known = issued.get(token)

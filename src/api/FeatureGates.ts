@@ -1,9 +1,10 @@
 /**
- * Feature gates of release 1.26 (spec 001 "Feature gates"; reference node-agent-and-scheduler.md §9,
- * upstream `component-base/featuregate`). A `FeatureGates` value is immutable: setting gates returns a
+ * Feature gates of release 1.26 (spec 001 "Feature gates"; upstream
+ * `component-base/featuregate`). A `FeatureGates` value is immutable: setting gates returns a
  * new value, and a failed set leaves the old one untouched (all-or-nothing).
  */
 import { Data, Either } from "effect"
+import { goQuote } from "./go/Quote.js"
 
 export type PreRelease = "Alpha" | "Beta" | "GA" | "Deprecated"
 
@@ -61,7 +62,7 @@ const alphaOff = [
   "VolumeCapacityPriority", "WinDSR"
 ] as const
 
-// GA gates locked on in 1.26 (reference §9). The spec lists no deprecated gates.
+// GA gates locked on in 1.26 (`pkg/features/kube_features.go`). The spec lists no deprecated gates.
 const gaLocked = ["CPUManager", "LocalStorageCapacityIsolation", "NodeAgentCredentialProviders"] as const
 
 const spec = (name: string, def: boolean, preRelease: PreRelease, lockToDefault = false): FeatureSpec => ({
@@ -103,7 +104,7 @@ const make = (explicit: ReadonlyMap<string, boolean>): FeatureGates => ({
     const value = explicit.get(name)
     if (value !== undefined) return value
     const known = knownFeatures.get(name)
-    if (!known) throw new Error(`feature ${JSON.stringify(name)} is not registered in FeatureGate ${JSON.stringify(featureGateName)}`)
+    if (!known) throw new Error(`feature ${goQuote(name)} is not registered in FeatureGate ${goQuote(featureGateName)}`)
     return known.default
   },
   toString() {
@@ -121,7 +122,7 @@ export const parseGoBool = (s: string): Either.Either<boolean, string> => {
     case "0": case "f": case "F": case "FALSE": case "false": case "False":
       return Either.right(false)
     default:
-      return Either.left(`strconv.ParseBool: parsing ${JSON.stringify(s)}: invalid syntax`)
+      return Either.left(`strconv.ParseBool: parsing ${goQuote(s)}: invalid syntax`)
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * Field errors as the API server reports them in 422 Invalid responses
- * (reference api-server.md §1.3): `field: Body`, aggregated as `[e1, e2]`.
+ * (apimachinery `pkg/util/validation/field/errors.go`): `field: Body`, aggregated as `[e1, e2]`.
  */
 import { goQuote } from "./go/Quote.js"
 

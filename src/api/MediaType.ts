@@ -1,5 +1,5 @@
 /**
- * Content negotiation (spec 000 "Representations and headers"; reference api-server.md §1.2, §3, §7).
+ * Content negotiation (spec 000 "Representations and headers"; upstream `endpoints/handlers/negotiation`).
  *
  * Upstream decides in two steps, and so do we:
  * 1. Route matching (go-restful): each Accept entry, parameters cut off, must be `*`/`*` or exactly one

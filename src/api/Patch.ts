@@ -1,5 +1,5 @@
 /**
- * PATCH bodies (reference api-server.md §5.5, `kubernetes/apiserver: pkg/endpoints/handlers/patch.go`):
+ * PATCH bodies (`kubernetes/apiserver: pkg/endpoints/handlers/patch.go`):
  * JSON merge patch (RFC 7386) with the error codes and texts of the 1.26 server and its `evanphx/json-patch` v4
  * library, JSON patch (RFC 6902, `patch/JsonPatch.ts`) and strategic merge patch (`patch/StrategicMerge.ts`) with
  * the kind's schema. JSON and strategic merge patches take their work from one budget per request

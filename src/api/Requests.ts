@@ -38,9 +38,9 @@ export interface WriteOptions extends Scope {
   readonly fieldValidation?: string | undefined
   readonly fieldManager?: string | undefined
   readonly subresource?: string | undefined
-  /** Apply only: take ownership of conflicting fields (reference §5.6). */
+  /** Apply only: take ownership of conflicting fields. */
   readonly force?: boolean | undefined
-  /** The client's User-Agent, naming the field manager when `fieldManager` is not given (reference §5.4). */
+  /** The client's User-Agent, naming the field manager when `fieldManager` is not given (`prefixFromUserAgent`). */
   readonly userAgent?: string | undefined
 }
 

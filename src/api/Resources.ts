@@ -1,6 +1,6 @@
 /**
  * The registry of served resource types: group, version, kind, plural, scope, subresources and the
- * per-type storage strategy the reference describes (watch cache, create-on-update, unconditional update,
+ * per-type storage strategy upstream's registries set (watch cache, create-on-update, unconditional update,
  * garbage-collection support).
  */
 import { deploymentSchema, namespaceSchema, nodeSchema, serviceSchema } from "./kinds/BuiltinSchemas.js"
@@ -24,7 +24,7 @@ export interface ResourceType extends GroupResource {
   readonly namespaced: boolean
   readonly shortNames: ReadonlyArray<string>
   readonly subresources: ReadonlyArray<string>
-  /** Served from a watch cache (bookmarks, rv=0 lists unpaged); Events are not (reference §2.1). */
+  /** Served from a watch cache (bookmarks, rv=0 lists unpaged); Events are not (`registry/core/event/storage`). */
   readonly watchCached: boolean
   /** PUT to a missing object creates it (201). */
   readonly allowCreateOnUpdate: boolean
@@ -45,7 +45,7 @@ export const apiVersionOf = (r: { readonly group: string; readonly version: stri
 
 /**
  * The kind as 422 Invalid messages print it (`Lease.coordination.platform`) and the group of its details;
- * Events print a bare `Event` with an empty group (reference api-server.md §1.2).
+ * Events print a bare `Event` with an empty group (upstream `pkg/registry/core/event/strategy.go`).
  */
 export const invalidKindOf = (r: ResourceType): { readonly qualifiedKind: string; readonly group: string } =>
   r.group && r.kind !== "Event" ? { qualifiedKind: `${r.kind}.${r.group}`, group: r.group } : { qualifiedKind: r.kind, group: "" }

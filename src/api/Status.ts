@@ -1,6 +1,6 @@
 /**
  * The `Status` object every API error (and a plain delete) is answered with, and the error catalogue
- * of reference api-server.md §1 — key order, reasons and messages upstream-exact.
+ * of apimachinery `pkg/api/errors/errors.go` — key order, reasons and messages upstream-exact.
  */
 import { Schema } from "effect"
 import { aggregate, type FieldError, toCause } from "./FieldError.js"
@@ -58,7 +58,7 @@ const dropEmpty = (details: StatusDetails | undefined): StatusDetails | undefine
   return out as StatusDetails
 }
 
-/** Builds a Status with the reference key order: kind, apiVersion, metadata, status, message, reason, details, code. */
+/** A Status in `meta/v1` types.go's key order: kind, apiVersion, metadata, status, message, reason, details, code. */
 export const makeStatus = (fields: {
   readonly status?: "Failure" | "Success"
   readonly message?: string
@@ -129,7 +129,7 @@ export const namespaceTerminating = (gr: GroupResource, name: string, namespace:
     causes: [{ reason: "NamespaceTerminating", message: `namespace ${namespace} is being terminated`, field: "metadata.namespace" }]
   })
 
-/** Authentication failed or was required (reference §1.2): no details. */
+/** Authentication failed or was required (`endpoints/filters/authentication.go`): no details. */
 export const unauthorized = () => fail(401, "Unauthorized", "Unauthorized")
 
 /**
@@ -202,6 +202,6 @@ export const internal = (message: string) => fail(500, undefined, message)
 /** Upstream's `NewInternalError(err)`: a plain Go error a handler returned, as a 500 naming it. */
 export const internalError = (err: string) => fail(500, "InternalError", `Internal error occurred: ${err}`, { causes: [{ message: err }] })
 
-/** The 200 Status of a delete without finalizers: no `code` key (reference §4). */
+/** The 200 Status of a delete without finalizers: no `code` key (`registry/generic/registry/store.go`). */
 export const deleteSuccess = (gr: GroupResource, name: string, uid: string): Status =>
   makeStatus({ status: "Success", details: { name, group: gr.group, kind: gr.plural, uid } })

@@ -1,89 +1,16 @@
 /**
- * The client every part of clustersim talks to an API server through: the contract, and `layerHttp`, which speaks
- * the wire protocol with undici to any server URL — the simulated one or a real one. The other implementation,
- * direct calls into a simulated server of the same process, lives with that server
- * (`simulator/apiserver/InProcessClient.ts`); both pass one contract suite (`test/contract`).
+ * The client every part of clustersim talks to an API server through: the tag of its contract
+ * (`ApiClientService.ts`), and `layerHttp`, which speaks the wire protocol with undici to any server URL — the
+ * simulated one or a real one. The other implementation, direct calls into a simulated server of the same process,
+ * lives with that server (`simulator/apiserver/InProcessClient.ts`); both pass one contract suite (`test/contract`).
  */
-import { Context, Effect, Layer, Stream } from "effect"
-import type { Scope } from "effect"
-import type { KList, KObject, WatchEvent } from "../api/Object.js"
-import type {
-  DeleteOptions,
-  DeleteResult,
-  GetOptions,
-  ListOptions,
-  PatchType,
-  WatchOptions,
-  WriteOptions,
-  WriteResult
-} from "../api/Requests.js"
-import type { ResourceType } from "../api/Resources.js"
+import { Context, Effect, Layer } from "effect"
 import type { ApiError } from "../api/Status.js"
-import { makeHttpClient, type HttpClientOptions, type TrafficCounter } from "./HttpTransport.js"
-import type { WatchPull } from "./WatchPull.js"
-import type { WireEncoding } from "./WireEncoding.js"
+import type { ApiClientService } from "./ApiClientService.js"
+import type { HttpClientOptions } from "./HttpClientOptions.js"
+import { makeHttpClient } from "./HttpTransport.js"
 
-export interface ApiClientService {
-  readonly get: (resource: ResourceType, name: string, opts?: GetOptions) => Effect.Effect<KObject, ApiError>
-  readonly list: (resource: ResourceType, opts?: ListOptions) => Effect.Effect<KList, ApiError>
-  readonly create: (resource: ResourceType, obj: KObject | unknown, opts?: WriteOptions) => Effect.Effect<WriteResult, ApiError>
-  /** PUT; the name comes from `obj.metadata.name`. */
-  readonly update: (resource: ResourceType, obj: KObject, opts?: WriteOptions) => Effect.Effect<WriteResult, ApiError>
-  readonly patch: (
-    resource: ResourceType,
-    name: string,
-    patchType: PatchType,
-    patch: unknown,
-    opts?: WriteOptions
-  ) => Effect.Effect<WriteResult, ApiError>
-  readonly delete: (resource: ResourceType, name: string, opts?: DeleteOptions) => Effect.Effect<DeleteResult, ApiError>
-  readonly deleteCollection: (resource: ResourceType, opts?: ListOptions & DeleteOptions) => Effect.Effect<KList, ApiError>
-  /** A watch stream; opening errors (400, 422, …) fail the stream before the first event. */
-  readonly watch: (resource: ResourceType, opts?: WatchOptions) => Stream.Stream<WatchEvent, ApiError>
-  /**
-   * In-process clients only: the same watch as pulls of event batches, open for the life of the scope; opening errors
-   * fail the effect. Read it with `openWatchPull` (`WatchPull.ts`), which falls back to `watch` without it. A wrapper
-   * that changes `watch` must change this too, or leave it out.
-   */
-  readonly pullWatch?: (resource: ResourceType, opts?: WatchOptions) => Effect.Effect<WatchPull, ApiError, Scope.Scope>
-  /**
-   * HTTP clients only: a GET or DELETE of one object whose answer is measured, not decoded — its status (a non-2xx
-   * answer fails with the Status it carries, as the decoded verbs do) and its body bytes. What a load action that
-   * reads nothing of the object needs; decoding is most of a client's work per GET (docs/benchmarks.md).
-   */
-  readonly measure?: (verb: "GET" | "DELETE", resource: ResourceType, name: string, opts?: GetOptions) => Effect.Effect<Measured, ApiError>
-  /**
-   * HTTP clients only: `measure` of one verb, resource and namespace as a plain call with a callback — a load
-   * executor's per-request path without an Effect per request (`DirectIteration`, src/loadgen/Arrival.ts). Resolves
-   * the target's names first; `undefined` where each request needs an Effect of its own: a credential source to
-   * consult, or names that could not be discovered yet.
-   */
-  readonly directMeasure?: (verb: "GET" | "DELETE", resource: ResourceType, opts?: GetOptions) => Effect.Effect<DirectMeasure | undefined>
-  /**
-   * HTTP clients only: the same client (its connections and the names it discovered) speaking `encoding`, and
-   * counting its body bytes in `traffic` as well as where this one counts them — a load action's own encoding and
-   * bytes.
-   */
-  readonly variant?: (o: { readonly encoding?: WireEncoding; readonly traffic?: TrafficCounter }) => ApiClientService
-  /**
-   * In-process clients only: the same client answering at once, as the server stands at `now` (the caller's
-   * `Clock` time). Its verbs return the answer itself, an `Either` (which is also an effect), wherever the server
-   * can answer without waiting, and the effect otherwise. A caller that keeps its own clock, like the node-agent
-   * shards running thousands of agents on one fiber, saves the fiber steps of an effect per request.
-   * Undefined while the server holds requests (an admin pause): use the effectful verbs then.
-   */
-  readonly at?: (now: number) => ApiClientService | undefined
-}
-
-/** `measure` of one object by name; `done` gets the failure (the Status of a non-2xx answer, a connection error) or `undefined`. */
-export type DirectMeasure = (name: string, done: (failure: ApiError | undefined) => void) => void
-
-/** What `measure` reads of an answer. */
-export interface Measured {
-  readonly code: number
-  readonly bytesIn: number
-  readonly bytesOut: number
-}
+export type { ApiClientService, DirectMeasure, Measured } from "./ApiClientService.js"
 
 export class ApiClient extends Context.Tag("clustersim/ApiClient")<ApiClient, ApiClientService>() {
   /** The wire protocol over undici, for any server URL. */

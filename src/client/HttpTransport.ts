@@ -8,45 +8,17 @@ import type { DeleteOptions, GetOptions, ListOptions, PatchType, WatchOptions, W
 import { apiVersionOf, type ResourceType } from "../api/Resources.js"
 import * as Status from "../api/Status.js"
 import { ApiError } from "../api/Status.js"
-import type { ApiClientService, DirectMeasure } from "./ApiClient.js"
+import type { ApiClientService, DirectMeasure } from "./ApiClientService.js"
+import type { HttpClientOptions, TrafficCounter } from "./HttpClientOptions.js"
 import { answerFromTarget, apiNamesFromGroups, bodyToTarget, eventFromTarget, groupNamesOf, specNames, type ApiNames } from "./ApiNames.js"
 import { decodeInTurnBytes, decodeInTurns } from "./DecodeTurns.js"
 import { type Answer, exchange, exchangeEffect, type KeepBody } from "./Exchange.js"
 import { acceptHeader, decodeAnswer, decodeAnswerInSteps, isProtobufStream, objectBody, type WireEncoding } from "./WireEncoding.js"
 import { watchFrameDecoder } from "../api/protobuf/Envelope.js"
-import { withCredential, type Credential, type CredentialSource } from "./auth/Credential.js"
+import { withCredential, type Credential } from "./auth/Credential.js"
 import { credentialSourceFor } from "./auth/ClientCredentials.js"
-import type { ExecSourceOptions } from "./auth/ExecAuthenticator.js"
 
-export interface HttpClientOptions {
-  /** `http://127.0.0.1:6443` or `https://…`. */
-  readonly baseUrl: string
-  readonly headers?: Readonly<Record<string, string>>
-  /** Bearer token (kubeconfig `token`, `--token`). */
-  readonly token?: string
-  /** Kubeconfig `tokenFile`, re-read as client-go does (`src/client/auth/TokenFile.ts`). */
-  readonly tokenFile?: string
-  /** Kubeconfig `exec`: a credential plugin (`src/client/auth/ExecAuthenticator.ts`). */
-  readonly exec?: ExecSourceOptions
-  /**
-   * The credential source itself, for a caller that must reach it (the `expire-tokens` step); wins over `token`,
-   * `tokenFile` and `exec`.
-   */
-  readonly credentials?: CredentialSource
-  /** TLS material, PEM. */
-  readonly tls?: { readonly ca?: string; readonly cert?: string; readonly key?: string; readonly insecureSkipVerify?: boolean }
-  /** Connections per origin (default 64). */
-  readonly connections?: number
-  /** Counts bytes sent and received (bodies), for the load generator's health report. */
-  readonly traffic?: TrafficCounter
-  /** `protobuf` asks for the protobuf envelope (JSON fallback) and sends object bodies in it (default `json`). */
-  readonly encoding?: WireEncoding
-}
-
-export interface TrafficCounter {
-  bytesIn: number
-  bytesOut: number
-}
+export type { HttpClientOptions, TrafficCounter } from "./HttpClientOptions.js"
 
 const patchContentTypes: Record<PatchType, string> = {
   merge: "application/merge-patch+json",

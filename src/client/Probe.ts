@@ -4,7 +4,7 @@
  */
 import { Effect } from "effect"
 import { Agent, request } from "undici"
-import type { HttpClientOptions } from "./HttpTransport.js"
+import type { HttpClientOptions } from "./HttpClientOptions.js"
 
 export type ProbeTarget = Pick<HttpClientOptions, "baseUrl" | "token" | "tls">
 

@@ -11,10 +11,9 @@ import type { WatchEvent } from "../api/Object.js"
 import type { WatchOptions } from "../api/Requests.js"
 import type { ResourceType } from "../api/Resources.js"
 import type { ApiError } from "../api/Status.js"
-import type { ApiClientService } from "./ApiClient.js"
+import type { ApiClientService, WatchPull } from "./ApiClientService.js"
 
-/** The next batch of events (waiting for one); fails with `None` when the watch has ended, `Some` when it broke. */
-export type WatchPull = Effect.Effect<Chunk.Chunk<WatchEvent>, Option.Option<ApiError>>
+export type { WatchPull } from "./ApiClientService.js"
 
 /** Opens `client`'s watch as pulls, for the life of the scope: its `pullWatch` when it has one, its stream otherwise. */
 export const openWatchPull = (client: ApiClientService, resource: ResourceType, opts?: WatchOptions): Effect.Effect<WatchPull, ApiError, Scope.Scope> =>

@@ -1,5 +1,5 @@
 /**
- * client-go's reflector (`tools/cache/reflector.go`, reference measuring-load.md §2): lists, then watches from
+ * client-go's reflector (`tools/cache/reflector.go`): lists, then watches from
  * the list's resourceVersion, feeding a store; relists when the resourceVersion is gone.
  *
  * - The initial list is at rv "0" through the pager (`Pager.ts`, page size 500): a watch-cached type answers in

@@ -15,7 +15,7 @@ export const isTooLargeResourceVersion = (e: ApiError): boolean =>
   (e.status.details?.causes ?? []).some((c) => c.reason === "ResourceVersionTooLarge") ||
   (e.status.message ?? "").includes("Too large resource version")
 
-/** Connection refused or 429 when opening a watch: back off and watch again, keep the store (§2.2). */
+/** Connection refused or 429 when opening a watch: back off and watch again, keep the store (`reflector.go`). */
 export const isRetriableWatchOpen = (e: ApiError): boolean =>
   e.code === 429 || (e.code === 503 && /ECONNREFUSED|connection refused/i.test(e.status.message ?? ""))
 

@@ -1,12 +1,12 @@
 /**
- * The phases of one (re)list, as the reflector times them (reference measuring-load.md §2.4), turned into
+ * The phases of one (re)list, as the reflector times them (docs/measurement.md), turned into
  * samples: `relist` / `initial_list` with operation = phase — `backoff` (trigger → first LIST request sent; none
  * for the initial list), `first_response` (sent → first page answered), `pages` (first page → last page),
  * `replace` (last page → store replaced and synced), `total` (trigger → synced) — and `relist_trigger` with
  * operation = the trigger kind (trigger → synced). Pure: the reflector passes the times it read.
  */
 
-/** Why a relist happened (reference §2.4 "Label the trigger kind"). */
+/** Why a relist happened: each is a label of its own (docs/measurement.md). */
 export type RelistTrigger = "watch-http-410" | "watch-stream-410" | "watch-error" | "short-watch" | "list-error"
 
 /** Clock times (ms) of one list's requests; filled as the pages arrive. */

@@ -1,5 +1,5 @@
 /**
- * Load executors (reference measuring-load.md §3).
+ * Load executors (docs/measurement.md "Open and closed load").
  *
  * Open model — `constantArrivalRate`, `rampingArrivalRate`: iteration *i* is planned at `t0 + offset(i)`
  * on an absolute schedule fixed before the run, whatever the operations do. Latency is measured from

@@ -1,14 +1,14 @@
 /**
- * Health of the load generator itself (reference measuring-load.md §3, "Measure the generator"):
+ * Health of the load generator itself (docs/measurement.md "The generator's own health"):
  * event-loop lag, process CPU and bytes in/out, with a `saturated` flag so a run whose generator was
  * the bottleneck is marked instead of trusted. This measures the real process, so it uses real time
  * (`performance.now`, `process.cpuUsage`, `perf_hooks.monitorEventLoopDelay`) rather than the Clock.
  *
  * Saturation (defaults, both configurable):
- * - event-loop lag p99 > 50 ms: the finest SLI bucket upstream is 50 ms (§1), so more lag than that
- *   moves samples across SLO-relevant buckets; every timer in the generator fires that late.
+ * - event-loop lag p99 > 50 ms: the finest SLI bucket upstream is 50 ms (apiserver `endpoints/metrics/metrics.go`), so
+ *   more lag than that moves samples across SLO-relevant buckets; every timer in the generator fires that late.
  * - CPU ≥ 90 % of one core: the event loop is single-threaded; near 100 % every request waits for the
- *   loop (a Node core tops out at ~20–40k simple req/s, §3).
+ *   loop (a Node core tops out at ~20–40k simple req/s).
  */
 import { monitorEventLoopDelay, performance, type IntervalHistogram } from "node:perf_hooks"
 import { Context, Effect, Layer } from "effect"

@@ -1,5 +1,5 @@
 /**
- * HDR latency histograms for the load generator (reference measuring-load.md §3, §4).
+ * HDR latency histograms for the load generator (docs/measurement.md).
  *
  * Every series is keyed by (metric, operation, resource, scope) and keeps two histograms:
  * - `latency`     completion − **intended** start (coordinated-omission correct, the primary number)
@@ -23,7 +23,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 // Keys, samples and summaries
 // ---------------------------------------------------------------------------------------------
 
-/** API scope as in the SLIs (reference §1): a single object, a namespace, or the whole cluster. */
+/** API scope as in upstream's SLIs (docs/measurement.md): a single object, a namespace, or the whole cluster. */
 export type Scope = "resource" | "namespace" | "cluster"
 
 export const MetricKey = Schema.Struct({

@@ -1,5 +1,5 @@
 /**
- * What the load generator measures of a reflector (reference measuring-load.md §2.4), as a reflector observer:
+ * What the load generator measures of a reflector (docs/measurement.md), as a reflector observer:
  * - relist phases (`RelistPhases.ts`): `initial_list` / `relist` per phase and `relist_trigger` per trigger kind;
  * - `watch_event` with operation = ADDED | MODIFIED: received − the writer's `clustersim.io/written-at` stamp.
  * Series key: resource = `label`, scope = `namespace` | `cluster`.

@@ -1,5 +1,5 @@
 /**
- * SLO thresholds for scenarios, in k6's expression syntax (reference measuring-load.md §1, §5).
+ * SLO thresholds for scenarios, in k6's expression syntax (docs/measurement.md, docs/scenarios.md).
  *
  *   thresholds:
  *     "latency{operation:LIST,scope:cluster}": ["p(99) < 30s"]
@@ -201,7 +201,7 @@ export const parseThresholds = (
 }
 
 // ---------------------------------------------------------------------------------------------
-// SLO presets (reference §1; kubernetes/community sig-scalability/slos)
+// SLO presets (kubernetes/community sig-scalability/slos; docs/measurement.md)
 // ---------------------------------------------------------------------------------------------
 
 const preset = (
@@ -249,7 +249,7 @@ export const SloPresets = {
   podStartup: preset("slo:pod-startup", "latency", { metric: ["pod_startup"] }, [], "p(99) <= 5s")
 } as const
 
-/** The §1 SLO set; `legacyNamespaceList` swaps the 30 s namespace-LIST SLO for the old 5 s one. */
+/** Upstream's SLOs (docs/measurement.md); `legacyNamespaceList` swaps the 30 s namespace-LIST SLO for the old 5 s. */
 export const sloThresholds = (options?: { readonly legacyNamespaceList?: boolean }): ReadonlyArray<Threshold> => [
   SloPresets.mutatingApiCalls,
   SloPresets.readResource,

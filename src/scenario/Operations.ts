@@ -1,6 +1,6 @@
 /**
  * What one iteration of a load action does against the `ApiClient`, and the metric key it is recorded
- * under (reference measuring-load.md §1: per (operation, resource, scope)).
+ * under (per (operation, resource, scope), as upstream's SLIs: docs/measurement.md).
  *
  * Writers stamp `clustersim.io/written-at` and log when the write was acknowledged, so watchers can
  * measure watch-event latency (write acknowledged → event received, same process clock).

@@ -8,7 +8,7 @@ const messageOf = (token: string) => Either.getLeft(decodeContinue(token)).pipe(
 const invalid = (detail: string) => `invalid continue token: continue key is not valid: ${detail}`
 
 describe("encodeContinue", () => {
-  it("encodes the reference example exactly", () => {
+  it("encodes an upstream token exactly", () => {
     expect(encodeContinue({ rv: 12345, start: "default/foo\u0000" })).toBe(example)
   })
 
@@ -29,7 +29,7 @@ describe("encodeContinue", () => {
 })
 
 describe("decodeContinue", () => {
-  it("decodes the reference example", () => {
+  it("decodes an upstream token", () => {
     expect(decodeContinue(example)).toEqual(Either.right({ rv: 12345, start: "default/foo\u0000" }))
   })
 

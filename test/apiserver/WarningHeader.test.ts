@@ -1,16 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { goQuote, warningHeaders } from "../../simulator/apiserver/http/WarningHeader.js"
+import { warningHeaders } from "../../simulator/apiserver/http/WarningHeader.js"
 
 const utf8 = (latin1: string) => Buffer.from(latin1, "latin1").toString("utf8")
-
-describe("goQuote (strconv.Quote)", () => {
-  it("escapes quotes, backslashes and non-printable runes; keeps printable Unicode", () => {
-    expect(goQuote('unknown field "spec.x\\y"')).toBe('"unknown field \\"spec.x\\\\y\\""')
-    expect(goQuote("a\tb\nc\u0000d\u007f")).toBe('"a\\tb\\nc\\x00d\\x7f"')
-    expect(goQuote("名前 ñ 😀")).toBe('"名前 ñ 😀"')
-    expect(goQuote("\u0085\u00a0\ufeff\u{e0001}")).toBe('"\\u0085\\u00a0\\ufeff\\U000e0001"')
-  })
-})
 
 describe("warningHeaders", () => {
   it("writes UTF-8 bytes as a Latin-1 string node:http accepts", () => {

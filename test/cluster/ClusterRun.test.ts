@@ -71,7 +71,7 @@ describe("node death", () => {
   const result = run({ nodes: 3, podsPerNode: 2 }, [{ type: "stop-nodes", at: 120_000, nodes: ["node-1"] }], 10 * 60_000, 7, readNode)
   const timeline = result.readyTimeline["node-1"]!
 
-  it("goes Unknown once the grace period passed without a heartbeat, with the reference texts", () => {
+  it("goes Unknown once the grace period passed without a heartbeat, with upstream's texts", () => {
     expect(timeline).toHaveLength(2)
     const unknownAt = timeline[1]![0]
     expect(timeline[1]!.slice(1)).toEqual(["Unknown", "NodeStatusUnknown"])

@@ -69,7 +69,7 @@ describe("memory pressure", () => {
     const node0 = result.readyTimeline["node-0"]!
     expect(node0).toHaveLength(1)
   })
-  it("refuses BestEffort pods bound under memory pressure and admits the others (reference §2.3)", () => {
+  it("refuses BestEffort pods bound under memory pressure and admits the others (eviction manager `Admit`)", () => {
     const refused = late!.status as { phase: string; reason: string; message: string }
     expect(refused).toMatchObject({ phase: "Failed", reason: "Evicted", message: "The node had condition: [MemoryPressure]. " })
     expect((lateWithRequests!.status as { phase: string }).phase).toBe("Running")

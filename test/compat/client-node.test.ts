@@ -2,7 +2,7 @@
  * The official Node client (`@kubernetes/client-node` 2.x, run with its own node@22 from `test/compat/client-node`):
  * the typed lease client on `coordination.k8s.io`, and an informer that relists after a compaction (its re-watch
  * from a too-old resourceVersion gets 410), server-side apply through `PatchStrategy.ServerSideApply` (managed fields,
- * the reference's 409 conflict, `force`), and a strategic merge patch that merges containers by name.
+ * upstream's 409 conflict, `force`), and a strategic merge patch that merges containers by name.
  */
 import { describe, expect, it } from "vitest"
 import { compatDir, node22, run, startServer } from "./support/clients.js"

@@ -1,7 +1,7 @@
 /**
  * Every kubectl on the machine: `kubectl patch` (strategic merge, its default) merges containers by name, and
  * `kubectl apply --server-side` records its field manager, fails on a field another manager owns with the
- * reference's conflict text, and takes the field with `--force-conflicts`. Each kubectl works on objects of its
+ * upstream's conflict text, and takes the field with `--force-conflicts`. Each kubectl works on objects of its
  * own (the versions run concurrently against one server). `--validate=false`: this suite is not about OpenAPI.
  */
 import { mkdtempSync, writeFileSync } from "node:fs"

@@ -2,7 +2,7 @@
  * The official Python client (Debian's `python3-kubernetes`): `watch=True` streams, a watch from a compacted
  * resourceVersion ends in upstream's 410, and the typed lease and event clients (`coordination.k8s.io`,
  * `events.k8s.io`) work; events written through `events.k8s.io` read back as core v1 events; the dynamic client's
- * server-side apply records its manager, fails on another manager's field with the reference's 409 and takes it with
+ * server-side apply records its manager, fails on another manager's field with upstream's 409 and takes it with
  * `force_conflicts=True`; the typed client's patch (strategic merge for a dict body) merges containers by name.
  */
 import { describe, expect, it } from "vitest"

@@ -1,6 +1,6 @@
 /**
  * Authentication over both transports: client certificates (CN, O), the static token file, service-account tokens
- * from TokenRequest (expiring in server time), anonymous on and off; 401 and 403 exactly as the reference.
+ * from TokenRequest (expiring in server time), anonymous on and off; 401 and 403 exactly as upstream's.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"

@@ -128,7 +128,7 @@ describe.each(transports)("CRUD over %s", (transport) => {
       })
     ))
 
-  it.effect("get of a missing object: 404 with the reference Status", () =>
+  it.effect("get of a missing object: 404 with upstream's Status", () =>
     run(
       Effect.gen(function* () {
         const api = yield* ApiClient
@@ -273,7 +273,7 @@ describe.each(transports)("CRUD over %s", (transport) => {
       })
     ))
 
-  it.effect("Lease validation: 422 with the reference messages", () =>
+  it.effect("Lease validation: 422 with upstream's messages", () =>
     run(
       Effect.gen(function* () {
         const api = yield* ApiClient

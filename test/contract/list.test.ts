@@ -130,7 +130,7 @@ describe.each(transports)("paging over %s", (transport) => {
       })
     ))
 
-  it.effect("malformed continue token: 400 with the reference text", () =>
+  it.effect("malformed continue token: 400 with upstream's text", () =>
     run(
       Effect.gen(function* () {
         const api = yield* ApiClient

@@ -103,7 +103,7 @@ describe("protobuf over HTTP", () => {
         details: { name: "nope", kind: "pods" },
         code: 404
       })
-      // Route-level negotiation failures stay JSON (reference §1.2).
+      // Route-level negotiation failures stay JSON (go-restful writes them).
       const table = yield* send(base, "GET", "/api/v1/pods", { headers: { accept: `${upstream};as=Table;v=v1;g=meta.platform` } })
       expect(table.code).toBe(406)
       expect(table.contentType).toBe("application/json")

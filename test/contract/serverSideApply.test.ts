@@ -1,4 +1,4 @@
-/** Server-side apply and managedFields (reference §5.4–5.6), the same over every transport. */
+/** Server-side apply and managedFields (upstream `fieldmanager`), the same over every transport. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { ConfigMaps, Leases, Pods } from "../../src/api/Resources.js"
@@ -66,7 +66,7 @@ describe.each(transports)("server-side apply over %s", (transport) => {
       })
     ))
 
-  it.effect("apply creates (201), dry-run stores nothing, and the option and body errors of the reference", () =>
+  it.effect("apply creates (201), dry-run stores nothing, and the option and body errors of upstream", () =>
     run(
       Effect.gen(function* () {
         const api = yield* ApiClient

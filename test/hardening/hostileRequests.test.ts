@@ -125,4 +125,33 @@ describe("hostile requests", () => {
       expect(warnings).toEqual(['299 - "unknown field \\"spec.名前\\""', '299 - "unknown field \\"spec.tab\\\\there\\""'])
       expect((yield* send(base, "GET", "/apis/coordination.platform/v1/namespaces/default/leases/l")).code).toBe(200)
     }))
+  it.scoped("a field name carrying CR LF, a bell and a no-break space: quoted as Go's %q in the Warning and the Strict 400, no header injected", () =>
+    Effect.gen(function* () {
+      const base = yield* httpServer()
+      const path = "/api/v1/namespaces/default/configmaps"
+      const key = "x\r\nX-Injected: 1\u0007\u00a0"
+      const quoted = String.raw`"x\r\nX-Injected: 1\a\u00a0"`
+      const warned = yield* send(base, "POST", path, { body: JSON.stringify({ metadata: { name: "a" }, data: { k: "v" }, [key]: 1 }), headers: json })
+      expect(warned.code).toBe(201)
+      expect(warned.headers["x-injected"]).toBeUndefined()
+      expect(warned.headers.warning).toBe(`299 - "unknown field ${quoted.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`)
+      const strict = yield* send(base, "POST", `${path}?fieldValidation=Strict`, { body: JSON.stringify({ metadata: { name: "b" }, [key]: 1 }), headers: json })
+      expect(statusOf(strict)).toEqual({
+        code: 400,
+        kind: "Status",
+        reason: "BadRequest",
+        message: `ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field ${quoted}`
+      })
+      // Alive and unchanged: nothing of b stored, a as it was written.
+      const started = performance.now()
+      expect((yield* send(base, "GET", "/healthz")).code).toBe(200)
+      expect(performance.now() - started).toBeLessThan(100)
+      expect((yield* send(base, "GET", `${path}/b`)).code).toBe(404)
+      const a = yield* send(base, "GET", `${path}/a`)
+      expect({ code: a.code, data: a.json.data, resourceVersion: a.json.metadata.resourceVersion }).toEqual({
+        code: 200,
+        data: { k: "v" },
+        resourceVersion: warned.json.metadata.resourceVersion
+      })
+    }))
 })

@@ -1,5 +1,5 @@
 /**
- * The reflector under an informer, over every transport (reference measuring-load.md §2): list, watch, re-watch,
+ * The reflector under an informer, over every transport (client-go `reflector.go`): list, watch, re-watch,
  * relist on 410, paging rules, and the relist phases the load generator records (`loadgen/ReflectorMetrics.ts`).
  */
 import * as http from "node:http"

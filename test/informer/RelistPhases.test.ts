@@ -1,4 +1,4 @@
-/** The relist phases as samples (reference measuring-load.md §2.4). */
+/** The relist phases as samples (docs/measurement.md). */
 import { describe, expect, it } from "@effect/vitest"
 import { relistPhases } from "../../src/informer/RelistPhases.js"
 

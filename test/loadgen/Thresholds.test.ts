@@ -86,7 +86,7 @@ describe("parse", () => {
   })
 })
 
-describe("SLO presets (reference §1)", () => {
+describe("SLO presets (sig-scalability SLOs)", () => {
   it("use the official numbers", () => {
     const v = (t: Threshold) => [t.conditions[0]!.source, t.conditions[0]!.value]
     expect(v(SloPresets.mutatingApiCalls)).toEqual(["p(99) <= 1s", 1000])

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { desiredConditions, healthy, mergeConditions, podCapacity, shouldPost, statusChanged } from "../../simulator/nodeagent/NodeStatus.js"
 
 describe("node status", () => {
-  it("conditions in setter order with the reference's reasons and messages", () => {
+  it("conditions in setter order with upstream's reasons and messages", () => {
     expect(desiredConditions(healthy).map((c) => [c.type, c.status, c.reason, c.message])).toEqual([
       ["MemoryPressure", "False", "NodeAgentHasSufficientMemory", "node agent has sufficient memory available"],
       ["DiskPressure", "False", "NodeAgentHasNoDiskPressure", "node agent has no disk pressure"],

@@ -1,6 +1,6 @@
 /**
  * The server's one gate for who may do what: authentication (Authenticator.ts) then authorization
- * (Authorizer.ts), with upstream's 401 and 403 answers (reference api-server.md §1.2). Transports hand it the
+ * (Authorizer.ts), with upstream's 401 and 403 answers (`responsewriters/errors.go`). Transports hand it the
  * request's credentials and attributes; it never sees a socket. Also answers the questions the access reviews ask.
  */
 import { Either } from "effect"

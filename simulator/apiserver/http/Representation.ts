@@ -67,7 +67,7 @@ export const encodeBody = (representation: Representation, body: object, opts: E
   return Either.map(protobufEnvelope(body, opts.stored ?? false), (bytes) => ({ contentType: protobufResponseMediaType(opts.accept), bytes }))
 }
 
-/** The Content-Type of a watch stream: JSON has none of its own (reference §3), protobuf names the framing. */
+/** The Content-Type of a watch stream: JSON has none of its own (`handlers/watch.go`), protobuf names the framing. */
 export const watchContentType = (representation: Representation, accept: string | undefined): string =>
   representation === "json" || isTable(representation) ? "application/json" : `${protobufResponseMediaType(accept)};stream=watch`
 
@@ -104,7 +104,7 @@ const summarizeData = (data: Buffer, maxLength: number): string => {
 
 /**
  * A protobuf request body as the JSON value the server works on (protobuf bodies are never strict-checked,
- * reference §5.1, so there is no text to look for duplicate fields in). Errors are upstream's 400s
+ * its serializer has no strict mode, so there is no text to look for duplicate fields in). Errors are upstream's 400s
  * (`transformDecodeError`).
  */
 export const decodeProtobufBody = (bytes: Buffer, resource: ResourceType, apiVersion = apiVersionOf(resource)): Either.Either<KObject, ApiError> => {

@@ -1,6 +1,6 @@
 /**
  * Which taints a node's conditions call for (upstream `pkg/controller/nodelifecycle`: `doNoScheduleTaintingPass`
- * and the NoExecute taints of `processTaintBaseEviction`; reference §4). Pure.
+ * and the NoExecute taints of `processTaintBaseEviction`). Pure.
  */
 import { TaintKeys } from "../../../src/api/WellKnown.js"
 import type { NodeCondition } from "../../nodeagent/NodeStatus.js"

@@ -1,10 +1,12 @@
 /**
  * The node lifecycle controller's settings (kube-controller-manager flags `--node-monitor-period`,
  * `--node-monitor-grace-period`, `--node-startup-grace-period`, `--node-eviction-rate`,
- * `--secondary-node-eviction-rate`, `--large-cluster-size-threshold`, `--unhealthy-zone-threshold`; reference §4)
+ * `--secondary-node-eviction-rate`, `--large-cluster-size-threshold`, `--unhealthy-zone-threshold`)
  * and the log of what it did, which a cluster run reports.
  */
-import type { ZoneState } from "./ZoneQueues.js"
+
+/** A zone's state (`ComputeZoneState`, `ZoneQueues.ts`). */
+export type ZoneState = "Normal" | "PartialDisruption" | "FullDisruption"
 
 export interface NodeLifecycleSettings {
   readonly monitorPeriodMs: number
@@ -16,7 +18,7 @@ export interface NodeLifecycleSettings {
   readonly unhealthyZoneThreshold: number
 }
 
-/** Controller-manager defaults (reference §4). */
+/** Controller-manager defaults (`pkg/controller/nodelifecycle/config/v1alpha1/defaults.go`). */
 export const defaultNodeLifecycleSettings: NodeLifecycleSettings = {
   monitorPeriodMs: 5_000,
   gracePeriodMs: 40_000,

@@ -1,5 +1,5 @@
 /**
- * The monitor pass (upstream `monitorNodeHealth` / `tryUpdateNodeHealth`, 1.26; reference §4), every monitor
+ * The monitor pass (upstream `monitorNodeHealth` / `tryUpdateNodeHealth`, 1.26), every monitor
  * period, per node:
  * - probeTimestamp = now whenever Ready's lastHeartbeatTime changed or the lease renewTime advanced;
  * - past probeTimestamp + grace (40 s; 60 s while Ready was never posted) the four conditions become Unknown,

@@ -1,5 +1,5 @@
 /**
- * The node lifecycle controller (reference §4, upstream `pkg/controller/nodelifecycle`, 1.26, taint manager on),
+ * The node lifecycle controller (upstream `pkg/controller/nodelifecycle`, 1.26, taint manager on),
  * in upstream's parts: the monitor pass (`MonitorPass`: node health, grace periods, NoSchedule taints, zone
  * states), the zone queues (`ZoneQueues`: rate-limited NoExecute tainting per zone), the taint manager
  * (`TaintManager`: NoExecute eviction of pods honouring tolerationSeconds), and this main loop.

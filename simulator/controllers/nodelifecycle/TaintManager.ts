@@ -1,6 +1,6 @@
 /**
- * The taint manager (upstream `pkg/controller/nodelifecycle/scheduler` `NoExecuteTaintManager`, 1.26; reference
- * §4): pods on a node with NoExecute taints are deleted at taint time + their smallest tolerationSeconds — at once
+ * The taint manager (upstream `pkg/controller/nodelifecycle/scheduler` `NoExecuteTaintManager`,
+ * 1.26): pods on a node with NoExecute taints are deleted at taint time + their smallest tolerationSeconds — at once
  * without a matching toleration, never without tolerationSeconds — and the deletions are cancelled when the taints
  * go. Events `TaintManagerEviction` "Marking for deletion Pod <ns>/<name>" / "Cancelling deletion of Pod …".
  *

@@ -1,6 +1,6 @@
 /**
  * Zones and their rate-limited NoExecute tainting (upstream `pkg/controller/nodelifecycle`: `ComputeZoneState`,
- * `setLimiterInZone`, `handleDisruption`, `processTaintBaseEviction`, `doNoExecuteTaintingPass`; reference §4).
+ * `setLimiterInZone`, `handleDisruption`, `processTaintBaseEviction`, `doNoExecuteTaintingPass`).
  *
  * A node whose Ready status (observed at the start of the pass) is not True waits in its zone's queue; the queue
  * lets nodes through at the zone's rate (burst 1): `--node-eviction-rate` while Normal, `--secondary-node-eviction-
@@ -16,11 +16,12 @@ import { regionLabel, TaintKeys, zoneLabel } from "../../../src/api/WellKnown.js
 import { rfc3339 } from "../../apiserver/SystemMeta.js"
 import type { NodeCondition } from "../../nodeagent/NodeStatus.js"
 import { noExecuteTaintKeyFor, otherNoExecuteKey } from "./ConditionTaints.js"
+import type { ZoneState } from "./LifecycleSettings.js"
 import type { NodeUpdates } from "./NodeUpdates.js"
 import type { TaintManager } from "./TaintManager.js"
 import { ZoneRateLimiter } from "./ZoneRateLimiter.js"
 
-export type ZoneState = "Normal" | "PartialDisruption" | "FullDisruption"
+export type { ZoneState } from "./LifecycleSettings.js"
 
 /** `ComputeZoneState`. */
 export const zoneState = (ready: number, notReady: number, unhealthyZoneThreshold: number): ZoneState => {

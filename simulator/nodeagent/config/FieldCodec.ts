@@ -4,7 +4,7 @@
  * and the line and column — next to Go's own error text.
  *
  * A codec never throws: type errors are recorded as errors, unknown and duplicate fields as strict
- * issues (reference §1.2: upstream then decodes leniently and accepts the result).
+ * issues (upstream `configfiles.go` then decodes leniently and accepts the result).
  */
 import { Either } from "effect"
 import { type Document, isAlias, isMap, isScalar, isSeq, type LineCounter, type Node, type Pair } from "yaml"

@@ -4,8 +4,8 @@
  *
  * Two shapes:
  * - `NodeAgentConfigurationDocument`: what a file says, every field optional (decoded by the codec below);
- * - `NodeAgentConfiguration`: the document after defaulting (reference §1.1), what the node agent runs with.
- *   Scalars hold Go's zero value when unset; fields that stay nil upstream stay `undefined`.
+ * - `NodeAgentConfiguration`: the document after defaulting (upstream v1beta1 `defaults.go`), what the node agent runs
+ *   with. Scalars hold Go's zero value when unset; fields that stay nil upstream stay `undefined`.
  *
  * Durations are milliseconds (the simulator's clock unit), except `logging.flushFrequency`, which the
  * document itself writes in nanoseconds (spec: "duration in nanoseconds").
@@ -253,7 +253,7 @@ export interface TracingConfiguration {
 
 type StringMap = Readonly<Record<string, string>>
 
-/** The configuration after defaulting (reference §1.1). Durations in milliseconds. */
+/** The configuration after defaulting. Durations in milliseconds. */
 export interface NodeAgentConfiguration {
   readonly enableServer: boolean
   readonly staticPodPath: string

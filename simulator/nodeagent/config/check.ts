@@ -1,7 +1,7 @@
 /**
- * The pure entry point behind `clustersim validate <file>`: decode (§1.2), default (§1.1), validate
- * (§1.3) and parse the eviction maps (§2.2) as the node agent would at startup, and say everything
- * found instead of stopping at the first failure where that is safe.
+ * The pure entry point behind `clustersim validate <file>`: decode (`configfiles.go`), default (`defaults.go`),
+ * validate (`validation.go`) and parse the eviction maps (`ParseThresholdConfig`) as the node agent would at startup,
+ * and say everything found instead of stopping at the first failure where that is safe.
  *
  * Errors that belong to a place in the file read `<file>:<line>:<column>: <field path>: <message>`;
  * the others are upstream's messages as they are (validation messages name their field).
@@ -53,7 +53,7 @@ export const checkNodeAgentConfiguration = (text: string, file: string, options:
   }
   const config = applyDefaults(decoded.document)
   warnings.push(...warningsFor(config.featureGates ?? {}))
-  // a feature gate error is reported alone (reference §1.3)
+  // a feature gate error is reported alone (`ValidateKubeletConfiguration`)
   const gates = configFeatureGates(config)
   if (Either.isLeft(gates)) return { config, errors: [gates.left], warnings }
   const errors = [...(options.requireFields ? requiredFieldErrors(text, file) : []), ...validateNodeAgentConfiguration(config)]

@@ -1,5 +1,5 @@
 /**
- * Reading a configuration file (reference §1.2; upstream `configfiles.go` and the codec it uses).
+ * Reading a configuration file (upstream `configfiles.go` and the codec it uses).
  *
  * YAML or JSON text (JSON is read as YAML). Steps, each with upstream's error text:
  * 1. an empty file is an error;
@@ -10,6 +10,7 @@
  * Every problem also comes back as a `DecodeIssue` with its field path and line/column.
  */
 import { Either } from "effect"
+import { goQuote } from "../../../src/api/go/Quote.js"
 import { readDocumentHeader } from "./DocumentHeader.js"
 import type { DecodeIssue } from "./FieldCodec.js"
 import {
@@ -51,7 +52,7 @@ export const loadErrorMessage = (file: string, error: string): string =>
 
 /** The log line upstream writes when it falls back to lenient decoding. */
 export const lenientDecodingLogLine = (strictError: string): string =>
-  `"Using lenient decoding as strict decoding failed" err=${JSON.stringify(strictError)}`
+  `"Using lenient decoding as strict decoding failed" err=${goQuote(strictError)}`
 
 const failed = (error: string, issues: ReadonlyArray<DecodeIssue> = []): DecodeResult => ({ error, issues })
 

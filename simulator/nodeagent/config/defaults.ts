@@ -1,5 +1,5 @@
 /**
- * Defaulting of a decoded configuration document (reference §1.1; upstream v1beta1 `defaults.go` and,
+ * Defaulting of a decoded configuration document (upstream v1beta1 `defaults.go` and,
  * for `evictionHard`, the config-file loader). A default fills a field only when it is unset or holds
  * the zero value; upstream's pointer fields (`*bool`, `*int32`) keep an explicit `false` / `0`, its
  * plain fields (`maxPods`, `eventBurst`, `port`, durations …) take the default for an explicit 0 too.
@@ -53,7 +53,7 @@ const defaultLogging = (l: NodeAgentConfigurationDocument["logging"] = {}): Logg
   }
 }
 
-/** Applies every default of reference §1.1 to a decoded document. */
+/** Applies every default of `defaults.go` to a decoded document. */
 export const applyDefaults = (d: NodeAgentConfigurationDocument): NodeAgentConfiguration => {
   const nodeStatusUpdateFrequency = orZero(d.nodeStatusUpdateFrequency, 10 * second)
   return {
@@ -116,7 +116,7 @@ export const applyDefaults = (d: NodeAgentConfigurationDocument): NodeAgentConfi
     cgroupRoot: d.cgroupRoot ?? "",
     cgroupsPerQOS: orNil(d.cgroupsPerQOS, true),
     cgroupDriver: orEmpty(d.cgroupDriver, "cgroupfs"),
-    // Spellings as the spec documents them (reference §1.1: upstream code sets `none` / `None`).
+    // Spellings as the spec documents them (upstream `defaults.go` sets `none` / `None`).
     cpuManagerPolicy: orEmpty(d.cpuManagerPolicy, "None"),
     cpuManagerPolicyOptions: d.cpuManagerPolicyOptions,
     cpuManagerReconcilePeriod: orZero(d.cpuManagerReconcilePeriod, 10 * second),

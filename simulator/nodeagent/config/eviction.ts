@@ -1,5 +1,5 @@
 /**
- * Eviction thresholds from the four configuration maps (reference §2.2; upstream eviction
+ * Eviction thresholds from the four configuration maps (upstream eviction
  * `ParseThresholdConfig`). Parsing stops at the first error, which the node agent treats as fatal.
  * Go walks the maps in random order; here keys are taken in document order, so the first bad entry
  * in the file is the one reported.
@@ -37,7 +37,7 @@ export type ThresholdValue =
 
 export interface Threshold {
   readonly signal: Signal
-  /** Always LessThan: met iff the threshold quantity exceeds what is available (reference §2.1). */
+  /** Always LessThan: met iff the threshold quantity exceeds what is available (eviction `helpers.go`). */
   readonly operator: "LessThan"
   readonly value: ThresholdValue
   /** Milliseconds; 0 for hard thresholds. */

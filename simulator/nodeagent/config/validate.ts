@@ -1,5 +1,5 @@
 /**
- * Validation of a defaulted configuration (reference §1.3; upstream `ValidateKubeletConfiguration`).
+ * Validation of a defaulted configuration (upstream `ValidateKubeletConfiguration`).
  *
  * The process gates are copied and the document's `featureGates` applied first; an error there is the
  * only error reported. Every other check runs and the messages accumulate in upstream's order;
@@ -146,7 +146,7 @@ const validateReservedMemory = (kc: NodeAgentConfiguration): Array<string> => {
 const topologyManagerPolicies = ["none", "best-effort", "restricted", "single-numa-node"]
 const second = 1000
 
-/** The process gates with the document's `featureGates` applied (all-or-nothing, reference §9). */
+/** The process gates with the document's `featureGates` applied (all-or-nothing, `featuregate` `SetFromMap`). */
 export const configFeatureGates = (
   kc: Pick<NodeAgentConfiguration, "featureGates">,
   processGates: FeatureGates = defaultFeatureGates
@@ -154,7 +154,7 @@ export const configFeatureGates = (
   Either.mapLeft(setFromMap(processGates, kc.featureGates ?? {}), (e) => e.message)
 
 /**
- * Every message of reference §1.3 for `kc` under `processGates` plus the document's `featureGates`.
+ * Every message of upstream's `validation.go` for `kc` under `processGates` plus the document's `featureGates`.
  * Empty when valid. A feature gate error is returned alone.
  */
 export const validateNodeAgentConfiguration = (
@@ -219,7 +219,7 @@ export const validateNodeAgentConfiguration = (
     fail(`oomScoreAdj (--oom-score-adj) ${kc.oomScoreAdj} must be between -1000 and 1000, inclusive`)
   }
   notNegative(kc.podsPerCore, "podsPerCore (--pods-per-core)")
-  // Spec 001: podsPerCore "cannot exceed maxPods" (upstream never checks it; reference §1.3 says to follow the spec).
+  // Spec 001: podsPerCore "cannot exceed maxPods" (upstream never checks it; the spec wins).
   if (kc.podsPerCore > kc.maxPods && kc.maxPods >= 0) {
     fail(`podsPerCore (--pods-per-core) ${kc.podsPerCore} must not exceed maxPods (--max-pods) ${kc.maxPods}`)
   }
@@ -328,7 +328,7 @@ export const validateNodeAgentConfiguration = (
     const cpus = parseCPUSet(kc.reservedSystemCPUs)
     if (Either.isLeft(cpus)) fail(`unable to parse reservedSystemCPUs (--reserved-cpus) ${kc.reservedSystemCPUs}, error: ${cpus.left}`)
   }
-  // Reference §1.3 prefixes these too (upstream prints them bare).
+  // Prefixed like the rest: a deliberate difference, upstream prints `validateReservedMemory`'s errors bare.
   for (const e of validateReservedMemory(kc)) fail(e)
   errs.push(...validateShowHiddenMetricsVersion(kc.showHiddenMetricsForVersion))
   errs.push(...validateLogging(kc, gates).map(formatFieldError))
@@ -350,6 +350,6 @@ export const validationError = (kc: NodeAgentConfiguration, processGates?: Featu
   return errs.length === 0 ? undefined : aggregateErrors(errs)
 }
 
-/** How startup reports an invalid configuration (reference §1.3). */
+/** How startup reports an invalid configuration (kubelet `server.go`). */
 export const validationFailureMessage = (aggregate: string, file: string): string =>
   `failed to validate node agent configuration, error: ${aggregate}, path: ${file}`

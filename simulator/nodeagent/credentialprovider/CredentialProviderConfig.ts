@@ -1,6 +1,6 @@
 /**
  * The credential provider configuration, `CredentialProviderConfig` in `nodeagent.config.platform` (spec 001
- * "CredentialProviderConfig", "CredentialProvider"; reference §8; upstream `pkg/credentialprovider/plugin/config.go`).
+ * "CredentialProviderConfig", "CredentialProvider"; upstream `pkg/credentialprovider/plugin/config.go`).
  *
  * Decoding is lenient, as upstream's (a universal decoder, not the strict one): unknown fields are ignored, while a
  * value of the wrong type fails the decode. Each provider keeps its position in the file so that validation
@@ -14,7 +14,7 @@ import { group } from "../config/NodeAgentConfiguration.js"
 
 export const kind = "CredentialProviderConfig"
 export { group }
-/** The versions the scheme registers the kind in (reference §8; v1 new in 1.26). */
+/** The versions the scheme registers the kind in (`plugin/config.go`; v1 new in 1.26). */
 export const versions = ["v1alpha1", "v1beta1", "v1"] as const
 
 /** `providers[].apiVersion`: the exec exchange's version (upstream accepts all three; the spec names v1beta1). */

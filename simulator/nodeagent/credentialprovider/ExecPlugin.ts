@@ -1,6 +1,6 @@
 /**
- * The exec exchange with a credential provider plugin, for a node agent running against a real server (reference
- * §8; upstream `pkg/credentialprovider/plugin/plugin.go` `execPlugin.ExecPlugin`, `runPlugin`, `decodeResponse`).
+ * The exec exchange with a credential provider plugin, for a node agent running against a real server
+ * (upstream `pkg/credentialprovider/plugin/plugin.go` `execPlugin.ExecPlugin`, `runPlugin`, `decodeResponse`).
  *
  * The binary `<binDir>/<name>` runs with the provider's `args`; a `CredentialProviderRequest` (JSON) goes to its
  * stdin; its environment is the host's plus the provider's `env` (appended, so the provider's value wins). It has

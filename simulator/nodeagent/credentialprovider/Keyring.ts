@@ -1,5 +1,5 @@
 /**
- * Credentials from plugins, cached (reference §8; upstream `pkg/credentialprovider/plugin/plugin.go`
+ * Credentials from plugins, cached (upstream `pkg/credentialprovider/plugin/plugin.go`
  * `pluginProvider.Provide` and `getCachedCredentials`, `keyring.go`).
  *
  * - A provider answers only for images one of its `matchImages` patterns matches.

@@ -1,5 +1,5 @@
 /**
- * `matchImages` (spec 001 "CredentialProvider" matching rules; reference §8; upstream
+ * `matchImages` (spec 001 "CredentialProvider" matching rules; upstream
  * `pkg/credentialprovider/keyring.go` `URLsMatch`, `ParseSchemelessURL`, `SplitURL`).
  *
  * Image and pattern are parsed as URLs after prefixing `https://` (the scheme then dropped). A pattern matches iff
@@ -11,6 +11,7 @@
  * validation messages: `match image is invalid: parse "https://a b": invalid character " " in host name`).
  */
 import { Either } from "effect"
+import { goQuote } from "../../../src/api/go/Quote.js"
 
 export interface SchemelessURL {
   /** Host with its port, as Go's `URL.Host`. */
@@ -18,23 +19,6 @@ export interface SchemelessURL {
   /** The unescaped path, as Go's `URL.Path`. */
   readonly path: string
 }
-
-/** Go's `%q` for the strings these errors quote (printable ASCII as is, the rest escaped). */
-const goQuote = (s: string): string =>
-  '"' +
-  [...s]
-    .map((c) => {
-      const code = c.codePointAt(0)!
-      if (c === '"' || c === "\\") return "\\" + c
-      if (code >= 0x20 && code < 0x7f) return c
-      if (code === 0x0a) return "\\n"
-      if (code === 0x09) return "\\t"
-      if (code === 0x0d) return "\\r"
-      if (code < 0x20 || code === 0x7f) return "\\x" + code.toString(16).padStart(2, "0")
-      return c
-    })
-    .join("") +
-  '"'
 
 const isHex = (c: string | undefined): boolean => c !== undefined && /^[0-9a-fA-F]$/.test(c)
 const isAlnum = (c: string): boolean => /^[a-zA-Z0-9]$/.test(c)

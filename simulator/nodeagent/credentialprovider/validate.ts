@@ -1,5 +1,5 @@
 /**
- * Validation of a credential provider configuration (reference §8; upstream
+ * Validation of a credential provider configuration (upstream
  * `pkg/credentialprovider/plugin/config.go` `validateCredentialProviderConfig`) and loading a file as the node agent
  * does at startup (`readCredentialProviderConfigFile`, then `RegisterCredentialProviderPlugins`).
  *

@@ -1,9 +1,10 @@
 /**
- * The node agent's eviction manager as a self-contained component (reference §2.3): every 10 s it observes the
- * usage model, evaluates the thresholds, reports pressure conditions (and their NoSchedule taints), and when a
- * threshold is past its grace period records `EvictionThresholdMet` on the node and evicts at most one pod:
- * pod status phase Failed, reason Evicted, condition DisruptionTarget, Warning `Evicted` event. After an
- * eviction it waits 1 s (pod cleanup in the model is immediate) and syncs again at once.
+ * The node agent's eviction manager as a self-contained component (upstream
+ * `pkg/kubelet/eviction/eviction_manager.go`): every 10 s it observes the usage model, evaluates the thresholds,
+ * reports pressure conditions (and their NoSchedule taints), and when a threshold is past its grace period records
+ * `EvictionThresholdMet` on the node and evicts at most one pod: pod status phase Failed, reason Evicted, condition
+ * DisruptionTarget, Warning `Evicted` event. After an eviction it waits 1 s (pod cleanup in the model is immediate) and
+ * syncs again at once.
  *
  * Choices: the model has no images or dead containers, so disk signals go straight to pod eviction (step 7
  * reclaims nothing); pod grace periods are not modelled (the pod is gone on the next observation). The taints

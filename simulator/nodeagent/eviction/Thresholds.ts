@@ -1,7 +1,7 @@
 /**
- * The eviction manager's pure core (reference §2.1–2.3): threshold quantities, which thresholds are met (with
- * minimum reclaim), the pressure conditions with `evictionPressureTransitionPeriod`, grace periods, the order of
- * reclaim, pod ranking, the `Evicted` message and admission under pressure.
+ * The eviction manager's pure core (upstream eviction `helpers.go`, `eviction_manager.go`): threshold quantities, which
+ * thresholds are met (with minimum reclaim), the pressure conditions with `evictionPressureTransitionPeriod`, grace
+ * periods, the order of reclaim, pod ranking, the `Evicted` message and admission under pressure.
  */
 import { TaintKeys } from "../../../src/api/WellKnown.js"
 import type { Signal, Threshold, ThresholdValue } from "../config/eviction.js"
@@ -28,7 +28,7 @@ export const taintOf: Record<PressureCondition, string> = {
   PIDPressure: TaintKeys.pidPressure
 }
 
-/** A percentage gives int64(capacity × pct) (reference §2.1). */
+/** A percentage gives int64(capacity × pct) (`GetThresholdQuantity`). */
 export const quantityOf = (v: ThresholdValue, capacity: number): number =>
   v._tag === "Quantity" ? v.quantity.value() : Math.trunc(capacity * v.percentage)
 
@@ -64,7 +64,7 @@ const quiet: PassResult = { state: initialState, conditions: new Set(), toReclai
 
 const signalOrder = (t: Threshold) => (resourceOf(t.signal) === "memory" ? 0 : 1)
 
-/** One pass of steps 1–4 and 6's ordering (reference §2.3). */
+/** One `synchronize` pass up to choosing whom to evict (`eviction_manager.go`). */
 export const evaluate = (
   thresholds: ReadonlyArray<Threshold>,
   obs: Observation,
@@ -98,8 +98,8 @@ const requestOf = (s: PodStats, r: Resource, parse: (q: string) => number) =>
   r === "memory" ? (s.pod.memoryRequest ? parse(s.pod.memoryRequest) : 0) : r === "ephemeral-storage" && s.pod.ephemeralRequest ? parse(s.pod.ephemeralRequest) : 0
 
 /**
- * Ranking (reference §2.3): memory/disk — usage over request first, then lower priority, then larger
- * (usage − request); pids — lower priority, then more processes.
+ * Ranking (`rankMemoryPressure`, `rankDiskPressureFunc`): memory/disk — usage over request first, then lower priority,
+ * then larger (usage − request); pids — lower priority, then more processes.
  */
 export const rankPods = (pods: ReadonlyArray<PodStats>, r: Resource, parse: (q: string) => number): Array<PodStats> =>
   [...pods].sort((a, b) => {
@@ -132,7 +132,7 @@ export const formatQuantity = (n: number, format: "BinarySI" | "DecimalSI"): str
 
 const formatOf = (r: Resource) => (r === "memory" || r === "ephemeral-storage" ? "BinarySI" : "DecimalSI")
 
-/** The pod event / status message (reference §2.3). */
+/** The pod event / status message (`evictionMessage`). */
 export const evictionMessage = (
   r: Resource,
   thresholdQty: string,
@@ -160,7 +160,7 @@ export interface AdmitPod {
   readonly toleratesMemoryPressure: boolean
 }
 
-/** Admission under pressure (reference §2.3). */
+/** Admission under pressure (`managerImpl.Admit`). */
 export const admit = (
   pod: AdmitPod,
   conditions: ReadonlySet<PressureCondition>

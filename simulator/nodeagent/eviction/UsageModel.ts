@@ -1,7 +1,7 @@
 /**
  * A scenario-driven resource-usage model for one node and its pods: each quantity is a curve over virtual time
  * (a base value, a linear leak, steps at given times). `observe` turns it into the node agent's stats at an
- * instant: what each eviction signal sees (reference §2.1) and each pod's usage. Pure.
+ * instant: what each eviction signal sees (eviction `helpers.go` `makeSignalObservations`) and each pod's usage. Pure.
  */
 export interface UsageCurve {
   /** Value at t = 0. */

@@ -4,10 +4,10 @@
  * registry faults, and what the run reports — pull and event counts, a per-minute timeline of pull events, and
  * pod start-up latency with and without image pulls (the SLO of ≤ 5 s p99 is for pods without pulls).
  *
- * The modelled plugin (spec 001 CredentialProvider; reference §8): an exec takes `latency`, fails with
- * `failureRate`, and otherwise answers a token from the registry's token service with the configured
- * `cacheKeyType` / `cacheDuration`; the node's `ProviderCache` applies upstream's cache rules, so a token revoked by
- * `expire-registry-credentials` keeps failing pulls (401) until the cached answer expires.
+ * The modelled plugin (spec 001 CredentialProvider; upstream `credentialprovider/plugin/plugin.go`): an exec takes
+ * `latency`, fails with `failureRate`, and otherwise answers a token from the registry's token service with the
+ * configured `cacheKeyType` / `cacheDuration`; the node's `ProviderCache` applies upstream's cache rules, so a token
+ * revoked by `expire-registry-credentials` keeps failing pulls (401) until the cached answer expires.
  */
 import { decodeHistogram, encodeHistogram, makeHistogram, recordMillis, summarize, type Histogram, type SeriesSnapshot } from "../../../src/loadgen/LatencyRecorder.js"
 import type { SeededRandomService } from "../../kernel/SeededRandom.js"

@@ -51,7 +51,7 @@ export const ImageSpec = Schema.Struct({
 })
 export type ImageSpec = typeof ImageSpec.Type
 
-/** The credential plugin as the simulation models it (spec 001 CredentialProvider; reference §8 cache rules). */
+/** The credential plugin as the simulation models it (spec 001 CredentialProvider; upstream `plugin.go`'s cache). */
 export const CredentialPluginSpec = Schema.Struct({
   name: Schema.optionalWith(Schema.String, { default: () => "registry-credential-provider" }),
   matchImages: Schema.Array(Schema.String),

@@ -1,6 +1,6 @@
 /**
- * The default filter plugins in upstream's order (reference §6.2), the adaptive number of feasible nodes to find
- * and the FitError text built from the filters' reasons. Pure: no effects here.
+ * The default filter plugins in upstream's order (`schedule_one.go` `findNodesThatPassFilters`), the adaptive number of
+ * feasible nodes to find and the FitError text built from the filters' reasons. Pure: no effects here.
  */
 import { toleratesAny, type Taint } from "../../../src/api/kinds/Taints.js"
 import { TaintKeys } from "../../../src/api/WellKnown.js"
@@ -82,7 +82,7 @@ const Fits: ReadonlyArray<string> = []
 export const unresolvable = (reason: string): boolean =>
   reason === Reasons.unschedulable || reason === Reasons.nodeName || reason === Reasons.affinity || reason.startsWith("node(s) had untolerated taint")
 
-/** `numFeasibleNodesToFind` (reference §6.2); `percentage` 0 = adaptive. */
+/** `numFeasibleNodesToFind` (`schedule_one.go`); `percentage` 0 = adaptive. */
 export const numFeasibleNodesToFind = (numNodes: number, percentage = 0): number => {
   if (numNodes < 100 || percentage >= 100) return numNodes
   let pct = percentage

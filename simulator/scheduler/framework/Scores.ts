@@ -1,6 +1,6 @@
 /**
  * The default profile's score plugins (0–100 each) and their weights, normalized and summed as upstream's
- * prioritizeNodes does (reference §6.2). Pure: no effects here.
+ * prioritizeNodes does (`schedule_one.go`). Pure: no effects here.
  */
 import { toleratesAny } from "../../../src/api/kinds/Taints.js"
 import { matchTerm } from "./Filters.js"

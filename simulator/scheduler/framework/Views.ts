@@ -1,6 +1,7 @@
 /**
- * The scheduler's views of pods and nodes (reference §6): summed requests with upstream's non-zero defaults, node
- * selector terms and tolerations read once, and what the cache accounts to each node. Pure: no effects here.
+ * The scheduler's views of pods and nodes (upstream `framework/types.go` `NodeInfo`): summed requests with upstream's
+ * non-zero defaults, node selector terms and tolerations read once, and what the cache accounts to each node. Pure: no
+ * effects here.
  */
 import { Either } from "effect"
 import { isRecord, type KObject } from "../../../src/api/Object.js"

@@ -104,7 +104,7 @@ const defaultPlugins: ReadonlyArray<{ readonly name: string; readonly weight?: n
   { name: "DefaultBinder" }
 ]
 
-/** The default multi-point plugin set; alpha gates add SchedulingGates and DynamicResources (reference §6.2). */
+/** The default multi-point plugin set; alpha gates add SchedulingGates and DynamicResources (`default_plugins.go`). */
 export const defaultMultiPointPlugins = (gates: FeatureGates): ReadonlyArray<{ name: string; weight?: number }> => {
   const out = defaultPlugins.map((p) => ({ ...p }))
   if (gates.enabled("PodSchedulingReadiness")) out.push({ name: "SchedulingGates" })
@@ -428,6 +428,12 @@ const invalidDuration = (field: string, ms: number, detail: string) =>
 const invalidString = (field: string, v: string, detail: string) => `${field}: Invalid value: ${goQuote(v)}: ${detail}`
 const invalidNumber = (field: string, v: number, detail: string) => `${field}: Invalid value: ${v}: ${detail}`
 
+/**
+ * component-base `config/validation/validation.go` `ValidateLeaderElectionConfiguration` as in 1.26: equal lease
+ * and renew durations are refused (`<=` since kubernetes#111758, as client-go's `NewLeaderElector`); a duration
+ * prints unquoted (`metav1.Duration` is a `fmt.Stringer` to `field.Invalid`), a string quoted. kube-scheduler runs
+ * it only on a `--config` file (`options.go` `ApplyTo`); flag-only timings meet `NewLeaderElector`'s checks.
+ */
 export const validateLeaderElection = (le: LeaderElectionConfiguration, path = "leaderElection"): ReadonlyArray<string> => {
   if (!le.leaderElect) return []
   const errs: Array<string> = []

@@ -1,8 +1,9 @@
 /**
  * Sets of field paths as server-side apply tracks ownership (`sigs.k8s.io/structured-merge-diff` `fieldpath.Set`),
- * kept in the `FieldsV1` form `managedFields` carry (reference §5.4): `{"f:spec":{"f:containers":{"k:{\"name\":\"a\"}":
- * {".":{},"f:image":{}}}}}`. A node is a member when it is a leaf `{}` or holds `"."`; its other keys are children:
- * `f:<field>`, `k:<key fields as JSON>` (an item of a keyed list), `v:<value as JSON>` (an item of a set).
+ * kept in the `FieldsV1` form `managedFields` carry (`structured-merge-diff` `fieldpath`):
+ * `{"f:spec":{"f:containers":{"k:{\"name\":\"a\"}": {".":{},"f:image":{}}}}}`. A node is a member when it is a leaf
+ * `{}` or holds `"."`; its other keys are children: `f:<field>`, `k:<key fields as JSON>` (an item of a keyed list),
+ * `v:<value as JSON>` (an item of a set).
  *
  * Trees are plain JSON and never mutated: operations return new trees (or an operand when nothing changes).
  */
@@ -10,6 +11,18 @@ import { flatString } from "../internal/V8Shapes.js"
 import { isRecord } from "../Object.js"
 
 export type FieldTree = { readonly [key: string]: FieldTree }
+
+/** One `metadata.managedFields` entry: a manager, how it wrote, and the set it owns in this form. */
+export interface ManagedFieldsEntry {
+  /** Omitted when empty (`omitempty`): a manager without a name or User-Agent. */
+  readonly manager?: string
+  readonly operation: "Apply" | "Update"
+  readonly apiVersion: string
+  readonly time: string
+  readonly fieldsType: "FieldsV1"
+  readonly fieldsV1: FieldTree
+  readonly subresource?: string
+}
 
 export const emptySet: FieldTree = Object.freeze({}) as FieldTree
 const MEMBER = "."

@@ -1,11 +1,11 @@
 /**
- * `metadata.managedFields` as the 1.26 API server keeps them (reference §5.4; `kubernetes/apiserver:
+ * `metadata.managedFields` as the 1.26 API server keeps them (`kubernetes/apiserver:
  * pkg/endpoints/handlers/fieldmanager`, `structured-merge-diff` `merge.Updater`):
  * - an Update (create, update, patch) gives its manager the fields it added or changed, and takes them from
  *   the other managers; removed fields leave every manager;
  * - an Apply makes the manager own exactly the applied fields; fields it applied before and no longer applies
  *   are removed unless another manager owns them; changing a field another manager owns is a conflict (409,
- *   reference §5.6) unless forced, which moves the ownership.
+ *   `merge.Conflicts`) unless forced, which moves the ownership.
  * Entries are identified by manager, operation, subresource and (for Update) apiVersion; an Update entry's time
  * is that of its manager's last write that changed a field (`afterUpdate`), an Apply entry's that of the last
  * apply that changed its field set. Identity fields (name, uid, resourceVersion, …) are owned by nobody, and the main
@@ -15,25 +15,17 @@
  * Pure: times are passed in.
  */
 import { Either } from "effect"
+import { goQuote } from "../go/Quote.js"
 import type { FieldSchema } from "../kinds/FieldSchema.js"
 import { InternTable } from "../internal/InternTable.js"
 import { isRecord, type KObject } from "../Object.js"
 import { ApiError, makeStatus } from "../Status.js"
-import { contains, difference, emptySet, equalSets, type FieldTree, fieldTreeOf, identicalTrees, intersection, intersects, isEmpty, memberPaths, union, without } from "./FieldSet.js"
+import { contains, difference, emptySet, equalSets, type FieldTree, fieldTreeOf, type ManagedFieldsEntry, identicalTrees, intersection, intersects, isEmpty, memberPaths, union, without } from "./FieldSet.js"
 import { typedPatchError } from "./TypedConversion.js"
 import { changeExtent, compare, fieldSetOf, mergeConfig, removeFields } from "./TypedFields.js"
 import { capUpdateManagers } from "./UpdateManagerCap.js"
 
-export interface ManagedFieldsEntry {
-  /** Omitted when empty (`omitempty`): a manager without a name or User-Agent. */
-  readonly manager?: string
-  readonly operation: "Apply" | "Update"
-  readonly apiVersion: string
-  readonly time: string
-  readonly fieldsType: "FieldsV1"
-  readonly fieldsV1: FieldTree
-  readonly subresource?: string
-}
+export type { ManagedFieldsEntry } from "./FieldSet.js"
 
 /** Where a write lands: the kind's schema and version, and which half of the object the write may own. */
 export interface WriteScope {
@@ -326,11 +318,11 @@ interface Conflict {
 
 /** `printManager`: the quoted name, the subresource, and for Update managers the version they used. */
 const printManager = (e: ManagedFieldsEntry): string => {
-  const name = `${JSON.stringify(e.manager ?? "")}${e.subresource ? ` with subresource ${JSON.stringify(e.subresource)}` : ""}`
+  const name = `${goQuote(e.manager ?? "")}${e.subresource ? ` with subresource ${goQuote(e.subresource)}` : ""}`
   return e.operation === "Update" ? `${name} using ${e.apiVersion}` : name
 }
 
-/** 409 Conflict with the reference's texts (§5.6); `details` holds only the causes. */
+/** 409 Conflict with upstream's texts (`fieldmanager` `NewConflictError`); `details` holds only the causes. */
 export const conflictError = (conflicts: ReadonlyArray<Conflict>): ApiError => {
   const causes = conflicts.map((c) => ({ reason: "FieldManagerConflict", message: `conflict with ${printManager(c.manager)}`, field: c.path }))
   let message: string

@@ -3,12 +3,13 @@
  * (`kubernetes/apiserver: pkg/endpoints/handlers/fieldmanager/internal/structuredmerge.go` `ObjectToTyped`;
  * `structured-merge-diff` v4.2.3 `typed/validate.go`, `typed/helpers.go`): every element of a keyed list names
  * each key field, unless the key has a default, and no two elements have the same key. A failure is not a Status
- * error upstream, so it is a 500 without a reason carrying the raw text (reference §1.1):
- * `failed to create typed patch object (default/p; /v1, Kind=Pod): .spec.containers: element 0: associative list
- * with keys has an element that omits key field "name" (and doesn't have default value)`.
+ * error upstream, so it is a 500 without a reason carrying the raw text (`responsewriters/status.go`
+ * `ErrorToAPIStatus`): `failed to create typed patch object (default/p; /v1, Kind=Pod): .spec.containers: element 0:
+ * associative list with keys has an element that omits key field "name" (and doesn't have default value)`.
  *
  * Pure.
  */
+import { goQuote } from "../go/Quote.js"
 import { fieldOf, type FieldSchema, listSemantics } from "../kinds/FieldSchema.js"
 import { isRecord, type KObject } from "../Object.js"
 import { type ApiError, internal } from "../Status.js"
@@ -52,7 +53,7 @@ const check = (value: unknown, schema: FieldSchema | undefined, path: string, ou
     for (const k of semantics.keys) {
       const v = item[k] !== undefined ? item[k] : semantics.keyDefaults?.[k]
       // Upstream stops at the first such element of a list: without its key nothing below it can be named.
-      if (v === undefined) return problem(`associative list with keys has an element that omits key field ${JSON.stringify(k)} (and doesn't have default value)`)
+      if (v === undefined) return problem(`associative list with keys has an element that omits key field ${goQuote(k)} (and doesn't have default value)`)
       fields.push([k, v])
     }
     const key = keyText(fields)

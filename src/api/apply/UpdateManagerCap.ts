@@ -6,8 +6,7 @@
  *
  * Pure.
  */
-import { union, fieldTreeOf } from "./FieldSet.js"
-import type { ManagedFieldsEntry } from "./ManagedFields.js"
+import { union, fieldTreeOf, type ManagedFieldsEntry } from "./FieldSet.js"
 
 export const maxUpdateManagers = 10
 /** `oldUpdatesManagerName` */

@@ -7,6 +7,7 @@
  * milliseconds (fractional below 1ms).
  */
 import { Either } from "effect"
+import { goTimeQuote } from "./Quote.js"
 
 export const Nanosecond = 1n
 export const Microsecond = 1000n
@@ -27,23 +28,6 @@ const unitNanos: ReadonlyMap<string, bigint> = new Map([
   ["m", Minute],
   ["h", Hour]
 ])
-
-const hex = "0123456789abcdef"
-
-/** Go's `time.quote`: printable ASCII as is (escaping `"` and `\`), anything else as `\xNN` UTF-8 bytes. */
-export const goTimeQuote = (s: string): string => {
-  let out = '"'
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!
-    if (c >= 0x80 || c < 0x20) {
-      for (const b of new TextEncoder().encode(ch)) out += `\\x${hex[b >> 4]}${hex[b & 0xf]}`
-    } else {
-      if (ch === '"' || ch === "\\") out += "\\"
-      out += ch
-    }
-  }
-  return out + '"'
-}
 
 const isDigit = (c: string | undefined) => c !== undefined && c >= "0" && c <= "9"
 

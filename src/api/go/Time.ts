@@ -2,6 +2,8 @@
  * Go's `time.Parse` for the two layouts metav1 uses (`time.RFC3339` for `Time`, `RFC3339Micro` for `MicroTime`), with
  * its error texts, and the instants it yields.
  */
+import { goTimeQuote } from "./Quote.js"
+
 export type GoTimeLayout = "RFC3339" | "RFC3339Micro"
 
 /** An instant: whole seconds since the Unix epoch plus nanoseconds. */
@@ -21,21 +23,6 @@ const layoutChunks: Record<GoTimeLayout, ReadonlyArray<readonly [string, Std]>> 
   RFC3339Micro: [
     ["", "2006"], ["-", "01"], ["-", "02"], ["T", "15"], [":", "04"], [":", "05"], ["", ".000000"], ["", "Z07:00"], ["", ""]
   ]
-}
-
-/** Go's time-package `quote`: non-ASCII and control bytes as `\xNN`, `"` and `\` backslashed. */
-const timeQuote = (s: string): string => {
-  let out = '"'
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!
-    if (c >= 0x80 || c < 0x20) {
-      for (const b of Buffer.from(ch, "utf8")) out += `\\x${b.toString(16).padStart(2, "0")}`
-    } else {
-      if (ch === '"' || ch === "\\") out += "\\"
-      out += ch
-    }
-  }
-  return out + '"'
 }
 
 const isDigitAt = (s: string, i: number): boolean => i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57
@@ -81,9 +68,9 @@ const parseNanos = (value: string, nbytes: number): { ns: number } | { range: st
 export const parseGoTime = (value: string, layout: GoTimeLayout): GoInstant | { readonly error: string } => {
   const alayout = layoutText[layout]
   const cannot = (elem: string, std: string) => ({
-    error: `parsing time ${timeQuote(value)} as ${timeQuote(alayout)}: cannot parse ${timeQuote(elem)} as ${timeQuote(std)}`
+    error: `parsing time ${goTimeQuote(value)} as ${goTimeQuote(alayout)}: cannot parse ${goTimeQuote(elem)} as ${goTimeQuote(std)}`
   })
-  const message = (msg: string) => ({ error: `parsing time ${timeQuote(value)}${msg}` })
+  const message = (msg: string) => ({ error: `parsing time ${goTimeQuote(value)}${msg}` })
   let v = value
   let year = 0
   let month = 0
@@ -99,7 +86,7 @@ export const parseGoTime = (value: string, layout: GoTimeLayout): GoInstant | { 
       v = v.slice(1)
     }
     if (std === "") {
-      if (v.length !== 0) return message(`: extra text: ${timeQuote(v)}`)
+      if (v.length !== 0) return message(`: extra text: ${goTimeQuote(v)}`)
       break
     }
     const hold = v

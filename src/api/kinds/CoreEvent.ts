@@ -1,6 +1,6 @@
 /**
- * The core `v1` Event as a view of the stored `events.platform/v1` Event (reference api-server.md §8: both APIs
- * store one object, each event is visible through both). Field names follow upstream's conversion
+ * The core `v1` Event as a view of the stored `events.platform/v1` Event (upstream
+ * stores one object, visible through both APIs). Field names follow upstream's conversion
  * (`pkg/apis/events/v1/conversion.go`); the JSON shape follows core v1's tags: `involvedObject` and `source`
  * always written, unset times as `null`, `reportingComponent`/`reportingInstance` always written.
  */

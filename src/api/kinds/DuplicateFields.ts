@@ -1,11 +1,13 @@
 /**
  * Duplicate (and, given a schema, unknown) fields found by scanning the raw JSON text of a request body,
- * as the strict decoder reports them (reference §5.1): `duplicate field "metadata.name"`,
- * `unknown field "spec.foo"`. `JSON.parse` keeps only the last of two equal keys, so this works on text.
+ * as the strict decoder reports them (`sigs.k8s.io/json`, `apiserver` `handlers/rest.go`): `duplicate field
+ * "metadata.name"`, `unknown field "spec.foo"`. `JSON.parse` keeps only the last of two equal keys, so this works on
+ * text.
  *
  * One pass, no recursion, no tree: linear in the body (up to 3 MiB) and safe for any nesting depth.
  * The text is assumed to be valid JSON (it has been parsed already).
  */
+import { goQuote } from "../go/Quote.js"
 import { fieldOf, type FieldSchema } from "./FieldSchema.js"
 
 /** Where a container's children are checked: a known struct, a map, free JSON (`any`), or nothing. */
@@ -212,10 +214,11 @@ export const duplicateFields = (json: string, schema?: FieldSchema): string[] =>
 /**
  * The strict decoder's findings in decode order, de-duplicated by text as upstream does:
  * `unknown field "spec.foo"`, `duplicate field "metadata.name"`. Joined with `, ` after
- * `strict decoding error: ` for a Strict 400; one `Warning` header each under Warn (reference §5.1).
+ * `strict decoding error: ` for a Strict 400; one `Warning` header each under Warn
+ * (`handlers/{create,update,patch}.go`).
  */
 export const strictDecodingErrors = (json: string, schema: FieldSchema): string[] => {
   const out = new Set<string>()
-  scan(json, schema, (kind, path) => out.add(`${kind} field ${JSON.stringify(path)}`))
+  scan(json, schema, (kind, path) => out.add(`${kind} field ${goQuote(path)}`))
   return [...out]
 }

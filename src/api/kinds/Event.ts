@@ -1,7 +1,8 @@
 /**
- * `events.platform/v1` Event: fields (spec 002) and validation (reference §8). Upstream validates the
- * internal (core) Event, so error paths use internal names: `message` for `note`, `involvedObject` for
- * `regarding`, `source` / `firstTimestamp` / `lastTimestamp` / `count` for the `deprecated…` fields.
+ * `events.platform/v1` Event: fields (spec 002) and validation (upstream `pkg/apis/core/validation/events.go`).
+ * Upstream validates the internal (core) Event, so error paths use internal names: `message` for `note`,
+ * `involvedObject` for `regarding`, `source` / `firstTimestamp` / `lastTimestamp` / `count` for the `deprecated…`
+ * fields.
  */
 import { type FieldError, GoTime, type GoValue, invalid, required } from "../FieldError.js"
 import { goQuote } from "../go/Quote.js"
@@ -165,7 +166,7 @@ const validateSeries = (e: InternalEvent): FieldError[] => {
   return errs
 }
 
-/** events.platform/v1 create: legacy rules, ObjectMeta, series, then the v1-only rules (reference §8). */
+/** events.platform/v1 create: legacy rules, ObjectMeta, series, then the v1-only rules (`ValidateEventCreate`). */
 export const validateEventCreate = (obj: KObject): FieldError[] => {
   const e = toInternal(obj)
   const errs = [...legacyValidate(e), ...validateObjectMetaCreate(obj, true), ...validateSeries(e)]
@@ -218,7 +219,7 @@ const immutable = (field: string, same: boolean, shown: GoValue): FieldError[] =
 /**
  * events.platform/v1 update: legacy rules on the new object, ObjectMeta update rules, `series` only if
  * it changed, then every other field immutable — `reason` twice, as upstream — and `eventTime` only if
- * it differs once truncated to microseconds (reference §8).
+ * it differs once truncated to microseconds (`ValidateEventUpdate`).
  */
 export const validateEventUpdate = (obj: KObject, old: KObject): FieldError[] => {
   const e = toInternal(obj)

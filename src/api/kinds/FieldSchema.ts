@@ -1,6 +1,6 @@
 /**
  * A tiny description of a kind's known fields and JSON types, and the two checks the decoder makes with
- * it: unknown fields (reported under `fieldValidation=Warn|Strict`, reference §5.1) and type mismatches
+ * it: unknown fields (reported under `fieldValidation=Warn|Strict`, `handlers/rest.go`) and type mismatches
  * (always a 400 `… cannot be handled as a …`, spec 000 "Field validation" rule 1).
  *
  * `goType` is the Go type the upstream decoder names in its messages (`int32`, `v1.LeaseSpec`,
@@ -8,7 +8,9 @@
  */
 import { parseGoTime } from "../go/Time.js"
 import { isRecord } from "../Object.js"
-import { tagsOf } from "./UpstreamTags.js"
+import { tagsOf, type PatchTags } from "./UpstreamTags.js"
+
+export type { PatchTags } from "./UpstreamTags.js"
 
 export type FieldSchema =
   | { readonly type: "string"; readonly goType?: string }
@@ -34,33 +36,6 @@ export type FieldSchema =
     }
   | { readonly type: "map"; readonly values: FieldSchema; readonly goType?: string; readonly patch?: PatchTags }
   | { readonly type: "array"; readonly items: FieldSchema; readonly goType?: string; readonly patch?: PatchTags }
-
-/**
- * How upstream merges a field: the struct tags and markers of `k8s.io/api` types.go (1.26), which strategic
- * merge patch, server-side apply and the OpenAPI documents (`x-kubernetes-patch-strategy`,
- * `x-kubernetes-patch-merge-key`, `x-kubernetes-list-type`, `x-kubernetes-list-map-keys`,
- * `x-kubernetes-map-type`) all read. Kept as upstream writes them: only what a type says explicitly is set;
- * {@link listSemantics} derives what server-side apply makes of a list.
- */
-export interface PatchTags {
-  /** `patchStrategy:"merge"`, `"merge,retainKeys"` (lists) or `"retainKeys"` (a struct of one-of fields). */
-  readonly patchStrategy?: "merge" | "retainKeys" | "merge,retainKeys"
-  /** `patchMergeKey:"name"`: the field that identifies an element of a merged list of objects. */
-  readonly patchMergeKey?: string
-  /** `+listType`: explicit server-side apply list semantics. */
-  readonly listType?: "atomic" | "set" | "map"
-  /** `+listMapKey` (in order), for `listType=map`. */
-  readonly listMapKeys?: ReadonlyArray<string>
-  /**
-   * The `+default` markers of key fields (a port's `protocol` is `"TCP"`): the key an element that omits the
-   * field has, for server-side apply (`structured-merge-diff` `getAssociativeKeyDefault`).
-   */
-  readonly listMapKeyDefaults?: Readonly<Record<string, string>>
-  /** `+mapType=atomic`: a map replaced as a whole (`nodeSelector`, `selector`). */
-  readonly mapType?: "atomic" | "granular"
-  /** `+structType=atomic`: a struct replaced as a whole (`LabelSelector`, `OwnerReference`). */
-  readonly structType?: "atomic" | "granular"
-}
 
 /** A list as server-side apply sees it: replaced whole, a set of scalars, or a map of objects by key fields. */
 export type ListSemantics =

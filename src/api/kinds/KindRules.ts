@@ -16,8 +16,8 @@ export interface KindRules {
    * rules); otherwise `Validation.ts` applies them before the kind's.
    */
   readonly validatesMetadata?: boolean
-  /** Field errors of a create beyond the ObjectMeta rules, in the reference's order. */
+  /** Field errors of a create beyond the ObjectMeta rules, in upstream's order. */
   readonly validateCreate?: (obj: KObject) => ReadonlyArray<FieldError>
-  /** Field errors of an update against the stored object beyond the ObjectMeta rules, in the reference's order. */
+  /** Field errors of an update against the stored object beyond the ObjectMeta rules, in upstream's order. */
   readonly validateUpdate?: (obj: KObject, old: KObject) => ReadonlyArray<FieldError>
 }

@@ -1,6 +1,6 @@
 /**
- * `coordination.platform/v1` Lease: the 1.26 fields and validation (reference §9). Only the two number
- * rules and the ObjectMeta rules exist; holders, expiry and transitions are not enforced.
+ * `coordination.platform/v1` Lease: the 1.26 fields and validation (upstream `pkg/apis/coordination/validation`). Only
+ * the two number rules and the ObjectMeta rules exist; holders, expiry and transitions are not enforced.
  */
 import { type FieldError, invalid, noFieldErrors } from "../FieldError.js"
 import { isRecord, type KObject } from "../Object.js"

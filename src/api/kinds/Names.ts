@@ -6,6 +6,7 @@
  * The syntax checks are hand-written scans rather than regexes: linear whatever the input (Go's RE2 is).
  */
 import { type FieldError, forbidden, noFieldErrors, GoTime, type GoValue, invalid, required, tooLong } from "../FieldError.js"
+import { goQuote } from "../go/Quote.js"
 import { isRecord, type KObject } from "../Object.js"
 import { instantToIso, parseGoTime } from "../go/Time.js"
 
@@ -263,7 +264,7 @@ const immutable = (field: string, now: unknown, before: unknown, shown: GoValue)
  * deleting, generation not decremented, name / namespace / uid / creationTimestamp / deletionTimestamp /
  * deletionGracePeriodSeconds immutable (`field is immutable`), then labels, annotations, ownerReferences
  * and finalizer names of the new object. The "resourceVersion must be specified" rule is not here: the
- * store answers a missing rv itself (reference §1.2) before validation runs.
+ * store answers a missing rv itself (`registry/generic/registry/store.go`) before validation runs.
  */
 export const validateObjectMetaUpdate = (obj: KObject, old: KObject): ReadonlyArray<FieldError> => {
   const meta = metaOf(obj)
@@ -279,7 +280,7 @@ export const validateObjectMetaUpdate = (obj: KObject, old: KObject): ReadonlyAr
       errs.push(
         forbidden(
           "metadata.finalizers",
-          `no new finalizers can be added if the object is being deleted, found new finalizers []string{${extra.map((f) => JSON.stringify(f)).join(", ")}}`
+          `no new finalizers can be added if the object is being deleted, found new finalizers []string{${extra.map(goQuote).join(", ")}}`
         )
       )
     }

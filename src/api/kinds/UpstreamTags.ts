@@ -8,7 +8,33 @@
  * Keyed by `<package>.<Type>` then JSON field name; `""` holds the type's own markers. A list without tags is
  * atomic (a patch replaces it whole), as upstream: tolerations, taints, node images.
  */
-import type { PatchTags } from "./FieldSchema.js"
+
+/**
+ * How upstream merges a field: the struct tags and markers of `k8s.io/api` types.go (1.26), which strategic
+ * merge patch, server-side apply and the OpenAPI documents (`x-kubernetes-patch-strategy`,
+ * `x-kubernetes-patch-merge-key`, `x-kubernetes-list-type`, `x-kubernetes-list-map-keys`,
+ * `x-kubernetes-map-type`) all read. Kept as upstream writes them: only what a type says explicitly is set;
+ * `FieldSchema.ts` `listSemantics` derives what server-side apply makes of a list.
+ */
+export interface PatchTags {
+  /** `patchStrategy:"merge"`, `"merge,retainKeys"` (lists) or `"retainKeys"` (a struct of one-of fields). */
+  readonly patchStrategy?: "merge" | "retainKeys" | "merge,retainKeys"
+  /** `patchMergeKey:"name"`: the field that identifies an element of a merged list of objects. */
+  readonly patchMergeKey?: string
+  /** `+listType`: explicit server-side apply list semantics. */
+  readonly listType?: "atomic" | "set" | "map"
+  /** `+listMapKey` (in order), for `listType=map`. */
+  readonly listMapKeys?: ReadonlyArray<string>
+  /**
+   * The `+default` markers of key fields (a port's `protocol` is `"TCP"`): the key an element that omits the
+   * field has, for server-side apply (`structured-merge-diff` `getAssociativeKeyDefault`).
+   */
+  readonly listMapKeyDefaults?: Readonly<Record<string, string>>
+  /** `+mapType=atomic`: a map replaced as a whole (`nodeSelector`, `selector`). */
+  readonly mapType?: "atomic" | "granular"
+  /** `+structType=atomic`: a struct replaced as a whole (`LabelSelector`, `OwnerReference`). */
+  readonly structType?: "atomic" | "granular"
+}
 
 const upstreamTags: Readonly<Record<string, Readonly<Record<string, PatchTags>>>> = {
   "core/v1.PersistentVolumeClaimStatus": { conditions: { patchStrategy: "merge", patchMergeKey: "type" } },

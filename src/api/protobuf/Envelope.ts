@@ -199,7 +199,7 @@ export const decodeObject = (
   if (!plan) return Either.left(new ProtobufDecodeError("", `no kind "${kind}" is registered for version "${apiVersion}"`))
   try {
     const object = decodeMessage(plan, unknown.raw, head)
-    // A list's items are `json:"items"` without omitempty: an empty list still has them (reference §2.4).
+    // A list's items are `json:"items"` without omitempty: an empty list still has them.
     if (object.items === undefined && plan.byJson.get("items")?.repeated) object.items = []
     return Either.right({ object: object as unknown as KObject, apiVersion, kind })
   } catch (e) {

@@ -1,5 +1,5 @@
 /**
- * Table column definitions (`meta/v1` `TableColumnDefinition`; every key written, reference api-server.md §6)
+ * Table column definitions (`meta/v1` `TableColumnDefinition`; every key written: its JSON tags have no omitempty)
  * and the descriptions printers share. Descriptions are upstream's API docs (`…SwaggerDoc()`), which clients
  * treat as opaque text.
  */

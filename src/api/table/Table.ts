@@ -1,6 +1,6 @@
 /**
- * The server-side Table (`meta/v1` and `v1beta1` `Table`; spec 000 "Table representation", reference
- * api-server.md §6): the kind's printer columns, one row per object with every cell (clients hide the
+ * The server-side Table (`meta/v1` and `v1beta1` `Table`; spec 000 "Table representation",
+ * upstream `pkg/printers`): the kind's printer columns, one row per object with every cell (clients hide the
  * priority-1 ones unless `-o wide`), the row's object per `includeObject`, and the list's paging fields.
  * Pure: the caller gives the time the ages are computed at.
  */

@@ -3,7 +3,6 @@ import { Either } from "effect"
 import {
   formatDuration,
   formatDurationNanos,
-  goTimeQuote,
   parseDuration,
   parseDurationNanos
 } from "../../../src/api/go/Duration.js"
@@ -52,11 +51,6 @@ describe("parseDuration (Go time.ParseDuration)", () => {
     expect(err("9223372036854775808ns")).toBe('time: invalid duration "9223372036854775808ns"')
     expect(err("3000000h")).toBe('time: invalid duration "3000000h"')
     expect(err("1é")).toBe('time: unknown unit "\\xc3\\xa9" in duration "1\\xc3\\xa9"')
-  })
-
-  it("quotes like Go's time package", () => {
-    expect(goTimeQuote('a"b\\c')).toBe('"a\\"b\\\\c"')
-    expect(goTimeQuote("\t")).toBe('"\\x09"')
   })
 })
 

@@ -1,16 +1,7 @@
-/** Go's `%q` and `encoding/csv` record reading (src/api/go/Quote.ts, Csv.ts). */
+/** Go's `encoding/csv` record reading (src/api/go/Csv.ts). */
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import { readCsvRecord } from "../../../src/api/go/Csv.js"
-import { goQuote } from "../../../src/api/go/Quote.js"
-
-describe("goQuote", () => {
-  it("quotes and escapes like %q for printable text", () => {
-    expect(goQuote("abc")).toBe('"abc"')
-    expect(goQuote('a"b\\c')).toBe('"a\\"b\\\\c"')
-    expect(goQuote("a\nb\tc")).toBe('"a\\nb\\tc"')
-  })
-})
 
 describe("readCsvRecord", () => {
   it("splits on commas, honours quotes, reports bare quotes", () => {

@@ -81,4 +81,8 @@ describe("with a schema", () => {
   it("escapes quotes in the path like Go's %q", () => {
     expect(strictDecodingErrors('{"a\\"b":1}', leaseSchema)).toEqual(['unknown field "a\\"b"'])
   })
+
+  it("escapes control and non-printable runes like Go's %q (\\a, \\x7f, \\u00a0), keeps printable Unicode", () => {
+    expect(strictDecodingErrors('{"a\\u0007\\u007f\\u00a0é":1}', leaseSchema)).toEqual([String.raw`unknown field "a\a\x7f\u00a0é"`])
+  })
 })

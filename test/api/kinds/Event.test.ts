@@ -24,7 +24,7 @@ const event = (fields: Record<string, unknown> = {}, metadata: Record<string, un
 const create = (o: KObject) => eventRules.validateCreate!(o).map(formatFieldError)
 const update = (o: KObject, old: KObject) => eventRules.validateUpdate!(o, old).map(formatFieldError)
 
-describe("Event create via events.platform/v1 (reference §8)", () => {
+describe("Event create via events.platform/v1 (upstream events.go)", () => {
   it("accepts a complete event", () => {
     expect(create(event())).toEqual([])
     expect(create(event({ regarding: undefined, related: undefined, type: "Warning" }))).toEqual([])
@@ -124,7 +124,7 @@ describe("Event create via events.platform/v1 (reference §8)", () => {
     expect(create(event({ deprecatedSource: {}, deprecatedCount: 0 }))).toEqual([])
   })
 
-  it("reports everything in reference order and aggregates into one message", () => {
+  it("reports everything in upstream's order and aggregates into one message", () => {
     const errs = eventRules.validateCreate!(
       event(
         { reportingInstance: "", type: "Info", series: { count: 0, lastObservedTime: "2023-05-01T12:00:00.000000Z" }, deprecatedCount: 1 },
@@ -146,7 +146,7 @@ describe("Event create via events.platform/v1 (reference §8)", () => {
   })
 })
 
-describe("Event update via events.platform/v1 (reference §8)", () => {
+describe("Event update via events.platform/v1 (upstream events.go)", () => {
   const stored = event({ series: { count: 2, lastObservedTime: "2023-05-01T12:00:05.000000Z" } }, { uid: "u1", resourceVersion: "7" })
 
   it("series and labels may change", () => {

@@ -15,7 +15,7 @@ const lease = (spec: Record<string, unknown>, metadata: Record<string, unknown> 
 const create = (o: KObject) => validateForCreate(leaseRules, true, o)
 const update = (o: KObject, old: KObject) => validateForUpdate(leaseRules, o, old)
 
-describe("Lease validation (reference §9)", () => {
+describe("Lease validation (upstream coordination validation)", () => {
   it("accepts a node heartbeat lease", () => {
     expect(
       create(lease({ holderIdentity: "node-1", leaseDurationSeconds: 40, renewTime: "2023-05-01T12:00:00.000000Z", leaseTransitions: 0 }))

@@ -24,7 +24,7 @@ const wire = (anonymous: boolean) =>
   })
 
 describe("authentication and authorization on the wire", () => {
-  it.scoped("401 is the reference's exact body; a bad token is 401 even where anonymous would be allowed", () =>
+  it.scoped("401 is upstream's exact body; a bad token is 401 even where anonymous would be allowed", () =>
     Effect.gen(function* () {
       const { send } = yield* wire(false)
       const closed = yield* send("GET", "/api/v1/pods")

@@ -10,7 +10,7 @@ const header = "apiVersion: nodeagent.config.platform/v1beta1\nkind: NodeAgentCo
 const decode = (text: string) => decodeNodeAgentConfiguration(text, "f.yaml")
 const withHeader = (body: string) => decode(header + body)
 
-describe("decoding: kind and apiVersion (reference §1.2)", () => {
+describe("decoding: kind and apiVersion (configfiles.go)", () => {
   it("rejects an empty file", () => {
     const r = decode("")
     expect(r.error).toBe('node agent config file "f.yaml" was empty')
@@ -171,7 +171,7 @@ describe("decoding: field values", () => {
   })
 })
 
-describe("decoding: strict issues are warnings (reference §1.2)", () => {
+describe("decoding: strict issues are warnings (configfiles.go)", () => {
   it("accepts unknown fields, naming their full path", () => {
     const r = withHeader("foo: 1\nmaxPods: 20\nauthentication:\n  webhook:\n    bar: true\n")
     expect(r.error).toBeUndefined()

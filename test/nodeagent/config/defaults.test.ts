@@ -16,7 +16,7 @@ const s = 1000
 const m = 60 * s
 const h = 60 * m
 
-describe("defaults (reference §1.1)", () => {
+describe("defaults (v1beta1 defaults.go)", () => {
   it("fills every field of an empty document", () => {
     const expected: NodeAgentConfiguration = {
       enableServer: true,

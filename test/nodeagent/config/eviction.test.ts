@@ -10,7 +10,7 @@ const errorOf = (config: EvictionConfig): string => {
 }
 const thresholdsOf = (config: EvictionConfig) => Either.getOrThrow(parseThresholdConfig(config))
 
-describe("eviction threshold parsing (reference §2.2)", () => {
+describe("eviction threshold parsing (ParseThresholdConfig)", () => {
   it("parses the default hard thresholds", () => {
     expect(thresholdsOf({ evictionHard: defaultEvictionHard })).toStrictEqual([
       { signal: "memory.available", operator: "LessThan", value: { _tag: "Quantity", quantity: quantity("100Mi") }, gracePeriod: 0 },

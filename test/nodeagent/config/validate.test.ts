@@ -17,7 +17,7 @@ const errorsOf = (o: Overrides) => validateNodeAgentConfiguration({ ...defaultNo
 const ic = (m: string) => `invalid configuration: ${m}`
 const logging = (l: Partial<NodeAgentConfiguration["logging"]>) => ({ ...defaultNodeAgentConfiguration.logging, ...l })
 
-describe("validation (reference §1.3)", () => {
+describe("validation (ValidateKubeletConfiguration)", () => {
   it("accepts the defaults", () => {
     expect(errorsOf({})).toStrictEqual([])
     expect(validationError(defaultNodeAgentConfiguration)).toBeUndefined()
@@ -366,7 +366,7 @@ describe("validation (reference §1.3)", () => {
   })
 })
 
-describe("aggregation (reference §1.3)", () => {
+describe("aggregation (ValidateKubeletConfiguration)", () => {
   it("prints one error as itself and several in brackets, without repeats", () => {
     expect(aggregateErrors([])).toBe("")
     expect(aggregateErrors(["a"])).toBe("a")

@@ -47,7 +47,7 @@ const failure = <A, E extends { message: string }>(exit: Exit.Exit<A, E>): strin
   return e.message
 }
 
-describe("exec plugin (reference §8)", () => {
+describe("exec plugin (credentialprovider plugin.go)", () => {
   it.live("sends the request on stdin with args, merges the provider's env over the host's, decodes the answer", () =>
     Effect.gen(function* () {
       const r = yield* execPlugin(settings("echo-plugin", { args: ["get", "--x"], env: [{ name: "AUDIENCE", value: "nodes" }] }), "r.example.io/app:1")

@@ -11,7 +11,7 @@ import {
 
 const auth = (u: string) => ({ "registry.io": { username: u, password: "p" } })
 
-describe("ProviderCache (reference §8 cache rules)", () => {
+describe("ProviderCache (plugin.go cache rules)", () => {
   it("keys by cacheKeyType and looks up image, registry, global", () => {
     const cache = new ProviderCache(60_000, 0)
     cache.store("registry.io/a:1", { cacheKeyType: "Image", cacheDuration: 10_000, auth: auth("image") }, 0)

@@ -66,6 +66,10 @@ describe("matchImages (spec 001 CredentialProvider matching rules)", () => {
     expect(parseSchemelessURL("[::1")).toStrictEqual(Either.left(`parse "https://[::1": missing ']' in host`))
     expect(parseSchemelessURL("reg\tistry.io")).toStrictEqual(Either.left('parse "https://reg\\tistry.io": net/url: invalid control character in URL'))
     expect(parseSchemelessURL("registry.io/%zz")).toStrictEqual(Either.left('parse "https://registry.io/%zz": invalid URL escape "%zz"'))
+    // Both texts are Go's %q: a no-break space is `\u00a0`, as strconv.Quote writes it.
+    expect(parseSchemelessURL("registry.io:\u00a0")).toStrictEqual(
+      Either.left(String.raw`parse "https://registry.io:\u00a0": invalid port ":\u00a0" after host`)
+    )
     expect(splitURL(Either.getOrThrow(parseSchemelessURL("[::1]:5000/x")))).toStrictEqual({ parts: ["::1"], port: "5000" })
   })
 

@@ -20,7 +20,7 @@ const errorsOf = (text: string) => {
   return validateCredentialProviderConfig(decoded).map((e) => e.message)
 }
 
-describe("CredentialProviderConfig validation (reference §8)", () => {
+describe("CredentialProviderConfig validation (plugin/config.go)", () => {
   it("accepts the shipped example", () => {
     const file = "scenarios/nodeagent/credential-providers.yaml"
     const r = checkCredentialProviderConfig(readFileSync(file, "utf8"), file)

@@ -13,7 +13,7 @@ const pod = (name: string, spec: Record<string, unknown> = {}, requests: Record<
   podView({ metadata: { name, namespace: "default", uid: `uid-${name}` }, spec: { containers: [{ name: "c", resources: { requests } }], ...spec } })
 
 describe("numFeasibleNodesToFind (adaptive)", () => {
-  it("matches the reference's table", () => {
+  it("matches upstream's table", () => {
     expect(numFeasibleNodesToFind(50)).toBe(50)
     expect(numFeasibleNodesToFind(150)).toBe(100)
     expect(numFeasibleNodesToFind(1000)).toBe(420)
@@ -51,7 +51,7 @@ describe("filters", () => {
     expect(filterNode(pod("p", {}, { cpu: "2", memory: "2Gi" }), full)).toEqual(["Too many pods", "Insufficient cpu", "Insufficient memory"])
   })
 
-  it("FitError text: the reference's example, exactly", () => {
+  it("FitError text: upstream's example, exactly", () => {
     const unreachable = node("a", { taints: [{ key: "node.platform.io/unreachable", effect: "NoSchedule" }] })
     const small = [node("b", { cpu: "1" }), node("c", { cpu: "1" })]
     const p = pod("p", {}, { cpu: "2" })

@@ -544,6 +544,29 @@ describe("validation", () => {
     expect(Either.isRight(validateSchedulerOptions(withFile("leaderElection:\n  leaderElect: false\n  renewDeadline: 1h\n")))).toBe(true)
   })
 
+  it("checks every component-base leader election rule, in upstream's order (ValidateLeaderElectionConfiguration, 1.26)", () => {
+    // 1.26 rejects equal durations too (`<=`, kubernetes#111758), with the renew deadline as the value.
+    expect(validationError(withFile("leaderElection:\n  leaseDuration: 10s\n  renewDeadline: 10s\n"))).toBe(
+      "leaderElection.leaseDuration: Invalid value: 10s: LeaseDuration must be greater than RenewDeadline"
+    )
+    expect(validationError(withFile("leaderElection:\n  renewDeadline: -1s\n  retryPeriod: -2s\n"))).toBe(
+      "[leaderElection.renewDeadline: Invalid value: -1s: must be greater than zero, leaderElection.retryPeriod: Invalid value: -2s: must be greater than zero]"
+    )
+    expect(
+      validationError(
+        withFile(
+          "",
+          "--leader-elect-lease-duration=0s",
+          "--leader-elect-resource-lock=",
+          "--leader-elect-resource-namespace=",
+          "--leader-elect-resource-name="
+        )
+      )
+    ).toBe(
+      '[leaderElection.leaseDuration: Invalid value: 0s: must be greater than zero, leaderElection.leaseDuration: Invalid value: 10s: LeaseDuration must be greater than RenewDeadline, leaderElection.resourceLock: Invalid value: "": resourceLock is required, leaderElection.resourceNamespace: Invalid value: "": resourceNamespace is required, leaderElection.resourceName: Invalid value: "": resourceName is required]'
+    )
+  })
+
   it("without a file, the leader elector's own checks catch bad flag timings", () => {
     expect(validationError(parse("--leader-elect-renew-deadline=15s"))).toBe(
       "couldn't create leader elector: leaseDuration must be greater than renewDeadline"
