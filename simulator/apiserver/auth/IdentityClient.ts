@@ -14,15 +14,9 @@ import { openWatchPull } from "../../../src/client/WatchPull.js"
 import type { AccessControl } from "./AccessControl.js"
 import type { Permissions } from "./Authorizer.js"
 import type { Credentials } from "./Authenticator.js"
+import { callRequestInfo, type CallQuery, type CallVerb } from "../RequestInfo.js"
 import { callAttributes, type ResourceAttributes } from "./RequestAttributes.js"
 import type { UserInfo } from "./UserInfo.js"
-
-/** `metadata.name=<x>` as a list's or watch's only name requirement, which upstream authorizes as that name. */
-const selectedName = (fieldSelector: string | undefined): string | undefined => {
-  if (fieldSelector === undefined) return undefined
-  const m = /(?:^|,)\s*metadata\.name\s*==?\s*([^,]*)/.exec(fieldSelector)
-  return m ? m[1]!.trim() : undefined
-}
 
 const nameOf = (obj: unknown): string | undefined => (obj as { metadata?: { name?: string } } | undefined)?.metadata?.name
 
@@ -45,20 +39,21 @@ export const identityClient = (access: AccessControl, credentials: Credentials, 
       Effect.flatMap(Clock.currentTimeMillis, (now) => Either.match(admitAt(now, attrs), { onLeft: (e) => Effect.fail(e), onRight: run }))
     return {
       get: (resource, name, opts) => checked(callAttributes("get", resource, opts?.namespace, name), () => client.get(resource, name, opts)),
-      list: (resource, opts) => checked(callAttributes("list", resource, opts?.namespace, selectedName(opts?.fieldSelector)), () => client.list(resource, opts)),
+      list: (resource, opts) => checked(callAttributes("list", resource, opts?.namespace, undefined, undefined, opts), () => client.list(resource, opts)),
       create: (resource, obj, opts) =>
         checked(callAttributes("create", resource, opts?.namespace, opts?.subresource ? nameOf(obj) : undefined, opts?.subresource), (user) =>
           resource.virtual ? reviewer(resource, obj, user) : client.create(resource, obj, opts)
         ),
-      update: (resource, obj, opts) => checked(callAttributes("update", resource, opts?.namespace, nameOf(obj), opts?.subresource), () => client.update(resource, obj, opts)),
+      update: (resource, obj, opts) =>
+        checked(callAttributes("update", resource, opts?.namespace ?? obj.metadata.namespace, nameOf(obj), opts?.subresource), () => client.update(resource, obj, opts)),
       patch: (resource, name, patchType, patch, opts) =>
         checked(callAttributes("patch", resource, opts?.namespace, name, opts?.subresource), () => client.patch(resource, name, patchType, patch, opts)),
       delete: (resource, name, opts) => checked(callAttributes("delete", resource, opts?.namespace, name), () => client.delete(resource, name, opts)),
       deleteCollection: (resource, opts) => checked(callAttributes("deletecollection", resource, opts?.namespace, undefined), () => client.deleteCollection(resource, opts)),
       watch: (resource, opts) =>
-        Stream.unwrap(checked(callAttributes("watch", resource, opts?.namespace, selectedName(opts?.fieldSelector)), () => Effect.succeed(client.watch(resource, opts)))),
+        Stream.unwrap(checked(callAttributes("watch", resource, opts?.namespace, undefined, undefined, opts), () => Effect.succeed(client.watch(resource, opts)))),
       pullWatch: (resource, opts) =>
-        checked(callAttributes("watch", resource, opts?.namespace, selectedName(opts?.fieldSelector)), () => openWatchPull(client, resource, opts))
+        checked(callAttributes("watch", resource, opts?.namespace, undefined, undefined, opts), () => openWatchPull(client, resource, opts))
     }
   })()
   if (client.at === undefined) return effectful
@@ -123,14 +118,15 @@ class ImmediateView implements ApiClientService {
     this.view = base
   }
 
-  private refused(verb: string, resource: ResourceType, namespace: string | undefined, name: string | undefined, subresource?: string): ApiError | undefined {
-    scratch.verb = verb
-    scratch.apiGroup = resource.group
-    scratch.apiVersion = resource.version
-    scratch.resource = resource.plural
-    scratch.subresource = subresource ?? ""
-    scratch.namespace = resource.namespaced ? (namespace ?? "") : resource.plural === "namespaces" ? (name ?? "") : ""
-    scratch.name = name ?? ""
+  private refused(verb: CallVerb, resource: ResourceType, namespace: string | undefined, name: string | undefined, subresource?: string, options?: CallQuery): ApiError | undefined {
+    const info = callRequestInfo(verb, resource, namespace, name, subresource, options)
+    scratch.verb = info.verb
+    scratch.apiGroup = info.apiGroup
+    scratch.apiVersion = info.apiVersion
+    scratch.resource = info.resource
+    scratch.subresource = info.subresource
+    scratch.namespace = info.namespace
+    scratch.name = info.name
     if (this.permissions === undefined) return this.admit(this.now, scratch)
     return this.permissions.allows(scratch) ? undefined : this.access.refusal(this.user!, scratch)
   }
@@ -140,7 +136,7 @@ class ImmediateView implements ApiClientService {
     return e ? Either.left(e) : this.view.get(resource, name, opts)
   }
   list(resource: ResourceType, opts?: ListOptions) {
-    const e = this.refused("list", resource, opts?.namespace, selectedName(opts?.fieldSelector))
+    const e = this.refused("list", resource, opts?.namespace, undefined, undefined, opts)
     return e ? Either.left(e) : this.view.list(resource, opts)
   }
   create(resource: ResourceType, obj: unknown, opts?: WriteOptions) {
@@ -149,7 +145,7 @@ class ImmediateView implements ApiClientService {
     return e ? Either.left(e) : this.view.create(resource, obj, opts)
   }
   update(resource: ResourceType, obj: KObject, opts?: WriteOptions) {
-    const e = this.refused("update", resource, opts?.namespace, nameOf(obj), opts?.subresource)
+    const e = this.refused("update", resource, opts?.namespace ?? obj.metadata.namespace, nameOf(obj), opts?.subresource)
     return e ? Either.left(e) : this.view.update(resource, obj, opts)
   }
   patch(resource: ResourceType, name: string, patchType: PatchType, patch: unknown, opts?: WriteOptions) {
