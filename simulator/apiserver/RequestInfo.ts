@@ -41,11 +41,6 @@ export interface QueryValues {
   readonly get: (name: string) => string | null
 }
 
-/** The verbs given in the path instead of by the method (`specialVerbs`); proxy takes no subresource. */
-const specialVerbs = new Set(["proxy", "watch"])
-/** Subresources of a namespace object: `/namespaces/<name>/status` is not a resource named `status` in `<name>`. */
-const namespaceSubresources = new Set(["status", "finalize"])
-const methodVerbs: Readonly<Record<string, string>> = { POST: "create", GET: "get", HEAD: "get", PUT: "update", PATCH: "patch", DELETE: "delete" }
 
 /** A request target Go's `url.ParseRequestURI` refuses; Go's server answers it with a plain `400 Bad Request`. */
 export class MalformedRequestTarget {
@@ -158,52 +153,65 @@ const selectedName = (query: QueryValues): string | undefined => {
   return name
 }
 
-/** Upstream `NewRequestInfo` over a decoded path's segments; `url` is only for the error text. */
+/** Discovery, health, version and anything else outside `/api` and `/apis`: the verb is the lower-cased method. */
+const nonResourceInfo = (method: string, path: string): RequestInfo => ({
+  isResourceRequest: false,
+  path,
+  verb: method.toLowerCase(),
+  apiPrefix: "",
+  apiGroup: "",
+  apiVersion: "",
+  namespace: "",
+  resource: "",
+  subresource: "",
+  name: "",
+  parts: [],
+  verbInPath: false
+})
+
+/**
+ * Upstream `NewRequestInfo` over the first `count` of a decoded path's segments; `url` is only for the error text.
+ * Plain comparisons instead of sets and no array copies but `parts`: in-process calls come through here too, by
+ * the hundred thousand a simulated minute.
+ */
 const requestInfoOfSegments = (
   method: string,
   path: string,
   segments: ReadonlyArray<string>,
+  count: number,
   query: QueryValues,
   url: string
 ): RequestInfo | UndeterminedRequest => {
-  const nonResource = (): RequestInfo => ({
-    isResourceRequest: false,
-    path,
-    verb: method.toLowerCase(),
-    apiPrefix: "",
-    apiGroup: "",
-    apiVersion: "",
-    namespace: "",
-    resource: "",
-    subresource: "",
-    name: "",
-    parts: [],
-    verbInPath: false
-  })
-  if (segments.length < 3) return nonResource()
+  if (count < 3) return nonResourceInfo(method, path)
   const apiPrefix = segments[0]!
-  if (apiPrefix !== "api" && apiPrefix !== "apis") return nonResource()
+  if (apiPrefix !== "api" && apiPrefix !== "apis") return nonResourceInfo(method, path)
   let i = 1
   let apiGroup = ""
   if (apiPrefix === "apis") {
-    if (segments.length - i < 3) return nonResource()
+    if (count - i < 3) return nonResourceInfo(method, path)
     apiGroup = segments[i++]!
   }
   const apiVersion = segments[i++]!
   let verb: string
-  const verbInPath = specialVerbs.has(segments[i]!)
+  const special = segments[i]!
+  // `specialVerbs`: proxy and watch given in the path
+  const verbInPath = special === "watch" || special === "proxy"
   if (verbInPath) {
-    if (segments.length - i < 2) return new UndeterminedRequest(url)
-    verb = segments[i++]!
-  } else verb = methodVerbs[method] ?? ""
+    if (count - i < 2) return new UndeterminedRequest(url)
+    verb = special
+    i++
+  } else verb = methodVerb(method)
   let namespace = ""
-  if (segments[i] === "namespaces" && segments.length - i > 1) {
+  if (segments[i] === "namespaces" && count - i > 1) {
     namespace = segments[i + 1]!
-    if (segments.length - i > 2 && !namespaceSubresources.has(segments[i + 2]!)) i += 2
+    // `namespaceSubresources`: /namespaces/<name>/status and /finalize are the namespace object's own
+    const next = count - i > 2 ? segments[i + 2]! : undefined
+    if (next !== undefined && next !== "status" && next !== "finalize") i += 2
   }
-  const parts = segments.slice(i)
+  const parts = segments.slice(i, count)
   const resource = parts[0] ?? ""
   let name = parts[1] ?? ""
+  // `specialVerbsNoSubresources`: a proxy path's third part is no subresource
   const subresource = parts.length >= 3 && verb !== "proxy" ? parts[2]! : ""
   if (name === "" && verb === "get") {
     verb = queryTrue(query, "watch") ? "watch" : "list"
@@ -211,6 +219,24 @@ const requestInfoOfSegments = (
   }
   if (name === "" && verb === "delete") verb = "deletecollection"
   return { isResourceRequest: true, path, verb, apiPrefix, apiGroup, apiVersion, namespace, resource, subresource, name, parts, verbInPath }
+}
+
+const methodVerb = (method: string): string => {
+  switch (method) {
+    case "POST":
+      return "create"
+    case "GET":
+    case "HEAD":
+      return "get"
+    case "PUT":
+      return "update"
+    case "PATCH":
+      return "patch"
+    case "DELETE":
+      return "delete"
+    default:
+      return ""
+  }
 }
 
 /**
@@ -223,13 +249,16 @@ export const parseRequest = (method: string, target: string): ParsedRequest | Ma
   const path = unescapePath(split.rawPath)
   if (path === undefined) return new MalformedRequestTarget(target)
   const query = new URLSearchParams(split.rawQuery)
-  const info = requestInfoOfSegments(method, path, pathSegments(path), query, target)
+  const segments = pathSegments(path)
+  const info = requestInfoOfSegments(method, path, segments, segments.length, query, target)
   return info instanceof UndeterminedRequest ? info : { info, query }
 }
 
 /** The RequestInfo of a decoded path (tests and callers that already hold one). */
-export const requestInfo = (method: string, path: string, query: QueryValues): RequestInfo | UndeterminedRequest =>
-  requestInfoOfSegments(method, path, pathSegments(path), query, path)
+export const requestInfo = (method: string, path: string, query: QueryValues): RequestInfo | UndeterminedRequest => {
+  const segments = pathSegments(path)
+  return requestInfoOfSegments(method, path, segments, segments.length, query, path)
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // In-process calls
@@ -275,7 +304,7 @@ class CallQueryValues implements QueryValues {
 
 /** Reused by every call: the function below is synchronous, so one suffices (the in-process path allocates little). */
 const scratchQuery = new CallQueryValues()
-const scratchSegments: string[] = []
+const scratchSegments: string[] = ["", "", "", "", "", "", "", ""]
 
 /**
  * The RequestInfo of an in-process call: the segments of the URL the HTTP client builds for it
@@ -292,19 +321,26 @@ export const callRequestInfo = (
   options?: CallQuery | undefined
 ): RequestInfo => {
   const segments = scratchSegments
-  segments.length = 0
-  if (target.group === "") segments.push("api")
-  else segments.push("apis", target.group)
-  segments.push(target.version)
-  if (target.namespaced && namespace !== undefined && namespace !== "") segments.push("namespaces", namespace)
-  segments.push(target.plural)
-  if (verb !== "list" && verb !== "watch" && verb !== "deletecollection" && name !== undefined && name !== "") {
-    segments.push(name)
-    if (subresource !== undefined && subresource !== "") segments.push(subresource)
+  let n = 0
+  if (target.group === "") segments[n++] = "api"
+  else {
+    segments[n++] = "apis"
+    segments[n++] = target.group
+  }
+  segments[n++] = target.version
+  if (target.namespaced && namespace !== undefined && namespace !== "") {
+    segments[n++] = "namespaces"
+    segments[n++] = namespace
+  }
+  segments[n++] = target.plural
+  const collection = verb === "list" || verb === "watch" || verb === "deletecollection"
+  if (!collection && name !== undefined && name !== "") {
+    segments[n++] = name
+    if (subresource !== undefined && subresource !== "") segments[n++] = subresource
   }
   scratchQuery.watch = verb === "watch"
-  scratchQuery.options = verb === "list" || verb === "watch" ? options : undefined
-  const info = requestInfoOfSegments(callMethods[verb], "", segments, scratchQuery, "")
+  scratchQuery.options = collection ? options : undefined
+  const info = requestInfoOfSegments(callMethods[verb], "", segments, n, scratchQuery, "")
   scratchQuery.options = undefined
   // Never undetermined: the segments always hold a resource after the version.
   return info as RequestInfo

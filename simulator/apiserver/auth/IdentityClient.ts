@@ -14,7 +14,7 @@ import { openWatchPull } from "../../../src/client/WatchPull.js"
 import type { AccessControl } from "./AccessControl.js"
 import type { Permissions } from "./Authorizer.js"
 import type { Credentials } from "./Authenticator.js"
-import { callRequestInfo, type CallQuery, type CallVerb } from "../RequestInfo.js"
+import type { CallQuery, CallVerb } from "../RequestInfo.js"
 import { callAttributes, type ResourceAttributes } from "./RequestAttributes.js"
 import type { UserInfo } from "./UserInfo.js"
 
@@ -91,19 +91,22 @@ export const identityClient = (access: AccessControl, credentials: Credentials, 
   }
 }
 
-type Scratch = { -readonly [K in keyof ResourceAttributes]: ResourceAttributes[K] }
-
-/** The attributes of the immediate views' checks: they answer synchronously, so one record serves every call. */
-const scratch: Scratch = callAttributes("get", { group: "", version: "", plural: "", namespaced: false }, undefined, undefined)
-
 /**
  * An identity's immediate view (`at`): its verbs are methods, so thousands of node agents' views share their code
  * and each holds only a few fields — a request touches little memory of its own agent (docs/benchmarks.md
- * "Authorization cost"). Nothing is allocated to let a request through. Call its verbs on it, as methods.
+ * "Authorization cost"). A repeated request allocates nothing to be let through. Call its verbs on it, as methods.
  */
 class ImmediateView implements ApiClientService {
   now = 0
   view: ApiClientService
+  // The last call and its attributes: an agent repeats its calls (a lease renewal every 10 s), and a repeat
+  // allocates nothing.
+  private lastVerb: CallVerb | undefined = undefined
+  private lastResource: ResourceType | undefined = undefined
+  private lastNamespace: string | undefined = undefined
+  private lastName: string | undefined = undefined
+  private lastSubresource: string | undefined = undefined
+  private lastAttributes: ResourceAttributes | undefined = undefined
 
   constructor(
     base: ApiClientService,
@@ -119,16 +122,26 @@ class ImmediateView implements ApiClientService {
   }
 
   private refused(verb: CallVerb, resource: ResourceType, namespace: string | undefined, name: string | undefined, subresource?: string, options?: CallQuery): ApiError | undefined {
-    const info = callRequestInfo(verb, resource, namespace, name, subresource, options)
-    scratch.verb = info.verb
-    scratch.apiGroup = info.apiGroup
-    scratch.apiVersion = info.apiVersion
-    scratch.resource = info.resource
-    scratch.subresource = info.subresource
-    scratch.namespace = info.namespace
-    scratch.name = info.name
-    if (this.permissions === undefined) return this.admit(this.now, scratch)
-    return this.permissions.allows(scratch) ? undefined : this.access.refusal(this.user!, scratch)
+    let attrs = this.lastAttributes
+    if (
+      attrs === undefined ||
+      options !== undefined ||
+      verb !== this.lastVerb ||
+      resource !== this.lastResource ||
+      namespace !== this.lastNamespace ||
+      name !== this.lastName ||
+      subresource !== this.lastSubresource
+    ) {
+      attrs = callAttributes(verb, resource, namespace, name, subresource, options)
+      this.lastVerb = verb
+      this.lastResource = resource
+      this.lastNamespace = namespace
+      this.lastName = name
+      this.lastSubresource = subresource
+      this.lastAttributes = options === undefined ? attrs : undefined
+    }
+    if (this.permissions === undefined) return this.admit(this.now, attrs)
+    return this.permissions.allows(attrs) ? undefined : this.access.refusal(this.user!, attrs)
   }
 
   get(resource: ResourceType, name: string, opts?: GetOptions) {
