@@ -3,8 +3,8 @@
  * (auth/RequestAttributes.ts), routing (http/Routes.ts) and the handlers. Upstream's `RequestInfo` and
  * `RequestInfoFactory.NewRequestInfo` (`apiserver/pkg/endpoints/request/requestinfo.go`), from the method, the
  * path and the query; an in-process call gets its RequestInfo from the same function (`callRequestInfo`), as the
- * URL the HTTP client would send for it. Nothing else in the server takes a URL apart (docs/architecture.md
- * "Request identity").
+ * URL the HTTP client would send for it. Nothing else in the server takes a URL apart (docs/architecture.md,
+ * "Simulated API server").
  *
  * The path is percent-decoded once, before anything reads it, as Go's `net/http` decodes `URL.Path` before any
  * handler runs: `%6eamespaces` is `namespaces`, `%2F` is a `/` that separates segments, `%256e` is the text `%6e`.
@@ -18,7 +18,7 @@ import { parseLabelSelector } from "../../src/api/LabelSelector.js"
 export interface RequestInfo {
   /** An API resource or subresource (`/api/<v>/…`, `/apis/<g>/<v>/…` with something after the version). */
   readonly isResourceRequest: boolean
-  /** The decoded URL path. */
+  /** The decoded URL path ("" for an in-process call, which has none). */
   readonly path: string
   /** The API verb (`get`, `list`, `watch`, `create`, …, `deletecollection`); for non-resource requests the lower-cased method. */
   readonly verb: string
@@ -40,7 +40,6 @@ export interface RequestInfo {
 export interface QueryValues {
   readonly get: (name: string) => string | null
 }
-
 
 /** A request target Go's `url.ParseRequestURI` refuses; Go's server answers it with a plain `400 Bad Request`. */
 export class MalformedRequestTarget {
@@ -73,8 +72,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: false })
  * Bytes that are not UTF-8 become U+FFFD (Go keeps the raw bytes; no name or namespace may hold them anyway).
  */
 export const unescapePath = (raw: string): string | undefined => {
-  const first = raw.indexOf("%")
-  if (first < 0) return raw
+  if (raw.indexOf("%") < 0) return raw
   const bytes: number[] = []
   for (let i = 0; i < raw.length; ) {
     const c = raw.charCodeAt(i)
@@ -334,10 +332,10 @@ export const callRequestInfo = (
   }
   segments[n++] = target.plural
   const collection = verb === "list" || verb === "watch" || verb === "deletecollection"
-  if (!collection && name !== undefined && name !== "") {
-    segments[n++] = name
-    if (subresource !== undefined && subresource !== "") segments[n++] = subresource
-  }
+  const hasSubresource = subresource !== undefined && subresource !== ""
+  // As the client's resourcePath: a name, then a subresource; an empty last segment is trimmed away as upstream's splitPath does.
+  if (!collection && name !== undefined && (name !== "" || hasSubresource)) segments[n++] = name
+  if (!collection && hasSubresource) segments[n++] = subresource
   scratchQuery.watch = verb === "watch"
   scratchQuery.options = collection ? options : undefined
   const info = requestInfoOfSegments(callMethods[verb], "", segments, n, scratchQuery, "")

@@ -270,7 +270,9 @@ const calls: ReadonlyArray<Call> = [
   { verb: "delete", resource: Pods, namespace: "d", name: "p" },
   { verb: "delete", resource: Namespaces, name: "team" },
   { verb: "deletecollection", resource: ConfigMaps, namespace: "d" },
-  { verb: "get", resource: Pods, namespace: "d", name: "" }
+  { verb: "get", resource: Pods, namespace: "d", name: "" },
+  { verb: "create", resource: Pods, namespace: "d", name: "", subresource: "eviction" },
+  { verb: "create", resource: Pods, namespace: "d", subresource: "binding" }
 ]
 
 describe("callRequestInfo (in-process calls)", () => {

@@ -41,7 +41,7 @@ export const identityClient = (access: AccessControl, credentials: Credentials, 
       get: (resource, name, opts) => checked(callAttributes("get", resource, opts?.namespace, name), () => client.get(resource, name, opts)),
       list: (resource, opts) => checked(callAttributes("list", resource, opts?.namespace, undefined, undefined, opts), () => client.list(resource, opts)),
       create: (resource, obj, opts) =>
-        checked(callAttributes("create", resource, opts?.namespace, opts?.subresource ? nameOf(obj) : undefined, opts?.subresource), (user) =>
+        checked(callAttributes("create", resource, opts?.namespace, opts?.subresource ? (nameOf(obj) ?? "") : undefined, opts?.subresource), (user) =>
           resource.virtual ? reviewer(resource, obj, user) : client.create(resource, obj, opts)
         ),
       update: (resource, obj, opts) =>
@@ -154,7 +154,7 @@ class ImmediateView implements ApiClientService {
   }
   create(resource: ResourceType, obj: unknown, opts?: WriteOptions) {
     if (resource.virtual) return this.effectful.create(resource, obj, opts)
-    const e = this.refused("create", resource, opts?.namespace, opts?.subresource ? nameOf(obj) : undefined, opts?.subresource)
+    const e = this.refused("create", resource, opts?.namespace, opts?.subresource ? (nameOf(obj) ?? "") : undefined, opts?.subresource)
     return e ? Either.left(e) : this.view.create(resource, obj, opts)
   }
   update(resource: ResourceType, obj: KObject, opts?: WriteOptions) {
