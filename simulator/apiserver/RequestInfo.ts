@@ -66,13 +66,11 @@ export interface ParsedRequest {
 
 const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102)
 const utf8 = new TextDecoder("utf-8", { fatal: false })
+const malformedEscape = /%(?![0-9A-Fa-f]{2})/
 
-/**
- * Go's `url.PathUnescape` as `URL.Path` is made: every `%` must start two hex digits, else undefined; `+` stays.
- * Bytes that are not UTF-8 become U+FFFD (Go keeps the raw bytes; no name or namespace may hold them anyway).
- */
-export const unescapePath = (raw: string): string | undefined => {
-  if (raw.indexOf("%") < 0) return raw
+/** Go's `url.unescape`: every `%` must start two hex digits, else undefined; `+` is a space in a query component. */
+const unescape = (raw: string, plusIsSpace: boolean): string | undefined => {
+  if (raw.indexOf("%") < 0) return plusIsSpace && raw.includes("+") ? raw.replaceAll("+", " ") : raw
   const bytes: number[] = []
   for (let i = 0; i < raw.length; ) {
     const c = raw.charCodeAt(i)
@@ -83,6 +81,9 @@ export const unescapePath = (raw: string): string | undefined => {
       if (!isHex(h) || !isHex(l)) return undefined
       bytes.push(parseInt(raw.slice(i + 1, i + 3), 16))
       i += 3
+    } else if (c === 43 && plusIsSpace) {
+      bytes.push(32)
+      i++
     } else {
       // node:http refuses request targets with non-ASCII bytes; other callers' text is taken as UTF-8.
       const cp = raw.codePointAt(i)!
@@ -91,6 +92,30 @@ export const unescapePath = (raw: string): string | undefined => {
     }
   }
   return utf8.decode(Uint8Array.from(bytes))
+}
+
+/**
+ * Go's `url.PathUnescape` as `URL.Path` is made: every `%` must start two hex digits, else undefined; `+` stays.
+ * Bytes that are not UTF-8 become U+FFFD (Go keeps the raw bytes; no name or namespace may hold them anyway).
+ */
+export const unescapePath = (raw: string): string | undefined => unescape(raw, false)
+
+/**
+ * Go's `url.ParseQuery` as `req.URL.Query()` reads a query (its error ignored): pairs split at `&`, a pair holding
+ * `;` or a malformed escape dropped, `+` a space. `URLSearchParams` reads a query without either the same way (it
+ * would keep `%ZZ` as text and a `;` pair), so such a query, nearly every one, is left to it.
+ */
+export const parseQuery = (raw: string): URLSearchParams => {
+  if (raw.indexOf(";") < 0 && !malformedEscape.test(raw)) return new URLSearchParams(raw)
+  const query = new URLSearchParams()
+  for (const pair of raw.split("&")) {
+    if (pair === "" || pair.includes(";")) continue
+    const eq = pair.indexOf("=")
+    const key = unescape(eq >= 0 ? pair.slice(0, eq) : pair, true)
+    const value = unescape(eq >= 0 ? pair.slice(eq + 1) : "", true)
+    if (key !== undefined && value !== undefined) query.append(key, value)
+  }
+  return query
 }
 
 /**
@@ -246,7 +271,7 @@ export const parseRequest = (method: string, target: string): ParsedRequest | Ma
   if (split === undefined) return new MalformedRequestTarget(target)
   const path = unescapePath(split.rawPath)
   if (path === undefined) return new MalformedRequestTarget(target)
-  const query = new URLSearchParams(split.rawQuery)
+  const query = parseQuery(split.rawQuery)
   const segments = pathSegments(path)
   const info = requestInfoOfSegments(method, path, segments, segments.length, query, target)
   return info instanceof UndeterminedRequest ? info : { info, query }

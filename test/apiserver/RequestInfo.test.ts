@@ -10,6 +10,7 @@ import { routeOf, type Parsed } from "../../simulator/apiserver/http/Routes.js"
 import {
   callRequestInfo,
   MalformedRequestTarget,
+  parseQuery,
   parseRequest,
   UndeterminedRequest,
   unescapePath,
@@ -42,11 +43,28 @@ describe("unescapePath (Go's URL.Path decoding)", () => {
   })
 })
 
+describe("parseQuery (Go's url.ParseQuery, errors ignored)", () => {
+  it("drops a pair with a malformed escape or a semicolon, keeps the rest; + is a space", () => {
+    const q = parseQuery("fieldSelector=%ZZ&limit=5&a=1;b=2&labelSelector=app%3Dx+y&%zz=1&watch")
+    expect([...q]).toEqual([
+      ["limit", "5"],
+      ["labelSelector", "app=x y"],
+      ["watch", ""]
+    ])
+    expect([...parseQuery("fieldSelector=metadata.name%3Da&x=%E2%82%AC+")]).toEqual([
+      ["fieldSelector", "metadata.name=a"],
+      ["x", "€ "]
+    ])
+  })
+})
+
 describe("parseRequest (upstream NewRequestInfo over Go's request target)", () => {
   it("a malformed escape anywhere in the path, or a target that is no URI, is malformed; the query is not checked", () => {
     expect(parseRequest("GET", "/api/v1/namespaces/%ZZ/configmaps")).toBeInstanceOf(MalformedRequestTarget)
     expect(parseRequest("GET", "api/v1/pods")).toBeInstanceOf(MalformedRequestTarget)
-    expect(infoOf("GET", "/api/v1/pods?fieldSelector=%ZZ").verb).toBe("list")
+    const dropped = parseRequest("GET", "/api/v1/pods?fieldSelector=%ZZ&limit=1")
+    if (!("info" in dropped)) throw new Error(dropped._tag)
+    expect([dropped.info.verb, [...dropped.query]]).toEqual(["list", [["limit", "1"]]])
   })
   it("the absolute form reads as its path; * is a path of its own", () => {
     expect(infoOf("GET", "http://example:6443/api/v1/namespaces/d/pods/p")).toEqual(infoOf("GET", "/api/v1/namespaces/d/pods/p"))
