@@ -14,6 +14,7 @@
 import { Either } from "effect"
 import { parseFieldTerms, requiresExactMatch } from "../../src/api/FieldSelector.js"
 import { parseLabelSelector } from "../../src/api/LabelSelector.js"
+import { storedNamespace } from "../../src/api/ServedNames.js"
 
 export interface RequestInfo {
   /** An API resource or subresource (`/api/<v>/…`, `/apis/<g>/<v>/…` with something after the version). */
@@ -233,6 +234,9 @@ const requestInfoOfSegments = (
   }
   const parts = segments.slice(i, count)
   const resource = parts[0] ?? ""
+  // Through an upstream group name a path's kube-system is the stored platform-system (docs/upstream-names.md):
+  // the request is in the namespace it is served from, for authorization as for routing.
+  if (namespace !== "") namespace = storedNamespace(apiGroup, apiVersion, resource, namespace)
   let name = parts[1] ?? ""
   // `specialVerbsNoSubresources`: a proxy path's third part is no subresource
   const subresource = parts.length >= 3 && verb !== "proxy" ? parts[2]! : ""

@@ -5,6 +5,7 @@
  * in-process call gets the RequestInfo of the URL the HTTP client would send for it.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { canonicalGroup } from "../../simulator/apiserver/auth/PolicyRules.js"
 import { attributesOf, type RequestAttributes } from "../../simulator/apiserver/auth/RequestAttributes.js"
 import { routeOf, type Parsed } from "../../simulator/apiserver/http/Routes.js"
 import {
@@ -139,7 +140,10 @@ const samples: ReadonlyArray<Sample> = [
   { method: "POST", segments: ["api", "v1", "namespaces", "d", "pods", "p1", "eviction"] },
   { method: "PUT", segments: ["apis", "coordination.platform", "v1", "namespaces", "kube-node-lease", "leases", "l1"] },
   { method: "GET", segments: ["apis", "apps", "v1", "namespaces", "d", "deployments", "x", "scale"] },
-  { method: "POST", segments: ["apis", "apps", "v1", "namespaces", "d", "deployments"] }
+  { method: "POST", segments: ["apis", "apps", "v1", "namespaces", "d", "deployments"] },
+  // Upstream names (docs/upstream-names.md): a view of a stored type, kube-node-lease the stored platform-node-lease.
+  { method: "PUT", segments: ["apis", "coordination.k8s.io", "v1", "namespaces", "kube-node-lease", "leases", "l1"] },
+  { method: "GET", segments: ["apis", "rbac.authorization.k8s.io", "v1", "namespaces", "kube-system", "rolebindings"] }
 ]
 
 const hex = (c: string, upper: boolean) => {
@@ -186,7 +190,8 @@ const agree = (method: string, route: Parsed, attrs: RequestAttributes, query: U
   const { resource, namespace, name, subresource } = route.route
   const verb = servedVerb(method, route, query)
   if (verb !== undefined) expect(attrs.verb).toBe(verb)
-  expect([attrs.apiGroup, attrs.resource, attrs.subresource]).toEqual([resource.group, resource.plural, subresource ?? ""])
+  // A `.k8s.io` group is its `.platform` group to the authorizer (docs/auth.md).
+  expect([canonicalGroup(attrs.apiGroup), attrs.resource, attrs.subresource]).toEqual([resource.group, resource.plural, subresource ?? ""])
   const fieldSelected = name === undefined && query.has("fieldSelector")
   if (!fieldSelected) expect(attrs.name).toBe(name ?? "")
   expect(attrs.namespace).toBe(resource.namespaced ? (namespace ?? "") : resource === Namespaces ? (name ?? "") : "")
@@ -221,6 +226,13 @@ describe("routing and authorization read one RequestInfo (the sweep)", () => {
       }
     }
     expect(checked).toBeGreaterThan(600)
+  })
+
+  it("through an upstream group name, the request is in the stored namespace for both readers", () => {
+    const info = infoOf("GET", "/apis/coordination.k8s.io/v1/namespaces/kube-n%6fde-lease/leases/l1")
+    const route = routeOf(info, address)
+    expect([info.namespace, route._tag === "resource" ? route.route.namespace : route._tag]).toEqual(["platform-node-lease", "platform-node-lease"])
+    expect(infoOf("GET", "/apis/coordination.platform/v1/namespaces/kube-node-lease/leases").namespace).toBe("kube-node-lease")
   })
 
   it("a double-encoded resource or namespace keyword is never served as the keyword", () => {

@@ -147,6 +147,38 @@ describe("one reading of the URL (RequestInfo) under attack", () => {
       yield* aliveAndUnchanged(base)
     }).pipe(Effect.scoped))
 
+  it.live("an upstream namespace name in a .k8s.io path is authorized as the namespace it serves, not as a namespace of that name", () =>
+    Effect.gen(function* () {
+      const { base } = yield* rbacServer
+      // The system's node leases, and a team that owns a namespace that happens to be called kube-node-lease.
+      yield* post(base, "/apis/coordination.platform/v1/namespaces/platform-node-lease/leases", { metadata: { name: "n1" }, spec: { holderIdentity: "n1" } })
+      yield* post(base, "/api/v1/namespaces", { metadata: { name: "kube-node-lease" } })
+      const roles = "/apis/rbac.authorization.platform/v1/namespaces/kube-node-lease"
+      yield* post(base, `${roles}/roles`, { metadata: { name: "leases" }, rules: [{ apiGroups: ["coordination.platform"], resources: ["leases"], verbs: ["*"] }] })
+      yield* post(base, `${roles}/rolebindings`, {
+        metadata: { name: "getter-leases" },
+        roleRef: { apiGroup: "rbac.authorization.platform", kind: "Role", name: "leases" },
+        subjects: [{ kind: "User", apiGroup: "rbac.authorization.platform", name: "getter" }]
+      })
+      // Through the upstream name the path's kube-node-lease is the stored platform-node-lease: the team's role does not reach it.
+      const list = yield* send(base, "GET", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases", { headers: getter })
+      expect(refusal(list)).toEqual({
+        code: 403,
+        reason: "Forbidden",
+        message: 'leases.coordination.k8s.io is forbidden: User "getter" cannot list resource "leases" in API group "coordination.k8s.io" in the namespace "platform-node-lease"'
+      })
+      const write = yield* send(base, "PUT", "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1", {
+        headers: getter,
+        body: JSON.stringify({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "n1", namespace: "kube-node-lease" }, spec: { holderIdentity: "attacker" } })
+      })
+      expect(write.code).toBe(403)
+      const lease = yield* send(base, "GET", "/apis/coordination.platform/v1/namespaces/platform-node-lease/leases/n1", { headers: root })
+      expect(lease.json?.spec?.holderIdentity).toBe("n1")
+      // The team's own namespace under the stored group name is theirs.
+      expect((yield* send(base, "GET", "/apis/coordination.platform/v1/namespaces/kube-node-lease/leases", { headers: getter })).code).toBe(200)
+      yield* aliveAndUnchanged(base)
+    }).pipe(Effect.scoped))
+
   it.live("a malformed escape is Go's plain 400 before authentication, RBAC on or off, and the connection is closed", () =>
     Effect.gen(function* () {
       const goBadRequest = { status: "HTTP/1.1 400 Bad Request", headers: ["Content-Type: text/plain; charset=utf-8", "Connection: close"], body: "400 Bad Request" }

@@ -59,7 +59,8 @@ export const routeOf = (info: RequestInfo, serverAddress: string): Parsed => {
   const subresource = parts.length >= 3 ? parts[2] : undefined
   if (subresource !== undefined && !resource.subresources.includes(subresource)) return unknown()
   let namespace: string | undefined
-  if (resource.namespaced) namespace = info.namespace === "" ? undefined : view ? view.namespaceToStore(info.namespace) : info.namespace
+  // Already the stored namespace: RequestInfo renames a view's (kube-system → platform-system) for authorization too.
+  if (resource.namespaced) namespace = info.namespace === "" ? undefined : info.namespace
   // A cluster-scoped type has no namespace in its path, but a namespace object's path (`/namespaces/<name>`) names it.
   else if (info.namespace !== "" && !(resource.plural === "namespaces" && info.namespace === name)) return unknown()
   // `/pods//status`: upstream's handlers find no name (`errEmptyName`).
