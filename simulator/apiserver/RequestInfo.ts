@@ -234,7 +234,7 @@ const requestInfoOfSegments = (
   }
   const parts = segments.slice(i, count)
   const resource = parts[0] ?? ""
-  // Through an upstream group name a path's kube-system is the stored platform-system (docs/upstream-names.md):
+  // Through an upstream group name a path's kube-system is the stored platform-system (docs/stock-clients.md):
   // the request is in the namespace it is served from, for authorization as for routing.
   if (namespace !== "") namespace = storedNamespace(apiGroup, apiVersion, resource, namespace)
   let name = parts[1] ?? ""
