@@ -52,6 +52,9 @@ export const judge = (r: FuzzRequest, code: number, contentType: string, body: B
   }
   if (!apiRoute || code < 400 || r.method === "HEAD") return undefined
   if (code === 404 && contentType.startsWith("text/plain") && body.toString("utf8") === "404 page not found\n") return undefined
+  // Go's own answer to a request target it cannot parse (a malformed escape such as %zz), before any handler
+  // (net/http `conn.serve`): plain text, as upstream sends it.
+  if (code === 400 && contentType.startsWith("text/plain") && body.toString("utf8") === "400 Bad Request") return undefined
   const status = statusOf(contentType, body)
   if (status?.kind === "Status" && status.code === code) return undefined
   return { kind: "non-Status error", detail: `${code} ${contentType} ${body.subarray(0, 300).toString("utf8")}` }

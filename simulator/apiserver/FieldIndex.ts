@@ -5,7 +5,7 @@
  * object, and a change is offered only to the watchers of its old and new value — what makes thousands of
  * kubelet-style per-node pod watches cheap.
  */
-import type { FieldSelector } from "../../src/api/FieldSelector.js"
+import { requiresExactMatch, type FieldSelector } from "../../src/api/FieldSelector.js"
 import type { KObject } from "../../src/api/Object.js"
 import { Pods, type ResourceType } from "../../src/api/Resources.js"
 
@@ -30,5 +30,5 @@ export const indexedFieldOf = (resource: ResourceType): IndexedField | undefined
 export const pinnedIndexValue = (resource: ResourceType, fields: FieldSelector | undefined): string | undefined => {
   const indexed = indexedFieldOf(resource)
   if (indexed === undefined || fields === undefined) return undefined
-  return fields.requirements.find((r) => r.field === indexed.field && r.operator === "=")?.value
+  return requiresExactMatch(fields, indexed.field)
 }

@@ -35,7 +35,8 @@ import { parseJsonBody, readApplyBody, readBody } from "./http/RequestBody.js"
 import { Responder } from "./http/Responder.js"
 import { adminAction } from "./http/Admin.js"
 import { serveWatch } from "./http/ServeWatch.js"
-import { parsePath, type Parsed, type Route } from "./http/Routes.js"
+import { routeOf, type Parsed, type Route } from "./http/Routes.js"
+import { MalformedRequestTarget, parseRequest, UndeterminedRequest, type ParsedRequest, type RequestInfo } from "./RequestInfo.js"
 import { tlsServerOptions } from "./http/Tls.js"
 import { admitRequest } from "./http/RequestIdentity.js"
 import type { UserInfo } from "./auth/UserInfo.js"
@@ -63,8 +64,6 @@ export interface RunningServer {
 
 const intParam = queryInt
 
-const noQuery = new URLSearchParams()
-
 /** Starts the HTTP server in the current scope; closes it (and every watch) when the scope ends. */
 export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServer, never, ApiServer | Scope.Scope> =>
   Effect.gen(function* () {
@@ -81,11 +80,15 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     const onDefect = (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => answerDefect(run, req, res, defect)
     const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
       try {
+        // The one reading of the URL (RequestInfo.ts): authorization, routing and the handlers all read it.
+        const request = parseRequest(req.method ?? "GET", req.url ?? "/")
+        if (request instanceof MalformedRequestTarget) return malformedTarget(res)
+        if (request instanceof UndeterminedRequest) return undeterminedRequest(req, res, request.message)
         const now = clock.unsafeCurrentTimeMillis()
-        const user = admitRequest(api.access, req, now)
-        if (Either.isLeft(user)) return refuse(req, res, user.left)
-        if (req.method === "GET" && serveReadNow(api, now, req, res, address)) return
-        const fiber = run(handle(api, req, res, options, limits, address, onDefect, user.right), { immediate: true })
+        const user = admitRequest(api.access, req, request.info, now)
+        if (Either.isLeft(user)) return refuse(req, res, request.query, user.left)
+        if (req.method === "GET" && serveReadNow(api, now, req, res, address, request)) return
+        const fiber = run(handle(api, req, res, options, limits, address, onDefect, user.right, request), { immediate: true })
         // Most requests finish synchronously. For the rest (watches, waits, body reads) the response closing
         // early means the client went away: stop the work.
         if (fiber.unsafePoll() === null)
@@ -134,11 +137,30 @@ const answerDefect = (run: (effect: Effect.Effect<void>) => unknown, req: http.I
   }
 }
 
+/**
+ * A request target Go's `url.ParseRequestURI` refuses (a malformed escape such as `%ZZ`): Go's server answers it
+ * before any handler, so before authentication, with this plain text, and closes the connection (`net/http`
+ * `conn.serve`).
+ */
+const malformedTarget = (res: http.ServerResponse): void => {
+  res.writeHead(400, { "Content-Type": "text/plain; charset=utf-8", Connection: "close", "Content-Length": "15" })
+  res.end("400 Bad Request")
+}
+
+/**
+ * `/api/v1/watch` with nothing after: upstream's `WithRequestInfo` filter fails before authentication and answers
+ * with `responsewriters.InternalError` (`http.Error`: plain text, the URL quoted and HTML-escaped).
+ */
+const undeterminedRequest = (req: http.IncomingMessage, res: http.ServerResponse, message: string): void => {
+  const text = `Internal Server Error: ${JSON.stringify(req.url ?? "/")}: ${message}`.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+  const bytes = Buffer.from(`${text}\n`)
+  res.writeHead(500, { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff", "Content-Length": String(bytes.length) })
+  res.end(bytes)
+}
+
 /** A 401 or 403 before any routing (upstream's filters run first), in the representation the client accepts. */
-const refuse = (req: http.IncomingMessage, res: http.ServerResponse, error: ApiError): void => {
-  const url = req.url ?? "/"
-  const q = url.indexOf("?")
-  const out = new Responder(req, res, isPretty(req, q >= 0 ? new URLSearchParams(url.slice(q + 1)) : noQuery))
+const refuse = (req: http.IncomingMessage, res: http.ServerResponse, query: URLSearchParams, error: ApiError): void => {
+  const out = new Responder(req, res, isPretty(req, query))
   const negotiated = req.headers.accept === undefined ? undefined : negotiate(req.headers.accept, { watch: false })
   if (negotiated !== undefined && Either.isRight(negotiated) && typeof negotiated.right === "string") out.representation = negotiated.right
   out.error(error)
@@ -152,21 +174,13 @@ const handle = (
   limits: ServerLimits,
   address: string,
   onDefect: (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => void,
-  user: UserInfo
+  user: UserInfo,
+  { info, query }: ParsedRequest
 ) =>
   Effect.suspend(() => {
-    const url = req.url ?? "/"
-    const q = url.indexOf("?")
-    const path = q >= 0 ? url.slice(0, q) : url
-    const query = q >= 0 ? new URLSearchParams(url.slice(q + 1)) : noQuery
-    if (isOpenApiPath(path)) return serveOpenApi(path, query, req, res)
+    if (isOpenApiPath(info.path)) return serveOpenApi(info.path, query, req, res)
     const out = new Responder(req, res, isPretty(req, query))
-    let parsed: Parsed
-    try {
-      parsed = parsePath(path, address)
-    } catch {
-      parsed = { _tag: "error", error: Status.badRequest(`invalid path: ${path}`) }
-    }
+    const parsed: Parsed = routeOf(info, address)
     switch (parsed._tag) {
       case "text":
         return Effect.sync(() => out.text(parsed.code, parsed.body))
@@ -178,8 +192,8 @@ const handle = (
         return options.admin ? adminAction(api, parsed.action, query, req.method ?? "GET", out) : Effect.sync(() => out.text(404, "404 page not found\n"))
       case "resource": {
         // Watches are long-running; everything else is answered within the request timeout (504 after).
-        const served = serveResource(api, parsed.route, query, req, out, limits, onDefect, user)
-        const bounded = limits.requestTimeoutMs > 0 && queryBool(query, "watch") !== true && parsed.route.watch !== true
+        const served = serveResource(api, parsed.route, info, query, req, out, limits, onDefect, user)
+        const bounded = limits.requestTimeoutMs > 0 && !isWatchRequest(req, info)
           ? Effect.timeoutFail(served, { duration: limits.requestTimeoutMs, onTimeout: requestTimedOut })
           : served
         // Errors here are in the negotiated representation (protobuf clients get a protobuf Status).
@@ -226,7 +240,7 @@ const isPretty = (req: http.IncomingMessage, query: URLSearchParams): boolean =>
  * need no waiting. Anything else — watches, waits for a newer revision, a paused server, other media
  * types — returns false and takes the general path.
  */
-const serveReadNow = (api: ApiServerImpl, now: number, req: http.IncomingMessage, res: http.ServerResponse, address: string): boolean => {
+const serveReadNow = (api: ApiServerImpl, now: number, req: http.IncomingMessage, res: http.ServerResponse, address: string, { info, query }: ParsedRequest): boolean => {
   const accept = req.headers.accept
   let representation: Representation = "json"
   if (accept !== undefined && accept !== "application/json" && accept !== "*/*") {
@@ -234,16 +248,8 @@ const serveReadNow = (api: ApiServerImpl, now: number, req: http.IncomingMessage
     if (Either.isLeft(negotiated) || typeof negotiated.right !== "string") return false
     representation = negotiated.right
   }
-  const url = req.url ?? "/"
-  const q = url.indexOf("?")
-  const query = q >= 0 ? new URLSearchParams(url.slice(q + 1)) : noQuery
   if (query.has("watch")) return false
-  let parsed: Parsed
-  try {
-    parsed = parsePath(q >= 0 ? url.slice(0, q) : url, address)
-  } catch {
-    return false
-  }
+  const parsed = routeOf(info, address)
   if (parsed._tag !== "resource" || parsed.route.subresource !== undefined || parsed.route.view || parsed.route.watch || parsed.route.resource.virtual) return false
   const limit = intParam(query, "limit")
   if (Either.isLeft(limit)) return false
@@ -266,9 +272,13 @@ const serveReadNow = (api: ApiServerImpl, now: number, req: http.IncomingMessage
   return true
 }
 
+/** A watch: a GET whose RequestInfo verb is `watch` (`?watch=true` on a collection, or a legacy `/watch/` path). */
+const isWatchRequest = (req: http.IncomingMessage, info: RequestInfo): boolean => req.method === "GET" && info.verb === "watch"
+
 const serveResource = (
   api: ApiServerImpl,
   route: Route,
+  info: RequestInfo,
   query: URLSearchParams,
   req: http.IncomingMessage,
   out: Responder,
@@ -283,7 +293,10 @@ const serveResource = (
     out.view = view
     // A namespaced type's path without a namespace is the all-namespaces collection: list and watch only.
     if (resource.namespaced && namespace === undefined && method !== "GET") return yield* Effect.fail(Status.methodNotAllowed())
-    const isWatch = route.watch === true || queryBool(query, "watch") === true
+    // A legacy `/watch/` path serves GET only: its verb (what was authorized) is `watch`, whatever the method.
+    if (route.watch === true && method !== "GET") return yield* Effect.fail(Status.methodNotAllowed())
+    // Upstream's verb, which authorization saw: `?watch=true` on a named object's path is a plain get.
+    const isWatch = isWatchRequest(req, info)
     if (view?.readOnly && method !== "GET" && method !== "DELETE") return yield* Effect.fail(Status.methodNotAllowed())
     if (resource.virtual && (method !== "POST" || name !== undefined)) return yield* Effect.fail(Status.methodNotAllowed())
     const accept = req.headers.accept

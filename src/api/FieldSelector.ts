@@ -168,33 +168,43 @@ const conversions: Record<string, FieldLabelConversion> = {
 const conversionFor = (r: ResourceType): FieldLabelConversion => conversions[`${r.group}/${r.kind}`] ?? defaultConversion
 
 /**
- * Parses a `fieldSelector` query value (`f=v`, `f==v`, `f!=v`, comma-joined; `\`, `,`, `=` in values
- * escaped with `\`) and converts each field label for `resource`. Errors are 400 BadRequest:
- * `invalid selector: '…'; can't understand '…'`, `field label not supported: <f>`, or for kinds
- * without conversions `"<f>" is not a known field selector: only "metadata.name", "metadata.namespace"`.
+ * The terms of a `fieldSelector` query value as written (`fields.ParseSelector`: `f=v`, `f==v`, `f!=v`,
+ * comma-joined; `\`, `,`, `=` in values escaped with `\`), in upstream's order, no field label converted.
+ * Errors are 400 BadRequest `invalid selector: '…'; can't understand '…'` or an escape error.
  */
-export const parseFieldSelector = (text: string, resource: ResourceType): Either.Either<FieldSelector, ApiError> => {
+export const parseFieldTerms = (text: string): Either.Either<FieldSelector, ApiError> => {
   try {
     const parts = [...splitTerms(text)].sort(compareBytes)
-    const parsed: Array<FieldRequirement> = []
+    const requirements: Array<FieldRequirement> = []
     for (const part of parts) {
       if (part === "") continue
       const term = splitTerm(part)
       if (!term) throw new SelectorParseError(`invalid selector: '${text}'; can't understand '${part}'`)
-      parsed.push({ field: term.lhs, operator: term.op === "!=" ? "!=" : "=", value: unescapeValue(term.rhs) })
+      requirements.push({ field: term.lhs, operator: term.op === "!=" ? "!=" : "=", value: unescapeValue(term.rhs) })
     }
-    const convert = conversionFor(resource)
-    const requirements = parsed.map((r) => {
-      const field = convert(r.field)
-      if (field instanceof SelectorParseError) throw field
-      return { ...r, field }
-    })
     return Either.right({ requirements })
   } catch (e) {
     if (e instanceof SelectorParseError) return Either.left(badRequest(e.message))
     throw e
   }
 }
+
+/**
+ * Parses a `fieldSelector` query value ({@link parseFieldTerms}) and converts each field label for `resource`.
+ * Errors are 400 BadRequest: the parse errors, `field label not supported: <f>`, or for kinds without conversions
+ * `"<f>" is not a known field selector: only "metadata.name", "metadata.namespace"`.
+ */
+export const parseFieldSelector = (text: string, resource: ResourceType): Either.Either<FieldSelector, ApiError> =>
+  Either.flatMap(parseFieldTerms(text), (parsed) => {
+    const convert = conversionFor(resource)
+    const requirements: Array<FieldRequirement> = []
+    for (const r of parsed.requirements) {
+      const field = convert(r.field)
+      if (field instanceof SelectorParseError) return Either.left(badRequest(field.message))
+      requirements.push({ ...r, field })
+    }
+    return Either.right({ requirements })
+  })
 
 /** A label the selector accepted but the object lacks reads as `""`, as upstream's `fields.Set.Get` does. */
 export const matchesFields = (sel: FieldSelector, obj: KObject): boolean => {
@@ -208,6 +218,15 @@ export const matchesFields = (sel: FieldSelector, obj: KObject): boolean => {
 
 export const fieldSelectorIsEmpty = (sel: FieldSelector): boolean => sel.requirements.length === 0
 
-/** The name a selector pins with `metadata.name=x` (upstream `RequiresExactMatch`), used by single-object watches. */
-export const fieldSelectorName = (sel: FieldSelector): string | undefined =>
-  sel.requirements.find((r) => r.field === "metadata.name" && r.operator === "=")?.value
+/**
+ * The value a selector pins `field` to: its first `=` (or `==`) term on the field in the selector's order
+ * (upstream `Selector.RequiresExactMatch`). One rule for every reader: the request's name (RequestInfo.ts), a
+ * single-object watch, the indexed field a LIST or watch reads (simulator/apiserver/FieldIndex.ts).
+ */
+export const requiresExactMatch = (sel: FieldSelector, field: string): string | undefined => {
+  for (const r of sel.requirements) if (r.field === field && r.operator === "=") return r.value
+  return undefined
+}
+
+/** The name a selector pins with `metadata.name=x`, used by single-object watches. */
+export const fieldSelectorName = (sel: FieldSelector): string | undefined => requiresExactMatch(sel, "metadata.name")

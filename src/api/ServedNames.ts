@@ -104,6 +104,12 @@ const views: ReadonlyMap<string, ResourceView> = new Map([
 export const findView = (group: string, version: string, plural: string): ResourceView | undefined =>
   views.get(`${group ? `${group}/` : ""}${version}/${plural}`)
 
+/** The stored namespace a path's namespace names for a group, version and plural (a view may rename it). */
+export const storedNamespace = (group: string, version: string, plural: string, namespace: string): string => {
+  if (!upstreamNamespaces.has(namespace)) return namespace
+  return findView(group, version, plural)?.namespaceToStore(namespace) ?? namespace
+}
+
 /** Group/versions served only as views (they answer resource paths, and their own discovery document). */
 export const viewGroupVersions: ReadonlyArray<string> = [...new Set([...views.keys()].map((k) => k.slice(0, k.lastIndexOf("/"))))]
 

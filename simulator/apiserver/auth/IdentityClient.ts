@@ -15,15 +15,9 @@ import { openWatchPull } from "../../../src/client/WatchPull.js"
 import type { AccessControl } from "./AccessControl.js"
 import type { Permissions } from "./Authorizer.js"
 import type { Credentials } from "./Authenticator.js"
+import type { CallQuery, CallVerb } from "../RequestInfo.js"
 import { callAttributes, type ResourceAttributes } from "./RequestAttributes.js"
 import type { UserInfo } from "./UserInfo.js"
-
-/** `metadata.name=<x>` as a list's or watch's only name requirement, which upstream authorizes as that name. */
-const selectedName = (fieldSelector: string | undefined): string | undefined => {
-  if (fieldSelector === undefined) return undefined
-  const m = /(?:^|,)\s*metadata\.name\s*==?\s*([^,]*)/.exec(fieldSelector)
-  return m ? m[1]!.trim() : undefined
-}
 
 const nameOf = (obj: unknown): string | undefined => (obj as { metadata?: { name?: string } } | undefined)?.metadata?.name
 
@@ -53,13 +47,15 @@ export const identityClient = (access: AccessControl, credentials: Credentials, 
       Effect.flatMap(Clock.currentTimeMillis, (now) => Either.match(admitAt(now, attrs), { onLeft: (e) => Effect.fail(e), onRight: run }))
     return {
       get: (resource, name, opts) => checked(callAttributes("get", resource, opts?.namespace, name), () => client.get(resource, name, opts)),
-      list: (resource, opts) => checked(callAttributes("list", resource, opts?.namespace, selectedName(opts?.fieldSelector)), () => client.list(resource, opts)),
+      list: (resource, opts) => checked(callAttributes("list", resource, opts?.namespace, undefined, undefined, opts), () => client.list(resource, opts)),
       create: (resource, obj, opts) =>
-        checked(callAttributes("create", resource, opts?.namespace, opts?.subresource ? nameOf(obj) : undefined, opts?.subresource), (user) =>
+        checked(callAttributes("create", resource, opts?.namespace, opts?.subresource ? (nameOf(obj) ?? "") : undefined, opts?.subresource), (user) =>
           resource.virtual ? reviewer(resource, obj, user) : client.create(resource, obj, withCaller(resource, opts, user))
         ),
       update: (resource, obj, opts) =>
-        checked(callAttributes("update", resource, opts?.namespace, nameOf(obj), opts?.subresource), (user) => client.update(resource, obj, withCaller(resource, opts, user))),
+        checked(callAttributes("update", resource, opts?.namespace ?? obj.metadata.namespace, nameOf(obj), opts?.subresource), (user) =>
+          client.update(resource, obj, withCaller(resource, opts, user))
+        ),
       patch: (resource, name, patchType, patch, opts) =>
         checked(callAttributes("patch", resource, opts?.namespace, name, opts?.subresource), (user) =>
           client.patch(resource, name, patchType, patch, withCaller(resource, opts, user))
@@ -67,9 +63,9 @@ export const identityClient = (access: AccessControl, credentials: Credentials, 
       delete: (resource, name, opts) => checked(callAttributes("delete", resource, opts?.namespace, name), () => client.delete(resource, name, opts)),
       deleteCollection: (resource, opts) => checked(callAttributes("deletecollection", resource, opts?.namespace, undefined), () => client.deleteCollection(resource, opts)),
       watch: (resource, opts) =>
-        Stream.unwrap(checked(callAttributes("watch", resource, opts?.namespace, selectedName(opts?.fieldSelector)), () => Effect.succeed(client.watch(resource, opts)))),
+        Stream.unwrap(checked(callAttributes("watch", resource, opts?.namespace, undefined, undefined, opts), () => Effect.succeed(client.watch(resource, opts)))),
       pullWatch: (resource, opts) =>
-        checked(callAttributes("watch", resource, opts?.namespace, selectedName(opts?.fieldSelector)), () => openWatchPull(client, resource, opts))
+        checked(callAttributes("watch", resource, opts?.namespace, undefined, undefined, opts), () => openWatchPull(client, resource, opts))
     }
   })()
   if (client.at === undefined) return effectful
@@ -107,19 +103,22 @@ export const identityClient = (access: AccessControl, credentials: Credentials, 
   }
 }
 
-type Scratch = { -readonly [K in keyof ResourceAttributes]: ResourceAttributes[K] }
-
-/** The attributes of the immediate views' checks: they answer synchronously, so one record serves every call. */
-const scratch: Scratch = callAttributes("get", { group: "", version: "", plural: "", namespaced: false }, undefined, undefined)
-
 /**
  * An identity's immediate view (`at`): its verbs are methods, so thousands of node agents' views share their code
  * and each holds only a few fields — a request touches little memory of its own agent (docs/benchmarks.md
- * "Authorization cost"). Nothing is allocated to let a request through. Call its verbs on it, as methods.
+ * "Authorization cost"). A repeated request allocates nothing to be let through. Call its verbs on it, as methods.
  */
 class ImmediateView implements ApiClientService {
   now = 0
   view: ApiClientService
+  // The last call and its attributes: an agent repeats its calls (a lease renewal every 10 s), and a repeat
+  // allocates nothing.
+  private lastVerb: CallVerb | undefined = undefined
+  private lastResource: ResourceType | undefined = undefined
+  private lastNamespace: string | undefined = undefined
+  private lastName: string | undefined = undefined
+  private lastSubresource: string | undefined = undefined
+  private lastAttributes: ResourceAttributes | undefined = undefined
 
   constructor(
     base: ApiClientService,
@@ -134,16 +133,27 @@ class ImmediateView implements ApiClientService {
     this.view = base
   }
 
-  private refused(verb: string, resource: ResourceType, namespace: string | undefined, name: string | undefined, subresource?: string): ApiError | undefined {
-    scratch.verb = verb
-    scratch.apiGroup = resource.group
-    scratch.apiVersion = resource.version
-    scratch.resource = resource.plural
-    scratch.subresource = subresource ?? ""
-    scratch.namespace = resource.namespaced ? (namespace ?? "") : resource.plural === "namespaces" ? (name ?? "") : ""
-    scratch.name = name ?? ""
-    if (this.permissions === undefined) return this.admit(this.now, scratch)
-    return this.permissions.allows(scratch) ? undefined : this.access.refusal(this.user!, scratch)
+  private refused(verb: CallVerb, resource: ResourceType, namespace: string | undefined, name: string | undefined, subresource?: string, options?: CallQuery): ApiError | undefined {
+    let attrs = this.lastAttributes
+    if (
+      attrs === undefined ||
+      options !== undefined ||
+      verb !== this.lastVerb ||
+      resource !== this.lastResource ||
+      namespace !== this.lastNamespace ||
+      name !== this.lastName ||
+      subresource !== this.lastSubresource
+    ) {
+      attrs = callAttributes(verb, resource, namespace, name, subresource, options)
+      this.lastVerb = verb
+      this.lastResource = resource
+      this.lastNamespace = namespace
+      this.lastName = name
+      this.lastSubresource = subresource
+      this.lastAttributes = options === undefined ? attrs : undefined
+    }
+    if (this.permissions === undefined) return this.admit(this.now, attrs)
+    return this.permissions.allows(attrs) ? undefined : this.access.refusal(this.user!, attrs)
   }
 
   get(resource: ResourceType, name: string, opts?: GetOptions) {
@@ -151,18 +161,18 @@ class ImmediateView implements ApiClientService {
     return e ? Either.left(e) : this.view.get(resource, name, opts)
   }
   list(resource: ResourceType, opts?: ListOptions) {
-    const e = this.refused("list", resource, opts?.namespace, selectedName(opts?.fieldSelector))
+    const e = this.refused("list", resource, opts?.namespace, undefined, undefined, opts)
     return e ? Either.left(e) : this.view.list(resource, opts)
   }
   create(resource: ResourceType, obj: unknown, opts?: WriteOptions) {
     // RBAC objects take the effectful path, which hands the caller on for the escalation check.
     if (resource.virtual || resource.group === rbacGroup) return this.effectful.create(resource, obj, opts)
-    const e = this.refused("create", resource, opts?.namespace, opts?.subresource ? nameOf(obj) : undefined, opts?.subresource)
+    const e = this.refused("create", resource, opts?.namespace, opts?.subresource ? (nameOf(obj) ?? "") : undefined, opts?.subresource)
     return e ? Either.left(e) : this.view.create(resource, obj, opts)
   }
   update(resource: ResourceType, obj: KObject, opts?: WriteOptions) {
     if (resource.group === rbacGroup) return this.effectful.update(resource, obj, opts)
-    const e = this.refused("update", resource, opts?.namespace, nameOf(obj), opts?.subresource)
+    const e = this.refused("update", resource, opts?.namespace ?? obj.metadata.namespace, nameOf(obj), opts?.subresource)
     return e ? Either.left(e) : this.view.update(resource, obj, opts)
   }
   patch(resource: ResourceType, name: string, patchType: PatchType, patch: unknown, opts?: WriteOptions) {

@@ -1,7 +1,7 @@
 /**
  * Who an HTTP request is from and whether it may proceed: the credentials it carries (the `Authorization` header,
- * the TLS client certificate) and the attributes its URL names, handed to the server's AccessControl. The
- * attributes are only derived when an authorizer needs them.
+ * the TLS client certificate) and the attributes of its RequestInfo (../RequestInfo.ts, the same reading of the URL
+ * that routes it), handed to the server's AccessControl. The attributes are only made when an authorizer needs them.
  */
 import type * as http from "node:http"
 import type { TLSSocket } from "node:tls"
@@ -10,7 +10,8 @@ import type { ApiError } from "../../../src/api/Status.js"
 import type { AccessControl } from "../auth/AccessControl.js"
 import type { ClientCertificate, Credentials } from "../auth/Authenticator.js"
 import { impersonatedUser, unescapeExtraKey, type ImpersonationRequest } from "../auth/Impersonation.js"
-import { requestAttributes } from "../auth/RequestAttributes.js"
+import { attributesOf } from "../auth/RequestAttributes.js"
+import type { RequestInfo } from "../RequestInfo.js"
 import type { UserInfo } from "../auth/UserInfo.js"
 
 /** The client certificate a TLS socket presented: subject CN and O, and whether it chains to the client CA. */
@@ -51,14 +52,11 @@ export const impersonationHeaders = (rawHeaders: ReadonlyArray<string>): Imperso
 }
 
 /** The request's user (after any impersonation), or its 401 / 403. */
-export const admitRequest = (access: AccessControl, req: http.IncomingMessage, nowMs: number): Either.Either<UserInfo, ApiError> => {
+export const admitRequest = (access: AccessControl, req: http.IncomingMessage, info: RequestInfo, nowMs: number): Either.Either<UserInfo, ApiError> => {
   const authenticated = access.authenticate(credentialsOf(req), nowMs)
   const asked = Either.isRight(authenticated) ? impersonationHeaders(req.rawHeaders) : undefined
   const user = asked !== undefined && Either.isRight(authenticated) ? impersonatedUser(access, authenticated.right, asked) : authenticated
   if (Either.isLeft(user) || access.allowsEverything) return user
-  const url = req.url ?? "/"
-  const q = url.indexOf("?")
-  const attrs = requestAttributes(req.method ?? "GET", q >= 0 ? url.slice(0, q) : url, q >= 0 ? new URLSearchParams(url.slice(q + 1)) : new URLSearchParams())
-  const denied = access.authorize(user.right, attrs)
+  const denied = access.authorize(user.right, attributesOf(info))
   return denied ? Either.left(denied) : user
 }

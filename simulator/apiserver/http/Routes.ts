@@ -1,13 +1,15 @@
 /**
- * The URL layout of spec 000 "Endpoints": a path mapped to a resource route (namespaced or cluster-scoped, with a
- * subresource, a served-name view or a legacy `/watch/` prefix), a discovery document, a health text or an admin
- * action. Pure: no I/O here.
+ * The URL layout of spec 000 "Endpoints": a request's RequestInfo (../RequestInfo.ts, the one reading of its URL,
+ * which authorization reads too) mapped to a resource route (namespaced or cluster-scoped, with a subresource, a
+ * served-name view or a legacy `/watch/` prefix), a discovery document, a health text or an admin action. Pure:
+ * no I/O here.
  */
 import { findResource, groupVersions, type ResourceType } from "../../../src/api/Resources.js"
 import { findView, viewGroupVersions, type ResourceView } from "../../../src/api/ServedNames.js"
 import * as Status from "../../../src/api/Status.js"
 import type { ApiError } from "../../../src/api/Status.js"
 import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, versionInfo } from "../Discovery.js"
+import { pathSegments, type RequestInfo } from "../RequestInfo.js"
 
 export interface Route {
   readonly resource: ResourceType
@@ -37,59 +39,58 @@ const lookup = (group: string, version: string, plural: string): { resource: Res
   return view && { resource: view.resource, view }
 }
 
-/** Maps a path to a resource route or a discovery document (spec 000 "Endpoints"). */
-export const parsePath = (path: string, serverAddress: string): Parsed => {
-  const segments = path.split("/").filter((s) => s !== "").map(decodeURIComponent)
+/** A resource route or a discovery document for a request, read from its RequestInfo (spec 000 "Endpoints"). */
+export const routeOf = (info: RequestInfo, serverAddress: string): Parsed => {
   const notFoundPage: Parsed = { _tag: "text", code: 404, body: "404 page not found\n" }
-  if (segments.length === 0) return notFoundPage
-  const [root] = segments
-  if (segments.length === 1) {
-    if (root === "healthz" || root === "readyz" || root === "livez") return { _tag: "text", code: 200, body: "ok" }
-    if (root === "version") return { _tag: "document", body: versionInfo }
-    if (root === "api") return { _tag: "document", body: apiVersions(serverAddress) }
-    if (root === "apis") return { _tag: "document", body: apiGroupList() }
-  }
-  if (root === "clustersim" && segments.length === 2) return { _tag: "admin", action: segments[1]! }
-  let group: string
-  let rest: string[]
-  if (root === "api") {
-    group = ""
-    rest = segments.slice(1)
-  } else if (root === "apis") {
-    if (segments.length === 2) {
-      const doc = apiGroupDocument(segments[1]!)
-      return doc ? { _tag: "document", body: doc } : notFoundPage
-    }
-    group = segments[1]!
-    rest = segments.slice(2)
-  } else return notFoundPage
-  const version = rest[0]!
+  if (!info.isResourceRequest) return nonResourceRoute(info, serverAddress, notFoundPage)
+  const group = info.apiGroup
+  const version = info.apiVersion
   if (!servedGroupVersions.has(group ? `${group}/${version}` : version)) return notFoundPage
-  const afterVersion = rest.slice(1)
-  if (afterVersion.length === 0) return { _tag: "document", body: apiResourceList(group, version) }
-  // Legacy watch paths (`/api/v1/watch/namespaces/ns/configmaps[/name]`), still served upstream.
-  const watch = afterVersion[0] === "watch"
-  const parts = watch ? afterVersion.slice(1) : afterVersion
-  if (parts.length === 0) return notFoundPage
   const unknown = (): Parsed => ({ _tag: "error", error: Status.resourceNotFound() })
-  // namespaces/<ns>/<plural>[/<name>[/<sub>]] for namespaced types; <plural>[/<name>[/<sub>]] otherwise.
-  if (parts[0] === "namespaces" && parts.length >= 3) {
-    const found = lookup(group, version, parts[2]!)
-    const resource = found?.resource
-    if (found && resource?.namespaced && parts.length <= 5 && !(watch && parts.length > 4)) {
-      const namespace = found.view ? found.view.namespaceToStore(parts[1]!) : parts[1]
-      return { _tag: "resource", route: { resource, namespace, name: parts[3], subresource: parts[4], view: found.view, watch } }
-    }
-    if (!resource || parts.length > 5 || !resource.namespaced) {
-      // namespaces/<name>/<subresource> is the namespace object's own subresource.
-      const namespaces = findResource(group, version, "namespaces")
-      if (namespaces && !watch && parts.length === 3 && namespaces.subresources.includes(parts[2]!))
-        return { _tag: "resource", route: { resource: namespaces, namespace: undefined, name: parts[1], subresource: parts[2] } }
-      return unknown()
-    }
+  // `/proxy/` paths are not served (upstream dropped them); a legacy `/watch/` path takes no subresource.
+  if (info.verbInPath && info.verb !== "watch") return unknown()
+  const watch = info.verbInPath
+  const parts = info.parts
+  if (parts.length > (watch ? 2 : 3)) return unknown()
+  const found = lookup(group, version, info.resource)
+  if (!found) return unknown()
+  const { resource, view } = found
+  const name = parts.length >= 2 ? parts[1] : undefined
+  const subresource = parts.length >= 3 ? parts[2] : undefined
+  if (subresource !== undefined && !resource.subresources.includes(subresource)) return unknown()
+  let namespace: string | undefined
+  // Already the stored namespace: RequestInfo renames a view's (kube-system → platform-system) for authorization too.
+  if (resource.namespaced) namespace = info.namespace === "" ? undefined : info.namespace
+  // A cluster-scoped type has no namespace in its path, but a namespace object's path (`/namespaces/<name>`) names it.
+  else if (info.namespace !== "" && !(resource.plural === "namespaces" && info.namespace === name)) return unknown()
+  // `/pods//status`: upstream's handlers find no name (`errEmptyName`).
+  if (name === "") return { _tag: "error", error: Status.badRequest("name must be provided") }
+  return { _tag: "resource", route: { resource, namespace, name, subresource, view, watch } }
+}
+
+/** Health texts, version, discovery documents and admin actions: matched on the decoded path's segments. */
+const nonResourceRoute = (info: RequestInfo, serverAddress: string, notFoundPage: Parsed): Parsed => {
+  const segments = pathSegments(info.path)
+  const [root, second, third] = segments
+  switch (segments.length) {
+    case 1:
+      if (root === "healthz" || root === "readyz" || root === "livez") return { _tag: "text", code: 200, body: "ok" }
+      if (root === "version") return { _tag: "document", body: versionInfo }
+      if (root === "api") return { _tag: "document", body: apiVersions(serverAddress) }
+      if (root === "apis") return { _tag: "document", body: apiGroupList() }
+      return notFoundPage
+    case 2:
+      if (root === "clustersim") return { _tag: "admin", action: second! }
+      if (root === "api" && servedGroupVersions.has(second!)) return { _tag: "document", body: apiResourceList("", second!) }
+      if (root === "apis") {
+        const doc = apiGroupDocument(second!)
+        return doc ? { _tag: "document", body: doc } : notFoundPage
+      }
+      return notFoundPage
+    case 3:
+      if (root === "apis" && servedGroupVersions.has(`${second}/${third}`)) return { _tag: "document", body: apiResourceList(second!, third!) }
+      return notFoundPage
+    default:
+      return notFoundPage
   }
-  const found = lookup(group, version, parts[0]!)
-  if (!found || parts.length > (watch ? 2 : 3)) return unknown()
-  if (parts.length === 3 && !found.resource.subresources.includes(parts[2]!)) return unknown()
-  return { _tag: "resource", route: { resource: found.resource, namespace: undefined, name: parts[1], subresource: parts[2], view: found.view, watch } }
 }

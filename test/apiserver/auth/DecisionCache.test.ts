@@ -27,7 +27,7 @@ const pods = { group: "", version: "v1", plural: "pods", namespaced: true }
 const nodes = { group: "", version: "v1", plural: "nodes", namespaced: false }
 
 const requests: ReadonlyArray<RequestAttributes> = [
-  ...["get", "update", "create", "delete", "list"].flatMap((verb) =>
+  ...(["get", "update", "create", "delete", "list"] as const).flatMap((verb) =>
     ["a", "b", ""].flatMap((name) => [
       callAttributes(verb, leases, "kube-node-lease", name || undefined),
       callAttributes(verb, leases, "team", name || undefined),

@@ -2,9 +2,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { canonicalGroup, compileRule, ruleAllows } from "../../../simulator/apiserver/auth/PolicyRules.js"
 import { callAttributes, type RequestAttributes } from "../../../simulator/apiserver/auth/RequestAttributes.js"
 import type { PolicyRule } from "../../../src/api/kinds/Rbac.js"
+import type { CallVerb } from "../../../simulator/apiserver/RequestInfo.js"
 
 const allows = (rule: PolicyRule, attrs: RequestAttributes) => ruleAllows(compileRule(rule), attrs, attrs.resourceRequest ? canonicalGroup(attrs.apiGroup) : "")
-const req = (verb: string, group: string, resource: string, opts: { ns?: string; name?: string; sub?: string } = {}) =>
+const req = (verb: CallVerb, group: string, resource: string, opts: { ns?: string; name?: string; sub?: string } = {}) =>
   callAttributes(verb, { group, version: "v1", plural: resource, namespaced: true }, opts.ns ?? "default", opts.name, opts.sub)
 const path = (verb: string, p: string): RequestAttributes => ({ resourceRequest: false, verb, path: p })
 

@@ -1,10 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { callAttributes, requestAttributes } from "../../../simulator/apiserver/auth/RequestAttributes.js"
+import { attributesOf, callAttributes } from "../../../simulator/apiserver/auth/RequestAttributes.js"
+import { parseRequest } from "../../../simulator/apiserver/RequestInfo.js"
 import { Namespaces, Pods } from "../../../src/api/Resources.js"
 
 const attrs = (method: string, url: string) => {
-  const [path, query] = url.split("?")
-  return requestAttributes(method, path!, new URLSearchParams(query ?? ""))
+  const request = parseRequest(method, url)
+  if (!("info" in request)) throw new Error(`no RequestInfo for ${url}`)
+  return attributesOf(request.info)
 }
 const resource = (verb: string, apiGroup: string, resource: string, namespace = "", name = "", subresource = "", apiVersion = "v1") => ({
   resourceRequest: true,
@@ -17,7 +19,7 @@ const resource = (verb: string, apiGroup: string, resource: string, namespace = 
   name
 })
 
-describe("requestAttributes (upstream RequestInfoFactory)", () => {
+describe("attributesOf (upstream GetAuthorizerAttributes of the RequestInfoFactory's RequestInfo)", () => {
   it("verbs from the method, list/watch/deletecollection without a name", () => {
     expect(attrs("GET", "/api/v1/namespaces/default/pods/p1")).toEqual(resource("get", "", "pods", "default", "p1"))
     expect(attrs("GET", "/api/v1/namespaces/default/pods")).toEqual(resource("list", "", "pods", "default"))

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
-import { parsePath, type Parsed } from "../../../simulator/apiserver/http/Routes.js"
+import { routeOf, type Parsed } from "../../../simulator/apiserver/http/Routes.js"
+import { parseRequest } from "../../../simulator/apiserver/RequestInfo.js"
 
 const address = "127.0.0.1:6443"
+
+/** The route of a GET of `path`, read from its RequestInfo as the server reads it. */
+const parsePath = (path: string, serverAddress: string): Parsed => {
+  const request = parseRequest("GET", path)
+  if (!("info" in request)) throw new Error(`no RequestInfo for ${path}`)
+  return routeOf(request.info, serverAddress)
+}
 
 /** A resource route's parts, or the parse's tag when it is not one. */
 const route = (path: string) => {
@@ -17,7 +25,7 @@ describe("parsePath (spec 000 Endpoints)", () => {
     expect(route("/api/v1/nodes/n1/status")).toEqual({ plural: "nodes", namespace: undefined, name: "n1", subresource: "status", watch: false })
     expect(route("/api/v1/watch/namespaces/ns1/configmaps")).toEqual({ plural: "configmaps", namespace: "ns1", name: undefined, subresource: undefined, watch: true })
     // namespaces/<name>/<subresource> is the namespace object's own subresource
-    expect(route("/api/v1/namespaces/ns1/finalize")).toEqual({ plural: "namespaces", namespace: undefined, name: "ns1", subresource: "finalize" })
+    expect(route("/api/v1/namespaces/ns1/finalize")).toEqual({ plural: "namespaces", namespace: undefined, name: "ns1", subresource: "finalize", watch: false })
   })
   it("health texts, discovery documents, admin actions and the 404 page", () => {
     expect(parsePath("/healthz", address)).toEqual({ _tag: "text", code: 200, body: "ok" })

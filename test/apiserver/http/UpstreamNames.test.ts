@@ -141,7 +141,8 @@ describe("upstream names", () => {
       expect(events.code).toBe(201)
       const coreWatch = yield* watchLines(base, "/api/v1/watch/events", 1)
       expect(coreWatch.lines[0].object).toMatchObject({ apiVersion: "v1", message: "hello" })
-      expect((yield* send(base, "GET", "/api/v1/watch")).code).toBe(404)
+      // Nothing after the verb: upstream's RequestInfo fails and its filter answers 500 (test/hardening/requestInfo.test.ts).
+      expect((yield* send(base, "GET", "/api/v1/watch")).code).toBe(500)
     })
   )
 
