@@ -97,7 +97,8 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     }
     const added = options.addedLatencyMs ?? 0
     server.on("request", (req, res) => {
-      if (refused(req.socket)) return void res.destroy()
+      // answered 429 already; the socket closes when that answer is out (res.destroy() could cut it off over TLS)
+      if (refused(req.socket)) return
       if (added > 0) run(Effect.sleep(added).pipe(Effect.andThen(() => answer(req, res))))
       else answer(req, res)
     })
