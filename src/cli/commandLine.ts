@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * The `clustersim` command line on `@effect/cli`: every subcommand has `--help`, flag errors name the flag,
  * and the shells' completions come from `--completions bash|zsh|fish|sh`. Exit codes (k6): 0 pass,
@@ -8,7 +7,6 @@
 import { Args, CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { Console, Effect, Layer, Option } from "effect"
-import { realpathSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { runHttpServer } from "../../simulator/apiserver/HttpServer.js"
@@ -19,6 +17,7 @@ import { scenarioJsonSchema } from "../scenario/jsonSchema.js"
 import { calibrateCommand } from "./calibrate.js"
 import { compareCommand } from "./compare.js"
 import { seedDemoCluster } from "./demo.js"
+import { connectionCap, openFilesLimit, ownDescriptors } from "./DescriptorLimit.js"
 import { FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flags.js"
 import { reportRuns } from "./report.js"
 import type { StopSignal } from "./artifact.js"
@@ -141,7 +140,13 @@ const serveHandler = (o: {
       authentication: security.authentication,
       authorizationMode: security.authorizationMode
     })
-    const limits = { requestTimeoutMs: Math.round(requestTimeoutMs), maxConnections: o.maxConnections }
+    const fileLimit = openFilesLimit()
+    const maxConnections = connectionCap(o.maxConnections, fileLimit)
+    if (maxConnections < o.maxConnections)
+      process.stderr.write(
+        `clustersim: --max-connections ${o.maxConnections} lowered to ${maxConnections}: this process may open ${fileLimit} files (ulimit -Hn) and keeps ${ownDescriptors} for its own (docs/limits.md)\n`
+      )
+    const limits = { requestTimeoutMs: Math.round(requestTimeoutMs), maxConnections }
     return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, limits, addedLatencyMs, tls: security.tls }, (s) =>
       Effect.gen(function* () {
         yield* Console.log(`clustersim API server listening on ${s.url}`)
@@ -447,23 +452,5 @@ export const main = (args: ReadonlyArray<string>): Promise<number> => {
       ),
       Effect.map((code) => code ?? exitCode)
     )
-  )
-}
-
-/** Run when executed (also through npm's `.bin` symlink), not when imported by a test. */
-const invokedDirectly = (() => {
-  try {
-    return process.argv[1] !== undefined && realpathSync(fileURLToPath(import.meta.url)) === realpathSync(process.argv[1])
-  } catch {
-    return false
-  }
-})()
-if (invokedDirectly) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (e) => {
-      process.stderr.write(`clustersim: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
-      process.exit(ExitCode.RunError)
-    }
   )
 }
