@@ -22,7 +22,8 @@ import { FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flag
 import { reportRuns } from "./report.js"
 import type { StopSignal } from "./artifact.js"
 import { runCommand, type RunCommandOptions } from "./run.js"
-import { resolveServeSecurity } from "./serveSecurity.js"
+import { openAccessWarning, resolveServeSecurity } from "./serveSecurity.js"
+import { layerStderrLogger } from "./StderrLogger.js"
 import { resolveTarget } from "./target.js"
 import { validateFiles } from "./validate.js"
 
@@ -132,6 +133,8 @@ const serveHandler = (o: {
       anonymousAuth: o.anonymousAuth,
       authorizationMode: o.authorizationMode
     })
+    const warning = openAccessWarning(o.host, security)
+    if (warning !== undefined) process.stderr.write(warning + "\n")
     const server = ApiServer.layer({
       seed: o.seed,
       historyWindowMs,
@@ -157,7 +160,7 @@ const serveHandler = (o: {
           yield* Console.log(kubeconfig !== undefined ? `Try: kubectl --kubeconfig ${kubeconfig} get pods -A` : `Try: kubectl --server ${s.url} get pods -A`)
         }
       })
-    ).pipe(Effect.provide(server))
+    ).pipe(Effect.provide(Layer.merge(server, layerStderrLogger)))
   }).pipe(Effect.catchIf((e): e is FlagError => e instanceof FlagError, (e) => usageError(e.message)))
 
 const serve = Command.make("serve", serveOptions, (o) => serveHandler({ ...o, demo: o.demo })).pipe(
