@@ -182,8 +182,18 @@ const handle = (
         const bounded = limits.requestTimeoutMs > 0 && queryBool(query, "watch") !== true && parsed.route.watch !== true
           ? Effect.timeoutFail(served, { duration: limits.requestTimeoutMs, onTimeout: requestTimedOut })
           : served
-        // Errors here are in the negotiated representation (protobuf clients get a protobuf Status).
-        return bounded.pipe(Effect.catchAll((error) => Effect.sync(() => (res.headersSent ? res.end() : out.error(error)))))
+        // Errors here are in the negotiated representation (protobuf clients get a protobuf Status). One sent
+        // before the body is all in (the request timeout's 504 for a client that stopped sending) closes the
+        // connection: the rest of the body would be read as a next request, and node would answer it 408 too.
+        return bounded.pipe(
+          Effect.catchAll((error) =>
+            Effect.sync(() => {
+              if (res.headersSent) return res.end()
+              if (!req.complete) res.setHeader("Connection", "close")
+              out.error(error)
+            })
+          )
+        )
       }
     }
   }).pipe(
