@@ -140,7 +140,7 @@ ${extra}`
     expect(r.exitCode).toBe(1)
     expect(r.artifact.outcome).toBe("run-error")
     expect(r.artifact.runError).toBe(
-      `setup failed: 3 of 31 creates failed, the first: lost #${r.artifact.runError.match(/lost #(\d)/)?.[1]}: 404 NotFound: namespaces "absent" not found; the phases did not run`
+      `setup failed: 3 of 31 creates failed, the first: lost #${r.artifact.runError?.match(/lost #(\d)/)?.[1]}: 404 NotFound: namespaces "absent" not found; the phases did not run`
     )
     const setupSeries = r.artifact.series.filter((s) => s.key.metric === "setup")
     expect(setupSeries.reduce((n, s) => n + s.errors, 0)).toBe(3)
