@@ -35,6 +35,7 @@ import { Responder } from "./http/Responder.js"
 import { adminAction } from "./http/Admin.js"
 import { serveWatch } from "./http/ServeWatch.js"
 import { parsePath, type Parsed, type Route } from "./http/Routes.js"
+import { answerPlainHttp } from "./http/PlainHttpOnTls.js"
 import { tlsServerOptions } from "./http/Tls.js"
 import { admitRequest } from "./http/RequestIdentity.js"
 import type { UserInfo } from "./auth/UserInfo.js"
@@ -71,9 +72,11 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     const runtime = yield* Effect.runtime<never>()
     const run = Runtime.runFork(runtime)
     const limits = resolveLimits(options.limits)
+    // upstream's TLS handshake timeout is its ReadHeaderTimeout (Go's tlsHandshakeTimeout)
     const server = options.tls
-      ? https.createServer({ ...nodeServerOptions(limits), ...tlsServerOptions(options.tls) })
+      ? https.createServer({ ...nodeServerOptions(limits), ...tlsServerOptions(options.tls), handshakeTimeout: limits.headersTimeoutMs })
       : http.createServer(nodeServerOptions(limits))
+    if (server instanceof https.Server) answerPlainHttp(server, limits.headersTimeoutMs)
     const refused = capConnections(server, limits.maxConnections)
     let address = `${options.host}:${options.port}`
     const clock = yield* Effect.clock
