@@ -22,7 +22,7 @@ export const answerPlainHttp = (server: https.Server, waitMs: number): void => {
   const tlsListeners = server.listeners("connection") as Array<(socket: Socket) => void>
   server.removeAllListeners("connection")
   server.on("connection", (socket: Socket) => {
-    let head = Buffer.alloc(0)
+    let head: Buffer = Buffer.alloc(0)
     const giveUp = setTimeout(() => socket.destroy(), waitMs)
     // a reset before the TLS server has the socket must not be an unhandled error
     socket.on("error", () => socket.destroy())
