@@ -68,7 +68,7 @@ const serveOptions = {
     Options.withDefault("60s"),
     Options.withDescription("Non-watch requests not answered in this time get 504 (Go duration; 0 turns it off, the 32 s header timeout stays). See docs/limits.md.")
   ),
-  maxConnections: integerFlag("max-connections", "Open connections; one more is answered 429 and closed. See docs/limits.md.").pipe(Options.withDefault(4096)),
+  maxConnections: integerFlag("max-connections", "Open connections; one more is answered 429 and closed. Lowered to the open-file limit less 64 (said on stderr). See docs/limits.md.").pipe(Options.withDefault(4096)),
   watchBufferSize: integerFlag("watch-buffer-size", "Events buffered per watch before a slow watcher is dropped (the scenario's server.watchBufferSize).").pipe(Options.optional),
   addedLatency: Options.text("added-latency").pipe(
     Options.withDefault("0s"),
