@@ -36,6 +36,7 @@ import { Responder } from "./http/Responder.js"
 import { adminAction } from "./http/Admin.js"
 import { serveWatch } from "./http/ServeWatch.js"
 import { routeOf, type Parsed, type Route } from "./http/Routes.js"
+import { answerPlainHttp } from "./http/PlainHttpOnTls.js"
 import { MalformedRequestTarget, parseRequest, UndeterminedRequest, type ParsedRequest, type RequestInfo } from "./RequestInfo.js"
 import { tlsServerOptions } from "./http/Tls.js"
 import { admitRequest } from "./http/RequestIdentity.js"
@@ -71,9 +72,11 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     const runtime = yield* Effect.runtime<never>()
     const run = Runtime.runFork(runtime)
     const limits = resolveLimits(options.limits)
+    // upstream's TLS handshake timeout is its ReadHeaderTimeout (Go's tlsHandshakeTimeout)
     const server = options.tls
-      ? https.createServer({ ...nodeServerOptions(limits), ...tlsServerOptions(options.tls) })
+      ? https.createServer({ ...nodeServerOptions(limits), ...tlsServerOptions(options.tls), handshakeTimeout: limits.headersTimeoutMs })
       : http.createServer(nodeServerOptions(limits))
+    if (server instanceof https.Server) answerPlainHttp(server, limits.headersTimeoutMs)
     const refused = capConnections(server, limits.maxConnections)
     let address = `${options.host}:${options.port}`
     const clock = yield* Effect.clock
@@ -101,7 +104,8 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     }
     const added = options.addedLatencyMs ?? 0
     server.on("request", (req, res) => {
-      if (refused(req.socket)) return void res.destroy()
+      // answered 429 already; the socket closes when that answer is out (res.destroy() could cut it off over TLS)
+      if (refused(req.socket)) return
       if (added > 0) run(Effect.sleep(added).pipe(Effect.andThen(() => answer(req, res))))
       else answer(req, res)
     })
@@ -196,8 +200,18 @@ const handle = (
         const bounded = limits.requestTimeoutMs > 0 && !isWatchRequest(req, info)
           ? Effect.timeoutFail(served, { duration: limits.requestTimeoutMs, onTimeout: requestTimedOut })
           : served
-        // Errors here are in the negotiated representation (protobuf clients get a protobuf Status).
-        return bounded.pipe(Effect.catchAll((error) => Effect.sync(() => (res.headersSent ? res.end() : out.error(error)))))
+        // Errors here are in the negotiated representation (protobuf clients get a protobuf Status). One sent
+        // before the body is all in (the request timeout's 504 for a client that stopped sending) closes the
+        // connection: the rest of the body would be read as a next request, and node would answer it 408 too.
+        return bounded.pipe(
+          Effect.catchAll((error) =>
+            Effect.sync(() => {
+              if (res.headersSent) return res.end()
+              if (!req.complete) res.setHeader("Connection", "close")
+              out.error(error)
+            })
+          )
+        )
       }
     }
   }).pipe(

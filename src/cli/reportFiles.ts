@@ -5,10 +5,15 @@ import { renderJunit } from "../../reports/junit.js"
 import { renderLatencySvg } from "../../reports/plot.js"
 import { type RunArtifact, writeAtomically } from "../scenario/Artifact.js"
 
-export const writeReports = (outDir: string, artifact: RunArtifact, junit: string | undefined, err: (s: string) => void): void => {
+/** `besideRunJson: false` (run.json could not be written): only the junit file, which lives elsewhere. */
+export const writeReports = (outDir: string, artifact: RunArtifact, junit: string | undefined, err: (s: string) => void, o: { readonly besideRunJson: boolean } = { besideRunJson: true }): void => {
   const files: Array<[string, () => string]> = [
-    [join(outDir, "latency.svg"), () => renderLatencySvg(artifact)],
-    [join(outDir, "report.html"), () => renderRunHtml(artifact)],
+    ...(o.besideRunJson
+      ? ([
+          [join(outDir, "latency.svg"), () => renderLatencySvg(artifact)],
+          [join(outDir, "report.html"), () => renderRunHtml(artifact)]
+        ] as Array<[string, () => string]>)
+      : []),
     ...(junit !== undefined ? [[junit, () => renderJunit(artifact)] as [string, () => string]] : [])
   ]
   for (const [path, render] of files) {

@@ -8,13 +8,14 @@
  */
 import { Cause, Duration, Effect, Either, Exit, Option } from "effect"
 import { readFileSync } from "node:fs"
-import { dirname } from "node:path"
+import { dirname, join } from "node:path"
 import { parseArgs } from "node:util"
 import { clusterFigures } from "../../simulator/cluster/ClusterFigures.js"
 import { runSimulation } from "../../simulator/cluster/ClusterRun.js"
 import { podStartupSeries } from "../../simulator/nodeagent/images/ImagePulls.js"
 import { renderSummary } from "../../reports/summary.js"
 import { assembleArtifact, type Collected, type StopSignal } from "./artifact.js"
+import { outDirProblem, reasonOf } from "./outDir.js"
 import { writeReports } from "./reportFiles.js"
 import { isLocalTarget, resolveTarget, RunUsageError, Target, type TargetFlag, targetLayer } from "./target.js"
 import { runRealTimeScenario, runsInRealTime } from "./realtime.js"
@@ -120,13 +121,31 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     const outDir = o.outDir ?? defaultOutDir(scenario.metadata.name, startedAt)
     const interrupt: Effect.Effect<StopSignal> = Effect.map(o.interrupt ?? Effect.never, (signal) => signal ?? "SIGINT")
 
+    // checked before the run, not found at its end (./outDir.ts)
+    const outProblem = outDirProblem(outDir)
+    if (outProblem !== undefined) {
+      err(`clustersim: ${o.outDir !== undefined ? "--out " : ""}${outDir}: cannot write run.json there: ${outProblem}\n`)
+      return { exitCode: ExitCode.InvalidInput }
+    }
+
+    /** Writes the artifact and prints the summary; the summary is printed even when the artifact cannot be written (then exit 1). */
     const finish = (artifact: RunArtifact): RunCommandResult => {
-      const path = writeArtifact(outDir, artifact)
-      writeReports(outDir, artifact, o.junit, err)
+      let path: string | undefined
+      let writeError: string | undefined
+      try {
+        path = writeArtifact(outDir, artifact)
+      } catch (e) {
+        writeError = reasonOf(e, outDir)
+      }
+      writeReports(outDir, artifact, o.junit, err, { besideRunJson: path !== undefined })
       if (tty) err("\r\x1b[2K")
       out(renderSummary(artifact) + "\n")
-      out(`artifact: ${path}\n`)
-      return { exitCode: artifact.exitCode, artifactPath: path, artifact }
+      if (path !== undefined) {
+        out(`artifact: ${path}\n`)
+        return { exitCode: artifact.exitCode, artifactPath: path, artifact }
+      }
+      err(`clustersim: could not write ${join(outDir, "run.json")}: ${writeError}\n`)
+      return { exitCode: ExitCode.RunError, artifact }
     }
 
     if (isSimulated(scenario)) {

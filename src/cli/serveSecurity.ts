@@ -7,6 +7,7 @@
 import { Effect } from "effect"
 import { mkdtemp, readFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
+import { isIPv4 } from "node:net"
 import * as path from "node:path"
 import { Either } from "effect"
 import { defaultAuthentication, type AuthenticationConfig } from "../../simulator/apiserver/auth/Authenticator.js"
@@ -43,6 +44,19 @@ const parseBool = (flag: string, text: string): Effect.Effect<boolean, FlagError
     : /^(false|0|f|F|FALSE|False)$/.test(text)
       ? Effect.succeed(false)
       : Effect.fail(new FlagError(`invalid argument "${text}" for "${flag}" flag: strconv.ParseBool: parsing "${text}": invalid syntax`))
+
+/** 127.0.0.0/8, ::1 and localhost: only this machine can connect. */
+export const isLoopbackHost = (host: string): boolean =>
+  host === "localhost" || host === "::1" || (isIPv4(host) && host.startsWith("127.")) || /^::ffff:127\./i.test(host)
+
+/**
+ * The warning `serve` prints when anyone who can reach it may do anything: bound beyond loopback with anonymous
+ * requests on and AlwaysAllow (the quick start's defaults, safe only on loopback; docs/auth.md).
+ */
+export const openAccessWarning = (host: string, security: Pick<ServeSecurity, "authentication" | "authorizationMode">): string | undefined =>
+  isLoopbackHost(host) || !security.authentication.anonymous || security.authorizationMode !== "AlwaysAllow"
+    ? undefined
+    : `clustersim: warning: serving on ${host} with anonymous requests allowed everything (--anonymous-auth=true, --authorization-mode=AlwaysAllow): anyone who can reach this address can read, change and delete every object. Add --authorization-mode=RBAC or --anonymous-auth=false with --token-auth-file or --client-ca-file (docs/auth.md).`
 
 export const resolveServeSecurity = (host: string, f: SecurityFlags): Effect.Effect<ServeSecurity, FlagError> =>
   Effect.gen(function* () {

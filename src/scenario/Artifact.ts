@@ -4,7 +4,7 @@
  * histograms over time, errors, generator health, threshold results. Written atomically (temp + rename).
  */
 import { createHash } from "node:crypto"
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import { dirname, join } from "node:path"
 import type { HealthReport } from "../loadgen/GeneratorHealth.js"
@@ -127,11 +127,21 @@ export const writeArtifact = (dir: string, artifact: RunArtifact): string => {
   return path
 }
 
+/** Writes a temporary file and renames it over `path`; on any error the temporary file is removed (a full disk leaves nothing). */
 export const writeAtomically = (path: string, text: string): void => {
   mkdirSync(dirname(path), { recursive: true })
   const tmp = `${path}.${process.pid}.tmp`
-  writeFileSync(tmp, text)
-  renameSync(tmp, path)
+  try {
+    writeFileSync(tmp, text)
+    renameSync(tmp, path)
+  } catch (e) {
+    try {
+      rmSync(tmp, { force: true })
+    } catch {
+      // the write's own error is the one to report
+    }
+    throw e
+  }
 }
 
 export class ArtifactReadError extends Error {}

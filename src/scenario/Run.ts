@@ -18,6 +18,7 @@ import {
   makeOperation,
   namespaceFor,
   objectFromTemplate,
+  errorText,
   Progress,
   resolveRequest,
   resourceOf,
@@ -104,18 +105,49 @@ const ignoreExists = <A, R>(e: Effect.Effect<A, ApiError, R>) =>
 /** Where the errors of setup's namespace creates are counted (`Progress.error`). */
 export const SetupNamespacesErrors = "setup namespaces"
 
+/**
+ * A setup step whose creates did not all succeed: the phases would measure a server without what setup makes, so
+ * the run ends there, as k6 aborts a test whose `setup()` throws (`outcome.requireSetup: false` goes on instead).
+ */
+export class SetupFailed extends Data.TaggedError("SetupFailed")<{ readonly message: string }> {}
+
+/** Counts a setup step's failed creates, keeping the first error's text. */
+class SetupTally {
+  attempted = 0
+  failed = 0
+  first: string | undefined
+  fail(where: string, e: unknown): void {
+    this.failed++
+    this.first ??= `${where}: ${errorText(e)}`
+  }
+}
+
+/** Fails when the step just run left creates undone and the scenario requires its setup (the default). */
+const requireSetupStep = (env: RunEnv, tally: SetupTally): Effect.Effect<void, SetupFailed> =>
+  tally.failed === 0 || env.scenario.outcome?.requireSetup === false
+    ? Effect.void
+    : Effect.fail(new SetupFailed({ message: `setup failed: ${tally.failed} of ${tally.attempted} creates failed, the first: ${tally.first}; the phases did not run` }))
+
 const runSetup = (env: RunEnv) =>
   Effect.gen(function* () {
     const api = yield* ApiClient
     const setup = env.scenario.setup
     if (!setup) return
     env.progress.phase = "setup"
+    const tally = new SetupTally()
     const namespaces = resourceOf("namespaces")
     for (const ns of setup.namespaces ?? []) {
+      tally.attempted++
       yield* ignoreExists(api.create(namespaces, { metadata: { name: ns } })).pipe(
-        Effect.catchAll((e) => Effect.sync(() => env.progress.error(SetupNamespacesErrors, e)))
+        Effect.catchAll((e) =>
+          Effect.sync(() => {
+            env.progress.error(SetupNamespacesErrors, e)
+            tally.fail(`namespace ${ns}`, e)
+          })
+        )
       )
     }
+    yield* requireSetupStep(env, tally)
     for (const set of setup.objects ?? []) {
       if (set.count === 0) continue
       const resource = resourceOf(set.resource)
@@ -127,7 +159,12 @@ const runSetup = (env: RunEnv) =>
           ignoreExists(api.create(resource, objectFromTemplate(set.template, `${setNamePrefix(set)}${ctx.iteration}`, namespace), { namespace }))
         ).pipe(
           Effect.tap(() => Effect.sync(() => void env.progress.ops++)),
-          Effect.tapError((e) => Effect.sync(() => env.progress.error(`setup ${set.name}`, e)))
+          Effect.tapError((e) =>
+            Effect.sync(() => {
+              env.progress.error(`setup ${set.name}`, e)
+              tally.fail(`${set.name} #${ctx.iteration}`, e)
+            })
+          )
         )
       const concurrency = set.concurrency ?? 16
       const recorder = yield* LatencyRecorder
@@ -142,6 +179,8 @@ const runSetup = (env: RunEnv) =>
             maxInFlight: Math.max(concurrency, set.count)
           })
       ).pipe(Effect.orDie, Effect.provideService(LatencyRecorder, withTags(recorder, { name: set.name, phase: "setup" })))
+      tally.attempted += set.count
+      yield* requireSetupStep(env, tally)
     }
   })
 

@@ -12,6 +12,7 @@ import { resolveResource } from "../api/Resources.js"
 import { isClusterMetric } from "../loadgen/ClusterMetrics.js"
 import { parseThreshold } from "../loadgen/Thresholds.js"
 import { Scenario, serverSideFailures } from "./Scenario.js"
+import { MaxYamlNesting, nestingPastBound } from "./YamlNesting.js"
 
 /**
  * Aliases a scenario may use: YAML anchors are handy for repeated request bodies, but an alias bomb
@@ -175,6 +176,13 @@ export type LoadResult = Either.Either<{ readonly scenario: Scenario; readonly t
 const readYaml = (text: string, file: string): Either.Either<{ doc: Document; lc: LineCounter; value: unknown }, InvalidScenario> => {
   const lc = new LineCounter()
   try {
+    const deep = nestingPastBound(text)
+    if (deep !== undefined) {
+      const before = text.slice(0, deep)
+      const line = before.split("\n").length
+      const column = deep - before.lastIndexOf("\n")
+      return Either.left(new InvalidScenario({ file, issues: [{ path: "", message: `YAML: nested deeper than ${MaxYamlNesting} levels`, line, column }] }))
+    }
     const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true })
     if (doc.errors.length > 0) {
       const issues = doc.errors.map((e) => {

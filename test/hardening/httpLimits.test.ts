@@ -55,6 +55,9 @@ describe("HTTP limits", () => {
         "POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"metadata\""
       ])
       expect(partial.closed).toBe(true)
+      // the request timeout's Status alone (docs/limits.md), then closed: no second, bare 408 after it
+      expect(partial.text.startsWith("HTTP/1.1 504 Gateway Timeout")).toBe(true)
+      expect(bodyOf(partial.text)).toMatchObject({ kind: "Status", code: 504, reason: "Timeout" })
       expect(partial.closedAfterMs).toBeLessThan(3_000)
     }).pipe(Effect.scoped))
 

@@ -135,13 +135,19 @@ phases:
       - { type: closed, workers: 1, iterations: 5, request: { verb: get, objects: ok } }
 ${extra}`
 
-  it("3 of 30 setup creates failing (404: no such namespace) fail the run although the error rate is within 10 %", async () => {
+  it("3 of 31 setup creates (a namespace, 30 objects) failing (404: no such namespace) abort the run before its phases, exit 1, although the error rate is within 10 %", async () => {
     const r = await run(file(setup()), { _tag: "in-process" })
-    expect(r.exitCode).toBe(99)
+    expect(r.exitCode).toBe(1)
+    expect(r.artifact.outcome).toBe("run-error")
+    expect(r.artifact.runError).toBe(
+      `setup failed: 3 of 31 creates failed, the first: lost #${r.artifact.runError?.match(/lost #(\d)/)?.[1]}: 404 NotFound: namespaces "absent" not found; the phases did not run`
+    )
     const setupSeries = r.artifact.series.filter((s) => s.key.metric === "setup")
     expect(setupSeries.reduce((n, s) => n + s.errors, 0)).toBe(3)
-    expect(r.artifact.thresholds.find((t) => t.threshold === "outcome:error-rate" && t.group.metric === "setup")?.passed).toBe(true)
+    // the phases did not run: no GET of the phase
+    expect(r.artifact.series.filter((s) => s.key.metric === "api_call")).toEqual([])
     expect(r.stdout).toContain("✗ outcome:setup-complete: failed setup creates == 0 (observed 3)")
+    expect(r.stdout).toContain("RUN ERROR: setup failed: 3 of 31 creates failed")
   }, 30_000)
 
   it("outcome.requireSetup: false is the explicit opt-out", async () => {

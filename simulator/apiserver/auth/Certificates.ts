@@ -2,10 +2,11 @@
  * A throwaway PKI for `serve --tls`: a CA, a serving certificate for the bound host, and an admin client
  * certificate (CN `clustersim-admin`, O `system:masters`, so it passes any authorization as upstream's
  * privileged group does). Node 20 cannot issue X.509 certificates, so `openssl` does the signing.
- * The files land in one directory with a kubeconfig next to them (docs/auth.md).
+ * The files land in one directory with a kubeconfig next to them (docs/auth.md): a new directory is made 0700,
+ * keys and the kubeconfig are 0600, and only the certificates, keys and kubeconfig stay.
  */
 import { execFile } from "node:child_process"
-import { mkdir, readFile, writeFile } from "node:fs/promises"
+import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises"
 import { isIP } from "node:net"
 import * as path from "node:path"
 import { Data, Effect } from "effect"
@@ -40,12 +41,22 @@ const openssl = (dir: string, args: ReadonlyArray<string>) =>
 
 const ecKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
 
-/** A key and a certificate for `subject`, signed by the CA in `dir`, with the given X.509 extensions. */
+const fileIo = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (e) => new CertificateError({ message: String(e) }) })
+
+/** Private keys are the owner's alone, whatever openssl's own mode for them. */
+const ownerOnly = (dir: string, file: string) => fileIo(() => chmod(path.join(dir, file), 0o600))
+
+/**
+ * A key and a certificate for `subject`, signed by the CA in `dir`, with the given X.509 extensions. The signing
+ * request, the extensions and the CA's serial file are removed once the certificate exists: no one needs them.
+ */
 const signed = (dir: string, base: string, subject: string, extensions: string) =>
   Effect.gen(function* () {
     yield* openssl(dir, ["req", ...ecKey, "-keyout", `${base}.key`, "-out", `${base}.csr`, "-subj", subject])
-    yield* Effect.tryPromise({ try: () => writeFile(path.join(dir, `${base}.ext`), extensions), catch: (e) => new CertificateError({ message: String(e) }) })
+    yield* ownerOnly(dir, `${base}.key`)
+    yield* fileIo(() => writeFile(path.join(dir, `${base}.ext`), extensions, { mode: 0o600 }))
     yield* openssl(dir, ["x509", "-req", "-in", `${base}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "365", "-out", `${base}.crt`, "-extfile", `${base}.ext`])
+    yield* fileIo(() => Promise.all([`${base}.csr`, `${base}.ext`, "ca.srl"].map((f) => rm(path.join(dir, f), { force: true }))))
   })
 
 /** Subject alternative names for the bound host (an IP or a DNS name), plus the loopback names. */
@@ -61,6 +72,7 @@ export const generatePki = (dir: string, host: string): Effect.Effect<GeneratedP
     const io = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (e) => new CertificateError({ message: `${dir}: ${String(e)}` }) })
     yield* io(() => mkdir(dir, { recursive: true, mode: 0o700 }))
     yield* openssl(dir, ["req", "-x509", ...ecKey, "-keyout", "ca.key", "-out", "ca.crt", "-days", "365", "-subj", "/CN=clustersim-ca"])
+    yield* ownerOnly(dir, "ca.key")
     yield* signed(dir, "apiserver", "/CN=clustersim-apiserver", `subjectAltName=${subjectAltNames(host)}\nextendedKeyUsage=serverAuth\n`)
     yield* signed(dir, "admin", "/O=system:masters/CN=clustersim-admin", "extendedKeyUsage=clientAuth\n")
     const file = (name: string) => path.join(dir, name)

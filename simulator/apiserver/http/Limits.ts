@@ -82,12 +82,20 @@ const reasonPhrases: Readonly<Record<number, string>> = {
   431: "Request Header Fields Too Large"
 }
 
+/**
+ * How long (wall clock) a connection the server is closing may take to go: a socket answered on the spot whose
+ * client does not close its side, or an HTTPS connection past the cap that does not finish its handshake. A
+ * client that never reads would otherwise hold the descriptor for good.
+ */
+export const closingGraceMs = 1_000
+
 /** A complete HTTP/1.1 answer written on a bare socket, then the connection closed. */
 export const answerOnSocket = (socket: Socket, code: number, body: string, contentType: string, extra: Record<string, string> = {}): void => {
   if (!socket.writable) return void socket.destroy()
   const headers = { "Content-Type": contentType, "Content-Length": String(Buffer.byteLength(body)), Connection: "close", ...extra }
   const head = `HTTP/1.1 ${code} ${reasonPhrases[code] ?? "Error"}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n`
   socket.end(head + body)
+  socket.setTimeout(closingGraceMs, () => socket.destroy())
 }
 
 /** A Status as JSON on a bare socket. */
@@ -116,19 +124,36 @@ export const answerClientError = (error: Error & { code?: string }, socket: Sock
 
 /**
  * Counts open connections; past `max` a new one is answered 429 and closed. Returns whether a socket was
- * refused, for the request handler to leave alone.
+ * refused, for the request handler to leave alone. Over TLS every TCP connection counts from its start, so idle
+ * connections that never finish a handshake count too; the answer goes on the encrypted socket once the
+ * handshake is done, and a connection past the cap that does not finish it soon is closed without one.
  */
 export const capConnections = (server: http.Server | https.Server, max: number): ((socket: Socket) => boolean) => {
   let open = 0
   const refused = new WeakSet<Socket>()
-  // Over TLS the answer goes on the encrypted socket the request arrives on, once the handshake is done.
-  server.on(isTls(server) ? "secureConnection" : "connection", (socket: Socket) => {
+  // TLS sockets past the cap, by remote address (the TLS socket is a new object over the TCP one)
+  const overCap = new Set<string>()
+  const tls = isTls(server)
+  server.on("connection", (socket: Socket) => {
     open++
-    socket.once("close", () => open--)
-    if (open > max) {
+    const key = `${socket.remoteAddress}|${socket.remotePort}`
+    socket.once("close", () => {
+      open--
+      overCap.delete(key)
+    })
+    if (open <= max) return
+    if (!tls) {
+      refused.add(socket)
+      return statusOnSocket(socket, tooManyConnections())
+    }
+    overCap.add(key)
+    socket.setTimeout(closingGraceMs, () => socket.destroy())
+  })
+  if (tls)
+    server.on("secureConnection", (socket: Socket) => {
+      if (!overCap.has(`${socket.remoteAddress}|${socket.remotePort}`)) return
       refused.add(socket)
       statusOnSocket(socket, tooManyConnections())
-    }
-  })
+    })
   return (socket) => refused.has(socket)
 }

@@ -1,0 +1,459 @@
+/**
+ * The `clustersim` command line on `@effect/cli`: every subcommand has `--help`, flag errors name the flag,
+ * and the shells' completions come from `--completions bash|zsh|fish|sh`. Exit codes (k6): 0 pass,
+ * 99 thresholds or a `--fail-if` rule breached, 2 invalid input, 1 run error; 130 / 143 stopped by SIGINT / SIGTERM.
+ * `scheduler` keeps its own upstream-compatible flag parser (`simulator/scheduler/SchedulerCommand.ts`).
+ */
+import { Args, CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
+import { NodeContext } from "@effect/platform-node"
+import { Console, Effect, Layer, Option } from "effect"
+import { fileURLToPath } from "node:url"
+import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
+import { runHttpServer } from "../../simulator/apiserver/HttpServer.js"
+import { writeKubeconfig } from "../../simulator/apiserver/auth/Certificates.js"
+import { schedulerCommand } from "../../simulator/scheduler/SchedulerCommand.js"
+import { ExitCode } from "../loadgen/Thresholds.js"
+import { scenarioJsonSchema } from "../scenario/jsonSchema.js"
+import { calibrateCommand } from "./calibrate.js"
+import { compareCommand } from "./compare.js"
+import { seedDemoCluster } from "./demo.js"
+import { connectionCap, openFilesLimit, ownDescriptors } from "./DescriptorLimit.js"
+import { FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flags.js"
+import { reportRuns } from "./report.js"
+import type { StopSignal } from "./artifact.js"
+import { runCommand, type RunCommandOptions } from "./run.js"
+import { openAccessWarning, resolveServeSecurity } from "./serveSecurity.js"
+import { layerStderrLogger } from "./StderrLogger.js"
+import { resolveTarget } from "./target.js"
+import { validateFiles } from "./validate.js"
+
+/** The exit code a handler decided; @effect/cli handlers return void. */
+let exitCode: number = ExitCode.Pass
+const exitWith = (code: number) => Effect.sync(() => void (exitCode = code))
+
+const usageError = (message: string) =>
+  Effect.sync(() => {
+    process.stderr.write(`clustersim: ${message}\nRun "clustersim help" for usage.\n`)
+    exitCode = ExitCode.InvalidInput
+  })
+
+const optionalText = (name: string, description: string) => Options.text(name).pipe(Options.withDescription(description), Options.optional)
+
+/** An integer flag whose error names it (`--port: not an integer: "abc"`). */
+const integerFlag = (name: string, description: string) =>
+  Options.text(name).pipe(
+    Options.withPseudoName("N"),
+    Options.withDescription(description),
+    Options.mapEffect((text) =>
+      /^[+-]?\d+$/.test(text.trim()) ? Effect.succeed(Number(text)) : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name}: not an integer: "${text}"`)))
+    )
+  )
+const value = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
+
+// ---------------------------------------------------------------------------------------------
+// serve
+// ---------------------------------------------------------------------------------------------
+
+const serveOptions = {
+  host: Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("Address to bind (loopback by default).")),
+  port: integerFlag("port", "Port to listen on; 0 picks a free one.").pipe(Options.withDefault(6443)),
+  seed: integerFlag("seed", "Seed of the server's random choices.").pipe(Options.withDefault(1)),
+  admin: Options.boolean("admin").pipe(
+    Options.withDescription("Enable POST /clustersim/compact, /clustersim/drop-watches, /clustersim/pause?seconds=N (failure steps).")
+  ),
+  demo: Options.boolean("demo").pipe(Options.withDescription("Seed a small demo cluster (nodes, pods, config maps).")),
+  historyWindow: Options.text("history-window").pipe(Options.withDefault("5m"), Options.withDescription("Watch history kept before compaction (Go duration).")),
+  bookmarkInterval: Options.text("bookmark-interval").pipe(Options.withDefault("1m"), Options.withDescription("Interval of watch bookmarks (Go duration).")),
+  requestTimeout: Options.text("request-timeout").pipe(
+    Options.withDefault("60s"),
+    Options.withDescription("Non-watch requests not answered in this time get 504 (Go duration; 0 turns it off, the 32 s header timeout stays). See docs/limits.md.")
+  ),
+  maxConnections: integerFlag("max-connections", "Open connections; one more is answered 429 and closed. Lowered to the open-file limit less 64 (said on stderr). See docs/limits.md.").pipe(Options.withDefault(4096)),
+  watchBufferSize: integerFlag("watch-buffer-size", "Events buffered per watch before a slow watcher is dropped (the scenario's server.watchBufferSize).").pipe(Options.optional),
+  addedLatency: Options.text("added-latency").pipe(
+    Options.withDefault("0s"),
+    Options.withDescription("Wait this long before answering each request (Go duration): a slower server or network, e.g. to try clustersim compare (docs/compare.md).")
+  ),
+  tls: Options.boolean("tls").pipe(
+    Options.withDescription("Serve HTTPS with a generated CA, serving certificate and admin client certificate; prints the kubeconfig path (docs/auth.md).")
+  ),
+  certDir: optionalText("cert-dir", "Where --tls writes its certificates and kubeconfig (default: a new temporary directory)."),
+  tlsCertFile: optionalText("tls-cert-file", "Serving certificate (PEM) for HTTPS, with --tls-private-key-file."),
+  tlsPrivateKeyFile: optionalText("tls-private-key-file", "Private key (PEM) of --tls-cert-file."),
+  clientCaFile: optionalText("client-ca-file", "Client certificates signed by this CA authenticate: user = CN, groups = O."),
+  tokenAuthFile: optionalText("token-auth-file", 'Static bearer tokens, CSV lines token,user,uid,"group1,group2".'),
+  anonymousAuth: Options.text("anonymous-auth").pipe(
+    Options.withDefault("true"),
+    Options.withDescription("Requests without credentials are system:anonymous (true) or 401 (false).")
+  ),
+  authorizationMode: Options.text("authorization-mode").pipe(
+    Options.withDefault("AlwaysAllow"),
+    Options.withDescription("AlwaysAllow (default) or RBAC (roles and bindings; bootstrap roles such as cluster-admin for system:masters).")
+  )
+}
+
+const serveHandler = (o: {
+  host: string
+  port: number
+  seed: number
+  admin: boolean
+  demo: boolean
+  historyWindow: string
+  bookmarkInterval: string
+  requestTimeout: string
+  maxConnections: number
+  watchBufferSize: Option.Option<number>
+  addedLatency: string
+  tls: boolean
+  certDir: Option.Option<string>
+  tlsCertFile: Option.Option<string>
+  tlsPrivateKeyFile: Option.Option<string>
+  clientCaFile: Option.Option<string>
+  tokenAuthFile: Option.Option<string>
+  anonymousAuth: string
+  authorizationMode: string
+}) =>
+  Effect.gen(function* () {
+    if (o.port < 0 || o.port > 65535) return yield* usageError(`--port: invalid port "${o.port}"`)
+    const historyWindowMs = yield* parseDurationFlag("--history-window", o.historyWindow)
+    const bookmarkIntervalMs = yield* parseDurationFlag("--bookmark-interval", o.bookmarkInterval)
+    const requestTimeoutMs = yield* parseDurationFlag("--request-timeout", o.requestTimeout)
+    if (requestTimeoutMs < 0) return yield* usageError(`--request-timeout: must not be negative, got "${o.requestTimeout}"`)
+    if (o.maxConnections < 1) return yield* usageError(`--max-connections: must be at least 1, got ${o.maxConnections}`)
+    const addedLatencyMs = yield* parseDurationFlag("--added-latency", o.addedLatency)
+    if (Option.isSome(o.watchBufferSize) && o.watchBufferSize.value < 1) return yield* usageError(`--watch-buffer-size: must be at least 1, got ${o.watchBufferSize.value}`)
+    const watchBuffer = Option.isSome(o.watchBufferSize) ? { watchBufferSize: o.watchBufferSize.value } : {}
+    const security = yield* resolveServeSecurity(o.host, {
+      tls: o.tls,
+      certDir: value(o.certDir),
+      tlsCertFile: value(o.tlsCertFile),
+      tlsPrivateKeyFile: value(o.tlsPrivateKeyFile),
+      clientCaFile: value(o.clientCaFile),
+      tokenAuthFile: value(o.tokenAuthFile),
+      anonymousAuth: o.anonymousAuth,
+      authorizationMode: o.authorizationMode
+    })
+    const warning = openAccessWarning(o.host, security)
+    if (warning !== undefined) process.stderr.write(warning + "\n")
+    const server = ApiServer.layer({
+      seed: o.seed,
+      historyWindowMs,
+      bookmarkIntervalMs,
+      ...watchBuffer,
+      authentication: security.authentication,
+      authorizationMode: security.authorizationMode
+    })
+    const fileLimit = openFilesLimit()
+    const maxConnections = connectionCap(o.maxConnections, fileLimit)
+    if (maxConnections < o.maxConnections)
+      process.stderr.write(
+        `clustersim: --max-connections ${o.maxConnections} lowered to ${maxConnections}: this process may open ${fileLimit} files (ulimit -Hn) and keeps ${ownDescriptors} for its own (docs/limits.md)\n`
+      )
+    const limits = { requestTimeoutMs: Math.round(requestTimeoutMs), maxConnections }
+    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, limits, addedLatencyMs, tls: security.tls }, (s) =>
+      Effect.gen(function* () {
+        yield* Console.log(`clustersim API server listening on ${s.url}`)
+        const kubeconfig = security.pki ? yield* Effect.orDie(writeKubeconfig(s.url, security.pki)) : undefined
+        if (kubeconfig !== undefined) yield* Console.log(`kubeconfig (admin client certificate): ${kubeconfig}`)
+        if (o.demo) {
+          yield* Console.log(yield* seedDemoCluster)
+          yield* Console.log(kubeconfig !== undefined ? `Try: kubectl --kubeconfig ${kubeconfig} get pods -A` : `Try: kubectl --server ${s.url} get pods -A`)
+        }
+      })
+    ).pipe(Effect.provide(Layer.merge(server, layerStderrLogger)))
+  }).pipe(Effect.catchIf((e): e is FlagError => e instanceof FlagError, (e) => usageError(e.message)))
+
+const serve = Command.make("serve", serveOptions, (o) => serveHandler({ ...o, demo: o.demo })).pipe(
+  Command.withDescription('Run the simulated API server on a real socket (HTTP, or HTTPS with --tls). Prints "clustersim API server listening on http(s)://HOST:PORT" first; Ctrl-C stops it.')
+)
+
+// ---------------------------------------------------------------------------------------------
+// run, start
+// ---------------------------------------------------------------------------------------------
+
+const targetOptions = {
+  target: optionalText(
+    "target",
+    "embedded (default): the simulated server on a loopback port, over HTTP; in-process: direct calls; http(s)://HOST:PORT: any API server. A cluster scenario (with its scheduler section) runs in virtual time without --target or with in-process, on the real clock against embedded, a URL or --kubeconfig."
+  ),
+  kubeconfig: optionalText("kubeconfig", "A real server from a kubeconfig file (token, client certificates, CA)."),
+  context: optionalText("context", "The kubeconfig context (with --kubeconfig)."),
+  token: optionalText("token", "Bearer token for --target URL."),
+  ca: optionalText("ca", "CA certificate file (PEM) that verifies an https:// --target."),
+  clientCert: optionalText("client-cert", "Client certificate file (PEM) for an https:// --target; with --client-key."),
+  clientKey: optionalText("client-key", "Client key file (PEM) for --client-cert."),
+  insecureSkipTlsVerify: Options.boolean("insecure-skip-tls-verify").pipe(
+    Options.withDescription("Do not verify an https:// --target's certificate (not with --ca).")
+  )
+}
+
+const runOptions = {
+  ...targetOptions,
+  out: optionalText("out", "Directory for run.json, latency.svg and report.html (default reports/runs/<timestamp>-<name>/)."),
+  seed: integerFlag("seed", "Overrides the scenario's seed.").pipe(Options.optional),
+  junit: optionalText("junit", "Also write the threshold results as junit.xml to this file."),
+  workers: integerFlag(
+    "workers",
+    "Generator processes sharing every action's rate (k6 execution segments; docs/scenarios.md \"Workers\"). Default: the scenario's generator.workers, else the cores less one for a local server."
+  ).pipe(Options.optional),
+  cleanup: Options.boolean("cleanup").pipe(
+    Options.withDescription("A cluster scenario with a --target: delete the nodes, leases and pods the run owns (label clustersim.io/simulated=true) at its end or on Ctrl-C.")
+  )
+}
+
+type RunFlags = {
+  target: Option.Option<string>
+  kubeconfig: Option.Option<string>
+  context: Option.Option<string>
+  token: Option.Option<string>
+  ca: Option.Option<string>
+  clientCert: Option.Option<string>
+  clientKey: Option.Option<string>
+  insecureSkipTlsVerify: boolean
+  out: Option.Option<string>
+  seed: Option.Option<number>
+  junit: Option.Option<string>
+  cleanup: boolean
+  workers: Option.Option<number>
+}
+
+/** Ctrl-C (SIGINT) or SIGTERM stops the run; the partial artifact is still written (exit 130 / 143). */
+const stopSignal = Effect.async<StopSignal>((resume) => {
+  const onSigint = () => resume(Effect.succeed("SIGINT"))
+  const onSigterm = () => resume(Effect.succeed("SIGTERM"))
+  process.once("SIGINT", onSigint)
+  process.once("SIGTERM", onSigterm)
+  return Effect.sync(() => {
+    process.off("SIGINT", onSigint)
+    process.off("SIGTERM", onSigterm)
+  })
+})
+
+const runScenarioFile = (file: string, o: RunFlags) =>
+  Effect.gen(function* () {
+    const target = yield* Effect.either(
+      resolveTarget({
+        target: value(o.target),
+        kubeconfig: value(o.kubeconfig),
+        context: value(o.context),
+        token: value(o.token),
+        ca: value(o.ca),
+        clientCert: value(o.clientCert),
+        clientKey: value(o.clientKey),
+        insecureSkipTlsVerify: o.insecureSkipTlsVerify
+      })
+    )
+    if (target._tag === "Left") return yield* usageError(target.left.message)
+    const options: RunCommandOptions = {
+      file,
+      target: target.right,
+      interrupt: stopSignal,
+      ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}),
+      ...(Option.isSome(o.seed) ? { seed: o.seed.value } : {}),
+      ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {}),
+      ...(Option.isSome(o.workers) ? { workers: o.workers.value } : {}),
+      ...(o.cleanup ? { cleanup: true } : {})
+    }
+    if (options.workers !== undefined && options.workers < 1) return yield* usageError(`--workers: must be at least 1, got ${options.workers}`)
+    const result = yield* runCommand(options)
+    yield* exitWith(result.exitCode)
+  })
+
+const run = Command.make("run", { scenario: Args.text({ name: "scenario.yaml" }).pipe(Args.withDescription("The scenario file (docs/scenarios.md).")), ...runOptions }, (o) =>
+  runScenarioFile(o.scenario, o)
+).pipe(
+  Command.withDescription(
+    "Run a scenario and print a summary; writes run.json, latency.svg and report.html to --out. Exit 0 pass, 99 thresholds breached, 2 invalid input, 1 run error, 130 / 143 stopped by SIGINT / SIGTERM (partial artifact written)."
+  )
+)
+
+/** The shipped quickstart, found from the installed package (dist/src/cli → the package root), not the cwd. */
+const quickstart = fileURLToPath(new URL("../../../scenarios/quickstart.yaml", import.meta.url))
+
+const start = Command.make("start", runOptions, (o) => runScenarioFile(quickstart, o)).pipe(
+  Command.withDescription("Run scenarios/quickstart.yaml (about 30 s) on the embedded server (npm start).")
+)
+
+// ---------------------------------------------------------------------------------------------
+// validate, report, schema
+// ---------------------------------------------------------------------------------------------
+
+const validate = Command.make("validate", { files: Args.text({ name: "file" }).pipe(Args.atLeast(1), Args.withDescription("Scenario or NodeAgentConfiguration files.")) }, (o) =>
+  exitWith(validateFiles(o.files, (s) => process.stdout.write(s), (s) => process.stderr.write(s)))
+).pipe(Command.withDescription("Check Scenario and NodeAgentConfiguration files; errors as file:line:col: field: message; exit 2 if any is invalid."))
+
+const report = Command.make(
+  "report",
+  {
+    files: Args.text({ name: "run.json" }).pipe(Args.atLeast(1), Args.withDescription("A stored run artifact; two or more are compared (as compare does).")),
+    html: Options.boolean("html").pipe(Options.withDescription("Write the HTML report (report.html, or compare.html for several runs, beside the first run.json; or --out FILE).")),
+    out: optionalText("out", "Where --html writes the report."),
+    junit: optionalText("junit", "Write the threshold results as junit.xml to this file (one run).")
+  },
+  (o) => Effect.flatMap(reportRuns({ files: o.files, html: o.html, out: value(o.out), junit: value(o.junit) }), exitWith)
+).pipe(Command.withDescription("Print the summary of a stored run.json again; --html re-renders its HTML report. Several runs: their comparison."))
+
+const schema = Command.make("schema", {}, () => Console.log(JSON.stringify(scenarioJsonSchema(), null, 2))).pipe(
+  Command.withDescription("Print the scenario JSON Schema (scenarios/scenario.schema.json).")
+)
+
+// ---------------------------------------------------------------------------------------------
+// compare
+// ---------------------------------------------------------------------------------------------
+
+const compare = Command.make(
+  "compare",
+  {
+    inputs: Args.text({ name: "run.json|dir|scenario.yaml" }).pipe(
+      Args.repeated,
+      Args.withDescription("With --target: one scenario file. Otherwise: one argument per side — a run.json, a directory of rounds, or files joined by commas.")
+    ),
+    target: Options.text("target").pipe(Options.repeated, Options.optional, Options.withDescription("A target per side (embedded, in-process or a URL); two or more.")),
+    rounds: integerFlag("rounds", "Counted rounds per target (default 3; 5 or more to judge p99); each round's order is balanced so drift cancels.").pipe(Options.withDefault(3)),
+    warmupRounds: integerFlag("warmup-rounds", "Rounds run first and not counted: a fresh server's first run pays for its JIT and caches (default 1).").pipe(Options.withDefault(1)),
+    out: optionalText("out", "Directory for the rounds' artifacts, compare.json and compare.html (default reports/compare/<timestamp>/)."),
+    failIf: Options.text("fail-if").pipe(Options.repeated, Options.optional, Options.withDescription('Exit 99 when a rule holds for a series, e.g. "p99 ratio > 1.2" (significant ratios only).')),
+    select: optionalText("select", 'Only series with these tags, e.g. "operation:LIST,phase:steady" (default: all but setup).'),
+    level: Options.float("level").pipe(Options.withDescription("Confidence level of the intervals (default 0.99)."), Options.optional),
+    seed: integerFlag("seed", "Overrides the scenario's seed in every round.").pipe(Options.optional)
+  },
+  (flags) =>
+    Effect.gen(function* () {
+      const o = { ...flags, target: Option.getOrElse(flags.target, () => []), failIf: Option.getOrElse(flags.failIf, () => []) }
+      const live = o.target.length > 0
+      if (live && o.inputs.length !== 1) return yield* usageError(`compare --target takes exactly one scenario file, got ${o.inputs.length} arguments`)
+      const targets = []
+      for (const t of o.target) {
+        const parsed = yield* Effect.either(resolveTarget({ target: t }))
+        if (parsed._tag === "Left") return yield* usageError(parsed.left.message)
+        targets.push(parsed.right)
+      }
+      if (Option.isSome(o.level) && !(o.level.value > 0 && o.level.value < 1)) return yield* usageError(`--level: expected a number between 0 and 1, got ${o.level.value}`)
+      const { renderComparisonHtml } = yield* Effect.promise(() => import("../../reports/html.js"))
+      const result = yield* compareCommand({
+        ...(live ? { scenario: o.inputs[0]!, targets, rounds: o.rounds, warmupRounds: o.warmupRounds } : { stored: o.inputs }),
+        failIf: o.failIf,
+        html: renderComparisonHtml,
+        ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}),
+        ...(Option.isSome(o.select) ? { select: o.select.value } : {}),
+        ...(Option.isSome(o.level) ? { level: o.level.value } : {}),
+        ...(Option.isSome(o.seed) ? { seed: o.seed.value } : {})
+      })
+      yield* exitWith(result.exitCode)
+    })
+).pipe(
+  Command.withDescription(
+    "Compare one scenario on two or more targets in interleaved rounds (--target A --target B --rounds N), or stored run.json files: per series p50/p90/p99/max, ratios with confidence intervals and a verdict (docs/compare.md)."
+  )
+)
+
+// ---------------------------------------------------------------------------------------------
+// calibrate
+// ---------------------------------------------------------------------------------------------
+
+const calibrate = Command.make(
+  "calibrate",
+  {
+    target: Options.text("target").pipe(Options.withPseudoName("URL"), Options.withDescription("The API server to probe (http(s)://…).")),
+    out: optionalText("out", "Write the serviceTime block here (default: standard output)."),
+    step: Options.text("step").pipe(Options.withDefault("2s"), Options.withDescription("Wall time of each probe step (Go duration, 100ms…60s).")),
+    pace: Options.text("pace").pipe(
+      Options.withDefault("50ms"),
+      Options.withDescription("A step's requests start this far apart, one at a time (Go duration; 0s: back to back).")
+    ),
+    allowRemote: Options.boolean("allow-remote").pipe(Options.withDescription("Probe a server that is not on this machine (the probe creates and deletes objects)."))
+  },
+  (o) =>
+    Effect.gen(function* () {
+      const stepMs = yield* parseDurationFlag("--step", o.step)
+      const paceMs = yield* parseDurationFlag("--pace", o.pace)
+      const result = yield* calibrateCommand({ target: o.target, stepMs, paceMs, allowRemote: o.allowRemote, ...(Option.isSome(o.out) ? { out: o.out.value } : {}) })
+      yield* exitWith(result.exitCode)
+    }).pipe(Effect.catchIf((e): e is FlagError => e instanceof FlagError, (e) => usageError(e.message)))
+).pipe(
+  Command.withDescription(
+    "Probe a server (GETs, LISTs of growing size, creates, watch starts; one request at a time, a few seconds per step) and write the cluster.serviceTime block that makes the simulation reproduce it (docs/calibration.md)."
+  )
+)
+
+// ---------------------------------------------------------------------------------------------
+// The root
+// ---------------------------------------------------------------------------------------------
+
+const schedulerNote = Command.make("scheduler", {}, () => Effect.void).pipe(
+  Command.withDescription("The simulated scheduler's command line: clustersim scheduler --help lists its flags.")
+)
+
+const help = Command.make("help", {}, () => Effect.void).pipe(Command.withDescription("Show this help."))
+
+export const clustersim = Command.make("clustersim").pipe(
+  Command.withDescription("Simulate a Kubernetes-style control plane and generate load against it, or against any API server."),
+  Command.withSubcommands([run, start, serve, validate, report, compare, calibrate, schema, schedulerNote, help])
+)
+
+export const cli = Command.run(clustersim, {
+  name: "clustersim",
+  version: "0.1.0",
+  executable: "clustersim",
+  footer: HelpDoc.p("Exit codes: 0 pass, 99 thresholds or --fail-if breached, 2 invalid input, 1 run error; 130 / 143 stopped by SIGINT / SIGTERM (partial artifact written).")
+})
+
+const runFlags: FlagSpec = {
+  values: ["--target", "--kubeconfig", "--context", "--token", "--ca", "--client-cert", "--client-key", "--out", "--seed", "--junit", "--workers"],
+  switches: ["--insecure-skip-tls-verify", "--cleanup"]
+}
+const commandFlags: Record<string, FlagSpec> = {
+  run: runFlags,
+  start: runFlags,
+  serve: {
+    values: [
+      "--host",
+      "--port",
+      "--seed",
+      "--history-window",
+      "--bookmark-interval",
+      "--request-timeout",
+      "--max-connections",
+      "--added-latency",
+      "--watch-buffer-size",
+      "--cert-dir",
+      "--tls-cert-file",
+      "--tls-private-key-file",
+      "--client-ca-file",
+      "--token-auth-file",
+      "--anonymous-auth",
+      "--authorization-mode"
+    ],
+    switches: ["--admin", "--demo", "--tls"]
+  },
+  validate: { values: [], switches: [] },
+  report: { values: ["--out", "--junit"], switches: ["--html"] },
+  compare: { values: ["--target", "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed"], switches: [] },
+  calibrate: { values: ["--target", "--out", "--step", "--pace"], switches: ["--allow-remote"] },
+  schema: { values: [], switches: [] }
+}
+
+/** Runs the command line on `args` (without node and the script); resolves to the exit code. */
+export const main = (args: ReadonlyArray<string>): Promise<number> => {
+  exitCode = ExitCode.Pass
+  const [first, ...rest] = args
+  if (first === "scheduler") return Effect.runPromise(schedulerCommand(rest))
+  const spec = first === undefined ? undefined : commandFlags[first]
+  const problem = spec ? flagProblem(first!, rest, spec) : undefined
+  if (problem !== undefined) {
+    process.stderr.write(`clustersim ${problem}\nRun "clustersim ${first} --help" for usage.\n`)
+    return Promise.resolve(ExitCode.InvalidInput)
+  }
+  const argv = first === undefined || first === "help" ? ["--help"] : args
+  return Effect.runPromise(
+    cli(["node", "clustersim", ...argv]).pipe(
+      Effect.provide(Layer.merge(NodeContext.layer, CliConfig.layer({ showBuiltIns: true }))),
+      Effect.as(undefined as number | undefined),
+      Effect.catchAll((e) =>
+        // @effect/cli has printed the message (naming the flag or argument) already
+        ValidationError.isValidationError(e) ? Effect.succeed(ExitCode.InvalidInput) : Effect.fail(e)
+      ),
+      Effect.map((code) => code ?? exitCode)
+    )
+  )
+}

@@ -1,0 +1,113 @@
+/**
+ * `run --out`: a directory where run.json cannot be written is refused before the run (exit 2, naming the path
+ * and why), and when writing fails at the end anyway the summary is still printed, the exit is 1 and no
+ * temporary file is left behind (issue 36, item 8).
+ */
+import { Effect } from "effect"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import { outDirProblem } from "../../src/cli/outDir.js"
+import { runCommand } from "../../src/cli/run.js"
+import { writeAtomically } from "../../src/scenario/Artifact.js"
+
+const dir = mkdtempSync(join(tmpdir(), "clustersim-outdir-"))
+
+const scenario = join(dir, "tiny.yaml")
+writeFileSync(
+  scenario,
+  `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: tiny-out }
+phases:
+  - name: p1
+    duration: 200ms
+    actions:
+      - { type: constant-arrival-rate, name: list, rate: 20, request: { verb: list, resource: configmaps, namespace: default } }
+`
+)
+
+const run = (outDir: string, interrupt?: Effect.Effect<void>) => {
+  const stdout: Array<string> = []
+  const stderr: Array<string> = []
+  return Effect.runPromise(
+    runCommand({
+      file: scenario,
+      target: { _tag: "in-process" },
+      outDir,
+      tty: false,
+      stdout: (s) => void stdout.push(s),
+      stderr: (s) => void stderr.push(s),
+      ...(interrupt ? { interrupt } : {})
+    })
+  ).then((r) => ({ ...r, stdout: stdout.join(""), stderr: stderr.join("") }))
+}
+
+describe("outDirProblem", () => {
+  it("accepts a new directory (and makes it) and an existing one, leaving no probe file", () => {
+    const fresh = join(dir, "fresh", "deeper")
+    expect(outDirProblem(fresh)).toBeUndefined()
+    expect(readdirSync(fresh)).toEqual([])
+    expect(outDirProblem(fresh)).toBeUndefined()
+  })
+
+  it("names the file a path runs under", () => {
+    const file = join(dir, "a-file")
+    writeFileSync(file, "x")
+    expect(outDirProblem(join(file, "out"))).toBe(`${file} is a file, not a directory`)
+    expect(outDirProblem(file)).toBe(`${file} is a file, not a directory`)
+  })
+
+  it("refuses a directory whose run.json is a directory", () => {
+    const out = join(dir, "runjson-dir")
+    mkdirSync(join(out, "run.json"), { recursive: true })
+    expect(outDirProblem(out)).toBe(`${join(out, "run.json")} is a directory`)
+  })
+
+  it("refuses a directory no file can be made in (/sys refuses even root)", () => {
+    expect(outDirProblem("/sys/clustersim-out")).toBe("permission denied")
+    expect(outDirProblem("/sys")).toBe("permission denied")
+  })
+})
+
+describe("writeAtomically", () => {
+  it("removes its temporary file when the rename fails", () => {
+    const out = join(dir, "rename-fails")
+    mkdirSync(join(out, "run.json", "inside"), { recursive: true })
+    expect(() => writeAtomically(join(out, "run.json"), "{}")).toThrow()
+    expect(readdirSync(out)).toEqual(["run.json"])
+  })
+})
+
+describe("run --out", () => {
+  it("exits 2 before the run for a path under a file, naming both", async () => {
+    const file = join(dir, "plain-file")
+    writeFileSync(file, "x")
+    const r = await run(join(file, "out"))
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toBe(`clustersim: --out ${join(file, "out")}: cannot write run.json there: ${file} is a file, not a directory\n`)
+    expect(r.stdout).toBe("")
+  })
+
+  it("exits 2 before the run for a directory named run.json inside --out", async () => {
+    const out = join(dir, "has-runjson-dir")
+    mkdirSync(join(out, "run.json"), { recursive: true })
+    const r = await run(out)
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toBe(`clustersim: --out ${out}: cannot write run.json there: ${join(out, "run.json")} is a directory\n`)
+  })
+
+  it("prints the summary when run.json cannot be written at the end, exits 1 and leaves no temporary file", async () => {
+    const out = join(dir, "breaks-during-run")
+    // the run starts with a good directory; while it runs, run.json becomes a directory
+    const breakOut = Effect.sync(() => mkdirSync(join(out, "run.json", "x"), { recursive: true })).pipe(Effect.zipRight(Effect.never))
+    const r = await run(out, breakOut)
+    expect(r.exitCode).toBe(1)
+    expect(r.stdout).toContain("tiny-out")
+    expect(r.stdout).not.toContain("artifact:")
+    expect(r.stderr).toContain(`clustersim: could not write ${join(out, "run.json")}: `)
+    expect(readdirSync(out)).toEqual(["run.json"])
+    expect(existsSync(join(out, "report.html"))).toBe(false)
+  })
+})
