@@ -59,7 +59,9 @@ export const resolveLimits = (overrides: Partial<ServerLimits> = {}): ServerLimi
 export const nodeServerOptions = (limits: ServerLimits): http.ServerOptions => ({
   maxHeaderSize: limits.maxHeaderBytes,
   headersTimeout: limits.requestTimeoutMs > 0 ? Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) : limits.headersTimeoutMs,
-  requestTimeout: limits.requestTimeoutMs,
+  // Node's own cut-off (a bare 408) only backs up the request timeout's 504 Status, so it comes a second later:
+  // at the same instant the two raced, and a loaded event loop let node's 408 win.
+  requestTimeout: limits.requestTimeoutMs > 0 ? limits.requestTimeoutMs + 1_000 : 0,
   keepAliveTimeout: limits.idleTimeoutMs,
   // How often node looks for connections past the header or request timeout.
   connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4)))
