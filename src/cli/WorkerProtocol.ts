@@ -8,7 +8,7 @@ import type { HttpClientOptions } from "../client/HttpTransport.js"
 import type { ExecutionSegment } from "../loadgen/ExecutionSegment.js"
 import type { HealthReport } from "../loadgen/GeneratorHealth.js"
 import type { EncodedSeries, IntervalSnapshot } from "../loadgen/LatencyRecorder.js"
-import type { ActionReport } from "../scenario/Run.js"
+import type { ActionReport } from "../scenario/Artifact.js"
 
 export interface WorkerConfig {
   readonly file: string

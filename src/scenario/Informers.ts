@@ -10,21 +10,9 @@ import { LatencyRecorder, nowMillis } from "../loadgen/LatencyRecorder.js"
 import { type ReflectorStats, startReflector } from "../informer/Reflector.js"
 import { makeVersionStore } from "../informer/VersionStore.js"
 import { reflectorMetrics } from "../loadgen/ReflectorMetrics.js"
+import type { InformerReport } from "./Artifact.js"
 import { namespaceFor, resourceOf } from "./Operations.js"
 import type { Action } from "./Scenario.js"
-
-export interface InformerReport {
-  readonly count: number
-  readonly synced: number
-  /** Summed over the reflectors. */
-  readonly relists: number
-  readonly expiredContinue: number
-  readonly expired: { readonly watchHttp: number; readonly watchStream: number; readonly list: number }
-  readonly rewatches: number
-  readonly events: number
-  readonly listFailures: number
-  readonly triggers: Readonly<Record<string, number>>
-}
 
 export const sumStats = (all: ReadonlyArray<ReflectorStats>, synced: number): InformerReport => {
   const triggers: Record<string, number> = {}

@@ -6,7 +6,7 @@
  */
 import { Either } from "effect"
 import { parseCondition, type Threshold, type ThresholdResult } from "../loadgen/Thresholds.js"
-import type { ActionReport } from "./Run.js"
+import type { ActionReport } from "./Artifact.js"
 import type { Scenario } from "./Scenario.js"
 
 /** Errors allowed per metric when the scenario sets no `errors` threshold of its own. */
