@@ -8,9 +8,9 @@ import { Data, Either, ParseResult, Schema } from "effect"
 import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml"
 import { checkNodeAgentSource } from "../../simulator/cluster/NodeAgentSource.js"
 import { registryFaultProblems } from "../../simulator/nodeagent/images/ImagesSpec.js"
-import { resolveResource } from "../api/Resources.js"
-import { isClusterMetric } from "../loadgen/ClusterMetrics.js"
-import { parseThreshold } from "../loadgen/Thresholds.js"
+import { resolveResource } from "../../src/api/Resources.js"
+import { isClusterMetric } from "../../src/loadgen/ClusterMetrics.js"
+import { parseThreshold } from "../../src/loadgen/Thresholds.js"
 import { Scenario, serverSideFailures } from "./Scenario.js"
 
 /**

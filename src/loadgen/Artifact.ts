@@ -7,8 +7,8 @@ import { createHash } from "node:crypto"
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import { dirname, join } from "node:path"
-import type { ExecutorReport } from "../loadgen/Arrival.js"
-import type { HealthReport } from "../loadgen/GeneratorHealth.js"
+import type { ExecutorReport } from "./Arrival.js"
+import type { HealthReport } from "./GeneratorHealth.js"
 import {
   encodeHistogram,
   type IntervalSnapshot,
@@ -17,8 +17,8 @@ import {
   type SeriesSnapshot,
   summarize,
   type Summary
-} from "../loadgen/LatencyRecorder.js"
-import type { ThresholdResult } from "../loadgen/Thresholds.js"
+} from "./LatencyRecorder.js"
+import type { ThresholdResult } from "./Thresholds.js"
 
 /**
  * v2 added the `name`/`phase` tags on series keys, `connectionErrors` on series and intervals, and the
