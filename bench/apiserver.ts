@@ -255,7 +255,7 @@ const benchWatch = async (serverUrl: string, watchers: number, writes: number) =
 }
 
 const main = async () => {
-  const server = await startProcess([fileURLToPath(new URL("../src/cli/main.js", import.meta.url)), "serve", "--port", "0"])
+  const server = await startProcess([fileURLToPath(new URL("../app/cli/main.js", import.meta.url)), "serve", "--port", "0"])
   try {
     await post(server.url, "/api/v1/namespaces", { metadata: { name: "bench" } })
     const get = await benchGet(server.url)

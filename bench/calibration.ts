@@ -12,8 +12,8 @@ import { Effect } from "effect"
 import * as os from "node:os"
 import { fitServiceTime } from "../src/calibrate/Fit.js"
 import type { ProbeResult, StepResult } from "../src/calibrate/Probe.js"
-import { calibrateCommand, renderServiceTime } from "../src/cli/calibrate.js"
-import { startServerProcess } from "../src/cli/ServerProcess.js"
+import { calibrateCommand, renderServiceTime } from "../app/cli/calibrate.js"
+import { startServerProcess } from "../app/cli/ServerProcess.js"
 import { compare, defaultCheckLoad, errorsOf, measureCheck, predictCheck, type Figures } from "./calibrationCheck.js"
 
 const Tolerance = 0.25

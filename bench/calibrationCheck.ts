@@ -13,8 +13,8 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Fit } from "../src/calibrate/Fit.js"
-import { runCommand } from "../src/cli/run.js"
-import type { RunArtifact } from "../src/scenario/Artifact.js"
+import { runCommand } from "../app/cli/run.js"
+import type { RunArtifact } from "../src/loadgen/Artifact.js"
 
 export interface CheckLoad {
   /** Objects in the listed namespace. */

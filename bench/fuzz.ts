@@ -23,7 +23,7 @@ const root = fileURLToPath(new URL("../..", import.meta.url))
 
 const rssMiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024
 
-const child = spawn(process.execPath, ["dist/src/cli/main.js", "serve", "--port", "0"], { cwd: root, stdio: ["ignore", "pipe", "inherit"] })
+const child = spawn(process.execPath, ["dist/app/cli/main.js", "serve", "--port", "0"], { cwd: root, stdio: ["ignore", "pipe", "inherit"] })
 let exited: string | undefined
 child.on("exit", (code, signal) => (exited = `exited with ${signal ?? code}`))
 const url = await new Promise<string>((resolve, reject) => {

@@ -20,8 +20,8 @@ import { ApiClient } from "../src/client/ApiClient.js"
 import { closedLoop, constantArrivalRate, type DirectIteration, type Operation } from "../src/loadgen/Arrival.js"
 import { LatencyRecorder, nowMillis, summarize } from "../src/loadgen/LatencyRecorder.js"
 import { wholeRun } from "../src/loadgen/ExecutionSegment.js"
-import { makeOperation, Progress, seededRandom, WriteLog, type RunEnv } from "../src/scenario/Operations.js"
-import type { Request, Scenario } from "../src/scenario/Scenario.js"
+import { makeOperation, Progress, seededRandom, WriteLog, type RunEnv } from "../app/scenario/Operations.js"
+import type { Request, Scenario } from "../app/scenario/Scenario.js"
 
 const quick = process.argv.includes("--quick")
 const root = fileURLToPath(new URL("../..", import.meta.url))
@@ -41,7 +41,7 @@ const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon
 
 const startServer = (): Promise<{ url: string; child: ChildProcess }> =>
   new Promise((resolve, reject) => {
-    const main = fileURLToPath(new URL("../src/cli/main.js", import.meta.url))
+    const main = fileURLToPath(new URL("../app/cli/main.js", import.meta.url))
     const child = spawn(process.execPath, [main, "serve", "--port", "0"], { cwd: root, stdio: ["ignore", "pipe", "inherit"] })
     let out = ""
     child.stdout!.on("data", (chunk: Buffer) => {
@@ -73,7 +73,7 @@ const cliMaxGet = (url: string, durationSeconds: number, workers: number): Promi
       `apiVersion: clustersim/v1\nkind: Scenario\nmetadata: { name: bench-get }\nphases:\n  - name: gets\n    duration: ${durationSeconds}s\n    actions:\n` +
         `      - { type: closed, name: get, workers: ${connections}, request: { verb: get, resource: configmaps, name: bench, namespace: default } }\n`
     )
-    const main = fileURLToPath(new URL("../src/cli/main.js", import.meta.url))
+    const main = fileURLToPath(new URL("../app/cli/main.js", import.meta.url))
     const child = spawn(process.execPath, [main, "run", file, "--target", url, "--workers", String(workers), "--out", join(dir, "out")], { stdio: "ignore" })
     child.on("exit", () => {
       try {

@@ -26,7 +26,7 @@ const memory = (pid: number) => {
   return { rss: mib("VmRSS"), peak: mib("VmHWM") }
 }
 
-const child = spawn(process.execPath, ["dist/src/cli/main.js", "serve", "--port", "0"], { cwd: root, stdio: ["ignore", "pipe", "inherit"] })
+const child = spawn(process.execPath, ["dist/app/cli/main.js", "serve", "--port", "0"], { cwd: root, stdio: ["ignore", "pipe", "inherit"] })
 const url = await new Promise<string>((resolve) => {
   let out = ""
   child.stdout!.on("data", (chunk: Buffer) => {

@@ -3,7 +3,7 @@
  * one test case per threshold result (the `outcome:` checks included), a failure per breach, and an
  * error case when the run itself failed or was interrupted.
  */
-import type { RunArtifact } from "../src/scenario/Artifact.js"
+import type { RunArtifact } from "../src/loadgen/Artifact.js"
 import { observedText } from "./summary.js"
 
 const xml = (s: string): string =>

@@ -3,7 +3,7 @@
  * series (every series, tags included), p99 solid and p50 dashed, log-scaled y axis (a stall and a 1 ms GET
  * fit the same chart). An interval without samples breaks the line. `report.html` has the full plots.
  */
-import type { RunArtifact } from "../src/scenario/Artifact.js"
+import type { RunArtifact } from "../src/loadgen/Artifact.js"
 import { formatMs, seriesLabel } from "./summary.js"
 
 const palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"]

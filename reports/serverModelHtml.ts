@@ -4,7 +4,7 @@
  * measured on the host, so the report says so next to the latencies and shows the parameters that produced them.
  */
 import type { ServerModelReport } from "../simulator/cluster/ClusterResult.js"
-import type { RunArtifact } from "../src/scenario/Artifact.js"
+import type { RunArtifact } from "../src/loadgen/Artifact.js"
 import { formatMs } from "./summary.js"
 
 /** The run's server model, when its latencies are modelled (a simulated cluster's `serverModel`). */

@@ -3,7 +3,7 @@
  * re-rendered later): one row per metric key, relists, threshold verdicts, generator health.
  */
 import type { ThresholdResult } from "../src/loadgen/Thresholds.js"
-import type { ArtifactSeries, RunArtifact } from "../src/scenario/Artifact.js"
+import type { ArtifactSeries, RunArtifact } from "../src/loadgen/Artifact.js"
 
 /** `12.3ms`, `1.24s`, `850µs` — three significant figures. */
 export const formatMs = (ms: number): string => {

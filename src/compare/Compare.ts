@@ -5,7 +5,7 @@
  */
 import { keyString, type MetricKey } from "../loadgen/LatencyRecorder.js"
 import { selectorMatches, type Threshold } from "../loadgen/Thresholds.js"
-import type { ArtifactSeries, RunArtifact } from "../scenario/Artifact.js"
+import type { ArtifactSeries, RunArtifact } from "../loadgen/Artifact.js"
 import * as hdr from "hdr-histogram-js"
 import { type Empirical, expInterval, histogramQuantileRatio, type Interval, pairedMeanInterval, welchInterval } from "./Statistics.js"
 

@@ -6,9 +6,9 @@ import { pathToFileURL } from "node:url"
 import { chromium, type Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { renderComparisonHtml } from "../../reports/html.js"
-import { runCommand } from "../../src/cli/run.js"
+import { runCommand } from "../../app/cli/run.js"
 import { compareSides } from "../../src/compare/Compare.js"
-import type { RunArtifact } from "../../src/scenario/Artifact.js"
+import type { RunArtifact } from "../../src/loadgen/Artifact.js"
 import { syntheticRun } from "../support/syntheticRun.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-html-"))

@@ -12,11 +12,11 @@ import { join } from "node:path"
 import { parse } from "yaml"
 import { resolveResource } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
-import { calibrateCommand } from "../../src/cli/calibrate.js"
+import { calibrateCommand } from "../../app/cli/calibrate.js"
 import { sharedSeatsOf } from "../../src/calibrate/Fit.js"
-import { runCommand } from "../../src/cli/run.js"
-import { startServerProcess } from "../../src/cli/ServerProcess.js"
-import { parseScenario } from "../../src/scenario/load.js"
+import { runCommand } from "../../app/cli/run.js"
+import { startServerProcess } from "../../app/cli/ServerProcess.js"
+import { parseScenario } from "../../app/scenario/load.js"
 
 const dir = mkdtempSync(join(tmpdir(), "calibrate-"))
 

@@ -1,6 +1,6 @@
 /** The connection cap that follows the open-file limit (docs/limits.md "Open connections"; issue 36, item 9). */
 import { describe, expect, it } from "@effect/vitest"
-import { connectionCap, ownDescriptors, parseOpenFilesLimit } from "../../src/cli/DescriptorLimit.js"
+import { connectionCap, ownDescriptors, parseOpenFilesLimit } from "../../app/cli/DescriptorLimit.js"
 
 const limits = (soft: string, hard: string) => `Limit                     Soft Limit           Hard Limit           Units     
 Max processes             96551                96551                processes 

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { ApiServer, type ApiServerImpl } from "../../simulator/apiserver/ApiServer.js"
 import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
-import { layerStderrLogger } from "../../src/cli/StderrLogger.js"
+import { layerStderrLogger } from "../../app/cli/StderrLogger.js"
 import { send } from "../support/wire.js"
 
 /** The real server, except that reading the config map `boom` throws, as a bug would. */

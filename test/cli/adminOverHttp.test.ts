@@ -5,9 +5,9 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
-import { runCommand } from "../../src/cli/run.js"
+import { runCommand } from "../../app/cli/run.js"
 import { hasAdminHooks } from "../../src/client/AdminProbe.js"
-import type { RunArtifact } from "../../src/scenario/Artifact.js"
+import type { RunArtifact } from "../../src/loadgen/Artifact.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-admin-"))
 const scenario = join(dir, "failures.yaml")

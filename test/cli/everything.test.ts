@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { runCommand } from "../../src/cli/run.js"
+import { runCommand } from "../../app/cli/run.js"
 
 /** scenarios/everything.yaml, cut to 2 virtual minutes (leader killed at 1m, load phase 1m) to keep the test short. */
 const shortened = (): string =>

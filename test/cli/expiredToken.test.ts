@@ -15,9 +15,9 @@ import { generatePki } from "../../simulator/apiserver/auth/Certificates.js"
 import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
 import { Namespaces, ServiceAccounts } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
-import { runCommand } from "../../src/cli/run.js"
-import { resolveTarget } from "../../src/cli/target.js"
-import type { RunArtifact } from "../../src/scenario/Artifact.js"
+import { runCommand } from "../../app/cli/run.js"
+import { resolveTarget } from "../../app/cli/target.js"
+import type { RunArtifact } from "../../src/loadgen/Artifact.js"
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "clustersim-expired-token-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "@effect/vitest"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { main } from "../../src/cli/main.js"
+import { main } from "../../app/cli/main.js"
 
 const capture = async (args: ReadonlyArray<string>) => {
   const out: Array<string> = []

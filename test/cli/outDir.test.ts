@@ -8,9 +8,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { outDirProblem } from "../../src/cli/outDir.js"
-import { runCommand } from "../../src/cli/run.js"
-import { writeAtomically } from "../../src/scenario/Artifact.js"
+import { outDirProblem } from "../../app/cli/outDir.js"
+import { runCommand } from "../../app/cli/run.js"
+import { writeAtomically } from "../../src/loadgen/Artifact.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-outdir-"))
 

@@ -3,11 +3,11 @@ import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { runCommand } from "../../src/cli/run.js"
-import type { TargetFlag } from "../../src/cli/target.js"
-import { validateFiles } from "../../src/cli/validate.js"
+import { runCommand } from "../../app/cli/run.js"
+import type { TargetFlag } from "../../app/cli/target.js"
+import { validateFiles } from "../../app/cli/validate.js"
 import { decodeHistogram } from "../../src/loadgen/LatencyRecorder.js"
-import { sha256 } from "../../src/scenario/Artifact.js"
+import { sha256 } from "../../src/loadgen/Artifact.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-run-"))
 let n = 0

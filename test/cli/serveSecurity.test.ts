@@ -9,7 +9,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { generatePki } from "../../simulator/apiserver/auth/Certificates.js"
 import { defaultAuthentication } from "../../simulator/apiserver/auth/Authenticator.js"
-import { isLoopbackHost, openAccessWarning } from "../../src/cli/serveSecurity.js"
+import { isLoopbackHost, openAccessWarning } from "../../app/cli/serveSecurity.js"
 
 const open = { authentication: { ...defaultAuthentication, anonymous: true }, authorizationMode: "AlwaysAllow" as const }
 

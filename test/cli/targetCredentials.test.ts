@@ -4,8 +4,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { parseRunFlags } from "../../src/cli/run.js"
-import { resolveTarget } from "../../src/cli/target.js"
+import { parseRunFlags } from "../../app/cli/run.js"
+import { resolveTarget } from "../../app/cli/target.js"
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "clustersim-target-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

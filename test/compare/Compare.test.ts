@@ -1,7 +1,7 @@
 import { Either } from "effect"
 import { describe, expect, it } from "@effect/vitest"
 import { activeSeconds, compareSides, formatRatio, refusal, type Side } from "../../src/compare/Compare.js"
-import type { RunArtifact } from "../../src/scenario/Artifact.js"
+import type { RunArtifact } from "../../src/loadgen/Artifact.js"
 import { evaluateFailRules, parseFailRule } from "../../src/compare/FailIf.js"
 import { studentTQuantile } from "../../src/compare/Statistics.js"
 import type { MetricKey } from "../../src/loadgen/LatencyRecorder.js"

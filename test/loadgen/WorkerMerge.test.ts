@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { combineHealth, type HealthReport } from "../../src/loadgen/GeneratorHealth.js"
 import { encodeHistogram, encodeSeries, Recordings, type Sample } from "../../src/loadgen/LatencyRecorder.js"
 import { decodeSeries, mergeIntervals, mergeSeries } from "../../src/loadgen/WorkerMerge.js"
-import { seededRandom } from "../../src/scenario/Operations.js"
+import { seededRandom } from "../../app/scenario/Operations.js"
 
 const get = { metric: "api_call", operation: "GET", resource: "pods", scope: "resource" }
 const list = { metric: "api_call", operation: "LIST", resource: "pods", scope: "namespace" }

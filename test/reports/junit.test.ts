@@ -4,8 +4,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { renderJunit } from "../../reports/junit.js"
-import { runCommand } from "../../src/cli/run.js"
-import type { RunArtifact } from "../../src/scenario/Artifact.js"
+import { runCommand } from "../../app/cli/run.js"
+import type { RunArtifact } from "../../src/loadgen/Artifact.js"
 import { syntheticRun } from "../support/syntheticRun.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-junit-"))

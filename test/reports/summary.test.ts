@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { renderLatencySvg } from "../../reports/plot.js"
 import { formatMs, renderCluster, renderSections, renderSummary, renderTokenRecovery, table } from "../../reports/summary.js"
-import type { RunArtifact } from "../../src/scenario/Artifact.js"
+import type { RunArtifact } from "../../src/loadgen/Artifact.js"
 import { encodeHistogram, makeHistogram, summarize } from "../../src/loadgen/LatencyRecorder.js"
 
 const h = makeHistogram()

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { runCommand } from "../../src/cli/run.js"
+import { runCommand } from "../../app/cli/run.js"
 
 describe("scenarios/cluster/node-death.yaml", () => {
   it("passes: 5 nodes leave Ready (Unknown), the 3 partitioned come back, the pause fails lease writes", async () => {

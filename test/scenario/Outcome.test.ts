@@ -4,10 +4,10 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { runCommand } from "../../src/cli/run.js"
-import type { TargetFlag } from "../../src/cli/target.js"
-import type { RunArtifact } from "../../src/scenario/Artifact.js"
-import { defaultErrorThreshold, outcomeChecks } from "../../src/scenario/Outcome.js"
+import { runCommand } from "../../app/cli/run.js"
+import type { TargetFlag } from "../../app/cli/target.js"
+import type { RunArtifact } from "../../src/loadgen/Artifact.js"
+import { defaultErrorThreshold, outcomeChecks } from "../../app/scenario/Outcome.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-outcome-"))
 let n = 0

@@ -5,8 +5,8 @@ import { Effect, Either } from "effect"
 import { runSimulation } from "../../simulator/cluster/ClusterRun.js"
 import type { EvictionScenarioResult } from "../../simulator/nodeagent/eviction/EvictionScenario.js"
 import type { SchedulerScenarioResult } from "../../simulator/scheduler/SchedulerScenario.js"
-import { parseScenario } from "../../src/scenario/load.js"
-import { simulationOf } from "../../src/scenario/Simulated.js"
+import { parseScenario } from "../../app/scenario/load.js"
+import { simulationOf } from "../../app/scenario/Simulated.js"
 
 /** A shipped scenario file, decoded as `clustersim run` decodes it, run in its one simulation. */
 const simulate = (name: string) =>

@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { runCommand } from "../../src/cli/run.js"
+import { runCommand } from "../../app/cli/run.js"
 import { makeHistogram, type SeriesSnapshot } from "../../src/loadgen/LatencyRecorder.js"
 import { evaluate, parseThreshold } from "../../src/loadgen/Thresholds.js"
-import type { RunArtifact } from "../../src/scenario/Artifact.js"
+import type { RunArtifact } from "../../src/loadgen/Artifact.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-tags-"))
 

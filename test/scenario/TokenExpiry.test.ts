@@ -21,8 +21,8 @@ import { withCredential, type CredentialSource } from "../../src/client/auth/Cre
 import { execCredentialSource } from "../../src/client/auth/ExecAuthenticator.js"
 import { ServerAdmin } from "../../src/client/ServerAdmin.js"
 import { LatencyRecorder } from "../../src/loadgen/LatencyRecorder.js"
-import { parseScenario } from "../../src/scenario/load.js"
-import { checkTargetSupports, makeRunState, runScenario } from "../../src/scenario/Run.js"
+import { parseScenario } from "../../app/scenario/load.js"
+import { checkTargetSupports, makeRunState, runScenario } from "../../app/scenario/Run.js"
 
 const unauthorized = () => new ApiError({ status: Status.makeStatus({ code: 401, reason: "Unauthorized", message: "Unauthorized" }) })
 

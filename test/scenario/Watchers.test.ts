@@ -6,9 +6,9 @@ import { ConfigMaps, Namespaces } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { LatencyRecorder, nowMillis } from "../../src/loadgen/LatencyRecorder.js"
-import { Progress, WriteLog, WrittenAtAnnotation, type RunEnv } from "../../src/scenario/Operations.js"
-import type { Scenario } from "../../src/scenario/Scenario.js"
-import { runWatchers } from "../../src/scenario/Watchers.js"
+import { Progress, WriteLog, WrittenAtAnnotation, type RunEnv } from "../../app/scenario/Operations.js"
+import type { Scenario } from "../../app/scenario/Scenario.js"
+import { runWatchers } from "../../app/scenario/Watchers.js"
 import { runSim } from "../scheduler/sim.js"
 
 describe("watch action", () => {

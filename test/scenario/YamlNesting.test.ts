@@ -8,9 +8,9 @@ import { Either } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { validateFiles } from "../../src/cli/validate.js"
-import { parseScenario } from "../../src/scenario/load.js"
-import { MaxYamlNesting, nestingPastBound } from "../../src/scenario/YamlNesting.js"
+import { validateFiles } from "../../app/cli/validate.js"
+import { parseScenario } from "../../app/scenario/load.js"
+import { MaxYamlNesting, nestingPastBound } from "../../app/scenario/YamlNesting.js"
 
 const head = `apiVersion: clustersim/v1
 kind: Scenario

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
-import { scenarioJsonSchema } from "../../src/scenario/jsonSchema.js"
+import { scenarioJsonSchema } from "../../app/scenario/jsonSchema.js"
 
 describe("scenarios/scenario.schema.json", () => {
   it("is the schema the loader decodes with (regenerate: clustersim schema > scenarios/scenario.schema.json)", () => {

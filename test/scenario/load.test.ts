@@ -1,7 +1,7 @@
 import { Either } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
-import { parseScenario } from "../../src/scenario/load.js"
+import { parseScenario } from "../../app/scenario/load.js"
 
 const errorsOf = (text: string): ReadonlyArray<string> => {
   const r = parseScenario(text, "s.yaml")

@@ -1,8 +1,8 @@
 /**
  * The CLI as its own process for tests that need one (signals, exit codes): `vite-node test/support/cliProcess.ts
- * run scenario.yaml …` runs `main` as `dist/src/cli/main.js` would, from the sources.
+ * run scenario.yaml …` runs `main` as `dist/app/cli/main.js` would, from the sources.
  */
-import { main } from "../../src/cli/main.js"
+import { main } from "../../app/cli/main.js"
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

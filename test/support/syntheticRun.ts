@@ -1,7 +1,7 @@
 /** Synthetic run artifacts with known latency distributions, for compare and report tests. */
 import { makeHistogram, type MetricKey, recordMillis } from "../../src/loadgen/LatencyRecorder.js"
-import { artifactSeries, type RunArtifact } from "../../src/scenario/Artifact.js"
-import { seededRandom } from "../../src/scenario/Operations.js"
+import { artifactSeries, type RunArtifact } from "../../src/loadgen/Artifact.js"
+import { seededRandom } from "../../app/scenario/Operations.js"
 
 export interface SyntheticSeries {
   readonly key: MetricKey

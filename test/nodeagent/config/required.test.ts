@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 import { checkNodeAgentConfiguration } from "../../../simulator/nodeagent/config/check.js"
 import { defaultNodeAgentConfiguration } from "../../../simulator/nodeagent/config/defaults.js"
-import { validateFiles } from "../../../src/cli/validate.js"
+import { validateFiles } from "../../../app/cli/validate.js"
 
 const header = "apiVersion: nodeagent.config.platform/v1beta1\nkind: NodeAgentConfiguration\n"
 const logging = "logging:\n  format: text\n  flushFrequency: 5000000000\n  verbosity: 0\n  vmodule: []\n  options:\n    json:\n      splitStream: false\n      infoBufferSize: '0'\n"

@@ -9,7 +9,7 @@ import {
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
-import { validateFiles } from "../../../src/cli/validate.js"
+import { validateFiles } from "../../../app/cli/validate.js"
 import { decodeCredentialProviderConfig } from "../../../simulator/nodeagent/credentialprovider/CredentialProviderConfig.js"
 
 const header = "apiVersion: nodeagent.config.platform/v1beta1\nkind: CredentialProviderConfig\n"

@@ -1,7 +1,7 @@
 /** A small seeded cluster for `npm start` / `serve --demo`: nodes, pods spread over them, config maps. */
 import { Effect } from "effect"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
-import { ConfigMaps, Nodes, Pods } from "../api/Resources.js"
+import { ConfigMaps, Nodes, Pods } from "../../src/api/Resources.js"
 
 export const seedDemoCluster = Effect.gen(function* () {
   const api = yield* ApiServer

@@ -12,7 +12,7 @@ import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { runHttpServer } from "../../simulator/apiserver/HttpServer.js"
 import { writeKubeconfig } from "../../simulator/apiserver/auth/Certificates.js"
 import { schedulerCommand } from "../../simulator/scheduler/SchedulerCommand.js"
-import { ExitCode } from "../loadgen/Thresholds.js"
+import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import { scenarioJsonSchema } from "../scenario/jsonSchema.js"
 import { calibrateCommand } from "./calibrate.js"
 import { compareCommand } from "./compare.js"
@@ -267,7 +267,7 @@ const run = Command.make("run", { scenario: Args.text({ name: "scenario.yaml" })
   )
 )
 
-/** The shipped quickstart, found from the installed package (dist/src/cli → the package root), not the cwd. */
+/** The shipped quickstart, found from the installed package (dist/app/cli → the package root), not the cwd. */
 const quickstart = fileURLToPath(new URL("../../../scenarios/quickstart.yaml", import.meta.url))
 
 const start = Command.make("start", runOptions, (o) => runScenarioFile(quickstart, o)).pipe(

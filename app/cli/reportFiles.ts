@@ -3,7 +3,7 @@ import { join } from "node:path"
 import { renderRunHtml } from "../../reports/html.js"
 import { renderJunit } from "../../reports/junit.js"
 import { renderLatencySvg } from "../../reports/plot.js"
-import { type RunArtifact, writeAtomically } from "../scenario/Artifact.js"
+import { type RunArtifact, writeAtomically } from "../../src/loadgen/Artifact.js"
 
 /** `besideRunJson: false` (run.json could not be written): only the junit file, which lives elsewhere. */
 export const writeReports = (outDir: string, artifact: RunArtifact, junit: string | undefined, err: (s: string) => void, o: { readonly besideRunJson: boolean } = { besideRunJson: true }): void => {

@@ -12,11 +12,11 @@ import { podStartupSeries } from "../../simulator/cluster/PodStartupSli.js"
 import { DefaultSchedulerDurationMs } from "../../simulator/scheduler/SchedulerScenario.js"
 import { unexpectedFailures } from "../../simulator/cluster/CountingClient.js"
 import { realTimeProblems, runRealTimeCluster, type RealTimeClusterResult } from "../../simulator/cluster/RealTimeCluster.js"
-import { simulatedLabel, simulatedLabelValue } from "../api/WellKnown.js"
-import type { TrafficCounter } from "../client/HttpTransport.js"
-import { LatencyRecorder, nowMillis } from "../loadgen/LatencyRecorder.js"
-import { ExitCode } from "../loadgen/Thresholds.js"
-import type { RunArtifact } from "../scenario/Artifact.js"
+import { simulatedLabel, simulatedLabelValue } from "../../src/api/WellKnown.js"
+import type { TrafficCounter } from "../../src/client/HttpTransport.js"
+import { LatencyRecorder, nowMillis } from "../../src/loadgen/LatencyRecorder.js"
+import { ExitCode } from "../../src/loadgen/Thresholds.js"
+import type { RunArtifact } from "../../src/loadgen/Artifact.js"
 import { check } from "../scenario/Outcome.js"
 import { makeRunState, runScenario } from "../scenario/Run.js"
 import type { Scenario } from "../scenario/Scenario.js"
@@ -70,7 +70,7 @@ export const runRealTimeScenario = (i: RealTimeRunInput): Effect.Effect<{ readon
       )
       return { exitCode: ExitCode.InvalidInput }
     }
-    // the section's own length as in virtual time (src/scenario/Simulated.ts): its duration, else the scenario's
+    // the section's own length as in virtual time (app/scenario/Simulated.ts): its duration, else the scenario's
     const scheduler = scenario.scheduler && {
       ...scenario.scheduler,
       duration: scenario.scheduler.duration ?? (scenario.duration !== undefined ? simulation.durationMs : DefaultSchedulerDurationMs)

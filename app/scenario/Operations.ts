@@ -6,15 +6,15 @@
  * measure watch-event latency (write acknowledged → event received, same process clock).
  */
 import { Cause, Effect, Option } from "effect"
-import { isConnectionFailure } from "../loadgen/ConnectionFailure.js"
-import type { KObject } from "../api/Object.js"
-import { resolveResource, type ResourceType } from "../api/Resources.js"
-import type { ApiError } from "../api/Status.js"
-import type { DirectIteration, IterationContext, Operation } from "../loadgen/Arrival.js"
-import { ApiClient } from "../client/ApiClient.js"
-import type { ExecutionSegment } from "../loadgen/ExecutionSegment.js"
-import { LatencyRecorder, type MetricKey, nowMillis } from "../loadgen/LatencyRecorder.js"
-import { writtenAtAnnotation } from "../loadgen/ReflectorMetrics.js"
+import { isConnectionFailure } from "../../src/loadgen/ConnectionFailure.js"
+import type { KObject } from "../../src/api/Object.js"
+import { resolveResource, type ResourceType } from "../../src/api/Resources.js"
+import type { ApiError } from "../../src/api/Status.js"
+import type { DirectIteration, IterationContext, Operation } from "../../src/loadgen/Arrival.js"
+import { ApiClient } from "../../src/client/ApiClient.js"
+import type { ExecutionSegment } from "../../src/loadgen/ExecutionSegment.js"
+import { LatencyRecorder, type MetricKey, nowMillis } from "../../src/loadgen/LatencyRecorder.js"
+import { writtenAtAnnotation } from "../../src/loadgen/ReflectorMetrics.js"
 import type { ObjectSet, Request, Scenario } from "./Scenario.js"
 
 /** One name for the writers' stamp, shared with the reflector measurements. */

@@ -8,8 +8,8 @@ import { dirname, join } from "node:path"
 import { renderComparisonHtml, renderRunHtml } from "../../reports/html.js"
 import { renderJunit } from "../../reports/junit.js"
 import { renderSummary } from "../../reports/summary.js"
-import { ExitCode } from "../loadgen/Thresholds.js"
-import { ArtifactReadError, readArtifact, type RunArtifact, writeAtomically } from "../scenario/Artifact.js"
+import { ExitCode } from "../../src/loadgen/Thresholds.js"
+import { ArtifactReadError, readArtifact, type RunArtifact, writeAtomically } from "../../src/loadgen/Artifact.js"
 import { compareCommand } from "./compare.js"
 
 export interface ReportOptions {

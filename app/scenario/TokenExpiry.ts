@@ -9,28 +9,15 @@
  * up (client-go does not retry it); informers and watchers retry theirs, so they lose none, they only wait.
  */
 import { Clock, Effect, Stream } from "effect"
-import type { ApiError } from "../api/Status.js"
-import { aroundRequests, type ApiClientService } from "../client/ApiClient.js"
-import type { CredentialSource } from "../client/auth/Credential.js"
-import type { ServerAdminService } from "../client/ServerAdmin.js"
-import { LatencyRecorder, type MetricKey } from "../loadgen/LatencyRecorder.js"
+import type { ApiError } from "../../src/api/Status.js"
+import { aroundRequests, type ApiClientService } from "../../src/client/ApiClient.js"
+import type { CredentialSource } from "../../src/client/auth/Credential.js"
+import type { ServerAdminService } from "../../src/client/ServerAdmin.js"
+import { LatencyRecorder, type MetricKey } from "../../src/loadgen/LatencyRecorder.js"
+import type { TokenRecovery } from "../../src/loadgen/Artifact.js"
 import type { Action } from "./Scenario.js"
 
 export const TokenRecoveryKey: MetricKey = { metric: "token_recovery", operation: "AUTH", resource: "credentials", scope: "client" }
-
-/**
- * One client's figures since the last expiry; times in ms from the expiry. A client without a 401 since then was
- * not affected (an informer whose watch carried on): it has no recovery time.
- */
-export interface TokenRecovery {
-  /** 401 answers. */
-  readonly unauthorized: number
-  readonly firstUnauthorizedMs?: number
-  /** The first success of a request sent after the expiry, once the client was refused; absent while it has not recovered. */
-  readonly recoveredMs?: number
-  /** Requests given up on a 401. */
-  readonly lost: number
-}
 
 interface ClientState {
   unauthorized: number

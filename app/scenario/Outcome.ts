@@ -5,8 +5,8 @@
  * summary, the exit code and junit.xml treat them like any threshold.
  */
 import { Either } from "effect"
-import { parseCondition, type Threshold, type ThresholdResult } from "../loadgen/Thresholds.js"
-import type { ActionReport } from "./Run.js"
+import { parseCondition, type Threshold, type ThresholdResult } from "../../src/loadgen/Thresholds.js"
+import type { ActionReport } from "../../src/loadgen/Artifact.js"
 import type { Scenario } from "./Scenario.js"
 
 /** Errors allowed per metric when the scenario sets no `errors` threshold of its own. */

@@ -5,26 +5,14 @@
  * resourceVersions, not objects (`informer/VersionStore.ts`): no handler reads them.
  */
 import { Effect, type Scope } from "effect"
-import type { ApiClient } from "../client/ApiClient.js"
-import { LatencyRecorder, nowMillis } from "../loadgen/LatencyRecorder.js"
-import { type ReflectorStats, startReflector } from "../informer/Reflector.js"
-import { makeVersionStore } from "../informer/VersionStore.js"
-import { reflectorMetrics } from "../loadgen/ReflectorMetrics.js"
+import type { ApiClient } from "../../src/client/ApiClient.js"
+import { LatencyRecorder, nowMillis } from "../../src/loadgen/LatencyRecorder.js"
+import { type ReflectorStats, startReflector } from "../../src/informer/Reflector.js"
+import { makeVersionStore } from "../../src/informer/VersionStore.js"
+import { reflectorMetrics } from "../../src/loadgen/ReflectorMetrics.js"
+import type { InformerReport } from "../../src/loadgen/Artifact.js"
 import { namespaceFor, resourceOf } from "./Operations.js"
 import type { Action } from "./Scenario.js"
-
-export interface InformerReport {
-  readonly count: number
-  readonly synced: number
-  /** Summed over the reflectors. */
-  readonly relists: number
-  readonly expiredContinue: number
-  readonly expired: { readonly watchHttp: number; readonly watchStream: number; readonly list: number }
-  readonly rewatches: number
-  readonly events: number
-  readonly listFailures: number
-  readonly triggers: Readonly<Record<string, number>>
-}
 
 export const sumStats = (all: ReadonlyArray<ReflectorStats>, synced: number): InformerReport => {
   const triggers: Record<string, number> = {}

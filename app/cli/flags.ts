@@ -1,6 +1,6 @@
 /** Shared parsing of command-line flag values. */
 import { Effect, Either } from "effect"
-import { parseDuration } from "../api/go/Duration.js"
+import { parseDuration } from "../../src/api/go/Duration.js"
 
 export class FlagError extends Error {}
 

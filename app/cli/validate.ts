@@ -3,7 +3,7 @@ import { Either } from "effect"
 import { readFileSync } from "node:fs"
 import { checkNodeAgentConfiguration } from "../../simulator/nodeagent/config/check.js"
 import { checkCredentialProviderConfig } from "../../simulator/nodeagent/credentialprovider/validate.js"
-import { ExitCode } from "../loadgen/Thresholds.js"
+import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import { parseScenario } from "../scenario/load.js"
 
 /** Checks scenario, NodeAgentConfiguration and CredentialProviderConfig files; returns the exit code (2 if any is invalid). */

@@ -7,7 +7,8 @@ import { createHash } from "node:crypto"
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import { dirname, join } from "node:path"
-import type { HealthReport } from "../loadgen/GeneratorHealth.js"
+import type { ExecutorReport } from "./Arrival.js"
+import type { HealthReport } from "./GeneratorHealth.js"
 import {
   encodeHistogram,
   type IntervalSnapshot,
@@ -16,9 +17,8 @@ import {
   type SeriesSnapshot,
   summarize,
   type Summary
-} from "../loadgen/LatencyRecorder.js"
-import type { ThresholdResult } from "../loadgen/Thresholds.js"
-import type { ActionReport } from "./Run.js"
+} from "./LatencyRecorder.js"
+import type { ThresholdResult } from "./Thresholds.js"
 
 /**
  * v2 added the `name`/`phase` tags on series keys, `connectionErrors` on series and intervals, and the
@@ -26,6 +26,49 @@ import type { ActionReport } from "./Run.js"
  */
 export const ArtifactFormat = "clustersim/run-v2"
 export const ArtifactFormats: ReadonlyArray<string> = ["clustersim/run-v1", ArtifactFormat]
+
+/** What one scenario action did; the shapes below are recorded as they are, so they live with the format. */
+export interface ActionReport {
+  readonly phase: string
+  readonly action: string
+  /** The scenario action's `type` (`compact`, `informers`, `constant-arrival-rate`, …). */
+  readonly type: string
+  /** Executor figures for load actions. */
+  readonly executor?: ExecutorReport
+  /** Failure steps, watchers, pagers: what happened, in counts. */
+  readonly counts?: Readonly<Record<string, number>>
+  readonly informers?: InformerReport
+  /** After an `expire-tokens` step: this action's client's 401s, recovery times and lost requests. */
+  readonly tokens?: TokenRecovery
+}
+
+/** The `informers` action's reflectors, summed. */
+export interface InformerReport {
+  readonly count: number
+  readonly synced: number
+  /** Summed over the reflectors. */
+  readonly relists: number
+  readonly expiredContinue: number
+  readonly expired: { readonly watchHttp: number; readonly watchStream: number; readonly list: number }
+  readonly rewatches: number
+  readonly events: number
+  readonly listFailures: number
+  readonly triggers: Readonly<Record<string, number>>
+}
+
+/**
+ * One client's figures since the last expiry; times in ms from the expiry. A client without a 401 since then was
+ * not affected (an informer whose watch carried on): it has no recovery time.
+ */
+export interface TokenRecovery {
+  /** 401 answers. */
+  readonly unauthorized: number
+  readonly firstUnauthorizedMs?: number
+  /** The first success of a request sent after the expiry, once the client was refused; absent while it has not recovered. */
+  readonly recoveredMs?: number
+  /** Requests given up on a 401. */
+  readonly lost: number
+}
 
 export interface TargetIdentity {
   readonly kind: "embedded" | "in-process" | "url" | "simulated-cluster"

@@ -9,9 +9,9 @@ import { Either, Schema } from "effect"
 import { ClusterFault, ClusterSpec } from "../../simulator/cluster/ClusterSpec.js"
 import { EvictionSection } from "../../simulator/nodeagent/eviction/EvictionScenario.js"
 import { SchedulerSection } from "../../simulator/scheduler/SchedulerScenario.js"
-import { DurationString } from "../api/go/Schemas.js"
-import { resolveResource } from "../api/Resources.js"
-import { parseThreshold } from "../loadgen/Thresholds.js"
+import { DurationString } from "../../src/api/go/Schemas.js"
+import { resolveResource } from "../../src/api/Resources.js"
+import { parseThreshold } from "../../src/loadgen/Thresholds.js"
 
 export { DurationString }
 
@@ -303,7 +303,7 @@ export const OutcomeRules = Schema.Struct({
 }).annotations({ identifier: "OutcomeRules" })
 
 /**
- * The sections that run in virtual time, all in one simulation (`src/scenario/Simulated.ts`; docs/scenarios.md
+ * The sections that run in virtual time, all in one simulation (`app/scenario/Simulated.ts`; docs/scenarios.md
  * "One simulation"). A new section is one field here and one entry in `Simulated.ts`'s `simulatedSections`.
  */
 export const SimulatedSections = {

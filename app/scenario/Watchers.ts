@@ -6,9 +6,9 @@
  * answer counts 0).
  */
 import { Effect, Ref } from "effect"
-import type { ApiClient } from "../client/ApiClient.js"
-import { startReflector, type Reflector, type ReflectorObserver, type ReflectorStore } from "../informer/Reflector.js"
-import { LatencyRecorder } from "../loadgen/LatencyRecorder.js"
+import type { ApiClient } from "../../src/client/ApiClient.js"
+import { startReflector, type Reflector, type ReflectorObserver, type ReflectorStore } from "../../src/informer/Reflector.js"
+import { LatencyRecorder } from "../../src/loadgen/LatencyRecorder.js"
 import { namespaceFor, resourceOf, WriteLog, WrittenAtAnnotation, type RunEnv } from "./Operations.js"
 import type { Action } from "./Scenario.js"
 

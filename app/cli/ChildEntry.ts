@@ -1,6 +1,6 @@
 /**
  * Starting one of the CLI's entry files as a Node process of its own, with an IPC channel: the embedded server
- * (`serveEntry`) and generator workers (`workerEntry`). Compiled, the entry is `node dist/src/cli/<entry>.js`; from
+ * (`serveEntry`) and generator workers (`workerEntry`). Compiled, the entry is `node dist/app/cli/<entry>.js`; from
  * the TypeScript sources (the tests) it runs through vite-node, as test/support/cliProcess.ts does for the CLI.
  */
 import { type ChildProcess, spawn } from "node:child_process"
@@ -13,7 +13,7 @@ const entryCommand = (entry: Entry): { readonly command: string; readonly args: 
   const here = import.meta.url
   if (here.endsWith(".js")) return { command: process.execPath, args: [fileURLToPath(new URL(`./${entry}.js`, here))] }
   const root = fileURLToPath(new URL("../..", here))
-  return { command: join(root, "node_modules/.bin/vite-node"), args: [join(root, "src/cli", `${entry}.ts`)] }
+  return { command: join(root, "node_modules/.bin/vite-node"), args: [join(root, "app/cli", `${entry}.ts`)] }
 }
 
 /** The child's stdout is piped (the server prints its URL there); stderr is the parent's. */

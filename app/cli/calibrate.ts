@@ -6,10 +6,10 @@
  */
 import { Effect, Either } from "effect"
 import { writeFileSync } from "node:fs"
-import { fitServiceTime, type Fit } from "../calibrate/Fit.js"
-import { defaultProbeOptions, probe, type ProbeOptions, type ProbeResult } from "../calibrate/Probe.js"
-import { ApiClient } from "../client/ApiClient.js"
-import { ExitCode } from "../loadgen/Thresholds.js"
+import { fitServiceTime, type Fit } from "../../src/calibrate/Fit.js"
+import { defaultProbeOptions, probe, type ProbeOptions, type ProbeResult } from "../../src/calibrate/Probe.js"
+import { ApiClient } from "../../src/client/ApiClient.js"
+import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import { isLocalTarget, resolveTarget } from "./target.js"
 
 export interface CalibrateCommandOptions {

@@ -19,14 +19,14 @@ import { outDirProblem, reasonOf } from "./outDir.js"
 import { writeReports } from "./reportFiles.js"
 import { isLocalTarget, resolveTarget, RunUsageError, Target, type TargetFlag, targetLayer } from "./target.js"
 import { runRealTimeScenario, runsInRealTime } from "./realtime.js"
-import type { TrafficCounter } from "../client/HttpTransport.js"
-import { combineHealth, GeneratorHealth } from "../loadgen/GeneratorHealth.js"
-import { decodeSeries, mergeIntervals, mergeSeries } from "../loadgen/WorkerMerge.js"
+import type { TrafficCounter } from "../../src/client/HttpTransport.js"
+import { combineHealth, GeneratorHealth } from "../../src/loadgen/GeneratorHealth.js"
+import { decodeSeries, mergeIntervals, mergeSeries } from "../../src/loadgen/WorkerMerge.js"
 import { defaultWorkers, machineCores, mergeActions, startWorkers } from "./GeneratorWorkers.js"
 import type { WorkerResult } from "./WorkerProtocol.js"
-import { LatencyRecorder, nowMillis } from "../loadgen/LatencyRecorder.js"
-import { ExitCode } from "../loadgen/Thresholds.js"
-import { defaultOutDir, type RunArtifact, writeArtifact } from "../scenario/Artifact.js"
+import { LatencyRecorder, nowMillis } from "../../src/loadgen/LatencyRecorder.js"
+import { ExitCode } from "../../src/loadgen/Thresholds.js"
+import { defaultOutDir, type RunArtifact, writeArtifact } from "../../src/loadgen/Artifact.js"
 import { parseScenario } from "../scenario/load.js"
 import { checkTargetSupports, makeRunState, runScenario, runTagOf, type RunState } from "../scenario/Run.js"
 import type { Scenario } from "../scenario/Scenario.js"
@@ -257,7 +257,7 @@ const stopSignalOf = (cause: Cause.Cause<unknown>): StopSignal | undefined => {
 
 /**
  * A scenario with simulated sections (`cluster`, `scheduler`, `eviction`): ONE simulation in virtual time runs
- * them all with the load phases as its workload (src/scenario/Simulated.ts). It runs in slices, so a signal
+ * them all with the load phases as its workload (app/scenario/Simulated.ts). It runs in slices, so a signal
  * stops it within a slice and the artifact covers the virtual time reached.
  */
 const runSimulatedScenario = (

@@ -4,11 +4,11 @@
  * workers' phases begin together, after the coordinator's setup); `stop` cuts a run short (a signal). A worker answers
  * `done` with what it recorded, histograms V2-encoded, or `failed`.
  */
-import type { HttpClientOptions } from "../client/HttpTransport.js"
-import type { ExecutionSegment } from "../loadgen/ExecutionSegment.js"
-import type { HealthReport } from "../loadgen/GeneratorHealth.js"
-import type { EncodedSeries, IntervalSnapshot } from "../loadgen/LatencyRecorder.js"
-import type { ActionReport } from "../scenario/Run.js"
+import type { HttpClientOptions } from "../../src/client/HttpTransport.js"
+import type { ExecutionSegment } from "../../src/loadgen/ExecutionSegment.js"
+import type { HealthReport } from "../../src/loadgen/GeneratorHealth.js"
+import type { EncodedSeries, IntervalSnapshot } from "../../src/loadgen/LatencyRecorder.js"
+import type { ActionReport } from "../../src/loadgen/Artifact.js"
 
 export interface WorkerConfig {
   readonly file: string

@@ -7,10 +7,10 @@
 import { Effect } from "effect"
 import type { ApiServerImpl } from "../../simulator/apiserver/ApiServer.js"
 import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
-import { Namespaces, ServiceAccounts } from "../api/Resources.js"
-import type { CredentialSource } from "../client/auth/Credential.js"
-import { execCredentialSource } from "../client/auth/ExecAuthenticator.js"
-import { tokenRequestRunner } from "../client/auth/TokenRequestPlugin.js"
+import { Namespaces, ServiceAccounts } from "../../src/api/Resources.js"
+import type { CredentialSource } from "../../src/client/auth/Credential.js"
+import { execCredentialSource } from "../../src/client/auth/ExecAuthenticator.js"
+import { tokenRequestRunner } from "../../src/client/auth/TokenRequestPlugin.js"
 
 export const GeneratorServiceAccount = { namespace: "default", name: "clustersim-loadgen" } as const
 /** An hour, TokenRequest's default. */

@@ -4,15 +4,15 @@
  * (embedded / in-process / URL targets) and inside a simulated cluster on virtual time.
  */
 import { Data, Duration, Effect, Either, Option } from "effect"
-import { parseDuration } from "../api/go/Duration.js"
-import type { KList } from "../api/Object.js"
-import type { ApiError } from "../api/Status.js"
-import { ApiClient } from "../client/ApiClient.js"
-import type { TrafficCounter } from "../client/HttpTransport.js"
-import { type ExecutionSegment, runsOnce, shareOf, wholeRun } from "../loadgen/ExecutionSegment.js"
-import type { ServerAdminService } from "../client/ServerAdmin.js"
-import { closedLoop, constantArrivalRate, type ExecutorReport, rampingArrivalRate } from "../loadgen/Arrival.js"
-import { LatencyRecorder, nowMillis, withTags } from "../loadgen/LatencyRecorder.js"
+import { parseDuration } from "../../src/api/go/Duration.js"
+import type { KList } from "../../src/api/Object.js"
+import type { ApiError } from "../../src/api/Status.js"
+import { ApiClient } from "../../src/client/ApiClient.js"
+import type { TrafficCounter } from "../../src/client/HttpTransport.js"
+import { type ExecutionSegment, runsOnce, shareOf, wholeRun } from "../../src/loadgen/ExecutionSegment.js"
+import type { ServerAdminService } from "../../src/client/ServerAdmin.js"
+import { closedLoop, constantArrivalRate, rampingArrivalRate } from "../../src/loadgen/Arrival.js"
+import { LatencyRecorder, nowMillis, withTags } from "../../src/loadgen/LatencyRecorder.js"
 import {
   keyOf,
   makeOperation,
@@ -29,11 +29,12 @@ import {
 } from "./Operations.js"
 import type { Action, Phase, Scenario } from "./Scenario.js"
 import { serverSideFailures } from "./Scenario.js"
-import { startInformers, type InformerReport } from "./Informers.js"
+import type { ActionReport } from "../../src/loadgen/Artifact.js"
+import { startInformers } from "./Informers.js"
 import { runWatchers } from "./Watchers.js"
 import { formatPath } from "./load.js"
-import { expireTokens, TokenExpiry, type TokenRecovery } from "./TokenExpiry.js"
-import type { CredentialSource } from "../client/auth/Credential.js"
+import { expireTokens, TokenExpiry } from "./TokenExpiry.js"
+import type { CredentialSource } from "../../src/client/auth/Credential.js"
 
 export class ScenarioRunError extends Data.TaggedError("ScenarioRunError")<{ readonly message: string }> {}
 
@@ -44,19 +45,6 @@ export const ms = (d: string | undefined, fallback: number): number => {
   if (d === undefined) return fallback
   const p = parseDuration(d)
   return Either.isRight(p) ? p.right : fallback
-}
-
-export interface ActionReport {
-  readonly phase: string
-  readonly action: string
-  readonly type: Action["type"]
-  /** Executor figures for load actions. */
-  readonly executor?: ExecutorReport
-  /** Failure steps, watchers, pagers: what happened, in counts. */
-  readonly counts?: Readonly<Record<string, number>>
-  readonly informers?: InformerReport
-  /** After an `expire-tokens` step: this action's client's 401s, recovery times and lost requests. */
-  readonly tokens?: TokenRecovery
 }
 
 export interface RunState {
