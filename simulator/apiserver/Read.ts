@@ -89,13 +89,17 @@ export class Read {
     })
   }
 
-  /** Waits (up to tooLargeWaitMs on the Clock) for the store to reach `revision`; 504 with Retry-After otherwise. */
+  /**
+   * Waits (up to tooLargeWaitMs on the Clock) for the store to reach `revision`; 504 with Retry-After otherwise.
+   * The bound is a deadline, as upstream's `waitUntilFreshAndBlock`, not a count of polls: on a busy event loop
+   * each poll wakes late, and thirty late polls once made a 3 s wait last over 10 s.
+   */
   private awaitRevision(revision: number): Effect.Effect<void, ApiError> {
     const store = this.state.store
     if (revision <= store.revision) return Effect.void
     const poll = Effect.suspend(() => (store.revision >= revision ? Effect.void : Effect.fail(undefined)))
     return poll.pipe(
-      Effect.retry({ schedule: Schedule.spaced(revisionPollInterval), times: Math.ceil(this.state.config.tooLargeWaitMs / 100) }),
+      Effect.retry(Schedule.spaced(revisionPollInterval).pipe(Schedule.upTo(Duration.millis(this.state.config.tooLargeWaitMs)))),
       Effect.catchAll(() => Effect.fail(Status.tooLargeResourceVersion(revision, store.revision, 1)))
     )
   }
