@@ -1,10 +1,37 @@
-import { defineConfig } from "vitest/config"
+import { configDefaults, defineConfig } from "vitest/config"
 
+/**
+ * Two tiers, told apart by folder (test/architecture/tiers.test.ts keeps the rule): `fast` is every test file outside
+ * test/system/ (`npm test`), `system` is test/system/ (`npm run test:system`): suites that start processes (the
+ * CLI, `serve`, kubectl, Python, the Node client, Chromium), run on the real clock, or simulate long hours.
+ * `npx vitest run FILE` runs a file of either tier. `npm test` adds `--no-isolate`: one module graph per worker,
+ * not per file, since importing Effect and the simulator once per file was most of the tier's time on 2 cores
+ * (collect 60 s against tests 19 s for test/api, test/kernel and test/informer); a fast file leaves no global state
+ * behind (spies restored, servers closed with their scope). (In this file vitest 3.2 takes `isolate` only for all
+ * projects at once.)
+ */
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    pool: "forks"
+    pool: "forks",
+    projects: [
+      {
+        test: {
+          name: "fast",
+          include: ["test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, "test/system/**"],
+          testTimeout: 30_000,
+          hookTimeout: 30_000
+        }
+      },
+      {
+        test: {
+          name: "system",
+          include: ["test/system/**/*.test.ts"],
+          exclude: [...configDefaults.exclude],
+          testTimeout: 120_000,
+          hookTimeout: 120_000
+        }
+      }
+    ]
   }
 })

@@ -8,9 +8,9 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
-import { generatePki, kubeconfigText, type GeneratedPki } from "../../simulator/apiserver/auth/Certificates.js"
-import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
+import { ApiServer } from "../../../simulator/apiserver/ApiServer.js"
+import { generatePki, kubeconfigText, type GeneratedPki } from "../../../simulator/apiserver/auth/Certificates.js"
+import { serveHttp } from "../../../simulator/apiserver/HttpServer.js"
 import { compatDir, findKubectls, python, run } from "./support/clients.js"
 
 const kubectls = findKubectls()

@@ -7,8 +7,8 @@ import { Effect } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { runCommand } from "../../app/cli/run.js"
-import type { ThresholdResult } from "../../src/loadgen/Thresholds.js"
+import { runCommand } from "../../../app/cli/run.js"
+import type { ThresholdResult } from "../../../src/loadgen/Thresholds.js"
 
 const run = async (file: string) => {
   const out: Array<string> = []

@@ -3,11 +3,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { runCommand } from "../../app/cli/run.js"
+import { runCommand } from "../../../app/cli/run.js"
 
 /** scenarios/everything.yaml, cut to 2 virtual minutes (leader killed at 1m, load phase 1m) to keep the test short. */
 const shortened = (): string =>
-  readFileSync(new URL("../../scenarios/everything.yaml", import.meta.url), "utf8")
+  readFileSync(new URL("../../../scenarios/everything.yaml", import.meta.url), "utf8")
     .replace(/^duration: 10m$/m, "duration: 2m15s")
     .replace("killLeaderAt: 2m", "killLeaderAt: 1m")
     .replace("duration: 8m", "duration: 1m")

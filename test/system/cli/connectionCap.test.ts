@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import * as net from "node:net"
 import { describe, expect, it } from "@effect/vitest"
-import { syncLoadHook } from "../../app/cli/SyncModuleLoading.js"
+import { syncLoadHook } from "../../../app/cli/SyncModuleLoading.js"
 
 const startServe = (nofile: string): Promise<{ child: ChildProcess; port: number; stderr: () => string }> =>
   new Promise((resolve, reject) => {

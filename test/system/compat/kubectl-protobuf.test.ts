@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
-import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
+import { ApiServer } from "../../../simulator/apiserver/ApiServer.js"
+import { serveHttp } from "../../../simulator/apiserver/HttpServer.js"
 import { findKubectls, run } from "./support/clients.js"
 
 /** Every kubectl on the machine (the suite's one discovery) from 1.32 on, the builds that create in protobuf. */

@@ -1,7 +1,7 @@
 /**
  * `clustersim run --out` in its own process: a directory where run.json cannot be written is refused before the
  * run starts (exit 2, the message names the path and why), not found after a whole scenario (issue 36, item 8).
- * The pieces are tested in-process in ./outDir.test.ts.
+ * The pieces are tested in-process in test/cli/outDir.test.ts.
  */
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"

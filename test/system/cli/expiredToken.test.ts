@@ -10,19 +10,19 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
-import { generatePki } from "../../simulator/apiserver/auth/Certificates.js"
-import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
-import { Namespaces, ServiceAccounts } from "../../src/api/Resources.js"
-import { ApiClient } from "../../src/client/ApiClient.js"
-import { runCommand } from "../../app/cli/run.js"
-import { resolveTarget } from "../../app/cli/target.js"
-import type { RunArtifact } from "../../src/loadgen/Artifact.js"
+import { ApiServer } from "../../../simulator/apiserver/ApiServer.js"
+import { generatePki } from "../../../simulator/apiserver/auth/Certificates.js"
+import { serveHttp } from "../../../simulator/apiserver/HttpServer.js"
+import { Namespaces, ServiceAccounts } from "../../../src/api/Resources.js"
+import { ApiClient } from "../../../src/client/ApiClient.js"
+import { runCommand } from "../../../app/cli/run.js"
+import { resolveTarget } from "../../../app/cli/target.js"
+import type { RunArtifact } from "../../../src/loadgen/Artifact.js"
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "clustersim-expired-token-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-const scenario = fileURLToPath(new URL("../../scenarios/expired-token.yaml", import.meta.url))
-const plugin = fileURLToPath(new URL("../support/tokenRequestPlugin.mjs", import.meta.url))
+const scenario = fileURLToPath(new URL("../../../scenarios/expired-token.yaml", import.meta.url))
+const plugin = fileURLToPath(new URL("../../support/tokenRequestPlugin.mjs", import.meta.url))
 
 /** What must hold after the rotation, whatever the machine's speed. */
 const checkRecovery = (artifact: RunArtifact) => {

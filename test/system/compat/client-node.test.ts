@@ -1,5 +1,5 @@
 /**
- * The official Node client (`@kubernetes/client-node` 2.x, run with its own node@22 from `test/compat/client-node`):
+ * The official Node client (`@kubernetes/client-node` 2.x, run with its own node@22 from `test/system/compat/client-node`):
  * the typed lease client on `coordination.k8s.io`, and an informer that relists after a compaction (its re-watch
  * from a too-old resourceVersion gets 410), server-side apply through `PatchStrategy.ServerSideApply` (managed fields,
  * upstream's 409 conflict, `force`), and a strategic merge patch that merges containers by name.

@@ -5,11 +5,11 @@ import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { chromium, type Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { renderComparisonHtml } from "../../reports/html.js"
-import { runCommand } from "../../app/cli/run.js"
-import { compareSides } from "../../src/compare/Compare.js"
-import type { RunArtifact } from "../../src/loadgen/Artifact.js"
-import { syntheticRun } from "../support/syntheticRun.js"
+import { renderComparisonHtml } from "../../../reports/html.js"
+import { runCommand } from "../../../app/cli/run.js"
+import { compareSides } from "../../../src/compare/Compare.js"
+import type { RunArtifact } from "../../../src/loadgen/Artifact.js"
+import { syntheticRun } from "../../support/syntheticRun.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-html-"))
 let browser: Browser
@@ -135,7 +135,7 @@ phases:
       }
     }
     const file = join(dir, "cluster.html")
-    const { renderRunHtml } = await import("../../reports/html.js")
+    const { renderRunHtml } = await import("../../../reports/html.js")
     writeFileSync(file, renderRunHtml(a))
     const { problems, plots } = await open(file)
     expect(problems).toEqual([])
@@ -158,7 +158,7 @@ phases:
       nodes: 1, pods: 0, durationMs: 60_000, heartbeats: { leaseWrites: 6, perSecond: 0.1, failedAttempts: 0 }, nodeStatus: { checks: 6, patches: 0 },
       leaseRenewLatency: { p50: 20, p99: 20 }, readyTimeline: {}, taints: [], podDeletions: [], evictions: [], events: { byReason: {}, list: [] }, faults: []
     }
-    const { renderRunHtml } = await import("../../reports/html.js")
+    const { renderRunHtml } = await import("../../../reports/html.js")
     const render = async (a: RunArtifact, name: string) => {
       const file = join(dir, name)
       writeFileSync(file, renderRunHtml(a))

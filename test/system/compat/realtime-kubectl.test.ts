@@ -5,8 +5,8 @@
  */
 import { Effect, Fiber } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ApiClient } from "../../src/client/ApiClient.js"
-import { runRealTimeCluster } from "../../simulator/cluster/RealTimeCluster.js"
+import { ApiClient } from "../../../src/client/ApiClient.js"
+import { runRealTimeCluster } from "../../../simulator/cluster/RealTimeCluster.js"
 import { findKubectls, run, startServer } from "./support/clients.js"
 
 const kubectl = findKubectls().at(-1)

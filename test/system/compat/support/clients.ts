@@ -7,8 +7,8 @@ import { execFile, execFileSync } from "node:child_process"
 import { existsSync, readdirSync, realpathSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { Effect, Exit, Scope } from "effect"
-import { ApiServer } from "../../../simulator/apiserver/ApiServer.js"
-import { serveHttp } from "../../../simulator/apiserver/HttpServer.js"
+import { ApiServer } from "../../../../simulator/apiserver/ApiServer.js"
+import { serveHttp } from "../../../../simulator/apiserver/HttpServer.js"
 
 export interface Kubectl {
   readonly path: string

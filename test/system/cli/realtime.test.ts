@@ -1,16 +1,17 @@
 /**
  * `clustersim run cluster.yaml --target URL`: the cluster section on the real clock against a `serve` on a loopback
- * port (a few seconds), its artifact and summary, `--cleanup`, and the clear refusals of what only virtual time has.
+ * port (a few seconds), its artifact and summary, `--cleanup`; the refusals of what only virtual time has, which
+ * come before anything runs, are in the fast tier (test/cli/realtimeRefusals.test.ts).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Scope } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { parseRunFlags, runCommand } from "../../app/cli/run.js"
-import { Nodes } from "../../src/api/Resources.js"
-import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
-import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
+import { runCommand } from "../../../app/cli/run.js"
+import { Nodes } from "../../../src/api/Resources.js"
+import { ApiServer } from "../../../simulator/apiserver/ApiServer.js"
+import { serveHttp } from "../../../simulator/apiserver/HttpServer.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-realtime-"))
 let n = 0
@@ -100,24 +101,6 @@ describe("clustersim run <cluster scenario> --target URL", () => {
   )
 
   it.live(
-    "refuses, by name, what only virtual time has: apiserver-pause without admin hooks, the scheduler section's bare nodes",
-    () =>
-      Effect.gen(function* () {
-        const s = yield* serve(false)
-        const pause = yield* run(file(clusterScenario("faults:\n  - { type: apiserver-pause, at: 1s, for: 1s }\n")), s.url)
-        expect(pause.exitCode).toBe(2)
-        expect(pause.stderr).toContain("faults[0]: apiserver-pause needs a target with failure hooks (clustersim serve --admin)")
-        const scheduler = yield* run(file(clusterScenario("scheduler:\n  nodes: [{ count: 2 }]\n  batches: [{ namePrefix: web, count: 2, rate: 1, cpu: 100m, memory: 64Mi }]\n")), s.url)
-        expect(scheduler.exitCode).toBe(2)
-        expect(scheduler.stderr).toContain(
-          "scheduler.nodes: in real time the scheduler places pods on the cluster's simulated nodes (cluster.nodes); bare scheduler nodes exist only in virtual time"
-        )
-        yield* s.close
-      }),
-    30_000
-  )
-
-  it.live(
     "Ctrl-C stops the agents, cleans up with --cleanup and writes the partial artifact (exit 130)",
     () =>
       Effect.gen(function* () {
@@ -141,14 +124,5 @@ describe("clustersim run <cluster scenario> --target URL", () => {
         yield* s.close
       }),
     30_000
-  )
-
-  it.effect("--cleanup is a run flag", () =>
-    Effect.gen(function* () {
-      const flags = yield* parseRunFlags(["s.yaml", "--target", "http://127.0.0.1:1", "--cleanup"])
-      expect(flags).toMatchObject({ file: "s.yaml", cleanup: true, target: { _tag: "url" } })
-      const embedded = yield* parseRunFlags(["s.yaml", "--target", "embedded"])
-      expect(embedded.target).toEqual({ _tag: "embedded", explicit: true, serverProcess: "own" })
-    })
   )
 })

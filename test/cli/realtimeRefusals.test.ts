@@ -1,0 +1,97 @@
+/**
+ * `clustersim run cluster.yaml --target URL` refuses, by name and before anything runs, what only virtual time has
+ * (simulator/cluster/RealTimeCluster.ts `realTimeProblems`); the real-clock runs themselves are in the system tier
+ * (test/system/cli/realtime.test.ts).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Scope } from "effect"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { parseRunFlags, runCommand } from "../../app/cli/run.js"
+import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
+import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
+import { realTimeProblems } from "../../simulator/cluster/RealTimeCluster.js"
+
+const dir = mkdtempSync(join(tmpdir(), "clustersim-realtime-refusals-"))
+let n = 0
+const file = (text: string): string => {
+  const f = join(dir, `s${n++}.yaml`)
+  writeFileSync(f, text)
+  return f
+}
+
+const clusterScenario = (extra = "") => `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: rt }
+duration: 3s
+cluster:
+  nodes: 4
+  startSpread: 200ms
+  nodeAgent: { config: { nodeLeaseDurationSeconds: 4 } }
+  nodeLifecycle: { enabled: false }
+${extra}phases: []
+`
+
+/** A `serve` (with or without admin hooks) on a loopback port for the test's scope. */
+const serve = (admin: boolean) =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.make()
+    const built = yield* Scope.extend(
+      Effect.flatMap(ApiServer, (api) => Effect.map(serveHttp({ host: "127.0.0.1", port: 0, admin }), (s) => ({ url: s.url, api }))),
+      scope
+    ).pipe(Effect.provide(ApiServer.layer({})))
+    return { ...built, close: Scope.close(scope, Exit.void) }
+  })
+
+const run = (f: string, url: string, cleanup = false) => {
+  const stderr: Array<string> = []
+  const stdout: Array<string> = []
+  return runCommand({
+    file: f,
+    target: { _tag: "url", options: { baseUrl: url } },
+    outDir: join(dir, `out${n++}`),
+    tty: false,
+    cleanup,
+    stdout: (s) => void stdout.push(s),
+    stderr: (s) => void stderr.push(s)
+  }).pipe(Effect.map((r) => ({ ...r, stderr: stderr.join(""), stdout: stdout.join("") })))
+}
+
+describe("clustersim run <cluster scenario> --target URL: what only virtual time has", () => {
+  it.live(
+    "refuses, by name, what only virtual time has: apiserver-pause without admin hooks, the scheduler section's bare nodes",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* serve(false)
+        const pause = yield* run(file(clusterScenario("faults:\n  - { type: apiserver-pause, at: 1s, for: 1s }\n")), s.url)
+        expect(pause.exitCode).toBe(2)
+        expect(pause.stderr).toContain("faults[0]: apiserver-pause needs a target with failure hooks (clustersim serve --admin)")
+        const scheduler = yield* run(file(clusterScenario("scheduler:\n  nodes: [{ count: 2 }]\n  batches: [{ namePrefix: web, count: 2, rate: 1, cpu: 100m, memory: 64Mi }]\n")), s.url)
+        expect(scheduler.exitCode).toBe(2)
+        expect(scheduler.stderr).toContain(
+          "scheduler.nodes: in real time the scheduler places pods on the cluster's simulated nodes (cluster.nodes); bare scheduler nodes exist only in virtual time"
+        )
+        yield* s.close
+      }),
+    30_000
+  )
+
+  it.effect("--cleanup is a run flag", () =>
+    Effect.gen(function* () {
+      const flags = yield* parseRunFlags(["s.yaml", "--target", "http://127.0.0.1:1", "--cleanup"])
+      expect(flags).toMatchObject({ file: "s.yaml", cleanup: true, target: { _tag: "url" } })
+      const embedded = yield* parseRunFlags(["s.yaml", "--target", "embedded"])
+      expect(embedded.target).toEqual({ _tag: "embedded", explicit: true, serverProcess: "own" })
+    })
+  )
+
+  it("realTimeProblems names image pulls and registry faults, which need virtual time, and nothing for a plain cluster", () => {
+    const spec = { nodes: 2 }
+    expect(realTimeProblems(spec, [], false)).toEqual([])
+    expect(realTimeProblems({ ...spec, images: {} } as never, [], true)).toEqual(["cluster.images: image pulls are modelled in virtual time only; run without --target"])
+    expect(realTimeProblems(spec, [{ type: "registry-outage" } as never, { type: "apiserver-pause" } as never], true)).toEqual([
+      "faults[0]: registry-outage needs cluster.images (virtual time only)"
+    ])
+  })
+})
