@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
+import { Effect } from "effect"
+import { runCommand } from "../../app/cli/run.js"
 import { validateFiles } from "../../app/cli/validate.js"
 
 const validate = (text: string) => {
@@ -21,6 +23,21 @@ describe("validate: a threshold no series can match", () => {
     expect(r.code).toBe(2)
     expect(r.out).toBe("")
     expect(r.err).toBe(`${r.file}:${line}:3: thresholds["latency{metric:api_cal,operation:GET}"]: no series has metric "api_cal"; did you mean "api_call"?\n`)
+  })
+
+  it("run refuses it before running, exit 2, with the same message", async () => {
+    const text = readFileSync("scenarios/quickstart.yaml", "utf8").replace('"latency{metric:watch_event}"', '"latency{metric:watch_events}"')
+    const file = join(mkdtempSync(join(tmpdir(), "thresholds-")), "q.yaml")
+    writeFileSync(file, text)
+    const line = text.split("\n").findIndex((l) => l.includes("watch_events")) + 1
+    const stdout: Array<string> = []
+    const stderr: Array<string> = []
+    const r = await Effect.runPromise(
+      runCommand({ file, target: { _tag: "in-process" }, outDir: join(dirname(file), "out"), tty: false, stdout: (s) => void stdout.push(s), stderr: (s) => void stderr.push(s) })
+    )
+    expect(r.exitCode).toBe(2)
+    expect(stdout.join("")).toBe("")
+    expect(stderr.join("")).toContain(`${file}:${line}:3: thresholds["latency{metric:watch_events}"]: no series has metric "watch_events"; did you mean "watch_event"?\n`)
   })
 
   it("names a tag value no series of the chosen metric has", () => {
