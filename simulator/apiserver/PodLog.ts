@@ -7,10 +7,10 @@
  * (`GenericHttpResponseChecker`). Pure.
  */
 import { Either } from "effect"
-import { forbidden as forbiddenField, invalid as invalidField, type FieldError } from "../../src/api/FieldError.js"
+import { errorBody, forbidden as forbiddenField, invalid as invalidField, type FieldError } from "../../src/api/FieldError.js"
 import { isRecord, type KObject } from "../../src/api/Object.js"
 import * as Status from "../../src/api/Status.js"
-import type { ApiError } from "../../src/api/Status.js"
+import { ApiError } from "../../src/api/Status.js"
 
 export interface PodLogOptions {
   readonly container: string | undefined
@@ -57,8 +57,19 @@ export const podLogOptions = (name: string, query: URLSearchParams): Either.Eith
   if (opts.limitBytes !== undefined && opts.limitBytes < 1) errors.push(invalidField("limitBytes", opts.limitBytes, "must be greater than 0"))
   if (opts.sinceSeconds !== undefined && opts.sinceTime !== undefined) errors.push(forbiddenField("", "at most one of `sinceTime` or `sinceSeconds` may be specified"))
   if (opts.sinceSeconds !== undefined && opts.sinceSeconds < 1) errors.push(invalidField("sinceSeconds", opts.sinceSeconds, "must be greater than 0"))
-  if (errors.length > 0) return Either.left(Status.invalid("PodLogOptions", name, errors, { kind: "PodLogOptions", group: "" }))
+  if (errors.length > 0) return Either.left(invalidOptions(name, errors))
   return Either.right(opts)
+}
+
+/**
+ * 422 for the options. The sinceTime/sinceSeconds error is upstream's `field.Forbidden(field.NewPath(""), …)`,
+ * which Go's `field.Error.Error()` prints with its empty path: `: Forbidden: at most one …`.
+ */
+const invalidOptions = (name: string, errors: ReadonlyArray<FieldError>): ApiError => {
+  const base = Status.invalid("PodLogOptions", name, errors, { kind: "PodLogOptions", group: "" })
+  const texts = [...new Set(errors.map((e) => `${e.field}: ${errorBody(e)}`))]
+  const message = `PodLogOptions "${name}" is invalid: ${texts.length === 1 ? texts[0]! : `[${texts.join(", ")}]`}`
+  return new ApiError({ status: { ...base.status, message } }, true)
 }
 
 const records = (v: unknown): ReadonlyArray<Record<string, unknown>> => (Array.isArray(v) ? v.filter(isRecord) : [])
