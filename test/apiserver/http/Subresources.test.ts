@@ -4,9 +4,10 @@
  * exec/attach/portforward failing as a node without a reachable kubelet does.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import * as http from "node:http"
 import { request } from "undici"
+import { encodeObject } from "../../../src/api/protobuf/Envelope.js"
 import { httpServer } from "../../support/transports.js"
 import { send } from "../../support/wire.js"
 import { healthz, statusOf } from "../../hardening/liveness.js"
@@ -169,6 +170,13 @@ describe("deployments/scale", () => {
       expect(pb.bytes.subarray(0, 4)).toEqual(Buffer.from([0x6b, 0x38, 0x73, 0x00]))
       expect(pb.bytes.includes(Buffer.from("autoscaling/v1"))).toBe(true)
       expect(pb.bytes.includes(Buffer.from("app=hello,tier in (api,web)"))).toBe(true)
+      // A protobuf Scale body: decoded as `autoscaling/v1` Scale, its replicas written to the Deployment.
+      const current = (yield* send(base, "GET", scalePath)).json
+      const encoded = encodeObject({ ...current, spec: { replicas: 6 } })
+      if (Either.isLeft(encoded)) throw encoded.left
+      const pbPut = yield* send(base, "PUT", scalePath, { body: Buffer.from(encoded.right), headers: { "content-type": "application/vnd.kubernetes.protobuf" } })
+      expect(pbPut.code).toBe(200)
+      expect((yield* send(base, "GET", `${deployments}/hello`)).json.spec.replicas).toBe(6)
     }))
 
   it.scoped("discovery lists deployments/scale as autoscaling/v1 Scale and the pod subresources with upstream's kinds and verbs", () =>
