@@ -287,6 +287,25 @@ describe("pods/log", () => {
       expect((yield* send(base, "DELETE", `${pods}/web-0?gracePeriodSeconds=0`)).code).toBe(200)
       expect(yield* Effect.promise(() => followed)).toBe(200)
     }).pipe(Effect.scoped))
+
+  it.live("follow: a client that goes away ends the stream; the server answers on and the pod is unchanged", () =>
+    Effect.gen(function* () {
+      const base = yield* httpServer()
+      yield* podWithStatus(base, "web-0", running(false))
+      const before = (yield* send(base, "GET", `${pods}/web-0`)).json
+      const controller = new AbortController()
+      const first = yield* Effect.promise(async () => {
+        const res = await request(`${base}${pods}/web-0/log?follow=true&tailLines=1`, { signal: controller.signal })
+        for await (const chunk of res.body) return Buffer.from(chunk).toString()
+        return ""
+      }).pipe(Effect.ensuring(Effect.sync(() => controller.abort())))
+      expect(first).toBe("Started container c\n")
+      // The status moving on after the client left writes to no one.
+      yield* setStatus(base, "web-0", running(true))
+      expect(yield* healthz(base)).toEqual({ code: 200, fast: true })
+      const after = (yield* send(base, "GET", `${pods}/web-0`)).json
+      expect(after.spec).toEqual(before.spec)
+    }).pipe(Effect.scoped))
 })
 
 describe("exec, attach, portforward without a kubelet", () => {
