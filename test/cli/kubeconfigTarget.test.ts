@@ -11,6 +11,7 @@ import * as path from "node:path"
 import type { LoadingEnvironment } from "../../src/client/KubeconfigLoading.js"
 import { describeTarget, resolveTarget, type TargetValues } from "../../app/cli/target.js"
 import { sidesOf } from "../../app/cli/targetFlags.js"
+import { calibrateCommand } from "../../app/cli/calibrate.js"
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "clustersim-kubeconfig-target-"))
 const write = (name: string, text: string) => {
@@ -97,6 +98,21 @@ describe("the target without --target", () => {
     Effect.gen(function* () {
       expect((yield* resolve({}, env(twoContexts), false)).t._tag).toBe("embedded")
       expect((yield* resolve({ context: "kind-b" }, env(twoContexts), false)).line).toBe("target: http://127.0.0.1:7002 (context kind-b from $KUBECONFIG)")
+    }))
+})
+
+describe("calibrate's target", () => {
+  it.effect("a kubeconfig context like run's; without --target and with no kubeconfig: what to give", () =>
+    Effect.gen(function* () {
+      const err: Array<string> = []
+      const quiet = { stdout: () => {}, stderr: (s: string) => void err.push(s) }
+      // context kind-b's server is not listening: the probe fails (exit 1) after saying which server it probed
+      const r = yield* calibrateCommand({ context: "kind-b", env: env(twoContexts), stepMs: 100, probe: { listSizes: [0], bodyKiB: [1], maxSamples: 1 }, ...quiet })
+      expect(r.exitCode).toBe(1)
+      expect(err[0]).toBe("target: http://127.0.0.1:7002 (context kind-b from $KUBECONFIG)\n")
+      err.length = 0
+      expect((yield* calibrateCommand({ env: env(undefined, noHome), ...quiet })).exitCode).toBe(2)
+      expect(err).toEqual(["clustersim calibrate: no server to probe: give --target URL, or a kubeconfig (--kubeconfig, $KUBECONFIG or ~/.kube/config)\n"])
     }))
 })
 
