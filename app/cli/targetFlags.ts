@@ -47,7 +47,7 @@ export const targetOptions = {
 
 /** The flags of `compare`: each text flag repeated, once per side or once for all. */
 export const sideOptions = {
-  ...byKey((f) => Options.repeated(text(f))),
+  ...byKey((f) => Options.optional(Options.repeated(text(f)))),
   insecureSkipTlsVerify: Options.boolean("insecure-skip-tls-verify").pipe(Options.withDescription(`${insecureDescription} Every side.`))
 }
 
@@ -58,7 +58,11 @@ export const targetFlagNames = {
 }
 
 export type TargetOptionValues = { readonly [K in TextKey]: Option.Option<string> } & { readonly insecureSkipTlsVerify: boolean }
-export type SideOptionValues = { readonly [K in TextKey]: ReadonlyArray<string> } & { readonly insecureSkipTlsVerify: boolean }
+export type SideOptionValues = { readonly [K in TextKey]: Option.Option<ReadonlyArray<string>> | ReadonlyArray<string> } & {
+  readonly insecureSkipTlsVerify: boolean
+}
+
+const list = (v: Option.Option<ReadonlyArray<string>> | ReadonlyArray<string>): ReadonlyArray<string> => (Option.isOption(v) ? Option.getOrElse(v, () => []) : v)
 
 /** One command's flags as `TargetValues`. */
 export const targetValuesOf = (o: TargetOptionValues): TargetValues => ({
@@ -71,14 +75,14 @@ export const targetValuesOf = (o: TargetOptionValues): TargetValues => ({
  * value) or once (every side takes it). An empty value ("") leaves that flag unset for its side.
  */
 export const sidesOf = (o: SideOptionValues): { readonly sides: ReadonlyArray<TargetValues> } | { readonly error: string } => {
-  const count = Math.max(0, ...textFlags.map((f) => o[f.key].length))
+  const count = Math.max(0, ...textFlags.map((f) => list(o[f.key]).length))
   for (const f of textFlags) {
-    const n = o[f.key].length
+    const n = list(o[f.key]).length
     if (n > 1 && n !== count) return { error: `--${f.name}: given ${n} times for ${count} sides; give it once for every side, or once for all` }
   }
   const sides = Array.from({ length: count }, (_, i): TargetValues => {
     const pick = (k: TextKey) => {
-      const values = o[k]
+      const values = list(o[k])
       const v = values.length === 1 ? values[0] : values[i]
       return v === "" ? undefined : v
     }
