@@ -227,7 +227,9 @@ export const renderSummary = (a: RunArtifact): string => {
     out.push("")
     out.push("thresholds:")
     for (const t of a.thresholds) {
-      out.push(`  ${t.passed ? "✓" : "✗"} ${t.threshold}${groupText(t.group)}: ${t.condition} (observed ${observedText(t)})`)
+      // a pass on no data is the scenario's `allowNoData: true` (docs/scenarios.md): say so beside the ✓
+      const allowed = t.noData && t.passed ? ", allowed" : ""
+      out.push(`  ${t.passed ? "✓" : "✗"} ${t.threshold}${groupText(t.group)}: ${t.condition} (observed ${observedText(t)}${allowed})`)
     }
   }
   out.push("")

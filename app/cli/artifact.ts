@@ -10,7 +10,9 @@ import type { ClusterFigures } from "../../src/loadgen/ClusterMetrics.js"
 import type { SeriesSnapshot } from "../../src/loadgen/LatencyRecorder.js"
 import { evaluate, exitCodeOf, parseThresholds, sloThresholds, type Threshold, type ThresholdResult } from "../../src/loadgen/Thresholds.js"
 import { ArtifactFormat, artifactSeries, environment, sha256, type RunArtifact, type TargetIdentity } from "../../src/loadgen/Artifact.js"
+import { unreachableReason } from "../../src/loadgen/SeriesPattern.js"
 import { defaultErrorThreshold, outcomeChecks } from "../scenario/Outcome.js"
+import { type Clock, possibleSeries } from "../scenario/PossibleSeries.js"
 import { SetupNamespacesErrors, type RunState } from "../scenario/Run.js"
 import type { Scenario } from "../scenario/Scenario.js"
 
@@ -18,11 +20,16 @@ import type { Scenario } from "../scenario/Scenario.js"
 export type StopSignal = "SIGINT" | "SIGTERM"
 export const signalExitCode: Readonly<Record<StopSignal, number>> = { SIGINT: exitCodeOf("interrupted", "SIGINT"), SIGTERM: exitCodeOf("interrupted", "SIGTERM") }
 
-const buildThresholds = (scenario: Scenario): ReadonlyArray<Threshold> => {
+/** The scenario's own thresholds, then its presets' rows its series can reach. */
+export const scenarioThresholds = (scenario: Scenario, clock: Clock = "virtual"): ReadonlyArray<Threshold> => {
   const parsed = parseThresholds(scenario.thresholds ?? {})
   // the scenario decoder already checked every expression
   const own = Either.isRight(parsed) ? parsed.right : []
-  const presets = (scenario.presets ?? []).flatMap((p) => (p === "slo" ? sloThresholds() : sloThresholds({ legacyNamespaceList: true })))
+  // a preset row for calls the scenario never makes would fail on no data: only the rows its series can reach
+  const patterns = possibleSeries(scenario, clock)
+  const presets = (scenario.presets ?? [])
+    .flatMap((p) => (p === "slo" ? sloThresholds() : sloThresholds({ legacyNamespaceList: true })))
+    .filter((t) => unreachableReason(t, patterns) === undefined)
   return [...own, ...presets]
 }
 
@@ -50,10 +57,12 @@ export const assembleArtifact = (o: {
   readonly sections?: Record<string, unknown>
   /** Checks of the run's own parts besides the load's (a real-time cluster's failed agent requests). */
   readonly checks?: ReadonlyArray<ThresholdResult>
+  /** The clock a cluster ran on (which pod start-up series it has); default virtual. */
+  readonly clock?: Clock
 }): RunArtifact => {
   const thresholds = [
     ...(o.checks ?? []),
-    ...evaluate([...buildThresholds(o.scenario), ...defaultErrorThreshold(o.scenario)], o.collected.series, o.clusterFigures),
+    ...evaluate([...scenarioThresholds(o.scenario, o.clock), ...defaultErrorThreshold(o.scenario)], o.collected.series, o.clusterFigures),
     ...outcomeChecks({
       scenario: o.scenario,
       series: o.collected.series,

@@ -1,5 +1,5 @@
 /**
- * `clustersim calibrate --target URL [--out file]` (docs/calibration.md): probes the server (src/calibrate/Probe.ts),
+ * `clustersim calibrate [--target URL | --kubeconfig F --context C] [--out file]` (docs/calibration.md): probes the server (src/calibrate/Probe.ts),
  * fits the service-time model to what it measured (src/calibrate/Fit.ts) and writes the `serviceTime` block that
  * makes a simulated cluster reproduce it. The probe writes objects, so a target that is not on this machine needs
  * `--allow-remote`.
@@ -10,10 +10,13 @@ import { fitServiceTime, type Fit } from "../../src/calibrate/Fit.js"
 import { defaultProbeOptions, probe, type ProbeOptions, type ProbeResult } from "../../src/calibrate/Probe.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
-import { isLocalTarget, resolveTarget } from "./target.js"
+import type { LoadingEnvironment } from "../../src/client/KubeconfigLoading.js"
+import { describeTarget, isLocalTarget, resolveTarget, type TargetValues } from "./target.js"
 
-export interface CalibrateCommandOptions {
-  readonly target: string
+/** The target flags as `run` takes them (./targetFlags.ts): a URL, or a kubeconfig context. */
+export interface CalibrateCommandOptions extends TargetValues {
+  /** The kubeconfig loading rules' environment (default: this process's). */
+  readonly env?: LoadingEnvironment
   readonly out?: string
   /** Wall time of one probe step (ms). */
   readonly stepMs?: number
@@ -68,11 +71,18 @@ export const calibrateCommand = (o: CalibrateCommandOptions): Effect.Effect<Cali
       err(`clustersim calibrate: ${message}\n`)
       return { exitCode: ExitCode.InvalidInput }
     }
-    const target = yield* Effect.either(resolveTarget({ target: o.target }))
+    const target = yield* Effect.either(resolveTarget(o, { ...(o.env ? { env: o.env } : {}), warn: (l) => err(`${l}\n`) }))
     if (Either.isLeft(target)) return invalid(target.left.message)
-    if (target.right._tag !== "url") return invalid(`--target: expected an http(s):// URL, got "${o.target}"`)
+    if (target.right._tag !== "url")
+      return invalid(
+        o.target !== undefined
+          ? `--target: expected an http(s):// URL, got "${o.target}"`
+          : "no server to probe: give --target URL, or a kubeconfig (--kubeconfig, $KUBECONFIG or ~/.kube/config)"
+      )
+    const url = target.right.options.baseUrl
     if (!isLocalTarget(target.right) && !o.allowRemote)
-      return invalid(`--target ${o.target}: the probe creates and deletes objects; a server not on this machine needs --allow-remote`)
+      return invalid(`--target ${url}: the probe creates and deletes objects; a server not on this machine needs --allow-remote`)
+    err(`${describeTarget(target.right)}\n`)
     if (o.stepMs !== undefined && !(o.stepMs >= 100 && o.stepMs <= 60_000)) return invalid(`--step: expected between 100ms and 60s, got ${o.stepMs} ms`)
     if (o.paceMs !== undefined && !(o.paceMs >= 0 && o.paceMs <= 10_000)) return invalid(`--pace: expected between 0s and 10s, got ${o.paceMs} ms`)
     const options: ProbeOptions = {
@@ -88,7 +98,7 @@ export const calibrateCommand = (o: CalibrateCommandOptions): Effect.Effect<Cali
       return { exitCode: ExitCode.RunError }
     }
     const fit = fitServiceTime(measured.right.steps, measured.right.overlap)
-    const text = renderServiceTime(o.target, new Date(), fit, measured.right)
+    const text = renderServiceTime(url, new Date(), fit, measured.right)
     if (o.out !== undefined) {
       const written = yield* Effect.either(Effect.try(() => writeFileSync(o.out!, text)))
       if (Either.isLeft(written)) {

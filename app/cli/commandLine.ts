@@ -24,7 +24,8 @@ import type { StopSignal } from "./artifact.js"
 import { runCommand, type RunCommandOptions } from "./run.js"
 import { openAccessWarning, resolveServeSecurity } from "./serveSecurity.js"
 import { layerStderrLogger } from "./StderrLogger.js"
-import { resolveTarget } from "./target.js"
+import { describeTarget, resolveTarget } from "./target.js"
+import { sideOptions, sidesOf, targetFlagNames, targetOptions, type TargetOptionValues, targetValuesOf } from "./targetFlags.js"
 import { validateFiles } from "./validate.js"
 
 /** The exit code a handler decided; @effect/cli handlers return void. */
@@ -36,6 +37,8 @@ const usageError = (message: string) =>
     process.stderr.write(`clustersim: ${message}\nRun "clustersim help" for usage.\n`)
     exitCode = ExitCode.InvalidInput
   })
+
+const stderrLine = (line: string) => void process.stderr.write(`${line}\n`)
 
 const optionalText = (name: string, description: string) => Options.text(name).pipe(Options.withDescription(description), Options.optional)
 
@@ -171,22 +174,6 @@ const serve = Command.make("serve", serveOptions, (o) => serveHandler({ ...o, de
 // run, start
 // ---------------------------------------------------------------------------------------------
 
-const targetOptions = {
-  target: optionalText(
-    "target",
-    "embedded (default): the simulated server on a loopback port, over HTTP; in-process: direct calls; http(s)://HOST:PORT: any API server. A cluster scenario (with its scheduler section) runs in virtual time without --target or with in-process, on the real clock against embedded, a URL or --kubeconfig."
-  ),
-  kubeconfig: optionalText("kubeconfig", "A real server from a kubeconfig file (token, client certificates, CA)."),
-  context: optionalText("context", "The kubeconfig context (with --kubeconfig)."),
-  token: optionalText("token", "Bearer token for --target URL."),
-  ca: optionalText("ca", "CA certificate file (PEM) that verifies an https:// --target."),
-  clientCert: optionalText("client-cert", "Client certificate file (PEM) for an https:// --target; with --client-key."),
-  clientKey: optionalText("client-key", "Client key file (PEM) for --client-cert."),
-  insecureSkipTlsVerify: Options.boolean("insecure-skip-tls-verify").pipe(
-    Options.withDescription("Do not verify an https:// --target's certificate (not with --ca).")
-  )
-}
-
 const runOptions = {
   ...targetOptions,
   out: optionalText("out", "Directory for run.json, latency.svg and report.html (default reports/runs/<timestamp>-<name>/)."),
@@ -201,15 +188,7 @@ const runOptions = {
   )
 }
 
-type RunFlags = {
-  target: Option.Option<string>
-  kubeconfig: Option.Option<string>
-  context: Option.Option<string>
-  token: Option.Option<string>
-  ca: Option.Option<string>
-  clientCert: Option.Option<string>
-  clientKey: Option.Option<string>
-  insecureSkipTlsVerify: boolean
+type RunFlags = TargetOptionValues & {
   out: Option.Option<string>
   seed: Option.Option<number>
   junit: Option.Option<string>
@@ -229,21 +208,12 @@ const stopSignal = Effect.async<StopSignal>((resume) => {
   })
 })
 
-const runScenarioFile = (file: string, o: RunFlags) =>
+/** `ambient: false` (`start`): the embedded server unless a flag names another target. */
+const runScenarioFile = (file: string, o: RunFlags, ambient = true) =>
   Effect.gen(function* () {
-    const target = yield* Effect.either(
-      resolveTarget({
-        target: value(o.target),
-        kubeconfig: value(o.kubeconfig),
-        context: value(o.context),
-        token: value(o.token),
-        ca: value(o.ca),
-        clientCert: value(o.clientCert),
-        clientKey: value(o.clientKey),
-        insecureSkipTlsVerify: o.insecureSkipTlsVerify
-      })
-    )
+    const target = yield* Effect.either(resolveTarget(targetValuesOf(o), { ambient, warn: stderrLine }))
     if (target._tag === "Left") return yield* usageError(target.left.message)
+    stderrLine(describeTarget(target.right))
     const options: RunCommandOptions = {
       file,
       target: target.right,
@@ -270,8 +240,8 @@ const run = Command.make("run", { scenario: Args.text({ name: "scenario.yaml" })
 /** The shipped quickstart, found from the installed package (dist/app/cli → the package root), not the cwd. */
 const quickstart = fileURLToPath(new URL("../../../scenarios/quickstart.yaml", import.meta.url))
 
-const start = Command.make("start", runOptions, (o) => runScenarioFile(quickstart, o)).pipe(
-  Command.withDescription("Run scenarios/quickstart.yaml (about 30 s) on the embedded server (npm start).")
+const start = Command.make("start", runOptions, (o) => runScenarioFile(quickstart, o, false)).pipe(
+  Command.withDescription("Run scenarios/quickstart.yaml (about 30 s) on the embedded server (npm start); a kubeconfig only with --kubeconfig or --context.")
 )
 
 // ---------------------------------------------------------------------------------------------
@@ -308,7 +278,7 @@ const compare = Command.make(
       Args.repeated,
       Args.withDescription("With --target: one scenario file. Otherwise: one argument per side — a run.json, a directory of rounds, or files joined by commas.")
     ),
-    target: Options.text("target").pipe(Options.repeated, Options.optional, Options.withDescription("A target per side (embedded, in-process or a URL); two or more.")),
+    ...sideOptions,
     rounds: integerFlag("rounds", "Counted rounds per target (default 3; 5 or more to judge p99); each round's order is balanced so drift cancels.").pipe(Options.withDefault(3)),
     warmupRounds: integerFlag("warmup-rounds", "Rounds run first and not counted: a fresh server's first run pays for its JIT and caches (default 1).").pipe(Options.withDefault(1)),
     out: optionalText("out", "Directory for the rounds' artifacts, compare.json and compare.html (default reports/compare/<timestamp>/)."),
@@ -319,13 +289,16 @@ const compare = Command.make(
   },
   (flags) =>
     Effect.gen(function* () {
-      const o = { ...flags, target: Option.getOrElse(flags.target, () => []), failIf: Option.getOrElse(flags.failIf, () => []) }
-      const live = o.target.length > 0
-      if (live && o.inputs.length !== 1) return yield* usageError(`compare --target takes exactly one scenario file, got ${o.inputs.length} arguments`)
+      const o = { ...flags, failIf: Option.getOrElse(flags.failIf, () => []) }
+      const sides = sidesOf(o)
+      if ("error" in sides) return yield* usageError(sides.error)
+      const live = sides.sides.length > 0
+      if (live && o.inputs.length !== 1) return yield* usageError(`compare with targets takes exactly one scenario file, got ${o.inputs.length} arguments`)
       const targets = []
-      for (const t of o.target) {
-        const parsed = yield* Effect.either(resolveTarget({ target: t }))
-        if (parsed._tag === "Left") return yield* usageError(parsed.left.message)
+      for (const [i, side] of sides.sides.entries()) {
+        const parsed = yield* Effect.either(resolveTarget(side, { warn: stderrLine }))
+        if (parsed._tag === "Left") return yield* usageError(`side ${String.fromCharCode(65 + i)}: ${parsed.left.message}`)
+        stderrLine(`${String.fromCharCode(65 + i)}: ${describeTarget(parsed.right)}`)
         targets.push(parsed.right)
       }
       if (Option.isSome(o.level) && !(o.level.value > 0 && o.level.value < 1)) return yield* usageError(`--level: expected a number between 0 and 1, got ${o.level.value}`)
@@ -354,7 +327,7 @@ const compare = Command.make(
 const calibrate = Command.make(
   "calibrate",
   {
-    target: Options.text("target").pipe(Options.withPseudoName("URL"), Options.withDescription("The API server to probe (http(s)://…).")),
+    ...targetOptions,
     out: optionalText("out", "Write the serviceTime block here (default: standard output)."),
     step: Options.text("step").pipe(Options.withDefault("2s"), Options.withDescription("Wall time of each probe step (Go duration, 100ms…60s).")),
     pace: Options.text("pace").pipe(
@@ -367,7 +340,7 @@ const calibrate = Command.make(
     Effect.gen(function* () {
       const stepMs = yield* parseDurationFlag("--step", o.step)
       const paceMs = yield* parseDurationFlag("--pace", o.pace)
-      const result = yield* calibrateCommand({ target: o.target, stepMs, paceMs, allowRemote: o.allowRemote, ...(Option.isSome(o.out) ? { out: o.out.value } : {}) })
+      const result = yield* calibrateCommand({ ...targetValuesOf(o), stepMs, paceMs, allowRemote: o.allowRemote, ...(Option.isSome(o.out) ? { out: o.out.value } : {}) })
       yield* exitWith(result.exitCode)
     }).pipe(Effect.catchIf((e): e is FlagError => e instanceof FlagError, (e) => usageError(e.message)))
 ).pipe(
@@ -399,8 +372,8 @@ export const cli = Command.run(clustersim, {
 })
 
 const runFlags: FlagSpec = {
-  values: ["--target", "--kubeconfig", "--context", "--token", "--ca", "--client-cert", "--client-key", "--out", "--seed", "--junit", "--workers"],
-  switches: ["--insecure-skip-tls-verify", "--cleanup"]
+  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers"],
+  switches: [...targetFlagNames.switches, "--cleanup"]
 }
 const commandFlags: Record<string, FlagSpec> = {
   run: runFlags,
@@ -428,8 +401,8 @@ const commandFlags: Record<string, FlagSpec> = {
   },
   validate: { values: [], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
-  compare: { values: ["--target", "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed"], switches: [] },
-  calibrate: { values: ["--target", "--out", "--step", "--pace"], switches: ["--allow-remote"] },
+  compare: { values: [...targetFlagNames.values, "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed"], switches: targetFlagNames.switches },
+  calibrate: { values: [...targetFlagNames.values, "--out", "--step", "--pace"], switches: [...targetFlagNames.switches, "--allow-remote"] },
   schema: { values: [], switches: [] }
 }
 

@@ -128,6 +128,7 @@ export const runRealTimeScenario = (i: RealTimeRunInput): Effect.Effect<{ readon
       return i.finish(
         assembleArtifact({
           scenario,
+          clock: "real",
           file: i.file,
           text: i.text,
           target: target.identity,

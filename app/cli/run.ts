@@ -1,5 +1,5 @@
 /**
- * `clustersim run scenario.yaml [--target embedded|in-process|URL] [--kubeconfig FILE --context C]
+ * `clustersim run scenario.yaml [--target embedded|in-process|URL] [--kubeconfig FILE] [--context C]
  * [--out DIR] [--seed N] [--cleanup]`: the load runner against a target, and the simulation runner for scenarios with
  * simulated sections — in virtual time, or with a named target in real time (./realtime.ts). Targets: ./target.ts; the artifact: ./artifact.ts; `validate`: ./validate.ts.
  *

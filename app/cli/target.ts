@@ -1,6 +1,7 @@
 /**
- * What a run talks to: `--target embedded|in-process|URL` or `--kubeconfig FILE [--context C]` resolved to a flag,
- * and the flag turned into the client layer with the target's identity and admin hooks (when it has them).
+ * What a run talks to: `--target embedded|in-process|URL` or a kubeconfig context (client-go's loading rules,
+ * src/client/KubeconfigLoading.ts) resolved to a flag, and the flag turned into the client layer with the target's
+ * identity and admin hooks (when it has them).
  */
 import { readFileSync } from "node:fs"
 import { Context, Effect, Layer } from "effect"
@@ -11,7 +12,7 @@ import { ApiClient } from "../../src/client/ApiClient.js"
 import type { HttpClientOptions, TrafficCounter } from "../../src/client/HttpTransport.js"
 import { hasAdminHooks } from "../../src/client/AdminProbe.js"
 import { fetchServerVersion, type ProbeTarget } from "../../src/client/Probe.js"
-import { loadKubeconfigContext } from "../../src/client/Kubeconfig.js"
+import { loadKubeconfigFiles, type LoadingEnvironment, processEnvironment, resolveLoadedContext } from "../../src/client/KubeconfigLoading.js"
 import { ServerAdmin, type ServerAdminService } from "../../src/client/ServerAdmin.js"
 import { credentialSourceFor } from "../../src/client/auth/ClientCredentials.js"
 import type { CredentialSource } from "../../src/client/auth/Credential.js"
@@ -35,7 +36,13 @@ export type TargetFlag =
       readonly serverProcess?: "own" | "shared"
     }
   | { readonly _tag: "in-process" }
-  | { readonly _tag: "url"; readonly options: HttpClientOptions; readonly context?: string }
+  | {
+      readonly _tag: "url"
+      readonly options: HttpClientOptions
+      readonly context?: string
+      /** Where a kubeconfig context came from: `--kubeconfig`, `$KUBECONFIG` or `~/.kube/config`. */
+      readonly from?: string
+    }
 
 /** Whether the target's server runs on this machine (its share of the cores is not the generator's). */
 export const isLocalTarget = (t: TargetFlag): boolean =>
@@ -158,13 +165,6 @@ const probeTargetOf = (options: HttpClientOptions, credentials: CredentialSource
 
 export class RunUsageError extends Error {}
 
-/** `--kubeconfig FILE [--context C]`: bearer token, client certificates and CA data as kubeconfig gives them. */
-const loadKubeconfigTarget = (path: string, context: string | undefined): Effect.Effect<TargetFlag, RunUsageError> =>
-  loadKubeconfigContext(path, { context }).pipe(
-    Effect.map((r): TargetFlag => ({ _tag: "url", options: r.client, context: r.context })),
-    Effect.mapError((e) => new RunUsageError(`--kubeconfig ${e.file}: ${e.detail}`))
-  )
-
 /** Credentials and TLS material for `--target URL`, as kubectl's flags of the same names. */
 export interface UrlCredentialFlags {
   readonly token?: string | undefined
@@ -218,18 +218,68 @@ const withUrlCredentials = (target: TargetFlag, flags: UrlCredentialFlags): Effe
     }
   })
 
-/** `--target` (with its credential flags) or `--kubeconfig [--context]` → what the run talks to. */
+/** The target flags as given (each undefined when absent). */
+export type TargetValues = {
+  readonly target?: string | undefined
+  readonly kubeconfig?: string | undefined
+  readonly context?: string | undefined
+} & UrlCredentialFlags
+
+/**
+ * `--target` (with its credential flags), else a kubeconfig context: `--kubeconfig FILE`, else `$KUBECONFIG`, else
+ * `~/.kube/config` (client-go's loading rules), `--context` picking one of its contexts; else the embedded server.
+ * An explicit `--target` (embedded and in-process too) wins over a kubeconfig found in the environment.
+ * `ambient: false` (`start`): no kubeconfig unless `--kubeconfig` or `--context` asks for one. `warn` gets
+ * client-go's "Config not found" line when every file `$KUBECONFIG` names is missing.
+ */
 export const resolveTarget = (
-  values: { readonly target?: string | undefined; readonly kubeconfig?: string | undefined; readonly context?: string | undefined } & UrlCredentialFlags
+  values: TargetValues,
+  options: { readonly env?: LoadingEnvironment; readonly ambient?: boolean; readonly warn?: (line: string) => void } = {}
 ) =>
   Effect.gen(function* () {
     if (values.kubeconfig !== undefined && values.target !== undefined) {
       return yield* Effect.fail(new RunUsageError("--target and --kubeconfig are mutually exclusive"))
     }
-    if (values.context !== undefined && values.kubeconfig === undefined) return yield* Effect.fail(new RunUsageError("--context needs --kubeconfig"))
-    const target = values.kubeconfig !== undefined ? yield* loadKubeconfigTarget(values.kubeconfig, values.context) : yield* parseTargetText(values.target)
+    if (values.context !== undefined && values.target !== undefined) {
+      return yield* Effect.fail(new RunUsageError("--target and --context are mutually exclusive (a context comes from a kubeconfig)"))
+    }
+    const wantsKubeconfig = values.kubeconfig !== undefined || values.context !== undefined
+    const target =
+      values.target !== undefined || (!wantsKubeconfig && options.ambient === false)
+        ? yield* parseTargetText(values.target)
+        : yield* kubeconfigTarget(values.kubeconfig, values.context, options.env ?? processEnvironment(), options.warn)
     return yield* withUrlCredentials(target, values)
   })
+
+/** The context the loading rules give, or the embedded server when they load no file and no context was asked for. */
+const kubeconfigTarget = (explicit: string | undefined, context: string | undefined, env: LoadingEnvironment, warn: ((line: string) => void) | undefined) =>
+  Effect.gen(function* () {
+    const loaded = yield* loadKubeconfigFiles(explicit, env).pipe(Effect.mapError((e) => new RunUsageError(`${explicit !== undefined ? "--kubeconfig " : "kubeconfig "}${e.file}: ${e.detail}`)))
+    if (loaded.files.length === 0) {
+      // client-go's WarnIfAllMissing: the files $KUBECONFIG names are all missing
+      if (loaded.source === "$KUBECONFIG") warn?.(`Config not found: ${loaded.missing.join(", ")}`)
+      if (context === undefined) return yield* parseTargetText(undefined)
+      return yield* Effect.fail(
+        new RunUsageError(`--context: context was not found for specified context: ${context} (no kubeconfig: no --kubeconfig, ${loaded.source === "$KUBECONFIG" ? `$KUBECONFIG names no existing file` : "$KUBECONFIG unset and no ~/.kube/config"})`)
+      )
+    }
+    const resolved = yield* resolveLoadedContext(loaded, context, env.read).pipe(
+      Effect.mapError((e) => new RunUsageError(`${loaded.source === "--kubeconfig" ? "--kubeconfig " : `kubeconfig (${loaded.source}) `}${e.file}: ${e.detail}`))
+    )
+    return { _tag: "url", options: resolved.client, context: resolved.context, from: loaded.source } satisfies TargetFlag as TargetFlag
+  })
+
+/** The line a run prints first: which server it targets and why. */
+export const describeTarget = (t: TargetFlag): string => {
+  switch (t._tag) {
+    case "embedded":
+      return `target: embedded simulated server${t.explicit ? "" : " (no --target, no kubeconfig)"}`
+    case "in-process":
+      return "target: in-process simulated server"
+    case "url":
+      return `target: ${t.options.baseUrl}${t.context !== undefined ? ` (context ${t.context} from ${t.from ?? "--kubeconfig"})` : " (--target)"}`
+  }
+}
 
 /** `embedded`, `in-process` or an http(s) URL. */
 export const parseTargetText = (text: string | undefined): Effect.Effect<TargetFlag, RunUsageError> => {

@@ -28,7 +28,7 @@ import {
   type RunEnv
 } from "./Operations.js"
 import type { Action, Phase, Scenario } from "./Scenario.js"
-import { serverSideFailures } from "./Scenario.js"
+import { actionName, serverSideFailures } from "./Scenario.js"
 import type { ActionReport } from "../../src/loadgen/Artifact.js"
 import { startInformers } from "./Informers.js"
 import { runWatchers } from "./Watchers.js"
@@ -55,7 +55,7 @@ export interface RunState {
   readonly tokenExpiry: TokenExpiry
 }
 
-export const actionName = (a: Action, index: number): string => a.name ?? `${a.type}-${index}`
+export { actionName }
 
 /** Names the failure steps that need a simulated server, for a target without admin hooks. */
 export const checkTargetSupports = (scenario: Scenario, hasAdmin: boolean): Either.Either<void, UnsupportedOnTarget> => {

@@ -237,6 +237,9 @@ export const Action = Schema.Union(
 ).annotations({ identifier: "Action" })
 export type Action = typeof Action.Type
 
+/** An action's name in progress, reports and series tags: its own, or `<type>-<index in its phase>`. */
+export const actionName = (a: Action, index: number): string => a.name ?? `${a.type}-${index}`
+
 /** Failure steps that need the simulated server's admin hooks. */
 export const serverSideFailures: ReadonlyArray<Action["type"]> = ["compact", "drop-watches", "pause"]
 
@@ -251,7 +254,13 @@ export type Phase = typeof Phase.Type
 // Thresholds
 // ---------------------------------------------------------------------------------------------
 
-const ThresholdExpressions = Schema.Union(Schema.String, Schema.Array(Schema.String))
+/** k6's object form of an expression; `allowNoData: true` lets it pass when nothing was measured (default: fail). */
+const ThresholdObject = Schema.Struct({
+  threshold: Schema.String,
+  allowNoData: Schema.optional(Schema.Boolean)
+}).annotations({ identifier: "ThresholdObject" })
+const ThresholdExpression = Schema.Union(Schema.String, ThresholdObject)
+const ThresholdExpressions = Schema.Union(ThresholdExpression, Schema.Array(ThresholdExpression))
 
 export const Thresholds = Schema.Record({ key: Schema.String, value: ThresholdExpressions }).pipe(
   Schema.filter((spec) => {
@@ -335,7 +344,7 @@ export const Scenario = Schema.Struct({
   setup: Schema.optional(Setup),
   phases: Schema.Array(Phase),
   ...SimulatedSections,
-  /** k6-style: `"latency{operation:GET}": ["p(99) < 1s"]`. */
+  /** k6-style: `"latency{operation:GET}": ["p(99) < 1s"]`; `{threshold: "p(99) < 1s", allowNoData: true}` passes on no data. */
   thresholds: Schema.optional(Thresholds),
   presets: Schema.optional(Schema.Array(Preset)),
   outcome: Schema.optional(OutcomeRules)

@@ -10,7 +10,9 @@ import { checkNodeAgentSource } from "../../simulator/cluster/NodeAgentSource.js
 import { registryFaultProblems } from "../../simulator/nodeagent/images/ImagesSpec.js"
 import { resolveResource } from "../../src/api/Resources.js"
 import { isClusterMetric } from "../../src/loadgen/ClusterMetrics.js"
+import { unreachableReason } from "../../src/loadgen/SeriesPattern.js"
 import { parseThreshold } from "../../src/loadgen/Thresholds.js"
+import { possibleSeries } from "./PossibleSeries.js"
 import { Scenario, serverSideFailures } from "./Scenario.js"
 import { MaxYamlNesting, nestingPastBound } from "./YamlNesting.js"
 
@@ -98,20 +100,24 @@ const issueMessage = (issue: ParseResult.ArrayFormatterIssue): string => {
 }
 
 /** Cross-field rules a struct schema cannot say: references between sections, unique names. */
-const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; message: string }> => {
-  const out: Array<{ path: ReadonlyArray<PropertyKey>; message: string }> = []
+const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; message: string; key?: boolean }> => {
+  const out: Array<{ path: ReadonlyArray<PropertyKey>; message: string; key?: boolean }> = []
   const sets = new Map<string, number>()
   s.setup?.objects?.forEach((o, i) => {
     if (sets.has(o.name)) out.push({ path: ["setup", "objects", i, "name"], message: `duplicate object set name "${o.name}"` })
     sets.set(o.name, i)
   })
-  if (s.cluster === undefined) {
-    // a cluster metric without a cluster would pass as "no data" every time (k6 #1526: thresholds must not silently pass)
-    for (const [name, exprs] of Object.entries(s.thresholds ?? {})) {
-      const t = parseThreshold(name, exprs)
-      if (Either.isRight(t) && isClusterMetric(t.right.metric))
-        out.push({ path: ["thresholds", name], message: `${t.right.metric} judges a simulated cluster's result; add a "cluster" section` })
+  // a threshold no series can reach would only ever fail with "no data" (k6 #1526: thresholds must not pass silently)
+  const patterns = possibleSeries(s)
+  for (const [name, exprs] of Object.entries(s.thresholds ?? {})) {
+    const t = parseThreshold(name, exprs)
+    if (Either.isLeft(t)) continue
+    if (isClusterMetric(t.right.metric)) {
+      if (s.cluster === undefined) out.push({ path: ["thresholds", name], message: `${t.right.metric} judges a simulated cluster's result; add a "cluster" section` })
+      continue
     }
+    const reason = unreachableReason(t.right, patterns)
+    if (reason !== undefined) out.push({ path: ["thresholds", name], message: reason, key: true })
   }
   if (s.faults !== undefined && s.faults.length > 0 && s.cluster === undefined) {
     out.push({ path: ["faults"], message: `faults act on a simulated cluster; add a "cluster" section` })
@@ -227,7 +233,7 @@ export const parseScenario = (text: string, file: string, baseDir = dirname(file
   const issues: Array<ScenarioIssue> = nodeAgentIssues(value, baseDir).map((i) => locate(doc, lc, i.path, i.message))
   if (Either.isLeft(decoded)) {
     issues.push(...ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => locate(doc, lc, i.path, issueMessage(i), i._tag === "Unexpected")))
-  } else issues.push(...crossChecks(decoded.right).map((c) => locate(doc, lc, c.path, c.message)))
+  } else issues.push(...crossChecks(decoded.right).map((c) => locate(doc, lc, c.path, c.message, c.key === true)))
   if (issues.length > 0 || Either.isLeft(decoded)) return Either.left(new InvalidScenario({ file, issues: dedupe(issues) }))
   return Either.right({ scenario: decoded.right, text })
 }

@@ -17,16 +17,24 @@ const foreignSubresources: Readonly<Record<string, { group: string; version: str
   token: { group: "authentication.platform", version: "v1", kind: "TokenRequest" }
 }
 
-const subresource = (r: ResourceType, sub: string) =>
-  foreignSubresources[sub] !== undefined
-    ? { name: `${r.plural}/${sub}`, singularName: "", namespaced: r.namespaced, ...foreignSubresources[sub], verbs: ["create"] }
-    : {
-        name: `${r.plural}/${sub}`,
-        singularName: "",
-        namespaced: r.namespaced,
-        kind: sub === "binding" ? "Binding" : sub === "scale" ? "Scale" : r.kind,
-        verbs: sub === "binding" ? ["create"] : ["get", "patch", "update"]
-      }
+/** Kind and verbs of the subresources served under the parent's own group (upstream's discovery of each REST). */
+const localSubresources: Readonly<Record<string, { kind?: string; verbs: ReadonlyArray<string> }>> = {
+  attach: { kind: "PodAttachOptions", verbs: ["create", "get"] },
+  binding: { kind: "Binding", verbs: ["create"] },
+  exec: { kind: "PodExecOptions", verbs: ["create", "get"] },
+  finalize: { verbs: ["update"] },
+  log: { verbs: ["get"] },
+  portforward: { kind: "PodPortForwardOptions", verbs: ["create", "get"] }
+}
+
+const subresource = (r: ResourceType, sub: string) => {
+  const foreign = foreignSubresources[sub]
+  if (foreign !== undefined) return { name: `${r.plural}/${sub}`, singularName: "", namespaced: r.namespaced, ...foreign, verbs: ["create"] }
+  // The scale subresource's Scale is `autoscaling/v1` (upstream lists group and version for it).
+  if (sub === "scale") return { name: `${r.plural}/scale`, singularName: "", namespaced: r.namespaced, group: "autoscaling", version: "v1", kind: "Scale", verbs: ["get", "patch", "update"] }
+  const local = localSubresources[sub]
+  return { name: `${r.plural}/${sub}`, singularName: "", namespaced: r.namespaced, kind: local?.kind ?? r.kind, verbs: local?.verbs ?? ["get", "patch", "update"] }
+}
 
 /** A view's entry (docs/upstream-names.md): the stored type's names, the view's verbs. */
 const viewResource = (view: ResourceView) => {

@@ -35,6 +35,10 @@ import { parseJsonBody, readApplyBody, readBody } from "./http/RequestBody.js"
 import { Responder } from "./http/Responder.js"
 import { adminAction } from "./http/Admin.js"
 import { serveWatch } from "./http/ServeWatch.js"
+import { servePodLog } from "./http/ServePodLog.js"
+import { connectSubresources, connectTarget, proxyFailure } from "./PodConnect.js"
+import { patchScale, scaleType, updateScale, getScale } from "./Scale.js"
+import { Nodes, Pods } from "../../src/api/Resources.js"
 import { routeOf, type Parsed, type Route } from "./http/Routes.js"
 import { answerPlainHttp } from "./http/PlainHttpOnTls.js"
 import { MalformedRequestTarget, parseRequest, UndeterminedRequest, type ParsedRequest, type RequestInfo } from "./RequestInfo.js"
@@ -197,7 +201,7 @@ const handle = (
       case "resource": {
         // Watches are long-running; everything else is answered within the request timeout (504 after).
         const served = serveResource(api, parsed.route, info, query, req, out, limits, onDefect, user)
-        const bounded = limits.requestTimeoutMs > 0 && !isWatchRequest(req, info)
+        const bounded = limits.requestTimeoutMs > 0 && !isWatchRequest(req, info) && !longRunningSubresources.has(parsed.route.subresource ?? "")
           ? Effect.timeoutFail(served, { duration: limits.requestTimeoutMs, onTimeout: requestTimedOut })
           : served
         // Errors here are in the negotiated representation (protobuf clients get a protobuf Status). One sent
@@ -286,6 +290,26 @@ const serveReadNow = (api: ApiServerImpl, now: number, req: http.IncomingMessage
   return true
 }
 
+/** Upstream's `BasicLongRunningRequestCheck` subresources: no request timeout (a followed log runs for as long as it is read). */
+const longRunningSubresources: ReadonlySet<string> = new Set(["attach", "exec", "log", "portforward"])
+
+/** Subresources a GET reads; the others (binding, eviction, token, finalize) have no getter: 405. */
+const readableSubresources: ReadonlySet<string> = new Set(["status", "scale", "log", "exec", "attach", "portforward"])
+
+/**
+ * exec, attach, port-forward (PodConnect.ts): the pod, its container and node checked as upstream's
+ * `streamLocation`, then the failure a missing kubelet gives — 400 without an upgrade, 500 with one.
+ */
+const connectPod = (api: ApiServerImpl, route: Route, query: URLSearchParams, req: http.IncomingMessage): Effect.Effect<never, ApiError> =>
+  Effect.gen(function* () {
+    const pod = yield* api.get(Pods, route.name!, { namespace: route.namespace })
+    const target = connectTarget(pod, route.subresource!, query.get("container") ?? undefined)
+    if (target instanceof ApiError) return yield* Effect.fail(target)
+    const node = yield* api.get(Nodes, target.nodeName, {})
+    const upgrade = (req.headers.connection ?? "").toLowerCase().split(/\s*,\s*/).includes("upgrade") && (req.headers.upgrade ?? "") !== ""
+    return yield* Effect.fail(proxyFailure(upgrade, node))
+  })
+
 /** A watch: a GET whose RequestInfo verb is `watch` (`?watch=true` on a collection, or a legacy `/watch/` path). */
 const isWatchRequest = (req: http.IncomingMessage, info: RequestInfo): boolean => req.method === "GET" && info.verb === "watch"
 
@@ -313,6 +337,18 @@ const serveResource = (
     const isWatch = isWatchRequest(req, info)
     if (view?.readOnly && method !== "GET" && method !== "DELETE") return yield* Effect.fail(Status.methodNotAllowed())
     if (resource.virtual && (method !== "POST" || name !== undefined)) return yield* Effect.fail(Status.methodNotAllowed())
+    if (subresource !== undefined && name !== undefined) {
+      // A subresource's REST has only some verbs (upstream registers a handler per verb it implements): 405 for the rest.
+      if (method === "GET" && !readableSubresources.has(subresource)) return yield* Effect.fail(Status.methodNotAllowed())
+      if (subresource === "log") {
+        if (method !== "GET") return yield* Effect.fail(Status.methodNotAllowed())
+        return yield* servePodLog(api, name, namespace, query, out.res)
+      }
+      if (connectSubresources.has(subresource)) {
+        if (method !== "GET" && method !== "POST") return yield* Effect.fail(Status.methodNotAllowed())
+        return yield* connectPod(api, route, query, req)
+      }
+    }
     const accept = req.headers.accept
     if (accept !== undefined && accept !== "application/json" && accept !== "*/*")
       out.representation = yield* negotiate(accept, { watch: isWatch, collection: name === undefined })
@@ -364,6 +400,7 @@ const serveResource = (
           const list = yield* api.list(resource, listOptionsOf(query, namespace, limit, view))
           return out.body(200, list)
         }
+        if (subresource === "scale") return out.body(200, yield* getScale(api, resource, name, namespace))
         const obj = yield* api.get(resource, name, { namespace, resourceVersion: str("resourceVersion") })
         return out.object(obj)
       }
@@ -384,6 +421,14 @@ const serveResource = (
       }
       case "PUT": {
         if (name === undefined) return yield* Effect.fail(Status.methodNotAllowed())
+        if (subresource === "scale") {
+          const format = yield* requestBodyFormat(req.headers["content-type"])
+          const body: Body =
+            format === "json"
+              ? yield* readBodyJson("couldn't get version/kind")
+              : { value: yield* decodeProtobufBody(yield* Effect.flatMap(Effect.promise(() => readBody(req, limits.maxBodyBytes)), (b) => b), scaleType) }
+          return yield* write(updateScale(api, resource, name, body, writeOptions), out)
+        }
         const body = yield* readObjectBody
         return yield* write(api.update(resource, name, body, writeOptions), out)
       }
@@ -394,6 +439,11 @@ const serveResource = (
         const body = patchType === "apply" ? yield* readApplyBody(req, limits.maxBodyBytes) : yield* readBodyJson("error decoding patch")
         if (body.raw !== undefined && depthOverflowInText(body.raw, maxBodyNestingDepth) !== undefined)
           return yield* Effect.fail(Status.badRequest(`error decoding patch: exceeded max depth of ${maxBodyNestingDepth}`))
+        if (subresource === "scale") {
+          // Server-side apply of a Scale is not modelled (docs/stock-clients.md "Scale").
+          if (patchType === "apply") return yield* Effect.fail(Status.unsupportedMediaType("415: Unsupported Media Type", true))
+          return yield* write(patchScale(api, resource, name, patchType, body, writeOptions), out)
+        }
         return yield* write(api.patch(resource, name, patchType, body, writeOptions), out)
       }
       case "DELETE": {

@@ -95,7 +95,8 @@ export const Pods = core({
   plural: "pods",
   namespaced: true,
   shortNames: ["po"],
-  subresources: ["status", "binding", "eviction"],
+  // Sorted, as upstream's discovery lists them.
+  subresources: ["attach", "binding", "eviction", "exec", "log", "portforward", "status"],
   rules: podRules
 })
 export const ConfigMaps = core({ kind: "ConfigMap", plural: "configmaps", namespaced: true, shortNames: ["cm"], rules: configMapRules })

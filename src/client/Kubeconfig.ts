@@ -7,7 +7,6 @@
  * is an error: a run must never go out anonymous in its place.
  */
 import { readFile } from "node:fs/promises"
-import * as os from "node:os"
 import * as nodePath from "node:path"
 import { Data, Effect, Either, ParseResult, Schema } from "effect"
 import { parse as parseYaml } from "yaml"
@@ -83,12 +82,6 @@ export interface ResolvedKubeconfig {
   /** The context's default namespace, if it names one. */
   readonly namespace?: string
   readonly client: HttpClientOptions
-}
-
-/** `$KUBECONFIG` (its first entry) or `~/.kube/config`. */
-export const defaultKubeconfigPath = (env: NodeJS.ProcessEnv = process.env): string => {
-  const fromEnv = (env.KUBECONFIG ?? "").split(nodePath.delimiter).find((p) => p !== "")
-  return fromEnv ?? nodePath.join(os.homedir(), ".kube", "config")
 }
 
 const describeError = (e: unknown): string => {

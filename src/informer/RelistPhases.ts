@@ -7,7 +7,11 @@
  */
 
 /** Why a relist happened: each is a label of its own (docs/measurement.md). */
-export type RelistTrigger = "watch-http-410" | "watch-stream-410" | "watch-error" | "short-watch" | "list-error"
+export const RelistTriggers = ["watch-http-410", "watch-stream-410", "watch-error", "short-watch", "list-error"] as const
+export type RelistTrigger = (typeof RelistTriggers)[number]
+
+/** The operations `relistPhases` records for an initial list and for a relist (`backoff` only for a relist). */
+export const ListPhaseNames = { initial_list: ["first_response", "pages", "replace", "total"], relist: ["backoff", "first_response", "pages", "replace", "total"] } as const
 
 /** Clock times (ms) of one list's requests; filled as the pages arrive. */
 export interface ListTiming {

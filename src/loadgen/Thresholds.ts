@@ -13,6 +13,8 @@
  * Expression: `p(N) | avg | min | med | max | count | rate`, then `< <= > >= == !=`, then a number;
  * durations take `us ms s m h` (no unit = ms, as in k6). Unknown metric names, tags, aggregations,
  * operators and units are errors naming the token (k6 #1526: thresholds must not silently pass).
+ * An expression with no data fails, unless written in k6's object form with `allowNoData: true`
+ * (`{threshold: "p(99) < 1s", allowNoData: true}`, beside k6's `abortOnFail`).
  * A cluster run's figures have metrics and tags of their own (`lease_writes`, `apf_rejected{priority_level:…}`,
  * `ClusterMetrics.ts`), judged from its result rather than from series.
  */
@@ -60,7 +62,12 @@ export interface Condition {
   readonly comparator: Comparator
   /** Milliseconds for duration aggregations, the plain number otherwise. */
   readonly value: number
+  /** No data passes instead of failing (an SLO for calls that may never be made). */
+  readonly allowNoData?: boolean
 }
+
+/** One expression as a scenario writes it: the string, or k6's object form with options. */
+export type ExpressionSpec = string | { readonly threshold: string; readonly allowNoData?: boolean | undefined }
 
 export interface Threshold {
   /** The name as written (or the preset's name). */
@@ -154,7 +161,7 @@ const knownNames = [...Object.keys(KnownMetrics), ...Object.keys(ClusterMetrics)
 /** Parse a threshold name (`latency{operation:LIST,scope:cluster}`) and its expressions. */
 export const parseThreshold = (
   name: string,
-  expressions: string | ReadonlyArray<string>
+  expressions: ExpressionSpec | ReadonlyArray<ExpressionSpec>
 ): Either.Either<Threshold, ThresholdParseError> => {
   const m = /^\s*([^{\s]+)\s*(?:\{(.*)\})?\s*$/s.exec(name)
   if (!m) return fail(name, name, "malformed threshold name")
@@ -176,20 +183,20 @@ export const parseThreshold = (
       else selector[known] = value.split("|").map((v) => v.trim().toLowerCase())
     }
   }
-  const list = typeof expressions === "string" ? [expressions] : expressions
+  const list: ReadonlyArray<ExpressionSpec> = Array.isArray(expressions) ? expressions : [expressions as ExpressionSpec]
   if (list.length === 0) return fail(name, name, "no expressions for")
   const conditions: Array<Condition> = []
   for (const e of list) {
-    const c = parseCondition(e, kindOf(metricName))
+    const c = parseCondition(typeof e === "string" ? e : e.threshold, kindOf(metricName))
     if (Either.isLeft(c)) return Either.left(c.left)
-    conditions.push(c.right)
+    conditions.push(typeof e !== "string" && e.allowNoData === true ? { ...c.right, allowNoData: true } : c.right)
   }
   return Either.right({ name, metric: metricName, selector, groupBy, conditions })
 }
 
 /** Parse a scenario's `thresholds` map; the first error wins. */
 export const parseThresholds = (
-  spec: Readonly<Record<string, string | ReadonlyArray<string>>>
+  spec: Readonly<Record<string, ExpressionSpec | ReadonlyArray<ExpressionSpec>>>
 ): Either.Either<ReadonlyArray<Threshold>, ThresholdParseError> => {
   const out: Array<Threshold> = []
   for (const [name, exprs] of Object.entries(spec)) {
@@ -274,7 +281,7 @@ export interface ThresholdResult {
   /** Series that contributed. */
   readonly series: number
   readonly noData: boolean
-  /** No data counts as passed (an SLO for calls that were never made holds vacuously). */
+  /** No data fails unless the expression says `allowNoData: true` (k6: a threshold must not pass silently). */
   readonly passed: boolean
 }
 
@@ -413,7 +420,7 @@ export const evaluate = (
               : {}),
           series: g.size,
           noData: observed === undefined,
-          passed: observed === undefined || compare(observed, c.comparator, c.value)
+          passed: observed === undefined ? c.allowNoData === true : compare(observed, c.comparator, c.value)
         })
       }
     }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Namespaces } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
-import { defaultKubeconfigPath, KubeconfigError, loadKubeconfig, loadKubeconfigContext } from "../../src/client/Kubeconfig.js"
+import { KubeconfigError, loadKubeconfig, loadKubeconfigContext } from "../../src/client/Kubeconfig.js"
 import { fetchServerVersion } from "../../src/client/Probe.js"
 import { makePki } from "../support/pki.js"
 
@@ -187,11 +187,6 @@ describe("kubeconfig files", () => {
       const noCurrent = write("nocurrent.yaml", "contexts: []\n")
       expect((yield* failure(noCurrent)).message).toContain("no context given and current-context is not set")
     }))
-
-  it("default path: first KUBECONFIG entry, else ~/.kube/config", () => {
-    expect(defaultKubeconfigPath({ KUBECONFIG: `/a/b${path.delimiter}/c/d` })).toBe("/a/b")
-    expect(defaultKubeconfigPath({})).toBe(path.join(os.homedir(), ".kube", "config"))
-  })
 })
 
 // ---- TLS round trip ---------------------------------------------------------------------------------------

@@ -105,7 +105,7 @@ describe("clustersim compare of stored runs", () => {
       [["compare", baseline], "give two or more run.json files (or directories of rounds), got 1"],
       [["compare", baseline, join(dir, "missing.json")], "missing.json: cannot read: ENOENT"],
       [["compare", "s.yaml", "--target", "embedded"], "--target: give at least two targets to compare, got 1"],
-      [["compare", "s.yaml", "t.yaml", "--target", "embedded", "--target", "in-process"], "compare --target takes exactly one scenario file, got 2 arguments"],
+      [["compare", "s.yaml", "t.yaml", "--target", "embedded", "--target", "in-process"], "compare with targets takes exactly one scenario file, got 2 arguments"],
       [["compare", "--bogus", baseline, slower], 'compare: unknown flag "--bogus"']
     ]
     for (const [args, message] of cases) {

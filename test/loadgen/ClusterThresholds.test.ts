@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import { encodeHistogram, makeHistogram, recordMillis, summarize } from "../../src/loadgen/LatencyRecorder.js"
-import { evaluate, parseThreshold, parseThresholds, ThresholdParseError } from "../../src/loadgen/Thresholds.js"
+import { evaluate, type ExpressionSpec, parseThreshold, parseThresholds, ThresholdParseError } from "../../src/loadgen/Thresholds.js"
 import { clusterFigures } from "../../simulator/cluster/ClusterFigures.js"
 import { observedText } from "../../reports/summary.js"
 
-const parse = (spec: Record<string, string | ReadonlyArray<string>>) => Either.getOrThrow(parseThresholds(spec))
+const parse = (spec: Record<string, ExpressionSpec | ReadonlyArray<ExpressionSpec>>) => Either.getOrThrow(parseThresholds(spec))
 
 /** A 60 s run of 3 nodes: 1,800 lease writes, renewals of 100…1,000 ms, node-b NotReady once and back. */
 const result = () => {
@@ -80,10 +80,12 @@ describe("thresholds on a cluster run's figures", () => {
     expect(judge({ not_ready_nodes: "count == 0" })[0]).toMatchObject({ observed: 1, passed: false })
   })
 
-  it("without APF (no priority levels) or without a cluster, a cluster metric has no data and passes", () => {
+  it("without APF (no priority levels) or without a cluster, a cluster metric has no data and fails unless it allows no data", () => {
     const noApf = { ...result(), serverModel: { ...result().serverModel, priorityLevels: undefined } }
-    expect(evaluate(parse({ "apf_rejected{priority_level:node-high}": "count > 0" }), [], clusterFigures(noApf))[0]).toMatchObject({ noData: true, passed: true })
-    expect(evaluate(parse({ lease_writes: "rate > 1" }), [])[0]).toMatchObject({ noData: true, passed: true })
+    expect(evaluate(parse({ "apf_rejected{priority_level:node-high}": "count > 0" }), [], clusterFigures(noApf))[0]).toMatchObject({ noData: true, passed: false })
+    expect(evaluate(parse({ lease_writes: "rate > 1" }), [])[0]).toMatchObject({ noData: true, passed: false })
+    const allowed = parse({ "apf_rejected{priority_level:node-high}": [{ threshold: "count == 0", allowNoData: true }] })
+    expect(evaluate(allowed, [], clusterFigures(noApf))[0]).toMatchObject({ noData: true, passed: true })
   })
 
   it("names, tags and aggregations are checked per metric", () => {

@@ -108,7 +108,12 @@ describe("SLO presets (sig-scalability SLOs)", () => {
       { key: api("LIST", "pods", "cluster"), ms: spread(100, 29_000) }
     ])
     const results = evaluate(sloThresholds(), series)
-    const failed = results.filter((r) => !r.passed)
+    // no GET and no pod start-up here: those rows fail on no data (a run keeps only the rows its scenario can reach)
+    expect(results.filter((r) => r.noData).map((r) => [r.threshold, r.passed])).toEqual([
+      ["slo:read-resource", false],
+      ["slo:pod-startup", false]
+    ])
+    const failed = results.filter((r) => !r.passed && !r.noData)
     expect(failed).toHaveLength(1)
     expect(failed[0]).toMatchObject({ threshold: "slo:mutating-api-calls", group: { resource: "nodes/status", operation: "PATCH" } })
     expect(failed[0]!.observed).toBeCloseTo(1287, -1)
@@ -118,8 +123,8 @@ describe("SLO presets (sig-scalability SLOs)", () => {
     // 8 s namespace LIST passes the 30 s SLO and fails the legacy 5 s one
     const legacy = evaluate([SloPresets.readNamespaceLegacy], series)
     expect(legacy[0]).toMatchObject({ passed: false, group: { resource: "pods" } })
-    // no pod_startup series: vacuously passed, marked as no data
-    expect(results.find((r) => r.threshold === "slo:pod-startup")).toMatchObject({ noData: true, passed: true, observed: undefined })
+    // no pod_startup series: failed, marked as no data
+    expect(results.find((r) => r.threshold === "slo:pod-startup")).toMatchObject({ noData: true, passed: false, observed: undefined })
   })
 })
 
@@ -146,8 +151,8 @@ describe("evaluate", () => {
     expect(judge("service_time{scope:cluster}", "p(50) < 900ms")[0]).toMatchObject({ passed: false })
   })
 
-  it("a selector that matches nothing is reported as no data (count is then 0)", () => {
-    expect(judge("latency{resource:nodes}", "p(99) < 1s")[0]).toMatchObject({ noData: true, passed: true, series: 0 })
+  it("a selector that matches nothing is reported as no data and fails (count is then 0)", () => {
+    expect(judge("latency{resource:nodes}", "p(99) < 1s")[0]).toMatchObject({ noData: true, passed: false, series: 0 })
     expect(judge("iterations{resource:nodes}", "count > 0")[0]).toMatchObject({ noData: false, passed: false, observed: 0 })
   })
 })
@@ -163,4 +168,34 @@ describe("exit codes", () => {
     expect(exitCodeOf("interrupted", "SIGTERM")).toBe(143)
   })
 
+})
+
+describe("no data (k6 #1526: a threshold must not pass silently)", () => {
+  const series = measurements([{ key: api("GET", "configmaps", "resource"), ms: [5, 6] }])
+
+  it("an expression with no data fails; k6's object form with allowNoData: true passes", () => {
+    const t = Either.getOrThrow(
+      parseThreshold("latency{operation:LIST}", ["p(99) < 1s", { threshold: "p(99) < 2s", allowNoData: true }, { threshold: "max < 3s", allowNoData: false }])
+    )
+    expect(t.conditions.map((c) => [c.source, c.allowNoData])).toEqual([
+      ["p(99) < 1s", undefined],
+      ["p(99) < 2s", true],
+      ["max < 3s", undefined]
+    ])
+    expect(evaluate([t], series).map((r) => [r.condition, r.noData, r.passed])).toEqual([
+      ["p(99) < 1s", true, false],
+      ["p(99) < 2s", true, true],
+      ["max < 3s", true, false]
+    ])
+  })
+
+  it("allowNoData does not loosen a threshold that has data", () => {
+    const t = Either.getOrThrow(parseThreshold("latency{operation:GET}", { threshold: "max < 1ms", allowNoData: true }))
+    expect(evaluate([t], series)[0]).toMatchObject({ noData: false, passed: false, observed: 6 })
+  })
+
+  it("the object form's expression is checked like the string's", () => {
+    const r = parseThreshold("latency", [{ threshold: "p(99) < 1 parsec" }])
+    expect(Either.isLeft(r) && r.left.message).toBe('invalid threshold "p(99) < 1 parsec": unknown unit (expected us, ms, s, m, h) "parsec"')
+  })
 })

@@ -72,6 +72,19 @@ describe("reports", () => {
     expect(text).toContain("FAIL: thresholds breached (exit 99)")
   })
 
+  it("a threshold without data fails as no data; one that allows no data passes and says so", () => {
+    const noData = { group: {}, observed: undefined, series: 0, noData: true }
+    const text = renderSummary({
+      ...artifact,
+      thresholds: [
+        { ...noData, threshold: "latency{metric:api_call,operation:LIST}", condition: "p(99) < 1s", passed: false },
+        { ...noData, threshold: "latency{metric:relist}", condition: "p(99) < 30s", passed: true }
+      ]
+    })
+    expect(text).toContain("  ✗ latency{metric:api_call,operation:LIST}: p(99) < 1s (observed no data)\n")
+    expect(text).toContain("  ✓ latency{metric:relist}: p(99) < 30s (observed no data, allowed)\n")
+  })
+
   it("plots p50 and p99 per key as SVG polylines", () => {
     const svg = renderLatencySvg(artifact)
     expect(svg.startsWith("<svg")).toBe(true)

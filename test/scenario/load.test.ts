@@ -220,6 +220,7 @@ thresholds:
   "apf_rejected{priority_level:node-high}": ["count == 0"]
 `
     expect(errorsOf(clusterThresholds)).toEqual([
+      's.yaml:7:3: thresholds["latency{metric:api_call}"]: no series has metric "api_call"',
       's.yaml:8:45: thresholds["apf_rejected{priority_level:node-high}"]: apf_rejected judges a simulated cluster\'s result; add a "cluster" section'
     ])
   })

@@ -34,13 +34,15 @@ const urls = (verbs: ReadonlyArray<string>, nonResourceURLs: ReadonlyArray<strin
 
 const eventGroups = ["", "events.platform"]
 const viewRules: ReadonlyArray<PolicyRule> = [
-  rule(read, [""], ["configmaps", "events", "pods", "pods/status", "services", "services/status", "serviceaccounts", "namespaces", "namespaces/status"]),
+  rule(read, [""], ["configmaps", "events", "pods", "pods/log", "pods/status", "services", "services/status", "serviceaccounts", "namespaces", "namespaces/status"]),
   rule(read, ["apps"], ["deployments", "deployments/status", "deployments/scale"]),
   rule(read, ["events.platform"], ["events"])
 ]
 const editRules: ReadonlyArray<PolicyRule> = [
   ...viewRules,
   rule([...write], [""], ["configmaps", "events", "pods", "services", "serviceaccounts"]),
+  // exec, attach and port-forward: `edit` reads and writes them (upstream's `pods/attach`, `pods/exec`, `pods/portforward` rules).
+  rule([...read, ...write], [""], ["pods/attach", "pods/exec", "pods/portforward"]),
   rule(["create"], [""], ["pods/eviction", "serviceaccounts/token"]),
   rule([...write], ["apps"], ["deployments", "deployments/scale"]),
   rule([...write], ["events.platform"], ["events"]),

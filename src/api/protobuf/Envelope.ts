@@ -32,6 +32,7 @@ export const packageOf = (group: string, version: string): string | undefined =>
     case "policy":
     case "authorization":
     case "authentication":
+    case "autoscaling":
       return `k8s.io.api.${base}.${version}`
     case "rbac.authorization":
       return `k8s.io.api.rbac.${version}`
