@@ -43,6 +43,15 @@ function layerTime(clock: Clock.Clock, scheduler: Scheduler.Scheduler): Layer.La
   )
 }
 
+/**
+ * Runs `onExpiry` after `ms` of real time unless cancelled first (the returned function). For what happens on real
+ * sockets — a peer that never closes or never finishes a handshake — which no simulated clock governs.
+ */
+export const afterRealDelay = (ms: number, onExpiry: () => void): (() => void) => {
+  const handle = setTimeout(onExpiry, ms) // wall-clock-ok
+  return () => clearTimeout(handle)
+}
+
 /** Gives the host event loop a turn (a `setImmediate`): signal handlers and timers of the real process run. */
 export const yieldToHost: Effect.Effect<void> = Effect.async<void>((resume) => {
   const handle = setImmediate(() => resume(Effect.void)) // wall-clock-ok

@@ -8,6 +8,7 @@ import * as https from "node:https"
 import type { Socket } from "node:net"
 import * as Status from "../../../src/api/Status.js"
 import type { ApiError } from "../../../src/api/Status.js"
+import { afterRealDelay } from "../../kernel/SimClock.js"
 
 export interface ServerLimits {
   /** Time to receive a request's headers; a slow sender (slowloris) is cut off. Upstream `ReadHeaderTimeout`. */
@@ -91,13 +92,19 @@ const reasonPhrases: Readonly<Record<number, string>> = {
  */
 export const closingGraceMs = 1_000
 
+/** Destroys `socket` if it is still open `closingGraceMs` of real time from now. */
+export const destroyAfterGrace = (socket: Socket): void => {
+  const cancel = afterRealDelay(closingGraceMs, () => socket.destroy())
+  socket.once("close", cancel)
+}
+
 /** A complete HTTP/1.1 answer written on a bare socket, then the connection closed. */
 export const answerOnSocket = (socket: Socket, code: number, body: string, contentType: string, extra: Record<string, string> = {}): void => {
   if (!socket.writable) return void socket.destroy()
   const headers = { "Content-Type": contentType, "Content-Length": String(Buffer.byteLength(body)), Connection: "close", ...extra }
   const head = `HTTP/1.1 ${code} ${reasonPhrases[code] ?? "Error"}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n`
   socket.end(head + body)
-  socket.setTimeout(closingGraceMs, () => socket.destroy())
+  destroyAfterGrace(socket)
 }
 
 /** A Status as JSON on a bare socket. */
@@ -149,7 +156,7 @@ export const capConnections = (server: http.Server | https.Server, max: number):
       return statusOnSocket(socket, tooManyConnections())
     }
     overCap.add(key)
-    socket.setTimeout(closingGraceMs, () => socket.destroy())
+    destroyAfterGrace(socket)
   })
   if (tls)
     server.on("secureConnection", (socket: Socket) => {

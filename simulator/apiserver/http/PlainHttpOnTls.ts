@@ -6,7 +6,8 @@
  */
 import type * as https from "node:https"
 import type { Socket } from "node:net"
-import { closingGraceMs } from "./Limits.js"
+import { afterRealDelay } from "../../kernel/SimClock.js"
+import { destroyAfterGrace } from "./Limits.js"
 
 export const plainHttpAnswer = "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n"
 
@@ -23,19 +24,19 @@ export const answerPlainHttp = (server: https.Server, waitMs: number): void => {
   server.removeAllListeners("connection")
   server.on("connection", (socket: Socket) => {
     let head: Buffer = Buffer.alloc(0)
-    const giveUp = setTimeout(() => socket.destroy(), waitMs)
+    const giveUp = afterRealDelay(waitMs, () => socket.destroy())
     // a reset before the TLS server has the socket must not be an unhandled error
     socket.on("error", () => socket.destroy())
-    socket.once("close", () => clearTimeout(giveUp))
+    socket.once("close", giveUp)
     const onData = (chunk: Buffer) => {
       head = head.length === 0 ? chunk : Buffer.concat([head, chunk])
       if (head.length < 5) return
-      clearTimeout(giveUp)
+      giveUp()
       socket.off("data", onData)
       socket.pause()
       if (looksLikeHttp(head)) {
         socket.end(plainHttpAnswer)
-        socket.setTimeout(closingGraceMs, () => socket.destroy())
+        destroyAfterGrace(socket)
         return
       }
       socket.unshift(head)
