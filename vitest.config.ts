@@ -13,6 +13,8 @@ import { configDefaults, defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     pool: "forks",
+    // A developer's $KUBECONFIG or ~/.kube/config never becomes a test's target.
+    setupFiles: ["test/support/isolateKubeconfig.ts"],
     projects: [
       {
         test: {
