@@ -31,7 +31,8 @@ phases:
       timeout: 25_000
     })
     expect(r.status).toBe(2)
-    expect(r.stderr).toBe("clustersim: --out /sys/clustersim-out: cannot write run.json there: permission denied\n")
+    // The target line comes first (docs/credentials.md), then the refusal: nothing ran.
+    expect(r.stderr).toBe("target: in-process simulated server\nclustersim: --out /sys/clustersim-out: cannot write run.json there: permission denied\n")
     expect(r.stdout).toBe("")
   })
 })
