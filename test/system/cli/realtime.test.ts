@@ -4,59 +4,11 @@
  * come before anything runs, are in the fast tier (test/cli/realtimeRefusals.test.ts).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Scope } from "effect"
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { Effect } from "effect"
 import { join } from "node:path"
 import { runCommand } from "../../../app/cli/run.js"
 import { Nodes } from "../../../src/api/Resources.js"
-import { ApiServer } from "../../../simulator/apiserver/ApiServer.js"
-import { serveHttp } from "../../../simulator/apiserver/HttpServer.js"
-
-const dir = mkdtempSync(join(tmpdir(), "clustersim-realtime-"))
-let n = 0
-const file = (text: string): string => {
-  const f = join(dir, `s${n++}.yaml`)
-  writeFileSync(f, text)
-  return f
-}
-
-const clusterScenario = (extra = "") => `apiVersion: clustersim/v1
-kind: Scenario
-metadata: { name: rt }
-duration: 3s
-cluster:
-  nodes: 4
-  startSpread: 200ms
-  nodeAgent: { config: { nodeLeaseDurationSeconds: 4 } }
-  nodeLifecycle: { enabled: false }
-${extra}phases: []
-`
-
-/** A `serve` (with or without admin hooks) on a loopback port for the test's scope. */
-const serve = (admin: boolean) =>
-  Effect.gen(function* () {
-    const scope = yield* Scope.make()
-    const built = yield* Scope.extend(
-      Effect.flatMap(ApiServer, (api) => Effect.map(serveHttp({ host: "127.0.0.1", port: 0, admin }), (s) => ({ url: s.url, api }))),
-      scope
-    ).pipe(Effect.provide(ApiServer.layer({})))
-    return { ...built, close: Scope.close(scope, Exit.void) }
-  })
-
-const run = (f: string, url: string, cleanup = false) => {
-  const stderr: Array<string> = []
-  const stdout: Array<string> = []
-  return runCommand({
-    file: f,
-    target: { _tag: "url", options: { baseUrl: url } },
-    outDir: join(dir, `out${n++}`),
-    tty: false,
-    cleanup,
-    stdout: (s) => void stdout.push(s),
-    stderr: (s) => void stderr.push(s)
-  }).pipe(Effect.map((r) => ({ ...r, stderr: stderr.join(""), stdout: stdout.join("") })))
-}
+import { clusterScenario, dir, file, run, serve } from "../../support/realtimeRun.js"
 
 describe("clustersim run <cluster scenario> --target URL", () => {
   it.live(
@@ -108,7 +60,7 @@ describe("clustersim run <cluster scenario> --target URL", () => {
         const r = yield* runCommand({
           file: file(clusterScenario().replace("duration: 3s", "duration: 1m")),
           target: { _tag: "url", options: { baseUrl: s.url } },
-          outDir: join(dir, `out${n++}`),
+          outDir: join(dir, "out-interrupted"),
           tty: false,
           cleanup: true,
           interrupt: Effect.sleep("1500 millis"),
