@@ -252,7 +252,8 @@ const listOptionsOf = (query: URLSearchParams, namespace: string | undefined, li
   limit,
   continue: query.get("continue") ?? undefined,
   resourceVersion: query.get("resourceVersion") ?? undefined,
-  resourceVersionMatch: query.get("resourceVersionMatch") ?? undefined
+  resourceVersionMatch: query.get("resourceVersionMatch") ?? undefined,
+  sendInitialEvents: queryBool(query, "sendInitialEvents")
 })
 
 const isPretty = (req: http.IncomingMessage, query: URLSearchParams): boolean => isPrettyRequest(query, req.headers["user-agent"])
@@ -397,6 +398,7 @@ const serveResource = (
             resourceVersion: str("resourceVersion"),
             resourceVersionMatch: str("resourceVersionMatch"),
             allowWatchBookmarks: queryBool(query, "allowWatchBookmarks"),
+            sendInitialEvents: queryBool(query, "sendInitialEvents"),
             timeoutSeconds
           }, out, limits, (defect) => onDefect(req, out.res, defect), view)
         }
