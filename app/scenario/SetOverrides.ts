@@ -146,12 +146,16 @@ const editDistance = (a: string, b: string): number => {
   return d[b.length]!
 }
 
-/** Paths compared segment by segment: a renamed segment costs its relative edit distance, a missing or extra one 1. */
+/**
+ * Paths compared segment by segment: a misspelt segment costs its relative edit distance, one that is not a
+ * misspelling (half its letters or more differ), a missing or an extra one costs 1.
+ */
 const pathDistance = (a: ReadonlyArray<PathSegment>, b: ReadonlyArray<PathSegment>): number => {
-  const cost = (x: PathSegment, y: PathSegment) =>
-    typeof x === "number" || typeof y === "number"
-      ? typeof x === typeof y ? 0 : 1
-      : editDistance(x.toLowerCase(), y.toLowerCase()) / Math.max(x.length, y.length, 1)
+  const cost = (x: PathSegment, y: PathSegment) => {
+    if (typeof x === "number" || typeof y === "number") return typeof x === typeof y ? 0 : 1
+    const relative = editDistance(x.toLowerCase(), y.toLowerCase()) / Math.max(x.length, y.length, 1)
+    return relative < 0.5 ? relative : 1
+  }
   const d = Array.from({ length: b.length + 1 }, (_, j) => j)
   for (let i = 1; i <= a.length; i++) {
     let prev = d[0]!
@@ -169,10 +173,20 @@ const pathDistance = (a: ReadonlyArray<PathSegment>, b: ReadonlyArray<PathSegmen
 export const closestPath = (root: AST.AST, path: ReadonlyArray<PathSegment>): ReadonlyArray<PathSegment> | undefined => {
   const candidates: Array<ReadonlyArray<PathSegment>> = []
   allPaths(root, [], candidates, 0)
+  // a field name the path shares with a candidate counts, the more the fewer fields have it, and the nearer the
+  // root it is in the path: an early name says which part is meant (`apf` in `cluster.apiServer.apf.enabled`), a
+  // late one which field of it (`enabled`)
+  const endingIn = new Map<string, number>()
+  for (const c of candidates) endingIn.set(String(c[c.length - 1]), (endingIn.get(String(c[c.length - 1])) ?? 0) + 1)
+  const weight = (name: string) => {
+    const at = path.indexOf(name)
+    return at < 0 ? 0 : (0.5 / (endingIn.get(name) ?? 1)) * (1 + (path.length - at) / 10)
+  }
   let best: ReadonlyArray<PathSegment> | undefined
   let bestScore = Infinity
   for (const c of candidates) {
-    const score = pathDistance(path, c)
+    const shared = c.filter((p): p is string => typeof p === "string")
+    const score = pathDistance(path, c) - shared.reduce((sum, p) => sum + weight(p), 0)
     if (score < bestScore) {
       best = c
       bestScore = score

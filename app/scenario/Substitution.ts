@@ -88,7 +88,9 @@ const pathOf = (ancestors: ReadonlyArray<unknown>, node: unknown): Array<string 
 export const substituteDocument = (
   doc: Document,
   text: string,
-  env: Environment
+  env: Environment,
+  /** Values a `--set` replaces: their references are never used, so an unset variable there is no problem. */
+  replaced: (path: ReadonlyArray<string | number>) => boolean = () => false
 ): { readonly variables: ReadonlyArray<string>; readonly problems: ReadonlyArray<SubstitutionProblem> } => {
   const used = new Set<string>()
   const problems: Array<SubstitutionProblem> = []
@@ -97,6 +99,7 @@ export const substituteDocument = (
       if (key === "key" || typeof node.value !== "string" || !node.value.includes("$")) return
       const r = substituteString(node.value, env)
       if ("problem" in r) {
+        if (replaced(pathOf(ancestors, node))) return
         // the reference's own place in the source when it is there verbatim, else the scalar's start
         const [start, end] = node.range ?? [0, 0]
         const inSource = text.slice(start, end).indexOf(r.name.startsWith("${") ? r.name : "${" + r.name)

@@ -210,7 +210,8 @@ export interface ScenarioInputs {
 const readYaml = (
   text: string,
   file: string,
-  env: Environment
+  env: Environment,
+  replaced: (path: ReadonlyArray<string | number>) => boolean
 ): Either.Either<{ doc: Document; lc: LineCounter; value: unknown; variables: ReadonlyArray<string> }, InvalidScenario> => {
   const lc = new LineCounter()
   try {
@@ -229,7 +230,7 @@ const readYaml = (
       })
       return Either.left(new InvalidScenario({ file, issues }))
     }
-    const substituted = substituteDocument(doc, text, env)
+    const substituted = substituteDocument(doc, text, env, replaced)
     if (substituted.problems.length > 0) {
       const issues = substituted.problems.map((p) => {
         const pos = lc.linePos(p.offset)
@@ -265,13 +266,14 @@ const nodeAgentIssues = (value: unknown, baseDir: string): Array<{ path: Readonl
  * `inputs` are the environment for `${VAR}` and the `--set` overrides.
  */
 export const parseScenario = (text: string, file: string, baseDir = dirname(file), inputs: ScenarioInputs = {}): LoadResult => {
-  const read = readYaml(text, file, inputs.env ?? process.env)
+  const sets = inputs.sets ?? []
+  const setAt = (path: ReadonlyArray<PropertyKey>) => [...sets].reverse().find((s) => s.path.length <= path.length && s.path.every((p, i) => String(p) === String(path[i])))
+  const read = readYaml(text, file, inputs.env ?? process.env, (path) => setAt(path) !== undefined)
   if (Either.isLeft(read)) return Either.left(read.left)
   const { doc, lc, variables } = read.right
   if (typeof read.right.value !== "object" || Array.isArray(read.right.value)) {
     return Either.left(new InvalidScenario({ file, issues: [locate(doc, lc, [], "a scenario is a YAML mapping (apiVersion, kind, metadata, …)")] }))
   }
-  const sets = inputs.sets ?? []
   const overridden = applySetOverrides(Scenario.ast, read.right.value, sets)
   if (overridden.problems.length > 0) {
     const issues = overridden.problems.map((p) => ({ path: formatPath(p.path), message: p.message, set: p.set.source }))
@@ -280,7 +282,7 @@ export const parseScenario = (text: string, file: string, baseDir = dirname(file
   const value = overridden.value
   // a problem at or under a field a --set gave is the --set's (the last one that reaches it), not the file's line
   const at = (path: ReadonlyArray<PropertyKey>, message: string, preferKey = false): ScenarioIssue => {
-    const set = [...sets].reverse().find((s) => s.path.length <= path.length && s.path.every((p, i) => String(p) === String(path[i])))
+    const set = setAt(path)
     return set !== undefined ? { path: formatPath(path), message, set: set.source } : locate(doc, lc, path, message, preferKey)
   }
   const decoded = Schema.decodeUnknownEither(Scenario, { errors: "all", onExcessProperty: "error" })(value)

@@ -33,17 +33,27 @@ const show = (v: unknown): string => (v === undefined ? NotSet : typeof v === "s
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
-/** Leaf by leaf: a mapping or list present on one side only is one difference (its whole value), not one per leaf. */
+/**
+ * Leaf by leaf: a mapping on one side only is walked as if empty on the other (`cluster.serviceTime.apf: (not set) →
+ * false`, not the whole mapping); a list item on one side only is one difference, its whole value.
+ */
 export const scenarioDifferences = (baseline: unknown, other: unknown): ReadonlyArray<FieldDifference> => {
   const out: Array<FieldDifference> = []
   const walk = (a: unknown, b: unknown, path: string) => {
+    if ((isRecord(a) || a === undefined) && (isRecord(b) || b === undefined) && (a !== undefined || b !== undefined)) {
+      a ??= {}
+      b ??= {}
+    }
     if (isRecord(a) && isRecord(b)) {
       const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])]
       for (const k of keys) walk(a[k], b[k], segment(path, k))
       return
     }
     if (Array.isArray(a) && Array.isArray(b)) {
-      for (let i = 0; i < Math.max(a.length, b.length); i++) walk(a[i], b[i], segment(path, i))
+      for (let i = 0; i < Math.max(a.length, b.length); i++) {
+        if (i < a.length && i < b.length) walk(a[i], b[i], segment(path, i))
+        else out.push({ path: segment(path, i), baseline: show(a[i]), other: show(b[i]) })
+      }
       return
     }
     if (JSON.stringify(a) !== JSON.stringify(b)) out.push({ path: path === "" ? "(the whole scenario)" : path, baseline: show(a), other: show(b) })
