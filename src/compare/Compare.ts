@@ -1,7 +1,8 @@
 /**
- * `clustersim compare`: the same scenario against two or more targets (or stored runs), series by series.
- * Pure: artifacts in, a `Comparison` out. The statistics and why they were chosen: `Statistics.ts`,
- * docs/compare.md.
+ * `clustersim compare`: the same scenario against two or more targets (or stored runs), series by series; with
+ * `allowDifferent`, runs of different scenarios (a what-if), their differing fields listed (`ScenarioDiff.ts`); and
+ * for cluster runs their cluster figures side by side (`ClusterComparison.ts`). Pure: artifacts in, a `Comparison`
+ * out. The statistics and why they were chosen: `Statistics.ts`, docs/compare.md.
  */
 import { keyString, type MetricKey } from "../loadgen/LatencyRecorder.js"
 import { selectorMatches, type Threshold } from "../loadgen/Thresholds.js"
@@ -144,7 +145,7 @@ export const refusal = (sides: ReadonlyArray<Side>, allowDifferent = false): str
     if (!sameScenario(first, r))
       return (
         `runs of different scenarios: ${sides[0]!.label} ran ${scenarioText(first)}, ${s.label} ran ${scenarioText(r)}; ${differencesText(first, r)}; ` +
-        `a comparison of unlike workloads says nothing about the servers — to compare the scenarios themselves (a what-if), add --allow-different`
+        `a comparison of unlike workloads says nothing about the servers — to compare the scenarios themselves (a what-if), use clustersim compare --allow-different`
       )
   }
   return undefined

@@ -47,7 +47,7 @@ describe("scenario differences", () => {
     expect(refusal([a, b])).toBe(
       'runs of different scenarios: A ran "s" (s.yaml, sha256 aaaaaaaaaaaa…), B ran "s" (s.yaml, sha256 aaaaaaaaaaaa…, --set cluster.serviceTime.apf=false); ' +
         'differing fields: cluster.serviceTime.apf: (not set) → false; a comparison of unlike workloads says nothing about the servers — ' +
-        "to compare the scenarios themselves (a what-if), add --allow-different"
+        "to compare the scenarios themselves (a what-if), use clustersim compare --allow-different"
     )
     const r = compareSides([a, b], { allowDifferent: true })
     if (r._tag !== "Compared") throw new Error(r.reason)

@@ -91,7 +91,7 @@ describe("clustersim compare of stored runs", () => {
     expect(r.code).toBe(2)
     expect(r.err).toContain('clustersim compare: refused: runs of different scenarios: A ran "synthetic"')
     expect(r.err).toContain('B ran "other"')
-    expect(r.err).toContain("add --allow-different")
+    expect(r.err).toContain("use clustersim compare --allow-different")
     expect(existsSync(join(dir, "out-unlike"))).toBe(false)
   })
 

@@ -78,7 +78,7 @@ describe("a what-if: APF on against APF off through --set", () => {
     const refused = await capture(["compare", join(dir, "on", "run.json"), join(dir, "off", "run.json"), "--out", join(dir, "refused")])
     expect(refused.code).toBe(2)
     expect(refused.err).toContain("differing fields: cluster.serviceTime.apf: (not set) → false;")
-    expect(refused.err).toContain("add --allow-different")
+    expect(refused.err).toContain("use clustersim compare --allow-different")
 
     const r = await capture(["compare", join(dir, "on", "run.json"), join(dir, "off", "run.json"), "--allow-different", "--out", join(dir, "compare")])
     expect(r.err).toBe("")
