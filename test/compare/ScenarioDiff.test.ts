@@ -3,14 +3,15 @@ import { compareClusters, notReadyOverTime } from "../../src/compare/ClusterComp
 import { compareSides, refusal, type Side } from "../../src/compare/Compare.js"
 import { effectiveScenario, scenarioDifferences } from "../../src/compare/ScenarioDiff.js"
 import type { RunArtifact } from "../../src/loadgen/Artifact.js"
-import { makeHistogram, encodeHistogram, recordMillis } from "../../src/loadgen/LatencyRecorder.js"
+import { makeHistogram, encodeHistogram, type MetricKey, recordMillis } from "../../src/loadgen/LatencyRecorder.js"
 import { syntheticRun } from "../support/syntheticRun.js"
 
 const text = "apiVersion: clustersim/v1\nkind: Scenario\nmetadata: { name: s }\ncluster: { nodes: 20 }\nphases: []\n"
 
 /** A run of `text`, with `--set` overrides recorded as `run` records them. */
-const run = (o: { seed: number; sets?: ReadonlyArray<string>; effective?: unknown; cluster?: Record<string, unknown> }): RunArtifact => {
-  const base = syntheticRun({ seed: o.seed, series: [] })
+const run = (o: { seed: number; sets?: ReadonlyArray<string>; effective?: unknown; cluster?: Record<string, unknown>; podStartupMs?: number }): RunArtifact => {
+  const startup: MetricKey = { metric: "pod_startup", operation: "start", resource: "pods", scope: "namespace", name: "without-image-pulls" }
+  const base = syntheticRun({ seed: o.seed, series: o.podStartupMs !== undefined ? [{ key: startup, medianMs: o.podStartupMs, sigma: 0.01, samples: 200 }] : [] })
   return {
     ...base,
     scenario: {
@@ -93,6 +94,7 @@ describe("cluster figures side by side", () => {
     const level = (rejected: number) => ({ dispatched: 10, rejected, queueWaitMs: { p50: 1, p99: 40 } })
     const on = run({
       seed: 1,
+      podStartupMs: 800,
       cluster: {
         durationMs: 10_000,
         heartbeats: { leaseWrites: 10, failedAttempts: 0, perSecond: 1 },
@@ -103,6 +105,7 @@ describe("cluster figures side by side", () => {
     })
     const off = run({
       seed: 2,
+      podStartupMs: 3000,
       cluster: {
         durationMs: 10_000,
         heartbeats: { leaseWrites: 5, failedAttempts: 1, perSecond: 0.5 },
@@ -119,6 +122,27 @@ describe("cluster figures side by side", () => {
     expect(row("not-ready nodes, time-weighted mean")).toEqual({ label: "not-ready nodes, time-weighted mean", unit: "nodes", baseline: 0, other: 0.5 })
     expect(row("APF global-default 429s")).toEqual({ label: "APF global-default 429s", unit: "count", baseline: 120 })
     expect(row("APF global-default queue wait p99")).toEqual({ label: "APF global-default queue wait p99", unit: "ms", baseline: 40 })
+    expect(row("pod startup p99 (without-image-pulls)")).toMatchObject({ unit: "ms", baseline: expect.closeTo(820, -2), other: expect.closeTo(3070, -2) })
+    expect(row("pods started (without-image-pulls)")).toMatchObject({ unit: "count", baseline: 200, other: 200 })
+    // lease figures first, then Ready, then APF, then the rest, whichever side has them
+    expect(c.rows.map((r) => r.label)).toEqual([
+      "lease renew latency p50",
+      "lease renew latency p99",
+      "lease renew latency max",
+      "lease writes",
+      "lease renew failures",
+      "not-ready nodes, most at once",
+      "not-ready nodes, time-weighted mean",
+      "nodes that left Ready",
+      "APF global-default 429s",
+      "APF global-default dispatched",
+      "APF global-default queue wait p50",
+      "APF global-default queue wait p99",
+      "node-agent requests given up",
+      "pod startup p50 (without-image-pulls)",
+      "pod startup p99 (without-image-pulls)",
+      "pods started (without-image-pulls)"
+    ])
     // a level idle on both sides is left out
     expect(c.rows.some((r) => r.label.includes("exempt"))).toBe(false)
     expect(compareClusters([run({ seed: 1 })], [run({ seed: 2 })])).toBeUndefined()
