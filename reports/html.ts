@@ -397,7 +397,7 @@ export const renderComparisonHtml = (c: Comparison, sides: ReadonlyArray<Side>):
     )
   )
   const body = [
-    `<h1>clustersim compare ${escapeHtml(c.differentScenarios ? c.sides.map((x) => x.scenario ?? x.label).join(" vs ") : c.scenario.name)}</h1>`,
+    `<h1>clustersim compare ${escapeHtml(c.differentScenarios ? `${[...new Set(c.sides.map((x) => x.scenario ?? x.label))].join(" vs ")}: a what-if` : c.scenario.name)}</h1>`,
     `<p class="muted">${c.sides.map((s) => `${escapeHtml(s.label)}: ${escapeHtml(s.target)}, ${s.rounds} round(s)`).join(" · ")} · ${Math.round(c.level * 100)}% intervals</p>`,
     ...c.sides.flatMap((s) => {
       const text = saturationText(s)
