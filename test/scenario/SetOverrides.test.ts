@@ -65,6 +65,8 @@ describe("--set path=value", () => {
     expect(r.sets).toEqual(["cluster.nodes=5000", "cluster.serviceTime.apf=false", "phases[0].duration=45s", "cluster.driver.podWatch=per-node", "cluster.nodes=300"])
     // the effective scenario is what was decoded: the file's other fields as they were
     expect((r.effective as { cluster: Record<string, unknown> }).cluster).toEqual({ nodes: 300, serviceTime: { writeBaseMs: 20, apf: false }, driver: { podWatch: "per-node" } })
+    // a duration the schema decodes to milliseconds is given as the file gives it
+    expect(effective("cluster.nodeLifecycle.gracePeriod=40s").scenario.cluster!.nodeLifecycle!.gracePeriod).toBe(40_000)
     // a text field keeps the text: a name that looks like a number stays a string
     expect(effective("phases[0].name=123").scenario.phases[0]!.name).toBe("123")
     // a list field takes a YAML flow value, a free-form field YAML's scalar rules
