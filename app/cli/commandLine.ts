@@ -73,6 +73,10 @@ const serveOptions = {
     Options.withDescription("Enable POST /clustersim/compact, /clustersim/drop-watches, /clustersim/pause?seconds=N (failure steps).")
   ),
   demo: Options.boolean("demo").pipe(Options.withDescription("Seed a small demo cluster (nodes, pods, config maps).")),
+  verbose: Options.boolean("verbose").pipe(
+    Options.withAlias("v"),
+    Options.withDescription('Log each request on stderr when answered, as kube-apiserver\'s httplog: verb, URI, latency, user, user agent, client address, status.')
+  ),
   historyWindow: durationFlag("history-window", "5m", "How long watch history is kept before compaction; an older resourceVersion gets 410 Expired."),
   bookmarkInterval: durationFlag("bookmark-interval", "1m", "Time between BOOKMARK events on watches that ask for them."),
   requestTimeout: durationFlag(
@@ -115,6 +119,7 @@ const serveHandler = (o: {
   seed: number
   admin: boolean
   demo: boolean
+  verbose: boolean
   historyWindow: string
   bookmarkInterval: string
   requestTimeout: string
@@ -167,7 +172,8 @@ const serveHandler = (o: {
         `clustersim: --max-connections ${o.maxConnections} lowered to ${maxConnections}: this process may open ${fileLimit} files (ulimit -Hn) and keeps ${ownDescriptors} for its own (docs/limits.md)\n`
       )
     const limits = { requestTimeoutMs: Math.round(requestTimeoutMs), maxConnections }
-    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, limits, addedLatencyMs, tls: security.tls }, (s) =>
+    const requestLog = o.verbose ? { requestLog: (line: string) => void process.stderr.write(`${line}\n`) } : {}
+    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, limits, addedLatencyMs, tls: security.tls, ...requestLog }, (s) =>
       Effect.gen(function* () {
         yield* Console.log(`clustersim API server listening on ${s.url}`)
         const kubeconfig = security.pki ? yield* Effect.orDie(writeKubeconfig(s.url, security.pki)) : undefined
@@ -503,7 +509,7 @@ const commandFlags: Record<string, FlagSpec> = {
       "--anonymous-auth",
       "--authorization-mode"
     ],
-    switches: ["--admin", "--demo", "--tls"]
+    switches: ["--admin", "--demo", "--tls", "--verbose", "-v"]
   },
   validate: { values: [], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
