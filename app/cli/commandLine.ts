@@ -198,7 +198,7 @@ const serve = Command.make("serve", serveOptions, (o) => serveHandler({ ...o, de
 
 const runOptions = {
   ...targetOptions,
-  out: optionalText("out", "Directory for run.json, latency.svg and report.html (default reports/runs/<timestamp>-<name>/).", "DIR"),
+  out: optionalText("out", "Directory for run.json, latency.svg and report.html (default runs/<timestamp>-<name>/).", "DIR"),
   seed: integerFlag("seed", "Overrides the scenario's seed.").pipe(Options.optional),
   junit: optionalText("junit", "Also write the threshold results as JUnit XML to this file.", "FILE"),
   workers: integerFlag(
@@ -305,7 +305,7 @@ const compare = Command.make(
     ...sideOptions,
     rounds: integerFlag("rounds", "Counted rounds per target (5 or more to judge p99); each round's order is balanced so drift cancels.").pipe(defaultsTo(3)),
     warmupRounds: integerFlag("warmup-rounds", "Rounds run first and not counted: a fresh server's first run pays for its JIT and caches.").pipe(defaultsTo(1)),
-    out: optionalText("out", "Directory for the rounds' artifacts, compare.json and compare.html (default reports/compare/<timestamp>/).", "DIR"),
+    out: optionalText("out", "Directory for the rounds' artifacts, compare.json and compare.html (default runs/compare/<timestamp>/).", "DIR"),
     failIf: Options.text("fail-if").pipe(
       Options.withPseudoName("RULE"),
       Options.repeated,
@@ -423,7 +423,7 @@ const examples: Record<Subcommand | "root", ReadonlyArray<Example>> = {
   ],
   validate: [{ comment: "Check every shipped scenario", command: "clustersim validate scenarios/*.yaml" }],
   report: [
-    { comment: "The summary of a stored run again", command: "clustersim report reports/runs/2026-01-01T10-00-00-quickstart/run.json" },
+    { comment: "The summary of a stored run again", command: "clustersim report runs/2026-01-01T10-00-00Z-quickstart/run.json" },
     { comment: "Two stored runs compared, as an HTML page", command: "clustersim report --html before/run.json after/run.json" }
   ],
   compare: [

@@ -85,7 +85,7 @@ describe("help text", () => {
     expect(compare).toMatch(/ {2}--rounds N .*\(default 3\)\n/)
     expect(compare).toMatch(/ {2}--level P .*\(default 0\.99\)\.\n/)
     expect(await flat("calibrate")).toMatch(/ {2}--step DURATION .*\(default 2s\)\n/)
-    expect(await flat("run")).toMatch(/ {2}--out DIR .*\(default reports\/runs\/<timestamp>-<name>\/\)\.\n/)
+    expect(await flat("run")).toMatch(/ {2}--out DIR .*\(default runs\/<timestamp>-<name>\/\)\.\n/)
   })
 
   it("help <command> prints that command's help; help scheduler the scheduler's", async () => {
