@@ -73,8 +73,8 @@ const cleanEntry = (term: string, paragraphs: ReadonlyArray<string>): HelpEntry 
     if (text.length === 0) text.push(suffix.trim())
     else text[text.length - 1] = text[text.length - 1]! + suffix
   }
-  // `(--ca, --certificate-authority text)` → `--ca, --certificate-authority text`
-  return { term: term.replace(/^\((.*)\)(\.\.\.)?$/, "$1$2"), text }
+  // `(--ca, --certificate-authority FILE)` → `--ca, --certificate-authority FILE`; `<file> 1+` → `<file>...`
+  return { term: term.replace(/^\((.*)\)(\.\.\.)?$/, "$1$2").replace(/ \d+\+$/, "..."), text }
 }
 
 const paragraphsOf = (doc: HelpDoc.HelpDoc): Array<string> => {
@@ -152,8 +152,7 @@ const exampleList = (examples: ReadonlyArray<Example>) => examples.map((e) => ` 
 
 /** `clustersim run [flags] <scenario.yaml>`: the positional arguments as the descriptor writes them. */
 export const usageLine = (executable: string, name: string, help: CommandHelp): string => {
-  const args = help.args.map((a) => a.term.replace(/ 1\+$/, "..."))
-  return [executable, name, ...(help.flags.length > 0 ? ["[flags]"] : []), ...args].join(" ")
+  return [executable, name, ...(help.flags.length > 0 ? ["[flags]"] : []), ...help.args.map((a) => a.term)].join(" ")
 }
 
 /** A command's help text. */
@@ -165,7 +164,7 @@ export const renderCommandHelp = (
     o.help.description.map((p) => wrap(p, 0, style.width)).join("\n\n") + "\n",
     section(style, "Usage", `  ${usageLine(o.executable, o.name, o.help)}`),
     ...(o.examples.length > 0 ? [section(style, "Examples", exampleList(o.examples))] : []),
-    ...(o.help.args.length > 0 ? [section(style, "Arguments", entryList(style, o.help.args.map((a) => ({ ...a, term: a.term.replace(/ 1\+$/, "...") }))))] : []),
+    ...(o.help.args.length > 0 ? [section(style, "Arguments", entryList(style, o.help.args))] : []),
     ...(o.help.flags.length > 0 ? [section(style, "Flags", entryList(style, o.help.flags))] : []),
     wrap(o.footer, 0, style.width) + "\n"
   ].join("\n")

@@ -63,7 +63,7 @@ export const flagProblem = (command: string, args: ReadonlyArray<string>, spec: 
     const name = arg.split("=")[0]!
     const takesValue = spec.values.includes(name) || builtIns.values.includes(name)
     if (!takesValue && !spec.switches.includes(name) && !builtIns.switches.includes(name))
-      return `${command}: unknown flag "${name}"${didYouMean(name, [...spec.values, ...spec.switches])}`
+      return `${command}: unknown flag "${name}"${didYouMean(name, [...spec.values, ...spec.switches, "--help", "--version"])}`
     if (takesValue && !arg.includes("=")) {
       if (i + 1 >= args.length) return `${command}: flag "${name}" needs a value`
       i++

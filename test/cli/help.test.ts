@@ -110,6 +110,7 @@ describe("did you mean", () => {
       err: 'clustersim run: unknown flag "--tagret"; did you mean "--target"?\nRun "clustersim run --help" for usage.\n'
     })
     expect((await capture(["serve", "--prot", "1"])).err).toContain('clustersim serve: unknown flag "--prot"; did you mean "--port"?\n')
+    expect((await capture(["run", "--hlep"])).err).toContain('clustersim run: unknown flag "--hlep"; did you mean "--help"?\n')
     // too far from every flag: no guess
     expect((await capture(["run", "--bogus", "x.yaml"])).err).toBe('clustersim run: unknown flag "--bogus"\nRun "clustersim run --help" for usage.\n')
   })
