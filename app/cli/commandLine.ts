@@ -528,7 +528,7 @@ export const main = (args: ReadonlyArray<string>): Promise<number> => {
     if (topic === undefined) return printHelp(undefined)
     if (topic === "scheduler") return Effect.runPromise(schedulerCommand(["--help"]))
     if (isSubcommand(topic)) return printHelp(topic)
-    if (topic === "help") return printHelp(undefined)
+    if (topic === "help" || topic === "--help" || topic === "-h") return printHelp(undefined)
     return usageProblem(`: ${commandProblem(topic, commandNames)}`, "clustersim help")
   }
   if (first === "scheduler") return Effect.runPromise(schedulerCommand(rest))

@@ -43,7 +43,7 @@ describe("help text", () => {
     const r = await capture([])
     expect(r.code).toBe(0)
     await expect(r.out).toMatchFileSnapshot("__snapshots__/help/clustersim.txt")
-    for (const args of [["--help"], ["-h"], ["help"]]) expect(await capture(args), args.join(" ")).toEqual({ code: 0, out: r.out, err: "" })
+    for (const args of [["--help"], ["-h"], ["help"], ["help", "help"], ["help", "--help"]]) expect(await capture(args), args.join(" ")).toEqual({ code: 0, out: r.out, err: "" })
   })
 
   it.each(commands)("%s --help", async (command) => {
