@@ -6,7 +6,8 @@
  */
 import { Args, CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
-import { Console, Effect, HashMap, Layer, Option } from "effect"
+import { Console, Effect, Either, HashMap, Layer, Option } from "effect"
+import { defaultFeatureGates, parseFeatureGatesFlag } from "../../src/api/FeatureGates.js"
 import { fileURLToPath } from "node:url"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { runHttpServer } from "../../simulator/apiserver/HttpServer.js"
@@ -110,6 +111,11 @@ const serveOptions = {
     Options.withPseudoName("MODE"),
     defaultsTo("AlwaysAllow"),
     Options.withDescription("AlwaysAllow, or RBAC (roles and bindings; bootstrap roles such as cluster-admin for system:masters).")
+  ),
+  featureGates: Options.text("feature-gates").pipe(
+    Options.withPseudoName("GATE=true|false,..."),
+    Options.withDefault(""),
+    Options.withDescription("Gates the server honours, as kube-apiserver's flag: WatchList=true streams a watch's initial state (sendInitialEvents; docs/watchlist.md). Default: none set (WatchList off).")
   )
 }
 
@@ -134,6 +140,7 @@ const serveHandler = (o: {
   tokenAuthFile: Option.Option<string>
   anonymousAuth: string
   authorizationMode: string
+  featureGates: string
 }) =>
   Effect.gen(function* () {
     if (o.port < 0 || o.port > 65535) return yield* usageError(`--port: invalid port "${o.port}"`)
@@ -155,6 +162,8 @@ const serveHandler = (o: {
       anonymousAuth: o.anonymousAuth,
       authorizationMode: o.authorizationMode
     })
+    const featureGates = parseFeatureGatesFlag(defaultFeatureGates, o.featureGates)
+    if (Either.isLeft(featureGates)) return yield* usageError(`--feature-gates: ${featureGates.left.message}`)
     const warning = openAccessWarning(o.host, security)
     if (warning !== undefined) process.stderr.write(warning + "\n")
     const server = ApiServer.layer({
@@ -163,7 +172,8 @@ const serveHandler = (o: {
       bookmarkIntervalMs,
       ...watchBuffer,
       authentication: security.authentication,
-      authorizationMode: security.authorizationMode
+      authorizationMode: security.authorizationMode,
+      featureGates: featureGates.right
     })
     const fileLimit = openFilesLimit()
     const maxConnections = connectionCap(o.maxConnections, fileLimit)
@@ -507,7 +517,8 @@ const commandFlags: Record<string, FlagSpec> = {
       "--client-ca-file",
       "--token-auth-file",
       "--anonymous-auth",
-      "--authorization-mode"
+      "--authorization-mode",
+      "--feature-gates"
     ],
     switches: ["--admin", "--demo", "--tls", "--verbose", "-v"]
   },
