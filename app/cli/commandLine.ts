@@ -556,8 +556,10 @@ export const main = (args: ReadonlyArray<string>): Promise<number> => {
       Effect.provide(Layer.merge(NodeContext.layer, CliConfig.layer(cliConfig))),
       Effect.as(undefined as number | undefined),
       Effect.catchAll((e) =>
-        // @effect/cli has printed the message (naming the flag or argument) already
-        ValidationError.isValidationError(e) ? Effect.succeed(ExitCode.InvalidInput) : Effect.fail(e)
+        // @effect/cli has printed the message (naming the flag or argument) already; where to read the usage follows
+        ValidationError.isValidationError(e)
+          ? Effect.sync(() => (process.stderr.write(`Run "${isSubcommand(first) ? `clustersim ${first} --help` : "clustersim help"}" for usage.\n`), ExitCode.InvalidInput))
+          : Effect.fail(e)
       ),
       Effect.map((code) => code ?? exitCode)
     )

@@ -122,6 +122,14 @@ describe("did you mean", () => {
     expect(await capture(["frobnicate"])).toEqual({ code: 2, out: "", err: 'clustersim: unknown command "frobnicate"\nRun "clustersim help" for usage.\n' })
   })
 
+  it("a parse error of @effect/cli (a missing argument, a bad value): exit 2, and where to read the usage", async () => {
+    expect(await capture(["run"])).toEqual({ code: 2, out: "", err: 'Missing argument <scenario.yaml>\n\nRun "clustersim run --help" for usage.\n' })
+    const port = await capture(["serve", "--port", "abc"])
+    expect(port.code).toBe(2)
+    expect(port.err).toContain('--port: not an integer: "abc"')
+    expect(port.err).toMatch(/Run "clustersim serve --help" for usage\.\n$/)
+  })
+
   it("--wizard is refused (exit 2), at the top and on a command", async () => {
     expect(await capture(["--wizard"])).toEqual({ code: 2, out: "", err: 'clustersim: unknown flag "--wizard"\nRun "clustersim help" for usage.\n' })
     expect((await capture(["run", "--wizard"])).code).toBe(2)
