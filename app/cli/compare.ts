@@ -13,7 +13,7 @@ import { compareSides, type Comparison, type Side } from "../../src/compare/Comp
 import { evaluateFailRules, type FailRule, parseFailRule } from "../../src/compare/FailIf.js"
 import { roundOrder } from "../../src/compare/RoundOrder.js"
 import { ExitCode, parseThreshold, type Threshold } from "../../src/loadgen/Thresholds.js"
-import { readArtifact, type RunArtifact, writeAtomically } from "../../src/loadgen/Artifact.js"
+import { defaultCompareDir, readArtifact, type RunArtifact, writeAtomically } from "../../src/loadgen/Artifact.js"
 import { runCommand } from "./run.js"
 import type { TargetFlag } from "./target.js"
 
@@ -92,7 +92,7 @@ export const compareCommand = (o: CompareCommandOptions): Effect.Effect<CompareC
     const live = o.scenario !== undefined
     if (live && (o.stored?.length ?? 0) > 0) return invalid("give either a scenario with --target flags or stored run.json files, not both")
     let sides: Array<Side>
-    const outDir = o.outDir ?? `reports/compare/${new Date().toISOString().replace(/\.\d+Z$/, "Z").replace(/:/g, "-")}`
+    const outDir = o.outDir ?? defaultCompareDir(new Date())
     if (live) {
       const targets = o.targets ?? []
       if (targets.length < 2) return invalid(`--target: give at least two targets to compare, got ${targets.length}`)

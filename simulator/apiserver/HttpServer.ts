@@ -45,6 +45,7 @@ import { answerPlainHttp } from "./http/PlainHttpOnTls.js"
 import { MalformedRequestTarget, parseRequest, UndeterminedRequest, type ParsedRequest, type RequestInfo } from "./RequestInfo.js"
 import { tlsServerOptions } from "./http/Tls.js"
 import { admitRequest } from "./http/RequestIdentity.js"
+import { formatRequestLog } from "./http/RequestLog.js"
 import type { UserInfo } from "./auth/UserInfo.js"
 import type { ServingTls } from "./auth/Certificates.js"
 import { isOpenApiPath, serveOpenApi } from "./openapi/ServeOpenApi.js"
@@ -60,6 +61,8 @@ export interface HttpServerOptions {
   readonly addedLatencyMs?: number
   /** Serve HTTPS with this certificate (and ask for client certificates of this CA); plain HTTP without. */
   readonly tls?: ServingTls
+  /** Called with each request's httplog line once it is answered or its client went away (`serve -v`). */
+  readonly requestLog?: (line: string) => void
 }
 
 export interface RunningServer {
@@ -86,6 +89,8 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     let address = `${options.host}:${options.port}`
     const clock = yield* Effect.clock
     const onDefect = (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => answerDefect(run, req, res, defect)
+    // what the request log needs from `answer`: the parsed request and the user
+    const seen = new WeakMap<http.ServerResponse, { info?: RequestInfo; user?: string }>()
     const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
       try {
         // The one reading of the URL (RequestInfo.ts): authorization, routing and the handlers all read it.
@@ -94,6 +99,7 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
         if (request instanceof UndeterminedRequest) return undeterminedRequest(req, res, request.message)
         const now = clock.unsafeCurrentTimeMillis()
         const user = admitRequest(api.access, req, request.info, now)
+        if (options.requestLog) seen.set(res, { info: request.info, ...(Either.isRight(user) ? { user: user.right.name } : {}) })
         if (Either.isLeft(user)) return refuse(req, res, request.query, user.left)
         if (req.method === "GET" && serveReadNow(api, now, req, res, address, request)) return
         const fiber = run(handle(api, req, res, options, limits, address, onDefect, user.right, request), { immediate: true })
@@ -108,9 +114,31 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
       }
     }
     const added = options.addedLatencyMs ?? 0
+    const requestLog = options.requestLog
+    const logWhenDone = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      const start = clock.unsafeCurrentTimeNanos()
+      res.once("close", () => {
+        const { info, user } = seen.get(res) ?? {}
+        requestLog!(
+          formatRequestLog({
+            startNanos: start,
+            method: req.method ?? "GET",
+            uri: req.url ?? "/",
+            info,
+            contentType: req.headers["content-type"],
+            user,
+            userAgent: req.headers["user-agent"],
+            srcIP: hostPort(req.socket.remoteAddress ?? "", req.socket.remotePort ?? 0),
+            status: res.statusCode,
+            latencyNanos: clock.unsafeCurrentTimeNanos() - start
+          })
+        )
+      })
+    }
     server.on("request", (req, res) => {
       // answered 429 already; the socket closes when that answer is out (res.destroy() could cut it off over TLS)
       if (refused(req.socket)) return
+      if (requestLog) logWhenDone(req, res)
       if (added > 0) run(Effect.sleep(added).pipe(Effect.andThen(() => answer(req, res))))
       else answer(req, res)
     })
@@ -130,6 +158,9 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     )
     return { url: `${options.tls ? "https" : "http"}://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`, port, server }
   })
+
+/** Go's `net.JoinHostPort`, as `http.Request.RemoteAddr` reads: an IPv6 address in brackets. */
+const hostPort = (host: string, port: number) => (host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`)
 
 /**
  * A defect in one request — a bug, never the client's fault — becomes a 500 Status for that request alone,

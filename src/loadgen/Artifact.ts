@@ -195,9 +195,16 @@ export const artifactSeries = (s: SeriesSnapshot): ArtifactSeries => ({
   serviceTimeHistogram: encodeHistogram(s.serviceTime)
 })
 
-/** `reports/runs/2026-11-25T22-30-00Z-quickstart` */
-export const defaultOutDir = (name: string, at: Date, root = "reports/runs"): string =>
-  join(root, `${at.toISOString().replace(/\.\d+Z$/, "Z").replace(/:/g, "-")}-${name}`)
+/** Where runs and comparisons go by default: ignored by git, apart from the sources of `reports/`. */
+export const outputRoot = "runs"
+
+const stamp = (at: Date) => at.toISOString().replace(/\.\d+Z$/, "Z").replace(/:/g, "-")
+
+/** `runs/2026-11-25T22-30-00Z-quickstart` */
+export const defaultOutDir = (name: string, at: Date, root = outputRoot): string => join(root, `${stamp(at)}-${name}`)
+
+/** `runs/compare/2026-11-25T22-30-00Z`: a comparison's rounds, compare.json and compare.html. */
+export const defaultCompareDir = (at: Date, root = outputRoot): string => join(root, "compare", stamp(at))
 
 /** Write `run.json` in `dir` atomically: a reader sees the old file or the whole new one. */
 export const writeArtifact = (dir: string, artifact: RunArtifact): string => {
