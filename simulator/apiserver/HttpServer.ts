@@ -46,6 +46,7 @@ import { MalformedRequestTarget, parseRequest, UndeterminedRequest, type ParsedR
 import { tlsServerOptions } from "./http/Tls.js"
 import { admitRequest } from "./http/RequestIdentity.js"
 import { formatRequestLog } from "./http/RequestLog.js"
+import { ServerMetrics } from "./http/ServerMetrics.js"
 import type { UserInfo } from "./auth/UserInfo.js"
 import type { ServingTls } from "./auth/Certificates.js"
 import { isOpenApiPath, serveOpenApi } from "./openapi/ServeOpenApi.js"
@@ -89,8 +90,9 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     let address = `${options.host}:${options.port}`
     const clock = yield* Effect.clock
     const onDefect = (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => answerDefect(run, req, res, defect)
-    // what the request log needs from `answer`: the parsed request and the user
-    const seen = new WeakMap<http.ServerResponse, { info?: RequestInfo; user?: string }>()
+    const metrics = new ServerMetrics(api.state)
+    // what the request log and the metrics need from `answer`: the parsed request, the user, the in-flight count's end
+    const seen = new WeakMap<http.ServerResponse, { info?: RequestInfo; user?: string; stopped?: () => void }>()
     const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
       try {
         // The one reading of the URL (RequestInfo.ts): authorization, routing and the handlers all read it.
@@ -99,10 +101,11 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
         if (request instanceof UndeterminedRequest) return undeterminedRequest(req, res, request.message)
         const now = clock.unsafeCurrentTimeMillis()
         const user = admitRequest(api.access, req, request.info, now)
-        if (options.requestLog) seen.set(res, { info: request.info, ...(Either.isRight(user) ? { user: user.right.name } : {}) })
+        const stopped = metrics.started(request.info, req.method ?? "GET", req.headers["content-type"])
+        seen.set(res, { info: request.info, stopped, ...(Either.isRight(user) ? { user: user.right.name } : {}) })
         if (Either.isLeft(user)) return refuse(req, res, request.query, user.left)
         if (req.method === "GET" && serveReadNow(api, now, req, res, address, request)) return
-        const fiber = run(handle(api, req, res, options, limits, address, onDefect, user.right, request), { immediate: true })
+        const fiber = run(handle(api, req, res, options, limits, address, onDefect, user.right, request, metrics), { immediate: true })
         // Most requests finish synchronously. For the rest (watches, waits, body reads) the response closing
         // early means the client went away: stop the work.
         if (fiber.unsafePoll() === null)
@@ -135,9 +138,27 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
         )
       })
     }
+    const observeWhenDone = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      const start = clock.unsafeCurrentTimeNanos()
+      res.once("close", () => {
+        const { info, stopped } = seen.get(res) ?? {}
+        stopped?.()
+        const url = req.url ?? "/"
+        metrics.finished({
+          method: req.method ?? "GET",
+          info,
+          contentType: req.headers["content-type"],
+          query: url.includes("?") ? url.slice(url.indexOf("?") + 1) : "",
+          code: res.statusCode,
+          seconds: Number(clock.unsafeCurrentTimeNanos() - start) / 1e9,
+          responseBytes: Number(res.getHeader("content-length") ?? 0)
+        })
+      })
+    }
     server.on("request", (req, res) => {
       // answered 429 already; the socket closes when that answer is out (res.destroy() could cut it off over TLS)
       if (refused(req.socket)) return
+      observeWhenDone(req, res)
       if (requestLog) logWhenDone(req, res)
       if (added > 0) run(Effect.sleep(added).pipe(Effect.andThen(() => answer(req, res))))
       else answer(req, res)
@@ -215,7 +236,8 @@ const handle = (
   address: string,
   onDefect: (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => void,
   user: UserInfo,
-  { info, query }: ParsedRequest
+  { info, query }: ParsedRequest,
+  metrics: ServerMetrics
 ) =>
   Effect.suspend(() => {
     if (isOpenApiPath(info.path)) return serveOpenApi(info.path, query, req, res)
@@ -231,11 +253,15 @@ const handle = (
         const aggregated = parsed.aggregated && aggregatedDiscoveryVersion(req.headers.accept)
         return Effect.sync(() => (aggregated ? serveAggregatedDiscovery(req, res, parsed.aggregated!, aggregated) : out.json(200, parsed.body)))
       }
+      case "metrics":
+        return req.method === "GET"
+          ? Effect.promise(() => metrics.exposition(req.headers.accept)).pipe(Effect.map((m) => out.raw(200, m.contentType, m.body)))
+          : Effect.sync(() => out.error(Status.methodNotAllowed()))
       case "admin":
         return options.admin ? adminAction(api, parsed.action, query, req.method ?? "GET", out) : Effect.sync(() => out.text(404, "404 page not found\n"))
       case "resource": {
         // Watches are long-running; everything else is answered within the request timeout (504 after).
-        const served = serveResource(api, parsed.route, info, query, req, out, limits, onDefect, user)
+        const served = serveResource(api, parsed.route, info, query, req, out, limits, onDefect, user, metrics)
         const bounded = limits.requestTimeoutMs > 0 && !isWatchRequest(req, info) && !longRunningSubresources.has(parsed.route.subresource ?? "")
           ? Effect.timeoutFail(served, { duration: limits.requestTimeoutMs, onTimeout: requestTimedOut })
           : served
@@ -358,7 +384,8 @@ const serveResource = (
   out: Responder,
   limits: ServerLimits,
   onDefect: (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => void,
-  user: UserInfo
+  user: UserInfo,
+  metrics: ServerMetrics
 ): Effect.Effect<void, ApiError> =>
   Effect.gen(function* () {
     const method = req.method ?? "GET"
@@ -431,7 +458,7 @@ const serveResource = (
             allowWatchBookmarks: queryBool(query, "allowWatchBookmarks"),
             sendInitialEvents: queryBool(query, "sendInitialEvents"),
             timeoutSeconds
-          }, out, limits, (defect) => onDefect(req, out.res, defect), view)
+          }, out, limits, (defect) => onDefect(req, out.res, defect), view, (bytes) => metrics.watchEventSent(resource, bytes))
         }
         if (name === undefined) {
           const list = yield* api.list(resource, listOptionsOf(query, namespace, limit, view))

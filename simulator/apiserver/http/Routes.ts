@@ -28,6 +28,7 @@ export type Parsed =
   | { readonly _tag: "text"; readonly code: number; readonly body: string }
   | { readonly _tag: "error"; readonly error: ApiError }
   | { readonly _tag: "admin"; readonly action: string }
+  | { readonly _tag: "metrics" }
 
 const servedGroupVersions = new Set([...groupVersions().map((gv) => (gv.group ? `${gv.group}/${gv.version}` : gv.version)), ...viewGroupVersions])
 
@@ -76,6 +77,7 @@ const nonResourceRoute = (info: RequestInfo, serverAddress: string, notFoundPage
     case 1:
       if (root === "healthz" || root === "readyz" || root === "livez") return { _tag: "text", code: 200, body: "ok" }
       if (root === "version") return { _tag: "document", body: versionInfo }
+      if (root === "metrics") return { _tag: "metrics" }
       if (root === "api") return { _tag: "document", body: apiVersions(serverAddress), aggregated: "api" }
       if (root === "apis") return { _tag: "document", body: apiGroupList(), aggregated: "apis" }
       return notFoundPage
