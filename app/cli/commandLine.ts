@@ -6,7 +6,7 @@
  */
 import { Args, CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
-import { Console, Effect, Layer, Option } from "effect"
+import { Console, Effect, Either, Layer, Option } from "effect"
 import { fileURLToPath } from "node:url"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { runHttpServer } from "../../simulator/apiserver/HttpServer.js"
@@ -17,6 +17,8 @@ import { scenarioJsonSchema } from "../scenario/jsonSchema.js"
 import { calibrateCommand } from "./calibrate.js"
 import { compareCommand } from "./compare.js"
 import { seedDemoCluster } from "./demo.js"
+import { ClusterBounds } from "../../simulator/cluster/ClusterSpec.js"
+import { describePlan, nodesPlan, runLiveCluster, scenarioPlan, type LiveClusterPlan } from "./serveCluster.js"
 import { connectionCap, openFilesLimit, ownDescriptors } from "./DescriptorLimit.js"
 import { FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flags.js"
 import { reportRuns } from "./report.js"
@@ -64,7 +66,9 @@ const serveOptions = {
   admin: Options.boolean("admin").pipe(
     Options.withDescription("Enable POST /clustersim/compact, /clustersim/drop-watches, /clustersim/pause?seconds=N (failure steps).")
   ),
-  demo: Options.boolean("demo").pipe(Options.withDescription("Seed a small demo cluster (nodes, pods, config maps).")),
+  demo: Options.boolean("demo").pipe(Options.withDescription("A small live cluster: 3 simulated nodes (as --nodes 3) with a Deployment \"web\" of 3 pods and a config map.")),
+  nodes: integerFlag("nodes", "Run a live cluster of N simulated nodes in this process: node agents (leases, pod start-up, logs), node lifecycle, scheduler, Deployment and ReplicaSet controllers, events (docs/serve.md).").pipe(Options.optional),
+  cluster: optionalText("cluster", "Run a live cluster from the cluster section (and faults) of this scenario file, as --nodes does (docs/serve.md)."),
   historyWindow: Options.text("history-window").pipe(Options.withDefault("5m"), Options.withDescription("Watch history kept before compaction (Go duration).")),
   bookmarkInterval: Options.text("bookmark-interval").pipe(Options.withDefault("1m"), Options.withDescription("Interval of watch bookmarks (Go duration).")),
   requestTimeout: Options.text("request-timeout").pipe(
@@ -101,6 +105,8 @@ const serveHandler = (o: {
   seed: number
   admin: boolean
   demo: boolean
+  nodes: Option.Option<number>
+  cluster: Option.Option<string>
   historyWindow: string
   bookmarkInterval: string
   requestTimeout: string
@@ -126,6 +132,9 @@ const serveHandler = (o: {
     const addedLatencyMs = yield* parseDurationFlag("--added-latency", o.addedLatency)
     if (Option.isSome(o.watchBufferSize) && o.watchBufferSize.value < 1) return yield* usageError(`--watch-buffer-size: must be at least 1, got ${o.watchBufferSize.value}`)
     const watchBuffer = Option.isSome(o.watchBufferSize) ? { watchBufferSize: o.watchBufferSize.value } : {}
+    const live = livePlan(o)
+    if (live !== undefined && Either.isLeft(live)) return yield* usageError(live.left)
+    const plan = live?.pipe(Either.getOrThrow)
     const security = yield* resolveServeSecurity(o.host, {
       tls: o.tls,
       certDir: value(o.certDir),
@@ -158,6 +167,10 @@ const serveHandler = (o: {
         yield* Console.log(`clustersim API server listening on ${s.url}`)
         const kubeconfig = security.pki ? yield* Effect.orDie(writeKubeconfig(s.url, security.pki)) : undefined
         if (kubeconfig !== undefined) yield* Console.log(`kubeconfig (admin client certificate): ${kubeconfig}`)
+        if (plan !== undefined) {
+          stderrLine(describePlan(plan))
+          yield* Effect.forkScoped(runLiveCluster(plan, o.seed, stderrLine))
+        }
         if (o.demo) {
           yield* Console.log(yield* seedDemoCluster)
           yield* Console.log(kubeconfig !== undefined ? `Try: kubectl --kubeconfig ${kubeconfig} get pods -A` : `Try: kubectl --server ${s.url} get pods -A`)
@@ -165,6 +178,19 @@ const serveHandler = (o: {
       })
     ).pipe(Effect.provide(Layer.merge(server, layerStderrLogger)))
   }).pipe(Effect.catchIf((e): e is FlagError => e instanceof FlagError, (e) => usageError(e.message)))
+
+/** The live cluster of `--nodes`, `--cluster` or `--demo` (one at most), or none. */
+const livePlan = (o: { demo: boolean; nodes: Option.Option<number>; cluster: Option.Option<string> }): Either.Either<LiveClusterPlan, string> | undefined => {
+  const asked = [o.demo && "--demo", Option.isSome(o.nodes) && "--nodes", Option.isSome(o.cluster) && "--cluster"].filter((x): x is string => typeof x === "string")
+  if (asked.length > 1) return Either.left(`${asked.join(" and ")}: give one of them`)
+  if (Option.isSome(o.nodes)) {
+    const n = o.nodes.value
+    if (n < 1 || n > ClusterBounds.nodes) return Either.left(`--nodes: must be between 1 and ${ClusterBounds.nodes}, got ${n}`)
+    return nodesPlan(n)
+  }
+  if (Option.isSome(o.cluster)) return scenarioPlan(o.cluster.value)
+  return o.demo ? Either.map(nodesPlan(3), (p) => ({ ...p, source: "--demo" })) : undefined
+}
 
 const serve = Command.make("serve", serveOptions, (o) => serveHandler({ ...o, demo: o.demo })).pipe(
   Command.withDescription('Run the simulated API server on a real socket (HTTP, or HTTPS with --tls). Prints "clustersim API server listening on http(s)://HOST:PORT" first; Ctrl-C stops it.')
@@ -395,7 +421,9 @@ const commandFlags: Record<string, FlagSpec> = {
       "--client-ca-file",
       "--token-auth-file",
       "--anonymous-auth",
-      "--authorization-mode"
+      "--authorization-mode",
+      "--nodes",
+      "--cluster"
     ],
     switches: ["--admin", "--demo", "--tls"]
   },
