@@ -17,13 +17,12 @@ import { scenarioJsonSchema } from "../scenario/jsonSchema.js"
 import { calibrateCommand } from "./calibrate.js"
 import { compareCommand } from "./compare.js"
 import { seedDemoCluster } from "./demo.js"
-import { ClusterBounds } from "../../simulator/cluster/ClusterSpec.js"
-import { describePlan, nodesPlan, runLiveCluster, scenarioPlan, type LiveClusterPlan } from "./serveCluster.js"
 import { connectionCap, openFilesLimit, ownDescriptors } from "./DescriptorLimit.js"
 import { FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flags.js"
 import { reportRuns } from "./report.js"
 import type { StopSignal } from "./artifact.js"
 import { runCommand, type RunCommandOptions } from "./run.js"
+import { describePlan, livePlan, runLiveCluster } from "./serveCluster.js"
 import { openAccessWarning, resolveServeSecurity } from "./serveSecurity.js"
 import { layerStderrLogger } from "./StderrLogger.js"
 import { describeTarget, resolveTarget } from "./target.js"
@@ -178,19 +177,6 @@ const serveHandler = (o: {
       })
     ).pipe(Effect.provide(Layer.merge(server, layerStderrLogger)))
   }).pipe(Effect.catchIf((e): e is FlagError => e instanceof FlagError, (e) => usageError(e.message)))
-
-/** The live cluster of `--nodes`, `--cluster` or `--demo` (one at most), or none. */
-const livePlan = (o: { demo: boolean; nodes: Option.Option<number>; cluster: Option.Option<string> }): Either.Either<LiveClusterPlan, string> | undefined => {
-  const asked = [o.demo && "--demo", Option.isSome(o.nodes) && "--nodes", Option.isSome(o.cluster) && "--cluster"].filter((x): x is string => typeof x === "string")
-  if (asked.length > 1) return Either.left(`${asked.join(" and ")}: give one of them`)
-  if (Option.isSome(o.nodes)) {
-    const n = o.nodes.value
-    if (n < 1 || n > ClusterBounds.nodes) return Either.left(`--nodes: must be between 1 and ${ClusterBounds.nodes}, got ${n}`)
-    return nodesPlan(n)
-  }
-  if (Option.isSome(o.cluster)) return scenarioPlan(o.cluster.value)
-  return o.demo ? Either.map(nodesPlan(3), (p) => ({ ...p, source: "--demo" })) : undefined
-}
 
 const serve = Command.make("serve", serveOptions, (o) => serveHandler({ ...o, demo: o.demo })).pipe(
   Command.withDescription('Run the simulated API server on a real socket (HTTP, or HTTPS with --tls). Prints "clustersim API server listening on http(s)://HOST:PORT" first; Ctrl-C stops it.')

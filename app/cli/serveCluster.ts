@@ -7,14 +7,14 @@
  * kube-controller-manager's are) and the kubelet's container events (simulator/cluster/ContainerEvents.ts). It runs
  * until the server stops; nothing is cleaned up, since the server's state goes with it.
  */
-import { Cause, Effect, Either, Schema } from "effect"
+import { Cause, Effect, Either, Option, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { dirname } from "node:path"
 import { hostname } from "node:os"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
 import { recordContainerEvents } from "../../simulator/cluster/ContainerEvents.js"
-import { decodeClusterSpec, type ClusterFault, type ClusterSpec } from "../../simulator/cluster/ClusterSpec.js"
+import { ClusterBounds, decodeClusterSpec, type ClusterFault, type ClusterSpec } from "../../simulator/cluster/ClusterSpec.js"
 import { realTimeProblems, runRealTimeCluster } from "../../simulator/cluster/RealTimeCluster.js"
 import { startWorkloadControllers } from "../../simulator/controllers/WorkloadControllers.js"
 import * as SeededRandom from "../../simulator/kernel/SeededRandom.js"
@@ -56,6 +56,19 @@ export const scenarioPlan = (file: string): Either.Either<LiveClusterPlan, strin
   const problems = realTimeProblems(scenario.cluster, faults, true)
   if (problems.length > 0) return Either.left(`--cluster: ${file}: ${problems.join("; ")}`)
   return Either.right({ spec: scenario.cluster, faults, baseDir: dirname(file), source: `the cluster section of ${file}` })
+}
+
+/** The live cluster of `--nodes`, `--cluster` or `--demo` (one at most), or none; `Left` is the usage error. */
+export const livePlan = (o: { readonly demo: boolean; readonly nodes: Option.Option<number>; readonly cluster: Option.Option<string> }): Either.Either<LiveClusterPlan, string> | undefined => {
+  const asked = [o.demo && "--demo", Option.isSome(o.nodes) && "--nodes", Option.isSome(o.cluster) && "--cluster"].filter((x): x is string => typeof x === "string")
+  if (asked.length > 1) return Either.left(`${asked.join(" and ")}: give one of them`)
+  if (Option.isSome(o.nodes)) {
+    const n = o.nodes.value
+    if (n < 1 || n > ClusterBounds.nodes) return Either.left(`--nodes: must be between 1 and ${ClusterBounds.nodes}, got ${n}`)
+    return nodesPlan(n)
+  }
+  if (Option.isSome(o.cluster)) return scenarioPlan(o.cluster.value)
+  return o.demo ? Either.map(nodesPlan(3), (p) => ({ ...p, source: "--demo" })) : undefined
 }
 
 /** The identity the cluster's components call the server as: a member of system:masters, as kube-controller-manager's credentials are in a kubeadm cluster. */
