@@ -7,6 +7,7 @@
 import { Args, CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { Console, Effect, Either, Layer, Option } from "effect"
+import { defaultFeatureGates, parseFeatureGatesFlag } from "../../src/api/FeatureGates.js"
 import { fileURLToPath } from "node:url"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { runHttpServer } from "../../simulator/apiserver/HttpServer.js"
@@ -95,6 +96,10 @@ const serveOptions = {
   authorizationMode: Options.text("authorization-mode").pipe(
     Options.withDefault("AlwaysAllow"),
     Options.withDescription("AlwaysAllow (default) or RBAC (roles and bindings; bootstrap roles such as cluster-admin for system:masters).")
+  ),
+  featureGates: Options.text("feature-gates").pipe(
+    Options.withDefault(""),
+    Options.withDescription("Gates the server honours, as kube-apiserver's flag: WatchList=true streams a watch's initial state (sendInitialEvents; docs/watchlist.md). Default: none set (WatchList off).")
   )
 }
 
@@ -120,6 +125,7 @@ const serveHandler = (o: {
   tokenAuthFile: Option.Option<string>
   anonymousAuth: string
   authorizationMode: string
+  featureGates: string
 }) =>
   Effect.gen(function* () {
     if (o.port < 0 || o.port > 65535) return yield* usageError(`--port: invalid port "${o.port}"`)
@@ -144,6 +150,8 @@ const serveHandler = (o: {
       anonymousAuth: o.anonymousAuth,
       authorizationMode: o.authorizationMode
     })
+    const featureGates = parseFeatureGatesFlag(defaultFeatureGates, o.featureGates)
+    if (Either.isLeft(featureGates)) return yield* usageError(`--feature-gates: ${featureGates.left.message}`)
     const warning = openAccessWarning(o.host, security)
     if (warning !== undefined) process.stderr.write(warning + "\n")
     const server = ApiServer.layer({
@@ -152,7 +160,8 @@ const serveHandler = (o: {
       bookmarkIntervalMs,
       ...watchBuffer,
       authentication: security.authentication,
-      authorizationMode: security.authorizationMode
+      authorizationMode: security.authorizationMode,
+      featureGates: featureGates.right
     })
     const fileLimit = openFilesLimit()
     const maxConnections = connectionCap(o.maxConnections, fileLimit)
@@ -186,6 +195,16 @@ const serve = Command.make("serve", serveOptions, (o) => serveHandler({ ...o, de
 // run, start
 // ---------------------------------------------------------------------------------------------
 
+/** `--set path=value`, repeatable (app/scenario/SetOverrides.ts). */
+const setOption = Options.text("set").pipe(
+  Options.withPseudoName("path=value"),
+  Options.repeated,
+  Options.optional,
+  Options.withDescription(
+    "Override one scenario field before validation, e.g. cluster.nodes=5000 or cluster.serviceTime.apf=false; repeatable, applied in order. The value is typed by the field (number, true/false, duration text like 30s). Default: none (docs/scenarios.md \"Overrides\")."
+  )
+)
+
 const runOptions = {
   ...targetOptions,
   out: optionalText("out", "Directory for run.json, latency.svg and report.html (default reports/runs/<timestamp>-<name>/)."),
@@ -195,12 +214,14 @@ const runOptions = {
     "workers",
     "Generator processes sharing every action's rate (k6 execution segments; docs/scenarios.md \"Workers\"). Default: the scenario's generator.workers, else the cores less one for a local server."
   ).pipe(Options.optional),
+  set: setOption,
   cleanup: Options.boolean("cleanup").pipe(
     Options.withDescription("A cluster scenario with a --target: delete the nodes, leases and pods the run owns (label clustersim.io/simulated=true) at its end or on Ctrl-C.")
   )
 }
 
 type RunFlags = TargetOptionValues & {
+  set: Option.Option<Array<string>>
   out: Option.Option<string>
   seed: Option.Option<number>
   junit: Option.Option<string>
@@ -234,7 +255,8 @@ const runScenarioFile = (file: string, o: RunFlags, ambient = true) =>
       ...(Option.isSome(o.seed) ? { seed: o.seed.value } : {}),
       ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {}),
       ...(Option.isSome(o.workers) ? { workers: o.workers.value } : {}),
-      ...(o.cleanup ? { cleanup: true } : {})
+      ...(o.cleanup ? { cleanup: true } : {}),
+      sets: Option.getOrElse(o.set, () => [])
     }
     if (options.workers !== undefined && options.workers < 1) return yield* usageError(`--workers: must be at least 1, got ${options.workers}`)
     const result = yield* runCommand(options)
@@ -260,8 +282,10 @@ const start = Command.make("start", runOptions, (o) => runScenarioFile(quickstar
 // validate, report, schema
 // ---------------------------------------------------------------------------------------------
 
-const validate = Command.make("validate", { files: Args.text({ name: "file" }).pipe(Args.atLeast(1), Args.withDescription("Scenario or NodeAgentConfiguration files.")) }, (o) =>
-  exitWith(validateFiles(o.files, (s) => process.stdout.write(s), (s) => process.stderr.write(s)))
+const validate = Command.make(
+  "validate",
+  { files: Args.text({ name: "file" }).pipe(Args.atLeast(1), Args.withDescription("Scenario or NodeAgentConfiguration files.")), set: setOption },
+  (o) => exitWith(validateFiles(o.files, (s) => process.stdout.write(s), (s) => process.stderr.write(s), { sets: Option.getOrElse(o.set, () => []) }))
 ).pipe(Command.withDescription("Check Scenario and NodeAgentConfiguration files; errors as file:line:col: field: message; exit 2 if any is invalid."))
 
 const report = Command.make(
@@ -297,7 +321,12 @@ const compare = Command.make(
     failIf: Options.text("fail-if").pipe(Options.repeated, Options.optional, Options.withDescription('Exit 99 when a rule holds for a series, e.g. "p99 ratio > 1.2" (significant ratios only).')),
     select: optionalText("select", 'Only series with these tags, e.g. "operation:LIST,phase:steady" (default: all but setup).'),
     level: Options.float("level").pipe(Options.withDescription("Confidence level of the intervals (default 0.99)."), Options.optional),
-    seed: integerFlag("seed", "Overrides the scenario's seed in every round.").pipe(Options.optional)
+    seed: integerFlag("seed", "Overrides the scenario's seed in every round.").pipe(Options.optional),
+    allowDifferent: Options.boolean("allow-different").pipe(
+      Options.withDescription(
+        "Compare stored runs of different scenarios (a what-if: another file, --set, ${VAR}) and print the fields that differ. Default: off, such runs are refused with the differing fields named."
+      )
+    )
   },
   (flags) =>
     Effect.gen(function* () {
@@ -322,7 +351,8 @@ const compare = Command.make(
         ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}),
         ...(Option.isSome(o.select) ? { select: o.select.value } : {}),
         ...(Option.isSome(o.level) ? { level: o.level.value } : {}),
-        ...(Option.isSome(o.seed) ? { seed: o.seed.value } : {})
+        ...(Option.isSome(o.seed) ? { seed: o.seed.value } : {}),
+        ...(o.allowDifferent ? { allowDifferent: true } : {})
       })
       yield* exitWith(result.exitCode)
     })
@@ -384,7 +414,7 @@ export const cli = Command.run(clustersim, {
 })
 
 const runFlags: FlagSpec = {
-  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers"],
+  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers", "--set"],
   switches: [...targetFlagNames.switches, "--cleanup"]
 }
 const commandFlags: Record<string, FlagSpec> = {
@@ -408,14 +438,18 @@ const commandFlags: Record<string, FlagSpec> = {
       "--token-auth-file",
       "--anonymous-auth",
       "--authorization-mode",
+      "--feature-gates",
       "--nodes",
       "--cluster"
     ],
     switches: ["--admin", "--demo", "--tls"]
   },
-  validate: { values: [], switches: [] },
+  validate: { values: ["--set"], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
-  compare: { values: [...targetFlagNames.values, "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed"], switches: targetFlagNames.switches },
+  compare: {
+    values: [...targetFlagNames.values, "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed"],
+    switches: [...targetFlagNames.switches, "--allow-different"]
+  },
   calibrate: { values: [...targetFlagNames.values, "--out", "--step", "--pace"], switches: [...targetFlagNames.switches, "--allow-remote"] },
   schema: { values: [], switches: [] }
 }

@@ -32,6 +32,8 @@ export interface CompareCommandOptions {
   readonly select?: string
   readonly level?: number
   readonly seed?: number
+  /** Compare runs of different scenarios (a what-if); the differing fields are printed. Default false: refused. */
+  readonly allowDifferent?: boolean
   readonly html?: (c: Comparison, sides: ReadonlyArray<Side>) => string
   /** Where the HTML goes (default `compare.html` in the out directory). */
   readonly htmlFile?: string
@@ -130,7 +132,12 @@ export const compareCommand = (o: CompareCommandOptions): Effect.Effect<CompareC
       }
     }
     const pairedStored = !live && sides.every((s) => s.rounds.length === sides[0]!.rounds.length && s.rounds.length >= 2)
-    const result = compareSides(sides, { paired: live || pairedStored, ...(select ? { select } : {}), ...(o.level !== undefined ? { level: o.level } : {}) })
+    const result = compareSides(sides, {
+      paired: live || pairedStored,
+      ...(select ? { select } : {}),
+      ...(o.level !== undefined ? { level: o.level } : {}),
+      ...(o.allowDifferent === true ? { allowDifferent: true } : {})
+    })
     if (result._tag === "Refused") return invalid(`refused: ${result.reason}`)
     const hits = evaluateFailRules(rules, result.comparison)
     out(renderComparison(result.comparison, hits, rules.map((r) => r.source)) + "\n")

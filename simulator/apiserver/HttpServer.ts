@@ -10,7 +10,7 @@ import * as https from "node:https"
 import type { AddressInfo, Socket } from "node:net"
 import { Cause, Clock, Effect, Either, Fiber, Option, Runtime, Scope } from "effect"
 import { depthOverflowInText, maxBodyNestingDepth } from "../../src/api/JsonDepth.js"
-import { negotiate, requestBodyFormat, type Representation } from "../../src/api/MediaType.js"
+import { aggregatedDiscoveryVersion, negotiate, requestBodyFormat, type Representation } from "../../src/api/MediaType.js"
 import type { KObject } from "../../src/api/Object.js"
 import { patchTypeOf } from "../../src/api/Patch.js"
 import type { DeleteOptions, ListOptions } from "../../src/api/Requests.js"
@@ -36,6 +36,7 @@ import { Responder } from "./http/Responder.js"
 import { adminAction } from "./http/Admin.js"
 import { serveWatch } from "./http/ServeWatch.js"
 import { servePodLog } from "./http/ServePodLog.js"
+import { serveAggregatedDiscovery } from "./http/ServeDiscovery.js"
 import { connectSubresources, connectTarget, proxyFailure } from "./PodConnect.js"
 import { patchScale, scaleType, updateScale, getScale } from "./Scale.js"
 import { Nodes, Pods } from "../../src/api/Resources.js"
@@ -194,8 +195,11 @@ const handle = (
         return Effect.sync(() => out.text(parsed.code, parsed.body))
       case "error":
         return Effect.sync(() => out.error(parsed.error))
-      case "document":
-        return Effect.sync(() => (req.method === "GET" ? out.json(200, parsed.body) : out.error(Status.methodNotAllowed())))
+      case "document": {
+        if (req.method !== "GET") return Effect.sync(() => out.error(Status.methodNotAllowed()))
+        const aggregated = parsed.aggregated && aggregatedDiscoveryVersion(req.headers.accept)
+        return Effect.sync(() => (aggregated ? serveAggregatedDiscovery(req, res, parsed.aggregated!, aggregated) : out.json(200, parsed.body)))
+      }
       case "admin":
         return options.admin ? adminAction(api, parsed.action, query, req.method ?? "GET", out) : Effect.sync(() => out.text(404, "404 page not found\n"))
       case "resource": {
@@ -248,7 +252,8 @@ const listOptionsOf = (query: URLSearchParams, namespace: string | undefined, li
   limit,
   continue: query.get("continue") ?? undefined,
   resourceVersion: query.get("resourceVersion") ?? undefined,
-  resourceVersionMatch: query.get("resourceVersionMatch") ?? undefined
+  resourceVersionMatch: query.get("resourceVersionMatch") ?? undefined,
+  sendInitialEvents: queryBool(query, "sendInitialEvents")
 })
 
 const isPretty = (req: http.IncomingMessage, query: URLSearchParams): boolean => isPrettyRequest(query, req.headers["user-agent"])
@@ -393,6 +398,7 @@ const serveResource = (
             resourceVersion: str("resourceVersion"),
             resourceVersionMatch: str("resourceVersionMatch"),
             allowWatchBookmarks: queryBool(query, "allowWatchBookmarks"),
+            sendInitialEvents: queryBool(query, "sendInitialEvents"),
             timeoutSeconds
           }, out, limits, (defect) => onDefect(req, out.res, defect), view)
         }

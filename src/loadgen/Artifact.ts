@@ -95,9 +95,46 @@ export interface ArtifactSeries {
   readonly serviceTimeHistogram: string
 }
 
+/**
+ * The scenario a run ran: the file as read (`text`, `sha256`) and, since `--set` and `${VAR}` (docs/scenarios.md
+ * "Overrides", "Variables"), what was decoded. The three optional fields are absent from older artifacts, whose
+ * effective scenario is their `text` as YAML reads it (`effectiveScenario`).
+ */
+export interface ArtifactScenario {
+  readonly name: string
+  readonly description?: string
+  readonly file: string
+  readonly sha256: string
+  readonly text: string
+  /** The scenario as decoded: the file's YAML value after `${VAR}` substitution and the `--set` overrides. */
+  readonly effective?: unknown
+  /** The `--set path=value` overrides, as given, in order. */
+  readonly sets?: ReadonlyArray<string>
+  /** The environment variables the file referred to (their values are in `effective`). */
+  readonly variables?: ReadonlyArray<string>
+}
+
+/** What makes a run's effective scenario besides its file. */
+export interface ScenarioInputs {
+  readonly effective: unknown
+  readonly sets: ReadonlyArray<string>
+  readonly variables: ReadonlyArray<string>
+}
+
+/** The artifact with its scenario's inputs recorded: one step after assembly, whichever path assembled it. */
+export const withScenarioInputs = (a: RunArtifact, inputs: ScenarioInputs): RunArtifact => ({
+  ...a,
+  scenario: {
+    ...a.scenario,
+    effective: inputs.effective,
+    ...(inputs.sets.length > 0 ? { sets: inputs.sets } : {}),
+    ...(inputs.variables.length > 0 ? { variables: inputs.variables } : {})
+  }
+})
+
 export interface RunArtifact {
   readonly format: typeof ArtifactFormat | "clustersim/run-v1"
-  readonly scenario: { readonly name: string; readonly description?: string; readonly file: string; readonly sha256: string; readonly text: string }
+  readonly scenario: ArtifactScenario
   readonly target: TargetIdentity
   readonly seed: number
   readonly environment: {

@@ -21,12 +21,12 @@ afterEach(() => void vi.restoreAllMocks())
 
 describe("clustersim command line", () => {
   it.each([
-    ["run", "$ run [--target text] [--kubeconfig text] [--context text] [--token text] [(--ca, --certificate-authority text)] [(--client-cert, --client-certificate text)] [--client-key text] [--insecure-skip-tls-verify] [--out text] [--seed N] [--junit text] [--workers N] [--cleanup] <scenario.yaml>"],
+    ["run", "$ run [--target text] [--kubeconfig text] [--context text] [--token text] [(--ca, --certificate-authority text)] [(--client-cert, --client-certificate text)] [--client-key text] [--insecure-skip-tls-verify] [--out text] [--seed N] [--junit text] [--workers N] [--set path=value...] [--cleanup] <scenario.yaml>"],
     ["start", "$ start [--target text]"],
     ["serve", "$ serve [--host text] [--port N] [--seed N] [--admin] [--demo]"],
-    ["validate", "$ validate <file>..."],
+    ["validate", "$ validate [--set path=value...] <file>..."],
     ["report", "$ report [--html] [--out text] [--junit text] <run.json>..."],
-    ["compare", "$ compare [--target text...] [--kubeconfig text...] [--context text...] [--token text...] [(--ca, --certificate-authority text)...] [(--client-cert, --client-certificate text)...] [--client-key text...] [--insecure-skip-tls-verify] [--rounds N] [--warmup-rounds N] [--out text] [--fail-if text...] [--select text] [--level float] [--seed N] <run.json|dir|scenario.yaml>..."],
+    ["compare", "$ compare [--target text...] [--kubeconfig text...] [--context text...] [--token text...] [(--ca, --certificate-authority text)...] [(--client-cert, --client-certificate text)...] [--client-key text...] [--insecure-skip-tls-verify] [--rounds N] [--warmup-rounds N] [--out text] [--fail-if text...] [--select text] [--level float] [--seed N] [--allow-different] <run.json|dir|scenario.yaml>..."],
     ["schema", "$ schema"]
   ])("%s --help prints the subcommand's usage and exits 0", async (command, usage) => {
     const r = await capture([command, "--help"])
