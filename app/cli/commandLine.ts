@@ -25,6 +25,7 @@ import { commandHelpOf, defaultsTo, type Example, renderCommandHelp, renderRootH
 import { reportRuns } from "./report.js"
 import type { StopSignal } from "./artifact.js"
 import { runCommand, type RunCommandOptions } from "./run.js"
+import { describePlan, livePlan, runLiveCluster } from "./serveCluster.js"
 import { openAccessWarning, resolveServeSecurity } from "./serveSecurity.js"
 import { layerStderrLogger } from "./StderrLogger.js"
 import { describeTarget, resolveTarget } from "./target.js"
@@ -73,7 +74,9 @@ const serveOptions = {
   admin: Options.boolean("admin").pipe(
     Options.withDescription("Enable POST /clustersim/compact, /clustersim/drop-watches, /clustersim/pause?seconds=N (failure steps).")
   ),
-  demo: Options.boolean("demo").pipe(Options.withDescription("Seed a small demo cluster (nodes, pods, config maps).")),
+  demo: Options.boolean("demo").pipe(Options.withDescription("A small live cluster: 3 simulated nodes (as --nodes 3) with a Deployment \"web\" of 3 pods and a config map.")),
+  nodes: integerFlag("nodes", "Run a live cluster of N simulated nodes in this process: node agents (leases, pod start-up, logs), node lifecycle, scheduler, Deployment and ReplicaSet controllers, events (docs/serve.md).").pipe(Options.optional),
+  cluster: optionalText("cluster", "Run a live cluster from the cluster section (and faults) of this scenario file, as --nodes does (docs/serve.md).", "FILE"),
   verbose: Options.boolean("verbose").pipe(
     Options.withAlias("v"),
     Options.withDescription('Log each request on stderr when answered, as kube-apiserver\'s httplog: verb, URI, latency, user, user agent, client address, status.')
@@ -126,6 +129,8 @@ const serveHandler = (o: {
   admin: boolean
   demo: boolean
   verbose: boolean
+  nodes: Option.Option<number>
+  cluster: Option.Option<string>
   historyWindow: string
   bookmarkInterval: string
   requestTimeout: string
@@ -152,6 +157,9 @@ const serveHandler = (o: {
     const addedLatencyMs = yield* parseDurationFlag("--added-latency", o.addedLatency)
     if (Option.isSome(o.watchBufferSize) && o.watchBufferSize.value < 1) return yield* usageError(`--watch-buffer-size: must be at least 1, got ${o.watchBufferSize.value}`)
     const watchBuffer = Option.isSome(o.watchBufferSize) ? { watchBufferSize: o.watchBufferSize.value } : {}
+    const live = livePlan(o)
+    if (live !== undefined && Either.isLeft(live)) return yield* usageError(live.left)
+    const plan = live?.pipe(Either.getOrThrow)
     const security = yield* resolveServeSecurity(o.host, {
       tls: o.tls,
       certDir: value(o.certDir),
@@ -188,6 +196,10 @@ const serveHandler = (o: {
         yield* Console.log(`clustersim API server listening on ${s.url}`)
         const kubeconfig = security.pki ? yield* Effect.orDie(writeKubeconfig(s.url, security.pki)) : undefined
         if (kubeconfig !== undefined) yield* Console.log(`kubeconfig (admin client certificate): ${kubeconfig}`)
+        if (plan !== undefined) {
+          stderrLine(describePlan(plan))
+          yield* Effect.forkScoped(runLiveCluster(plan, o.seed, stderrLine))
+        }
         if (o.demo) {
           yield* Console.log(yield* seedDemoCluster)
           yield* Console.log(kubeconfig !== undefined ? `Try: kubectl --kubeconfig ${kubeconfig} get pods -A` : `Try: kubectl --server ${s.url} get pods -A`)
@@ -539,7 +551,9 @@ const commandFlags: Record<string, FlagSpec> = {
       "--token-auth-file",
       "--anonymous-auth",
       "--authorization-mode",
-      "--feature-gates"
+      "--feature-gates",
+      "--nodes",
+      "--cluster"
     ],
     switches: ["--admin", "--demo", "--tls", "--verbose", "-v"]
   },

@@ -180,7 +180,7 @@ const bookmarkEvent = (resource: ResourceType, revision: number, annotations?: R
     kind: resource.kind,
     apiVersion: apiVersionOf(resource),
     metadata: { resourceVersion: String(revision), creationTimestamp: null, ...(annotations ? { annotations } : {}) },
-    ...(resource.kind === "Lease" || resource.kind === "Pod" || resource.kind === "Node" || resource.kind === "Service" || resource.kind === "Deployment" || resource.kind === "Namespace" ? { spec: {} } : {}),
-    ...(resource.kind === "Pod" || resource.kind === "Node" || resource.kind === "Service" || resource.kind === "Deployment" || resource.kind === "Namespace" ? { status: {} } : {})
+    ...(resource.kind === "Lease" || resource.kind === "Pod" || resource.kind === "Node" || resource.kind === "Service" || resource.kind === "Deployment" || resource.kind === "ReplicaSet" || resource.kind === "Namespace" ? { spec: {} } : {}),
+    ...(resource.kind === "Pod" || resource.kind === "Node" || resource.kind === "Service" || resource.kind === "Deployment" || resource.kind === "ReplicaSet" || resource.kind === "Namespace" ? { status: {} } : {})
   }
 })
