@@ -14,8 +14,7 @@ import { makeLifecycleLog } from "../controllers/nodelifecycle/LifecycleSettings
 import { runNodeLifecycleController } from "../controllers/nodelifecycle/NodeLifecycleController.js"
 import { EventRecorder } from "../events/EventRecorder.js"
 import type { SeededRandom, SeededRandomService } from "../kernel/SeededRandom.js"
-import { modelledClient, parameters, ServiceTime, ServiceTimeModel, uniformOf, wrapClient } from "../apiserver/ServiceTime.js"
-import { ModelClientAs } from "../apiserver/ModelClientAs.js"
+import { parameters, ServiceTime, ServiceTimeModel, uniformOf, wrapClient } from "../apiserver/ServiceTime.js"
 import { yieldToHost } from "../kernel/SimClock.js"
 import * as Simulation from "../kernel/Simulation.js"
 import { resolveCluster, simulatedNodes, type ResolvedCluster } from "./ClusterSetup.js"
@@ -30,7 +29,7 @@ import { ImagePulls } from "../nodeagent/images/ImagePulls.js"
 import { podKey, pullPodImages } from "../nodeagent/images/PodImageStep.js"
 import { registryFaultProblems } from "../nodeagent/images/ImagesSpec.js"
 import { ClusterObserver } from "./ClusterObserver.js"
-import { clusterResult, type ClusterResultBody } from "./ClusterResult.js"
+import { clusterResult, type ClusterResult } from "./ClusterResult.js"
 import { runMemoryPressure } from "./Pressure.js"
 import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
 import * as InProcessClient from "../apiserver/InProcessClient.js"
@@ -72,7 +71,7 @@ export type SimulationOptions = Omit<ClusterRunOptions, "spec"> & { readonly spe
 
 /** What one simulation produced: the cluster result (with a `cluster` spec) and each section's result. */
 export interface SimulationResult {
-  readonly cluster?: ClusterResultBody
+  readonly cluster?: ClusterResult
   /** Results of the sections that finished; an unfinished section is `{ finished: false }`. */
   readonly sections: Readonly<Record<string, unknown>>
   /** Virtual time reached (ms); less than `durationMs` when the run was stopped. */
@@ -80,10 +79,7 @@ export interface SimulationResult {
   readonly stopped: boolean
 }
 
-export type { ClusterResultBody } from "./ClusterResult.js"
-
-/** The JSON-serialisable result of a simulated-cluster run. */
-export type ClusterResult = Record<string, unknown>
+export type { ClusterResult } from "./ClusterResult.js"
 
 /** Virtual clock reading at the start of every run: 2026-01-01T00:00:00Z. Result times count from here. */
 export const startMillis = Date.UTC(2026, 0, 1)
@@ -109,12 +105,12 @@ export const runSimulatedCluster = (options: ClusterRunOptions): Effect.Effect<C
       if (faultProblems.length > 0) {
         return Effect.die(new Error(`invalid cluster spec: ${faultProblems.map((p) => `faults[${p.index}].${p.path.join(".")}: ${p.message}`).join("; ")}`))
       }
-      return Effect.sync(() => run(options, resolved.right, () => outer.unsafeCurrentTimeMillis()) as unknown as ClusterResult)
+      return Effect.sync(() => run(options, resolved.right, () => outer.unsafeCurrentTimeMillis()))
     })
   )
 
 /** The synchronous core: builds the simulation, runs it to the end, collects the result. */
-export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallClock: () => number): ClusterResultBody => {
+export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallClock: () => number): ClusterResult => {
   const built = build(options, resolved, wallClock)
   const onProgress = options.onProgress
   const outcome = built.sim.runUntil(built.target, {
@@ -195,7 +191,7 @@ interface Built {
   readonly unfinishedSections: () => boolean
   readonly wallStart: number
   /** The results, after the simulation ran to `reachedMs` (ms since the start). */
-  readonly finish: (kernel: { readonly timersFired: number; readonly tasksRun: number }, reachedMs: number) => { cluster?: ClusterResultBody; sections: Record<string, unknown> }
+  readonly finish: (kernel: { readonly timersFired: number; readonly tasksRun: number }, reachedMs: number) => { cluster?: ClusterResult; sections: Record<string, unknown> }
 }
 
 /** Builds the simulation: nodes, agents, controllers, faults, workload and sections forked, nothing run yet. */
@@ -251,9 +247,9 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     }
     if (options.workload) {
       const workload = clientAs ? Effect.provideService(options.workload, ClientAs, clientAs) : options.workload
-      // the workload's modelled client under other identities (kubelet-style reflectors as their node)
-      const inner = inProcessClient(server)
-      yield* Effect.forkDaemon(withCluster ? Effect.provideService(workload, ModelClientAs, (identity) => modelledClient(inner, model, identity)) : workload)
+      // the cluster's service-time model, for a workload that books some requests as another identity's (kubelet-style
+      // reflectors as their node: `modelledClient(inProcessClient(server), model, identity)`, bench/cluster/clientLoad.ts)
+      yield* Effect.forkDaemon(withCluster ? Effect.provideService(workload, ServiceTime, model) : workload)
     }
     return yield* Effect.never
   }).pipe(Effect.provide(layers))
@@ -348,7 +344,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
 }
 
 /** The result without its host-dependent part, for comparisons and hashes. */
-export const deterministicPart = (result: ClusterResult): ClusterResult => {
+export const deterministicPart = (result: ClusterResult): Omit<ClusterResult, "wall"> => {
   const { wall: _wall, ...rest } = result
   return rest
 }

@@ -40,7 +40,7 @@ import * as LeaderElector from "../leaderelection/LeaderElector.js"
 import { schedulerScenarioEffect, type SchedulerSection } from "../scheduler/SchedulerScenario.js"
 import { ClusterObserver } from "./ClusterObserver.js"
 import { countingFailures } from "./CountingClient.js"
-import { clusterResult, type ClusterResultBody } from "./ClusterResult.js"
+import { clusterResult, type ClusterResult } from "./ClusterResult.js"
 import { resolveCluster, simulatedNodes } from "./ClusterSetup.js"
 import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
 import { applyFaults } from "./Faults.js"
@@ -88,7 +88,7 @@ export interface RealTimeReport {
   readonly cleanup: Leftovers & { readonly deleted: boolean }
 }
 
-export type RealTimeClusterResult = ClusterResultBody & {
+export type RealTimeClusterResult = ClusterResult & {
   readonly realTime: RealTimeReport
   /** The sections run beside the cluster (`scheduler`): a result, or `{ finished: false }` when stopped first. */
   readonly sections: Readonly<Record<string, unknown>>
