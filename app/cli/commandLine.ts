@@ -6,7 +6,7 @@
  */
 import { Args, CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
-import { Console, Effect, Layer, Option } from "effect"
+import { Console, Context, Effect, Layer, Option } from "effect"
 import { fileURLToPath } from "node:url"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { runHttpServer } from "../../simulator/apiserver/HttpServer.js"
@@ -21,7 +21,7 @@ import { connectionCap, openFilesLimit, ownDescriptors } from "./DescriptorLimit
 import { FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flags.js"
 import { reportRuns } from "./report.js"
 import type { StopSignal } from "./artifact.js"
-import { runCommand, type RunCommandOptions } from "./run.js"
+import { runCommand, type RunCommandOptions, type RunCommandResult } from "./run.js"
 import { openAccessWarning, resolveServeSecurity } from "./serveSecurity.js"
 import { layerStderrLogger } from "./StderrLogger.js"
 import { describeTarget, resolveTarget } from "./target.js"
@@ -208,6 +208,12 @@ const stopSignal = Effect.async<StopSignal>((resume) => {
   })
 })
 
+/**
+ * Where `run` and `start` hand the options their flags made: the run pipeline (`runCommand`). A test provides its
+ * own to see what the real parser made of a command line (test/cli/runFlags.test.ts).
+ */
+export class RunEntry extends Context.Tag("clustersim/cli/RunEntry")<RunEntry, (options: RunCommandOptions) => Effect.Effect<RunCommandResult>>() {}
+
 /** `ambient: false` (`start`): the embedded server unless a flag names another target. */
 const runScenarioFile = (file: string, o: RunFlags, ambient = true) =>
   Effect.gen(function* () {
@@ -225,7 +231,7 @@ const runScenarioFile = (file: string, o: RunFlags, ambient = true) =>
       ...(o.cleanup ? { cleanup: true } : {})
     }
     if (options.workers !== undefined && options.workers < 1) return yield* usageError(`--workers: must be at least 1, got ${options.workers}`)
-    const result = yield* runCommand(options)
+    const result = yield* (yield* RunEntry)(options)
     yield* exitWith(result.exitCode)
   })
 
@@ -406,20 +412,20 @@ const commandFlags: Record<string, FlagSpec> = {
   schema: { values: [], switches: [] }
 }
 
-/** Runs the command line on `args` (without node and the script); resolves to the exit code. */
-export const main = (args: ReadonlyArray<string>): Promise<number> => {
-  exitCode = ExitCode.Pass
-  const [first, ...rest] = args
-  if (first === "scheduler") return Effect.runPromise(schedulerCommand(rest))
-  const spec = first === undefined ? undefined : commandFlags[first]
-  const problem = spec ? flagProblem(first!, rest, spec) : undefined
-  if (problem !== undefined) {
-    process.stderr.write(`clustersim ${problem}\nRun "clustersim ${first} --help" for usage.\n`)
-    return Promise.resolve(ExitCode.InvalidInput)
-  }
-  const argv = first === undefined || first === "help" ? ["--help"] : args
-  return Effect.runPromise(
-    cli(["node", "clustersim", ...argv]).pipe(
+/** The command line on `args` (without node and the script), `run` and `start` handing their options to `RunEntry`; the exit code. */
+export const commandLine = (args: ReadonlyArray<string>): Effect.Effect<number, unknown, RunEntry> =>
+  Effect.suspend(() => {
+    exitCode = ExitCode.Pass
+    const [first, ...rest] = args
+    if (first === "scheduler") return schedulerCommand(rest)
+    const spec = first === undefined ? undefined : commandFlags[first]
+    const problem = spec ? flagProblem(first!, rest, spec) : undefined
+    if (problem !== undefined) {
+      process.stderr.write(`clustersim ${problem}\nRun "clustersim ${first} --help" for usage.\n`)
+      return Effect.succeed(ExitCode.InvalidInput)
+    }
+    const argv = first === undefined || first === "help" ? ["--help"] : args
+    return cli(["node", "clustersim", ...argv]).pipe(
       Effect.provide(Layer.merge(NodeContext.layer, CliConfig.layer({ showBuiltIns: true }))),
       Effect.as(undefined as number | undefined),
       Effect.catchAll((e) =>
@@ -428,5 +434,7 @@ export const main = (args: ReadonlyArray<string>): Promise<number> => {
       ),
       Effect.map((code) => code ?? exitCode)
     )
-  )
-}
+  })
+
+/** Runs the command line on `args` (without node and the script); resolves to the exit code. */
+export const main = (args: ReadonlyArray<string>): Promise<number> => Effect.runPromise(Effect.provideService(commandLine(args), RunEntry, runCommand))

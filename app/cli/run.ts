@@ -9,7 +9,6 @@
 import { Cause, Duration, Effect, Either, Exit, Option } from "effect"
 import { readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
-import { parseArgs } from "node:util"
 import { clusterFigures } from "../../simulator/cluster/ClusterFigures.js"
 import { runSimulation } from "../../simulator/cluster/ClusterRun.js"
 import { podStartupSeries } from "../../simulator/nodeagent/images/ImagePulls.js"
@@ -17,7 +16,7 @@ import { renderSummary } from "../../reports/summary.js"
 import { assembleArtifact, type Collected, type StopSignal } from "./artifact.js"
 import { outDirProblem, reasonOf } from "./outDir.js"
 import { writeReports } from "./reportFiles.js"
-import { isLocalTarget, resolveTarget, RunUsageError, Target, type TargetFlag, targetLayer } from "./target.js"
+import { isLocalTarget, Target, type TargetFlag, targetLayer } from "./target.js"
 import { runRealTimeScenario, runsInRealTime } from "./realtime.js"
 import type { TrafficCounter } from "../../src/client/HttpTransport.js"
 import { combineHealth, GeneratorHealth } from "../../src/loadgen/GeneratorHealth.js"
@@ -338,53 +337,3 @@ const runSimulatedScenario = (
       )
     })
   )
-
-// ---------------------------------------------------------------------------------------------
-// Flags
-// ---------------------------------------------------------------------------------------------
-
-export const parseRunFlags = (argv: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
-    const { values, positionals } = yield* Effect.try({
-      try: () =>
-        parseArgs({
-          args: [...argv],
-          options: {
-            target: { type: "string" },
-            kubeconfig: { type: "string" },
-            context: { type: "string" },
-            token: { type: "string" },
-            ca: { type: "string" },
-            "client-cert": { type: "string" },
-            "client-key": { type: "string" },
-            "insecure-skip-tls-verify": { type: "boolean" },
-            out: { type: "string" },
-            seed: { type: "string" },
-            cleanup: { type: "boolean" }
-          },
-          allowPositionals: true,
-          strict: true
-        }),
-      catch: (e) => new RunUsageError((e as Error).message)
-    })
-    if (positionals.length !== 1) return yield* Effect.fail(new RunUsageError("run takes exactly one scenario file"))
-    let seed: number | undefined
-    if (values.seed !== undefined) {
-      seed = Number(values.seed)
-      if (!Number.isInteger(seed)) return yield* Effect.fail(new RunUsageError(`--seed: not an integer: "${values.seed}"`))
-    }
-    const target = yield* resolveTarget({
-      ...values,
-      clientCert: values["client-cert"],
-      clientKey: values["client-key"],
-      insecureSkipTlsVerify: values["insecure-skip-tls-verify"]
-    })
-    return {
-      file: positionals[0]!,
-      target,
-      ...(values.out !== undefined ? { outDir: values.out } : {}),
-      ...(seed !== undefined ? { seed } : {}),
-      ...(values.cleanup === true ? { cleanup: true } : {})
-    }
-  })
-

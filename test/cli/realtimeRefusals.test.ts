@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { parseRunFlags } from "../../app/cli/run.js"
 import { realTimeProblems } from "../../simulator/cluster/RealTimeCluster.js"
 import { clusterScenario, file, run, serve } from "../support/realtimeRun.js"
+import { runOptionsOf } from "../support/runFlags.js"
 
 describe("clustersim run <cluster scenario> --target URL: what only virtual time has", () => {
   it.live(
@@ -28,11 +28,11 @@ describe("clustersim run <cluster scenario> --target URL: what only virtual time
     30_000
   )
 
-  it.effect("--cleanup is a run flag", () =>
+  it.effect("--cleanup is a run flag (the command line's real parser)", () =>
     Effect.gen(function* () {
-      const flags = yield* parseRunFlags(["s.yaml", "--target", "http://127.0.0.1:1", "--cleanup"])
+      const flags = yield* runOptionsOf(["s.yaml", "--target", "http://127.0.0.1:1", "--cleanup"])
       expect(flags).toMatchObject({ file: "s.yaml", cleanup: true, target: { _tag: "url" } })
-      const embedded = yield* parseRunFlags(["s.yaml", "--target", "embedded"])
+      const embedded = yield* runOptionsOf(["s.yaml", "--target", "embedded"])
       expect(embedded.target).toEqual({ _tag: "embedded", explicit: true, serverProcess: "own" })
     })
   )
