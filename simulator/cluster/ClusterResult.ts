@@ -14,7 +14,8 @@ import type { AppliedFault } from "./Faults.js"
 import type { LevelMetrics } from "../apiserver/apf/PriorityAndFairness.js"
 import type { ServiceTimeParameters } from "../apiserver/ServiceTime.js"
 
-export interface ClusterResult {
+/** A type, not an interface: it is a JSON document, assignable where the artifact keeps any record (`RunArtifact.cluster`). */
+export type ClusterResult = {
   readonly apiVersion: "clustersim/v1"
   readonly kind: "ClusterResult"
   readonly seed: number

@@ -10,7 +10,7 @@ import { Pods } from "../../../src/api/Resources.js"
 import { ApiClient } from "../../../src/client/ApiClient.js"
 import { runSimulatedCluster } from "../../../simulator/cluster/ClusterRun.js"
 import { decodeClusterFaults, decodeClusterSpec } from "../../../simulator/cluster/ClusterSpec.js"
-import { podStartupSeries } from "../../../simulator/nodeagent/images/ImagePulls.js"
+import { podStartupSeries } from "../../../simulator/cluster/PodStartupSeries.js"
 import { imagePullBackoff } from "../../../simulator/nodeagent/images/PullBackoff.js"
 
 const scenario = YAML.parse(readFileSync("scenarios/registry-outage.yaml", "utf8")) as { cluster: object; faults: unknown }
