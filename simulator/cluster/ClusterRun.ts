@@ -1,38 +1,31 @@
 /**
  * Runs a simulated cluster in virtual time: the `Simulation` kernel drives an in-process `ApiServer`, node-agent
  * shards, the node lifecycle controller, timed faults and an optional workload (all on the virtual clock), then
- * reports a JSON result. Same spec, faults and seed ⇒ the same result; only the `wall` field depends on the host.
+ * reports a JSON result. The cluster is assembled as on the real clock (`ClusterAssembly.ts`); here the transport is
+ * the in-process server with modelled service times, and the observer reads its store. Same spec, faults and seed ⇒ the same result; only the `wall` field depends on the host.
  */
 import { Cause, Effect, Either, Layer } from "effect"
 import type { KObject } from "../../src/api/Object.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { inProcessClient } from "../apiserver/InProcessClient.js"
+import * as InProcessClient from "../apiserver/InProcessClient.js"
 import type { Credentials } from "../apiserver/auth/Authenticator.js"
 import { ClientAs, nodeAgentCredentials, nodeControllerCredentials } from "../apiserver/auth/ComponentIdentities.js"
 import { ApiServer, type ApiServerConfig, type ApiServerImpl } from "../apiserver/ApiServer.js"
-import { makeLifecycleLog } from "../controllers/nodelifecycle/LifecycleSettings.js"
-import { runNodeLifecycleController } from "../controllers/nodelifecycle/NodeLifecycleController.js"
-import { EventRecorder } from "../events/EventRecorder.js"
-import type { SeededRandom, SeededRandomService } from "../kernel/SeededRandom.js"
+import type { Change } from "../apiserver/Store.js"
 import { parameters, ServiceTime, ServiceTimeModel, uniformOf, wrapClient } from "../apiserver/ServiceTime.js"
+import type { SeededRandom, SeededRandomService } from "../kernel/SeededRandom.js"
 import { yieldToHost } from "../kernel/SimClock.js"
 import * as Simulation from "../kernel/Simulation.js"
-import { resolveCluster, simulatedNodes, type ResolvedCluster } from "./ClusterSetup.js"
-import { applyFaults } from "./Faults.js"
-import { seedPods } from "./SeedPods.js"
-import { NodeAgentMetrics, settingsOf } from "../nodeagent/AgentEnvironment.js"
-import { NodeAgentShard } from "../nodeagent/NodeAgentShard.js"
-import type { SimulatedNode } from "../nodeagent/SimulatedNode.js"
-import type { Change } from "../apiserver/Store.js"
-import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
-import { ImagePulls } from "../nodeagent/images/ImagePulls.js"
+import type { ImagePulls } from "../nodeagent/images/ImagePulls.js"
 import { podKey, pullPodImages } from "../nodeagent/images/PodImageStep.js"
 import { registryFaultProblems } from "../nodeagent/images/ImagesSpec.js"
-import { ClusterObserver } from "./ClusterObserver.js"
-import { clusterResult, type ClusterResult } from "./ClusterResult.js"
-import { runMemoryPressure } from "./Pressure.js"
+import type { SimulatedNode } from "../nodeagent/SimulatedNode.js"
+import { lifecycleController, makeShards, memoryPressure, planCluster, planResult } from "./ClusterAssembly.js"
+import type { ClusterResult } from "./ClusterResult.js"
+import { resolveCluster, type ResolvedCluster } from "./ClusterSetup.js"
 import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
-import * as InProcessClient from "../apiserver/InProcessClient.js"
+import { seedPods } from "./SeedPods.js"
 
 /**
  * A section of a scenario that runs inside the same simulation (the scheduler's replicas, an eviction node…):
@@ -201,23 +194,11 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
   const withCluster = options.spec !== undefined && resolved !== undefined
   // without a cluster: no nodes, no agents, no lifecycle controller (an empty spec keeps the code below simple)
   const spec: ClusterSpec = options.spec ?? { nodes: 0 }
-  const nodeAgent = resolved?.nodeAgent
   const sim = Simulation.make({ seed, startMillis })
   const random = sim.random.split("cluster")
-  const settings = nodeAgent ? settingsOf(nodeAgent) : undefined
-  const nodes = simulatedNodes(spec, settings, random, startMillis)
-
-  // ---- faults, known in advance: per-node stop times and partition windows, server pauses
-  const faultRandom = random.split("faults")
-  const imagePulls = spec.images === undefined || nodeAgent === undefined ? undefined : new ImagePulls(spec.images, nodeAgent, random.split("images"), startMillis)
-  const { pauses, applied } = applyFaults(options.faults, nodes, startMillis, faultRandom, imagePulls)
-
+  const plan = planCluster({ spec, resolved, faults: options.faults, seed, durationMs, random, startMillis, images: true })
+  const { nodes, imagePulls, pauses, observer } = plan
   const model = new ServiceTimeModel(parameters(spec.serviceTime), uniformOf(random))
-  const metrics = new NodeAgentMetrics()
-  const lifecycleEnabled = resolved?.lifecycle.enabled ?? false
-  const observer = new ClusterObserver(startMillis, lifecycleEnabled)
-  const lifecycleLog = makeLifecycleLog()
-  const shardCount = Math.max(1, Math.min(nodes.length, spec.shards ?? 1))
   const resolutionMs = spec.resolution ?? 1_000
   let seededPods = 0
 
@@ -228,7 +209,6 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
   const layers = clientLayer.pipe(Layer.provideMerge(serverLayer))
   const sectionResults: Record<string, unknown> = {}
 
-  const evictions: Array<EvictionRecord> = []
   const program = Effect.gen(function* () {
     const server = yield* ApiServer
     // An authorizing server: every component runs under its own identity (docs/auth.md), a misconfigured role is 403s.
@@ -262,7 +242,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     if (options.onChange) store.subscribe(options.onChange)
     // The agents' own client: in-process, without the service-time layer (a shard books modelled times itself).
     const nodeClients = new Map<string, ApiClientService>()
-    const env = {
+    const { shards, shardOf } = makeShards(plan, {
       client: inProcessClient(server),
       // The agents' requests skip the service-time wrapper (the shards book times themselves): the plain identity client.
       ...(clientAs
@@ -275,23 +255,9 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
           }
         : {}),
       serviceTime: model,
-      settings: settings!,
-      metrics,
-      pauses,
       resolutionMs,
       ...(imagePulls !== undefined ? imageSteps(imagePulls, random.split("pod-workers")) : {})
-    }
-    const shards: Array<NodeAgentShard> = []
-    const shardOf = new Map<string, NodeAgentShard>()
-    for (let s = 0; s < shardCount; s++) {
-      const own = nodes.filter((_, i) => i % shardCount === s)
-      const shard = new NodeAgentShard(own, env, random.split(`shard-${s}`))
-      for (const n of own) {
-        observer.route(n.name, shard)
-        shardOf.set(n.name, shard)
-      }
-      shards.push(shard)
-    }
+    })
     seededPods = seedPods(store, nodes, spec.podsPerNode ?? 0, {
       random: random.split("pods"),
       tolerationSeconds: resolved!.lifecycle.defaultTolerationSeconds,
@@ -300,26 +266,15 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     })
     for (const shard of shards) yield* Effect.forkDaemon(shard.run)
     yield* Effect.forkDaemon(server.admission.compactEvery(10_000))
-    if (lifecycleEnabled) {
-      const recorder = EventRecorder.layer({ reportingController: "node-controller", reportingInstance: "node-controller" })
-      const source = { nodes: () => observer.nodes.values(), node: (name: string) => observer.nodes.get(name), changedNodes: () => observer.changedNodes(), leases: () => observer.changedLeases() }
-      const controller = runNodeLifecycleController(resolved!.lifecycle, lifecycleLog, source).pipe(Effect.provide(recorder))
+    if (resolved!.lifecycle.enabled) {
+      const controller = lifecycleController(plan)
       yield* Effect.forkDaemon(clientAs ? Effect.provideService(controller, ApiClient, clientAs(nodeControllerCredentials)) : controller)
     }
     for (const p of pauses) {
       yield* Effect.forkDaemon(Effect.sleep(p.from - startMillis).pipe(Effect.zipRight(server.pause(p.to - p.from))))
     }
-    if (spec.memoryPressure && spec.memoryPressure.length > 0) {
-      const pressure = runMemoryPressure(
-        spec.memoryPressure,
-        nodes,
-        spec.podsPerNode ?? 0,
-        nodeAgent!,
-        (e) => evictions.push(e),
-        (node, conditions) => shardOf.get(node)?.setPressure(node, conditions)
-      )
-      yield* Effect.forkDaemon(Effect.orDie(pressure))
-    }
+    const pressure = memoryPressure(plan, shardOf)
+    if (pressure !== undefined) yield* Effect.forkDaemon(pressure)
   })
 
   sim.fork(program)
@@ -336,11 +291,10 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
         ...(model.apf ? { priorityLevels: model.apf.metrics() } : {}),
         ...(model.givenUp > 0 ? { givenUp: model.givenUp } : {})
       }
-      const record = { seed, durationMs, nodes, pods: seededPods, metrics, observer, lifecycleLog, evictions, applied, imagePulls, serverModel }
-      return { ...(withCluster ? { cluster: clusterResult(record, kernel, reachedMs, wallClock() - wallStart) } : {}), sections: { ...sectionResults } }
+      const cluster = withCluster ? { cluster: planResult(plan, { pods: seededPods, kernel, reachedMs, wallMs: wallClock() - wallStart, serverModel }) } : {}
+        return { ...cluster, sections: { ...sectionResults } }
     }
   }
-
 }
 
 /** The result without its host-dependent part, for comparisons and hashes. */
