@@ -6,7 +6,7 @@
  * requests), and by the callers, how the observer is fed (the store itself, or informers), how the controller runs
  * (alone, or under leader election) and how the server is paused.
  */
-import { Effect } from "effect"
+import { Cause, Effect } from "effect"
 import type { ApiClient } from "../../src/client/ApiClient.js"
 import { makeLifecycleLog, type LifecycleLog } from "../controllers/nodelifecycle/LifecycleSettings.js"
 import { runNodeLifecycleController } from "../controllers/nodelifecycle/NodeLifecycleController.js"
@@ -144,3 +144,6 @@ export const planResult = (
     run.reachedMs,
     run.wallMs
   )
+
+/** A section that failed: unfinished, with the first line of why (the artifact's `sections.<name>`). */
+export const failedSection = (cause: Cause.Cause<unknown>) => ({ finished: false, error: Cause.pretty(cause).split("\n")[0] })

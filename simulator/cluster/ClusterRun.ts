@@ -4,7 +4,7 @@
  * reports a JSON result. The cluster is assembled as on the real clock (`ClusterAssembly.ts`); here the transport is
  * the in-process server with modelled service times, and the observer reads its store. Same spec, faults and seed ⇒ the same result; only the `wall` field depends on the host.
  */
-import { Cause, Effect, Either, Layer } from "effect"
+import { Effect, Either, Layer } from "effect"
 import type { KObject } from "../../src/api/Object.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { inProcessClient } from "../apiserver/InProcessClient.js"
@@ -21,7 +21,7 @@ import type { ImagePulls } from "../nodeagent/images/ImagePulls.js"
 import { podKey, pullPodImages } from "../nodeagent/images/PodImageStep.js"
 import { registryFaultProblems } from "../nodeagent/images/ImagesSpec.js"
 import type { SimulatedNode } from "../nodeagent/SimulatedNode.js"
-import { lifecycleController, makeShards, memoryPressure, planCluster, planResult } from "./ClusterAssembly.js"
+import { failedSection, lifecycleController, makeShards, memoryPressure, planCluster, planResult } from "./ClusterAssembly.js"
 import type { ClusterResult } from "./ClusterResult.js"
 import { resolveCluster, type ResolvedCluster } from "./ClusterSetup.js"
 import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
@@ -89,30 +89,21 @@ const imageSteps = (pulls: ImagePulls, random: SeededRandomService) => ({
   }
 })
 
+/**
+ * A cluster alone, run to its end in one go (no host turns, so `Effect.runSync` runs it): `runSimulation` with a
+ * cluster spec; an invalid spec is a defect here (callers build their specs in code).
+ */
 export const runSimulatedCluster = (options: ClusterRunOptions): Effect.Effect<ClusterResult> =>
-  Effect.clockWith((outer) =>
-    Effect.suspend(() => {
-      const resolved = resolveCluster(options.spec, options.baseDir)
-      if (Either.isLeft(resolved)) return Effect.die(new Error(`invalid cluster spec: ${resolved.left.join("; ")}`))
-      const faultProblems = registryFaultProblems(options.spec.images, options.faults)
-      if (faultProblems.length > 0) {
-        return Effect.die(new Error(`invalid cluster spec: ${faultProblems.map((p) => `faults[${p.index}].${p.path.join(".")}: ${p.message}`).join("; ")}`))
-      }
-      return Effect.sync(() => run(options, resolved.right, () => outer.unsafeCurrentTimeMillis()))
-    })
-  )
-
-/** The synchronous core: builds the simulation, runs it to the end, collects the result. */
-export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallClock: () => number): ClusterResult => {
-  const built = build(options, resolved, wallClock)
-  const onProgress = options.onProgress
-  const outcome = built.sim.runUntil(built.target, {
-    progressEvery: options.progressEveryMs ?? 60_000,
-    ...(onProgress ? { onProgress: (p: Simulation.Progress) => onProgress({ virtualMs: p.now - startMillis, wallMs: wallClock() - built.wallStart }) } : {})
+  Effect.suspend(() => {
+    const faultProblems = registryFaultProblems(options.spec.images, options.faults)
+    if (faultProblems.length > 0) {
+      return Effect.die(new Error(`invalid cluster spec: ${faultProblems.map((p) => `faults[${p.index}].${p.path.join(".")}: ${p.message}`).join("; ")}`))
+    }
+    return runSimulation({ ...options, hostTurns: false }).pipe(
+      Effect.map((r) => r.cluster!),
+      Effect.orDieWith((message) => new Error(message))
+    )
   })
-  built.sim.interruptAll()
-  return built.finish(outcome, options.durationMs).cluster!
-}
 
 /** Wall time one slice of virtual time may take before the host event loop gets a turn (signals, I/O). */
 export const SliceWallMs = 50
@@ -120,10 +111,16 @@ export const SliceWallMs = 50
 /**
  * The whole scenario in one simulation, in slices of at most ~50 ms of wall time with a host turn between them, so
  * a Ctrl-C is seen within a slice: when `stopRequested` answers true the run ends where it is and the result
- * covers the virtual time reached. The same options give the same result as `runSimulatedCluster`: slices only
- * stop the driver on whole virtual seconds, between events.
+ * covers the virtual time reached. Slices only stop the driver on whole virtual seconds, between events: with or
+ * without host turns the same options give the same result.
  */
-export const runSimulation = (options: SimulationOptions & { readonly stopRequested?: Effect.Effect<boolean> }): Effect.Effect<SimulationResult, string> =>
+export const runSimulation = (
+  options: SimulationOptions & {
+    readonly stopRequested?: Effect.Effect<boolean>
+    /** Give the host a turn every `SliceWallMs` of wall time (default); false runs to the end in one go, synchronously. */
+    readonly hostTurns?: boolean
+  }
+): Effect.Effect<SimulationResult, string> =>
   Effect.gen(function* () {
     // The caller's clock, outside the virtual kernel: it times the slices and the `wall` figures, never the run.
     const outer = yield* Effect.clock
@@ -152,7 +149,7 @@ export const runSimulation = (options: SimulationOptions & { readonly stopReques
             options.onProgress({ virtualMs: p.now - startMillis, wallMs: wall - built.wallStart })
           }
           // (the report at the target itself ends the run anyway: a stop there would only start the slice again)
-          if (wall - sliceStart >= SliceWallMs && p.now < built.target) built.sim.stop()
+          if (options.hostTurns !== false && wall - sliceStart >= SliceWallMs && p.now < built.target) built.sim.stop()
         }
       })
       totals.timersFired += outcome.timersFired
@@ -221,7 +218,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
       yield* Effect.forkDaemon(
         (clientAs ? Effect.provideService(section.run, ClientAs, clientAs) : section.run).pipe(
           Effect.tap((r) => Effect.sync(() => void (sectionResults[section.name] = r))),
-          Effect.catchAllCause((c) => Effect.sync(() => void (sectionResults[section.name] = { finished: false, error: Cause.pretty(c).split("\n")[0] })))
+          Effect.catchAllCause((c) => Effect.sync(() => void (sectionResults[section.name] = failedSection(c))))
         )
       )
     }
