@@ -4,7 +4,7 @@
  * hands back one `DriverResult`; the pipeline (../RunPipeline.ts) turns every driver's result into the artifact, the
  * same way. A driver never writes the artifact, judges the outcome or words a failure.
  */
-import { type Cause, Effect, Either, type Scope } from "effect"
+import { type Cause, Data, Effect, Either, type Scope } from "effect"
 import type { ApiClient } from "../../../src/client/ApiClient.js"
 import type { TrafficCounter } from "../../../src/client/HttpTransport.js"
 import type { TargetIdentity } from "../../../src/loadgen/Artifact.js"
@@ -18,6 +18,9 @@ import { checkTargetSupports, type RunState } from "../../scenario/Run.js"
 import type { Scenario } from "../../scenario/Scenario.js"
 import type { StopSignal } from "../artifact.js"
 import { Target, targetLayer, type TargetFlag } from "../target.js"
+
+/** Without a terminal, a progress line at least this often. */
+export const NON_TTY_PROGRESS_MS = 5_000
 
 export interface DriverInput {
   readonly file: string
@@ -66,10 +69,7 @@ export interface DriverResult {
 }
 
 /** A scenario this driver cannot run with these flags: said before anything runs (exit 2), as the whole line. */
-export class Refused {
-  readonly _tag = "Refused"
-  constructor(readonly line: string) {}
-}
+export class Refused extends Data.TaggedClass("Refused")<{ readonly line: string }> {}
 
 export type DriverOutcome = Either.Either<DriverResult, Refused>
 
@@ -93,7 +93,7 @@ export const withTarget = <E>(
       const target = yield* Target
       // before the first phase: what the target must offer the scenario
       const supported = checkTargetSupports(input.scenario, target.admin !== undefined)
-      if (Either.isLeft(supported)) return Either.left(new Refused(`clustersim: ${input.file}: ${supported.left.message}\n`))
+      if (Either.isLeft(supported)) return Either.left(new Refused({ line: `clustersim: ${input.file}: ${supported.left.message}\n` }))
       return yield* run(target)
     }).pipe(Effect.provide(targetLayer(input.target, input.scenario, input.seed, traffic)))
   )

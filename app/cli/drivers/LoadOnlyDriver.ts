@@ -12,10 +12,7 @@ import type { StopSignal } from "../artifact.js"
 import { defaultWorkers, machineCores, mergeActions, startWorkers } from "../GeneratorWorkers.js"
 import { isLocalTarget, type TargetFlag } from "../target.js"
 import type { WorkerResult } from "../WorkerProtocol.js"
-import { type Driver, Refused, withTarget } from "./Driver.js"
-
-/** Without a terminal, a progress line at least this often. */
-export const NON_TTY_PROGRESS_MS = 5_000
+import { type Driver, NON_TTY_PROGRESS_MS, Refused, withTarget } from "./Driver.js"
 
 /** The live progress line: `\r`-rewritten on a TTY at ~2/s, otherwise a line per phase and every 5 s. */
 const progressReporter = (state: RunState, tty: boolean, write: (s: string) => void) =>
@@ -74,7 +71,9 @@ export const loadOnlyDriver: Driver = {
         const workerCount = i.workers ?? scenario.generator?.workers ?? (sharesThisProcess(i.target) ? 1 : defaultWorkers(machineCores(), isLocalTarget(i.target)))
         if (workerCount > 1 && sharesThisProcess(i.target)) {
           return Either.left(
-            new Refused(`clustersim: --workers ${workerCount}: generator workers need a target they reach over HTTP in their own processes (embedded or a URL), not ${i.target._tag}\n`)
+            new Refused({
+              line: `clustersim: --workers ${workerCount}: generator workers need a target they reach over HTTP in their own processes (embedded or a URL), not ${i.target._tag}\n`
+            })
           )
         }
         const health = yield* GeneratorHealth.make()

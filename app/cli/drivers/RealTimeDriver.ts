@@ -48,11 +48,12 @@ export const realTimeDriver: Driver = {
       const spec = scenario.cluster
       if (spec === undefined || scenario.eviction !== undefined) {
         return Either.left(
-          new Refused(
-            spec === undefined
-              ? `clustersim: ${i.file}: with a target, the simulated sections run on the real clock beside a "cluster" section (the scheduler places pods on its nodes); this scenario has none: run it without --target\n`
-              : `clustersim: ${i.file}: "eviction": the eviction section runs only in virtual time (run without --target); a target runs the "cluster" section and its "scheduler"\n`
-          )
+          new Refused({
+            line:
+              spec === undefined
+                ? `clustersim: ${i.file}: with a target, the simulated sections run on the real clock beside a "cluster" section (the scheduler places pods on its nodes); this scenario has none: run it without --target\n`
+                : `clustersim: ${i.file}: "eviction": the eviction section runs only in virtual time (run without --target); a target runs the "cluster" section and its "scheduler"\n`
+          })
         )
       }
       // the section's own length as in virtual time (app/scenario/Simulated.ts): its duration, else the scenario's
@@ -64,7 +65,7 @@ export const realTimeDriver: Driver = {
       return yield* withTarget(i, traffic, (target) =>
         Effect.gen(function* () {
           const problems = realTimeProblems(spec, simulation.faults, target.admin !== undefined, scheduler)
-          if (problems.length > 0) return Either.left(new Refused(`clustersim: ${i.file}: ${problems.join("; ")}\n`))
+          if (problems.length > 0) return Either.left(new Refused({ line: `clustersim: ${i.file}: ${problems.join("; ")}\n` }))
           const recorder = yield* LatencyRecorder.make()
           const state = makeRunState(yield* nowMillis)
           // the load phases against the same target, beside the agents (as the load runner runs them)

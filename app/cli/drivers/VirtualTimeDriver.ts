@@ -10,8 +10,7 @@ import { LatencyRecorder } from "../../../src/loadgen/LatencyRecorder.js"
 import { makeRunState, runScenario } from "../../scenario/Run.js"
 import { simulationOf } from "../../scenario/Simulated.js"
 import type { StopSignal } from "../artifact.js"
-import type { Driver } from "./Driver.js"
-import { NON_TTY_PROGRESS_MS } from "./LoadOnlyDriver.js"
+import { type Driver, NON_TTY_PROGRESS_MS } from "./Driver.js"
 
 /** A Deferred's value once it is done. */
 const polled = <A, E>(d: Deferred.Deferred<A, E>): Effect.Effect<Option.Option<A>> =>
