@@ -14,8 +14,10 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { renderSummary } from "../../reports/summary.js"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
-import { defaultOutDir, type RunArtifact, writeArtifact } from "../../src/loadgen/Artifact.js"
+import { defaultOutDir, type RunArtifact, withScenarioInputs, writeArtifact } from "../../src/loadgen/Artifact.js"
 import { parseScenario } from "../scenario/load.js"
+import { parseSetOverrides } from "../scenario/SetOverrides.js"
+import type { Environment } from "../scenario/Substitution.js"
 import type { StopSignal } from "./artifact.js"
 import { outDirProblem, reasonOf } from "./outDir.js"
 import { writeReports } from "./reportFiles.js"
@@ -40,6 +42,10 @@ export interface RunCommandOptions {
   readonly workers?: number
   /** A real-time cluster deletes the nodes, leases and pods it owns at its end (or stop). */
   readonly cleanup?: boolean
+  /** `--set path=value` overrides of the scenario (../scenario/SetOverrides.ts), in order. */
+  readonly sets?: ReadonlyArray<string>
+  /** Values of the file's `${VAR}` references; default `process.env`. */
+  readonly env?: Environment
 }
 
 export interface RunCommandResult {
@@ -61,7 +67,12 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       err(`clustersim: cannot read ${o.file}: ${(e as Error).message}\n`)
       return { exitCode: ExitCode.InvalidInput }
     }
-    const loaded = parseScenario(text, o.file)
+    const sets = parseSetOverrides(o.sets ?? [])
+    if (Either.isLeft(sets)) {
+      err(`clustersim: ${sets.left}\n`)
+      return { exitCode: ExitCode.InvalidInput }
+    }
+    const loaded = parseScenario(text, o.file, undefined, { sets: sets.right, ...(o.env ? { env: o.env } : {}) })
     if (Either.isLeft(loaded)) {
       err(loaded.left.message + "\n")
       return { exitCode: ExitCode.InvalidInput }
@@ -80,7 +91,8 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     }
 
     /** Writes the artifact and prints the summary; the summary is printed even when the artifact cannot be written (then exit 1). */
-    const finish = (artifact: RunArtifact): RunCommandResult => {
+    const finish = (assembled: RunArtifact): RunCommandResult => {
+      const artifact = withScenarioInputs(assembled, loaded.right)
       let path: string | undefined
       let writeError: string | undefined
       try {
@@ -100,7 +112,19 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     }
 
     const driver = driverFor(scenario, o.target)
-    const input = { file: o.file, scenario, seed, target: o.target, interrupt, err, tty, cleanup: o.cleanup ?? false, ...(o.workers !== undefined ? { workers: o.workers } : {}) }
+    const input = {
+      file: o.file,
+      scenario,
+      seed,
+      target: o.target,
+      interrupt,
+      err,
+      tty,
+      cleanup: o.cleanup ?? false,
+      // generator workers load the file as this process did: the same overrides, the variables it refers to
+      workerInputs: { sets: loaded.right.sets, env: usedVariables(loaded.right.variables, o.env ?? process.env) },
+      ...(o.workers !== undefined ? { workers: o.workers } : {})
+    }
     const exit = yield* Effect.exit(driver.run(input))
     if (Exit.isFailure(exit)) {
       err(`clustersim: run error: ${causeText(exit.cause)}\n`)
@@ -112,3 +136,7 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     }
     return finish(yield* artifactOf({ scenario, file: o.file, text, seed, startedAt }, exit.value.right))
   })
+
+/** The values of the variables a scenario refers to, for its workers (those unset are left out: their default applies). */
+const usedVariables = (names: ReadonlyArray<string>, env: Environment): Record<string, string> =>
+  Object.fromEntries(names.flatMap((n) => (env[n] === undefined ? [] : [[n, env[n]!]])))

@@ -35,6 +35,8 @@ export interface DriverInput {
   readonly tty: boolean
   /** `--workers`, when given. */
   readonly workers?: number
+  /** What generator workers need to load the scenario as this process did (`--set` overrides, `${VAR}` values). */
+  readonly workerInputs?: { readonly sets?: ReadonlyArray<string>; readonly env?: Readonly<Record<string, string>> }
   /** `--cleanup`: a real-time cluster deletes what it owns at its end. */
   readonly cleanup: boolean
 }

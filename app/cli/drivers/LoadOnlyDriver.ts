@@ -83,7 +83,7 @@ export const loadOnlyDriver: Driver = {
         const client = i.target._tag === "url" ? i.target.options : { baseUrl: target.identity.url ?? "" }
         // workers load while the coordinator runs the setup; their phases start together with its own
         const workers =
-          workerCount > 1 ? yield* startWorkers({ count: workerCount, file: i.file, seed, runTag, client, originMs: state.startedAtMs }) : undefined
+          workerCount > 1 ? yield* startWorkers({ count: workerCount, file: i.file, ...i.workerInputs, seed, runTag, client, originMs: state.startedAtMs }) : undefined
         yield* Effect.forkScoped(progressReporter(state, i.tty, i.err))
         const options = { seed, admin: target.admin, state, runTag, ...(target.credentials ? { credentials: target.credentials } : {}) }
         const phases = workers
