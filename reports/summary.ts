@@ -64,7 +64,7 @@ const groupText = (g: Readonly<Record<string, string | undefined>>): string => {
   return parts.length === 0 ? "" : ` [${parts.join(",")}]`
 }
 
-/** The parts of a simulated-cluster result the summary shows (`ClusterResultBody`, read from the artifact). */
+/** The parts of a simulated-cluster result the summary shows (`ClusterResult`, read from the artifact). */
 interface ClusterView {
   readonly nodes: number
   readonly pods: number

@@ -6,7 +6,7 @@
  */
 import { Args, CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
-import { Console, Effect, Either, HashMap, Layer, Option } from "effect"
+import { Console, Context, Effect, Either, HashMap, Layer, Option } from "effect"
 import { defaultFeatureGates, parseFeatureGatesFlag } from "../../src/api/FeatureGates.js"
 import { fileURLToPath } from "node:url"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
@@ -24,7 +24,7 @@ import { builtIns, cliConfig, commandProblem, FlagError, flagProblem, type FlagS
 import { commandHelpOf, defaultsTo, type Example, renderCommandHelp, renderRootHelp, type Style, summaryOf } from "./Help.js"
 import { reportRuns } from "./report.js"
 import type { StopSignal } from "./artifact.js"
-import { runCommand, type RunCommandOptions } from "./run.js"
+import { runCommand, type RunCommandOptions, type RunCommandResult } from "./run.js"
 import { describePlan, livePlan, runLiveCluster } from "./serveCluster.js"
 import { openAccessWarning, resolveServeSecurity } from "./serveSecurity.js"
 import { layerStderrLogger } from "./StderrLogger.js"
@@ -264,6 +264,12 @@ const stopSignal = Effect.async<StopSignal>((resume) => {
   })
 })
 
+/**
+ * Where `run` and `start` hand the options their flags made: the run pipeline (`runCommand`). A test provides its
+ * own to see what the real parser made of a command line (test/cli/runFlags.test.ts).
+ */
+export class RunEntry extends Context.Tag("clustersim/cli/RunEntry")<RunEntry, (options: RunCommandOptions) => Effect.Effect<RunCommandResult>>() {}
+
 /** `ambient: false` (`start`): the embedded server unless a flag names another target. */
 const runScenarioFile = (file: string, o: RunFlags, ambient = true) =>
   Effect.gen(function* () {
@@ -282,7 +288,7 @@ const runScenarioFile = (file: string, o: RunFlags, ambient = true) =>
       sets: Option.getOrElse(o.set, () => [])
     }
     if (options.workers !== undefined && options.workers < 1) return yield* usageError(`--workers: must be at least 1, got ${options.workers}`)
-    const result = yield* runCommand(options)
+    const result = yield* (yield* RunEntry)(options)
     yield* exitWith(result.exitCode)
   })
 
@@ -567,30 +573,31 @@ const commandFlags: Record<string, FlagSpec> = {
   schema: { values: [], switches: [] }
 }
 
-/** Runs the command line on `args` (without node and the script); resolves to the exit code. */
-export const main = (args: ReadonlyArray<string>): Promise<number> => {
-  exitCode = ExitCode.Pass
-  const [first, ...rest] = args
-  if (first === undefined || first === "--help" || first === "-h") return printHelp(undefined)
-  if (first === "help") {
-    const topic = rest[0]
-    if (topic === undefined) return printHelp(undefined)
-    if (topic === "scheduler") return Effect.runPromise(schedulerCommand(["--help"]))
-    if (isSubcommand(topic)) return printHelp(topic)
-    if (topic === "help" || topic === "--help" || topic === "-h") return printHelp(undefined)
-    return usageProblem(`: ${commandProblem(topic, commandNames)}`, "clustersim help")
-  }
-  if (first === "scheduler") return Effect.runPromise(schedulerCommand(rest))
-  if (first.startsWith("-")) {
-    const name = first.split("=")[0]!
-    if (![...builtIns.values, ...builtIns.switches].includes(name)) return usageProblem(`: unknown flag "${name}"`, "clustersim help")
-  } else if (!isSubcommand(first)) return usageProblem(`: ${commandProblem(first, commandNames)}`, "clustersim help")
-  const spec = isSubcommand(first) ? commandFlags[first] : undefined
-  const problem = spec ? flagProblem(first, rest, spec) : undefined
-  if (problem !== undefined) return usageProblem(` ${problem}`, `clustersim ${first} --help`)
-  if (isSubcommand(first) && asksForHelp(rest)) return printHelp(first)
-  return Effect.runPromise(
-    cli(["node", "clustersim", ...args]).pipe(
+/** The command line on `args` (without node and the script), `run` and `start` handing their options to `RunEntry`; the exit code. */
+export const commandLine = (args: ReadonlyArray<string>): Effect.Effect<number, unknown, RunEntry> =>
+  Effect.suspend(() => {
+    exitCode = ExitCode.Pass
+    const [first, ...rest] = args
+    const done = (code: Promise<number>) => Effect.promise(() => code)
+    if (first === undefined || first === "--help" || first === "-h") return done(printHelp(undefined))
+    if (first === "help") {
+      const topic = rest[0]
+      if (topic === undefined) return done(printHelp(undefined))
+      if (topic === "scheduler") return schedulerCommand(["--help"])
+      if (isSubcommand(topic)) return done(printHelp(topic))
+      if (topic === "help" || topic === "--help" || topic === "-h") return done(printHelp(undefined))
+      return done(usageProblem(`: ${commandProblem(topic, commandNames)}`, "clustersim help"))
+    }
+    if (first === "scheduler") return schedulerCommand(rest)
+    if (first.startsWith("-")) {
+      const name = first.split("=")[0]!
+      if (![...builtIns.values, ...builtIns.switches].includes(name)) return done(usageProblem(`: unknown flag "${name}"`, "clustersim help"))
+    } else if (!isSubcommand(first)) return done(usageProblem(`: ${commandProblem(first, commandNames)}`, "clustersim help"))
+    const spec = isSubcommand(first) ? commandFlags[first] : undefined
+    const problem = spec ? flagProblem(first, rest, spec) : undefined
+    if (problem !== undefined) return done(usageProblem(` ${problem}`, `clustersim ${first} --help`))
+    if (isSubcommand(first) && asksForHelp(rest)) return done(printHelp(first))
+    return cli(["node", "clustersim", ...args]).pipe(
       Effect.provide(Layer.merge(NodeContext.layer, CliConfig.layer(cliConfig))),
       Effect.as(undefined as number | undefined),
       Effect.catchAll((e) =>
@@ -601,5 +608,7 @@ export const main = (args: ReadonlyArray<string>): Promise<number> => {
       ),
       Effect.map((code) => code ?? exitCode)
     )
-  )
-}
+  })
+
+/** Runs the command line on `args` (without node and the script); resolves to the exit code. */
+export const main = (args: ReadonlyArray<string>): Promise<number> => Effect.runPromise(Effect.provideService(commandLine(args), RunEntry, runCommand))

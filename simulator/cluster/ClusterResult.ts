@@ -14,7 +14,8 @@ import type { AppliedFault } from "./Faults.js"
 import type { LevelMetrics } from "../apiserver/apf/PriorityAndFairness.js"
 import type { ServiceTimeParameters } from "../apiserver/ServiceTime.js"
 
-export interface ClusterResultBody {
+/** A type, not an interface: it is a JSON document, assignable where the artifact keeps any record (`RunArtifact.cluster`). */
+export type ClusterResult = {
   readonly apiVersion: "clustersim/v1"
   readonly kind: "ClusterResult"
   readonly seed: number
@@ -48,6 +49,9 @@ export interface ClusterResultBody {
   readonly wall: { readonly ms: number; readonly virtualPerReal: number }
 }
 
+/** The former name of `ClusterResult`. */
+export type ClusterResultBody = ClusterResult
+
 /** What a run collected, for its result. */
 export interface ClusterRunRecord {
   readonly seed: number
@@ -77,7 +81,7 @@ export const clusterResult = (
   kernel: { readonly timersFired: number; readonly tasksRun: number },
   reachedMs: number,
   wallMs: number
-): ClusterResultBody => {
+): ClusterResult => {
   const { seed, durationMs, nodes, metrics, observer, lifecycleLog, evictions, applied, imagePulls } = r
   const seededPods = r.pods
   // a stopped run reports the virtual time it reached; rates are per second of that

@@ -3,7 +3,7 @@
  * honours; the others are accepted with a warning), `--write-config-to`
  * writes the effective configuration and exits 0, bad flags or configuration print `Error: <message>` and exit 1
  * (upstream cobra's `RunE` error path). Running the scheduler for real needs an API server: it runs inside the
- * cluster simulator (`runSchedulerScenario`, or the cluster runner), so a plain invocation only validates.
+ * cluster simulator (a scenario's `scheduler:` section, app/scenario/Simulated.ts), so a plain invocation only validates.
  */
 import { Effect, Either } from "effect"
 import { readFile, writeFile } from "node:fs/promises"

@@ -1,20 +1,17 @@
 /**
  * Scenario-level runs of the scheduler in virtual time: nodes, scheduler replicas under leader election, pod
  * batches created at a rate, and an optional leader kill with the failover measured as
- * leader lost → new leader → first bind. The scenario runner calls `runSchedulerScenario` with the `scheduler:`
- * section of a scenario file (docs/scheduler.md); the bench calls it with a large cluster.
+ * leader lost → new leader → first bind. A scenario's `scheduler:` section runs it as a section of its one
+ * simulation (app/scenario/Simulated.ts; docs/scheduler.md), or beside a real-time cluster (`RealTimeCluster.ts`).
  */
-import { Clock, Duration, Effect, Fiber, Layer, Schema } from "effect"
-import { ApiServer } from "../apiserver/ApiServer.js"
+import { Clock, Duration, Effect, Fiber, Schema } from "effect"
 import { Events, Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import type { KObject } from "../../src/api/Object.js"
 import { make as makeRecorder, reportingInstanceOf, type RecorderStats } from "../events/EventRecorder.js"
 import { runEventTtl } from "../events/EventTtl.js"
-import * as Simulation from "../kernel/Simulation.js"
 import * as LeaderElector from "../leaderelection/LeaderElector.js"
 import { makeSchedulerCore, runInformers, runSchedulingLoop, type SchedulerCore, type SchedulerStats } from "./Scheduler.js"
-import * as InProcessClient from "../apiserver/InProcessClient.js"
 import { DurationMs, QuantityString } from "../../src/api/go/Schemas.js"
 
 /** Largest counts a `scheduler:` section may ask for (docs/scenarios.md "Bounds"): beyond them a run exhausts memory. */
@@ -83,14 +80,6 @@ export const SchedulerSection = Schema.Struct({
   events: Schema.optionalWith(Schema.Boolean, { default: () => true })
 }).annotations({ identifier: "SchedulerSection" })
 export type SchedulerSection = typeof SchedulerSection.Type
-
-/** `runSchedulerScenario`'s input: the section plus the seed of its own simulation. */
-export const SchedulerScenario = Schema.Struct({
-  seed: Schema.optionalWith(Schema.Int, { default: () => 1 }),
-  ...SchedulerSection.fields
-})
-export type SchedulerScenario = typeof SchedulerScenario.Type
-export type SchedulerScenarioInput = typeof SchedulerScenario.Encoded
 
 export interface FailoverResult {
   readonly killedAtMs: number
@@ -282,15 +271,3 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
       return result
     })
   )
-
-/** Runs the scenario in a fresh simulation (virtual time) and returns its JSON-serialisable result. */
-export const runSchedulerScenario = (input: SchedulerScenarioInput): SchedulerScenarioResult => {
-  const scenario = Schema.decodeUnknownSync(SchedulerScenario)(input)
-  const sim = Simulation.make({ seed: scenario.seed })
-  const layer = InProcessClient.layer.pipe(Layer.provide(ApiServer.layer({ seed: scenario.seed })))
-  const exit = sim.run(Effect.provide(schedulerScenarioEffect(scenario), layer))
-  sim.interruptAll()
-  if (!exit) throw new Error("scheduler scenario did not finish")
-  if (exit._tag === "Failure") throw new Error(`scheduler scenario failed: ${String(exit.cause)}`)
-  return exit.value
-}

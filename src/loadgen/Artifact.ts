@@ -164,7 +164,7 @@ export interface RunArtifact {
   readonly relists: number
   readonly thresholds: ReadonlyArray<ThresholdResult>
   readonly health?: HealthReport
-  /** Result of `runSimulatedCluster` for scenarios with a `cluster` section. */
+  /** The cluster result (`ClusterResult` in simulator/cluster/ClusterResult.ts) of a scenario with a `cluster` section. */
   readonly cluster?: Readonly<Record<string, unknown>>
   /** Results of the `scheduler:` / `eviction:` sections. */
   readonly sections?: Readonly<Record<string, unknown>>

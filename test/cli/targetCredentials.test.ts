@@ -4,8 +4,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { parseRunFlags } from "../../app/cli/run.js"
 import { resolveTarget } from "../../app/cli/target.js"
+import { runOptionsOf } from "../support/runFlags.js"
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "clustersim-target-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -26,7 +26,8 @@ describe("--target URL credential flags", () => {
         options: { baseUrl: "https://h:6443", token: "t", tls: { ca: "CA PEM", cert: "CERT PEM", key: "KEY PEM" } }
       })
       expect(yield* resolveTarget({ target: "http://127.0.0.1:1", token: "t" })).toEqual({ _tag: "url", options: { baseUrl: "http://127.0.0.1:1", token: "t" } })
-      const parsed = yield* parseRunFlags(["s.yaml", "--target", "https://h:1", "--token", "x", "--insecure-skip-tls-verify"])
+      // through the command line's real parser
+      const parsed = yield* runOptionsOf(["s.yaml", "--target", "https://h:1", "--token", "x", "--insecure-skip-tls-verify"])
       expect(parsed.target).toEqual({ _tag: "url", options: { baseUrl: "https://h:1", token: "x", tls: { insecureSkipVerify: true } } })
     }))
 
