@@ -7,6 +7,7 @@
  */
 import { Effect, Exit } from "effect"
 import { dirname } from "node:path"
+import { progressLine } from "../../reports/progress.js"
 import { clusterFigures } from "../../simulator/cluster/ClusterFigures.js"
 import { podStartupSeries } from "../../simulator/cluster/PodStartupSli.js"
 import { DefaultSchedulerDurationMs } from "../../simulator/scheduler/SchedulerScenario.js"
@@ -107,7 +108,16 @@ export const runRealTimeScenario = (i: RealTimeRunInput): Effect.Effect<{ readon
           admin: target.admin,
           ...(scheduler ? { scheduler } : {}),
           stop: Effect.map(i.interrupt, (signal) => void (stoppedBy = signal)),
-          onProgress: (p) => err(`[real ${(p.elapsedMs / 1000).toFixed(0)}s] ${p.registered} nodes registered, ${p.leaseWrites} lease writes, ${p.errors} failed requests\n`)
+          onProgress: (p) =>
+            err(
+              progressLine({
+                doneMs: p.elapsedMs,
+                totalMs: simulation.durationMs,
+                wallMs: p.elapsedMs,
+                clock: "real",
+                detail: `${p.registered} nodes registered · ${p.leaseWrites} lease writes · ${p.errors} failed requests`
+              }) + "\n"
+            )
         })
       )
       yield* recorder.flush

@@ -13,7 +13,8 @@ import { parseArgs } from "node:util"
 import { clusterFigures } from "../../simulator/cluster/ClusterFigures.js"
 import { runSimulation } from "../../simulator/cluster/ClusterRun.js"
 import { podStartupSeries } from "../../simulator/nodeagent/images/ImagePulls.js"
-import { renderSummary } from "../../reports/summary.js"
+import { progressLine } from "../../reports/progress.js"
+import { renderOutputFiles, renderSummary } from "../../reports/summary.js"
 import { assembleArtifact, type Collected, type StopSignal } from "./artifact.js"
 import { outDirProblem, reasonOf } from "./outDir.js"
 import { writeReports } from "./reportFiles.js"
@@ -28,7 +29,7 @@ import { LatencyRecorder, nowMillis } from "../../src/loadgen/LatencyRecorder.js
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import { defaultOutDir, type RunArtifact, writeArtifact } from "../../src/loadgen/Artifact.js"
 import { parseScenario } from "../scenario/load.js"
-import { checkTargetSupports, makeRunState, runScenario, runTagOf, type RunState } from "../scenario/Run.js"
+import { checkTargetSupports, makeRunState, ms, runScenario, runTagOf, type RunState } from "../scenario/Run.js"
 import type { Scenario } from "../scenario/Scenario.js"
 import { isSimulated, simulationOf } from "../scenario/Simulated.js"
 
@@ -61,8 +62,8 @@ export interface RunCommandResult {
 /** Without a terminal, a progress line at least this often. */
 const NON_TTY_PROGRESS_MS = 5_000
 
-/** The live progress line: `\r`-rewritten on a TTY at ~2/s, otherwise a line per phase and every 5 s. */
-const progressReporter = (state: RunState, tty: boolean, write: (s: string) => void) =>
+/** The live progress line (reports/progress.ts): `\r`-rewritten on a TTY at ~2/s, otherwise a line per phase and every 5 s. */
+const progressReporter = (state: RunState, totalMs: number, tty: boolean, write: (s: string) => void) =>
   Effect.gen(function* () {
     let lastOps = 0
     let lastAt = yield* nowMillis
@@ -73,17 +74,19 @@ const progressReporter = (state: RunState, tty: boolean, write: (s: string) => v
       yield* Effect.sleep(Duration.millis(500))
       const p = state.progress
       const now = yield* nowMillis
-      const rate = ((p.ops - lastOps) * 1000) / Math.max(1, now - lastAt)
-      lastOps = p.ops
-      lastAt = now
-      const elapsed = ((now - state.startedAtMs) / 1000).toFixed(1)
-      if (tty) write(`\r\x1b[2K${p.phase}  ${elapsed}s  ${rate.toFixed(0)} ops/s  ${p.errors} errors`)
-      else if (p.phase !== lastPhase || now - lastLineAt >= NON_TTY_PROGRESS_MS) {
-        // a log (CI, a pipe) gets a line per phase and one every few seconds: phase, rate, errors
-        write(`[${elapsed}s] phase ${p.phase}: ${(((p.ops - lastLineOps) * 1000) / Math.max(1, now - lastLineAt)).toFixed(0)} ops/s, ${p.ops} ops, ${p.errors} errors so far\n`)
+      const elapsedMs = now - state.startedAtMs
+      if (tty) {
+        const rate = ((p.ops - lastOps) * 1000) / Math.max(1, now - lastAt)
+        write(`\r\x1b[2K${progressLine({ doneMs: elapsedMs, totalMs, wallMs: elapsedMs, clock: "real", detail: `${p.phase} · ${rate.toFixed(0)} ops/s · ${p.errors} errors` })}`)
+      } else if (p.phase !== lastPhase || now - lastLineAt >= NON_TTY_PROGRESS_MS) {
+        // a log (CI, a pipe) gets a line per phase and one every few seconds: phase, rate since the last line, errors
+        const rate = ((p.ops - lastLineOps) * 1000) / Math.max(1, now - lastLineAt)
+        write(progressLine({ doneMs: elapsedMs, totalMs, wallMs: elapsedMs, clock: "real", detail: `phase ${p.phase} · ${rate.toFixed(0)} ops/s · ${p.ops} ops · ${p.errors} errors` }) + "\n")
         lastLineAt = now
         lastLineOps = p.ops
       }
+      lastOps = p.ops
+      lastAt = now
       lastPhase = p.phase
     }
   })
@@ -137,11 +140,11 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       } catch (e) {
         writeError = reasonOf(e, outDir)
       }
-      writeReports(outDir, artifact, o.junit, err, { besideRunJson: path !== undefined })
+      const written = writeReports(outDir, artifact, o.junit, err, { besideRunJson: path !== undefined })
       if (tty) err("\r\x1b[2K")
       out(renderSummary(artifact) + "\n")
+      out(renderOutputFiles({ ...written, ...(path !== undefined ? { runJson: path } : {}) }))
       if (path !== undefined) {
-        out(`artifact: ${path}\n`)
         return { exitCode: artifact.exitCode, artifactPath: path, artifact }
       }
       err(`clustersim: could not write ${join(outDir, "run.json")}: ${writeError}\n`)
@@ -177,7 +180,7 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
         // workers load while the coordinator runs the setup; their phases start together with its own
         const workers =
           workerCount > 1 ? yield* startWorkers({ count: workerCount, file: o.file, seed, runTag, client, originMs: state.startedAtMs }) : undefined
-        yield* Effect.forkScoped(progressReporter(state, tty, err))
+        yield* Effect.forkScoped(progressReporter(state, scenario.phases.reduce((n, p) => n + ms(p.duration, 0), 0), tty, err))
         const options = { seed, admin: target.admin, state, runTag, ...(target.credentials ? { credentials: target.credentials } : {}) }
         const phases = workers
           ? Effect.zipRight(
@@ -275,6 +278,7 @@ const runSimulatedScenario = (
       const tty = o.tty ?? process.stderr.isTTY === true
       let stoppedBy: StopSignal | undefined
       yield* Effect.forkScoped(Effect.flatMap(interrupt, (signal) => Effect.sync(() => void (stoppedBy = signal))))
+      const simulation = simulationOf(scenario, seed, dirname(o.file))
       let captured: { recorder: LatencyRecorder["Type"]; state: RunState } | undefined
       let lastProgressLineMs = 0
       let workloadError: string | undefined
@@ -286,19 +290,20 @@ const runSimulatedScenario = (
       }).pipe(Effect.catchAllCause((c) => Effect.sync(() => void (workloadError = causeText(c)))))
       const exit = yield* Effect.exit(
         runSimulation({
-          ...simulationOf(scenario, seed, dirname(o.file)),
+          ...simulation,
           workload,
           stopRequested: Effect.sync(() => stoppedBy !== undefined),
           // a log gets a line every few seconds of wall time even when a virtual minute takes longer
           progressEveryWallMs: tty ? 500 : NON_TTY_PROGRESS_MS,
           onProgress: (p) => {
             const ph = captured?.state.progress
-            const ratio = p.wallMs > 0 ? `${(p.virtualMs / p.wallMs).toFixed(1)}× real time` : ""
-            const line = `virtual ${(p.virtualMs / 1000).toFixed(0)}s  wall ${(p.wallMs / 1000).toFixed(1)}s  ${ratio}  ${ph ? `${ph.phase}  ${ph.ops} ops  ${ph.errors} errors` : ""}`
+            const pace = p.wallMs > 0 ? `${(p.virtualMs / p.wallMs).toFixed(1)}× real time` : ""
+            const detail = [pace, ph ? `${ph.phase} ${ph.ops} ops ${ph.errors} errors` : ""].filter((x) => x !== "").join(" · ")
+            const line = progressLine({ doneMs: p.virtualMs, totalMs: simulation.durationMs, wallMs: p.wallMs, clock: "virtual", detail })
             if (tty) err(`\r\x1b[2K${line}`)
             else if (p.wallMs - lastProgressLineMs >= NON_TTY_PROGRESS_MS) {
               lastProgressLineMs = p.wallMs
-              err(`[${line.trim()}]\n`)
+              err(`${line}\n`)
             }
           }
         })

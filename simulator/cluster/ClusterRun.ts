@@ -22,6 +22,7 @@ import { resolveCluster, simulatedNodes, type ResolvedCluster } from "./ClusterS
 import { applyFaults } from "./Faults.js"
 import { seedPods } from "./SeedPods.js"
 import { NodeAgentMetrics, settingsOf } from "../nodeagent/AgentEnvironment.js"
+import { LeaseTimeline } from "../nodeagent/LeaseTimeline.js"
 import { NodeAgentShard } from "../nodeagent/NodeAgentShard.js"
 import type { SimulatedNode } from "../nodeagent/SimulatedNode.js"
 import type { Change } from "../apiserver/Store.js"
@@ -217,7 +218,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
   const { pauses, applied } = applyFaults(options.faults, nodes, startMillis, faultRandom, imagePulls)
 
   const model = new ServiceTimeModel(parameters(spec.serviceTime), uniformOf(random))
-  const metrics = new NodeAgentMetrics()
+  const metrics = new NodeAgentMetrics(new LeaseTimeline(startMillis, durationMs))
   const lifecycleEnabled = resolved?.lifecycle.enabled ?? false
   const observer = new ClusterObserver(startMillis, lifecycleEnabled)
   const lifecycleLog = makeLifecycleLog()

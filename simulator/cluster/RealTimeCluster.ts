@@ -34,6 +34,7 @@ import { EventRecorder } from "../events/EventRecorder.js"
 import * as TokenBucket from "../events/TokenBucket.js"
 import * as SeededRandom from "../kernel/SeededRandom.js"
 import { NodeAgentMetrics, settingsOf, type NodeAgentEnvironment } from "../nodeagent/AgentEnvironment.js"
+import { LeaseTimeline } from "../nodeagent/LeaseTimeline.js"
 import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
 import { NodeAgentShard } from "../nodeagent/NodeAgentShard.js"
 import * as LeaderElector from "../leaderelection/LeaderElector.js"
@@ -149,7 +150,7 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
       const nodes = simulatedNodes(spec, settings, random, startMillis)
       const names = new Set(nodes.map((n) => n.name))
       const { pauses, applied } = applyFaults(o.faults, nodes, startMillis, random.split("faults"), undefined)
-      const metrics = new NodeAgentMetrics()
+      const metrics = new NodeAgentMetrics(new LeaseTimeline(startMillis, o.durationMs))
       const requests = yield* FiberSet.make()
       const driver = spec.driver ?? {}
       const podStartup = new PodStartupSli(startMillis)
