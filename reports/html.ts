@@ -277,11 +277,18 @@ const clientScript = String.raw`
     opts.title = title; opts.width = width(el); opts.height = opts.height || 320;
     // a chart drawn with the latency chart's series has no legend of its own (data.legends, set by the page)
     var legend = legends[id] || "own";
-    var sharing = id === "latency" || legend === "latency";
+    var sharing = id === "latency" || legend === "latency" || legend === "partial";
     if (legend === "latency") opts.legend = { show: false };
     if (sharing) opts.hooks = withHooks(opts.hooks, syncHook);
     var u = new uPlot(opts, aligned, el);
     if (sharing) shared.push(u);
+    if (legend === "partial") {
+      // the rows of series the latency chart's legend already lists are left out (row 0 is the x value)
+      var inLatency = {};
+      (ts && ts.series || []).forEach(function (s) { inLatency[s.label] = true; });
+      var rows = el.querySelectorAll(".u-legend .u-series");
+      for (var j = 1; j < opts.series.length && j < rows.length; j++) if (inLatency[opts.series[j].label]) rows[j].style.display = "none";
+    }
     plots.push({ id: id, title: title, legend: legend, series: opts.series.slice(1).map(function (s) { return s.label; }), points: aligned.slice(1).map(function (col) { return col.filter(function (v) { return v != null; }).length; }) });
     return u;
   }
@@ -315,7 +322,8 @@ const clientScript = String.raw`
     sp.series.forEach(function (s) { s.y.forEach(function (v, i) { if (v != null && sp.x[i] > xmax) xmax = sp.x[i]; }); });
     xmax = Math.pow(10, Math.ceil(Math.log10(xmax) - 1e-9));
     var decades = []; for (var d = 1; d <= xmax; d *= 10) decades.push(d);
-    return plot(id, title + (legends[id] === "latency" ? " (series as in the latency chart's legend)" : ""), {
+    var note = legends[id] === "latency" ? " (series as in the latency chart's legend)" : legends[id] === "partial" ? " (series of the latency chart as in its legend)" : "";
+    return plot(id, title + note, {
       scales: { x: { time: false, distr: 3, range: [1, xmax] }, y: { distr: 3 } },
       axes: [{ label: "percentile (1/(1−p), log)", splits: function () { return decades; }, values: function (u, vs) { return vs.map(pct); } }, { label: "latency", values: function (u, vs) { return vs.map(fmtMs); } }],
       series: [{ label: "percentile", value: function (u, v) { return v == null ? "—" : pct(v); } }].concat(sp.series.map(function (s, i) {
@@ -430,9 +438,11 @@ export const renderRunHtml = (a: RunArtifact): string => {
   // one legend per chart, never the same series' legend twice: the throughput chart, and the spectrum when its series
   // are the latency chart's, use the latency chart's legend (its live values, and a click hides a series in all three)
   const latencyLabels = new Set(ts.series.map((s) => s.label))
-  const legends: Record<string, "own" | "latency"> = {
+  // ("partial": its legend lists only the series the latency chart has not)
+  const sharedInSpectrum = spectrumSeries.filter((s) => latencyLabels.has(s.label)).length
+  const legends: Record<string, "own" | "latency" | "partial"> = {
     ...(ts.series.length > 0 ? { throughput: "latency" } : {}),
-    ...(ts.series.length > 0 && spectrumSeries.every((s) => latencyLabels.has(s.label)) ? { spectrum: "latency" } : {})
+    ...(sharedInSpectrum > 0 ? { spectrum: sharedInSpectrum === spectrumSeries.length ? "latency" : "partial" } : {})
   }
   const chartDiv = (id: string) => `<div id="${id}" class="plot" data-legend="${legends[id] ?? "own"}"></div>`
   const target = a.target.url ? `${a.target.kind} ${a.target.url}` : a.target.kind

@@ -9,42 +9,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "@effect/vitest"
 import { runCommand } from "../../app/cli/run.js"
+import { smallCluster } from "../support/smallCluster.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-results-"))
 
-export const smallCluster = `apiVersion: clustersim/v1
-kind: Scenario
-metadata: { name: small-cluster }
-seed: 3
-duration: 1m
-cluster:
-  nodes: 4
-  podsPerNode: 3
-  shape: { cpu: "8", memory: 32Gi }
-  serviceTime: { readBaseMs: 1, writeBaseMs: 50, maxRequestsInflight: 4, maxMutatingRequestsInflight: 1 }
-  images:
-    registries:
-      - { host: registry.example, latency: 100ms, bandwidth: 1Mi, requiresAuth: true, tokenTtl: 1h }
-    images:
-      - { name: registry.example/pause:3.9, layers: [{ digest: "sha256:pause", size: 700Ki }], prePulled: true }
-      - { name: registry.example/api:1, layers: [{ digest: "sha256:api1", size: 10Mi }] }
-      - { name: registry.example/web:1, layers: [{ digest: "sha256:web1", size: 10Mi }] }
-    pods: [registry.example/pause:3.9, registry.example/api:1, registry.example/web:1]
-    credentialProvider: { matchImages: [registry.example], defaultCacheDuration: 30s, latency: 300ms, cacheKeyType: Registry }
-faults:
-  - { type: expire-registry-credentials, registry: registry.example, at: 5s }
-setup:
-  namespaces: [flood]
-  objects: [{ name: cms, resource: configmaps, namespace: flood, count: 5 }]
-phases:
-  - name: flood
-    duration: 10s
-    actions:
-      - { type: constant-arrival-rate, name: patches, rate: 100, maxInFlight: 10000, request: { verb: patch, objects: cms } }
-thresholds:
-  "lease_renew_latency": ["p(99) < 5s"]
-  "errors{metric:setup}": ["rate == 0"]
-`
 
 let stdout = ""
 let outDir = ""
@@ -110,12 +78,12 @@ describe("a small cluster run's report.html", () => {
     expect(cc.markers).toEqual([{ t: 5, label: "expire-registry-credentials", kind: "fault" }])
   })
 
-  it("one legend per chart: the throughput chart and a spectrum of the same series use the latency chart's", () => {
+  it("one legend per chart: the throughput chart uses the latency chart's, the spectrum lists only the series that has not", () => {
     const legends = Object.fromEntries(charts())
-    expect(legends).toEqual({ latency: "own", throughput: "latency", errors: "own", spectrum: "own", "lease-latency": "own", "lease-writes": "own", "ready-nodes": "own", timeline: "own" })
-    // the spectrum has the pod start-up series, which have no line over time: it keeps a legend of its own
+    expect(legends).toEqual({ latency: "own", throughput: "latency", errors: "own", spectrum: "partial", "lease-latency": "own", "lease-writes": "own", "ready-nodes": "own", timeline: "own" })
+    // the spectrum has the pod start-up series, which have no line over time: its legend lists those
     expect(data().spectrum.series.map((s: { label: string }) => s.label)).toContain("pod_startup start pods namespace with-image-pulls")
-    expect(data().legends).toEqual({ throughput: "latency" })
+    expect(data().legends).toEqual({ throughput: "latency", spectrum: "partial" })
   })
 
   it("gives every series its own colour-and-dash style", () => {
