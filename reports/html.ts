@@ -19,6 +19,10 @@ import { modelledNote, serverModelOf, serverModelSection } from "./serverModelHt
 import { formatMs, observedText, renderSummary, seriesLabel } from "./summary.js"
 import { leaseColumns, readyNodesOverTime, type ReadyTimeline } from "./clusterSeries.js"
 import { seriesStyle, type SeriesStyle } from "./palette.js"
+import { workloadTooManyRequests } from "./apfReading.js"
+import { pullEventReasons, pullOutcomes } from "./imagePullsText.js"
+import { clockText } from "./format.js"
+import type { ImagePullsResult } from "../simulator/nodeagent/images/ImagePulls.js"
 import type { LeaseTimelineResult } from "../simulator/nodeagent/LeaseTimeline.js"
 
 const require = createRequire(import.meta.url)
@@ -426,6 +430,24 @@ const thresholdList = (a: RunArtifact): string =>
         })
         .join("")}</ul>`
 
+/** A cluster's image pulls (`cluster.images`): each registry's answers by outcome, the pull events, the credential plugin. */
+const imagePullsSection = (a: RunArtifact): string => {
+  const images = (a.cluster as { images?: ImagePullsResult } | undefined)?.images
+  if (images === undefined) return ""
+  const registries = Object.entries(images.registries).sort(([x], [y]) => x.localeCompare(y))
+  const head = `<tr><th>registry</th>${pullOutcomes.map(([, label]) => `<th>${escapeHtml(label)}</th>`).join("")}</tr>`
+  const rows = registries.map(([host, c]) => `<tr data-registry="${escapeHtml(host)}"><td>${escapeHtml(host)}</td>${pullOutcomes.map(([k]) => `<td>${c[k] ?? 0}</td>`).join("")}</tr>`).join("")
+  const byReason = images.events.byReason as Record<string, number>
+  const events = pullEventReasons(byReason).map((r) => `${escapeHtml(r)} ${byReason[r]}`).join(", ")
+  const p = images.credentialPlugin
+  return (
+    `<section id="image-pulls"><h2>Image pulls</h2><p>${images.podsStarted} pods started, ${images.podsWithPulls} of them after pulling` +
+    `${images.lastFailureAt !== null ? `; last pull failure at ${clockText(images.lastFailureAt)}` : ""}.</p>` +
+    `<table id="registries">${head}${rows}</table>` +
+    `<p>Pull events: ${events || "none"}. Credential plugin: ${p.execs} execs, ${p.failures} failures, ${p.cacheHits} cache hits.</p></section>`
+  )
+}
+
 /** The report of one run. */
 export const renderRunHtml = (a: RunArtifact): string => {
   const ts = timeSeriesOf(a)
@@ -458,7 +480,8 @@ export const renderRunHtml = (a: RunArtifact): string => {
     clusterCharts?.ready ? chartDiv("ready-nodes") : "",
     timeline ? chartDiv("timeline") : "",
     seriesTable(a, model !== undefined),
-    model ? serverModelSection(model) : "",
+    imagePullsSection(a),
+    model ? serverModelSection(model, { workload429s: workloadTooManyRequests(a), outcome: a.outcome }) : "",
     thresholdList(a),
     `<h2>Summary</h2><pre>${escapeHtml(renderSummary(a))}</pre>`
   ].join("\n")

@@ -22,6 +22,12 @@ export const registryText = (counts: ImagePullsResult["registries"][string]): st
   return parts.length === 0 ? "no pulls" : parts.join(", ")
 }
 
+/** The pull events' reasons in the order a pod meets them, then any other. */
+export const pullEventReasons = (byReason: Readonly<Record<string, number>>): ReadonlyArray<string> => [
+  ...eventOrder.filter((r) => byReason[r] !== undefined),
+  ...Object.keys(byReason).filter((r) => !eventOrder.includes(r)).sort()
+]
+
 type ImagesView = Pick<ImagePullsResult, "podsStarted" | "podsWithPulls" | "events" | "lastFailureAt" | "registries" | "credentialPlugin">
 
 /** `image pulls: …`, a line per registry, the events and the credential plugin (indented under the cluster line). */
@@ -31,7 +37,7 @@ export const renderImagePulls = (images: ImagesView): ReadonlyArray<string> => {
   out.push(`  image pulls: ${plural(images.podsStarted, "pod")} started, ${images.podsWithPulls} of them after pulling${last}`)
   for (const [host, counts] of Object.entries(images.registries).sort(([a], [b]) => a.localeCompare(b))) out.push(`    ${host}: ${registryText(counts)}`)
   const byReason = images.events.byReason as Readonly<Record<string, number>>
-  const reasons = [...eventOrder.filter((r) => byReason[r] !== undefined), ...Object.keys(byReason).filter((r) => !eventOrder.includes(r)).sort()]
+  const reasons = pullEventReasons(byReason)
   if (reasons.length > 0) out.push(`    pull events: ${reasons.map((r) => `${r} ${byReason[r]}`).join(", ")}`)
   const plugin = images.credentialPlugin
   if (plugin.execs + plugin.failures + plugin.cacheHits > 0)

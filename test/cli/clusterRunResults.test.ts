@@ -86,6 +86,16 @@ describe("a small cluster run's report.html", () => {
     expect(data().legends).toEqual({ throughput: "latency", spectrum: "partial" })
   })
 
+  it("has the image pulls by registry and outcome, and the APF reading beside the priority levels", () => {
+    expect(html()).toContain(
+      `<tr data-registry="registry.example"><td>registry.example</td><td>8</td><td>4</td><td>0</td><td>0</td><td>0</td></tr></table><p>Pull events: Pulling 12, Pulled 12, Failed 4, BackOff 2. Credential plugin: 6 execs, 0 failures, 6 cache hits.</p>`
+    )
+    expect(html()).toContain(
+      `<tr data-level="global-default"><td>global-default</td><td>1</td><td>510</td><td>501</td><td>15s</td><td>every other user: the load, components without an identity of their own</td></tr>`
+    )
+    expect(html()).toMatch(/<p id="apf-reading">APF rejected 501 requests with 429 \(global-default 501\); clients retried each after Retry-After/)
+  })
+
   it("gives every series its own colour-and-dash style", () => {
     const styles = Object.values(data().styles as Record<string, { color: string; dash: ReadonlyArray<number> }>).map((s) => `${s.color} ${s.dash.join(",")}`)
     expect(styles.length).toBeGreaterThan(3)

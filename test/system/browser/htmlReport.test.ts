@@ -231,9 +231,12 @@ phases:
       ["apf", "on"]
     ])
     expect(modelled.levels).toEqual([
-      ["node-high", "8", "35244", "0", "1.14s"],
-      ["global-default", "4", "32180", "324151", "4.66s"]
+      ["node-high", "8", "35244", "0", "1.14s", "node agents' Node and Lease requests"],
+      ["global-default", "4", "32180", "324151", "4.66s", "every other user: the load, components without an identity of their own"]
     ])
+    expect(modelled.section).toContain(
+      "APF rejected 324151 requests with 429 (global-default 324151); clients retried each after Retry-After (1 s, up to 10 times): no node-agent request was given up, no load request failed; node leases (node-high) were never rejected; the run met its thresholds"
+    )
     expect(modelled.seriesHeading).toContain("modelled")
     const latencyTitles = modelled.titles.filter((t) => /^Latency/.test(t))
     expect(latencyTitles).toHaveLength(2)
