@@ -50,7 +50,7 @@ export const renderTokenRecovery = (actions: RunArtifact["actions"]): Array<stri
       const t = x.tokens!
       if (t.firstUnauthorizedMs === undefined) return `  ${x.phase}/${x.action}: no 401 (not affected)`
       const recovered = t.recoveredMs !== undefined ? `recovered after ${formatMs(t.recoveredMs)}` : "NOT RECOVERED"
-      return `  ${x.phase}/${x.action}: ${t.unauthorized}× 401, first after ${formatMs(t.firstUnauthorizedMs)}, ${recovered}, ${t.lost} requests lost`
+      return `  ${x.phase}/${x.action}: ${t.unauthorized}× 401, first after ${formatMs(t.firstUnauthorizedMs)}, ${recovered}, ${plural(t.lost, "request")} lost`
     })
   ]
 }
@@ -202,8 +202,11 @@ export const renderSections = (raw: Readonly<Record<string, unknown>>): Readonly
     )
     if (f)
       out.push(
-        `  failover: leader killed at ${clock(f.killedAtMs)}, new leader after ${f.leaderLostToNewLeaderMs === undefined ? "—" : formatMs(f.leaderLostToNewLeaderMs)}, ` +
-          `first bind ${f.newLeaderToFirstBindMs === undefined ? "—" : `+${formatMs(f.newLeaderToFirstBindMs)}`}`
+        `  failover: leader killed at ${clock(f.killedAtMs)}, ` +
+          (f.leaderLostToNewLeaderMs === undefined
+            ? "no new leader by the end"
+            : `new leader after ${formatMs(f.leaderLostToNewLeaderMs)}, ` +
+              (f.newLeaderToFirstBindMs === undefined ? "no bind by it" : f.newLeaderToFirstBindMs === 0 ? "its first bind at once" : `its first bind ${formatMs(f.newLeaderToFirstBindMs)} later`))
       )
   }
   if (s.eviction) {

@@ -188,7 +188,7 @@ describe("renderSections", () => {
       })
     ).toEqual([
       "scheduler: bound 10 of the 12 pods it created, 1 leader transition",
-      "  failover: leader killed at 1m00s, new leader after 16.6s, first bind +0",
+      "  failover: leader killed at 1m00s, new leader after 16.6s, its first bind at once",
       "eviction: 1 pod evicted",
       "  6m30s default/leaky (memory.available)"
     ])
@@ -206,7 +206,7 @@ describe("renderTokenRecovery", () => {
       ])
     ).toEqual([
       "expired tokens (times from the expiry):",
-      `  rotate/writer: 1× 401, first after ${formatMs(50)}, recovered after ${formatMs(150)}, 1 requests lost`,
+      `  rotate/writer: 1× 401, first after ${formatMs(50)}, recovered after ${formatMs(150)}, 1 request lost`,
       `  rotate/informers: 2× 401, first after ${formatMs(50)}, NOT RECOVERED, 0 requests lost`,
       "  rotate/watchers: no 401 (not affected)"
     ])
