@@ -12,7 +12,7 @@
 import { Effect, Either, Exit } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { renderSummary } from "../../reports/summary.js"
+import { renderOutputFiles, renderSummary } from "../../reports/summary.js"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import { defaultOutDir, type RunArtifact, withScenarioInputs, writeArtifact } from "../../src/loadgen/Artifact.js"
 import { parseScenario } from "../scenario/load.js"
@@ -100,11 +100,11 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       } catch (e) {
         writeError = reasonOf(e, outDir)
       }
-      writeReports(outDir, artifact, o.junit, err, { besideRunJson: path !== undefined })
+      const written = writeReports(outDir, artifact, o.junit, err, { besideRunJson: path !== undefined })
       if (tty) err("\r\x1b[2K")
       out(renderSummary(artifact) + "\n")
+      out(renderOutputFiles({ ...written, ...(path !== undefined ? { runJson: path } : {}) }))
       if (path !== undefined) {
-        out(`artifact: ${path}\n`)
         return { exitCode: artifact.exitCode, artifactPath: path, artifact }
       }
       err(`clustersim: could not write ${join(outDir, "run.json")}: ${writeError}\n`)

@@ -12,6 +12,7 @@ import { makeLifecycleLog, type LifecycleLog } from "../controllers/nodelifecycl
 import { runNodeLifecycleController } from "../controllers/nodelifecycle/NodeLifecycleController.js"
 import { EventRecorder } from "../events/EventRecorder.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
+import { LeaseTimeline } from "../nodeagent/LeaseTimeline.js"
 import { NodeAgentMetrics, settingsOf, type NodeAgentEnvironment } from "../nodeagent/AgentEnvironment.js"
 import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
 import { ImagePulls } from "../nodeagent/images/ImagePulls.js"
@@ -68,7 +69,7 @@ export const planCluster = (options: ClusterPlanOptions): ClusterPlan => {
     imagePulls,
     pauses,
     applied,
-    metrics: new NodeAgentMetrics(),
+    metrics: new NodeAgentMetrics(new LeaseTimeline(startMillis, options.durationMs)),
     observer: new ClusterObserver(startMillis, resolved?.lifecycle.enabled ?? false),
     lifecycleLog: makeLifecycleLog(),
     evictions: []

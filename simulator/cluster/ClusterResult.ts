@@ -8,6 +8,7 @@ import type { LifecycleLog } from "../controllers/nodelifecycle/LifecycleSetting
 import type { NodeAgentMetrics } from "../nodeagent/AgentEnvironment.js"
 import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
 import type { ImagePulls, ImagePullsResult } from "../nodeagent/images/ImagePulls.js"
+import type { LeaseTimelineResult } from "../nodeagent/LeaseTimeline.js"
 import type { SimulatedNode } from "../nodeagent/SimulatedNode.js"
 import type { ClusterObserver, PodDeletion, ReadyTransition, TaintChange } from "./ClusterObserver.js"
 import type { AppliedFault } from "./Faults.js"
@@ -28,6 +29,8 @@ export type ClusterResult = {
   readonly nodeStatus: { readonly checks: number; readonly patches: number; readonly perSecond: number }
   readonly podStatusWrites: number
   readonly leaseRenewLatency: Summary & { readonly hdr: string }
+  /** Lease writes, failures and renew latency per interval (the report's charts over time). */
+  readonly leaseTimeline?: LeaseTimelineResult
   readonly readyTimeline: Record<string, ReadonlyArray<ReadyTransition>>
   readonly taints: ReadonlyArray<TaintChange>
   readonly podDeletions: ReadonlyArray<PodDeletion>
@@ -111,6 +114,7 @@ export const clusterResult = (
     nodeStatus: { checks: metrics.statusChecks, patches: metrics.statusPatches, perSecond: seconds > 0 ? metrics.statusPatches / seconds : 0 },
     podStatusWrites: metrics.podStatusWrites,
     leaseRenewLatency: { ...summarize(metrics.leaseLatency), hdr: encodeHistogram(metrics.leaseLatency) },
+    ...(metrics.leaseTimeline !== undefined ? { leaseTimeline: metrics.leaseTimeline.result(reachedMs) } : {}),
     readyTimeline: timeline,
     taints: observer.taints,
     podDeletions: observer.podDeletions,

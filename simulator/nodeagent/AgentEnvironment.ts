@@ -9,6 +9,7 @@ import type { ServiceTimeModel } from "../apiserver/ServiceTime.js"
 import type { NodeAgentConfiguration } from "./config/NodeAgentConfiguration.js"
 import type { Interval, SimulatedNode } from "./SimulatedNode.js"
 import type { KObject } from "../../src/api/Object.js"
+import type { LeaseTimeline } from "./LeaseTimeline.js"
 import type { Effect } from "effect"
 import type * as TokenBucket from "../events/TokenBucket.js"
 
@@ -78,6 +79,9 @@ export class NodeAgentMetrics {
   /** Requests held back by the run's total QPS limit (real time only), and for how long in all (ms). */
   throttled = 0
   throttledMs = 0
+
+  /** `leaseTimeline`: also record lease writes per interval of the run (the report's charts over time). */
+  constructor(readonly leaseTimeline?: LeaseTimeline) {}
 }
 
 /**

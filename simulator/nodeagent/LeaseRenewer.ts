@@ -64,6 +64,7 @@ export class LeaseRenewer {
   private failed(a: AgentState, failedAt: number): void {
     const ctx = this.ctx
     ctx.env.metrics.leaseFailures++
+    ctx.env.metrics.leaseTimeline?.failure(failedAt)
     if (a.ensuring) {
       // backoffEnsureLease: sleep, doubling up to 7 s, and try again, forever
       const next = failedAt + a.backoffMs
@@ -173,6 +174,7 @@ export class LeaseRenewer {
     const metrics = this.ctx.env.metrics
     metrics.leaseWrites++
     recordMillis(metrics.leaseLatency, end - t)
+    metrics.leaseTimeline?.write(end, end - t)
     const next = Math.round(end + this.ctx.jittered(this.renewIntervalMs, leaseTiming.jitterFactor))
     this.ctx.at(a, next, Kind.Lease)
   }
@@ -180,6 +182,7 @@ export class LeaseRenewer {
   /** A rejected lease write (409 after someone else wrote it): read it again on the next try, as the lease client does. */
   private conflict(a: AgentState, at: number): void {
     this.ctx.env.metrics.leaseFailures++
+    this.ctx.env.metrics.leaseTimeline?.failure(at)
     a.leaseMeta = undefined
     this.ctx.at(a, Math.ceil(at) + leaseTiming.backoffStartMs, Kind.Lease)
   }

@@ -98,7 +98,12 @@ export interface FailoverResult {
 export interface SchedulerScenarioResult {
   readonly virtualMs: number
   readonly podsCreated: number
+  /** Successful binds (of any pod: the scheduler binds every pod without a node it sees). */
   readonly binds: number
+  /** The section's own pods bound, each once (at most `podsCreated`). */
+  readonly podsBound: number
+  /** Pods bound that the section did not create: a user's or the load phases' pods without a node. */
+  readonly otherPodsBound: number
   readonly firstBindMs: number | undefined
   readonly lastBindMs: number | undefined
   readonly leaders: ReadonlyArray<{ readonly identity: string; readonly atMs: number }>
@@ -163,7 +168,9 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
 
       const leaderElect = scenario.leaderElect ?? scenario.replicas > 1
       const leaders: Array<{ identity: string; atMs: number }> = []
-      const binds: Array<{ atMs: number; identity: string }> = []
+      const binds: Array<{ atMs: number; identity: string; pod: string }> = []
+      // the section's pods, to tell its binds from those of pods others created on the same server
+      const ownPods = new Set<string>()
       const recorders: Array<{ stats: Effect.Effect<RecorderStats> }> = []
       const instances: Array<{ identity: string; core: SchedulerCore; elector?: LeaderElector.LeaderElector; fiber: Fiber.RuntimeFiber<unknown, unknown> }> = []
 
@@ -177,7 +184,7 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
         const core = yield* makeSchedulerCore({
           percentageOfNodesToScore: scenario.percentageOfNodesToScore,
           ...(recorder ? { recorder } : {}),
-          onBound: (_p, _n, now) => binds.push({ atMs: now - start, identity })
+          onBound: (p, _n, now) => binds.push({ atMs: now - start, identity, pod: `${p.namespace}/${p.name}` })
         })
         yield* Effect.forkScoped(runInformers(core))
         if (!leaderElect) {
@@ -217,6 +224,7 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
                 const sentAt = yield* Clock.currentTimeMillis
                 const made = yield* Effect.either(client.create(Pods, makePod(`${b.namePrefix}-${i}`, b, live.podLabels ?? {}), { namespace: b.namespace }))
                 if (made._tag === "Right") live.onPodCreated?.(made.right.object, sentAt)
+                ownPods.add(`${b.namespace}/${b.namePrefix}-${i}`)
                 podsCreated++
               }
               if (tick > 0 && i < b.count) yield* Effect.sleep(Duration.millis(tick))
@@ -259,6 +267,8 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
         virtualMs: (yield* Clock.currentTimeMillis) - start,
         podsCreated,
         binds: binds.length,
+        podsBound: new Set(binds.filter((b) => ownPods.has(b.pod)).map((b) => b.pod)).size,
+        otherPodsBound: new Set(binds.filter((b) => !ownPods.has(b.pod)).map((b) => b.pod)).size,
         firstBindMs: binds[0]?.atMs,
         lastBindMs: binds[binds.length - 1]?.atMs,
         leaders,

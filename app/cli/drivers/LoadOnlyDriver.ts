@@ -2,20 +2,21 @@
  * The load runner: the scenario's setup and phases against the target, in this process or shared with generator
  * worker processes (k6 execution segments, ../GeneratorWorkers.ts), with a live progress line.
  */
+import { progressLine } from "../../../reports/progress.js"
 import { Cause, Duration, Effect, Either, Exit, Option } from "effect"
 import type { TrafficCounter } from "../../../src/client/HttpTransport.js"
 import { combineHealth, GeneratorHealth } from "../../../src/loadgen/GeneratorHealth.js"
 import { LatencyRecorder, nowMillis } from "../../../src/loadgen/LatencyRecorder.js"
 import { decodeSeries } from "../../../src/loadgen/WorkerMerge.js"
-import { makeRunState, runScenario, runTagOf, type RunState } from "../../scenario/Run.js"
+import { makeRunState, ms, runScenario, runTagOf, type RunState } from "../../scenario/Run.js"
 import type { StopSignal } from "../artifact.js"
 import { defaultWorkers, machineCores, mergeActions, startWorkers } from "../GeneratorWorkers.js"
 import { isLocalTarget, type TargetFlag } from "../target.js"
 import type { WorkerResult } from "../WorkerProtocol.js"
 import { type Driver, NON_TTY_PROGRESS_MS, Refused, withTarget } from "./Driver.js"
 
-/** The live progress line: `\r`-rewritten on a TTY at ~2/s, otherwise a line per phase and every 5 s. */
-const progressReporter = (state: RunState, tty: boolean, write: (s: string) => void) =>
+/** The live progress line (reports/progress.ts): `\r`-rewritten on a TTY at ~2/s, otherwise a line per phase and every 5 s. */
+const progressReporter = (state: RunState, totalMs: number, tty: boolean, write: (s: string) => void) =>
   Effect.gen(function* () {
     let lastOps = 0
     let lastAt = yield* nowMillis
@@ -26,17 +27,19 @@ const progressReporter = (state: RunState, tty: boolean, write: (s: string) => v
       yield* Effect.sleep(Duration.millis(500))
       const p = state.progress
       const now = yield* nowMillis
-      const rate = ((p.ops - lastOps) * 1000) / Math.max(1, now - lastAt)
-      lastOps = p.ops
-      lastAt = now
-      const elapsed = ((now - state.startedAtMs) / 1000).toFixed(1)
-      if (tty) write(`\r\x1b[2K${p.phase}  ${elapsed}s  ${rate.toFixed(0)} ops/s  ${p.errors} errors`)
-      else if (p.phase !== lastPhase || now - lastLineAt >= NON_TTY_PROGRESS_MS) {
-        // a log (CI, a pipe) gets a line per phase and one every few seconds: phase, rate, errors
-        write(`[${elapsed}s] phase ${p.phase}: ${(((p.ops - lastLineOps) * 1000) / Math.max(1, now - lastLineAt)).toFixed(0)} ops/s, ${p.ops} ops, ${p.errors} errors so far\n`)
+      const elapsedMs = now - state.startedAtMs
+      if (tty) {
+        const rate = ((p.ops - lastOps) * 1000) / Math.max(1, now - lastAt)
+        write(`\r\x1b[2K${progressLine({ doneMs: elapsedMs, totalMs, wallMs: elapsedMs, clock: "real", detail: `${p.phase} · ${rate.toFixed(0)} ops/s · ${p.errors} errors` })}`)
+      } else if (p.phase !== lastPhase || now - lastLineAt >= NON_TTY_PROGRESS_MS) {
+        // a log (CI, a pipe) gets a line per phase and one every few seconds: phase, rate since the last line, errors
+        const rate = ((p.ops - lastLineOps) * 1000) / Math.max(1, now - lastLineAt)
+        write(progressLine({ doneMs: elapsedMs, totalMs, wallMs: elapsedMs, clock: "real", detail: `phase ${p.phase} · ${rate.toFixed(0)} ops/s · ${p.ops} ops · ${p.errors} errors` }) + "\n")
         lastLineAt = now
         lastLineOps = p.ops
       }
+      lastOps = p.ops
+      lastAt = now
       lastPhase = p.phase
     }
   })
@@ -84,7 +87,7 @@ export const loadOnlyDriver: Driver = {
         // workers load while the coordinator runs the setup; their phases start together with its own
         const workers =
           workerCount > 1 ? yield* startWorkers({ count: workerCount, file: i.file, ...i.workerInputs, seed, runTag, client, originMs: state.startedAtMs }) : undefined
-        yield* Effect.forkScoped(progressReporter(state, i.tty, i.err))
+        yield* Effect.forkScoped(progressReporter(state, scenario.phases.reduce((n, p) => n + ms(p.duration, 0), 0), i.tty, i.err))
         const options = { seed, admin: target.admin, state, runTag, ...(target.credentials ? { credentials: target.credentials } : {}) }
         const phases = workers
           ? Effect.zipRight(

@@ -5,6 +5,7 @@
  * virtual time (./VirtualTimeDriver.ts). The `scheduler:` section runs beside the agents (its replicas electing a leader on the target);
  * the eviction section exists only in virtual time (one node's usage model, no agent to host it): refused here, by name.
  */
+import { progressLine } from "../../../reports/progress.js"
 import { Effect, Either, Exit, Fiber, Option } from "effect"
 import { dirname } from "node:path"
 import { DefaultSchedulerDurationMs } from "../../../simulator/scheduler/SchedulerScenario.js"
@@ -85,7 +86,16 @@ export const realTimeDriver: Driver = {
               admin: target.admin,
               ...(scheduler ? { scheduler } : {}),
               stop: Effect.asVoid(Fiber.join(signal)),
-              onProgress: (p) => err(`[real ${(p.elapsedMs / 1000).toFixed(0)}s] ${p.registered} nodes registered, ${p.leaseWrites} lease writes, ${p.errors} failed requests\n`)
+              onProgress: (p) =>
+                err(
+                  progressLine({
+                    doneMs: p.elapsedMs,
+                    totalMs: simulation.durationMs,
+                    wallMs: p.elapsedMs,
+                    clock: "real",
+                    detail: `${p.registered} nodes registered · ${p.leaseWrites} lease writes · ${p.errors} failed requests`
+                  }) + "\n"
+                )
             })
           )
           const base = { target: target.identity, clock: "real" as const, recorder, state }

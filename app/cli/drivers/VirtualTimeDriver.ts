@@ -3,6 +3,7 @@
  * virtual time runs them all with the load phases as its workload (app/scenario/Simulated.ts). It runs in slices, so
  * a signal stops it within a slice and the artifact covers the virtual time reached.
  */
+import { progressLine } from "../../../reports/progress.js"
 import { type Cause, Deferred, Effect, Either, Exit, Option } from "effect"
 import { dirname } from "node:path"
 import { runSimulation, startMillis } from "../../../simulator/cluster/ClusterRun.js"
@@ -33,20 +34,22 @@ export const virtualTimeDriver: Driver = {
           Effect.catchAllCause((c) => Deferred.succeed(workloadFailed, c)),
           Effect.asVoid
         )
+        const simulation = simulationOf(scenario, seed, dirname(i.file))
         let lastLineMs = 0
         const onProgress = (p: { readonly virtualMs: number; readonly wallMs: number }) => {
           const ph = state.progress
-          const ratio = p.wallMs > 0 ? `${(p.virtualMs / p.wallMs).toFixed(1)}× real time` : ""
-          const line = `virtual ${(p.virtualMs / 1000).toFixed(0)}s  wall ${(p.wallMs / 1000).toFixed(1)}s  ${ratio}  ${ph.phase}  ${ph.ops} ops  ${ph.errors} errors`
+          const pace = p.wallMs > 0 ? `${(p.virtualMs / p.wallMs).toFixed(1)}× real time` : ""
+          const detail = [pace, `${ph.phase} ${ph.ops} ops ${ph.errors} errors`].filter((x) => x !== "").join(" · ")
+          const line = progressLine({ doneMs: p.virtualMs, totalMs: simulation.durationMs, wallMs: p.wallMs, clock: "virtual", detail })
           if (tty) err(`\r\x1b[2K${line}`)
           else if (p.wallMs - lastLineMs >= NON_TTY_PROGRESS_MS) {
             lastLineMs = p.wallMs
-            err(`[${line.trim()}]\n`)
+            err(`${line}\n`)
           }
         }
         const exit = yield* Effect.exit(
           runSimulation({
-            ...simulationOf(scenario, seed, dirname(i.file)),
+            ...simulation,
             workload,
             stopRequested: Deferred.isDone(stop),
             // a log gets a line every few seconds of wall time even when a virtual minute takes longer
