@@ -16,6 +16,7 @@ import { podStartupSeries } from "../../simulator/nodeagent/images/ImagePulls.js
 import { renderSummary } from "../../reports/summary.js"
 import { assembleArtifact, type Collected, type StopSignal } from "./artifact.js"
 import { outDirProblem, reasonOf } from "./outDir.js"
+import { preflight } from "./preflight.js"
 import { writeReports } from "./reportFiles.js"
 import { isLocalTarget, resolveTarget, RunUsageError, Target, type TargetFlag, targetLayer } from "./target.js"
 import { runRealTimeScenario, runsInRealTime } from "./realtime.js"
@@ -126,6 +127,13 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     if (outProblem !== undefined) {
       err(`clustersim: ${o.outDir !== undefined ? "--out " : ""}${outDir}: cannot write run.json there: ${outProblem}\n`)
       return { exitCode: ExitCode.InvalidInput }
+    }
+
+    // a target that cannot serve the scenario (credentials) or does not answer ends the run now (./preflight.ts)
+    const refused = yield* preflight(scenario, o.target)
+    if (refused !== undefined) {
+      err(`clustersim: ${refused.exitCode === ExitCode.InvalidInput ? `${o.file}: ` : ""}${refused.message}\n`)
+      return { exitCode: refused.exitCode }
     }
 
     /** Writes the artifact and prints the summary; the summary is printed even when the artifact cannot be written (then exit 1). */

@@ -51,3 +51,22 @@ export const answeringServer = (answer: (req: http.IncomingMessage) => { readonl
     }),
     ({ server }) => Effect.sync(() => (server.closeAllConnections(), server.close()))
   )
+
+/**
+ * An HTTP server (for tests outside Effect) that answers `/version` as an API server does and drops the connection of
+ * every other request: a target that passes the probe, then stops answering. `close` stops it.
+ */
+export const versionOnlyServer = (): Promise<{ readonly url: string; readonly close: () => Promise<void> }> =>
+  new Promise((resolve) => {
+    const server = http.createServer((req, res) => {
+      if (req.url !== "/version") return void req.socket.destroy()
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify({ major: "1", minor: "26", gitVersion: "v1.26.0" }))
+    })
+    server.listen(0, "127.0.0.1", () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+        close: () => new Promise<void>((done) => (server.closeAllConnections(), server.close(() => done())))
+      })
+    )
+  })
