@@ -23,6 +23,7 @@ import { reportRuns } from "./report.js"
 import type { StopSignal } from "./artifact.js"
 import { runCommand, type RunCommandOptions } from "./run.js"
 import { openAccessWarning, resolveServeSecurity } from "./serveSecurity.js"
+import { type KubeconfigAuth, kubeconfigAuths, writeTokenKubeconfig } from "./serveTokenKubeconfig.js"
 import { layerStderrLogger } from "./StderrLogger.js"
 import { describeTarget, resolveTarget } from "./target.js"
 import { sideOptions, sidesOf, targetFlagNames, targetOptions, type TargetOptionValues, targetValuesOf } from "./targetFlags.js"
@@ -81,6 +82,12 @@ const serveOptions = {
     Options.withDescription("Serve HTTPS with a generated CA, serving certificate and admin client certificate; prints the kubeconfig path (docs/auth.md).")
   ),
   certDir: optionalText("cert-dir", "Where --tls writes its certificates and kubeconfig (default: a new temporary directory)."),
+  kubeconfigAuth: Options.choice("kubeconfig-auth", kubeconfigAuths).pipe(
+    Options.withDefault("client-certificate" as const),
+    Options.withDescription(
+      "With --tls: the written kubeconfig's user authenticates with the admin client certificate (client-certificate), or with service-account tokens from an exec plugin, plus a token file (token), for scenarios that expire tokens (docs/auth.md)."
+    )
+  ),
   tlsCertFile: optionalText("tls-cert-file", "Serving certificate (PEM) for HTTPS, with --tls-private-key-file."),
   tlsPrivateKeyFile: optionalText("tls-private-key-file", "Private key (PEM) of --tls-cert-file."),
   clientCaFile: optionalText("client-ca-file", "Client certificates signed by this CA authenticate: user = CN, groups = O."),
@@ -109,6 +116,7 @@ const serveHandler = (o: {
   addedLatency: string
   tls: boolean
   certDir: Option.Option<string>
+  kubeconfigAuth: KubeconfigAuth
   tlsCertFile: Option.Option<string>
   tlsPrivateKeyFile: Option.Option<string>
   clientCaFile: Option.Option<string>
@@ -136,6 +144,8 @@ const serveHandler = (o: {
       anonymousAuth: o.anonymousAuth,
       authorizationMode: o.authorizationMode
     })
+    if (o.kubeconfigAuth === "token" && security.pki === undefined)
+      return yield* usageError("--kubeconfig-auth token: the kubeconfig is the one --tls writes: add --tls")
     const warning = openAccessWarning(o.host, security)
     if (warning !== undefined) process.stderr.write(warning + "\n")
     const server = ApiServer.layer({
@@ -156,8 +166,16 @@ const serveHandler = (o: {
     return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, limits, addedLatencyMs, tls: security.tls }, (s) =>
       Effect.gen(function* () {
         yield* Console.log(`clustersim API server listening on ${s.url}`)
-        const kubeconfig = security.pki ? yield* Effect.orDie(writeKubeconfig(s.url, security.pki)) : undefined
-        if (kubeconfig !== undefined) yield* Console.log(`kubeconfig (admin client certificate): ${kubeconfig}`)
+        let kubeconfig: string | undefined
+        if (security.pki && o.kubeconfigAuth === "token") {
+          const written = yield* Effect.orDie(writeTokenKubeconfig(yield* ApiServer, s.url, security.pki))
+          kubeconfig = written.kubeconfig
+          yield* Console.log(`kubeconfig (service account ${written.serviceAccount}, tokens from an exec plugin): ${kubeconfig}`)
+          yield* Console.log(`token file (one token of ${written.serviceAccount}, valid 1 h): ${written.tokenFile}`)
+        } else if (security.pki) {
+          kubeconfig = yield* Effect.orDie(writeKubeconfig(s.url, security.pki))
+          yield* Console.log(`kubeconfig (admin client certificate): ${kubeconfig}`)
+        }
         if (o.demo) {
           yield* Console.log(yield* seedDemoCluster)
           yield* Console.log(kubeconfig !== undefined ? `Try: kubectl --kubeconfig ${kubeconfig} get pods -A` : `Try: kubectl --server ${s.url} get pods -A`)
@@ -393,6 +411,7 @@ const commandFlags: Record<string, FlagSpec> = {
       "--tls-cert-file",
       "--tls-private-key-file",
       "--client-ca-file",
+      "--kubeconfig-auth",
       "--token-auth-file",
       "--anonymous-auth",
       "--authorization-mode"
