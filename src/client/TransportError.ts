@@ -104,6 +104,8 @@ export const originOf = (url: string): string => {
 /** A request to `url` that failed without an answer: `e` is what undici or Node threw. */
 export const transportFailure = (url: string, e: unknown): TransportError => {
   const { code, message } = codeOf(e)
+  // a URL that does not parse never left the client: platform's reason InvalidUrl, the text as given
+  if (code === "ERR_INVALID_URL") return new TransportError({ reason: "InvalidUrl", url, description: "invalid URL", errorCode: code, cause: e })
   return new TransportError({ reason: "Transport", url: originOf(url), description: describe(code, message), ...(code !== undefined ? { errorCode: code } : {}), cause: e })
 }
 

@@ -21,6 +21,13 @@ describe("probeTarget", () => {
       expect(error.message).toBe(`connection refused: ${url}`)
     }))
 
+  it.live("a URL that does not parse: InvalidUrl, nothing sent", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(probeTarget({ baseUrl: "http://127.0.0.1:99999" }))
+      expect(error).toMatchObject({ _tag: "TransportError", reason: "InvalidUrl" })
+      expect(error.message).toBe("invalid URL: http://127.0.0.1:99999")
+    }))
+
   it.scopedLive("a listener that drops the connection, and TLS spoken to a plain listener: the transport's errors", () =>
     Effect.gen(function* () {
       const dropping = yield* droppingServer((socket) => socket.destroy())

@@ -25,6 +25,10 @@ describe("TransportError", () => {
     expect(transportFailure("https://10.0.0.1:6443", systemError("self-signed certificate in certificate chain", "SELF_SIGNED_CERT_IN_CHAIN")).message).toBe(
       "TLS: self-signed certificate in certificate chain (SELF_SIGNED_CERT_IN_CHAIN): https://10.0.0.1:6443"
     )
+    // a URL that does not parse never left the client: reason InvalidUrl, the text as given
+    const invalid = transportFailure("http://127.0.0.1:99999/version", Object.assign(new TypeError("Invalid URL"), { code: "ERR_INVALID_URL" }))
+    expect(invalid).toMatchObject({ reason: "InvalidUrl", errorCode: "ERR_INVALID_URL" })
+    expect(invalid.message).toBe("invalid URL: http://127.0.0.1:99999/version")
     // Node's happy-eyeballs connect throws an AggregateError of each address tried: the first one's code
     const both = new AggregateError([systemError("connect ECONNREFUSED ::1:7999", "ECONNREFUSED"), systemError("connect ECONNREFUSED 127.0.0.1:7999", "ECONNREFUSED")], "")
     expect(transportFailure("http://localhost:7999", both)).toMatchObject({ _tag: "TransportError", reason: "Transport", errorCode: "ECONNREFUSED", description: "connection refused" })
