@@ -15,6 +15,7 @@ import { formatRatioInterval, keyLabel } from "../src/compare/Compare.js"
 import { keyString } from "../src/loadgen/LatencyRecorder.js"
 import type { RunArtifact } from "../src/loadgen/Artifact.js"
 import { renderComparison, saturationText } from "./compareText.js"
+import { whatIfHtml } from "./compareWhatIfHtml.js"
 import { modelledNote, serverModelOf, serverModelSection } from "./serverModelHtml.js"
 import { formatMs, observedText, renderSummary, seriesLabel } from "./summary.js"
 
@@ -396,12 +397,13 @@ export const renderComparisonHtml = (c: Comparison, sides: ReadonlyArray<Side>):
     )
   )
   const body = [
-    `<h1>clustersim compare ${escapeHtml(c.scenario.name)}</h1>`,
+    `<h1>clustersim compare ${escapeHtml(c.differentScenarios ? `${[...new Set(c.sides.map((x) => x.scenario ?? x.label))].join(" vs ")}: a what-if` : c.scenario.name)}</h1>`,
     `<p class="muted">${c.sides.map((s) => `${escapeHtml(s.label)}: ${escapeHtml(s.target)}, ${s.rounds} round(s)`).join(" · ")} · ${Math.round(c.level * 100)}% intervals</p>`,
     ...c.sides.flatMap((s) => {
       const text = saturationText(s)
       return text ? [`<p class="fail">${escapeHtml(s.label)}: ${escapeHtml(text)}</p>`] : []
     }),
+    ...whatIfHtml(c),
     `<h2>Verdicts</h2><table><tr><th>series</th><th>pair</th><th>p50 ratio</th><th>p90 ratio</th><th>p99 ratio</th><th>verdict</th></tr>${rows.join("")}</table>`,
     spectra.map((_, i) => `<div id="spectrum-${i}" class="plot"></div><div id="rounds-${i}" class="plot"></div>`).join("\n"),
     `<h2>Details</h2><pre>${escapeHtml(renderComparison(c))}</pre>`

@@ -27,8 +27,10 @@ import { defaultWorkers, machineCores, mergeActions, startWorkers } from "./Gene
 import type { WorkerResult } from "./WorkerProtocol.js"
 import { LatencyRecorder, nowMillis } from "../../src/loadgen/LatencyRecorder.js"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
-import { defaultOutDir, type RunArtifact, writeArtifact } from "../../src/loadgen/Artifact.js"
+import { defaultOutDir, type RunArtifact, withScenarioInputs, writeArtifact } from "../../src/loadgen/Artifact.js"
 import { parseScenario } from "../scenario/load.js"
+import { parseSetOverrides } from "../scenario/SetOverrides.js"
+import type { Environment } from "../scenario/Substitution.js"
 import { checkTargetSupports, makeRunState, runScenario, runTagOf, type RunState } from "../scenario/Run.js"
 import type { Scenario } from "../scenario/Scenario.js"
 import { isSimulated, simulationOf } from "../scenario/Simulated.js"
@@ -51,6 +53,10 @@ export interface RunCommandOptions {
   readonly workers?: number
   /** A real-time cluster deletes the nodes, leases and pods it owns at its end (or stop). */
   readonly cleanup?: boolean
+  /** `--set path=value` overrides of the scenario (../scenario/SetOverrides.ts), in order. */
+  readonly sets?: ReadonlyArray<string>
+  /** Values of the file's `${VAR}` references; default `process.env`. */
+  readonly env?: Environment
 }
 
 export interface RunCommandResult {
@@ -111,7 +117,12 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       err(`clustersim: cannot read ${o.file}: ${(e as Error).message}\n`)
       return { exitCode: ExitCode.InvalidInput }
     }
-    const loaded = parseScenario(text, o.file)
+    const sets = parseSetOverrides(o.sets ?? [])
+    if (Either.isLeft(sets)) {
+      err(`clustersim: ${sets.left}\n`)
+      return { exitCode: ExitCode.InvalidInput }
+    }
+    const loaded = parseScenario(text, o.file, undefined, { sets: sets.right, ...(o.env ? { env: o.env } : {}) })
     if (Either.isLeft(loaded)) {
       err(loaded.left.message + "\n")
       return { exitCode: ExitCode.InvalidInput }
@@ -137,7 +148,8 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     }
 
     /** Writes the artifact and prints the summary; the summary is printed even when the artifact cannot be written (then exit 1). */
-    const finish = (artifact: RunArtifact): RunCommandResult => {
+    const finish = (assembled: RunArtifact): RunCommandResult => {
+      const artifact = withScenarioInputs(assembled, loaded.right)
       let path: string | undefined
       let writeError: string | undefined
       try {
@@ -184,7 +196,7 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
         const client = o.target._tag === "url" ? o.target.options : { baseUrl: target.identity.url ?? "" }
         // workers load while the coordinator runs the setup; their phases start together with its own
         const workers =
-          workerCount > 1 ? yield* startWorkers({ count: workerCount, file: o.file, seed, runTag, client, originMs: state.startedAtMs }) : undefined
+          workerCount > 1 ? yield* startWorkers({ count: workerCount, file: o.file, sets: loaded.right.sets, env: usedVariables(loaded.right.variables, o.env ?? process.env), seed, runTag, client, originMs: state.startedAtMs }) : undefined
         yield* Effect.forkScoped(progressReporter(state, tty, err))
         const options = { seed, admin: target.admin, state, runTag, ...(target.credentials ? { credentials: target.credentials } : {}) }
         const phases = workers
@@ -243,6 +255,10 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     err(`clustersim: run error: ${causeText(exit.cause)}\n`)
     return { exitCode: ExitCode.RunError }
   })
+
+/** The values of the variables a scenario refers to, for its workers (those unset are left out: their default applies). */
+const usedVariables = (names: ReadonlyArray<string>, env: Environment): Record<string, string> =>
+  Object.fromEntries(names.flatMap((n) => (env[n] === undefined ? [] : [[n, env[n]!]])))
 
 /** Targets whose server lives in this process: the run cannot be split into generator processes. */
 const sharesThisProcess = (t: TargetFlag): boolean => t._tag === "in-process" || (t._tag === "embedded" && t.serverProcess !== "own")
@@ -368,7 +384,8 @@ export const parseRunFlags = (argv: ReadonlyArray<string>) =>
             "insecure-skip-tls-verify": { type: "boolean" },
             out: { type: "string" },
             seed: { type: "string" },
-            cleanup: { type: "boolean" }
+            cleanup: { type: "boolean" },
+            set: { type: "string", multiple: true }
           },
           allowPositionals: true,
           strict: true
@@ -392,7 +409,8 @@ export const parseRunFlags = (argv: ReadonlyArray<string>) =>
       target,
       ...(values.out !== undefined ? { outDir: values.out } : {}),
       ...(seed !== undefined ? { seed } : {}),
-      ...(values.cleanup === true ? { cleanup: true } : {})
+      ...(values.cleanup === true ? { cleanup: true } : {}),
+      ...(values.set !== undefined ? { sets: values.set } : {})
     }
   })
 

@@ -10,7 +10,7 @@ import * as https from "node:https"
 import type { AddressInfo, Socket } from "node:net"
 import { Cause, Clock, Effect, Either, Fiber, Option, Runtime, Scope } from "effect"
 import { depthOverflowInText, maxBodyNestingDepth } from "../../src/api/JsonDepth.js"
-import { negotiate, requestBodyFormat, type Representation } from "../../src/api/MediaType.js"
+import { aggregatedDiscoveryVersion, negotiate, requestBodyFormat, type Representation } from "../../src/api/MediaType.js"
 import type { KObject } from "../../src/api/Object.js"
 import { patchTypeOf } from "../../src/api/Patch.js"
 import type { DeleteOptions, ListOptions } from "../../src/api/Requests.js"
@@ -36,6 +36,7 @@ import { Responder } from "./http/Responder.js"
 import { adminAction } from "./http/Admin.js"
 import { serveWatch } from "./http/ServeWatch.js"
 import { servePodLog } from "./http/ServePodLog.js"
+import { serveAggregatedDiscovery } from "./http/ServeDiscovery.js"
 import { connectSubresources, connectTarget, proxyFailure } from "./PodConnect.js"
 import { patchScale, scaleType, updateScale, getScale } from "./Scale.js"
 import { Nodes, Pods } from "../../src/api/Resources.js"
@@ -44,6 +45,7 @@ import { answerPlainHttp } from "./http/PlainHttpOnTls.js"
 import { MalformedRequestTarget, parseRequest, UndeterminedRequest, type ParsedRequest, type RequestInfo } from "./RequestInfo.js"
 import { tlsServerOptions } from "./http/Tls.js"
 import { admitRequest } from "./http/RequestIdentity.js"
+import { formatRequestLog } from "./http/RequestLog.js"
 import type { UserInfo } from "./auth/UserInfo.js"
 import type { ServingTls } from "./auth/Certificates.js"
 import { isOpenApiPath, serveOpenApi } from "./openapi/ServeOpenApi.js"
@@ -59,6 +61,8 @@ export interface HttpServerOptions {
   readonly addedLatencyMs?: number
   /** Serve HTTPS with this certificate (and ask for client certificates of this CA); plain HTTP without. */
   readonly tls?: ServingTls
+  /** Called with each request's httplog line once it is answered or its client went away (`serve -v`). */
+  readonly requestLog?: (line: string) => void
 }
 
 export interface RunningServer {
@@ -85,6 +89,8 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     let address = `${options.host}:${options.port}`
     const clock = yield* Effect.clock
     const onDefect = (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => answerDefect(run, req, res, defect)
+    // what the request log needs from `answer`: the parsed request and the user
+    const seen = new WeakMap<http.ServerResponse, { info?: RequestInfo; user?: string }>()
     const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
       try {
         // The one reading of the URL (RequestInfo.ts): authorization, routing and the handlers all read it.
@@ -93,6 +99,7 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
         if (request instanceof UndeterminedRequest) return undeterminedRequest(req, res, request.message)
         const now = clock.unsafeCurrentTimeMillis()
         const user = admitRequest(api.access, req, request.info, now)
+        if (options.requestLog) seen.set(res, { info: request.info, ...(Either.isRight(user) ? { user: user.right.name } : {}) })
         if (Either.isLeft(user)) return refuse(req, res, request.query, user.left)
         if (req.method === "GET" && serveReadNow(api, now, req, res, address, request)) return
         const fiber = run(handle(api, req, res, options, limits, address, onDefect, user.right, request), { immediate: true })
@@ -107,9 +114,31 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
       }
     }
     const added = options.addedLatencyMs ?? 0
+    const requestLog = options.requestLog
+    const logWhenDone = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      const start = clock.unsafeCurrentTimeNanos()
+      res.once("close", () => {
+        const { info, user } = seen.get(res) ?? {}
+        requestLog!(
+          formatRequestLog({
+            startNanos: start,
+            method: req.method ?? "GET",
+            uri: req.url ?? "/",
+            info,
+            contentType: req.headers["content-type"],
+            user,
+            userAgent: req.headers["user-agent"],
+            srcIP: hostPort(req.socket.remoteAddress ?? "", req.socket.remotePort ?? 0),
+            status: res.statusCode,
+            latencyNanos: clock.unsafeCurrentTimeNanos() - start
+          })
+        )
+      })
+    }
     server.on("request", (req, res) => {
       // answered 429 already; the socket closes when that answer is out (res.destroy() could cut it off over TLS)
       if (refused(req.socket)) return
+      if (requestLog) logWhenDone(req, res)
       if (added > 0) run(Effect.sleep(added).pipe(Effect.andThen(() => answer(req, res))))
       else answer(req, res)
     })
@@ -129,6 +158,9 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     )
     return { url: `${options.tls ? "https" : "http"}://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`, port, server }
   })
+
+/** Go's `net.JoinHostPort`, as `http.Request.RemoteAddr` reads: an IPv6 address in brackets. */
+const hostPort = (host: string, port: number) => (host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`)
 
 /**
  * A defect in one request — a bug, never the client's fault — becomes a 500 Status for that request alone,
@@ -194,8 +226,11 @@ const handle = (
         return Effect.sync(() => out.text(parsed.code, parsed.body))
       case "error":
         return Effect.sync(() => out.error(parsed.error))
-      case "document":
-        return Effect.sync(() => (req.method === "GET" ? out.json(200, parsed.body) : out.error(Status.methodNotAllowed())))
+      case "document": {
+        if (req.method !== "GET") return Effect.sync(() => out.error(Status.methodNotAllowed()))
+        const aggregated = parsed.aggregated && aggregatedDiscoveryVersion(req.headers.accept)
+        return Effect.sync(() => (aggregated ? serveAggregatedDiscovery(req, res, parsed.aggregated!, aggregated) : out.json(200, parsed.body)))
+      }
       case "admin":
         return options.admin ? adminAction(api, parsed.action, query, req.method ?? "GET", out) : Effect.sync(() => out.text(404, "404 page not found\n"))
       case "resource": {
@@ -248,7 +283,8 @@ const listOptionsOf = (query: URLSearchParams, namespace: string | undefined, li
   limit,
   continue: query.get("continue") ?? undefined,
   resourceVersion: query.get("resourceVersion") ?? undefined,
-  resourceVersionMatch: query.get("resourceVersionMatch") ?? undefined
+  resourceVersionMatch: query.get("resourceVersionMatch") ?? undefined,
+  sendInitialEvents: queryBool(query, "sendInitialEvents")
 })
 
 const isPretty = (req: http.IncomingMessage, query: URLSearchParams): boolean => isPrettyRequest(query, req.headers["user-agent"])
@@ -393,6 +429,7 @@ const serveResource = (
             resourceVersion: str("resourceVersion"),
             resourceVersionMatch: str("resourceVersionMatch"),
             allowWatchBookmarks: queryBool(query, "allowWatchBookmarks"),
+            sendInitialEvents: queryBool(query, "sendInitialEvents"),
             timeoutSeconds
           }, out, limits, (defect) => onDefect(req, out.res, defect), view)
         }

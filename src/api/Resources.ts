@@ -154,6 +154,17 @@ export const SubjectAccessReviews = review("SubjectAccessReview", "subjectaccess
 export const SelfSubjectAccessReviews = review("SelfSubjectAccessReview", "selfsubjectaccessreviews")
 export const SelfSubjectRulesReviews = review("SelfSubjectRulesReview", "selfsubjectrulesreviews")
 
+/** Who am I (`authentication.platform/v1` SelfSubjectReview, `kubectl auth whoami`): virtual, create only. */
+export const authenticationGroup = "authentication.platform"
+export const SelfSubjectReviews = core({
+  group: authenticationGroup,
+  kind: "SelfSubjectReview",
+  plural: "selfsubjectreviews",
+  namespaced: false,
+  virtual: true,
+  watchCached: false
+})
+
 export const resourceTypes: ReadonlyArray<ResourceType> = [
   Namespaces,
   Nodes,
@@ -170,7 +181,8 @@ export const resourceTypes: ReadonlyArray<ResourceType> = [
   ClusterRoleBindings,
   SubjectAccessReviews,
   SelfSubjectAccessReviews,
-  SelfSubjectRulesReviews
+  SelfSubjectRulesReviews,
+  SelfSubjectReviews
 ]
 
 /** Group/version pairs served, in discovery order. */

@@ -233,7 +233,8 @@ export const makeHttpClient = (options: HttpClientOptions) =>
           limit: opts?.limit,
           continue: opts?.continue,
           resourceVersion: opts?.resourceVersion,
-          resourceVersionMatch: opts?.resourceVersionMatch
+          resourceVersionMatch: opts?.resourceVersionMatch,
+          sendInitialEvents: opts?.sendInitialEvents
         })
 
       const deleteBody = (opts: DeleteOptions | undefined) => {
@@ -320,6 +321,7 @@ export const makeHttpClient = (options: HttpClientOptions) =>
                   resourceVersion: opts?.resourceVersion,
                   resourceVersionMatch: opts?.resourceVersionMatch,
                   allowWatchBookmarks: opts?.allowWatchBookmarks,
+                  sendInitialEvents: opts?.sendInitialEvents,
                   timeoutSeconds: opts?.timeoutSeconds
                 })
               const controller = new AbortController()

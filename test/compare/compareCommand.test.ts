@@ -91,7 +91,8 @@ describe("clustersim compare of stored runs", () => {
     const r = await capture(["compare", baseline, unlike, "--out", join(dir, "out-unlike")])
     expect(r.code).toBe(2)
     expect(r.err).toContain('clustersim compare: refused: runs of different scenarios: A ran "synthetic"')
-    expect(r.err).toContain('B round 1 ran "other"')
+    expect(r.err).toContain('B ran "other"')
+    expect(r.err).toContain("use clustersim compare --allow-different")
     expect(existsSync(join(dir, "out-unlike"))).toBe(false)
   })
 

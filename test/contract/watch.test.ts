@@ -224,7 +224,7 @@ describe.each(transports)("watch over %s", (transport) => {
         'ListOptions.meta.platform "" is invalid: [resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided, resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided, resourceVersionMatch: Unsupported value: "foo": supported values: "Exact", "NotOlderThan", ""]'
       )
       const watchMatch = yield* serverAnswer(Stream.runDrain(api.watch(Pods, { resourceVersion: "1", resourceVersionMatch: "NotOlderThan" })))
-      expect(watchMatch.message).toBe('ListOptions.meta.platform "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch')
+      expect(watchMatch.message).toBe('ListOptions.meta.platform "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided')
     }).pipe(layer()))
 
   it.effect("list table: Exact at an old revision shows that state; rv=0 ignores limit; compacted Exact is 410", () =>

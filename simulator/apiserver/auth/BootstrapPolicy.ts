@@ -53,7 +53,10 @@ const clusterRoles: ReadonlyArray<readonly [string, ReadonlyArray<PolicyRule>]> 
   ["cluster-admin", [rule(["*"], ["*"], ["*"]), urls(["*"], ["*"])]],
   ["system:discovery", [urls(["get"], ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"])]],
   ["system:public-info-viewer", [urls(["get"], ["/healthz", "/livez", "/readyz", "/version", "/version/"])]],
-  ["system:basic-user", [rule(["create"], ["authorization.platform"], ["selfsubjectaccessreviews", "selfsubjectrulesreviews"])]],
+  [
+    "system:basic-user",
+    [rule(["create"], ["authorization.platform"], ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]), rule(["create"], ["authentication.platform"], ["selfsubjectreviews"])]
+  ],
   ["view", viewRules],
   ["edit", editRules],
   ["admin", [...editRules, rule([...read, ...write], [rbacGroup], ["roles", "rolebindings"]), rule(["create"], ["authorization.platform"], ["localsubjectaccessreviews"])]],
