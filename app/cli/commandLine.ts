@@ -27,6 +27,7 @@ import type { StopSignal } from "./artifact.js"
 import { runCommand, type RunCommandOptions, type RunCommandResult } from "./run.js"
 import { describePlan, livePlan, runLiveCluster } from "./serveCluster.js"
 import { openAccessWarning, resolveServeSecurity } from "./serveSecurity.js"
+import { kubeconfigAuths, writeTokenKubeconfig } from "./serveTokenKubeconfig.js"
 import { layerStderrLogger } from "./StderrLogger.js"
 import { describeTarget, resolveTarget } from "./target.js"
 import { sideOptions, sidesOf, targetFlagNames, targetOptions, type TargetOptionValues, targetValuesOf } from "./targetFlags.js"
@@ -101,6 +102,13 @@ const serveOptions = {
     Options.withDescription("Serve HTTPS with a generated CA, serving certificate and admin client certificate; prints the kubeconfig path (docs/auth.md).")
   ),
   certDir: optionalText("cert-dir", "Where --tls writes its certificates and kubeconfig (default: a new temporary directory).", "DIR"),
+  kubeconfigAuth: Options.text("kubeconfig-auth").pipe(
+    Options.withPseudoName(kubeconfigAuths.join("|")),
+    defaultsTo("client-certificate"),
+    Options.withDescription(
+      "With --tls: what the written kubeconfig's user authenticates with — the admin client certificate, or service-account tokens from an exec plugin, plus a token file (token: for scenarios that expire tokens; docs/auth.md)."
+    )
+  ),
   tlsCertFile: optionalText("tls-cert-file", "Serving certificate (PEM) for HTTPS, with --tls-private-key-file.", "FILE"),
   tlsPrivateKeyFile: optionalText("tls-private-key-file", "Private key (PEM) of --tls-cert-file.", "FILE"),
   clientCaFile: optionalText("client-ca-file", "Client certificates signed by this CA authenticate: user = CN, groups = O.", "FILE"),
@@ -139,6 +147,7 @@ const serveHandler = (o: {
   addedLatency: string
   tls: boolean
   certDir: Option.Option<string>
+  kubeconfigAuth: string
   tlsCertFile: Option.Option<string>
   tlsPrivateKeyFile: Option.Option<string>
   clientCaFile: Option.Option<string>
@@ -170,6 +179,10 @@ const serveHandler = (o: {
       anonymousAuth: o.anonymousAuth,
       authorizationMode: o.authorizationMode
     })
+    if (!(kubeconfigAuths as ReadonlyArray<string>).includes(o.kubeconfigAuth))
+      return yield* usageError(`--kubeconfig-auth: expected ${kubeconfigAuths.join(" or ")}, got "${o.kubeconfigAuth}"`)
+    if (o.kubeconfigAuth === "token" && security.pki === undefined)
+      return yield* usageError("--kubeconfig-auth token: the kubeconfig is the one --tls writes: add --tls")
     const featureGates = parseFeatureGatesFlag(defaultFeatureGates, o.featureGates)
     if (Either.isLeft(featureGates)) return yield* usageError(`--feature-gates: ${featureGates.left.message}`)
     const warning = openAccessWarning(o.host, security)
@@ -194,8 +207,16 @@ const serveHandler = (o: {
     return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, limits, addedLatencyMs, tls: security.tls, ...requestLog }, (s) =>
       Effect.gen(function* () {
         yield* Console.log(`clustersim API server listening on ${s.url}`)
-        const kubeconfig = security.pki ? yield* Effect.orDie(writeKubeconfig(s.url, security.pki)) : undefined
-        if (kubeconfig !== undefined) yield* Console.log(`kubeconfig (admin client certificate): ${kubeconfig}`)
+        let kubeconfig: string | undefined
+        if (security.pki && o.kubeconfigAuth === "token") {
+          const written = yield* Effect.orDie(writeTokenKubeconfig(yield* ApiServer, s.url, security.pki))
+          kubeconfig = written.kubeconfig
+          yield* Console.log(`kubeconfig (service account ${written.serviceAccount}, tokens from an exec plugin): ${kubeconfig}`)
+          yield* Console.log(`token file (one token of ${written.serviceAccount}, valid 1 h): ${written.tokenFile}`)
+        } else if (security.pki) {
+          kubeconfig = yield* Effect.orDie(writeKubeconfig(s.url, security.pki))
+          yield* Console.log(`kubeconfig (admin client certificate): ${kubeconfig}`)
+        }
         if (plan !== undefined) {
           stderrLine(describePlan(plan))
           yield* Effect.forkScoped(runLiveCluster(plan, o.seed, stderrLine))
@@ -554,6 +575,7 @@ const commandFlags: Record<string, FlagSpec> = {
       "--tls-cert-file",
       "--tls-private-key-file",
       "--client-ca-file",
+      "--kubeconfig-auth",
       "--token-auth-file",
       "--anonymous-auth",
       "--authorization-mode",

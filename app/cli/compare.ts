@@ -14,6 +14,7 @@ import { evaluateFailRules, type FailRule, parseFailRule } from "../../src/compa
 import { roundOrder } from "../../src/compare/RoundOrder.js"
 import { ExitCode, parseThreshold, type Threshold } from "../../src/loadgen/Thresholds.js"
 import { defaultCompareDir, readArtifact, type RunArtifact, writeAtomically } from "../../src/loadgen/Artifact.js"
+import { unreachable } from "./preflight.js"
 import { runCommand } from "./run.js"
 import type { TargetFlag } from "./target.js"
 
@@ -100,6 +101,14 @@ export const compareCommand = (o: CompareCommandOptions): Effect.Effect<CompareC
       if (!Number.isInteger(rounds) || rounds < 1) return invalid(`--rounds: expected a positive integer, got ${rounds}`)
       const warmup = o.warmupRounds ?? 1
       if (!Number.isInteger(warmup) || warmup < 0) return invalid(`--warmup-rounds: expected 0 or a positive integer, got ${warmup}`)
+      // every side answers before the first round, not a round's length later (./preflight.ts)
+      for (const [i, t] of targets.entries()) {
+        const down = yield* unreachable(t)
+        if (down !== undefined) {
+          err(`clustersim compare: ${String.fromCharCode(65 + i)} (${targetText(t)}): ${down}\n`)
+          return { exitCode: ExitCode.RunError }
+        }
+      }
       const perSide: Array<Array<RunArtifact>> = targets.map(() => [])
       for (let r = 0; r < warmup + rounds; r++) {
         const counted = r >= warmup

@@ -20,6 +20,7 @@ import { parseSetOverrides } from "../scenario/SetOverrides.js"
 import type { Environment } from "../scenario/Substitution.js"
 import type { StopSignal } from "./artifact.js"
 import { outDirProblem, reasonOf } from "./outDir.js"
+import { preflight } from "./preflight.js"
 import { writeReports } from "./reportFiles.js"
 import { artifactOf, causeText, driverFor } from "./RunPipeline.js"
 import type { TargetFlag } from "./target.js"
@@ -91,6 +92,13 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     }
 
     /** Writes the artifact and prints the summary; the summary is printed even when the artifact cannot be written (then exit 1). */
+    // a target that cannot serve the scenario (credentials) or does not answer ends the run now (./preflight.ts)
+    const refused = yield* preflight(scenario, o.target)
+    if (refused !== undefined) {
+      err(`clustersim: ${refused.exitCode === ExitCode.InvalidInput ? `${o.file}: ` : ""}${refused.message}\n`)
+      return { exitCode: refused.exitCode }
+    }
+
     const finish = (assembled: RunArtifact): RunCommandResult => {
       const artifact = withScenarioInputs(assembled, loaded.right)
       let path: string | undefined

@@ -286,6 +286,8 @@ export const parseTargetText = (text: string | undefined): Effect.Effect<TargetF
   if (text === undefined) return Effect.succeed({ _tag: "embedded", serverProcess: "own" })
   if (text === "embedded") return Effect.succeed({ _tag: "embedded", explicit: true, serverProcess: "own" })
   if (text === "in-process") return Effect.succeed({ _tag: "in-process" })
-  if (/^https?:\/\//.test(text)) return Effect.succeed({ _tag: "url", options: { baseUrl: text } })
+  if (/^https?:\/\//.test(text))
+    // a URL that does not parse (a port out of range, a space) is the flag's error, not the run's
+    return URL.canParse(text) ? Effect.succeed({ _tag: "url", options: { baseUrl: text } }) : Effect.fail(new RunUsageError(`--target: not a valid URL: "${text}"`))
   return Effect.fail(new RunUsageError(`--target: expected embedded, in-process or an http(s):// URL, got "${text}"`))
 }

@@ -9,13 +9,13 @@
  * up (client-go does not retry it); informers and watchers retry theirs, so they lose none, they only wait.
  */
 import { Clock, Effect, Stream } from "effect"
-import type { ApiError } from "../../src/api/Status.js"
 import { aroundRequests, type ApiClientService } from "../../src/client/ApiClient.js"
 import type { CredentialSource } from "../../src/client/auth/Credential.js"
 import type { ServerAdminService } from "../../src/client/ServerAdmin.js"
 import { LatencyRecorder, type MetricKey } from "../../src/loadgen/LatencyRecorder.js"
 import type { TokenRecovery } from "../../src/loadgen/Artifact.js"
 import type { Action } from "./Scenario.js"
+import { type ClientError, hasStatusCode } from "../../src/client/TransportError.js"
 
 export const TokenRecoveryKey: MetricKey = { metric: "token_recovery", operation: "AUTH", resource: "credentials", scope: "client" }
 
@@ -49,10 +49,10 @@ export class TokenExpiry {
       if (this.expiredAt !== undefined && state.firstUnauthorizedAt !== undefined && state.recoveredAt === undefined && sentAt >= this.expiredAt)
         state.recoveredAt = sentAt
     }
-    const seen = <A>(request: Effect.Effect<A, ApiError>): Effect.Effect<A, ApiError> =>
+    const seen = <A>(request: Effect.Effect<A, ClientError>): Effect.Effect<A, ClientError> =>
       Effect.flatMap(Clock.currentTimeMillis, (sentAt) =>
         Effect.tapBoth(request, {
-          onFailure: (e) => (e.status.code === 401 ? Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => refused(now))) : Effect.void),
+          onFailure: (e) => (hasStatusCode(e, 401) ? Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => refused(now))) : Effect.void),
           onSuccess: () => Effect.sync(() => succeeded(sentAt))
         })
       )
@@ -63,7 +63,7 @@ export class TokenExpiry {
           let first = true
           return api.watch(...args).pipe(
             Stream.tap(() => (first ? ((first = false), Effect.sync(() => succeeded(sentAt))) : Effect.void)),
-            Stream.tapError((e) => (e.status.code === 401 ? Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => refused(now))) : Effect.void))
+            Stream.tapError((e) => (hasStatusCode(e, 401) ? Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => refused(now))) : Effect.void))
           )
         })
       )
@@ -127,7 +127,7 @@ export const expireTokens = (
   expiry: TokenExpiry,
   expiredToken: string,
   counts: Record<string, number>
-): Effect.Effect<void, ApiError | ExpireTokensUnsupported> =>
+): Effect.Effect<void, ClientError | ExpireTokensUnsupported> =>
   Effect.gen(function* () {
     if ((a.side ?? "client") === "server") {
       const hook = target.admin?.expireTokens

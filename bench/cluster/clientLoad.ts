@@ -7,7 +7,6 @@
  * the rest as the simulation's own user.
  */
 import { Effect, Option, Schedule } from "effect"
-import type { ApiError } from "../../src/api/Status.js"
 import { Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { startInformer } from "../../src/informer/Informer.js"
@@ -19,6 +18,7 @@ import { modelledClient, ServiceTime } from "../../simulator/apiserver/ServiceTi
 import type { ModelIdentity } from "../../simulator/apiserver/ModelRequests.js"
 import * as SeededRandom from "../../simulator/kernel/SeededRandom.js"
 import { forkEvery } from "./OpenLoop.js"
+import type { ClientError } from "../../src/client/TransportError.js"
 
 export interface ClientLoadOptions {
   /** Node names: one pod reflector each, as the kubelet's pod config source. */
@@ -58,9 +58,9 @@ const nodeIdentity = (node: string): ModelIdentity => {
   return { user: user.name, groups: user.groups }
 }
 
-const countFailure = (counters: ClientLoadCounters, verb: string, error: ApiError): void => {
+const countFailure = (counters: ClientLoadCounters, verb: string, error: ClientError): void => {
   counters.errors++
-  const key = `${verb} ${error.code} ${error.reason ?? ""}`.trimEnd()
+  const key = error._tag === "ApiError" ? `${verb} ${error.code} ${error.reason ?? ""}`.trimEnd() : `${verb} ${error.description}`
   counters.failures[key] = (counters.failures[key] ?? 0) + 1
 }
 

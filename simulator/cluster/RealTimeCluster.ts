@@ -168,7 +168,9 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
       const refused = yield* Deferred.make<never, string>()
       const reflectorObserver: ReflectorObserver = {
         failed: (error, during) =>
-          during === "list" && (error.code === 401 || error.code === 403) ? Effect.asVoid(Deferred.fail(refused, `the informers cannot start: ${error.code} ${error.message}`)) : Effect.void
+          during === "list" && error._tag === "ApiError" && (error.code === 401 || error.code === 403)
+            ? Effect.asVoid(Deferred.fail(refused, `the informers cannot start: ${error.code} ${error.message}`))
+            : Effect.void
       }
       const feed = (options: ReflectorOptions, onChange: typeof observe, accept?: (obj: KObject) => boolean) =>
         feedChanges({ ...options, observer: reflectorObserver }, onChange, accept)

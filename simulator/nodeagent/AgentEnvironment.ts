@@ -74,7 +74,7 @@ export class NodeAgentMetrics {
   readonly leaseLatency: Histogram = makeHistogram()
   /** Node status PATCH latency (ms): from the post's intended start to the response. */
   readonly statusLatency: Histogram = makeHistogram()
-  /** Failed requests by HTTP status code (a connection failure is the client's 503; one given up after 429s, 429). */
+  /** Failed requests by HTTP status code, or what happened to one without an answer (`connection refused`); one given up after 429s, 429. */
   readonly errorsByCode: Record<string, number> = {}
   /** Requests held back by the run's total QPS limit (real time only), and for how long in all (ms). */
   throttled = 0

@@ -8,7 +8,6 @@
  */
 import type { KObject } from "../../src/api/Object.js"
 import type { WriteResult } from "../../src/api/Requests.js"
-import type { ApiError } from "../../src/api/Status.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
 import { extendable } from "../../src/api/internal/V8Shapes.js"
 import { Leases } from "../../src/api/Resources.js"
@@ -17,6 +16,7 @@ import { recordMillis } from "../../src/loadgen/LatencyRecorder.js"
 import type { AgentState } from "./AgentState.js"
 import { isOwned } from "./Registration.js"
 import { Kind, type Request, type ShardContext } from "./ShardContext.js"
+import { type ClientError, hasStatusCode } from "../../src/client/TransportError.js"
 
 /** Lease timing constants (`pkg/kubelet/nodelease`, `lease/controller.go`). */
 export const leaseTiming = {
@@ -98,7 +98,7 @@ export class LeaseRenewer {
         return this.update(a, t, this.ctx.ended(got))
       },
       (e) => {
-        if (e.status.code === 404) return this.create(a, t, this.ctx.ended(got))
+        if (hasStatusCode(e, 404)) return this.create(a, t, this.ctx.ended(got))
         this.ensured(a)
         this.conflict(a, this.ctx.ended(got))
       },
@@ -156,7 +156,7 @@ export class LeaseRenewer {
     this.written(a, written.object, a.renewalDueAt, this.ctx.ended(a.renewalEnd))
   }
 
-  private readonly renewalRejected = (_: ApiError, a: AgentState): void => {
+  private readonly renewalRejected = (_: ClientError, a: AgentState): void => {
     a.renewal = undefined
     this.conflict(a, this.ctx.ended(a.renewalEnd))
   }

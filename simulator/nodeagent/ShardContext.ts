@@ -5,7 +5,7 @@
  * is due and runs the requests they return.
  */
 import { Effect, Either } from "effect"
-import type { ApiError } from "../../src/api/Status.js"
+import { type ClientError, failureKey, hasStatusCode } from "../../src/client/TransportError.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
 import { DueQueue } from "../kernel/DueQueue.js"
@@ -47,6 +47,9 @@ export const ignore = (): void => {}
 /** The code a given-up request failed with (`ShardContext.givenUp`). */
 const tooManyRequests = "429"
 
+/** The failure a request may end in without counting as failed (a 404 of a GET before a create): a server's answer. */
+const isExpected = (e: ClientError, expected: number | undefined): boolean => expected !== undefined && hasStatusCode(e, expected)
+
 export class ShardContext {
   readonly due: DueQueue<Due>
   readonly text = new TimeText()
@@ -80,9 +83,9 @@ export class ShardContext {
    */
   send<A>(
     a: AgentState,
-    request: (client: ApiClientService, a: AgentState) => Effect.Effect<A, ApiError>,
+    request: (client: ApiClientService, a: AgentState) => Effect.Effect<A, ClientError>,
     onSuccess: (answer: A, a: AgentState) => Request | void,
-    onFailure: (error: ApiError, a: AgentState) => Request | void,
+    onFailure: (error: ClientError, a: AgentState) => Request | void,
     /** A status code that is an answer, not an error (the ensure-lease GET's 404). */
     expected?: number
   ): Request {
@@ -90,9 +93,9 @@ export class ShardContext {
     const client = a.client ?? (a.client = this.env.clientOf?.(a.node.name) ?? this.env.client)
     const answer = request(live !== undefined ? client : (client.at?.(this.now) ?? client), a)
     if (Either.isEither(answer)) {
-      const done = answer as Either.Either<A, ApiError>
+      const done = answer as Either.Either<A, ClientError>
       if (Either.isRight(done)) return onSuccess(done.right, a) as Request
-      if (done.left.status.code !== expected) this.failed(done.left)
+      if (!isExpected(done.left, expected)) this.failed(done.left)
       return onFailure(done.left, a) as Request
     }
     return this.later(a, answer, onSuccess, onFailure, expected)
@@ -104,16 +107,16 @@ export class ShardContext {
    */
   private later<A>(
     a: AgentState,
-    answer: Effect.Effect<A, ApiError>,
+    answer: Effect.Effect<A, ClientError>,
     onSuccess: (answer: A, a: AgentState) => Request | void,
-    onFailure: (error: ApiError, a: AgentState) => Request | void,
+    onFailure: (error: ClientError, a: AgentState) => Request | void,
     expected: number | undefined
   ): Request {
     const live = this.env.live
     const handled = Effect.matchEffect(answer, {
       onSuccess: (answered) => (onSuccess(answered, a) as Request) ?? Effect.void,
       onFailure: (e) => {
-        if (e.status.code !== expected) this.failed(e)
+        if (!isExpected(e, expected)) this.failed(e)
         return (onFailure(e, a) as Request) ?? Effect.void
       }
     })
@@ -143,8 +146,8 @@ export class ShardContext {
     return Math.ceil(this.ended(lastRejection))
   }
 
-  private failed(e: ApiError): void {
-    this.count(String(e.status.code))
+  private failed(e: ClientError): void {
+    this.count(failureKey(e))
   }
 
   private count(code: string): void {

@@ -5,7 +5,7 @@
  * lives with that server (`simulator/apiserver/InProcessClient.ts`); both pass one contract suite (`test/contract`).
  */
 import { Context, Effect, Layer } from "effect"
-import type { ApiError } from "../api/Status.js"
+import type { ClientError } from "./TransportError.js"
 import type { ApiClientService } from "./ApiClientService.js"
 import type { HttpClientOptions } from "./HttpClientOptions.js"
 import { makeHttpClient } from "./HttpTransport.js"
@@ -24,7 +24,7 @@ export class ApiClient extends Context.Tag("clustersim/ApiClient")<ApiClient, Ap
  */
 export const aroundRequests = (
   client: ApiClientService,
-  around: <A>(request: Effect.Effect<A, ApiError>) => Effect.Effect<A, ApiError>,
+  around: <A>(request: Effect.Effect<A, ClientError>) => Effect.Effect<A, ClientError>,
   watch: ApiClientService["watch"] = client.watch
 ): ApiClientService => ({
   get: (...a) => around(client.get(...a)),

@@ -16,42 +16,42 @@ import type {
   WriteResult
 } from "../api/Requests.js"
 import type { ResourceType } from "../api/Resources.js"
-import type { ApiError } from "../api/Status.js"
+import type { ClientError } from "./TransportError.js"
 import type { TrafficCounter } from "./HttpClientOptions.js"
 import type { WireEncoding } from "./WireEncoding.js"
 
 /** The next batch of events (waiting for one); fails with `None` when the watch has ended, `Some` when it broke. */
-export type WatchPull = Effect.Effect<Chunk.Chunk<WatchEvent>, Option.Option<ApiError>>
+export type WatchPull = Effect.Effect<Chunk.Chunk<WatchEvent>, Option.Option<ClientError>>
 
 export interface ApiClientService {
-  readonly get: (resource: ResourceType, name: string, opts?: GetOptions) => Effect.Effect<KObject, ApiError>
-  readonly list: (resource: ResourceType, opts?: ListOptions) => Effect.Effect<KList, ApiError>
-  readonly create: (resource: ResourceType, obj: KObject | unknown, opts?: WriteOptions) => Effect.Effect<WriteResult, ApiError>
+  readonly get: (resource: ResourceType, name: string, opts?: GetOptions) => Effect.Effect<KObject, ClientError>
+  readonly list: (resource: ResourceType, opts?: ListOptions) => Effect.Effect<KList, ClientError>
+  readonly create: (resource: ResourceType, obj: KObject | unknown, opts?: WriteOptions) => Effect.Effect<WriteResult, ClientError>
   /** PUT; the name comes from `obj.metadata.name`. */
-  readonly update: (resource: ResourceType, obj: KObject, opts?: WriteOptions) => Effect.Effect<WriteResult, ApiError>
+  readonly update: (resource: ResourceType, obj: KObject, opts?: WriteOptions) => Effect.Effect<WriteResult, ClientError>
   readonly patch: (
     resource: ResourceType,
     name: string,
     patchType: PatchType,
     patch: unknown,
     opts?: WriteOptions
-  ) => Effect.Effect<WriteResult, ApiError>
-  readonly delete: (resource: ResourceType, name: string, opts?: DeleteOptions) => Effect.Effect<DeleteResult, ApiError>
-  readonly deleteCollection: (resource: ResourceType, opts?: ListOptions & DeleteOptions) => Effect.Effect<KList, ApiError>
+  ) => Effect.Effect<WriteResult, ClientError>
+  readonly delete: (resource: ResourceType, name: string, opts?: DeleteOptions) => Effect.Effect<DeleteResult, ClientError>
+  readonly deleteCollection: (resource: ResourceType, opts?: ListOptions & DeleteOptions) => Effect.Effect<KList, ClientError>
   /** A watch stream; opening errors (400, 422, …) fail the stream before the first event. */
-  readonly watch: (resource: ResourceType, opts?: WatchOptions) => Stream.Stream<WatchEvent, ApiError>
+  readonly watch: (resource: ResourceType, opts?: WatchOptions) => Stream.Stream<WatchEvent, ClientError>
   /**
    * In-process clients only: the same watch as pulls of event batches, open for the life of the scope; opening errors
    * fail the effect. Read it with `openWatchPull` (`WatchPull.ts`), which falls back to `watch` without it. A wrapper
    * that changes `watch` must change this too, or leave it out.
    */
-  readonly pullWatch?: (resource: ResourceType, opts?: WatchOptions) => Effect.Effect<WatchPull, ApiError, Scope.Scope>
+  readonly pullWatch?: (resource: ResourceType, opts?: WatchOptions) => Effect.Effect<WatchPull, ClientError, Scope.Scope>
   /**
    * HTTP clients only: a GET or DELETE of one object whose answer is measured, not decoded — its status (a non-2xx
    * answer fails with the Status it carries, as the decoded verbs do) and its body bytes. What a load action that
    * reads nothing of the object needs; decoding is most of a client's work per GET (docs/benchmarks.md).
    */
-  readonly measure?: (verb: "GET" | "DELETE", resource: ResourceType, name: string, opts?: GetOptions) => Effect.Effect<Measured, ApiError>
+  readonly measure?: (verb: "GET" | "DELETE", resource: ResourceType, name: string, opts?: GetOptions) => Effect.Effect<Measured, ClientError>
   /**
    * HTTP clients only: `measure` of one verb, resource and namespace as a plain call with a callback — a load
    * executor's per-request path without an Effect per request (`DirectIteration`, src/loadgen/Arrival.ts). Resolves
@@ -76,7 +76,7 @@ export interface ApiClientService {
 }
 
 /** `measure` of one object by name; `done` gets the failure (the Status of a non-2xx answer, a connection error) or `undefined`. */
-export type DirectMeasure = (name: string, done: (failure: ApiError | undefined) => void) => void
+export type DirectMeasure = (name: string, done: (failure: ClientError | undefined) => void) => void
 
 /** What `measure` reads of an answer. */
 export interface Measured {

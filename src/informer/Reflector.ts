@@ -30,13 +30,13 @@ import type { Chunk, Scope } from "effect"
 import type { KObject, WatchEvent } from "../api/Object.js"
 import type { ListOptions } from "../api/Requests.js"
 import type { ResourceType } from "../api/Resources.js"
-import type { ApiError } from "../api/Status.js"
 import { ApiClient } from "../client/ApiClient.js"
 import { readWatchScoped } from "../client/WatchPull.js"
 import { initialBackoff, nextBackoff, reflectorBackoff, type BackoffState } from "./Backoff.js"
 import { listPages, type PagedList } from "./Pager.js"
 import { asStatus, isExpired, isExpiredStatus, isRetriableWatchOpen, isTooLargeResourceVersion } from "./ReflectorErrors.js"
 import type { ListTiming, RelistTrigger, SyncTiming } from "./RelistPhases.js"
+import type { ClientError } from "../client/TransportError.js"
 
 /** Where the reflector puts what it reads (client-go's `Store` as the reflector uses it). `now`: Clock ms. */
 export interface ReflectorStore {
@@ -54,7 +54,7 @@ export interface ReflectorObserver {
   /** The ADDED / MODIFIED / DELETED events of one received chunk; `receivedAt` in Clock ms (sub-ms precision). */
   readonly watchEvents?: (events: ReadonlyArray<WatchEvent>, receivedAt: number) => Effect.Effect<void>
   /** A LIST that failed, or a watch that failed to open or broke (not an in-stream ERROR event). */
-  readonly failed?: (error: ApiError, during: "list" | "watch") => Effect.Effect<void>
+  readonly failed?: (error: ClientError, during: "list" | "watch") => Effect.Effect<void>
 }
 
 export interface ReflectorOptions {
@@ -184,7 +184,7 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
       }
 
       /** client-go `Reflector.list`: rv choice, page size choice, quorum fallback on 410 / too large rv. */
-      const list = (timing: ListTiming): Effect.Effect<PagedList, ApiError> =>
+      const list = (timing: ListTiming): Effect.Effect<PagedList, ClientError> =>
         Effect.gen(function* () {
           const page = timedPage(timing)
           if (opts.watchOnly) {
@@ -324,7 +324,7 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
        * One list into the store; the listed objects are the store's from here. Its own Effect so that nothing of the
        * list outlives it: a local of the loop below would hold every listed object for the whole watch that follows.
        */
-      const listIntoStore = (timing: ListTiming): Effect.Effect<ApiError | undefined> =>
+      const listIntoStore = (timing: ListTiming): Effect.Effect<ClientError | undefined> =>
         Effect.gen(function* () {
           const listed = yield* Effect.either(list(timing))
           if (listed._tag === "Left") return listed.left

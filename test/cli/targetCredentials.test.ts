@@ -35,6 +35,8 @@ describe("--target URL credential flags", () => {
     Effect.gen(function* () {
       const message = (values: Parameters<typeof resolveTarget>[0]) => Effect.map(Effect.flip(resolveTarget(values)), (e) => e.message)
       expect(yield* message({ token: "t" })).toBe("--token: only with --target URL (a kubeconfig gives its own credentials; embedded and in-process need none)")
+      // a URL that cannot be sent to is the flag's error (exit 2), not the run's
+      expect(yield* message({ target: "http://127.0.0.1:99999" })).toBe('--target: not a valid URL: "http://127.0.0.1:99999"')
       expect(yield* message({ target: "http://h:1", ca: "x", insecureSkipTlsVerify: true })).toBe("--ca, --insecure-skip-tls-verify: only with an https:// target")
       expect(yield* message({ target: "https://h:1", clientCert: "c" })).toBe("--client-cert and --client-key go together")
       expect(yield* message({ target: "https://h:1", ca: "x", insecureSkipTlsVerify: true })).toBe(

@@ -14,7 +14,7 @@
 import { Clock, Effect } from "effect"
 import type { KObject } from "../../../src/api/Object.js"
 import { Deployments, ReplicaSets } from "../../../src/api/Resources.js"
-import type { ApiError } from "../../../src/api/Status.js"
+import { type ClientError, hasStatusCode } from "../../../src/client/TransportError.js"
 import type { ApiClientService } from "../../../src/client/ApiClient.js"
 import type { Cache } from "../../../src/informer/Cache.js"
 import type { EventHandlers } from "../../../src/informer/Informer.js"
@@ -103,7 +103,7 @@ export class DeploymentController {
   }
 
   /** `syncDeployment`. */
-  sync(key: string): Effect.Effect<void, ApiError> {
+  sync(key: string): Effect.Effect<void, ClientError> {
     return Effect.gen(this, function* () {
       const { namespace, name } = splitKey(key)
       const stored = this.deps.deployments.get(namespace, name)
@@ -154,7 +154,7 @@ export class DeploymentController {
    * `getAllReplicaSetsAndSyncRevision`: the new ReplicaSet (the oldest whose template equals the Deployment's but for
    * the hash), created when asked and missing, its annotations and the Deployment's revision kept up to date; the others.
    */
-  private replicaSetsAndRevision(round: Round, createIfMissing: boolean): Effect.Effect<{ newRS: KObject | undefined; olds: Array<KObject> }, ApiError> {
+  private replicaSetsAndRevision(round: Round, createIfMissing: boolean): Effect.Effect<{ newRS: KObject | undefined; olds: Array<KObject> }, ClientError> {
     return Effect.gen(this, function* () {
       const view = deploymentView(round.d)
       const sorted = [...round.rss.values()].sort(byCreation)
@@ -204,7 +204,7 @@ export class DeploymentController {
       const rs: KObject = { ...draft, metadata: { ...draft.metadata, annotations: replicaSetAnnotations(round.d, {}, newRevision) }, spec: { ...(draft.spec as object), replicas } }
       const made = yield* Effect.either(client.create(ReplicaSets, rs, { namespace }))
       if (made._tag === "Left") {
-        if (made.left.status.code !== 409) return yield* Effect.fail(made.left)
+        if (!hasStatusCode(made.left, 409)) return yield* Effect.fail(made.left)
         // the name is taken: ours if its template is the same (the cache had not seen it yet), else a hash collision
         const taken = yield* client.get(ReplicaSets, name, { namespace })
         const ours = controllerOf(taken)?.uid === round.d.metadata.uid && equalIgnoreHash((taken.spec as { template?: unknown }).template, view.template)
@@ -225,7 +225,7 @@ export class DeploymentController {
   }
 
   /** `rolloutRolling`: grow the new ReplicaSet, else shrink old ones, else clean up; then the rollout status. */
-  private rolloutRolling(round: Round): Effect.Effect<void, ApiError> {
+  private rolloutRolling(round: Round): Effect.Effect<void, ClientError> {
     return Effect.gen(this, function* () {
       const { newRS, olds } = yield* this.replicaSetsAndRevision(round, true)
       const view = deploymentView(round.d)
@@ -248,7 +248,7 @@ export class DeploymentController {
   }
 
   /** `rolloutRecreate`: old ReplicaSets to 0, wait for their pods to go, then the new one at full size. */
-  private rolloutRecreate(round: Round): Effect.Effect<void, ApiError> {
+  private rolloutRecreate(round: Round): Effect.Effect<void, ClientError> {
     return Effect.gen(this, function* () {
       let { newRS, olds } = yield* this.replicaSetsAndRevision(round, false)
       let scaledDown = false
@@ -264,7 +264,7 @@ export class DeploymentController {
   }
 
   /** `sync` (a scaling event or a paused Deployment): scale without rolling, clean up when paused, the status. */
-  private syncScale(round: Round): Effect.Effect<void, ApiError> {
+  private syncScale(round: Round): Effect.Effect<void, ClientError> {
     return Effect.gen(this, function* () {
       const { newRS, olds } = yield* this.replicaSetsAndRevision(round, false)
       const view = deploymentView(round.d)
@@ -279,7 +279,7 @@ export class DeploymentController {
    * `scaleReplicaSet`: writes the size and the replicas annotations; an event when the size changed. Whether it
    * changed the size.
    */
-  private scaleReplicaSet(round: Round, name: string, to: number): Effect.Effect<boolean, ApiError> {
+  private scaleReplicaSet(round: Round, name: string, to: number): Effect.Effect<boolean, ClientError> {
     return Effect.gen(this, function* () {
       const rs = round.rss.get(name)!
       const before = rsView(rs)
@@ -295,12 +295,12 @@ export class DeploymentController {
   }
 
   /** `cleanupDeployment`. */
-  private cleanup(round: Round, olds: ReadonlyArray<KObject>): Effect.Effect<void, ApiError> {
+  private cleanup(round: Round, olds: ReadonlyArray<KObject>): Effect.Effect<void, ClientError> {
     return Effect.gen(this, function* () {
       const current = olds.map((o) => round.rss.get(o.metadata.name!)!).filter((o) => o.metadata.deletionTimestamp === undefined)
       for (const name of replicaSetsToCleanUp(deploymentView(round.d), current.map(rsView))) {
         const gone = yield* Effect.either(this.deps.client.delete(ReplicaSets, name, { namespace: round.d.metadata.namespace }))
-        if (gone._tag === "Left" && gone.left.status.code !== 404) return yield* Effect.fail(gone.left)
+        if (gone._tag === "Left" && !hasStatusCode(gone.left, 404)) return yield* Effect.fail(gone.left)
         round.rss.delete(name)
       }
     })
@@ -312,7 +312,7 @@ export class DeploymentController {
   }
 
   /** `syncRolloutStatus`: the status with Progressing moved; looks again when a deadline may pass (`requeueStuckDeployment`). */
-  private syncRolloutStatus(round: Round, newName: string | undefined, olds: ReadonlyArray<KObject>): Effect.Effect<void, ApiError> {
+  private syncRolloutStatus(round: Round, newName: string | undefined, olds: ReadonlyArray<KObject>): Effect.Effect<void, ClientError> {
     return Effect.gen(this, function* () {
       const { all, newRS } = this.allOf(round, newName, olds)
       const status = rolloutStatus(round.d, all, newRS, round.nowMs, round.now)
@@ -327,13 +327,13 @@ export class DeploymentController {
   }
 
   /** `syncDeploymentStatus`: `calculateStatus` written if it changed. */
-  private syncDeploymentStatus(round: Round, newRS: KObject | undefined, olds: ReadonlyArray<KObject>): Effect.Effect<void, ApiError> {
+  private syncDeploymentStatus(round: Round, newRS: KObject | undefined, olds: ReadonlyArray<KObject>): Effect.Effect<void, ClientError> {
     const { all, newRS: view } = this.allOf(round, newRS?.metadata.name, olds)
     const status = calculateStatus(round.d, all, view, round.now)
     return sameStatus(status, round.d.status) ? Effect.void : this.writeStatus(round, status)
   }
 
-  private writeStatus(round: Round, status: DeploymentStatus, annotations?: Readonly<Record<string, string>>): Effect.Effect<void, ApiError> {
+  private writeStatus(round: Round, status: DeploymentStatus, annotations?: Readonly<Record<string, string>>): Effect.Effect<void, ClientError> {
     return Effect.gen(this, function* () {
       const d = round.d
       const metadata = annotations !== undefined ? { ...d.metadata, annotations } : d.metadata

@@ -13,7 +13,7 @@
 import { Effect } from "effect"
 import type { KObject } from "../../../src/api/Object.js"
 import { Deployments, Pods, ReplicaSets, type ResourceType } from "../../../src/api/Resources.js"
-import type { ApiError } from "../../../src/api/Status.js"
+import { type ClientError, hasStatusCode } from "../../../src/client/TransportError.js"
 import type { ApiClientService } from "../../../src/client/ApiClient.js"
 import type { Cache } from "../../../src/informer/Cache.js"
 import type { EventHandlers } from "../../../src/informer/Informer.js"
@@ -47,13 +47,13 @@ export class GarbageCollector {
   readonly ownerHandlers: EventHandlers = { onDelete: (owner) => this.ownerGone(owner) }
 
   /** `attemptToDeleteItem`: deletes the dependent if no owner it names exists. */
-  sync(key: string): Effect.Effect<void, ApiError> {
+  sync(key: string): Effect.Effect<void, ClientError> {
     return Effect.gen(this, function* () {
       const [kind, namespace, name] = key.split("/") as [string, string, string]
       const type = dependentTypes[kind]!
       const { client } = this.deps
       const current = yield* Effect.either(client.get(type, name, { namespace }))
-      if (current._tag === "Left") return current.left.status.code === 404 ? undefined : yield* Effect.fail(current.left)
+      if (current._tag === "Left") return hasStatusCode(current.left, 404) ? undefined : yield* Effect.fail(current.left)
       const dependent = current.right
       if (dependent.metadata.deletionTimestamp !== undefined) return
       const refs = (dependent.metadata.ownerReferences ?? []).filter((r) => owners[r.kind] !== undefined)
@@ -61,10 +61,10 @@ export class GarbageCollector {
       for (const ref of refs) {
         const owner = yield* Effect.either(client.get(owners[ref.kind]!, ref.name, { namespace }))
         if (owner._tag === "Right" && owner.right.metadata.uid === ref.uid) return
-        if (owner._tag === "Left" && owner.left.status.code !== 404) return yield* Effect.fail(owner.left)
+        if (owner._tag === "Left" && !hasStatusCode(owner.left, 404)) return yield* Effect.fail(owner.left)
       }
       const gone = yield* Effect.either(client.delete(type, name, { namespace, propagationPolicy: "Background", preconditions: { uid: dependent.metadata.uid } }))
-      if (gone._tag === "Left" && gone.left.status.code !== 404 && gone.left.status.code !== 409) return yield* Effect.fail(gone.left)
+      if (gone._tag === "Left" && !hasStatusCode(gone.left, 404) && !hasStatusCode(gone.left, 409)) return yield* Effect.fail(gone.left)
     })
   }
 }

@@ -11,7 +11,7 @@
 import { Clock, Effect } from "effect"
 import type { KObject } from "../../../src/api/Object.js"
 import { Pods, ReplicaSets } from "../../../src/api/Resources.js"
-import type { ApiError } from "../../../src/api/Status.js"
+import { type ClientError, hasStatusCode } from "../../../src/client/TransportError.js"
 import type { ApiClientService } from "../../../src/client/ApiClient.js"
 import type { Cache } from "../../../src/informer/Cache.js"
 import type { EventHandlers } from "../../../src/informer/Informer.js"
@@ -96,7 +96,7 @@ export class ReplicaSetController {
   }
 
   /** `syncReplicaSet`. */
-  sync(key: string): Effect.Effect<void, ApiError> {
+  sync(key: string): Effect.Effect<void, ClientError> {
     return Effect.gen(this, function* () {
       const { namespace, name } = splitKey(key)
       const rs = this.deps.replicaSets.get(namespace, name)
@@ -156,8 +156,8 @@ export class ReplicaSetController {
             if (r._tag === "Right") yield* recorder.eventf(ref, undefined, "Normal", "SuccessfulCreate", "Create", `Created pod: ${r.right.object.metadata.name}`)
             else {
               this.expectations.creationObserved(key)
-              failure = { reason: "FailedCreate", message: r.left.status.message ?? "" }
-              yield* recorder.eventf(ref, undefined, "Warning", "FailedCreate", "Create", `Error creating: ${r.left.status.message}`)
+              failure = { reason: "FailedCreate", message: r.left.message }
+              yield* recorder.eventf(ref, undefined, "Warning", "FailedCreate", "Create", `Error creating: ${r.left.message}`)
             }
           }
           if (failure) break
@@ -177,9 +177,9 @@ export class ReplicaSetController {
           if (r._tag === "Right") yield* recorder.eventf(ref, undefined, "Normal", "SuccessfulDelete", "Delete", `Deleted pod: ${podName}`)
           else {
             this.expectations.deletionObserved(key)
-            if (r.left.status.code === 404) continue
-            failure = { reason: "FailedDelete", message: r.left.status.message ?? "" }
-            yield* recorder.eventf(ref, undefined, "Warning", "FailedDelete", "Delete", `Error deleting: ${r.left.status.message}`)
+            if (hasStatusCode(r.left, 404)) continue
+            failure = { reason: "FailedDelete", message: r.left.message }
+            yield* recorder.eventf(ref, undefined, "Warning", "FailedDelete", "Delete", `Error deleting: ${r.left.message}`)
           }
         }
         return failure
