@@ -23,7 +23,9 @@ describe("clustersim run <cluster scenario> --target URL: what only virtual time
         expect(scheduler.stderr).toContain(
           "scheduler.nodes: in real time the scheduler places pods on the cluster's simulated nodes (cluster.nodes); bare scheduler nodes exist only in virtual time"
         )
-        // a load phase's server-side failure step, as the load runner refuses it: before anything runs (drivers/Driver.ts withTarget)
+        // a load phase's server-side failure step against a target whose user has no expiring token: refused before
+        // anything runs, by the credential check that comes first (app/cli/preflight.ts; the admin-hook refusal of
+        // drivers/Driver.ts withTarget: test/cli/adminOverHttp.test.ts)
         const compact = yield* run(
           file(
             "apiVersion: clustersim/v1\nkind: Scenario\nmetadata: { name: rt }\nduration: 3s\ncluster: { nodes: 2 }\n" +
@@ -32,8 +34,7 @@ describe("clustersim run <cluster scenario> --target URL: what only virtual time
           s.url
         )
         expect(compact.exitCode).toBe(2)
-        expect(compact.stderr).toContain("these failure steps need the simulated server's admin hooks")
-        expect(compact.stderr).toContain("phases[0].actions[0] (expire-tokens side: server)")
+        expect(compact.stderr).toContain("phases[0].actions[0] (expire-tokens side: server): expiring tokens needs a client whose token can expire and be fetched again")
         yield* s.close
       }),
     30_000
