@@ -9,29 +9,26 @@ import { NodeContext } from "@effect/platform-node"
 import { Console, Context, Effect, Either, HashMap, Layer, Option } from "effect"
 import { defaultFeatureGates, parseFeatureGatesFlag } from "../../src/api/FeatureGates.js"
 import { fileURLToPath } from "node:url"
-import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
-import { runHttpServer } from "../../simulator/apiserver/HttpServer.js"
-import { writeKubeconfig } from "../../simulator/apiserver/auth/Certificates.js"
-import { schedulerCommand } from "../../simulator/scheduler/SchedulerCommand.js"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
-import { scenarioJsonSchema } from "../scenario/jsonSchema.js"
-import { calibrateCommand } from "./calibrate.js"
-import { compareCommand } from "./compare.js"
-import { seedDemoCluster } from "./demo.js"
 import { connectionCap, openFilesLimit, ownDescriptors } from "./DescriptorLimit.js"
 import { wantsColor } from "./Color.js"
 import { builtIns, cliConfig, commandProblem, FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flags.js"
 import { commandHelpOf, defaultsTo, type Example, renderCommandHelp, renderRootHelp, type Style, summaryOf } from "./Help.js"
-import { reportRuns } from "./report.js"
 import type { StopSignal } from "./artifact.js"
-import { runCommand, type RunCommandOptions, type RunCommandResult } from "./run.js"
-import { describePlan, livePlan, runLiveCluster } from "./serveCluster.js"
-import { openAccessWarning, resolveServeSecurity } from "./serveSecurity.js"
-import { kubeconfigAuths, writeTokenKubeconfig } from "./serveTokenKubeconfig.js"
 import { layerStderrLogger } from "./StderrLogger.js"
 import { describeTarget, resolveTarget } from "./target.js"
 import { sideOptions, sidesOf, targetFlagNames, targetOptions, type TargetOptionValues, targetValuesOf } from "./targetFlags.js"
-import { validateFiles } from "./validate.js"
+import type { RunCommandOptions, RunCommandResult } from "./run.js"
+
+/**
+ * Each command loads what it runs when it runs: the simulator, the run pipeline and the reports are most of this
+ * program's start-up, and a run against a target that does not answer must say so within 2 s (docs/scenarios.md
+ * "Fail fast"); `--help` and usage errors need none of them either.
+ */
+const load = <M>(module: () => Promise<M>): Effect.Effect<M> => Effect.promise(module)
+
+/** `serve --tls --kubeconfig-auth`'s choices (./serveTokenKubeconfig.ts writes the token one). */
+const kubeconfigAuths = ["client-certificate", "token"] as const
 
 /** The exit code a handler decided; @effect/cli handlers return void. */
 let exitCode: number = ExitCode.Pass
@@ -157,6 +154,13 @@ const serveHandler = (o: {
   featureGates: string
 }) =>
   Effect.gen(function* () {
+    const { livePlan, describePlan, runLiveCluster } = yield* load(() => import("./serveCluster.js"))
+    const { openAccessWarning, resolveServeSecurity } = yield* load(() => import("./serveSecurity.js"))
+    const { writeTokenKubeconfig } = yield* load(() => import("./serveTokenKubeconfig.js"))
+    const { ApiServer } = yield* load(() => import("../../simulator/apiserver/ApiServer.js"))
+    const { runHttpServer } = yield* load(() => import("../../simulator/apiserver/HttpServer.js"))
+    const { writeKubeconfig } = yield* load(() => import("../../simulator/apiserver/auth/Certificates.js"))
+    const { seedDemoCluster } = yield* load(() => import("./demo.js"))
     if (o.port < 0 || o.port > 65535) return yield* usageError(`--port: invalid port "${o.port}"`)
     const historyWindowMs = yield* parseDurationFlag("--history-window", o.historyWindow)
     const bookmarkIntervalMs = yield* parseDurationFlag("--bookmark-interval", o.bookmarkInterval)
@@ -337,7 +341,10 @@ const start = Command.make("start", runOptions, (o) => runScenarioFile(quickstar
 const validate = Command.make(
   "validate",
   { files: Args.text({ name: "file" }).pipe(Args.atLeast(1), Args.withDescription("Scenario or NodeAgentConfiguration files.")), set: setOption },
-  (o) => exitWith(validateFiles(o.files, (s) => process.stdout.write(s), (s) => process.stderr.write(s), { sets: Option.getOrElse(o.set, () => []) }))
+  (o) =>
+    Effect.flatMap(load(() => import("./validate.js")), ({ validateFiles }) =>
+      exitWith(validateFiles(o.files, (s) => process.stdout.write(s), (s) => process.stderr.write(s), { sets: Option.getOrElse(o.set, () => []) }))
+    )
 ).pipe(Command.withDescription("Check Scenario and NodeAgentConfiguration files without running them. Errors print as file:line:col: field: message; exit 2 if any file is invalid."))
 
 const report = Command.make(
@@ -348,10 +355,10 @@ const report = Command.make(
     out: optionalText("out", "Where --html writes the report.", "FILE"),
     junit: optionalText("junit", "Write the threshold results as JUnit XML to this file (one run).", "FILE")
   },
-  (o) => Effect.flatMap(reportRuns({ files: o.files, html: o.html, out: value(o.out), junit: value(o.junit) }), exitWith)
+  (o) => Effect.flatMap(load(() => import("./report.js")), ({ reportRuns }) => Effect.flatMap(reportRuns({ files: o.files, html: o.html, out: value(o.out), junit: value(o.junit) }), exitWith))
 ).pipe(Command.withDescription("Print the summary of a stored run.json again. --html re-renders its HTML report; several runs print their comparison."))
 
-const schema = Command.make("schema", {}, () => Console.log(JSON.stringify(scenarioJsonSchema(), null, 2))).pipe(
+const schema = Command.make("schema", {}, () => Effect.flatMap(load(() => import("../scenario/jsonSchema.js")), ({ scenarioJsonSchema }) => Console.log(JSON.stringify(scenarioJsonSchema(), null, 2)))).pipe(
   Command.withDescription("Print the scenario JSON Schema (as scenarios/scenario.schema.json), for editors' completion and checks.")
 )
 
@@ -401,6 +408,7 @@ const compare = Command.make(
       }
       if (Option.isSome(o.level) && !(o.level.value > 0 && o.level.value < 1)) return yield* usageError(`--level: expected a number between 0 and 1, got ${o.level.value}`)
       const { renderComparisonHtml } = yield* Effect.promise(() => import("../../reports/html.js"))
+      const { compareCommand } = yield* load(() => import("./compare.js"))
       const result = yield* compareCommand({
         ...(live ? { scenario: o.inputs[0]!, targets, rounds: o.rounds, warmupRounds: o.warmupRounds } : { stored: o.inputs }),
         failIf: o.failIf,
@@ -436,6 +444,7 @@ const calibrate = Command.make(
     Effect.gen(function* () {
       const stepMs = yield* parseDurationFlag("--step", o.step)
       const paceMs = yield* parseDurationFlag("--pace", o.pace)
+      const { calibrateCommand } = yield* load(() => import("./calibrate.js"))
       const result = yield* calibrateCommand({ ...targetValuesOf(o), stepMs, paceMs, allowRemote: o.allowRemote, ...(Option.isSome(o.out) ? { out: o.out.value } : {}) })
       yield* exitWith(result.exitCode)
     }).pipe(Effect.catchIf((e): e is FlagError => e instanceof FlagError, (e) => usageError(e.message)))
@@ -633,4 +642,11 @@ export const commandLine = (args: ReadonlyArray<string>): Effect.Effect<number, 
   })
 
 /** Runs the command line on `args` (without node and the script); resolves to the exit code. */
+/** The scheduler command, loaded when asked for. */
+const schedulerCommand = (args: ReadonlyArray<string>) =>
+  Effect.flatMap(load(() => import("../../simulator/scheduler/SchedulerCommand.js")), (m) => m.schedulerCommand(args))
+
+/** The run pipeline, loaded after the command line has been read (./run.ts). */
+const runCommand = (options: RunCommandOptions): Effect.Effect<RunCommandResult> => Effect.flatMap(load(() => import("./run.js")), (m) => m.runCommand(options))
+
 export const main = (args: ReadonlyArray<string>): Promise<number> => Effect.runPromise(Effect.provideService(commandLine(args), RunEntry, runCommand))

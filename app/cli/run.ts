@@ -12,7 +12,6 @@
 import { Effect, Either, Exit } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
-import { renderOutputFiles, renderSummary } from "../../reports/summary.js"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import { defaultOutDir, type RunArtifact, withScenarioInputs, writeArtifact } from "../../src/loadgen/Artifact.js"
 import { parseScenario } from "../scenario/load.js"
@@ -21,8 +20,6 @@ import type { Environment } from "../scenario/Substitution.js"
 import type { StopSignal } from "./artifact.js"
 import { outDirProblem, reasonOf } from "./outDir.js"
 import { preflight } from "./preflight.js"
-import { writeReports } from "./reportFiles.js"
-import { artifactOf, causeText, driverFor } from "./RunPipeline.js"
 import type { TargetFlag } from "./target.js"
 
 export interface RunCommandOptions {
@@ -98,6 +95,11 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       err(`clustersim: ${refused.exitCode === ExitCode.InvalidInput ? `${o.file}: ` : ""}${refused.message}\n`)
       return { exitCode: refused.exitCode }
     }
+
+    // loaded once the target answered (./preflight.ts): the simulator and the reports are most of the start-up
+    const { artifactOf, causeText, driverFor } = yield* Effect.promise(() => import("./RunPipeline.js"))
+    const { renderOutputFiles, renderSummary } = yield* Effect.promise(() => import("../../reports/summary.js"))
+    const { writeReports } = yield* Effect.promise(() => import("./reportFiles.js"))
 
     const finish = (assembled: RunArtifact): RunCommandResult => {
       const artifact = withScenarioInputs(assembled, loaded.right)
