@@ -17,7 +17,8 @@ import type { Clock } from "../../scenario/PossibleSeries.js"
 import { checkTargetSupports, type RunState } from "../../scenario/Run.js"
 import type { Scenario } from "../../scenario/Scenario.js"
 import type { StopSignal } from "../artifact.js"
-import { Target, targetLayer, type TargetFlag } from "../target.js"
+import type { TargetFlag } from "../target.js"
+import { Target, targetLayer } from "../TargetLayer.js"
 
 /** Without a terminal, a progress line at least this often. */
 export const NON_TTY_PROGRESS_MS = 5_000
