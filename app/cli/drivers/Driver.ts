@@ -9,6 +9,7 @@ import type { ApiClient } from "../../../src/client/ApiClient.js"
 import type { TrafficCounter } from "../../../src/client/HttpTransport.js"
 import type { SegmentPlace, TargetIdentity } from "../../../src/loadgen/Artifact.js"
 import type { ExecutionSegment } from "../../../src/loadgen/ExecutionSegment.js"
+import type { RendezvousPlan } from "../../../src/loadgen/Rendezvous.js"
 import type { HealthReport } from "../../../src/loadgen/GeneratorHealth.js"
 import type { IntervalSnapshot, LatencyRecorder, SeriesSnapshot } from "../../../src/loadgen/LatencyRecorder.js"
 import type { ThresholdResult } from "../../../src/loadgen/Thresholds.js"
@@ -45,6 +46,8 @@ export interface DriverInput {
   readonly segment?: ExecutionSegment
   /** `--start-at`: the epoch ms the measured phases begin. */
   readonly startAtMs?: number
+  /** `--rendezvous`: the start agreed with the other segments through the target. */
+  readonly rendezvous?: Omit<RendezvousPlan, "segment" | "skewMs">
 }
 
 /** Series recorded in other processes (generator workers), merged with the driver's own recorder's. */
