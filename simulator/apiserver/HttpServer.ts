@@ -137,6 +137,7 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
             contentType: req.headers["content-type"],
             user,
             userAgent: req.headers["user-agent"],
+            auditID: auditor ? (res.getHeader("audit-id") as string | undefined) : undefined,
             srcIP: hostPort(req.socket.remoteAddress ?? "", req.socket.remotePort ?? 0),
             status: res.statusCode,
             latencyNanos: clock.unsafeCurrentTimeNanos() - start
