@@ -61,14 +61,12 @@ const audited = (rules: Policy["rules"], config: Partial<ApiServerConfig> = {}, 
     return { send, eventsOf, lines }
   })
 
-/** On the real clock (the server's watch deadlines and the sleeps below), closing the server at the end. */
-const scoped = <A>(body: () => Generator<any, A, any>) => Effect.scoped(Effect.gen(body))
-
 const cm = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data: { k: "v" } })
 
+// Each test on the real clock (the server's watch deadlines, the sleeps), its server closed with its scope.
 describe("audit events over HTTP", () => {
   it.live("a create at RequestResponse: RequestReceived then ResponseComplete, upstream's fields in upstream's order", () =>
-    scoped(function* () {
+    Effect.scoped(Effect.gen(function* () {
       const { send, eventsOf } = yield* audited([{ level: "RequestResponse" }])
       const created = yield* send("tok-bob", "POST", "/api/v1/namespaces/default/configmaps?fieldManager=kubectl-create", { body: cm("c1") })
       expect(created.code).toBe(201)
@@ -109,10 +107,10 @@ describe("audit events over HTTP", () => {
         expect(e.stageTimestamp).toMatch(microTime)
       }
       expect(complete!.stageTimestamp >= complete!.requestReceivedTimestamp).toBe(true)
-    }))
+    })))
 
   it.live("a failure's responseStatus carries the Status's status, message, reason, details and code", () =>
-    scoped(function* () {
+    Effect.scoped(Effect.gen(function* () {
       const { send, eventsOf } = yield* audited([{ level: "Metadata" }])
       const missing = yield* send("tok-bob", "GET", "/api/v1/namespaces/default/configmaps/nope")
       expect(missing.code).toBe(404)
@@ -127,10 +125,10 @@ describe("audit events over HTTP", () => {
       })
       expect(complete!.objectRef).toEqual({ resource: "configmaps", namespace: "default", name: "nope", apiVersion: "v1" })
       expect(complete!.verb).toBe("get")
-    }))
+    })))
 
   it.live("levels: Metadata records no bodies, Request the request's, None nothing; omitStages drops a stage", () =>
-    scoped(function* () {
+    Effect.scoped(Effect.gen(function* () {
       const { send, eventsOf, lines } = yield* audited(
         [
           { level: "None", resources: [{ resources: ["services"] }] },
@@ -158,18 +156,18 @@ describe("audit events over HTTP", () => {
       const after = yield* send("tok-bob", "GET", "/api/v1/namespaces/default/configmaps/c2")
       yield* eventsOf(after.auditId, 2)
       expect(lines.slice(before).map((l) => JSON.parse(l).auditID)).not.toContain(services.auditId)
-    }))
+    })))
 
   it.live("the client's Audit-ID is the event's auditID and the answer's Audit-Id", () =>
-    scoped(function* () {
+    Effect.scoped(Effect.gen(function* () {
       const { send, eventsOf } = yield* audited([{ level: "Metadata" }])
       const r = yield* send("tok-bob", "GET", "/api/v1/namespaces", { headers: { "audit-id": "replayed-42" } })
       expect(r.auditId).toBe("replayed-42")
       expect((yield* eventsOf("replayed-42", 2)).map((e) => e.verb)).toEqual(["list", "list"])
-    }))
+    })))
 
   it.live("a watch: RequestReceived, ResponseStarted when the stream opens, ResponseComplete when it ends", () =>
-    scoped(function* () {
+    Effect.scoped(Effect.gen(function* () {
       const { send, eventsOf } = yield* audited([{ level: "RequestResponse" }])
       const w = yield* send("tok-bob", "GET", "/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1")
       expect(w.code).toBe(200)
@@ -182,10 +180,10 @@ describe("audit events over HTTP", () => {
       expect(events.map((e) => e.verb)).toEqual(["watch", "watch", "watch"])
       // a watch's stream is no response object
       expect(events.some((e) => "responseObject" in e)).toBe(false)
-    }))
+    })))
 
   it.live("a failed authentication: one ResponseStarted event without a user, the methods tried as the message", () =>
-    scoped(function* () {
+    Effect.scoped(Effect.gen(function* () {
       const { send, eventsOf } = yield* audited([{ level: "Metadata" }])
       const r = yield* send("tok-wrong", "GET", "/api/v1/pods")
       expect(r.code).toBe(401)
@@ -195,7 +193,7 @@ describe("audit events over HTTP", () => {
       expect(all).toHaveLength(1)
       expect(events[0]).toMatchObject({ stage: "ResponseStarted", user: {}, verb: "list", responseStatus: { metadata: {}, message: "Authentication failed, attempted: bearer", code: 401 } })
       expect(events[0]!.annotations).toBeUndefined()
-    }))
+    })))
 })
 
 describe("impersonation, audited", () => {
@@ -215,7 +213,7 @@ describe("impersonation, audited", () => {
   })
 
   it.live("allowed: the request runs as the impersonated user (authorized as alice), recorded as impersonatedUser", () =>
-    scoped(function* () {
+    Effect.scoped(Effect.gen(function* () {
       const { send, eventsOf } = yield* setup
       const r = yield* send("tok-imp", "GET", "/api/v1/namespaces/default/pods", { headers: { "impersonate-user": "alice" } })
       expect(r.code).toBe(200)
@@ -235,10 +233,10 @@ describe("impersonation, audited", () => {
       const [, denied] = yield* eventsOf(del.auditId, 2)
       expect(denied!.annotations).toEqual({ "authorization.k8s.io/decision": "forbid", "authorization.k8s.io/reason": "" })
       expect(denied!.responseStatus).toMatchObject({ reason: "Forbidden", code: 403 })
-    }))
+    })))
 
   it.live("refused: upstream's 403 message, recorded without an impersonated user", () =>
-    scoped(function* () {
+    Effect.scoped(Effect.gen(function* () {
       const { send, eventsOf } = yield* setup
       const r = yield* send("tok-bob", "GET", "/api/v1/namespaces/default/pods", { headers: { "impersonate-user": "alice" } })
       expect(r.code).toBe(403)
@@ -258,5 +256,5 @@ describe("impersonation, audited", () => {
         details: { name: "alice", kind: "users" },
         code: 403
       })
-    }))
+    })))
 })
