@@ -21,6 +21,7 @@ import type { StopSignal } from "./artifact.js"
 import { outDirProblem, reasonOf } from "./outDir.js"
 import { preflight } from "./preflight.js"
 import type { TargetFlag } from "./target.js"
+import { type ExecutionSegment, segmentText } from "../../src/loadgen/ExecutionSegment.js"
 
 export interface RunCommandOptions {
   readonly file: string
@@ -44,6 +45,10 @@ export interface RunCommandOptions {
   readonly sets?: ReadonlyArray<string>
   /** Values of the file's `${VAR}` references; default `process.env`. */
   readonly env?: Environment
+  /** `--segment`: run only this share of the load (docs/distributed.md). */
+  readonly segment?: ExecutionSegment
+  /** `--start-at`: when the measured phases begin (every segment's the same). */
+  readonly startAt?: Date
 }
 
 export interface RunCommandResult {
@@ -122,6 +127,10 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     }
 
     const driver = driverFor(scenario, o.target)
+    if (o.segment !== undefined && driver.name !== "load-only") {
+      err(`clustersim: --segment ${segmentText(o.segment)}: ${o.file} runs a ${driver.name}; only load phases split into segments yet\n`)
+      return { exitCode: ExitCode.InvalidInput }
+    }
     const input = {
       file: o.file,
       scenario,
@@ -133,7 +142,9 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       cleanup: o.cleanup ?? false,
       // generator workers load the file as this process did: the same overrides, the variables it refers to
       workerInputs: { sets: loaded.right.sets, env: usedVariables(loaded.right.variables, o.env ?? process.env) },
-      ...(o.workers !== undefined ? { workers: o.workers } : {})
+      ...(o.workers !== undefined ? { workers: o.workers } : {}),
+      ...(o.segment !== undefined ? { segment: o.segment } : {}),
+      ...(o.startAt !== undefined ? { startAtMs: o.startAt.getTime() } : {})
     }
     const exit = yield* Effect.exit(driver.run(input))
     if (Exit.isFailure(exit)) {
