@@ -192,7 +192,7 @@ export class RequestAudit {
   complete(): void {
     if (this.done || this.authenticationFailure) return
     this.done = true
-    const faked = () => ({ metadata: {}, code: 200, status: "Success", message: "Connection closed early" })
+    const faked = () => ({ metadata: {}, status: "Success", message: "Connection closed early", code: 200 })
     if (this.responseStatus === undefined && this.longRunning) {
       this.responseStatus = faked()
       this.emit("ResponseStarted")

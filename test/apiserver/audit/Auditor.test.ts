@@ -5,7 +5,8 @@
  * requests they stand for (requestURI, verb, objectRef, its user, the code, the bodies), including the immediate view.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Either, Stream } from "effect"
+import { Chunk, Effect, Either, Schema, Stream } from "effect"
+import { Event } from "../../../src/api/audit/Event.js"
 import type { Policy } from "../../../src/api/audit/Policy.js"
 import { ConfigMaps, Leases } from "../../../src/api/Resources.js"
 import { ApiServer } from "../../../simulator/apiserver/ApiServer.js"
@@ -57,6 +58,26 @@ describe("audit stages", () => {
       ["watch", "ResponseStarted", faked],
       ["watch", "ResponseComplete", faked]
     ])
+  })
+
+  it("upstream's own lines decode with the Event Schema; ours are written in their key order", () => {
+    // kube-apiserver lines (a kubectl create on minikube; a watch whose client went away)
+    const created =
+      '{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"6c3b62fc-41e7-4f74-b8aa-82e943039013","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/default/pods?fieldManager=kubectl-run","verb":"create","user":{"username":"minikube-user","groups":["system:masters","system:authenticated"]},"sourceIPs":["192.168.64.1"],"userAgent":"kubectl/v1.23.5 (darwin/amd64) kubernetes/c285e78","objectRef":{"resource":"pods","namespace":"default","name":"nginx","apiVersion":"v1"},"responseStatus":{"metadata":{},"code":201},"requestReceivedTimestamp":"2022-05-18T15:48:37.388237Z","stageTimestamp":"2022-05-18T15:48:37.395604Z","annotations":{"authorization.k8s.io/decision":"allow","authorization.k8s.io/reason":""}}'
+    const closedEarly = '{"metadata":{},"status":"Success","message":"Connection closed early","code":200}'
+    expect(Schema.decodeUnknownSync(Event)(JSON.parse(created)).objectRef?.name).toBe("nginx")
+    const { auditor, events } = auditorOf([{ level: "Metadata" }])
+    const audit = auditor.begin({ ...request("create", "pods"), requestURI: "/api/v1/namespaces/default/pods?fieldManager=kubectl-run", userAgent: "kubectl/v1.23.5 (darwin/amd64) kubernetes/c285e78" })!
+    audit.annotate("authorization.k8s.io/decision", "allow")
+    audit.annotate("authorization.k8s.io/reason", "")
+    audit.requestBody({ metadata: { name: "nginx", namespace: "default" } })
+    audit.responseStarted(201)
+    audit.complete()
+    const ours = events()[1]!
+    expect(Object.keys(ours)).toEqual(Object.keys(JSON.parse(created)))
+    for (const e of events()) Schema.decodeUnknownSync(Event)(e)
+    auditor.begin(request("watch", "pods"))!.complete()
+    expect(JSON.stringify(events().at(-1)!.responseStatus)).toBe(closedEarly)
   })
 
   it("a defect: the Panic stage with upstream's 500, and no ResponseComplete after", () => {
