@@ -452,6 +452,11 @@ const commandFlags: Record<string, FlagSpec> = {
       "--anonymous-auth",
       "--authorization-mode",
       "--feature-gates",
+      "--audit-log-path",
+      "--audit-policy-file",
+      "--audit-log-maxsize",
+      "--audit-log-maxbackup",
+      "--audit-log-maxage",
       "--nodes",
       "--cluster"
     ],
