@@ -8,7 +8,8 @@ import { renderSummary } from "../../reports/summary.js"
 import type { HealthReport } from "../../src/loadgen/GeneratorHealth.js"
 import type { ClusterFigures } from "../../src/loadgen/ClusterMetrics.js"
 import type { SeriesSnapshot } from "../../src/loadgen/LatencyRecorder.js"
-import { evaluate, exitCodeOf, parseThresholds, sloThresholds, type Threshold, type ThresholdResult } from "../../src/loadgen/Thresholds.js"
+import { evaluate, exitCodeOf, parseThresholds, serverSloThresholds, sloThresholds, type Threshold, type ThresholdResult } from "../../src/loadgen/Thresholds.js"
+import type { ServerSideReport } from "../../src/loadgen/ServerLatency.js"
 import { ArtifactFormat, artifactSeries, environment, sha256, type RunArtifact, type TargetIdentity } from "../../src/loadgen/Artifact.js"
 import { unreachableReason } from "../../src/loadgen/SeriesPattern.js"
 import { defaultErrorThreshold, outcomeChecks } from "../scenario/Outcome.js"
@@ -28,9 +29,13 @@ export const scenarioThresholds = (scenario: Scenario, clock: Clock = "virtual")
   // a preset row for calls the scenario never makes would fail on no data: only the rows its series can reach
   const patterns = possibleSeries(scenario, clock)
   const presets = (scenario.presets ?? [])
-    .flatMap((p) => (p === "slo" ? sloThresholds() : sloThresholds({ legacyNamespaceList: true })))
+    .flatMap((p) => (p === "slo" ? sloThresholds() : p === "slo-legacy" ? sloThresholds({ legacyNamespaceList: true }) : []))
     .filter((t) => unreachableReason(t, patterns) === undefined)
-  return [...own, ...presets]
+  // the server's figures: judged on the calls the target measured (a call the run never made has no row)
+  const server = (scenario.presets ?? []).flatMap((p) =>
+    p === "server-slo" ? serverSloThresholds() : p === "server-slo-legacy" ? serverSloThresholds({ legacyNamespaceList: true }) : []
+  )
+  return [...own, ...presets, ...server]
 }
 
 export interface Collected {
@@ -59,10 +64,12 @@ export const assembleArtifact = (o: {
   readonly checks?: ReadonlyArray<ThresholdResult>
   /** The clock a cluster ran on (which pod start-up series it has); default virtual. */
   readonly clock?: Clock
+  /** A real target's own latency figures (or why there are none). */
+  readonly server?: ServerSideReport
 }): RunArtifact => {
   const thresholds = [
     ...(o.checks ?? []),
-    ...evaluate([...scenarioThresholds(o.scenario, o.clock), ...defaultErrorThreshold(o.scenario)], o.collected.series, o.clusterFigures),
+    ...evaluate([...scenarioThresholds(o.scenario, o.clock), ...defaultErrorThreshold(o.scenario)], o.collected.series, o.clusterFigures, o.server),
     ...outcomeChecks({
       scenario: o.scenario,
       series: o.collected.series,
@@ -109,7 +116,8 @@ export const assembleArtifact = (o: {
     thresholds,
     ...(o.health ? { health: o.health } : {}),
     ...(o.cluster ? { cluster: o.cluster } : {}),
-    ...(o.sections ? { sections: o.sections } : {})
+    ...(o.sections ? { sections: o.sections } : {}),
+    ...(o.server ? { server: o.server } : {})
   }
 }
 

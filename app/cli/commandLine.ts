@@ -18,6 +18,7 @@ import { sideOptions, sidesOf, targetFlagNames, targetOptions, type TargetOption
 import type { RunCommandOptions, RunCommandResult } from "./run.js"
 import { decidedExitCode, durationFlag, exitWith, integerFlag, load, optionalText, resetExitCode, stderrLine, usageError, value } from "./CommandParts.js"
 import { serve } from "./serveCommand.js"
+import { compareServerSide, compareServerSideOptions, runServerSide, runServerSideOptions, serverSideFlagNames } from "./serverSideFlags.js"
 
 // ---------------------------------------------------------------------------------------------
 // run, start
@@ -45,7 +46,8 @@ const runOptions = {
   set: setOption,
   cleanup: Options.boolean("cleanup").pipe(
     Options.withDescription("A cluster scenario with a --target: delete the nodes, leases and pods the run owns (label clustersim.io/simulated=true) at its end or on Ctrl-C.")
-  )
+  ),
+  ...runServerSideOptions
 }
 
 type RunFlags = TargetOptionValues & {
@@ -55,6 +57,8 @@ type RunFlags = TargetOptionValues & {
   junit: Option.Option<string>
   cleanup: boolean
   workers: Option.Option<number>
+  prometheus: Option.Option<string>
+  serverMetricsTimeout: string
 }
 
 /** Ctrl-C (SIGINT) or SIGTERM stops the run; the partial artifact is still written (exit 130 / 143). */
@@ -81,7 +85,10 @@ const runScenarioFile = (file: string, o: RunFlags, ambient = true) =>
     const target = yield* Effect.either(resolveTarget(targetValuesOf(o), { ambient, warn: stderrLine }))
     if (target._tag === "Left") return yield* usageError(target.left.message)
     stderrLine(describeTarget(target.right))
+    const serverSide = yield* Effect.either(runServerSide(o))
+    if (serverSide._tag === "Left") return yield* usageError(serverSide.left.message)
     const options: RunCommandOptions = {
+      serverSide: serverSide.right,
       file,
       target: target.right,
       interrupt: stopSignal,
@@ -170,7 +177,8 @@ const compare = Command.make(
       Options.withDescription(
         "Compare stored runs of different scenarios (a what-if: another file, --set, ${VAR}) and print the fields that differ. Default: off, such runs are refused with the differing fields named."
       )
-    )
+    ),
+    ...compareServerSideOptions
   },
   (flags) =>
     Effect.gen(function* () {
@@ -187,10 +195,12 @@ const compare = Command.make(
         targets.push(parsed.right)
       }
       if (Option.isSome(o.level) && !(o.level.value > 0 && o.level.value < 1)) return yield* usageError(`--level: expected a number between 0 and 1, got ${o.level.value}`)
+      const serverSide = yield* Effect.either(compareServerSide(o, targets.length))
+      if (serverSide._tag === "Left") return yield* usageError(serverSide.left.message)
       const { renderComparisonHtml } = yield* Effect.promise(() => import("../../reports/html.js"))
       const { compareCommand } = yield* load(() => import("./compare.js"))
       const result = yield* compareCommand({
-        ...(live ? { scenario: o.inputs[0]!, targets, rounds: o.rounds, warmupRounds: o.warmupRounds } : { stored: o.inputs }),
+        ...(live ? { scenario: o.inputs[0]!, targets, rounds: o.rounds, warmupRounds: o.warmupRounds, serverSide: serverSide.right } : { stored: o.inputs }),
         failIf: o.failIf,
         html: renderComparisonHtml,
         ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}),
@@ -343,7 +353,7 @@ const asksForHelp = (args: ReadonlyArray<string>) => {
 }
 
 const runFlags: FlagSpec = {
-  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers", "--set"],
+  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers", "--set", ...serverSideFlagNames],
   switches: [...targetFlagNames.switches, "--cleanup"]
 }
 const commandFlags: Record<string, FlagSpec> = {
@@ -377,7 +387,7 @@ const commandFlags: Record<string, FlagSpec> = {
   validate: { values: ["--set"], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
   compare: {
-    values: [...targetFlagNames.values, "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed"],
+    values: [...targetFlagNames.values, "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed", ...serverSideFlagNames],
     switches: [...targetFlagNames.switches, "--allow-different"]
   },
   calibrate: { values: [...targetFlagNames.values, "--out", "--step", "--pace"], switches: [...targetFlagNames.switches, "--allow-remote"] },

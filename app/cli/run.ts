@@ -21,6 +21,7 @@ import type { StopSignal } from "./artifact.js"
 import { outDirProblem, reasonOf } from "./outDir.js"
 import { preflight } from "./preflight.js"
 import type { TargetFlag } from "./target.js"
+import type { ServerSideFlags } from "./drivers/Driver.js"
 
 export interface RunCommandOptions {
   readonly file: string
@@ -44,6 +45,8 @@ export interface RunCommandOptions {
   readonly sets?: ReadonlyArray<string>
   /** Values of the file's `${VAR}` references; default `process.env`. */
   readonly env?: Environment
+  /** Where a real target's server-side latency is read from (`--prometheus`, `--server-metrics-timeout`). */
+  readonly serverSide?: ServerSideFlags
 }
 
 export interface RunCommandResult {
@@ -133,7 +136,8 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       cleanup: o.cleanup ?? false,
       // generator workers load the file as this process did: the same overrides, the variables it refers to
       workerInputs: { sets: loaded.right.sets, env: usedVariables(loaded.right.variables, o.env ?? process.env) },
-      ...(o.workers !== undefined ? { workers: o.workers } : {})
+      ...(o.workers !== undefined ? { workers: o.workers } : {}),
+      ...(o.serverSide !== undefined ? { serverSide: o.serverSide } : {})
     }
     const exit = yield* Effect.exit(driver.run(input))
     if (Exit.isFailure(exit)) {

@@ -18,6 +18,7 @@ import {
   summarize,
   type Summary
 } from "./LatencyRecorder.js"
+import type { ServerSideReport } from "./ServerLatency.js"
 import type { ThresholdResult } from "./Thresholds.js"
 
 /**
@@ -168,6 +169,8 @@ export interface RunArtifact {
   readonly cluster?: Readonly<Record<string, unknown>>
   /** Results of the `scheduler:` / `eviction:` sections. */
   readonly sections?: Readonly<Record<string, unknown>>
+  /** A real target's own latency figures per phase, or why there are none (./ServerLatency.ts; docs/metrics.md). */
+  readonly server?: ServerSideReport
 }
 
 export const sha256 = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex")

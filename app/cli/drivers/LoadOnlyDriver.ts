@@ -14,6 +14,7 @@ import { defaultWorkers, machineCores, mergeActions, startWorkers } from "../Gen
 import { isLocalTarget, type TargetFlag } from "../target.js"
 import type { WorkerResult } from "../WorkerProtocol.js"
 import { type Driver, NON_TTY_PROGRESS_MS, Refused, withTarget } from "./Driver.js"
+import { serverSideReaderFor } from "./ServerSide.js"
 
 /** The live progress line (reports/progress.ts): `\r`-rewritten on a TTY at ~2/s, otherwise a line per phase and every 5 s. */
 const progressReporter = (state: RunState, totalMs: number, tty: boolean, write: (s: string) => void) =>
@@ -88,13 +89,15 @@ export const loadOnlyDriver: Driver = {
         const workers =
           workerCount > 1 ? yield* startWorkers({ count: workerCount, file: i.file, ...i.workerInputs, seed, runTag, client, originMs: state.startedAtMs }) : undefined
         yield* Effect.forkScoped(progressReporter(state, scenario.phases.reduce((n, p) => n + ms(p.duration, 0), 0), i.tty, i.err))
+        const server = yield* serverSideReaderFor(i.serverSide, i.target, target, i.err)
+        const phaseHooks = server ? { phaseHooks: { started: server.phaseStarted, ended: server.phaseEnded } } : {}
         const options = { seed, admin: target.admin, state, runTag, ...(target.credentials ? { credentials: target.credentials } : {}) }
         const phases = workers
           ? Effect.zipRight(
               Effect.zipRight(runScenario(scenario, { ...options, parts: "setup" }), workers.start),
-              runScenario(scenario, { ...options, parts: "phases", segment: { index: 0, count: workerCount } })
+              runScenario(scenario, { ...options, ...phaseHooks, parts: "phases", segment: { index: 0, count: workerCount } })
             )
-          : runScenario(scenario, options)
+          : runScenario(scenario, { ...options, ...phaseHooks })
         const run = phases.pipe(Effect.provideService(LatencyRecorder, recorder))
         const exit = yield* Effect.exit(Effect.raceFirst(Effect.asVoid(run), Effect.flatMap(i.interrupt, (signal) => Effect.fail({ interrupted: signal }))))
         yield* health.addBytesIn(traffic.bytesIn)
@@ -111,6 +114,7 @@ export const loadOnlyDriver: Driver = {
           remote: results.map((r) => ({ series: r.series.map(decodeSeries), intervals: r.intervals })),
           state,
           health: combineHealth([ownHealth, ...results.map((r) => r.health)]),
+          ...(server ? { server: yield* server.report } : {}),
           ...(stopped !== undefined ? { stopped } : error !== undefined ? { error } : {})
         })
       })
