@@ -21,8 +21,11 @@ import type { Scenario } from "../scenario/Scenario.js"
 export type StopSignal = "SIGINT" | "SIGTERM"
 export const signalExitCode: Readonly<Record<StopSignal, number>> = { SIGINT: exitCodeOf("interrupted", "SIGINT"), SIGTERM: exitCodeOf("interrupted", "SIGTERM") }
 
-/** The scenario's own thresholds, then its presets' rows its series can reach. */
-export const scenarioThresholds = (scenario: Scenario, clock: Clock = "virtual"): ReadonlyArray<Threshold> => {
+/**
+ * The scenario's own thresholds, then its presets' rows its series can reach; the server presets' rows pass on no
+ * data when the run has the server's figures (`server`: a scope the run never called), and fail without them.
+ */
+export const scenarioThresholds = (scenario: Scenario, clock: Clock = "virtual", server?: ServerSideReport): ReadonlyArray<Threshold> => {
   const parsed = parseThresholds(scenario.thresholds ?? {})
   // the scenario decoder already checked every expression
   const own = Either.isRight(parsed) ? parsed.right : []
@@ -32,10 +35,11 @@ export const scenarioThresholds = (scenario: Scenario, clock: Clock = "virtual")
     .flatMap((p) => (p === "slo" ? sloThresholds() : p === "slo-legacy" ? sloThresholds({ legacyNamespaceList: true }) : []))
     .filter((t) => unreachableReason(t, patterns) === undefined)
   // the server's figures: judged on the calls the target measured (a call the run never made has no row)
-  const server = (scenario.presets ?? []).flatMap((p) =>
-    p === "server-slo" ? serverSloThresholds() : p === "server-slo-legacy" ? serverSloThresholds({ legacyNamespaceList: true }) : []
+  const measured = server !== undefined && server.absent === undefined
+  const serverPresets = (scenario.presets ?? []).flatMap((p) =>
+    p === "server-slo" ? serverSloThresholds({ measured }) : p === "server-slo-legacy" ? serverSloThresholds({ legacyNamespaceList: true, measured }) : []
   )
-  return [...own, ...presets, ...server]
+  return [...own, ...presets, ...serverPresets]
 }
 
 export interface Collected {
@@ -69,7 +73,7 @@ export const assembleArtifact = (o: {
 }): RunArtifact => {
   const thresholds = [
     ...(o.checks ?? []),
-    ...evaluate([...scenarioThresholds(o.scenario, o.clock), ...defaultErrorThreshold(o.scenario)], o.collected.series, o.clusterFigures, o.server),
+    ...evaluate([...scenarioThresholds(o.scenario, o.clock, o.server), ...defaultErrorThreshold(o.scenario)], o.collected.series, o.clusterFigures, o.server),
     ...outcomeChecks({
       scenario: o.scenario,
       series: o.collected.series,
