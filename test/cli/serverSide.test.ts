@@ -15,6 +15,7 @@ import { join } from "node:path"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
 import { runCommand } from "../../app/cli/run.js"
+import { compareCommand } from "../../app/cli/compare.js"
 import type { ServerSideFlags } from "../../app/cli/drivers/Driver.js"
 import type { RunArtifact } from "../../src/loadgen/Artifact.js"
 
@@ -224,5 +225,42 @@ describe("a target whose /metrics cannot be read: the run completes, says why on
   it("a 403 from the target's own RBAC: the run's user may not read /metrics", async () => {
     const r = await run(target, loader, { timeoutMs: 5_000 }, "forbidden")
     expectAbsent(r, `GET ${target}/metrics answered 403: forbidden: User "loader" cannot get path "/metrics"`)
+  }, 60_000)
+})
+
+describe("compare reads each target's server-side latency", () => {
+  it("puts the sides' figures side by side, and says which side has none and why", async () => {
+    const garbage = await front("/metrics", (res) => {
+      res.writeHead(200, { "content-type": "text/plain" })
+      res.end("<html>sign in</html>\n")
+    })
+    const out: Array<string> = []
+    const err: Array<string> = []
+    const r = await Effect.runPromise(
+      compareCommand({
+        scenario,
+        targets: [
+          { _tag: "url", options: { baseUrl: target, token: root } },
+          { _tag: "url", options: { baseUrl: garbage, token: root } }
+        ],
+        serverSide: [{ timeoutMs: 5_000 }, { timeoutMs: 5_000 }],
+        rounds: 1,
+        warmupRounds: 0,
+        outDir: join(dir, "compare"),
+        stdout: (x) => void out.push(x),
+        stderr: (x) => void err.push(x)
+      })
+    )
+    expect(r.exitCode).toBe(0)
+    const server = r.comparison!.pairs[0]!.server!
+    expect(server.metric).toBe("apiserver_request_sli_duration_seconds")
+    expect(server.otherAbsent).toBe(`GET ${garbage}/metrics: malformed exposition at line 1: expected a metric name, got "<html>sign in</html>"`)
+    expect(server.calls.map((c) => [c.phase, c.call, c.baseline?.count !== undefined, c.other])).toEqual([["steady", "LIST configmaps namespace", true, undefined]])
+    const text = out.join("")
+    expect(text).toContain("  server side (apiserver_request_sli_duration_seconds):\n")
+    expect(text).toContain(`    B: server-side figures absent — GET ${garbage}/metrics: malformed exposition at line 1`)
+    expect(text).toMatch(/ {4}steady LIST configmaps namespace\n {6}A +\d+ +25ms +45ms +49\.5ms +\(0, 50ms\]\n {6}B +0 +- +- +- +-\n/)
+    // one warning: B's first round
+    expect(err.join("").split("\n").filter((l) => l.includes("warning"))).toHaveLength(1)
   }, 60_000)
 })
