@@ -63,8 +63,8 @@ export interface RunContext {
 
 /** The artifact of a driver's run. */
 export const artifactOf = (run: RunContext, r: DriverResult): Effect.Effect<RunArtifact> =>
-  Effect.map(collect(r), (collected) =>
-    assembleArtifact({
+  Effect.map(collect(r), (collected) => ({
+    ...assembleArtifact({
       ...run,
       ...(r.clock !== undefined ? { clock: r.clock } : {}),
       target: r.target,
@@ -77,5 +77,6 @@ export const artifactOf = (run: RunContext, r: DriverResult): Effect.Effect<RunA
       ...(r.checks ? { checks: r.checks } : {}),
       ...(r.server ? { server: r.server } : {}),
       ...(r.sections ? { sections: r.sections } : {})
-    })
-  )
+    }),
+    ...(r.segment ? { segment: r.segment } : {})
+  }))

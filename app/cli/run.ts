@@ -22,6 +22,7 @@ import { outDirProblem, reasonOf } from "./outDir.js"
 import { preflight } from "./preflight.js"
 import type { TargetFlag } from "./target.js"
 import type { ServerSideFlags } from "./drivers/Driver.js"
+import { type ExecutionSegment, segmentText } from "../../src/loadgen/ExecutionSegment.js"
 
 export interface RunCommandOptions {
   readonly file: string
@@ -47,6 +48,10 @@ export interface RunCommandOptions {
   readonly env?: Environment
   /** Where a real target's server-side latency is read from (`--prometheus`, `--server-metrics-timeout`). */
   readonly serverSide?: ServerSideFlags
+  /** `--segment`: run only this share of the load (docs/distributed.md). */
+  readonly segment?: ExecutionSegment
+  /** `--start-at`: when the measured phases begin (every segment's the same). */
+  readonly startAt?: Date
 }
 
 export interface RunCommandResult {
@@ -125,6 +130,10 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     }
 
     const driver = driverFor(scenario, o.target)
+    if (o.segment !== undefined && driver.name !== "load-only") {
+      err(`clustersim: --segment ${segmentText(o.segment)}: ${o.file} runs a ${driver.name}; only load phases split into segments yet\n`)
+      return { exitCode: ExitCode.InvalidInput }
+    }
     const input = {
       file: o.file,
       scenario,
@@ -137,7 +146,9 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       // generator workers load the file as this process did: the same overrides, the variables it refers to
       workerInputs: { sets: loaded.right.sets, env: usedVariables(loaded.right.variables, o.env ?? process.env) },
       ...(o.workers !== undefined ? { workers: o.workers } : {}),
-      ...(o.serverSide !== undefined ? { serverSide: o.serverSide } : {})
+      ...(o.serverSide !== undefined ? { serverSide: o.serverSide } : {}),
+      ...(o.segment !== undefined ? { segment: o.segment } : {}),
+      ...(o.startAt !== undefined ? { startAtMs: o.startAt.getTime() } : {})
     }
     const exit = yield* Effect.exit(driver.run(input))
     if (Exit.isFailure(exit)) {

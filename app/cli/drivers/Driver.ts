@@ -7,7 +7,8 @@
 import { type Cause, Data, Effect, Either, type Scope } from "effect"
 import type { ApiClient } from "../../../src/client/ApiClient.js"
 import type { TrafficCounter } from "../../../src/client/HttpTransport.js"
-import type { TargetIdentity } from "../../../src/loadgen/Artifact.js"
+import type { SegmentPlace, TargetIdentity } from "../../../src/loadgen/Artifact.js"
+import type { ExecutionSegment } from "../../../src/loadgen/ExecutionSegment.js"
 import type { HealthReport } from "../../../src/loadgen/GeneratorHealth.js"
 import type { ServerSideReport } from "../../../src/loadgen/ServerLatency.js"
 import type { IntervalSnapshot, LatencyRecorder, SeriesSnapshot } from "../../../src/loadgen/LatencyRecorder.js"
@@ -41,6 +42,10 @@ export interface DriverInput {
   readonly workerInputs?: { readonly sets?: ReadonlyArray<string>; readonly env?: Readonly<Record<string, string>> }
   /** `--cleanup`: a real-time cluster deletes what it owns at its end. */
   readonly cleanup: boolean
+  /** `--segment`: this process runs only this share of the load (load-only driver). */
+  readonly segment?: ExecutionSegment
+  /** `--start-at`: the epoch ms the measured phases begin. */
+  readonly startAtMs?: number
   /** Where the target's server-side figures come from (`--prometheus`, `--server-metrics-timeout`; ./ServerSide.ts). */
   readonly serverSide?: ServerSideFlags
 }
@@ -81,6 +86,8 @@ export interface DriverResult {
   readonly error?: Cause.Cause<unknown>
   /** The target's own latency figures per phase, or why there are none (src/loadgen/ServerLatency.ts). */
   readonly server?: ServerSideReport
+  /** A segment's place in its run, for the segment artifact. */
+  readonly segment?: SegmentPlace
 }
 
 /** A scenario this driver cannot run with these flags: said before anything runs (exit 2), as the whole line. */

@@ -7,12 +7,16 @@ import { Cause, Duration, Effect, Either, Exit, Option } from "effect"
 import type { TrafficCounter } from "../../../src/client/HttpTransport.js"
 import { combineHealth, GeneratorHealth } from "../../../src/loadgen/GeneratorHealth.js"
 import { LatencyRecorder, nowMillis } from "../../../src/loadgen/LatencyRecorder.js"
-import { decodeSeries } from "../../../src/loadgen/WorkerMerge.js"
+import { decodeSeries, mergeActions } from "../../../src/loadgen/WorkerMerge.js"
 import { makeRunState, ms, runScenario, runTagOf, type RunState } from "../../scenario/Run.js"
 import type { StopSignal } from "../artifact.js"
-import { defaultWorkers, machineCores, mergeActions, startWorkers } from "../GeneratorWorkers.js"
+import { defaultWorkers, machineCores, startWorkers } from "../GeneratorWorkers.js"
 import { isLocalTarget, type TargetFlag } from "../target.js"
 import type { WorkerResult } from "../WorkerProtocol.js"
+import { runsOnce, wholeRun } from "../../../src/loadgen/ExecutionSegment.js"
+
+/** Sleeps until an epoch instant on the run's clock (at once when it has passed). */
+const untilInstant = (atMs: number) => Effect.flatMap(nowMillis, (now) => Effect.sleep(Duration.millis(Math.max(0, atMs - now))))
 import { type Driver, NON_TTY_PROGRESS_MS, Refused, withTarget } from "./Driver.js"
 import { serverSideReaderFor } from "./ServerSide.js"
 
@@ -72,7 +76,11 @@ export const loadOnlyDriver: Driver = {
     return withTarget(i, traffic, (target) =>
       Effect.gen(function* () {
         const { scenario, seed } = i
-        const workerCount = i.workers ?? scenario.generator?.workers ?? (sharesThisProcess(i.target) ? 1 : defaultWorkers(machineCores(), isLocalTarget(i.target)))
+        const segment = i.segment
+        if (segment !== undefined && (i.workers ?? 1) > 1) {
+          return Either.left(new Refused({ line: `clustersim: --workers ${i.workers} with --segment: a segment runs in one process; give each process its own segment\n` }))
+        }
+        const workerCount = segment !== undefined ? 1 : i.workers ?? scenario.generator?.workers ?? (sharesThisProcess(i.target) ? 1 : defaultWorkers(machineCores(), isLocalTarget(i.target)))
         if (workerCount > 1 && sharesThisProcess(i.target)) {
           return Either.left(
             new Refused({
@@ -81,7 +89,8 @@ export const loadOnlyDriver: Driver = {
           )
         }
         const health = yield* GeneratorHealth.make()
-        const state = makeRunState(yield* nowMillis)
+        // a common start (--start-at) is every segment's origin: the run's tag and its intervals are the same in each
+        const state = makeRunState(i.startAtMs ?? (yield* nowMillis))
         const recorder = yield* LatencyRecorder.make({ originMs: state.startedAtMs })
         const runTag = runTagOf(seed, state.startedAtMs)
         const client = i.target._tag === "url" ? i.target.options : { baseUrl: target.identity.url ?? "" }
@@ -92,12 +101,22 @@ export const loadOnlyDriver: Driver = {
         const server = yield* serverSideReaderFor(i.serverSide, i.target, target, i.err)
         const phaseHooks = server ? { phaseHooks: { started: server.phaseStarted, ended: server.phaseEnded } } : {}
         const options = { seed, admin: target.admin, state, runTag, ...(target.credentials ? { credentials: target.credentials } : {}) }
+        let startLagMs = 0
         const phases = workers
           ? Effect.zipRight(
               Effect.zipRight(runScenario(scenario, { ...options, parts: "setup" }), workers.start),
               runScenario(scenario, { ...options, ...phaseHooks, parts: "phases", segment: { index: 0, count: workerCount } })
             )
-          : runScenario(scenario, { ...options, ...phaseHooks })
+          : i.startAtMs !== undefined || segment !== undefined
+            ? Effect.gen(function* () {
+                const own = segment ?? wholeRun
+                // the setup is the first segment's, before the common start (docs/distributed.md)
+                if (runsOnce(own)) yield* runScenario(scenario, { ...options, parts: "setup" })
+                yield* untilInstant(state.startedAtMs)
+                startLagMs = (yield* nowMillis) - state.startedAtMs
+                yield* runScenario(scenario, { ...options, ...phaseHooks, parts: "phases", segment: own })
+              })
+            : runScenario(scenario, { ...options, ...phaseHooks })
         const run = phases.pipe(Effect.provideService(LatencyRecorder, recorder))
         const exit = yield* Effect.exit(Effect.raceFirst(Effect.asVoid(run), Effect.flatMap(i.interrupt, (signal) => Effect.fail({ interrupted: signal }))))
         yield* health.addBytesIn(traffic.bytesIn)
@@ -115,6 +134,7 @@ export const loadOnlyDriver: Driver = {
           state,
           health: combineHealth([ownHealth, ...results.map((r) => r.health)]),
           ...(server ? { server: yield* server.report } : {}),
+          ...(segment !== undefined ? { segment: { index: segment.index, count: segment.count, startAtMs: state.startedAtMs, startLagMs } } : {}),
           ...(stopped !== undefined ? { stopped } : error !== undefined ? { error } : {})
         })
       })
