@@ -52,7 +52,8 @@ describe("server thresholds: the grammar", () => {
     [`  "server{verb:LIST,scop:cluster}": "p(99) < 30s"`, 10, 37, `thresholds["server{verb:LIST,scop:cluster}"]`, `invalid threshold "server{verb:LIST,scop:cluster}": unknown tag (known: verb, resource, subresource, scope, phase) "scop"`],
     [`  "server.p99{verb=LIST}": "p(99) < 30s"`, 10, 28, `thresholds["server.p99{verb=LIST}"]`, `invalid threshold "p(99) < 30s": server.p99 names its aggregation: expected a comparator (<, <=, >, >=, ==, !=), got "p(99)"`],
     [`  "server{verb:LIST}": "rate < 1"`, 10, 24, `thresholds["server{verb:LIST}"]`, `invalid threshold "rate < 1": aggregation not available for a buckets metric (allowed: p(N), avg, med, count) "rate"`],
-    [`  "server{verb:LIST}": "p(99) < 30 parsecs"`, 10, 24, `thresholds["server{verb:LIST}"]`, `invalid threshold "p(99) < 30 parsecs": unknown unit (expected us, ms, s, m, h) "parsecs"`]
+    [`  "server{verb:LIST}": "p(99) < 30 parsecs"`, 10, 24, `thresholds["server{verb:LIST}"]`, `invalid threshold "p(99) < 30 parsecs": unknown unit (expected us, ms, s, m, h) "parsecs"`],
+    [`  "server.p99{phase=q}": "< 1s"`, 10, 3, `thresholds["server.p99{phase=q}"]`, `the scenario has no phase "q"; did you mean "p"?`]
   ])("refuses %s at its file, line and field", (line, at, column, field, message) => {
     const r = validate(line)
     expect(r.err).toBe(`${r.file}:${at}:${column}: ${field}: ${message}\n`)
