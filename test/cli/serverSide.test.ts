@@ -183,20 +183,20 @@ describe("run reads a real target's server-side latency", () => {
 })
 
 /** The run completed, measured its client side, warned once, and its reports say the server side is absent. */
-const expectAbsent = (r: Awaited<ReturnType<typeof run>>, reason: string) => {
+const expectAbsent = (r: Awaited<ReturnType<typeof run>>, reason: string, source: "metrics" | "prometheus" = "metrics") => {
   expect(r.code).toBe(0)
   expect(clientLists(r.artifact).count).toBeGreaterThan(0)
   const warnings = r.err.split("\n").filter((l) => l.includes("warning"))
   expect(warnings).toEqual([`clustersim: warning: no server-side figures: ${reason}; the client side is measured as usual`])
   expect(r.artifact.server).toEqual({
-    source: "metrics",
-    url: expect.stringMatching(/\/metrics$/),
+    source,
+    url: source === "metrics" ? expect.stringMatching(/\/metrics$/) : expect.stringMatching(/^http:/),
     method: "histogram_quantile: linear interpolation within the bucket holding the rank (Prometheus promql/quantile.go)",
     phases: [],
     absent: reason
   })
   expect(r.out).toContain(`server-side figures: absent — ${reason}\n`)
-  expect(r.html).toContain(`Server-side figures absent: ${reason.replace(/"/g, "&quot;")}. The client-side figures above are measured as usual.`)
+  expect(r.html).toContain(`Server-side figures absent: ${reason.replace(/"/g, "&quot;").replace(/'/g, "&#39;")}. The client-side figures above are measured as usual.`)
 }
 
 describe("a target whose /metrics cannot be read: the run completes, says why once, reports the server side absent", () => {
@@ -220,6 +220,41 @@ describe("a target whose /metrics cannot be read: the run completes, says why on
     expectAbsent(r, `GET ${url}/metrics did not answer within 300ms`)
     // one reading timed out and none was tried after it: the run did not wait out the 30 s
     expect(Date.now() - started).toBeLessThan(20_000)
+  }, 60_000)
+
+  it("no /metrics at all (404)", async () => {
+    const url = await front("/metrics", (res) => {
+      res.writeHead(404, { "content-type": "text/plain; charset=utf-8" })
+      res.end("404 page not found\n")
+    })
+    const r = await run(url, root, { timeoutMs: 5_000 }, "missing")
+    expectAbsent(r, `GET ${url}/metrics answered 404: 404 page not found`)
+  }, 60_000)
+
+  it("a Prometheus that refuses the query, or has no such series", async () => {
+    const refusing = await front("/api/v1/query", (res) => {
+      res.writeHead(400, { "content-type": "application/json" })
+      res.end(JSON.stringify({ status: "error", errorType: "bad_data", error: "invalid parameter \"query\"" }))
+    })
+    const refused = await run(target, root, { timeoutMs: 5_000, prometheus: refusing }, "prom-refusing")
+    // the window is the phase's length in whole seconds: 1 s, or more on a busy machine
+    const window = /\[(\d+s)\]/.exec(refused.err)?.[1]
+    expect(window).toMatch(/^\d+s$/)
+    expectAbsent(
+      refused,
+      `Prometheus ${refusing} answered 400 to the query sum by (le, verb, resource, subresource, scope) (increase(apiserver_request_sli_duration_seconds_bucket[${window}])): invalid parameter "query"`,
+      "prometheus"
+    )
+    const empty = await front("/api/v1/query", (res) => {
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify({ status: "success", data: { resultType: "vector", result: [] } }))
+    })
+    const none = await run(target, root, { timeoutMs: 5_000, prometheus: empty }, "prom-empty")
+    expectAbsent(
+      none,
+      `Prometheus ${empty} has no apiserver_request_sli_duration_seconds or apiserver_request_duration_seconds series over phase steady (does it scrape the target's API server?)`,
+      "prometheus"
+    )
   }, 60_000)
 
   it("a 403 from the target's own RBAC: the run's user may not read /metrics", async () => {
