@@ -259,7 +259,11 @@ export const renderSummary = (a: RunArtifact): string => {
     )
   }
   if (a.segments) out.push(...renderSegments(a.segments))
-  if (a.segment) out.push(`segment ${a.segment.index + 1}/${a.segment.count} of a run that began at ${new Date(a.segment.startAtMs).toISOString()} (${formatMs(a.segment.startLagMs)} late): merge the segments with clustersim merge`)
+  if (a.segment) {
+    // a segment that failed before the common start (startAtMs 0) has no start to name
+    const began = a.segment.startAtMs > 0 ? ` of a run that began at ${new Date(a.segment.startAtMs).toISOString()} (${formatMs(a.segment.startLagMs)} late)` : ""
+    out.push(`segment ${a.segment.index + 1}/${a.segment.count}${began}: merge the segments with clustersim merge`)
+  }
   if (a.thresholds.length > 0) {
     out.push("")
     out.push("thresholds:")

@@ -13,12 +13,13 @@ import { wantsColor } from "./Color.js"
 import { builtIns, cliConfig, commandProblem, FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flags.js"
 import { commandHelpOf, defaultsTo, type Example, renderCommandHelp, renderRootHelp, type Style, summaryOf } from "./Help.js"
 import type { StopSignal } from "./artifact.js"
-import { describeTarget, resolveTarget } from "./target.js"
-import { sideOptions, sidesOf, targetFlagNames, targetOptions, type TargetOptionValues, targetValuesOf } from "./targetFlags.js"
+import { describeTarget, resolveTarget, type TargetFlag } from "./target.js"
+import { sideOptions, sidesOf, targetArgsOf, targetFlagNames, targetOptions, type TargetOptionValues, targetValuesOf } from "./targetFlags.js"
+
 import type { RunCommandOptions, RunCommandResult } from "./run.js"
 import { decidedExitCode, durationFlag, exitWith, integerFlag, load, optionalText, resetExitCode, stderrLine, usageError, value } from "./CommandParts.js"
 import { serve } from "./serveCommand.js"
-import { compareServerSide, compareServerSideOptions, runServerSide, runServerSideOptions, serverSideFlagNames } from "./serverSideFlags.js"
+import { compareServerSide, compareServerSideOptions, runServerSide, runServerSideOptions, serverSideArgsOf, serverSideFlagNames } from "./serverSideFlags.js"
 import { parseSegment } from "../../src/loadgen/ExecutionSegment.js"
 import { parseGoTime } from "../../src/api/go/Time.js"
 
@@ -55,6 +56,15 @@ const runOptions = {
     "The instant (RFC 3339, e.g. 2026-11-29T12:00:00Z) every segment begins its measured phases; the first segment runs the setup before it. Default: now.",
     "TIME"
   ),
+  segments: integerFlag(
+    "segments",
+    "Run the scenario as N segments, N processes of this machine meeting through the target (--target URL or a kubeconfig), and merge their artifacts into --out (docs/distributed.md \"Locally\")."
+  ).pipe(Options.optional),
+  rendezvous: optionalText(
+    "rendezvous",
+    "With --segment: the segments agree on their start through the target, in a ConfigMap named from this id (the same for every segment of the run; the scenario's generator.rendezvous sets its namespace, margin and timeout).",
+    "ID"
+  ),
   set: setOption,
   cleanup: Options.boolean("cleanup").pipe(
     Options.withDescription("A cluster scenario with a --target: delete the nodes, leases and pods the run owns (label clustersim.io/simulated=true) at its end or on Ctrl-C.")
@@ -73,6 +83,8 @@ type RunFlags = TargetOptionValues & {
   serverMetricsTimeout: string
   segment: Option.Option<string>
   startAt: Option.Option<string>
+  rendezvous: Option.Option<string>
+  segments: Option.Option<number>
 }
 
 /** Ctrl-C (SIGINT) or SIGTERM stops the run; the partial artifact is still written (exit 130 / 143). */
@@ -94,21 +106,45 @@ const stopSignal = Effect.async<StopSignal>((resume) => {
 export class RunEntry extends Context.Tag("clustersim/cli/RunEntry")<RunEntry, (options: RunCommandOptions) => Effect.Effect<RunCommandResult>>() {}
 
 /** `--segment` and `--start-at` (docs/distributed.md): a segment of several needs the common start. */
-const segmentFlags = (o: RunFlags): { readonly options: Pick<RunCommandOptions, "segment" | "startAt"> } | { readonly error: string } => {
+const segmentFlags = (o: RunFlags): { readonly options: Pick<RunCommandOptions, "segment" | "startAt" | "rendezvous"> } | { readonly error: string } => {
   let startAt: Date | undefined
   if (Option.isSome(o.startAt)) {
     const t = parseGoTime(o.startAt.value, "RFC3339")
     if ("error" in t) return { error: `--start-at: ${t.error} (an RFC 3339 time such as 2026-11-29T12:00:00Z)` }
     startAt = new Date(t.seconds * 1000 + Math.floor(t.nanos / 1e6))
   }
+  const rendezvous = Option.getOrUndefined(o.rendezvous)
+  if (rendezvous !== undefined && startAt !== undefined) return { error: "--rendezvous and --start-at: the start is either agreed or given, not both" }
+  if (rendezvous !== undefined && Option.isNone(o.segment)) return { error: "--rendezvous: only segments meet (add --segment i/n)" }
   if (Option.isNone(o.segment)) return { options: startAt ? { startAt } : {} }
   const parsed = parseSegment(o.segment.value)
   if ("error" in parsed) return { error: `--segment: ${parsed.error}` }
-  if (parsed.segment.count > 1 && startAt === undefined) {
-    return { error: `--segment ${o.segment.value}: the segments of a run need one start: give every segment the same --start-at` }
+  if (parsed.segment.count > 1 && startAt === undefined && rendezvous === undefined) {
+    return { error: `--segment ${o.segment.value}: the segments of a run need one start: give every segment the same --start-at, or --rendezvous ID` }
   }
-  return { options: { segment: parsed.segment, ...(startAt ? { startAt } : {}) } }
+  return { options: { segment: parsed.segment, ...(startAt ? { startAt } : {}), ...(rendezvous !== undefined ? { rendezvous } : {}) } }
 }
+
+/** `--segments N`: N local segment processes, then their merge (./LocalSegments.ts). */
+const localSegments = (file: string, o: RunFlags, target: TargetFlag) =>
+  Effect.gen(function* () {
+    const count = Option.getOrThrow(o.segments)
+    if (count < 1 || count > 64) return yield* usageError(`--segments: must be from 1 to 64, got ${count}`)
+    for (const [flag, given] of [["--segment", Option.isSome(o.segment)], ["--workers", Option.isSome(o.workers)], ["--start-at", Option.isSome(o.startAt)], ["--rendezvous", Option.isSome(o.rendezvous)]] as const) {
+      if (given) return yield* usageError(`--segments with ${flag}: --segments starts each segment with its own ${flag === "--workers" ? "single process" : flag}`)
+    }
+    if (target._tag !== "url") {
+      return yield* usageError(`--segments: the segments are processes of their own and meet through the target: give --target URL or a kubeconfig (clustersim serve starts a server), not ${target._tag}`)
+    }
+    const args = [
+      ...targetArgsOf(o),
+      ...Option.match(o.seed, { onNone: () => [], onSome: (s) => ["--seed", String(s)] }),
+      ...Option.getOrElse(o.set, () => []).flatMap((s) => ["--set", s]),
+      ...serverSideArgsOf(o)
+    ]
+    const { runLocalSegments } = yield* load(() => import("./LocalSegments.js"))
+    yield* exitWith(yield* runLocalSegments({ file, count, args, ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}), ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {}), interrupt: stopSignal }))
+  })
 
 /** `ambient: false` (`start`): the embedded server unless a flag names another target. */
 const runScenarioFile = (file: string, o: RunFlags, ambient = true) =>
@@ -131,6 +167,7 @@ const runScenarioFile = (file: string, o: RunFlags, ambient = true) =>
       sets: Option.getOrElse(o.set, () => [])
     }
     if (options.workers !== undefined && options.workers < 1) return yield* usageError(`--workers: must be at least 1, got ${options.workers}`)
+    if (Option.isSome(o.segments)) return yield* localSegments(file, o, target.right)
     const segmented = segmentFlags(o)
     if ("error" in segmented) return yield* usageError(segmented.error)
     const result = yield* (yield* RunEntry)({ ...options, ...segmented.options })
@@ -404,7 +441,7 @@ const asksForHelp = (args: ReadonlyArray<string>) => {
 }
 
 const runFlags: FlagSpec = {
-  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers", "--set", "--segment", "--start-at", ...serverSideFlagNames],
+  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers", "--set", "--segment", "--start-at", "--rendezvous", "--segments", ...serverSideFlagNames],
   switches: [...targetFlagNames.switches, "--cleanup"]
 }
 const commandFlags: Record<string, FlagSpec> = {

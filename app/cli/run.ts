@@ -15,6 +15,8 @@ import { join } from "node:path"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import { defaultOutDir, type RunArtifact, withScenarioInputs, writeArtifact } from "../../src/loadgen/Artifact.js"
 import { parseScenario } from "../scenario/load.js"
+import { ms } from "../scenario/Run.js"
+import type { Scenario } from "../scenario/Scenario.js"
 import { parseSetOverrides } from "../scenario/SetOverrides.js"
 import type { Environment } from "../scenario/Substitution.js"
 import type { StopSignal } from "./artifact.js"
@@ -52,6 +54,8 @@ export interface RunCommandOptions {
   readonly segment?: ExecutionSegment
   /** `--start-at`: when the measured phases begin (every segment's the same). */
   readonly startAt?: Date
+  /** `--rendezvous ID`: the segments agree on their start through the target (docs/distributed.md). */
+  readonly rendezvous?: string
 }
 
 export interface RunCommandResult {
@@ -148,7 +152,8 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       ...(o.workers !== undefined ? { workers: o.workers } : {}),
       ...(o.serverSide !== undefined ? { serverSide: o.serverSide } : {}),
       ...(o.segment !== undefined ? { segment: o.segment } : {}),
-      ...(o.startAt !== undefined ? { startAtMs: o.startAt.getTime() } : {})
+      ...(o.startAt !== undefined ? { startAtMs: o.startAt.getTime() } : {}),
+      ...(o.rendezvous !== undefined ? { rendezvous: rendezvousPlan(o.rendezvous, scenario) } : {})
     }
     const exit = yield* Effect.exit(driver.run(input))
     if (Exit.isFailure(exit)) {
@@ -161,6 +166,12 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     }
     return finish(yield* artifactOf({ scenario, file: o.file, text, seed, startedAt }, exit.value.right))
   })
+
+/** The scenario's rendezvous settings (`generator.rendezvous`) with their defaults: namespace `default`, 5 s margin, 2 min timeout. */
+const rendezvousPlan = (id: string, scenario: Scenario) => {
+  const r = scenario.generator?.rendezvous
+  return { id, namespace: r?.namespace ?? "default", marginMs: ms(r?.margin, 5_000), timeoutMs: ms(r?.timeout, 120_000) }
+}
 
 /** The values of the variables a scenario refers to, for its workers (those unset are left out: their default applies). */
 const usedVariables = (names: ReadonlyArray<string>, env: Environment): Record<string, string> =>

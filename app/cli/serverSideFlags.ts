@@ -60,3 +60,10 @@ export const compareServerSide = (
     for (let i = 0; i < targets; i++) out.push({ timeoutMs, ...(urls[i] !== undefined ? { prometheus: yield* prometheusUrl(urls[i]!) } : {}) })
     return out
   })
+
+/** The flags again, for a process this one starts (`run --segments N`). */
+export const serverSideArgsOf = (o: { readonly prometheus: Option.Option<string>; readonly serverMetricsTimeout: string }): ReadonlyArray<string> => [
+  ...Option.match(o.prometheus, { onNone: () => [], onSome: (p) => ["--prometheus", p] }),
+  "--server-metrics-timeout",
+  o.serverMetricsTimeout
+]

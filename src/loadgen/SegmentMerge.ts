@@ -59,6 +59,14 @@ interface Named {
 const sameScenario = (a: RunArtifact, b: RunArtifact): boolean =>
   a.scenario.sha256 === b.scenario.sha256 && JSON.stringify(a.scenario.effective) === JSON.stringify(b.scenario.effective)
 
+/** Why a segment's figures do not make a whole run (undefined: it completed; breached thresholds are re-judged). */
+const failureOf = (a: RunArtifact): string | undefined =>
+  a.outcome === "run-error"
+    ? `segment ${segmentText(a.segment!)} failed: ${a.runError ?? "run error"}`
+    : a.outcome === "interrupted"
+      ? `segment ${segmentText(a.segment!)} was stopped (${a.interruptedBy ?? "signal"}) before its end`
+      : undefined
+
 /** Checks that the artifacts are segments of one run, each at most once. */
 const refusal = (all: ReadonlyArray<Named>): string | undefined => {
   if (all.length === 0) return "no segment artifacts given"
@@ -70,7 +78,8 @@ const refusal = (all: ReadonlyArray<Named>): string | undefined => {
     if (!sameScenario(a, b)) return `${path}: another scenario than ${first!.path} (${b.scenario.name}, sha256 ${b.scenario.sha256.slice(0, 12)}… vs ${a.scenario.name}, ${a.scenario.sha256.slice(0, 12)}…, or other --set values)`
     if (b.seed !== a.seed) return `${path}: seed ${b.seed}, but ${first!.path} has seed ${a.seed}`
     if (b.segment!.count !== a.segment!.count) return `${path}: a plan of ${b.segment!.count} segments, but ${first!.path} has ${a.segment!.count}`
-    if (b.segment!.startAtMs !== a.segment!.startAtMs) {
+    // a segment that failed before the start (at the rendezvous) has none of its own to compare
+    if (b.segment!.startAtMs !== a.segment!.startAtMs && failureOf(a) === undefined && failureOf(b) === undefined) {
       return `${path}: started at ${new Date(b.segment!.startAtMs).toISOString()}, but ${first!.path} at ${new Date(a.segment!.startAtMs).toISOString()}: segments of different runs`
     }
   }
@@ -102,20 +111,13 @@ const spreadOf = (a: RunArtifact): SegmentSpread => {
   }
 }
 
-/** Why a segment's figures do not make a whole run (undefined: it completed; breached thresholds are re-judged). */
-const failureOf = (a: RunArtifact): string | undefined =>
-  a.outcome === "run-error"
-    ? `segment ${segmentText(a.segment!)} failed: ${a.runError ?? "run error"}`
-    : a.outcome === "interrupted"
-      ? `segment ${segmentText(a.segment!)} was stopped (${a.interruptedBy ?? "signal"}) before its end`
-      : undefined
-
 export const mergeSegments = (all: ReadonlyArray<Named>): MergedSegments | MergeRefusal => {
   const refused = refusal(all)
   if (refused !== undefined) return { refused }
   const sorted = [...all].sort((x, y) => x.artifact.segment!.index - y.artifact.segment!.index)
   const artifacts = sorted.map((n) => n.artifact)
-  const first = artifacts[0]!
+  // the run's start is a segment's that got to it
+  const first = artifacts.find((a) => failureOf(a) === undefined) ?? artifacts[0]!
   const count = first.segment!.count
   const present = new Set(artifacts.map((a) => a.segment!.index))
   const missing = Array.from({ length: count }, (_, index) => index).filter((i) => !present.has(i))

@@ -9,6 +9,7 @@ import type { ApiClient } from "../../../src/client/ApiClient.js"
 import type { TrafficCounter } from "../../../src/client/HttpTransport.js"
 import type { SegmentPlace, TargetIdentity } from "../../../src/loadgen/Artifact.js"
 import type { ExecutionSegment } from "../../../src/loadgen/ExecutionSegment.js"
+import type { RendezvousPlan } from "../../../src/loadgen/Rendezvous.js"
 import type { HealthReport } from "../../../src/loadgen/GeneratorHealth.js"
 import type { ServerSideReport } from "../../../src/loadgen/ServerLatency.js"
 import type { IntervalSnapshot, LatencyRecorder, SeriesSnapshot } from "../../../src/loadgen/LatencyRecorder.js"
@@ -46,6 +47,8 @@ export interface DriverInput {
   readonly segment?: ExecutionSegment
   /** `--start-at`: the epoch ms the measured phases begin. */
   readonly startAtMs?: number
+  /** `--rendezvous`: the start agreed with the other segments through the target. */
+  readonly rendezvous?: Omit<RendezvousPlan, "segment" | "skewMs">
   /** Where the target's server-side figures come from (`--prometheus`, `--server-metrics-timeout`; ./ServerSide.ts). */
   readonly serverSide?: ServerSideFlags
 }
