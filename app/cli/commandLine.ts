@@ -19,6 +19,7 @@ import { sideOptions, sidesOf, targetArgsOf, targetFlagNames, targetOptions, typ
 import type { RunCommandOptions, RunCommandResult } from "./run.js"
 import { decidedExitCode, durationFlag, exitWith, integerFlag, load, optionalText, resetExitCode, stderrLine, usageError, value } from "./CommandParts.js"
 import { serve } from "./serveCommand.js"
+import { compareServerSide, compareServerSideOptions, runServerSide, runServerSideOptions, serverSideArgsOf, serverSideFlagNames } from "./serverSideFlags.js"
 import { parseSegment } from "../../src/loadgen/ExecutionSegment.js"
 import { parseGoTime } from "../../src/api/go/Time.js"
 
@@ -67,7 +68,8 @@ const runOptions = {
   set: setOption,
   cleanup: Options.boolean("cleanup").pipe(
     Options.withDescription("A cluster scenario with a --target: delete the nodes, leases and pods the run owns (label clustersim.io/simulated=true) at its end or on Ctrl-C.")
-  )
+  ),
+  ...runServerSideOptions
 }
 
 type RunFlags = TargetOptionValues & {
@@ -77,6 +79,8 @@ type RunFlags = TargetOptionValues & {
   junit: Option.Option<string>
   cleanup: boolean
   workers: Option.Option<number>
+  prometheus: Option.Option<string>
+  serverMetricsTimeout: string
   segment: Option.Option<string>
   startAt: Option.Option<string>
   rendezvous: Option.Option<string>
@@ -132,7 +136,12 @@ const localSegments = (file: string, o: RunFlags, target: TargetFlag) =>
     if (target._tag !== "url") {
       return yield* usageError(`--segments: the segments are processes of their own and meet through the target: give --target URL or a kubeconfig (clustersim serve starts a server), not ${target._tag}`)
     }
-    const args = [...targetArgsOf(o), ...Option.match(o.seed, { onNone: () => [], onSome: (s) => ["--seed", String(s)] }), ...Option.getOrElse(o.set, () => []).flatMap((s) => ["--set", s])]
+    const args = [
+      ...targetArgsOf(o),
+      ...Option.match(o.seed, { onNone: () => [], onSome: (s) => ["--seed", String(s)] }),
+      ...Option.getOrElse(o.set, () => []).flatMap((s) => ["--set", s]),
+      ...serverSideArgsOf(o)
+    ]
     const { runLocalSegments } = yield* load(() => import("./LocalSegments.js"))
     yield* exitWith(yield* runLocalSegments({ file, count, args, ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}), ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {}), interrupt: stopSignal }))
   })
@@ -143,7 +152,10 @@ const runScenarioFile = (file: string, o: RunFlags, ambient = true) =>
     const target = yield* Effect.either(resolveTarget(targetValuesOf(o), { ambient, warn: stderrLine }))
     if (target._tag === "Left") return yield* usageError(target.left.message)
     stderrLine(describeTarget(target.right))
+    const serverSide = yield* Effect.either(runServerSide(o))
+    if (serverSide._tag === "Left") return yield* usageError(serverSide.left.message)
     const options: RunCommandOptions = {
+      serverSide: serverSide.right,
       file,
       target: target.right,
       interrupt: stopSignal,
@@ -249,7 +261,8 @@ const compare = Command.make(
       Options.withDescription(
         "Compare stored runs of different scenarios (a what-if: another file, --set, ${VAR}) and print the fields that differ. Default: off, such runs are refused with the differing fields named."
       )
-    )
+    ),
+    ...compareServerSideOptions
   },
   (flags) =>
     Effect.gen(function* () {
@@ -266,10 +279,12 @@ const compare = Command.make(
         targets.push(parsed.right)
       }
       if (Option.isSome(o.level) && !(o.level.value > 0 && o.level.value < 1)) return yield* usageError(`--level: expected a number between 0 and 1, got ${o.level.value}`)
+      const serverSide = yield* Effect.either(compareServerSide(o, targets.length))
+      if (serverSide._tag === "Left") return yield* usageError(serverSide.left.message)
       const { renderComparisonHtml } = yield* Effect.promise(() => import("../../reports/html.js"))
       const { compareCommand } = yield* load(() => import("./compare.js"))
       const result = yield* compareCommand({
-        ...(live ? { scenario: o.inputs[0]!, targets, rounds: o.rounds, warmupRounds: o.warmupRounds } : { stored: o.inputs }),
+        ...(live ? { scenario: o.inputs[0]!, targets, rounds: o.rounds, warmupRounds: o.warmupRounds, serverSide: serverSide.right } : { stored: o.inputs }),
         failIf: o.failIf,
         html: renderComparisonHtml,
         ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}),
@@ -426,7 +441,7 @@ const asksForHelp = (args: ReadonlyArray<string>) => {
 }
 
 const runFlags: FlagSpec = {
-  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers", "--set", "--segment", "--start-at", "--rendezvous", "--segments"],
+  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers", "--set", "--segment", "--start-at", "--rendezvous", "--segments", ...serverSideFlagNames],
   switches: [...targetFlagNames.switches, "--cleanup"]
 }
 const commandFlags: Record<string, FlagSpec> = {
@@ -466,7 +481,7 @@ const commandFlags: Record<string, FlagSpec> = {
   report: { values: ["--out", "--junit"], switches: ["--html"] },
   merge: { values: ["--out", "--junit"], switches: [] },
   compare: {
-    values: [...targetFlagNames.values, "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed"],
+    values: [...targetFlagNames.values, "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed", ...serverSideFlagNames],
     switches: [...targetFlagNames.switches, "--allow-different"]
   },
   calibrate: { values: [...targetFlagNames.values, "--out", "--step", "--pace"], switches: [...targetFlagNames.switches, "--allow-remote"] },

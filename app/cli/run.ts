@@ -23,6 +23,7 @@ import type { StopSignal } from "./artifact.js"
 import { outDirProblem, reasonOf } from "./outDir.js"
 import { preflight } from "./preflight.js"
 import type { TargetFlag } from "./target.js"
+import type { ServerSideFlags } from "./drivers/Driver.js"
 import { type ExecutionSegment, segmentText } from "../../src/loadgen/ExecutionSegment.js"
 
 export interface RunCommandOptions {
@@ -47,6 +48,8 @@ export interface RunCommandOptions {
   readonly sets?: ReadonlyArray<string>
   /** Values of the file's `${VAR}` references; default `process.env`. */
   readonly env?: Environment
+  /** Where a real target's server-side latency is read from (`--prometheus`, `--server-metrics-timeout`). */
+  readonly serverSide?: ServerSideFlags
   /** `--segment`: run only this share of the load (docs/distributed.md). */
   readonly segment?: ExecutionSegment
   /** `--start-at`: when the measured phases begin (every segment's the same). */
@@ -147,6 +150,7 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       // generator workers load the file as this process did: the same overrides, the variables it refers to
       workerInputs: { sets: loaded.right.sets, env: usedVariables(loaded.right.variables, o.env ?? process.env) },
       ...(o.workers !== undefined ? { workers: o.workers } : {}),
+      ...(o.serverSide !== undefined ? { serverSide: o.serverSide } : {}),
       ...(o.segment !== undefined ? { segment: o.segment } : {}),
       ...(o.startAt !== undefined ? { startAtMs: o.startAt.getTime() } : {}),
       ...(o.rendezvous !== undefined ? { rendezvous: rendezvousPlan(o.rendezvous, scenario) } : {})

@@ -274,8 +274,9 @@ export const Thresholds = Schema.Record({ key: Schema.String, value: ThresholdEx
   })
 )
 
-export const Preset = Schema.Literal("slo", "slo-legacy").annotations({
-  description: "slo: the official API-call SLOs (mutating 1s, GET 1s, LIST namespace/cluster 30s); slo-legacy: namespace LIST 5s"
+export const Preset = Schema.Literal("slo", "slo-legacy", "server-slo", "server-slo-legacy").annotations({
+  description:
+    "slo: the official API-call SLOs (mutating 1s, GET 1s, LIST namespace/cluster 30s); slo-legacy: namespace LIST 5s; server-slo, server-slo-legacy: the same on a real target's own histograms (ClusterLoader2's API responsiveness)"
 })
 
 // ---------------------------------------------------------------------------------------------
