@@ -40,8 +40,11 @@ export const KnownMetrics = {
   dropped_iterations: "counter"
 } as const
 export type KnownMetric = keyof typeof KnownMetrics
-/** `throughput`: a counter whose `rate` is per second of the run (k6's Counter), for the cluster's metrics. */
-export type MetricKind = (typeof KnownMetrics)[KnownMetric] | "throughput"
+/**
+ * `throughput`: a counter whose `rate` is per second of the run (k6's Counter); `gauge`: one value judged by its `max`
+ * (a peak) — both for the cluster's metrics.
+ */
+export type MetricKind = (typeof KnownMetrics)[KnownMetric] | "throughput" | "gauge"
 
 /** `name` is the scenario action, `phase` its phase (`setup` for setup): `latency{phase:steady}` leaves warm-up out. */
 export const Tags = ["metric", "operation", "resource", "scope", "name", "phase"] as const
@@ -109,7 +112,8 @@ const ALLOWED: Record<MetricKind, ReadonlyArray<Aggregation["_tag"]>> = {
   trend: ["Percentile", "Avg", "Min", "Med", "Max", "Count"],
   rate: ["Rate", "Count"],
   counter: ["Count"],
-  throughput: ["Count", "Rate"]
+  throughput: ["Count", "Rate"],
+  gauge: ["Max"]
 }
 const aggregationText = (a: Aggregation): string => (a._tag === "Percentile" ? `p(${a.percentile})` : a._tag.toLowerCase())
 
@@ -354,6 +358,7 @@ const observeSeries = (metric: KnownMetric, a: Aggregation, group: ReadonlyArray
 const observeCluster = (metric: ClusterMetric, a: Aggregation, group: ReadonlyArray<ClusterSample>, durationMs: number): number | undefined => {
   if (ClusterMetrics[metric].kind === "trend") return fromHistogram(mergeHistograms(group.flatMap((s) => (s.histogram ? [s.histogram] : []))), a)
   if (group.length === 0) return undefined
+  if (ClusterMetrics[metric].kind === "gauge") return Math.max(...group.map((s) => s.count))
   const count = group.reduce((n, s) => n + s.count, 0)
   if (a._tag === "Count") return count
   return durationMs > 0 ? count / (durationMs / 1000) : undefined
