@@ -6,7 +6,7 @@
  * - A LIST buffers its whole response: kube-apiserver 1.26–1.27 encodes the list into one buffer before writing it
  *   (`endpoints/handlers/responsewriters`; json/protobuf `Encode` of the whole `*List`). From the watch cache
  *   (`storage/cacher/cacher.go` `GetList` unless `shouldDelegateList`: rv "0", or rv N without limit) the items are
- *   the cache's own objects and the response is every matching object — the cache ignores `limit` before 1.31, so
+ *   the cache's own objects and the response is every matching object — the cache ignores `limit` (1.26–1.27), so
  *   client-go's pager gets one page of everything. From etcd (rv unset, a `limit` with rv ≠ "0", a `continue`,
  *   `Exact`) the server holds the page as etcd returned it and the encoded response: twice the page's bytes, one
  *   page (`limit` objects) at a time.

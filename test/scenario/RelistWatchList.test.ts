@@ -91,7 +91,7 @@ describe("relist-watchlist.yaml: LIST and WatchList relists after an API server 
   })
 
   it("judges the memory budget: the LIST run is within it at this size, both report the figure", () => {
-    expect(list.cluster.serverModel!.relistMemory!.peakBytes).toBeLessThan(100_000_000)
+    expect(list.cluster.serverModel!.relistMemory!.peakBytes).toBeLessThan(32 * 1024 * 1024)
     expect(watchList.cluster.serverModel!.relistMemory!.peakBytes).toBeLessThan(list.cluster.serverModel!.relistMemory!.peakBytes)
   })
 
