@@ -36,8 +36,8 @@ describe("segment artifacts in the target", () => {
       ])
       // a part lost: the segment is reported, not decoded
       const api = yield* ApiClient
-      const part1 = items.find((i) => i.metadata.labels?.["clustersim.io/segment"] === "1" && i.metadata.name.endsWith("-1"))!
-      yield* api.delete(ConfigMaps, part1.metadata.name, ns)
+      const part1 = items.find((i) => i.metadata.labels?.["clustersim.io/segment"] === "1" && (i.metadata.name ?? "").endsWith("-1"))!
+      yield* api.delete(ConfigMaps, part1.metadata.name!, ns)
       const again = assembleArtifacts(yield* listResults({ namespace: "default", run: "uid-new" }))
       expect(again[0]).toEqual({ segment: 1, problem: `segment 1: part 1 of ${splitArtifact(big).length} missing` })
     }).pipe(Effect.provide(clientLayer("in-process")))
