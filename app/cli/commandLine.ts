@@ -336,6 +336,26 @@ const calibrate = Command.make(
   )
 )
 
+const job = Command.make(
+  "job",
+  {
+    scenario: Args.text({ name: "scenario.yaml" }).pipe(Args.withDescription("The load scenario the Job's pods run.")),
+    segments: integerFlag("segments", "How many segments: the Job's completions and parallelism, one pod each.").pipe(Options.withDefault(2)),
+    image: Options.text("image").pipe(Options.withPseudoName("IMAGE"), Options.withDefault("clustersim:0.1.0"), Options.withDescription("The image the Dockerfile builds, as your registry names it.")),
+    name: optionalText("name", "The Job's name, and the name collect reads the results by. Default: the scenario's name.", "NAME"),
+    namespace: optionalText("namespace", "The Job's namespace, where the segments meet and store their results. Default: the scenario's generator.rendezvous.namespace, else default.", "NS")
+  },
+  (o) =>
+    Effect.gen(function* () {
+      const { jobCommand } = yield* load(() => import("./jobCommand.js"))
+      yield* exitWith(jobCommand({ file: o.scenario, segments: o.segments, image: o.image, name: value(o.name), namespace: value(o.namespace) }))
+    })
+).pipe(
+  Command.withDescription(
+    "Print the manifests that run a load scenario as an Indexed Job of --segments pods against the cluster they run in: the scenario ConfigMap, a least-privilege ServiceAccount, the Job. Apply them, then clustersim collect NAME (docs/distributed.md)."
+  )
+)
+
 const collect = Command.make(
   "collect",
   {
@@ -375,7 +395,7 @@ const exitCodes =
 
 export const clustersim = Command.make("clustersim").pipe(
   Command.withDescription(description),
-  Command.withSubcommands([run, start, serve, validate, report, merge, collect, compare, calibrate, schema, schedulerNote, help])
+  Command.withSubcommands([run, start, serve, validate, report, merge, job, collect, compare, calibrate, schema, schedulerNote, help])
 )
 
 export const cli = Command.run(clustersim, { name: "clustersim", version, executable: "clustersim", footer: HelpDoc.p(exitCodes) })
@@ -384,7 +404,7 @@ export const cli = Command.run(clustersim, { name: "clustersim", version, execut
 // Help (./Help.ts lays it out)
 // ---------------------------------------------------------------------------------------------
 
-const subcommands = { run, start, serve, validate, report, merge, collect, compare, calibrate, schema } as const
+const subcommands = { run, start, serve, validate, report, merge, job, collect, compare, calibrate, schema } as const
 type Subcommand = keyof typeof subcommands
 const isSubcommand = (name: string): name is Subcommand => Object.hasOwn(subcommands, name)
 /** Every command, in the order help lists them. */
@@ -413,6 +433,7 @@ const examples: Record<Subcommand | "root", ReadonlyArray<Example>> = {
     { comment: "Segment 1 of 2 (segment 2/2 runs the same way on another machine)", command: "clustersim run --segment 1/2 --start-at 2026-11-29T12:00:00Z --out seg1 s.yaml" },
     { comment: "Both segments' artifacts as one run", command: "clustersim merge seg1 seg2" }
   ],
+  job: [{ comment: "Four pods' worth of load on the cluster kubectl points at", command: "clustersim job scenarios/compare-list.yaml --segments 4 --image registry.example/clustersim:0.1.0 | kubectl apply -f -" }],
   collect: [{ comment: "The segments a Job stored in its namespace, merged", command: "clustersim collect list-load --namespace loadtest --context prod" }],
   compare: [
     {
@@ -512,6 +533,7 @@ const commandFlags: Record<string, FlagSpec> = {
   report: { values: ["--out", "--junit"], switches: ["--html"] },
   merge: { values: ["--out", "--junit"], switches: [] },
   collect: { values: [...targetFlagNames.values, "--namespace", "--out", "--junit"], switches: [...targetFlagNames.switches] },
+  job: { values: ["--segments", "--image", "--name", "--namespace"], switches: [] },
   compare: {
     values: [...targetFlagNames.values, "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed", ...serverSideFlagNames],
     switches: [...targetFlagNames.switches, "--allow-different"]
