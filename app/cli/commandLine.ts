@@ -18,6 +18,7 @@ import { sideOptions, sidesOf, targetFlagNames, targetOptions, type TargetOption
 import type { RunCommandOptions, RunCommandResult } from "./run.js"
 import { decidedExitCode, durationFlag, exitWith, integerFlag, load, optionalText, resetExitCode, stderrLine, usageError, value } from "./CommandParts.js"
 import { serve } from "./serveCommand.js"
+import { parseMetricsFlags } from "./MetricsFlags.js"
 
 // ---------------------------------------------------------------------------------------------
 // run, start
@@ -45,6 +46,17 @@ const runOptions = {
   set: setOption,
   cleanup: Options.boolean("cleanup").pipe(
     Options.withDescription("A cluster scenario with a --target: delete the nodes, leases and pods the run owns (label clustersim.io/simulated=true) at its end or on Ctrl-C.")
+  ),
+  metricsOut: optionalText(
+    "metrics-out",
+    "A run in virtual time: write its modelled metrics (API server, node agents, scheduler, the load's client side) to this file as OpenMetrics with virtual timestamps, for promtool tsdb create-blocks-from openmetrics (docs/metrics.md). Default: none.",
+    "FILE"
+  ),
+  metricsInterval: durationFlag("metrics-interval", "15s", "Virtual time between two scrapes of --metrics-out, whole seconds."),
+  metricsAddr: optionalText(
+    "metrics-addr",
+    "A load run or a cluster on the real clock: serve the load generator's metrics (rest_client_*, its per-action counters) on http://HOST:PORT/metrics during the run; PORT alone binds 127.0.0.1 (docs/metrics.md). Default: none.",
+    "HOST:PORT"
   )
 }
 
@@ -55,6 +67,9 @@ type RunFlags = TargetOptionValues & {
   junit: Option.Option<string>
   cleanup: boolean
   workers: Option.Option<number>
+  metricsOut: Option.Option<string>
+  metricsInterval: string
+  metricsAddr: Option.Option<string>
 }
 
 /** Ctrl-C (SIGINT) or SIGTERM stops the run; the partial artifact is still written (exit 130 / 143). */
@@ -69,6 +84,14 @@ const stopSignal = Effect.async<StopSignal>((resume) => {
   })
 })
 
+/** `--metrics-out`, `--metrics-interval` and `--metrics-addr` as the run's options (./MetricsFlags.ts). */
+const metricsFlags = (o: RunFlags) =>
+  Effect.gen(function* () {
+    const intervalMs = yield* parseDurationFlag("--metrics-interval", o.metricsInterval)
+    const parsed = parseMetricsFlags({ out: value(o.metricsOut), intervalMs, addr: value(o.metricsAddr) })
+    return yield* "error" in parsed ? Effect.fail(new FlagError(parsed.error)) : Effect.succeed(parsed.options)
+  })
+
 /**
  * Where `run` and `start` hand the options their flags made: the run pipeline (`runCommand`). A test provides its
  * own to see what the real parser made of a command line (test/cli/runFlags.test.ts).
@@ -81,7 +104,10 @@ const runScenarioFile = (file: string, o: RunFlags, ambient = true) =>
     const target = yield* Effect.either(resolveTarget(targetValuesOf(o), { ambient, warn: stderrLine }))
     if (target._tag === "Left") return yield* usageError(target.left.message)
     stderrLine(describeTarget(target.right))
+    const metrics = yield* Effect.either(metricsFlags(o))
+    if (metrics._tag === "Left") return yield* usageError(metrics.left.message)
     const options: RunCommandOptions = {
+      ...metrics.right,
       file,
       target: target.right,
       interrupt: stopSignal,
@@ -343,7 +369,7 @@ const asksForHelp = (args: ReadonlyArray<string>) => {
 }
 
 const runFlags: FlagSpec = {
-  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers", "--set"],
+  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers", "--set", "--metrics-out", "--metrics-interval", "--metrics-addr"],
   switches: [...targetFlagNames.switches, "--cleanup"]
 }
 const commandFlags: Record<string, FlagSpec> = {

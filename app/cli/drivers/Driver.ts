@@ -40,6 +40,10 @@ export interface DriverInput {
   readonly workerInputs?: { readonly sets?: ReadonlyArray<string>; readonly env?: Readonly<Record<string, string>> }
   /** `--cleanup`: a real-time cluster deletes what it owns at its end. */
   readonly cleanup: boolean
+  /** `--metrics-out FILE` (virtual time): the run's modelled metrics as OpenMetrics, scraped every `everyMs` of virtual time. */
+  readonly metricsOut?: { readonly path: string; readonly everyMs: number }
+  /** `--metrics-addr HOST:PORT` (real time, load only): the generator's metrics served on `/metrics` during the run. */
+  readonly metricsAddr?: { readonly host: string; readonly port: number }
 }
 
 /** Series recorded in other processes (generator workers), merged with the driver's own recorder's. */
