@@ -20,6 +20,16 @@ import type { StopSignal } from "../artifact.js"
 import type { TargetFlag } from "../target.js"
 import { Target, targetLayer } from "../TargetLayer.js"
 
+/** A target URL's `host:port` (client-go's `host` label of its metrics); the URL itself when it is none. */
+export const hostOf = (url: string | undefined): string => {
+  if (url === undefined) return "in-process"
+  try {
+    return new URL(url).host
+  } catch {
+    return url
+  }
+}
+
 /** Without a terminal, a progress line at least this often. */
 export const NON_TTY_PROGRESS_MS = 5_000
 

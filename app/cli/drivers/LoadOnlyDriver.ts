@@ -13,7 +13,8 @@ import type { StopSignal } from "../artifact.js"
 import { defaultWorkers, machineCores, mergeActions, startWorkers } from "../GeneratorWorkers.js"
 import { isLocalTarget, type TargetFlag } from "../target.js"
 import type { WorkerResult } from "../WorkerProtocol.js"
-import { type Driver, NON_TTY_PROGRESS_MS, Refused, withTarget } from "./Driver.js"
+import { type Driver, hostOf, NON_TTY_PROGRESS_MS, Refused, withTarget } from "./Driver.js"
+import { serveLiveMetrics } from "../LiveMetrics.js"
 
 /** The live progress line (reports/progress.ts): `\r`-rewritten on a TTY at ~2/s, otherwise a line per phase and every 5 s. */
 const progressReporter = (state: RunState, totalMs: number, tty: boolean, write: (s: string) => void) =>
@@ -95,7 +96,11 @@ export const loadOnlyDriver: Driver = {
               runScenario(scenario, { ...options, parts: "phases", segment: { index: 0, count: workerCount } })
             )
           : runScenario(scenario, options)
-        const run = phases.pipe(Effect.provideService(LatencyRecorder, recorder))
+        // --metrics-addr: the generator's metrics served while it runs (../LiveMetrics.ts)
+        const live = i.metricsAddr === undefined ? undefined : yield* Effect.either(serveLiveMetrics(i.metricsAddr, hostOf(target.identity.url)))
+        if (live !== undefined && Either.isLeft(live)) return Either.left(new Refused({ line: `clustersim: ${live.left.message}\n` }))
+        if (live !== undefined) i.err(`metrics: ${live.right.url}\n`)
+        const run = live === undefined ? phases.pipe(Effect.provideService(LatencyRecorder, recorder)) : live.right.instrument(phases, recorder)
         const exit = yield* Effect.exit(Effect.raceFirst(Effect.asVoid(run), Effect.flatMap(i.interrupt, (signal) => Effect.fail({ interrupted: signal }))))
         yield* health.addBytesIn(traffic.bytesIn)
         yield* health.addBytesOut(traffic.bytesOut)
