@@ -19,14 +19,14 @@ const scheduler = `scheduler:
     - { namePrefix: web, count: 6, rate: 2, cpu: 100m, memory: 64Mi }
 `
 
-const run = async (name: string, extra: { metricsIntervalMs?: number } = {}) => {
+const run = async (name: string, extra: { metricsIntervalMs?: number } = {}, withMetrics = true) => {
   const file = join(dir, "scenario.yaml")
   writeFileSync(file, smallCluster + scheduler)
   const metricsOut = join(dir, `${name}.om`)
   const r = await Effect.runPromise(
-    runCommand({ file, target: { _tag: "in-process" }, outDir: join(dir, name), tty: false, stdout: () => {}, stderr: () => {}, metricsOut, ...extra })
+    runCommand({ file, target: { _tag: "in-process" }, outDir: join(dir, name), tty: false, stdout: () => {}, stderr: () => {}, ...(withMetrics ? { metricsOut } : {}), ...extra })
   )
-  return { exitCode: r.exitCode, text: readFileSync(metricsOut, "utf8"), artifact: r.artifact as unknown as Record<string, any> }
+  return { exitCode: r.exitCode, text: withMetrics ? readFileSync(metricsOut, "utf8") : "", artifact: r.artifact as unknown as Record<string, any> }
 }
 
 let a: Awaited<ReturnType<typeof run>>
@@ -100,6 +100,15 @@ describe("run --metrics-out", () => {
     expect(last(a.text, `${series}"ok"}`)).toBe(patches.count - patches.errors)
     expect(last(a.text, `${series}"error"}`)).toBe(patches.errors)
   })
+
+  it("changes nothing the run measures: the result is the same without --metrics-out", async () => {
+    const plain = await run("plain", {}, false)
+    const { wall: _a, ...withMetrics } = a.artifact.cluster
+    const { wall: _b, ...without } = plain.artifact.cluster
+    expect(withMetrics).toEqual(without)
+    expect(a.artifact.series).toEqual(plain.artifact.series)
+    expect(a.artifact.sections.scheduler).toEqual(plain.artifact.sections.scheduler)
+  }, 60_000)
 
   it("scrapes at --metrics-interval", async () => {
     const c = await run("c", { metricsIntervalMs: 30_000 })
