@@ -5,8 +5,9 @@
  * service-time model (`ServiceTime.ts` `ServedRequestObserver`): what the model answered and when, not how long the
  * in-process server took on the host.
  */
-import { Counter, Gauge, Histogram, type Registry } from "prom-client"
+import { Counter, Gauge, type Registry } from "prom-client"
 import { resourceTypes, type ResourceType } from "../../src/api/Resources.js"
+import { BoundHistogram, type HistogramCell } from "../../src/loadgen/BoundHistogram.js"
 import * as Def from "./MetricDefinitions.js"
 import type { ModelRequest } from "./ModelRequests.js"
 import type { ServedRequestObserver } from "./ServiceTime.js"
@@ -50,33 +51,48 @@ export const requestLabelsOf = (request: ModelRequest): RequestLabels => {
   }
 }
 
-/** One request shape's label sets: with `dry_run` (total, duration), without (SLI), and per code (total). */
+/** One request shape's cells: its duration's, its SLI's and SLO's, its count per code. */
 interface Shape {
   readonly labels: RequestLabels
-  readonly sli: Omit<RequestLabels, "dry_run">
-  readonly byCode: Map<number, Readonly<Record<string, string>>>
+  readonly duration: HistogramCell
+  readonly sli: HistogramCell
+  readonly slo: HistogramCell
+  readonly byCode: Map<number, Counted>
 }
 
-const shapeOf = (request: ModelRequest): Shape => {
-  const labels = requestLabelsOf(request)
-  const { dry_run: _dryRun, ...sli } = labels
-  return { labels, sli, byCode: new Map() }
+/** A count not yet handed to prom-client's counter (at the next scrape). */
+interface Counted {
+  readonly labels: Readonly<Record<string, string>>
+  pending: number
 }
 
 export class ModelledRequestMetrics implements ServedRequestObserver {
-  private readonly requests: Counter<string>
-  private readonly durations: Histogram<string>
-  private readonly sli: Histogram<string>
-  private readonly slo: Histogram<string>
+  private readonly durations: BoundHistogram
+  private readonly sli: BoundHistogram
+  private readonly slo: BoundHistogram
+  /** Every (shape, code) counted, in the order first seen. */
+  private readonly counted: Array<Counted> = []
   /** Labels made once per request shape (the node agents send the same few shapes millions of times). */
   private readonly shapes = new WeakMap<ModelRequest, Shape>()
 
   /** `storedCount`: objects of a type stored now (the simulated server's store), read at each scrape. */
   constructor(registers: ReadonlyArray<Registry>, storedCount: (r: ResourceType) => number) {
-    this.requests = new Counter({ ...Def.requestTotal, registers: [...registers] })
-    this.durations = new Histogram({ ...Def.requestDuration, registers: [...registers] })
-    this.sli = new Histogram({ ...Def.requestSliDuration, registers: [...registers] })
-    this.slo = new Histogram({ ...Def.requestSloDuration, registers: [...registers] })
+    const counted = this.counted
+    // the counts of each request are kept in the shapes (no label hashing per request) and handed over at a scrape
+    new Counter({
+      ...Def.requestTotal,
+      registers: [...registers],
+      collect() {
+        for (const c of counted) {
+          if (c.pending === 0) continue
+          this.inc(c.labels, c.pending)
+          c.pending = 0
+        }
+      }
+    })
+    this.durations = new BoundHistogram({ ...Def.requestDuration, registers })
+    this.sli = new BoundHistogram({ ...Def.requestSliDuration, registers })
+    this.slo = new BoundHistogram({ ...Def.requestSloDuration, registers })
     new Gauge({
       ...Def.storageObjects,
       registers: [...registers],
@@ -88,13 +104,22 @@ export class ModelledRequestMetrics implements ServedRequestObserver {
 
   served(request: ModelRequest, code: number, arrival: number, start: number, end: number): void {
     let shape = this.shapes.get(request)
-    if (shape === undefined) this.shapes.set(request, (shape = shapeOf(request)))
+    if (shape === undefined) this.shapes.set(request, (shape = this.shapeOf(request)))
     let counted = shape.byCode.get(code)
-    if (counted === undefined) shape.byCode.set(code, (counted = { ...shape.labels, code: String(code) }))
-    this.requests.inc(counted)
-    this.durations.observe(shape.labels, (end - arrival) / 1000)
+    if (counted === undefined) {
+      shape.byCode.set(code, (counted = { labels: { ...shape.labels, code: String(code) }, pending: 0 }))
+      this.counted.push(counted)
+    }
+    counted.pending++
+    this.durations.observe(shape.duration, (end - arrival) / 1000)
     // the SLI leaves out the wait in API Priority and Fairness' queues (`apiserver_request_sli_duration_seconds`)
     this.sli.observe(shape.sli, (end - start) / 1000)
-    this.slo.observe(shape.sli, (end - start) / 1000)
+    this.slo.observe(shape.slo, (end - start) / 1000)
+  }
+
+  private shapeOf(request: ModelRequest): Shape {
+    const labels = requestLabelsOf(request)
+    const { dry_run: _dryRun, ...sli } = labels
+    return { labels, duration: this.durations.cell(labels), sli: this.sli.cell(sli), slo: this.slo.cell(sli), byCode: new Map() }
   }
 }

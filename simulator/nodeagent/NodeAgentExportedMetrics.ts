@@ -6,6 +6,7 @@
  * series per metric, not one per node (5,000 nodes would be 5,000 series of each).
  */
 import { Counter, Histogram, type Registry } from "prom-client"
+import { BoundHistogram, type HistogramCell } from "../../src/loadgen/BoundHistogram.js"
 import type { NodeAgentObserver } from "./AgentEnvironment.js"
 import type { EvictionRecord } from "./eviction/EvictionManager.js"
 import type { ImageEvent } from "./images/ImageManager.js"
@@ -17,8 +18,10 @@ const runtimeBuckets = Array.from({ length: 14 }, (_, i) => 0.005 * 2.5 ** i)
 const pullImage = { operation_type: "pull_image" }
 
 export class NodeAgentExportedMetrics implements NodeAgentObserver {
-  private readonly leaseRenew: Histogram<string>
-  private readonly statusUpdate: Histogram<string>
+  private readonly leaseRenew: BoundHistogram
+  private readonly leaseRenewCell: HistogramCell
+  private readonly statusUpdate: BoundHistogram
+  private readonly statusUpdateCell: HistogramCell
   private readonly operations: Counter<string>
   private readonly operationErrors: Counter<string>
   private readonly operationDuration: Histogram<string>
@@ -28,18 +31,21 @@ export class NodeAgentExportedMetrics implements NodeAgentObserver {
   /** `now`: the virtual clock (ms); `evictions`: the run's eviction records, appended as they happen. */
   constructor(registers: ReadonlyArray<Registry>, now: () => number, evictions: ReadonlyArray<EvictionRecord>) {
     const r = [...registers]
-    this.leaseRenew = new Histogram({
+    // a lease renewal of every node every 10 s: the cheap histogram (../../src/loadgen/BoundHistogram.ts)
+    this.leaseRenew = new BoundHistogram({
       name: "clustersim_node_lease_renew_duration_seconds",
       help: "Node lease renewals by the simulated node agents: from the renewal's intended start to the update's response, in seconds.",
       buckets: defBuckets,
       registers: r
     })
-    this.statusUpdate = new Histogram({
+    this.leaseRenewCell = this.leaseRenew.cell({})
+    this.statusUpdate = new BoundHistogram({
       name: "clustersim_node_status_update_duration_seconds",
       help: "Node status updates (PATCH nodes/status) by the simulated node agents: from the update's intended start to the response, in seconds.",
       buckets: defBuckets,
       registers: r
     })
+    this.statusUpdateCell = this.statusUpdate.cell({})
     let counted = 0
     new Counter({
       name: "kubelet_evictions",
@@ -78,11 +84,11 @@ export class NodeAgentExportedMetrics implements NodeAgentObserver {
   }
 
   leaseWritten(latencyMs: number): void {
-    this.leaseRenew.observe(latencyMs / 1000)
+    this.leaseRenew.observe(this.leaseRenewCell, latencyMs / 1000)
   }
 
   statusUpdated(latencyMs: number): void {
-    this.statusUpdate.observe(latencyMs / 1000)
+    this.statusUpdate.observe(this.statusUpdateCell, latencyMs / 1000)
   }
 
   /** An image event of the model (`ImagePulls.onEvent`): a pull that ended (`Pulled`) or failed (`Failed`). */
