@@ -15,12 +15,15 @@ import { join } from "node:path"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import { defaultOutDir, type RunArtifact, withScenarioInputs, writeArtifact } from "../../src/loadgen/Artifact.js"
 import { parseScenario } from "../scenario/load.js"
+import { ms } from "../scenario/Run.js"
+import type { Scenario } from "../scenario/Scenario.js"
 import { parseSetOverrides } from "../scenario/SetOverrides.js"
 import type { Environment } from "../scenario/Substitution.js"
 import type { StopSignal } from "./artifact.js"
 import { outDirProblem, reasonOf } from "./outDir.js"
 import { preflight } from "./preflight.js"
 import type { TargetFlag } from "./target.js"
+import { type ExecutionSegment, segmentText } from "../../src/loadgen/ExecutionSegment.js"
 
 export interface RunCommandOptions {
   readonly file: string
@@ -50,6 +53,12 @@ export interface RunCommandOptions {
   readonly metricsIntervalMs?: number
   /** `--metrics-addr HOST:PORT`: a real-time or load run serves the generator's metrics there. */
   readonly metricsAddr?: { readonly host: string; readonly port: number }
+  /** `--segment`: run only this share of the load (docs/distributed.md). */
+  readonly segment?: ExecutionSegment
+  /** `--start-at`: when the measured phases begin (every segment's the same). */
+  readonly startAt?: Date
+  /** `--rendezvous ID`: the segments agree on their start through the target (docs/distributed.md). */
+  readonly rendezvous?: string
 }
 
 /** Virtual time between two scrapes of `--metrics-out` unless `--metrics-interval` says otherwise: Prometheus' usual 15 s. */
@@ -140,6 +149,10 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       err(`clustersim: --metrics-addr: a run in virtual time is over before a scrape would come: write its metrics with --metrics-out FILE\n`)
       return { exitCode: ExitCode.InvalidInput }
     }
+    if (o.segment !== undefined && driver.name !== "load-only") {
+      err(`clustersim: --segment ${segmentText(o.segment)}: ${o.file} runs a ${driver.name}; only load phases split into segments yet\n`)
+      return { exitCode: ExitCode.InvalidInput }
+    }
     const input = {
       file: o.file,
       scenario,
@@ -153,7 +166,10 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       workerInputs: { sets: loaded.right.sets, env: usedVariables(loaded.right.variables, o.env ?? process.env) },
       ...(o.workers !== undefined ? { workers: o.workers } : {}),
       ...(o.metricsOut !== undefined ? { metricsOut: { path: o.metricsOut, everyMs: o.metricsIntervalMs ?? DefaultMetricsIntervalMs } } : {}),
-      ...(o.metricsAddr !== undefined ? { metricsAddr: o.metricsAddr } : {})
+      ...(o.metricsAddr !== undefined ? { metricsAddr: o.metricsAddr } : {}),
+      ...(o.segment !== undefined ? { segment: o.segment } : {}),
+      ...(o.startAt !== undefined ? { startAtMs: o.startAt.getTime() } : {}),
+      ...(o.rendezvous !== undefined ? { rendezvous: rendezvousPlan(o.rendezvous, scenario) } : {})
     }
     const exit = yield* Effect.exit(driver.run(input))
     if (Exit.isFailure(exit)) {
@@ -166,6 +182,12 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     }
     return finish(yield* artifactOf({ scenario, file: o.file, text, seed, startedAt }, exit.value.right))
   })
+
+/** The scenario's rendezvous settings (`generator.rendezvous`) with their defaults: namespace `default`, 5 s margin, 2 min timeout. */
+const rendezvousPlan = (id: string, scenario: Scenario) => {
+  const r = scenario.generator?.rendezvous
+  return { id, namespace: r?.namespace ?? "default", marginMs: ms(r?.margin, 5_000), timeoutMs: ms(r?.timeout, 120_000) }
+}
 
 /** The values of the variables a scenario refers to, for its workers (those unset are left out: their default applies). */
 const usedVariables = (names: ReadonlyArray<string>, env: Environment): Record<string, string> =>
