@@ -9,8 +9,10 @@ import { BoundHistogram } from "../../src/loadgen/BoundHistogram.js"
 describe("BoundHistogram", () => {
   it("writes prom-client's Histogram lines for the same observations", async () => {
     for (const contentType of [Registry.PROMETHEUS_CONTENT_TYPE, Registry.OPENMETRICS_CONTENT_TYPE]) {
-      const theirs = new Registry(contentType as never)
-      const ours = new Registry(contentType as never)
+      const theirs = new Registry()
+      const ours = new Registry()
+      theirs.setContentType(contentType as never)
+      ours.setContentType(contentType as never)
       const config = { name: "demo_seconds", help: "Demo.", buckets: [0.005, 0.1, 1, 2.5] }
       const reference = new Histogram({ ...config, labelNames: ["verb", "code"], registers: [theirs] })
       const bound = new BoundHistogram({ ...config, registers: [ours] })
