@@ -72,8 +72,10 @@ export class ModelledRequestMetrics implements ServedRequestObserver {
   private readonly slo: BoundHistogram
   /** Every (shape, code) counted, in the order first seen. */
   private readonly counted: Array<Counted> = []
-  /** Labels made once per request shape (the node agents send the same few shapes millions of times). */
+  /** Each request object's shape, found once (the node agents send the same few objects millions of times). */
   private readonly shapes = new WeakMap<ModelRequest, Shape>()
+  /** The shapes by their label values: every node's lease update is one series, not one per node. */
+  private readonly byLabels = new Map<string, Shape>()
 
   /** `storedCount`: objects of a type stored now (the simulated server's store), read at each scrape. */
   constructor(registers: ReadonlyArray<Registry>, storedCount: (r: ResourceType) => number) {
@@ -104,7 +106,7 @@ export class ModelledRequestMetrics implements ServedRequestObserver {
 
   served(request: ModelRequest, code: number, arrival: number, start: number, end: number): void {
     let shape = this.shapes.get(request)
-    if (shape === undefined) this.shapes.set(request, (shape = this.shapeOf(request)))
+    if (shape === undefined) this.shapes.set(request, (shape = this.shapeOf(requestLabelsOf(request))))
     let counted = shape.byCode.get(code)
     if (counted === undefined) {
       shape.byCode.set(code, (counted = { labels: { ...shape.labels, code: String(code) }, pending: 0 }))
@@ -117,9 +119,13 @@ export class ModelledRequestMetrics implements ServedRequestObserver {
     this.slo.observe(shape.slo, (end - start) / 1000)
   }
 
-  private shapeOf(request: ModelRequest): Shape {
-    const labels = requestLabelsOf(request)
+  private shapeOf(labels: RequestLabels): Shape {
+    const key = Object.values(labels).join("\u0000")
+    const known = this.byLabels.get(key)
+    if (known !== undefined) return known
     const { dry_run: _dryRun, ...sli } = labels
-    return { labels, duration: this.durations.cell(labels), sli: this.sli.cell(sli), slo: this.slo.cell(sli), byCode: new Map() }
+    const shape = { labels, duration: this.durations.cell(labels), sli: this.sli.cell(sli), slo: this.slo.cell(sli), byCode: new Map() }
+    this.byLabels.set(key, shape)
+    return shape
   }
 }

@@ -80,6 +80,15 @@ describe("run --metrics-out", () => {
       expect(types).toContain(`# TYPE ${family}`)
   })
 
+  it("has one series per label set: every node's lease updates are one", () => {
+    const at = ` ${Date.UTC(2026, 0, 1) / 1000 + 30}`
+    const leaseUpdates = a.text.split("\n").filter((l) => l.startsWith("apiserver_request_duration_seconds_count{") && l.includes('verb="PUT"') && l.includes('resource="leases"') && l.endsWith(at))
+    expect(leaseUpdates).toEqual([
+      `apiserver_request_duration_seconds_count{verb="PUT",dry_run="",group="coordination.platform",version="v1",resource="leases",subresource="",scope="resource",component="apiserver"} ${leaseUpdates[0]?.split(" ")[1]}${at}`
+    ])
+    expect(Number(leaseUpdates[0]!.split(" ")[1])).toBeGreaterThan(4)
+  })
+
   it("counts what the run's result counts", () => {
     const cluster = a.artifact.cluster
     const leaseWrites = (cluster.leaseTimeline.writes as Array<number>).reduce((x, y) => x + y, 0)
