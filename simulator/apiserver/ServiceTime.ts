@@ -19,28 +19,33 @@
  *   request on one thread (an event loop: `clustersim serve`; `clustersim calibrate` detects one) makes a write wait
  *   behind a LIST — instead of the two pools or APF's priority levels (such a server has neither).
  *
+ * - the server memory LISTs and WatchLists hold while answered (`RelistMemory.ts`, docs/watchlist.md): recorded for
+ *   every one, reported in the result with `relistMemory: true`.
+ *
  * `ServiceTimeModel.complete` is pure bookkeeping for callers that batch work (the node-agent shards): when a request
  * ends, or that it was given up after client-go's 429 retries (`lastGivenUp`: the caller must not send it);
  * `layerClient` wraps an `ApiClient` so that each call takes its modelled time on the `Clock` (virtual or real).
  */
-import { Cause, Clock, Context, Effect, Either, type Exit, Layer, Option, Schema, Stream } from "effect"
+import { Cause, Chunk, Clock, Context, Effect, Either, type Exit, Layer, Option, Schema, type Scope, Stream } from "effect"
 import { parseFieldSelector } from "../../src/api/FieldSelector.js"
-import type { KList, KObject } from "../../src/api/Object.js"
+import type { KList, KObject, WatchEvent } from "../../src/api/Object.js"
 import type { ListOptions, WatchOptions } from "../../src/api/Requests.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { MaxRetries, retryTooManyRequests } from "../../src/client/TooManyRequests.js"
-import { openWatchPull } from "../../src/client/WatchPull.js"
+import { openWatchPull, type WatchPull } from "../../src/client/WatchPull.js"
 import { PriorityAndFairness } from "./apf/PriorityAndFairness.js"
 import { SeatHeap } from "./SeatHeap.js"
-import { listSeats } from "./apf/WorkEstimate.js"
+import { listSeats, watchSeats } from "./apf/WorkEstimate.js"
 import { jsonLength, storedJsonLength } from "./JsonLength.js"
 import { defaultIdentity, modelRequestOf, type ModelIdentity, type ModelRequest } from "./ModelRequests.js"
 import { pinnedIndexValue } from "./FieldIndex.js"
 import * as SeededRandom from "../kernel/SeededRandom.js"
 import type { ClientError } from "../../src/client/TransportError.js"
+import { listHeldBytes, RelistMemory, watchListHeldBytes, type ListSource } from "./RelistMemory.js"
+import { planList } from "./ResourceVersion.js"
 
 /** p99 ÷ p50 of a request class's service time: at least 1 (1: every request of the class costs the same). */
 const Dispersion = Schema.Number.pipe(Schema.finite(), Schema.greaterThanOrEqualTo(1, { message: () => "expected a number ≥ 1 (p99 ÷ p50 of the service time; 1: no dispersion)" }))
@@ -59,6 +64,11 @@ const ServiceTimeFields = Schema.Struct({
   sharedSeats: Schema.optional(
     Schema.Int.pipe(Schema.positive()).annotations({
       description: "reads and writes share one pool of this many seats, without API Priority and Fairness (a server on one event loop: 1; detected by clustersim calibrate)"
+    })
+  ),
+  relistMemory: Schema.optional(
+    Schema.Boolean.annotations({
+      description: "report the server memory LISTs and WatchLists hold while answered, and its peak (serverModel.relistMemory, docs/watchlist.md); default false"
     })
   )
 })
@@ -84,6 +94,8 @@ export interface ServiceTimeParameters {
   readonly readDispersion?: number
   readonly writeDispersion?: number
   readonly sharedSeats?: number
+  /** Report the relists' server memory (`RelistMemory.ts`) in the result; unset unless a scenario asks, as above. */
+  readonly relistMemory?: boolean
 }
 
 /** Defaults: a 1 ms read, a 2 ms write (an etcd round trip), 5 µs per listed object, 10 µs per KiB. */
@@ -174,6 +186,8 @@ export class ServiceTimeModel {
   lastGivenUp = false
   /** The modelled server's metrics, when a run writes them (`run --metrics-out`); undefined costs one check per request. */
   observer: ServedRequestObserver | undefined = undefined
+  /** What the relists' reads hold in server memory while answered (`RelistMemory.ts`, docs/watchlist.md). */
+  readonly relistMemory = new RelistMemory()
 
   /**
    * `uniform`: the run's seeded source for the dispersion draws (a split of `SeededRandom`); a fixed seed when none
@@ -288,7 +302,8 @@ const timed = <A, E>(
   call: Effect.Effect<A, E>,
   responseSize: (a: A) => { objects: number; bytes: number },
   /** What the request is, for the model's observer (made only when there is one). */
-  describe: () => ModelRequest
+  describe: () => ModelRequest,
+  onServed?: (a: A, start: number, end: number) => void
 ): Effect.Effect<A, E> =>
   Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
@@ -304,6 +319,7 @@ const timed = <A, E>(
     const service = booked.end - booked.start + (p.perObjectMs * extra.objects + (p.perKiBMs * extra.bytes) / 1024) * factor
     // Whole microseconds keep the virtual clock on nanosecond-exact instants.
     const sleep = Math.round(service * 1000) / 1000
+    if (result._tag === "Success") onServed?.(result.value, booked.start, booked.start + service)
     if (model.observer !== undefined) {
       const request = describe()
       const code = codeOf(request.verb, result)
@@ -319,7 +335,15 @@ export const wrapClient = (inner: ApiClientService, model: ServiceTimeModel): Ap
   get: (resource, name, opts) =>
     timed(model, "read", 0, inner.get(resource, name, opts), (o: KObject) => ({ objects: 1, bytes: storedJsonLength(o) }), () => modelRequestOf(verbs.get, resource, opts?.namespace)),
   list: (resource, opts) =>
-    timed(model, "read", 0, inner.list(resource, opts), (l) => ({ objects: l.items.length, bytes: 0 }), () => modelRequestOf(verbs.list, resource, opts?.namespace)),
+    timed(
+      model,
+      "read",
+      0,
+      inner.list(resource, opts),
+      (l) => ({ objects: l.items.length, bytes: 0 }),
+      () => modelRequestOf(verbs.list, resource, opts?.namespace),
+      listHeld(model, resource, opts)
+    ),
   create: (resource, obj, opts) =>
     timed(model, "mutating", approximateBytes(obj), inner.create(resource, obj, opts), none, () => modelRequestOf(verbs.create, resource, opts?.namespace, opts?.subresource)),
   update: (resource, obj, opts) =>
@@ -335,8 +359,10 @@ export const wrapClient = (inner: ApiClientService, model: ServiceTimeModel): Ap
     timed(model, "mutating", 0, inner.deleteCollection(resource, opts), (l) => ({ objects: l.items.length, bytes: 0 }), () =>
       modelRequestOf(verbs.deleteCollection, resource, opts?.namespace)
     ),
-  watch: (resource, opts) => inner.watch(resource, opts),
-  ...(inner.pullWatch !== undefined ? { pullWatch: inner.pullWatch } : {})
+  watch: (resource, opts) => (opts?.sendInitialEvents === true ? Stream.unwrapScoped(Effect.map(watchListPull(inner, model, resource, opts, defaultIdentity), pullStream)) : inner.watch(resource, opts)),
+  ...(inner.pullWatch !== undefined
+    ? { pullWatch: (resource, opts) => (opts?.sendInitialEvents === true ? watchListPull(inner, model, resource, opts, defaultIdentity) : inner.pullWatch!(resource, opts)) }
+    : {})
 })
 
 /** API Priority and Fairness answers a full queue with Retry-After: 1 (kube-apiserver's `tooManyRequests`). */
@@ -382,7 +408,8 @@ const apfTimed = <A>(
   estimate: { readonly objects: number; readonly bytes: number },
   call: Effect.Effect<A, ClientError>,
   responseSize: (a: A) => { objects: number; bytes: number },
-  answerAt?: (now: number) => Either.Either<A, ClientError> | undefined
+  answerAt?: (now: number) => Either.Either<A, ClientError> | undefined,
+  onServed?: (a: A, start: number, end: number) => void
 ): Effect.Effect<A, ClientError> =>
   retryTooManyRequests(
     Effect.clockWith((clock) => {
@@ -404,6 +431,8 @@ const apfTimed = <A>(
           const code = codeOf(request.verb, answer)
           if (code !== undefined) model.observer.served(request, code, now, booked.start, end)
         }
+        if (onServed !== undefined && answer._tag === "Right") onServed(answer.right, booked.start, end)
+        else if (onServed !== undefined && answer._tag === "Success") onServed(answer.value, booked.start, end)
         return Effect.zipRight(sleepUntil(booked.start, end), answer)
       }
       const answered = booked.start === now ? answerAt?.(now) : undefined
@@ -465,7 +494,8 @@ export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, 
       listEstimate(model, resource, opts),
       inner.list(resource, opts),
       listSize,
-      (now) => immediately(inner, now, (client) => client.list(resource, opts))
+      (now) => immediately(inner, now, (client) => client.list(resource, opts)),
+      listHeld(model, resource, opts)
     ),
   create: (resource, obj, opts) =>
     apfTimed(model, "mutating", modelRequestOf(verbs.create, resource, opts?.namespace, opts?.subresource, identity), body(obj), inner.create(resource, obj, opts), none),
@@ -476,10 +506,102 @@ export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, 
   delete: (resource, name, opts) => apfTimed(model, "mutating", modelRequestOf(verbs.delete, resource, opts?.namespace, undefined, identity), nothing, inner.delete(resource, name, opts), none),
   deleteCollection: (resource, opts) =>
     apfTimed(model, "mutating", modelRequestOf(verbs.deleteCollection, resource, opts?.namespace, undefined, identity), nothing, inner.deleteCollection(resource, opts), none),
-  watch: (resource, opts) => Stream.unwrap(Effect.as(watchBooked(model, resource, opts, identity), inner.watch(resource, opts))),
-  pullWatch: (resource, opts) => Effect.zipRight(watchBooked(model, resource, opts, identity), openWatchPull(inner, resource, opts))
+  watch: (resource, opts) =>
+    opts?.sendInitialEvents === true
+      ? Stream.unwrapScoped(Effect.map(watchListPull(inner, model, resource, opts, identity), pullStream))
+      : Stream.unwrap(Effect.as(watchBooked(model, resource, opts, identity), inner.watch(resource, opts))),
+  pullWatch: (resource, opts) =>
+    opts?.sendInitialEvents === true ? watchListPull(inner, model, resource, opts, identity) : Effect.zipRight(watchBooked(model, resource, opts, identity), openWatchPull(inner, resource, opts))
 })
 
 /** A watch holds one seat while it is initialised (its start), then none: booked like a read of nothing. */
 const watchBooked = (model: ServiceTimeModel, resource: ResourceType, opts: WatchOptions | undefined, identity: ModelIdentity): Effect.Effect<void, ClientError> =>
   apfTimed(model, "read", modelRequestOf(verbs.watch, resource, opts?.namespace, undefined, identity), nothing, Effect.void, () => nothing)
+
+/** Where the cacher answers a LIST from (`planList`, the spec's table; an invalid one is refused and holds nothing). */
+const listSource = (resource: ResourceType, opts: ListOptions | undefined): ListSource => {
+  const plan = planList(opts ?? {}, resource.watchCached)
+  return Either.isRight(plan) && (plan.right._tag === "Any" || plan.right._tag === "NotOlderThanCached") ? "cache" : "storage"
+}
+
+/** A served LIST's held bytes (`RelistMemory.ts`): its response, and from etcd the page as etcd returned it. */
+const listHeld = (model: ServiceTimeModel, resource: ResourceType, opts: ListOptions | undefined) => {
+  const source = listSource(resource, opts)
+  return (list: KList, start: number, end: number): void => {
+    let bytes = 0
+    for (const item of list.items) bytes += storedJsonLength(item)
+    model.relistMemory.record("list", start, end, listHeldBytes(bytes, source))
+  }
+}
+
+/** The annotation of the bookmark that ends a WatchList's initial events (upstream `metav1.InitialEventsAnnotationKey`). */
+const initialEventsEnd = "k8s.io/initial-events-end"
+
+const isInitialEventsEnd = (event: WatchEvent): boolean => event.type === "BOOKMARK" && event.object.metadata.annotations?.[initialEventsEnd] === "true"
+
+/**
+ * A WatchList (`sendInitialEvents=true`) in the model: booked as upstream's estimator books it (`watchSeats`: a LIST
+ * from the cache's seats, for the time producing every stored object takes), opened when dispatched; its initial
+ * events pass as the server sends them, and the bookmark that ends them is held until that time is over — a
+ * streamed relist takes the same server time as a LIST of the same objects, only its memory differs: a full result
+ * channel of them at most (`watchListHeldBytes`), recorded when the end bookmark passes. Rejected with 429 as a LIST
+ * would be, and retried as client-go does.
+ */
+const watchListPull = (
+  inner: ApiClientService,
+  model: ServiceTimeModel,
+  resource: ResourceType,
+  opts: WatchOptions,
+  identity: ModelIdentity
+): Effect.Effect<WatchPull, ClientError, Scope.Scope> => {
+  const request = { ...modelRequestOf(verbs.watch, resource, opts.namespace, undefined, identity), seats: watchSeats({ stored: model.objectCount(resource), sendInitialEvents: true }) }
+  const booking = retryTooManyRequests(
+    Effect.clockWith((clock) => {
+      const now = clock.unsafeCurrentTimeMillis()
+      const booked = model.book(now, "read", model.objectCount(resource), 0, request)
+      if ("rejectedAt" in booked) return Effect.zipRight(sleepUntil(now, booked.rejectedAt), Effect.failSync(rejected))
+      return Effect.as(sleepUntil(now, booked.start), booked)
+    })
+  )
+  return Effect.flatMap(booking, (booked) =>
+    Effect.map(openWatchPull(inner, resource, opts), (pull): WatchPull => {
+      let objects = 0
+      let bytes = 0
+      let streaming = true
+      /** The end bookmark and what came after it in its batch, held until the initial events' time is over. */
+      let held: Chunk.Chunk<WatchEvent> | undefined
+      const release = (rest: Chunk.Chunk<WatchEvent>) => {
+        held = undefined
+        model.relistMemory.record("watchList", booked.start, booked.end, watchListHeldBytes(objects, bytes))
+        return Effect.as(Effect.clockWith((clock) => sleepUntil(clock.unsafeCurrentTimeMillis(), booked.end)), rest)
+      }
+      const next: WatchPull = Effect.suspend(() => {
+        if (held !== undefined) return release(held)
+        if (!streaming) return pull
+        return Effect.flatMap(pull, (batch) => {
+          let end = -1
+          let i = 0
+          for (const event of batch) {
+            if (event.type === "ADDED") {
+              objects++
+              bytes += storedJsonLength(event.object)
+            } else if (isInitialEventsEnd(event)) {
+              end = i
+              break
+            }
+            i++
+          }
+          if (end < 0) return Effect.succeed(batch)
+          streaming = false
+          // the initial events before the bookmark pass at once (a stream's first events come early)
+          if (end === 0) return release(batch)
+          held = Chunk.drop(batch, end)
+          return Effect.succeed(Chunk.take(batch, end))
+        })
+      })
+      return next
+    })
+  )
+}
+
+const pullStream = (pull: WatchPull): Stream.Stream<WatchEvent, ClientError> => Stream.repeatEffectChunkOption(pull)
