@@ -19,6 +19,7 @@ import { sideOptions, sidesOf, targetArgsOf, targetFlagNames, targetOptions, typ
 import type { RunCommandOptions, RunCommandResult } from "./run.js"
 import { decidedExitCode, durationFlag, exitWith, integerFlag, load, optionalText, resetExitCode, stderrLine, usageError, value } from "./CommandParts.js"
 import { serve } from "./serveCommand.js"
+import { parseMetricsFlags } from "./MetricsFlags.js"
 import { compareServerSide, compareServerSideOptions, runServerSide, runServerSideOptions, serverSideArgsOf, serverSideFlagNames } from "./serverSideFlags.js"
 import { parseSegment } from "../../src/loadgen/ExecutionSegment.js"
 import { parseGoTime } from "../../src/api/go/Time.js"
@@ -74,7 +75,18 @@ const runOptions = {
   cleanup: Options.boolean("cleanup").pipe(
     Options.withDescription("A cluster scenario with a --target: delete the nodes, leases and pods the run owns (label clustersim.io/simulated=true) at its end or on Ctrl-C.")
   ),
-  ...runServerSideOptions
+  ...runServerSideOptions,
+  metricsOut: optionalText(
+    "metrics-out",
+    "A run in virtual time: write its modelled metrics (API server, node agents, scheduler, the load's client side) to this file as OpenMetrics with virtual timestamps, for promtool tsdb create-blocks-from openmetrics (docs/metrics.md). Default: none.",
+    "FILE"
+  ),
+  metricsInterval: durationFlag("metrics-interval", "15s", "Virtual time between two scrapes of --metrics-out, whole seconds."),
+  metricsAddr: optionalText(
+    "metrics-addr",
+    "A load run or a cluster on the real clock: serve the load generator's metrics (rest_client_*, its per-action counters) on http://HOST:PORT/metrics during the run; PORT alone binds 127.0.0.1 (docs/metrics.md). Default: none.",
+    "HOST:PORT"
+  )
 }
 
 type RunFlags = TargetOptionValues & {
@@ -84,6 +96,9 @@ type RunFlags = TargetOptionValues & {
   junit: Option.Option<string>
   cleanup: boolean
   workers: Option.Option<number>
+  metricsOut: Option.Option<string>
+  metricsInterval: string
+  metricsAddr: Option.Option<string>
   prometheus: Option.Option<string>
   serverMetricsTimeout: string
   segment: Option.Option<string>
@@ -104,6 +119,14 @@ const stopSignal = Effect.async<StopSignal>((resume) => {
     process.off("SIGTERM", onSigterm)
   })
 })
+
+/** `--metrics-out`, `--metrics-interval` and `--metrics-addr` as the run's options (./MetricsFlags.ts). */
+const metricsFlags = (o: RunFlags) =>
+  Effect.gen(function* () {
+    const intervalMs = yield* parseDurationFlag("--metrics-interval", o.metricsInterval)
+    const parsed = parseMetricsFlags({ out: value(o.metricsOut), intervalMs, addr: value(o.metricsAddr) })
+    return yield* "error" in parsed ? Effect.fail(new FlagError(parsed.error)) : Effect.succeed(parsed.options)
+  })
 
 /**
  * Where `run` and `start` hand the options their flags made: the run pipeline (`runCommand`). A test provides its
@@ -160,9 +183,12 @@ const runScenarioFile = (file: string, o: RunFlags, ambient = true) =>
     const target = yield* Effect.either(resolveTarget(targetValuesOf(o), { ambient, warn: stderrLine }))
     if (target._tag === "Left") return yield* usageError(target.left.message)
     stderrLine(describeTarget(target.right))
+    const metrics = yield* Effect.either(metricsFlags(o))
+    if (metrics._tag === "Left") return yield* usageError(metrics.left.message)
     const serverSide = yield* Effect.either(runServerSide(o))
     if (serverSide._tag === "Left") return yield* usageError(serverSide.left.message)
     const options: RunCommandOptions = {
+      ...metrics.right,
       serverSide: serverSide.right,
       file,
       target: target.right,
@@ -493,7 +519,22 @@ const asksForHelp = (args: ReadonlyArray<string>) => {
 }
 
 const runFlags: FlagSpec = {
-  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers", "--set", "--segment", "--start-at", "--rendezvous", "--segments", ...serverSideFlagNames],
+  values: [
+    ...targetFlagNames.values,
+    "--out",
+    "--seed",
+    "--junit",
+    "--workers",
+    "--set",
+    "--segment",
+    "--start-at",
+    "--rendezvous",
+    "--segments",
+    ...serverSideFlagNames,
+    "--metrics-out",
+    "--metrics-interval",
+    "--metrics-addr"
+  ],
   switches: [...targetFlagNames.switches, "--cleanup"]
 }
 const commandFlags: Record<string, FlagSpec> = {

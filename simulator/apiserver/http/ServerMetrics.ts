@@ -7,17 +7,11 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, type OpenMetricsContentType, Registry } from "prom-client"
 import { resourceTypes } from "../../../src/api/Resources.js"
+import * as Def from "../MetricDefinitions.js"
 import type { RequestInfo } from "../RequestInfo.js"
 import type { ServerState } from "../ServerState.js"
 import { canonicalVerb } from "./RequestLog.js"
 
-/** `apiserver_request_duration_seconds` (metrics.go). */
-const durationBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60]
-/** `apiserver_request_sli_duration_seconds` and its deprecated `_slo_` twin. */
-const sliBuckets = [0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60]
-const exponential = (start: number, factor: number, count: number) => Array.from({ length: count }, (_, i) => start * factor ** i)
-
-const requestLabels = ["verb", "group", "version", "resource", "subresource", "scope", "component"] as const
 
 /** One answered request as the metrics see it. */
 export interface ObservedRequest {
@@ -62,68 +56,43 @@ export class ServerMetrics {
   /** Every metric is in both registries: one per exposition format, so concurrent scrapes never race. */
   private readonly registers = [this.registry, this.openMetricsRegistry] as unknown as ReadonlyArray<Registry>
   private readonly requests = new Counter({
-    name: "apiserver_request_total",
-    help: "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
-    labelNames: ["verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component", "code"],
+    ...Def.requestTotal,
     registers: [...this.registers]
   })
   private readonly durations = new Histogram({
-    name: "apiserver_request_duration_seconds",
-    help: "Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
-    labelNames: ["verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component"],
-    buckets: durationBuckets,
+    ...Def.requestDuration,
     registers: [...this.registers]
   })
   private readonly sli = new Histogram({
-    name: "apiserver_request_sli_duration_seconds",
-    help: "Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in seconds for each verb, group, version, resource, subresource, scope and component.",
-    labelNames: requestLabels,
-    buckets: sliBuckets,
+    ...Def.requestSliDuration,
     registers: [...this.registers]
   })
   private readonly slo = new Histogram({
-    name: "apiserver_request_slo_duration_seconds",
-    help: "(Deprecated since 1.27.0) Response latency distribution (not counting webhook duration and priority & fairness queue wait times) in seconds for each verb, group, version, resource, subresource, scope and component.",
-    labelNames: requestLabels,
-    buckets: sliBuckets,
+    ...Def.requestSloDuration,
     registers: [...this.registers]
   })
   private readonly responseSizes = new Histogram({
-    name: "apiserver_response_sizes",
-    help: "Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.",
-    labelNames: requestLabels,
-    buckets: exponential(1000, 10, 8),
+    ...Def.responseSizes,
     registers: [...this.registers]
   })
   private readonly terminations = new Counter({
-    name: "apiserver_request_terminations_total",
-    help: "Number of requests which apiserver terminated in self-defense.",
-    labelNames: [...requestLabels, "code"],
+    ...Def.requestTerminations,
     registers: [...this.registers]
   })
   private readonly inflight = new Gauge({
-    name: "apiserver_current_inflight_requests",
-    help: "Maximal number of currently used inflight request limit of this apiserver per request kind in last second.",
-    labelNames: ["request_kind"],
+    ...Def.currentInflightRequests,
     registers: [...this.registers]
   })
   private readonly longRunning = new Gauge({
-    name: "apiserver_longrunning_requests",
-    help: "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.",
-    labelNames: requestLabels,
+    ...Def.longRunningRequests,
     registers: [...this.registers]
   })
   private readonly watchEvents = new Counter({
-    name: "apiserver_watch_events_total",
-    help: "Number of events sent in watch clients",
-    labelNames: ["group", "version", "kind"],
+    ...Def.watchEventsTotal,
     registers: [...this.registers]
   })
   private readonly watchEventSizes = new Histogram({
-    name: "apiserver_watch_events_sizes",
-    help: "Watch event size distribution in bytes",
-    labelNames: ["group", "version", "kind"],
-    buckets: exponential(1024, 2, 8),
+    ...Def.watchEventsSizes,
     registers: [...this.registers]
   })
 
@@ -131,9 +100,7 @@ export class ServerMetrics {
     const registers = this.registers
     for (const kind of ["readOnly", "mutating"]) this.inflight.set({ request_kind: kind }, 0)
     new Gauge({
-      name: "apiserver_registered_watchers",
-      help: "Number of currently registered watchers for a given resources",
-      labelNames: ["group", "version", "kind"],
+      ...Def.registeredWatchers,
       registers: [...registers],
       collect() {
         this.reset()
@@ -141,12 +108,10 @@ export class ServerMetrics {
       }
     })
     new Gauge({
-      name: "apiserver_storage_objects",
-      help: "Number of stored objects at the time of last check split by kind.",
-      labelNames: ["resource"],
+      ...Def.storageObjects,
       registers: [...registers],
       collect() {
-        for (const r of resourceTypes) if (!r.virtual) this.set({ resource: r.group ? `${r.plural}.${r.group}` : r.plural }, state.store.count(r))
+        for (const r of resourceTypes) if (!r.virtual) this.set({ resource: Def.storageResourceLabel(r) }, state.store.count(r))
       }
     })
     for (const registry of [this.registry, this.openMetricsRegistry]) {
