@@ -35,7 +35,9 @@ server.store.subscribe((change) => {
 const leases: Array<KObject> = []
 for (let i = 0; i < nodes; i++) {
   const name = `node-${i}`
-  const made = client.at!(start)!.create(Leases, { metadata: { name, namespace: nodeLeaseNamespace }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime(start) } }, options)
+  // owned by its Node, as an agent's lease is once registered: the owner's uid is a key of every lease's own field set
+  const ownerReferences = [{ apiVersion: "v1", kind: "Node", name, uid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}` }]
+  const made = client.at!(start)!.create(Leases, { metadata: { name, namespace: nodeLeaseNamespace, ownerReferences }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime(start) } }, options)
   leases.push((made as unknown as { right: { object: KObject } }).right.object)
 }
 

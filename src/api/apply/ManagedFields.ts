@@ -300,7 +300,6 @@ const refreshedOwnEntry = (
   if (extent === "none") return entries
   const at = time()
   if (at === own.time) return entries
-  if (entries.length === 1) return refreshedAlone(own, at)
   const mine = entry(manager, "Update", scope.apiVersion, scope.subresource, at, own.fieldsV1)
   // A copy of the exact length with `own` replaced, not pushes into `[]` (room for 16 entries, kept by every
   // stored lease version in the history window) nor `entries.map((e) => …)` (a closure over `own` and `mine`
@@ -309,33 +308,6 @@ const refreshedOwnEntry = (
   next[next.indexOf(own)] = mine
   if (next.length > 1) next.sort(order)
   return next
-}
-
-/**
- * The last list `refreshedAlone` made: the entry of a manager alone on its object, refreshed to a time.
- */
-let lastAlone: ReadonlyArray<ManagedFieldsEntry> | undefined
-
-/**
- * `[own]` at time `at`: the list of the write before when it is the same (same identity, time and an identical field
- * set). Every node agent renews a lease it alone manages, ~500 a second in the 5,000-node hour, each in the same
- * second as the one before with the same fields: they share one list and one entry instead of keeping their own in
- * every lease version of the history window (~150,000; what each scavenge copies and old space marks). Lists are
- * never mutated, and an identical set has its keys in the same order, so the JSON of every version is the same.
- */
-const refreshedAlone = (own: ManagedFieldsEntry, at: string): ReadonlyArray<ManagedFieldsEntry> => {
-  const last = lastAlone?.[0]
-  if (
-    last !== undefined &&
-    last.time === at &&
-    last.manager === own.manager &&
-    last.operation === own.operation &&
-    last.apiVersion === own.apiVersion &&
-    last.subresource === own.subresource &&
-    identicalTrees(last.fieldsV1, own.fieldsV1)
-  )
-    return lastAlone!
-  return (lastAlone = [entry(own.manager ?? "", own.operation, own.apiVersion, own.subresource, at, own.fieldsV1)])
 }
 
 /** A field another manager owns and the apply would change. */
