@@ -157,7 +157,7 @@ const serveHandler = (o: {
       )
     const limits = { requestTimeoutMs: Math.round(requestTimeoutMs), maxConnections }
     const requestLog = o.verbose ? { requestLog: (line: string) => void process.stderr.write(`${line}\n`) } : {}
-    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, limits, addedLatencyMs, tls: security.tls, ...requestLog }, (s) =>
+    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, limits, addedLatencyMs, tls: security.tls, liveCluster: plan !== undefined, ...requestLog }, (s) =>
       Effect.gen(function* () {
         yield* Console.log(`clustersim API server listening on ${s.url}`)
         let kubeconfig: string | undefined

@@ -37,6 +37,7 @@ import { adminAction } from "./http/Admin.js"
 import { serveWatch } from "./http/ServeWatch.js"
 import { servePodLog } from "./http/ServePodLog.js"
 import { serveAggregatedDiscovery } from "./http/ServeDiscovery.js"
+import { serveResourceMetrics } from "./http/ServeResourceMetrics.js"
 import { connectSubresources, connectTarget, proxyFailure } from "./PodConnect.js"
 import { patchScale, scaleType, updateScale, getScale } from "./Scale.js"
 import { Nodes, Pods } from "../../src/api/Resources.js"
@@ -62,6 +63,8 @@ export interface HttpServerOptions {
   readonly addedLatencyMs?: number
   /** Serve HTTPS with this certificate (and ask for client certificates of this CA); plain HTTP without. */
   readonly tls?: ServingTls
+  /** A live cluster runs in this process (`serve --nodes`): `metrics.k8s.io` measures its nodes (docs/metrics.md "kubectl top"). */
+  readonly liveCluster?: boolean
   /** Called with each request's httplog line once it is answered or its client went away (`serve -v`). */
   readonly requestLog?: (line: string) => void
 }
@@ -257,6 +260,12 @@ const handle = (
         return req.method === "GET"
           ? Effect.promise(() => metrics.exposition(req.headers.accept)).pipe(Effect.map((m) => out.raw(200, m.contentType, m.body)))
           : Effect.sync(() => out.error(Status.methodNotAllowed()))
+      case "resourceMetrics":
+        return serveResourceMetrics(
+          api,
+          { method: req.method ?? "GET", resource: parsed.resource, namespace: parsed.namespace, name: parsed.name, labelSelector: query.get("labelSelector") ?? undefined, live: options.liveCluster === true },
+          out
+        ).pipe(Effect.catchAll((error) => Effect.sync(() => out.error(error))))
       case "admin":
         return options.admin ? adminAction(api, parsed.action, query, req.method ?? "GET", out) : Effect.sync(() => out.text(404, "404 page not found\n"))
       case "resource": {
