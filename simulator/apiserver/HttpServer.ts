@@ -48,6 +48,8 @@ import { tlsServerOptions } from "./http/Tls.js"
 import { admitRequest } from "./http/RequestIdentity.js"
 import { formatRequestLog } from "./http/RequestLog.js"
 import { ServerMetrics } from "./http/ServerMetrics.js"
+import { RealTimeApf } from "./apf/RealTimeApf.js"
+import { attributesOf as apfAttributes, rejectedByApf, seatsOf, serverConcurrencyLimit, skipsFilter } from "./http/PriorityAndFairnessFilter.js"
 import type { UserInfo } from "./auth/UserInfo.js"
 import type { ServingTls } from "./auth/Certificates.js"
 import { isOpenApiPath, serveOpenApi } from "./openapi/ServeOpenApi.js"
@@ -65,6 +67,8 @@ export interface HttpServerOptions {
   readonly tls?: ServingTls
   /** A live cluster runs in this process (`serve --nodes`): `metrics.k8s.io` measures its nodes (docs/metrics.md "kubectl top"). */
   readonly liveCluster?: boolean
+  /** Prometheus metrics (`GET /metrics`, docs/metrics.md); false (`serve --no-metrics`) instruments nothing. Default true. */
+  readonly metrics?: boolean
   /** Called with each request's httplog line once it is answered or its client went away (`serve -v`). */
   readonly requestLog?: (line: string) => void
 }
@@ -93,9 +97,47 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     let address = `${options.host}:${options.port}`
     const clock = yield* Effect.clock
     const onDefect = (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => answerDefect(run, req, res, defect)
-    const metrics = new ServerMetrics(api.state)
+    // `metrics: false` (`serve --no-metrics`): no instrumentation at all, `/metrics` not served (docs/metrics.md)
+    const metrics = options.metrics === false ? undefined : new ServerMetrics(api.state)
+    const nowSeconds = () => Number(clock.unsafeCurrentTimeNanos()) / 1e9
+    if (metrics !== undefined) {
+      const store = api.state.store
+      store.timing = metrics.storageTiming(nowSeconds)
+      yield* Effect.addFinalizer(() => Effect.sync(() => void (store.timing = undefined)))
+    }
+    const apf = new RealTimeApf(
+      serverConcurrencyLimit,
+      {
+        nowSeconds,
+        after: (ms, f) => {
+          const timer = run(Effect.delay(Effect.sync(f), ms))
+          return () => void run(Fiber.interrupt(timer))
+        }
+      },
+      metrics?.flowControl
+    )
+    metrics?.flowControl.limits(apf.nominalSeats())
     // what the request log and the metrics need from `answer`: the parsed request, the user, the in-flight count's end
     const seen = new WeakMap<http.ServerResponse, { info?: RequestInfo; user?: string; stopped?: () => void }>()
+    /** Serves an admitted request; `done` when it has executed (a watch: once started). */
+    const serve = (req: http.IncomingMessage, res: http.ServerResponse, request: ParsedRequest, user: UserInfo, done: () => void) => {
+      try {
+        if (req.method === "GET" && serveReadNow(api, clock.unsafeCurrentTimeMillis(), req, res, address, request)) return done()
+        const fiber = run(handle(api, req, res, options, limits, address, onDefect, user, request, metrics), { immediate: true })
+        // Most requests finish synchronously. For the rest (watches, waits, body reads) the response closing
+        // early means the client went away: stop the work.
+        if (fiber.unsafePoll() !== null) return done()
+        res.on("close", () => {
+          if (!res.writableFinished) run(Fiber.interrupt(fiber))
+        })
+        // a watch holds its seat while it starts (upstream: until its initial events are out), then none
+        if (request.info.verb === "watch") done()
+        else fiber.addObserver(done)
+      } catch (defect) {
+        done()
+        onDefect(req, res, defect)
+      }
+    }
     const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
       try {
         // The one reading of the URL (RequestInfo.ts): authorization, routing and the handlers all read it.
@@ -104,17 +146,24 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
         if (request instanceof UndeterminedRequest) return undeterminedRequest(req, res, request.message)
         const now = clock.unsafeCurrentTimeMillis()
         const user = admitRequest(api.access, req, request.info, now)
-        const stopped = metrics.started(request.info, req.method ?? "GET", req.headers["content-type"])
+        const stopped = metrics?.started(request.info, req.method ?? "GET", req.headers["content-type"])
         seen.set(res, { info: request.info, stopped, ...(Either.isRight(user) ? { user: user.right.name } : {}) })
         if (Either.isLeft(user)) return refuse(req, res, request.query, user.left)
-        if (req.method === "GET" && serveReadNow(api, now, req, res, address, request)) return
-        const fiber = run(handle(api, req, res, options, limits, address, onDefect, user.right, request, metrics), { immediate: true })
-        // Most requests finish synchronously. For the rest (watches, waits, body reads) the response closing
-        // early means the client went away: stop the work.
-        if (fiber.unsafePoll() === null)
-          res.on("close", () => {
-            if (!res.writableFinished) run(Fiber.interrupt(fiber))
-          })
+        if (skipsFilter(request.info)) return serve(req, res, request, user.right, () => {})
+        // API Priority and Fairness (http/PriorityAndFairnessFilter.ts): run now, wait in a queue, or 429
+        const cancel = apf.enter(
+          {
+            attributes: apfAttributes(request.info, user.right),
+            seats: seatsOf(request.info, request.query, api.state.store),
+            watch: request.info.verb === "watch",
+            execute: (admitted) => serve(req, res, request, user.right, admitted.done),
+            reject: () => {
+              if (!res.headersSent && !res.destroyed) refuse(req, res, request.query, rejectedByApf())
+            }
+          },
+          request.info.path
+        )
+        if (cancel !== undefined) res.once("close", cancel)
       } catch (defect) {
         onDefect(req, res, defect)
       }
@@ -147,7 +196,7 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
         const { info, stopped } = seen.get(res) ?? {}
         stopped?.()
         const url = req.url ?? "/"
-        metrics.finished({
+        metrics!.finished({
           method: req.method ?? "GET",
           info,
           contentType: req.headers["content-type"],
@@ -161,7 +210,7 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     server.on("request", (req, res) => {
       // answered 429 already; the socket closes when that answer is out (res.destroy() could cut it off over TLS)
       if (refused(req.socket)) return
-      observeWhenDone(req, res)
+      if (metrics !== undefined) observeWhenDone(req, res)
       if (requestLog) logWhenDone(req, res)
       if (added > 0) run(Effect.sleep(added).pipe(Effect.andThen(() => answer(req, res))))
       else answer(req, res)
@@ -240,7 +289,7 @@ const handle = (
   onDefect: (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => void,
   user: UserInfo,
   { info, query }: ParsedRequest,
-  metrics: ServerMetrics
+  metrics: ServerMetrics | undefined
 ) =>
   Effect.suspend(() => {
     if (isOpenApiPath(info.path)) return serveOpenApi(info.path, query, req, res)
@@ -257,6 +306,7 @@ const handle = (
         return Effect.sync(() => (aggregated ? serveAggregatedDiscovery(req, res, parsed.aggregated!, aggregated) : out.json(200, parsed.body)))
       }
       case "metrics":
+        if (metrics === undefined) return Effect.sync(() => out.text(404, "404 page not found\n"))
         return req.method === "GET"
           ? Effect.promise(() => metrics.exposition(req.headers.accept)).pipe(Effect.map((m) => out.raw(200, m.contentType, m.body)))
           : Effect.sync(() => out.error(Status.methodNotAllowed()))
@@ -394,7 +444,7 @@ const serveResource = (
   limits: ServerLimits,
   onDefect: (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => void,
   user: UserInfo,
-  metrics: ServerMetrics
+  metrics: ServerMetrics | undefined
 ): Effect.Effect<void, ApiError> =>
   Effect.gen(function* () {
     const method = req.method ?? "GET"
@@ -467,7 +517,7 @@ const serveResource = (
             allowWatchBookmarks: queryBool(query, "allowWatchBookmarks"),
             sendInitialEvents: queryBool(query, "sendInitialEvents"),
             timeoutSeconds
-          }, out, limits, (defect) => onDefect(req, out.res, defect), view, (bytes) => metrics.watchEventSent(resource, bytes))
+          }, out, limits, (defect) => onDefect(req, out.res, defect), view, (bytes) => metrics?.watchEventSent(resource, bytes))
         }
         if (name === undefined) {
           const list = yield* api.list(resource, listOptionsOf(query, namespace, limit, view))

@@ -9,6 +9,9 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, type OpenMetricsConte
 import { resourceTypes } from "../../../src/api/Resources.js"
 import type { RequestInfo } from "../RequestInfo.js"
 import type { ServerState } from "../ServerState.js"
+import type { StorageTiming } from "../Store.js"
+import { EtcdMetrics } from "./EtcdMetrics.js"
+import { FlowControlMetrics } from "./FlowControlMetrics.js"
 import { canonicalVerb } from "./RequestLog.js"
 
 /** `apiserver_request_duration_seconds` (metrics.go). */
@@ -61,6 +64,9 @@ export class ServerMetrics {
   private readonly openMetricsRegistry = openMetricsRegistry()
   /** Every metric is in both registries: one per exposition format, so concurrent scrapes never race. */
   private readonly registers = [this.registry, this.openMetricsRegistry] as unknown as ReadonlyArray<Registry>
+  /** `apiserver_flowcontrol_*` (./FlowControlMetrics.ts), fed by the HTTP server's API Priority and Fairness filter. */
+  readonly flowControl = new FlowControlMetrics(this.registers)
+  private etcd: EtcdMetrics | undefined
   private readonly requests = new Counter({
     name: "apiserver_request_total",
     help: "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
@@ -154,6 +160,11 @@ export class ServerMetrics {
       // Gauges named like counters, which `promtool check metrics` rejects; the process metrics stay.
       for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) registry.removeSingleMetric(name)
     }
+  }
+
+  /** `etcd_request_duration_seconds` (./EtcdMetrics.ts): the timing the store's operations report to. */
+  storageTiming(nowSeconds: () => number): StorageTiming {
+    return (this.etcd ??= new EtcdMetrics(this.registers, nowSeconds))
   }
 
   /** A request arrived: counted in flight (short ones) or long-running (watches, logs) until `finished`. */
