@@ -118,7 +118,7 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     )
     metrics?.flowControl.limits(apf.nominalSeats())
     // what the request log and the metrics need from `answer`: the parsed request, the user, the in-flight count's end
-    const seen = new WeakMap<http.ServerResponse, { info?: RequestInfo; user?: string; stopped?: () => void }>()
+    const seen = new WeakMap<http.ServerResponse, { info?: RequestInfo; user?: string; stopped?: (() => void) | undefined; waitedSeconds?: number }>()
     /** Serves an admitted request; `done` when it has executed (a watch: once started). */
     const serve = (req: http.IncomingMessage, res: http.ServerResponse, request: ParsedRequest, user: UserInfo, done: () => void) => {
       try {
@@ -156,7 +156,10 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
             attributes: apfAttributes(request.info, user.right),
             seats: seatsOf(request.info, request.query, api.state.store),
             watch: request.info.verb === "watch",
-            execute: (admitted) => serve(req, res, request, user.right, admitted.done),
+            execute: (admitted) => {
+              if (admitted.waitedSeconds > 0) seen.get(res)!.waitedSeconds = admitted.waitedSeconds
+              serve(req, res, request, user.right, admitted.done)
+            },
             reject: () => {
               if (!res.headersSent && !res.destroyed) refuse(req, res, request.query, rejectedByApf())
             }
@@ -193,7 +196,7 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     const observeWhenDone = (req: http.IncomingMessage, res: http.ServerResponse) => {
       const start = clock.unsafeCurrentTimeNanos()
       res.once("close", () => {
-        const { info, stopped } = seen.get(res) ?? {}
+        const { info, stopped, waitedSeconds } = seen.get(res) ?? {}
         stopped?.()
         const url = req.url ?? "/"
         metrics!.finished({
@@ -203,7 +206,8 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
           query: url.includes("?") ? url.slice(url.indexOf("?") + 1) : "",
           code: res.statusCode,
           seconds: Number(clock.unsafeCurrentTimeNanos() - start) / 1e9,
-          responseBytes: Number(res.getHeader("content-length") ?? 0)
+          responseBytes: Number(res.getHeader("content-length") ?? 0),
+          waitedSeconds
         })
       })
     }

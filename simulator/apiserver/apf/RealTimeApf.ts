@@ -40,6 +40,8 @@ export interface ApfTimers {
 export interface Admitted {
   readonly level: string
   readonly flowSchema: string
+  /** How long it waited in a queue (0: it ran at once); the SLI leaves this out. */
+  readonly waitedSeconds: number
   readonly done: () => void
 }
 
@@ -110,7 +112,7 @@ export class RealTimeApf {
     const seats = Math.min(Math.max(1, r.seats), Math.max(1, level.seats))
     if (level.exempt || (level.waiting.length === 0 && level.inUse + seats <= level.seats)) {
       this.observer.waited(level.name, flowSchema, true, 0)
-      this.run(level, flowSchema, r, seats)
+      this.run(level, flowSchema, r, seats, 0)
       return undefined
     }
     if (level.queuing === undefined) {
@@ -130,7 +132,7 @@ export class RealTimeApf {
     return () => this.giveUp(level, waiting, "cancelled")
   }
 
-  private run(level: Level, flowSchema: string, r: ApfRequest, seats: number): void {
+  private run(level: Level, flowSchema: string, r: ApfRequest, seats: number, waitedSeconds: number): void {
     level.inUse += seats
     this.observer.dispatched(level.name, flowSchema)
     this.observer.executing(level.name, flowSchema, 1)
@@ -139,6 +141,7 @@ export class RealTimeApf {
     r.execute({
       level: level.name,
       flowSchema,
+      waitedSeconds,
       done: () => {
         if (finished) return
         finished = true
@@ -162,7 +165,7 @@ export class RealTimeApf {
       const seats = Math.min(Math.max(1, next.request.seats), Math.max(1, level.seats))
       if (level.inUse + seats > level.seats) return
       this.leave(level, next, true)
-      this.run(level, next.flowSchema, next.request, seats)
+      this.run(level, next.flowSchema, next.request, seats, this.timers.nowSeconds() - next.arrived)
     }
   }
 

@@ -4,7 +4,8 @@
  * `*core.PodList`). The model's storage step is the in-memory store (../Store.ts): each get, list page, create,
  * update and delete is timed where kube-apiserver would wait for etcd — in-process, so microseconds (docs/metrics.md).
  */
-import { Histogram, type Registry } from "prom-client"
+import type { Registry } from "prom-client"
+import { Histogram } from "./MetricSeries.js"
 import type { ResourceType } from "../../../src/api/Resources.js"
 import type { StorageOperation, StorageTiming } from "../Store.js"
 

@@ -4,7 +4,8 @@
  * (../apf/RealTimeApf.ts): dispatched and rejected requests, requests waiting and executing now, the time spent
  * waiting and executing, and each limited level's seats. Registered with the server's other metrics (./ServerMetrics.ts).
  */
-import { Counter, Gauge, Histogram, type Registry } from "prom-client"
+import type { Registry } from "prom-client"
+import { Counter, Gauge, Histogram } from "./MetricSeries.js"
 import type { ApfObserver, RejectReason } from "../apf/RealTimeApf.js"
 
 /** `requestDurationSecondsBuckets` of 1.26's flowcontrol metrics. */
