@@ -88,10 +88,15 @@ describe("API Priority and Fairness metrics", () => {
       const scrape = () => Effect.map(send(base, "GET", "/metrics", admin), (r) => r.text)
       const gd = { priority_level: "global-default", flow_schema: "global-default" }
       // wait until all 49 execute (their headers are in)
-      for (let i = 0; i < 100 && value(samples(yield* scrape(), "apiserver_flowcontrol_current_executing_requests", gd)[0]) < 49; i++) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 20)))
+      let executing = 0
+      for (let i = 0; i < 500 && executing < 49; i++) {
+        executing = value(samples(yield* scrape(), "apiserver_flowcontrol_current_executing_requests", gd)[0])
+        if (executing < 49) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 20)))
+      }
+      expect(executing).toBe(49)
       const queued = yield* Effect.fork(send(base, "GET", cms, { headers: { authorization: "Bearer tok-alice" } }))
       let inqueue = 0
-      for (let i = 0; i < 100 && inqueue < 1; i++) {
+      for (let i = 0; i < 500 && !(inqueue >= 1); i++) {
         yield* Effect.promise(() => new Promise((r) => setTimeout(r, 20)))
         inqueue = value(samples(yield* scrape(), "apiserver_flowcontrol_current_inqueue_requests", gd)[0])
       }
