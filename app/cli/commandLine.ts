@@ -48,7 +48,7 @@ const runOptions = {
   ).pipe(Options.optional),
   segment: optionalText(
     "segment",
-    "Run only this execution segment of the scenario: i/n (the i-th of n) or k6's from:to fractions; with --start-at. Writes a segment artifact for clustersim merge (docs/distributed.md). Default: the whole run.",
+    "Run only this execution segment of the scenario: i/n (the i-th of n), job/n (an Indexed Job's pod, from $JOB_COMPLETION_INDEX) or k6's from:to fractions; with --start-at or --rendezvous. Writes a segment artifact for clustersim merge (docs/distributed.md). Default: the whole run.",
     "i/n"
   ),
   startAt: optionalText(
@@ -64,6 +64,11 @@ const runOptions = {
     "rendezvous",
     "With --segment: the segments agree on their start through the target, in a ConfigMap named from this id (the same for every segment of the run; the scenario's generator.rendezvous sets its namespace, margin and timeout).",
     "ID"
+  ),
+  publish: optionalText(
+    "publish",
+    "With --segment: also store the segment artifact in the target (ConfigMaps in the rendezvous namespace) under this name, where clustersim collect NAME finds and merges the run's segments. For pods, whose files go with them.",
+    "NAME"
   ),
   set: setOption,
   cleanup: Options.boolean("cleanup").pipe(
@@ -85,6 +90,7 @@ type RunFlags = TargetOptionValues & {
   startAt: Option.Option<string>
   rendezvous: Option.Option<string>
   segments: Option.Option<number>
+  publish: Option.Option<string>
 }
 
 /** Ctrl-C (SIGINT) or SIGTERM stops the run; the partial artifact is still written (exit 130 / 143). */
@@ -106,7 +112,7 @@ const stopSignal = Effect.async<StopSignal>((resume) => {
 export class RunEntry extends Context.Tag("clustersim/cli/RunEntry")<RunEntry, (options: RunCommandOptions) => Effect.Effect<RunCommandResult>>() {}
 
 /** `--segment` and `--start-at` (docs/distributed.md): a segment of several needs the common start. */
-const segmentFlags = (o: RunFlags): { readonly options: Pick<RunCommandOptions, "segment" | "startAt" | "rendezvous"> } | { readonly error: string } => {
+const segmentFlags = (o: RunFlags): { readonly options: Pick<RunCommandOptions, "segment" | "startAt" | "rendezvous" | "publish"> } | { readonly error: string } => {
   let startAt: Date | undefined
   if (Option.isSome(o.startAt)) {
     const t = parseGoTime(o.startAt.value, "RFC3339")
@@ -116,13 +122,15 @@ const segmentFlags = (o: RunFlags): { readonly options: Pick<RunCommandOptions, 
   const rendezvous = Option.getOrUndefined(o.rendezvous)
   if (rendezvous !== undefined && startAt !== undefined) return { error: "--rendezvous and --start-at: the start is either agreed or given, not both" }
   if (rendezvous !== undefined && Option.isNone(o.segment)) return { error: "--rendezvous: only segments meet (add --segment i/n)" }
+  if (Option.isSome(o.publish) && Option.isNone(o.segment)) return { error: "--publish: only a segment's artifact is published (add --segment i/n)" }
   if (Option.isNone(o.segment)) return { options: startAt ? { startAt } : {} }
-  const parsed = parseSegment(o.segment.value)
+  const parsed = parseSegment(o.segment.value, process.env.JOB_COMPLETION_INDEX)
   if ("error" in parsed) return { error: `--segment: ${parsed.error}` }
   if (parsed.segment.count > 1 && startAt === undefined && rendezvous === undefined) {
     return { error: `--segment ${o.segment.value}: the segments of a run need one start: give every segment the same --start-at, or --rendezvous ID` }
   }
-  return { options: { segment: parsed.segment, ...(startAt ? { startAt } : {}), ...(rendezvous !== undefined ? { rendezvous } : {}) } }
+  const publish = Option.getOrUndefined(o.publish)
+  return { options: { segment: parsed.segment, ...(startAt ? { startAt } : {}), ...(rendezvous !== undefined ? { rendezvous } : {}), ...(publish !== undefined ? { publish } : {}) } }
 }
 
 /** `--segments N`: N local segment processes, then their merge (./LocalSegments.ts). */
@@ -328,6 +336,28 @@ const calibrate = Command.make(
   )
 )
 
+const collect = Command.make(
+  "collect",
+  {
+    name: Args.text({ name: "name" }).pipe(Args.withDescription("The name the segments published under (run --publish NAME; the Job's name in clustersim job's manifests).")),
+    ...targetOptions,
+    namespace: Options.text("namespace").pipe(Options.withPseudoName("NS"), Options.withDefault("default"), Options.withDescription("Where the segments stored their artifacts: the scenario's generator.rendezvous.namespace.")),
+    out: optionalText("out", "Directory for the segments' run.json files and the merged run (default runs/<timestamp>-<name>-collected/).", "DIR"),
+    junit: optionalText("junit", "Also write the merged threshold results as JUnit XML to this file.", "FILE")
+  },
+  (o) =>
+    Effect.gen(function* () {
+      const target = yield* Effect.either(resolveTarget(targetValuesOf(o), { warn: stderrLine }))
+      if (target._tag === "Left") return yield* usageError(target.left.message)
+      const { collectCommand } = yield* load(() => import("./collect.js"))
+      yield* exitWith(yield* collectCommand({ name: o.name, namespace: o.namespace, target: target.right, ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}), ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {}) }))
+    })
+).pipe(
+  Command.withDescription(
+    "Read the segment artifacts a distributed run's pods stored in the target (run --publish NAME) and merge them into one run, as merge does (docs/distributed.md \"On Kubernetes\")."
+  )
+)
+
 // ---------------------------------------------------------------------------------------------
 // The root
 // ---------------------------------------------------------------------------------------------
@@ -345,7 +375,7 @@ const exitCodes =
 
 export const clustersim = Command.make("clustersim").pipe(
   Command.withDescription(description),
-  Command.withSubcommands([run, start, serve, validate, report, merge, compare, calibrate, schema, schedulerNote, help])
+  Command.withSubcommands([run, start, serve, validate, report, merge, collect, compare, calibrate, schema, schedulerNote, help])
 )
 
 export const cli = Command.run(clustersim, { name: "clustersim", version, executable: "clustersim", footer: HelpDoc.p(exitCodes) })
@@ -354,7 +384,7 @@ export const cli = Command.run(clustersim, { name: "clustersim", version, execut
 // Help (./Help.ts lays it out)
 // ---------------------------------------------------------------------------------------------
 
-const subcommands = { run, start, serve, validate, report, merge, compare, calibrate, schema } as const
+const subcommands = { run, start, serve, validate, report, merge, collect, compare, calibrate, schema } as const
 type Subcommand = keyof typeof subcommands
 const isSubcommand = (name: string): name is Subcommand => Object.hasOwn(subcommands, name)
 /** Every command, in the order help lists them. */
@@ -383,6 +413,7 @@ const examples: Record<Subcommand | "root", ReadonlyArray<Example>> = {
     { comment: "Segment 1 of 2 (segment 2/2 runs the same way on another machine)", command: "clustersim run --segment 1/2 --start-at 2026-11-29T12:00:00Z --out seg1 s.yaml" },
     { comment: "Both segments' artifacts as one run", command: "clustersim merge seg1 seg2" }
   ],
+  collect: [{ comment: "The segments a Job stored in its namespace, merged", command: "clustersim collect list-load --namespace loadtest --context prod" }],
   compare: [
     {
       comment: "One scenario on two servers, 5 counted rounds each; exit 99 if p99 got 20 % worse",
@@ -480,6 +511,7 @@ const commandFlags: Record<string, FlagSpec> = {
   validate: { values: ["--set"], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
   merge: { values: ["--out", "--junit"], switches: [] },
+  collect: { values: [...targetFlagNames.values, "--namespace", "--out", "--junit"], switches: [...targetFlagNames.switches] },
   compare: {
     values: [...targetFlagNames.values, "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed", ...serverSideFlagNames],
     switches: [...targetFlagNames.switches, "--allow-different"]

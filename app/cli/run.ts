@@ -56,6 +56,8 @@ export interface RunCommandOptions {
   readonly startAt?: Date
   /** `--rendezvous ID`: the segments agree on their start through the target (docs/distributed.md). */
   readonly rendezvous?: string
+  /** `--publish NAME`: the segment artifact stored in the target too, for `clustersim collect NAME`. */
+  readonly publish?: string
 }
 
 export interface RunCommandResult {
@@ -164,7 +166,34 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       err(exit.value.left.line)
       return { exitCode: ExitCode.InvalidInput }
     }
-    return finish(yield* artifactOf({ scenario, file: o.file, text, seed, startedAt }, exit.value.right))
+    const result = finish(yield* artifactOf({ scenario, file: o.file, text, seed, startedAt }, exit.value.right))
+    return o.publish !== undefined && result.artifact !== undefined ? yield* published(o, scenario, result, err) : result
+  })
+
+/**
+ * A segment's artifact stored in the target after the run (src/loadgen/ResultStore.ts): in the rendezvous namespace,
+ * under the rendezvous id and the `--publish` name. A store that fails makes the run fail (exit 1): a Job's segment
+ * whose result is lost is a lost segment.
+ */
+const published = (o: RunCommandOptions, scenario: Scenario, result: RunCommandResult, err: (s: string) => void): Effect.Effect<RunCommandResult> =>
+  Effect.gen(function* () {
+    const artifact = result.artifact!
+    if (artifact.segment === undefined || o.target._tag !== "url") {
+      err(`clustersim: --publish: only a segment run against a URL target publishes its artifact\n`)
+      return { ...result, exitCode: ExitCode.InvalidInput }
+    }
+    const { ApiClient } = yield* Effect.promise(() => import("../../src/client/ApiClient.js"))
+    const { publishArtifact } = yield* Effect.promise(() => import("../../src/loadgen/ResultStore.js"))
+    const namespace = scenario.generator?.rendezvous?.namespace ?? "default"
+    const stored = yield* Effect.either(
+      publishArtifact({ run: o.rendezvous ?? o.publish!, job: o.publish!, namespace, segment: artifact.segment, runJson: JSON.stringify(artifact) }).pipe(Effect.provide(ApiClient.layerHttp(o.target.options)))
+    )
+    if (stored._tag === "Left") {
+      err(`clustersim: --publish ${o.publish}: could not store the artifact in ${namespace}: ${stored.left.message}\n`)
+      return { ...result, exitCode: ExitCode.RunError }
+    }
+    err(`clustersim: segment artifact published to ${namespace} (${stored.right} ConfigMap${stored.right > 1 ? "s" : ""}): clustersim collect ${o.publish} --namespace ${namespace}\n`)
+    return result
   })
 
 /** The scenario's rendezvous settings (`generator.rendezvous`) with their defaults: namespace `default`, 5 s margin, 2 min timeout. */

@@ -15,7 +15,7 @@ import { simulatedLabel, simulatedLabelValue } from "../../../src/api/WellKnown.
 import type { TrafficCounter } from "../../../src/client/HttpTransport.js"
 import { LatencyRecorder, nowMillis } from "../../../src/loadgen/LatencyRecorder.js"
 import { check } from "../../scenario/Outcome.js"
-import { makeRunState, runScenario } from "../../scenario/Run.js"
+import { makeRunState, runScenario, withClientGates } from "../../scenario/Run.js"
 import { simulationOf } from "../../scenario/Simulated.js"
 import type { TargetFlag } from "../target.js"
 import { type Driver, type DriverCluster, Refused, withTarget } from "./Driver.js"
@@ -81,8 +81,9 @@ export const realTimeDriver: Driver = {
                 )
               : undefined
           const signal = yield* Effect.forkScoped(i.interrupt)
+          // the cluster's informers (observer feed, scheduler) follow the scenario's client gate too
           const exit = yield* Effect.exit(
-            runRealTimeCluster({
+            withClientGates(scenario)(runRealTimeCluster({
               spec,
               faults: simulation.faults,
               seed: i.seed,
@@ -102,7 +103,7 @@ export const realTimeDriver: Driver = {
                     detail: `${p.registered} nodes registered · ${p.leaseWrites} lease writes · ${p.errors} failed requests`
                   }) + "\n"
                 )
-            })
+            }))
           )
           const base = { target: target.identity, clock: "real" as const, recorder, state, ...(server ? { server: yield* server.report } : {}) }
           if (Exit.isFailure(exit)) return Either.right({ ...base, error: exit.cause })
