@@ -568,7 +568,7 @@ const commandFlags: Record<string, FlagSpec> = {
       "--nodes",
       "--cluster"
     ],
-    switches: ["--admin", "--demo", "--tls", "--verbose", "-v"]
+    switches: ["--admin", "--demo", "--no-metrics", "--tls", "--verbose", "-v"]
   },
   validate: { values: ["--set"], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
