@@ -530,6 +530,7 @@ const runFlags: FlagSpec = {
     "--start-at",
     "--rendezvous",
     "--segments",
+    "--publish",
     ...serverSideFlagNames,
     "--metrics-out",
     "--metrics-interval",
