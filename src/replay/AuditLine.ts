@@ -32,10 +32,15 @@ const decodeList = Schema.decodeUnknownEither(EventList, { onExcessProperty: "ig
 
 const bad = (at: LineLocation, cls: BadInputClass, message: string): BadInput => ({ file: at.file, line: at.line, class: cls, message })
 
+/** The first field that failed, with every alternative it was checked against (`Expected "A" | "B", actual "C"`). */
 const firstIssue = (e: ParseResult.ParseError): string => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(e)
   const i = issues[0]
-  return i === undefined ? e.message : `${i.path.length > 0 ? `${i.path.join(".")}: ` : ""}${i.message}`
+  if (i === undefined) return e.message
+  const path = i.path.join(".")
+  const same = issues.filter((x) => x.path.join(".") === path).map((x) => /^Expected (.*), actual (.*)$/s.exec(x.message))
+  const message = same.length > 1 && same.every((m) => m !== null) ? `Expected ${same.map((m) => m![1]).join(" | ")}, actual ${same[0]![2]}` : i.message
+  return `${path !== "" ? `${path}: ` : ""}${message}`
 }
 
 /** One object of a line (the line itself, or an item of its `EventList`): an event or the reason it is not one. */

@@ -183,6 +183,9 @@ export interface OutgoingRequest {
   readonly path: RequestPath
 }
 
+const nameIn = (body: unknown): string | undefined =>
+  isRecord(body) && isRecord(body.metadata) && typeof body.metadata.name === "string" ? body.metadata.name : undefined
+
 /** Upstream adds these groups to every authenticated or anonymous user; impersonating them is refused or redundant. */
 const implicitGroups = new Set(["system:authenticated", "system:unauthenticated"])
 
@@ -204,8 +207,13 @@ export const outgoingRequest = (r: RecordedRequest, copy: number, shape: ReplayS
   let synthesized = false
   let contentType = "application/json"
   const writes = e.verb === "create" || e.verb === "update" || e.verb === "patch"
+  // a create names its object in the body: a namespace or cluster-scoped object is renamed there as its path would be
+  const createdName = e.verb === "create" && parsed.name === undefined ? (nameIn(e.requestObject) ?? e.objectRef?.name) : undefined
   if (e.requestObject !== undefined && (writes || e.verb === "delete" || e.verb === "deletecollection" || method === "POST" || method === "PUT")) {
-    body = rewriteBody(e.requestObject, parsed, path)
+    body =
+      createdName === undefined
+        ? rewriteBody(e.requestObject, parsed, path)
+        : rewriteBody(e.requestObject, { ...parsed, name: createdName }, rewritePath({ ...path0, name: createdName }, copy, shape))
     if (e.verb === "update") body = unconditional(body)
     if (e.verb === "patch") contentType = patchContentType(body, path)
   } else if (writes && e.objectRef !== undefined) {
