@@ -35,8 +35,9 @@ export const auditEvent = (s: EventSpec): Record<string, unknown> => ({
   userAgent: "kubectl/v1.30.0",
   ...(s.ref ? { objectRef: s.ref } : {}),
   responseStatus: { metadata: {}, code: s.code ?? 200 },
-  ...(s.requestObject !== undefined ? { requestObject: s.requestObject } : {}),
-  ...(s.responseObject !== undefined ? { responseObject: s.responseObject } : {}),
+  // as upstream's levels keep them: the request body from Request, the response body at RequestResponse
+  ...(s.requestObject !== undefined && (s.level ?? "RequestResponse") !== "Metadata" ? { requestObject: s.requestObject } : {}),
+  ...(s.responseObject !== undefined && (s.level ?? "RequestResponse") === "RequestResponse" ? { responseObject: s.responseObject } : {}),
   requestReceivedTimestamp: formatMicroTime(t0 + s.at),
   stageTimestamp: formatMicroTime(t0 + s.at + (s.latencyMs ?? 2))
 })
