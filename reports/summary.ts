@@ -3,7 +3,7 @@
  * re-rendered later): one row per metric key, relists, threshold verdicts, generator health.
  */
 import type { ThresholdResult } from "../src/loadgen/Thresholds.js"
-import type { ArtifactSeries, RunArtifact } from "../src/loadgen/Artifact.js"
+import type { ArtifactSeries, RunArtifact, SegmentSpread } from "../src/loadgen/Artifact.js"
 import { apfReading, type ApfContext, levelLine, workloadTooManyRequests } from "./apfReading.js"
 import { readyNodesFigures, type ReadyTimeline } from "./clusterSeries.js"
 import { clockText as clock, formatMs, plural } from "./format.js"
@@ -257,6 +257,12 @@ export const renderSummary = (a: RunArtifact): string => {
           : " — within its limits: the latencies are the target's")
     )
   }
+  if (a.segments) out.push(...renderSegments(a.segments))
+  if (a.segment) {
+    // a segment that failed before the common start (startAtMs 0) has no start to name
+    const began = a.segment.startAtMs > 0 ? ` of a run that began at ${new Date(a.segment.startAtMs).toISOString()} (${formatMs(a.segment.startLagMs)} late)` : ""
+    out.push(`segment ${a.segment.index + 1}/${a.segment.count}${began}: merge the segments with clustersim merge`)
+  }
   if (a.thresholds.length > 0) {
     out.push("")
     out.push("thresholds:")
@@ -275,6 +281,24 @@ export const renderSummary = (a: RunArtifact): string => {
   }
   out.push(`${verdict[a.outcome]} (exit ${a.exitCode})`)
   return out.join("\n")
+}
+
+/** A merged run's segments side by side: one slow or saturated generator shows in its row. */
+const renderSegments = (segments: ReadonlyArray<SegmentSpread>): Array<string> => {
+  const rows = [["segment", "outcome", "requests", "errors", "p50", "p99", "start lag", "generator"]]
+  for (const s of segments) {
+    rows.push([
+      `${s.index + 1}/${s.count}`,
+      s.outcome,
+      String(s.requests),
+      String(s.errors),
+      s.p50Ms !== undefined ? formatMs(s.p50Ms) : "-",
+      s.p99Ms !== undefined ? formatMs(s.p99Ms) : "-",
+      s.startLagMs !== undefined ? formatMs(s.startLagMs) : "-",
+      s.saturated === undefined ? "-" : s.saturated ? "SATURATED" : "ok"
+    ])
+  }
+  return ["", `segments (${segments.length}, merged):`, table(rows, 2)]
 }
 
 /** The run's last lines: where its files are (`report:` first, the file a person opens). */

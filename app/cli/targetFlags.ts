@@ -98,3 +98,9 @@ export const sidesOf = (o: SideOptionValues): { readonly sides: ReadonlyArray<Ta
   })
   return { sides }
 }
+
+/** The flags again as a command line: what a child process needs to reach the same target as its parent. */
+export const targetArgsOf = (o: TargetOptionValues): Array<string> => [
+  ...textFlags.flatMap((f) => Option.match(o[f.key], { onNone: () => [], onSome: (v) => [`--${f.name}`, v] })),
+  ...(o.insecureSkipTlsVerify ? ["--insecure-skip-tls-verify"] : [])
+]

@@ -340,7 +340,18 @@ export const GeneratorSettings = Schema.Struct({
    * Generator processes sharing every action's rate (k6 execution segments); `--workers` overrides. Default: what
    * the machine fits — its cores, less one for an embedded server.
    */
-  workers: Schema.optional(boundedInt(1, 64))
+  workers: Schema.optional(boundedInt(1, 64)),
+  /** Where the segments of a distributed run agree on their start (`run --rendezvous ID`, docs/distributed.md). */
+  rendezvous: Schema.optional(
+    Schema.Struct({
+      /** The namespace of the rendezvous ConfigMap (default `default`). */
+      namespace: Schema.optional(Schema.String),
+      /** From the last segment's registration to the start (default 5s). */
+      margin: Schema.optional(DurationString),
+      /** How long a segment waits for the others (default 2m). */
+      timeout: Schema.optional(DurationString)
+    }).annotations({ identifier: "Rendezvous" })
+  )
 }).annotations({ identifier: "GeneratorSettings" })
 
 /**
