@@ -28,7 +28,7 @@ export const renderReplay = (where: string, r: ReplayReport): Array<string> => {
   const q = r.requests
   out.push(
     `replay ${where}: ${r.logs.map((l) => `${l.file} (${plural(l.lines, "line")}, ${plural(l.events, "event")})`).join(", ")}; ` +
-      `speed ${r.speed}, scale ${r.scale}${r.rounds > 1 ? `, ${r.rounds} rounds` : ""}${r.namespacePrefix ? `, namespaces ${r.namespacePrefix}-*` : ""}${r.impersonate ? ", impersonating the recorded users" : ""}`
+      `speed ${r.speed}, scale ${r.scale}, ${formatMs(r.durationMs)}${r.rounds > 1 ? `, ${r.rounds} rounds` : ""}${r.namespacePrefix ? `, namespaces ${r.namespacePrefix}-*` : ""}${r.impersonate ? ", impersonating the recorded users" : ""}`
   )
   if (r.badInput.total > 0) {
     out.push(`  bad input: ${plural(r.badInput.total, "line")} not replayed (${Object.entries(r.badInput.byClass).map(([k, v]) => `${k} ${v}`).join(", ")})`)

@@ -87,6 +87,8 @@ export interface ReplayReport {
   readonly speed: number
   readonly scale: number
   readonly rounds: number
+  /** From the schedule's start to the last answer (seeding and reading the log before it apart), ms. */
+  readonly durationMs: number
   readonly impersonate: boolean
   readonly namespacePrefix?: string
   readonly badInput: { readonly total: number; readonly byClass: Readonly<Record<string, number>>; readonly examples: ReadonlyArray<BadInputExample> }

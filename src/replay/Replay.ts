@@ -472,12 +472,14 @@ export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
     yield* Effect.raceFirst(FiberSet.awaitEmpty(longFibers), Effect.sleep(Duration.seconds(5)))
     yield* FiberSet.clear(shortFibers)
     yield* FiberSet.clear(longFibers)
+    const durationMs = Math.round(now() - t0)
 
     const report: ReplayReport = {
       logs: s.stats.map((x) => ({ file: x.file, lines: x.lines, events: x.events })),
       speed: c.speed,
       scale: c.scale,
       rounds,
+      durationMs,
       impersonate: c.impersonate,
       ...(c.namespacePrefix ? { namespacePrefix: c.namespacePrefix } : {}),
       badInput: { total: tally.badTotal, byClass: { ...tally.badByClass }, examples: tally.badExamples },
