@@ -75,6 +75,7 @@ export const artifactOf = (run: RunContext, r: DriverResult): Effect.Effect<RunA
       outcome: outcomeOf(r),
       ...(r.cluster ? { cluster: r.cluster, clusterFigures: clusterFigures(r.cluster) } : {}),
       ...(r.checks ? { checks: r.checks } : {}),
+      ...(r.server ? { server: r.server } : {}),
       ...(r.sections ? { sections: r.sections } : {})
     }),
     ...(r.segment ? { segment: r.segment } : {})

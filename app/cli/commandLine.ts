@@ -18,6 +18,7 @@ import { sideOptions, sidesOf, targetArgsOf, targetFlagNames, targetOptions, typ
 import type { RunCommandOptions, RunCommandResult } from "./run.js"
 import { decidedExitCode, durationFlag, exitWith, integerFlag, load, optionalText, resetExitCode, stderrLine, usageError, value } from "./CommandParts.js"
 import { serve } from "./serveCommand.js"
+import { compareServerSide, compareServerSideOptions, runServerSide, runServerSideOptions, serverSideArgsOf, serverSideFlagNames } from "./serverSideFlags.js"
 import { parseSegment } from "../../src/loadgen/ExecutionSegment.js"
 import { parseGoTime } from "../../src/api/go/Time.js"
 import { replay, replayFlags } from "./replayCommand.js"
@@ -50,7 +51,7 @@ const runOptions = {
   ).pipe(Options.optional),
   segment: optionalText(
     "segment",
-    "Run only this execution segment of the scenario: i/n (the i-th of n) or k6's from:to fractions; with --start-at. Writes a segment artifact for clustersim merge (docs/distributed.md). Default: the whole run.",
+    "Run only this execution segment of the scenario: i/n (the i-th of n), job/n (an Indexed Job's pod, from $JOB_COMPLETION_INDEX) or k6's from:to fractions; with --start-at or --rendezvous. Writes a segment artifact for clustersim merge (docs/distributed.md). Default: the whole run.",
     "i/n"
   ),
   startAt: optionalText(
@@ -67,10 +68,16 @@ const runOptions = {
     "With --segment: the segments agree on their start through the target, in a ConfigMap named from this id (the same for every segment of the run; the scenario's generator.rendezvous sets its namespace, margin and timeout).",
     "ID"
   ),
+  publish: optionalText(
+    "publish",
+    "With --segment: also store the segment artifact in the target (ConfigMaps in the rendezvous namespace) under this name, where clustersim collect NAME finds and merges the run's segments. For pods, whose files go with them.",
+    "NAME"
+  ),
   set: setOption,
   cleanup: Options.boolean("cleanup").pipe(
     Options.withDescription("A cluster scenario with a --target: delete the nodes, leases and pods the run owns (label clustersim.io/simulated=true) at its end or on Ctrl-C.")
-  )
+  ),
+  ...runServerSideOptions
 }
 
 type RunFlags = TargetOptionValues & {
@@ -80,14 +87,17 @@ type RunFlags = TargetOptionValues & {
   junit: Option.Option<string>
   cleanup: boolean
   workers: Option.Option<number>
+  prometheus: Option.Option<string>
+  serverMetricsTimeout: string
   segment: Option.Option<string>
   startAt: Option.Option<string>
   rendezvous: Option.Option<string>
   segments: Option.Option<number>
+  publish: Option.Option<string>
 }
 
 /** `--segment` and `--start-at` (docs/distributed.md): a segment of several needs the common start. */
-const segmentFlags = (o: RunFlags): { readonly options: Pick<RunCommandOptions, "segment" | "startAt" | "rendezvous"> } | { readonly error: string } => {
+const segmentFlags = (o: RunFlags): { readonly options: Pick<RunCommandOptions, "segment" | "startAt" | "rendezvous" | "publish"> } | { readonly error: string } => {
   let startAt: Date | undefined
   if (Option.isSome(o.startAt)) {
     const t = parseGoTime(o.startAt.value, "RFC3339")
@@ -97,13 +107,15 @@ const segmentFlags = (o: RunFlags): { readonly options: Pick<RunCommandOptions, 
   const rendezvous = Option.getOrUndefined(o.rendezvous)
   if (rendezvous !== undefined && startAt !== undefined) return { error: "--rendezvous and --start-at: the start is either agreed or given, not both" }
   if (rendezvous !== undefined && Option.isNone(o.segment)) return { error: "--rendezvous: only segments meet (add --segment i/n)" }
+  if (Option.isSome(o.publish) && Option.isNone(o.segment)) return { error: "--publish: only a segment's artifact is published (add --segment i/n)" }
   if (Option.isNone(o.segment)) return { options: startAt ? { startAt } : {} }
-  const parsed = parseSegment(o.segment.value)
+  const parsed = parseSegment(o.segment.value, process.env.JOB_COMPLETION_INDEX)
   if ("error" in parsed) return { error: `--segment: ${parsed.error}` }
   if (parsed.segment.count > 1 && startAt === undefined && rendezvous === undefined) {
     return { error: `--segment ${o.segment.value}: the segments of a run need one start: give every segment the same --start-at, or --rendezvous ID` }
   }
-  return { options: { segment: parsed.segment, ...(startAt ? { startAt } : {}), ...(rendezvous !== undefined ? { rendezvous } : {}) } }
+  const publish = Option.getOrUndefined(o.publish)
+  return { options: { segment: parsed.segment, ...(startAt ? { startAt } : {}), ...(rendezvous !== undefined ? { rendezvous } : {}), ...(publish !== undefined ? { publish } : {}) } }
 }
 
 /** `--segments N`: N local segment processes, then their merge (./LocalSegments.ts). */
@@ -117,7 +129,12 @@ const localSegments = (file: string, o: RunFlags, target: TargetFlag) =>
     if (target._tag !== "url") {
       return yield* usageError(`--segments: the segments are processes of their own and meet through the target: give --target URL or a kubeconfig (clustersim serve starts a server), not ${target._tag}`)
     }
-    const args = [...targetArgsOf(o), ...Option.match(o.seed, { onNone: () => [], onSome: (s) => ["--seed", String(s)] }), ...Option.getOrElse(o.set, () => []).flatMap((s) => ["--set", s])]
+    const args = [
+      ...targetArgsOf(o),
+      ...Option.match(o.seed, { onNone: () => [], onSome: (s) => ["--seed", String(s)] }),
+      ...Option.getOrElse(o.set, () => []).flatMap((s) => ["--set", s]),
+      ...serverSideArgsOf(o)
+    ]
     const { runLocalSegments } = yield* load(() => import("./LocalSegments.js"))
     yield* exitWith(yield* runLocalSegments({ file, count, args, ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}), ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {}), interrupt: stopSignal }))
   })
@@ -128,7 +145,10 @@ const runScenarioFile = (file: string, o: RunFlags, ambient = true) =>
     const target = yield* Effect.either(resolveTarget(targetValuesOf(o), { ambient, warn: stderrLine }))
     if (target._tag === "Left") return yield* usageError(target.left.message)
     stderrLine(describeTarget(target.right))
+    const serverSide = yield* Effect.either(runServerSide(o))
+    if (serverSide._tag === "Left") return yield* usageError(serverSide.left.message)
     const options: RunCommandOptions = {
+      serverSide: serverSide.right,
       file,
       target: target.right,
       interrupt: stopSignal,
@@ -234,7 +254,8 @@ const compare = Command.make(
       Options.withDescription(
         "Compare stored runs of different scenarios (a what-if: another file, --set, ${VAR}) and print the fields that differ. Default: off, such runs are refused with the differing fields named."
       )
-    )
+    ),
+    ...compareServerSideOptions
   },
   (flags) =>
     Effect.gen(function* () {
@@ -251,10 +272,12 @@ const compare = Command.make(
         targets.push(parsed.right)
       }
       if (Option.isSome(o.level) && !(o.level.value > 0 && o.level.value < 1)) return yield* usageError(`--level: expected a number between 0 and 1, got ${o.level.value}`)
+      const serverSide = yield* Effect.either(compareServerSide(o, targets.length))
+      if (serverSide._tag === "Left") return yield* usageError(serverSide.left.message)
       const { renderComparisonHtml } = yield* Effect.promise(() => import("../../reports/html.js"))
       const { compareCommand } = yield* load(() => import("./compare.js"))
       const result = yield* compareCommand({
-        ...(live ? { scenario: o.inputs[0]!, targets, rounds: o.rounds, warmupRounds: o.warmupRounds } : { stored: o.inputs }),
+        ...(live ? { scenario: o.inputs[0]!, targets, rounds: o.rounds, warmupRounds: o.warmupRounds, serverSide: serverSide.right } : { stored: o.inputs }),
         failIf: o.failIf,
         html: renderComparisonHtml,
         ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}),
@@ -298,6 +321,28 @@ const calibrate = Command.make(
   )
 )
 
+const collect = Command.make(
+  "collect",
+  {
+    name: Args.text({ name: "name" }).pipe(Args.withDescription("The name the segments published under (run --publish NAME; the Job's name in clustersim job's manifests).")),
+    ...targetOptions,
+    namespace: Options.text("namespace").pipe(Options.withPseudoName("NS"), Options.withDefault("default"), Options.withDescription("Where the segments stored their artifacts: the scenario's generator.rendezvous.namespace.")),
+    out: optionalText("out", "Directory for the segments' run.json files and the merged run (default runs/<timestamp>-<name>-collected/).", "DIR"),
+    junit: optionalText("junit", "Also write the merged threshold results as JUnit XML to this file.", "FILE")
+  },
+  (o) =>
+    Effect.gen(function* () {
+      const target = yield* Effect.either(resolveTarget(targetValuesOf(o), { warn: stderrLine }))
+      if (target._tag === "Left") return yield* usageError(target.left.message)
+      const { collectCommand } = yield* load(() => import("./collect.js"))
+      yield* exitWith(yield* collectCommand({ name: o.name, namespace: o.namespace, target: target.right, ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}), ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {}) }))
+    })
+).pipe(
+  Command.withDescription(
+    "Read the segment artifacts a distributed run's pods stored in the target (run --publish NAME) and merge them into one run, as merge does (docs/distributed.md \"On Kubernetes\")."
+  )
+)
+
 // ---------------------------------------------------------------------------------------------
 // The root
 // ---------------------------------------------------------------------------------------------
@@ -315,7 +360,7 @@ const exitCodes =
 
 export const clustersim = Command.make("clustersim").pipe(
   Command.withDescription(description),
-  Command.withSubcommands([run, start, serve, replay, validate, report, merge, compare, calibrate, schema, schedulerNote, help])
+  Command.withSubcommands([run, start, serve, replay, validate, report, merge, collect, compare, calibrate, schema, schedulerNote, help])
 )
 
 export const cli = Command.run(clustersim, { name: "clustersim", version, executable: "clustersim", footer: HelpDoc.p(exitCodes) })
@@ -324,7 +369,7 @@ export const cli = Command.run(clustersim, { name: "clustersim", version, execut
 // Help (./Help.ts lays it out)
 // ---------------------------------------------------------------------------------------------
 
-const subcommands = { run, start, serve, replay, validate, report, merge, compare, calibrate, schema } as const
+const subcommands = { run, start, serve, replay, validate, report, merge, collect, compare, calibrate, schema } as const
 type Subcommand = keyof typeof subcommands
 const isSubcommand = (name: string): name is Subcommand => Object.hasOwn(subcommands, name)
 /** Every command, in the order help lists them. */
@@ -360,6 +405,7 @@ const examples: Record<Subcommand | "root", ReadonlyArray<Example>> = {
     { comment: "Segment 1 of 2 (segment 2/2 runs the same way on another machine)", command: "clustersim run --segment 1/2 --start-at 2026-11-29T12:00:00Z --out seg1 s.yaml" },
     { comment: "Both segments' artifacts as one run", command: "clustersim merge seg1 seg2" }
   ],
+  collect: [{ comment: "The segments a Job stored in its namespace, merged", command: "clustersim collect list-load --namespace loadtest --context prod" }],
   compare: [
     {
       comment: "One scenario on two servers, 5 counted rounds each; exit 99 if p99 got 20 % worse",
@@ -418,7 +464,7 @@ const asksForHelp = (args: ReadonlyArray<string>) => {
 }
 
 const runFlags: FlagSpec = {
-  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers", "--set", "--segment", "--start-at", "--rendezvous", "--segments"],
+  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers", "--set", "--segment", "--start-at", "--rendezvous", "--segments", ...serverSideFlagNames],
   switches: [...targetFlagNames.switches, "--cleanup"]
 }
 const commandFlags: Record<string, FlagSpec> = {
@@ -444,6 +490,11 @@ const commandFlags: Record<string, FlagSpec> = {
       "--anonymous-auth",
       "--authorization-mode",
       "--feature-gates",
+      "--audit-log-path",
+      "--audit-policy-file",
+      "--audit-log-maxsize",
+      "--audit-log-maxbackup",
+      "--audit-log-maxage",
       "--nodes",
       "--cluster"
     ],
@@ -453,8 +504,9 @@ const commandFlags: Record<string, FlagSpec> = {
   validate: { values: ["--set"], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
   merge: { values: ["--out", "--junit"], switches: [] },
+  collect: { values: [...targetFlagNames.values, "--namespace", "--out", "--junit"], switches: [...targetFlagNames.switches] },
   compare: {
-    values: [...targetFlagNames.values, "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed"],
+    values: [...targetFlagNames.values, "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed", ...serverSideFlagNames],
     switches: [...targetFlagNames.switches, "--allow-different"]
   },
   calibrate: { values: [...targetFlagNames.values, "--out", "--step", "--pace"], switches: [...targetFlagNames.switches, "--allow-remote"] },

@@ -52,7 +52,10 @@ export const mergedArtifact = (all: ReadonlyArray<{ readonly path: string; reado
     collected: { series: merged.series, intervals: merged.intervals, intervalMs: merged.intervalMs },
     state,
     health: merged.health,
-    outcome: merged.failures.length > 0 ? { error: merged.failures.join("; ") } : "completed"
+    outcome: merged.failures.length > 0 ? { error: merged.failures.join("; ") } : "completed",
+    // the target's histograms count every segment's requests, and the segments' phases start together: the first
+    // segment's readings around its phases cover the others' requests of those phases too
+    ...(first.server !== undefined ? { server: first.server } : {})
   })
   const inputs = { effective: first.scenario.effective, sets: first.scenario.sets ?? [], variables: first.scenario.variables ?? [] }
   return { artifact: { ...withScenarioInputs(assembled, inputs), segments: merged.spread } }

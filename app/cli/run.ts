@@ -23,6 +23,7 @@ import type { StopSignal } from "./artifact.js"
 import { outDirProblem, reasonOf } from "./outDir.js"
 import { preflight } from "./preflight.js"
 import type { TargetFlag } from "./target.js"
+import type { ServerSideFlags } from "./drivers/Driver.js"
 import { type ExecutionSegment, segmentText } from "../../src/loadgen/ExecutionSegment.js"
 
 export interface RunCommandOptions {
@@ -47,12 +48,16 @@ export interface RunCommandOptions {
   readonly sets?: ReadonlyArray<string>
   /** Values of the file's `${VAR}` references; default `process.env`. */
   readonly env?: Environment
+  /** Where a real target's server-side latency is read from (`--prometheus`, `--server-metrics-timeout`). */
+  readonly serverSide?: ServerSideFlags
   /** `--segment`: run only this share of the load (docs/distributed.md). */
   readonly segment?: ExecutionSegment
   /** `--start-at`: when the measured phases begin (every segment's the same). */
   readonly startAt?: Date
   /** `--rendezvous ID`: the segments agree on their start through the target (docs/distributed.md). */
   readonly rendezvous?: string
+  /** `--publish NAME`: the segment artifact stored in the target too, for `clustersim collect NAME`. */
+  readonly publish?: string
 }
 
 export interface RunCommandResult {
@@ -147,6 +152,7 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       // generator workers load the file as this process did: the same overrides, the variables it refers to
       workerInputs: { sets: loaded.right.sets, env: usedVariables(loaded.right.variables, o.env ?? process.env) },
       ...(o.workers !== undefined ? { workers: o.workers } : {}),
+      ...(o.serverSide !== undefined ? { serverSide: o.serverSide } : {}),
       ...(o.segment !== undefined ? { segment: o.segment } : {}),
       ...(o.startAt !== undefined ? { startAtMs: o.startAt.getTime() } : {}),
       ...(o.rendezvous !== undefined ? { rendezvous: rendezvousPlan(o.rendezvous, scenario) } : {})
@@ -160,7 +166,34 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       err(exit.value.left.line)
       return { exitCode: ExitCode.InvalidInput }
     }
-    return finish(yield* artifactOf({ scenario, file: o.file, text, seed, startedAt }, exit.value.right))
+    const result = finish(yield* artifactOf({ scenario, file: o.file, text, seed, startedAt }, exit.value.right))
+    return o.publish !== undefined && result.artifact !== undefined ? yield* published(o, scenario, result, err) : result
+  })
+
+/**
+ * A segment's artifact stored in the target after the run (src/loadgen/ResultStore.ts): in the rendezvous namespace,
+ * under the rendezvous id and the `--publish` name. A store that fails makes the run fail (exit 1): a Job's segment
+ * whose result is lost is a lost segment.
+ */
+const published = (o: RunCommandOptions, scenario: Scenario, result: RunCommandResult, err: (s: string) => void): Effect.Effect<RunCommandResult> =>
+  Effect.gen(function* () {
+    const artifact = result.artifact!
+    if (artifact.segment === undefined || o.target._tag !== "url") {
+      err(`clustersim: --publish: only a segment run against a URL target publishes its artifact\n`)
+      return { ...result, exitCode: ExitCode.InvalidInput }
+    }
+    const { ApiClient } = yield* Effect.promise(() => import("../../src/client/ApiClient.js"))
+    const { publishArtifact } = yield* Effect.promise(() => import("../../src/loadgen/ResultStore.js"))
+    const namespace = scenario.generator?.rendezvous?.namespace ?? "default"
+    const stored = yield* Effect.either(
+      publishArtifact({ run: o.rendezvous ?? o.publish!, job: o.publish!, namespace, segment: artifact.segment, runJson: JSON.stringify(artifact) }).pipe(Effect.provide(ApiClient.layerHttp(o.target.options)))
+    )
+    if (stored._tag === "Left") {
+      err(`clustersim: --publish ${o.publish}: could not store the artifact in ${namespace}: ${stored.left.message}\n`)
+      return { ...result, exitCode: ExitCode.RunError }
+    }
+    err(`clustersim: segment artifact published to ${namespace} (${stored.right} ConfigMap${stored.right > 1 ? "s" : ""}): clustersim collect ${o.publish} --namespace ${namespace}\n`)
+    return result
   })
 
 /** The scenario's rendezvous settings (`generator.rendezvous`) with their defaults: namespace `default`, 5 s margin, 2 min timeout. */

@@ -16,7 +16,7 @@ const textFlags: ReadonlyArray<{ readonly key: TextKey; readonly name: string; r
     name: "target",
     pseudo: "URL",
     description:
-      "embedded (the simulated server on a loopback port), in-process (direct calls) or http(s)://HOST:PORT. Wins over a kubeconfig. Default: the kubeconfig context (see --kubeconfig), else embedded. A cluster scenario runs in virtual time in-process or on embedded by default, on the real clock otherwise."
+      "embedded (the simulated server on a loopback port), in-process (direct calls), in-cluster (the pod's service account, as client-go in a pod) or http(s)://HOST:PORT. Wins over a kubeconfig. Default: the kubeconfig context (see --kubeconfig), else embedded. A cluster scenario runs in virtual time in-process or on embedded by default, on the real clock otherwise."
   },
   {
     key: "kubeconfig",

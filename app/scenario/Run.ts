@@ -31,6 +31,7 @@ import { actionName, serverSideFailures } from "./Scenario.js"
 import type { ActionReport } from "../../src/loadgen/Artifact.js"
 import { startInformers } from "./Informers.js"
 import { runWatchers } from "./Watchers.js"
+import { WatchListClient } from "../../src/informer/WatchListClient.js"
 import { formatPath } from "./load.js"
 import { replayConfigOf } from "./ReplayAction.js"
 import { expireTokens, TokenExpiry } from "./TokenExpiry.js"
@@ -420,11 +421,17 @@ export interface RunOptions {
   readonly runTag?: string
   /** The client's credential source, when it has one (`expire-tokens` side client acts on it). */
   readonly credentials?: CredentialSource
+  /** Around each phase: the target's server-side figures are read here (src/loadgen/ServerSideReader.ts). */
+  readonly phaseHooks?: { readonly started: (phase: string) => Effect.Effect<void>; readonly ended: (phase: string) => Effect.Effect<void> }
 }
 
 export const runTagOf = (seed: number, startedAtMs: number): string => `r${seed}-${Math.floor(startedAtMs).toString(36)}`
 
 export const makeRunState = (startedAtMs: number): RunState => ({ progress: new Progress(), actions: [], startedAtMs, tokenExpiry: new TokenExpiry() })
+
+/** The scenario's client gate `WatchListClient` for `effect`'s reflectors (`src/informer/WatchListClient.ts`). */
+export const withClientGates = (s: Scenario) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  s.clientFeatureGates?.WatchListClient === undefined ? effect : Effect.provideService(effect, WatchListClient, s.clientFeatureGates.WatchListClient)
 
 export const hasExpireTokens = (scenario: Scenario): boolean => scenario.phases.some((p) => p.actions.some((a) => a.type === "expire-tokens"))
 
@@ -447,10 +454,17 @@ export const runScenario = (scenario: Scenario, options: RunOptions) =>
     }
     const all = Effect.gen(function* () {
       if (parts !== "phases") yield* runSetup(env)
-      if (parts !== "setup") for (const phase of scenario.phases) yield* runPhase(env, state, phase, options.admin, options.credentials)
+      if (parts !== "setup") {
+        for (const phase of scenario.phases) {
+          if (options.phaseHooks) yield* options.phaseHooks.started(phase.name)
+          yield* runPhase(env, state, phase, options.admin, options.credentials)
+          if (options.phaseHooks) yield* options.phaseHooks.ended(phase.name)
+        }
+      }
     })
     const limit = scenario.duration === undefined ? Option.none() : Option.some(ms(scenario.duration, 0))
-    yield* Option.isSome(limit) ? Effect.raceFirst(all, Effect.sleep(Duration.millis(limit.value))) : all
+    const gated = withClientGates(scenario)(all)
+    yield* Option.isSome(limit) ? Effect.raceFirst(gated, Effect.sleep(Duration.millis(limit.value))) : gated
     progress.phase = "done"
     return state
   })

@@ -19,28 +19,33 @@
  *   request on one thread (an event loop: `clustersim serve`; `clustersim calibrate` detects one) makes a write wait
  *   behind a LIST — instead of the two pools or APF's priority levels (such a server has neither).
  *
+ * - the server memory LISTs and WatchLists hold while answered (`RelistMemory.ts`, docs/watchlist.md): recorded for
+ *   every one, reported in the result with `relistMemory: true`.
+ *
  * `ServiceTimeModel.complete` is pure bookkeeping for callers that batch work (the node-agent shards): when a request
  * ends, or that it was given up after client-go's 429 retries (`lastGivenUp`: the caller must not send it);
  * `layerClient` wraps an `ApiClient` so that each call takes its modelled time on the `Clock` (virtual or real).
  */
-import { Clock, Context, Effect, Either, type Exit, Layer, Schema, Stream } from "effect"
+import { Chunk, Clock, Context, Effect, Either, type Exit, Layer, Schema, type Scope, Stream } from "effect"
 import { parseFieldSelector } from "../../src/api/FieldSelector.js"
-import type { KList, KObject } from "../../src/api/Object.js"
+import type { KList, KObject, WatchEvent } from "../../src/api/Object.js"
 import type { ListOptions, WatchOptions } from "../../src/api/Requests.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { MaxRetries, retryTooManyRequests } from "../../src/client/TooManyRequests.js"
-import { openWatchPull } from "../../src/client/WatchPull.js"
+import { openWatchPull, type WatchPull } from "../../src/client/WatchPull.js"
 import { PriorityAndFairness } from "./apf/PriorityAndFairness.js"
 import { SeatHeap } from "./SeatHeap.js"
-import { listSeats } from "./apf/WorkEstimate.js"
+import { listSeats, watchSeats } from "./apf/WorkEstimate.js"
 import { jsonLength, storedJsonLength } from "./JsonLength.js"
 import { defaultIdentity, modelRequestOf, type ModelIdentity, type ModelRequest } from "./ModelRequests.js"
 import { pinnedIndexValue } from "./FieldIndex.js"
 import * as SeededRandom from "../kernel/SeededRandom.js"
 import type { ClientError } from "../../src/client/TransportError.js"
+import { listHeldBytes, RelistMemory, watchListHeldBytes, type ListSource } from "./RelistMemory.js"
+import { planList } from "./ResourceVersion.js"
 
 /** p99 ÷ p50 of a request class's service time: at least 1 (1: every request of the class costs the same). */
 const Dispersion = Schema.Number.pipe(Schema.finite(), Schema.greaterThanOrEqualTo(1, { message: () => "expected a number ≥ 1 (p99 ÷ p50 of the service time; 1: no dispersion)" }))
@@ -59,6 +64,11 @@ const ServiceTimeFields = Schema.Struct({
   sharedSeats: Schema.optional(
     Schema.Int.pipe(Schema.positive()).annotations({
       description: "reads and writes share one pool of this many seats, without API Priority and Fairness (a server on one event loop: 1; detected by clustersim calibrate)"
+    })
+  ),
+  relistMemory: Schema.optional(
+    Schema.Boolean.annotations({
+      description: "report the server memory LISTs and WatchLists hold while answered, and its peak (serverModel.relistMemory, docs/watchlist.md); default false"
     })
   )
 })
@@ -84,6 +94,8 @@ export interface ServiceTimeParameters {
   readonly readDispersion?: number
   readonly writeDispersion?: number
   readonly sharedSeats?: number
+  /** Report the relists' server memory (`RelistMemory.ts`) in the result; unset unless a scenario asks, as above. */
+  readonly relistMemory?: boolean
 }
 
 /** Defaults: a 1 ms read, a 2 ms write (an etcd round trip), 5 µs per listed object, 10 µs per KiB. */
@@ -160,6 +172,8 @@ export class ServiceTimeModel {
    * runs ~500 times a virtual second in the 5,000-node hour): read it right after the call.
    */
   lastGivenUp = false
+  /** What the relists' reads hold in server memory while answered (`RelistMemory.ts`, docs/watchlist.md). */
+  readonly relistMemory = new RelistMemory()
 
   /**
    * `uniform`: the run's seeded source for the dispersion draws (a split of `SeededRandom`); a fixed seed when none
@@ -266,7 +280,8 @@ const timed = <A, E>(
   cls: RequestClass,
   requestBytes: number,
   call: Effect.Effect<A, E>,
-  responseSize: (a: A) => { objects: number; bytes: number }
+  responseSize: (a: A) => { objects: number; bytes: number },
+  onServed?: (a: A, start: number, end: number) => void
 ): Effect.Effect<A, E> =>
   Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
@@ -282,6 +297,7 @@ const timed = <A, E>(
     const service = booked.end - booked.start + (p.perObjectMs * extra.objects + (p.perKiBMs * extra.bytes) / 1024) * factor
     // Whole microseconds keep the virtual clock on nanosecond-exact instants.
     const sleep = Math.round(service * 1000) / 1000
+    if (result._tag === "Success") onServed?.(result.value, booked.start, booked.start + service)
     if (sleep > 0) yield* Effect.sleep(sleep)
     return yield* result
   })
@@ -291,7 +307,7 @@ const none = () => ({ objects: 0, bytes: 0 })
 export const wrapClient = (inner: ApiClientService, model: ServiceTimeModel): ApiClientService => ({
   get: (resource, name, opts) => timed(model, "read", 0, inner.get(resource, name, opts), (o: KObject) => ({ objects: 1, bytes: storedJsonLength(o) })),
   list: (resource, opts) =>
-    timed(model, "read", 0, inner.list(resource, opts), (l) => ({ objects: l.items.length, bytes: 0 })),
+    timed(model, "read", 0, inner.list(resource, opts), (l) => ({ objects: l.items.length, bytes: 0 }), listHeld(model, resource, opts)),
   create: (resource, obj, opts) => timed(model, "mutating", approximateBytes(obj), inner.create(resource, obj, opts), none),
   update: (resource, obj, opts) => timed(model, "mutating", approximateBytes(obj), inner.update(resource, obj, opts), none),
   patch: (resource, name, patchType, patch, opts) =>
@@ -299,8 +315,10 @@ export const wrapClient = (inner: ApiClientService, model: ServiceTimeModel): Ap
   delete: (resource, name, opts) => timed(model, "mutating", 0, inner.delete(resource, name, opts), none),
   deleteCollection: (resource, opts) =>
     timed(model, "mutating", 0, inner.deleteCollection(resource, opts), (l) => ({ objects: l.items.length, bytes: 0 })),
-  watch: (resource, opts) => inner.watch(resource, opts),
-  ...(inner.pullWatch !== undefined ? { pullWatch: inner.pullWatch } : {})
+  watch: (resource, opts) => (opts?.sendInitialEvents === true ? Stream.unwrapScoped(Effect.map(watchListPull(inner, model, resource, opts, defaultIdentity), pullStream)) : inner.watch(resource, opts)),
+  ...(inner.pullWatch !== undefined
+    ? { pullWatch: (resource, opts) => (opts?.sendInitialEvents === true ? watchListPull(inner, model, resource, opts, defaultIdentity) : inner.pullWatch!(resource, opts)) }
+    : {})
 })
 
 /** API Priority and Fairness answers a full queue with Retry-After: 1 (kube-apiserver's `tooManyRequests`). */
@@ -338,7 +356,8 @@ const apfTimed = <A>(
   estimate: { readonly objects: number; readonly bytes: number },
   call: Effect.Effect<A, ClientError>,
   responseSize: (a: A) => { objects: number; bytes: number },
-  answerAt?: (now: number) => Either.Either<A, ClientError> | undefined
+  answerAt?: (now: number) => Either.Either<A, ClientError> | undefined,
+  onServed?: (a: A, start: number, end: number) => void
 ): Effect.Effect<A, ClientError> =>
   retryTooManyRequests(
     Effect.clockWith((clock) => {
@@ -352,7 +371,10 @@ const apfTimed = <A>(
           cls === "read" && answer._tag === "Right" ? responseSize(answer.right)
           : cls === "read" && answer._tag === "Success" ? responseSize(answer.value)
           : { objects: 0, bytes: estimate.bytes }
-        return Effect.zipRight(sleepUntil(booked.start, booked.start + model.serviceMs(cls, size.objects, size.bytes) * factor), answer)
+        const end = booked.start + model.serviceMs(cls, size.objects, size.bytes) * factor
+        if (onServed !== undefined && answer._tag === "Right") onServed(answer.right, booked.start, end)
+        else if (onServed !== undefined && answer._tag === "Success") onServed(answer.value, booked.start, end)
+        return Effect.zipRight(sleepUntil(booked.start, end), answer)
       }
       const answered = booked.start === now ? answerAt?.(now) : undefined
       if (answered !== undefined) return served(answered)
@@ -413,7 +435,8 @@ export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, 
       listEstimate(model, resource, opts),
       inner.list(resource, opts),
       listSize,
-      (now) => immediately(inner, now, (client) => client.list(resource, opts))
+      (now) => immediately(inner, now, (client) => client.list(resource, opts)),
+      listHeld(model, resource, opts)
     ),
   create: (resource, obj, opts) =>
     apfTimed(model, "mutating", modelRequestOf(verbs.create, resource, opts?.namespace, opts?.subresource, identity), body(obj), inner.create(resource, obj, opts), none),
@@ -424,10 +447,102 @@ export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, 
   delete: (resource, name, opts) => apfTimed(model, "mutating", modelRequestOf(verbs.delete, resource, opts?.namespace, undefined, identity), nothing, inner.delete(resource, name, opts), none),
   deleteCollection: (resource, opts) =>
     apfTimed(model, "mutating", modelRequestOf(verbs.deleteCollection, resource, opts?.namespace, undefined, identity), nothing, inner.deleteCollection(resource, opts), none),
-  watch: (resource, opts) => Stream.unwrap(Effect.as(watchBooked(model, resource, opts, identity), inner.watch(resource, opts))),
-  pullWatch: (resource, opts) => Effect.zipRight(watchBooked(model, resource, opts, identity), openWatchPull(inner, resource, opts))
+  watch: (resource, opts) =>
+    opts?.sendInitialEvents === true
+      ? Stream.unwrapScoped(Effect.map(watchListPull(inner, model, resource, opts, identity), pullStream))
+      : Stream.unwrap(Effect.as(watchBooked(model, resource, opts, identity), inner.watch(resource, opts))),
+  pullWatch: (resource, opts) =>
+    opts?.sendInitialEvents === true ? watchListPull(inner, model, resource, opts, identity) : Effect.zipRight(watchBooked(model, resource, opts, identity), openWatchPull(inner, resource, opts))
 })
 
 /** A watch holds one seat while it is initialised (its start), then none: booked like a read of nothing. */
 const watchBooked = (model: ServiceTimeModel, resource: ResourceType, opts: WatchOptions | undefined, identity: ModelIdentity): Effect.Effect<void, ClientError> =>
   apfTimed(model, "read", modelRequestOf(verbs.watch, resource, opts?.namespace, undefined, identity), nothing, Effect.void, () => nothing)
+
+/** Where the cacher answers a LIST from (`planList`, the spec's table; an invalid one is refused and holds nothing). */
+const listSource = (resource: ResourceType, opts: ListOptions | undefined): ListSource => {
+  const plan = planList(opts ?? {}, resource.watchCached)
+  return Either.isRight(plan) && (plan.right._tag === "Any" || plan.right._tag === "NotOlderThanCached") ? "cache" : "storage"
+}
+
+/** A served LIST's held bytes (`RelistMemory.ts`): its response, and from etcd the page as etcd returned it. */
+const listHeld = (model: ServiceTimeModel, resource: ResourceType, opts: ListOptions | undefined) => {
+  const source = listSource(resource, opts)
+  return (list: KList, start: number, end: number): void => {
+    let bytes = 0
+    for (const item of list.items) bytes += storedJsonLength(item)
+    model.relistMemory.record("list", start, end, listHeldBytes(bytes, source))
+  }
+}
+
+/** The annotation of the bookmark that ends a WatchList's initial events (upstream `metav1.InitialEventsAnnotationKey`). */
+const initialEventsEnd = "k8s.io/initial-events-end"
+
+const isInitialEventsEnd = (event: WatchEvent): boolean => event.type === "BOOKMARK" && event.object.metadata.annotations?.[initialEventsEnd] === "true"
+
+/**
+ * A WatchList (`sendInitialEvents=true`) in the model: booked as upstream's estimator books it (`watchSeats`: a LIST
+ * from the cache's seats, for the time producing every stored object takes), opened when dispatched; its initial
+ * events pass as the server sends them, and the bookmark that ends them is held until that time is over — a
+ * streamed relist takes the same server time as a LIST of the same objects, only its memory differs: a full result
+ * channel of them at most (`watchListHeldBytes`), recorded when the end bookmark passes. Rejected with 429 as a LIST
+ * would be, and retried as client-go does.
+ */
+const watchListPull = (
+  inner: ApiClientService,
+  model: ServiceTimeModel,
+  resource: ResourceType,
+  opts: WatchOptions,
+  identity: ModelIdentity
+): Effect.Effect<WatchPull, ClientError, Scope.Scope> => {
+  const request = { ...modelRequestOf(verbs.watch, resource, opts.namespace, undefined, identity), seats: watchSeats({ stored: model.objectCount(resource), sendInitialEvents: true }) }
+  const booking = retryTooManyRequests(
+    Effect.clockWith((clock) => {
+      const now = clock.unsafeCurrentTimeMillis()
+      const booked = model.book(now, "read", model.objectCount(resource), 0, request)
+      if ("rejectedAt" in booked) return Effect.zipRight(sleepUntil(now, booked.rejectedAt), Effect.failSync(rejected))
+      return Effect.as(sleepUntil(now, booked.start), booked)
+    })
+  )
+  return Effect.flatMap(booking, (booked) =>
+    Effect.map(openWatchPull(inner, resource, opts), (pull): WatchPull => {
+      let objects = 0
+      let bytes = 0
+      let streaming = true
+      /** The end bookmark and what came after it in its batch, held until the initial events' time is over. */
+      let held: Chunk.Chunk<WatchEvent> | undefined
+      const release = (rest: Chunk.Chunk<WatchEvent>) => {
+        held = undefined
+        model.relistMemory.record("watchList", booked.start, booked.end, watchListHeldBytes(objects, bytes))
+        return Effect.as(Effect.clockWith((clock) => sleepUntil(clock.unsafeCurrentTimeMillis(), booked.end)), rest)
+      }
+      const next: WatchPull = Effect.suspend(() => {
+        if (held !== undefined) return release(held)
+        if (!streaming) return pull
+        return Effect.flatMap(pull, (batch) => {
+          let end = -1
+          let i = 0
+          for (const event of batch) {
+            if (event.type === "ADDED") {
+              objects++
+              bytes += storedJsonLength(event.object)
+            } else if (isInitialEventsEnd(event)) {
+              end = i
+              break
+            }
+            i++
+          }
+          if (end < 0) return Effect.succeed(batch)
+          streaming = false
+          // the initial events before the bookmark pass at once (a stream's first events come early)
+          if (end === 0) return release(batch)
+          held = Chunk.drop(batch, end)
+          return Effect.succeed(Chunk.take(batch, end))
+        })
+      })
+      return next
+    })
+  )
+}
+
+const pullStream = (pull: WatchPull): Stream.Stream<WatchEvent, ClientError> => Stream.repeatEffectChunkOption(pull)

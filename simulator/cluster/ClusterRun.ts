@@ -270,6 +270,10 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     for (const p of pauses) {
       yield* Effect.forkDaemon(Effect.sleep(p.from - startMillis).pipe(Effect.zipRight(server.pause(p.to - p.from))))
     }
+    // a restart: the pause above, its watches closed and a watch cache with no history before now
+    for (const at of plan.restarts) {
+      yield* Effect.forkDaemon(Effect.sleep(at - startMillis).pipe(Effect.zipRight(server.compact()), Effect.zipRight(server.dropWatches())))
+    }
     const pressure = memoryPressure(plan, shardOf)
     if (pressure !== undefined) yield* Effect.forkDaemon(pressure)
   })
@@ -286,7 +290,8 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
         modelled: true as const,
         parameters: model.params,
         ...(model.apf ? { priorityLevels: model.apf.metrics() } : {}),
-        ...(model.givenUp > 0 ? { givenUp: model.givenUp } : {})
+        ...(model.givenUp > 0 ? { givenUp: model.givenUp } : {}),
+        ...(model.params.relistMemory === true ? { relistMemory: model.relistMemory.report(startMillis) } : {})
       }
       const cluster = withCluster ? { cluster: planResult(plan, { pods: seededPods, kernel, reachedMs, wallMs: wallClock() - wallStart, serverModel }) } : {}
         return { ...cluster, sections: { ...sectionResults } }

@@ -18,6 +18,7 @@ import {
   summarize,
   type Summary
 } from "./LatencyRecorder.js"
+import type { ServerSideReport } from "./ServerLatency.js"
 import type { ThresholdResult } from "./Thresholds.js"
 
 /**
@@ -134,6 +135,9 @@ export interface InformerReport {
   readonly events: number
   readonly listFailures: number
   readonly triggers: Readonly<Record<string, number>>
+  /** Syncs by a WatchList stream, and streams fallen back from to LIST + WATCH (docs/watchlist.md); absent when none. */
+  readonly watchListSyncs?: number
+  readonly watchListFallbacks?: number
 }
 
 /**
@@ -248,6 +252,8 @@ export interface RunArtifact {
   readonly cluster?: Readonly<Record<string, unknown>>
   /** Results of the `scheduler:` / `eviction:` sections. */
   readonly sections?: Readonly<Record<string, unknown>>
+  /** A real target's own latency figures per phase, or why there are none (./ServerLatency.ts; docs/metrics.md). */
+  readonly server?: ServerSideReport
   /** A segment's artifact (`run --segment i/n`): which share of the run it is, and the run's common start. */
   readonly segment?: SegmentPlace
   /** A merged run (`clustersim merge`): each segment's own figures, so one slow generator shows. */

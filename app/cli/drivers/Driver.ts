@@ -11,6 +11,7 @@ import type { SegmentPlace, TargetIdentity } from "../../../src/loadgen/Artifact
 import type { ExecutionSegment } from "../../../src/loadgen/ExecutionSegment.js"
 import type { RendezvousPlan } from "../../../src/loadgen/Rendezvous.js"
 import type { HealthReport } from "../../../src/loadgen/GeneratorHealth.js"
+import type { ServerSideReport } from "../../../src/loadgen/ServerLatency.js"
 import type { IntervalSnapshot, LatencyRecorder, SeriesSnapshot } from "../../../src/loadgen/LatencyRecorder.js"
 import type { ThresholdResult } from "../../../src/loadgen/Thresholds.js"
 import type { ClusterResult } from "../../../simulator/cluster/ClusterResult.js"
@@ -48,6 +49,15 @@ export interface DriverInput {
   readonly startAtMs?: number
   /** `--rendezvous`: the start agreed with the other segments through the target. */
   readonly rendezvous?: Omit<RendezvousPlan, "segment" | "skewMs">
+  /** Where the target's server-side figures come from (`--prometheus`, `--server-metrics-timeout`; ./ServerSide.ts). */
+  readonly serverSide?: ServerSideFlags
+}
+
+export interface ServerSideFlags {
+  /** An existing Prometheus to ask instead of the target's `/metrics`. */
+  readonly prometheus?: string
+  /** Bound on one reading; default `DefaultServerMetricsTimeoutMs`. */
+  readonly timeoutMs?: number
 }
 
 /** Series recorded in other processes (generator workers), merged with the driver's own recorder's. */
@@ -77,6 +87,8 @@ export interface DriverResult {
   readonly stopped?: StopSignal
   /** Why the run failed, when it did (and was not stopped). */
   readonly error?: Cause.Cause<unknown>
+  /** The target's own latency figures per phase, or why there are none (src/loadgen/ServerLatency.ts). */
+  readonly server?: ServerSideReport
   /** A segment's place in its run, for the segment artifact. */
   readonly segment?: SegmentPlace
 }

@@ -21,6 +21,7 @@ import { runsOnce, wholeRun } from "../../../src/loadgen/ExecutionSegment.js"
 /** Sleeps until an epoch instant on the run's clock (at once when it has passed). */
 const untilInstant = (atMs: number) => Effect.flatMap(nowMillis, (now) => Effect.sleep(Duration.millis(Math.max(0, atMs - now))))
 import { type Driver, NON_TTY_PROGRESS_MS, Refused, withTarget } from "./Driver.js"
+import { serverSideReaderFor } from "./ServerSide.js"
 
 /** The live progress line (reports/progress.ts): `\r`-rewritten on a TTY at ~2/s, otherwise a line per phase and every 5 s. */
 const progressReporter = (state: RunState, totalMs: number, tty: boolean, write: (s: string) => void) =>
@@ -144,12 +145,14 @@ export const loadOnlyDriver: Driver = {
         const workers =
           workerCount > 1 ? yield* startWorkers({ count: workerCount, file: i.file, ...i.workerInputs, seed, runTag, client, originMs: state.startedAtMs }) : undefined
         yield* Effect.forkScoped(progressReporter(state, scenario.phases.reduce((n, p) => n + ms(p.duration, 0), 0), i.tty, i.err))
+        const server = yield* serverSideReaderFor(i.serverSide, i.target, target, i.err)
+        const phaseHooks = server ? { phaseHooks: { started: server.phaseStarted, ended: server.phaseEnded } } : {}
         const options = { seed, admin: target.admin, state, runTag, ...(target.credentials ? { credentials: target.credentials } : {}) }
         let startLagMs = 0
         const phases = workers
           ? Effect.zipRight(
               Effect.zipRight(runScenario(scenario, { ...options, parts: "setup" }), workers.start),
-              runScenario(scenario, { ...options, parts: "phases", segment: { index: 0, count: workerCount } })
+              runScenario(scenario, { ...options, ...phaseHooks, parts: "phases", segment: { index: 0, count: workerCount } })
             )
           : startAtMs !== undefined || segment !== undefined
             ? Effect.gen(function* () {
@@ -157,9 +160,9 @@ export const loadOnlyDriver: Driver = {
                 if (runsOnce(own) && setupRun === undefined) yield* runScenario(scenario, { ...options, parts: "setup" })
                 yield* untilInstant(state.startedAtMs)
                 startLagMs = Math.max(0, (yield* nowMillis) - state.startedAtMs)
-                yield* runScenario(scenario, { ...options, parts: "phases", segment: own })
+                yield* runScenario(scenario, { ...options, ...phaseHooks, parts: "phases", segment: own })
               })
-            : runScenario(scenario, options)
+            : runScenario(scenario, { ...options, ...phaseHooks })
         const run = phases.pipe(Effect.provideService(LatencyRecorder, recorder))
         const exit = yield* Effect.exit(Effect.raceFirst(Effect.asVoid(run), Effect.flatMap(i.interrupt, (signal) => Effect.fail({ interrupted: signal }))))
         yield* health.addBytesIn(traffic.bytesIn)
@@ -176,6 +179,7 @@ export const loadOnlyDriver: Driver = {
           remote: results.map((r) => ({ series: r.series.map(decodeSeries), intervals: r.intervals })),
           state,
           health: combineHealth([ownHealth, ...results.map((r) => r.health)]),
+          ...(server ? { server: yield* server.report } : {}),
           ...(segment !== undefined ? { segment: { index: segment.index, count: segment.count, startAtMs: agreedStartMs ?? state.startedAtMs, startLagMs, ...(clockSkewMs !== undefined ? { clockSkewMs } : {}) } } : {}),
           ...(stopped !== undefined ? { stopped } : error !== undefined ? { error } : {})
         })
