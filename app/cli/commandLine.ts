@@ -18,6 +18,7 @@ import { sideOptions, sidesOf, targetArgsOf, targetFlagNames, targetOptions, typ
 import type { RunCommandOptions, RunCommandResult } from "./run.js"
 import { decidedExitCode, durationFlag, exitWith, integerFlag, load, optionalText, resetExitCode, stderrLine, usageError, value } from "./CommandParts.js"
 import { serve } from "./serveCommand.js"
+import { parseMetricsFlags } from "./MetricsFlags.js"
 import { compareServerSide, compareServerSideOptions, runServerSide, runServerSideOptions, serverSideArgsOf, serverSideFlagNames } from "./serverSideFlags.js"
 import { parseSegment } from "../../src/loadgen/ExecutionSegment.js"
 import { parseGoTime } from "../../src/api/go/Time.js"
@@ -77,7 +78,18 @@ const runOptions = {
   cleanup: Options.boolean("cleanup").pipe(
     Options.withDescription("A cluster scenario with a --target: delete the nodes, leases and pods the run owns (label clustersim.io/simulated=true) at its end or on Ctrl-C.")
   ),
-  ...runServerSideOptions
+  ...runServerSideOptions,
+  metricsOut: optionalText(
+    "metrics-out",
+    "A run in virtual time: write its modelled metrics (API server, node agents, scheduler, the load's client side) to this file as OpenMetrics with virtual timestamps, for promtool tsdb create-blocks-from openmetrics (docs/metrics.md). Default: none.",
+    "FILE"
+  ),
+  metricsInterval: durationFlag("metrics-interval", "15s", "Virtual time between two scrapes of --metrics-out, whole seconds."),
+  metricsAddr: optionalText(
+    "metrics-addr",
+    "A load run or a cluster on the real clock: serve the load generator's metrics (rest_client_*, its per-action counters) on http://HOST:PORT/metrics during the run; PORT alone binds 127.0.0.1 (docs/metrics.md). Default: none.",
+    "HOST:PORT"
+  )
 }
 
 type RunFlags = TargetOptionValues & {
@@ -87,6 +99,9 @@ type RunFlags = TargetOptionValues & {
   junit: Option.Option<string>
   cleanup: boolean
   workers: Option.Option<number>
+  metricsOut: Option.Option<string>
+  metricsInterval: string
+  metricsAddr: Option.Option<string>
   prometheus: Option.Option<string>
   serverMetricsTimeout: string
   segment: Option.Option<string>
@@ -95,6 +110,14 @@ type RunFlags = TargetOptionValues & {
   segments: Option.Option<number>
   publish: Option.Option<string>
 }
+
+/** `--metrics-out`, `--metrics-interval` and `--metrics-addr` as the run's options (./MetricsFlags.ts). */
+const metricsFlags = (o: RunFlags) =>
+  Effect.gen(function* () {
+    const intervalMs = yield* parseDurationFlag("--metrics-interval", o.metricsInterval)
+    const parsed = parseMetricsFlags({ out: value(o.metricsOut), intervalMs, addr: value(o.metricsAddr) })
+    return yield* "error" in parsed ? Effect.fail(new FlagError(parsed.error)) : Effect.succeed(parsed.options)
+  })
 
 /** `--segment` and `--start-at` (docs/distributed.md): a segment of several needs the common start. */
 const segmentFlags = (o: RunFlags): { readonly options: Pick<RunCommandOptions, "segment" | "startAt" | "rendezvous" | "publish"> } | { readonly error: string } => {
@@ -145,9 +168,12 @@ const runScenarioFile = (file: string, o: RunFlags, ambient = true) =>
     const target = yield* Effect.either(resolveTarget(targetValuesOf(o), { ambient, warn: stderrLine }))
     if (target._tag === "Left") return yield* usageError(target.left.message)
     stderrLine(describeTarget(target.right))
+    const metrics = yield* Effect.either(metricsFlags(o))
+    if (metrics._tag === "Left") return yield* usageError(metrics.left.message)
     const serverSide = yield* Effect.either(runServerSide(o))
     if (serverSide._tag === "Left") return yield* usageError(serverSide.left.message)
     const options: RunCommandOptions = {
+      ...metrics.right,
       serverSide: serverSide.right,
       file,
       target: target.right,
@@ -321,6 +347,26 @@ const calibrate = Command.make(
   )
 )
 
+const job = Command.make(
+  "job",
+  {
+    scenario: Args.text({ name: "scenario.yaml" }).pipe(Args.withDescription("The load scenario the Job's pods run.")),
+    segments: integerFlag("segments", "How many segments: the Job's completions and parallelism, one pod each.").pipe(Options.withDefault(2)),
+    image: Options.text("image").pipe(Options.withPseudoName("IMAGE"), Options.withDefault("clustersim:0.1.0"), Options.withDescription("The image the Dockerfile builds, as your registry names it.")),
+    name: optionalText("name", "The Job's name, and the name collect reads the results by. Default: the scenario's name.", "NAME"),
+    namespace: optionalText("namespace", "The Job's namespace, where the segments meet and store their results. Default: the scenario's generator.rendezvous.namespace, else default.", "NS")
+  },
+  (o) =>
+    Effect.gen(function* () {
+      const { jobCommand } = yield* load(() => import("./jobCommand.js"))
+      yield* exitWith(jobCommand({ file: o.scenario, segments: o.segments, image: o.image, name: value(o.name), namespace: value(o.namespace) }))
+    })
+).pipe(
+  Command.withDescription(
+    "Print the manifests that run a load scenario as an Indexed Job of --segments pods against the cluster they run in: the scenario ConfigMap, a least-privilege ServiceAccount, the Job. Apply them, then clustersim collect NAME (docs/distributed.md)."
+  )
+)
+
 const collect = Command.make(
   "collect",
   {
@@ -360,7 +406,7 @@ const exitCodes =
 
 export const clustersim = Command.make("clustersim").pipe(
   Command.withDescription(description),
-  Command.withSubcommands([run, start, serve, replay, validate, report, merge, collect, compare, calibrate, schema, schedulerNote, help])
+  Command.withSubcommands([run, start, serve, replay, validate, report, merge, job, collect, compare, calibrate, schema, schedulerNote, help])
 )
 
 export const cli = Command.run(clustersim, { name: "clustersim", version, executable: "clustersim", footer: HelpDoc.p(exitCodes) })
@@ -369,7 +415,7 @@ export const cli = Command.run(clustersim, { name: "clustersim", version, execut
 // Help (./Help.ts lays it out)
 // ---------------------------------------------------------------------------------------------
 
-const subcommands = { run, start, serve, replay, validate, report, merge, collect, compare, calibrate, schema } as const
+const subcommands = { run, start, serve, replay, validate, report, merge, job, collect, compare, calibrate, schema } as const
 type Subcommand = keyof typeof subcommands
 const isSubcommand = (name: string): name is Subcommand => Object.hasOwn(subcommands, name)
 /** Every command, in the order help lists them. */
@@ -405,6 +451,7 @@ const examples: Record<Subcommand | "root", ReadonlyArray<Example>> = {
     { comment: "Segment 1 of 2 (segment 2/2 runs the same way on another machine)", command: "clustersim run --segment 1/2 --start-at 2026-11-29T12:00:00Z --out seg1 s.yaml" },
     { comment: "Both segments' artifacts as one run", command: "clustersim merge seg1 seg2" }
   ],
+  job: [{ comment: "Four pods' worth of load on the cluster kubectl points at", command: "clustersim job scenarios/compare-list.yaml --segments 4 --image registry.example/clustersim:0.1.0 | kubectl apply -f -" }],
   collect: [{ comment: "The segments a Job stored in its namespace, merged", command: "clustersim collect list-load --namespace loadtest --context prod" }],
   compare: [
     {
@@ -464,7 +511,22 @@ const asksForHelp = (args: ReadonlyArray<string>) => {
 }
 
 const runFlags: FlagSpec = {
-  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers", "--set", "--segment", "--start-at", "--rendezvous", "--segments", ...serverSideFlagNames],
+  values: [
+    ...targetFlagNames.values,
+    "--out",
+    "--seed",
+    "--junit",
+    "--workers",
+    "--set",
+    "--segment",
+    "--start-at",
+    "--rendezvous",
+    "--segments",
+    ...serverSideFlagNames,
+    "--metrics-out",
+    "--metrics-interval",
+    "--metrics-addr"
+  ],
   switches: [...targetFlagNames.switches, "--cleanup"]
 }
 const commandFlags: Record<string, FlagSpec> = {
@@ -498,13 +560,14 @@ const commandFlags: Record<string, FlagSpec> = {
       "--nodes",
       "--cluster"
     ],
-    switches: ["--admin", "--demo", "--tls", "--verbose", "-v"]
+    switches: ["--admin", "--demo", "--no-metrics", "--tls", "--verbose", "-v"]
   },
   replay: replayFlags,
   validate: { values: ["--set"], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
   merge: { values: ["--out", "--junit"], switches: [] },
   collect: { values: [...targetFlagNames.values, "--namespace", "--out", "--junit"], switches: [...targetFlagNames.switches] },
+  job: { values: ["--segments", "--image", "--name", "--namespace"], switches: [] },
   compare: {
     values: [...targetFlagNames.values, "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed", ...serverSideFlagNames],
     switches: [...targetFlagNames.switches, "--allow-different"]

@@ -48,6 +48,12 @@ export interface RunCommandOptions {
   readonly sets?: ReadonlyArray<string>
   /** Values of the file's `${VAR}` references; default `process.env`. */
   readonly env?: Environment
+  /** `--metrics-out FILE`: a run in virtual time writes its modelled metrics there as OpenMetrics. */
+  readonly metricsOut?: string
+  /** `--metrics-interval`: virtual time between two scrapes of `metricsOut` (ms; default 15 s). */
+  readonly metricsIntervalMs?: number
+  /** `--metrics-addr HOST:PORT`: a real-time or load run serves the generator's metrics there. */
+  readonly metricsAddr?: { readonly host: string; readonly port: number }
   /** Where a real target's server-side latency is read from (`--prometheus`, `--server-metrics-timeout`). */
   readonly serverSide?: ServerSideFlags
   /** `--segment`: run only this share of the load (docs/distributed.md). */
@@ -59,6 +65,9 @@ export interface RunCommandOptions {
   /** `--publish NAME`: the segment artifact stored in the target too, for `clustersim collect NAME`. */
   readonly publish?: string
 }
+
+/** Virtual time between two scrapes of `--metrics-out` unless `--metrics-interval` says otherwise: Prometheus' usual 15 s. */
+export const DefaultMetricsIntervalMs = 15_000
 
 export interface RunCommandResult {
   readonly exitCode: number
@@ -136,6 +145,15 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     }
 
     const driver = driverFor(scenario, o.target)
+    // each metrics flag belongs to one clock: the modelled metrics to virtual time, a live endpoint to real time
+    if (o.metricsOut !== undefined && driver.name !== "virtual-time cluster") {
+      err(`clustersim: --metrics-out: only a run in virtual time (a scenario with simulated sections, without --target) has modelled metrics to write; this is a ${driver.name} run: serve its metrics with --metrics-addr\n`)
+      return { exitCode: ExitCode.InvalidInput }
+    }
+    if (o.metricsAddr !== undefined && driver.name === "virtual-time cluster") {
+      err(`clustersim: --metrics-addr: a run in virtual time is over before a scrape would come: write its metrics with --metrics-out FILE\n`)
+      return { exitCode: ExitCode.InvalidInput }
+    }
     if (o.segment !== undefined && driver.name !== "load-only") {
       err(`clustersim: --segment ${segmentText(o.segment)}: ${o.file} runs a ${driver.name}; only load phases split into segments yet\n`)
       return { exitCode: ExitCode.InvalidInput }
@@ -152,6 +170,8 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       // generator workers load the file as this process did: the same overrides, the variables it refers to
       workerInputs: { sets: loaded.right.sets, env: usedVariables(loaded.right.variables, o.env ?? process.env) },
       ...(o.workers !== undefined ? { workers: o.workers } : {}),
+      ...(o.metricsOut !== undefined ? { metricsOut: { path: o.metricsOut, everyMs: o.metricsIntervalMs ?? DefaultMetricsIntervalMs } } : {}),
+      ...(o.metricsAddr !== undefined ? { metricsAddr: o.metricsAddr } : {}),
       ...(o.serverSide !== undefined ? { serverSide: o.serverSide } : {}),
       ...(o.segment !== undefined ? { segment: o.segment } : {}),
       ...(o.startAt !== undefined ? { startAtMs: o.startAt.getTime() } : {}),

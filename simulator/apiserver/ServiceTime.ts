@@ -26,7 +26,7 @@
  * ends, or that it was given up after client-go's 429 retries (`lastGivenUp`: the caller must not send it);
  * `layerClient` wraps an `ApiClient` so that each call takes its modelled time on the `Clock` (virtual or real).
  */
-import { Chunk, Clock, Context, Effect, Either, type Exit, Layer, Schema, type Scope, Stream } from "effect"
+import { Cause, Chunk, Clock, Context, Effect, Either, type Exit, Layer, Option, Schema, type Scope, Stream } from "effect"
 import { parseFieldSelector } from "../../src/api/FieldSelector.js"
 import type { KList, KObject, WatchEvent } from "../../src/api/Object.js"
 import type { ListOptions, WatchOptions } from "../../src/api/Requests.js"
@@ -127,6 +127,18 @@ export interface Admission {
 
 export type { ModelRequest } from "./ModelRequests.js"
 
+/**
+ * Told of each request the model answers — dispatched (`start`: after its wait for seats) or rejected with 429
+ * (`start` = `end`: when the 429 is answered) — in virtual ms: the modelled server's request metrics
+ * (`ModelledRequestMetrics.ts`, `run --metrics-out`). Watches are not reported (long-running: no duration to model).
+ */
+export interface ServedRequestObserver {
+  served(request: ModelRequest, code: number, arrival: number, start: number, end: number): void
+}
+
+/** The status a served request answers with: 201 for a create (upstream's `Created`), 200 for the rest. */
+export const successCode = (verb: string): number => (verb === "create" ? 201 : 200)
+
 /** The standard normal's 99th percentile: a log-normal factor of median 1 and p99 d has σ = ln d / z99. */
 const Z99 = 2.3263478740408408
 
@@ -172,6 +184,8 @@ export class ServiceTimeModel {
    * runs ~500 times a virtual second in the 5,000-node hour): read it right after the call.
    */
   lastGivenUp = false
+  /** The modelled server's metrics, when a run writes them (`run --metrics-out`); undefined costs one check per request. */
+  observer: ServedRequestObserver | undefined = undefined
   /** What the relists' reads hold in server memory while answered (`RelistMemory.ts`, docs/watchlist.md). */
   readonly relistMemory = new RelistMemory()
 
@@ -229,13 +243,19 @@ export class ServiceTimeModel {
     this.lastGivenUp = false
     if (this.apf === undefined || request === undefined) {
       const service = this.serviceMs(cls, objects, bytes) * this.factor(cls)
-      return (cls === "read" ? this.reads : this.writes).takeEarliest(at, service) + service
+      const start = (cls === "read" ? this.reads : this.writes).takeEarliest(at, service)
+      if (request !== undefined) this.observer?.served(request, successCode(request.verb), at, start, start + service)
+      return start + service
     }
     let arrival = at
     const serviceMs = this.serviceMs(cls, objects, bytes) * this.factor(cls)
     for (let attempt = 0; ; attempt++) {
       const booked = this.apf.place(arrival, request, request.seats ?? 1, serviceMs)
-      if (booked._tag === "Dispatched") return booked.end
+      if (booked._tag === "Dispatched") {
+        this.observer?.served(request, successCode(request.verb), arrival, booked.start, booked.end)
+        return booked.end
+      }
+      this.observer?.served(request, 429, arrival, booked.at, booked.at)
       if (attempt === MaxRetries) {
         this.givenUp++
         this.lastGivenUp = true
@@ -281,6 +301,8 @@ const timed = <A, E>(
   requestBytes: number,
   call: Effect.Effect<A, E>,
   responseSize: (a: A) => { objects: number; bytes: number },
+  /** What the request is, for the model's observer (made only when there is one). */
+  describe: () => ModelRequest,
   onServed?: (a: A, start: number, end: number) => void
 ): Effect.Effect<A, E> =>
   Effect.gen(function* () {
@@ -298,6 +320,11 @@ const timed = <A, E>(
     // Whole microseconds keep the virtual clock on nanosecond-exact instants.
     const sleep = Math.round(service * 1000) / 1000
     if (result._tag === "Success") onServed?.(result.value, booked.start, booked.start + service)
+    if (model.observer !== undefined) {
+      const request = describe()
+      const code = codeOf(request.verb, result)
+      if (code !== undefined) model.observer.served(request, code, now, booked.start, booked.start + service)
+    }
     if (sleep > 0) yield* Effect.sleep(sleep)
     return yield* result
   })
@@ -305,16 +332,33 @@ const timed = <A, E>(
 const none = () => ({ objects: 0, bytes: 0 })
 
 export const wrapClient = (inner: ApiClientService, model: ServiceTimeModel): ApiClientService => ({
-  get: (resource, name, opts) => timed(model, "read", 0, inner.get(resource, name, opts), (o: KObject) => ({ objects: 1, bytes: storedJsonLength(o) })),
+  get: (resource, name, opts) =>
+    timed(model, "read", 0, inner.get(resource, name, opts), (o: KObject) => ({ objects: 1, bytes: storedJsonLength(o) }), () => modelRequestOf(verbs.get, resource, opts?.namespace)),
   list: (resource, opts) =>
-    timed(model, "read", 0, inner.list(resource, opts), (l) => ({ objects: l.items.length, bytes: 0 }), listHeld(model, resource, opts)),
-  create: (resource, obj, opts) => timed(model, "mutating", approximateBytes(obj), inner.create(resource, obj, opts), none),
-  update: (resource, obj, opts) => timed(model, "mutating", approximateBytes(obj), inner.update(resource, obj, opts), none),
+    timed(
+      model,
+      "read",
+      0,
+      inner.list(resource, opts),
+      (l) => ({ objects: l.items.length, bytes: 0 }),
+      () => modelRequestOf(verbs.list, resource, opts?.namespace),
+      listHeld(model, resource, opts)
+    ),
+  create: (resource, obj, opts) =>
+    timed(model, "mutating", approximateBytes(obj), inner.create(resource, obj, opts), none, () => modelRequestOf(verbs.create, resource, opts?.namespace, opts?.subresource)),
+  update: (resource, obj, opts) =>
+    timed(model, "mutating", approximateBytes(obj), inner.update(resource, obj, opts), none, () =>
+      modelRequestOf(verbs.update, resource, opts?.namespace ?? obj.metadata.namespace, opts?.subresource)
+    ),
   patch: (resource, name, patchType, patch, opts) =>
-    timed(model, "mutating", approximateBytes(patch), inner.patch(resource, name, patchType, patch, opts), none),
-  delete: (resource, name, opts) => timed(model, "mutating", 0, inner.delete(resource, name, opts), none),
+    timed(model, "mutating", approximateBytes(patch), inner.patch(resource, name, patchType, patch, opts), none, () =>
+      modelRequestOf(verbs.patch, resource, opts?.namespace, opts?.subresource)
+    ),
+  delete: (resource, name, opts) => timed(model, "mutating", 0, inner.delete(resource, name, opts), none, () => modelRequestOf(verbs.delete, resource, opts?.namespace)),
   deleteCollection: (resource, opts) =>
-    timed(model, "mutating", 0, inner.deleteCollection(resource, opts), (l) => ({ objects: l.items.length, bytes: 0 })),
+    timed(model, "mutating", 0, inner.deleteCollection(resource, opts), (l) => ({ objects: l.items.length, bytes: 0 }), () =>
+      modelRequestOf(verbs.deleteCollection, resource, opts?.namespace)
+    ),
   watch: (resource, opts) => (opts?.sendInitialEvents === true ? Stream.unwrapScoped(Effect.map(watchListPull(inner, model, resource, opts, defaultIdentity), pullStream)) : inner.watch(resource, opts)),
   ...(inner.pullWatch !== undefined
     ? { pullWatch: (resource, opts) => (opts?.sendInitialEvents === true ? watchListPull(inner, model, resource, opts, defaultIdentity) : inner.pullWatch!(resource, opts)) }
@@ -325,6 +369,14 @@ export const wrapClient = (inner: ApiClientService, model: ServiceTimeModel): Ap
 export const RetryAfterSeconds = 1
 
 const rejected = (): ApiError => Status.tooManyRequests("Too many requests, please try again later.", RetryAfterSeconds)
+
+/** The status code of an answer: `successCode` or the error's; none for a defect or an interruption. */
+const codeOf = (verb: string, answer: Either.Either<unknown, unknown> | Exit.Exit<unknown, unknown>): number | undefined => {
+  if (answer._tag === "Right" || answer._tag === "Success") return successCode(verb)
+  const error = answer._tag === "Left" ? answer.left : Option.getOrUndefined(Cause.failureOption(answer.cause))
+  if (typeof error !== "object" || error === null || !("_tag" in error)) return undefined
+  return (error as ClientError)._tag === "ApiError" ? ((error as ApiError).status.code ?? 500) : undefined
+}
 
 const verbs = { get: "get", list: "list", create: "create", update: "update", patch: "patch", delete: "delete", deleteCollection: "deletecollection", watch: "watch" } as const
 
@@ -364,7 +416,10 @@ const apfTimed = <A>(
       const now = clock.unsafeCurrentTimeMillis()
       const factor = model.factor(cls)
       const booked = model.book(now, cls, estimate.objects, estimate.bytes, request, factor)
-      if ("rejectedAt" in booked) return Effect.zipRight(sleepUntil(now, booked.rejectedAt), Effect.failSync(rejected))
+      if ("rejectedAt" in booked) {
+        if (request.verb !== verbs.watch) model.observer?.served(request, 429, now, booked.rejectedAt, booked.rejectedAt)
+        return Effect.zipRight(sleepUntil(now, booked.rejectedAt), Effect.failSync(rejected))
+      }
       // the rest of a dispatched request once the server has answered: its service time, from the size it really had
       const served = (answer: Either.Either<A, ClientError> | Exit.Exit<A, ClientError>): Effect.Effect<A, ClientError> => {
         const size =
@@ -372,6 +427,10 @@ const apfTimed = <A>(
           : cls === "read" && answer._tag === "Success" ? responseSize(answer.value)
           : { objects: 0, bytes: estimate.bytes }
         const end = booked.start + model.serviceMs(cls, size.objects, size.bytes) * factor
+        if (model.observer !== undefined && request.verb !== verbs.watch) {
+          const code = codeOf(request.verb, answer)
+          if (code !== undefined) model.observer.served(request, code, now, booked.start, end)
+        }
         if (onServed !== undefined && answer._tag === "Right") onServed(answer.right, booked.start, end)
         else if (onServed !== undefined && answer._tag === "Success") onServed(answer.value, booked.start, end)
         return Effect.zipRight(sleepUntil(booked.start, end), answer)

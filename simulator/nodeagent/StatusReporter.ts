@@ -105,6 +105,7 @@ export class StatusReporter {
         a.lastReport = t
         metrics.statusPatches++
         recordMillis(metrics.statusLatency, ctx.ended(until) - t)
+        metrics.observer?.statusUpdated(ctx.ended(until) - t)
       },
       ignore
     )

@@ -18,7 +18,8 @@ import { check } from "../../scenario/Outcome.js"
 import { makeRunState, runScenario, withClientGates } from "../../scenario/Run.js"
 import { simulationOf } from "../../scenario/Simulated.js"
 import type { TargetFlag } from "../target.js"
-import { type Driver, type DriverCluster, Refused, withTarget } from "./Driver.js"
+import { type Driver, type DriverCluster, hostOf, Refused, withTarget } from "./Driver.js"
+import { serveLiveMetrics } from "../LiveMetrics.js"
 import { serverSideReaderFor } from "./ServerSide.js"
 
 /**
@@ -70,15 +71,18 @@ export const realTimeDriver: Driver = {
           if (problems.length > 0) return Either.left(new Refused({ line: `clustersim: ${i.file}: ${problems.join("; ")}\n` }))
           const recorder = yield* LatencyRecorder.make()
           const state = makeRunState(yield* nowMillis)
+          // --metrics-addr: the generator's metrics served while it runs (../LiveMetrics.ts)
+          const live = i.metricsAddr === undefined ? undefined : yield* Effect.either(serveLiveMetrics(i.metricsAddr, hostOf(target.identity.url)))
+          if (live !== undefined && Either.isLeft(live)) return Either.left(new Refused({ line: `clustersim: ${live.left.message}\n` }))
+          if (live !== undefined) err(`metrics: ${live.right.url}\n`)
           // the target's own latency around each load phase (the agents' requests in the phase count in too)
           const server = scenario.phases.length > 0 ? yield* serverSideReaderFor(i.serverSide, i.target, target, err) : undefined
           const phaseHooks = server ? { phaseHooks: { started: server.phaseStarted, ended: server.phaseEnded } } : {}
           // the load phases against the same target, beside the agents (as the load runner runs them)
+          const phases = runScenario(scenario, { seed: i.seed, admin: target.admin, state, ...phaseHooks })
           const workload =
             scenario.phases.length > 0
-              ? yield* Effect.forkScoped(
-                  Effect.exit(runScenario(scenario, { seed: i.seed, admin: target.admin, state, ...phaseHooks }).pipe(Effect.provideService(LatencyRecorder, recorder)))
-                )
+              ? yield* Effect.forkScoped(Effect.exit(live === undefined ? phases.pipe(Effect.provideService(LatencyRecorder, recorder)) : live.right.instrument(phases, recorder)))
               : undefined
           const signal = yield* Effect.forkScoped(i.interrupt)
           // the cluster's informers (observer feed, scheduler) follow the scenario's client gate too
