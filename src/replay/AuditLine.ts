@@ -4,7 +4,7 @@
  * file and line; the reader counts it and goes on (docs/replay.md "Bad input").
  */
 import { Either, ParseResult, Schema } from "effect"
-import { AuditApiVersion, Event, EventList } from "../api/audit/AuditEvent.js"
+import { AuditApiVersion, Event } from "../api/audit/Event.js"
 
 /** Where a line came from: the file and its 1-based line number. */
 export interface LineLocation {
@@ -28,7 +28,9 @@ export interface LocatedEvent extends LineLocation {
 }
 
 const decodeEvent = Schema.decodeUnknownEither(Event, { onExcessProperty: "ignore" })
-const decodeList = Schema.decodeUnknownEither(EventList, { onExcessProperty: "ignore" })
+/** An `EventList` as read: its items decoded one by one, so one bad item is counted, not the whole batch. */
+const EventBatch = Schema.Struct({ kind: Schema.Literal("EventList"), apiVersion: Schema.Literal(AuditApiVersion), items: Schema.Array(Schema.Unknown) })
+const decodeList = Schema.decodeUnknownEither(EventBatch, { onExcessProperty: "ignore" })
 
 const bad = (at: LineLocation, cls: BadInputClass, message: string): BadInput => ({ file: at.file, line: at.line, class: cls, message })
 

@@ -3,7 +3,7 @@
  * object of the kind that its schema accepts (the fields upstream's validation requires, nothing else), named as
  * the `objectRef` names it. Every synthesized body is flagged in the report (docs/replay.md "Synthesized bodies").
  */
-import type { ObjectReference } from "../api/audit/AuditEvent.js"
+import type { ObjectReference } from "../api/audit/Event.js"
 import { findResource, type ResourceType } from "../api/Resources.js"
 import { findView } from "../api/ServedNames.js"
 

@@ -3,7 +3,7 @@
  * (`--speed`, `--scale` copies, `--loop` rounds), its method, URI and body (the recorded ones, or synthesized), its
  * namespace under `--namespace-prefix` and scale copies, and the identity headers under `--impersonate`.
  */
-import type { Event } from "../api/audit/AuditEvent.js"
+import type { Event } from "../api/audit/Event.js"
 import { resolveResource } from "../api/Resources.js"
 import { recordedResource, synthesizedPatch, synthesizeObject } from "./BodySynthesis.js"
 import type { RecordedRequest } from "./RequestSelection.js"

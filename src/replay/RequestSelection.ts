@@ -9,7 +9,8 @@
  * A request released after one received later was (the log's disorder exceeded the window) is marked `late` and
  * scheduled at the later one's time: the replay keeps time order, the report counts it.
  */
-import { type Event, isLongRunning, microTimeMs } from "../api/audit/AuditEvent.js"
+import type { Event } from "../api/audit/Event.js"
+import { isLongRunning, microTimeMs } from "../api/audit/EventTime.js"
 import type { LocatedEvent } from "./AuditLine.js"
 
 /** A request to replay: its chosen event and what the report compares against. */

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type { Event } from "../../src/api/audit/AuditEvent.js"
+import type { Event } from "../../src/api/audit/Event.js"
 import { apiVersionOf, resourceTypes } from "../../src/api/Resources.js"
 import { synthesizeObject } from "../../src/replay/BodySynthesis.js"
 import {

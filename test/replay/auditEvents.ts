@@ -1,5 +1,5 @@
 /** Audit events for the replay's tests: upstream's field names and formats (apis/audit/v1/types.go). */
-import { formatMicroTime } from "../../src/api/audit/AuditEvent.js"
+import { microTimeOfMs as formatMicroTime } from "../../src/api/audit/EventTime.js"
 
 export const t0 = Date.parse("2026-01-01T10:00:00Z")
 
