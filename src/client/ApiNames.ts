@@ -7,7 +7,7 @@
  */
 import { isRecord, type KObject, type WatchEvent } from "../api/Object.js"
 import { extendable } from "../api/internal/V8Shapes.js"
-import type { ResourceType } from "../api/Resources.js"
+import { resourceTypes, type ResourceType } from "../api/Resources.js"
 import { nodeLeaseNamespace, publicNamespace, systemNamespace } from "../api/WellKnown.js"
 
 export interface ApiNames {
@@ -41,16 +41,19 @@ const upstreamNamespaces: ReadonlyArray<readonly [spec: string, upstream: string
 
 const platformSuffix = /\.platform$/
 
+/** The spec's renamed groups: only these have an upstream `<x>.k8s.io` twin (`metrics.k8s.io` is no rename). */
+const specGroups: ReadonlySet<string> = new Set(resourceTypes.map((r) => r.group).filter((g) => platformSuffix.test(g)))
+
 /**
- * The names of a target from the group names its `/apis` lists: each `<x>.platform` group the target lacks but
- * whose `<x>.k8s.io` it serves is renamed, and then the system namespaces are upstream's too.
+ * The names of a target from the group names its `/apis` lists: each of the spec's `<x>.platform` groups the target
+ * lacks but whose `<x>.k8s.io` it serves is renamed, and then the system namespaces are upstream's too.
  */
 export const apiNamesFromGroups = (served: ReadonlyArray<string>): ApiNames => {
   const servedSet = new Set(served)
   const groups = new Map<string, string>()
   for (const group of served) {
     const spec = group.replace(/\.k8s\.io$/, ".platform")
-    if (spec !== group && !servedSet.has(spec)) groups.set(spec, group)
+    if (spec !== group && specGroups.has(spec) && !servedSet.has(spec)) groups.set(spec, group)
   }
   if (groups.size === 0) return specNames
   const back = new Map([...groups].map(([spec, target]) => [target, spec]))

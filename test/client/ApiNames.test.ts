@@ -11,6 +11,8 @@ describe("ApiNames", () => {
   it("keeps the spec's names where the target serves them", () => {
     expect(apiNamesFromGroups(["apps", "coordination.platform", "events.platform"])).toBe(specNames)
     expect(apiNamesFromGroups([])).toBe(specNames)
+    // metrics.k8s.io (kubectl top) is served as upstream names it: no rename of the spec's groups or namespaces
+    expect(apiNamesFromGroups(["apps", "coordination.platform", "events.platform", "rbac.authorization.platform", "metrics.k8s.io"])).toBe(specNames)
   })
 
   it("renames groups the target serves only as .k8s.io, and then the system namespaces", () => {
