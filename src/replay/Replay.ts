@@ -18,6 +18,7 @@ import { type RecordedRequest, RequestSelector, type Selected, type SelectionCou
 import { UnparsableUri } from "./RequestUri.js"
 import { ReplayTally } from "./ReplayTally.js"
 import { SeedPlan } from "./Seeding.js"
+import { MinHeap } from "./MinHeap.js"
 
 export interface ReplayConfig extends ReplayShape {
   readonly logs: ReadonlyArray<string>
@@ -257,48 +258,8 @@ type Planned =
   | { readonly _tag: "Send"; readonly at: number; readonly seq: number; readonly request: RecordedRequest; readonly copy: number; readonly out: OutgoingRequest }
   | { readonly _tag: "Close"; readonly at: number; readonly seq: number; readonly id: string }
 
-/** A min-heap on (at, seq). */
-class PlanHeap {
-  private readonly h: Array<Planned> = []
-  get size(): number {
-    return this.h.length
-  }
-  peek(): Planned | undefined {
-    return this.h[0]
-  }
-  private less(a: Planned, b: Planned): boolean {
-    return a.at < b.at || (a.at === b.at && a.seq < b.seq)
-  }
-  push(p: Planned): void {
-    const h = this.h
-    h.push(p)
-    for (let i = h.length - 1; i > 0; ) {
-      const parent = (i - 1) >> 1
-      if (!this.less(h[i]!, h[parent]!)) break
-      ;[h[i], h[parent]] = [h[parent]!, h[i]!]
-      i = parent
-    }
-  }
-  pop(): Planned | undefined {
-    const h = this.h
-    const top = h[0]
-    const last = h.pop()
-    if (h.length > 0 && last !== undefined) {
-      h[0] = last
-      for (let i = 0; ; ) {
-        const l = 2 * i + 1
-        const r = l + 1
-        let m = i
-        if (l < h.length && this.less(h[l]!, h[m]!)) m = l
-        if (r < h.length && this.less(h[r]!, h[m]!)) m = r
-        if (m === i) break
-        ;[h[i], h[m]] = [h[m]!, h[i]!]
-        i = m
-      }
-    }
-    return top
-  }
-}
+/** Ordered by (at, seq). */
+const plannedOrder = (a: Planned, b: Planned): boolean => a.at < b.at || (a.at === b.at && a.seq < b.seq)
 
 /** An open long-running request: closed by its recorded end, or when the replay ends. */
 interface Open {
@@ -397,7 +358,7 @@ export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
         opens.delete(id)
       }).pipe(Effect.ensuring(Effect.sync(() => void (p.out.longRunning || inFlight--))))
 
-    const heap = new PlanHeap()
+    const heap = new MinHeap<Planned>(plannedOrder)
     let seq = 0
     const deadline = c.loop && c.loopForMs !== undefined ? c.loopForMs : Number.POSITIVE_INFINITY
     let stopped = false

@@ -12,6 +12,7 @@
 import type { Event } from "../api/audit/Event.js"
 import { isLongRunning, microTimeMs } from "../api/audit/EventTime.js"
 import type { LocatedEvent } from "./AuditLine.js"
+import { MinHeap } from "./MinHeap.js"
 
 /** A request to replay: its chosen event and what the report compares against. */
 export interface RecordedRequest {
@@ -57,56 +58,14 @@ interface Pending {
   holdMs: number | undefined
 }
 
-/** A binary min-heap on (receivedMs, seq): the next request to release. */
-class PendingHeap {
-  private readonly items: Array<Pending> = []
-  get size(): number {
-    return this.items.length
-  }
-  peek(): Pending | undefined {
-    return this.items[0]
-  }
-  private less(a: Pending, b: Pending): boolean {
-    return a.receivedMs < b.receivedMs || (a.receivedMs === b.receivedMs && a.seq < b.seq)
-  }
-  push(p: Pending): void {
-    const h = this.items
-    h.push(p)
-    let i = h.length - 1
-    while (i > 0) {
-      const parent = (i - 1) >> 1
-      if (!this.less(h[i]!, h[parent]!)) break
-      ;[h[i], h[parent]] = [h[parent]!, h[i]!]
-      i = parent
-    }
-  }
-  pop(): Pending | undefined {
-    const h = this.items
-    const top = h[0]
-    const last = h.pop()
-    if (h.length > 0 && last !== undefined) {
-      h[0] = last
-      let i = 0
-      for (;;) {
-        const l = 2 * i + 1
-        const r = l + 1
-        let m = i
-        if (l < h.length && this.less(h[l]!, h[m]!)) m = l
-        if (r < h.length && this.less(h[r]!, h[m]!)) m = r
-        if (m === i) break
-        ;[h[i], h[m]] = [h[m]!, h[i]!]
-        i = m
-      }
-    }
-    return top
-  }
-}
+/** Ordered by (receivedMs, seq). */
+const pendingOrder = (a: Pending, b: Pending): boolean => a.receivedMs < b.receivedMs || (a.receivedMs === b.receivedMs && a.seq < b.seq)
 
 const codeOf = (e: Event): number | undefined => e.responseStatus?.code
 
 export class RequestSelector {
   readonly counts: SelectionCounts = { requestReceived: 0, duplicates: 0, lateBeyondWindow: 0 }
-  private readonly heap = new PendingHeap()
+  private readonly heap = new MinHeap<Pending>(pendingOrder)
   private readonly pending = new Map<string, Pending>()
   /** Released requests by auditID: `open` ones wait for their end; the others only catch duplicates, for a while. */
   private readonly released = new Map<string, { readonly open: boolean; readonly receivedMs: number }>()
