@@ -50,7 +50,7 @@ phases:
     expect(errorsOf(text)).toEqual([
       "s.yaml:4:9: metadata.name: must be lower-case letters, digits, '-' or '.'",
       's.yaml:7:15: phases[0].duration: time: unknown unit "x" in duration "10x"',
-      's.yaml:9:15: phases[0].actions[0].type: Expected "constant-arrival-rate" | "ramping-arrival-rate" | "closed" | "watch" | "informers" | "compact" | "drop-watches" | "pause" | "expire-continue-token" | "expire-tokens", actual "bogus"'
+      's.yaml:9:15: phases[0].actions[0].type: Expected "constant-arrival-rate" | "ramping-arrival-rate" | "closed" | "watch" | "informers" | "compact" | "drop-watches" | "pause" | "expire-continue-token" | "expire-tokens" | "replay", actual "bogus"'
     ])
   })
 
