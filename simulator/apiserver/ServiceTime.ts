@@ -19,8 +19,8 @@
  *   request on one thread (an event loop: `clustersim serve`; `clustersim calibrate` detects one) makes a write wait
  *   behind a LIST — instead of the two pools or APF's priority levels (such a server has neither).
  *
- * `ServiceTimeModel.complete` is pure bookkeeping for callers that batch work (the node-agent shards): when a request
- * ends, or that it was given up after client-go's 429 retries (`lastGivenUp`: the caller must not send it);
+ * `ServiceTimeModel.complete` is pure bookkeeping for callers that keep their own clock (the node-agent shards, through
+ * `BookedClient.ts`): when a request ends, or that it was given up after client-go's 429 retries (never sent);
  * `layerClient` wraps an `ApiClient` so that each call takes its modelled time on the `Clock` (virtual or real).
  */
 import { Clock, Context, Effect, Either, type Exit, Layer, Schema, Stream } from "effect"
@@ -37,7 +37,7 @@ import { PriorityAndFairness } from "./apf/PriorityAndFairness.js"
 import { SeatHeap } from "./SeatHeap.js"
 import { listSeats } from "./apf/WorkEstimate.js"
 import { jsonLength, storedJsonLength } from "./JsonLength.js"
-import { defaultIdentity, modelRequestOf, type ModelIdentity, type ModelRequest } from "./ModelRequests.js"
+import { defaultIdentity, ModelRequests, type ModelIdentity, type ModelRequest } from "./ModelRequests.js"
 import { pinnedIndexValue } from "./FieldIndex.js"
 import * as SeededRandom from "../kernel/SeededRandom.js"
 
@@ -114,6 +114,14 @@ export interface Admission {
 
 export type { ModelRequest } from "./ModelRequests.js"
 
+/** When a request booked with `ServiceTimeModel.complete` answers, and whether it was given up after 429s. */
+export interface Completion {
+  /** Its answer's instant; given up: when its last 429 was answered. */
+  readonly end: number
+  /** 429 on every one of client-go's retries: a failed request, never sent (docs/apf.md). */
+  readonly givenUp: boolean
+}
+
 /** The standard normal's 99th percentile: a log-normal factor of median 1 and p99 d has σ = ln d / z99. */
 const Z99 = 2.3263478740408408
 
@@ -153,12 +161,8 @@ export class ServiceTimeModel {
    * failed and was never sent (docs/apf.md); counted so that a run with any never reports a met goal.
    */
   givenUp = 0
-  /**
-   * Whether the request of the last `complete` was given up: its instant is then when its last 429 was answered, and
-   * its caller treats it as a failed request and sends nothing. A second result kept without allocating (`complete`
-   * runs ~500 times a virtual second in the 5,000-node hour): read it right after the call.
-   */
-  lastGivenUp = false
+  /** The APF attributes of the requests booked so far, classified once each (this run's own). */
+  readonly requests = new ModelRequests()
 
   /**
    * `uniform`: the run's seeded source for the dispersion draws (a split of `SeededRandom`); a fixed seed when none
@@ -205,26 +209,24 @@ export class ServiceTimeModel {
   }
 
   /**
-   * When a request arriving at `at` ends: `admit(…).end` without the allocation, for the hot paths (the node agents).
-   * With APF the request is booked as `request` and retried after each 429 as client-go does (1 s, at most 10 times);
-   * one rejected every time is given up (`lastGivenUp`, counted in `givenUp`) and answers when its last 429 was
-   * answered — a failed request, which never reached the server.
+   * When a request arriving at `at` ends (`admit(…).end`, for callers that keep their own clock). With APF the
+   * request is booked as `request` and retried after each 429 as client-go does (1 s, at most 10 times); one rejected
+   * every time is given up (counted in `givenUp`) and answers when its last 429 was answered — a failed request,
+   * which never reached the server.
    */
-  complete(at: number, cls: RequestClass, objects: number, bytes: number, request?: ModelRequest): number {
-    this.lastGivenUp = false
+  complete(at: number, cls: RequestClass, objects: number, bytes: number, request?: ModelRequest): Completion {
     if (this.apf === undefined || request === undefined) {
       const service = this.serviceMs(cls, objects, bytes) * this.factor(cls)
-      return (cls === "read" ? this.reads : this.writes).takeEarliest(at, service) + service
+      return { end: (cls === "read" ? this.reads : this.writes).takeEarliest(at, service) + service, givenUp: false }
     }
     let arrival = at
     const serviceMs = this.serviceMs(cls, objects, bytes) * this.factor(cls)
     for (let attempt = 0; ; attempt++) {
       const booked = this.apf.place(arrival, request, request.seats ?? 1, serviceMs)
-      if (booked._tag === "Dispatched") return booked.end
+      if (booked._tag === "Dispatched") return { end: booked.end, givenUp: false }
       if (attempt === MaxRetries) {
         this.givenUp++
-        this.lastGivenUp = true
-        return booked.at
+        return { end: booked.at, givenUp: true }
       }
       arrival = booked.at + RetryAfterSeconds * 1000
     }
@@ -401,32 +403,32 @@ const sleepUntil = (from: number, to: number): Effect.Effect<void> => {
 
 export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, identity: ModelIdentity = defaultIdentity): ApiClientService => ({
   get: (resource, name, opts) =>
-    apfTimed(model, "read", modelRequestOf(verbs.get, resource, opts?.namespace, undefined, identity), one, inner.get(resource, name, opts), objectSize, (now) =>
+    apfTimed(model, "read", model.requests.of(verbs.get, resource, opts?.namespace, undefined, identity), one, inner.get(resource, name, opts), objectSize, (now) =>
       immediately(inner, now, (client) => client.get(resource, name, opts))
     ),
   list: (resource, opts) =>
     apfTimed(
       model,
       "read",
-      { ...modelRequestOf(verbs.list, resource, opts?.namespace, undefined, identity), seats: listRequestSeats(model, resource, opts) },
+      { ...model.requests.of(verbs.list, resource, opts?.namespace, undefined, identity), seats: listRequestSeats(model, resource, opts) },
       listEstimate(model, resource, opts),
       inner.list(resource, opts),
       listSize,
       (now) => immediately(inner, now, (client) => client.list(resource, opts))
     ),
   create: (resource, obj, opts) =>
-    apfTimed(model, "mutating", modelRequestOf(verbs.create, resource, opts?.namespace, opts?.subresource, identity), body(obj), inner.create(resource, obj, opts), none),
+    apfTimed(model, "mutating", model.requests.of(verbs.create, resource, opts?.namespace, opts?.subresource, identity), body(obj), inner.create(resource, obj, opts), none),
   update: (resource, obj, opts) =>
-    apfTimed(model, "mutating", modelRequestOf(verbs.update, resource, opts?.namespace ?? obj.metadata.namespace, opts?.subresource, identity), body(obj), inner.update(resource, obj, opts), none),
+    apfTimed(model, "mutating", model.requests.of(verbs.update, resource, opts?.namespace ?? obj.metadata.namespace, opts?.subresource, identity), body(obj), inner.update(resource, obj, opts), none),
   patch: (resource, name, patchType, patch, opts) =>
-    apfTimed(model, "mutating", modelRequestOf(verbs.patch, resource, opts?.namespace, opts?.subresource, identity), body(patch), inner.patch(resource, name, patchType, patch, opts), none),
-  delete: (resource, name, opts) => apfTimed(model, "mutating", modelRequestOf(verbs.delete, resource, opts?.namespace, undefined, identity), nothing, inner.delete(resource, name, opts), none),
+    apfTimed(model, "mutating", model.requests.of(verbs.patch, resource, opts?.namespace, opts?.subresource, identity), body(patch), inner.patch(resource, name, patchType, patch, opts), none),
+  delete: (resource, name, opts) => apfTimed(model, "mutating", model.requests.of(verbs.delete, resource, opts?.namespace, undefined, identity), nothing, inner.delete(resource, name, opts), none),
   deleteCollection: (resource, opts) =>
-    apfTimed(model, "mutating", modelRequestOf(verbs.deleteCollection, resource, opts?.namespace, undefined, identity), nothing, inner.deleteCollection(resource, opts), none),
+    apfTimed(model, "mutating", model.requests.of(verbs.deleteCollection, resource, opts?.namespace, undefined, identity), nothing, inner.deleteCollection(resource, opts), none),
   watch: (resource, opts) => Stream.unwrap(Effect.as(watchBooked(model, resource, opts, identity), inner.watch(resource, opts))),
   pullWatch: (resource, opts) => Effect.zipRight(watchBooked(model, resource, opts, identity), openWatchPull(inner, resource, opts))
 })
 
 /** A watch holds one seat while it is initialised (its start), then none: booked like a read of nothing. */
 const watchBooked = (model: ServiceTimeModel, resource: ResourceType, opts: WatchOptions | undefined, identity: ModelIdentity): Effect.Effect<void, ApiError> =>
-  apfTimed(model, "read", modelRequestOf(verbs.watch, resource, opts?.namespace, undefined, identity), nothing, Effect.void, () => nothing)
+  apfTimed(model, "read", model.requests.of(verbs.watch, resource, opts?.namespace, undefined, identity), nothing, Effect.void, () => nothing)

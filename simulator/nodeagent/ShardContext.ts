@@ -8,6 +8,9 @@ import { Effect, Either } from "effect"
 import type { ApiError } from "../../src/api/Status.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
+import { BookedClient, type Booked } from "../apiserver/BookedClient.js"
+import { nodeUser } from "../apiserver/auth/UserInfo.js"
+import type { ModelIdentity } from "../apiserver/ModelRequests.js"
 import { DueQueue } from "../kernel/DueQueue.js"
 import type { NodeAgentEnvironment, PodWaiting } from "./AgentEnvironment.js"
 import type { AgentState } from "./AgentState.js"
@@ -47,6 +50,12 @@ export const ignore = (): void => {}
 /** The code a given-up request failed with (`ShardContext.givenUp`). */
 const tooManyRequests = "429"
 
+/** A node agent's identity as API Priority and Fairness sees it (the node authorizer's user and group, docs/apf.md). */
+const nodeIdentity = (node: string): ModelIdentity => {
+  const { name, groups } = nodeUser(node)
+  return { user: name, groups }
+}
+
 export class ShardContext {
   readonly due: DueQueue<Due>
   readonly text = new TimeText()
@@ -69,33 +78,73 @@ export class ShardContext {
   }
 
   /**
-   * Sends agent `a`'s request through its client and hands its answer to `onSuccess` / `onFailure`, which may send follow-up
-   * requests the same way. An in-process client answers at once (no fiber step per request: most of a shard's
-   * time otherwise); any other client's request is returned for the shard's fiber to run, or in real time to
-   * launch, after the run's total QPS limit lets it go.
+   * Sends agent `a`'s request, made at `t`, and hands its answer to `onSuccess` / `onFailure` with the instant it came
+   * (`ended`), which may send follow-up requests the same way. The request is booked on the service-time model as the
+   * agent's node (`BookedClient`: the server's cost model, not the agent, says what it costs); one given up after
+   * client-go's 429 retries is never sent, is counted as its 429, and goes to `onGivenUp` when its last 429 was
+   * answered. An in-process client answers at once (no fiber step per request: most of a shard's time otherwise);
+   * any other client's request is returned for the shard's fiber to run, or in real time to launch, after the run's
+   * total QPS limit lets it go.
    *
-   * The three functions are given the agent: a part that sends the same request for every agent (the lease
-   * renewal, ~500 a second in the 5,000-node hour) makes them once and keeps the request's own values in the
-   * agent's state (`AgentState.renewal`), rather than three closures and their context per request.
+   * The functions are given the agent: a part that sends the same request for every agent (the lease renewal, ~500 a
+   * second in the 5,000-node hour) makes them once and keeps the request's own values in the agent's state
+   * (`AgentState.renewal`), rather than closures and their context per request.
    */
   send<A>(
     a: AgentState,
-    request: (client: ApiClientService, a: AgentState) => Effect.Effect<A, ApiError>,
-    onSuccess: (answer: A, a: AgentState) => Request | void,
-    onFailure: (error: ApiError, a: AgentState) => Request | void,
+    t: number,
+    request: (client: BookedClient, a: AgentState) => Booked<A>,
+    onSuccess: (answer: A, a: AgentState, end: number) => Request | void,
+    onFailure: (error: ApiError, a: AgentState, end: number) => Request | void,
+    onGivenUp: (a: AgentState, at: number) => Request | void,
     /** A status code that is an answer, not an error (the ensure-lease GET's 404). */
     expected?: number
   ): Request {
-    const { live } = this.env
+    const booked = a.booked ?? (a.booked = new BookedClient(this.env.serviceTime, nodeIdentity(a.node.name)))
+    booked.t = t
+    booked.client = this.clientAt(a)
+    const { end, answer } = request(booked, a)
+    booked.client = undefined
+    if (answer === undefined) return onGivenUp(a, this.givenUp(end)) as Request
+    return this.answered(a, answer, end, onSuccess, onFailure, expected)
+  }
+
+  /**
+   * Reads what the agent's informer cache holds (upstream's kubelet reads its pods from one): here the server's
+   * current object, read without a booking — a cache read never reaches the server, so it costs the server model
+   * nothing. Failures are counted as `send`'s are.
+   */
+  cached<A>(
+    a: AgentState,
+    read: (client: ApiClientService) => Effect.Effect<A, ApiError>,
+    onSuccess: (answer: A, a: AgentState) => Request | void,
+    onFailure: (error: ApiError, a: AgentState) => Request | void
+  ): Request {
+    return this.answered(a, read(this.clientAt(a)), this.now, onSuccess, onFailure, undefined)
+  }
+
+  /** The client agent `a` sends through now: in a simulation the server's immediate view at the shard's clock. */
+  private clientAt(a: AgentState): ApiClientService {
     const client = a.client ?? (a.client = this.env.clientOf?.(a.node.name) ?? this.env.client)
-    const answer = request(live !== undefined ? client : (client.at?.(this.now) ?? client), a)
+    return this.env.live !== undefined ? client : (client.at?.(this.now) ?? client)
+  }
+
+  /** Hands an answer (at once when it is an `Either`, else as the request the shard's fiber runs) to its functions. */
+  private answered<A>(
+    a: AgentState,
+    answer: Effect.Effect<A, ApiError>,
+    end: number,
+    onSuccess: (answer: A, a: AgentState, end: number) => Request | void,
+    onFailure: (error: ApiError, a: AgentState, end: number) => Request | void,
+    expected: number | undefined
+  ): Request {
     if (Either.isEither(answer)) {
       const done = answer as Either.Either<A, ApiError>
-      if (Either.isRight(done)) return onSuccess(done.right, a) as Request
+      if (Either.isRight(done)) return onSuccess(done.right, a, end) as Request
       if (done.left.status.code !== expected) this.failed(done.left)
-      return onFailure(done.left, a) as Request
+      return onFailure(done.left, a, end) as Request
     }
-    return this.later(a, answer, onSuccess, onFailure, expected)
+    return this.later(a, answer, end, onSuccess, onFailure, expected)
   }
 
   /**
@@ -105,16 +154,17 @@ export class ShardContext {
   private later<A>(
     a: AgentState,
     answer: Effect.Effect<A, ApiError>,
-    onSuccess: (answer: A, a: AgentState) => Request | void,
-    onFailure: (error: ApiError, a: AgentState) => Request | void,
+    modelled: number,
+    onSuccess: (answer: A, a: AgentState, end: number) => Request | void,
+    onFailure: (error: ApiError, a: AgentState, end: number) => Request | void,
     expected: number | undefined
   ): Request {
     const live = this.env.live
     const handled = Effect.matchEffect(answer, {
-      onSuccess: (answered) => (onSuccess(answered, a) as Request) ?? Effect.void,
+      onSuccess: (answered) => (onSuccess(answered, a, this.ended(modelled)) as Request) ?? Effect.void,
       onFailure: (e) => {
         if (e.status.code !== expected) this.failed(e)
-        return (onFailure(e, a) as Request) ?? Effect.void
+        return (onFailure(e, a, this.ended(modelled)) as Request) ?? Effect.void
       }
     })
     const delay = live?.total?.reserve(live.now()) ?? 0
@@ -134,11 +184,11 @@ export class ShardContext {
   }
 
   /**
-   * The request just booked was given up (`ServiceTimeModel.lastGivenUp`: 429 on every one of client-go's retries):
-   * a failed request, never sent, counted with the others as its 429. Answers when the agent learns of it — when
-   * the last 429 was answered (`lastRejection`, `ended`) — in whole milliseconds, as the due queue keeps events.
+   * A request given up (429 on every one of client-go's retries): a failed request, never sent, counted with the
+   * others as its 429. Answers when the agent learns of it — when the last 429 was answered (`lastRejection`,
+   * `ended`) — in whole milliseconds, as the due queue keeps events.
    */
-  givenUp(lastRejection: number): number {
+  private givenUp(lastRejection: number): number {
     this.count(tooManyRequests)
     return Math.ceil(this.ended(lastRejection))
   }
