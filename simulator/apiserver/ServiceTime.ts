@@ -23,16 +23,17 @@
  * `BookedClient.ts`): when a request ends, or that it was given up after client-go's 429 retries (never sent);
  * `layerClient` wraps an `ApiClient` so that each call takes its modelled time on the `Clock` (virtual or real).
  */
-import { Clock, Context, Effect, Either, type Exit, Layer, Schema, Stream } from "effect"
+import { Clock, Context, Effect, Either, type Exit, Layer, Schema } from "effect"
 import { parseFieldSelector } from "../../src/api/FieldSelector.js"
 import type { KList, KObject } from "../../src/api/Object.js"
-import type { ListOptions, WatchOptions } from "../../src/api/Requests.js"
+import type { ListOptions, WatchOptions, WriteOptions } from "../../src/api/Requests.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { MaxRetries, retryTooManyRequests } from "../../src/client/TooManyRequests.js"
-import { openWatchPull } from "../../src/client/WatchPull.js"
+import { hasImmediateView } from "../../src/client/Capabilities.js"
+import { transform, type Call, type Verb } from "../../src/client/Transform.js"
 import { PriorityAndFairness } from "./apf/PriorityAndFairness.js"
 import { SeatHeap } from "./SeatHeap.js"
 import { listSeats } from "./apf/WorkEstimate.js"
@@ -289,27 +290,25 @@ const timed = <A, E>(
 
 const none = () => ({ objects: 0, bytes: 0 })
 
-export const wrapClient = (inner: ApiClientService, model: ServiceTimeModel): ApiClientService => ({
-  get: (resource, name, opts) => timed(model, "read", 0, inner.get(resource, name, opts), (o: KObject) => ({ objects: 1, bytes: storedJsonLength(o) })),
-  list: (resource, opts) =>
-    timed(model, "read", 0, inner.list(resource, opts), (l) => ({ objects: l.items.length, bytes: 0 })),
-  create: (resource, obj, opts) => timed(model, "mutating", approximateBytes(obj), inner.create(resource, obj, opts), none),
-  update: (resource, obj, opts) => timed(model, "mutating", approximateBytes(obj), inner.update(resource, obj, opts), none),
-  patch: (resource, name, patchType, patch, opts) =>
-    timed(model, "mutating", approximateBytes(patch), inner.patch(resource, name, patchType, patch, opts), none),
-  delete: (resource, name, opts) => timed(model, "mutating", 0, inner.delete(resource, name, opts), none),
-  deleteCollection: (resource, opts) =>
-    timed(model, "mutating", 0, inner.deleteCollection(resource, opts), (l) => ({ objects: l.items.length, bytes: 0 })),
-  watch: (resource, opts) => inner.watch(resource, opts),
-  ...(inner.pullWatch !== undefined ? { pullWatch: inner.pullWatch } : {})
-})
+/** The class of a request by its verb: GET and LIST read, everything else is mutating. */
+const classOf = (verb: Verb): RequestClass => (verb === "get" || verb === "list" || verb === "watch" ? "read" : "mutating")
+
+/** What a request's answer adds to its service time: a GET's object, a LIST's (or deleted collection's) items. */
+const answerSize = (verb: Verb, answer: unknown): { objects: number; bytes: number } =>
+  verb === "get" ? { objects: 1, bytes: storedJsonLength(answer as KObject) }
+  : verb === "list" || verb === "deletecollection" ? { objects: (answer as KList).items.length, bytes: 0 }
+  : { objects: 0, bytes: 0 }
+
+export const wrapClient = <C extends ApiClientService>(inner: C, model: ServiceTimeModel): ApiClientService =>
+  transform(inner, {
+    request: (call, send) => timed(model, classOf(call.verb), call.body === undefined ? 0 : approximateBytes(call.body), send(), (a) => answerSize(call.verb, a))
+  })
 
 /** API Priority and Fairness answers a full queue with Retry-After: 1 (kube-apiserver's `tooManyRequests`). */
 export const RetryAfterSeconds = 1
 
 const rejected = (): ApiError => Status.tooManyRequests("Too many requests, please try again later.", RetryAfterSeconds)
 
-const verbs = { get: "get", list: "list", create: "create", update: "update", patch: "patch", delete: "delete", deleteCollection: "deletecollection", watch: "watch" } as const
 
 
 /** The seats of a LIST: from the objects it processes (the watch cache for rv "0" or no limit). */
@@ -363,7 +362,7 @@ const apfTimed = <A>(
 
 /** The answer of an in-process server at `now` without an effect (a read that must wait for a revision has none). */
 const immediately = <A>(inner: ApiClientService, now: number, read: (client: ApiClientService) => Effect.Effect<A, ApiError>): Either.Either<A, ApiError> | undefined => {
-  const client = inner.at?.(now)
+  const client = hasImmediateView(inner) ? inner.at(now) : undefined
   if (client === undefined) return undefined
   const answer = read(client)
   return Either.isEither(answer) ? (answer as Either.Either<A, ApiError>) : undefined
@@ -401,34 +400,44 @@ const sleepUntil = (from: number, to: number): Effect.Effect<void> => {
   return ms > 0 ? Effect.sleep(ms) : Effect.void
 }
 
-export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, identity: ModelIdentity = defaultIdentity): ApiClientService => ({
-  get: (resource, name, opts) =>
-    apfTimed(model, "read", model.requests.of(verbs.get, resource, opts?.namespace, undefined, identity), one, inner.get(resource, name, opts), objectSize, (now) =>
-      immediately(inner, now, (client) => client.get(resource, name, opts))
-    ),
-  list: (resource, opts) =>
-    apfTimed(
-      model,
-      "read",
-      { ...model.requests.of(verbs.list, resource, opts?.namespace, undefined, identity), seats: listRequestSeats(model, resource, opts) },
-      listEstimate(model, resource, opts),
-      inner.list(resource, opts),
-      listSize,
-      (now) => immediately(inner, now, (client) => client.list(resource, opts))
-    ),
-  create: (resource, obj, opts) =>
-    apfTimed(model, "mutating", model.requests.of(verbs.create, resource, opts?.namespace, opts?.subresource, identity), body(obj), inner.create(resource, obj, opts), none),
-  update: (resource, obj, opts) =>
-    apfTimed(model, "mutating", model.requests.of(verbs.update, resource, opts?.namespace ?? obj.metadata.namespace, opts?.subresource, identity), body(obj), inner.update(resource, obj, opts), none),
-  patch: (resource, name, patchType, patch, opts) =>
-    apfTimed(model, "mutating", model.requests.of(verbs.patch, resource, opts?.namespace, opts?.subresource, identity), body(patch), inner.patch(resource, name, patchType, patch, opts), none),
-  delete: (resource, name, opts) => apfTimed(model, "mutating", model.requests.of(verbs.delete, resource, opts?.namespace, undefined, identity), nothing, inner.delete(resource, name, opts), none),
-  deleteCollection: (resource, opts) =>
-    apfTimed(model, "mutating", model.requests.of(verbs.deleteCollection, resource, opts?.namespace, undefined, identity), nothing, inner.deleteCollection(resource, opts), none),
-  watch: (resource, opts) => Stream.unwrap(Effect.as(watchBooked(model, resource, opts, identity), inner.watch(resource, opts))),
-  pullWatch: (resource, opts) => Effect.zipRight(watchBooked(model, resource, opts, identity), openWatchPull(inner, resource, opts))
-})
+/** The namespace a request is in: a PUT's comes from its object when the options give none. */
+const namespaceOf = (call: Call): string | undefined => call.opts?.namespace ?? (call.verb === "update" ? (call.body as KObject).metadata.namespace : undefined)
+
+/** A write's subresource (reads and deletes name none). */
+const subresourceOf = (call: Call): string | undefined =>
+  call.verb === "create" || call.verb === "update" || call.verb === "patch" ? (call.opts as WriteOptions | undefined)?.subresource : undefined
+
+export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, identity: ModelIdentity = defaultIdentity): ApiClientService =>
+  transform(inner, {
+    request: <A>(call: Call, send: (client?: ApiClientService) => Effect.Effect<A, ApiError>) => {
+      const request = model.requests.of(call.verb, call.resource, namespaceOf(call), subresourceOf(call), identity)
+      const sent = send()
+      switch (call.verb) {
+        case "get":
+          return apfTimed(model, "read", request, one, sent, objectSize as (a: A) => { objects: number; bytes: number }, (now) => immediately(inner, now, send))
+        case "list": {
+          const opts = call.opts as ListOptions | undefined
+          return apfTimed(
+            model,
+            "read",
+            { ...request, seats: listRequestSeats(model, call.resource, opts) },
+            listEstimate(model, call.resource, opts),
+            sent,
+            listSize as (a: A) => { objects: number; bytes: number },
+            (now) => immediately(inner, now, send)
+          )
+        }
+        case "create":
+        case "update":
+        case "patch":
+          return apfTimed(model, "mutating", request, body(call.body), sent, none)
+        default:
+          return apfTimed(model, "mutating", request, nothing, sent, none)
+      }
+    },
+    beforeWatch: (call) => watchBooked(model, call.resource, call.opts as WatchOptions | undefined, identity)
+  })
 
 /** A watch holds one seat while it is initialised (its start), then none: booked like a read of nothing. */
 const watchBooked = (model: ServiceTimeModel, resource: ResourceType, opts: WatchOptions | undefined, identity: ModelIdentity): Effect.Effect<void, ApiError> =>
-  apfTimed(model, "read", model.requests.of(verbs.watch, resource, opts?.namespace, undefined, identity), nothing, Effect.void, () => nothing)
+  apfTimed(model, "read", model.requests.of("watch", resource, opts?.namespace, undefined, identity), nothing, Effect.void, () => nothing)

@@ -5,7 +5,8 @@
  */
 import { Effect } from "effect"
 import type { ApiError } from "../../src/api/Status.js"
-import { aroundRequests, type ApiClientService } from "../../src/client/ApiClient.js"
+import type { ApiClientService } from "../../src/client/ApiClient.js"
+import { transform } from "../../src/client/Transform.js"
 
 /**
  * Answers that are a component's ordinary outcome, not a failure: 404 (the elector's GET before the Lease exists)
@@ -20,5 +21,5 @@ export const unexpectedFailures = (counts: Readonly<Record<string, number>>): nu
 export const countingFailures = (client: ApiClientService, counts: Record<string, number>): ApiClientService => {
   const counted = <A>(request: Effect.Effect<A, ApiError>): Effect.Effect<A, ApiError> =>
     Effect.tapError(request, (e) => Effect.sync(() => void (counts[String(e.code)] = (counts[String(e.code)] ?? 0) + 1)))
-  return aroundRequests(client, counted)
+  return transform(client, { request: (_call, send) => counted(send()) })
 }

@@ -7,6 +7,7 @@
 import { Effect, Either } from "effect"
 import type { ApiError } from "../../src/api/Status.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
+import { hasImmediateView } from "../../src/client/Capabilities.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
 import { BookedClient, type Booked } from "../apiserver/BookedClient.js"
 import { nodeUser } from "../apiserver/auth/UserInfo.js"
@@ -126,7 +127,7 @@ export class ShardContext {
   /** The client agent `a` sends through now: in a simulation the server's immediate view at the shard's clock. */
   private clientAt(a: AgentState): ApiClientService {
     const client = a.client ?? (a.client = this.env.clientOf?.(a.node.name) ?? this.env.client)
-    return this.env.live !== undefined ? client : (client.at?.(this.now) ?? client)
+    return this.env.live !== undefined || !hasImmediateView(client) ? client : (client.at(this.now) ?? client)
   }
 
   /** Hands an answer (at once when it is an `Either`, else as the request the shard's fiber runs) to its functions. */

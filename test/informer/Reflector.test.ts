@@ -12,6 +12,7 @@ import { ConfigMaps, Events, type ResourceType } from "../../src/api/Resources.j
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
+import { hasWatchPulls, type WatchPulls } from "../../src/client/Capabilities.js"
 import { ServerAdmin } from "../../src/client/ServerAdmin.js"
 import { LatencyRecorder, nowMillis, type SeriesSnapshot } from "../../src/loadgen/LatencyRecorder.js"
 import { type Informer, startInformer } from "../../src/informer/Informer.js"
@@ -50,7 +51,7 @@ const tapWatch = (tap: Tap, opts: WatchOptions | undefined): ApiError | undefine
   return failure
 }
 
-const tappedPullWatch = (pullWatch: NonNullable<ApiClientService["pullWatch"]>, tap: Tap): NonNullable<ApiClientService["pullWatch"]> => (resource, opts) =>
+const tappedPullWatch = (pullWatch: WatchPulls["pullWatch"], tap: Tap): WatchPulls["pullWatch"] => (resource, opts) =>
   Effect.suspend(() => {
     const failure = tapWatch(tap, opts)
     return failure ? Effect.fail(failure) : pullWatch(resource, opts)
@@ -71,7 +72,7 @@ const tapClient = (inner: ApiClientService, tap: Tap): ApiClientService => ({
       return failure ? Stream.fail(failure) : inner.watch(resource, opts)
     }),
   // the in-process client's pulls tapped the same way, so the reflector reads them as it does outside tests
-  ...(inner.pullWatch !== undefined ? { pullWatch: tappedPullWatch(inner.pullWatch, tap) } : {})
+  ...(hasWatchPulls(inner) ? { pullWatch: tappedPullWatch(inner.pullWatch, tap) } : {})
 })
 
 const newTap = (): Tap => ({ lists: [], watches: [] })
