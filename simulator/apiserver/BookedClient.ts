@@ -63,7 +63,8 @@ export class BookedClient implements BookedCalls {
   private readonly made: Array<Made> = []
 
   constructor(
-    private readonly model: ServiceTimeModel,
+    /** Absent: nothing is booked; a call ends when it is made (real time: the clock says when its answer came). */
+    private readonly model: ServiceTimeModel | undefined,
     private readonly identity: ModelIdentity
   ) {}
 
@@ -73,7 +74,7 @@ export class BookedClient implements BookedCalls {
   }
 
   list(resource: ResourceType, opts?: ListOptions) {
-    const c = this.book("list", "read", resource, opts?.namespace, undefined, listEstimate(this.model, resource, opts).objects, 0)
+    const c = this.book("list", "read", resource, opts?.namespace, undefined, this.model === undefined ? 0 : listEstimate(this.model, resource, opts).objects, 0)
     return { end: c.end, answer: c.givenUp ? undefined : this.client!.list(resource, opts) }
   }
 
@@ -103,6 +104,7 @@ export class BookedClient implements BookedCalls {
   }
 
   private book(verb: string, cls: RequestClass, resource: ResourceType, namespace: string | undefined, subresource: string | undefined, objects: number, bytes: number): Completion {
+    if (this.model === undefined) return { end: this.t, givenUp: false }
     return this.model.complete(this.t, cls, objects, bytes, this.requestOf(verb, resource, namespace, subresource))
   }
 
@@ -110,7 +112,7 @@ export class BookedClient implements BookedCalls {
     for (const m of this.made) {
       if (m.verb === verb && m.resource === resource && m.namespace === namespace && m.subresource === subresource) return m.request
     }
-    const request = this.model.requests.of(verb, resource, namespace, subresource, this.identity)
+    const request = this.model!.requests.of(verb, resource, namespace, subresource, this.identity)
     this.made.push({ verb, resource, namespace, subresource, request })
     return request
   }

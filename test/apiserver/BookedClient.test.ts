@@ -70,6 +70,15 @@ describe("BookedClient: the server model classifies and books a caller's request
     expect(model.givenUp).toBe(1)
   })
 
+  it("without a model nothing is booked: a call ends when it is made (real time: the clock says when it came)", () => {
+    const calls: Array<string> = []
+    const booked = new BookedClient(undefined, node0)
+    booked.client = recording(calls)
+    booked.t = 5_000
+    expect(booked.update(Leases, lease, { namespace: nodeLeaseNamespace }).end).toBe(5_000)
+    expect(calls).toEqual(["update leases"])
+  })
+
   it.effect("answers with the client's effect when it cannot answer at once (real time, a paused server)", () =>
     Effect.gen(function* () {
       const booked = new BookedClient(new ServiceTimeModel(), node0)
