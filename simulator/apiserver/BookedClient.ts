@@ -61,6 +61,7 @@ export class BookedClient implements BookedCalls {
   /** Who answers the next call (an immediate view answers with an `Either`, itself an effect). */
   client: ApiClientService | undefined = undefined
   private readonly made: Array<Made> = []
+  private last: Made | undefined = undefined
 
   constructor(
     /** Absent: nothing is booked; a call ends when it is made (real time: the clock says when its answer came). */
@@ -109,11 +110,16 @@ export class BookedClient implements BookedCalls {
   }
 
   private requestOf(verb: string, resource: ResourceType, namespace: string | undefined, subresource: string | undefined): ModelRequest {
-    for (const m of this.made) {
-      if (m.verb === verb && m.resource === resource && m.namespace === namespace && m.subresource === subresource) return m.request
+    // the last request found: an agent sends the same one again and again (a lease renewal every 10 s)
+    const last = this.last
+    if (last !== undefined && last.verb === verb && last.resource === resource && last.namespace === namespace && last.subresource === subresource) return last.request
+    const made = this.made
+    for (let i = 0; i < made.length; i++) {
+      const m = made[i]!
+      if (m.verb === verb && m.resource === resource && m.namespace === namespace && m.subresource === subresource) return (this.last = m).request
     }
-    const request = this.model!.requests.of(verb, resource, namespace, subresource, this.identity)
-    this.made.push({ verb, resource, namespace, subresource, request })
-    return request
+    const m: Made = { verb, resource, namespace, subresource, request: this.model!.requests.of(verb, resource, namespace, subresource, this.identity) }
+    made.push(m)
+    return (this.last = m).request
   }
 }
