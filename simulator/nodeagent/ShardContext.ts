@@ -4,7 +4,9 @@
  * renewer, status reporter, pod starter) schedule through `at` and send through `send`; the shard's fiber pops what
  * is due and runs the requests they return.
  */
-import { Effect, Either } from "effect"
+import { Effect, Either, Stream } from "effect"
+import type { ResourceType } from "../../src/api/Resources.js"
+import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
 import { hasImmediateView } from "../../src/client/Capabilities.js"
@@ -56,6 +58,28 @@ const nodeIdentity = (node: string): ModelIdentity => {
   const { name, groups } = nodeUser(node)
   return { user: name, groups }
 }
+
+/**
+ * The server's watch cache as one agent's watch sees it: a GET of its Node answers what that watch last delivered.
+ * Only reads of the agent's own object come here (`ShardContext.sendToWatchCache`).
+ */
+class WatchCacheView implements ApiClientService {
+  agent: AgentState | undefined = undefined
+
+  get(resource: ResourceType, name: string) {
+    const current = this.agent?.current
+    return current !== undefined ? Either.right(current) : Either.left(Status.notFound(resource, name))
+  }
+  list = unsupported
+  create = unsupported
+  update = unsupported
+  patch = unsupported
+  delete = unsupported
+  deleteCollection = unsupported
+  watch = () => Stream.die("the watch cache view answers GETs only")
+}
+
+const unsupported = () => Effect.die("the watch cache view answers GETs only")
 
 export class ShardContext {
   readonly due: DueQueue<Due>
@@ -109,6 +133,33 @@ export class ShardContext {
     if (answer === undefined) return onGivenUp(a, this.givenUp(end)) as Request
     return this.answered(a, answer, end, onSuccess, onFailure, expected)
   }
+
+  /**
+   * `send` of a read the server answers from its watch cache (`resourceVersion: "0"`): booked as any request, and
+   * answered with what the agent's own watch of the object last delivered (`AgentState.current`) — the watch cache's
+   * content — without a lookup in the server: the status check's GET, ~500 a second in the 5,000-node hour, cost
+   * the hour ~9 CPU-s that way.
+   */
+  sendToWatchCache<A>(
+    a: AgentState,
+    t: number,
+    request: (client: BookedClient, a: AgentState) => Booked<A>,
+    onSuccess: (answer: A, a: AgentState, end: number) => Request | void,
+    onFailure: (error: ApiError, a: AgentState, end: number) => Request | void,
+    onGivenUp: (a: AgentState, at: number) => Request | void,
+    expected?: number
+  ): Request {
+    const booked = a.booked ?? (a.booked = new BookedClient(this.env.serviceTime, nodeIdentity(a.node.name)))
+    booked.t = t
+    this.watchCache.agent = a
+    booked.client = this.watchCache
+    const { end, answer } = request(booked, a)
+    booked.client = undefined
+    if (answer === undefined) return onGivenUp(a, this.givenUp(end)) as Request
+    return this.answered(a, answer, end, onSuccess, onFailure, expected)
+  }
+
+  private readonly watchCache = new WatchCacheView()
 
   /**
    * Reads what the agent's informer cache holds (upstream's kubelet reads its pods from one): here the server's

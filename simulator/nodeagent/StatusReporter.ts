@@ -46,7 +46,7 @@ export class StatusReporter {
     }
     env.metrics.statusChecks++
     if (a.pending !== undefined) this.beforeCheck(a, t)
-    return ctx.send(
+    return ctx.sendToWatchCache(
       a,
       t,
       (client) => client.get(Nodes, a.node.name, fromCache),
