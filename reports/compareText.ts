@@ -1,6 +1,7 @@
 /** The terminal rendering of a comparison (`clustersim compare`), from the `Comparison` alone. */
 import { type Comparison, formatRatioInterval, type SeriesSide, type SideInfo } from "../src/compare/Compare.js"
 import type { RuleHit } from "../src/compare/FailIf.js"
+import { clusterLines, differenceLines, sideScenarioText } from "./compareWhatIf.js"
 import { formatMs, table } from "./summary.js"
 
 const percent = (x: number): string => (x === 0 ? "0%" : x < 0.001 ? "<0.1%" : `${(x * 100).toFixed(1)}%`)
@@ -33,15 +34,18 @@ export const saturationText = (s: SideInfo): string | undefined => {
 
 export const renderComparison = (c: Comparison, hits: ReadonlyArray<RuleHit> = [], rules: ReadonlyArray<string> = []): string => {
   const out: Array<string> = []
-  out.push(`clustersim compare ${c.scenario.name} (scenario sha256 ${c.scenario.sha256.slice(0, 12)}…), ${Math.round(c.level * 100)}% intervals`)
+  if (c.differentScenarios) out.push(`clustersim compare: different scenarios (a what-if), ${Math.round(c.level * 100)}% intervals`)
+  else out.push(`clustersim compare ${c.scenario.name} (scenario sha256 ${c.scenario.sha256.slice(0, 12)}…), ${Math.round(c.level * 100)}% intervals`)
   for (const s of c.sides) {
     out.push(`  ${s.label}: ${s.target}, ${s.rounds} round${s.rounds === 1 ? "" : "s"}${s.failedRounds > 0 ? `, ${s.failedRounds} did not pass` : ""}`)
+    if (c.differentScenarios || (s.sets?.length ?? 0) > 0) out.push(`     ${sideScenarioText(s)}`)
     const saturated = saturationText(s)
     if (saturated) out.push(`     ${saturated}`)
   }
   for (const p of c.pairs) {
     out.push("")
     out.push(`${p.other} vs ${p.baseline}`)
+    out.push(...differenceLines(p))
     const methods = new Set(p.series.map((s) => s.method).filter((m) => m !== "none"))
     for (const m of methods) out.push(`  (${methodNote[m]})`)
     const fewest = Math.min(...c.sides.filter((s) => s.label === p.baseline || s.label === p.other).map((s) => s.rounds))
@@ -66,6 +70,7 @@ export const renderComparison = (c: Comparison, hits: ReadonlyArray<RuleHit> = [
         })
     if (p.onlyBaseline.length > 0) out.push(`  only in ${p.baseline}: ${p.onlyBaseline.join("; ")}`)
     if (p.onlyOther.length > 0) out.push(`  only in ${p.other}: ${p.onlyOther.join("; ")}`)
+    if (p.cluster !== undefined) out.push(...clusterLines(p, p.cluster))
   }
   if (rules.length > 0) {
     out.push("")

@@ -15,8 +15,16 @@ import { formatRatioInterval, keyLabel } from "../src/compare/Compare.js"
 import { keyString } from "../src/loadgen/LatencyRecorder.js"
 import type { RunArtifact } from "../src/loadgen/Artifact.js"
 import { renderComparison, saturationText } from "./compareText.js"
+import { whatIfHtml } from "./compareWhatIfHtml.js"
 import { modelledNote, serverModelOf, serverModelSection } from "./serverModelHtml.js"
 import { formatMs, observedText, renderSummary, seriesLabel } from "./summary.js"
+import { leaseColumns, readyNodesOverTime, type ReadyTimeline } from "./clusterSeries.js"
+import { seriesStyle, type SeriesStyle } from "./palette.js"
+import { workloadTooManyRequests } from "./apfReading.js"
+import { pullEventReasons, pullOutcomes } from "./imagePullsText.js"
+import { clockText } from "./format.js"
+import type { ImagePullsResult } from "../simulator/nodeagent/images/ImagePulls.js"
+import type { LeaseTimelineResult } from "../simulator/nodeagent/LeaseTimeline.js"
 
 const require = createRequire(import.meta.url)
 let uplotAssets: { js: string; css: string } | undefined
@@ -178,6 +186,56 @@ export const timelineOf = (a: RunArtifact): Timeline | undefined => {
   return { lanes, events: events.sort((p, q) => p.t - q.t) }
 }
 
+export interface ClusterCharts {
+  /** Node lease writes and renew latency per interval (seconds from the start). */
+  readonly lease?: ReturnType<typeof leaseColumns>
+  /** Ready nodes as steps: x (s) and count from then on. */
+  readonly ready?: { readonly x: ReadonlyArray<number>; readonly y: ReadonlyArray<number> }
+  /** Faults, marked on these charts. */
+  readonly markers: ReadonlyArray<Marker>
+  readonly modelled: boolean
+}
+
+/** A cluster run's charts over time: what its thresholds judge (lease renew latency, lease writes, Ready nodes). */
+export const clusterChartsOf = (a: RunArtifact): ClusterCharts | undefined => {
+  const c = a.cluster as
+    | {
+        durationMs?: number
+        leaseTimeline?: LeaseTimelineResult
+        readyTimeline?: ReadyTimeline
+        faults?: ReadonlyArray<{ type: string; at: number }>
+        serverModel?: unknown
+      }
+    | undefined
+  if (c === undefined) return undefined
+  const steps = readyNodesOverTime(c.readyTimeline ?? {})
+  const end = (c.durationMs ?? 0) / 1000
+  let ready: ClusterCharts["ready"]
+  if (steps.length > 0) {
+    const x = steps.map(([t]) => t / 1000)
+    const y = steps.map(([, n]) => n)
+    // from the start (none Ready yet) to the end (the last count held)
+    if (x[0]! > 0) x.unshift(0), y.unshift(0)
+    if (end > x[x.length - 1]!) x.push(end), y.push(y[y.length - 1]!)
+    ready = { x, y }
+  }
+  const lease = c.leaseTimeline !== undefined && c.leaseTimeline.writes.length > 0 ? leaseColumns(c.leaseTimeline) : undefined
+  if (lease === undefined && ready === undefined) return undefined
+  return {
+    ...(lease ? { lease } : {}),
+    ...(ready ? { ready } : {}),
+    markers: (c.faults ?? []).map((f) => ({ t: f.at / 1000, label: f.type, kind: "fault" as const })),
+    modelled: c.serverModel !== undefined
+  }
+}
+
+/** Each series' style by label: the same colour and dash in every chart and in the legend (./palette.ts). */
+export const seriesStylesOf = (labels: ReadonlyArray<string>): Record<string, SeriesStyle> => {
+  const out: Record<string, SeriesStyle> = {}
+  for (const label of labels) if (out[label] === undefined) out[label] = seriesStyle(Object.keys(out).length)
+  return out
+}
+
 // ---------------------------------------------------------------------------------------------
 // Page
 // ---------------------------------------------------------------------------------------------
@@ -188,6 +246,21 @@ const clientScript = String.raw`
   var data = JSON.parse(document.getElementById("clustersim-data").textContent);
   var palette = ["#1f77b4","#d62728","#2ca02c","#ff7f0e","#9467bd","#8c564b","#e377c2","#17becf","#7f7f7f","#bcbd22","#393b79","#ad494a","#637939","#8c6d31","#7b4173","#3182bd","#e6550d","#31a354","#756bb1","#636363"];
   var plots = window.clustersimPlots = [];
+  // one style per series in every chart (reports/palette.ts); charts whose series are all in the latency chart
+  // leave their legend to it, and a series shown or hidden there is shown or hidden in them too
+  var styles = data.styles || {};
+  var legends = data.legends || {};
+  var shared = [];
+  function styleOf(label, i) { return styles[label] || { color: palette[i % palette.length], dash: [] }; }
+  var syncHook = { setSeries: [function (u, i, opts) {
+    if (i == null || opts.show === undefined) return;
+    var label = u.series[i].label;
+    shared.forEach(function (o) {
+      if (o === u) return;
+      for (var j = 1; j < o.series.length; j++) if (o.series[j].label === label && o.series[j].show !== opts.show) o.setSeries(j, { show: opts.show });
+    });
+  }] };
+  function withHooks(a, b) { var out = {}; [a, b].forEach(function (h) { Object.keys(h || {}).forEach(function (k) { out[k] = (out[k] || []).concat(h[k]); }); }); return out; }
   function fmtMs(v) { if (v == null) return "—"; if (v < 1) return (v * 1000).toPrecision(3) + "µs"; if (v < 1000) return v.toPrecision(3) + "ms"; return (v / 1000).toPrecision(3) + "s"; }
   function width(el) { return Math.max(480, el.clientWidth || 900); }
   function markerHook(markers) {
@@ -207,15 +280,30 @@ const clientScript = String.raw`
     var el = document.getElementById(id);
     if (!el) return;
     opts.title = title; opts.width = width(el); opts.height = opts.height || 320;
+    // a chart drawn with the latency chart's series has no legend of its own (data.legends, set by the page)
+    var legend = legends[id] || "own";
+    var sharing = id === "latency" || legend === "latency" || legend === "partial";
+    if (legend === "latency") opts.legend = { show: false };
+    if (sharing) opts.hooks = withHooks(opts.hooks, syncHook);
     var u = new uPlot(opts, aligned, el);
-    plots.push({ id: id, title: title, series: opts.series.slice(1).map(function (s) { return s.label; }), points: aligned.slice(1).map(function (col) { return col.filter(function (v) { return v != null; }).length; }) });
+    if (sharing) shared.push(u);
+    if (legend === "partial") {
+      // the rows of series the latency chart's legend already lists are left out (row 0 is the x value)
+      var inLatency = {};
+      (ts && ts.series || []).forEach(function (s) { inLatency[s.label] = true; });
+      var rows = el.querySelectorAll(".u-legend .u-series");
+      for (var j = 1; j < opts.series.length && j < rows.length; j++) if (inLatency[opts.series[j].label]) rows[j].style.display = "none";
+    }
+    plots.push({ id: id, title: title, legend: legend, series: opts.series.slice(1).map(function (s) { return s.label; }), points: aligned.slice(1).map(function (col) { return col.filter(function (v) { return v != null; }).length; }) });
     return u;
   }
-  function lines(labels, valueFmt, dash) {
+  function lines(labels, valueFmt) {
     return [{ label: "t (s)" }].concat(labels.map(function (l, i) {
-      return { label: l, stroke: palette[i % palette.length], width: 1.5, dash: dash ? dash[i] : undefined, spanGaps: false, value: function (u, v) { return valueFmt(v); } };
+      var st = styleOf(l, i);
+      return { label: l, stroke: st.color, width: 1.5, dash: st.dash.length ? st.dash : undefined, spanGaps: false, value: function (u, v) { return valueFmt(v); } };
     }));
   }
+
   var modelled = data.modelled ? " — " + data.modelled : "";
   var ts = data.timeSeries;
   if (ts && ts.series.length > 0) {
@@ -225,7 +313,7 @@ const clientScript = String.raw`
       scales: { x: { time: false }, y: { distr: 3 } }, axes: [{ label: "seconds" }, { label: "ms", values: function (u, vs) { return vs.map(fmtMs); } }],
       series: lines(labels, fmtMs), hooks: markerHook(markers), legend: { live: true }
     }, [ts.x].concat(ts.series.map(function (s) { return s.p99; })));
-    plot("throughput", "Throughput: completed operations per second", {
+    plot("throughput", "Throughput: completed operations per second (series as in the latency chart's legend)", {
       scales: { x: { time: false } }, axes: [{ label: "seconds" }, { label: "ops/s" }], series: lines(labels, function (v) { return v == null ? "—" : v.toFixed(1); }), hooks: markerHook(markers), height: 240
     }, [ts.x].concat(ts.series.map(function (s) { return s.ops; })));
     var sum = function (key) { return ts.x.map(function (_, i) { var n = null; ts.series.forEach(function (s) { if (s[key][i] != null) n = (n || 0) + s[key][i]; }); return n; }); };
@@ -233,19 +321,23 @@ const clientScript = String.raw`
       scales: { x: { time: false } }, axes: [{ label: "seconds" }, { label: "count" }], series: [{ label: "t (s)" }, { label: "errors", stroke: "#d62728", width: 1.5, spanGaps: false }, { label: "dropped iterations", stroke: "#ff7f0e", width: 1.5, spanGaps: false }], hooks: markerHook(markers), height: 200
     }, [ts.x, sum("errors"), sum("dropped")]);
   }
-  function spectrumPlot(id, title, sp) {
+  function spectrumPlot(id, title, sp, own) {
     var pct = function (x) { if (!(x >= 1)) return ""; var p = 100 * (1 - 1 / x); return p === 0 ? "0%" : (Math.round(p * 1000) / 1000) + "%"; };
     var xmax = 10;
     sp.series.forEach(function (s) { s.y.forEach(function (v, i) { if (v != null && sp.x[i] > xmax) xmax = sp.x[i]; }); });
     xmax = Math.pow(10, Math.ceil(Math.log10(xmax) - 1e-9));
     var decades = []; for (var d = 1; d <= xmax; d *= 10) decades.push(d);
-    return plot(id, title, {
+    var note = legends[id] === "latency" ? " (series as in the latency chart's legend)" : legends[id] === "partial" ? " (series of the latency chart as in its legend)" : "";
+    return plot(id, title + note, {
       scales: { x: { time: false, distr: 3, range: [1, xmax] }, y: { distr: 3 } },
       axes: [{ label: "percentile (1/(1−p), log)", splits: function () { return decades; }, values: function (u, vs) { return vs.map(pct); } }, { label: "latency", values: function (u, vs) { return vs.map(fmtMs); } }],
-      series: [{ label: "percentile", value: function (u, v) { return v == null ? "—" : pct(v); } }].concat(sp.series.map(function (s, i) { return { label: s.label, stroke: palette[i % palette.length], width: 1.5, dash: s.dash, value: function (u, v) { return fmtMs(v); } }; }))
+      series: [{ label: "percentile", value: function (u, v) { return v == null ? "—" : pct(v); } }].concat(sp.series.map(function (s, i) {
+        var st = own === true ? styleOf(s.label, i) : { color: palette[i % palette.length], dash: s.dash || [] };
+        return { label: s.label, stroke: st.color, width: 1.5, dash: st.dash.length ? st.dash : undefined, value: function (u, v) { return fmtMs(v); } };
+      }))
     }, [sp.x].concat(sp.series.map(function (s) { return s.y; })));
   }
-  if (data.spectrum && data.spectrum.series.length > 0) spectrumPlot("spectrum", "Latency by percentile (HdrHistogram spectrum, log axes)" + modelled, data.spectrum);
+  if (data.spectrum && data.spectrum.series.length > 0) spectrumPlot("spectrum", "Latency by percentile (HdrHistogram spectrum, log axes)" + modelled, data.spectrum, true);
   (data.spectra || []).forEach(function (sp, i) { spectrumPlot("spectrum-" + i, sp.title, sp); });
   (data.rounds || []).forEach(function (rp, i) {
     plot("rounds-" + i, rp.title, {
@@ -254,6 +346,27 @@ const clientScript = String.raw`
       series: [{ label: "round" }].concat(rp.series.map(function (s) { return { label: s.label, stroke: palette[s.side % palette.length], width: 1.5, dash: s.dash, spanGaps: false, points: { show: true, size: 6 }, value: function (u, v) { return fmtMs(v); } }; }))
     }, [rp.x].concat(rp.series.map(function (s) { return s.y; })));
   });
+  var cc = data.clusterCharts;
+  if (cc && cc.lease) {
+    var note = cc.modelled ? " — modelled" : "";
+    var lm = cc.markers || [];
+    plot("lease-latency", "Node lease renew latency per " + (cc.lease.x[1] || 1) + " s: p50 and p99 (log scale)" + note, {
+      scales: { x: { time: false }, y: { distr: 3 } }, height: 240, hooks: markerHook(lm),
+      axes: [{ label: "seconds" }, { label: "latency", values: function (u, vs) { return vs.map(fmtMs); } }],
+      series: [{ label: "t (s)" }, { label: "renew p99", stroke: "#882255", width: 1.5, spanGaps: false, value: function (u, v) { return fmtMs(v); } }, { label: "renew p50", stroke: "#44AA99", width: 1.5, dash: [6, 3], spanGaps: false, value: function (u, v) { return fmtMs(v); } }]
+    }, [cc.lease.x, cc.lease.renewP99, cc.lease.renewP50]);
+    plot("lease-writes", "Node lease writes and failed lease requests per second", {
+      scales: { x: { time: false } }, height: 220, hooks: markerHook(lm), axes: [{ label: "seconds" }, { label: "per second" }],
+      series: [{ label: "t (s)" }, { label: "lease writes/s", stroke: "#332288", width: 1.5, value: function (u, v) { return v == null ? "—" : v.toFixed(2); } }, { label: "failed lease requests/s", stroke: "#CC6677", width: 1.5, value: function (u, v) { return v == null ? "—" : v.toFixed(2); } }]
+    }, [cc.lease.x, cc.lease.writesPerSecond, cc.lease.failuresPerSecond]);
+  }
+  if (cc && cc.ready) {
+    plot("ready-nodes", "Ready nodes over time", {
+      scales: { x: { time: false }, y: { range: function (u, lo, hi) { return [0, Math.max(1, hi)]; } } }, height: 220, hooks: markerHook(cc.markers || []),
+      axes: [{ label: "seconds" }, { label: "nodes" }],
+      series: [{ label: "t (s)" }, { label: "Ready nodes", stroke: "#117733", width: 2, paths: uPlot.paths.stepped({ align: 1 }), value: function (u, v) { return v == null ? "—" : String(v); } }]
+    }, [cc.ready.x, cc.ready.y]);
+  }
   var tl = data.timeline;
   if (tl && tl.events.length > 0) {
     var xs = tl.events.map(function (e) { return e.t; });
@@ -318,6 +431,24 @@ const thresholdList = (a: RunArtifact): string =>
         })
         .join("")}</ul>`
 
+/** A cluster's image pulls (`cluster.images`): each registry's answers by outcome, the pull events, the credential plugin. */
+const imagePullsSection = (a: RunArtifact): string => {
+  const images = (a.cluster as { images?: ImagePullsResult } | undefined)?.images
+  if (images === undefined) return ""
+  const registries = Object.entries(images.registries).sort(([x], [y]) => x.localeCompare(y))
+  const head = `<tr><th>registry</th>${pullOutcomes.map(([, label]) => `<th>${escapeHtml(label)}</th>`).join("")}</tr>`
+  const rows = registries.map(([host, c]) => `<tr data-registry="${escapeHtml(host)}"><td>${escapeHtml(host)}</td>${pullOutcomes.map(([k]) => `<td>${c[k] ?? 0}</td>`).join("")}</tr>`).join("")
+  const byReason = images.events.byReason as Record<string, number>
+  const events = pullEventReasons(byReason).map((r) => `${escapeHtml(r)} ${byReason[r]}`).join(", ")
+  const p = images.credentialPlugin
+  return (
+    `<section id="image-pulls"><h2>Image pulls</h2><p>${images.podsStarted} pods started, ${images.podsWithPulls} of them after pulling` +
+    `${images.lastFailureAt !== null ? `; last pull failure at ${clockText(images.lastFailureAt)}` : ""}.</p>` +
+    `<table id="registries">${head}${rows}</table>` +
+    `<p>Pull events: ${events || "none"}. Credential plugin: ${p.execs} execs, ${p.failures} failures, ${p.cacheHits} cache hits.</p></section>`
+  )
+}
+
 /** The report of one run. */
 export const renderRunHtml = (a: RunArtifact): string => {
   const ts = timeSeriesOf(a)
@@ -326,6 +457,17 @@ export const renderRunHtml = (a: RunArtifact): string => {
     .sort((x, y) => seriesLabel(x).localeCompare(seriesLabel(y)))
     .map((s) => ({ label: seriesLabel(s), y: spectrum([s.latencyHistogram]) }))
   const timeline = timelineOf(a)
+  const clusterCharts = clusterChartsOf(a)
+  // one legend per chart, never the same series' legend twice: the throughput chart, and the spectrum when its series
+  // are the latency chart's, use the latency chart's legend (its live values, and a click hides a series in all three)
+  const latencyLabels = new Set(ts.series.map((s) => s.label))
+  // ("partial": its legend lists only the series the latency chart has not)
+  const sharedInSpectrum = spectrumSeries.filter((s) => latencyLabels.has(s.label)).length
+  const legends: Record<string, "own" | "latency" | "partial"> = {
+    ...(ts.series.length > 0 ? { throughput: "latency" } : {}),
+    ...(sharedInSpectrum > 0 ? { spectrum: sharedInSpectrum === spectrumSeries.length ? "latency" : "partial" } : {})
+  }
+  const chartDiv = (id: string) => `<div id="${id}" class="plot" data-legend="${legends[id] ?? "own"}"></div>`
   const target = a.target.url ? `${a.target.kind} ${a.target.url}` : a.target.kind
   const model = serverModelOf(a)
   const body = [
@@ -333,11 +475,14 @@ export const renderRunHtml = (a: RunArtifact): string => {
     `<p class="muted">target ${escapeHtml(target)}${a.target.version ? ` (${escapeHtml(a.target.version)})` : ""} · seed ${a.seed} · ${escapeHtml(a.startedAt)} · ${formatMs(a.durationMs)}${a.partial ? " · PARTIAL" : ""}${model ? ` · <span class="modelled">latencies modelled (see Server model)</span>` : ""} · scenario sha256 ${a.scenario.sha256.slice(0, 12)}…</p>`,
     verdictLine(a),
     a.health?.saturated ? `<p class="fail">Generator SATURATED (${escapeHtml(a.health.reasons.join("; "))}): results may reflect the generator, not the target.</p>` : "",
-    ts.series.length > 0 ? `<div id="latency" class="plot"></div><div id="throughput" class="plot"></div><div id="errors" class="plot"></div>` : "",
-    spectrumSeries.length > 0 ? `<div id="spectrum" class="plot"></div>` : "",
-    timeline ? `<div id="timeline" class="plot"></div>` : "",
+    ts.series.length > 0 ? [chartDiv("latency"), chartDiv("throughput"), chartDiv("errors")].join("") : "",
+    spectrumSeries.length > 0 ? chartDiv("spectrum") : "",
+    clusterCharts?.lease ? chartDiv("lease-latency") + chartDiv("lease-writes") : "",
+    clusterCharts?.ready ? chartDiv("ready-nodes") : "",
+    timeline ? chartDiv("timeline") : "",
     seriesTable(a, model !== undefined),
-    model ? serverModelSection(model) : "",
+    imagePullsSection(a),
+    model ? serverModelSection(model, { workload429s: workloadTooManyRequests(a), outcome: a.outcome }) : "",
     thresholdList(a),
     `<h2>Summary</h2><pre>${escapeHtml(renderSummary(a))}</pre>`
   ].join("\n")
@@ -345,6 +490,9 @@ export const renderRunHtml = (a: RunArtifact): string => {
     timeSeries: ts,
     markers: markersOf(a),
     spectrum: { x: spectrumX, series: spectrumSeries },
+    legends,
+    styles: seriesStylesOf([...ts.series.map((s) => s.label), ...spectrumSeries.map((s) => s.label)]),
+    ...(clusterCharts ? { clusterCharts } : {}),
     ...(timeline ? { timeline } : {}),
     ...(model ? { modelled: modelledNote } : {})
   })
@@ -396,12 +544,13 @@ export const renderComparisonHtml = (c: Comparison, sides: ReadonlyArray<Side>):
     )
   )
   const body = [
-    `<h1>clustersim compare ${escapeHtml(c.scenario.name)}</h1>`,
+    `<h1>clustersim compare ${escapeHtml(c.differentScenarios ? `${[...new Set(c.sides.map((x) => x.scenario ?? x.label))].join(" vs ")}: a what-if` : c.scenario.name)}</h1>`,
     `<p class="muted">${c.sides.map((s) => `${escapeHtml(s.label)}: ${escapeHtml(s.target)}, ${s.rounds} round(s)`).join(" · ")} · ${Math.round(c.level * 100)}% intervals</p>`,
     ...c.sides.flatMap((s) => {
       const text = saturationText(s)
       return text ? [`<p class="fail">${escapeHtml(s.label)}: ${escapeHtml(text)}</p>`] : []
     }),
+    ...whatIfHtml(c),
     `<h2>Verdicts</h2><table><tr><th>series</th><th>pair</th><th>p50 ratio</th><th>p90 ratio</th><th>p99 ratio</th><th>verdict</th></tr>${rows.join("")}</table>`,
     spectra.map((_, i) => `<div id="spectrum-${i}" class="plot"></div><div id="rounds-${i}" class="plot"></div>`).join("\n"),
     `<h2>Details</h2><pre>${escapeHtml(renderComparison(c))}</pre>`

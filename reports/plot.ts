@@ -1,12 +1,12 @@
 /**
- * Latency over time as a dependency-free SVG: from the artifact's interval histograms, one colour per
- * series (every series, tags included), p99 solid and p50 dashed, log-scaled y axis (a stall and a 1 ms GET
- * fit the same chart). An interval without samples breaks the line. `report.html` has the full plots.
+ * Latency over time as a dependency-free SVG: from the artifact's interval histograms, one style per series
+ * (every series, tags included; ./palette.ts), log-scaled y axis (a stall and a 1 ms GET fit the same chart). Up
+ * to nine series each has its own colour, p99 solid and p50 dashed; with more, the dash tells series apart and only
+ * p99 is drawn. An interval without samples breaks the line. `report.html` has the full plots.
  */
 import type { RunArtifact } from "../src/loadgen/Artifact.js"
+import { seriesColors, seriesStyle } from "./palette.js"
 import { formatMs, seriesLabel } from "./summary.js"
-
-const palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"]
 
 const escape = (s: string): string => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!)
 
@@ -37,7 +37,9 @@ export const renderLatencySvg = (a: RunArtifact): string => {
   const parts: Array<string> = []
   parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`)
   parts.push(`<rect width="100%" height="100%" fill="white"/>`)
-  parts.push(`<text x="${left}" y="22" font-size="15">${escape(`${a.scenario.name}: latency over time (p99 solid, p50 dashed)`)}</text>`)
+  // past the colours alone, a series' dash is its identity: p50 lines (dashed) would be read as other series
+  const withP50 = keys.length <= seriesColors.length
+  parts.push(`<text x="${left}" y="22" font-size="15">${escape(`${a.scenario.name}: latency over time (${withP50 ? "p99 solid, p50 dashed" : "p99"})`)}</text>`)
   for (let d = lo; d <= hi; d *= 10) {
     parts.push(`<line x1="${left}" x2="${width - right}" y1="${y(d)}" y2="${y(d)}" stroke="#ddd"/>`)
     parts.push(`<text x="${left - 6}" y="${y(d) + 4}" text-anchor="end">${formatMs(d)}</text>`)
@@ -49,7 +51,8 @@ export const renderLatencySvg = (a: RunArtifact): string => {
   }
   parts.push(`<rect x="${left}" y="${top}" width="${width - left - right}" height="${plotH}" fill="none" stroke="#999"/>`)
   keys.forEach((k, i) => {
-    const color = palette[i % palette.length]!
+    const { color, dash } = seriesStyle(i)
+    const dashAttr = dash.length > 0 ? ` stroke-dasharray="${dash.join(",")}"` : ""
     const pts = byKey.get(k)!.sort((p, q) => p.t - q.t)
     // consecutive intervals form one line; a missing interval starts the next
     const runs: Array<typeof pts> = []
@@ -61,11 +64,11 @@ export const renderLatencySvg = (a: RunArtifact): string => {
     for (const run of runs) {
       const path = (f: (p: { p50: number; p99: number }) => number) => run.map((p) => `${x(p.t).toFixed(1)},${y(f(p)).toFixed(1)}`).join(" ")
       if (run.length === 1) parts.push(`<circle cx="${x(run[0]!.t).toFixed(1)}" cy="${y(run[0]!.p99).toFixed(1)}" r="2" fill="${color}"/>`)
-      parts.push(`<polyline fill="none" stroke="${color}" stroke-width="1.8" points="${path((p) => p.p99)}"/>`)
-      parts.push(`<polyline fill="none" stroke="${color}" stroke-width="1.2" stroke-dasharray="5,3" points="${path((p) => p.p50)}"/>`)
+      parts.push(`<polyline fill="none" stroke="${color}" stroke-width="1.8"${dashAttr} points="${path((p) => p.p99)}"/>`)
+      if (withP50) parts.push(`<polyline fill="none" stroke="${color}" stroke-width="1.2" stroke-dasharray="5,3" points="${path((p) => p.p50)}"/>`)
     }
     const ly = top + plotH + 40 + 18 * i
-    parts.push(`<line x1="${left}" x2="${left + 24}" y1="${ly - 4}" y2="${ly - 4}" stroke="${color}" stroke-width="2"/>`)
+    parts.push(`<line x1="${left}" x2="${left + 24}" y1="${ly - 4}" y2="${ly - 4}" stroke="${color}" stroke-width="2"${dashAttr}/>`)
     parts.push(`<text x="${left + 30}" y="${ly}">${escape(k)}</text>`)
   })
   if (keys.length === 0)

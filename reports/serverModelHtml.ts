@@ -5,7 +5,8 @@
  */
 import type { ServerModelReport } from "../simulator/cluster/ClusterResult.js"
 import type { RunArtifact } from "../src/loadgen/Artifact.js"
-import { formatMs } from "./summary.js"
+import { apfReading, type ApfContext, levelClients } from "./apfReading.js"
+import { formatMs } from "./format.js"
 
 /** The run's server model, when its latencies are modelled (a simulated cluster's `serverModel`). */
 export const serverModelOf = (a: RunArtifact): ServerModelReport | undefined => {
@@ -31,8 +32,8 @@ const parameterRows: ReadonlyArray<readonly [keyof ServerModelReport["parameters
 
 const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
 
-/** The "Server model" section: the notice, the `serviceTime` parameters, APF on or off and its priority levels. */
-export const serverModelSection = (model: ServerModelReport): string => {
+/** The "Server model" section: the notice, the `serviceTime` parameters, APF on or off, its priority levels and a reading of their 429s. */
+export const serverModelSection = (model: ServerModelReport, context?: Omit<ApfContext, "givenUp">): string => {
   const p = model.parameters
   const params = parameterRows
     .filter(([key]) => p[key] !== undefined)
@@ -43,17 +44,20 @@ export const serverModelSection = (model: ServerModelReport): string => {
   const levelTable =
     levels.length === 0
       ? ""
-      : `<h3>Priority levels</h3><table id="priority-levels"><tr><th>level</th><th>seats</th><th>dispatched</th><th>rejected (429)</th><th>queue wait p99 (modelled)</th></tr>${levels
+      : `<h3>Priority levels</h3><table id="priority-levels"><tr><th>level</th><th>seats</th><th>dispatched</th><th>rejected (429)</th><th>queue wait p99 (modelled)</th><th>whose requests</th></tr>${levels
           .map(
             ([name, l]) =>
-              `<tr data-level="${escape(name)}"><td>${escape(name)}</td><td>${l.seats}</td><td>${l.dispatched}</td><td>${l.rejected}</td><td>${formatMs(l.queueWaitMs.p99)}</td></tr>`
+              `<tr data-level="${escape(name)}"><td>${escape(name)}</td><td>${l.seats}</td><td>${l.dispatched}</td><td>${l.rejected}</td><td>${formatMs(l.queueWaitMs.p99)}</td><td>${escape(levelClients[name] ?? "")}</td></tr>`
           )
           .join("")}</table>`
+  const reading = apfReading(model.priorityLevels ?? {}, { workload429s: context?.workload429s ?? 0, givenUp: model.givenUp ?? 0, ...(context?.outcome ? { outcome: context.outcome } : {}) })
   return (
     `<section id="server-model"><h2>Server model</h2>` +
     `<p class="modelled"><b>Latencies in this report are modelled</b> (virtual time from the simulated server's service-time model, ` +
     `<code>cluster.serviceTime</code>), not measured on this host: a request costs its base cost plus its objects and bytes, ` +
     `and waits for a seat${p.apf ? " of its priority level" : ""}.</p>` +
-    `<table id="server-model-parameters"><tr><th>parameter</th><th>value</th></tr>${params}${apfRow}</table>${levelTable}</section>`
+    `<table id="server-model-parameters"><tr><th>parameter</th><th>value</th></tr>${params}${apfRow}</table>${levelTable}` +
+    (reading !== undefined ? `<p id="apf-reading">${escape(reading)}</p>` : "") +
+    `</section>`
   )
 }

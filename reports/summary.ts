@@ -4,16 +4,12 @@
  */
 import type { ThresholdResult } from "../src/loadgen/Thresholds.js"
 import type { ArtifactSeries, RunArtifact } from "../src/loadgen/Artifact.js"
+import { apfReading, type ApfContext, levelLine, workloadTooManyRequests } from "./apfReading.js"
+import { readyNodesFigures, type ReadyTimeline } from "./clusterSeries.js"
+import { clockText as clock, formatMs, plural } from "./format.js"
+import { renderImagePulls } from "./imagePullsText.js"
 
-/** `12.3ms`, `1.24s`, `850µs` — three significant figures. */
-export const formatMs = (ms: number): string => {
-  // trailing zeros go only after a decimal point: 150 stays 150, 1.50 becomes 1.5
-  const sig = (v: number) => (v >= 1000 ? v.toFixed(0) : v.toPrecision(3).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, ""))
-  if (ms === 0) return "0"
-  if (ms < 1) return `${sig(ms * 1000)}µs`
-  if (ms < 1000) return `${sig(ms)}ms`
-  return `${sig(ms / 1000)}s`
-}
+export { formatMs } from "./format.js"
 
 /** `api_call LIST configmaps namespace`, then the action's tags `steady/list-paged` when it has them. */
 export const seriesLabel = (s: Pick<ArtifactSeries, "key">): string => {
@@ -54,7 +50,7 @@ export const renderTokenRecovery = (actions: RunArtifact["actions"]): Array<stri
       const t = x.tokens!
       if (t.firstUnauthorizedMs === undefined) return `  ${x.phase}/${x.action}: no 401 (not affected)`
       const recovered = t.recoveredMs !== undefined ? `recovered after ${formatMs(t.recoveredMs)}` : "NOT RECOVERED"
-      return `  ${x.phase}/${x.action}: ${t.unauthorized}× 401, first after ${formatMs(t.firstUnauthorizedMs)}, ${recovered}, ${t.lost} requests lost`
+      return `  ${x.phase}/${x.action}: ${t.unauthorized}× 401, first after ${formatMs(t.firstUnauthorizedMs)}, ${recovered}, ${plural(t.lost, "request")} lost`
     })
   ]
 }
@@ -64,7 +60,7 @@ const groupText = (g: Readonly<Record<string, string | undefined>>): string => {
   return parts.length === 0 ? "" : ` [${parts.join(",")}]`
 }
 
-/** The parts of a simulated-cluster result the summary shows (`ClusterResultBody`, read from the artifact). */
+/** The parts of a simulated-cluster result the summary shows (`ClusterResult`, read from the artifact). */
 interface ClusterView {
   readonly nodes: number
   readonly pods: number
@@ -72,7 +68,7 @@ interface ClusterView {
   readonly heartbeats: { readonly leaseWrites: number; readonly perSecond: number; readonly failedAttempts: number }
   readonly nodeStatus: { readonly checks: number; readonly patches: number }
   readonly leaseRenewLatency: { readonly p50: number; readonly p99: number }
-  readonly readyTimeline: Readonly<Record<string, ReadonlyArray<readonly [number, string, string]>>>
+  readonly readyTimeline: ReadyTimeline
   readonly taints: ReadonlyArray<unknown>
   readonly podDeletions: ReadonlyArray<unknown>
   readonly evictions?: ReadonlyArray<unknown>
@@ -80,8 +76,12 @@ interface ClusterView {
   readonly wall?: { readonly ms: number; readonly virtualPerReal: number }
   readonly serverModel?: {
     readonly parameters: Readonly<Record<string, number | boolean>>
-    readonly priorityLevels?: Readonly<Record<string, { readonly seats: number | string; readonly dispatched: number; readonly rejected: number; readonly queueWaitMs: { readonly p99: number } }>>
+    readonly priorityLevels?: Readonly<Record<string, Parameters<typeof levelLine>[1]>>
+    readonly givenUp?: number
   }
+  /** Pods written Running by the node agents (absent in older artifacts). */
+  readonly podStatusWrites?: number
+  readonly images?: Parameters<typeof renderImagePulls>[0]
   /** A run on the real clock against a target (simulator/cluster/RealTimeCluster.ts). */
   readonly realTime?: {
     readonly driver: { readonly cpu: { readonly fractionOfCore: number }; readonly cpuMsPer1000Nodes: number; readonly loopLag: { readonly p99: number }; readonly saturated: boolean; readonly reasons: ReadonlyArray<string> }
@@ -94,20 +94,28 @@ interface ClusterView {
   }
 }
 
-const clock = (ms: number): string => {
-  const s = Math.round(ms / 1000)
-  return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s` : `${s}s`
+
+/**
+ * The pods of a cluster run: those placed on the nodes at the start (`podsPerNode`) and those started Running, which
+ * include the pods a scheduler bound during the run.
+ */
+export const podsText = (seeded: number, started: number | undefined): string => {
+  if (started === undefined || started === seeded) return started === undefined || seeded === 0 ? plural(seeded, "pod") : `${plural(seeded, "pod")}, all started`
+  if (seeded === 0) return `${plural(started, "pod")} started (none placed at the start: bound during the run)`
+  if (started > seeded) return `${plural(started, "pod")} started (${seeded} placed at the start, ${started - seeded} bound during the run)`
+  return `${plural(seeded, "pod")}, ${started} started`
 }
 
-/** A simulated cluster's run in a few lines: scale, heartbeats, status, Ready changes, taints, deletions, events. */
-export const renderCluster = (raw: Readonly<Record<string, unknown>>): ReadonlyArray<string> => {
+/** A simulated cluster's run in a few lines: scale, heartbeats, status, Ready nodes and changes, taints, deletions, events, image pulls, APF. */
+export const renderCluster = (raw: Readonly<Record<string, unknown>>, context?: Omit<ApfContext, "givenUp">): ReadonlyArray<string> => {
   const c = raw as unknown as ClusterView
   const out: Array<string> = []
   const wall = c.wall ? ` in ${formatMs(c.wall.ms)} (${c.wall.virtualPerReal.toFixed(0)}× real time)` : ""
   const rt = c.realTime
-  if (rt === undefined) out.push(`simulated cluster: ${c.nodes} nodes, ${c.pods} pods, ${clock(c.durationMs)} of virtual time${wall}`)
+  const scale = `${plural(c.nodes, "node")}, ${podsText(c.pods, c.podStatusWrites)}`
+  if (rt === undefined) out.push(`simulated cluster: ${scale}, ${clock(c.durationMs)} of virtual time${wall}`)
   else {
-    out.push(`simulated nodes on the real clock: ${c.nodes} nodes, ${c.pods} pods, ${clock(c.durationMs)}`)
+    out.push(`simulated nodes on the real clock: ${scale}, ${clock(c.durationMs)}`)
     const d = rt.driver
     out.push(
       `  driver: ${(d.cpu.fractionOfCore * 100).toFixed(0)} % of a core, ${(d.cpuMsPer1000Nodes / 1000).toFixed(1)} CPU-s per 1,000 nodes, loop lag p99 ${formatMs(d.loopLag.p99)}` +
@@ -116,10 +124,10 @@ export const renderCluster = (raw: Readonly<Record<string, unknown>>): ReadonlyA
     const errors = Object.entries(rt.errorsByCode)
     const statusLatency = rt.statusLatency.count === 0 ? "no status patches" : `status patch latency p50 ${formatMs(rt.statusLatency.p50)}, p99 ${formatMs(rt.statusLatency.p99)}`
     out.push(`  ${statusLatency}; failed requests: ${errors.length === 0 ? "none" : errors.map(([code, n]) => `${code} ×${n}`).join(", ")}`)
-    if (rt.podStartup) out.push(`  pod start-up (create → observed Running): ${rt.podStartup.observedRunning} pods, p50 ${formatMs(rt.podStartup.createToObserved.p50)}, p99 ${formatMs(rt.podStartup.createToObserved.p99)}`)
-    if (rt.adopted > 0 || rt.foreignNodes.length > 0) out.push(`  adopted ${rt.adopted} nodes; left alone (not clustersim's): ${rt.foreignNodes.length === 0 ? "none" : rt.foreignNodes.slice(0, 5).join(", ")}`)
+    if (rt.podStartup) out.push(`  pod start-up (create → observed Running): ${plural(rt.podStartup.observedRunning, "pod")}, p50 ${formatMs(rt.podStartup.createToObserved.p50)}, p99 ${formatMs(rt.podStartup.createToObserved.p99)}`)
+    if (rt.adopted > 0 || rt.foreignNodes.length > 0) out.push(`  adopted ${plural(rt.adopted, "node")}; left alone (not clustersim's): ${rt.foreignNodes.length === 0 ? "none" : rt.foreignNodes.slice(0, 5).join(", ")}`)
     const left = rt.cleanup.left
-    out.push(`  ${rt.cleanup.deleted ? "cleaned up" : "left on the target"}: ${left.nodes} nodes, ${left.leases} leases, ${left.pods} pods${rt.cleanup.deleted ? " remain" : ""}`)
+    out.push(`  ${rt.cleanup.deleted ? "cleaned up" : "left on the target"}: ${plural(left.nodes, "node")}, ${plural(left.leases, "lease")}, ${plural(left.pods, "pod")}${rt.cleanup.deleted ? " remain" : ""}`)
   }
   // a simulated run's latencies come from the service-time model, not from the host (docs/apf.md)
   const modelled = c.serverModel !== undefined ? " (modelled)" : ""
@@ -128,6 +136,12 @@ export const renderCluster = (raw: Readonly<Record<string, unknown>>): ReadonlyA
       `renew latency${modelled} p50 ${formatMs(c.leaseRenewLatency.p50)}, p99 ${formatMs(c.leaseRenewLatency.p99)}`
   )
   out.push(`  node status: ${c.nodeStatus.checks} checks, ${c.nodeStatus.patches} patches`)
+  const ready = readyNodesFigures(c.readyTimeline)
+  if (ready !== undefined)
+    out.push(
+      `  Ready nodes: ${ready.atEnd} of ${c.nodes} at the end` +
+        (ready.fewest ? `, fewest ${ready.fewest.count} at ${clock(ready.fewest.atMs)}` : ready.peak === c.nodes ? ", no node left Ready" : `, at most ${ready.peak}`)
+    )
   const changed = Object.entries(c.readyTimeline).filter(([, t]) => t.length > 1)
   for (const [node, t] of changed.slice(0, 10))
     out.push(`  ${node}: Ready ${t.map(([at, status]) => `${status}@${clock(at)}`).join(" → ")}`)
@@ -135,6 +149,7 @@ export const renderCluster = (raw: Readonly<Record<string, unknown>>): ReadonlyA
   out.push(`  taint changes: ${c.taints.length}   pod deletions: ${c.podDeletions.length}   evictions: ${c.evictions?.length ?? 0}`)
   const reasons = Object.entries(c.events.byReason).sort(([a], [b]) => a.localeCompare(b))
   if (reasons.length > 0) out.push(`  events: ${reasons.map(([r, n]) => `${r} ${n}`).join(", ")}`)
+  if (c.images !== undefined) out.push(...renderImagePulls(c.images))
   if (c.serverModel !== undefined) {
     const p = c.serverModel.parameters
     out.push(
@@ -143,10 +158,13 @@ export const renderCluster = (raw: Readonly<Record<string, unknown>>): ReadonlyA
         `, APF ${p.apf ? "on" : "off"}` +
         (p.readDispersion !== undefined || p.writeDispersion !== undefined ? `, p99 ÷ p50 read ${p.readDispersion ?? 1} write ${p.writeDispersion ?? 1}` : "")
     )
-    for (const [name, l] of Object.entries(c.serverModel.priorityLevels ?? {})) {
+    const levels = c.serverModel.priorityLevels ?? {}
+    for (const [name, l] of Object.entries(levels)) {
       if (l.dispatched === 0 && l.rejected === 0) continue
-      out.push(`    ${name}: ${l.seats} seats, ${l.dispatched} dispatched, ${l.rejected} rejected (429), queue wait p99 ${formatMs(l.queueWaitMs.p99)}`)
+      out.push(`    ${levelLine(name, l)}`)
     }
+    const reading = apfReading(levels, { workload429s: context?.workload429s ?? 0, givenUp: c.serverModel.givenUp ?? 0, ...(context?.outcome ? { outcome: context.outcome } : {}) })
+    if (reading !== undefined) out.push(`  ${reading}`)
   }
   return out
 }
@@ -155,6 +173,9 @@ interface SectionsView {
   readonly scheduler?: {
     readonly podsCreated: number
     readonly binds: number
+    /** Absent in artifacts before they were counted apart: then `binds` counts every pod bound. */
+    readonly podsBound?: number
+    readonly otherPodsBound?: number
     readonly leaseTransitions: number
     readonly failover?: { readonly killedAtMs: number; readonly leaderLostToNewLeaderMs?: number; readonly newLeaderToFirstBindMs?: number }
   }
@@ -170,15 +191,26 @@ export const renderSections = (raw: Readonly<Record<string, unknown>>): Readonly
   const s = Object.fromEntries(Object.entries(raw).filter(([name]) => !unfinished.some(([n]) => n === name))) as SectionsView
   if (s.scheduler) {
     const f = s.scheduler.failover
-    out.push(`scheduler: ${s.scheduler.binds} of ${s.scheduler.podsCreated} pods bound, ${s.scheduler.leaseTransitions} leader transitions`)
+    const sc = s.scheduler
+    const own = sc.podsBound ?? Math.min(sc.binds, sc.podsCreated)
+    const others = sc.otherPodsBound ?? Math.max(0, sc.binds - sc.podsCreated)
+    // the scheduler binds every pod without a node it sees: a user's or the load's pods count apart from the section's
+    out.push(
+      `scheduler: bound ${own} of the ${plural(sc.podsCreated, "pod")} it created` +
+        (others > 0 ? ` and ${plural(others, "pod")} created by others` : "") +
+        (typeof sc.leaseTransitions === "number" ? `, ${plural(sc.leaseTransitions, "leader transition")}` : "")
+    )
     if (f)
       out.push(
-        `  failover: leader killed at ${clock(f.killedAtMs)}, new leader after ${f.leaderLostToNewLeaderMs === undefined ? "—" : formatMs(f.leaderLostToNewLeaderMs)}, ` +
-          `first bind ${f.newLeaderToFirstBindMs === undefined ? "—" : `+${formatMs(f.newLeaderToFirstBindMs)}`}`
+        `  failover: leader killed at ${clock(f.killedAtMs)}, ` +
+          (f.leaderLostToNewLeaderMs === undefined
+            ? "no new leader by the end"
+            : `new leader after ${formatMs(f.leaderLostToNewLeaderMs)}, ` +
+              (f.newLeaderToFirstBindMs === undefined ? "no bind by it" : f.newLeaderToFirstBindMs === 0 ? "its first bind at once" : `its first bind ${formatMs(f.newLeaderToFirstBindMs)} later`))
       )
   }
   if (s.eviction) {
-    out.push(`eviction: ${s.eviction.evictions.length} pods evicted`)
+    out.push(`eviction: ${plural(s.eviction.evictions.length, "pod")} evicted`)
     for (const e of s.eviction.evictions) out.push(`  ${clock(e.atMs)} ${e.pod} (${e.signal})`)
   }
   return out
@@ -204,7 +236,7 @@ export const renderSummary = (a: RunArtifact): string => {
       String(s.dropped)
     ])
   }
-  if (a.cluster) out.push(...renderCluster(a.cluster), "")
+  if (a.cluster) out.push(...renderCluster(a.cluster, { workload429s: workloadTooManyRequests(a), outcome: a.outcome }), "")
   if (a.sections) out.push(...renderSections(a.sections), "")
   if (rows.length > 1 || (!a.cluster && !a.sections)) {
     out.push(rows.length > 1 ? table(rows, 2) : "(no samples)")
@@ -242,3 +274,13 @@ export const renderSummary = (a: RunArtifact): string => {
   out.push(`${verdict[a.outcome]} (exit ${a.exitCode})`)
   return out.join("\n")
 }
+
+/** The run's last lines: where its files are (`report:` first, the file a person opens). */
+export const renderOutputFiles = (files: { readonly runJson?: string; readonly html?: string; readonly junit?: string }): string =>
+  [
+    ...(files.html !== undefined ? [`report: ${files.html}`] : []),
+    ...(files.runJson !== undefined ? [`artifact: ${files.runJson}`] : []),
+    ...(files.junit !== undefined ? [`junit: ${files.junit}`] : [])
+  ]
+    .map((l) => l + "\n")
+    .join("")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What `npm run test:system` drives besides this package (README "Tests"), run before it as `pretest:system`: the
 # official Node client's own package with node@22 (test/system/compat/client-node), installed here when missing;
-# from Debian openssl (the fast tier uses it too), the official Python client and Chromium, named with the command
+# from Debian openssl (the fast tier uses it too), the official Python client, Chromium and Prometheus, named with the command
 # that installs them when missing (.ci/run installs them). kubectl is used where the machine has it
 # (test/system/compat/support/clients.ts).
 set -euo pipefail
@@ -14,6 +14,7 @@ missing=()
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1 || missing+=(python3-kubernetes)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+{ command -v prometheus && command -v promtool; } >/dev/null 2>&1 || missing+=(prometheus)
 if ((${#missing[@]})); then
   echo "test:system needs Debian packages: apt-get update && apt-get install -y ${missing[*]}" >&2
   exit 1

@@ -36,6 +36,8 @@ const send = (child: ChildProcess, m: ToWorker) => Effect.sync(() => void (child
 export const startWorkers = (o: {
   readonly count: number
   readonly file: string
+  readonly sets?: ReadonlyArray<string>
+  readonly env?: Readonly<Record<string, string>>
   readonly seed: number
   readonly runTag: string
   readonly client: Omit<HttpClientOptions, "traffic">
@@ -60,7 +62,7 @@ export const startWorkers = (o: {
           })
           child.once("error", (e) => fail(e.message))
           child.once("exit", (code, signal) => fail(`exited (${signal ?? `exit ${code}`}) before reporting`))
-          child.send({ type: "config", config: { file: o.file, seed: o.seed, runTag: o.runTag, segment, client: o.client, originMs: o.originMs } } satisfies ToWorker)
+          child.send({ type: "config", config: { file: o.file, ...(o.sets ? { sets: o.sets } : {}), ...(o.env ? { env: o.env } : {}), seed: o.seed, runTag: o.runTag, segment, client: o.client, originMs: o.originMs } } satisfies ToWorker)
           return { child, ready, done }
         }),
         ({ child }) => Effect.sync(() => void (child.exitCode === null && child.kill("SIGTERM")))

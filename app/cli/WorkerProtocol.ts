@@ -12,6 +12,10 @@ import type { ActionReport } from "../../src/loadgen/Artifact.js"
 
 export interface WorkerConfig {
   readonly file: string
+  /** The run's `--set` overrides, applied to the file as the coordinator applied them. */
+  readonly sets?: ReadonlyArray<string>
+  /** The coordinator's values of the variables the file refers to (`${VAR}`). */
+  readonly env?: Readonly<Record<string, string>>
   readonly seed: number
   readonly runTag: string
   readonly segment: ExecutionSegment

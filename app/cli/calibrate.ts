@@ -12,6 +12,7 @@ import { ApiClient } from "../../src/client/ApiClient.js"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import type { LoadingEnvironment } from "../../src/client/KubeconfigLoading.js"
 import { describeTarget, isLocalTarget, resolveTarget, type TargetValues } from "./target.js"
+import { unreachable } from "./preflight.js"
 
 /** The target flags as `run` takes them (./targetFlags.ts): a URL, or a kubeconfig context. */
 export interface CalibrateCommandOptions extends TargetValues {
@@ -91,6 +92,11 @@ export const calibrateCommand = (o: CalibrateCommandOptions): Effect.Effect<Cali
       ...(o.stepMs !== undefined ? { stepMs: o.stepMs } : {}),
       ...(o.paceMs !== undefined ? { paceMs: o.paceMs } : {}),
       progress: (line) => err(`${line}\n`)
+    }
+    const down = yield* unreachable(target.right)
+    if (down !== undefined) {
+      err(`clustersim calibrate: ${down}\n`)
+      return { exitCode: ExitCode.RunError }
     }
     const measured = yield* Effect.either(probe(options).pipe(Effect.provide(ApiClient.layerHttp(target.right.options))))
     if (Either.isLeft(measured)) {

@@ -6,189 +6,50 @@
  */
 import { Args, CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
-import { Console, Effect, Layer, Option } from "effect"
+import { Console, Context, Effect, HashMap, Layer, Option } from "effect"
 import { fileURLToPath } from "node:url"
-import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
-import { runHttpServer } from "../../simulator/apiserver/HttpServer.js"
-import { writeKubeconfig } from "../../simulator/apiserver/auth/Certificates.js"
-import { schedulerCommand } from "../../simulator/scheduler/SchedulerCommand.js"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
-import { scenarioJsonSchema } from "../scenario/jsonSchema.js"
-import { calibrateCommand } from "./calibrate.js"
-import { compareCommand } from "./compare.js"
-import { seedDemoCluster } from "./demo.js"
-import { connectionCap, openFilesLimit, ownDescriptors } from "./DescriptorLimit.js"
-import { FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flags.js"
-import { reportRuns } from "./report.js"
+import { wantsColor } from "./Color.js"
+import { builtIns, cliConfig, commandProblem, FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flags.js"
+import { commandHelpOf, defaultsTo, type Example, renderCommandHelp, renderRootHelp, type Style, summaryOf } from "./Help.js"
 import type { StopSignal } from "./artifact.js"
-import { runCommand, type RunCommandOptions } from "./run.js"
-import { openAccessWarning, resolveServeSecurity } from "./serveSecurity.js"
-import { layerStderrLogger } from "./StderrLogger.js"
 import { describeTarget, resolveTarget } from "./target.js"
 import { sideOptions, sidesOf, targetFlagNames, targetOptions, type TargetOptionValues, targetValuesOf } from "./targetFlags.js"
-import { validateFiles } from "./validate.js"
-
-/** The exit code a handler decided; @effect/cli handlers return void. */
-let exitCode: number = ExitCode.Pass
-const exitWith = (code: number) => Effect.sync(() => void (exitCode = code))
-
-const usageError = (message: string) =>
-  Effect.sync(() => {
-    process.stderr.write(`clustersim: ${message}\nRun "clustersim help" for usage.\n`)
-    exitCode = ExitCode.InvalidInput
-  })
-
-const stderrLine = (line: string) => void process.stderr.write(`${line}\n`)
-
-const optionalText = (name: string, description: string) => Options.text(name).pipe(Options.withDescription(description), Options.optional)
-
-/** An integer flag whose error names it (`--port: not an integer: "abc"`). */
-const integerFlag = (name: string, description: string) =>
-  Options.text(name).pipe(
-    Options.withPseudoName("N"),
-    Options.withDescription(description),
-    Options.mapEffect((text) =>
-      /^[+-]?\d+$/.test(text.trim()) ? Effect.succeed(Number(text)) : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name}: not an integer: "${text}"`)))
-    )
-  )
-const value = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
-
-// ---------------------------------------------------------------------------------------------
-// serve
-// ---------------------------------------------------------------------------------------------
-
-const serveOptions = {
-  host: Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("Address to bind (loopback by default).")),
-  port: integerFlag("port", "Port to listen on; 0 picks a free one.").pipe(Options.withDefault(6443)),
-  seed: integerFlag("seed", "Seed of the server's random choices.").pipe(Options.withDefault(1)),
-  admin: Options.boolean("admin").pipe(
-    Options.withDescription("Enable POST /clustersim/compact, /clustersim/drop-watches, /clustersim/pause?seconds=N (failure steps).")
-  ),
-  demo: Options.boolean("demo").pipe(Options.withDescription("Seed a small demo cluster (nodes, pods, config maps).")),
-  historyWindow: Options.text("history-window").pipe(Options.withDefault("5m"), Options.withDescription("Watch history kept before compaction (Go duration).")),
-  bookmarkInterval: Options.text("bookmark-interval").pipe(Options.withDefault("1m"), Options.withDescription("Interval of watch bookmarks (Go duration).")),
-  requestTimeout: Options.text("request-timeout").pipe(
-    Options.withDefault("60s"),
-    Options.withDescription("Non-watch requests not answered in this time get 504 (Go duration; 0 turns it off, the 32 s header timeout stays). See docs/limits.md.")
-  ),
-  maxConnections: integerFlag("max-connections", "Open connections; one more is answered 429 and closed. Lowered to the open-file limit less 64 (said on stderr). See docs/limits.md.").pipe(Options.withDefault(4096)),
-  watchBufferSize: integerFlag("watch-buffer-size", "Events buffered per watch before a slow watcher is dropped (the scenario's server.watchBufferSize).").pipe(Options.optional),
-  addedLatency: Options.text("added-latency").pipe(
-    Options.withDefault("0s"),
-    Options.withDescription("Wait this long before answering each request (Go duration): a slower server or network, e.g. to try clustersim compare (docs/compare.md).")
-  ),
-  tls: Options.boolean("tls").pipe(
-    Options.withDescription("Serve HTTPS with a generated CA, serving certificate and admin client certificate; prints the kubeconfig path (docs/auth.md).")
-  ),
-  certDir: optionalText("cert-dir", "Where --tls writes its certificates and kubeconfig (default: a new temporary directory)."),
-  tlsCertFile: optionalText("tls-cert-file", "Serving certificate (PEM) for HTTPS, with --tls-private-key-file."),
-  tlsPrivateKeyFile: optionalText("tls-private-key-file", "Private key (PEM) of --tls-cert-file."),
-  clientCaFile: optionalText("client-ca-file", "Client certificates signed by this CA authenticate: user = CN, groups = O."),
-  tokenAuthFile: optionalText("token-auth-file", 'Static bearer tokens, CSV lines token,user,uid,"group1,group2".'),
-  anonymousAuth: Options.text("anonymous-auth").pipe(
-    Options.withDefault("true"),
-    Options.withDescription("Requests without credentials are system:anonymous (true) or 401 (false).")
-  ),
-  authorizationMode: Options.text("authorization-mode").pipe(
-    Options.withDefault("AlwaysAllow"),
-    Options.withDescription("AlwaysAllow (default) or RBAC (roles and bindings; bootstrap roles such as cluster-admin for system:masters).")
-  )
-}
-
-const serveHandler = (o: {
-  host: string
-  port: number
-  seed: number
-  admin: boolean
-  demo: boolean
-  historyWindow: string
-  bookmarkInterval: string
-  requestTimeout: string
-  maxConnections: number
-  watchBufferSize: Option.Option<number>
-  addedLatency: string
-  tls: boolean
-  certDir: Option.Option<string>
-  tlsCertFile: Option.Option<string>
-  tlsPrivateKeyFile: Option.Option<string>
-  clientCaFile: Option.Option<string>
-  tokenAuthFile: Option.Option<string>
-  anonymousAuth: string
-  authorizationMode: string
-}) =>
-  Effect.gen(function* () {
-    if (o.port < 0 || o.port > 65535) return yield* usageError(`--port: invalid port "${o.port}"`)
-    const historyWindowMs = yield* parseDurationFlag("--history-window", o.historyWindow)
-    const bookmarkIntervalMs = yield* parseDurationFlag("--bookmark-interval", o.bookmarkInterval)
-    const requestTimeoutMs = yield* parseDurationFlag("--request-timeout", o.requestTimeout)
-    if (requestTimeoutMs < 0) return yield* usageError(`--request-timeout: must not be negative, got "${o.requestTimeout}"`)
-    if (o.maxConnections < 1) return yield* usageError(`--max-connections: must be at least 1, got ${o.maxConnections}`)
-    const addedLatencyMs = yield* parseDurationFlag("--added-latency", o.addedLatency)
-    if (Option.isSome(o.watchBufferSize) && o.watchBufferSize.value < 1) return yield* usageError(`--watch-buffer-size: must be at least 1, got ${o.watchBufferSize.value}`)
-    const watchBuffer = Option.isSome(o.watchBufferSize) ? { watchBufferSize: o.watchBufferSize.value } : {}
-    const security = yield* resolveServeSecurity(o.host, {
-      tls: o.tls,
-      certDir: value(o.certDir),
-      tlsCertFile: value(o.tlsCertFile),
-      tlsPrivateKeyFile: value(o.tlsPrivateKeyFile),
-      clientCaFile: value(o.clientCaFile),
-      tokenAuthFile: value(o.tokenAuthFile),
-      anonymousAuth: o.anonymousAuth,
-      authorizationMode: o.authorizationMode
-    })
-    const warning = openAccessWarning(o.host, security)
-    if (warning !== undefined) process.stderr.write(warning + "\n")
-    const server = ApiServer.layer({
-      seed: o.seed,
-      historyWindowMs,
-      bookmarkIntervalMs,
-      ...watchBuffer,
-      authentication: security.authentication,
-      authorizationMode: security.authorizationMode
-    })
-    const fileLimit = openFilesLimit()
-    const maxConnections = connectionCap(o.maxConnections, fileLimit)
-    if (maxConnections < o.maxConnections)
-      process.stderr.write(
-        `clustersim: --max-connections ${o.maxConnections} lowered to ${maxConnections}: this process may open ${fileLimit} files (ulimit -Hn) and keeps ${ownDescriptors} for its own (docs/limits.md)\n`
-      )
-    const limits = { requestTimeoutMs: Math.round(requestTimeoutMs), maxConnections }
-    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, limits, addedLatencyMs, tls: security.tls }, (s) =>
-      Effect.gen(function* () {
-        yield* Console.log(`clustersim API server listening on ${s.url}`)
-        const kubeconfig = security.pki ? yield* Effect.orDie(writeKubeconfig(s.url, security.pki)) : undefined
-        if (kubeconfig !== undefined) yield* Console.log(`kubeconfig (admin client certificate): ${kubeconfig}`)
-        if (o.demo) {
-          yield* Console.log(yield* seedDemoCluster)
-          yield* Console.log(kubeconfig !== undefined ? `Try: kubectl --kubeconfig ${kubeconfig} get pods -A` : `Try: kubectl --server ${s.url} get pods -A`)
-        }
-      })
-    ).pipe(Effect.provide(Layer.merge(server, layerStderrLogger)))
-  }).pipe(Effect.catchIf((e): e is FlagError => e instanceof FlagError, (e) => usageError(e.message)))
-
-const serve = Command.make("serve", serveOptions, (o) => serveHandler({ ...o, demo: o.demo })).pipe(
-  Command.withDescription('Run the simulated API server on a real socket (HTTP, or HTTPS with --tls). Prints "clustersim API server listening on http(s)://HOST:PORT" first; Ctrl-C stops it.')
-)
+import type { RunCommandOptions, RunCommandResult } from "./run.js"
+import { decidedExitCode, durationFlag, exitWith, integerFlag, load, optionalText, resetExitCode, stderrLine, usageError, value } from "./CommandParts.js"
+import { serve } from "./serveCommand.js"
 
 // ---------------------------------------------------------------------------------------------
 // run, start
 // ---------------------------------------------------------------------------------------------
 
+/** `--set path=value`, repeatable (app/scenario/SetOverrides.ts). */
+const setOption = Options.text("set").pipe(
+  Options.withPseudoName("path=value"),
+  Options.repeated,
+  Options.optional,
+  Options.withDescription(
+    "Override one scenario field before validation, e.g. cluster.nodes=5000 or cluster.serviceTime.apf=false; repeatable, applied in order. The value is typed by the field (number, true/false, duration text like 30s). Default: none (docs/scenarios.md \"Overrides\")."
+  )
+)
+
 const runOptions = {
   ...targetOptions,
-  out: optionalText("out", "Directory for run.json, latency.svg and report.html (default reports/runs/<timestamp>-<name>/)."),
+  out: optionalText("out", "Directory for run.json, latency.svg and report.html (default runs/<timestamp>-<name>/).", "DIR"),
   seed: integerFlag("seed", "Overrides the scenario's seed.").pipe(Options.optional),
-  junit: optionalText("junit", "Also write the threshold results as junit.xml to this file."),
+  junit: optionalText("junit", "Also write the threshold results as JUnit XML to this file.", "FILE"),
   workers: integerFlag(
     "workers",
     "Generator processes sharing every action's rate (k6 execution segments; docs/scenarios.md \"Workers\"). Default: the scenario's generator.workers, else the cores less one for a local server."
   ).pipe(Options.optional),
+  set: setOption,
   cleanup: Options.boolean("cleanup").pipe(
     Options.withDescription("A cluster scenario with a --target: delete the nodes, leases and pods the run owns (label clustersim.io/simulated=true) at its end or on Ctrl-C.")
   )
 }
 
 type RunFlags = TargetOptionValues & {
+  set: Option.Option<Array<string>>
   out: Option.Option<string>
   seed: Option.Option<number>
   junit: Option.Option<string>
@@ -208,6 +69,12 @@ const stopSignal = Effect.async<StopSignal>((resume) => {
   })
 })
 
+/**
+ * Where `run` and `start` hand the options their flags made: the run pipeline (`runCommand`). A test provides its
+ * own to see what the real parser made of a command line (test/cli/runFlags.test.ts).
+ */
+export class RunEntry extends Context.Tag("clustersim/cli/RunEntry")<RunEntry, (options: RunCommandOptions) => Effect.Effect<RunCommandResult>>() {}
+
 /** `ambient: false` (`start`): the embedded server unless a flag names another target. */
 const runScenarioFile = (file: string, o: RunFlags, ambient = true) =>
   Effect.gen(function* () {
@@ -222,10 +89,11 @@ const runScenarioFile = (file: string, o: RunFlags, ambient = true) =>
       ...(Option.isSome(o.seed) ? { seed: o.seed.value } : {}),
       ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {}),
       ...(Option.isSome(o.workers) ? { workers: o.workers.value } : {}),
-      ...(o.cleanup ? { cleanup: true } : {})
+      ...(o.cleanup ? { cleanup: true } : {}),
+      sets: Option.getOrElse(o.set, () => [])
     }
     if (options.workers !== undefined && options.workers < 1) return yield* usageError(`--workers: must be at least 1, got ${options.workers}`)
-    const result = yield* runCommand(options)
+    const result = yield* (yield* RunEntry)(options)
     yield* exitWith(result.exitCode)
   })
 
@@ -233,7 +101,7 @@ const run = Command.make("run", { scenario: Args.text({ name: "scenario.yaml" })
   runScenarioFile(o.scenario, o)
 ).pipe(
   Command.withDescription(
-    "Run a scenario and print a summary; writes run.json, latency.svg and report.html to --out. Exit 0 pass, 99 thresholds breached, 2 invalid input, 1 run error, 130 / 143 stopped by SIGINT / SIGTERM (partial artifact written)."
+    "Run a scenario and print a summary. Writes run.json, latency.svg and report.html to --out; Ctrl-C or SIGTERM stops the run and still writes what it measured."
   )
 )
 
@@ -241,30 +109,37 @@ const run = Command.make("run", { scenario: Args.text({ name: "scenario.yaml" })
 const quickstart = fileURLToPath(new URL("../../../scenarios/quickstart.yaml", import.meta.url))
 
 const start = Command.make("start", runOptions, (o) => runScenarioFile(quickstart, o, false)).pipe(
-  Command.withDescription("Run scenarios/quickstart.yaml (about 30 s) on the embedded server (npm start); a kubeconfig only with --kubeconfig or --context.")
+  Command.withDescription(
+    "Run scenarios/quickstart.yaml (about 30 s), as npm start does. On the embedded server; a kubeconfig only with --kubeconfig or --context."
+  )
 )
 
 // ---------------------------------------------------------------------------------------------
 // validate, report, schema
 // ---------------------------------------------------------------------------------------------
 
-const validate = Command.make("validate", { files: Args.text({ name: "file" }).pipe(Args.atLeast(1), Args.withDescription("Scenario or NodeAgentConfiguration files.")) }, (o) =>
-  exitWith(validateFiles(o.files, (s) => process.stdout.write(s), (s) => process.stderr.write(s)))
-).pipe(Command.withDescription("Check Scenario and NodeAgentConfiguration files; errors as file:line:col: field: message; exit 2 if any is invalid."))
+const validate = Command.make(
+  "validate",
+  { files: Args.text({ name: "file" }).pipe(Args.atLeast(1), Args.withDescription("Scenario or NodeAgentConfiguration files.")), set: setOption },
+  (o) =>
+    Effect.flatMap(load(() => import("./validate.js")), ({ validateFiles }) =>
+      exitWith(validateFiles(o.files, (s) => process.stdout.write(s), (s) => process.stderr.write(s), { sets: Option.getOrElse(o.set, () => []) }))
+    )
+).pipe(Command.withDescription("Check Scenario and NodeAgentConfiguration files without running them. Errors print as file:line:col: field: message; exit 2 if any file is invalid."))
 
 const report = Command.make(
   "report",
   {
     files: Args.text({ name: "run.json" }).pipe(Args.atLeast(1), Args.withDescription("A stored run artifact; two or more are compared (as compare does).")),
     html: Options.boolean("html").pipe(Options.withDescription("Write the HTML report (report.html, or compare.html for several runs, beside the first run.json; or --out FILE).")),
-    out: optionalText("out", "Where --html writes the report."),
-    junit: optionalText("junit", "Write the threshold results as junit.xml to this file (one run).")
+    out: optionalText("out", "Where --html writes the report.", "FILE"),
+    junit: optionalText("junit", "Write the threshold results as JUnit XML to this file (one run).", "FILE")
   },
-  (o) => Effect.flatMap(reportRuns({ files: o.files, html: o.html, out: value(o.out), junit: value(o.junit) }), exitWith)
-).pipe(Command.withDescription("Print the summary of a stored run.json again; --html re-renders its HTML report. Several runs: their comparison."))
+  (o) => Effect.flatMap(load(() => import("./report.js")), ({ reportRuns }) => Effect.flatMap(reportRuns({ files: o.files, html: o.html, out: value(o.out), junit: value(o.junit) }), exitWith))
+).pipe(Command.withDescription("Print the summary of a stored run.json again. --html re-renders its HTML report; several runs print their comparison."))
 
-const schema = Command.make("schema", {}, () => Console.log(JSON.stringify(scenarioJsonSchema(), null, 2))).pipe(
-  Command.withDescription("Print the scenario JSON Schema (scenarios/scenario.schema.json).")
+const schema = Command.make("schema", {}, () => Effect.flatMap(load(() => import("../scenario/jsonSchema.js")), ({ scenarioJsonSchema }) => Console.log(JSON.stringify(scenarioJsonSchema(), null, 2)))).pipe(
+  Command.withDescription("Print the scenario JSON Schema (as scenarios/scenario.schema.json), for editors' completion and checks.")
 )
 
 // ---------------------------------------------------------------------------------------------
@@ -279,13 +154,23 @@ const compare = Command.make(
       Args.withDescription("With --target: one scenario file. Otherwise: one argument per side — a run.json, a directory of rounds, or files joined by commas.")
     ),
     ...sideOptions,
-    rounds: integerFlag("rounds", "Counted rounds per target (default 3; 5 or more to judge p99); each round's order is balanced so drift cancels.").pipe(Options.withDefault(3)),
-    warmupRounds: integerFlag("warmup-rounds", "Rounds run first and not counted: a fresh server's first run pays for its JIT and caches (default 1).").pipe(Options.withDefault(1)),
-    out: optionalText("out", "Directory for the rounds' artifacts, compare.json and compare.html (default reports/compare/<timestamp>/)."),
-    failIf: Options.text("fail-if").pipe(Options.repeated, Options.optional, Options.withDescription('Exit 99 when a rule holds for a series, e.g. "p99 ratio > 1.2" (significant ratios only).')),
-    select: optionalText("select", 'Only series with these tags, e.g. "operation:LIST,phase:steady" (default: all but setup).'),
-    level: Options.float("level").pipe(Options.withDescription("Confidence level of the intervals (default 0.99)."), Options.optional),
-    seed: integerFlag("seed", "Overrides the scenario's seed in every round.").pipe(Options.optional)
+    rounds: integerFlag("rounds", "Counted rounds per target (5 or more to judge p99); each round's order is balanced so drift cancels.").pipe(defaultsTo(3)),
+    warmupRounds: integerFlag("warmup-rounds", "Rounds run first and not counted: a fresh server's first run pays for its JIT and caches.").pipe(defaultsTo(1)),
+    out: optionalText("out", "Directory for the rounds' artifacts, compare.json and compare.html (default runs/compare/<timestamp>/).", "DIR"),
+    failIf: Options.text("fail-if").pipe(
+      Options.withPseudoName("RULE"),
+      Options.repeated,
+      Options.optional,
+      Options.withDescription('Exit 99 when a rule holds for a series, e.g. "p99 ratio > 1.2" (significant ratios only).')
+    ),
+    select: optionalText("select", 'Only series with these tags, e.g. "operation:LIST,phase:steady" (default: all but setup).', "TAGS"),
+    level: Options.float("level").pipe(Options.withPseudoName("P"), Options.withDescription("Confidence level of the intervals, between 0 and 1 (default 0.99)."), Options.optional),
+    seed: integerFlag("seed", "Overrides the scenario's seed in every round.").pipe(Options.optional),
+    allowDifferent: Options.boolean("allow-different").pipe(
+      Options.withDescription(
+        "Compare stored runs of different scenarios (a what-if: another file, --set, ${VAR}) and print the fields that differ. Default: off, such runs are refused with the differing fields named."
+      )
+    )
   },
   (flags) =>
     Effect.gen(function* () {
@@ -303,6 +188,7 @@ const compare = Command.make(
       }
       if (Option.isSome(o.level) && !(o.level.value > 0 && o.level.value < 1)) return yield* usageError(`--level: expected a number between 0 and 1, got ${o.level.value}`)
       const { renderComparisonHtml } = yield* Effect.promise(() => import("../../reports/html.js"))
+      const { compareCommand } = yield* load(() => import("./compare.js"))
       const result = yield* compareCommand({
         ...(live ? { scenario: o.inputs[0]!, targets, rounds: o.rounds, warmupRounds: o.warmupRounds } : { stored: o.inputs }),
         failIf: o.failIf,
@@ -310,13 +196,14 @@ const compare = Command.make(
         ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}),
         ...(Option.isSome(o.select) ? { select: o.select.value } : {}),
         ...(Option.isSome(o.level) ? { level: o.level.value } : {}),
-        ...(Option.isSome(o.seed) ? { seed: o.seed.value } : {})
+        ...(Option.isSome(o.seed) ? { seed: o.seed.value } : {}),
+        ...(o.allowDifferent ? { allowDifferent: true } : {})
       })
       yield* exitWith(result.exitCode)
     })
 ).pipe(
   Command.withDescription(
-    "Compare one scenario on two or more targets in interleaved rounds (--target A --target B --rounds N), or stored run.json files: per series p50/p90/p99/max, ratios with confidence intervals and a verdict (docs/compare.md)."
+    "Compare one scenario on two or more targets, or stored runs. Live: interleaved rounds on each --target; stored: run.json files or directories of rounds. Prints per series p50/p90/p99/max, ratios with confidence intervals and a verdict (docs/compare.md)."
   )
 )
 
@@ -328,24 +215,22 @@ const calibrate = Command.make(
   "calibrate",
   {
     ...targetOptions,
-    out: optionalText("out", "Write the serviceTime block here (default: standard output)."),
-    step: Options.text("step").pipe(Options.withDefault("2s"), Options.withDescription("Wall time of each probe step (Go duration, 100ms…60s).")),
-    pace: Options.text("pace").pipe(
-      Options.withDefault("50ms"),
-      Options.withDescription("A step's requests start this far apart, one at a time (Go duration; 0s: back to back).")
-    ),
+    out: optionalText("out", "Write the serviceTime block to this file (default: standard output).", "FILE"),
+    step: durationFlag("step", "2s", "Wall time of each probe step, 100ms to 60s."),
+    pace: durationFlag("pace", "50ms", "A step's requests start this far apart, one at a time; 0s sends them back to back."),
     allowRemote: Options.boolean("allow-remote").pipe(Options.withDescription("Probe a server that is not on this machine (the probe creates and deletes objects)."))
   },
   (o) =>
     Effect.gen(function* () {
       const stepMs = yield* parseDurationFlag("--step", o.step)
       const paceMs = yield* parseDurationFlag("--pace", o.pace)
+      const { calibrateCommand } = yield* load(() => import("./calibrate.js"))
       const result = yield* calibrateCommand({ ...targetValuesOf(o), stepMs, paceMs, allowRemote: o.allowRemote, ...(Option.isSome(o.out) ? { out: o.out.value } : {}) })
       yield* exitWith(result.exitCode)
     }).pipe(Effect.catchIf((e): e is FlagError => e instanceof FlagError, (e) => usageError(e.message)))
 ).pipe(
   Command.withDescription(
-    "Probe a server (GETs, LISTs of growing size, creates, watch starts; one request at a time, a few seconds per step) and write the cluster.serviceTime block that makes the simulation reproduce it (docs/calibration.md)."
+    "Measure a server and write the cluster.serviceTime block that makes the simulation reproduce it. Probes GETs, LISTs of growing size, creates and watch starts, one request at a time, a few seconds per step (docs/calibration.md)."
   )
 )
 
@@ -354,25 +239,111 @@ const calibrate = Command.make(
 // ---------------------------------------------------------------------------------------------
 
 const schedulerNote = Command.make("scheduler", {}, () => Effect.void).pipe(
-  Command.withDescription("The simulated scheduler's command line: clustersim scheduler --help lists its flags.")
+  Command.withDescription("Check a platform-scheduler (kube-scheduler) command line and configuration. clustersim scheduler --help lists the flags the simulated scheduler honours.")
 )
 
-const help = Command.make("help", {}, () => Effect.void).pipe(Command.withDescription("Show this help."))
+const help = Command.make("help", {}, () => Effect.void).pipe(Command.withDescription("Show a command's help: clustersim help <command>."))
+
+const description = "Simulate a Kubernetes-style control plane and generate load against it, or against any API server."
+const version = "0.1.0"
+const exitCodes =
+  "Exit codes: 0 pass, 99 thresholds or --fail-if breached, 2 invalid input, 1 run error; 130 / 143 stopped by SIGINT / SIGTERM (partial artifact written)."
 
 export const clustersim = Command.make("clustersim").pipe(
-  Command.withDescription("Simulate a Kubernetes-style control plane and generate load against it, or against any API server."),
+  Command.withDescription(description),
   Command.withSubcommands([run, start, serve, validate, report, compare, calibrate, schema, schedulerNote, help])
 )
 
-export const cli = Command.run(clustersim, {
-  name: "clustersim",
-  version: "0.1.0",
-  executable: "clustersim",
-  footer: HelpDoc.p("Exit codes: 0 pass, 99 thresholds or --fail-if breached, 2 invalid input, 1 run error; 130 / 143 stopped by SIGINT / SIGTERM (partial artifact written).")
-})
+export const cli = Command.run(clustersim, { name: "clustersim", version, executable: "clustersim", footer: HelpDoc.p(exitCodes) })
+
+// ---------------------------------------------------------------------------------------------
+// Help (./Help.ts lays it out)
+// ---------------------------------------------------------------------------------------------
+
+const subcommands = { run, start, serve, validate, report, compare, calibrate, schema } as const
+type Subcommand = keyof typeof subcommands
+const isSubcommand = (name: string): name is Subcommand => Object.hasOwn(subcommands, name)
+/** Every command, in the order help lists them. */
+const commandNames = [...Object.keys(subcommands), "scheduler", "help"]
+
+const examples: Record<Subcommand | "root", ReadonlyArray<Example>> = {
+  root: [
+    { comment: "A 30 s load run on the embedded server, then its HTML report", command: "clustersim run scenarios/quickstart.yaml" },
+    { comment: "A simulated API server for kubectl on port 6443, with a few objects", command: "clustersim serve --demo" }
+  ],
+  run: [
+    { comment: "The quickstart on the embedded server; artifacts in ./out", command: "clustersim run --out out scenarios/quickstart.yaml" },
+    { comment: "The same load against a server from a kubeconfig context", command: "clustersim run --kubeconfig ~/.kube/config --context kind-kind scenarios/quickstart.yaml" }
+  ],
+  start: [{ comment: "The quickstart against a kind cluster", command: "clustersim start --context kind-kind" }],
+  serve: [
+    { comment: "A server for kubectl with a small demo cluster", command: "clustersim serve --demo" },
+    { comment: "HTTPS with RBAC; prints the admin kubeconfig's path", command: "clustersim serve --tls --authorization-mode RBAC --port 0" }
+  ],
+  validate: [{ comment: "Check every shipped scenario", command: "clustersim validate scenarios/*.yaml" }],
+  report: [
+    { comment: "The summary of a stored run again", command: "clustersim report runs/2026-01-01T10-00-00Z-quickstart/run.json" },
+    { comment: "Two stored runs compared, as an HTML page", command: "clustersim report --html before/run.json after/run.json" }
+  ],
+  compare: [
+    {
+      comment: "One scenario on two servers, 5 counted rounds each; exit 99 if p99 got 20 % worse",
+      command: 'clustersim compare --target http://127.0.0.1:6443 --target http://127.0.0.1:6444 --rounds 5 --fail-if "p99 ratio > 1.2" scenarios/compare-list.yaml'
+    },
+    { comment: "Two stored runs", command: "clustersim compare before/run.json after/run.json" }
+  ],
+  calibrate: [{ comment: "Measure a kind cluster; write the block to a file", command: "clustersim calibrate --context kind-kind --out service-time.yaml" }],
+  schema: [{ comment: "The schema for an editor", command: "clustersim schema > scenario.schema.json" }]
+}
+
+const descriptorOf = (name: string) => HashMap.unsafeGet(Command.getSubcommands(clustersim), name)
+
+const style = (stream: { readonly isTTY?: boolean }): Style => ({ color: wantsColor(stream), width: 80 })
+
+/** The help text of a command, or of clustersim when `command` is undefined. */
+export const helpText = (command: Subcommand | undefined, s: Style): string => {
+  if (command !== undefined)
+    return renderCommandHelp(
+      { executable: "clustersim", name: command, help: commandHelpOf(descriptorOf(command), cliConfig), examples: examples[command], footer: exitCodes },
+      s
+    )
+  return renderRootHelp(
+    {
+      executable: "clustersim",
+      version,
+      description,
+      commands: commandNames.map((name) => ({ name, summary: summaryOf(commandHelpOf(descriptorOf(name), cliConfig).description) })),
+      examples: examples.root,
+      flags: [
+        { term: "-h, --help", text: ['Show help; for a command: clustersim <command> --help, or clustersim help <command>.'] },
+        { term: "--version", text: ["Print the version."] },
+        { term: "--completions bash|zsh|fish|sh", text: ["Print the shell's completion script."] }
+      ],
+      footer: `Run "clustersim help <command>" for a command's flags. ${exitCodes}`
+    },
+    s
+  )
+}
+
+const printHelp = (command: Subcommand | undefined) => {
+  process.stdout.write(helpText(command, style(process.stdout)))
+  return Promise.resolve(ExitCode.Pass)
+}
+
+/** A usage error (exit 2): `clustersim<where>: <message>` and where to find the usage. */
+const usageProblem = (line: string, helpCommand: string) => {
+  process.stderr.write(`clustersim${line}\nRun "${helpCommand}" for usage.\n`)
+  return Promise.resolve(ExitCode.InvalidInput)
+}
+
+/** `--help` or `-h` before `--`: the command's help instead of running it (cobra's rule). */
+const asksForHelp = (args: ReadonlyArray<string>) => {
+  const end = args.indexOf("--")
+  return (end < 0 ? args : args.slice(0, end)).some((a) => a === "--help" || a === "-h")
+}
 
 const runFlags: FlagSpec = {
-  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers"],
+  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers", "--set"],
   switches: [...targetFlagNames.switches, "--cleanup"]
 }
 const commandFlags: Record<string, FlagSpec> = {
@@ -393,40 +364,69 @@ const commandFlags: Record<string, FlagSpec> = {
       "--tls-cert-file",
       "--tls-private-key-file",
       "--client-ca-file",
+      "--kubeconfig-auth",
       "--token-auth-file",
       "--anonymous-auth",
-      "--authorization-mode"
+      "--authorization-mode",
+      "--feature-gates",
+      "--nodes",
+      "--cluster"
     ],
-    switches: ["--admin", "--demo", "--tls"]
+    switches: ["--admin", "--demo", "--tls", "--verbose", "-v"]
   },
-  validate: { values: [], switches: [] },
+  validate: { values: ["--set"], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
-  compare: { values: [...targetFlagNames.values, "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed"], switches: targetFlagNames.switches },
+  compare: {
+    values: [...targetFlagNames.values, "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed"],
+    switches: [...targetFlagNames.switches, "--allow-different"]
+  },
   calibrate: { values: [...targetFlagNames.values, "--out", "--step", "--pace"], switches: [...targetFlagNames.switches, "--allow-remote"] },
   schema: { values: [], switches: [] }
 }
 
-/** Runs the command line on `args` (without node and the script); resolves to the exit code. */
-export const main = (args: ReadonlyArray<string>): Promise<number> => {
-  exitCode = ExitCode.Pass
-  const [first, ...rest] = args
-  if (first === "scheduler") return Effect.runPromise(schedulerCommand(rest))
-  const spec = first === undefined ? undefined : commandFlags[first]
-  const problem = spec ? flagProblem(first!, rest, spec) : undefined
-  if (problem !== undefined) {
-    process.stderr.write(`clustersim ${problem}\nRun "clustersim ${first} --help" for usage.\n`)
-    return Promise.resolve(ExitCode.InvalidInput)
-  }
-  const argv = first === undefined || first === "help" ? ["--help"] : args
-  return Effect.runPromise(
-    cli(["node", "clustersim", ...argv]).pipe(
-      Effect.provide(Layer.merge(NodeContext.layer, CliConfig.layer({ showBuiltIns: true }))),
+/** The command line on `args` (without node and the script), `run` and `start` handing their options to `RunEntry`; the exit code. */
+export const commandLine = (args: ReadonlyArray<string>): Effect.Effect<number, unknown, RunEntry> =>
+  Effect.suspend(() => {
+    resetExitCode()
+    const [first, ...rest] = args
+    const done = (code: Promise<number>) => Effect.promise(() => code)
+    if (first === undefined || first === "--help" || first === "-h") return done(printHelp(undefined))
+    if (first === "help") {
+      const topic = rest[0]
+      if (topic === undefined) return done(printHelp(undefined))
+      if (topic === "scheduler") return schedulerCommand(["--help"])
+      if (isSubcommand(topic)) return done(printHelp(topic))
+      if (topic === "help" || topic === "--help" || topic === "-h") return done(printHelp(undefined))
+      return done(usageProblem(`: ${commandProblem(topic, commandNames)}`, "clustersim help"))
+    }
+    if (first === "scheduler") return schedulerCommand(rest)
+    if (first.startsWith("-")) {
+      const name = first.split("=")[0]!
+      if (![...builtIns.values, ...builtIns.switches].includes(name)) return done(usageProblem(`: unknown flag "${name}"`, "clustersim help"))
+    } else if (!isSubcommand(first)) return done(usageProblem(`: ${commandProblem(first, commandNames)}`, "clustersim help"))
+    const spec = isSubcommand(first) ? commandFlags[first] : undefined
+    const problem = spec ? flagProblem(first, rest, spec) : undefined
+    if (problem !== undefined) return done(usageProblem(` ${problem}`, `clustersim ${first} --help`))
+    if (isSubcommand(first) && asksForHelp(rest)) return done(printHelp(first))
+    return cli(["node", "clustersim", ...args]).pipe(
+      Effect.provide(Layer.merge(NodeContext.layer, CliConfig.layer(cliConfig))),
       Effect.as(undefined as number | undefined),
       Effect.catchAll((e) =>
-        // @effect/cli has printed the message (naming the flag or argument) already
-        ValidationError.isValidationError(e) ? Effect.succeed(ExitCode.InvalidInput) : Effect.fail(e)
+        // @effect/cli has printed the message (naming the flag or argument) already; where to read the usage follows
+        ValidationError.isValidationError(e)
+          ? Effect.sync(() => (process.stderr.write(`Run "${isSubcommand(first) ? `clustersim ${first} --help` : "clustersim help"}" for usage.\n`), ExitCode.InvalidInput))
+          : Effect.fail(e)
       ),
-      Effect.map((code) => code ?? exitCode)
+      Effect.map((code) => code ?? decidedExitCode())
     )
-  )
-}
+  })
+
+/** Runs the command line on `args` (without node and the script); resolves to the exit code. */
+/** The scheduler command, loaded when asked for. */
+const schedulerCommand = (args: ReadonlyArray<string>) =>
+  Effect.flatMap(load(() => import("../../simulator/scheduler/SchedulerCommand.js")), (m) => m.schedulerCommand(args))
+
+/** The run pipeline, loaded after the command line has been read (./run.ts). */
+const runCommand = (options: RunCommandOptions): Effect.Effect<RunCommandResult> => Effect.flatMap(load(() => import("./run.js")), (m) => m.runCommand(options))
+
+export const main = (args: ReadonlyArray<string>): Promise<number> => Effect.runPromise(Effect.provideService(commandLine(args), RunEntry, runCommand))

@@ -13,7 +13,8 @@ import { compareSides, type Comparison, type Side } from "../../src/compare/Comp
 import { evaluateFailRules, type FailRule, parseFailRule } from "../../src/compare/FailIf.js"
 import { roundOrder } from "../../src/compare/RoundOrder.js"
 import { ExitCode, parseThreshold, type Threshold } from "../../src/loadgen/Thresholds.js"
-import { readArtifact, type RunArtifact, writeAtomically } from "../../src/loadgen/Artifact.js"
+import { defaultCompareDir, readArtifact, type RunArtifact, writeAtomically } from "../../src/loadgen/Artifact.js"
+import { unreachable } from "./preflight.js"
 import { runCommand } from "./run.js"
 import type { TargetFlag } from "./target.js"
 
@@ -32,6 +33,8 @@ export interface CompareCommandOptions {
   readonly select?: string
   readonly level?: number
   readonly seed?: number
+  /** Compare runs of different scenarios (a what-if); the differing fields are printed. Default false: refused. */
+  readonly allowDifferent?: boolean
   readonly html?: (c: Comparison, sides: ReadonlyArray<Side>) => string
   /** Where the HTML goes (default `compare.html` in the out directory). */
   readonly htmlFile?: string
@@ -90,7 +93,7 @@ export const compareCommand = (o: CompareCommandOptions): Effect.Effect<CompareC
     const live = o.scenario !== undefined
     if (live && (o.stored?.length ?? 0) > 0) return invalid("give either a scenario with --target flags or stored run.json files, not both")
     let sides: Array<Side>
-    const outDir = o.outDir ?? `reports/compare/${new Date().toISOString().replace(/\.\d+Z$/, "Z").replace(/:/g, "-")}`
+    const outDir = o.outDir ?? defaultCompareDir(new Date())
     if (live) {
       const targets = o.targets ?? []
       if (targets.length < 2) return invalid(`--target: give at least two targets to compare, got ${targets.length}`)
@@ -98,6 +101,14 @@ export const compareCommand = (o: CompareCommandOptions): Effect.Effect<CompareC
       if (!Number.isInteger(rounds) || rounds < 1) return invalid(`--rounds: expected a positive integer, got ${rounds}`)
       const warmup = o.warmupRounds ?? 1
       if (!Number.isInteger(warmup) || warmup < 0) return invalid(`--warmup-rounds: expected 0 or a positive integer, got ${warmup}`)
+      // every side answers before the first round, not a round's length later (./preflight.ts)
+      for (const [i, t] of targets.entries()) {
+        const down = yield* unreachable(t)
+        if (down !== undefined) {
+          err(`clustersim compare: ${String.fromCharCode(65 + i)} (${targetText(t)}): ${down}\n`)
+          return { exitCode: ExitCode.RunError }
+        }
+      }
       const perSide: Array<Array<RunArtifact>> = targets.map(() => [])
       for (let r = 0; r < warmup + rounds; r++) {
         const counted = r >= warmup
@@ -130,7 +141,12 @@ export const compareCommand = (o: CompareCommandOptions): Effect.Effect<CompareC
       }
     }
     const pairedStored = !live && sides.every((s) => s.rounds.length === sides[0]!.rounds.length && s.rounds.length >= 2)
-    const result = compareSides(sides, { paired: live || pairedStored, ...(select ? { select } : {}), ...(o.level !== undefined ? { level: o.level } : {}) })
+    const result = compareSides(sides, {
+      paired: live || pairedStored,
+      ...(select ? { select } : {}),
+      ...(o.level !== undefined ? { level: o.level } : {}),
+      ...(o.allowDifferent === true ? { allowDifferent: true } : {})
+    })
     if (result._tag === "Refused") return invalid(`refused: ${result.reason}`)
     const hits = evaluateFailRules(rules, result.comparison)
     out(renderComparison(result.comparison, hits, rules.map((r) => r.source)) + "\n")

@@ -1,28 +1,28 @@
-/** A small seeded cluster for `npm start` / `serve --demo`: nodes, pods spread over them, config maps. */
+/**
+ * The objects `npm start` / `serve --demo` seed into its small live cluster (3 simulated nodes, app/cli/serveCluster.ts):
+ * a Deployment whose controllers make its ReplicaSet and pods, which the scheduler places and the node agents start,
+ * and a config map.
+ */
 import { Effect } from "effect"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
-import { ConfigMaps, Nodes, Pods } from "../../src/api/Resources.js"
+import { ConfigMaps, Deployments } from "../../src/api/Resources.js"
 
 export const seedDemoCluster = Effect.gen(function* () {
   const api = yield* ApiServer
-  const nodes = ["node-a", "node-b", "node-c"]
-  for (const name of nodes) {
-    yield* api.create(Nodes, {
+  yield* api.create(
+    Deployments,
+    {
       value: {
-        metadata: { name, labels: { "platform.io/hostname": name } },
-        status: { capacity: { cpu: "8", memory: "32Gi", pods: "110" }, conditions: [{ type: "Ready", status: "True" }] }
+        metadata: { name: "web", labels: { app: "web" } },
+        spec: {
+          replicas: 3,
+          selector: { matchLabels: { app: "web" } },
+          template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "web", image: "nginx:1.27", resources: { requests: { cpu: "100m", memory: "128Mi" } } }] } }
+        }
       }
-    })
-  }
-  for (let i = 0; i < 6; i++) {
-    yield* api.create(Pods, {
-      value: {
-        metadata: { name: `web-${i}`, labels: { app: "web" } },
-        spec: { nodeName: nodes[i % nodes.length], containers: [{ name: "web", image: "nginx" }] },
-        status: { phase: "Running" }
-      }
-    }, { namespace: "default" })
-  }
+    },
+    { namespace: "default" }
+  )
   yield* api.create(ConfigMaps, { value: { metadata: { name: "settings" }, data: { mode: "demo" } } }, { namespace: "default" })
-  return `seeded demo cluster: ${nodes.length} nodes, 6 pods in "default", 1 config map`
+  return `seeded demo cluster: Deployment "web" (3 pods) and 1 config map in "default"`
 }).pipe(Effect.orDie)

@@ -1,4 +1,5 @@
 /** Shared parsing of command-line flag values. */
+import { AutoCorrect, CliConfig } from "@effect/cli"
 import { Effect, Either } from "effect"
 import { parseDuration } from "../../src/api/go/Duration.js"
 
@@ -18,8 +19,37 @@ export interface FlagSpec {
   readonly switches: ReadonlyArray<string>
 }
 
-/** Flags every subcommand has from `@effect/cli`. */
-const builtIns: FlagSpec = { values: ["--completions", "--log-level"], switches: ["--help", "-h", "--wizard", "--version"] }
+/**
+ * The `@effect/cli` built-ins a subcommand accepts. `--wizard` (an interactive prompt for every flag) is refused:
+ * it is not listed in help and would hang a script waiting on stdin.
+ */
+export const builtIns: FlagSpec = { values: ["--completions", "--log-level"], switches: ["--help", "-h", "--version"] }
+
+/** The command line's settings for @effect/cli: no built-ins in help; "did you mean" within 2 edits. */
+export const cliConfig = CliConfig.make({ showBuiltIns: false, autoCorrectLimit: 2 })
+
+/**
+ * The candidate a misspelt name most likely meant: the nearest within `cliConfig.autoCorrectLimit` edits
+ * (@effect/cli's Levenshtein distance), else the only one it is a prefix of (cobra's `SuggestionsFor`).
+ */
+export const closest = (typed: string, candidates: ReadonlyArray<string>): string | undefined => {
+  let best: { name: string; distance: number } | undefined
+  for (const c of candidates) {
+    const distance = AutoCorrect.levensteinDistance(typed, c, cliConfig)
+    if (distance <= cliConfig.autoCorrectLimit && (best === undefined || distance < best.distance)) best = { name: c, distance }
+  }
+  if (best !== undefined) return best.name
+  const prefixed = typed.replace(/^-+/, "").length >= 2 ? candidates.filter((c) => c.startsWith(typed)) : []
+  return prefixed.length === 1 ? prefixed[0] : undefined
+}
+
+const didYouMean = (typed: string, candidates: ReadonlyArray<string>) => {
+  const guess = closest(typed, candidates)
+  return guess === undefined ? "" : `; did you mean "${guess}"?`
+}
+
+/** An unknown subcommand, with the likeliest one it meant (`unknown command "rn"; did you mean "run"?`). */
+export const commandProblem = (typed: string, commands: ReadonlyArray<string>): string => `unknown command "${typed}"${didYouMean(typed, commands)}`
 
 /**
  * The first unknown flag, or a value flag at the end without its value, in words that name it. The parser
@@ -32,7 +62,8 @@ export const flagProblem = (command: string, args: ReadonlyArray<string>, spec: 
     if (!arg.startsWith("-") || arg === "-") continue
     const name = arg.split("=")[0]!
     const takesValue = spec.values.includes(name) || builtIns.values.includes(name)
-    if (!takesValue && !spec.switches.includes(name) && !builtIns.switches.includes(name)) return `${command}: unknown flag "${name}"`
+    if (!takesValue && !spec.switches.includes(name) && !builtIns.switches.includes(name))
+      return `${command}: unknown flag "${name}"${didYouMean(name, [...spec.values, ...spec.switches, "--help", "--version"])}`
     if (takesValue && !arg.includes("=")) {
       if (i + 1 >= args.length) return `${command}: flag "${name}" needs a value`
       i++

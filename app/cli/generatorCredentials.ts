@@ -11,6 +11,7 @@ import { Namespaces, ServiceAccounts } from "../../src/api/Resources.js"
 import type { CredentialSource } from "../../src/client/auth/Credential.js"
 import { execCredentialSource } from "../../src/client/auth/ExecAuthenticator.js"
 import { tokenRequestRunner } from "../../src/client/auth/TokenRequestPlugin.js"
+import { type ClientError, hasStatusCode } from "../../src/client/TransportError.js"
 
 export const GeneratorServiceAccount = { namespace: "default", name: "clustersim-loadgen" } as const
 /** An hour, TokenRequest's default. */
@@ -21,7 +22,7 @@ export const generatorCredentials = (server: ApiServerImpl): Effect.Effect<Crede
     // the server's own client: the default server lets anyone in (anonymous, AlwaysAllow)
     const api = inProcessClient(server)
     const { namespace, name } = GeneratorServiceAccount
-    const exists = (e: { status: { code?: number | undefined } }) => e.status.code === 409
+    const exists = (e: ClientError) => hasStatusCode(e, 409)
     yield* Effect.catchIf(api.create(Namespaces, { metadata: { name: namespace } }), exists, () => Effect.void)
     yield* Effect.catchIf(api.create(ServiceAccounts, { metadata: { name } }, { namespace }), exists, () => Effect.void)
     return execCredentialSource({

@@ -7,6 +7,7 @@
 import { realpathSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { loadModulesSynchronouslyIfLimitLow } from "./SyncModuleLoading.js"
+import { exitWithWrapper } from "./WrapperExit.js"
 
 /** Runs the command line on `args` (without node and the script); resolves to the exit code. */
 export const main = async (args: ReadonlyArray<string>): Promise<number> => {
@@ -31,6 +32,7 @@ const invokedDirectly = (() => {
   }
 })()
 if (invokedDirectly) {
+  exitWithWrapper()
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (e) => {

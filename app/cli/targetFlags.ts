@@ -10,29 +10,37 @@ import type { TargetValues, UrlCredentialFlags } from "./target.js"
 
 type TextKey = "target" | "kubeconfig" | "context" | "token" | "ca" | "clientCert" | "clientKey"
 
-const textFlags: ReadonlyArray<{ readonly key: TextKey; readonly name: string; readonly alias?: string; readonly description: string }> = [
+const textFlags: ReadonlyArray<{ readonly key: TextKey; readonly name: string; readonly alias?: string; readonly pseudo: string; readonly description: string }> = [
   {
     key: "target",
     name: "target",
+    pseudo: "URL",
     description:
       "embedded (the simulated server on a loopback port), in-process (direct calls) or http(s)://HOST:PORT. Wins over a kubeconfig. Default: the kubeconfig context (see --kubeconfig), else embedded. A cluster scenario runs in virtual time in-process or on embedded by default, on the real clock otherwise."
   },
   {
     key: "kubeconfig",
     name: "kubeconfig",
+    pseudo: "FILE",
     description: "Kubeconfig file. Default: $KUBECONFIG (a :-separated list, merged as kubectl does), else ~/.kube/config if it exists."
   },
-  { key: "context", name: "context", description: "Kubeconfig context. Default: the kubeconfig's current-context." },
-  { key: "token", name: "token", description: "Bearer token for --target URL." },
-  { key: "ca", name: "ca", alias: "certificate-authority", description: "CA file (PEM) that verifies an https:// --target." },
-  { key: "clientCert", name: "client-cert", alias: "client-certificate", description: "Client certificate file (PEM) for an https:// --target; with --client-key." },
-  { key: "clientKey", name: "client-key", description: "Client key file (PEM) for --client-cert." }
+  { key: "context", name: "context", pseudo: "NAME", description: "Kubeconfig context. Default: the kubeconfig's current-context." },
+  { key: "token", name: "token", pseudo: "TOKEN", description: "Bearer token for --target URL." },
+  { key: "ca", name: "ca", alias: "certificate-authority", pseudo: "FILE", description: "CA file (PEM) that verifies an https:// --target." },
+  {
+    key: "clientCert",
+    name: "client-cert",
+    alias: "client-certificate",
+    pseudo: "FILE",
+    description: "Client certificate file (PEM) for an https:// --target; with --client-key."
+  },
+  { key: "clientKey", name: "client-key", pseudo: "FILE", description: "Client key file (PEM) for --client-cert." }
 ]
 
 const insecureDescription = "Do not verify an https:// --target's certificate (not with --ca)."
 
 const text = (f: (typeof textFlags)[number]) => {
-  const o = Options.text(f.name).pipe(Options.withDescription(f.description))
+  const o = Options.text(f.name).pipe(Options.withPseudoName(f.pseudo), Options.withDescription(f.description))
   return f.alias !== undefined ? Options.withAlias(o, f.alias) : o
 }
 

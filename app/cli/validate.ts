@@ -5,11 +5,27 @@ import { checkNodeAgentConfiguration } from "../../simulator/nodeagent/config/ch
 import { checkCredentialProviderConfig } from "../../simulator/nodeagent/credentialprovider/validate.js"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import { parseScenario } from "../scenario/load.js"
+import { parseSetOverrides } from "../scenario/SetOverrides.js"
+import type { Environment } from "../scenario/Substitution.js"
 
-/** Checks scenario, NodeAgentConfiguration and CredentialProviderConfig files; returns the exit code (2 if any is invalid). */
-export const validateFiles = (files: ReadonlyArray<string>, out: (s: string) => void, err: (s: string) => void): number => {
+/**
+ * Checks scenario, NodeAgentConfiguration and CredentialProviderConfig files; returns the exit code (2 if any is
+ * invalid). Scenario files are checked as `run` reads them: `${VAR}` from `env` (default `process.env`), then the
+ * `--set` overrides.
+ */
+export const validateFiles = (
+  files: ReadonlyArray<string>,
+  out: (s: string) => void,
+  err: (s: string) => void,
+  inputs: { readonly sets?: ReadonlyArray<string>; readonly env?: Environment } = {}
+): number => {
   if (files.length === 0) {
     err("clustersim: validate needs at least one file\n")
+    return ExitCode.InvalidInput
+  }
+  const sets = parseSetOverrides(inputs.sets ?? [])
+  if (Either.isLeft(sets)) {
+    err(`clustersim: ${sets.left}\n`)
     return ExitCode.InvalidInput
   }
   let code: number = ExitCode.Pass
@@ -22,6 +38,8 @@ export const validateFiles = (files: ReadonlyArray<string>, out: (s: string) => 
       code = ExitCode.InvalidInput
       continue
     }
+    const otherKind = /^kind:\s*["']?(NodeAgentConfiguration|CredentialProviderConfig)["']?\s*$/m.exec(text)?.[1]
+    if (otherKind !== undefined && sets.right.length > 0) err(`warning: ${file}: --set changes scenario files only, not this ${otherKind}\n`)
     if (/^kind:\s*["']?NodeAgentConfiguration["']?\s*$/m.test(text)) {
       const r = checkNodeAgentConfiguration(text, file, { requireFields: true })
       for (const w of r.warnings) err(`warning: ${w}\n`)
@@ -39,7 +57,7 @@ export const validateFiles = (files: ReadonlyArray<string>, out: (s: string) => 
       else out(`${file}: valid CredentialProviderConfig\n`)
       continue
     }
-    const r = parseScenario(text, file)
+    const r = parseScenario(text, file, undefined, { sets: sets.right, ...(inputs.env ? { env: inputs.env } : {}) })
     if (Either.isLeft(r)) {
       err(r.left.message + "\n")
       code = ExitCode.InvalidInput

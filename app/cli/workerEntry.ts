@@ -10,6 +10,7 @@ import type { TrafficCounter } from "../../src/client/HttpTransport.js"
 import { GeneratorHealth } from "../../src/loadgen/GeneratorHealth.js"
 import { encodeSeries, LatencyRecorder } from "../../src/loadgen/LatencyRecorder.js"
 import { parseScenario } from "../scenario/load.js"
+import { parseSetOverrides } from "../scenario/SetOverrides.js"
 import { makeRunState, runScenario } from "../scenario/Run.js"
 import { exitWithParent } from "./ChildEntry.js"
 import type { FromWorker, ToWorker, WorkerConfig } from "./WorkerProtocol.js"
@@ -20,7 +21,9 @@ const runWorker = (config: WorkerConfig, start: Deferred.Deferred<void>, stop: D
   const traffic: TrafficCounter = { bytesIn: 0, bytesOut: 0 }
   return Effect.scoped(
     Effect.gen(function* () {
-      const loaded = parseScenario(readFileSync(config.file, "utf8"), config.file)
+      // the coordinator checked these overrides already, and sends the values its `${VAR}` references had
+      const sets = Either.getOrThrow(parseSetOverrides(config.sets ?? []))
+      const loaded = parseScenario(readFileSync(config.file, "utf8"), config.file, undefined, { sets, env: config.env ?? {} })
       if (Either.isLeft(loaded)) return yield* Effect.fail(new Error(loaded.left.message))
       const health = yield* GeneratorHealth.make()
       const recorder = yield* LatencyRecorder.make({ originMs: config.originMs })

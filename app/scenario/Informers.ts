@@ -48,7 +48,7 @@ export const startInformers = (
       () =>
         Effect.gen(function* () {
           const t0 = yield* nowMillis
-          const r = yield* startReflector({ resource, namespace, labelSelector: a.labelSelector, pageSize: a.pageSize, observer }, makeVersionStore())
+          const r = yield* startReflector({ resource, namespace, labelSelector: a.labelSelector, pageSize: a.pageSize, watchList: a.watchList, observer }, makeVersionStore())
           // time to first sync, as a sample: a start is "intended" when the informer is started
           yield* Effect.forkScoped(
             Effect.gen(function* () {

@@ -10,6 +10,7 @@ import { isConnectionFailure } from "../../src/loadgen/ConnectionFailure.js"
 import type { KObject } from "../../src/api/Object.js"
 import { resolveResource, type ResourceType } from "../../src/api/Resources.js"
 import type { ApiError } from "../../src/api/Status.js"
+import type { ClientError } from "../../src/client/TransportError.js"
 import type { DirectIteration, IterationContext, Operation } from "../../src/loadgen/Arrival.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { isMeasuring } from "../../src/client/Capabilities.js"
@@ -175,7 +176,7 @@ export const makeOperation = (
   actionName: string,
   /** Per-action counters for the report: list `pages` and `items`. */
   counts: Record<string, number> = {}
-): Operation<ApiError, ApiClient | LatencyRecorder> => {
+): Operation<ClientError, ApiClient | LatencyRecorder> => {
   const { request: q, resource, namespace, set } = r
   const pickName = (): string => {
     if (q.name !== undefined) return q.name
@@ -195,14 +196,14 @@ export const makeOperation = (
    * other clients answer with the object. Over HTTP without a credential source they also come in callback form
    * (`direct`): one request per iteration with no Effect around it (docs/benchmarks.md, "Load generator").
    */
-  const measured = (verb: "GET" | "DELETE"): Operation<ApiError, ApiClient> => {
+  const measured = (verb: "GET" | "DELETE"): Operation<ClientError, ApiClient> => {
     const opts = { namespace, resourceVersion: verb === "GET" ? q.resourceVersion : undefined }
-    const effectForm = (ctx: IterationContext): Effect.Effect<void, ApiError, ApiClient> =>
+    const effectForm = (ctx: IterationContext): Effect.Effect<void, ClientError, ApiClient> =>
       counted(
         Effect.flatMap(ApiClient, (api) =>
           Effect.zipRight(
             ctx.markSent,
-            Effect.asVoid<unknown, ApiError, never>(
+            Effect.asVoid<unknown, ClientError, never>(
               isMeasuring(api) ? api.measure(verb, resource, pickName(), opts) : verb === "GET" ? api.get(resource, pickName(), opts) : api.delete(resource, pickName(), { namespace })
             )
           )
@@ -213,7 +214,7 @@ export const makeOperation = (
         ? Effect.succeed(undefined)
         : Effect.map(
             api.directMeasure(verb, resource, opts),
-            (measure): DirectIteration<ApiError> | undefined =>
+            (measure): DirectIteration<ClientError> | undefined =>
               measure &&
               ((_iteration, _intendedStart, done) =>
                 measure(pickName(), (failure) => {
@@ -226,7 +227,7 @@ export const makeOperation = (
     return Object.assign(effectForm, { direct })
   }
 
-  const body = (ctx: IterationContext): Effect.Effect<void, ApiError, ApiClient | LatencyRecorder> =>
+  const body = (ctx: IterationContext): Effect.Effect<void, ClientError, ApiClient | LatencyRecorder> =>
     Effect.gen(function* () {
       const api = yield* ApiClient
       switch (q.verb) {

@@ -7,7 +7,7 @@
  */
 import { resolveResource } from "../../src/api/Resources.js"
 import { ListPhaseNames, RelistTriggers } from "../../src/informer/RelistPhases.js"
-import { createToObservedSeries } from "../../simulator/cluster/PodStartupSli.js"
+import { createToObservedSeries } from "../../simulator/cluster/PodStartupSeries.js"
 import { withoutPullsSeries, withPullsSeries } from "../../simulator/nodeagent/images/ImagePulls.js"
 import type { SeriesPattern } from "../../src/loadgen/SeriesPattern.js"
 import { keyOf, namespaceFor, resolveRequest } from "./Operations.js"

@@ -6,7 +6,6 @@
 import { Data, Duration, Effect, Either, Option } from "effect"
 import { parseDuration } from "../../src/api/go/Duration.js"
 import type { KList } from "../../src/api/Object.js"
-import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { hasVariants } from "../../src/client/Capabilities.js"
 import type { TrafficCounter } from "../../src/client/HttpTransport.js"
@@ -36,6 +35,7 @@ import { runWatchers } from "./Watchers.js"
 import { formatPath } from "./load.js"
 import { expireTokens, TokenExpiry } from "./TokenExpiry.js"
 import type { CredentialSource } from "../../src/client/auth/Credential.js"
+import { type ClientError, hasStatusCode } from "../../src/client/TransportError.js"
 
 export class ScenarioRunError extends Data.TaggedError("ScenarioRunError")<{ readonly message: string }> {}
 
@@ -88,8 +88,8 @@ export const checkTargetSupports = (scenario: Scenario, hasAdmin: boolean): Eith
 // Setup
 // ---------------------------------------------------------------------------------------------
 
-const ignoreExists = <A, R>(e: Effect.Effect<A, ApiError, R>) =>
-  Effect.catchIf(e, (err) => err.status.code === 409, () => Effect.void)
+const ignoreExists = <A, R>(e: Effect.Effect<A, ClientError, R>) =>
+  Effect.catchIf(e, (err) => hasStatusCode(err, 409), () => Effect.void)
 
 /** Where the errors of setup's namespace creates are counted (`Progress.error`). */
 export const SetupNamespacesErrors = "setup namespaces"
@@ -282,12 +282,12 @@ const runSlowPager = (
       }
       let cont: string | undefined = token
       while (cont) {
-        const page: Either.Either<KList, ApiError> = yield* Effect.either(api.list(resource, { namespace, limit: a.limit ?? 50, continue: cont }))
+        const page: Either.Either<KList, ClientError> = yield* Effect.either(api.list(resource, { namespace, limit: a.limit ?? 50, continue: cont }))
         if (Either.isRight(page)) {
           cont = page.right.metadata?.continue || undefined
           continue
         }
-        if (page.left.status.code === 410) {
+        if (hasStatusCode(page.left, 410)) {
           counts.expired = (counts.expired ?? 0) + 1
           // client-go FullListIfExpired: one unpaginated list instead of the rest of the pages
           const full = yield* timed("full_list_after_expiry", api.list(resource, { namespace }))

@@ -177,7 +177,9 @@ export const Informers = Schema.Struct({
   /** Number of reflectors (each lists and watches on its own). */
   count: boundedInt(1, LoadBounds.concurrency),
   /** Initial list page size; default 500 (client-go). */
-  pageSize: Schema.optional(boundedInt(1, LoadBounds.pageSize))
+  pageSize: Schema.optional(boundedInt(1, LoadBounds.pageSize)),
+  /** Sync by streaming the state through a watch (WatchList, docs/watchlist.md), falling back to LIST when refused. */
+  watchList: Schema.optional(Schema.Boolean)
 }).annotations({ identifier: "Informers" })
 
 const at = {

@@ -9,9 +9,9 @@
  * up (client-go does not retry it); informers and watchers retry theirs, so they lose none, they only wait.
  */
 import { Clock, Effect, Stream } from "effect"
-import type { ApiError } from "../../src/api/Status.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
 import { transform } from "../../src/client/Transform.js"
+import { type ClientError, hasStatusCode } from "../../src/client/TransportError.js"
 import type { CredentialSource } from "../../src/client/auth/Credential.js"
 import type { ServerAdminService } from "../../src/client/ServerAdmin.js"
 import { LatencyRecorder, type MetricKey } from "../../src/loadgen/LatencyRecorder.js"
@@ -50,10 +50,10 @@ export class TokenExpiry {
       if (this.expiredAt !== undefined && state.firstUnauthorizedAt !== undefined && state.recoveredAt === undefined && sentAt >= this.expiredAt)
         state.recoveredAt = sentAt
     }
-    const seen = <A>(request: Effect.Effect<A, ApiError>): Effect.Effect<A, ApiError> =>
+    const seen = <A>(request: Effect.Effect<A, ClientError>): Effect.Effect<A, ClientError> =>
       Effect.flatMap(Clock.currentTimeMillis, (sentAt) =>
         Effect.tapBoth(request, {
-          onFailure: (e) => (e.status.code === 401 ? Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => refused(now))) : Effect.void),
+          onFailure: (e) => (hasStatusCode(e, 401) ? Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => refused(now))) : Effect.void),
           onSuccess: () => Effect.sync(() => succeeded(sentAt))
         })
       )
@@ -66,7 +66,7 @@ export class TokenExpiry {
             let first = true
             return stream.pipe(
               Stream.tap(() => (first ? ((first = false), Effect.sync(() => succeeded(sentAt))) : Effect.void)),
-              Stream.tapError((e) => (e.status.code === 401 ? Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => refused(now))) : Effect.void))
+              Stream.tapError((e) => (hasStatusCode(e, 401) ? Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => refused(now))) : Effect.void))
             )
           })
         )
@@ -130,7 +130,7 @@ export const expireTokens = (
   expiry: TokenExpiry,
   expiredToken: string,
   counts: Record<string, number>
-): Effect.Effect<void, ApiError | ExpireTokensUnsupported> =>
+): Effect.Effect<void, ClientError | ExpireTokensUnsupported> =>
   Effect.gen(function* () {
     if ((a.side ?? "client") === "server") {
       const hook = target.admin?.expireTokens

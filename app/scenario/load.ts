@@ -1,7 +1,9 @@
 /**
  * Reading a scenario file: YAML → effect/Schema decode → cross-field checks. Every problem is a
  * `ScenarioIssue` with the field path and, where the file has the node, its line and column
- * (`yaml`'s `LineCounter` maps the node's offset), printed as `file:line:col: path: message`.
+ * (`yaml`'s `LineCounter` maps the node's offset), printed as `file:line:col: path: message`. Between YAML and the
+ * decode, `${VAR}` references are substituted (./Substitution.ts) and `--set` overrides applied (./SetOverrides.ts):
+ * what is decoded is the effective scenario, and a problem in a value a `--set` gave names that `--set`.
  */
 import { dirname } from "node:path"
 import { Data, Either, ParseResult, Schema } from "effect"
@@ -14,6 +16,8 @@ import { unreachableReason } from "../../src/loadgen/SeriesPattern.js"
 import { parseThreshold } from "../../src/loadgen/Thresholds.js"
 import { possibleSeries } from "./PossibleSeries.js"
 import { Scenario, serverSideFailures } from "./Scenario.js"
+import { applySetOverrides, type SetOverride } from "./SetOverrides.js"
+import { type Environment, substituteDocument } from "./Substitution.js"
 import { MaxYamlNesting, nestingPastBound } from "./YamlNesting.js"
 
 /**
@@ -28,6 +32,8 @@ export interface ScenarioIssue {
   readonly message: string
   readonly line?: number
   readonly column?: number
+  /** The `--set` that gave the value (`cluster.nodes=5000`): the problem is there, not in the file. */
+  readonly set?: string
 }
 
 export class InvalidScenario extends Data.TaggedError("InvalidScenario")<{
@@ -40,7 +46,7 @@ export class InvalidScenario extends Data.TaggedError("InvalidScenario")<{
 }
 
 export const formatIssue = (file: string, i: ScenarioIssue): string => {
-  const where = i.line === undefined ? file : `${file}:${i.line}:${i.column}`
+  const where = i.set !== undefined ? `${file}: --set ${i.set}` : i.line === undefined ? file : `${file}:${i.line}:${i.column}`
   return i.path === "" ? `${where}: ${i.message}` : `${where}: ${i.path}: ${i.message}`
 }
 
@@ -176,10 +182,37 @@ const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; mes
   return out
 }
 
-export type LoadResult = Either.Either<{ readonly scenario: Scenario; readonly text: string }, InvalidScenario>
+export interface LoadedScenario {
+  readonly scenario: Scenario
+  readonly text: string
+  /** The scenario as decoded: the file's YAML value after `${VAR}` substitution and the `--set` overrides. */
+  readonly effective: unknown
+  /** The environment variables the file referred to, sorted. */
+  readonly variables: ReadonlyArray<string>
+  /** The `--set` overrides applied, as given. */
+  readonly sets: ReadonlyArray<string>
+}
 
-/** The YAML value of the file, or the issues that stop reading it (syntax, alias bombs, nesting past the stack). */
-const readYaml = (text: string, file: string): Either.Either<{ doc: Document; lc: LineCounter; value: unknown }, InvalidScenario> => {
+export type LoadResult = Either.Either<LoadedScenario, InvalidScenario>
+
+/** What besides the file makes the effective scenario. */
+export interface ScenarioInputs {
+  /** `${VAR}` values; default `process.env`. */
+  readonly env?: Environment
+  /** `--set path=value`, applied in order. */
+  readonly sets?: ReadonlyArray<SetOverride>
+}
+
+/**
+ * The YAML value of the file with its `${VAR}` references substituted, or the issues that stop reading it (syntax,
+ * alias bombs, nesting past the stack, unset variables).
+ */
+const readYaml = (
+  text: string,
+  file: string,
+  env: Environment,
+  replaced: (path: ReadonlyArray<string | number>) => boolean
+): Either.Either<{ doc: Document; lc: LineCounter; value: unknown; variables: ReadonlyArray<string> }, InvalidScenario> => {
   const lc = new LineCounter()
   try {
     const deep = nestingPastBound(text)
@@ -197,9 +230,17 @@ const readYaml = (text: string, file: string): Either.Either<{ doc: Document; lc
       })
       return Either.left(new InvalidScenario({ file, issues }))
     }
+    const substituted = substituteDocument(doc, text, env, replaced)
+    if (substituted.problems.length > 0) {
+      const issues = substituted.problems.map((p) => {
+        const pos = lc.linePos(p.offset)
+        return { path: formatPath(p.path), message: p.message, line: pos.line, column: pos.col }
+      })
+      return Either.left(new InvalidScenario({ file, issues }))
+    }
     const value: unknown = doc.toJS({ maxAliasCount: MaxAliasCount })
     if (value === null || value === undefined) return Either.left(new InvalidScenario({ file, issues: [{ path: "", message: "empty file" }] }))
-    return Either.right({ doc, lc, value })
+    return Either.right({ doc, lc, value, variables: substituted.variables })
   } catch (e) {
     // the yaml library throws for alias bombs ("Excessive alias count…"); a stack overflow is a nesting bomb
     const message = e instanceof RangeError ? "YAML: nesting too deep" : `YAML: ${e instanceof Error ? e.message.split("\n")[0] : String(e)}`
@@ -220,22 +261,38 @@ const nodeAgentIssues = (value: unknown, baseDir: string): Array<{ path: Readonl
   return checked.problems.map((p) => ({ path: ["cluster", "nodeAgent", ...p.path], message: p.message }))
 }
 
-/** Parse and decode scenario text; `file` names the source in messages, its directory resolves `nodeAgent.file`. */
-export const parseScenario = (text: string, file: string, baseDir = dirname(file)): LoadResult => {
-  const read = readYaml(text, file)
+/**
+ * Parse and decode scenario text; `file` names the source in messages, its directory resolves `nodeAgent.file`;
+ * `inputs` are the environment for `${VAR}` and the `--set` overrides.
+ */
+export const parseScenario = (text: string, file: string, baseDir = dirname(file), inputs: ScenarioInputs = {}): LoadResult => {
+  const sets = inputs.sets ?? []
+  const setAt = (path: ReadonlyArray<PropertyKey>) => [...sets].reverse().find((s) => s.path.length <= path.length && s.path.every((p, i) => String(p) === String(path[i])))
+  const read = readYaml(text, file, inputs.env ?? process.env, (path) => setAt(path) !== undefined)
   if (Either.isLeft(read)) return Either.left(read.left)
-  const { doc, lc, value } = read.right
-  if (typeof value !== "object" || Array.isArray(value)) {
+  const { doc, lc, variables } = read.right
+  if (typeof read.right.value !== "object" || Array.isArray(read.right.value)) {
     return Either.left(new InvalidScenario({ file, issues: [locate(doc, lc, [], "a scenario is a YAML mapping (apiVersion, kind, metadata, …)")] }))
+  }
+  const overridden = applySetOverrides(Scenario.ast, read.right.value, sets)
+  if (overridden.problems.length > 0) {
+    const issues = overridden.problems.map((p) => ({ path: formatPath(p.path), message: p.message, set: p.set.source }))
+    return Either.left(new InvalidScenario({ file, issues }))
+  }
+  const value = overridden.value
+  // a problem at or under a field a --set gave is the --set's (the last one that reaches it), not the file's line
+  const at = (path: ReadonlyArray<PropertyKey>, message: string, preferKey = false): ScenarioIssue => {
+    const set = setAt(path)
+    return set !== undefined ? { path: formatPath(path), message, set: set.source } : locate(doc, lc, path, message, preferKey)
   }
   const decoded = Schema.decodeUnknownEither(Scenario, { errors: "all", onExcessProperty: "error" })(value)
   // every problem at once: the Schema's, the node agent validator's and (on a decoded scenario) the cross-field rules
-  const issues: Array<ScenarioIssue> = nodeAgentIssues(value, baseDir).map((i) => locate(doc, lc, i.path, i.message))
+  const issues: Array<ScenarioIssue> = nodeAgentIssues(value, baseDir).map((i) => at(i.path, i.message))
   if (Either.isLeft(decoded)) {
-    issues.push(...ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => locate(doc, lc, i.path, issueMessage(i), i._tag === "Unexpected")))
-  } else issues.push(...crossChecks(decoded.right).map((c) => locate(doc, lc, c.path, c.message, c.key === true)))
+    issues.push(...ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => at(i.path, issueMessage(i), i._tag === "Unexpected")))
+  } else issues.push(...crossChecks(decoded.right).map((c) => at(c.path, c.message, c.key === true)))
   if (issues.length > 0 || Either.isLeft(decoded)) return Either.left(new InvalidScenario({ file, issues: dedupe(issues) }))
-  return Either.right({ scenario: decoded.right, text })
+  return Either.right({ scenario: decoded.right, text, effective: value, variables, sets: sets.map((s) => s.source) })
 }
 
 /** Drops duplicates and the "Expected undefined" half of an optional field's union, then sorts by position. */

@@ -3,19 +3,22 @@
  * a kubelet-style pod reflector per node (fieldSelector `spec.nodeName`), pod informers over all namespaces, a
  * paged LIST of all pods every `listEveryMs`, and GETs of random pods at `getsPerSecond`. Everything goes through
  * the simulation's `ApiClient` (the service-time model in front of the in-process server), in virtual time; the
- * per-node reflectors' requests as their node's (`ModelClientAs`), the rest as the simulation's own user.
+ * per-node reflectors' requests booked as their node's (the cluster's `ServiceTime` model with the node's identity),
+ * the rest as the simulation's own user.
  */
 import { Effect, Option, Schedule } from "effect"
-import type { ApiError } from "../../src/api/Status.js"
 import { Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { startInformer } from "../../src/informer/Informer.js"
 import { makeReflector } from "../../src/informer/Reflector.js"
 import { nodeUser } from "../../simulator/apiserver/auth/UserInfo.js"
-import { ModelClientAs } from "../../simulator/apiserver/ModelClientAs.js"
+import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
+import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
+import { modelledClient, ServiceTime } from "../../simulator/apiserver/ServiceTime.js"
 import type { ModelIdentity } from "../../simulator/apiserver/ModelRequests.js"
 import * as SeededRandom from "../../simulator/kernel/SeededRandom.js"
 import { forkEvery } from "./OpenLoop.js"
+import type { ClientError } from "../../src/client/TransportError.js"
 
 export interface ClientLoadOptions {
   /** Node names: one pod reflector each, as the kubelet's pod config source. */
@@ -55,9 +58,9 @@ const nodeIdentity = (node: string): ModelIdentity => {
   return { user: user.name, groups: user.groups }
 }
 
-const countFailure = (counters: ClientLoadCounters, verb: string, error: ApiError): void => {
+const countFailure = (counters: ClientLoadCounters, verb: string, error: ClientError): void => {
   counters.errors++
-  const key = `${verb} ${error.code} ${error.reason ?? ""}`.trimEnd()
+  const key = error._tag === "ApiError" ? `${verb} ${error.code} ${error.reason ?? ""}`.trimEnd() : `${verb} ${error.description}`
   counters.failures[key] = (counters.failures[key] ?? 0) + 1
 }
 
@@ -66,7 +69,10 @@ export const clientLoad = (options: ClientLoadOptions, counters: ClientLoadCount
     Effect.gen(function* () {
       const random = SeededRandom.make(20).split("client-load")
       const nodeRandom = random.split("nodes")
-      const clientAs = yield* Effect.serviceOption(ModelClientAs)
+      // with a cluster section the simulation offers its server and service-time model (simulator/cluster/ClusterRun.ts)
+      const model = yield* Effect.serviceOption(ServiceTime)
+      const server = yield* Effect.serviceOption(ApiServer)
+      const clientAs = Option.isSome(model) && Option.isSome(server) ? Option.some((identity: ModelIdentity) => modelledClient(inProcessClient(server.value), model.value, identity)) : Option.none()
       for (const node of options.nodes) {
         const reflector = yield* makeReflector(
           { resource: Pods, fieldSelector: `spec.nodeName=${node}`, random: () => nodeRandom.next(), observer: { synced: () => Effect.sync(() => void counters.syncs++) } },

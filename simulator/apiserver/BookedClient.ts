@@ -11,18 +11,18 @@ import type { ApiClientService } from "../../src/client/ApiClient.js"
 import type { KObject } from "../../src/api/Object.js"
 import type { DeleteOptions, GetOptions, ListOptions, PatchType, WriteOptions } from "../../src/api/Requests.js"
 import type { ResourceType } from "../../src/api/Resources.js"
-import type { ApiError } from "../../src/api/Status.js"
+import type { ClientError } from "../../src/client/TransportError.js"
 import type { ModelIdentity, ModelRequest } from "./ModelRequests.js"
 import { approximateBytes, listEstimate, type Completion, type RequestClass, type ServiceTimeModel } from "./ServiceTime.js"
 
 /** A booked call: when its answer arrives (given up: when its last 429 was answered), and the answer (none: given up). */
 export interface Booked<A> {
   readonly end: number
-  readonly answer: Effect.Effect<A, ApiError> | undefined
+  readonly answer: Effect.Effect<A, ClientError> | undefined
 }
 
 type Verbs = Pick<ApiClientService, "get" | "list" | "create" | "update" | "patch" | "delete" | "deleteCollection">
-type Answer<F> = F extends (...args: ReadonlyArray<never>) => Effect.Effect<infer A, ApiError> ? A : never
+type Answer<F> = F extends (...args: ReadonlyArray<never>) => Effect.Effect<infer A, ClientError> ? A : never
 
 /** The verbs of `ApiClientService` (watches are not booked per call), answering with their booking. */
 export type BookedCalls = { readonly [K in keyof Verbs]: (...args: Parameters<Verbs[K]>) => Booked<Answer<Verbs[K]>> }

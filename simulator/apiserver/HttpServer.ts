@@ -10,7 +10,7 @@ import * as https from "node:https"
 import type { AddressInfo, Socket } from "node:net"
 import { Cause, Clock, Effect, Either, Fiber, Option, Runtime, Scope } from "effect"
 import { depthOverflowInText, maxBodyNestingDepth } from "../../src/api/JsonDepth.js"
-import { negotiate, requestBodyFormat, type Representation } from "../../src/api/MediaType.js"
+import { aggregatedDiscoveryVersion, negotiate, requestBodyFormat, type Representation } from "../../src/api/MediaType.js"
 import type { KObject } from "../../src/api/Object.js"
 import { patchTypeOf } from "../../src/api/Patch.js"
 import type { DeleteOptions, ListOptions } from "../../src/api/Requests.js"
@@ -36,6 +36,7 @@ import { Responder } from "./http/Responder.js"
 import { adminAction } from "./http/Admin.js"
 import { serveWatch } from "./http/ServeWatch.js"
 import { servePodLog } from "./http/ServePodLog.js"
+import { serveAggregatedDiscovery } from "./http/ServeDiscovery.js"
 import { connectSubresources, connectTarget, proxyFailure } from "./PodConnect.js"
 import { patchScale, scaleType, updateScale, getScale } from "./Scale.js"
 import { Nodes, Pods } from "../../src/api/Resources.js"
@@ -44,6 +45,8 @@ import { answerPlainHttp } from "./http/PlainHttpOnTls.js"
 import { MalformedRequestTarget, parseRequest, UndeterminedRequest, type ParsedRequest, type RequestInfo } from "./RequestInfo.js"
 import { tlsServerOptions } from "./http/Tls.js"
 import { admitRequest } from "./http/RequestIdentity.js"
+import { formatRequestLog } from "./http/RequestLog.js"
+import { ServerMetrics } from "./http/ServerMetrics.js"
 import type { UserInfo } from "./auth/UserInfo.js"
 import type { ServingTls } from "./auth/Certificates.js"
 import { isOpenApiPath, serveOpenApi } from "./openapi/ServeOpenApi.js"
@@ -59,6 +62,8 @@ export interface HttpServerOptions {
   readonly addedLatencyMs?: number
   /** Serve HTTPS with this certificate (and ask for client certificates of this CA); plain HTTP without. */
   readonly tls?: ServingTls
+  /** Called with each request's httplog line once it is answered or its client went away (`serve -v`). */
+  readonly requestLog?: (line: string) => void
 }
 
 export interface RunningServer {
@@ -85,6 +90,9 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     let address = `${options.host}:${options.port}`
     const clock = yield* Effect.clock
     const onDefect = (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => answerDefect(run, req, res, defect)
+    const metrics = new ServerMetrics(api.state)
+    // what the request log and the metrics need from `answer`: the parsed request, the user, the in-flight count's end
+    const seen = new WeakMap<http.ServerResponse, { info?: RequestInfo; user?: string; stopped?: () => void }>()
     const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
       try {
         // The one reading of the URL (RequestInfo.ts): authorization, routing and the handlers all read it.
@@ -93,9 +101,11 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
         if (request instanceof UndeterminedRequest) return undeterminedRequest(req, res, request.message)
         const now = clock.unsafeCurrentTimeMillis()
         const user = admitRequest(api.access, req, request.info, now)
+        const stopped = metrics.started(request.info, req.method ?? "GET", req.headers["content-type"])
+        seen.set(res, { info: request.info, stopped, ...(Either.isRight(user) ? { user: user.right.name } : {}) })
         if (Either.isLeft(user)) return refuse(req, res, request.query, user.left)
         if (req.method === "GET" && serveReadNow(api, now, req, res, address, request)) return
-        const fiber = run(handle(api, req, res, options, limits, address, onDefect, user.right, request), { immediate: true })
+        const fiber = run(handle(api, req, res, options, limits, address, onDefect, user.right, request, metrics), { immediate: true })
         // Most requests finish synchronously. For the rest (watches, waits, body reads) the response closing
         // early means the client went away: stop the work.
         if (fiber.unsafePoll() === null)
@@ -107,9 +117,49 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
       }
     }
     const added = options.addedLatencyMs ?? 0
+    const requestLog = options.requestLog
+    const logWhenDone = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      const start = clock.unsafeCurrentTimeNanos()
+      res.once("close", () => {
+        const { info, user } = seen.get(res) ?? {}
+        requestLog!(
+          formatRequestLog({
+            startNanos: start,
+            method: req.method ?? "GET",
+            uri: req.url ?? "/",
+            info,
+            contentType: req.headers["content-type"],
+            user,
+            userAgent: req.headers["user-agent"],
+            srcIP: hostPort(req.socket.remoteAddress ?? "", req.socket.remotePort ?? 0),
+            status: res.statusCode,
+            latencyNanos: clock.unsafeCurrentTimeNanos() - start
+          })
+        )
+      })
+    }
+    const observeWhenDone = (req: http.IncomingMessage, res: http.ServerResponse) => {
+      const start = clock.unsafeCurrentTimeNanos()
+      res.once("close", () => {
+        const { info, stopped } = seen.get(res) ?? {}
+        stopped?.()
+        const url = req.url ?? "/"
+        metrics.finished({
+          method: req.method ?? "GET",
+          info,
+          contentType: req.headers["content-type"],
+          query: url.includes("?") ? url.slice(url.indexOf("?") + 1) : "",
+          code: res.statusCode,
+          seconds: Number(clock.unsafeCurrentTimeNanos() - start) / 1e9,
+          responseBytes: Number(res.getHeader("content-length") ?? 0)
+        })
+      })
+    }
     server.on("request", (req, res) => {
       // answered 429 already; the socket closes when that answer is out (res.destroy() could cut it off over TLS)
       if (refused(req.socket)) return
+      observeWhenDone(req, res)
+      if (requestLog) logWhenDone(req, res)
       if (added > 0) run(Effect.sleep(added).pipe(Effect.andThen(() => answer(req, res))))
       else answer(req, res)
     })
@@ -129,6 +179,9 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     )
     return { url: `${options.tls ? "https" : "http"}://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`, port, server }
   })
+
+/** Go's `net.JoinHostPort`, as `http.Request.RemoteAddr` reads: an IPv6 address in brackets. */
+const hostPort = (host: string, port: number) => (host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`)
 
 /**
  * A defect in one request — a bug, never the client's fault — becomes a 500 Status for that request alone,
@@ -183,7 +236,8 @@ const handle = (
   address: string,
   onDefect: (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => void,
   user: UserInfo,
-  { info, query }: ParsedRequest
+  { info, query }: ParsedRequest,
+  metrics: ServerMetrics
 ) =>
   Effect.suspend(() => {
     if (isOpenApiPath(info.path)) return serveOpenApi(info.path, query, req, res)
@@ -194,13 +248,20 @@ const handle = (
         return Effect.sync(() => out.text(parsed.code, parsed.body))
       case "error":
         return Effect.sync(() => out.error(parsed.error))
-      case "document":
-        return Effect.sync(() => (req.method === "GET" ? out.json(200, parsed.body) : out.error(Status.methodNotAllowed())))
+      case "document": {
+        if (req.method !== "GET") return Effect.sync(() => out.error(Status.methodNotAllowed()))
+        const aggregated = parsed.aggregated && aggregatedDiscoveryVersion(req.headers.accept)
+        return Effect.sync(() => (aggregated ? serveAggregatedDiscovery(req, res, parsed.aggregated!, aggregated) : out.json(200, parsed.body)))
+      }
+      case "metrics":
+        return req.method === "GET"
+          ? Effect.promise(() => metrics.exposition(req.headers.accept)).pipe(Effect.map((m) => out.raw(200, m.contentType, m.body)))
+          : Effect.sync(() => out.error(Status.methodNotAllowed()))
       case "admin":
         return options.admin ? adminAction(api, parsed.action, query, req.method ?? "GET", out) : Effect.sync(() => out.text(404, "404 page not found\n"))
       case "resource": {
         // Watches are long-running; everything else is answered within the request timeout (504 after).
-        const served = serveResource(api, parsed.route, info, query, req, out, limits, onDefect, user)
+        const served = serveResource(api, parsed.route, info, query, req, out, limits, onDefect, user, metrics)
         const bounded = limits.requestTimeoutMs > 0 && !isWatchRequest(req, info) && !longRunningSubresources.has(parsed.route.subresource ?? "")
           ? Effect.timeoutFail(served, { duration: limits.requestTimeoutMs, onTimeout: requestTimedOut })
           : served
@@ -248,7 +309,8 @@ const listOptionsOf = (query: URLSearchParams, namespace: string | undefined, li
   limit,
   continue: query.get("continue") ?? undefined,
   resourceVersion: query.get("resourceVersion") ?? undefined,
-  resourceVersionMatch: query.get("resourceVersionMatch") ?? undefined
+  resourceVersionMatch: query.get("resourceVersionMatch") ?? undefined,
+  sendInitialEvents: queryBool(query, "sendInitialEvents")
 })
 
 const isPretty = (req: http.IncomingMessage, query: URLSearchParams): boolean => isPrettyRequest(query, req.headers["user-agent"])
@@ -322,7 +384,8 @@ const serveResource = (
   out: Responder,
   limits: ServerLimits,
   onDefect: (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => void,
-  user: UserInfo
+  user: UserInfo,
+  metrics: ServerMetrics
 ): Effect.Effect<void, ApiError> =>
   Effect.gen(function* () {
     const method = req.method ?? "GET"
@@ -393,8 +456,9 @@ const serveResource = (
             resourceVersion: str("resourceVersion"),
             resourceVersionMatch: str("resourceVersionMatch"),
             allowWatchBookmarks: queryBool(query, "allowWatchBookmarks"),
+            sendInitialEvents: queryBool(query, "sendInitialEvents"),
             timeoutSeconds
-          }, out, limits, (defect) => onDefect(req, out.res, defect), view)
+          }, out, limits, (defect) => onDefect(req, out.res, defect), view, (bytes) => metrics.watchEventSent(resource, bytes))
         }
         if (name === undefined) {
           const list = yield* api.list(resource, listOptionsOf(query, namespace, limit, view))

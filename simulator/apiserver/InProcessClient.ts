@@ -11,7 +11,6 @@
  * crossing it (test/support/frozenClient.ts), so a hidden mutation on either side fails a test.
  */
 import { Duration, Effect, Either, Layer, Stream } from "effect"
-import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import type { InProcessClientService, WatchPulls } from "../../src/client/Capabilities.js"
 import { ServerAdmin } from "../../src/client/ServerAdmin.js"
@@ -19,6 +18,7 @@ import { ApiServer, WaitFor, type ApiServerImpl } from "./ApiServer.js"
 import type { Credentials } from "./auth/Authenticator.js"
 import { identityClient } from "./auth/IdentityClient.js"
 import { anonymousUser } from "./auth/UserInfo.js"
+import type { ClientError } from "../../src/client/TransportError.js"
 
 /**
  * A deep copy of a JSON-shaped body (objects, arrays, primitives), as the wire would hand it over. Keys are added in
@@ -81,7 +81,7 @@ const directClient = (server: ApiServerImpl): InProcessClientService => {
 
 /** Answers at `now` as the server's effectful verbs would, without their effect; what must wait stays an effect. */
 const immediateClient = (server: ApiServerImpl, effectful: ApiClientService & WatchPulls, now: number): ApiClientService & WatchPulls => {
-  const answered = <A>(answer: Either.Either<A, ApiError> | WaitFor, wait: () => Effect.Effect<A, ApiError>): Effect.Effect<A, ApiError> =>
+  const answered = <A>(answer: Either.Either<A, ClientError> | WaitFor, wait: () => Effect.Effect<A, ClientError>): Effect.Effect<A, ClientError> =>
     answer instanceof WaitFor ? wait() : answer
   return {
     get: (resource, name, opts) => answered(server.getNow(resource, name, opts), () => effectful.get(resource, name, opts)),

@@ -42,6 +42,22 @@ const revisionPollInterval = Duration.millis(100)
 const expiredContinueMessage =
   "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
 
+/**
+ * Waits (up to tooLargeWaitMs on the Clock) for the store to reach `revision`; 504 with Retry-After otherwise.
+ * The bound is a deadline, as upstream's `waitUntilFreshAndBlock`, not a count of polls: on a busy event loop
+ * each poll wakes late, and thirty late polls once made a 3 s wait last over 10 s. Reads and streamed initial
+ * watch states (./Watch.ts) wait alike.
+ */
+export const awaitRevision = (state: ServerState, revision: number): Effect.Effect<void, ApiError> => {
+  const store = state.store
+  if (revision <= store.revision) return Effect.void
+  const poll = Effect.suspend(() => (store.revision >= revision ? Effect.void : Effect.fail(undefined)))
+  return poll.pipe(
+    Effect.retry(Schedule.spaced(revisionPollInterval).pipe(Schedule.upTo(Duration.millis(state.config.tooLargeWaitMs)))),
+    Effect.catchAll(() => Effect.fail(Status.tooLargeResourceVersion(revision, store.revision, 1)))
+  )
+}
+
 export class Read {
   constructor(
     private readonly state: ServerState,
@@ -82,26 +98,11 @@ export class Read {
     return Effect.flatMap(this.admission.admit, () => {
       const first = attempt()
       if (!(first instanceof WaitFor)) return first
-      return Effect.flatMap(this.awaitRevision(first.revision), () => {
+      return Effect.flatMap(awaitRevision(this.state, first.revision), () => {
         const again = attempt()
         return again instanceof WaitFor ? Effect.fail(Status.tooLargeResourceVersion(again.revision, this.state.store.revision, 1)) : again
       })
     })
-  }
-
-  /**
-   * Waits (up to tooLargeWaitMs on the Clock) for the store to reach `revision`; 504 with Retry-After otherwise.
-   * The bound is a deadline, as upstream's `waitUntilFreshAndBlock`, not a count of polls: on a busy event loop
-   * each poll wakes late, and thirty late polls once made a 3 s wait last over 10 s.
-   */
-  private awaitRevision(revision: number): Effect.Effect<void, ApiError> {
-    const store = this.state.store
-    if (revision <= store.revision) return Effect.void
-    const poll = Effect.suspend(() => (store.revision >= revision ? Effect.void : Effect.fail(undefined)))
-    return poll.pipe(
-      Effect.retry(Schedule.spaced(revisionPollInterval).pipe(Schedule.upTo(Duration.millis(this.state.config.tooLargeWaitMs)))),
-      Effect.catchAll(() => Effect.fail(Status.tooLargeResourceVersion(revision, store.revision, 1)))
-    )
   }
 
   /** What a read plan needs before reading now: nothing, a failure, or a revision to wait for. */

@@ -15,6 +15,7 @@ export interface ReadOptions {
   readonly resourceVersionMatch?: string | undefined
   readonly limit?: number | undefined
   readonly continue?: string | undefined
+  readonly sendInitialEvents?: boolean | undefined
 }
 
 /** How a read is served. */
@@ -40,22 +41,42 @@ export const parseResourceVersion = (rv: string, storage = false): Either.Either
     ? Either.right(Number(rv))
     : Either.left(storage ? Status.badRequest(`invalid resource version: ${parseUintMessage(rv)}`) : Status.internal(parseUintMessage(rv)))
 
-/** ListOptions validation: 422 `ListOptions.meta.platform "" is invalid: …` with every problem found. */
-export const validateListOptions = (opts: ReadOptions, watch: boolean): ApiError | undefined => {
+/**
+ * ListOptions validation as upstream's `apis/meta/internalversion/validation` (1.27+, which knows WatchList):
+ * 422 `ListOptions.meta.platform "" is invalid: …` with every problem found, in upstream's order.
+ */
+export const validateListOptions = (opts: ReadOptions, watch: boolean, watchListEnabled = false): ApiError | undefined => {
+  const errors = watch ? watchOptionErrors(opts, watchListEnabled) : listOptionErrors(opts)
+  return errors.length > 0 ? Status.invalidOptions("ListOptions", errors) : undefined
+}
+
+const listOptionErrors = (opts: ReadOptions): FieldError[] => {
   const match = opts.resourceVersionMatch ?? ""
   const errors: FieldError[] = []
   if (match !== "") {
-    if (watch) errors.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch"))
-    else {
-      if (!opts.resourceVersion) errors.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"))
-      if (opts.continue) errors.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
-      if (match !== "Exact" && match !== "NotOlderThan")
-        errors.push(notSupported("resourceVersionMatch", match, ["Exact", "NotOlderThan", ""]))
-      if (match === "Exact" && opts.resourceVersion === "0")
-        errors.push(forbidden("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
-    }
+    if (!opts.resourceVersion) errors.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+    if (opts.continue) errors.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+    if (match !== "Exact" && match !== "NotOlderThan") errors.push(notSupported("resourceVersionMatch", match, ["Exact", "NotOlderThan", ""]))
+    if (match === "Exact" && opts.resourceVersion === "0")
+      errors.push(forbidden("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
   }
-  return errors.length > 0 ? Status.invalidOptions("ListOptions", errors) : undefined
+  if (opts.sendInitialEvents !== undefined) errors.push(forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
+  return errors
+}
+
+const watchOptionErrors = (opts: ReadOptions, watchListEnabled: boolean): FieldError[] => {
+  const match = opts.resourceVersionMatch ?? ""
+  const errors: FieldError[] = []
+  if (opts.sendInitialEvents !== undefined) {
+    if (match !== "NotOlderThan") errors.push(forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+    if (!watchListEnabled) errors.push(forbidden("sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"))
+  }
+  if (match !== "") {
+    if (opts.sendInitialEvents === undefined) errors.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+    if (match !== "NotOlderThan") errors.push(notSupported("resourceVersionMatch", match, ["NotOlderThan"]))
+    if (opts.continue) errors.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+  }
+  return errors
 }
 
 /** The list table of the spec, given whether the type has a watch cache (Events do not). */

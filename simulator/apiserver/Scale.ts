@@ -9,14 +9,14 @@ import { invalid as invalidField } from "../../src/api/FieldError.js"
 import { isRecord, type KObject } from "../../src/api/Object.js"
 import { applyPatch, type PatchType } from "../../src/api/Patch.js"
 import type { WriteResult } from "../../src/api/Requests.js"
-import { Deployments, type ResourceType } from "../../src/api/Resources.js"
+import { Deployments, ReplicaSets, type ResourceType } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import type { ApiServerImpl, Body } from "./ApiServer.js"
 import type { ServerWriteOptions } from "./Write.js"
 
 /** The kinds serving `scale`: those whose registry has a `ScaleREST`. */
-export const scalable: ReadonlySet<ResourceType> = new Set([Deployments])
+export const scalable: ReadonlySet<ResourceType> = new Set([Deployments, ReplicaSets])
 
 /** The Scale's own type, for decoding a protobuf body (`autoscaling/v1`). */
 export const scaleType: ResourceType = { ...Deployments, group: "autoscaling", version: "v1", apiVersion: "autoscaling/v1", kind: "Scale", plural: "scales", singular: "scale" }

@@ -3,6 +3,7 @@
  * and the configuration, with the key lookups they share. Created once per server; the verbs (`Read`, `Watch`,
  * `Write`, `Delete`) are mechanisms over it.
  */
+import { defaultFeatureGates, type FeatureGates } from "../../src/api/FeatureGates.js"
 import { PCGRandom } from "effect/Utils"
 import type { KObject } from "../../src/api/Object.js"
 import { initialNamespaces, Namespaces, type ResourceType } from "../../src/api/Resources.js"
@@ -30,6 +31,8 @@ export interface ApiServerConfig {
   readonly authentication: AuthenticationConfig
   /** `AlwaysAllow` (default) or `RBAC` (bootstrap roles created at start). */
   readonly authorizationMode: AuthorizationMode
+  /** The gates the server consults (`--feature-gates`): WatchList. */
+  readonly featureGates: FeatureGates
 }
 
 export const defaultConfig: ApiServerConfig = {
@@ -40,7 +43,8 @@ export const defaultConfig: ApiServerConfig = {
   bookmarkIntervalMs: 60_000,
   minRequestTimeoutMs: 1_800_000,
   authentication: defaultAuthentication,
-  authorizationMode: "AlwaysAllow"
+  authorizationMode: "AlwaysAllow",
+  featureGates: defaultFeatureGates
 }
 
 export class ServerState {

@@ -41,6 +41,7 @@ import { jsonLength, storedJsonLength } from "./JsonLength.js"
 import { defaultIdentity, ModelRequests, type ModelIdentity, type ModelRequest } from "./ModelRequests.js"
 import { pinnedIndexValue } from "./FieldIndex.js"
 import * as SeededRandom from "../kernel/SeededRandom.js"
+import type { ClientError } from "../../src/client/TransportError.js"
 
 /** p99 ÷ p50 of a request class's service time: at least 1 (1: every request of the class costs the same). */
 const Dispersion = Schema.Number.pipe(Schema.finite(), Schema.greaterThanOrEqualTo(1, { message: () => "expected a number ≥ 1 (p99 ÷ p50 of the service time; 1: no dispersion)" }))
@@ -309,8 +310,6 @@ export const RetryAfterSeconds = 1
 
 const rejected = (): ApiError => Status.tooManyRequests("Too many requests, please try again later.", RetryAfterSeconds)
 
-
-
 /** The seats of a LIST: from the objects it processes (the watch cache for rv "0" or no limit). */
 const listRequestSeats = (model: ServiceTimeModel, resource: ResourceType, opts: ListOptions | undefined): number =>
   listSeats({
@@ -336,10 +335,10 @@ const apfTimed = <A>(
   cls: RequestClass,
   request: ModelRequest,
   estimate: { readonly objects: number; readonly bytes: number },
-  call: Effect.Effect<A, ApiError>,
+  call: Effect.Effect<A, ClientError>,
   responseSize: (a: A) => { objects: number; bytes: number },
-  answerAt?: (now: number) => Either.Either<A, ApiError> | undefined
-): Effect.Effect<A, ApiError> =>
+  answerAt?: (now: number) => Either.Either<A, ClientError> | undefined
+): Effect.Effect<A, ClientError> =>
   retryTooManyRequests(
     Effect.clockWith((clock) => {
       const now = clock.unsafeCurrentTimeMillis()
@@ -347,7 +346,7 @@ const apfTimed = <A>(
       const booked = model.book(now, cls, estimate.objects, estimate.bytes, request, factor)
       if ("rejectedAt" in booked) return Effect.zipRight(sleepUntil(now, booked.rejectedAt), Effect.failSync(rejected))
       // the rest of a dispatched request once the server has answered: its service time, from the size it really had
-      const served = (answer: Either.Either<A, ApiError> | Exit.Exit<A, ApiError>): Effect.Effect<A, ApiError> => {
+      const served = (answer: Either.Either<A, ClientError> | Exit.Exit<A, ClientError>): Effect.Effect<A, ClientError> => {
         const size =
           cls === "read" && answer._tag === "Right" ? responseSize(answer.right)
           : cls === "read" && answer._tag === "Success" ? responseSize(answer.value)
@@ -361,11 +360,11 @@ const apfTimed = <A>(
   )
 
 /** The answer of an in-process server at `now` without an effect (a read that must wait for a revision has none). */
-const immediately = <A>(inner: ApiClientService, now: number, read: (client: ApiClientService) => Effect.Effect<A, ApiError>): Either.Either<A, ApiError> | undefined => {
+const immediately = <A>(inner: ApiClientService, now: number, read: (client: ApiClientService) => Effect.Effect<A, ClientError>): Either.Either<A, ClientError> | undefined => {
   const client = hasImmediateView(inner) ? inner.at(now) : undefined
   if (client === undefined) return undefined
   const answer = read(client)
-  return Either.isEither(answer) ? (answer as Either.Either<A, ApiError>) : undefined
+  return Either.isEither(answer) ? (answer as Either.Either<A, ClientError>) : undefined
 }
 
 /**
@@ -409,7 +408,7 @@ const subresourceOf = (call: Call): string | undefined =>
 
 export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, identity: ModelIdentity = defaultIdentity): ApiClientService =>
   transform(inner, {
-    request: <A>(call: Call, send: (client?: ApiClientService) => Effect.Effect<A, ApiError>) => {
+    request: <A>(call: Call, send: (client?: ApiClientService) => Effect.Effect<A, ClientError>) => {
       const request = model.requests.of(call.verb, call.resource, namespaceOf(call), subresourceOf(call), identity)
       const sent = send()
       switch (call.verb) {
@@ -439,5 +438,5 @@ export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, 
   })
 
 /** A watch holds one seat while it is initialised (its start), then none: booked like a read of nothing. */
-const watchBooked = (model: ServiceTimeModel, resource: ResourceType, opts: WatchOptions | undefined, identity: ModelIdentity): Effect.Effect<void, ApiError> =>
+const watchBooked = (model: ServiceTimeModel, resource: ResourceType, opts: WatchOptions | undefined, identity: ModelIdentity): Effect.Effect<void, ClientError> =>
   apfTimed(model, "read", model.requests.of("watch", resource, opts?.namespace, undefined, identity), nothing, Effect.void, () => nothing)

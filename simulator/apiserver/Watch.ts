@@ -13,7 +13,7 @@ import type { ApiError } from "../../src/api/Status.js"
 import type { Admission } from "./Admission.js"
 import { pinnedIndexValue } from "./FieldIndex.js"
 import type { WatchPull } from "../../src/client/WatchPull.js"
-import { selectorsOf } from "./Read.js"
+import { awaitRevision, selectorsOf } from "./Read.js"
 import { parseResourceVersion, validateListOptions } from "./ResourceVersion.js"
 import type { ServerState } from "./ServerState.js"
 import { keyPrefix } from "./Store.js"
@@ -75,7 +75,7 @@ export class Watch {
   watchInto(resource: ResourceType, opts: WatchOptions, name: string | undefined, sink: WatchSink): Effect.Effect<void, ApiError, Scope.Scope> {
     return Effect.gen(this, function* () {
       yield* this.admission.admit
-      const invalid = validateListOptions(opts, true)
+      const invalid = validateListOptions(opts, true, this.state.config.featureGates.enabled("WatchList"))
       if (invalid) return yield* Effect.fail(invalid)
       const { matches, fields } = yield* selectorsOf(resource, opts)
       const pinned = fields ? fieldSelectorName(fields) : undefined
@@ -85,7 +85,14 @@ export class Watch {
       const indexValue = pinnedIndexValue(resource, fields)
       const filter = filterName === undefined ? matches : (obj: KObject) => obj.metadata.name === filterName && matches(obj)
       const rv = opts.resourceVersion ?? ""
-      const startRevision = rv === "" || rv === "0" ? undefined : yield* parseResourceVersion(rv)
+      const asked = rv === "" || rv === "0" ? undefined : yield* parseResourceVersion(rv)
+      // WatchList (KEP-3157): the state at least as new as `rv`, waited for as a read waits (docs/watchlist.md).
+      const streamsState = opts.sendInitialEvents === true
+      if (streamsState && asked !== undefined) yield* awaitRevision(this.state, asked)
+      // Where the stream starts: the current state (legacy rv unset or 0, or a WatchList), now (sendInitialEvents
+      // false with rv unset or 0), or the history after `rv`.
+      const startRevision = streamsState ? undefined : asked
+      const sendsState = streamsState || (opts.sendInitialEvents === undefined && asked === undefined)
       const prefix = keyPrefix(resource.namespaced ? opts.namespace : undefined)
       const { store, hub, config } = this.state
       const clock = yield* timers
@@ -100,10 +107,11 @@ export class Watch {
       }
       // Everything below runs without yielding, so no change can slip between replay and registration.
       let from = store.revision
-      if (startRevision === undefined) {
+      if (sendsState) {
         const initial = store.page({ resource, revision: from, prefix, start: prefix, limit: undefined, matches: filter, countRemaining: false, indexValue })
         for (const obj of initial.items) sink.offer(eventOf("ADDED", obj, resource), true)
-      } else {
+        if (streamsState && opts.allowWatchBookmarks === true) sink.offer(initialEventsEndEvent(resource, from), true)
+      } else if (startRevision !== undefined) {
         from = startRevision
       }
       const watcher: Watcher = { resource, prefix, matches: filter, indexValue, sink, startRevision: from }
@@ -160,13 +168,19 @@ const tooOldEvent = (resource: ResourceType, asked: number, oldest: number): Wat
   }) as unknown as KObject
 })
 
-const bookmarkEvent = (resource: ResourceType, revision: number): WatchEvent => ({
+/** The bookmark that ends a WatchList's initial state (upstream `metav1.InitialEventsAnnotationKey`). */
+export const initialEventsEndAnnotation = "k8s.io/initial-events-end"
+
+const initialEventsEndEvent = (resource: ResourceType, revision: number): WatchEvent =>
+  bookmarkEvent(resource, revision, { [initialEventsEndAnnotation]: "true" })
+
+const bookmarkEvent = (resource: ResourceType, revision: number, annotations?: Record<string, string>): WatchEvent => ({
   type: "BOOKMARK",
   object: {
     kind: resource.kind,
     apiVersion: apiVersionOf(resource),
-    metadata: { resourceVersion: String(revision), creationTimestamp: null },
-    ...(resource.kind === "Lease" || resource.kind === "Pod" || resource.kind === "Node" || resource.kind === "Service" || resource.kind === "Deployment" || resource.kind === "Namespace" ? { spec: {} } : {}),
-    ...(resource.kind === "Pod" || resource.kind === "Node" || resource.kind === "Service" || resource.kind === "Deployment" || resource.kind === "Namespace" ? { status: {} } : {})
+    metadata: { resourceVersion: String(revision), creationTimestamp: null, ...(annotations ? { annotations } : {}) },
+    ...(resource.kind === "Lease" || resource.kind === "Pod" || resource.kind === "Node" || resource.kind === "Service" || resource.kind === "Deployment" || resource.kind === "ReplicaSet" || resource.kind === "Namespace" ? { spec: {} } : {}),
+    ...(resource.kind === "Pod" || resource.kind === "Node" || resource.kind === "Service" || resource.kind === "Deployment" || resource.kind === "ReplicaSet" || resource.kind === "Namespace" ? { status: {} } : {})
   }
 })

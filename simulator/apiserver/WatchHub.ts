@@ -103,6 +103,11 @@ export class WatchHub {
     return n
   }
 
+  /** Watchers registered now, per type (`apiserver_registered_watchers`). */
+  countsByResource(): ReadonlyArray<readonly [ResourceType, number]> {
+    return [...this.byResource].map(([resource, set]) => [resource, set.size] as const)
+  }
+
   add(watcher: Watcher): void {
     let set = this.byResource.get(watcher.resource)
     if (!set) {

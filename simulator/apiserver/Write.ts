@@ -13,7 +13,7 @@ import { isRecord, type KObject, type ObjectMeta } from "../../src/api/Object.js
 import { extendable } from "../../src/api/internal/V8Shapes.js"
 import { applyPatch } from "../../src/api/Patch.js"
 import type { PatchType, WriteOptions, WriteResult } from "../../src/api/Requests.js"
-import { apiVersionOf, Deployments, invalidKindOf, Namespaces, Pods, type ResourceType } from "../../src/api/Resources.js"
+import { apiVersionOf, Deployments, invalidKindOf, Namespaces, Pods, ReplicaSets, type ResourceType } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import type { Admission } from "./Admission.js"
@@ -262,8 +262,8 @@ export class Write {
     const unbumped = storedForm(merged, serverOwnedMeta(merged.metadata, stored.metadata, name, namespace))
     const errors = validateForUpdate(resource.rules, unbumped, stored)
     if (errors.length > 0) return Either.left(invalidObject(resource, name, errors))
-    // A spec change bumps a Deployment's generation (in a new metadata object: the candidate's may be the caller's).
-    const bumped = resource.kind === "Deployment" && !sameObject(unbumped.spec, stored.spec)
+    // A spec change bumps a workload's generation (in a new metadata object: the candidate's may be the caller's).
+    const bumped = withPodTemplates.has(resource) && !sameObject(unbumped.spec, stored.spec)
       ? { ...unbumped, metadata: { ...extendable, ...unbumped.metadata, generation: (stored.metadata.generation ?? 0) + 1 } }
       : unbumped
     const candidate = applied ? bumped : recordUpdate(resource, stored, bumped, opts, now)
@@ -343,7 +343,7 @@ const invalidObject = (resource: ResourceType, name: string, errors: ReadonlyArr
   return Status.invalid(qualifiedKind, name, errors, { kind: resource.kind, group })
 }
 
-/** Server-side defaults on create: namespace phase, deployment generation and pod template, pods as upstream defaults them. */
+/** Server-side defaults on create: namespace phase, workload generation and pod template, pods as upstream defaults them. */
 const defaulted = (resource: ResourceType, obj: KObject): KObject => {
   if (resource === Pods) return defaultPodOnCreate(obj)
   if (resource === Namespaces) {
@@ -352,13 +352,16 @@ const defaulted = (resource: ResourceType, obj: KObject): KObject => {
     const finalizers = spec.finalizers ?? []
     return { ...obj, spec: { ...spec, finalizers: finalizers.includes("platform") ? finalizers : [...finalizers, "platform"] }, status: { phase: "Active" } }
   }
-  const created = resource.kind === "Deployment" ? { ...obj, metadata: { ...extendable, ...obj.metadata, generation: 1 } } : obj
+  const created = withPodTemplates.has(resource) ? { ...obj, metadata: { ...extendable, ...obj.metadata, generation: 1 } } : obj
   if (resource.rules.defaults) return resource.rules.defaults(created)
   return withPodTemplates.has(resource) ? defaultPodTemplateOf(created) : created
 }
 
-/** Served workload kinds with a pod template, defaulted on create and update (`defaultPodTemplateOf`). */
-const withPodTemplates: ReadonlySet<ResourceType> = new Set([Deployments])
+/**
+ * Served workload kinds with a pod template, defaulted on create and update (`defaultPodTemplateOf`), and with a
+ * `metadata.generation` the server sets to 1 on create and bumps on a spec change (upstream's strategies).
+ */
+const withPodTemplates: ReadonlySet<ResourceType> = new Set([Deployments, ReplicaSets])
 
 /** The main resource keeps the stored status; the status subresource changes only status. */
 const mergeForUpdate = (resource: ResourceType, stored: KObject, input: KObject, subresource: string | undefined): KObject => {

@@ -5,9 +5,9 @@
  */
 import type { ClusterFigures, ClusterSample } from "../../src/loadgen/ClusterMetrics.js"
 import { decodeHistogram } from "../../src/loadgen/LatencyRecorder.js"
-import type { ClusterResultBody } from "./ClusterResult.js"
+import type { ClusterResult } from "./ClusterResult.js"
 
-type Figured = Pick<ClusterResultBody, "durationMs" | "heartbeats" | "leaseRenewLatency" | "readyTimeline" | "serverModel">
+type Figured = Pick<ClusterResult, "durationMs" | "heartbeats" | "leaseRenewLatency" | "readyTimeline" | "serverModel">
 
 export const clusterFigures = (r: Figured): ClusterFigures => {
   const samples: Array<ClusterSample> = [

@@ -8,13 +8,15 @@ import type { LifecycleLog } from "../controllers/nodelifecycle/LifecycleSetting
 import type { NodeAgentMetrics } from "../nodeagent/AgentEnvironment.js"
 import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
 import type { ImagePulls, ImagePullsResult } from "../nodeagent/images/ImagePulls.js"
+import type { LeaseTimelineResult } from "../nodeagent/LeaseTimeline.js"
 import type { SimulatedNode } from "../nodeagent/SimulatedNode.js"
 import type { ClusterObserver, PodDeletion, ReadyTransition, TaintChange } from "./ClusterObserver.js"
 import type { AppliedFault } from "./Faults.js"
 import type { LevelMetrics } from "../apiserver/apf/PriorityAndFairness.js"
 import type { ServiceTimeParameters } from "../apiserver/ServiceTime.js"
 
-export interface ClusterResultBody {
+/** A type, not an interface: it is a JSON document, assignable where the artifact keeps any record (`RunArtifact.cluster`). */
+export type ClusterResult = {
   readonly apiVersion: "clustersim/v1"
   readonly kind: "ClusterResult"
   readonly seed: number
@@ -27,6 +29,8 @@ export interface ClusterResultBody {
   readonly nodeStatus: { readonly checks: number; readonly patches: number; readonly perSecond: number }
   readonly podStatusWrites: number
   readonly leaseRenewLatency: Summary & { readonly hdr: string }
+  /** Lease writes, failures and renew latency per interval (the report's charts over time). */
+  readonly leaseTimeline?: LeaseTimelineResult
   readonly readyTimeline: Record<string, ReadonlyArray<ReadyTransition>>
   readonly taints: ReadonlyArray<TaintChange>
   readonly podDeletions: ReadonlyArray<PodDeletion>
@@ -47,6 +51,9 @@ export interface ClusterResultBody {
   /** Host-dependent; drop it before comparing results. */
   readonly wall: { readonly ms: number; readonly virtualPerReal: number }
 }
+
+/** The former name of `ClusterResult`. */
+export type ClusterResultBody = ClusterResult
 
 /** What a run collected, for its result. */
 export interface ClusterRunRecord {
@@ -77,7 +84,7 @@ export const clusterResult = (
   kernel: { readonly timersFired: number; readonly tasksRun: number },
   reachedMs: number,
   wallMs: number
-): ClusterResultBody => {
+): ClusterResult => {
   const { seed, durationMs, nodes, metrics, observer, lifecycleLog, evictions, applied, imagePulls } = r
   const seededPods = r.pods
   // a stopped run reports the virtual time it reached; rates are per second of that
@@ -107,6 +114,7 @@ export const clusterResult = (
     nodeStatus: { checks: metrics.statusChecks, patches: metrics.statusPatches, perSecond: seconds > 0 ? metrics.statusPatches / seconds : 0 },
     podStatusWrites: metrics.podStatusWrites,
     leaseRenewLatency: { ...summarize(metrics.leaseLatency), hdr: encodeHistogram(metrics.leaseLatency) },
+    ...(metrics.leaseTimeline !== undefined ? { leaseTimeline: metrics.leaseTimeline.result(reachedMs) } : {}),
     readyTimeline: timeline,
     taints: observer.taints,
     podDeletions: observer.podDeletions,

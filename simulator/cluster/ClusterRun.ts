@@ -1,39 +1,31 @@
 /**
  * Runs a simulated cluster in virtual time: the `Simulation` kernel drives an in-process `ApiServer`, node-agent
  * shards, the node lifecycle controller, timed faults and an optional workload (all on the virtual clock), then
- * reports a JSON result. Same spec, faults and seed ⇒ the same result; only the `wall` field depends on the host.
+ * reports a JSON result. The cluster is assembled as on the real clock (`ClusterAssembly.ts`); here the transport is
+ * the in-process server with modelled service times, and the observer reads its store. Same spec, faults and seed ⇒ the same result; only the `wall` field depends on the host.
  */
-import { Cause, Effect, Either, Layer } from "effect"
+import { Effect, Either, Layer } from "effect"
 import type { KObject } from "../../src/api/Object.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { inProcessClient } from "../apiserver/InProcessClient.js"
+import * as InProcessClient from "../apiserver/InProcessClient.js"
 import type { Credentials } from "../apiserver/auth/Authenticator.js"
 import { ClientAs, nodeAgentCredentials, nodeControllerCredentials } from "../apiserver/auth/ComponentIdentities.js"
 import { ApiServer, type ApiServerConfig, type ApiServerImpl } from "../apiserver/ApiServer.js"
-import { makeLifecycleLog } from "../controllers/nodelifecycle/LifecycleSettings.js"
-import { runNodeLifecycleController } from "../controllers/nodelifecycle/NodeLifecycleController.js"
-import { EventRecorder } from "../events/EventRecorder.js"
+import type { Change } from "../apiserver/Store.js"
+import { parameters, ServiceTime, ServiceTimeModel, uniformOf, wrapClient } from "../apiserver/ServiceTime.js"
 import type { SeededRandom, SeededRandomService } from "../kernel/SeededRandom.js"
-import { modelledClient, parameters, ServiceTime, ServiceTimeModel, uniformOf, wrapClient } from "../apiserver/ServiceTime.js"
-import { ModelClientAs } from "../apiserver/ModelClientAs.js"
 import { yieldToHost } from "../kernel/SimClock.js"
 import * as Simulation from "../kernel/Simulation.js"
-import { resolveCluster, simulatedNodes, type ResolvedCluster } from "./ClusterSetup.js"
-import { applyFaults } from "./Faults.js"
-import { seedPods } from "./SeedPods.js"
-import { NodeAgentMetrics, settingsOf } from "../nodeagent/AgentEnvironment.js"
-import { NodeAgentShard } from "../nodeagent/NodeAgentShard.js"
-import type { SimulatedNode } from "../nodeagent/SimulatedNode.js"
-import type { Change } from "../apiserver/Store.js"
-import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
-import { ImagePulls } from "../nodeagent/images/ImagePulls.js"
+import type { ImagePulls } from "../nodeagent/images/ImagePulls.js"
 import { podKey, pullPodImages } from "../nodeagent/images/PodImageStep.js"
 import { registryFaultProblems } from "../nodeagent/images/ImagesSpec.js"
-import { ClusterObserver } from "./ClusterObserver.js"
-import { clusterResult, type ClusterResultBody } from "./ClusterResult.js"
-import { runMemoryPressure } from "./Pressure.js"
+import type { SimulatedNode } from "../nodeagent/SimulatedNode.js"
+import { failedSection, lifecycleController, makeShards, memoryPressure, planCluster, planResult } from "./ClusterAssembly.js"
+import type { ClusterResult } from "./ClusterResult.js"
+import { resolveCluster, type ResolvedCluster } from "./ClusterSetup.js"
 import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
-import * as InProcessClient from "../apiserver/InProcessClient.js"
+import { seedPods } from "./SeedPods.js"
 
 /**
  * A section of a scenario that runs inside the same simulation (the scheduler's replicas, an eviction node…):
@@ -72,7 +64,7 @@ export type SimulationOptions = Omit<ClusterRunOptions, "spec"> & { readonly spe
 
 /** What one simulation produced: the cluster result (with a `cluster` spec) and each section's result. */
 export interface SimulationResult {
-  readonly cluster?: ClusterResultBody
+  readonly cluster?: ClusterResult
   /** Results of the sections that finished; an unfinished section is `{ finished: false }`. */
   readonly sections: Readonly<Record<string, unknown>>
   /** Virtual time reached (ms); less than `durationMs` when the run was stopped. */
@@ -80,10 +72,7 @@ export interface SimulationResult {
   readonly stopped: boolean
 }
 
-export type { ClusterResultBody } from "./ClusterResult.js"
-
-/** The JSON-serialisable result of a simulated-cluster run. */
-export type ClusterResult = Record<string, unknown>
+export type { ClusterResult } from "./ClusterResult.js"
 
 /** Virtual clock reading at the start of every run: 2026-01-01T00:00:00Z. Result times count from here. */
 export const startMillis = Date.UTC(2026, 0, 1)
@@ -100,30 +89,21 @@ const imageSteps = (pulls: ImagePulls, random: SeededRandomService) => ({
   }
 })
 
+/**
+ * A cluster alone, run to its end in one go (no host turns, so `Effect.runSync` runs it): `runSimulation` with a
+ * cluster spec; an invalid spec is a defect here (callers build their specs in code).
+ */
 export const runSimulatedCluster = (options: ClusterRunOptions): Effect.Effect<ClusterResult> =>
-  Effect.clockWith((outer) =>
-    Effect.suspend(() => {
-      const resolved = resolveCluster(options.spec, options.baseDir)
-      if (Either.isLeft(resolved)) return Effect.die(new Error(`invalid cluster spec: ${resolved.left.join("; ")}`))
-      const faultProblems = registryFaultProblems(options.spec.images, options.faults)
-      if (faultProblems.length > 0) {
-        return Effect.die(new Error(`invalid cluster spec: ${faultProblems.map((p) => `faults[${p.index}].${p.path.join(".")}: ${p.message}`).join("; ")}`))
-      }
-      return Effect.sync(() => run(options, resolved.right, () => outer.unsafeCurrentTimeMillis()) as unknown as ClusterResult)
-    })
-  )
-
-/** The synchronous core: builds the simulation, runs it to the end, collects the result. */
-export const run = (options: ClusterRunOptions, resolved: ResolvedCluster, wallClock: () => number): ClusterResultBody => {
-  const built = build(options, resolved, wallClock)
-  const onProgress = options.onProgress
-  const outcome = built.sim.runUntil(built.target, {
-    progressEvery: options.progressEveryMs ?? 60_000,
-    ...(onProgress ? { onProgress: (p: Simulation.Progress) => onProgress({ virtualMs: p.now - startMillis, wallMs: wallClock() - built.wallStart }) } : {})
+  Effect.suspend(() => {
+    const faultProblems = registryFaultProblems(options.spec.images, options.faults)
+    if (faultProblems.length > 0) {
+      return Effect.die(new Error(`invalid cluster spec: ${faultProblems.map((p) => `faults[${p.index}].${p.path.join(".")}: ${p.message}`).join("; ")}`))
+    }
+    return runSimulation({ ...options, hostTurns: false }).pipe(
+      Effect.map((r) => r.cluster!),
+      Effect.orDieWith((message) => new Error(message))
+    )
   })
-  built.sim.interruptAll()
-  return built.finish(outcome, options.durationMs).cluster!
-}
 
 /** Wall time one slice of virtual time may take before the host event loop gets a turn (signals, I/O). */
 export const SliceWallMs = 50
@@ -131,10 +111,16 @@ export const SliceWallMs = 50
 /**
  * The whole scenario in one simulation, in slices of at most ~50 ms of wall time with a host turn between them, so
  * a Ctrl-C is seen within a slice: when `stopRequested` answers true the run ends where it is and the result
- * covers the virtual time reached. The same options give the same result as `runSimulatedCluster`: slices only
- * stop the driver on whole virtual seconds, between events.
+ * covers the virtual time reached. Slices only stop the driver on whole virtual seconds, between events: with or
+ * without host turns the same options give the same result.
  */
-export const runSimulation = (options: SimulationOptions & { readonly stopRequested?: Effect.Effect<boolean> }): Effect.Effect<SimulationResult, string> =>
+export const runSimulation = (
+  options: SimulationOptions & {
+    readonly stopRequested?: Effect.Effect<boolean>
+    /** Give the host a turn every `SliceWallMs` of wall time (default); false runs to the end in one go, synchronously. */
+    readonly hostTurns?: boolean
+  }
+): Effect.Effect<SimulationResult, string> =>
   Effect.gen(function* () {
     // The caller's clock, outside the virtual kernel: it times the slices and the `wall` figures, never the run.
     const outer = yield* Effect.clock
@@ -163,7 +149,7 @@ export const runSimulation = (options: SimulationOptions & { readonly stopReques
             options.onProgress({ virtualMs: p.now - startMillis, wallMs: wall - built.wallStart })
           }
           // (the report at the target itself ends the run anyway: a stop there would only start the slice again)
-          if (wall - sliceStart >= SliceWallMs && p.now < built.target) built.sim.stop()
+          if (options.hostTurns !== false && wall - sliceStart >= SliceWallMs && p.now < built.target) built.sim.stop()
         }
       })
       totals.timersFired += outcome.timersFired
@@ -195,7 +181,7 @@ interface Built {
   readonly unfinishedSections: () => boolean
   readonly wallStart: number
   /** The results, after the simulation ran to `reachedMs` (ms since the start). */
-  readonly finish: (kernel: { readonly timersFired: number; readonly tasksRun: number }, reachedMs: number) => { cluster?: ClusterResultBody; sections: Record<string, unknown> }
+  readonly finish: (kernel: { readonly timersFired: number; readonly tasksRun: number }, reachedMs: number) => { cluster?: ClusterResult; sections: Record<string, unknown> }
 }
 
 /** Builds the simulation: nodes, agents, controllers, faults, workload and sections forked, nothing run yet. */
@@ -205,23 +191,11 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
   const withCluster = options.spec !== undefined && resolved !== undefined
   // without a cluster: no nodes, no agents, no lifecycle controller (an empty spec keeps the code below simple)
   const spec: ClusterSpec = options.spec ?? { nodes: 0 }
-  const nodeAgent = resolved?.nodeAgent
   const sim = Simulation.make({ seed, startMillis })
   const random = sim.random.split("cluster")
-  const settings = nodeAgent ? settingsOf(nodeAgent) : undefined
-  const nodes = simulatedNodes(spec, settings, random, startMillis)
-
-  // ---- faults, known in advance: per-node stop times and partition windows, server pauses
-  const faultRandom = random.split("faults")
-  const imagePulls = spec.images === undefined || nodeAgent === undefined ? undefined : new ImagePulls(spec.images, nodeAgent, random.split("images"), startMillis)
-  const { pauses, applied } = applyFaults(options.faults, nodes, startMillis, faultRandom, imagePulls)
-
+  const plan = planCluster({ spec, resolved, faults: options.faults, seed, durationMs, random, startMillis, images: true })
+  const { nodes, imagePulls, pauses, observer } = plan
   const model = new ServiceTimeModel(parameters(spec.serviceTime), uniformOf(random))
-  const metrics = new NodeAgentMetrics()
-  const lifecycleEnabled = resolved?.lifecycle.enabled ?? false
-  const observer = new ClusterObserver(startMillis, lifecycleEnabled)
-  const lifecycleLog = makeLifecycleLog()
-  const shardCount = Math.max(1, Math.min(nodes.length, spec.shards ?? 1))
   const resolutionMs = spec.resolution ?? 1_000
   let seededPods = 0
 
@@ -232,7 +206,6 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
   const layers = clientLayer.pipe(Layer.provideMerge(serverLayer))
   const sectionResults: Record<string, unknown> = {}
 
-  const evictions: Array<EvictionRecord> = []
   const program = Effect.gen(function* () {
     const server = yield* ApiServer
     // An authorizing server: every component runs under its own identity (docs/auth.md), a misconfigured role is 403s.
@@ -245,15 +218,15 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
       yield* Effect.forkDaemon(
         (clientAs ? Effect.provideService(section.run, ClientAs, clientAs) : section.run).pipe(
           Effect.tap((r) => Effect.sync(() => void (sectionResults[section.name] = r))),
-          Effect.catchAllCause((c) => Effect.sync(() => void (sectionResults[section.name] = { finished: false, error: Cause.pretty(c).split("\n")[0] })))
+          Effect.catchAllCause((c) => Effect.sync(() => void (sectionResults[section.name] = failedSection(c))))
         )
       )
     }
     if (options.workload) {
       const workload = clientAs ? Effect.provideService(options.workload, ClientAs, clientAs) : options.workload
-      // the workload's modelled client under other identities (kubelet-style reflectors as their node)
-      const inner = inProcessClient(server)
-      yield* Effect.forkDaemon(withCluster ? Effect.provideService(workload, ModelClientAs, (identity) => modelledClient(inner, model, identity)) : workload)
+      // the cluster's service-time model, for a workload that books some requests as another identity's (kubelet-style
+      // reflectors as their node: `modelledClient(inProcessClient(server), model, identity)`, bench/cluster/clientLoad.ts)
+      yield* Effect.forkDaemon(withCluster ? Effect.provideService(workload, ServiceTime, model) : workload)
     }
     return yield* Effect.never
   }).pipe(Effect.provide(layers))
@@ -266,7 +239,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     if (options.onChange) store.subscribe(options.onChange)
     // The agents' own client: in-process, without the service-time layer (a shard books modelled times itself).
     const nodeClients = new Map<string, ApiClientService>()
-    const env = {
+    const { shards, shardOf } = makeShards(plan, {
       client: inProcessClient(server),
       // The agents' requests skip the service-time wrapper (the shards book times themselves): the plain identity client.
       ...(clientAs
@@ -279,23 +252,9 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
           }
         : {}),
       serviceTime: model,
-      settings: settings!,
-      metrics,
-      pauses,
       resolutionMs,
       ...(imagePulls !== undefined ? imageSteps(imagePulls, random.split("pod-workers")) : {})
-    }
-    const shards: Array<NodeAgentShard> = []
-    const shardOf = new Map<string, NodeAgentShard>()
-    for (let s = 0; s < shardCount; s++) {
-      const own = nodes.filter((_, i) => i % shardCount === s)
-      const shard = new NodeAgentShard(own, env, random.split(`shard-${s}`))
-      for (const n of own) {
-        observer.route(n.name, shard)
-        shardOf.set(n.name, shard)
-      }
-      shards.push(shard)
-    }
+    })
     seededPods = seedPods(store, nodes, spec.podsPerNode ?? 0, {
       random: random.split("pods"),
       tolerationSeconds: resolved!.lifecycle.defaultTolerationSeconds,
@@ -304,26 +263,15 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     })
     for (const shard of shards) yield* Effect.forkDaemon(shard.run)
     yield* Effect.forkDaemon(server.admission.compactEvery(10_000))
-    if (lifecycleEnabled) {
-      const recorder = EventRecorder.layer({ reportingController: "node-controller", reportingInstance: "node-controller" })
-      const source = { nodes: () => observer.nodes.values(), node: (name: string) => observer.nodes.get(name), changedNodes: () => observer.changedNodes(), leases: () => observer.changedLeases() }
-      const controller = runNodeLifecycleController(resolved!.lifecycle, lifecycleLog, source).pipe(Effect.provide(recorder))
+    if (resolved!.lifecycle.enabled) {
+      const controller = lifecycleController(plan)
       yield* Effect.forkDaemon(clientAs ? Effect.provideService(controller, ApiClient, clientAs(nodeControllerCredentials)) : controller)
     }
     for (const p of pauses) {
       yield* Effect.forkDaemon(Effect.sleep(p.from - startMillis).pipe(Effect.zipRight(server.pause(p.to - p.from))))
     }
-    if (spec.memoryPressure && spec.memoryPressure.length > 0) {
-      const pressure = runMemoryPressure(
-        spec.memoryPressure,
-        nodes,
-        spec.podsPerNode ?? 0,
-        nodeAgent!,
-        (e) => evictions.push(e),
-        (node, conditions) => shardOf.get(node)?.setPressure(node, conditions)
-      )
-      yield* Effect.forkDaemon(Effect.orDie(pressure))
-    }
+    const pressure = memoryPressure(plan, shardOf)
+    if (pressure !== undefined) yield* Effect.forkDaemon(pressure)
   })
 
   sim.fork(program)
@@ -340,15 +288,14 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
         ...(model.apf ? { priorityLevels: model.apf.metrics() } : {}),
         ...(model.givenUp > 0 ? { givenUp: model.givenUp } : {})
       }
-      const record = { seed, durationMs, nodes, pods: seededPods, metrics, observer, lifecycleLog, evictions, applied, imagePulls, serverModel }
-      return { ...(withCluster ? { cluster: clusterResult(record, kernel, reachedMs, wallClock() - wallStart) } : {}), sections: { ...sectionResults } }
+      const cluster = withCluster ? { cluster: planResult(plan, { pods: seededPods, kernel, reachedMs, wallMs: wallClock() - wallStart, serverModel }) } : {}
+        return { ...cluster, sections: { ...sectionResults } }
     }
   }
-
 }
 
 /** The result without its host-dependent part, for comparisons and hashes. */
-export const deterministicPart = (result: ClusterResult): ClusterResult => {
+export const deterministicPart = (result: ClusterResult): Omit<ClusterResult, "wall"> => {
   const { wall: _wall, ...rest } = result
   return rest
 }

@@ -9,6 +9,7 @@ import type { KObject } from "../../src/api/Object.js"
 import { Leases, Nodes, Pods, type ResourceType } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace, simulatedLabel, simulatedLabelValue } from "../../src/api/WellKnown.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
+import { hasStatusCode } from "../../src/client/TransportError.js"
 
 export interface OwnedCounts {
   readonly nodes: number
@@ -72,7 +73,7 @@ export const removeOwned = (names: ReadonlySet<string>): Effect.Effect<Leftovers
           client.delete(resource, o.metadata.name ?? "", { namespace: o.metadata.namespace, gracePeriodSeconds: 0 }).pipe(
             Effect.map(() => void (resource === Nodes ? removed.nodes++ : resource === Leases ? removed.leases++ : removed.pods++)),
             // gone already: nothing left to delete
-            Effect.catchIf((e) => e.status.code === 404, () => Effect.void)
+            Effect.catchIf((e) => hasStatusCode(e, 404), () => Effect.void)
           ),
         { concurrency: 32, discard: true }
       )

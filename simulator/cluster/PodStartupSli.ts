@@ -9,12 +9,10 @@ import {
   encodeHistogram,
   makeHistogram,
   recordMillis,
-  type SeriesSnapshot,
   summarize,
   type Histogram,
   type Summary
 } from "../../src/loadgen/LatencyRecorder.js"
-import { podStartupSeriesOf } from "../nodeagent/images/ImagePulls.js"
 
 interface Stages {
   readonly created: number
@@ -88,12 +86,3 @@ export class PodStartupSli {
     recordMillis(stage === "scheduled" ? this.toScheduled : stage === "running" ? this.toRunning : this.toObserved, since)
   }
 }
-
-/** The series name of the SLI (creation → observed Running) of a run on the real clock. */
-export const createToObservedSeries = "create-to-observed"
-
-/**
- * The SLI as a `pod_startup` series, so thresholds and the `slo` preset judge it like the load's
- * (`latency{metric:pod_startup}: p(99) <= 5s`); the simulated cluster's own series come from its image pulls.
- */
-export const podStartupSeries = (r: PodStartupResult): SeriesSnapshot => podStartupSeriesOf(createToObservedSeries, r.createToObserved.hdr)

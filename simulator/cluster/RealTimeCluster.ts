@@ -1,6 +1,7 @@
 /**
  * A cluster section on the real clock against any API server (docs/cluster.md "Real time"): the same node-agent
- * shards, observer, lifecycle controller and faults as `ClusterRun.ts`, with the clock and the client swapped — the
+ * shards, observer, lifecycle controller and faults as `ClusterRun.ts` — one assembly, `ClusterAssembly.ts` — with
+ * the clock and the client swapped — the
  * caller's `ApiClient` (HTTP to `clustersim serve` or a kube-apiserver, or in-process) and Effect's live clock
  * (`SimClock.layerReal`). What changes with them lives in `LiveRequests`: requests are launched beside a shard's
  * loop and their ends read from the clock. The shards keep their due queues (one timer per shard, as KWOK keeps
@@ -27,27 +28,19 @@ import type { ServerAdminService } from "../../src/client/ServerAdmin.js"
 import type { ReflectorObserver, ReflectorOptions } from "../../src/informer/Reflector.js"
 import { encodeHistogram, summarize } from "../../src/loadgen/LatencyRecorder.js"
 import { GeneratorHealth, type HealthReport } from "../../src/loadgen/GeneratorHealth.js"
-import { defaultParameters, ServiceTimeModel } from "../apiserver/ServiceTime.js"
-import { makeLifecycleLog } from "../controllers/nodelifecycle/LifecycleSettings.js"
-import { runNodeLifecycleController } from "../controllers/nodelifecycle/NodeLifecycleController.js"
-import { EventRecorder } from "../events/EventRecorder.js"
 import * as TokenBucket from "../events/TokenBucket.js"
 import * as SeededRandom from "../kernel/SeededRandom.js"
-import { NodeAgentMetrics, settingsOf, type NodeAgentEnvironment } from "../nodeagent/AgentEnvironment.js"
-import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
-import { NodeAgentShard } from "../nodeagent/NodeAgentShard.js"
 import * as LeaderElector from "../leaderelection/LeaderElector.js"
 import { schedulerScenarioEffect, type SchedulerSection } from "../scheduler/SchedulerScenario.js"
 import { ClusterObserver } from "./ClusterObserver.js"
 import { countingFailures } from "./CountingClient.js"
-import { clusterResult, type ClusterResultBody } from "./ClusterResult.js"
-import { resolveCluster, simulatedNodes } from "./ClusterSetup.js"
+import { failedSection, lifecycleController, makeShards, memoryPressure, planCluster, planResult } from "./ClusterAssembly.js"
+import type { ClusterResult } from "./ClusterResult.js"
+import { resolveCluster } from "./ClusterSetup.js"
 import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
-import { applyFaults } from "./Faults.js"
 import { feedChanges } from "./ObserverFeed.js"
 import { leftOver, removeOwned, type Leftovers } from "./Ownership.js"
 import { PodStartupSli, type PodStartupResult } from "./PodStartupSli.js"
-import { runMemoryPressure } from "./Pressure.js"
 
 export interface RealTimeClusterOptions {
   readonly spec: ClusterSpec
@@ -88,7 +81,7 @@ export interface RealTimeReport {
   readonly cleanup: Leftovers & { readonly deleted: boolean }
 }
 
-export type RealTimeClusterResult = ClusterResultBody & {
+export type RealTimeClusterResult = ClusterResult & {
   readonly realTime: RealTimeReport
   /** The sections run beside the cluster (`scheduler`): a result, or `{ finished: false }` when stopped first. */
   readonly sections: Readonly<Record<string, unknown>>
@@ -109,9 +102,6 @@ const SectionReportMs = 15_000
 
 /** A real-time shard wakes at least this often by default (ms): how late an event may start. */
 export const DefaultRealTimeResolutionMs = 50
-
-/** The shard's bookkeeping of request ends: none, the clock says when an answer came. */
-const noModelledLatency = new ServiceTimeModel({ ...defaultParameters, readBaseMs: 0, writeBaseMs: 0, perObjectMs: 0, perKiBMs: 0 })
 
 /** What a real-time run cannot do (each with the reason); empty when it can run. */
 export const realTimeProblems = (
@@ -139,26 +129,21 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
       if (problems.length > 0) return yield* Effect.fail(problems.join("; "))
       const resolved = resolveCluster(spec, o.baseDir)
       if (resolved._tag === "Left") return yield* Effect.fail(`invalid cluster spec: ${resolved.left.join("; ")}`)
-      const { nodeAgent, lifecycle } = resolved.right
+      const { lifecycle } = resolved.right
       const client = yield* ApiClient
       const clock = yield* Effect.clock
       const health = yield* GeneratorHealth.make()
       const startMillis = yield* Clock.currentTimeMillis
       const random = SeededRandom.make(o.seed).split("cluster")
-      const settings = settingsOf(nodeAgent)
-      const nodes = simulatedNodes(spec, settings, random, startMillis)
+      const plan = planCluster({ spec, resolved: resolved.right, faults: o.faults, seed: o.seed, durationMs: o.durationMs, random, startMillis, images: false })
+      const { nodes, observer, metrics } = plan
       const names = new Set(nodes.map((n) => n.name))
-      const { pauses, applied } = applyFaults(o.faults, nodes, startMillis, random.split("faults"), undefined)
-      const metrics = new NodeAgentMetrics()
       const requests = yield* FiberSet.make()
       const driver = spec.driver ?? {}
       const podStartup = new PodStartupSli(startMillis)
-      const env: NodeAgentEnvironment = {
+      // ---- the agents: the caller's client, their requests launched beside a shard's loop and timed by the clock
+      const { shards, shardOf } = makeShards(plan, {
         client,
-        serviceTime: noModelledLatency,
-        settings,
-        metrics,
-        pauses,
         resolutionMs: spec.resolution ?? DefaultRealTimeResolutionMs,
         podStarted: (pod, _node, t) => podStartup.running(pod, t),
         ownerLabel: { key: simulatedLabel, value: simulatedLabelValue },
@@ -167,18 +152,9 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
           launch: (request) => Effect.asVoid(FiberSet.run(requests, request)),
           total: driver.qps !== undefined && driver.qps > 0 ? TokenBucket.make(driver.qps, driver.burst ?? Math.max(1, Math.ceil(driver.qps))) : undefined
         }
-      }
+      })
 
       // ---- the agents' view of the server: one Node watch, one Lease watch (for the controller), the pod watches
-      const observer = new ClusterObserver(startMillis, lifecycle.enabled)
-      const shardCount = Math.max(1, Math.min(nodes.length, spec.shards ?? 1))
-      const shards: Array<NodeAgentShard> = []
-      for (let s = 0; s < shardCount; s++) {
-        const own = nodes.filter((_, i) => i % shardCount === s)
-        const shard = new NodeAgentShard(own, env, random.split(`shard-${s}`))
-        for (const n of own) observer.route(n.name, shard)
-        shards.push(shard)
-      }
       const owned = `${simulatedLabel}=${simulatedLabelValue}`
       const ours = (obj: KObject) => names.has(obj.metadata.name ?? "")
       const observe = (change: Parameters<ClusterObserver["observe"]>[0]) => observer.observe(change)
@@ -187,7 +163,9 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
       const refused = yield* Deferred.make<never, string>()
       const reflectorObserver: ReflectorObserver = {
         failed: (error, during) =>
-          during === "list" && (error.code === 401 || error.code === 403) ? Effect.asVoid(Deferred.fail(refused, `the informers cannot start: ${error.code} ${error.message}`)) : Effect.void
+          during === "list" && error._tag === "ApiError" && (error.code === 401 || error.code === 403)
+            ? Effect.asVoid(Deferred.fail(refused, `the informers cannot start: ${error.code} ${error.message}`))
+            : Effect.void
       }
       const feed = (options: ReflectorOptions, onChange: typeof observe, accept?: (obj: KObject) => boolean) =>
         feedChanges({ ...options, observer: reflectorObserver }, onChange, accept)
@@ -209,27 +187,19 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
       // ---- agents, controller, faults
       const running = [] as Array<Fiber.RuntimeFiber<unknown, unknown>>
       for (const shard of shards) running.push(yield* Effect.fork(shard.run))
-      const lifecycleLog = makeLifecycleLog()
       if (lifecycle.enabled) {
-        const recorder = EventRecorder.layer({ reportingController: "node-controller", reportingInstance: "node-controller" })
-        const source = { nodes: () => observer.nodes.values(), node: (name: string) => observer.nodes.get(name), changedNodes: () => observer.changedNodes(), leases: () => observer.changedLeases() }
         // under leader election, so several drivers of one cluster run one controller between them
         const elector = yield* Effect.orDie(
           LeaderElector.make({ ...lifecycleElection, identity: `${hostname()}_${random.split("identity").next().toString(36).slice(2, 10)}` })
         ).pipe(Effect.provide(SeededRandom.layer(o.seed)))
-        const controller = runNodeLifecycleController(lifecycle, lifecycleLog, source).pipe(Effect.provide(recorder))
-        running.push(yield* Effect.fork(Effect.forever(elector.run(controller))))
+        running.push(yield* Effect.fork(Effect.forever(elector.run(lifecycleController(plan)))))
       }
-      for (const p of pauses) {
+      for (const p of plan.pauses) {
         const admin = o.admin!
         running.push(yield* Effect.fork(Effect.sleep(p.from - startMillis).pipe(Effect.zipRight(Effect.ignore(admin.pause(p.to - p.from))))))
       }
-      const evictions: Array<EvictionRecord> = []
-      if (spec.memoryPressure && spec.memoryPressure.length > 0) {
-        const byName = new Map(shards.flatMap((shard) => nodes.filter((n) => shard.has(n.name)).map((n) => [n.name, shard] as const)))
-        const pressure = runMemoryPressure(spec.memoryPressure, nodes, spec.podsPerNode ?? 0, nodeAgent, (e) => evictions.push(e), (node, c) => byName.get(node)?.setPressure(node, c))
-        running.push(yield* Effect.fork(Effect.orDie(pressure)))
-      }
+      const pressure = memoryPressure(plan, shardOf)
+      if (pressure !== undefined) running.push(yield* Effect.fork(pressure))
       // the scheduler section once the agents run, so its pods find registered nodes
       const sections: Record<string, unknown> = {}
       let schedulerFiber: Fiber.RuntimeFiber<void> | undefined
@@ -249,7 +219,7 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
             Effect.provideService(ApiClient, countingFailures(client, schedulerErrors)),
             Effect.matchCause({
               onSuccess: (r) => void (sections.scheduler = r),
-              onFailure: (c) => void (Cause.isInterruptedOnly(c) || (sections.scheduler = { finished: false, error: Cause.pretty(c).split("\n")[0] }))
+              onFailure: (c) => void (Cause.isInterruptedOnly(c) || (sections.scheduler = failedSection(c)))
             })
           )
         )
@@ -283,8 +253,7 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
       yield* FiberSet.clear(requests)
       const driverHealth = yield* health.summary
       const cleanup = o.cleanup ? { ...(yield* removeOwned(names)), deleted: true } : { ...(yield* leftOver(names)), deleted: false }
-      const record = { seed: o.seed, durationMs: o.durationMs, nodes, pods, metrics, observer, lifecycleLog, evictions, applied, imagePulls: undefined }
-      const base = clusterResult(record, { timersFired: 0, tasksRun: 0 }, reachedMs, reachedMs)
+      const base = planResult(plan, { pods, kernel: { timersFired: 0, tasksRun: 0 }, reachedMs, wallMs: reachedMs })
       const cpuMs = driverHealth.cpu.userMs + driverHealth.cpu.systemMs
       return {
         ...base,

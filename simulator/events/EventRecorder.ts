@@ -21,11 +21,11 @@ import { Clock, Context, Deferred, Duration, Effect, Layer, Queue, type Scope } 
 import { type KObject } from "../../src/api/Object.js"
 import { extendable } from "../../src/api/internal/V8Shapes.js"
 import { Events } from "../../src/api/Resources.js"
-import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { SeededRandom } from "../kernel/SeededRandom.js"
 import { microTime } from "../apiserver/SystemMeta.js"
 import * as TokenBucket from "./TokenBucket.js"
+import { type ClientError, hasStatusCode } from "../../src/client/TransportError.js"
 
 export interface ObjectRef {
   readonly kind: string
@@ -131,7 +131,8 @@ interface Cached {
 
 type Write = { readonly op: "create" | "patch"; readonly event: KObject }
 
-const retriable = (e: ApiError): boolean => (e.status.code ?? 0) >= 500 || e.status.code === 429
+/** A request without an answer is retried like a 5xx (client-go's recordToSink retries every error but AlreadyExists). */
+const retriable = (e: ClientError): boolean => e._tag === "TransportError" || (e.status.code ?? 0) >= 500 || hasStatusCode(e, 429)
 
 export const make = (options: EventRecorderOptions): Effect.Effect<EventRecorderService, never, ApiClient | Scope.Scope> =>
   Effect.gen(function* () {
@@ -210,13 +211,13 @@ export const make = (options: EventRecorderOptions): Effect.Effect<EventRecorder
         return enqueue({ op: "create", event })
       })
 
-    const writeOnce = (w: Write): Effect.Effect<void, ApiError> => {
+    const writeOnce = (w: Write): Effect.Effect<void, ClientError> => {
       const ns = w.event.metadata.namespace
       if (w.op === "create")
         return Effect.asVoid(client.create(Events, w.event, { namespace: ns })).pipe(
           Effect.tap(() => Effect.sync(() => stats.created++)),
           // Upstream gives up on AlreadyExists; the name is unique per recorder, so this is another writer's.
-          Effect.catchIf((e) => e.status.code === 409, () => Effect.void)
+          Effect.catchIf((e) => hasStatusCode(e, 409), () => Effect.void)
         )
       return Effect.asVoid(
         client.patch(Events, w.event.metadata.name!, "merge", { series: w.event.series }, { namespace: ns })
@@ -224,7 +225,7 @@ export const make = (options: EventRecorderOptions): Effect.Effect<EventRecorder
         Effect.tap(() => Effect.sync(() => stats.patched++)),
         // 404 (expired or never created) → CREATE with the series.
         Effect.catchIf(
-          (e) => e.status.code === 404,
+          (e) => hasStatusCode(e, 404),
           () =>
             Effect.asVoid(client.create(Events, withoutRv(w.event), { namespace: ns })).pipe(
               Effect.tap(() => Effect.sync(() => stats.created++))

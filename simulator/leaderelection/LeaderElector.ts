@@ -18,6 +18,7 @@ import { microTime } from "../apiserver/SystemMeta.js"
 import type { EventRecorderService } from "../events/EventRecorder.js"
 import { SeededRandom } from "../kernel/SeededRandom.js"
 import { LeaderElectionConfigError } from "./errors.js"
+import { hasStatusCode } from "../../src/client/TransportError.js"
 
 export { LeaderElectionConfigError }
 
@@ -154,7 +155,7 @@ export const make = (config: LeaderElectionConfig): Effect.Effect<LeaderElector,
       }
       const got = yield* Effect.either(client.get(Leases, config.name, { namespace: config.namespace }))
       if (got._tag === "Left") {
-        if (got.left.status.code !== 404) return false
+        if (!hasStatusCode(got.left, 404)) return false
         const created = yield* Effect.either(
           client.create(Leases, { metadata: { name: config.name, namespace: config.namespace }, spec: specOf(desired) }, { namespace: config.namespace })
         )

@@ -9,6 +9,7 @@ import type { ServiceTimeModel } from "../apiserver/ServiceTime.js"
 import type { NodeAgentConfiguration } from "./config/NodeAgentConfiguration.js"
 import type { Interval, SimulatedNode } from "./SimulatedNode.js"
 import type { KObject } from "../../src/api/Object.js"
+import type { LeaseTimeline } from "./LeaseTimeline.js"
 import type { Effect } from "effect"
 import type * as TokenBucket from "../events/TokenBucket.js"
 
@@ -73,11 +74,14 @@ export class NodeAgentMetrics {
   readonly leaseLatency: Histogram = makeHistogram()
   /** Node status PATCH latency (ms): from the post's intended start to the response. */
   readonly statusLatency: Histogram = makeHistogram()
-  /** Failed requests by HTTP status code (a connection failure is the client's 503; one given up after 429s, 429). */
+  /** Failed requests by HTTP status code, or what happened to one without an answer (`connection refused`); one given up after 429s, 429. */
   readonly errorsByCode: Record<string, number> = {}
   /** Requests held back by the run's total QPS limit (real time only), and for how long in all (ms). */
   throttled = 0
   throttledMs = 0
+
+  /** `leaseTimeline`: also record lease writes per interval of the run (the report's charts over time). */
+  constructor(readonly leaseTimeline?: LeaseTimeline) {}
 }
 
 /**

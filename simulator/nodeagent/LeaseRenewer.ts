@@ -8,7 +8,6 @@
  */
 import type { KObject } from "../../src/api/Object.js"
 import type { WriteResult } from "../../src/api/Requests.js"
-import type { ApiError } from "../../src/api/Status.js"
 import type { BookedClient } from "../apiserver/BookedClient.js"
 import { extendable } from "../../src/api/internal/V8Shapes.js"
 import { Leases } from "../../src/api/Resources.js"
@@ -17,6 +16,7 @@ import { recordMillis } from "../../src/loadgen/LatencyRecorder.js"
 import type { AgentState } from "./AgentState.js"
 import { isOwned } from "./Registration.js"
 import { Kind, type Request, type ShardContext } from "./ShardContext.js"
+import { type ClientError, hasStatusCode } from "../../src/client/TransportError.js"
 
 /** Lease timing constants (`pkg/kubelet/nodelease`, `lease/controller.go`). */
 export const leaseTiming = {
@@ -61,6 +61,7 @@ export class LeaseRenewer {
   private readonly failed = (a: AgentState, failedAt: number): void => {
     const ctx = this.ctx
     ctx.env.metrics.leaseFailures++
+    ctx.env.metrics.leaseTimeline?.failure(failedAt)
     if (a.ensuring) {
       // backoffEnsureLease: sleep, doubling up to 7 s, and try again, forever
       const next = failedAt + a.backoffMs
@@ -93,7 +94,7 @@ export class LeaseRenewer {
         return this.update(a, t, end)
       },
       (e, _, end) => {
-        if (e.status.code === 404) return this.create(a, t, end)
+        if (hasStatusCode(e, 404)) return this.create(a, t, end)
         this.ensured(a)
         this.conflict(a, end)
       },
@@ -150,7 +151,7 @@ export class LeaseRenewer {
     this.written(a, written.object, a.renewalDueAt, end)
   }
 
-  private readonly renewalRejected = (_: ApiError, a: AgentState, end: number): void => {
+  private readonly renewalRejected = (_: ClientError, a: AgentState, end: number): void => {
     a.renewal = undefined
     this.conflict(a, end)
   }
@@ -173,6 +174,7 @@ export class LeaseRenewer {
     const metrics = this.ctx.env.metrics
     metrics.leaseWrites++
     recordMillis(metrics.leaseLatency, end - t)
+    metrics.leaseTimeline?.write(end, end - t)
     const next = Math.round(end + this.ctx.jittered(this.renewIntervalMs, leaseTiming.jitterFactor))
     this.ctx.at(a, next, Kind.Lease)
   }
@@ -180,6 +182,7 @@ export class LeaseRenewer {
   /** A rejected lease write (409 after someone else wrote it): read it again on the next try, as the lease client does. */
   private conflict(a: AgentState, at: number): void {
     this.ctx.env.metrics.leaseFailures++
+    this.ctx.env.metrics.leaseTimeline?.failure(at)
     a.leaseMeta = undefined
     this.ctx.at(a, Math.ceil(at) + leaseTiming.backoffStartMs, Kind.Lease)
   }

@@ -7,7 +7,7 @@
 import { Effect, Either, Stream } from "effect"
 import type { ResourceType } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
-import type { ApiError } from "../../src/api/Status.js"
+import { type ClientError, failureKey, hasStatusCode } from "../../src/client/TransportError.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
 import { hasImmediateView } from "../../src/client/Capabilities.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
@@ -81,6 +81,9 @@ class WatchCacheView implements ApiClientService {
 
 const unsupported = () => Effect.die("the watch cache view answers GETs only")
 
+/** The failure a request may end in without counting as failed (a 404 of a GET before a create): a server's answer. */
+const isExpected = (e: ClientError, expected: number | undefined): boolean => expected !== undefined && hasStatusCode(e, expected)
+
 export class ShardContext {
   readonly due: DueQueue<Due>
   readonly text = new TimeText()
@@ -120,7 +123,7 @@ export class ShardContext {
     t: number,
     request: (client: BookedClient, a: AgentState) => Booked<A>,
     onSuccess: (answer: A, a: AgentState, end: number) => Request | void,
-    onFailure: (error: ApiError, a: AgentState, end: number) => Request | void,
+    onFailure: (error: ClientError, a: AgentState, end: number) => Request | void,
     onGivenUp: (a: AgentState, at: number) => Request | void,
     /** A status code that is an answer, not an error (the ensure-lease GET's 404). */
     expected?: number
@@ -145,7 +148,7 @@ export class ShardContext {
     t: number,
     request: (client: BookedClient, a: AgentState) => Booked<A>,
     onSuccess: (answer: A, a: AgentState, end: number) => Request | void,
-    onFailure: (error: ApiError, a: AgentState, end: number) => Request | void,
+    onFailure: (error: ClientError, a: AgentState, end: number) => Request | void,
     onGivenUp: (a: AgentState, at: number) => Request | void,
     expected?: number
   ): Request {
@@ -168,9 +171,9 @@ export class ShardContext {
    */
   cached<A>(
     a: AgentState,
-    read: (client: ApiClientService) => Effect.Effect<A, ApiError>,
+    read: (client: ApiClientService) => Effect.Effect<A, ClientError>,
     onSuccess: (answer: A, a: AgentState) => Request | void,
-    onFailure: (error: ApiError, a: AgentState) => Request | void
+    onFailure: (error: ClientError, a: AgentState) => Request | void
   ): Request {
     return this.answered(a, read(this.clientAt(a)), this.now, onSuccess, onFailure, undefined)
   }
@@ -184,16 +187,16 @@ export class ShardContext {
   /** Hands an answer (at once when it is an `Either`, else as the request the shard's fiber runs) to its functions. */
   private answered<A>(
     a: AgentState,
-    answer: Effect.Effect<A, ApiError>,
+    answer: Effect.Effect<A, ClientError>,
     end: number,
     onSuccess: (answer: A, a: AgentState, end: number) => Request | void,
-    onFailure: (error: ApiError, a: AgentState, end: number) => Request | void,
+    onFailure: (error: ClientError, a: AgentState, end: number) => Request | void,
     expected: number | undefined
   ): Request {
     if (Either.isEither(answer)) {
-      const done = answer as Either.Either<A, ApiError>
+      const done = answer as Either.Either<A, ClientError>
       if (Either.isRight(done)) return onSuccess(done.right, a, end) as Request
-      if (done.left.status.code !== expected) this.failed(done.left)
+      if (!isExpected(done.left, expected)) this.failed(done.left)
       return onFailure(done.left, a, end) as Request
     }
     return this.later(a, answer, end, onSuccess, onFailure, expected)
@@ -205,17 +208,17 @@ export class ShardContext {
    */
   private later<A>(
     a: AgentState,
-    answer: Effect.Effect<A, ApiError>,
+    answer: Effect.Effect<A, ClientError>,
     modelled: number,
     onSuccess: (answer: A, a: AgentState, end: number) => Request | void,
-    onFailure: (error: ApiError, a: AgentState, end: number) => Request | void,
+    onFailure: (error: ClientError, a: AgentState, end: number) => Request | void,
     expected: number | undefined
   ): Request {
     const live = this.env.live
     const handled = Effect.matchEffect(answer, {
       onSuccess: (answered) => (onSuccess(answered, a, this.ended(modelled)) as Request) ?? Effect.void,
       onFailure: (e) => {
-        if (e.status.code !== expected) this.failed(e)
+        if (!isExpected(e, expected)) this.failed(e)
         return (onFailure(e, a, this.ended(modelled)) as Request) ?? Effect.void
       }
     })
@@ -245,8 +248,8 @@ export class ShardContext {
     return Math.ceil(this.ended(lastRejection))
   }
 
-  private failed(e: ApiError): void {
-    this.count(String(e.status.code))
+  private failed(e: ClientError): void {
+    this.count(failureKey(e))
   }
 
   private count(code: string): void {

@@ -32,6 +32,7 @@ import {
   type Usage
 } from "./framework/Views.js"
 import { podKey, SchedulingQueue } from "./SchedulingQueue.js"
+import { hasStatusCode } from "../../src/client/TransportError.js"
 
 export interface SchedulerSettings {
   readonly schedulerName?: string
@@ -398,7 +399,7 @@ export const scheduleOne = (core: SchedulerCore): Effect.Effect<boolean, never, 
       // Bind failed: un-assume; a vanished pod is dropped, anything else retried with backoff.
       core.forget(pod)
       core.stats.bindErrors++
-      if (bound.left.status.code === 404) {
+      if (hasStatusCode(bound.left, 404)) {
         core.queue.done(info.key)
         return true
       }

@@ -1,12 +1,14 @@
 /**
- * `clustersim scheduler …` (the CLI owner wires it): `--help` prints `schedulerHelp()`, `--write-config-to`
+ * `clustersim scheduler …` (the CLI owner wires it): `--help` prints `schedulerHelp()` (the flags the simulation
+ * honours; the others are accepted with a warning), `--write-config-to`
  * writes the effective configuration and exits 0, bad flags or configuration print `Error: <message>` and exit 1
  * (upstream cobra's `RunE` error path). Running the scheduler for real needs an API server: it runs inside the
- * cluster simulator (`runSchedulerScenario`, or the cluster runner), so a plain invocation only validates.
+ * cluster simulator (a scenario's `scheduler:` section, app/scenario/Simulated.ts), so a plain invocation only validates.
  */
 import { Effect, Either } from "effect"
 import { readFile, writeFile } from "node:fs/promises"
 import {
+  notHonouredWarnings,
   parseSchedulerFlags,
   renderConfiguration,
   schedulerHelp,
@@ -47,7 +49,7 @@ export const schedulerCommand = (argv: ReadonlyArray<string>, io: CommandIO = pr
       if (Either.isLeft(loaded)) return yield* fail(loaded.left.message)
       opts = loaded.right
     }
-    for (const w of opts.warnings) io.stderr(`${w}\n`)
+    for (const w of [...opts.warnings, ...notHonouredWarnings(opts)]) io.stderr(`${w}\n`)
     const valid = validateSchedulerOptions(opts)
     if (Either.isLeft(valid)) return yield* fail(valid.left.message)
     if (opts.flags.writeConfigTo !== "") {

@@ -1,20 +1,17 @@
 /**
  * Scenario-level runs of the scheduler in virtual time: nodes, scheduler replicas under leader election, pod
  * batches created at a rate, and an optional leader kill with the failover measured as
- * leader lost → new leader → first bind. The scenario runner calls `runSchedulerScenario` with the `scheduler:`
- * section of a scenario file (docs/scheduler.md); the bench calls it with a large cluster.
+ * leader lost → new leader → first bind. A scenario's `scheduler:` section runs it as a section of its one
+ * simulation (app/scenario/Simulated.ts; docs/scheduler.md), or beside a real-time cluster (`RealTimeCluster.ts`).
  */
-import { Clock, Duration, Effect, Fiber, Layer, Schema } from "effect"
-import { ApiServer } from "../apiserver/ApiServer.js"
+import { Clock, Duration, Effect, Fiber, Schema } from "effect"
 import { Events, Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import type { KObject } from "../../src/api/Object.js"
 import { make as makeRecorder, reportingInstanceOf, type RecorderStats } from "../events/EventRecorder.js"
 import { runEventTtl } from "../events/EventTtl.js"
-import * as Simulation from "../kernel/Simulation.js"
 import * as LeaderElector from "../leaderelection/LeaderElector.js"
 import { makeSchedulerCore, runInformers, runSchedulingLoop, type SchedulerCore, type SchedulerStats } from "./Scheduler.js"
-import * as InProcessClient from "../apiserver/InProcessClient.js"
 import { DurationMs, QuantityString } from "../../src/api/go/Schemas.js"
 
 /** Largest counts a `scheduler:` section may ask for (docs/scenarios.md "Bounds"): beyond them a run exhausts memory. */
@@ -84,14 +81,6 @@ export const SchedulerSection = Schema.Struct({
 }).annotations({ identifier: "SchedulerSection" })
 export type SchedulerSection = typeof SchedulerSection.Type
 
-/** `runSchedulerScenario`'s input: the section plus the seed of its own simulation. */
-export const SchedulerScenario = Schema.Struct({
-  seed: Schema.optionalWith(Schema.Int, { default: () => 1 }),
-  ...SchedulerSection.fields
-})
-export type SchedulerScenario = typeof SchedulerScenario.Type
-export type SchedulerScenarioInput = typeof SchedulerScenario.Encoded
-
 export interface FailoverResult {
   readonly killedAtMs: number
   readonly killedIdentity: string
@@ -109,7 +98,12 @@ export interface FailoverResult {
 export interface SchedulerScenarioResult {
   readonly virtualMs: number
   readonly podsCreated: number
+  /** Successful binds (of any pod: the scheduler binds every pod without a node it sees). */
   readonly binds: number
+  /** The section's own pods bound, each once (at most `podsCreated`). */
+  readonly podsBound: number
+  /** Pods bound that the section did not create: a user's or the load phases' pods without a node. */
+  readonly otherPodsBound: number
   readonly firstBindMs: number | undefined
   readonly lastBindMs: number | undefined
   readonly leaders: ReadonlyArray<{ readonly identity: string; readonly atMs: number }>
@@ -174,7 +168,9 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
 
       const leaderElect = scenario.leaderElect ?? scenario.replicas > 1
       const leaders: Array<{ identity: string; atMs: number }> = []
-      const binds: Array<{ atMs: number; identity: string }> = []
+      const binds: Array<{ atMs: number; identity: string; pod: string }> = []
+      // the section's pods, to tell its binds from those of pods others created on the same server
+      const ownPods = new Set<string>()
       const recorders: Array<{ stats: Effect.Effect<RecorderStats> }> = []
       const instances: Array<{ identity: string; core: SchedulerCore; elector?: LeaderElector.LeaderElector; fiber: Fiber.RuntimeFiber<unknown, unknown> }> = []
 
@@ -188,7 +184,7 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
         const core = yield* makeSchedulerCore({
           percentageOfNodesToScore: scenario.percentageOfNodesToScore,
           ...(recorder ? { recorder } : {}),
-          onBound: (_p, _n, now) => binds.push({ atMs: now - start, identity })
+          onBound: (p, _n, now) => binds.push({ atMs: now - start, identity, pod: `${p.namespace}/${p.name}` })
         })
         yield* Effect.forkScoped(runInformers(core))
         if (!leaderElect) {
@@ -228,6 +224,7 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
                 const sentAt = yield* Clock.currentTimeMillis
                 const made = yield* Effect.either(client.create(Pods, makePod(`${b.namePrefix}-${i}`, b, live.podLabels ?? {}), { namespace: b.namespace }))
                 if (made._tag === "Right") live.onPodCreated?.(made.right.object, sentAt)
+                ownPods.add(`${b.namespace}/${b.namePrefix}-${i}`)
                 podsCreated++
               }
               if (tick > 0 && i < b.count) yield* Effect.sleep(Duration.millis(tick))
@@ -270,6 +267,8 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
         virtualMs: (yield* Clock.currentTimeMillis) - start,
         podsCreated,
         binds: binds.length,
+        podsBound: new Set(binds.filter((b) => ownPods.has(b.pod)).map((b) => b.pod)).size,
+        otherPodsBound: new Set(binds.filter((b) => !ownPods.has(b.pod)).map((b) => b.pod)).size,
         firstBindMs: binds[0]?.atMs,
         lastBindMs: binds[binds.length - 1]?.atMs,
         leaders,
@@ -282,15 +281,3 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
       return result
     })
   )
-
-/** Runs the scenario in a fresh simulation (virtual time) and returns its JSON-serialisable result. */
-export const runSchedulerScenario = (input: SchedulerScenarioInput): SchedulerScenarioResult => {
-  const scenario = Schema.decodeUnknownSync(SchedulerScenario)(input)
-  const sim = Simulation.make({ seed: scenario.seed })
-  const layer = InProcessClient.layer.pipe(Layer.provide(ApiServer.layer({ seed: scenario.seed })))
-  const exit = sim.run(Effect.provide(schedulerScenarioEffect(scenario), layer))
-  sim.interruptAll()
-  if (!exit) throw new Error("scheduler scenario did not finish")
-  if (exit._tag === "Failure") throw new Error(`scheduler scenario failed: ${String(exit.cause)}`)
-  return exit.value
-}

@@ -62,6 +62,10 @@ const alphaOff = [
   "VolumeCapacityPriority", "WinDSR"
 ] as const
 
+// Later releases' gates the simulated API server honours. WatchList: alpha (off) 1.27–1.31, beta on in 1.32, off in
+// 1.33, on from 1.34; off here, as in the releases whose stock clients (kubectl 1.27–1.33) mostly meet it.
+const laterAlphaOff = ["WatchList"] as const
+
 // GA gates locked on in 1.26 (`pkg/features/kube_features.go`). The spec lists no deprecated gates.
 const gaLocked = ["CPUManager", "LocalStorageCapacityIsolation", "NodeAgentCredentialProviders"] as const
 
@@ -78,6 +82,7 @@ export const knownFeatures: ReadonlyMap<string, FeatureSpec> = new Map(
     ...betaOff.map((n) => spec(n, false, "Beta")),
     ...alphaOn.map((n) => spec(n, true, "Alpha")),
     ...alphaOff.map((n) => spec(n, false, "Alpha")),
+    ...laterAlphaOff.map((n) => spec(n, false, "Alpha")),
     ...gaLocked.map((n) => spec(n, true, "GA", true))
   ]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))

@@ -241,6 +241,25 @@ export const negotiate = (accept: string | undefined, opts: NegotiateOptions): E
   return Either.left(handlerNotAcceptable(streamMediaTypes))
 }
 
+/** The aggregated discovery versions served (`apidiscovery.k8s.io`): v2beta1 (kubectl 1.27–1.29 ask first), v2 (1.30+). */
+export const aggregatedDiscoveryVersions: ReadonlyArray<string> = ["v2", "v2beta1"]
+
+/**
+ * The aggregated discovery version a discovery request's Accept header prefers, or undefined for the per-group
+ * documents: the first acceptable entry decides, as upstream's `WrapAggregatedDiscoveryToHandler` negotiates with
+ * `DiscoveryEndpointRestrictions` (an entry naming an unknown version or kind is skipped).
+ */
+export const aggregatedDiscoveryVersion = (accept: string | undefined): string | undefined => {
+  for (const clause of parseAccept(accept ?? "")) {
+    const json = (clause.type === "application" && (clause.subType === "json" || clause.subType === "*")) || (clause.type === "*" && clause.subType === "*")
+    if (!json) continue
+    if (!clause.params.has("as") && !clause.params.has("g") && !clause.params.has("v")) return undefined
+    const version = clause.params.get("v") ?? ""
+    if (clause.params.get("g") === "apidiscovery.k8s.io" && clause.params.get("as") === "APIGroupDiscoveryList" && aggregatedDiscoveryVersions.includes(version)) return version
+  }
+  return undefined
+}
+
 /**
  * The Content-Type of a protobuf answer: the protobuf name the client's Accept header prefers (stock clients
  * only decode the name they asked for), else this API's own.

@@ -21,6 +21,8 @@ export interface ListOptions extends Scope {
   readonly continue?: string | undefined
   readonly resourceVersion?: string | undefined
   readonly resourceVersionMatch?: string | undefined
+  /** Only for watches: a list that names it is refused (422). */
+  readonly sendInitialEvents?: boolean | undefined
 }
 
 export interface WatchOptions extends Scope {
@@ -30,6 +32,11 @@ export interface WatchOptions extends Scope {
   readonly resourceVersionMatch?: string | undefined
   readonly allowWatchBookmarks?: boolean | undefined
   readonly timeoutSeconds?: number | undefined
+  /**
+   * WatchList (KEP-3157, the `WatchList` gate): the current state as ADDED events, then a bookmark annotated
+   * `k8s.io/initial-events-end`, then live events. Needs `resourceVersionMatch: NotOlderThan`.
+   */
+  readonly sendInitialEvents?: boolean | undefined
 }
 
 export interface WriteOptions extends Scope {

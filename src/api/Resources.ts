@@ -3,7 +3,7 @@
  * per-type storage strategy upstream's registries set (watch cache, create-on-update, unconditional update,
  * garbage-collection support).
  */
-import { deploymentSchema, namespaceSchema, nodeSchema, serviceSchema } from "./kinds/BuiltinSchemas.js"
+import { deploymentSchema, namespaceSchema, nodeSchema, replicaSetSchema, serviceSchema } from "./kinds/BuiltinSchemas.js"
 import type { KindRules } from "./kinds/KindRules.js"
 import { configMapRules } from "./kinds/ConfigMap.js"
 import { eventRules } from "./kinds/Event.js"
@@ -117,6 +117,15 @@ export const Deployments = core({
   subresources: ["status", "scale"],
   rules: { schema: deploymentSchema }
 })
+export const ReplicaSets = core({
+  group: "apps",
+  kind: "ReplicaSet",
+  plural: "replicasets",
+  namespaced: true,
+  shortNames: ["rs"],
+  subresources: ["scale", "status"],
+  rules: { schema: replicaSetSchema }
+})
 export const Leases = core({
   group: "coordination.platform",
   kind: "Lease",
@@ -154,6 +163,17 @@ export const SubjectAccessReviews = review("SubjectAccessReview", "subjectaccess
 export const SelfSubjectAccessReviews = review("SelfSubjectAccessReview", "selfsubjectaccessreviews")
 export const SelfSubjectRulesReviews = review("SelfSubjectRulesReview", "selfsubjectrulesreviews")
 
+/** Who am I (`authentication.platform/v1` SelfSubjectReview, `kubectl auth whoami`): virtual, create only. */
+export const authenticationGroup = "authentication.platform"
+export const SelfSubjectReviews = core({
+  group: authenticationGroup,
+  kind: "SelfSubjectReview",
+  plural: "selfsubjectreviews",
+  namespaced: false,
+  virtual: true,
+  watchCached: false
+})
+
 export const resourceTypes: ReadonlyArray<ResourceType> = [
   Namespaces,
   Nodes,
@@ -162,6 +182,7 @@ export const resourceTypes: ReadonlyArray<ResourceType> = [
   Services,
   ServiceAccounts,
   Deployments,
+  ReplicaSets,
   Leases,
   Events,
   Roles,
@@ -170,7 +191,8 @@ export const resourceTypes: ReadonlyArray<ResourceType> = [
   ClusterRoleBindings,
   SubjectAccessReviews,
   SelfSubjectAccessReviews,
-  SelfSubjectRulesReviews
+  SelfSubjectRulesReviews,
+  SelfSubjectReviews
 ]
 
 /** Group/version pairs served, in discovery order. */

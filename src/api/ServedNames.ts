@@ -19,6 +19,7 @@ import {
   RoleBindings,
   Roles,
   SelfSubjectAccessReviews,
+  SelfSubjectReviews,
   SelfSubjectRulesReviews,
   SubjectAccessReviews,
   type ResourceType
@@ -59,8 +60,8 @@ const renamedNamespace = (obj: KObject, to: (ns: string) => string): KObject => 
 }
 
 /** The `.k8s.io` name of a `.platform` group: same objects, upstream's apiVersion and system namespace names. */
-const upstreamGroup = (resource: ResourceType): ResourceView => {
-  const apiVersion = `${resource.group.replace(/\.platform$/, ".k8s.io")}/${resource.version}`
+const upstreamGroup = (resource: ResourceType, version = resource.version): ResourceView => {
+  const apiVersion = `${resource.group.replace(/\.platform$/, ".k8s.io")}/${version}`
   const namespaceToWire = (ns: string) => specNamespaces.get(ns) ?? ns
   return {
     resource,
@@ -87,8 +88,8 @@ const coreEvents: ResourceView = {
   fieldLabel: coreEventFieldLabel
 }
 
-const upstreamPath = (resource: ResourceType): [string, ResourceView] => {
-  const view = upstreamGroup(resource)
+const upstreamPath = (resource: ResourceType, version = resource.version): [string, ResourceView] => {
+  const view = upstreamGroup(resource, version)
   return [`${view.apiVersion}/${resource.plural}`, view]
 }
 
@@ -97,7 +98,9 @@ const views: ReadonlyMap<string, ResourceView> = new Map([
   upstreamPath(Events),
   ["v1/events", coreEvents],
   // kubectl's typed clients (create role/rolebinding, auth can-i) call these groups by fixed paths.
-  ...[Roles, ClusterRoles, RoleBindings, ClusterRoleBindings, SubjectAccessReviews, SelfSubjectAccessReviews, SelfSubjectRulesReviews].map(upstreamPath)
+  ...[Roles, ClusterRoles, RoleBindings, ClusterRoleBindings, SubjectAccessReviews, SelfSubjectAccessReviews, SelfSubjectRulesReviews].map((r) => upstreamPath(r)),
+  // `kubectl auth whoami` asks v1 (1.28+), then v1beta1 (what 1.27 asks first), then v1alpha1.
+  ...["v1", "v1beta1", "v1alpha1"].map((version) => upstreamPath(SelfSubjectReviews, version))
 ])
 
 /** The view served at a group, version and plural, if that path is one. */

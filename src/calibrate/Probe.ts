@@ -8,10 +8,10 @@
  */
 import { Duration, Effect, Either, Option, Stream } from "effect"
 import { resolveResource, type ResourceType } from "../api/Resources.js"
-import type { ApiError } from "../api/Status.js"
 import { ApiClient } from "../client/ApiClient.js"
 import { nowMillis } from "../loadgen/LatencyRecorder.js"
 import type { Measurement, Overlap } from "./Fit.js"
+import { type ClientError, hasStatusCode } from "../client/TransportError.js"
 
 export interface ProbeOptions {
   /** The namespace the probe creates, fills and deletes. */
@@ -72,7 +72,7 @@ export const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
 
 /** Runs `request` one at a time for `ms` (at least `min` samples, at most `max`); latencies in ms. */
-const timedLoop = (ms: number, min: number, max: number, paceMs: number, request: (i: number) => Effect.Effect<unknown, ApiError>, into: Array<number>) =>
+const timedLoop = (ms: number, min: number, max: number, paceMs: number, request: (i: number) => Effect.Effect<unknown, ClientError>, into: Array<number>) =>
   Effect.gen(function* () {
     // the first request of a step's turn pays for switching the server's and client's caches to it
     yield* request(-1)
@@ -90,7 +90,7 @@ const timedLoop = (ms: number, min: number, max: number, paceMs: number, request
 /** GETs sent during the largest LIST (each pair once, paced as the steps are). */
 export const OverlapSamples = 15
 
-const timedGet = (get: Effect.Effect<unknown, ApiError>): Effect.Effect<number, ApiError> =>
+const timedGet = (get: Effect.Effect<unknown, ClientError>): Effect.Effect<number, ClientError> =>
   Effect.gen(function* () {
     // sent just after the LIST, so that it arrives while the server works on the LIST
     yield* Effect.sleep(Duration.millis(1))
@@ -99,18 +99,18 @@ const timedGet = (get: Effect.Effect<unknown, ApiError>): Effect.Effect<number, 
     return (yield* nowMillis) - t0
   })
 
-const ignoreConflict = <A, R>(e: Effect.Effect<A, ApiError, R>) => Effect.catchIf(e, (err) => err.status.code === 409, () => Effect.void)
+const ignoreConflict = <A, R>(e: Effect.Effect<A, ClientError, R>) => Effect.catchIf(e, (err) => hasStatusCode(err, 409), () => Effect.void)
 
 /** Each step's time is split into this many turns, taken in rotation, so a change of the host's load hits every step alike. */
 export const Rounds = 3
 
 interface Step {
   readonly shape: Omit<Measurement, "latencyMs">
-  readonly request: (round: number, i: number) => Effect.Effect<unknown, ApiError>
+  readonly request: (round: number, i: number) => Effect.Effect<unknown, ClientError>
   readonly latencies: Array<number>
 }
 
-export const probe = (o: ProbeOptions): Effect.Effect<ProbeResult, ApiError, ApiClient> =>
+export const probe = (o: ProbeOptions): Effect.Effect<ProbeResult, ClientError, ApiClient> =>
   Effect.gen(function* () {
     const api = yield* ApiClient
     const ns = o.namespace

@@ -18,24 +18,23 @@ import type {
   WriteResult
 } from "../api/Requests.js"
 import type { ResourceType } from "../api/Resources.js"
-import type { ApiError } from "../api/Status.js"
+import type { ClientError } from "./TransportError.js"
 
 export interface ApiClientService {
-  readonly get: (resource: ResourceType, name: string, opts?: GetOptions) => Effect.Effect<KObject, ApiError>
-  readonly list: (resource: ResourceType, opts?: ListOptions) => Effect.Effect<KList, ApiError>
-  readonly create: (resource: ResourceType, obj: KObject | unknown, opts?: WriteOptions) => Effect.Effect<WriteResult, ApiError>
+  readonly get: (resource: ResourceType, name: string, opts?: GetOptions) => Effect.Effect<KObject, ClientError>
+  readonly list: (resource: ResourceType, opts?: ListOptions) => Effect.Effect<KList, ClientError>
+  readonly create: (resource: ResourceType, obj: KObject | unknown, opts?: WriteOptions) => Effect.Effect<WriteResult, ClientError>
   /** PUT; the name comes from `obj.metadata.name`. */
-  readonly update: (resource: ResourceType, obj: KObject, opts?: WriteOptions) => Effect.Effect<WriteResult, ApiError>
+  readonly update: (resource: ResourceType, obj: KObject, opts?: WriteOptions) => Effect.Effect<WriteResult, ClientError>
   readonly patch: (
     resource: ResourceType,
     name: string,
     patchType: PatchType,
     patch: unknown,
     opts?: WriteOptions
-  ) => Effect.Effect<WriteResult, ApiError>
-  readonly delete: (resource: ResourceType, name: string, opts?: DeleteOptions) => Effect.Effect<DeleteResult, ApiError>
-  readonly deleteCollection: (resource: ResourceType, opts?: ListOptions & DeleteOptions) => Effect.Effect<KList, ApiError>
+  ) => Effect.Effect<WriteResult, ClientError>
+  readonly delete: (resource: ResourceType, name: string, opts?: DeleteOptions) => Effect.Effect<DeleteResult, ClientError>
+  readonly deleteCollection: (resource: ResourceType, opts?: ListOptions & DeleteOptions) => Effect.Effect<KList, ClientError>
   /** A watch stream; opening errors (400, 422, …) fail the stream before the first event. */
-  readonly watch: (resource: ResourceType, opts?: WatchOptions) => Stream.Stream<WatchEvent, ApiError>
+  readonly watch: (resource: ResourceType, opts?: WatchOptions) => Stream.Stream<WatchEvent, ClientError>
 }
-

@@ -11,20 +11,20 @@ import type { Chunk, Effect, Option, Scope } from "effect"
 import type { WatchEvent } from "../api/Object.js"
 import type { GetOptions, WatchOptions } from "../api/Requests.js"
 import type { ResourceType } from "../api/Resources.js"
-import type { ApiError } from "../api/Status.js"
+import type { ClientError } from "./TransportError.js"
 import type { ApiClientService } from "./ApiClientService.js"
 import type { TrafficCounter } from "./HttpClientOptions.js"
 import type { WireEncoding } from "./WireEncoding.js"
 
 /** The next batch of events (waiting for one); fails with `None` when the watch has ended, `Some` when it broke. */
-export type WatchPull = Effect.Effect<Chunk.Chunk<WatchEvent>, Option.Option<ApiError>>
+export type WatchPull = Effect.Effect<Chunk.Chunk<WatchEvent>, Option.Option<ClientError>>
 
 /**
  * In-process: the same watch as `watch`, as pulls of event batches, open for the life of the scope; opening errors
  * fail the effect. Read it with `openWatchPull` (`WatchPull.ts`), which falls back to `watch` without it.
  */
 export interface WatchPulls {
-  readonly pullWatch: (resource: ResourceType, opts?: WatchOptions) => Effect.Effect<WatchPull, ApiError, Scope.Scope>
+  readonly pullWatch: (resource: ResourceType, opts?: WatchOptions) => Effect.Effect<WatchPull, ClientError, Scope.Scope>
 }
 
 /** What `measure` reads of an answer. */
@@ -35,7 +35,7 @@ export interface Measured {
 }
 
 /** `measure` of one object by name; `done` gets the failure (the Status of a non-2xx answer, a connection error) or `undefined`. */
-export type DirectMeasure = (name: string, done: (failure: ApiError | undefined) => void) => void
+export type DirectMeasure = (name: string, done: (failure: ClientError | undefined) => void) => void
 
 /** HTTP: answers measured, not decoded — what a load action that reads nothing of the object needs. */
 export interface Measuring {
@@ -44,7 +44,7 @@ export interface Measuring {
    * Status it carries, as the decoded verbs do) and its body bytes. Decoding is most of a client's work per GET
    * (docs/benchmarks.md).
    */
-  readonly measure: (verb: "GET" | "DELETE", resource: ResourceType, name: string, opts?: GetOptions) => Effect.Effect<Measured, ApiError>
+  readonly measure: (verb: "GET" | "DELETE", resource: ResourceType, name: string, opts?: GetOptions) => Effect.Effect<Measured, ClientError>
   /**
    * `measure` of one verb, resource and namespace as a plain call with a callback — a load executor's per-request path
    * without an Effect per request (`DirectIteration`, src/loadgen/Arrival.ts). Resolves the target's names first;

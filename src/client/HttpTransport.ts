@@ -17,6 +17,7 @@ import { acceptHeader, decodeAnswer, decodeAnswerInSteps, isProtobufStream, obje
 import { watchFrameDecoder } from "../api/protobuf/Envelope.js"
 import { withCredential, type Credential } from "./auth/Credential.js"
 import { credentialSourceFor } from "./auth/ClientCredentials.js"
+import { type ClientError, type TransportError, transportFailure } from "./TransportError.js"
 
 export type { HttpClientOptions, TrafficCounter } from "./HttpClientOptions.js"
 
@@ -73,25 +74,21 @@ const contentTypeOf = (headers: Dispatcher.ResponseData["headers"]): string | un
   return Array.isArray(v) ? v[0] : v
 }
 
-const connectionError = (e: unknown): ApiError =>
-  new ApiError({
-    status: Status.makeStatus({ code: 503, reason: "ServiceUnavailable", message: `connection error: ${e instanceof Error ? e.message : String(e)}` })
-  })
 
 /**
  * The chunks of a streaming body, backpressured (the body pauses until the chunk is queued). Not
  * `Stream.fromAsyncIterable`: its finalizer awaits the iterator's `return()`, which an async generator only
  * runs after the pending `next()` settles — so interrupting an idle watch would hang until the next event.
  */
-const bodyChunks = (body: Dispatcher.ResponseData["body"], countIn: (bytes: number) => void): Stream.Stream<Buffer, ApiError> =>
-  Stream.async<Buffer, ApiError>((emit) => {
+const bodyChunks = (body: Dispatcher.ResponseData["body"], url: string, countIn: (bytes: number) => void): Stream.Stream<Buffer, TransportError> =>
+  Stream.async<Buffer, TransportError>((emit) => {
     body.on("data", (chunk: Buffer) => {
       countIn(chunk.length)
       body.pause()
       void emit.single(chunk).then(() => body.resume())
     })
     body.once("end", () => void emit.end())
-    body.once("error", (e) => void emit.fail(connectionError(e)))
+    body.once("error", (e) => void emit.fail(transportFailure(url, e)))
     return Effect.sync(() => {
       body.destroy()
     })
@@ -137,8 +134,10 @@ export const makeHttpClient = (options: HttpClientOptions) =>
           }))
         : undefined
     /** A request under the client's credentials: none, or the source's, told of a 401. */
-    const authorized = <A, R>(send: (credential: Credential | undefined) => Effect.Effect<A, ApiError, R>): Effect.Effect<A, ApiError, R> =>
-      source ? withCredential(source, send) : send(undefined)
+    const authorized = <A, R>(send: (credential: Credential | undefined) => Effect.Effect<A, ClientError, R>): Effect.Effect<A, ClientError, R> =>
+      source ? withCredential(source, send, base) : send(undefined)
+    /** A request that got no answer: refused, reset, a TLS or DNS failure (TransportError.ts), never a made-up Status. */
+    const connectionError = (e: unknown): TransportError => transportFailure(base, e)
     // The target's group and namespace names (ApiNames), shared by every variant of the client (`variant`).
     let names: ApiNames | undefined
     let discovering: Deferred.Deferred<ApiNames> | undefined
@@ -234,7 +233,8 @@ export const makeHttpClient = (options: HttpClientOptions) =>
           limit: opts?.limit,
           continue: opts?.continue,
           resourceVersion: opts?.resourceVersion,
-          resourceVersionMatch: opts?.resourceVersionMatch
+          resourceVersionMatch: opts?.resourceVersionMatch,
+          sendInitialEvents: opts?.sendInitialEvents
         })
 
       const deleteBody = (opts: DeleteOptions | undefined) => {
@@ -253,7 +253,7 @@ export const makeHttpClient = (options: HttpClientOptions) =>
         let found: ApiNames = specNames
         return call("GET", "/apis").pipe(
           Effect.map((r) => (names = found = apiNamesFromGroups(groupNamesOf(r.value)))),
-          Effect.catchAll((e) => Effect.sync(() => (e.message.startsWith("connection error") ? specNames : (names = specNames)))),
+          Effect.catchAll((e) => Effect.sync(() => (e._tag === "TransportError" ? specNames : (names = specNames)))),
           Effect.ensuring(Effect.suspend(() => ((discovering = undefined), Deferred.succeed(done, names ?? found))))
         )
       })
@@ -321,6 +321,7 @@ export const makeHttpClient = (options: HttpClientOptions) =>
                   resourceVersion: opts?.resourceVersion,
                   resourceVersionMatch: opts?.resourceVersionMatch,
                   allowWatchBookmarks: opts?.allowWatchBookmarks,
+                  sendInitialEvents: opts?.sendInitialEvents,
                   timeoutSeconds: opts?.timeoutSeconds
                 })
               const controller = new AbortController()
@@ -343,19 +344,19 @@ export const makeHttpClient = (options: HttpClientOptions) =>
               )
               if (isProtobufStream(contentTypeOf(res.headers))) {
                 const frames = watchFrameDecoder()
-                return bodyChunks(res.body, countIn).pipe(
+                return bodyChunks(res.body, base, countIn).pipe(
                   Stream.mapConcatEffect((chunk) => Effect.try({ try: () => frames(chunk), catch: (e) => Status.internal(`watch stream: ${(e as Error).message}`) })),
                   Stream.map(fromTarget)
                 )
               }
-              return bodyChunks(res.body, countIn).pipe(
+              return bodyChunks(res.body, base, countIn).pipe(
                 Stream.decodeText(),
                 Stream.splitLines,
                 Stream.filter((line) => line.length > 0),
                 Stream.map((line) => fromTarget(JSON.parse(line) as WatchEvent))
               )
             })
-          ).pipe(Stream.catchAll((e) => (e.code === 503 && e.message.includes("aborted") ? Stream.empty : Stream.fail(e))))
+          ).pipe(Stream.catchAll((e) => (e._tag === "TransportError" && e.description.includes("aborted") ? Stream.empty : Stream.fail(e))))
       }
       return service
     }

@@ -6,21 +6,22 @@
 import { Context, Duration, Effect, Layer } from "effect"
 import { Agent, request } from "undici"
 import { tlsConnectOptions, type ProbeTarget } from "./Probe.js"
-import * as Status from "../api/Status.js"
+import type * as Status from "../api/Status.js"
 import { ApiError } from "../api/Status.js"
+import { type ClientError, transportFailure } from "./TransportError.js"
 
 export interface ServerAdminService {
   /** Compacts history at the current revision; returns it. */
-  readonly compact: Effect.Effect<number, ApiError>
+  readonly compact: Effect.Effect<number, ClientError>
   /** Closes every watch; returns how many were open. */
-  readonly dropWatches: Effect.Effect<number, ApiError>
+  readonly dropWatches: Effect.Effect<number, ClientError>
   /** Stops answering for the given time. */
-  readonly pause: (duration: Duration.DurationInput) => Effect.Effect<void, ApiError>
+  readonly pause: (duration: Duration.DurationInput) => Effect.Effect<void, ClientError>
   /**
    * Expires every token the server issued (TokenRequest), and with `dropWatches` closes every watch in the same
    * step (no request comes between them); how many of each. Absent where the server issues none.
    */
-  readonly expireTokens?: (dropWatches: boolean) => Effect.Effect<{ readonly expired: number; readonly dropped: number }, ApiError>
+  readonly expireTokens?: (dropWatches: boolean) => Effect.Effect<{ readonly expired: number; readonly dropped: number }, ClientError>
 }
 
 export class ServerAdmin extends Context.Tag("clustersim/ServerAdmin")<ServerAdmin, ServerAdminService>() {
@@ -36,10 +37,8 @@ export class ServerAdmin extends Context.Tag("clustersim/ServerAdmin")<ServerAdm
           if (res.statusCode !== 200) throw new ApiError({ status: JSON.parse(text) as Status.Status })
           return pick(JSON.parse(text) as Record<string, unknown>)
         },
-        catch: (e) =>
-          e instanceof ApiError
-            ? e
-            : new ApiError({ status: Status.makeStatus({ code: 503, reason: "ServiceUnavailable", message: `admin endpoint ${path}: ${String(e)}` }) })
+        // no answer from the endpoint is the transport's error (TransportError.ts), not a 503 nobody sent
+        catch: (e): ClientError => (e instanceof ApiError ? e : transportFailure(baseUrl, e))
       })
     return Layer.succeed(ServerAdmin, {
       compact: post("/clustersim/compact", (b) => Number(b.compactedRevision)),

@@ -9,7 +9,7 @@ import { Chunk, Effect, Stream } from "effect"
 import type { WatchEvent } from "../api/Object.js"
 import type { DeleteOptions, GetOptions, ListOptions, WatchOptions, WriteOptions } from "../api/Requests.js"
 import type { ResourceType } from "../api/Resources.js"
-import type { ApiError } from "../api/Status.js"
+import type { ClientError } from "./TransportError.js"
 import type { ApiClientService } from "./ApiClientService.js"
 import { hasWatchPulls, type WatchPull, type WatchPulls } from "./Capabilities.js"
 
@@ -30,16 +30,16 @@ export interface Decorator {
    * in-process write copies its body then); `send(other)` the same call on another client (the wrapped in-process
    * client's immediate view, `Capabilities.ts`).
    */
-  readonly request: <A>(call: Call, send: (on?: ApiClientService) => Effect.Effect<A, ApiError>) => Effect.Effect<A, ApiError>
+  readonly request: <A>(call: Call, send: (on?: ApiClientService) => Effect.Effect<A, ClientError>) => Effect.Effect<A, ClientError>
   /** Before a watch opens, as a stream or as pulls (a check, a booking); its failure fails the opening. */
-  readonly beforeWatch?: (call: Call) => Effect.Effect<void, ApiError>
+  readonly beforeWatch?: (call: Call) => Effect.Effect<void, ClientError>
   /** Each watch event, as it is handed on. */
   readonly event?: (event: WatchEvent) => WatchEvent
   /**
    * The whole watch stream, for a decorator that must see it (its first event, its end): the result then has no
    * watch pulls, so its readers read this stream.
    */
-  readonly watchStream?: (call: Call, stream: Stream.Stream<WatchEvent, ApiError>) => Stream.Stream<WatchEvent, ApiError>
+  readonly watchStream?: (call: Call, stream: Stream.Stream<WatchEvent, ClientError>) => Stream.Stream<WatchEvent, ClientError>
 }
 
 /**
@@ -50,7 +50,7 @@ export function transform(client: ApiClientService & WatchPulls, decorator: Deco
 export function transform(client: ApiClientService, decorator: Decorator): ApiClientService
 export function transform(client: ApiClientService, d: Decorator): ApiClientService & Partial<WatchPulls> {
   const { request, beforeWatch, event, watchStream } = d
-  const watch = (resource: ResourceType, opts?: WatchOptions): Stream.Stream<WatchEvent, ApiError> => {
+  const watch = (resource: ResourceType, opts?: WatchOptions): Stream.Stream<WatchEvent, ClientError> => {
     const mapped = event === undefined ? client.watch(resource, opts) : Stream.map(client.watch(resource, opts), event)
     const stream = watchStream === undefined ? mapped : watchStream({ verb: "watch", resource, opts }, mapped)
     return beforeWatch === undefined ? stream : Stream.unwrap(Effect.as(beforeWatch({ verb: "watch", resource, opts }), stream))

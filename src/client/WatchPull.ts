@@ -10,22 +10,22 @@ import type { Chunk } from "effect"
 import type { WatchEvent } from "../api/Object.js"
 import type { WatchOptions } from "../api/Requests.js"
 import type { ResourceType } from "../api/Resources.js"
-import type { ApiError } from "../api/Status.js"
 import type { ApiClientService } from "./ApiClientService.js"
 import { hasWatchPulls, type WatchPull } from "./Capabilities.js"
+import type { ClientError } from "./TransportError.js"
 
 export type { WatchPull } from "./Capabilities.js"
 
 /** Opens `client`'s watch as pulls, for the life of the scope: its `pullWatch` when it has one, its stream otherwise. */
-export const openWatchPull = (client: ApiClientService, resource: ResourceType, opts?: WatchOptions): Effect.Effect<WatchPull, ApiError, Scope.Scope> =>
+export const openWatchPull = (client: ApiClientService, resource: ResourceType, opts?: WatchOptions): Effect.Effect<WatchPull, ClientError, Scope.Scope> =>
   hasWatchPulls(client) ? client.pullWatch(resource, opts) : Stream.toPull(client.watch(resource, opts))
 
 /**
  * Reads batches into `onBatch` until the watch ends (success), breaks (its error), or `onBatch` answers false.
  * A loop of plain effects: nothing of one batch is kept for the next.
  */
-export const readWatch = (pull: WatchPull, onBatch: (batch: Chunk.Chunk<WatchEvent>) => Effect.Effect<boolean>): Effect.Effect<void, ApiError> => {
-  const next: Effect.Effect<void, ApiError> = Effect.matchEffect(pull, {
+export const readWatch = (pull: WatchPull, onBatch: (batch: Chunk.Chunk<WatchEvent>) => Effect.Effect<boolean>): Effect.Effect<void, ClientError> => {
+  const next: Effect.Effect<void, ClientError> = Effect.matchEffect(pull, {
     onFailure: (end) => (Option.isNone(end) ? Effect.void : Effect.fail(end.value)),
     onSuccess: (batch) => Effect.flatMap(onBatch(batch), (more) => (more ? next : Effect.void))
   })
@@ -44,7 +44,7 @@ export const readWatchScoped = (
   resource: ResourceType,
   opts: WatchOptions | undefined,
   onBatch: (batch: Chunk.Chunk<WatchEvent>) => Effect.Effect<boolean>
-): Effect.Effect<void, ApiError> =>
+): Effect.Effect<void, ClientError> =>
   Effect.flatMap(Scope.make(), (scope) =>
     Scope.extend(
       Effect.onExit(

@@ -1,12 +1,15 @@
 /**
- * `clustersim compare`: the same scenario against two or more targets (or stored runs), series by series.
- * Pure: artifacts in, a `Comparison` out. The statistics and why they were chosen: `Statistics.ts`,
- * docs/compare.md.
+ * `clustersim compare`: the same scenario against two or more targets (or stored runs), series by series; with
+ * `allowDifferent`, runs of different scenarios (a what-if), their differing fields listed (`ScenarioDiff.ts`); and
+ * for cluster runs their cluster figures side by side (`ClusterComparison.ts`). Pure: artifacts in, a `Comparison`
+ * out. The statistics and why they were chosen: `Statistics.ts`, docs/compare.md.
  */
 import { keyString, type MetricKey } from "../loadgen/LatencyRecorder.js"
 import { selectorMatches, type Threshold } from "../loadgen/Thresholds.js"
 import type { ArtifactSeries, RunArtifact } from "../loadgen/Artifact.js"
-import * as hdr from "hdr-histogram-js"
+import { type ClusterPairComparison, compareClusters } from "./ClusterComparison.js"
+import { empiricalOf } from "./PooledHistogram.js"
+import { differenceText, effectiveScenario, type FieldDifference, scenarioDifferences } from "./ScenarioDiff.js"
 import { type Empirical, expInterval, histogramQuantileRatio, type Interval, pairedMeanInterval, welchInterval } from "./Statistics.js"
 
 export const ComparisonFormat = "clustersim/compare-v1"
@@ -28,6 +31,8 @@ export interface CompareOptions {
   readonly select?: Threshold["selector"]
   /** Rounds of the sides ran interleaved (round i of each side back to back): pair them. */
   readonly paired?: boolean
+  /** Compare sides that ran different scenarios (a what-if: `--set`, another file); the fields that differ are listed. */
+  readonly allowDifferent?: boolean
 }
 
 export interface SeriesSide {
@@ -71,6 +76,10 @@ export interface PairComparison {
   /** Series labels seen on one side only. */
   readonly onlyBaseline: ReadonlyArray<string>
   readonly onlyOther: ReadonlyArray<string>
+  /** The scenario fields that differ (`--allow-different`); absent when both ran the same scenario. */
+  readonly differences?: ReadonlyArray<FieldDifference>
+  /** Cluster results side by side, when either side simulated or drove a cluster (./ClusterComparison.ts). */
+  readonly cluster?: ClusterPairComparison
 }
 
 export interface SideInfo {
@@ -80,11 +89,16 @@ export interface SideInfo {
   /** One line per saturated round: the generator, not the target, may have set the figures. */
   readonly saturated: ReadonlyArray<string>
   readonly failedRounds: number
+  /** The scenario's name and file, and its `--set` overrides (absent: none). */
+  readonly scenario?: string
+  readonly sets?: ReadonlyArray<string>
 }
 
 export interface Comparison {
   readonly format: typeof ComparisonFormat
+  /** The baseline's scenario; with `differentScenarios` each side's is in `sides` and the pairs list the differences. */
   readonly scenario: { readonly name: string; readonly sha256: string }
+  readonly differentScenarios?: boolean
   readonly level: number
   readonly sides: ReadonlyArray<SideInfo>
   readonly pairs: ReadonlyArray<PairComparison>
@@ -98,19 +112,42 @@ export const keyLabel = (k: MetricKey): string => {
   return `${k.metric} ${k.operation} ${k.resource} ${k.scope}${tags === "" ? "" : ` ${tags}`}`
 }
 
+/** Two runs ran the same scenario: the same file and the same effective scenario (after `${VAR}` and `--set`). */
+const sameScenario = (a: RunArtifact, b: RunArtifact): boolean =>
+  a.scenario.sha256 === b.scenario.sha256 && scenarioDifferences(effectiveScenario(a), effectiveScenario(b)).length === 0
+
+const scenarioText = (r: RunArtifact): string =>
+  `"${r.scenario.name}" (${r.scenario.file}, sha256 ${r.scenario.sha256.slice(0, 12)}…${r.scenario.sets?.length ? `, ${r.scenario.sets.map((x) => `--set ${x}`).join(" ")}` : ""})`
+
+/** At most `MaxListed` differing fields in a refusal; compare.json lists every one when allowed. */
+const MaxListed = 10
+
+const differencesText = (a: RunArtifact, b: RunArtifact): string => {
+  const d = scenarioDifferences(effectiveScenario(a), effectiveScenario(b))
+  if (d.length === 0) return "the files differ only where the scenario does not (comments, layout)"
+  const listed = d.slice(0, MaxListed).map(differenceText).join("; ")
+  return `differing fields: ${listed}${d.length > MaxListed ? `; … and ${d.length - MaxListed} more` : ""}`
+}
+
 /** Why these sides cannot be compared, if they cannot. */
-export const refusal = (sides: ReadonlyArray<Side>): string | undefined => {
+export const refusal = (sides: ReadonlyArray<Side>, allowDifferent = false): string | undefined => {
   if (sides.length < 2) return `compare needs at least two sides, got ${sides.length}`
   for (const s of sides) if (s.rounds.length === 0) return `side ${s.label} has no runs`
-  const first = sides[0]!.rounds[0]!
+  // a side's rounds are pooled: they must be runs of one scenario, what-if or not
   for (const s of sides)
     for (const [i, r] of s.rounds.entries())
-      if (r.scenario.sha256 !== first.scenario.sha256)
-        return (
-          `runs of different scenarios: ${sides[0]!.label} ran "${first.scenario.name}" (${first.scenario.file}, sha256 ${first.scenario.sha256.slice(0, 12)}…), ` +
-          `${s.label} round ${i + 1} ran "${r.scenario.name}" (${r.scenario.file}, sha256 ${r.scenario.sha256.slice(0, 12)}…); ` +
-          `a comparison of unlike workloads says nothing about the servers`
-        )
+      if (!sameScenario(s.rounds[0]!, r))
+        return `side ${s.label} mixes scenarios: round 1 ran ${scenarioText(s.rounds[0]!)}, round ${i + 1} ran ${scenarioText(r)}; ${differencesText(s.rounds[0]!, r)}`
+  if (allowDifferent) return undefined
+  const first = sides[0]!.rounds[0]!
+  for (const s of sides.slice(1)) {
+    const r = s.rounds[0]!
+    if (!sameScenario(first, r))
+      return (
+        `runs of different scenarios: ${sides[0]!.label} ran ${scenarioText(first)}, ${s.label} ran ${scenarioText(r)}; ${differencesText(first, r)}; ` +
+        `a comparison of unlike workloads says nothing about the servers — to compare the scenarios themselves (a what-if), use clustersim compare --allow-different`
+      )
+  }
   return undefined
 }
 
@@ -134,49 +171,6 @@ const collect = (side: Side, select: (k: MetricKey) => boolean): Map<string, Rou
     }
   })
   return out
-}
-
-/** The empirical latency distribution (ms) of a histogram, for quick quantiles of resamples. */
-const empiricalOf = (base64s: ReadonlyArray<string>): Empirical & { readonly max: number } => {
-  const values: Array<number> = []
-  const cumulative: Array<number> = []
-  let total = 0
-  let max = 0
-  const merged = new Map<number, number>()
-  for (const b of base64s) {
-    // decoded as stored: no copy into this module's bounds, only the recorded values are read
-    const h = hdr.decodeFromCompressedBase64(b, 64, false) as unknown as {
-      totalCount: number
-      maxValue: number
-      recordedValuesIterator: { reset(): void; hasNext(): boolean; next(): { valueIteratedTo: number; countAtValueIteratedTo: number } }
-    }
-    if (h.totalCount === 0) continue
-    max = Math.max(max, h.maxValue / 1000)
-    const it = h.recordedValuesIterator
-    it.reset()
-    while (it.hasNext()) {
-      const v = it.next()
-      merged.set(v.valueIteratedTo, (merged.get(v.valueIteratedTo) ?? 0) + v.countAtValueIteratedTo)
-    }
-  }
-  for (const [v, c] of [...merged.entries()].sort((a, b) => a[0] - b[0])) {
-    total += c
-    values.push(v / 1000)
-    cumulative.push(total)
-  }
-  const quantile = (u: number): number => {
-    if (total === 0) return 0
-    const target = Math.max(1, Math.ceil(u * total))
-    let lo = 0
-    let hi = cumulative.length - 1
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1
-      if (cumulative[mid]! >= target) hi = mid
-      else lo = mid + 1
-    }
-    return values[lo]!
-  }
-  return { count: total, quantile, max }
 }
 
 /**
@@ -296,7 +290,19 @@ const comparePair = (baseline: Side, other: Side, select: (k: MetricKey) => bool
   }
   series.sort((x, y) => x.label.localeCompare(y.label))
   const labels = (m: Map<string, Rounds>, not: Map<string, Rounds>) => [...m].filter(([id]) => !not.has(id)).map(([, r]) => keyLabel(r.key)).sort()
-  return { baseline: baseline.label, other: other.label, series, onlyBaseline: labels(a, b), onlyOther: labels(b, a) }
+  const differences = sameScenario(baseline.rounds[0]!, other.rounds[0]!)
+    ? undefined
+    : scenarioDifferences(effectiveScenario(baseline.rounds[0]!), effectiveScenario(other.rounds[0]!))
+  const cluster = compareClusters(baseline.rounds, other.rounds)
+  return {
+    baseline: baseline.label,
+    other: other.label,
+    series,
+    onlyBaseline: labels(a, b),
+    onlyOther: labels(b, a),
+    ...(differences !== undefined ? { differences } : {}),
+    ...(cluster !== undefined ? { cluster } : {})
+  }
 }
 
 const sideInfo = (s: Side): SideInfo => {
@@ -306,13 +312,15 @@ const sideInfo = (s: Side): SideInfo => {
     target: first.target.url ? `${first.target.kind} ${first.target.url}` : first.target.kind,
     rounds: s.rounds.length,
     saturated: s.rounds.flatMap((r, i) => (r.health?.saturated ? [`round ${i + 1}: ${r.health.reasons.join("; ")}`] : [])),
-    failedRounds: s.rounds.filter((r) => r.outcome !== "pass").length
+    failedRounds: s.rounds.filter((r) => r.outcome !== "pass").length,
+    scenario: `${first.scenario.name} (${first.scenario.file})`,
+    ...(first.scenario.sets?.length ? { sets: first.scenario.sets } : {})
   }
 }
 
 /** Compare every side against the first (the baseline). */
 export const compareSides = (sides: ReadonlyArray<Side>, options: CompareOptions = {}): CompareResult => {
-  const refused = refusal(sides)
+  const refused = refusal(sides, options.allowDifferent ?? false)
   if (refused !== undefined) return { _tag: "Refused", reason: refused }
   const o = { level: options.level ?? 0.99, paired: options.paired ?? false }
   const select = options.select === undefined ? defaultSelect : (k: MetricKey) => selectorMatches(options.select!, k)
@@ -323,6 +331,7 @@ export const compareSides = (sides: ReadonlyArray<Side>, options: CompareOptions
     comparison: {
       format: ComparisonFormat,
       scenario: { name: first.scenario.name, sha256: first.scenario.sha256 },
+      ...(sides.some((x) => !sameScenario(first, x.rounds[0]!)) ? { differentScenarios: true as const } : {}),
       level: o.level,
       sides: sides.map(sideInfo),
       pairs: others.map((other) => comparePair(baseline!, other, select, o))

@@ -9,11 +9,11 @@
 import { Effect } from "effect"
 import type { KList, KObject } from "../api/Object.js"
 import type { ListOptions } from "../api/Requests.js"
-import type { ApiError } from "../api/Status.js"
 import { isExpired } from "./ReflectorErrors.js"
+import type { ClientError } from "../client/TransportError.js"
 
 /** One LIST call (client-go `SimplePageFunc`). */
-export type PageFn = (options: ListOptions) => Effect.Effect<KList, ApiError>
+export type PageFn = (options: ListOptions) => Effect.Effect<KList, ClientError>
 
 export interface PagedList {
   readonly items: ReadonlyArray<KObject>
@@ -24,7 +24,7 @@ export interface PagedList {
   readonly expiredContinue: boolean
 }
 
-export const listPages = (page: PageFn, options: ListOptions, pageSize: number): Effect.Effect<PagedList, ApiError> =>
+export const listPages = (page: PageFn, options: ListOptions, pageSize: number): Effect.Effect<PagedList, ClientError> =>
   Effect.gen(function* () {
     const limit = pageSize > 0 ? pageSize : undefined
     const first = yield* page({ ...options, limit })

@@ -16,19 +16,27 @@
  *
  * `watchOnly` starts from the collection's current rv (a `limit=1` list) and stores nothing, as client-go's
  * `RetryWatcher` started from a list's rv; after a 410 it takes a fresh current rv the same way.
+ *
+ * `watchList` syncs as client-go's `watchList` (the `WatchListClient` gate, KEP-3157): instead of a LIST, a watch
+ * with `sendInitialEvents=true`, `resourceVersionMatch=NotOlderThan` and bookmarks, from the last synced rv ("" at
+ * first: a consistent read). Its events fill a temporary store until the bookmark annotated
+ * `k8s.io/initial-events-end`; then the store is replaced and the same watch goes on as the live one. A refused
+ * request or a stream that ends before that bookmark falls back to LIST + WATCH for this sync, as client-go does
+ * ("making progress is better than deadlocking"); the next sync tries the stream again. Phases (RelistPhases.ts):
+ * `first_response` is the request to the first event, `pages` the first event to the end bookmark.
  */
 import { Clock, Deferred, Duration, Effect, Random } from "effect"
 import type { Chunk, Scope } from "effect"
 import type { KObject, WatchEvent } from "../api/Object.js"
 import type { ListOptions } from "../api/Requests.js"
 import type { ResourceType } from "../api/Resources.js"
-import type { ApiError } from "../api/Status.js"
 import { ApiClient } from "../client/ApiClient.js"
 import { readWatchScoped } from "../client/WatchPull.js"
 import { initialBackoff, nextBackoff, reflectorBackoff, type BackoffState } from "./Backoff.js"
 import { listPages, type PagedList } from "./Pager.js"
 import { asStatus, isExpired, isExpiredStatus, isRetriableWatchOpen, isTooLargeResourceVersion } from "./ReflectorErrors.js"
 import type { ListTiming, RelistTrigger, SyncTiming } from "./RelistPhases.js"
+import type { ClientError } from "../client/TransportError.js"
 
 /** Where the reflector puts what it reads (client-go's `Store` as the reflector uses it). `now`: Clock ms. */
 export interface ReflectorStore {
@@ -46,7 +54,7 @@ export interface ReflectorObserver {
   /** The ADDED / MODIFIED / DELETED events of one received chunk; `receivedAt` in Clock ms (sub-ms precision). */
   readonly watchEvents?: (events: ReadonlyArray<WatchEvent>, receivedAt: number) => Effect.Effect<void>
   /** A LIST that failed, or a watch that failed to open or broke (not an in-stream ERROR event). */
-  readonly failed?: (error: ApiError, during: "list" | "watch") => Effect.Effect<void>
+  readonly failed?: (error: ClientError, during: "list" | "watch") => Effect.Effect<void>
 }
 
 export interface ReflectorOptions {
@@ -58,6 +66,8 @@ export interface ReflectorOptions {
   readonly pageSize?: number | undefined
   /** Watch from the current rv, list no items (see the module comment). */
   readonly watchOnly?: boolean | undefined
+  /** Sync by streaming the state through a watch (see the module comment). */
+  readonly watchList?: boolean | undefined
   /** Uniform numbers in [0, 1) for watch timeouts and backoff jitter; default the Effect `Random` service. */
   readonly random?: (() => number) | undefined
   readonly observer?: ReflectorObserver | undefined
@@ -83,6 +93,9 @@ export interface ReflectorStats {
   listFailures: number
   /** Watch opens answered by 429 / connection refused (re-watched after backoff, no relist). */
   watchRetries: number
+  /** Syncs done by a streamed state (`watchList`), and streams that fell back to LIST + WATCH. */
+  watchListSyncs: number
+  watchListFallbacks: number
 }
 
 export interface Reflector {
@@ -96,6 +109,8 @@ export interface Reflector {
 
 /** How one watch ended. */
 type WatchEnd =
+  /** A `watchList` stream ended or was refused before its initial-events-end bookmark: list instead. */
+  | { readonly _tag: "NotStreamed" }
   | { readonly _tag: "Closed" }
   | { readonly _tag: "Retry" }
   | { readonly _tag: "Relist"; readonly trigger: RelistTrigger }
@@ -104,6 +119,11 @@ type WatchEnd =
 const shortWatchMs = 1_000
 /** client-go `minWatchTimeout`. */
 const minWatchTimeoutSeconds = 300
+
+/** The annotation of the bookmark that ends a streamed state (upstream `metav1.InitialEventsAnnotationKey`). */
+const initialEventsEnd = "k8s.io/initial-events-end"
+
+const keyOf = (object: KObject) => `${object.metadata.namespace ?? ""}/${object.metadata.name}`
 
 /** Clock time in ms with the clock's sub-ms precision (phase timings). */
 const preciseNow: Effect.Effect<number> = Effect.clockWith((clock) => Effect.sync(() => Number(clock.unsafeCurrentTimeNanos()) / 1e6))
@@ -127,7 +147,9 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
       bookmarks: 0,
       triggers: {},
       listFailures: 0,
-      watchRetries: 0
+      watchRetries: 0,
+      watchListSyncs: 0,
+      watchListFallbacks: 0
     }
 
     const run = Effect.gen(function* () {
@@ -162,7 +184,7 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
       }
 
       /** client-go `Reflector.list`: rv choice, page size choice, quorum fallback on 410 / too large rv. */
-      const list = (timing: ListTiming): Effect.Effect<PagedList, ApiError> =>
+      const list = (timing: ListTiming): Effect.Effect<PagedList, ClientError> =>
         Effect.gen(function* () {
           const page = timedPage(timing)
           if (opts.watchOnly) {
@@ -185,21 +207,52 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
           return result
         })
 
-      /** One watch from the last synced rv, until it ends; says what to do next. */
-      const watchOnce: Effect.Effect<WatchEnd> = Effect.gen(function* () {
+      /**
+       * One watch from the last synced rv, until it ends; says what to do next. With `streaming` (a `watchList`
+       * sync) it first receives the state into a temporary store, replaces the store at the end bookmark, marks the
+       * sync, then goes on as a live watch.
+       */
+      const watchOnce = (streaming?: ListTiming): Effect.Effect<WatchEnd> => Effect.gen(function* () {
         const timeoutSeconds = Math.floor(minWatchTimeoutSeconds * (1 + (yield* nextRandom)))
         const started = yield* preciseNow
         let received = 0
         let end: WatchEnd | undefined
+        /** The streamed state until its end bookmark (client-go's temporary store). */
+        let initial: Map<string, KObject> | undefined = streaming ? new Map() : undefined
         // A chunk at a time: one clock reading per chunk, the store written synchronously (virtual time cannot
         // move within a chunk).
         const onChunk = (chunk: Chunk.Chunk<WatchEvent>): Effect.Effect<boolean> =>
           Effect.clockWith((clock) => {
             const now = clock.unsafeCurrentTimeMillis()
             const seen: Array<WatchEvent> | undefined = observer?.watchEvents ? [] : undefined
+            let syncedNow: Effect.Effect<void> | undefined
             for (const event of chunk) {
               received++
               const object = event.object
+              if (initial !== undefined && streaming) {
+                streaming.firstResponseAt ??= Number(clock.unsafeCurrentTimeNanos()) / 1e6
+                if (event.type === "ERROR") {
+                  end = { _tag: "NotStreamed" }
+                  break
+                }
+                const rv = object.metadata?.resourceVersion
+                if (event.type === "BOOKMARK") {
+                  stats.bookmarks++
+                  if (object.metadata?.annotations?.[initialEventsEnd] === "true") {
+                    streaming.lastPageAt = Number(clock.unsafeCurrentTimeNanos()) / 1e6
+                    store.replace([...initial.values()], rv ?? "", now)
+                    initial = undefined
+                    stats.watchListSyncs++
+                    syncedNow = markSynced(streaming)
+                  }
+                } else {
+                  stats.events++
+                  if (event.type === "DELETED") initial.delete(keyOf(object))
+                  else initial.set(keyOf(object), object)
+                }
+                if (rv) stats.lastSyncedRv = rv
+                continue
+              }
               if (event.type === "ERROR") {
                 const status = asStatus(object)
                 if (status && isExpiredStatus(status)) {
@@ -220,11 +273,18 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
               if (rv) stats.lastSyncedRv = rv
             }
             const more = end === undefined
-            return seen && seen.length > 0 ? Effect.as(Effect.flatMap(preciseNow, (at) => observer!.watchEvents!(seen, at)), more) : Effect.succeed(more)
+            const observed = seen && seen.length > 0 ? Effect.as(Effect.flatMap(preciseNow, (at) => observer!.watchEvents!(seen, at)), more) : Effect.succeed(more)
+            return syncedNow ? Effect.zipRight(syncedNow, observed) : observed
           })
-        const outcome = yield* Effect.either(
-          readWatchScoped(api, resource, { ...selectors, resourceVersion: stats.lastSyncedRv, allowWatchBookmarks: true, timeoutSeconds }, onChunk)
-        )
+        const options = streaming
+          ? { ...selectors, resourceVersion: rvUnavailable ? "" : stats.lastSyncedRv, resourceVersionMatch: "NotOlderThan", sendInitialEvents: true, allowWatchBookmarks: true, timeoutSeconds }
+          : { ...selectors, resourceVersion: stats.lastSyncedRv, allowWatchBookmarks: true, timeoutSeconds }
+        if (streaming) streaming.sentAt = yield* preciseNow
+        const outcome = yield* Effect.either(readWatchScoped(api, resource, options, onChunk))
+        if (initial !== undefined) {
+          if (outcome._tag === "Left" && observer?.failed) yield* observer.failed(outcome.left, "watch")
+          return { _tag: "NotStreamed" } as const
+        }
         if (end) return end
         if (outcome._tag === "Left") {
           const error = outcome.left
@@ -248,11 +308,23 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
       /** The relist in progress: what triggered it and when (undefined for the initial list). */
       let pending: { trigger: RelistTrigger; at: number } | undefined
       const initialStart = yield* preciseNow
+      /** The store is synced: counted, timed, `HasSynced`; the relist in progress is over. */
+      function markSynced(timing: ListTiming): Effect.Effect<void> {
+        return Effect.gen(function* () {
+          const syncedAt = yield* preciseNow
+          if (pending) stats.relists++
+          if (observer?.synced) {
+            yield* observer.synced({ trigger: pending?.trigger, startedAt: pending ? pending.at : initialStart, list: timing, syncedAt })
+          }
+          yield* Deferred.succeed(synced, undefined)
+          pending = undefined
+        })
+      }
       /**
        * One list into the store; the listed objects are the store's from here. Its own Effect so that nothing of the
        * list outlives it: a local of the loop below would hold every listed object for the whole watch that follows.
        */
-      const listIntoStore = (timing: ListTiming): Effect.Effect<ApiError | undefined> =>
+      const listIntoStore = (timing: ListTiming): Effect.Effect<ClientError | undefined> =>
         Effect.gen(function* () {
           const listed = yield* Effect.either(list(timing))
           if (listed._tag === "Left") return listed.left
@@ -262,32 +334,36 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
         })
 
       for (;;) {
-        const timing: ListTiming = {}
-        const failure = yield* listIntoStore(timing)
-        if (failure !== undefined) {
-          stats.listFailures++
-          count("list-error")
-          if (observer?.failed) yield* observer.failed(failure, "list")
-          // The relist still counts from its first trigger; a failed initial list keeps its start too.
-          yield* sleepBackoff
-          continue
+        /** How the streamed sync's watch ended (it synced the store), or undefined when the sync was a LIST. */
+        let streamedEnd: WatchEnd | undefined
+        if (opts.watchList && !opts.watchOnly) {
+          const streamed = yield* watchOnce({})
+          if (streamed._tag === "NotStreamed") stats.watchListFallbacks++
+          else streamedEnd = streamed
         }
-        const syncedAt = yield* preciseNow
-        if (pending) stats.relists++
-        if (observer?.synced) {
-          yield* observer.synced({ trigger: pending?.trigger, startedAt: pending ? pending.at : initialStart, list: timing, syncedAt })
+        if (streamedEnd === undefined) {
+          const timing: ListTiming = {}
+          const failure = yield* listIntoStore(timing)
+          if (failure !== undefined) {
+            stats.listFailures++
+            count("list-error")
+            if (observer?.failed) yield* observer.failed(failure, "list")
+            // The relist still counts from its first trigger; a failed initial list keeps its start too.
+            yield* sleepBackoff
+            continue
+          }
+          yield* markSynced(timing)
         }
-        yield* Deferred.succeed(synced, undefined)
-        pending = undefined
 
         while (pending === undefined) {
-          const end = yield* watchOnce
+          const end = streamedEnd ?? (yield* watchOnce())
+          streamedEnd = undefined
           if (end._tag === "Closed") {
             stats.rewatches++
           } else if (end._tag === "Retry") {
             stats.watchRetries++
             yield* sleepBackoff
-          } else {
+          } else if (end._tag === "Relist") {
             count(end.trigger)
             pending = { trigger: end.trigger, at: yield* preciseNow }
           }

@@ -95,9 +95,46 @@ export interface ArtifactSeries {
   readonly serviceTimeHistogram: string
 }
 
+/**
+ * The scenario a run ran: the file as read (`text`, `sha256`) and, since `--set` and `${VAR}` (docs/scenarios.md
+ * "Overrides", "Variables"), what was decoded. The three optional fields are absent from older artifacts, whose
+ * effective scenario is their `text` as YAML reads it (`effectiveScenario`).
+ */
+export interface ArtifactScenario {
+  readonly name: string
+  readonly description?: string
+  readonly file: string
+  readonly sha256: string
+  readonly text: string
+  /** The scenario as decoded: the file's YAML value after `${VAR}` substitution and the `--set` overrides. */
+  readonly effective?: unknown
+  /** The `--set path=value` overrides, as given, in order. */
+  readonly sets?: ReadonlyArray<string>
+  /** The environment variables the file referred to (their values are in `effective`). */
+  readonly variables?: ReadonlyArray<string>
+}
+
+/** What makes a run's effective scenario besides its file. */
+export interface ScenarioInputs {
+  readonly effective: unknown
+  readonly sets: ReadonlyArray<string>
+  readonly variables: ReadonlyArray<string>
+}
+
+/** The artifact with its scenario's inputs recorded: one step after assembly, whichever path assembled it. */
+export const withScenarioInputs = (a: RunArtifact, inputs: ScenarioInputs): RunArtifact => ({
+  ...a,
+  scenario: {
+    ...a.scenario,
+    effective: inputs.effective,
+    ...(inputs.sets.length > 0 ? { sets: inputs.sets } : {}),
+    ...(inputs.variables.length > 0 ? { variables: inputs.variables } : {})
+  }
+})
+
 export interface RunArtifact {
   readonly format: typeof ArtifactFormat | "clustersim/run-v1"
-  readonly scenario: { readonly name: string; readonly description?: string; readonly file: string; readonly sha256: string; readonly text: string }
+  readonly scenario: ArtifactScenario
   readonly target: TargetIdentity
   readonly seed: number
   readonly environment: {
@@ -127,7 +164,7 @@ export interface RunArtifact {
   readonly relists: number
   readonly thresholds: ReadonlyArray<ThresholdResult>
   readonly health?: HealthReport
-  /** Result of `runSimulatedCluster` for scenarios with a `cluster` section. */
+  /** The cluster result (`ClusterResult` in simulator/cluster/ClusterResult.ts) of a scenario with a `cluster` section. */
   readonly cluster?: Readonly<Record<string, unknown>>
   /** Results of the `scheduler:` / `eviction:` sections. */
   readonly sections?: Readonly<Record<string, unknown>>
@@ -158,9 +195,16 @@ export const artifactSeries = (s: SeriesSnapshot): ArtifactSeries => ({
   serviceTimeHistogram: encodeHistogram(s.serviceTime)
 })
 
-/** `reports/runs/2026-11-25T22-30-00Z-quickstart` */
-export const defaultOutDir = (name: string, at: Date, root = "reports/runs"): string =>
-  join(root, `${at.toISOString().replace(/\.\d+Z$/, "Z").replace(/:/g, "-")}-${name}`)
+/** Where runs and comparisons go by default: ignored by git, apart from the sources of `reports/`. */
+export const outputRoot = "runs"
+
+const stamp = (at: Date) => at.toISOString().replace(/\.\d+Z$/, "Z").replace(/:/g, "-")
+
+/** `runs/2026-11-25T22-30-00Z-quickstart` */
+export const defaultOutDir = (name: string, at: Date, root = outputRoot): string => join(root, `${stamp(at)}-${name}`)
+
+/** `runs/compare/2026-11-25T22-30-00Z`: a comparison's rounds, compare.json and compare.html. */
+export const defaultCompareDir = (at: Date, root = outputRoot): string => join(root, "compare", stamp(at))
 
 /** Write `run.json` in `dir` atomically: a reader sees the old file or the whole new one. */
 export const writeArtifact = (dir: string, artifact: RunArtifact): string => {

@@ -17,6 +17,8 @@ const specBetaOff = `AllBeta, CSIMigrationPortworx, ExperimentalHostUserNamespac
 const specAlphaOn = `WindowsHostNetwork`
 const specAlphaOff = `APISelfSubjectReview, APIServerTracing, AggregatedDiscoveryEndpoint, AllAlpha, CPUManagerPolicyAlphaOptions, CSIMigrationRBD, CSINodeExpandSecret, CSIVolumeHealth, ComponentSLIs, ContainerCheckpoint, ContextualLogging, CrossNamespaceVolumeDataSource, CustomCPUCFSQuotaPeriod, DisableCloudProviders, DisableNodeAgentCloudCredentialProviders, DynamicResourceAllocation, EventedPLEG, HPAContainerMetrics, HPAScaleToZero, HonorPVReclaimPolicy, IPTablesOwnershipCleanup, InTreePluginAWSUnregister, InTreePluginAzureDiskUnregister, InTreePluginAzureFileUnregister, InTreePluginGCEUnregister, InTreePluginOpenStackUnregister, InTreePluginPortworxUnregister, InTreePluginRBDUnregister, InTreePluginvSphereUnregister, KMSv2, NodeAgentInUserNamespace, NodeAgentTracing, LegacyServiceAccountTokenTracking, LocalStorageCapacityIsolationFSQuotaMonitoring, LoggingAlphaOptions, MatchLabelKeysInPodTopologySpread, MaxUnavailableStatefulSet, MemoryQoS, MinimizeIPTablesRestore, MultiCIDRRangeAllocator, NetworkPolicyStatus, NodeSwap, PDBUnhealthyPodEvictionPolicy, PodAndContainerStatsFromCRI, PodHasNetworkCondition, PodSchedulingReadiness, ProcMountType, QOSReserved, ReadWriteOncePod, RecoverVolumeExpansionFailure, SELinuxMountReadWriteOncePod, StatefulSetAutoDeletePVC, StatefulSetStartOrdinal, StorageVersionAPI, TopologyManagerPolicyAlphaOptions, TopologyManagerPolicyOptions, UserNamespacesStatelessPodsSupport, ValidatingAdmissionPolicy, VolumeCapacityPriority, WinDSR`
 const names = (list: string) => list.split(",").map((s) => s.trim())
+/** Later releases' gates the simulated API server honours (alpha, off). */
+const laterAlphaOff = ["WatchList"]
 const locked = ["CPUManager", "LocalStorageCapacityIsolation", "NodeAgentCredentialProviders"]
 
 const right = <A, E>(e: Either.Either<A, E>): A => {
@@ -29,16 +31,17 @@ const leftMessage = <A>(e: Either.Either<A, { readonly message: string }>): stri
 }
 const flag = (value: string, gates: FeatureGates = defaultFeatureGates) => parseFeatureGatesFlag(gates, value)
 
-describe("FeatureGates registry (spec 001 list)", () => {
+describe("FeatureGates registry (spec 001 list, plus WatchList)", () => {
   it("holds every gate of the spec with its maturity and default, plus the three locked GA gates", () => {
     const expected = [
       ...names(specBetaOn).map((n) => [n, "Beta", true] as const),
       ...names(specBetaOff).map((n) => [n, "Beta", false] as const),
       ...names(specAlphaOn).map((n) => [n, "Alpha", true] as const),
       ...names(specAlphaOff).map((n) => [n, "Alpha", false] as const),
+      ...laterAlphaOff.map((n) => [n, "Alpha", false] as const),
       ...locked.map((n) => [n, "GA", true] as const)
     ]
-    expect(expected).toHaveLength(41 + 5 + 1 + 60 + 3)
+    expect(expected).toHaveLength(41 + 5 + 1 + 60 + 1 + 3)
     for (const [name, preRelease, def] of expected) {
       expect(knownFeatures.get(name), name).toEqual({ name, default: def, preRelease, lockToDefault: preRelease === "GA" })
     }

@@ -4,6 +4,7 @@ import { Effect, Either } from "effect"
 import { ConfigMaps } from "../../src/api/Resources.js"
 import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
+import { serverAnswer } from "../support/serverAnswer.js"
 
 const configMap = (name: string, data: Record<string, string>) => ({ metadata: { name, namespace: "default" }, data })
 const inDefault = { namespace: "default" }
@@ -26,8 +27,8 @@ describe("inProcessClient(server).at", () => {
       // A stale resourceVersion: the same 409 Conflict either way.
       const stale = { ...configMap("a", { k: "2" }), metadata: { name: "a", namespace: "default", resourceVersion: "1" } }
       const conflict = answer(now.update(ConfigMaps, stale, inDefault))
-      const viaEffect = yield* Effect.flip(client.update(ConfigMaps, stale, inDefault))
-      expect(Either.isLeft(conflict) && conflict.left.status).toEqual(viaEffect.status)
+      const viaEffect = yield* serverAnswer(client.update(ConfigMaps, stale, inDefault))
+      expect(Either.isLeft(conflict) && conflict.left._tag === "ApiError" && conflict.left.status).toEqual(viaEffect.status)
       expect(viaEffect.status.code).toBe(409)
 
       const patched = answer(now.patch(ConfigMaps, "a", "merge", { data: { k: "3" } }, inDefault))

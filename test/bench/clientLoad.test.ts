@@ -2,7 +2,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { clientLoad, type ClientLoadCounters } from "../../bench/cluster/clientLoad.js"
 import { runSimulatedCluster } from "../../simulator/cluster/ClusterRun.js"
-import type { ClusterResultBody } from "../../simulator/cluster/ClusterResult.js"
 
 describe("clientLoad", () => {
   it("books each node's pod reflector as that node (system, a flow per node), the LISTs and GETs as the bench's user", () => {
@@ -14,7 +13,7 @@ describe("clientLoad", () => {
     )
     const result = Effect.runSync(
       runSimulatedCluster({ spec: { nodes: nodes.length, podsPerNode: 2 }, faults: [], seed: 3, durationMs: 2_500, workload })
-    ) as unknown as ClusterResultBody
+    )
     expect(counters.errors).toBe(0)
     expect(counters.syncs).toBe(nodes.length + 1)
     expect(counters.lists).toBe(1)

@@ -20,18 +20,10 @@ const capture = async (args: ReadonlyArray<string>) => {
 afterEach(() => void vi.restoreAllMocks())
 
 describe("clustersim command line", () => {
-  it.each([
-    ["run", "$ run [--target text] [--kubeconfig text] [--context text] [--token text] [(--ca, --certificate-authority text)] [(--client-cert, --client-certificate text)] [--client-key text] [--insecure-skip-tls-verify] [--out text] [--seed N] [--junit text] [--workers N] [--cleanup] <scenario.yaml>"],
-    ["start", "$ start [--target text]"],
-    ["serve", "$ serve [--host text] [--port N] [--seed N] [--admin] [--demo]"],
-    ["validate", "$ validate <file>..."],
-    ["report", "$ report [--html] [--out text] [--junit text] <run.json>..."],
-    ["compare", "$ compare [--target text...] [--kubeconfig text...] [--context text...] [--token text...] [(--ca, --certificate-authority text)...] [(--client-cert, --client-certificate text)...] [--client-key text...] [--insecure-skip-tls-verify] [--rounds N] [--warmup-rounds N] [--out text] [--fail-if text...] [--select text] [--level float] [--seed N] <run.json|dir|scenario.yaml>..."],
-    ["schema", "$ schema"]
-  ])("%s --help prints the subcommand's usage and exits 0", async (command, usage) => {
+  it.each(["run", "start", "serve", "validate", "report", "compare", "calibrate", "schema"])("%s --help prints the subcommand's usage and exits 0", async (command) => {
     const r = await capture([command, "--help"])
     expect(r.code).toBe(0)
-    expect(r.out).toContain(usage)
+    expect(r.out).toMatch(new RegExp(`Usage:\n  clustersim ${command}( |\n)`))
     expect(r.out).toContain("Exit codes: 0 pass, 99")
   })
 
@@ -45,7 +37,7 @@ describe("clustersim command line", () => {
     for (const args of [[], ["help"]]) {
       const r = await capture(args)
       expect(r.code).toBe(0)
-      for (const c of ["run", "start", "serve", "validate", "report", "compare", "schema", "scheduler"]) expect(r.out).toMatch(new RegExp(`- ${c}`))
+      for (const c of ["run", "start", "serve", "validate", "report", "compare", "schema", "scheduler"]) expect(r.out).toMatch(new RegExp(`^  ${c} `, "m"))
     }
   })
 
@@ -65,7 +57,7 @@ describe("clustersim command line", () => {
     expect((await capture(["run"])).code).toBe(2)
     const unknown = await capture(["bogus"])
     expect(unknown.code).toBe(2)
-    expect(unknown.out + unknown.err).toContain("Invalid subcommand for clustersim")
+    expect(unknown.err).toBe('clustersim: unknown command "bogus"\nRun "clustersim help" for usage.\n')
   })
 
   it("report on a file that is not an artifact: exit 2, naming the file, no stack trace", async () => {

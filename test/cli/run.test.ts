@@ -8,6 +8,7 @@ import type { TargetFlag } from "../../app/cli/target.js"
 import { validateFiles } from "../../app/cli/validate.js"
 import { decodeHistogram } from "../../src/loadgen/LatencyRecorder.js"
 import { sha256 } from "../../src/loadgen/Artifact.js"
+import { closedPort, versionOnlyServer } from "../support/unreachable.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-run-"))
 let n = 0
@@ -119,11 +120,18 @@ eviction: { node: { memory: 4Gi, name: spare }, pods: [], extra: 1 }
     expect(r.stderr.trim().split("\n")).toEqual(expected)
   })
 
-  it("exits 2 when server-side failure steps meet a real server", async () => {
+  it("exits 2 when server-side failure steps meet a real server; exit 1, the connection refused, when nothing listens", async () => {
     const text = tiny("p(99) < 1s").replace("      - { type: watch", "      - { type: compact, at: 0s }\n      - { type: watch")
-    const r = await run(file(text), { _tag: "url", options: { baseUrl: "http://127.0.0.1:1" } })
+    // a server that answers (its /version) but has no /clustersim/ endpoints
+    const server = await versionOnlyServer()
+    const r = await run(file(text), { _tag: "url", options: { baseUrl: server.url } }).finally(server.close)
     expect(r.exitCode).toBe(2)
-    expect(r.stderr).toContain("phases[0].actions[3] (compact)")
+    expect(r.stderr).toContain("this target has no /clustersim/ admin endpoints): phases[0].actions[3] (compact)")
+    // nothing listening: the connection failed — not "no admin endpoints"
+    const port = await closedPort()
+    const down = await run(file(text), { _tag: "url", options: { baseUrl: `http://127.0.0.1:${port}` } })
+    expect(down.exitCode).toBe(1)
+    expect(down.stderr).toBe(`clustersim: cannot reach the target: connection refused: http://127.0.0.1:${port}\n`)
   })
 
   it("writes a partial artifact when interrupted", async () => {

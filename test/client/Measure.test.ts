@@ -3,7 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Either, Exit, Layer, Scope } from "effect"
 import { request } from "undici"
 import { ConfigMaps } from "../../src/api/Resources.js"
-import type { ApiError } from "../../src/api/Status.js"
+import type { ClientError } from "../../src/client/TransportError.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import type { DirectMeasure, HttpClientService } from "../../src/client/Capabilities.js"
 import { isConnectionFailure } from "../../src/loadgen/ConnectionFailure.js"
@@ -37,14 +37,14 @@ describe("HTTP client measure and variant", () => {
         expect(got).toEqual({ code: 200, bytesIn: body.length, bytesOut: 0 })
         const missing = yield* Effect.either(api.measure!("GET", ConfigMaps, "nope", { namespace: "default" }))
         expect(Either.isLeft(missing)).toBe(true)
-        const status = Either.isLeft(missing) ? missing.left.status : undefined
+        const status = Either.isLeft(missing) && missing.left._tag === "ApiError" ? missing.left.status : undefined
         expect(status?.code).toBe(404)
         expect(status?.reason).toBe("NotFound")
         expect(status?.message).toBe('configmaps "nope" not found')
         const deleted = yield* api.measure!("DELETE", ConfigMaps, "m", { namespace: "default" })
         expect(deleted.code).toBe(200)
         const after = yield* Effect.either(api.get(ConfigMaps, "m", { namespace: "default" }))
-        expect(Either.isLeft(after) && after.left.status.code).toBe(404)
+        expect(Either.isLeft(after) && after.left._tag === "ApiError" && after.left.status.code).toBe(404)
       })
     )
   )
@@ -55,13 +55,13 @@ describe("HTTP client measure and variant", () => {
         yield* api.create(ConfigMaps, { metadata: { name: "d" }, data: { k: "v".repeat(100) } }, { namespace: "default" })
         const body = yield* rawGet(`${base}/api/v1/namespaces/default/configmaps/d`)
         const get = (yield* api.directMeasure!("GET", ConfigMaps, { namespace: "default" }))!
-        const call = (m: DirectMeasure, name: string) => Effect.async<ApiError | undefined>((resume) => m(name, (failure) => resume(Effect.succeed(failure))))
+        const call = (m: DirectMeasure, name: string) => Effect.async<ClientError | undefined>((resume) => m(name, (failure) => resume(Effect.succeed(failure))))
         const before = traffic.bytesIn
         expect(yield* call(get, "d")).toBeUndefined()
         expect(traffic.bytesIn - before).toBe(body.length)
         // the path follows the name; a missing object fails with the server's Status
         const missing = yield* call(get, "nope")
-        expect(missing?.status).toMatchObject({ code: 404, reason: "NotFound", message: 'configmaps "nope" not found' })
+        expect(missing?._tag === "ApiError" && missing.status).toMatchObject({ code: 404, reason: "NotFound", message: 'configmaps "nope" not found' })
         expect(yield* call(get, "d")).toBeUndefined()
         const del = (yield* api.directMeasure!("DELETE", ConfigMaps, { namespace: "default" }))!
         expect(yield* call(del, "d")).toBeUndefined()
@@ -78,9 +78,11 @@ describe("HTTP client measure and variant", () => {
         const api = Context.get(yield* Layer.build(ApiClient.layerHttp({ baseUrl: base })), ApiClient) as HttpClientService
         const get = (yield* api.directMeasure!("GET", ConfigMaps, { namespace: "default" }))!
         yield* Scope.close(serverScope, Exit.void)
-        const failure = yield* Effect.async<ApiError | undefined>((resume) => get("x", (f) => resume(Effect.succeed(f))))
+        const failure = yield* Effect.async<ClientError | undefined>((resume) => get("x", (f) => resume(Effect.succeed(f))))
         expect(isConnectionFailure(failure)).toBe(true)
-        expect(failure?.status.code).toBe(503)
+        // no answer, so no Status: the transport's error, saying what happened and where (never a made-up 503)
+        expect(failure).toMatchObject({ _tag: "TransportError", reason: "Transport", errorCode: "ECONNREFUSED", url: base })
+        expect(failure?.message).toBe(`connection refused: ${base}`)
         // a target whose names could not be discovered: the Effect form, which tries discovery again
         const unreachable = Context.get(yield* Layer.build(ApiClient.layerHttp({ baseUrl: base })), ApiClient) as HttpClientService
         expect(yield* unreachable.directMeasure!("GET", ConfigMaps, { namespace: "default" })).toBeUndefined()

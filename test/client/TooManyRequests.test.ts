@@ -3,6 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, TestClock } from "effect"
 import * as Status from "../../src/api/Status.js"
 import { retryTooManyRequests } from "../../src/client/TooManyRequests.js"
+import { serverAnswer } from "../support/serverAnswer.js"
 
 const scripted = (answers: Array<"429" | "404" | "ok">, attempts: Array<number>) =>
   Effect.clockWith((clock) =>
@@ -27,14 +28,14 @@ describe("retryTooManyRequests", () => {
   it.effect("gives up after 10 retries (11 attempts) with the 429; a 404 is not retried", () =>
     Effect.gen(function* () {
       const attempts: Array<number> = []
-      const fiber = yield* Effect.fork(Effect.flip(retryTooManyRequests(scripted(Array(20).fill("429"), attempts))))
+      const fiber = yield* Effect.fork(serverAnswer(retryTooManyRequests(scripted(Array(20).fill("429"), attempts))))
       yield* TestClock.adjust(60_000)
       const error = yield* Fiber.join(fiber)
       expect(error.status).toMatchObject({ code: 429, reason: "TooManyRequests", details: { retryAfterSeconds: 1 } })
       expect(attempts).toHaveLength(11)
       expect(attempts[10]).toBe(10_000)
       const once: Array<number> = []
-      const notFound = yield* Effect.flip(retryTooManyRequests(scripted(["404"], once)))
+      const notFound = yield* serverAnswer(retryTooManyRequests(scripted(["404"], once)))
       expect(notFound.status.code).toBe(404)
       expect(once).toEqual([60_000])
     })

@@ -8,6 +8,7 @@ import type { ApiClientService } from "../../src/client/ApiClient.js"
 import { hasImmediateView, hasVariants, hasWatchPulls, isMeasuring, type InProcessClientService } from "../../src/client/Capabilities.js"
 import { transform, type Call } from "../../src/client/Transform.js"
 import { openWatchPull, readWatch } from "../../src/client/WatchPull.js"
+import { serverAnswer } from "../support/serverAnswer.js"
 
 const object: KObject = { metadata: { name: "a", namespace: "default" } }
 const event = (name: string): WatchEvent => ({ type: "ADDED", object: { metadata: { name } } })
@@ -69,8 +70,8 @@ describe("transform", () => {
       expect(opened).toEqual(["watch", "watch"])
 
       const refused = transform(everything(), { request: (_call, send) => send(), beforeWatch: () => Effect.fail(Status.forbidden(undefined, "", "no")) })
-      expect((yield* Effect.flip(Stream.runCollect(refused.watch(ConfigMaps)))).code).toBe(403)
-      expect((yield* Effect.flip(Effect.scoped(openWatchPull(refused, ConfigMaps)))).code).toBe(403)
+      expect((yield* serverAnswer(Stream.runCollect(refused.watch(ConfigMaps)))).code).toBe(403)
+      expect((yield* serverAnswer(Effect.scoped(openWatchPull(refused, ConfigMaps)))).code).toBe(403)
     })
   )
 

@@ -39,7 +39,7 @@ describe("WatchPull", () => {
       const client = watchingClient({ watch: () => Stream.concat(Stream.fromIterable(["a", "b", "c"].map(event)), Stream.fail(gone)) })
       const { seen, outcome } = yield* readAll(client)
       expect(names(seen).flat()).toEqual(["a", "b", "c"])
-      expect(outcome._tag === "Left" && outcome.left.status.code).toBe(410)
+      expect(outcome._tag === "Left" && outcome.left._tag === "ApiError" && outcome.left.status.code).toBe(410)
     })
   )
 
@@ -60,10 +60,10 @@ describe("WatchPull", () => {
       const { pull } = scriptedPull([["a"]], Option.some(broken))
       const failing = yield* readAll(watchingClient({ watch: () => Stream.empty, pullWatch: () => Effect.succeed(pull) }))
       expect(names(failing.seen)).toEqual([["a"]])
-      expect(failing.outcome._tag === "Left" && failing.outcome.left.status.message).toBe("watch stream: bad frame")
+      expect(failing.outcome._tag === "Left" && failing.outcome.left._tag === "ApiError" && failing.outcome.left.status.message).toBe("watch stream: bad frame")
       const refused = yield* readAll(watchingClient({ watch: () => Stream.empty, pullWatch: () => Effect.fail(Status.badRequest("unknown field selector")) }))
       expect(refused.seen).toEqual([])
-      expect(refused.outcome._tag === "Left" && refused.outcome.left.status.code).toBe(400)
+      expect(refused.outcome._tag === "Left" && refused.outcome.left._tag === "ApiError" && refused.outcome.left.status.code).toBe(400)
     })
   )
 
@@ -98,7 +98,7 @@ describe("WatchPull", () => {
 
         const broken = closingClient(scriptedPull([["a"]], Option.some(Status.internal("watch stream: bad frame"))).pull)
         const outcome = yield* Effect.either(readWatchScoped(broken.client, ConfigMaps, undefined, () => Effect.succeed(true)))
-        expect(outcome._tag === "Left" && outcome.left.status.message).toBe("watch stream: bad frame")
+        expect(outcome._tag === "Left" && outcome.left._tag === "ApiError" && outcome.left.status.message).toBe("watch stream: bad frame")
         expect(broken.closed).toEqual(["failure"])
 
         const stopped = closingClient(scriptedPull([["a"], ["b"]]).pull)
@@ -118,7 +118,7 @@ describe("WatchPull", () => {
 
         const refused = watchingClient({ watch: () => Stream.empty, pullWatch: () => Effect.fail(Status.badRequest("unknown field selector")) })
         const outcome = yield* Effect.either(readWatchScoped(refused, ConfigMaps, undefined, () => Effect.succeed(true)))
-        expect(outcome._tag === "Left" && outcome.left.status.code).toBe(400)
+        expect(outcome._tag === "Left" && outcome.left._tag === "ApiError" && outcome.left.status.code).toBe(400)
       })
     )
   })

@@ -8,11 +8,11 @@ import { Clock, Effect } from "effect"
 import type { KObject } from "../../src/api/Object.js"
 import { Nodes } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
-import { deterministicPart, runSimulatedCluster, runSimulation, type ClusterResultBody } from "../../simulator/cluster/ClusterRun.js"
+import { deterministicPart, runSimulatedCluster, runSimulation, type ClusterResult } from "../../simulator/cluster/ClusterRun.js"
 import type { ClusterFault, ClusterSpec } from "../../simulator/cluster/ClusterSpec.js"
 
 const run = (spec: ClusterSpec, faults: ReadonlyArray<ClusterFault>, durationMs: number, seed = 7, workload?: Effect.Effect<void, never, ApiClient>) =>
-  Effect.runSync(runSimulatedCluster({ spec, faults, seed, durationMs, ...(workload ? { workload } : {}) })) as unknown as ClusterResultBody
+  Effect.runSync(runSimulatedCluster({ spec, faults, seed, durationMs, ...(workload ? { workload } : {}) }))
 
 const HOUR = 3_600_000
 
@@ -155,7 +155,7 @@ describe("determinism", () => {
     { type: "partition", at: 30_000, for: 90_000, count: 3 },
     { type: "apiserver-pause", at: 200_000, for: 20_000 }
   ]
-  const hash = (r: ClusterResultBody) => createHash("sha256").update(JSON.stringify(deterministicPart(r as never))).digest("hex")
+  const hash = (r: ClusterResult) => createHash("sha256").update(JSON.stringify(deterministicPart(r))).digest("hex")
 
   it("same seed ⇒ identical result; another seed ⇒ another result", () => {
     const a = run(spec, faults, 15 * 60_000, 42)

@@ -6,7 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { ClusterRoleBindings } from "../../src/api/Resources.js"
 import { apiserverCredentials, ClientAs } from "../../simulator/apiserver/auth/ComponentIdentities.js"
-import { runSimulatedCluster, type ClusterResultBody } from "../../simulator/cluster/ClusterRun.js"
+import { runSimulatedCluster } from "../../simulator/cluster/ClusterRun.js"
 import { controlPlaneWorkload } from "../../simulator/scheduler/ControlPlane.js"
 
 const MINUTES = 10 * 60_000
@@ -21,7 +21,7 @@ const run = (rbac: boolean, workload: Effect.Effect<void, never, any>) =>
       workload,
       ...(rbac ? { server: { authorizationMode: "RBAC" as const } } : {})
     })
-  ) as unknown as ClusterResultBody
+  )
 
 describe("components under their own identities", () => {
   it("with the bootstrap roles the cluster runs as with authorization off", () => {

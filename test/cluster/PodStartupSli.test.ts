@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import { evaluate, parseThreshold, SloPresets } from "../../src/loadgen/Thresholds.js"
-import { PodStartupSli, podStartupSeries } from "../../simulator/cluster/PodStartupSli.js"
+import { PodStartupSli } from "../../simulator/cluster/PodStartupSli.js"
+import { podStartupSeries } from "../../simulator/cluster/PodStartupSeries.js"
 
 const pod = (name: string, nodeName?: string, phase?: string) => ({
   metadata: { name, namespace: "default" },
@@ -21,7 +22,10 @@ describe("pod start-up SLI", () => {
     sli.observed(pod("b", "node-2", "Running"), 8000)
     const result = sli.result()
     expect(result.observedRunning).toBe(2)
-    const series = podStartupSeries(result)
+    // a real-time cluster result's series (no image pulls there)
+    const all = podStartupSeries({ realTime: { podStartup: result } })
+    expect(all).toHaveLength(1)
+    const series = all[0]!
     expect(series.key).toMatchObject({ metric: "pod_startup", name: "create-to-observed" })
     expect(series.count).toBe(2)
     const [slo] = evaluate([SloPresets.podStartup], [series])

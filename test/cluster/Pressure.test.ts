@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import type { KObject } from "../../src/api/Object.js"
 import { Nodes, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
-import { runSimulatedCluster, type ClusterResultBody } from "../../simulator/cluster/ClusterRun.js"
+import { runSimulatedCluster } from "../../simulator/cluster/ClusterRun.js"
 import type { ClusterSpec } from "../../simulator/cluster/ClusterSpec.js"
 
 describe("memory pressure", () => {
@@ -37,7 +37,7 @@ describe("memory pressure", () => {
     shape: { memory: "2Gi" },
     memoryPressure: [{ nodes: ["node-1"], pod: 1, base: "100Mi", perSecond: "10Mi" }]
   }
-  const result = Effect.runSync(runSimulatedCluster({ spec, faults: [], seed: 3, durationMs: 180_000, workload: observe })) as unknown as ClusterResultBody
+  const result = Effect.runSync(runSimulatedCluster({ spec, faults: [], seed: 3, durationMs: 180_000, workload: observe }))
 
   it("evicts the leaking pod on the first 10 s pass after the threshold is crossed", () => {
     expect(result.evictions).toHaveLength(1)

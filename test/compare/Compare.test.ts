@@ -91,7 +91,9 @@ describe("compare inputs", () => {
     const r = compareSides([a, b])
     expect(r._tag).toBe("Refused")
     expect(refusal([a, b])).toBe(
-      'runs of different scenarios: A ran "synthetic" (synthetic.yaml, sha256 aaaaaaaaaaaa…), B round 1 ran "other" (synthetic.yaml, sha256 bbbbbbbbbbbb…); a comparison of unlike workloads says nothing about the servers'
+      'runs of different scenarios: A ran "synthetic" (synthetic.yaml, sha256 aaaaaaaaaaaa…), B ran "other" (synthetic.yaml, sha256 bbbbbbbbbbbb…); ' +
+        "the files differ only where the scenario does not (comments, layout); a comparison of unlike workloads says nothing about the servers — " +
+        "to compare the scenarios themselves (a what-if), use clustersim compare --allow-different"
     )
     expect(refusal([a])).toBe("compare needs at least two sides, got 1")
   })

@@ -10,6 +10,7 @@ import { main } from "../../app/cli/main.js"
 import type { Comparison } from "../../src/compare/Compare.js"
 import type { MetricKey } from "../../src/loadgen/LatencyRecorder.js"
 import { syntheticRun } from "../support/syntheticRun.js"
+import { closedPort } from "../support/unreachable.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-compare-"))
 const list: MetricKey = { metric: "api_call", operation: "LIST", resource: "configmaps", scope: "namespace", phase: "steady", name: "list" }
@@ -90,7 +91,8 @@ describe("clustersim compare of stored runs", () => {
     const r = await capture(["compare", baseline, unlike, "--out", join(dir, "out-unlike")])
     expect(r.code).toBe(2)
     expect(r.err).toContain('clustersim compare: refused: runs of different scenarios: A ran "synthetic"')
-    expect(r.err).toContain('B round 1 ran "other"')
+    expect(r.err).toContain('B ran "other"')
+    expect(r.err).toContain("use clustersim compare --allow-different")
     expect(existsSync(join(dir, "out-unlike"))).toBe(false)
   })
 
@@ -216,4 +218,35 @@ phases:
     expect(out.join("")).toContain("api_call LIST configmaps namespace steady/list")
     expect(JSON.parse(readFileSync(join(outDir, "compare.json"), "utf8")).scenario.name).toBe("live")
   }, 120_000)
+
+  it("a side nobody listens on: exit 1 before the first round, naming the side and the refused connection", async () => {
+    const scenario = join(dir, "hour.yaml")
+    writeFileSync(
+      scenario,
+      `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: hour }
+phases:
+  - name: steady
+    duration: 1h
+    actions:
+      - { type: constant-arrival-rate, name: list, rate: 1, request: { verb: list, resource: configmaps, namespace: default } }
+`
+    )
+    const down = `http://127.0.0.1:${await closedPort()}`
+    const err: Array<string> = []
+    const outDir = join(dir, "down-out")
+    const r = await Effect.runPromise(
+      compareCommand({
+        scenario,
+        targets: [urls[0]!, down].map((baseUrl) => ({ _tag: "url" as const, options: { baseUrl } })),
+        outDir,
+        stdout: () => {},
+        stderr: (s) => void err.push(s)
+      })
+    )
+    expect(r.exitCode).toBe(1)
+    expect(err.join("")).toBe(`clustersim compare: B (${down}): cannot reach the target: connection refused: ${down}\n`)
+    expect(existsSync(join(outDir, "warmup-1"))).toBe(false)
+  }, 30_000)
 })

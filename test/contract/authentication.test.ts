@@ -6,6 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { ClusterRoleBindings, Nodes, Pods, RoleBindings, SelfSubjectAccessReviews, ServiceAccounts } from "../../src/api/Resources.js"
 import { authServer, identityTransports, type Identity } from "../support/identities.js"
+import { serverAnswer } from "../support/serverAnswer.js"
 
 const admin: Identity = { user: "admin", groups: ["system:masters"] }
 const tokens = new Map([["tok-alice", { name: "alice", uid: "u-1", groups: ["devs"] }]])
@@ -28,7 +29,7 @@ describe.each(identityTransports)("authentication over %s", (transport) => {
       const alice = yield* s.clientAs({ token: "tok-alice" })
       const pods = yield* alice.list(Pods, { namespace: "default" })
       expect(pods.items).toEqual([])
-      const denied = yield* Effect.flip(alice.list(Pods, { namespace: "platform-system" }))
+      const denied = yield* serverAnswer(alice.list(Pods, { namespace: "platform-system" }))
       expect(denied.status).toEqual({
         kind: "Status",
         apiVersion: "v1",
@@ -50,7 +51,7 @@ describe.each(identityTransports)("authentication over %s", (transport) => {
     Effect.gen(function* () {
       const s = yield* rbac(true)
       const stranger = yield* s.clientAs({ token: "nope" })
-      const err = yield* Effect.flip(stranger.list(Pods, { namespace: "default" }))
+      const err = yield* serverAnswer(stranger.list(Pods, { namespace: "default" }))
       expect(err.status).toEqual(unauthorized)
     }))
 
@@ -58,12 +59,12 @@ describe.each(identityTransports)("authentication over %s", (transport) => {
     Effect.gen(function* () {
       const open = yield* rbac(true)
       const anon = yield* open.clientAs("anonymous")
-      const forbidden = yield* Effect.flip(anon.get(Nodes, "n1"))
+      const forbidden = yield* serverAnswer(anon.get(Nodes, "n1"))
       expect(forbidden.status.message).toBe('nodes "n1" is forbidden: User "system:anonymous" cannot get resource "nodes" in API group "" at the cluster scope')
       expect(forbidden.status.details).toEqual({ name: "n1", kind: "nodes" })
       const closed = yield* rbac(false)
       const nobody = yield* closed.clientAs("anonymous")
-      expect((yield* Effect.flip(nobody.get(Nodes, "n1"))).status).toEqual(unauthorized)
+      expect((yield* serverAnswer(nobody.get(Nodes, "n1"))).status).toEqual(unauthorized)
     }))
 
   it.scoped("a client certificate: user = CN, groups = O", () =>
@@ -73,7 +74,7 @@ describe.each(identityTransports)("authentication over %s", (transport) => {
       yield* root.create(ClusterRoleBindings, groupBinding("ops-view-nodes", "ops", "system:node"))
       const carol = yield* s.clientAs({ user: "carol", groups: ["ops"] })
       expect((yield* carol.list(Nodes)).items).toEqual([])
-      const denied = yield* Effect.flip(carol.delete(Nodes, "n1"))
+      const denied = yield* serverAnswer(carol.delete(Nodes, "n1"))
       expect(denied.status.message).toBe('nodes "n1" is forbidden: User "carol" cannot delete resource "nodes" in API group "" at the cluster scope')
     }))
 
@@ -82,7 +83,7 @@ describe.each(identityTransports)("authentication over %s", (transport) => {
       const s = yield* rbac(false)
       const root = yield* s.clientAs(admin)
       yield* root.create(ServiceAccounts, { metadata: { name: "robot" } }, { namespace: "default" })
-      const tooShort = yield* Effect.flip(root.create(ServiceAccounts, { metadata: { name: "robot" }, spec: { expirationSeconds: 599 } }, { namespace: "default", subresource: "token" }))
+      const tooShort = yield* serverAnswer(root.create(ServiceAccounts, { metadata: { name: "robot" }, spec: { expirationSeconds: 599 } }, { namespace: "default", subresource: "token" }))
       expect(tooShort.status.code).toBe(422)
       expect(tooShort.status.message).toBe('TokenRequest.authentication.platform "" is invalid: spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes')
       const issued = yield* root.create(ServiceAccounts, { metadata: { name: "robot" }, spec: { expirationSeconds: 600 } }, { namespace: "default", subresource: "token" })
@@ -90,7 +91,7 @@ describe.each(identityTransports)("authentication over %s", (transport) => {
       const status = issued.object.status as { token: string; expirationTimestamp: string }
       expect(status.expirationTimestamp).toBe("1970-01-01T00:10:00Z")
       const robot = yield* s.clientAs({ token: status.token })
-      const denied = yield* Effect.flip(robot.list(Pods, { namespace: "default" }))
+      const denied = yield* serverAnswer(robot.list(Pods, { namespace: "default" }))
       expect(denied.status.message).toBe('pods is forbidden: User "system:serviceaccount:default:robot" cannot list resource "pods" in API group "" in the namespace "default"')
       yield* root.create(RoleBindings, groupBinding("sa-view", "system:serviceaccounts:default", "view"), { namespace: "default" })
       expect((yield* robot.list(Pods, { namespace: "default" })).items).toEqual([])
@@ -98,11 +99,11 @@ describe.each(identityTransports)("authentication over %s", (transport) => {
       yield* TestClock.adjust("660 seconds")
       expect((yield* robot.list(Pods, { namespace: "default" })).items).toEqual([])
       yield* TestClock.adjust("2 seconds")
-      expect((yield* Effect.flip(robot.list(Pods, { namespace: "default" }))).status).toEqual(unauthorized)
+      expect((yield* serverAnswer(robot.list(Pods, { namespace: "default" }))).status).toEqual(unauthorized)
       const fresh = yield* root.create(ServiceAccounts, { metadata: { name: "robot" } }, { namespace: "default", subresource: "token" })
       const again = yield* s.clientAs({ token: (fresh.object.status as { token: string }).token })
       expect((yield* again.list(Pods, { namespace: "default" })).items).toEqual([])
       yield* root.delete(ServiceAccounts, "robot", { namespace: "default" })
-      expect((yield* Effect.flip(again.list(Pods, { namespace: "default" }))).status).toEqual(unauthorized)
+      expect((yield* serverAnswer(again.list(Pods, { namespace: "default" }))).status).toEqual(unauthorized)
     }))
 })

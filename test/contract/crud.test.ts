@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { ConfigMaps, Events, Leases, Namespaces, Nodes, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { clientLayer, transports } from "../support/transports.js"
+import { serverAnswer } from "../support/serverAnswer.js"
 
 const cm = (name: string, data: Record<string, string> = { a: "1" }, labels?: Record<string, string>) => ({
   apiVersion: "v1",
@@ -100,7 +101,7 @@ describe.each(transports)("CRUD over %s", (transport) => {
       Effect.gen(function* () {
         const api = yield* ApiClient
         yield* api.create(Leases, lease("dup"), { namespace: "default" })
-        const dup = yield* Effect.flip(api.create(Leases, lease("dup"), { namespace: "default" }))
+        const dup = yield* serverAnswer(api.create(Leases, lease("dup"), { namespace: "default" }))
         expect(dup.status).toEqual({
           kind: "Status",
           apiVersion: "v1",
@@ -111,7 +112,7 @@ describe.each(transports)("CRUD over %s", (transport) => {
           details: { name: "dup", group: "coordination.platform", kind: "leases" },
           code: 409
         })
-        const missing = yield* Effect.flip(api.create(ConfigMaps, cm("x"), { namespace: "nope" }))
+        const missing = yield* serverAnswer(api.create(ConfigMaps, cm("x"), { namespace: "nope" }))
         expect(missing.status).toEqual({
           kind: "Status",
           apiVersion: "v1",
@@ -122,7 +123,7 @@ describe.each(transports)("CRUD over %s", (transport) => {
           details: { name: "nope", kind: "namespaces" },
           code: 404
         })
-        const nameless = yield* Effect.flip(api.create(ConfigMaps, { metadata: {} }, { namespace: "default" }))
+        const nameless = yield* serverAnswer(api.create(ConfigMaps, { metadata: {} }, { namespace: "default" }))
         expect(nameless.code).toBe(422)
         expect(nameless.message).toBe('ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required')
       })
@@ -132,7 +133,7 @@ describe.each(transports)("CRUD over %s", (transport) => {
     run(
       Effect.gen(function* () {
         const api = yield* ApiClient
-        const err = yield* Effect.flip(api.get(Leases, "x", { namespace: "default" }))
+        const err = yield* serverAnswer(api.get(Leases, "x", { namespace: "default" }))
         expect(err.status).toEqual({
           kind: "Status",
           apiVersion: "v1",
@@ -143,7 +144,7 @@ describe.each(transports)("CRUD over %s", (transport) => {
           details: { name: "x", group: "coordination.platform", kind: "leases" },
           code: 404
         })
-        const pod = yield* Effect.flip(api.get(Pods, "p", { namespace: "default" }))
+        const pod = yield* serverAnswer(api.get(Pods, "p", { namespace: "default" }))
         expect(pod.message).toBe('pods "p" not found')
         expect(pod.status.details).toEqual({ name: "p", kind: "pods" })
       })
@@ -155,7 +156,7 @@ describe.each(transports)("CRUD over %s", (transport) => {
         const api = yield* ApiClient
         const created = yield* api.create(Leases, lease("l1"), { namespace: "default" })
         yield* api.update(Leases, { ...created.object, spec: { holderIdentity: "node-2", leaseDurationSeconds: 40 } }, { namespace: "default" })
-        const stale = yield* Effect.flip(api.update(Leases, created.object, { namespace: "default" }))
+        const stale = yield* serverAnswer(api.update(Leases, created.object, { namespace: "default" }))
         expect(stale.status).toEqual({
           kind: "Status",
           apiVersion: "v1",
@@ -167,7 +168,7 @@ describe.each(transports)("CRUD over %s", (transport) => {
           details: { name: "l1", group: "coordination.platform", kind: "leases" },
           code: 409
         })
-        const noRv = yield* Effect.flip(api.update(Leases, lease("l1"), { namespace: "default" }))
+        const noRv = yield* serverAnswer(api.update(Leases, lease("l1"), { namespace: "default" }))
         expect(noRv.code).toBe(422)
         expect(noRv.message).toBe(
           'leases.coordination.platform "l1" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update'
@@ -180,7 +181,7 @@ describe.each(transports)("CRUD over %s", (transport) => {
         })
         const createdByPut = yield* api.update(Leases, lease("new"), { namespace: "default" })
         expect(createdByPut.code).toBe(201)
-        const podPut = yield* Effect.flip(api.update(Pods, { metadata: { name: "ghost" }, spec: {} }, { namespace: "default" }))
+        const podPut = yield* serverAnswer(api.update(Pods, { metadata: { name: "ghost" }, spec: {} }, { namespace: "default" }))
         expect(podPut.code).toBe(404)
         // ConfigMaps allow unconditional update
         yield* api.create(ConfigMaps, cm("free"), { namespace: "default" })
@@ -199,10 +200,10 @@ describe.each(transports)("CRUD over %s", (transport) => {
         expect(merged.object.data).toEqual({ a: "1", c: "3" })
         const jsonPatched = yield* api.patch(ConfigMaps, "p", "json", [{ op: "replace", path: "/data/a", value: "x" }], { namespace: "default" })
         expect(jsonPatched.object.data).toEqual({ a: "x", c: "3" })
-        const failed = yield* Effect.flip(api.patch(ConfigMaps, "p", "json", [{ op: "test", path: "/data/a", value: "nope" }], { namespace: "default" }))
+        const failed = yield* serverAnswer(api.patch(ConfigMaps, "p", "json", [{ op: "test", path: "/data/a", value: "nope" }], { namespace: "default" }))
         expect(failed.code).toBe(422)
         expect(failed.message).toBe("the server rejected our request due to an error in our request")
-        const missing = yield* Effect.flip(api.patch(ConfigMaps, "zz", "merge", { data: {} }, { namespace: "default" }))
+        const missing = yield* serverAnswer(api.patch(ConfigMaps, "zz", "merge", { data: {} }, { namespace: "default" }))
         expect(missing.message).toBe('configmaps "zz" not found')
       })
     ))
@@ -221,7 +222,7 @@ describe.each(transports)("CRUD over %s", (transport) => {
           status: "Success",
           details: { name: "gone", group: "coordination.platform", kind: "leases", uid: created.object.metadata.uid }
         })
-        const again = yield* Effect.flip(api.delete(Leases, "gone", { namespace: "default" }))
+        const again = yield* serverAnswer(api.delete(Leases, "gone", { namespace: "default" }))
         expect(again.code).toBe(404)
         yield* api.create(ConfigMaps, cm("k1", {}, { tier: "x" }), { namespace: "default" })
         yield* api.create(ConfigMaps, cm("k2", {}, { tier: "x" }), { namespace: "default" })
@@ -242,13 +243,13 @@ describe.each(transports)("CRUD over %s", (transport) => {
         const warned = yield* api.create(Leases, body, { namespace: "default" })
         expect(warned.warnings).toEqual(['unknown field "spec.foo"', 'unknown field "spec.preferredHolder"'])
         expect(warned.object.spec).toEqual({ holderIdentity: "a", leaseDurationSeconds: 10 })
-        const strict = yield* Effect.flip(api.create(Leases, lease("fv2", { foo: 1 }), { namespace: "default", fieldValidation: "Strict" }))
+        const strict = yield* serverAnswer(api.create(Leases, lease("fv2", { foo: 1 }), { namespace: "default", fieldValidation: "Strict" }))
         expect(strict.code).toBe(400)
         expect(strict.reason).toBe("BadRequest")
         expect(strict.message).toBe('Lease in version "v1" cannot be handled as a Lease: strict decoding error: unknown field "spec.foo"')
         const ignored = yield* api.create(Leases, lease("fv3", { foo: 1 }), { namespace: "default", fieldValidation: "Ignore" })
         expect(ignored.warnings).toEqual([])
-        const bad = yield* Effect.flip(api.create(Leases, lease("fv4"), { namespace: "default", fieldValidation: "Loud" }))
+        const bad = yield* serverAnswer(api.create(Leases, lease("fv4"), { namespace: "default", fieldValidation: "Loud" }))
         expect(bad.code).toBe(422)
         expect(bad.message).toBe(
           'CreateOptions.meta.platform "" is invalid: fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Strict", "Warn"'
@@ -264,11 +265,11 @@ describe.each(transports)("CRUD over %s", (transport) => {
         expect(dry.code).toBe(201)
         expect(dry.object.metadata.uid).toBeDefined()
         expect(dry.object.metadata.resourceVersion).toBeUndefined()
-        const err = yield* Effect.flip(api.get(ConfigMaps, "dry", { namespace: "default" }))
+        const err = yield* serverAnswer(api.get(ConfigMaps, "dry", { namespace: "default" }))
         expect(err.code).toBe(404)
-        const invalid = yield* Effect.flip(api.create(Leases, lease("dry", { leaseDurationSeconds: 0 }), { namespace: "default", dryRun: ["All"] }))
+        const invalid = yield* serverAnswer(api.create(Leases, lease("dry", { leaseDurationSeconds: 0 }), { namespace: "default", dryRun: ["All"] }))
         expect(invalid.code).toBe(422)
-        const badDry = yield* Effect.flip(api.create(ConfigMaps, cm("dry2"), { namespace: "default", dryRun: ["foo"] }))
+        const badDry = yield* serverAnswer(api.create(ConfigMaps, cm("dry2"), { namespace: "default", dryRun: ["foo"] }))
         expect(badDry.message).toBe('CreateOptions.meta.platform "" is invalid: dryRun: Unsupported value: []string{"foo"}: supported values: "All"')
       })
     ))
@@ -277,7 +278,7 @@ describe.each(transports)("CRUD over %s", (transport) => {
     run(
       Effect.gen(function* () {
         const api = yield* ApiClient
-        const err = yield* Effect.flip(api.create(Leases, lease("bad", { leaseDurationSeconds: 0, leaseTransitions: -1 }), { namespace: "default" }))
+        const err = yield* serverAnswer(api.create(Leases, lease("bad", { leaseDurationSeconds: 0, leaseTransitions: -1 }), { namespace: "default" }))
         expect(err.status).toEqual({
           kind: "Status",
           apiVersion: "v1",
@@ -320,7 +321,7 @@ describe.each(transports)("CRUD over %s", (transport) => {
           { namespace: "default" }
         )
         expect(ok.code).toBe(201)
-        const bad = yield* Effect.flip(
+        const bad = yield* serverAnswer(
           api.create(
             Events,
             { metadata: { name: "e2" }, eventTime: "2023-05-01T12:00:00.000000Z", reportingController: "c", reportingInstance: "i", action: "A", reason: "R", type: "Bogus" },
@@ -342,7 +343,7 @@ describe.each(transports)("CRUD over %s", (transport) => {
         yield* api.create(Namespaces, { metadata: { name: "team" } })
         yield* api.create(ConfigMaps, cm("c"), { namespace: "team" })
         yield* api.delete(Namespaces, "team")
-        const err = yield* Effect.flip(api.get(ConfigMaps, "c", { namespace: "team" }))
+        const err = yield* serverAnswer(api.get(ConfigMaps, "c", { namespace: "team" }))
         expect(err.code).toBe(404)
       })
     ))

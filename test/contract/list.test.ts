@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { ConfigMaps, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { clientLayer, transports } from "../support/transports.js"
+import { serverAnswer } from "../support/serverAnswer.js"
 
 const pod = (name: string, labels: Record<string, string>, nodeName?: string, phase = "Running") => ({
   metadata: { name, labels },
@@ -125,7 +126,7 @@ describe.each(transports)("paging over %s", (transport) => {
         expect(yield* names("spec.nodeName=node-1")).toEqual(["a", "c"])
         expect(yield* names("status.phase!=Running")).toEqual(["b", "c"])
         expect(yield* names("spec.nodeName=node-1,status.phase=Pending")).toEqual(["c"])
-        const bad = yield* Effect.flip(api.list(Pods, { fieldSelector: "spec.bogus=1" }))
+        const bad = yield* serverAnswer(api.list(Pods, { fieldSelector: "spec.bogus=1" }))
         expect(bad.code).toBe(400)
       })
     ))
@@ -134,7 +135,7 @@ describe.each(transports)("paging over %s", (transport) => {
     run(
       Effect.gen(function* () {
         const api = yield* ApiClient
-        const err = yield* Effect.flip(api.list(Pods, { namespace: "default", limit: 1, continue: "abc!def" }))
+        const err = yield* serverAnswer(api.list(Pods, { namespace: "default", limit: 1, continue: "abc!def" }))
         expect(err.status).toEqual({
           kind: "Status",
           apiVersion: "v1",
@@ -144,7 +145,7 @@ describe.each(transports)("paging over %s", (transport) => {
           reason: "BadRequest",
           code: 400
         })
-        const withRv = yield* Effect.flip(api.list(Pods, { namespace: "default", limit: 1, continue: "abc", resourceVersion: "5" }))
+        const withRv = yield* serverAnswer(api.list(Pods, { namespace: "default", limit: 1, continue: "abc", resourceVersion: "5" }))
         expect(withRv.code).toBe(400)
         expect(withRv.message).toBe("specifying resource version is not allowed when using continue")
       })

@@ -4,6 +4,7 @@ import { Chunk, Effect, Fiber, Stream } from "effect"
 import { ConfigMaps, Deployments, Namespaces, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { clientLayer, transports } from "../support/transports.js"
+import { serverAnswer } from "../support/serverAnswer.js"
 
 describe.each(transports)("pods and namespaces over %s", (transport) => {
   const run = <A, E>(effect: Effect.Effect<A, E, ApiClient>) => effect.pipe(Effect.provide(clientLayer(transport)))
@@ -75,13 +76,13 @@ describe.each(transports)("pods and namespaces over %s", (transport) => {
     run(
       Effect.gen(function* () {
         const api = yield* ApiClient
-        const dotted = yield* Effect.flip(api.create(Namespaces, { metadata: { name: "bad.name" } }))
+        const dotted = yield* serverAnswer(api.create(Namespaces, { metadata: { name: "bad.name" } }))
         expect(dotted.code).toBe(422)
         expect(dotted.message).toBe(
           `Namespace "bad.name" is invalid: metadata.name: Invalid value: "bad.name": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`
         )
         const long = "a".repeat(64)
-        const tooLong = yield* Effect.flip(api.create(Namespaces, { metadata: { name: long } }))
+        const tooLong = yield* serverAnswer(api.create(Namespaces, { metadata: { name: long } }))
         expect(tooLong.code).toBe(422)
         expect(tooLong.message).toBe(`Namespace "${long}" is invalid: metadata.name: Invalid value: "${long}": must be no more than 63 characters`)
         expect((yield* api.create(Namespaces, { metadata: { name: "a".repeat(63) } })).code).toBe(201)
@@ -96,8 +97,8 @@ describe.each(transports)("pods and namespaces over %s", (transport) => {
         const evicted = yield* api.create(Pods, { apiVersion: "policy/v1", kind: "Eviction", metadata: { name: "p", namespace: "default" } }, { namespace: "default", subresource: "eviction" })
         expect(evicted.code).toBe(201)
         expect(evicted.object).toMatchObject({ kind: "Status", status: "Success", code: 201 })
-        expect((yield* Effect.flip(api.get(Pods, "p", { namespace: "default" }))).code).toBe(404)
-        const missing = yield* Effect.flip(api.create(Pods, { apiVersion: "policy/v1", kind: "Eviction", metadata: { name: "p" } }, { namespace: "default", subresource: "eviction" }))
+        expect((yield* serverAnswer(api.get(Pods, "p", { namespace: "default" }))).code).toBe(404)
+        const missing = yield* serverAnswer(api.create(Pods, { apiVersion: "policy/v1", kind: "Eviction", metadata: { name: "p" } }, { namespace: "default", subresource: "eviction" }))
         expect(missing.code).toBe(404)
         expect(missing.message).toBe('pods "p" not found')
       })
@@ -129,7 +130,7 @@ describe.each(transports)("pods and namespaces over %s", (transport) => {
         ])
         const cms = Chunk.toReadonlyArray(yield* Fiber.join(configMapEvents)).map((e) => `${e.type} ${e.object.metadata.name}`)
         expect(cms).toEqual(["ADDED c", "DELETED c"])
-        expect((yield* Effect.flip(api.get(Namespaces, "team"))).code).toBe(404)
+        expect((yield* serverAnswer(api.get(Namespaces, "team"))).code).toBe(404)
         // The finalizer is always added on create; another one keeps the namespace Terminating after finalize.
         const held = yield* api.create(Namespaces, { metadata: { name: "held" }, spec: { finalizers: ["example.com/hold"] } })
         expect((held.object.spec as any).finalizers).toEqual(["example.com/hold", "platform"])
@@ -150,7 +151,7 @@ describe.each(transports)("pods and namespaces over %s", (transport) => {
         yield* api.delete(Namespaces, "held")
         yield* api.delete(Namespaces, "held-spec")
         expect((yield* api.get(Namespaces, "held")).status).toEqual({ phase: "Terminating" })
-        const refused = yield* Effect.flip(api.create(ConfigMaps, { metadata: { name: "late" } }, { namespace: "held" }))
+        const refused = yield* serverAnswer(api.create(ConfigMaps, { metadata: { name: "late" } }, { namespace: "held" }))
         expect(refused.status).toEqual({
           kind: "Status",
           apiVersion: "v1",
@@ -166,13 +167,13 @@ describe.each(transports)("pods and namespaces over %s", (transport) => {
           code: 403
         })
         const deployment = { metadata: { name: "web" }, spec: { selector: { matchLabels: { a: "b" } }, template: { metadata: { labels: { a: "b" } }, spec: { containers: [{ name: "c", image: "nginx" }] } } } }
-        const refusedApps = yield* Effect.flip(api.create(Deployments, deployment, { namespace: "held-spec" }))
+        const refusedApps = yield* serverAnswer(api.create(Deployments, deployment, { namespace: "held-spec" }))
         expect([refusedApps.code, refusedApps.message]).toEqual([403, 'deployments.apps "web" is forbidden: unable to create new content in namespace held-spec because it is being terminated'])
         // With generateName the request has no name yet: upstream names only the resource.
-        const generated = yield* Effect.flip(api.create(ConfigMaps, { metadata: { generateName: "late-" } }, { namespace: "held" }))
+        const generated = yield* serverAnswer(api.create(ConfigMaps, { metadata: { generateName: "late-" } }, { namespace: "held" }))
         expect(generated.message).toBe("configmaps is forbidden: unable to create new content in namespace held because it is being terminated")
         // What was in the namespace is gone; an Active namespace still accepts content.
-        expect((yield* Effect.flip(api.get(ConfigMaps, "before", { namespace: "held" }))).code).toBe(404)
+        expect((yield* serverAnswer(api.get(ConfigMaps, "before", { namespace: "held" }))).code).toBe(404)
         expect((yield* api.create(ConfigMaps, { metadata: { name: "late" } }, { namespace: "default" })).code).toBe(201)
       })
     ))

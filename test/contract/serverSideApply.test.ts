@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { ConfigMaps, Leases, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { clientLayer, transports } from "../support/transports.js"
+import { serverAnswer } from "../support/serverAnswer.js"
 
 const cm = (data: Record<string, string>, name = "c") => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data })
 const at = (fieldManager: string, extra: Record<string, unknown> = {}) => ({ namespace: "default", fieldManager, ...extra })
@@ -21,7 +22,7 @@ describe.each(transports)("server-side apply over %s", (transport) => {
           { manager: "creator", operation: "Update", apiVersion: "v1", time: createdAt, fieldsType: "FieldsV1", fieldsV1: { "f:data": { ".": {}, "f:a": {} } } }
         ])
 
-        const conflict = yield* Effect.flip(api.patch(ConfigMaps, "c", "apply", cm({ a: "2" }), at("tool-a")))
+        const conflict = yield* serverAnswer(api.patch(ConfigMaps, "c", "apply", cm({ a: "2" }), at("tool-a")))
         expect(conflict.code).toBe(409)
         expect(conflict.status).toEqual({
           kind: "Status",
@@ -72,20 +73,20 @@ describe.each(transports)("server-side apply over %s", (transport) => {
         const api = yield* ApiClient
         const dry = yield* api.patch(ConfigMaps, "fresh", "apply", cm({ x: "1" }, "fresh"), at("tool", { dryRun: ["All"] }))
         expect(dry.code).toBe(201)
-        expect(yield* Effect.flip(api.get(ConfigMaps, "fresh", { namespace: "default" }))).toMatchObject({ code: 404 })
+        expect(yield* serverAnswer(api.get(ConfigMaps, "fresh", { namespace: "default" }))).toMatchObject({ code: 404 })
         const fresh = yield* api.patch(ConfigMaps, "fresh", "apply", cm({ x: "1" }, "fresh"), at("tool"))
         expect(fresh.code).toBe(201)
         expect(fresh.object.metadata.managedFields).toEqual([
           { manager: "tool", operation: "Apply", apiVersion: "v1", time: fresh.object.metadata.creationTimestamp, fieldsType: "FieldsV1", fieldsV1: { "f:data": { "f:x": {} } } }
         ])
 
-        const noManager = yield* Effect.flip(api.patch(ConfigMaps, "fresh", "apply", cm({ x: "1" }, "fresh"), { namespace: "default" }))
+        const noManager = yield* serverAnswer(api.patch(ConfigMaps, "fresh", "apply", cm({ x: "1" }, "fresh"), { namespace: "default" }))
         expect([noManager.code, noManager.message]).toEqual([422, 'PatchOptions.meta.platform "" is invalid: fieldManager: Required value: is required for apply patch'])
-        const wrongVersion = yield* Effect.flip(api.patch(ConfigMaps, "fresh", "apply", { ...cm({}, "fresh"), apiVersion: "x/v1" }, at("tool")))
+        const wrongVersion = yield* serverAnswer(api.patch(ConfigMaps, "fresh", "apply", { ...cm({}, "fresh"), apiVersion: "x/v1" }, at("tool")))
         expect([wrongVersion.code, wrongVersion.message]).toEqual([400, "Incorrect version specified in apply patch. Specified patch version: x/v1, expected: v1"])
-        const withFields = yield* Effect.flip(api.patch(ConfigMaps, "fresh", "apply", { ...cm({}, "fresh"), metadata: { name: "fresh", managedFields: [] } }, at("tool")))
+        const withFields = yield* serverAnswer(api.patch(ConfigMaps, "fresh", "apply", { ...cm({}, "fresh"), metadata: { name: "fresh", managedFields: [] } }, at("tool")))
         expect([withFields.code, withFields.message]).toEqual([400, "metadata.managedFields must be nil"])
-        const forcedMerge = yield* Effect.flip(api.patch(ConfigMaps, "fresh", "merge", { data: {} }, at("tool", { force: true })))
+        const forcedMerge = yield* serverAnswer(api.patch(ConfigMaps, "fresh", "merge", { data: {} }, at("tool", { force: true })))
         expect([forcedMerge.code, forcedMerge.message]).toEqual([422, 'PatchOptions.meta.platform "" is invalid: force: Forbidden: may not be specified for non-apply patch'])
       })
     ))
@@ -151,7 +152,7 @@ describe.each(transports)("server-side apply over %s", (transport) => {
         const api = yield* ApiClient
         yield* api.create(ConfigMaps, cm({ a: "1" }), at("creator"))
         yield* api.patch(ConfigMaps, "c", "apply", cm({ b: "1" }), at("tool-a"))
-        const conflict = yield* Effect.flip(api.patch(ConfigMaps, "c", "apply", cm({ a: "2", b: "2" }), at("tool-b")))
+        const conflict = yield* serverAnswer(api.patch(ConfigMaps, "c", "apply", cm({ a: "2", b: "2" }), at("tool-b")))
         expect([conflict.code, conflict.message]).toEqual([409, 'Apply failed with 2 conflicts: conflicts with "creator" using v1:\n- .data.a\nconflicts with "tool-a":\n- .data.b'])
         const causes = conflict.status.details?.causes ?? []
         // upstream collects the conflicts from a map: their order is not defined
@@ -165,7 +166,7 @@ describe.each(transports)("server-side apply over %s", (transport) => {
 
         const pod = yield* api.create(Pods, { metadata: { name: "p" }, spec: { containers: [{ name: "a", image: "a:1" }] } }, at("creator"))
         yield* api.update(Pods, { ...pod.object, status: { phase: "Running" } }, at("kubelet", { subresource: "status" }))
-        const statusConflict = yield* Effect.flip(
+        const statusConflict = yield* serverAnswer(
           api.patch(Pods, "p", "apply", { apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, status: { phase: "Failed" } }, at("tool", { subresource: "status" }))
         )
         expect([statusConflict.code, statusConflict.message]).toEqual([409, 'Apply failed with 1 conflict: conflict with "kubelet" with subresource "status" using v1: .status.phase'])
@@ -178,7 +179,7 @@ describe.each(transports)("server-side apply over %s", (transport) => {
         const api = yield* ApiClient
         const pod = (containers: ReadonlyArray<Record<string, unknown>>) => ({ apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default" }, spec: { containers } })
         const prefix = "failed to create typed patch object (default/p; /v1, Kind=Pod): "
-        const noName = yield* Effect.flip(api.patch(Pods, "p", "apply", pod([{ image: "a:1" }]), at("tool")))
+        const noName = yield* serverAnswer(api.patch(Pods, "p", "apply", pod([{ image: "a:1" }]), at("tool")))
         expect(noName.status).toEqual({
           kind: "Status",
           apiVersion: "v1",
@@ -187,16 +188,16 @@ describe.each(transports)("server-side apply over %s", (transport) => {
           message: `${prefix}.spec.containers: element 0: associative list with keys has an element that omits key field "name" (and doesn't have default value)`,
           code: 500
         })
-        const two = yield* Effect.flip(api.patch(Pods, "p", "apply", pod([{ name: "a", image: "a:1", ports: [{ protocol: "UDP" }] }, { image: "b:1" }]), at("tool")))
+        const two = yield* serverAnswer(api.patch(Pods, "p", "apply", pod([{ name: "a", image: "a:1", ports: [{ protocol: "UDP" }] }, { image: "b:1" }]), at("tool")))
         expect([two.code, two.message]).toEqual([
           500,
           `${prefix}errors:\n` +
             `  .spec.containers[name="a"].ports: element 0: associative list with keys has an element that omits key field "containerPort" (and doesn't have default value)\n` +
             `  .spec.containers: element 1: associative list with keys has an element that omits key field "name" (and doesn't have default value)`
         ])
-        const duplicate = yield* Effect.flip(api.patch(Pods, "p", "apply", pod([{ name: "a", image: "a:1" }, { name: "a", image: "a:2" }]), at("tool")))
+        const duplicate = yield* serverAnswer(api.patch(Pods, "p", "apply", pod([{ name: "a", image: "a:1" }, { name: "a", image: "a:2" }]), at("tool")))
         expect([duplicate.code, duplicate.message]).toEqual([500, `${prefix}.spec.containers: duplicate entries for key [name="a"]`])
-        expect(yield* Effect.flip(api.get(Pods, "p", { namespace: "default" }))).toMatchObject({ code: 404 })
+        expect(yield* serverAnswer(api.get(Pods, "p", { namespace: "default" }))).toMatchObject({ code: 404 })
 
         // A port's protocol defaults to TCP, in its key too: applying the same configuration again changes nothing.
         const withPort = pod([{ name: "a", image: "a:1", ports: [{ containerPort: 80 }] }])

@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { clientLayer, transports } from "../support/transports.js"
+import { serverAnswer } from "../support/serverAnswer.js"
 
 const ns = { namespace: "default" }
 const pod = {
@@ -38,7 +39,7 @@ describe.each(transports)("strategic merge patch over %s", (transport) => {
       Effect.gen(function* () {
         const api = yield* ApiClient
         yield* api.create(Pods, pod, ns)
-        const dropped = yield* Effect.flip(api.patch(Pods, "p", "merge", { spec: { containers: [{ name: "b", image: "b:3" }] } }, ns))
+        const dropped = yield* serverAnswer(api.patch(Pods, "p", "merge", { spec: { containers: [{ name: "b", image: "b:3" }] } }, ns))
         expect(dropped.code).toBe(422)
         expect(dropped.message).toBe('Pod "p" is invalid: spec.containers: Forbidden: pod updates may not add or remove containers')
         expect(dropped.status.details).toEqual({
@@ -46,9 +47,9 @@ describe.each(transports)("strategic merge patch over %s", (transport) => {
           kind: "Pod",
           causes: [{ reason: "FieldValueForbidden", message: "Forbidden: pod updates may not add or remove containers", field: "spec.containers" }]
         })
-        const deleted = yield* Effect.flip(api.patch(Pods, "p", "strategic", { spec: { containers: [{ name: "a", $patch: "delete" }] } }, ns))
+        const deleted = yield* serverAnswer(api.patch(Pods, "p", "strategic", { spec: { containers: [{ name: "a", $patch: "delete" }] } }, ns))
         expect(deleted.message).toBe('Pod "p" is invalid: spec.containers: Forbidden: pod updates may not add or remove containers')
-        const changed = yield* Effect.flip(api.patch(Pods, "p", "strategic", { spec: { restartPolicy: "Never" } }, ns))
+        const changed = yield* serverAnswer(api.patch(Pods, "p", "strategic", { spec: { restartPolicy: "Never" } }, ns))
         expect(changed.code).toBe(422)
         expect(changed.message).toBe(
           'Pod "p" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations) or `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)'
@@ -56,7 +57,7 @@ describe.each(transports)("strategic merge patch over %s", (transport) => {
         // The fields that may change do.
         const allowed = yield* api.patch(Pods, "p", "strategic", { spec: { activeDeadlineSeconds: 60, containers: [{ name: "a", image: "a:2" }] } }, ns)
         expect((allowed.object.spec as { activeDeadlineSeconds: number }).activeDeadlineSeconds).toBe(60)
-        const raised = yield* Effect.flip(api.patch(Pods, "p", "strategic", { spec: { activeDeadlineSeconds: 61 } }, ns))
+        const raised = yield* serverAnswer(api.patch(Pods, "p", "strategic", { spec: { activeDeadlineSeconds: 61 } }, ns))
         expect(raised.message).toBe('Pod "p" is invalid: spec.activeDeadlineSeconds: Invalid value: 61: must be less than or equal to previous value')
       })
     ))
@@ -66,10 +67,10 @@ describe.each(transports)("strategic merge patch over %s", (transport) => {
       Effect.gen(function* () {
         const api = yield* ApiClient
         yield* api.create(Pods, pod, ns)
-        const noKey = yield* Effect.flip(api.patch(Pods, "p", "strategic", { spec: { containers: [{ image: "x" }] } }, ns))
+        const noKey = yield* serverAnswer(api.patch(Pods, "p", "strategic", { spec: { containers: [{ image: "x" }] } }, ns))
         expect(noKey.code).toBe(500)
         expect(noKey.message).toBe("map: map[image:x] does not contain declared merge key: name")
-        const badRetain = yield* Effect.flip(api.patch(Pods, "p", "strategic", { spec: { $retainKeys: "containers" } }, ns))
+        const badRetain = yield* serverAnswer(api.patch(Pods, "p", "strategic", { spec: { $retainKeys: "containers" } }, ns))
         expect(badRetain.code).toBe(400)
         expect(badRetain.message).toBe("invalid patch format of retainKeys")
       })

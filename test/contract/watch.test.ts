@@ -7,6 +7,7 @@ import { ApiClient } from "../../src/client/ApiClient.js"
 import { ServerAdmin } from "../../src/client/ServerAdmin.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { clientLayer, transports } from "../support/transports.js"
+import { serverAnswer } from "../support/serverAnswer.js"
 
 const collect = (stream: Stream.Stream<WatchEvent, unknown>, n: number) =>
   Effect.map(Stream.runCollect(Stream.take(stream, n)), Chunk.toArray)
@@ -135,7 +136,7 @@ describe.each(transports)("watch over %s", (transport) => {
       const stillValid = yield* api.list(ConfigMaps, { namespace: "default", limit: 1, continue: page.metadata.continue })
       expect(stillValid.items.map((i) => i.metadata.name)).toEqual(["b"])
       yield* TestClock.adjust("6 minutes")
-      const err = yield* Effect.flip(api.list(ConfigMaps, { namespace: "default", limit: 1, continue: page.metadata.continue }))
+      const err = yield* serverAnswer(api.list(ConfigMaps, { namespace: "default", limit: 1, continue: page.metadata.continue }))
       expect(err.code).toBe(410)
       expect(err.reason).toBe("Expired")
       expect(err.message).toBe(
@@ -152,7 +153,7 @@ describe.each(transports)("watch over %s", (transport) => {
       const api = yield* ApiClient
       const list = yield* api.list(ConfigMaps)
       const future = String(Number(list.metadata.resourceVersion) + 100)
-      const fiber = yield* Effect.fork(Effect.flip(api.get(ConfigMaps, "x", { namespace: "default", resourceVersion: future })))
+      const fiber = yield* Effect.fork(serverAnswer(api.get(ConfigMaps, "x", { namespace: "default", resourceVersion: future })))
       yield* waitForClockSleepers()
       yield* TestClock.adjust("3100 millis")
       const err = yield* Fiber.join(fiber)
@@ -199,7 +200,7 @@ describe.each(transports)("watch over %s", (transport) => {
   it.effect("resourceVersionMatch misuse: 422 ListOptions with every problem", () =>
     Effect.gen(function* () {
       const api = yield* ApiClient
-      const noRv = yield* Effect.flip(api.list(Pods, { resourceVersionMatch: "Exact" }))
+      const noRv = yield* serverAnswer(api.list(Pods, { resourceVersionMatch: "Exact" }))
       expect(noRv.status).toEqual({
         kind: "Status",
         apiVersion: "v1",
@@ -214,16 +215,16 @@ describe.each(transports)("watch over %s", (transport) => {
         },
         code: 422
       })
-      const exactZero = yield* Effect.flip(api.list(Pods, { resourceVersion: "0", resourceVersionMatch: "Exact" }))
+      const exactZero = yield* serverAnswer(api.list(Pods, { resourceVersion: "0", resourceVersionMatch: "Exact" }))
       expect(exactZero.message).toBe('ListOptions.meta.platform "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"')
-      const foo = yield* Effect.flip(api.list(Pods, { resourceVersion: "1", resourceVersionMatch: "foo" }))
+      const foo = yield* serverAnswer(api.list(Pods, { resourceVersion: "1", resourceVersionMatch: "foo" }))
       expect(foo.message).toBe('ListOptions.meta.platform "" is invalid: resourceVersionMatch: Unsupported value: "foo": supported values: "Exact", "NotOlderThan", ""')
-      const several = yield* Effect.flip(api.list(Pods, { resourceVersionMatch: "foo", continue: "x" }))
+      const several = yield* serverAnswer(api.list(Pods, { resourceVersionMatch: "foo", continue: "x" }))
       expect(several.message).toBe(
         'ListOptions.meta.platform "" is invalid: [resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided, resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided, resourceVersionMatch: Unsupported value: "foo": supported values: "Exact", "NotOlderThan", ""]'
       )
-      const watchMatch = yield* Effect.flip(Stream.runDrain(api.watch(Pods, { resourceVersion: "1", resourceVersionMatch: "NotOlderThan" })))
-      expect(watchMatch.message).toBe('ListOptions.meta.platform "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch')
+      const watchMatch = yield* serverAnswer(Stream.runDrain(api.watch(Pods, { resourceVersion: "1", resourceVersionMatch: "NotOlderThan" })))
+      expect(watchMatch.message).toBe('ListOptions.meta.platform "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided')
     }).pipe(layer()))
 
   it.effect("list table: Exact at an old revision shows that state; rv=0 ignores limit; compacted Exact is 410", () =>
@@ -246,9 +247,9 @@ describe.each(transports)("watch over %s", (transport) => {
       expect(notOlder.items.map((i) => i.metadata.name)).toEqual(["b"])
       expect(Number(notOlder.metadata.resourceVersion)).toBeGreaterThan(Number(before.metadata.resourceVersion))
       yield* admin.compact
-      const gone = yield* Effect.flip(api.list(ConfigMaps, { namespace: "default", resourceVersion: before.metadata.resourceVersion, resourceVersionMatch: "Exact" }))
+      const gone = yield* serverAnswer(api.list(ConfigMaps, { namespace: "default", resourceVersion: before.metadata.resourceVersion, resourceVersionMatch: "Exact" }))
       expect([gone.code, gone.reason, gone.message]).toEqual([410, "Expired", "The resourceVersion for the provided list is too old."])
-      const future = yield* Effect.flip(api.list(ConfigMaps, { namespace: "default", resourceVersion: "999999", resourceVersionMatch: "NotOlderThan", limit: 5 }))
+      const future = yield* serverAnswer(api.list(ConfigMaps, { namespace: "default", resourceVersion: "999999", resourceVersionMatch: "NotOlderThan", limit: 5 }))
       expect(future.code).toBe(504)
       expect(future.status.details?.retryAfterSeconds).toBeUndefined()
     }).pipe(layer()))
@@ -264,7 +265,7 @@ describe.each(transports)("watch over %s", (transport) => {
       expect(first.object!.metadata.deletionGracePeriodSeconds).toBe(0)
       const second = yield* api.delete(ConfigMaps, "f", { namespace: "default" })
       expect(second.object!.metadata.resourceVersion).toBe(first.object!.metadata.resourceVersion)
-      const adding = yield* Effect.flip(
+      const adding = yield* serverAnswer(
         api.patch(ConfigMaps, "f", "merge", { metadata: { finalizers: ["example.com/hold", "example.com/x"] } }, { namespace: "default" })
       )
       expect(adding.code).toBe(422)
@@ -273,7 +274,7 @@ describe.each(transports)("watch over %s", (transport) => {
       )
       const removed = yield* api.patch(ConfigMaps, "f", "merge", { metadata: { finalizers: null } }, { namespace: "default" })
       expect(removed.code).toBe(200)
-      const gone = yield* Effect.flip(api.get(ConfigMaps, "f", { namespace: "default" }))
+      const gone = yield* serverAnswer(api.get(ConfigMaps, "f", { namespace: "default" }))
       expect(gone.code).toBe(404)
       const events = yield* collect(api.watch(ConfigMaps, { namespace: "default", resourceVersion: rv0 }), 2)
       expect(summary(events)).toEqual(["MODIFIED f", "DELETED f"])
@@ -289,7 +290,7 @@ describe.each(transports)("watch over %s", (transport) => {
       expect(fg.object!.metadata.finalizers).toEqual(["foregroundDeletion"])
       const left = yield* api.list(ConfigMaps, { namespace: "default" })
       expect(left.items.map((i) => i.metadata.name)).toEqual([])
-      const bad = yield* Effect.flip(api.delete(ConfigMaps, "x", { namespace: "default", propagationPolicy: "Sideways" }))
+      const bad = yield* serverAnswer(api.delete(ConfigMaps, "x", { namespace: "default", propagationPolicy: "Sideways" }))
       expect(bad.message).toBe(
         'DeleteOptions.meta.platform "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"'
       )
@@ -328,7 +329,7 @@ describe("slow watchers", () => {
           for (let i = 3; i < 20; i++) yield* api.create(ConfigMaps, cm(`p${i}`), { namespace: "default" })
           expect(server.hub.size).toBe(0)
           expect(names(yield* pull)).toEqual(Array.from({ length: 10 }, (_, i) => `ADDED p${i + 3}`))
-          expect(yield* Effect.flip(pull)).toEqual(Option.none())
+          expect(yield* serverAnswer(pull)).toEqual(Option.none())
         })
       )
     }).pipe(Effect.provide(clientLayer("in-process", { watchBufferSize: 10 }))))

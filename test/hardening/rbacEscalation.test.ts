@@ -10,6 +10,7 @@ import { authServer } from "../support/identities.js"
 import { httpServer } from "../support/transports.js"
 import { send, type Reply } from "../support/wire.js"
 import type { InProcessClientService } from "../../src/client/Capabilities.js"
+import { serverAnswer } from "../support/serverAnswer.js"
 
 const tokens = new Map([
   ["tok-root", { name: "root", uid: "0", groups: ["system:masters"] }],
@@ -335,12 +336,12 @@ describe("RBAC escalation: in-process identities", () => {
       yield* Effect.orDie(root.create(Namespaces, { metadata: { name: "team" } }))
       yield* Effect.orDie(root.create(RoleBindings, binding("alice-admin", "ClusterRole", "admin", ["alice"]), { namespace: "team" }))
       const expected = escalation("rolebindings", "grab", "alice", [...everythingRules, '{NonResourceURLs:["*"], Verbs:["*"]}'])
-      const refused = yield* Effect.flip(alice.create(RoleBindings, binding("grab", "ClusterRole", "cluster-admin", ["alice"]), { namespace: "team" }))
+      const refused = yield* serverAnswer(alice.create(RoleBindings, binding("grab", "ClusterRole", "cluster-admin", ["alice"]), { namespace: "team" }))
       expect({ code: refused.code, reason: refused.reason, message: refused.status.message, details: refused.status.details }).toEqual(expected)
       const now = yield* Clock.currentTimeMillis
-      const immediate = yield* Effect.flip(Effect.suspend(() => (alice as InProcessClientService).at(now)!.create(RoleBindings, binding("grab", "ClusterRole", "cluster-admin", ["alice"]), { namespace: "team" })))
+      const immediate = yield* serverAnswer(Effect.suspend(() => (alice as InProcessClientService).at(now)!.create(RoleBindings, binding("grab", "ClusterRole", "cluster-admin", ["alice"]), { namespace: "team" })))
       expect(immediate.status.message).toBe(expected.message)
-      expect((yield* Effect.flip(root.get(RoleBindings, "grab", { namespace: "team" }))).code).toBe(404)
+      expect((yield* serverAnswer(root.get(RoleBindings, "grab", { namespace: "team" }))).code).toBe(404)
       // What alice holds she may grant in-process too.
       expect((yield* alice.create(RoleBindings, binding("viewers", "ClusterRole", "view", ["dave"]), { namespace: "team" })).code).toBe(201)
     }))

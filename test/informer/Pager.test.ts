@@ -57,12 +57,12 @@ describe("listPages", () => {
   it("a 410 on page 1 and any other error on a later page are the caller's", () => {
     const first = pages([Status.expired("too old resource version: 3 (5)")])
     const failedFirst = Effect.runSync(Effect.either(listPages(first.page, { resourceVersion: "3" }, 500)))
-    expect(Either.isLeft(failedFirst) && failedFirst.left.status.code).toBe(410)
+    expect(Either.isLeft(failedFirst) && failedFirst.left._tag === "ApiError" && failedFirst.left.status.code).toBe(410)
     expect(first.requests).toHaveLength(1)
 
     const later = pages([listOf("7", [obj("a", "1")], "c1"), Status.internal("boom")])
     const failedLater = Effect.runSync(Effect.either(listPages(later.page, { resourceVersion: "0" }, 1)))
-    expect(Either.isLeft(failedLater) && failedLater.left.status.code).toBe(500)
+    expect(Either.isLeft(failedLater) && failedLater.left._tag === "ApiError" && failedLater.left.status.code).toBe(500)
     expect(later.requests).toHaveLength(2)
   })
 

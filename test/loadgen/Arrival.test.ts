@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Clock, Deferred, Duration, Effect, Either, Exit, Fiber, FiberId, Option, Runtime, TestClock } from "effect"
 import { ApiError, makeStatus } from "../../src/api/Status.js"
+import { type ClientError, transportFailure } from "../../src/client/TransportError.js"
 import {
   closedLoop,
   constantArrivalRate,
@@ -352,7 +353,9 @@ const directOnly = <E>(answer: (iteration: number, intendedStart: number) => Eff
     )
   })
 
-const connectionRefused = new ApiError({ status: makeStatus({ code: 503, reason: "ServiceUnavailable", message: "connection error: connect ECONNREFUSED" }) })
+const connectionRefused = transportFailure("http://127.0.0.1:7999/api/v1/namespaces/default/configmaps/x", Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:7999"), { code: "ECONNREFUSED" }))
+/** A 503 a server sent: an answer, so a latency sample like any other error status, never a connection error. */
+const serverUnavailable = new ApiError({ status: makeStatus({ code: 503, reason: "ServiceUnavailable", message: "the server is currently unable to handle the request" }) })
 
 describe("direct operations (callback form)", () => {
   it.effect("open model: the 1 s generator stall still shows as latency from the intended start (p99 ≈ 0.9 s)", () =>
@@ -378,20 +381,24 @@ describe("direct operations (callback form)", () => {
       expect(service.p99).toBeLessThanOrEqual(10.1)
     }), 60_000)
 
-  it.effect("open model: failures are error samples, connection failures errors without a latency sample", () =>
+  it.effect("open model: failures are error samples, connection failures errors without a latency sample; a server's 503 is an answer", () =>
     Effect.gen(function* () {
+      expect(connectionRefused.message).toBe("connection refused: http://127.0.0.1:7999")
       const { result, series } = yield* runFor(
         constantArrivalRate({
           key,
           rate: 10,
           duration: "1 second",
           maxInFlight: 10,
-          operation: directOnly<ApiError | string>((i) => (i % 5 === 0 ? Effect.fail(connectionRefused) : i % 5 === 1 ? Effect.fail("boom") : Effect.sleep(Duration.millis(5))))
+          operation: directOnly<ClientError | string>((i) =>
+            i % 5 === 0 ? Effect.fail(connectionRefused) : i % 5 === 1 ? Effect.fail("boom") : i % 5 === 2 ? Effect.fail(serverUnavailable) : Effect.sleep(Duration.millis(5))
+          )
         }),
         "2 seconds"
       )
-      expect(result).toMatchObject({ started: 10, completed: 10, errors: 4 })
-      expect(series[0]).toMatchObject({ count: 10, errors: 4, connectionErrors: 2 })
+      expect(result).toMatchObject({ started: 10, completed: 10, errors: 6 })
+      // two refused (no answer, no latency), two "boom" and two 503s (answered: latency samples)
+      expect(series[0]).toMatchObject({ count: 10, errors: 6, connectionErrors: 2 })
       expect(series[0]!.latency.totalCount).toBe(8)
     }))
 

@@ -113,6 +113,7 @@ describe("renderCluster", () => {
       "simulated cluster: 3 nodes, 6 pods, 10m00s of virtual time in 120ms (5000× real time)",
       "  leases: 170 writes (0.3/s), 2 failed attempts; renew latency p50 2ms, p99 3.01ms",
       "  node status: 168 checks, 6 patches",
+      "  Ready nodes: 1 of 3 at the end, fewest 1 at 2m45s",
       "  node-1: Ready True@4s → Unknown@2m45s",
       "  taint changes: 2   pod deletions: 1   evictions: 0",
       "  events: NodeNotReady 3, RegisteredNode 3"
@@ -143,13 +144,14 @@ describe("renderCluster", () => {
       }
     })
     expect(lines).toEqual([
-      "simulated cluster: 1 nodes, 0 pods, 1m00s of virtual time",
+      "simulated cluster: 1 node, 0 pods, 1m00s of virtual time",
       "  leases: 6 writes (0.1/s), 0 failed attempts; renew latency (modelled) p50 2ms, p99 2ms",
       "  node status: 6 checks, 0 patches",
       "  taint changes: 0   pod deletions: 0   evictions: 0",
       "  server model (latencies are modelled, not measured): read 1 ms, write 2 ms, 0.005 ms/object, 0.01 ms/KiB, 400 + 200 inflight, APF on",
-      "    node-high: 98 seats, 6 dispatched, 0 rejected (429), queue wait p99 0",
-      "    global-default: 49 seats, 10 dispatched, 4 rejected (429), queue wait p99 1.5s"
+      "    node-high (node agents' Node and Lease requests): 98 seats, 6 dispatched, 0 rejected, queue wait p99 0",
+      "    global-default (every other user: the load, components without an identity of their own): 49 seats, 10 dispatched, 4 rejected (429), queue wait p99 1.5s",
+      "  APF rejected 4 requests with 429 (global-default 4); clients retried each after Retry-After (1 s, up to 10 times): no node-agent request was given up, no load request failed; node leases (node-high) were never rejected"
     ])
   })
 
@@ -185,9 +187,9 @@ describe("renderSections", () => {
         eviction: { evictions: [{ atMs: 390_000, pod: "default/leaky", signal: "memory.available" }] }
       })
     ).toEqual([
-      "scheduler: 10 of 12 pods bound, 1 leader transitions",
-      "  failover: leader killed at 1m00s, new leader after 16.6s, first bind +0",
-      "eviction: 1 pods evicted",
+      "scheduler: bound 10 of the 12 pods it created, 1 leader transition",
+      "  failover: leader killed at 1m00s, new leader after 16.6s, its first bind at once",
+      "eviction: 1 pod evicted",
       "  6m30s default/leaky (memory.available)"
     ])
   })
@@ -204,7 +206,7 @@ describe("renderTokenRecovery", () => {
       ])
     ).toEqual([
       "expired tokens (times from the expiry):",
-      `  rotate/writer: 1× 401, first after ${formatMs(50)}, recovered after ${formatMs(150)}, 1 requests lost`,
+      `  rotate/writer: 1× 401, first after ${formatMs(50)}, recovered after ${formatMs(150)}, 1 request lost`,
       `  rotate/informers: 2× 401, first after ${formatMs(50)}, NOT RECOVERED, 0 requests lost`,
       "  rotate/watchers: no 401 (not affected)"
     ])

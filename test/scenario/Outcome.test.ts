@@ -1,6 +1,5 @@
 import { Effect } from "effect"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
@@ -8,6 +7,7 @@ import { runCommand } from "../../app/cli/run.js"
 import type { TargetFlag } from "../../app/cli/target.js"
 import type { RunArtifact } from "../../src/loadgen/Artifact.js"
 import { defaultErrorThreshold, outcomeChecks } from "../../app/scenario/Outcome.js"
+import { closedPort, versionOnlyServer } from "../support/unreachable.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-outcome-"))
 let n = 0
@@ -27,15 +27,6 @@ const run = (f: string, target: TargetFlag) => {
   }))
 }
 
-/** A loopback port nobody listens on: bound, then closed. */
-const closedPort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer()
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
 
 const missing = (extra = "") => `apiVersion: clustersim/v1
 kind: Scenario
@@ -73,8 +64,29 @@ describe("honest outcomes", () => {
     expect(r.stdout).toContain("✓ outcome:error-rate [metric=api_call]: rate <= 1 (observed 0.667)")
   }, 30_000)
 
-  it("an unreachable target fails: connection errors are errors, never latency samples; an unsynced informer is reported", async () => {
+  it("a target nobody listens on ends the run before it starts: exit 1, `connection refused: URL`, no artifact", async () => {
     const port = await closedPort()
+    const f = file(`apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: unreachable }
+phases:
+  - name: p
+    duration: 1m
+    actions:
+      - { type: constant-arrival-rate, name: get, rate: 20, request: { verb: get, resource: configmaps, namespace: default, name: x } }
+`)
+    const stderr: Array<string> = []
+    const outDir = join(dir, `out${n++}`)
+    const r = await Effect.runPromise(
+      runCommand({ file: f, target: { _tag: "url", options: { baseUrl: `http://127.0.0.1:${port}` } }, outDir, tty: false, stdout: () => {}, stderr: (s) => void stderr.push(s) })
+    )
+    expect(r.exitCode).toBe(1)
+    expect(stderr.join("")).toBe(`clustersim: cannot reach the target: connection refused: http://127.0.0.1:${port}\n`)
+    expect(existsSync(join(outDir, "run.json"))).toBe(false)
+  })
+
+  it("a target that stops answering: connection errors are errors, never latency samples, said as what they are (no 503); an unsynced informer is reported", async () => {
+    const server = await versionOnlyServer()
     const f = file(`apiVersion: clustersim/v1
 kind: Scenario
 metadata: { name: unreachable }
@@ -85,7 +97,7 @@ phases:
       - { type: constant-arrival-rate, name: get, rate: 20, request: { verb: get, resource: configmaps, namespace: default, name: x } }
       - { type: informers, name: inf, resource: configmaps, count: 2 }
 `)
-    const r = await run(f, { _tag: "url", options: { baseUrl: `http://127.0.0.1:${port}` } })
+    const r = await run(f, { _tag: "url", options: { baseUrl: server.url } }).finally(server.close)
     expect(r.exitCode).toBe(99)
     const get = r.artifact.series.find((s) => s.key.name === "get")!
     expect(get.key).toMatchObject({ metric: "api_call", operation: "GET", phase: "p", name: "get" })
@@ -93,7 +105,7 @@ phases:
     expect(get.connectionErrors).toBe(get.count)
     expect(get.errors).toBe(get.count)
     expect(get.latency.count).toBe(0)
-    expect(r.artifact.errors.messages[0]!.message).toMatch(/connection error: .*ECONNREFUSED/)
+    expect(r.artifact.errors.messages).toEqual([{ message: `p-get: connection closed (other side closed): ${server.url}`, count: get.count }])
     const failed = r.artifact.thresholds.filter((t) => !t.passed).map((t) => `${t.threshold} ${t.condition} ${t.observed}`)
     expect(failed).toEqual(["outcome:error-rate rate <= 0.1 1", "outcome:informers-synced synced == 2 0", "outcome:any-success successful requests > 0 0"])
     expect(r.stdout).toContain("✗ outcome:informers-synced [phase=p,name=inf]: synced == 2 (observed 0)")
@@ -102,7 +114,7 @@ phases:
 
 describe("informers cut short", () => {
   it("an informer that never synced fails the run also when the scenario's duration ends its phase", async () => {
-    const port = await closedPort()
+    const server = await versionOnlyServer()
     const f = file(`apiVersion: clustersim/v1
 kind: Scenario
 metadata: { name: cut }
@@ -113,7 +125,7 @@ phases:
     actions:
       - { type: informers, name: inf, resource: configmaps, count: 2 }
 `)
-    const r = await run(f, { _tag: "url", options: { baseUrl: `http://127.0.0.1:${port}` } })
+    const r = await run(f, { _tag: "url", options: { baseUrl: server.url } }).finally(server.close)
     expect(r.exitCode).toBe(99)
     expect(r.stdout).toContain("✗ outcome:informers-synced [phase=p,name=inf]: synced == 2 (observed 0)")
   }, 30_000)

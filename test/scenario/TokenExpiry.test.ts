@@ -23,12 +23,13 @@ import { ServerAdmin } from "../../src/client/ServerAdmin.js"
 import { LatencyRecorder } from "../../src/loadgen/LatencyRecorder.js"
 import { parseScenario } from "../../app/scenario/load.js"
 import { checkTargetSupports, makeRunState, runScenario } from "../../app/scenario/Run.js"
+import type { ClientError } from "../../src/client/TransportError.js"
 
 const unauthorized = () => new ApiError({ status: Status.makeStatus({ code: 401, reason: "Unauthorized", message: "Unauthorized" }) })
 
 /** `inner` behind a bearer-token check under `source`, the HTTP transport's credential handling without the wire. */
 const authenticated = (inner: ApiClientService, source: CredentialSource, valid: (token: string | undefined) => boolean): ApiClientService => {
-  const guard = <A>(call: () => Effect.Effect<A, ApiError>) => withCredential(source, (c) => (valid(c.token) ? call() : Effect.fail(unauthorized())))
+  const guard = <A>(call: () => Effect.Effect<A, ClientError>) => withCredential(source, (c) => (valid(c.token) ? call() : Effect.fail(unauthorized())))
   return {
     get: (...a) => guard(() => inner.get(...a)),
     list: (...a) => guard(() => inner.list(...a)),

@@ -1,4 +1,4 @@
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Either } from "effect"
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigMaps, Events, Nodes, Pods } from "../../src/api/Resources.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
@@ -7,7 +7,10 @@ import type { KObject } from "../../src/api/Object.js"
 import { make as makeRecorder } from "../../simulator/events/EventRecorder.js"
 import { podView, type PodView } from "../../simulator/scheduler/framework/Views.js"
 import { makeSchedulerCore, runInformers, runSchedulingLoop } from "../../simulator/scheduler/Scheduler.js"
-import { runSchedulerScenario } from "../../simulator/scheduler/SchedulerScenario.js"
+import type { SchedulerScenarioResult } from "../../simulator/scheduler/SchedulerScenario.js"
+import { runSimulation } from "../../simulator/cluster/ClusterRun.js"
+import { parseScenario } from "../../app/scenario/load.js"
+import { simulationOf } from "../../app/scenario/Simulated.js"
 import { podKey } from "../../simulator/scheduler/SchedulingQueue.js"
 import { runSim } from "./sim.js"
 
@@ -123,24 +126,37 @@ describe("informers across watch timeouts", () => {
   })
 })
 
-describe("runSchedulerScenario", () => {
-  it("leader failover: leader lost → new leader → first bind, transitions counted", () => {
-    const r = runSchedulerScenario({
-      seed: 7,
-      duration: "2m",
-      nodes: [{ count: 10, cpu: "8", memory: "32Gi" }],
-      replicas: 2,
-      batches: [{ count: 100, rate: 1, cpu: "100m", memory: "128Mi", namePrefix: "web" }],
-      killLeaderAt: "30s"
+describe("a scenario's scheduler section", () => {
+  it.live("leader failover: leader lost → new leader → first bind, transitions counted", () =>
+    Effect.gen(function* () {
+      // decoded and run as `clustersim run` runs it: the section in the scenario's one simulation
+      const loaded = parseScenario(
+        `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: failover }
+seed: 7
+scheduler:
+  duration: 2m
+  nodes: [{ count: 10, cpu: "8", memory: 32Gi }]
+  replicas: 2
+  batches: [{ count: 100, rate: 1, cpu: 100m, memory: 128Mi, namePrefix: web }]
+  killLeaderAt: 30s
+phases: []
+`,
+        "failover.yaml"
+      )
+      if (Either.isLeft(loaded)) return yield* Effect.die(loaded.left)
+      const simulated = yield* runSimulation(simulationOf(loaded.right.scenario, 7, "."))
+      const r = simulated.sections.scheduler as SchedulerScenarioResult
+      expect(r.binds).toBe(100)
+      expect(r.leaseTransitions).toBe(1)
+      expect(r.failover!.newLeader).toBeDefined()
+      expect(r.failover!.leaderLostToNewLeaderMs!).toBeLessThanOrEqual(15_000 + 4_400)
+      expect(r.failover!.totalMs!).toBeLessThanOrEqual(15_000 + 4_400 + 1_000)
+      expect(r.events.byReason.LeaderElection).toBe(2)
+      expect(r.events.byReason.Scheduled).toBe(100)
     })
-    expect(r.binds).toBe(100)
-    expect(r.leaseTransitions).toBe(1)
-    expect(r.failover!.newLeader).toBeDefined()
-    expect(r.failover!.leaderLostToNewLeaderMs!).toBeLessThanOrEqual(15_000 + 4_400)
-    expect(r.failover!.totalMs!).toBeLessThanOrEqual(15_000 + 4_400 + 1_000)
-    expect(r.events.byReason.LeaderElection).toBe(2)
-    expect(r.events.byReason.Scheduled).toBe(100)
-  })
+  )
 })
 
 describe("SchedulerCore caches", () => {

@@ -53,7 +53,12 @@ const clusterRoles: ReadonlyArray<readonly [string, ReadonlyArray<PolicyRule>]> 
   ["cluster-admin", [rule(["*"], ["*"], ["*"]), urls(["*"], ["*"])]],
   ["system:discovery", [urls(["get"], ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"])]],
   ["system:public-info-viewer", [urls(["get"], ["/healthz", "/livez", "/readyz", "/version", "/version/"])]],
-  ["system:basic-user", [rule(["create"], ["authorization.platform"], ["selfsubjectaccessreviews", "selfsubjectrulesreviews"])]],
+  // Prometheus' scrape user (upstream `system:monitoring`, bound to the group of that name).
+  ["system:monitoring", [urls(["get"], ["/healthz", "/healthz/*", "/livez", "/livez/*", "/metrics", "/metrics/slis", "/readyz", "/readyz/*"])]],
+  [
+    "system:basic-user",
+    [rule(["create"], ["authorization.platform"], ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]), rule(["create"], ["authentication.platform"], ["selfsubjectreviews"])]
+  ],
   ["view", viewRules],
   ["edit", editRules],
   ["admin", [...editRules, rule([...read, ...write], [rbacGroup], ["roles", "rolebindings"]), rule(["create"], ["authorization.platform"], ["localsubjectaccessreviews"])]],
@@ -110,6 +115,7 @@ const clusterRoleBindings: ReadonlyArray<readonly [string, ReadonlyArray<Subject
   ["system:discovery", [group(authenticatedGroup)]],
   ["system:public-info-viewer", [group(authenticatedGroup), group(unauthenticatedGroup)]],
   ["system:basic-user", [group(authenticatedGroup)]],
+  ["system:monitoring", [group("system:monitoring")]],
   ["system:node", [group(nodesGroup)]],
   [schedulerUserName, [user(schedulerUserName)]],
   ["system:controller:node-controller", [{ kind: "ServiceAccount", name: nodeControllerAccount.name, namespace: nodeControllerAccount.namespace }]]

@@ -5,11 +5,11 @@
  * simulated server's time answers 401 in-process too, and the client recovers as its client-go counterpart would.
  */
 import { Effect, Stream } from "effect"
-import type { ApiError } from "../../../src/api/Status.js"
 import type { ApiClientService } from "../../../src/client/ApiClient.js"
 import { credentialFailure, withCredential, type Credential, type CredentialSource } from "../../../src/client/auth/Credential.js"
 import type { ApiServerImpl } from "../ApiServer.js"
 import { inProcessClient } from "../InProcessClient.js"
+import { type ClientError, hasStatusCode } from "../../../src/client/TransportError.js"
 
 export const credentialedClient = (server: ApiServerImpl, source: CredentialSource): ApiClientService => {
   // one identity client per credential: a source hands out few (one per rotation)
@@ -20,7 +20,7 @@ export const credentialedClient = (server: ApiServerImpl, source: CredentialSour
     if (!client) clients.set(key, (client = inProcessClient(server, c.token ? { authorization: `Bearer ${c.token}` } : {})))
     return client
   }
-  const via = <A>(call: (api: ApiClientService) => Effect.Effect<A, ApiError>) => withCredential(source, (c) => call(clientOf(c)))
+  const via = <A>(call: (api: ApiClientService) => Effect.Effect<A, ClientError>) => withCredential(source, (c) => call(clientOf(c)))
   return {
     get: (...a) => via((api) => api.get(...a)),
     list: (...a) => via((api) => api.list(...a)),
@@ -34,7 +34,7 @@ export const credentialedClient = (server: ApiServerImpl, source: CredentialSour
         Effect.map(Effect.mapError(source.current, credentialFailure), (c) =>
           clientOf(c)
             .watch(...a)
-            .pipe(Stream.tapError((e) => (e.status.code === 401 ? source.unauthorized(c) : Effect.void)))
+            .pipe(Stream.tapError((e) => (hasStatusCode(e, 401) ? source.unauthorized(c) : Effect.void)))
         )
       )
   }

@@ -19,6 +19,7 @@ import type { Credentials } from "./Authenticator.js"
 import type { CallQuery, CallVerb } from "../RequestInfo.js"
 import { callAttributes, type ResourceAttributes } from "./RequestAttributes.js"
 import type { UserInfo } from "./UserInfo.js"
+import type { ClientError } from "../../../src/client/TransportError.js"
 
 const nameOf = (obj: unknown): string | undefined => (obj as { metadata?: { name?: string } } | undefined)?.metadata?.name
 
@@ -44,7 +45,7 @@ export const identityClient = (access: AccessControl, credentials: Credentials, 
   }
   /** The effectful verbs: each call is checked at the Clock time when it runs. */
   const effectful = ((): ApiClientService & WatchPulls => {
-    const checked = <A, R = never>(attrs: ResourceAttributes, run: (user: UserInfo) => Effect.Effect<A, ApiError, R>): Effect.Effect<A, ApiError, R> =>
+    const checked = <A, R = never>(attrs: ResourceAttributes, run: (user: UserInfo) => Effect.Effect<A, ClientError, R>): Effect.Effect<A, ClientError, R> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => Either.match(admitAt(now, attrs), { onLeft: (e) => Effect.fail(e), onRight: run }))
     return {
       get: (resource, name, opts) => checked(callAttributes("get", resource, opts?.namespace, name), () => client.get(resource, name, opts)),

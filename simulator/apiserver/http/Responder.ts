@@ -63,6 +63,11 @@ export class Responder {
     this.res.end(bytes)
   }
 
+  /** A body in a type of its own (the metrics exposition). */
+  raw(code: number, contentType: string, body: string): void {
+    this.send(code, contentType, Buffer.from(body), {})
+  }
+
   text(code: number, body: string): void {
     const bytes = Buffer.from(body)
     this.res.writeHead(code, {

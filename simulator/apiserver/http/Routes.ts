@@ -24,10 +24,11 @@ export interface Route {
 
 export type Parsed =
   | { readonly _tag: "resource"; readonly route: Route }
-  | { readonly _tag: "document"; readonly body: unknown }
+  | { readonly _tag: "document"; readonly body: unknown; readonly aggregated?: "api" | "apis" }
   | { readonly _tag: "text"; readonly code: number; readonly body: string }
   | { readonly _tag: "error"; readonly error: ApiError }
   | { readonly _tag: "admin"; readonly action: string }
+  | { readonly _tag: "metrics" }
 
 const servedGroupVersions = new Set([...groupVersions().map((gv) => (gv.group ? `${gv.group}/${gv.version}` : gv.version)), ...viewGroupVersions])
 
@@ -76,8 +77,9 @@ const nonResourceRoute = (info: RequestInfo, serverAddress: string, notFoundPage
     case 1:
       if (root === "healthz" || root === "readyz" || root === "livez") return { _tag: "text", code: 200, body: "ok" }
       if (root === "version") return { _tag: "document", body: versionInfo }
-      if (root === "api") return { _tag: "document", body: apiVersions(serverAddress) }
-      if (root === "apis") return { _tag: "document", body: apiGroupList() }
+      if (root === "metrics") return { _tag: "metrics" }
+      if (root === "api") return { _tag: "document", body: apiVersions(serverAddress), aggregated: "api" }
+      if (root === "apis") return { _tag: "document", body: apiGroupList(), aggregated: "apis" }
       return notFoundPage
     case 2:
       if (root === "clustersim") return { _tag: "admin", action: second! }

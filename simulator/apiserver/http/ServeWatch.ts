@@ -20,7 +20,8 @@ export const serveWatch = (
   out: Responder,
   limits: ServerLimits,
   onDefect: (defect: unknown) => void,
-  view: ResourceView | undefined
+  view: ResourceView | undefined,
+  onEventSent?: (bytes: number) => void
 ): Effect.Effect<void, ApiError> =>
   Effect.scoped(
     Effect.gen(function* () {
@@ -43,7 +44,8 @@ export const serveWatch = (
         maxQueuedBytes: limits.watchBufferBytes,
         onEnd: () => Deferred.unsafeDone(done, Exit.void),
         onDefect,
-        transform
+        transform,
+        onEventSent
       })
       yield* api.watchInto(resource, opts, name, sink)
       sink.start()

@@ -25,6 +25,8 @@ export interface WatchStreamOptions {
   readonly onDefect: (defect: unknown) => void
   /** The event as this client's representation shows it (a Table, a view's names), before encoding. */
   readonly transform?: ((event: WatchEvent) => WatchEvent) | undefined
+  /** Each event written, with its encoded size (`apiserver_watch_events_total` / `_sizes`). */
+  readonly onEventSent?: ((bytes: number) => void) | undefined
 }
 
 /**
@@ -94,6 +96,7 @@ export const watchStream = (req: http.IncomingMessage, res: http.ServerResponse,
       const bytes = encodeWatchEvent(representation, options.transform ? options.transform(event) : event)
       if (Either.isRight(bytes)) {
         send(bytes.right)
+        options.onEventSent?.(bytes.right.length)
         return true
       }
       // An object without a lossless protobuf form: an ERROR event (a Status always has one), then the end.

@@ -10,6 +10,7 @@ import { Nodes, Pods } from "../../../src/api/Resources.js"
 import type { ApiClientService } from "../../../src/client/ApiClient.js"
 import type { EventRecorderService, ObjectRef } from "../../events/EventRecorder.js"
 import type { LifecycleLog } from "./LifecycleSettings.js"
+import { hasStatusCode } from "../../../src/client/TransportError.js"
 
 export const nodeRef = (node: KObject): ObjectRef => ({ kind: "Node", apiVersion: "v1", name: node.metadata.name!, uid: node.metadata.uid })
 
@@ -50,7 +51,7 @@ export class NodeUpdates {
         if (next === undefined) return node
         const written = yield* Effect.either(client.update(Nodes, next, subresource ? { subresource } : {}))
         if (written._tag === "Right") return written.right.object
-        if (written.left.status.code !== 409) return undefined
+        if (!hasStatusCode(written.left, 409)) return undefined
         node = yield* Effect.orElseSucceed(client.get(Nodes, node.metadata.name!), () => undefined)
       }
       return undefined

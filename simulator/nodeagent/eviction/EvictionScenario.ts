@@ -3,20 +3,17 @@
  * on the simulated API server, the eviction manager with the configured thresholds. The result lists every
  * eviction, the pressure-condition timeline and the events by reason (docs/scheduler.md).
  */
-import { Clock, Duration, Effect, Either, Layer, Schema } from "effect"
+import { Clock, Duration, Effect, Either, Schema } from "effect"
 import { parseQuantity } from "../../../src/api/go/Quantity.js"
 import { Events, Leases, Nodes, Pods } from "../../../src/api/Resources.js"
 import { ApiClient } from "../../../src/client/ApiClient.js"
-import { ApiServer } from "../../apiserver/ApiServer.js"
 import { microTime } from "../../apiserver/SystemMeta.js"
 import { nodeLeaseNamespace } from "../../../src/api/WellKnown.js"
 import { make as makeRecorder } from "../../events/EventRecorder.js"
-import * as Simulation from "../../kernel/Simulation.js"
 import { DurationMs, QuantityString } from "../../../src/api/go/Schemas.js"
 import { parseThresholdConfig } from "../config/eviction.js"
 import { runEvictionManager, type EvictionRecord } from "./EvictionManager.js"
 import type { UsageCurve } from "./UsageModel.js"
-import * as InProcessClient from "../../apiserver/InProcessClient.js"
 
 const Curve = Schema.Struct({
   base: Schema.optionalWith(QuantityString, { default: () => "0" }),
@@ -87,14 +84,6 @@ export const EvictionSection = Schema.Struct({
   pods: Schema.Array(PodSpec).pipe(Schema.maxItems(MaxEvictionPods))
 }).annotations({ identifier: "EvictionSection" })
 export type EvictionSection = typeof EvictionSection.Type
-
-/** `runEvictionScenario`'s input: the section plus the seed of its own simulation. */
-export const EvictionScenario = Schema.Struct({
-  seed: Schema.optionalWith(Schema.Int, { default: () => 1 }),
-  ...EvictionSection.fields
-})
-export type EvictionScenario = typeof EvictionScenario.Type
-export type EvictionScenarioInput = typeof EvictionScenario.Encoded
 
 interface ThresholdFields {
   readonly evictionHard?: Readonly<Record<string, string>> | undefined
@@ -248,15 +237,3 @@ export const evictionScenarioEffect = (s: EvictionSection, options: EvictionSect
       return result
     })
   )
-
-/** Runs the `eviction:` section in a fresh simulation and returns its JSON-serialisable result. */
-export const runEvictionScenario = (input: EvictionScenarioInput): EvictionScenarioResult => {
-  const scenario = Schema.decodeUnknownSync(EvictionScenario)(input)
-  const sim = Simulation.make({ seed: scenario.seed })
-  const layer = InProcessClient.layer.pipe(Layer.provide(ApiServer.layer({ seed: scenario.seed })))
-  const exit = sim.run(Effect.provide(evictionScenarioEffect(scenario), layer))
-  sim.interruptAll()
-  if (!exit) throw new Error("eviction scenario did not finish")
-  if (exit._tag === "Failure") throw new Error(`eviction scenario failed: ${String(exit.cause)}`)
-  return exit.value
-}

@@ -9,7 +9,7 @@
  * configured `cacheKeyType` / `cacheDuration`; the node's `ProviderCache` applies upstream's cache rules, so a token
  * revoked by `expire-registry-credentials` keeps failing pulls (401) until the cached answer expires.
  */
-import { decodeHistogram, encodeHistogram, makeHistogram, recordMillis, summarize, type Histogram, type SeriesSnapshot } from "../../../src/loadgen/LatencyRecorder.js"
+import { encodeHistogram, makeHistogram, recordMillis, summarize, type Histogram } from "../../../src/loadgen/LatencyRecorder.js"
 import type { SeededRandomService } from "../../kernel/SeededRandom.js"
 import type { NodeAgentConfiguration } from "../config/NodeAgentConfiguration.js"
 import { ProviderCache, type Credentials } from "../credentialprovider/Keyring.js"
@@ -230,30 +230,3 @@ export type ImagePullsResult = ReturnType<ImagePulls["result"]>
 /** The series name of pods that started without pulling an image (the pod-startup SLO's pods). */
 export const withoutPullsSeries = "without-image-pulls"
 export const withPullsSeries = "with-image-pulls"
-
-/**
- * Pod start-up latency of a cluster result as two `pod_startup` series, so a scenario's thresholds and the report
- * treat them like any other (`latency{metric:pod_startup,name:without-image-pulls}: p(99) <= 5s`).
- */
-/** A `pod_startup` series named `name` from an encoded start-up histogram (thresholds and the `slo` preset judge it). */
-export const podStartupSeriesOf = (name: string, encoded: string): SeriesSnapshot => {
-  const latency = decodeHistogram(encoded)
-  return {
-    key: { metric: "pod_startup", operation: "start", resource: "pods", scope: "namespace", name },
-    models: [],
-    latency,
-    serviceTime: makeHistogram(),
-    count: latency.totalCount,
-    errors: 0,
-    connectionErrors: 0,
-    dropped: 0,
-    outOfRange: 0
-  }
-}
-
-export const podStartupSeries = (clusterResult: unknown): ReadonlyArray<SeriesSnapshot> => {
-  const images = (clusterResult as { images?: ImagePullsResult } | undefined)?.images
-  if (images === undefined) return []
-  const series = podStartupSeriesOf
-  return [series(withoutPullsSeries, images.podStartup.withoutPulls.hdr), series(withPullsSeries, images.podStartup.withPulls.hdr)]
-}

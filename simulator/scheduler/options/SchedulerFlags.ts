@@ -400,6 +400,30 @@ export const schedulerFlags: ReadonlyArray<SchedulerFlag> = [
   flag("global", "version", versionKind, "false", "Print version information and quit.")
 ]
 
+/**
+ * The flags the simulated scheduler honours: those that change what it runs with (`SchedulerInstance.ts` reads
+ * the configuration file's profile name, scoring percentage, backoffs and leader election), the unschedulable-pods
+ * timeout, and the command's own. The others (serving, authentication, authorization, client connection,
+ * profiling, feature gates — which only pick plugins it does not run —, metrics, logs) configure a real process's
+ * surroundings; they are parsed and checked as upstream does, so a kube-scheduler command line still works, but
+ * `--help` leaves them out and giving one prints a warning.
+ */
+export const honouredFlags: ReadonlySet<string> = new Set([
+  "config", "write-config-to",
+  "leader-elect", "leader-elect-lease-duration", "leader-elect-renew-deadline", "leader-elect-resource-lock",
+  "leader-elect-resource-name", "leader-elect-resource-namespace", "leader-elect-retry-period",
+  "lock-object-name", "lock-object-namespace", "pod-max-in-unschedulable-pods-duration", "help"
+])
+
+/**
+ * A warning for each flag given that the simulation accepts but does not act on (not those `--config` already
+ * made ignored, which upstream's warning names).
+ */
+export const notHonouredWarnings = (opts: Pick<SchedulerOptions, "changed" | "flags">): ReadonlyArray<string> =>
+  schedulerFlags
+    .filter((f) => opts.changed.has(f.name) && !honouredFlags.has(f.name) && !(opts.flags.config !== "" && f.replacedByConfigFile))
+    .map((f) => `flag --${f.name} has no effect in the simulated scheduler (accepted for compatibility with kube-scheduler)`)
+
 function preferredCipherSuites(): Array<string> {
   return [
     "TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256",
@@ -470,17 +494,23 @@ export const parseSchedulerFlags = (argv: ReadonlyArray<string>): Either.Either<
 
 const sectionTitle = (s: FlagSection) => s[0]!.toUpperCase() + s.slice(1)
 
-/** The `--help` text: description, usage line, then the flag sections in upstream's order. */
+/**
+ * The `--help` text: description, usage line, then the honoured flags in upstream's sections and order (a
+ * section with none is left out), and a line on the flags accepted without effect.
+ */
 export const schedulerHelp = (): string => {
   const head =
     "The scheduler is a control plane process that assigns pods to nodes. It determines which nodes are valid " +
     "placements for each pod in the scheduling queue according to constraints and available resources, ranks " +
     "the valid nodes and binds the pod to a suitable one. Several schedulers may run in one cluster.\n\n" +
     `Usage:\n  ${commandName} [flags]\n`
-  return (
-    head +
-    flagSections
-      .map((s) => `\n${sectionTitle(s)} flags:\n\n${flagUsages(schedulerFlags.filter((f) => f.section === s))}`)
-      .join("")
-  )
+  const shown = schedulerFlags.filter((f) => honouredFlags.has(f.name))
+  const sections = flagSections
+    .filter((s) => shown.some((f) => f.section === s))
+    .map((s) => `\n${sectionTitle(s)} flags:\n\n${flagUsages(shown.filter((f) => f.section === s))}`)
+  const accepted =
+    "\nThe other kube-scheduler flags (secure serving, authentication, authorization, client connection, profiling,\n" +
+    "feature gates, metrics, logs) are accepted and checked as kube-scheduler does, with a warning: they have no\n" +
+    "effect in the simulation.\n"
+  return head + sections.join("") + accepted
 }

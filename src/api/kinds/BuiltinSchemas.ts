@@ -132,6 +132,7 @@ export const nodeSchema: FieldSchema = builtinKindSchema("k8s.io.api.core.v1.Nod
 export const namespaceSchema: FieldSchema = builtinKindSchema("k8s.io.api.core.v1.Namespace")
 export const serviceSchema: FieldSchema = builtinKindSchema("k8s.io.api.core.v1.Service")
 export const deploymentSchema: FieldSchema = builtinKindSchema("k8s.io.api.apps.v1.Deployment")
+export const replicaSetSchema: FieldSchema = builtinKindSchema("k8s.io.api.apps.v1.ReplicaSet")
 export const roleSchema: FieldSchema = builtinKindSchema("k8s.io.api.rbac.v1.Role")
 export const clusterRoleSchema: FieldSchema = builtinKindSchema("k8s.io.api.rbac.v1.ClusterRole")
 export const roleBindingSchema: FieldSchema = builtinKindSchema("k8s.io.api.rbac.v1.RoleBinding")

@@ -15,7 +15,7 @@
  */
 import protobuf from "protobufjs"
 import { proto as appsV1 } from "./schema/apps.v1.js"
-import { proto as authenticationV1 } from "./schema/authentication.v1.js"
+import { proto as authenticationV1, protoV1alpha1 as authenticationV1alpha1, protoV1beta1 as authenticationV1beta1 } from "./schema/authentication.v1.js"
 import { proto as autoscalingV1 } from "./schema/autoscaling.v1.js"
 import { proto as authorizationV1 } from "./schema/authorization.v1.js"
 import { proto as coordinationV1 } from "./schema/coordination.v1.js"
@@ -95,7 +95,7 @@ const plans = new Map<string, MessagePlan>()
 const root = (): protobuf.Root => {
   if (loaded) return loaded
   const r = new protobuf.Root()
-  for (const text of [metaV1, runtime, intstr, resource, coreV1, appsV1, coordinationV1, eventsV1, policyV1, rbacV1, authorizationV1, authenticationV1, autoscalingV1]) protobuf.parse(text, r, { keepCase: true })
+  for (const text of [metaV1, runtime, intstr, resource, coreV1, appsV1, coordinationV1, eventsV1, policyV1, rbacV1, authorizationV1, authenticationV1, authenticationV1beta1, authenticationV1alpha1, autoscalingV1]) protobuf.parse(text, r, { keepCase: true })
   r.resolveAll()
   loaded = r
   return r

@@ -13,7 +13,7 @@ import { eventPrinter } from "./printers/EventPrinter.js"
 import { nodePrinter } from "./printers/NodePrinter.js"
 import { podPrinter } from "./printers/PodPrinter.js"
 import { servicePrinter } from "./printers/ServicePrinter.js"
-import { configMapPrinter, deploymentPrinter, leasePrinter, namespacePrinter } from "./printers/SimplePrinters.js"
+import { configMapPrinter, deploymentPrinter, leasePrinter, namespacePrinter, replicaSetPrinter } from "./printers/SimplePrinters.js"
 
 export type IncludeObject = "None" | "Metadata" | "Object"
 
@@ -33,6 +33,7 @@ const printers: ReadonlyMap<string, Printer> = new Map([
   ["ConfigMap", configMapPrinter],
   ["Service", servicePrinter],
   ["Deployment", deploymentPrinter],
+  ["ReplicaSet", replicaSetPrinter],
   ["Lease", leasePrinter],
   ["Event", eventPrinter]
 ])

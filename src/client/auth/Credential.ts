@@ -5,8 +5,7 @@
  * file re-read periodically (`TokenFile.ts`), an exec credential plugin (`ExecAuthenticator.ts`).
  */
 import { Context, Data, Effect } from "effect"
-import * as Status from "../../api/Status.js"
-import { ApiError } from "../../api/Status.js"
+import { type ClientError, originOf, TransportError } from "../TransportError.js"
 
 export interface Credential {
   /** A bearer token for the `Authorization` header. */
@@ -41,12 +40,11 @@ export class Credentials extends Context.Tag("clustersim/Credentials")<Credentia
 
 /**
  * A request made without an answer because no credential could be had: client-go fails the round trip with
- * `getting credentials: …` before anything is sent, which the load generator counts like a connection failure.
+ * `getting credentials: …` before anything is sent (exec.go's `RoundTrip`), a transport failure like a refused
+ * connection; `url` is the target's (empty in process).
  */
-export const credentialFailure = (e: CredentialError): ApiError =>
-  new ApiError({
-    status: Status.makeStatus({ code: 503, reason: "ServiceUnavailable", message: `connection error: getting credentials: ${e.message}` })
-  })
+export const credentialFailure = (e: CredentialError, url = ""): TransportError =>
+  new TransportError({ reason: "Transport", url: url === "" ? "" : originOf(url), description: `getting credentials: ${e.message}`, cause: e })
 
 /**
  * One request under a credential source: the credential it goes out with, and the source told of a 401 answer
@@ -54,10 +52,11 @@ export const credentialFailure = (e: CredentialError): ApiError =>
  */
 export const withCredential = <A, R>(
   source: CredentialSource,
-  send: (credential: Credential) => Effect.Effect<A, ApiError, R>
-): Effect.Effect<A, ApiError, R> =>
-  Effect.flatMap(Effect.mapError(source.current, credentialFailure), (credential) =>
-    Effect.tapError(send(credential), (e) => (e.status.code === 401 ? source.unauthorized(credential) : Effect.void))
+  send: (credential: Credential) => Effect.Effect<A, ClientError, R>,
+  url = ""
+): Effect.Effect<A, ClientError, R> =>
+  Effect.flatMap(Effect.mapError(source.current, (e) => credentialFailure(e, url)), (credential) =>
+    Effect.tapError(send(credential), (e) => (e._tag === "ApiError" && e.status.code === 401 ? source.unauthorized(credential) : Effect.void))
   )
 
 /** A token given as it is (kubeconfig `token`, `--token`): client-go's bearerAuthRoundTripper has nothing to reload. */

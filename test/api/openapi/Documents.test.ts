@@ -37,7 +37,9 @@ describe("OpenAPI v3 index", () => {
       "apis/rbac.authorization.platform/v1",
       "apis/rbac.authorization.k8s.io/v1",
       "apis/authorization.platform/v1",
-      "apis/authorization.k8s.io/v1"
+      "apis/authorization.k8s.io/v1",
+      "apis/authentication.platform/v1",
+      "apis/authentication.k8s.io/v1"
     ])
     const index = openApiV3Index((p) => `H(${p})`) as Json
     expect(index.paths["apis/coordination.k8s.io/v1"]).toEqual({ serverRelativeURL: "/openapi/v3/apis/coordination.k8s.io/v1?hash=H(apis/coordination.k8s.io/v1)" })

@@ -341,3 +341,38 @@ describe("exec, attach, portforward without a kubelet", () => {
       expect(yield* healthz(base)).toEqual({ code: 200, fast: true })
     }))
 })
+
+describe("replicasets (apps/v1), for the workload controllers", () => {
+  const replicaSets = "/apis/apps/v1/namespaces/default/replicasets"
+  const replicaSet = (replicas: number) => ({
+    apiVersion: "apps/v1",
+    kind: "ReplicaSet",
+    metadata: { name: "web-abc" },
+    spec: { replicas, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "nginx" }] } } }
+  })
+
+  it.scoped("served with scale and status: generation 1 on create, bumped by a spec change only; the Scale maps spec.replicas; Table columns as printReplicaSet", () =>
+    Effect.gen(function* () {
+      const base = yield* httpServer()
+      const made = yield* post(base, replicaSets, replicaSet(2))
+      expect([made.code, made.json.metadata.generation]).toEqual([201, 1])
+      const apps = (yield* send(base, "GET", "/apis/apps/v1")).json.resources as Array<{ name: string; kind: string; shortNames?: Array<string> }>
+      expect(apps.filter((r) => r.name.startsWith("replicasets")).map((r) => [r.name, r.kind])).toEqual([
+        ["replicasets", "ReplicaSet"],
+        ["replicasets/scale", "Scale"],
+        ["replicasets/status", "ReplicaSet"]
+      ])
+      expect(apps.find((r) => r.name === "replicasets")?.shortNames).toEqual(["rs"])
+      const status = yield* send(base, "PUT", `${replicaSets}/web-abc/status`, { body: JSON.stringify({ ...made.json, status: { replicas: 2, readyReplicas: 1 } }), headers: json })
+      expect([status.code, status.json.metadata.generation, status.json.status]).toEqual([200, 1, { replicas: 2, readyReplicas: 1 }])
+      const scale = yield* send(base, "GET", `${replicaSets}/web-abc/scale`)
+      expect([scale.json.kind, scale.json.spec, scale.json.status]).toEqual(["Scale", { replicas: 2 }, { replicas: 2, selector: "app=web" }])
+      const scaled = yield* send(base, "PATCH", `${replicaSets}/web-abc/scale`, { body: JSON.stringify({ spec: { replicas: 4 } }), headers: { "content-type": "application/merge-patch+json" } })
+      expect(scaled.code).toBe(200)
+      const after = (yield* send(base, "GET", `${replicaSets}/web-abc`)).json
+      expect([after.spec.replicas, after.metadata.generation]).toEqual([4, 2])
+      const table = yield* send(base, "GET", replicaSets, { headers: { accept: "application/json;as=Table;v=v1;g=meta.k8s.io" } })
+      expect(table.json.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(["Name", "Desired", "Current", "Ready", "Age", "Containers", "Images", "Selector"])
+      expect(table.json.rows[0].cells.slice(0, 4)).toEqual(["web-abc", 4, 2, 1])
+    }))
+})

@@ -19,6 +19,7 @@ import { childProcessRunner } from "../../../src/client/auth/ExecPlugin.js"
 import type { ExecSourceOptions } from "../../../src/client/auth/ExecAuthenticator.js"
 import { pluginState, writeExecPlugin } from "../../support/execPlugin.js"
 import { makePki } from "../../support/pki.js"
+import { serverAnswer } from "../../support/serverAnswer.js"
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "clustersim-httpcreds-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -81,7 +82,7 @@ describe("credentials over HTTP", () => {
       const { url } = yield* tokenServer(answer(new Set(["tok-2"]), seen))
       const { options, state } = execOptions({})
       const api = yield* httpClient({ baseUrl: url, exec: options })
-      const refused = yield* Effect.flip(api.list(Namespaces))
+      const refused = yield* serverAnswer(api.list(Namespaces))
       expect(refused.status).toMatchObject({ code: 401, reason: "Unauthorized", message: "Unauthorized" })
       expect((yield* api.list(Namespaces)).items.map((n) => n.metadata.name)).toEqual(["default"])
       expect(seen).toEqual(["list Bearer tok-1", "list Bearer tok-2"])
@@ -94,7 +95,7 @@ describe("credentials over HTTP", () => {
       const { url } = yield* tokenServer(answer(new Set(["tok-2"]), seen))
       const { options, state } = execOptions({})
       const api = yield* httpClient({ baseUrl: url, exec: options })
-      const refused = yield* Effect.flip(Stream.runDrain(api.watch(ConfigMaps, { namespace: "default" })))
+      const refused = yield* serverAnswer(Stream.runDrain(api.watch(ConfigMaps, { namespace: "default" })))
       expect(refused.status.code).toBe(401)
       const events = yield* Stream.runCollect(Stream.take(api.watch(ConfigMaps, { namespace: "default" }), 1))
       expect([...events].map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(["ADDED a"])
@@ -109,7 +110,9 @@ describe("credentials over HTTP", () => {
       const { options } = execOptions({ EXIT: "1" })
       const api = yield* httpClient({ baseUrl: url, exec: options })
       const error = yield* Effect.flip(api.list(Namespaces))
-      expect(error.status.message).toBe(`connection error: getting credentials: exec: executable ${plugin} failed with exit code 1`)
+      // client-go fails the round trip before sending (exec.go): no answer, so no Status — a transport error
+      expect(error._tag).toBe("TransportError")
+      expect(error.message).toBe(`getting credentials: exec: executable ${plugin} failed with exit code 1: ${url}`)
       expect(seen).toEqual([])
     }))
 

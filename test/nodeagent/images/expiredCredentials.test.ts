@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { readFileSync } from "node:fs"
 import * as YAML from "yaml"
-import { runSimulatedCluster, type ClusterResultBody } from "../../../simulator/cluster/ClusterRun.js"
+import { runSimulatedCluster } from "../../../simulator/cluster/ClusterRun.js"
 import { decodeClusterFaults, decodeClusterSpec } from "../../../simulator/cluster/ClusterSpec.js"
 import { imagePullBackoff } from "../../../simulator/nodeagent/images/PullBackoff.js"
 
@@ -18,7 +18,7 @@ const revokedAt = 90_000
 const cacheMs = 4 * 60_000
 
 describe("scenarios/expired-credentials.yaml", () => {
-  const result = Effect.runSync(runSimulatedCluster({ spec, faults, seed: 1, durationMs: 12 * 60_000 })) as unknown as ClusterResultBody
+  const result = Effect.runSync(runSimulatedCluster({ spec, faults, seed: 1, durationMs: 12 * 60_000 }))
   const images = result.images!
   const failedIn = (from: number, to: number) =>
     images.events.perMinute.filter((m) => m.t >= from && m.t < to).reduce((n, m) => n + ((m as Record<string, number>).Failed ?? 0), 0)

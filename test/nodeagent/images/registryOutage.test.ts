@@ -8,9 +8,9 @@ import { readFileSync } from "node:fs"
 import * as YAML from "yaml"
 import { Pods } from "../../../src/api/Resources.js"
 import { ApiClient } from "../../../src/client/ApiClient.js"
-import { runSimulatedCluster, type ClusterResultBody } from "../../../simulator/cluster/ClusterRun.js"
+import { runSimulatedCluster } from "../../../simulator/cluster/ClusterRun.js"
 import { decodeClusterFaults, decodeClusterSpec } from "../../../simulator/cluster/ClusterSpec.js"
-import { podStartupSeries } from "../../../simulator/nodeagent/images/ImagePulls.js"
+import { podStartupSeries } from "../../../simulator/cluster/PodStartupSeries.js"
 import { imagePullBackoff } from "../../../simulator/nodeagent/images/PullBackoff.js"
 
 const scenario = YAML.parse(readFileSync("scenarios/registry-outage.yaml", "utf8")) as { cluster: object; faults: unknown }
@@ -36,7 +36,7 @@ describe("scenarios/registry-outage.yaml on 60 nodes", () => {
       if (t === 120_000) waitingAt2m = waiting.length
     }
   })
-  const result = Effect.runSync(runSimulatedCluster({ spec, faults, seed: 1, durationMs: 10 * 60_000, workload: probe })) as unknown as ClusterResultBody
+  const result = Effect.runSync(runSimulatedCluster({ spec, faults, seed: 1, durationMs: 10 * 60_000, workload: probe }))
   const images = result.images!
 
   it("every pod runs in the end; 3 of 10 needed a pull", () => {

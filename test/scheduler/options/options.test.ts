@@ -9,6 +9,8 @@ import {
   podMaxInUnschedulablePodsDuration,
   renderConfiguration,
   schedulerFlags,
+  honouredFlags,
+  notHonouredWarnings,
   schedulerHelp,
   type SchedulerOptions,
   validateConfiguration,
@@ -276,38 +278,43 @@ describe("parseSchedulerFlags: pflag errors", () => {
 
 describe("schedulerHelp", () => {
   const help = schedulerHelp()
+  const honoured = [
+    "config", "write-config-to", "lock-object-name", "lock-object-namespace", "pod-max-in-unschedulable-pods-duration",
+    "leader-elect", "leader-elect-lease-duration", "leader-elect-renew-deadline", "leader-elect-resource-lock",
+    "leader-elect-resource-name", "leader-elect-resource-namespace", "leader-elect-retry-period", "help"
+  ]
 
-  it("lists every flag of the spec", () => {
-    for (const name of specFlagNames) expect(help, name).toMatch(new RegExp(`--${name}[ \\[]`))
+  it("lists only the flags the simulated scheduler honours, and says the others are accepted", () => {
+    expect([...honouredFlags].sort()).toEqual([...honoured].sort())
+    for (const name of specFlagNames) {
+      if (honoured.includes(name)) expect(help, name).toMatch(new RegExp(`--${name}[ \\[]`))
+      else expect(help, name).not.toMatch(new RegExp(`--${name}[ \\[]`))
+    }
     expect(help).toContain("  -h, --help")
-    expect(help).toContain("  -v, --v Level")
     expect(help).toContain("Usage:\n  platform-scheduler [flags]\n")
+    expect(help).toContain("The other kube-scheduler flags (secure serving, authentication, authorization, client connection, profiling,\n")
+    expect(help.split("\n").length).toBeLessThan(40)
   })
 
-  it("groups flags in upstream's section order", () => {
+  it("groups flags in upstream's section order, leaving out sections without an honoured flag", () => {
     const sections = [...help.matchAll(/^(.+) flags:$/gm)].map((m) => m[1])
-    expect(sections).toEqual([
-      "Misc", "Secure serving", "Authentication", "Authorization", "Deprecated", "Leader election", "Feature gate",
-      "Metrics", "Logs", "Global"
-    ])
-    const deprecatedSection = help.slice(help.indexOf("Deprecated flags:"), help.indexOf("Leader election flags:"))
-    for (const name of specDeprecated) expect(deprecatedSection).toContain(`--${name} `)
+    expect(sections).toEqual(["Misc", "Deprecated", "Leader election", "Global"])
   })
 
   it("marks deprecated flags and shows non-zero defaults like pflag", () => {
     const line = (name: string) => help.split("\n").find((l) => l.includes(`--${name} `))!
-    for (const name of specDeprecated) expect(line(name), name).toContain("DEPRECATED: ")
-    expect(line("platform-api-qps")).toContain("(default 50)")
-    expect(line("platform-api-content-type")).toContain('(default "application/vnd.platform.protobuf")')
+    for (const name of ["lock-object-name", "lock-object-namespace", "pod-max-in-unschedulable-pods-duration"]) expect(line(name), name).toContain("DEPRECATED: ")
     expect(line("pod-max-in-unschedulable-pods-duration")).toContain("(default 5m0s)")
     expect(line("leader-elect-lease-duration")).toContain("(default 15s)")
     expect(line("leader-elect-resource-namespace")).toContain('(default "platform-system")')
-    expect(line("authorization-always-allow-paths")).toContain("(default [/healthz,/readyz,/livez])")
     expect(line("leader-elect ")).toContain("(default true)")
-    expect(line("permit-port-sharing")).not.toContain("(default")
-    expect(line("version")).toContain("--version version[=true]")
-    expect(help).toContain("AllBeta=true|false (BETA - default=false)")
-    expect(help).not.toContain("CPUManager=true|false")
+  })
+
+  it("a flag that is accepted but not honoured is named in a warning; honoured ones are not", () => {
+    expect(notHonouredWarnings(parse("--secure-port=1234", "--leader-elect=false", "--v=2"))).toEqual([
+      "flag --secure-port has no effect in the simulated scheduler (accepted for compatibility with kube-scheduler)",
+      "flag --v has no effect in the simulated scheduler (accepted for compatibility with kube-scheduler)"
+    ])
   })
 })
 

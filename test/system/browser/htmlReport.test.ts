@@ -9,6 +9,7 @@ import { renderComparisonHtml } from "../../../reports/html.js"
 import { runCommand } from "../../../app/cli/run.js"
 import { compareSides } from "../../../src/compare/Compare.js"
 import type { RunArtifact } from "../../../src/loadgen/Artifact.js"
+import { smallCluster } from "../../support/smallCluster.js"
 import { syntheticRun } from "../../support/syntheticRun.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-html-"))
@@ -23,6 +24,8 @@ afterAll(async () => {
 interface PlotInfo {
   readonly id: string
   readonly title: string
+  /** "own", or the chart whose legend it uses ("latency"). */
+  readonly legend: string
   readonly series: ReadonlyArray<string>
   readonly points: ReadonlyArray<number>
 }
@@ -41,9 +44,17 @@ const open = async (file: string, screenshot?: string) => {
   await page.waitForSelector("body[data-plots]")
   const plots = (await page.evaluate("window.clustersimPlots")) as ReadonlyArray<PlotInfo>
   const canvases = await page.locator(".uplot canvas").count()
+  // per chart: its canvases, drawn size, and the labels of the legend drawn under it (none: it uses another's)
+  const charts = (await page.evaluate(`[...document.querySelectorAll("div.plot")].map((el) => ({
+    id: el.id,
+    canvases: el.querySelectorAll("canvas").length,
+    drawn: [...el.querySelectorAll("canvas")].some((c) => c.width > 0 && c.height > 0),
+    legends: el.querySelectorAll(".u-legend").length,
+    legendLabels: [...el.querySelectorAll(".u-legend .u-series")].filter((r) => r.style.display !== "none").map((r) => r.querySelector(".u-label").textContent)
+  }))`)) as ReadonlyArray<{ id: string; canvases: number; drawn: boolean; legends: number; legendLabels: ReadonlyArray<string> }>
   if (screenshot) await page.screenshot({ path: screenshot, fullPage: true })
   await page.close()
-  return { problems, plots, canvases }
+  return { problems, plots, canvases, charts }
 }
 
 describe("HTML report in Chromium", () => {
@@ -75,10 +86,15 @@ phases:
     expect(r.exitCode).toBe(0)
     const html = readFileSync(join(outDir, "report.html"), "utf8")
     expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=/)
-    const { problems, plots, canvases } = await open(join(outDir, "report.html"), process.env.CLUSTERSIM_SCREENSHOT)
+    const { problems, plots, canvases, charts } = await open(join(outDir, "report.html"), process.env.CLUSTERSIM_SCREENSHOT)
     expect(problems).toEqual([])
     expect(plots.map((p) => p.id)).toEqual(["latency", "throughput", "errors", "spectrum"])
     expect(canvases).toBe(4)
+    // one legend per chart: throughput and spectrum show the latency chart's series and use its legend
+    expect(plots.map((p) => p.legend)).toEqual(["own", "latency", "own", "latency"])
+    expect(charts.map((c) => [c.id, c.legends])).toEqual([["latency", 1], ["throughput", 0], ["errors", 1], ["spectrum", 0]])
+    const legendLabels = charts.flatMap((c) => c.legendLabels).filter((l) => l !== "t (s)" && l !== "percentile")
+    expect(new Set(legendLabels).size).toBe(legendLabels.length)
     const expected = [
       "api_call GET configmaps resource warmup/get",
       "api_call LIST configmaps namespace steady/list-a",
@@ -112,6 +128,34 @@ phases:
     expect(plots[1]!.series).toEqual(["A p50", "A p99", "B p50", "B p99"])
     expect(plots[1]!.points).toEqual([3, 3, 3, 3])
     expect(readFileSync(file, "utf8")).toContain("B slower, p50 ×")
+  }, 60_000)
+
+  it("a cluster run's report: lease renew latency, lease writes and Ready nodes drawn, one legend per chart, no console errors", async () => {
+    const f = join(dir, "small-cluster.yaml")
+    writeFileSync(f, smallCluster)
+    const outDir = join(dir, "cluster-run")
+    const r = await Effect.runPromise(runCommand({ file: f, target: { _tag: "in-process" }, outDir, tty: false, stdout: () => {}, stderr: () => {} }))
+    expect(r.exitCode).toBe(0)
+    const { problems, plots, charts } = await open(join(outDir, "report.html"))
+    expect(problems).toEqual([])
+    expect(plots.map((p) => p.id)).toEqual(["latency", "throughput", "errors", "spectrum", "lease-latency", "lease-writes", "ready-nodes", "timeline"])
+    const byId = Object.fromEntries(plots.map((p) => [p.id, p]))
+    expect(byId["lease-latency"]!.series).toEqual(["renew p99", "renew p50"])
+    expect(byId["lease-latency"]!.points).toEqual([6, 6])
+    expect(byId["lease-writes"]!.series).toEqual(["lease writes/s", "failed lease requests/s"])
+    expect(byId["ready-nodes"]!.series).toEqual(["Ready nodes"])
+    expect(byId["ready-nodes"]!.points[0]).toBeGreaterThanOrEqual(3)
+    for (const id of ["lease-latency", "lease-writes", "ready-nodes"]) {
+      const c = charts.find((x) => x.id === id)!
+      expect([id, c.canvases, c.drawn, c.legends]).toEqual([id, 1, true, 1])
+    }
+    // the spectrum lists only the pod start-up series (no line over time); the others are in the latency chart's legend
+    expect(byId["spectrum"]!.legend).toBe("partial")
+    expect(charts.find((c) => c.id === "spectrum")!.legendLabels).toEqual(["percentile", "pod_startup start pods namespace with-image-pulls", "pod_startup start pods namespace without-image-pulls"])
+    // every chart has at most one legend, and no series is listed in two
+    expect(charts.every((c) => c.legends <= 1)).toBe(true)
+    const labels = charts.flatMap((c) => c.legendLabels).filter((l) => l !== "t (s)" && l !== "percentile")
+    expect(new Set(labels).size).toBe(labels.length)
   }, 60_000)
 
   it("a simulated cluster's report has its timeline", async () => {
@@ -187,9 +231,12 @@ phases:
       ["apf", "on"]
     ])
     expect(modelled.levels).toEqual([
-      ["node-high", "8", "35244", "0", "1.14s"],
-      ["global-default", "4", "32180", "324151", "4.66s"]
+      ["node-high", "8", "35244", "0", "1.14s", "node agents' Node and Lease requests"],
+      ["global-default", "4", "32180", "324151", "4.66s", "every other user: the load, components without an identity of their own"]
     ])
+    expect(modelled.section).toContain(
+      "APF rejected 324151 requests with 429 (global-default 324151); clients retried each after Retry-After (1 s, up to 10 times): no node-agent request was given up, no load request failed; node leases (node-high) were never rejected; the run met its thresholds"
+    )
     expect(modelled.seriesHeading).toContain("modelled")
     const latencyTitles = modelled.titles.filter((t) => /^Latency/.test(t))
     expect(latencyTitles).toHaveLength(2)

@@ -128,9 +128,9 @@ phases:
     })
     expect((await run({ target: "http://127.0.0.1:1", stepMs: 10 })).err).toContain("--step: expected between 100ms and 60s, got 10 ms")
     expect((await run({ target: "http://127.0.0.1:1", paceMs: -1 })).err).toContain("--pace: expected between 0s and 10s, got -1 ms")
-    // a server that is not there: the probe fails, exit 1
+    // a server that is not there: said before the probe starts, exit 1
     const refused = await run({ target: "http://127.0.0.1:1", stepMs: 100 })
     expect(refused.exitCode).toBe(1)
-    expect(refused.err).toContain("clustersim calibrate: the probe failed:")
+    expect(refused.err).toContain("clustersim calibrate: cannot reach the target: connection refused: http://127.0.0.1:1\n")
   }, 60_000)
 })

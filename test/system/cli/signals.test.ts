@@ -75,7 +75,7 @@ const exitCodes = { SIGINT: 130, SIGTERM: 143 } as const
 describe("signals stop a run and write the partial artifact", () => {
   it("a simulated cluster: SIGINT → 130, SIGTERM → 143, the cluster result covers the virtual time reached", async () => {
     // the first progress line comes after 1 virtual minute or 5 s of wall time, whichever is first
-    const runs = await Promise.all((["SIGINT", "SIGTERM"] as const).map((s) => runAndSignal(cluster, [], "[virtual", s).then((r) => [s, r] as const)))
+    const runs = await Promise.all((["SIGINT", "SIGTERM"] as const).map((s) => runAndSignal(cluster, [], " virtual · ETA", s).then((r) => [s, r] as const)))
     for (const [signal, r] of runs) {
       expect(r.code, signal).toBe(exitCodes[signal])
       // bounded, not a speed test: the run stops within a slice (~50 ms of wall time) and then writes its reports

@@ -1,7 +1,7 @@
 /**
  * Stock clients against `serve --tls` with RBAC: every kubectl with the generated admin client certificate and with
- * a bearer token (`auth can-i`, `auth can-i --list`, `create role/rolebinding/clusterrolebinding`, `create token`,
- * upstream's 403 text), and the Python client with a token.
+ * a bearer token (`auth can-i`, `auth can-i --list`, `auth whoami`, `create role/rolebinding/clusterrolebinding`,
+ * `create token`, upstream's 403 text), and the Python client with a token.
  */
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -48,6 +48,15 @@ describe("kubectl over serve --tls with RBAC", () => {
       const list = await asAdmin("auth", "can-i", "--list")
       expect(list.code).toBe(0)
       expect(list.stdout).toMatch(/^\*\.\*\s+\[\]\s+\[\]\s+\[\*\]$/m)
+    }, 120_000)
+
+    it("auth whoami: the token's user and the certificate's subject", async () => {
+      const asToken = await asUser("auth", "whoami")
+      expect(asToken.code).toBe(0)
+      expect(asToken.stdout).toMatch(new RegExp(`^ATTRIBUTE +VALUE\nUsername +${userOf(version)}\nUID +${version.replace(".", "\\.")}\nGroups +\\[system:authenticated\\]\n$`))
+      const asJson = JSON.parse((await asAdmin("auth", "whoami", "-o", "json")).stdout)
+      expect(asJson.kind).toBe("SelfSubjectReview")
+      expect(asJson.status.userInfo.groups).toContain("system:masters")
     }, 120_000)
 
     it("token: 403 in upstream's words, then create role/rolebinding grants exactly that", async () => {

@@ -55,6 +55,42 @@ message DeploymentStrategy {
   optional RollingUpdateDeployment rollingUpdate = 2;
 }
 
+message ReplicaSet {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
+  optional ReplicaSetSpec spec = 2;
+  optional ReplicaSetStatus status = 3;
+}
+
+message ReplicaSetCondition {
+  optional string type = 1 [(keep_zero) = true];
+  optional string status = 2 [(keep_zero) = true];
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.Time lastTransitionTime = 3;
+  optional string reason = 4;
+  optional string message = 5;
+}
+
+message ReplicaSetList {
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta metadata = 1;
+  repeated ReplicaSet items = 2;
+}
+
+message ReplicaSetSpec {
+  optional int32 replicas = 1 [(keep_zero) = true];
+  optional int32 minReadySeconds = 4;
+  optional .k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector selector = 2;
+  optional .k8s.io.api.core.v1.PodTemplateSpec template = 3;
+}
+
+message ReplicaSetStatus {
+  optional int32 replicas = 1 [(keep_zero) = true];
+  optional int32 fullyLabeledReplicas = 2;
+  optional int32 readyReplicas = 4;
+  optional int32 availableReplicas = 5;
+  optional int32 terminatingReplicas = 7 [(keep_zero) = true];
+  optional int64 observedGeneration = 3;
+  repeated ReplicaSetCondition conditions = 6;
+}
+
 message RollingUpdateDeployment {
   optional .k8s.io.apimachinery.pkg.util.intstr.IntOrString maxUnavailable = 1;
   optional .k8s.io.apimachinery.pkg.util.intstr.IntOrString maxSurge = 2;

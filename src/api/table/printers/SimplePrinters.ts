@@ -1,4 +1,4 @@
-/** The printers of one line each (`printNamespace`, `printConfigMap`, `printDeployment`, `printLease`). */
+/** The printers of one line each (`printNamespace`, `printConfigMap`, `printDeployment`, `printReplicaSet`, `printLease`). */
 import type { KObject } from "../../Object.js"
 import { ageColumn, column, nameColumn } from "../Columns.js"
 import { timestampSince } from "../HumanDuration.js"
@@ -44,6 +44,26 @@ export const deploymentPrinter: Printer = {
     return {
       cells: [d.metadata.name ?? "", `${num(status.readyReplicas)}/${num(spec.replicas)}`, num(status.updatedReplicas), num(status.availableReplicas), age(d, now), names, images, formatSelector(spec.selector)]
     }
+  }
+}
+
+/** `printReplicaSet` (upstream `pkg/printers/internalversion/printers.go`). */
+export const replicaSetPrinter: Printer = {
+  columns: [
+    nameColumn,
+    column("Desired", "integer", "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller"),
+    column("Current", "integer", "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller"),
+    column("Ready", "integer", "The number of ready replicas for this replica set."),
+    ageColumn,
+    column("Containers", "string", "Names of each container in the template.", { priority: 1 }),
+    column("Images", "string", "Images referenced by each container in the template.", { priority: 1 }),
+    column("Selector", "string", "Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors", { priority: 1 })
+  ],
+  row: (rs, now) => {
+    const spec = rec(rs.spec)
+    const status = rec(rs.status)
+    const [names, images] = containerCells(arr(rec(rec(spec.template).spec).containers))
+    return { cells: [rs.metadata.name ?? "", num(spec.replicas), num(status.replicas), num(status.readyReplicas), age(rs, now), names, images, formatSelector(spec.selector)] }
   }
 }
 

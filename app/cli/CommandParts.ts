@@ -1,0 +1,50 @@
+/**
+ * What every command's definition shares (./commandLine.ts assembles them): the flag kinds with their help, usage
+ * errors and the exit code a handler decides, and loading a command's modules when it runs.
+ */
+import { HelpDoc, Options, ValidationError } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { ExitCode } from "../../src/loadgen/Thresholds.js"
+import { defaultsTo } from "./Help.js"
+
+/**
+ * Each command loads what it runs when it runs: the simulator, the run pipeline and the reports are most of this
+ * program's start-up, and a run against a target that does not answer must say so within 2 s (docs/scenarios.md
+ * "Fail fast"); `--help` and usage errors need none of them either.
+ */
+export const load = <M>(module: () => Promise<M>): Effect.Effect<M> => Effect.promise(module)
+
+/** The exit code a handler decided; @effect/cli handlers return void. */
+let exitCode: number = ExitCode.Pass
+export const exitWith = (code: number) => Effect.sync(() => void (exitCode = code))
+/** Before a command line is run: nothing decided yet. */
+export const resetExitCode = (): void => void (exitCode = ExitCode.Pass)
+export const decidedExitCode = (): number => exitCode
+
+export const usageError = (message: string) =>
+  Effect.sync(() => {
+    process.stderr.write(`clustersim: ${message}\nRun "clustersim help" for usage.\n`)
+    exitCode = ExitCode.InvalidInput
+  })
+
+export const stderrLine = (line: string) => void process.stderr.write(`${line}\n`)
+
+/** An optional text flag; `pseudo` names its value in help (`--out DIR`). */
+export const optionalText = (name: string, description: string, pseudo = "TEXT") =>
+  Options.text(name).pipe(Options.withPseudoName(pseudo), Options.withDescription(description), Options.optional)
+
+/** A Go duration flag (`5m`, `20s`, `100ms`) with its default; parsed by the handler (./flags.ts). */
+export const durationFlag = (name: string, fallback: string, description: string) =>
+  Options.text(name).pipe(Options.withPseudoName("DURATION"), defaultsTo(fallback), Options.withDescription(description))
+
+/** An integer flag whose error names it (`--port: not an integer: "abc"`). */
+export const integerFlag = (name: string, description: string) =>
+  Options.text(name).pipe(
+    Options.withPseudoName("N"),
+    Options.withDescription(description),
+    Options.mapEffect((text) =>
+      /^[+-]?\d+$/.test(text.trim()) ? Effect.succeed(Number(text)) : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name}: not an integer: "${text}"`)))
+    )
+  )
+export const value = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
+

@@ -1,0 +1,190 @@
+/**
+ * `clustersim serve`: the simulated API server on a real socket, optionally a live cluster (docs/serve.md). Its
+ * modules are loaded when it runs (./CommandParts.ts `load`).
+ */
+import { Command, Options } from "@effect/cli"
+import { Console, Effect, Either, Layer, Option } from "effect"
+import { defaultFeatureGates, parseFeatureGatesFlag } from "../../src/api/FeatureGates.js"
+import { durationFlag, integerFlag, load, optionalText, stderrLine, usageError, value } from "./CommandParts.js"
+import { connectionCap, openFilesLimit, ownDescriptors } from "./DescriptorLimit.js"
+import { FlagError, parseDurationFlag } from "./flags.js"
+import { defaultsTo } from "./Help.js"
+import { layerStderrLogger } from "./StderrLogger.js"
+
+/** `serve --tls --kubeconfig-auth`'s choices (./serveTokenKubeconfig.ts writes the token one). */
+const kubeconfigAuths = ["client-certificate", "token"] as const
+
+const serveOptions = {
+  host: Options.text("host").pipe(Options.withPseudoName("ADDRESS"), defaultsTo("127.0.0.1"), Options.withDescription("IP address to listen on; 0.0.0.0 for every interface.")),
+  port: integerFlag("port", "TCP port to listen on; 0 picks a free one.").pipe(defaultsTo(6443)),
+  seed: integerFlag("seed", "Seed of the server's random choices (uids, resource versions).").pipe(defaultsTo(1)),
+  admin: Options.boolean("admin").pipe(
+    Options.withDescription("Enable POST /clustersim/compact, /clustersim/drop-watches, /clustersim/pause?seconds=N (failure steps).")
+  ),
+  demo: Options.boolean("demo").pipe(Options.withDescription("A small live cluster: 3 simulated nodes (as --nodes 3) with a Deployment \"web\" of 3 pods and a config map.")),
+  nodes: integerFlag("nodes", "Run a live cluster of N simulated nodes in this process: node agents (leases, pod start-up, logs), node lifecycle, scheduler, Deployment and ReplicaSet controllers, events (docs/serve.md).").pipe(Options.optional),
+  cluster: optionalText("cluster", "Run a live cluster from the cluster section (and faults) of this scenario file, as --nodes does (docs/serve.md).", "FILE"),
+  verbose: Options.boolean("verbose").pipe(
+    Options.withAlias("v"),
+    Options.withDescription('Log each request on stderr when answered, as kube-apiserver\'s httplog: verb, URI, latency, user, user agent, client address, status.')
+  ),
+  historyWindow: durationFlag("history-window", "5m", "How long watch history is kept before compaction; an older resourceVersion gets 410 Expired."),
+  bookmarkInterval: durationFlag("bookmark-interval", "1m", "Time between BOOKMARK events on watches that ask for them."),
+  requestTimeout: durationFlag(
+    "request-timeout",
+    "60s",
+    "Non-watch requests not answered in this time get 504; 0 turns it off (the 32 s header timeout stays). See docs/limits.md."
+  ),
+  maxConnections: integerFlag(
+    "max-connections",
+    "Open connections; one more is answered 429 and closed. Lowered to the open-file limit less 64 (said on stderr). See docs/limits.md."
+  ).pipe(defaultsTo(4096)),
+  watchBufferSize: integerFlag(
+    "watch-buffer-size",
+    "Events buffered per watch before a slow watcher is dropped (default 100, as the scenario's server.watchBufferSize)."
+  ).pipe(Options.optional),
+  addedLatency: durationFlag("added-latency", "0s", "Wait this long before answering each request: a slower server or network, e.g. to try compare (docs/compare.md)."),
+  tls: Options.boolean("tls").pipe(
+    Options.withDescription("Serve HTTPS with a generated CA, serving certificate and admin client certificate; prints the kubeconfig path (docs/auth.md).")
+  ),
+  certDir: optionalText("cert-dir", "Where --tls writes its certificates and kubeconfig (default: a new temporary directory).", "DIR"),
+  kubeconfigAuth: Options.text("kubeconfig-auth").pipe(
+    Options.withPseudoName(kubeconfigAuths.join("|")),
+    defaultsTo("client-certificate"),
+    Options.withDescription(
+      "With --tls: what the written kubeconfig's user authenticates with — the admin client certificate, or service-account tokens from an exec plugin, plus a token file (token: for scenarios that expire tokens; docs/auth.md)."
+    )
+  ),
+  tlsCertFile: optionalText("tls-cert-file", "Serving certificate (PEM) for HTTPS, with --tls-private-key-file.", "FILE"),
+  tlsPrivateKeyFile: optionalText("tls-private-key-file", "Private key (PEM) of --tls-cert-file.", "FILE"),
+  clientCaFile: optionalText("client-ca-file", "Client certificates signed by this CA authenticate: user = CN, groups = O.", "FILE"),
+  tokenAuthFile: optionalText("token-auth-file", 'Static bearer tokens, CSV lines token,user,uid,"group1,group2".', "FILE"),
+  anonymousAuth: Options.text("anonymous-auth").pipe(
+    Options.withPseudoName("true|false"),
+    defaultsTo("true"),
+    Options.withDescription("Requests without credentials are system:anonymous (true) or 401 (false).")
+  ),
+  authorizationMode: Options.text("authorization-mode").pipe(
+    Options.withPseudoName("MODE"),
+    defaultsTo("AlwaysAllow"),
+    Options.withDescription("AlwaysAllow, or RBAC (roles and bindings; bootstrap roles such as cluster-admin for system:masters).")
+  ),
+  featureGates: Options.text("feature-gates").pipe(
+    Options.withPseudoName("GATE=true|false,..."),
+    Options.withDefault(""),
+    Options.withDescription("Gates the server honours, as kube-apiserver's flag: WatchList=true streams a watch's initial state (sendInitialEvents; docs/watchlist.md). Default: none set (WatchList off).")
+  )
+}
+
+const serveHandler = (o: {
+  host: string
+  port: number
+  seed: number
+  admin: boolean
+  demo: boolean
+  verbose: boolean
+  nodes: Option.Option<number>
+  cluster: Option.Option<string>
+  historyWindow: string
+  bookmarkInterval: string
+  requestTimeout: string
+  maxConnections: number
+  watchBufferSize: Option.Option<number>
+  addedLatency: string
+  tls: boolean
+  certDir: Option.Option<string>
+  kubeconfigAuth: string
+  tlsCertFile: Option.Option<string>
+  tlsPrivateKeyFile: Option.Option<string>
+  clientCaFile: Option.Option<string>
+  tokenAuthFile: Option.Option<string>
+  anonymousAuth: string
+  authorizationMode: string
+  featureGates: string
+}) =>
+  Effect.gen(function* () {
+    const { livePlan, describePlan, runLiveCluster } = yield* load(() => import("./serveCluster.js"))
+    const { openAccessWarning, resolveServeSecurity } = yield* load(() => import("./serveSecurity.js"))
+    const { writeTokenKubeconfig } = yield* load(() => import("./serveTokenKubeconfig.js"))
+    const { ApiServer } = yield* load(() => import("../../simulator/apiserver/ApiServer.js"))
+    const { runHttpServer } = yield* load(() => import("../../simulator/apiserver/HttpServer.js"))
+    const { writeKubeconfig } = yield* load(() => import("../../simulator/apiserver/auth/Certificates.js"))
+    const { seedDemoCluster } = yield* load(() => import("./demo.js"))
+    if (o.port < 0 || o.port > 65535) return yield* usageError(`--port: invalid port "${o.port}"`)
+    const historyWindowMs = yield* parseDurationFlag("--history-window", o.historyWindow)
+    const bookmarkIntervalMs = yield* parseDurationFlag("--bookmark-interval", o.bookmarkInterval)
+    const requestTimeoutMs = yield* parseDurationFlag("--request-timeout", o.requestTimeout)
+    if (requestTimeoutMs < 0) return yield* usageError(`--request-timeout: must not be negative, got "${o.requestTimeout}"`)
+    if (o.maxConnections < 1) return yield* usageError(`--max-connections: must be at least 1, got ${o.maxConnections}`)
+    const addedLatencyMs = yield* parseDurationFlag("--added-latency", o.addedLatency)
+    if (Option.isSome(o.watchBufferSize) && o.watchBufferSize.value < 1) return yield* usageError(`--watch-buffer-size: must be at least 1, got ${o.watchBufferSize.value}`)
+    const watchBuffer = Option.isSome(o.watchBufferSize) ? { watchBufferSize: o.watchBufferSize.value } : {}
+    const live = livePlan(o)
+    if (live !== undefined && Either.isLeft(live)) return yield* usageError(live.left)
+    const plan = live?.pipe(Either.getOrThrow)
+    const security = yield* resolveServeSecurity(o.host, {
+      tls: o.tls,
+      certDir: value(o.certDir),
+      tlsCertFile: value(o.tlsCertFile),
+      tlsPrivateKeyFile: value(o.tlsPrivateKeyFile),
+      clientCaFile: value(o.clientCaFile),
+      tokenAuthFile: value(o.tokenAuthFile),
+      anonymousAuth: o.anonymousAuth,
+      authorizationMode: o.authorizationMode
+    })
+    if (!(kubeconfigAuths as ReadonlyArray<string>).includes(o.kubeconfigAuth))
+      return yield* usageError(`--kubeconfig-auth: expected ${kubeconfigAuths.join(" or ")}, got "${o.kubeconfigAuth}"`)
+    if (o.kubeconfigAuth === "token" && security.pki === undefined)
+      return yield* usageError("--kubeconfig-auth token: the kubeconfig is the one --tls writes: add --tls")
+    const featureGates = parseFeatureGatesFlag(defaultFeatureGates, o.featureGates)
+    if (Either.isLeft(featureGates)) return yield* usageError(`--feature-gates: ${featureGates.left.message}`)
+    const warning = openAccessWarning(o.host, security)
+    if (warning !== undefined) process.stderr.write(warning + "\n")
+    const server = ApiServer.layer({
+      seed: o.seed,
+      historyWindowMs,
+      bookmarkIntervalMs,
+      ...watchBuffer,
+      authentication: security.authentication,
+      authorizationMode: security.authorizationMode,
+      featureGates: featureGates.right
+    })
+    const fileLimit = openFilesLimit()
+    const maxConnections = connectionCap(o.maxConnections, fileLimit)
+    if (maxConnections < o.maxConnections)
+      process.stderr.write(
+        `clustersim: --max-connections ${o.maxConnections} lowered to ${maxConnections}: this process may open ${fileLimit} files (ulimit -Hn) and keeps ${ownDescriptors} for its own (docs/limits.md)\n`
+      )
+    const limits = { requestTimeoutMs: Math.round(requestTimeoutMs), maxConnections }
+    const requestLog = o.verbose ? { requestLog: (line: string) => void process.stderr.write(`${line}\n`) } : {}
+    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, limits, addedLatencyMs, tls: security.tls, ...requestLog }, (s) =>
+      Effect.gen(function* () {
+        yield* Console.log(`clustersim API server listening on ${s.url}`)
+        let kubeconfig: string | undefined
+        if (security.pki && o.kubeconfigAuth === "token") {
+          const written = yield* Effect.orDie(writeTokenKubeconfig(yield* ApiServer, s.url, security.pki))
+          kubeconfig = written.kubeconfig
+          yield* Console.log(`kubeconfig (service account ${written.serviceAccount}, tokens from an exec plugin): ${kubeconfig}`)
+          yield* Console.log(`token file (one token of ${written.serviceAccount}, valid 1 h): ${written.tokenFile}`)
+        } else if (security.pki) {
+          kubeconfig = yield* Effect.orDie(writeKubeconfig(s.url, security.pki))
+          yield* Console.log(`kubeconfig (admin client certificate): ${kubeconfig}`)
+        }
+        if (plan !== undefined) {
+          stderrLine(describePlan(plan))
+          yield* Effect.forkScoped(runLiveCluster(plan, o.seed, stderrLine))
+        }
+        if (o.demo) {
+          yield* Console.log(yield* seedDemoCluster)
+          yield* Console.log(kubeconfig !== undefined ? `Try: kubectl --kubeconfig ${kubeconfig} get pods -A` : `Try: kubectl --server ${s.url} get pods -A`)
+        }
+      })
+    ).pipe(Effect.provide(Layer.merge(server, layerStderrLogger)))
+  }).pipe(Effect.catchIf((e): e is FlagError => e instanceof FlagError, (e) => usageError(e.message)))
+
+export const serve = Command.make("serve", serveOptions, (o) => serveHandler({ ...o, demo: o.demo })).pipe(
+  Command.withDescription(
+    'Run the simulated API server on a real socket (HTTP, or HTTPS with --tls). Prints "clustersim API server listening on http(s)://HOST:PORT" first; Ctrl-C or SIGTERM stops it.'
+  )
+)
+
