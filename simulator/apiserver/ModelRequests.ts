@@ -31,7 +31,7 @@ export const defaultIdentity: ModelIdentity = { user: "clustersim", groups: ["sy
 export class ModelRequests {
   private readonly made = new WeakMap<ModelIdentity, WeakMap<ResourceType, Map<string, Map<string | undefined, ModelRequest>>>>()
 
-  /** The attributes of `verb` on `resource` (its `subresource`) in `namespace` by `identity`, classified. */
+  /** The attributes of `verb` on `resource` (its `subresource`) in `namespace` by `identity`, classified; made once. */
   of(verb: string, resource: ResourceType, namespace: string | undefined, subresource?: string, identity: ModelIdentity = defaultIdentity): ModelRequest {
     let byResource = this.made.get(identity)
     if (byResource === undefined) this.made.set(identity, (byResource = new WeakMap()))
@@ -42,17 +42,23 @@ export class ModelRequests {
     if (byNamespace === undefined) byVerb.set(verbKey, (byNamespace = new Map()))
     const scoped = resource.namespaced ? namespace : undefined
     let request = byNamespace.get(scoped)
-    if (request === undefined) {
-      const attributes = {
-        user: identity.user,
-        groups: identity.groups,
-        verb,
-        resource: subresource ? `${resource.plural}/${subresource}` : resource.plural,
-        namespace: scoped
-      }
-      request = { ...attributes, classification: classification(attributes) }
-      byNamespace.set(scoped, request)
-    }
+    if (request === undefined) byNamespace.set(scoped, (request = modelRequest(verb, resource, namespace, subresource, identity)))
     return request
   }
+}
+
+/**
+ * The attributes of `verb` on `resource` (its `subresource`) in `namespace` by `identity`, classified — made anew: for
+ * a caller that keeps what it made (`BookedClient.ts`, one record per node agent and kind of request), where a table
+ * of thousands of identities in the model would only repeat what the callers keep.
+ */
+export const modelRequest = (verb: string, resource: ResourceType, namespace: string | undefined, subresource: string | undefined, identity: ModelIdentity): ModelRequest => {
+  const attributes = {
+    user: identity.user,
+    groups: identity.groups,
+    verb,
+    resource: subresource ? `${resource.plural}/${subresource}` : resource.plural,
+    namespace: resource.namespaced ? namespace : undefined
+  }
+  return { ...attributes, classification: classification(attributes) }
 }

@@ -116,12 +116,16 @@ export interface Admission {
 
 export type { ModelRequest } from "./ModelRequests.js"
 
-/** When a request booked with `ServiceTimeModel.complete` answers, and whether it was given up after 429s. */
-export interface Completion {
+/**
+ * When a request booked with `ServiceTimeModel.complete` answers, and whether it was given up after 429s. The caller's
+ * own record, written by each booking: a caller booking thousands of requests a second keeps one and reuses it
+ * (`BookedClient.ts`), so a booking allocates nothing.
+ */
+export class Completion {
   /** Its answer's instant; given up: when its last 429 was answered. */
-  readonly end: number
+  end = 0
   /** 429 on every one of client-go's retries: a failed request, never sent (docs/apf.md). */
-  readonly givenUp: boolean
+  givenUp = false
 }
 
 /** The standard normal's 99th percentile: a log-normal factor of median 1 and p99 d has σ = ln d / z99. */
@@ -214,21 +218,28 @@ export class ServiceTimeModel {
    * When a request arriving at `at` ends (`admit(…).end`, for callers that keep their own clock). With APF the
    * request is booked as `request` and retried after each 429 as client-go does (1 s, at most 10 times); one rejected
    * every time is given up (counted in `givenUp`) and answers when its last 429 was answered — a failed request,
-   * which never reached the server.
+   * which never reached the server. Written into `into`, the caller's record (a new one when it keeps none).
    */
-  complete(at: number, cls: RequestClass, objects: number, bytes: number, request?: ModelRequest): Completion {
+  complete(at: number, cls: RequestClass, objects: number, bytes: number, request?: ModelRequest, into: Completion = new Completion()): Completion {
+    into.givenUp = false
     if (this.apf === undefined || request === undefined) {
       const service = this.serviceMs(cls, objects, bytes) * this.factor(cls)
-      return { end: (cls === "read" ? this.reads : this.writes).takeEarliest(at, service) + service, givenUp: false }
+      into.end = (cls === "read" ? this.reads : this.writes).takeEarliest(at, service) + service
+      return into
     }
     let arrival = at
     const serviceMs = this.serviceMs(cls, objects, bytes) * this.factor(cls)
     for (let attempt = 0; ; attempt++) {
       const booked = this.apf.place(arrival, request, request.seats ?? 1, serviceMs)
-      if (booked._tag === "Dispatched") return { end: booked.end, givenUp: false }
+      if (booked._tag === "Dispatched") {
+        into.end = booked.end
+        return into
+      }
       if (attempt === MaxRetries) {
         this.givenUp++
-        return { end: booked.at, givenUp: true }
+        into.end = booked.at
+        into.givenUp = true
+        return into
       }
       arrival = booked.at + RetryAfterSeconds * 1000
     }

@@ -7,7 +7,7 @@ import type { KObject, ObjectMeta } from "../../src/api/Object.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
 import * as TokenBucket from "../events/TokenBucket.js"
 import type { NodeAgentSettings } from "./AgentEnvironment.js"
-import type { BookedClient } from "../apiserver/BookedClient.js"
+import type { CallerRequests } from "../apiserver/BookedClient.js"
 import { healthy, type NodeHealth } from "./NodeStatus.js"
 import { undisturbedUntil, type Interval, type SimulatedNode } from "./SimulatedNode.js"
 
@@ -31,10 +31,10 @@ export interface AgentState {
   /** The client it sends through (its own identity's when the server authorizes), found at its first request. */
   client: ApiClientService | undefined
   /**
-   * Its calls as the service-time model books them, as its node's identity (made at its first request, kept: a
-   * lookup by node name on every request cost ~3 % of the hour).
+   * Its requests as the service-time model classified them, as its node's identity (`BookedClient.ts`; made at its
+   * first request of each kind, kept: a lookup by node name on every request cost ~3 % of the hour).
    */
-  booked: BookedClient | undefined
+  requests: CallerRequests | undefined
   /** The lease's metadata and spec as last read or written (undefined: read it first). */
   leaseMeta: ObjectMeta | undefined
   leaseSpec: Readonly<Record<string, unknown>>
@@ -64,7 +64,7 @@ export const makeAgentState = (node: SimulatedNode, settings: NodeAgentSettings,
   checkedHealth: undefined,
   node,
   client: undefined,
-  booked: undefined,
+  requests: undefined,
   leaseMeta: undefined,
   leaseSpec: {},
   renewal: undefined,

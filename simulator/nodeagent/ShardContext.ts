@@ -11,7 +11,7 @@ import { type ClientError, failureKey, hasStatusCode } from "../../src/client/Tr
 import type { ApiClientService } from "../../src/client/ApiClient.js"
 import { hasImmediateView } from "../../src/client/Capabilities.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
-import { BookedClient, type Booked } from "../apiserver/BookedClient.js"
+import { BookedClient, CallerRequests } from "../apiserver/BookedClient.js"
 import { nodeUser } from "../apiserver/auth/UserInfo.js"
 import type { ModelIdentity } from "../apiserver/ModelRequests.js"
 import { DueQueue } from "../kernel/DueQueue.js"
@@ -91,12 +91,15 @@ export class ShardContext {
   readonly timeoutMs: number
   /** The fiber's clock at its last wake-up: when the server sees the shard's requests. */
   now = 0
+  /** The shard's booked calls (`BookedClient`): one for all its agents, pointed at the agent that calls. */
+  private readonly booked: BookedClient
 
   constructor(
     readonly env: NodeAgentEnvironment,
     private readonly random: SeededRandomService
   ) {
     this.due = new DueQueue(env.resolutionMs)
+    this.booked = new BookedClient(env.serviceTime)
     this.timeoutMs = Math.min(env.settings.nodeStatusUpdateFrequencyMs, env.settings.nodeLeaseDurationSeconds * 1000)
   }
 
@@ -114,27 +117,22 @@ export class ShardContext {
    * any other client's request is returned for the shard's fiber to run, or in real time to launch, after the run's
    * total QPS limit lets it go.
    *
-   * The functions are given the agent: a part that sends the same request for every agent (the lease renewal, ~500 a
-   * second in the 5,000-node hour) makes them once and keeps the request's own values in the agent's state
-   * (`AgentState.renewal`), rather than closures and their context per request.
+   * The functions are given the agent and the instant the request was made: a part that sends the same request for
+   * every agent (the lease renewal and the status check, each ~500 a second in the 5,000-node hour) makes them once
+   * and keeps the request's own values in the agent's state (`AgentState.renewal`), rather than closures and their
+   * context per request.
    */
   send<A>(
     a: AgentState,
     t: number,
-    request: (client: BookedClient, a: AgentState) => Booked<A>,
-    onSuccess: (answer: A, a: AgentState, end: number) => Request | void,
-    onFailure: (error: ClientError, a: AgentState, end: number) => Request | void,
+    request: (client: BookedClient, a: AgentState) => Effect.Effect<A, ClientError> | undefined,
+    onSuccess: (answer: A, a: AgentState, end: number, t: number) => Request | void,
+    onFailure: (error: ClientError, a: AgentState, end: number, t: number) => Request | void,
     onGivenUp: (a: AgentState, at: number) => Request | void,
     /** A status code that is an answer, not an error (the ensure-lease GET's 404). */
     expected?: number
   ): Request {
-    const booked = a.booked ?? (a.booked = new BookedClient(this.env.serviceTime, nodeIdentity(a.node.name)))
-    booked.t = t
-    booked.client = this.clientAt(a)
-    const { end, answer } = request(booked, a)
-    booked.client = undefined
-    if (answer === undefined) return onGivenUp(a, this.givenUp(end)) as Request
-    return this.answered(a, answer, end, onSuccess, onFailure, expected)
+    return this.sendThrough(a, t, this.clientAt(a), request, onSuccess, onFailure, onGivenUp, expected)
   }
 
   /**
@@ -146,20 +144,35 @@ export class ShardContext {
   sendToWatchCache<A>(
     a: AgentState,
     t: number,
-    request: (client: BookedClient, a: AgentState) => Booked<A>,
-    onSuccess: (answer: A, a: AgentState, end: number) => Request | void,
-    onFailure: (error: ClientError, a: AgentState, end: number) => Request | void,
+    request: (client: BookedClient, a: AgentState) => Effect.Effect<A, ClientError> | undefined,
+    onSuccess: (answer: A, a: AgentState, end: number, t: number) => Request | void,
+    onFailure: (error: ClientError, a: AgentState, end: number, t: number) => Request | void,
     onGivenUp: (a: AgentState, at: number) => Request | void,
     expected?: number
   ): Request {
-    const booked = a.booked ?? (a.booked = new BookedClient(this.env.serviceTime, nodeIdentity(a.node.name)))
-    booked.t = t
     this.watchCache.agent = a
-    booked.client = this.watchCache
-    const { end, answer } = request(booked, a)
+    return this.sendThrough(a, t, this.watchCache, request, onSuccess, onFailure, onGivenUp, expected)
+  }
+
+  private sendThrough<A>(
+    a: AgentState,
+    t: number,
+    client: ApiClientService,
+    request: (client: BookedClient, a: AgentState) => Effect.Effect<A, ClientError> | undefined,
+    onSuccess: (answer: A, a: AgentState, end: number, t: number) => Request | void,
+    onFailure: (error: ClientError, a: AgentState, end: number, t: number) => Request | void,
+    onGivenUp: (a: AgentState, at: number) => Request | void,
+    expected: number | undefined
+  ): Request {
+    const booked = this.booked
+    booked.t = t
+    booked.caller = a.requests ?? (a.requests = new CallerRequests(nodeIdentity(a.node.name)))
+    booked.client = client
+    const answer = request(booked, a)
     booked.client = undefined
+    const end = booked.completion.end
     if (answer === undefined) return onGivenUp(a, this.givenUp(end)) as Request
-    return this.answered(a, answer, end, onSuccess, onFailure, expected)
+    return this.answered(a, t, answer, end, onSuccess, onFailure, expected)
   }
 
   private readonly watchCache = new WatchCacheView()
@@ -175,7 +188,7 @@ export class ShardContext {
     onSuccess: (answer: A, a: AgentState) => Request | void,
     onFailure: (error: ClientError, a: AgentState) => Request | void
   ): Request {
-    return this.answered(a, read(this.clientAt(a)), this.now, onSuccess, onFailure, undefined)
+    return this.answered(a, this.now, read(this.clientAt(a)), this.now, onSuccess, onFailure, undefined)
   }
 
   /** The client agent `a` sends through now: in a simulation the server's immediate view at the shard's clock. */
@@ -187,19 +200,20 @@ export class ShardContext {
   /** Hands an answer (at once when it is an `Either`, else as the request the shard's fiber runs) to its functions. */
   private answered<A>(
     a: AgentState,
+    t: number,
     answer: Effect.Effect<A, ClientError>,
     end: number,
-    onSuccess: (answer: A, a: AgentState, end: number) => Request | void,
-    onFailure: (error: ClientError, a: AgentState, end: number) => Request | void,
+    onSuccess: (answer: A, a: AgentState, end: number, t: number) => Request | void,
+    onFailure: (error: ClientError, a: AgentState, end: number, t: number) => Request | void,
     expected: number | undefined
   ): Request {
     if (Either.isEither(answer)) {
       const done = answer as Either.Either<A, ClientError>
-      if (Either.isRight(done)) return onSuccess(done.right, a, end) as Request
+      if (Either.isRight(done)) return onSuccess(done.right, a, end, t) as Request
       if (!isExpected(done.left, expected)) this.failed(done.left)
-      return onFailure(done.left, a, end) as Request
+      return onFailure(done.left, a, end, t) as Request
     }
-    return this.later(a, answer, end, onSuccess, onFailure, expected)
+    return this.later(a, t, answer, end, onSuccess, onFailure, expected)
   }
 
   /**
@@ -208,18 +222,19 @@ export class ShardContext {
    */
   private later<A>(
     a: AgentState,
+    t: number,
     answer: Effect.Effect<A, ClientError>,
     modelled: number,
-    onSuccess: (answer: A, a: AgentState, end: number) => Request | void,
-    onFailure: (error: ClientError, a: AgentState, end: number) => Request | void,
+    onSuccess: (answer: A, a: AgentState, end: number, t: number) => Request | void,
+    onFailure: (error: ClientError, a: AgentState, end: number, t: number) => Request | void,
     expected: number | undefined
   ): Request {
     const live = this.env.live
     const handled = Effect.matchEffect(answer, {
-      onSuccess: (answered) => (onSuccess(answered, a, this.ended(modelled)) as Request) ?? Effect.void,
+      onSuccess: (answered) => (onSuccess(answered, a, this.ended(modelled), t) as Request) ?? Effect.void,
       onFailure: (e) => {
         if (!isExpected(e, expected)) this.failed(e)
-        return (onFailure(e, a, this.ended(modelled)) as Request) ?? Effect.void
+        return (onFailure(e, a, this.ended(modelled), t) as Request) ?? Effect.void
       }
     })
     const delay = live?.total?.reserve(live.now()) ?? 0

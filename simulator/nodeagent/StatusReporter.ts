@@ -6,7 +6,9 @@
  */
 import type { KObject } from "../../src/api/Object.js"
 import { Nodes } from "../../src/api/Resources.js"
+import type { ClientError } from "../../src/client/TransportError.js"
 import { recordMillis } from "../../src/loadgen/LatencyRecorder.js"
+import type { BookedClient } from "../apiserver/BookedClient.js"
 import type { AgentState } from "./AgentState.js"
 import { desiredConditions, mergeConditions, shouldPost, statusChanged, type NodeCondition } from "./NodeStatus.js"
 import { Kind, type Request, type ShardContext } from "./ShardContext.js"
@@ -46,17 +48,15 @@ export class StatusReporter {
     }
     env.metrics.statusChecks++
     if (a.pending !== undefined) this.beforeCheck(a, t)
-    return ctx.sendToWatchCache(
-      a,
-      t,
-      (client) => client.get(Nodes, a.node.name, fromCache),
-      (node, _, end) => this.checked(a, t, node, end),
-      (_e, _, end) => this.checked(a, t, undefined, end),
-      // given up: tryUpdateNodeStatus fails, and the node is checked again one period after the last 429
-      (_, at) => this.next(a, at),
-      404
-    )
+    return ctx.sendToWatchCache(a, t, this.getNode, this.found, this.gone, this.checkGivenUp, 404)
   }
+
+  // The check's request and answers, made once (the values they need are the agent's and the request's instant).
+  private readonly getNode = (client: BookedClient, a: AgentState) => client.get(Nodes, a.node.name, fromCache)
+  private readonly found = (node: KObject, a: AgentState, end: number, t: number) => this.checked(a, t, node, end)
+  private readonly gone = (_: ClientError, a: AgentState, end: number, t: number) => this.checked(a, t, undefined, end)
+  // given up: tryUpdateNodeStatus fails, and the node is checked again one period after the last 429
+  private readonly checkGivenUp = (a: AgentState, at: number) => this.next(a, at)
 
   /** The node as its GET read it (undefined: gone) at `t`, answered at `end`: post when due, and check again. */
   private checked(a: AgentState, t: number, current: KObject | undefined, end: number): Request {

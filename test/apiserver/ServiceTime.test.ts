@@ -3,7 +3,7 @@ import { Cause, Clock, Effect, Either, Fiber, Layer, ParseResult, Schema } from 
 import { ConfigMaps, Leases, Namespaces, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
-import { defaultParameters, dispersionFactor, listEstimate, modelledClient, parameters, ServiceTime, ServiceTimeModel, ServiceTimeSettings, uniformOf } from "../../simulator/apiserver/ServiceTime.js"
+import { Completion, defaultParameters, dispersionFactor, listEstimate, modelledClient, parameters, ServiceTime, ServiceTimeModel, ServiceTimeSettings, uniformOf } from "../../simulator/apiserver/ServiceTime.js"
 import * as SeededRandom from "../../simulator/kernel/SeededRandom.js"
 import * as Simulation from "../../simulator/kernel/Simulation.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
@@ -123,6 +123,12 @@ describe("ServiceTimeModel", () => {
     expect(model.complete(175_000, "mutating", 0, 0, lease).givenUp).toBe(true)
     expect(model.complete(175_000, "read", 0, 0).givenUp).toBe(false)
     expect(model.givenUp).toBe(2)
+    // into the caller's own record, reused: a given-up booking and the next one write the same object
+    const record = new Completion()
+    expect(model.complete(175_000, "mutating", 0, 0, lease, record)).toBe(record)
+    expect(record).toMatchObject({ givenUp: true })
+    expect(model.complete(175_000, "read", 0, 0, undefined, record)).toBe(record)
+    expect(record).toMatchObject({ end: 175_001, givenUp: false })
   })
 
   it("dispersion: a log-normal factor of median 1 whose p99 is the class's dispersion, from the seeded source only", () => {
