@@ -3,6 +3,8 @@ import { type Comparison, formatRatioInterval, type SeriesSide, type SideInfo } 
 import type { RuleHit } from "../src/compare/FailIf.js"
 import { clusterLines, differenceLines, sideScenarioText } from "./compareWhatIf.js"
 import { formatMs, table } from "./summary.js"
+import type { ServerPairComparison } from "../src/compare/ServerComparison.js"
+import { bucketNote, bucketText } from "./serverSide.js"
 
 const percent = (x: number): string => (x === 0 ? "0%" : x < 0.001 ? "<0.1%" : `${(x * 100).toFixed(1)}%`)
 
@@ -30,6 +32,26 @@ export const saturationText = (s: SideInfo): string | undefined => {
   if (s.saturated.length === 0) return undefined
   const which = s.saturated.length === 1 ? s.saturated[0]! : `${s.saturated.length} of ${s.rounds} rounds (${s.saturated[0]}; …)`
   return `SATURATED generator, ${which}: this side's figures may reflect the generator, not the target`
+}
+
+const quantileText = (q: { readonly ms: number } | undefined): string => (q === undefined ? "-" : formatMs(q.ms))
+
+/** The targets' own figures side by side (src/compare/ServerComparison.ts), or why a side has none. */
+export const serverLines = (baseline: string, other: string, s: ServerPairComparison): ReadonlyArray<string> => {
+  const out = [`  server side${s.metric ? ` (${s.metric})` : ""}:`]
+  if (s.baselineAbsent !== undefined) out.push(`    ${baseline}: server-side figures absent — ${s.baselineAbsent}`)
+  if (s.otherAbsent !== undefined) out.push(`    ${other}: server-side figures absent — ${s.otherAbsent}`)
+  if (s.calls.length === 0) return out
+  const rows: Array<Array<string>> = [["    phase / call / side", "count", "p50", "p90", "p99", "p99 bucket"]]
+  for (const c of s.calls) {
+    const ratio = c.p99Ratio === undefined ? "" : `  p99 ×${c.p99Ratio.toFixed(2)}${c.sameBucket ? " (same bucket)" : ""}`
+    rows.push([`    ${c.phase} ${c.call}${ratio}`, "", "", "", "", ""])
+    for (const [label, f] of [[baseline, c.baseline], [other, c.other]] as const) {
+      rows.push(f === undefined ? [`      ${label}`, "0", "-", "-", "-", "-"] : [`      ${label}`, String(f.count), quantileText(f.p50), quantileText(f.p90), quantileText(f.p99), bucketText(f.p99)])
+    }
+  }
+  out.push(...table(rows, 1).split("\n"), `    ${bucketNote}; two p99s in the same bucket are no difference the histogram can show`)
+  return out
 }
 
 export const renderComparison = (c: Comparison, hits: ReadonlyArray<RuleHit> = [], rules: ReadonlyArray<string> = []): string => {
@@ -71,6 +93,7 @@ export const renderComparison = (c: Comparison, hits: ReadonlyArray<RuleHit> = [
     if (p.onlyBaseline.length > 0) out.push(`  only in ${p.baseline}: ${p.onlyBaseline.join("; ")}`)
     if (p.onlyOther.length > 0) out.push(`  only in ${p.other}: ${p.onlyOther.join("; ")}`)
     if (p.cluster !== undefined) out.push(...clusterLines(p, p.cluster))
+    if (p.server !== undefined) out.push(...serverLines(p.baseline, p.other, p.server))
   }
   if (rules.length > 0) {
     out.push("")

@@ -25,6 +25,8 @@ import { pullEventReasons, pullOutcomes } from "./imagePullsText.js"
 import { clockText } from "./format.js"
 import type { ImagePullsResult } from "../simulator/nodeagent/images/ImagePulls.js"
 import type { LeaseTimelineResult } from "../simulator/nodeagent/LeaseTimeline.js"
+import { bucketNote, bucketText, serverRows, serverSourceText } from "./serverSide.js"
+import { callLabel } from "../src/loadgen/ServerLatency.js"
 
 const require = createRequire(import.meta.url)
 let uplotAssets: { js: string; css: string } | undefined
@@ -431,6 +433,24 @@ const thresholdList = (a: RunArtifact): string =>
         })
         .join("")}</ul>`
 
+/** A real target's own latency figures beside the client's (./serverSide.ts), or why there are none. */
+const serverSideSection = (a: RunArtifact): string => {
+  const s = a.server
+  if (s === undefined) return ""
+  if (s.absent !== undefined) return `<section id="server-side"><h2>Server side</h2><p class="fail">Server-side figures absent: ${escapeHtml(s.absent)}. The client-side figures above are measured as usual.</p></section>`
+  const rows = serverRows(a).map(
+    (r) =>
+      `<tr><td>${escapeHtml(r.phase)}</td><td>${escapeHtml(callLabel(r.call))}</td><td>${r.call.count}</td>` +
+      [r.call.p50, r.call.p90, r.call.p99].map((v) => `<td>${v === undefined ? "-" : formatMs(v.ms)}</td>`).join("") +
+      `<td>${escapeHtml(bucketText(r.call.p99))}</td><td>${r.clientP99 === undefined ? "-" : formatMs(r.clientP99)}</td></tr>`
+  )
+  return (
+    `<section id="server-side"><h2>Server side</h2><p>${escapeHtml(s.metric ?? "")} from ${escapeHtml(serverSourceText(s))}.</p>` +
+    `<table id="server"><tr><th>phase</th><th>call</th><th>count</th><th>server p50</th><th>server p90</th><th>server p99</th><th>p99 bucket</th><th>client p99</th></tr>${rows.join("")}</table>` +
+    `<p class="muted">${escapeHtml(bucketNote)}.</p></section>`
+  )
+}
+
 /** A cluster's image pulls (`cluster.images`): each registry's answers by outcome, the pull events, the credential plugin. */
 const imagePullsSection = (a: RunArtifact): string => {
   const images = (a.cluster as { images?: ImagePullsResult } | undefined)?.images
@@ -481,6 +501,7 @@ export const renderRunHtml = (a: RunArtifact): string => {
     clusterCharts?.ready ? chartDiv("ready-nodes") : "",
     timeline ? chartDiv("timeline") : "",
     seriesTable(a, model !== undefined),
+    serverSideSection(a),
     imagePullsSection(a),
     model ? serverModelSection(model, { workload429s: workloadTooManyRequests(a), outcome: a.outcome }) : "",
     thresholdList(a),

@@ -3,11 +3,12 @@
  * re-rendered later): one row per metric key, relists, threshold verdicts, generator health.
  */
 import type { ThresholdResult } from "../src/loadgen/Thresholds.js"
-import type { ArtifactSeries, RunArtifact } from "../src/loadgen/Artifact.js"
+import type { ArtifactSeries, RunArtifact, SegmentSpread } from "../src/loadgen/Artifact.js"
 import { apfReading, type ApfContext, levelLine, workloadTooManyRequests } from "./apfReading.js"
 import { readyNodesFigures, type ReadyTimeline } from "./clusterSeries.js"
 import { clockText as clock, formatMs, plural } from "./format.js"
 import { renderImagePulls } from "./imagePullsText.js"
+import { renderServerSide } from "./serverSide.js"
 
 export { formatMs } from "./format.js"
 
@@ -243,6 +244,8 @@ export const renderSummary = (a: RunArtifact): string => {
     out.push("")
     out.push(`latency is measured from the intended start (open model); closed-model series under-sample stalls`)
   }
+  const server = renderServerSide(a)
+  if (server.length > 0) out.push(...server, "")
   out.push(`relists: ${a.relists}   errors: ${a.errors.total}`)
   out.push(...renderTokenRecovery(a.actions))
   for (const e of a.errors.messages.slice(0, 5)) out.push(`  ${e.count}× ${e.message}`)
@@ -254,6 +257,12 @@ export const renderSummary = (a: RunArtifact): string => {
           ? ` — SATURATED (${h.reasons.join("; ")}): results may reflect the generator, not the target`
           : " — within its limits: the latencies are the target's")
     )
+  }
+  if (a.segments) out.push(...renderSegments(a.segments))
+  if (a.segment) {
+    // a segment that failed before the common start (startAtMs 0) has no start to name
+    const began = a.segment.startAtMs > 0 ? ` of a run that began at ${new Date(a.segment.startAtMs).toISOString()} (${formatMs(a.segment.startLagMs)} late)` : ""
+    out.push(`segment ${a.segment.index + 1}/${a.segment.count}${began}: merge the segments with clustersim merge`)
   }
   if (a.thresholds.length > 0) {
     out.push("")
@@ -273,6 +282,24 @@ export const renderSummary = (a: RunArtifact): string => {
   }
   out.push(`${verdict[a.outcome]} (exit ${a.exitCode})`)
   return out.join("\n")
+}
+
+/** A merged run's segments side by side: one slow or saturated generator shows in its row. */
+const renderSegments = (segments: ReadonlyArray<SegmentSpread>): Array<string> => {
+  const rows = [["segment", "outcome", "requests", "errors", "p50", "p99", "start lag", "generator"]]
+  for (const s of segments) {
+    rows.push([
+      `${s.index + 1}/${s.count}`,
+      s.outcome,
+      String(s.requests),
+      String(s.errors),
+      s.p50Ms !== undefined ? formatMs(s.p50Ms) : "-",
+      s.p99Ms !== undefined ? formatMs(s.p99Ms) : "-",
+      s.startLagMs !== undefined ? formatMs(s.startLagMs) : "-",
+      s.saturated === undefined ? "-" : s.saturated ? "SATURATED" : "ok"
+    ])
+  }
+  return ["", `segments (${segments.length}, merged):`, table(rows, 2)]
 }
 
 /** The run's last lines: where its files are (`report:` first, the file a person opens). */

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
-export type Entry = "serveEntry" | "workerEntry"
+export type Entry = "serveEntry" | "workerEntry" | "cliEntry"
 
 const entryCommand = (entry: Entry): { readonly command: string; readonly args: ReadonlyArray<string> } => {
   const here = import.meta.url
@@ -16,10 +16,10 @@ const entryCommand = (entry: Entry): { readonly command: string; readonly args: 
   return { command: join(root, "node_modules/.bin/vite-node"), args: [join(root, "app/cli", `${entry}.ts`)] }
 }
 
-/** The child's stdout is piped (the server prints its URL there); stderr is the parent's. */
-export const spawnEntry = (entry: Entry, args: ReadonlyArray<string>): ChildProcess => {
+/** The child's stdout is piped (the server prints its URL there); stderr is the parent's unless piped too. */
+export const spawnEntry = (entry: Entry, args: ReadonlyArray<string>, o: { readonly pipeStderr?: boolean } = {}): ChildProcess => {
   const { command, args: entryArgs } = entryCommand(entry)
-  return spawn(command, [...entryArgs, ...args], { stdio: ["ignore", "pipe", "inherit", "ipc"] })
+  return spawn(command, [...entryArgs, ...args], { stdio: ["ignore", "pipe", o.pipeStderr ? "pipe" : "inherit", "ipc"] })
 }
 
 /** In a child: exit when the parent goes away (its IPC channel closes), however it ended — no orphaned servers. */

@@ -63,8 +63,8 @@ export interface RunContext {
 
 /** The artifact of a driver's run. */
 export const artifactOf = (run: RunContext, r: DriverResult): Effect.Effect<RunArtifact> =>
-  Effect.map(collect(r), (collected) =>
-    assembleArtifact({
+  Effect.map(collect(r), (collected) => ({
+    ...assembleArtifact({
       ...run,
       ...(r.clock !== undefined ? { clock: r.clock } : {}),
       target: r.target,
@@ -75,6 +75,8 @@ export const artifactOf = (run: RunContext, r: DriverResult): Effect.Effect<RunA
       outcome: outcomeOf(r),
       ...(r.cluster ? { cluster: r.cluster, clusterFigures: clusterFigures(r.cluster) } : {}),
       ...(r.checks ? { checks: r.checks } : {}),
+      ...(r.server ? { server: r.server } : {}),
       ...(r.sections ? { sections: r.sections } : {})
-    })
-  )
+    }),
+    ...(r.segment ? { segment: r.segment } : {})
+  }))

@@ -126,7 +126,7 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
 }
 
 /** The target's address and TLS material with the credential the client would send now (none if it has none yet). */
-const probeTargetOf = (options: HttpClientOptions, credentials: CredentialSource | undefined): Effect.Effect<ProbeTarget> =>
+export const probeTargetOf = (options: HttpClientOptions, credentials: CredentialSource | undefined): Effect.Effect<ProbeTarget> =>
   Effect.gen(function* () {
     const credential = credentials ? yield* Effect.option(credentials.current) : undefined
     const held = credential?._tag === "Some" ? credential.value : undefined

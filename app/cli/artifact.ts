@@ -8,7 +8,8 @@ import { renderSummary } from "../../reports/summary.js"
 import type { HealthReport } from "../../src/loadgen/GeneratorHealth.js"
 import type { ClusterFigures } from "../../src/loadgen/ClusterMetrics.js"
 import type { SeriesSnapshot } from "../../src/loadgen/LatencyRecorder.js"
-import { evaluate, exitCodeOf, parseThresholds, sloThresholds, type Threshold, type ThresholdResult } from "../../src/loadgen/Thresholds.js"
+import { evaluate, exitCodeOf, parseThresholds, serverSloThresholds, sloThresholds, type Threshold, type ThresholdResult } from "../../src/loadgen/Thresholds.js"
+import type { ServerSideReport } from "../../src/loadgen/ServerLatency.js"
 import { ArtifactFormat, artifactSeries, environment, sha256, type RunArtifact, type TargetIdentity } from "../../src/loadgen/Artifact.js"
 import { unreachableReason } from "../../src/loadgen/SeriesPattern.js"
 import { defaultErrorThreshold, outcomeChecks } from "../scenario/Outcome.js"
@@ -20,17 +21,25 @@ import type { Scenario } from "../scenario/Scenario.js"
 export type StopSignal = "SIGINT" | "SIGTERM"
 export const signalExitCode: Readonly<Record<StopSignal, number>> = { SIGINT: exitCodeOf("interrupted", "SIGINT"), SIGTERM: exitCodeOf("interrupted", "SIGTERM") }
 
-/** The scenario's own thresholds, then its presets' rows its series can reach. */
-export const scenarioThresholds = (scenario: Scenario, clock: Clock = "virtual"): ReadonlyArray<Threshold> => {
+/**
+ * The scenario's own thresholds, then its presets' rows its series can reach; the server presets' rows pass on no
+ * data when the run has the server's figures (`server`: a scope the run never called), and fail without them.
+ */
+export const scenarioThresholds = (scenario: Scenario, clock: Clock = "virtual", server?: ServerSideReport): ReadonlyArray<Threshold> => {
   const parsed = parseThresholds(scenario.thresholds ?? {})
   // the scenario decoder already checked every expression
   const own = Either.isRight(parsed) ? parsed.right : []
   // a preset row for calls the scenario never makes would fail on no data: only the rows its series can reach
   const patterns = possibleSeries(scenario, clock)
   const presets = (scenario.presets ?? [])
-    .flatMap((p) => (p === "slo" ? sloThresholds() : sloThresholds({ legacyNamespaceList: true })))
+    .flatMap((p) => (p === "slo" ? sloThresholds() : p === "slo-legacy" ? sloThresholds({ legacyNamespaceList: true }) : []))
     .filter((t) => unreachableReason(t, patterns) === undefined)
-  return [...own, ...presets]
+  // the server's figures: judged on the calls the target measured (a call the run never made has no row)
+  const measured = server !== undefined && server.absent === undefined
+  const serverPresets = (scenario.presets ?? []).flatMap((p) =>
+    p === "server-slo" ? serverSloThresholds({ measured }) : p === "server-slo-legacy" ? serverSloThresholds({ legacyNamespaceList: true, measured }) : []
+  )
+  return [...own, ...presets, ...serverPresets]
 }
 
 export interface Collected {
@@ -59,10 +68,12 @@ export const assembleArtifact = (o: {
   readonly checks?: ReadonlyArray<ThresholdResult>
   /** The clock a cluster ran on (which pod start-up series it has); default virtual. */
   readonly clock?: Clock
+  /** A real target's own latency figures (or why there are none). */
+  readonly server?: ServerSideReport
 }): RunArtifact => {
   const thresholds = [
     ...(o.checks ?? []),
-    ...evaluate([...scenarioThresholds(o.scenario, o.clock), ...defaultErrorThreshold(o.scenario)], o.collected.series, o.clusterFigures),
+    ...evaluate([...scenarioThresholds(o.scenario, o.clock, o.server), ...defaultErrorThreshold(o.scenario)], o.collected.series, o.clusterFigures, o.server),
     ...outcomeChecks({
       scenario: o.scenario,
       series: o.collected.series,
@@ -109,7 +120,8 @@ export const assembleArtifact = (o: {
     thresholds,
     ...(o.health ? { health: o.health } : {}),
     ...(o.cluster ? { cluster: o.cluster } : {}),
-    ...(o.sections ? { sections: o.sections } : {})
+    ...(o.sections ? { sections: o.sections } : {}),
+    ...(o.server ? { server: o.server } : {})
   }
 }
 

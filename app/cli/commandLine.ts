@@ -13,11 +13,15 @@ import { wantsColor } from "./Color.js"
 import { builtIns, cliConfig, commandProblem, FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flags.js"
 import { commandHelpOf, defaultsTo, type Example, renderCommandHelp, renderRootHelp, type Style, summaryOf } from "./Help.js"
 import type { StopSignal } from "./artifact.js"
-import { describeTarget, resolveTarget } from "./target.js"
-import { sideOptions, sidesOf, targetFlagNames, targetOptions, type TargetOptionValues, targetValuesOf } from "./targetFlags.js"
+import { describeTarget, resolveTarget, type TargetFlag } from "./target.js"
+import { sideOptions, sidesOf, targetArgsOf, targetFlagNames, targetOptions, type TargetOptionValues, targetValuesOf } from "./targetFlags.js"
+
 import type { RunCommandOptions, RunCommandResult } from "./run.js"
 import { decidedExitCode, durationFlag, exitWith, integerFlag, load, optionalText, resetExitCode, stderrLine, usageError, value } from "./CommandParts.js"
 import { serve } from "./serveCommand.js"
+import { compareServerSide, compareServerSideOptions, runServerSide, runServerSideOptions, serverSideArgsOf, serverSideFlagNames } from "./serverSideFlags.js"
+import { parseSegment } from "../../src/loadgen/ExecutionSegment.js"
+import { parseGoTime } from "../../src/api/go/Time.js"
 
 // ---------------------------------------------------------------------------------------------
 // run, start
@@ -42,10 +46,30 @@ const runOptions = {
     "workers",
     "Generator processes sharing every action's rate (k6 execution segments; docs/scenarios.md \"Workers\"). Default: the scenario's generator.workers, else the cores less one for a local server."
   ).pipe(Options.optional),
+  segment: optionalText(
+    "segment",
+    "Run only this execution segment of the scenario: i/n (the i-th of n) or k6's from:to fractions; with --start-at. Writes a segment artifact for clustersim merge (docs/distributed.md). Default: the whole run.",
+    "i/n"
+  ),
+  startAt: optionalText(
+    "start-at",
+    "The instant (RFC 3339, e.g. 2026-11-29T12:00:00Z) every segment begins its measured phases; the first segment runs the setup before it. Default: now.",
+    "TIME"
+  ),
+  segments: integerFlag(
+    "segments",
+    "Run the scenario as N segments, N processes of this machine meeting through the target (--target URL or a kubeconfig), and merge their artifacts into --out (docs/distributed.md \"Locally\")."
+  ).pipe(Options.optional),
+  rendezvous: optionalText(
+    "rendezvous",
+    "With --segment: the segments agree on their start through the target, in a ConfigMap named from this id (the same for every segment of the run; the scenario's generator.rendezvous sets its namespace, margin and timeout).",
+    "ID"
+  ),
   set: setOption,
   cleanup: Options.boolean("cleanup").pipe(
     Options.withDescription("A cluster scenario with a --target: delete the nodes, leases and pods the run owns (label clustersim.io/simulated=true) at its end or on Ctrl-C.")
-  )
+  ),
+  ...runServerSideOptions
 }
 
 type RunFlags = TargetOptionValues & {
@@ -55,6 +79,12 @@ type RunFlags = TargetOptionValues & {
   junit: Option.Option<string>
   cleanup: boolean
   workers: Option.Option<number>
+  prometheus: Option.Option<string>
+  serverMetricsTimeout: string
+  segment: Option.Option<string>
+  startAt: Option.Option<string>
+  rendezvous: Option.Option<string>
+  segments: Option.Option<number>
 }
 
 /** Ctrl-C (SIGINT) or SIGTERM stops the run; the partial artifact is still written (exit 130 / 143). */
@@ -75,13 +105,57 @@ const stopSignal = Effect.async<StopSignal>((resume) => {
  */
 export class RunEntry extends Context.Tag("clustersim/cli/RunEntry")<RunEntry, (options: RunCommandOptions) => Effect.Effect<RunCommandResult>>() {}
 
+/** `--segment` and `--start-at` (docs/distributed.md): a segment of several needs the common start. */
+const segmentFlags = (o: RunFlags): { readonly options: Pick<RunCommandOptions, "segment" | "startAt" | "rendezvous"> } | { readonly error: string } => {
+  let startAt: Date | undefined
+  if (Option.isSome(o.startAt)) {
+    const t = parseGoTime(o.startAt.value, "RFC3339")
+    if ("error" in t) return { error: `--start-at: ${t.error} (an RFC 3339 time such as 2026-11-29T12:00:00Z)` }
+    startAt = new Date(t.seconds * 1000 + Math.floor(t.nanos / 1e6))
+  }
+  const rendezvous = Option.getOrUndefined(o.rendezvous)
+  if (rendezvous !== undefined && startAt !== undefined) return { error: "--rendezvous and --start-at: the start is either agreed or given, not both" }
+  if (rendezvous !== undefined && Option.isNone(o.segment)) return { error: "--rendezvous: only segments meet (add --segment i/n)" }
+  if (Option.isNone(o.segment)) return { options: startAt ? { startAt } : {} }
+  const parsed = parseSegment(o.segment.value)
+  if ("error" in parsed) return { error: `--segment: ${parsed.error}` }
+  if (parsed.segment.count > 1 && startAt === undefined && rendezvous === undefined) {
+    return { error: `--segment ${o.segment.value}: the segments of a run need one start: give every segment the same --start-at, or --rendezvous ID` }
+  }
+  return { options: { segment: parsed.segment, ...(startAt ? { startAt } : {}), ...(rendezvous !== undefined ? { rendezvous } : {}) } }
+}
+
+/** `--segments N`: N local segment processes, then their merge (./LocalSegments.ts). */
+const localSegments = (file: string, o: RunFlags, target: TargetFlag) =>
+  Effect.gen(function* () {
+    const count = Option.getOrThrow(o.segments)
+    if (count < 1 || count > 64) return yield* usageError(`--segments: must be from 1 to 64, got ${count}`)
+    for (const [flag, given] of [["--segment", Option.isSome(o.segment)], ["--workers", Option.isSome(o.workers)], ["--start-at", Option.isSome(o.startAt)], ["--rendezvous", Option.isSome(o.rendezvous)]] as const) {
+      if (given) return yield* usageError(`--segments with ${flag}: --segments starts each segment with its own ${flag === "--workers" ? "single process" : flag}`)
+    }
+    if (target._tag !== "url") {
+      return yield* usageError(`--segments: the segments are processes of their own and meet through the target: give --target URL or a kubeconfig (clustersim serve starts a server), not ${target._tag}`)
+    }
+    const args = [
+      ...targetArgsOf(o),
+      ...Option.match(o.seed, { onNone: () => [], onSome: (s) => ["--seed", String(s)] }),
+      ...Option.getOrElse(o.set, () => []).flatMap((s) => ["--set", s]),
+      ...serverSideArgsOf(o)
+    ]
+    const { runLocalSegments } = yield* load(() => import("./LocalSegments.js"))
+    yield* exitWith(yield* runLocalSegments({ file, count, args, ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}), ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {}), interrupt: stopSignal }))
+  })
+
 /** `ambient: false` (`start`): the embedded server unless a flag names another target. */
 const runScenarioFile = (file: string, o: RunFlags, ambient = true) =>
   Effect.gen(function* () {
     const target = yield* Effect.either(resolveTarget(targetValuesOf(o), { ambient, warn: stderrLine }))
     if (target._tag === "Left") return yield* usageError(target.left.message)
     stderrLine(describeTarget(target.right))
+    const serverSide = yield* Effect.either(runServerSide(o))
+    if (serverSide._tag === "Left") return yield* usageError(serverSide.left.message)
     const options: RunCommandOptions = {
+      serverSide: serverSide.right,
       file,
       target: target.right,
       interrupt: stopSignal,
@@ -93,7 +167,10 @@ const runScenarioFile = (file: string, o: RunFlags, ambient = true) =>
       sets: Option.getOrElse(o.set, () => [])
     }
     if (options.workers !== undefined && options.workers < 1) return yield* usageError(`--workers: must be at least 1, got ${options.workers}`)
-    const result = yield* (yield* RunEntry)(options)
+    if (Option.isSome(o.segments)) return yield* localSegments(file, o, target.right)
+    const segmented = segmentFlags(o)
+    if ("error" in segmented) return yield* usageError(segmented.error)
+    const result = yield* (yield* RunEntry)({ ...options, ...segmented.options })
     yield* exitWith(result.exitCode)
   })
 
@@ -138,6 +215,20 @@ const report = Command.make(
   (o) => Effect.flatMap(load(() => import("./report.js")), ({ reportRuns }) => Effect.flatMap(reportRuns({ files: o.files, html: o.html, out: value(o.out), junit: value(o.junit) }), exitWith))
 ).pipe(Command.withDescription("Print the summary of a stored run.json again. --html re-renders its HTML report; several runs print their comparison."))
 
+const merge = Command.make(
+  "merge",
+  {
+    paths: Args.text({ name: "segment" }).pipe(Args.atLeast(1), Args.withDescription("Each segment's run directory or run.json (run --segment i/n).")),
+    out: optionalText("out", "Directory for the merged run.json and reports (default runs/<timestamp>-<name>-merged/).", "DIR"),
+    junit: optionalText("junit", "Also write the merged threshold results as JUnit XML to this file.", "FILE")
+  },
+  (o) => Effect.flatMap(load(() => import("./merge.js")), ({ mergeCommand }) => exitWith(mergeCommand({ paths: o.paths, outDir: value(o.out), junit: value(o.junit) })))
+).pipe(
+  Command.withDescription(
+    "Merge the segment artifacts of one distributed run into one run: histograms added, counts summed, thresholds judged once, each segment's figures beside the whole. A missing or failed segment fails the run (docs/distributed.md)."
+  )
+)
+
 const schema = Command.make("schema", {}, () => Effect.flatMap(load(() => import("../scenario/jsonSchema.js")), ({ scenarioJsonSchema }) => Console.log(JSON.stringify(scenarioJsonSchema(), null, 2)))).pipe(
   Command.withDescription("Print the scenario JSON Schema (as scenarios/scenario.schema.json), for editors' completion and checks.")
 )
@@ -170,7 +261,8 @@ const compare = Command.make(
       Options.withDescription(
         "Compare stored runs of different scenarios (a what-if: another file, --set, ${VAR}) and print the fields that differ. Default: off, such runs are refused with the differing fields named."
       )
-    )
+    ),
+    ...compareServerSideOptions
   },
   (flags) =>
     Effect.gen(function* () {
@@ -187,10 +279,12 @@ const compare = Command.make(
         targets.push(parsed.right)
       }
       if (Option.isSome(o.level) && !(o.level.value > 0 && o.level.value < 1)) return yield* usageError(`--level: expected a number between 0 and 1, got ${o.level.value}`)
+      const serverSide = yield* Effect.either(compareServerSide(o, targets.length))
+      if (serverSide._tag === "Left") return yield* usageError(serverSide.left.message)
       const { renderComparisonHtml } = yield* Effect.promise(() => import("../../reports/html.js"))
       const { compareCommand } = yield* load(() => import("./compare.js"))
       const result = yield* compareCommand({
-        ...(live ? { scenario: o.inputs[0]!, targets, rounds: o.rounds, warmupRounds: o.warmupRounds } : { stored: o.inputs }),
+        ...(live ? { scenario: o.inputs[0]!, targets, rounds: o.rounds, warmupRounds: o.warmupRounds, serverSide: serverSide.right } : { stored: o.inputs }),
         failIf: o.failIf,
         html: renderComparisonHtml,
         ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}),
@@ -251,7 +345,7 @@ const exitCodes =
 
 export const clustersim = Command.make("clustersim").pipe(
   Command.withDescription(description),
-  Command.withSubcommands([run, start, serve, validate, report, compare, calibrate, schema, schedulerNote, help])
+  Command.withSubcommands([run, start, serve, validate, report, merge, compare, calibrate, schema, schedulerNote, help])
 )
 
 export const cli = Command.run(clustersim, { name: "clustersim", version, executable: "clustersim", footer: HelpDoc.p(exitCodes) })
@@ -260,7 +354,7 @@ export const cli = Command.run(clustersim, { name: "clustersim", version, execut
 // Help (./Help.ts lays it out)
 // ---------------------------------------------------------------------------------------------
 
-const subcommands = { run, start, serve, validate, report, compare, calibrate, schema } as const
+const subcommands = { run, start, serve, validate, report, merge, compare, calibrate, schema } as const
 type Subcommand = keyof typeof subcommands
 const isSubcommand = (name: string): name is Subcommand => Object.hasOwn(subcommands, name)
 /** Every command, in the order help lists them. */
@@ -284,6 +378,10 @@ const examples: Record<Subcommand | "root", ReadonlyArray<Example>> = {
   report: [
     { comment: "The summary of a stored run again", command: "clustersim report runs/2026-01-01T10-00-00Z-quickstart/run.json" },
     { comment: "Two stored runs compared, as an HTML page", command: "clustersim report --html before/run.json after/run.json" }
+  ],
+  merge: [
+    { comment: "Segment 1 of 2 (segment 2/2 runs the same way on another machine)", command: "clustersim run --segment 1/2 --start-at 2026-11-29T12:00:00Z --out seg1 s.yaml" },
+    { comment: "Both segments' artifacts as one run", command: "clustersim merge seg1 seg2" }
   ],
   compare: [
     {
@@ -343,7 +441,7 @@ const asksForHelp = (args: ReadonlyArray<string>) => {
 }
 
 const runFlags: FlagSpec = {
-  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers", "--set"],
+  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers", "--set", "--segment", "--start-at", "--rendezvous", "--segments", ...serverSideFlagNames],
   switches: [...targetFlagNames.switches, "--cleanup"]
 }
 const commandFlags: Record<string, FlagSpec> = {
@@ -369,6 +467,11 @@ const commandFlags: Record<string, FlagSpec> = {
       "--anonymous-auth",
       "--authorization-mode",
       "--feature-gates",
+      "--audit-log-path",
+      "--audit-policy-file",
+      "--audit-log-maxsize",
+      "--audit-log-maxbackup",
+      "--audit-log-maxage",
       "--nodes",
       "--cluster"
     ],
@@ -376,8 +479,9 @@ const commandFlags: Record<string, FlagSpec> = {
   },
   validate: { values: ["--set"], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
+  merge: { values: ["--out", "--junit"], switches: [] },
   compare: {
-    values: [...targetFlagNames.values, "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed"],
+    values: [...targetFlagNames.values, "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed", ...serverSideFlagNames],
     switches: [...targetFlagNames.switches, "--allow-different"]
   },
   calibrate: { values: [...targetFlagNames.values, "--out", "--step", "--pace"], switches: [...targetFlagNames.switches, "--allow-remote"] },

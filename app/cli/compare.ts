@@ -17,6 +17,7 @@ import { defaultCompareDir, readArtifact, type RunArtifact, writeAtomically } fr
 import { unreachable } from "./preflight.js"
 import { runCommand } from "./run.js"
 import type { TargetFlag } from "./target.js"
+import type { ServerSideFlags } from "./drivers/Driver.js"
 
 export interface CompareCommandOptions {
   /** Stored mode: one entry per side — a run.json, a directory of rounds, or files joined by commas. */
@@ -24,6 +25,8 @@ export interface CompareCommandOptions {
   /** Live mode: the scenario and its targets. */
   readonly scenario?: string
   readonly targets?: ReadonlyArray<TargetFlag>
+  /** Where each target's server-side latency is read from (`--prometheus`, one per target; `--server-metrics-timeout`). */
+  readonly serverSide?: ReadonlyArray<ServerSideFlags>
   readonly rounds?: number
   /** Rounds run first and not counted (default 1). */
   readonly warmupRounds?: number
@@ -121,6 +124,7 @@ export const compareCommand = (o: CompareCommandOptions): Effect.Effect<CompareC
             target: targets[i]!,
             outDir: join(outDir, counted ? `round-${r - warmup + 1}` : `warmup-${r + 1}`, label),
             ...(o.seed !== undefined ? { seed: o.seed } : {}),
+            ...(o.serverSide?.[i] !== undefined ? { serverSide: o.serverSide[i]! } : {}),
             tty: false,
             stdout: () => {},
             stderr: err

@@ -31,7 +31,8 @@ const invokedDirectly = (() => {
     return false
   }
 })()
-if (invokedDirectly) {
+/** This process is the CLI: its arguments run, its exit code is the command's. */
+export const runAsProcess = (): void => {
   exitWithWrapper()
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
@@ -41,3 +42,4 @@ if (invokedDirectly) {
     }
   )
 }
+if (invokedDirectly) runAsProcess()

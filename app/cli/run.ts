@@ -15,12 +15,16 @@ import { join } from "node:path"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import { defaultOutDir, type RunArtifact, withScenarioInputs, writeArtifact } from "../../src/loadgen/Artifact.js"
 import { parseScenario } from "../scenario/load.js"
+import { ms } from "../scenario/Run.js"
+import type { Scenario } from "../scenario/Scenario.js"
 import { parseSetOverrides } from "../scenario/SetOverrides.js"
 import type { Environment } from "../scenario/Substitution.js"
 import type { StopSignal } from "./artifact.js"
 import { outDirProblem, reasonOf } from "./outDir.js"
 import { preflight } from "./preflight.js"
 import type { TargetFlag } from "./target.js"
+import type { ServerSideFlags } from "./drivers/Driver.js"
+import { type ExecutionSegment, segmentText } from "../../src/loadgen/ExecutionSegment.js"
 
 export interface RunCommandOptions {
   readonly file: string
@@ -44,6 +48,14 @@ export interface RunCommandOptions {
   readonly sets?: ReadonlyArray<string>
   /** Values of the file's `${VAR}` references; default `process.env`. */
   readonly env?: Environment
+  /** Where a real target's server-side latency is read from (`--prometheus`, `--server-metrics-timeout`). */
+  readonly serverSide?: ServerSideFlags
+  /** `--segment`: run only this share of the load (docs/distributed.md). */
+  readonly segment?: ExecutionSegment
+  /** `--start-at`: when the measured phases begin (every segment's the same). */
+  readonly startAt?: Date
+  /** `--rendezvous ID`: the segments agree on their start through the target (docs/distributed.md). */
+  readonly rendezvous?: string
 }
 
 export interface RunCommandResult {
@@ -122,6 +134,10 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     }
 
     const driver = driverFor(scenario, o.target)
+    if (o.segment !== undefined && driver.name !== "load-only") {
+      err(`clustersim: --segment ${segmentText(o.segment)}: ${o.file} runs a ${driver.name}; only load phases split into segments yet\n`)
+      return { exitCode: ExitCode.InvalidInput }
+    }
     const input = {
       file: o.file,
       scenario,
@@ -133,7 +149,11 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       cleanup: o.cleanup ?? false,
       // generator workers load the file as this process did: the same overrides, the variables it refers to
       workerInputs: { sets: loaded.right.sets, env: usedVariables(loaded.right.variables, o.env ?? process.env) },
-      ...(o.workers !== undefined ? { workers: o.workers } : {})
+      ...(o.workers !== undefined ? { workers: o.workers } : {}),
+      ...(o.serverSide !== undefined ? { serverSide: o.serverSide } : {}),
+      ...(o.segment !== undefined ? { segment: o.segment } : {}),
+      ...(o.startAt !== undefined ? { startAtMs: o.startAt.getTime() } : {}),
+      ...(o.rendezvous !== undefined ? { rendezvous: rendezvousPlan(o.rendezvous, scenario) } : {})
     }
     const exit = yield* Effect.exit(driver.run(input))
     if (Exit.isFailure(exit)) {
@@ -146,6 +166,12 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     }
     return finish(yield* artifactOf({ scenario, file: o.file, text, seed, startedAt }, exit.value.right))
   })
+
+/** The scenario's rendezvous settings (`generator.rendezvous`) with their defaults: namespace `default`, 5 s margin, 2 min timeout. */
+const rendezvousPlan = (id: string, scenario: Scenario) => {
+  const r = scenario.generator?.rendezvous
+  return { id, namespace: r?.namespace ?? "default", marginMs: ms(r?.margin, 5_000), timeoutMs: ms(r?.timeout, 120_000) }
+}
 
 /** The values of the variables a scenario refers to, for its workers (those unset are left out: their default applies). */
 const usedVariables = (names: ReadonlyArray<string>, env: Environment): Record<string, string> =>

@@ -11,7 +11,11 @@ import { Cause, Effect, Either, Option, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { dirname } from "node:path"
 import { hostname } from "node:os"
-import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
+import { ApiServer, type ApiServerImpl } from "../../simulator/apiserver/ApiServer.js"
+import { auditedClient } from "../../simulator/apiserver/audit/AuditedClient.js"
+import { Audit, type Auditor } from "../../simulator/apiserver/audit/Auditor.js"
+import type { Credentials } from "../../simulator/apiserver/auth/Authenticator.js"
+import { nodeControllerUserName, schedulerUserName } from "../../simulator/apiserver/auth/BootstrapPolicy.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
 import { recordContainerEvents } from "../../simulator/cluster/ContainerEvents.js"
 import { ClusterBounds, decodeClusterSpec, type ClusterFault, type ClusterSpec } from "../../simulator/cluster/ClusterSpec.js"
@@ -21,7 +25,7 @@ import * as SeededRandom from "../../simulator/kernel/SeededRandom.js"
 import * as LeaderElector from "../../simulator/leaderelection/LeaderElector.js"
 import { SchedulerSection } from "../../simulator/scheduler/SchedulerScenario.js"
 import { systemNamespace } from "../../src/api/WellKnown.js"
-import { ApiClient } from "../../src/client/ApiClient.js"
+import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { ServerAdmin } from "../../src/client/ServerAdmin.js"
 import { parseScenario } from "../scenario/load.js"
 
@@ -71,8 +75,42 @@ export const livePlan = (o: { readonly demo: boolean; readonly nodes: Option.Opt
   return o.demo ? Either.map(nodesPlan(3), (p) => ({ ...p, source: "--demo" })) : undefined
 }
 
-/** The identity the cluster's components call the server as: a member of system:masters, as kube-controller-manager's credentials are in a kubeadm cluster. */
-const componentCredentials = { clientCertificate: { commonName: "clustersim:live-cluster", organizations: ["system:masters"], verified: true } }
+/**
+ * The identity of what has no component identity of its own: the cluster's observer (its informers), the pods it
+ * creates, the container events it records — a member of system:masters.
+ */
+const componentCredentials: Credentials = { clientCertificate: { commonName: "clustersim:live-cluster", organizations: ["system:masters"], verified: true } }
+
+/**
+ * The workload controllers' identity: kube-controller-manager's user, in system:masters so the controllers keep the
+ * permissions they need without a bootstrap role for each (upstream binds `system:kube-controller-manager` and, with
+ * `--use-service-account-credentials`, one service account per controller).
+ */
+const controllerManagerCredentials: Credentials = { clientCertificate: { commonName: "system:kube-controller-manager", organizations: ["system:masters"], verified: true } }
+
+/** The User-Agent an in-process component's audited requests carry, by its user. */
+const userAgentOf = (user: string): string =>
+  user.startsWith("system:node:")
+    ? "clustersim/node-agent"
+    : user === schedulerUserName
+      ? "clustersim/scheduler"
+      : user === nodeControllerUserName
+        ? "clustersim/node-lifecycle-controller"
+        : user === "system:kube-controller-manager"
+          ? "clustersim/controller-manager"
+          : "clustersim/live-cluster"
+
+/**
+ * A client as one component's identity (authenticated and authorized as that user), its requests audited when the
+ * server audits (docs/audit.md).
+ */
+const componentClient = (server: ApiServerImpl, audit: Auditor | undefined) => (credentials: Credentials): ApiClientService => {
+  const client = InProcessClient.inProcessClient(server, credentials)
+  if (audit === undefined) return client
+  const user = server.access.authenticate(credentials, 0)
+  if (Either.isLeft(user)) return client
+  return auditedClient(audit, server.access, user.right, client, userAgentOf(user.right.name))
+}
 
 /** Longer than any server runs: the cluster's "duration" (timers this long never fire). */
 const untilStopped = 100 * 365 * 86_400_000
@@ -94,16 +132,18 @@ export const describePlan = (plan: LiveClusterPlan): string => {
 export const runLiveCluster = (plan: LiveClusterPlan, seed: number, err: (line: string) => void): Effect.Effect<void, never, ApiServer> =>
   Effect.gen(function* () {
     const server = yield* ApiServer
-    const client = InProcessClient.inProcessClient(server, componentCredentials)
+    // every component under its own user (docs/serve.md), each audited when the server audits
+    const clientAs = componentClient(server, Option.getOrUndefined(yield* Effect.serviceOption(Audit)))
+    const client = clientAs(componentCredentials)
     // the failure hooks a cluster's `apiserver-pause` fault calls, straight into this server
     const admin = yield* Effect.provide(ServerAdmin, InProcessClient.layerAdmin)
     const scheduler = { ...Schema.decodeUnknownSync(SchedulerSection)({ replicas: 1, leaderElect: true, batches: [] }), duration: untilStopped }
-    const cluster = runRealTimeCluster({ spec: plan.spec, faults: plan.faults, seed, durationMs: untilStopped, ...(plan.baseDir ? { baseDir: plan.baseDir } : {}), cleanup: false, admin, scheduler })
+    const cluster = runRealTimeCluster({ spec: plan.spec, faults: plan.faults, seed, durationMs: untilStopped, ...(plan.baseDir ? { baseDir: plan.baseDir } : {}), cleanup: false, admin, scheduler, clientAs })
     const identity = `${hostname()}_${SeededRandom.make(seed).split("controller-manager").next().toString(36).slice(2, 10)}`
     const controllers = Effect.gen(function* () {
       const elector = yield* Effect.orDie(LeaderElector.make({ ...controllerManagerElection, identity }))
       yield* Effect.forever(elector.run(Effect.scoped(Effect.zipRight(startWorkloadControllers({ host: hostname() }), Effect.never))))
-    }).pipe(Effect.provide(SeededRandom.layer(seed)))
+    }).pipe(Effect.provide(SeededRandom.layer(seed)), Effect.provideService(ApiClient, clientAs(controllerManagerCredentials)))
     const report = (what: string) => (cause: Cause.Cause<unknown>) => Effect.sync(() => Cause.isInterruptedOnly(cause) || err(`clustersim: the live cluster's ${what} stopped: ${Cause.pretty(cause).split("\n")[0]}`))
     yield* Effect.all(
       [

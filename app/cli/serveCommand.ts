@@ -69,6 +69,19 @@ const serveOptions = {
     defaultsTo("AlwaysAllow"),
     Options.withDescription("AlwaysAllow, or RBAC (roles and bindings; bootstrap roles such as cluster-admin for system:masters).")
   ),
+  auditLogPath: optionalText(
+    "audit-log-path",
+    "Write the server's audit events there, one audit.k8s.io/v1 Event per line as kube-apiserver does; - for stdout. Needs --audit-policy-file (docs/audit.md).",
+    "FILE"
+  ),
+  auditPolicyFile: optionalText(
+    "audit-policy-file",
+    "The audit.k8s.io/v1 Policy (YAML or JSON) saying which requests are recorded at which level: None, Metadata, Request, RequestResponse (docs/audit.md).",
+    "FILE"
+  ),
+  auditLogMaxSize: integerFlag("audit-log-maxsize", "Megabytes the audit log may reach before it is rotated to FILE-<time>.EXT; 0 is 100, as kube-apiserver.").pipe(defaultsTo(0)),
+  auditLogMaxBackup: integerFlag("audit-log-maxbackup", "Rotated audit logs to keep; 0 keeps all.").pipe(defaultsTo(0)),
+  auditLogMaxAge: integerFlag("audit-log-maxage", "Days a rotated audit log is kept; 0 keeps them whatever their age.").pipe(defaultsTo(0)),
   featureGates: Options.text("feature-gates").pipe(
     Options.withPseudoName("GATE=true|false,..."),
     Options.withDefault(""),
@@ -100,6 +113,11 @@ const serveHandler = (o: {
   tokenAuthFile: Option.Option<string>
   anonymousAuth: string
   authorizationMode: string
+  auditLogPath: Option.Option<string>
+  auditPolicyFile: Option.Option<string>
+  auditLogMaxSize: number
+  auditLogMaxBackup: number
+  auditLogMaxAge: number
   featureGates: string
 }) =>
   Effect.gen(function* () {
@@ -110,6 +128,7 @@ const serveHandler = (o: {
     const { runHttpServer } = yield* load(() => import("../../simulator/apiserver/HttpServer.js"))
     const { writeKubeconfig } = yield* load(() => import("../../simulator/apiserver/auth/Certificates.js"))
     const { seedDemoCluster } = yield* load(() => import("./demo.js"))
+    const { resolveAudit } = yield* load(() => import("./serveAudit.js"))
     if (o.port < 0 || o.port > 65535) return yield* usageError(`--port: invalid port "${o.port}"`)
     const historyWindowMs = yield* parseDurationFlag("--history-window", o.historyWindow)
     const bookmarkIntervalMs = yield* parseDurationFlag("--bookmark-interval", o.bookmarkInterval)
@@ -138,6 +157,15 @@ const serveHandler = (o: {
       return yield* usageError("--kubeconfig-auth token: the kubeconfig is the one --tls writes: add --tls")
     const featureGates = parseFeatureGatesFlag(defaultFeatureGates, o.featureGates)
     if (Either.isLeft(featureGates)) return yield* usageError(`--feature-gates: ${featureGates.left.message}`)
+    const audit = resolveAudit({
+      logPath: value(o.auditLogPath),
+      policyFile: value(o.auditPolicyFile),
+      maxSizeMB: o.auditLogMaxSize,
+      maxBackups: o.auditLogMaxBackup,
+      maxAgeDays: o.auditLogMaxAge
+    })
+    if (Either.isLeft(audit)) return yield* usageError(audit.left)
+    for (const w of audit.right.warnings) stderrLine(`clustersim: warning: ${w}`)
     const warning = openAccessWarning(o.host, security)
     if (warning !== undefined) process.stderr.write(warning + "\n")
     const server = ApiServer.layer({
@@ -179,7 +207,7 @@ const serveHandler = (o: {
           yield* Console.log(kubeconfig !== undefined ? `Try: kubectl --kubeconfig ${kubeconfig} get pods -A` : `Try: kubectl --server ${s.url} get pods -A`)
         }
       })
-    ).pipe(Effect.provide(Layer.merge(server, layerStderrLogger)))
+    ).pipe(Effect.provide(Layer.mergeAll(server, layerStderrLogger, audit.right.layer ?? Layer.empty)))
   }).pipe(Effect.catchIf((e): e is FlagError => e instanceof FlagError, (e) => usageError(e.message)))
 
 export const serve = Command.make("serve", serveOptions, (o) => serveHandler({ ...o, demo: o.demo })).pipe(

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs"
 import { Effect } from "effect"
 import type { HttpClientOptions } from "../../src/client/HttpTransport.js"
 import { loadKubeconfigFiles, type LoadingEnvironment, processEnvironment, resolveLoadedContext } from "../../src/client/KubeconfigLoading.js"
+import { inCluster, inClusterConfig, inClusterEnvironment } from "../../src/client/InClusterConfig.js"
 
 export type TargetFlag =
   | {
@@ -23,8 +24,10 @@ export type TargetFlag =
       readonly _tag: "url"
       readonly options: HttpClientOptions
       readonly context?: string
-      /** Where a kubeconfig context came from: `--kubeconfig`, `$KUBECONFIG` or `~/.kube/config`. */
+      /** Where a kubeconfig context came from: `--kubeconfig`, `$KUBECONFIG` or `~/.kube/config`; or `in-cluster`. */
       readonly from?: string
+      /** In a pod: its namespace (the service account's `namespace` file). */
+      readonly podNamespace?: string
     }
 
 /** Whether the target's server runs on this machine (its share of the cores is not the generator's). */
@@ -112,6 +115,7 @@ export const resolveTarget = (
       return yield* Effect.fail(new RunUsageError("--target and --context are mutually exclusive (a context comes from a kubeconfig)"))
     }
     const wantsKubeconfig = values.kubeconfig !== undefined || values.context !== undefined
+    if (values.target === "in-cluster") return yield* withUrlCredentials(yield* inClusterTarget(options.warn), values)
     const target =
       values.target !== undefined || (!wantsKubeconfig && options.ambient === false)
         ? yield* parseTargetText(values.target)
@@ -126,6 +130,8 @@ const kubeconfigTarget = (explicit: string | undefined, context: string | undefi
     if (loaded.files.length === 0) {
       // client-go's WarnIfAllMissing: the files $KUBECONFIG names are all missing
       if (loaded.source === "$KUBECONFIG") warn?.(`Config not found: ${loaded.missing.join(", ")}`)
+      // clientcmd's deferred loading: no kubeconfig, but in a pod — the pod's service account (as kubectl in a pod)
+      if (context === undefined && explicit === undefined && inCluster(process.env)) return yield* inClusterTarget(warn)
       if (context === undefined) return yield* parseTargetText(undefined)
       return yield* Effect.fail(
         new RunUsageError(`--context: context was not found for specified context: ${context} (no kubeconfig: no --kubeconfig, ${loaded.source === "$KUBECONFIG" ? `$KUBECONFIG names no existing file` : "$KUBECONFIG unset and no ~/.kube/config"})`)
@@ -137,6 +143,16 @@ const kubeconfigTarget = (explicit: string | undefined, context: string | undefi
     return { _tag: "url", options: resolved.client, context: resolved.context, from: loaded.source } satisfies TargetFlag as TargetFlag
   })
 
+/** The API server of the pod this process runs in (src/client/InClusterConfig.ts). */
+const inClusterTarget = (warn: ((line: string) => void) | undefined): Effect.Effect<TargetFlag, RunUsageError> =>
+  Effect.map(
+    Effect.mapError(inClusterConfig(inClusterEnvironment()), (e) => new RunUsageError(`--target in-cluster: ${e}`)),
+    (c): TargetFlag => {
+      for (const w of c.warnings) warn?.(w)
+      return { _tag: "url", options: c.options, from: "in-cluster", ...(c.namespace !== undefined ? { podNamespace: c.namespace } : {}) }
+    }
+  )
+
 /** The line a run prints first: which server it targets and why. */
 export const describeTarget = (t: TargetFlag): string => {
   switch (t._tag) {
@@ -145,6 +161,7 @@ export const describeTarget = (t: TargetFlag): string => {
     case "in-process":
       return "target: in-process simulated server"
     case "url":
+      if (t.from === "in-cluster") return `target: ${t.options.baseUrl} (in-cluster: the pod's service account${t.podNamespace !== undefined ? ` in namespace ${t.podNamespace}` : ""})`
       return `target: ${t.options.baseUrl}${t.context !== undefined ? ` (context ${t.context} from ${t.from ?? "--kubeconfig"})` : " (--target)"}`
   }
 }
@@ -157,5 +174,5 @@ export const parseTargetText = (text: string | undefined): Effect.Effect<TargetF
   if (/^https?:\/\//.test(text))
     // a URL that does not parse (a port out of range, a space) is the flag's error, not the run's
     return URL.canParse(text) ? Effect.succeed({ _tag: "url", options: { baseUrl: text } }) : Effect.fail(new RunUsageError(`--target: not a valid URL: "${text}"`))
-  return Effect.fail(new RunUsageError(`--target: expected embedded, in-process or an http(s):// URL, got "${text}"`))
+  return Effect.fail(new RunUsageError(`--target: expected embedded, in-process, in-cluster or an http(s):// URL, got "${text}"`))
 }

@@ -16,7 +16,7 @@ const textFlags: ReadonlyArray<{ readonly key: TextKey; readonly name: string; r
     name: "target",
     pseudo: "URL",
     description:
-      "embedded (the simulated server on a loopback port), in-process (direct calls) or http(s)://HOST:PORT. Wins over a kubeconfig. Default: the kubeconfig context (see --kubeconfig), else embedded. A cluster scenario runs in virtual time in-process or on embedded by default, on the real clock otherwise."
+      "embedded (the simulated server on a loopback port), in-process (direct calls), in-cluster (the pod's service account, as client-go in a pod) or http(s)://HOST:PORT. Wins over a kubeconfig. Default: the kubeconfig context (see --kubeconfig), else embedded. A cluster scenario runs in virtual time in-process or on embedded by default, on the real clock otherwise."
   },
   {
     key: "kubeconfig",
@@ -98,3 +98,9 @@ export const sidesOf = (o: SideOptionValues): { readonly sides: ReadonlyArray<Ta
   })
   return { sides }
 }
+
+/** The flags again as a command line: what a child process needs to reach the same target as its parent. */
+export const targetArgsOf = (o: TargetOptionValues): Array<string> => [
+  ...textFlags.flatMap((f) => Option.match(o[f.key], { onNone: () => [], onSome: (v) => [`--${f.name}`, v] })),
+  ...(o.insecureSkipTlsVerify ? ["--insecure-skip-tls-verify"] : [])
+]

@@ -409,6 +409,8 @@ export interface RunOptions {
   readonly runTag?: string
   /** The client's credential source, when it has one (`expire-tokens` side client acts on it). */
   readonly credentials?: CredentialSource
+  /** Around each phase: the target's server-side figures are read here (src/loadgen/ServerSideReader.ts). */
+  readonly phaseHooks?: { readonly started: (phase: string) => Effect.Effect<void>; readonly ended: (phase: string) => Effect.Effect<void> }
 }
 
 export const runTagOf = (seed: number, startedAtMs: number): string => `r${seed}-${Math.floor(startedAtMs).toString(36)}`
@@ -436,7 +438,13 @@ export const runScenario = (scenario: Scenario, options: RunOptions) =>
     }
     const all = Effect.gen(function* () {
       if (parts !== "phases") yield* runSetup(env)
-      if (parts !== "setup") for (const phase of scenario.phases) yield* runPhase(env, state, phase, options.admin, options.credentials)
+      if (parts !== "setup") {
+        for (const phase of scenario.phases) {
+          if (options.phaseHooks) yield* options.phaseHooks.started(phase.name)
+          yield* runPhase(env, state, phase, options.admin, options.credentials)
+          if (options.phaseHooks) yield* options.phaseHooks.ended(phase.name)
+        }
+      }
     })
     const limit = scenario.duration === undefined ? Option.none() : Option.some(ms(scenario.duration, 0))
     yield* Option.isSome(limit) ? Effect.raceFirst(all, Effect.sleep(Duration.millis(limit.value))) : all

@@ -274,8 +274,9 @@ export const Thresholds = Schema.Record({ key: Schema.String, value: ThresholdEx
   })
 )
 
-export const Preset = Schema.Literal("slo", "slo-legacy").annotations({
-  description: "slo: the official API-call SLOs (mutating 1s, GET 1s, LIST namespace/cluster 30s); slo-legacy: namespace LIST 5s"
+export const Preset = Schema.Literal("slo", "slo-legacy", "server-slo", "server-slo-legacy").annotations({
+  description:
+    "slo: the official API-call SLOs (mutating 1s, GET 1s, LIST namespace/cluster 30s); slo-legacy: namespace LIST 5s; server-slo, server-slo-legacy: the same on a real target's own histograms (ClusterLoader2's API responsiveness)"
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -295,7 +296,18 @@ export const GeneratorSettings = Schema.Struct({
    * Generator processes sharing every action's rate (k6 execution segments); `--workers` overrides. Default: what
    * the machine fits — its cores, less one for an embedded server.
    */
-  workers: Schema.optional(boundedInt(1, 64))
+  workers: Schema.optional(boundedInt(1, 64)),
+  /** Where the segments of a distributed run agree on their start (`run --rendezvous ID`, docs/distributed.md). */
+  rendezvous: Schema.optional(
+    Schema.Struct({
+      /** The namespace of the rendezvous ConfigMap (default `default`). */
+      namespace: Schema.optional(Schema.String),
+      /** From the last segment's registration to the start (default 5s). */
+      margin: Schema.optional(DurationString),
+      /** How long a segment waits for the others (default 2m). */
+      timeout: Schema.optional(DurationString)
+    }).annotations({ identifier: "Rendezvous" })
+  )
 }).annotations({ identifier: "GeneratorSettings" })
 
 /**

@@ -12,8 +12,8 @@ import { checkNodeAgentSource } from "../../simulator/cluster/NodeAgentSource.js
 import { registryFaultProblems } from "../../simulator/nodeagent/images/ImagesSpec.js"
 import { resolveResource } from "../../src/api/Resources.js"
 import { isClusterMetric } from "../../src/loadgen/ClusterMetrics.js"
-import { unreachableReason } from "../../src/loadgen/SeriesPattern.js"
-import { parseThreshold } from "../../src/loadgen/Thresholds.js"
+import { closestMatch, unreachableReason } from "../../src/loadgen/SeriesPattern.js"
+import { parseThreshold, ServerMetricName } from "../../src/loadgen/Thresholds.js"
 import { possibleSeries } from "./PossibleSeries.js"
 import { Scenario, serverSideFailures } from "./Scenario.js"
 import { applySetOverrides, type SetOverride } from "./SetOverrides.js"
@@ -118,6 +118,17 @@ const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; mes
   for (const [name, exprs] of Object.entries(s.thresholds ?? {})) {
     const t = parseThreshold(name, exprs)
     if (Either.isLeft(t)) continue
+    // judged on the target's own histograms, which no scenario series predicts; but its phases are the scenario's
+    if (t.right.metric === ServerMetricName) {
+      const phases = s.phases.map((p) => p.name)
+      const missing = (t.right.selector.phase ?? []).find((p) => !phases.some((q) => q.toLowerCase() === p))
+      if (missing !== undefined) {
+        const near = closestMatch(missing, phases)
+        const hint = near !== undefined ? `; did you mean "${near}"?` : phases.length > 0 ? ` (phases: ${phases.map((p) => `"${p}"`).join(", ")})` : ""
+        out.push({ path: ["thresholds", name], message: `the scenario has no phase "${missing}"${hint}`, key: true })
+      }
+      continue
+    }
     if (isClusterMetric(t.right.metric)) {
       if (s.cluster === undefined) out.push({ path: ["thresholds", name], message: `${t.right.metric} judges a simulated cluster's result; add a "cluster" section` })
       continue

@@ -45,6 +45,8 @@ import { answerPlainHttp } from "./http/PlainHttpOnTls.js"
 import { MalformedRequestTarget, parseRequest, UndeterminedRequest, type ParsedRequest, type RequestInfo } from "./RequestInfo.js"
 import { tlsServerOptions } from "./http/Tls.js"
 import { admitRequest } from "./http/RequestIdentity.js"
+import { admitAudited, auditOf } from "./http/AuditFilter.js"
+import { Audit } from "./audit/Auditor.js"
 import { formatRequestLog } from "./http/RequestLog.js"
 import { ServerMetrics } from "./http/ServerMetrics.js"
 import type { UserInfo } from "./auth/UserInfo.js"
@@ -91,6 +93,8 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     const clock = yield* Effect.clock
     const onDefect = (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => answerDefect(run, req, res, defect)
     const metrics = new ServerMetrics(api.state)
+    // `serve --audit-log-path`: each request through the audit filter (http/AuditFilter.ts)
+    const auditor = Option.getOrUndefined(yield* Effect.serviceOption(Audit))
     // what the request log and the metrics need from `answer`: the parsed request, the user, the in-flight count's end
     const seen = new WeakMap<http.ServerResponse, { info?: RequestInfo; user?: string; stopped?: () => void }>()
     const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -100,7 +104,9 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
         if (request instanceof MalformedRequestTarget) return malformedTarget(res)
         if (request instanceof UndeterminedRequest) return undeterminedRequest(req, res, request.message)
         const now = clock.unsafeCurrentTimeMillis()
-        const user = admitRequest(api.access, req, request.info, now)
+        const user = auditor
+          ? admitAudited(auditor, api.access, req, res, request, now, clock.unsafeCurrentTimeNanos())
+          : admitRequest(api.access, req, request.info, now)
         const stopped = metrics.started(request.info, req.method ?? "GET", req.headers["content-type"])
         seen.set(res, { info: request.info, stopped, ...(Either.isRight(user) ? { user: user.right.name } : {}) })
         if (Either.isLeft(user)) return refuse(req, res, request.query, user.left)
@@ -131,6 +137,7 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
             contentType: req.headers["content-type"],
             user,
             userAgent: req.headers["user-agent"],
+            auditID: auditor ? (res.getHeader("audit-id") as string | undefined) : undefined,
             srcIP: hostPort(req.socket.remoteAddress ?? "", req.socket.remotePort ?? 0),
             status: res.statusCode,
             latencyNanos: clock.unsafeCurrentTimeNanos() - start
@@ -189,6 +196,7 @@ const hostPort = (host: string, port: number) => (host.includes(":") ? `[${host}
  */
 const answerDefect = (run: (effect: Effect.Effect<void>) => unknown, req: http.IncomingMessage, res: http.ServerResponse, defect: unknown): void => {
   const requestId = randomUUID()
+  auditOf(res)?.panic(String(defect))
   run(Effect.logError(`request ${requestId} (${req.method} ${req.url?.slice(0, 200)}) failed with a defect`, Cause.die(defect)))
   try {
     if (res.headersSent) res.destroy()
@@ -472,6 +480,7 @@ const serveResource = (
         if (name !== undefined && subresource === undefined) return yield* Effect.fail(Status.methodNotAllowed())
         if (subresource !== undefined && subresource !== "binding" && subresource !== "eviction" && subresource !== "token") return yield* Effect.fail(Status.methodNotAllowed())
         const body = yield* readObjectBody
+        auditOf(out.res)?.requestBody(body.value)
         if (resource.virtual) return yield* write(api.review(resource, body.value, user), out)
         if (subresource !== undefined) {
           const value = body.value as Record<string, unknown>
@@ -491,9 +500,11 @@ const serveResource = (
             format === "json"
               ? yield* readBodyJson("couldn't get version/kind")
               : { value: yield* decodeProtobufBody(yield* Effect.flatMap(Effect.promise(() => readBody(req, limits.maxBodyBytes)), (b) => b), scaleType) }
+          auditOf(out.res)?.requestBody(body.value)
           return yield* write(updateScale(api, resource, name, body, writeOptions), out)
         }
         const body = yield* readObjectBody
+        auditOf(out.res)?.requestBody(body.value)
         return yield* write(api.update(resource, name, body, writeOptions), out)
       }
       case "PATCH": {
@@ -501,6 +512,7 @@ const serveResource = (
         const patchType = patchTypeOf(req.headers["content-type"] ?? "")
         if (patchType === undefined) return yield* Effect.fail(Status.unsupportedMediaType("415: Unsupported Media Type", true))
         const body = patchType === "apply" ? yield* readApplyBody(req, limits.maxBodyBytes) : yield* readBodyJson("error decoding patch")
+        auditOf(out.res)?.requestPatch(body.value)
         if (body.raw !== undefined && depthOverflowInText(body.raw, maxBodyNestingDepth) !== undefined)
           return yield* Effect.fail(Status.badRequest(`error decoding patch: exceeded max depth of ${maxBodyNestingDepth}`))
         if (subresource === "scale") {
@@ -531,6 +543,7 @@ const serveResource = (
               orphanDependents: queryBool(query, "orphanDependents"),
               gracePeriodSeconds: (yield* intParam(query, "gracePeriodSeconds")) ?? undefined
             }
+        auditOf(out.res)?.requestBody(deleteOptionsObject(opts, route.resource))
         if (name === undefined) {
           const list = yield* api.deleteCollection(resource, { ...opts, ...selectors })
           return out.body(200, list)
@@ -543,6 +556,13 @@ const serveResource = (
         return yield* Effect.fail(Status.methodNotAllowed())
     }
   })
+
+/** The DeleteOptions a delete was read with, as upstream's delete handler records them (`LogRequestObject`). */
+const deleteOptionsObject = (opts: DeleteOptions, resource: { readonly group: string; readonly version: string }): object => {
+  const { namespace: _namespace, ...fields } = opts
+  const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
+  return { kind: "DeleteOptions", apiVersion: resource.group === "" ? resource.version : `${resource.group}/${resource.version}`, ...defined }
+}
 
 const deleteOptionsFromBody = (value: unknown, namespace: string | undefined): DeleteOptions => {
   const v = (value ?? {}) as Record<string, unknown>

@@ -23,7 +23,9 @@ import { hostname } from "node:os"
 import type { KObject } from "../../src/api/Object.js"
 import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace, simulatedLabel, simulatedLabelValue, systemNamespace, TaintKeys } from "../../src/api/WellKnown.js"
-import { ApiClient } from "../../src/client/ApiClient.js"
+import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
+import type { Credentials } from "../apiserver/auth/Authenticator.js"
+import { nodeAgentCredentials, nodeControllerCredentials, schedulerCredentials } from "../apiserver/auth/ComponentIdentities.js"
 import type { ServerAdminService } from "../../src/client/ServerAdmin.js"
 import type { ReflectorObserver, ReflectorOptions } from "../../src/informer/Reflector.js"
 import { encodeHistogram, summarize } from "../../src/loadgen/LatencyRecorder.js"
@@ -60,6 +62,12 @@ export interface RealTimeClusterOptions {
    * artifact's `sections.scheduler`, as in virtual time. Its `nodes` groups must be empty: pods go to the agents' nodes.
    */
   readonly scheduler?: SchedulerSection
+  /**
+   * The components' clients by identity (serve's live cluster, docs/serve.md: node agents as `system:node:<name>`,
+   * the lifecycle controller and the scheduler as theirs, as `ClusterRun.ts` runs them on an authorizing server);
+   * without it, every component uses the caller's client.
+   */
+  readonly clientAs?: (credentials: Credentials) => ApiClientService
   /** About every 5 s. */
   readonly onProgress?: (p: { readonly elapsedMs: number; readonly registered: number; readonly leaseWrites: number; readonly errors: number }) => void
 }
@@ -142,8 +150,10 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
       const driver = spec.driver ?? {}
       const podStartup = new PodStartupSli(startMillis)
       // ---- the agents: the caller's client, their requests launched beside a shard's loop and timed by the clock
+      const clientAs = o.clientAs
       const { shards, shardOf } = makeShards(plan, {
         client,
+        ...(clientAs ? { clientOf: (node: string) => clientAs(nodeAgentCredentials(node)) } : {}),
         resolutionMs: spec.resolution ?? DefaultRealTimeResolutionMs,
         podStarted: (pod, _node, t) => podStartup.running(pod, t),
         ownerLabel: { key: simulatedLabel, value: simulatedLabelValue },
@@ -192,7 +202,8 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
         const elector = yield* Effect.orDie(
           LeaderElector.make({ ...lifecycleElection, identity: `${hostname()}_${random.split("identity").next().toString(36).slice(2, 10)}` })
         ).pipe(Effect.provide(SeededRandom.layer(o.seed)))
-        running.push(yield* Effect.fork(Effect.forever(elector.run(lifecycleController(plan)))))
+        const controller = clientAs ? Effect.provideService(lifecycleController(plan), ApiClient, clientAs(nodeControllerCredentials)) : lifecycleController(plan)
+        running.push(yield* Effect.fork(Effect.forever(elector.run(controller))))
       }
       for (const p of plan.pauses) {
         const admin = o.admin!
@@ -216,7 +227,7 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
         schedulerFiber = yield* Effect.fork(
           schedulerScenarioEffect(o.scheduler, live).pipe(
             Effect.provide(SeededRandom.layer(o.seed)),
-            Effect.provideService(ApiClient, countingFailures(client, schedulerErrors)),
+            Effect.provideService(ApiClient, countingFailures(clientAs ? clientAs(schedulerCredentials) : client, schedulerErrors)),
             Effect.matchCause({
               onSuccess: (r) => void (sections.scheduler = r),
               onFailure: (c) => void (Cause.isInterruptedOnly(c) || (sections.scheduler = failedSection(c)))

@@ -2,7 +2,7 @@
  * Short requests made to a target before a run — its `/version`, whether it has admin hooks — over the
  * same connection settings as the client's transport: the kubeconfig's TLS material and token.
  */
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { Agent, request } from "undici"
 import type { HttpClientOptions } from "./HttpClientOptions.js"
 
@@ -12,8 +12,12 @@ export type ProbeTarget = Pick<HttpClientOptions, "baseUrl" | "token" | "tls">
 export const tlsConnectOptions = (tls: HttpClientOptions["tls"]) =>
   tls ? { ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: !tls.insecureSkipVerify } : undefined
 
-/** One request with a 3 s bound; its status and text. */
-export const probe = (target: ProbeTarget, path: string, method: "GET" | "POST" = "GET"): Promise<{ readonly statusCode: number; readonly text: string }> => {
+/** One request with a 3 s bound; its status, text and `Date` header. */
+export const probe = (
+  target: ProbeTarget,
+  path: string,
+  method: "GET" | "POST" = "GET"
+): Promise<{ readonly statusCode: number; readonly text: string; readonly date?: string }> => {
   const agent = new Agent({ connect: tlsConnectOptions(target.tls) })
   return request(target.baseUrl.replace(/\/$/, "") + path, {
     method,
@@ -22,7 +26,10 @@ export const probe = (target: ProbeTarget, path: string, method: "GET" | "POST" 
     headersTimeout: 3000,
     bodyTimeout: 3000
   })
-    .then(async (res) => ({ statusCode: res.statusCode, text: await res.body.text() }))
+    .then(async (res) => {
+      const date = res.headers.date
+      return { statusCode: res.statusCode, text: await res.body.text(), ...(typeof date === "string" ? { date } : {}) }
+    })
     .finally(() => agent.close())
 }
 
@@ -33,3 +40,26 @@ export const fetchServerVersion = (target: ProbeTarget): Effect.Effect<string | 
     const body = JSON.parse(res.text) as { gitVersion?: unknown }
     return res.statusCode === 200 && typeof body.gitVersion === "string" ? body.gitVersion : undefined
   }).pipe(Effect.orElseSucceed(() => undefined))
+
+/**
+ * `count` answers of `/version` with our send and receive times and their `Date` headers, `spacingMs` apart — spaced
+ * so they fall at different phases of the target's second (src/loadgen/ClockSkew.ts). Answers without a `Date` are
+ * left out; a target that does not answer gives none.
+ */
+export const dateSamples = (
+  target: ProbeTarget,
+  count = 5,
+  spacingMs = 230
+): Effect.Effect<ReadonlyArray<{ readonly sentMs: number; readonly receivedMs: number; readonly date: string }>> =>
+  Effect.map(
+    Effect.forEach(Array.from({ length: count }, (_, i) => i), (i) =>
+      Effect.gen(function* () {
+        if (i > 0) yield* Effect.sleep(spacingMs)
+        const sentMs = yield* Clock.currentTimeMillis
+        const res = yield* Effect.either(Effect.tryPromise(() => probe(target, "/version")))
+        const receivedMs = yield* Clock.currentTimeMillis
+        return res._tag === "Right" && res.right.date !== undefined ? [{ sentMs, receivedMs, date: res.right.date }] : []
+      })
+    ),
+    (all) => all.flat()
+  )

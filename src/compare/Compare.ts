@@ -9,6 +9,7 @@ import { selectorMatches, type Threshold } from "../loadgen/Thresholds.js"
 import type { ArtifactSeries, RunArtifact } from "../loadgen/Artifact.js"
 import { type ClusterPairComparison, compareClusters } from "./ClusterComparison.js"
 import { empiricalOf } from "./PooledHistogram.js"
+import { compareServerSide, type ServerPairComparison } from "./ServerComparison.js"
 import { differenceText, effectiveScenario, type FieldDifference, scenarioDifferences } from "./ScenarioDiff.js"
 import { type Empirical, expInterval, histogramQuantileRatio, type Interval, pairedMeanInterval, welchInterval } from "./Statistics.js"
 
@@ -80,6 +81,8 @@ export interface PairComparison {
   readonly differences?: ReadonlyArray<FieldDifference>
   /** Cluster results side by side, when either side simulated or drove a cluster (./ClusterComparison.ts). */
   readonly cluster?: ClusterPairComparison
+  /** The targets' own latency figures side by side, when either side's runs read them (./ServerComparison.ts). */
+  readonly server?: ServerPairComparison
 }
 
 export interface SideInfo {
@@ -294,6 +297,7 @@ const comparePair = (baseline: Side, other: Side, select: (k: MetricKey) => bool
     ? undefined
     : scenarioDifferences(effectiveScenario(baseline.rounds[0]!), effectiveScenario(other.rounds[0]!))
   const cluster = compareClusters(baseline.rounds, other.rounds)
+  const server = compareServerSide(baseline.rounds, other.rounds)
   return {
     baseline: baseline.label,
     other: other.label,
@@ -301,7 +305,8 @@ const comparePair = (baseline: Side, other: Side, select: (k: MetricKey) => bool
     onlyBaseline: labels(a, b),
     onlyOther: labels(b, a),
     ...(differences !== undefined ? { differences } : {}),
-    ...(cluster !== undefined ? { cluster } : {})
+    ...(cluster !== undefined ? { cluster } : {}),
+    ...(server !== undefined ? { server } : {})
   }
 }
 

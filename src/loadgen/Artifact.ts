@@ -18,6 +18,7 @@ import {
   summarize,
   type Summary
 } from "./LatencyRecorder.js"
+import type { ServerSideReport } from "./ServerLatency.js"
 import type { ThresholdResult } from "./Thresholds.js"
 
 /**
@@ -168,6 +169,40 @@ export interface RunArtifact {
   readonly cluster?: Readonly<Record<string, unknown>>
   /** Results of the `scheduler:` / `eviction:` sections. */
   readonly sections?: Readonly<Record<string, unknown>>
+  /** A real target's own latency figures per phase, or why there are none (./ServerLatency.ts; docs/metrics.md). */
+  readonly server?: ServerSideReport
+  /** A segment's artifact (`run --segment i/n`): which share of the run it is, and the run's common start. */
+  readonly segment?: SegmentPlace
+  /** A merged run (`clustersim merge`): each segment's own figures, so one slow generator shows. */
+  readonly segments?: ReadonlyArray<SegmentSpread>
+}
+
+/** Where a segment's artifact belongs (docs/distributed.md). `index` is 0-based; people read `index + 1` of `count`. */
+export interface SegmentPlace {
+  readonly index: number
+  readonly count: number
+  /** The instant every segment's measured phases began (epoch ms): the origin of its intervals. */
+  readonly startAtMs: number
+  /** How late this segment's phases began after `startAtMs`. */
+  readonly startLagMs: number
+  /** This process's clock minus the target's, estimated from its `Date` headers, when measured. */
+  readonly clockSkewMs?: number
+}
+
+/** One segment's share of a merged run. */
+export interface SegmentSpread {
+  readonly index: number
+  readonly count: number
+  readonly outcome: RunArtifact["outcome"] | "missing"
+  readonly runError?: string
+  readonly requests: number
+  readonly errors: number
+  /** Over every request series of the segment. */
+  readonly p50Ms?: number
+  readonly p99Ms?: number
+  readonly startLagMs?: number
+  readonly clockSkewMs?: number
+  readonly saturated?: boolean
 }
 
 export const sha256 = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex")

@@ -40,3 +40,39 @@ export const runWideIteration = (local: number, segment: ExecutionSegment): numb
 
 /** Steps that happen once per run (failure steps, slow pagers) are the first segment's. */
 export const runsOnce = (segment: ExecutionSegment): boolean => segment.index === 0
+
+/** `i/n` as a person names a part ("2/3": the second of three); what `--segment` shows and `segmentText` prints. */
+export const segmentText = (s: ExecutionSegment): string => `${s.index + 1}/${s.count}`
+
+const fraction = (text: string): number | undefined => {
+  const m = /^(\d+)(?:\/(\d+))?$/.exec(text.trim())
+  if (m === null) return undefined
+  const [num, den] = [Number(m[1]), m[2] === undefined ? 1 : Number(m[2])]
+  return den === 0 ? undefined : num / den
+}
+
+/**
+ * A segment from `--segment`: `i/n` (1-based: `1/3` is the first third, which is also what k6's shorthand `1/3`
+ * means), or k6's `from:to` fractions (`1/3:2/3`). Shares here are equal, so `from:to` must be one n-th of the
+ * run starting at a multiple of it; other splits are refused rather than rounded.
+ */
+export const parseSegment = (text: string): { readonly segment: ExecutionSegment } | { readonly error: string } => {
+  const plain = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text)
+  if (plain !== null && !text.includes(":")) {
+    const [i, n] = [Number(plain[1]), Number(plain[2])]
+    if (n < 1) return { error: `${JSON.stringify(text)}: the segment count must be at least 1` }
+    if (i < 1 || i > n) return { error: `${JSON.stringify(text)}: the segment number must be from 1 to ${n}` }
+    return { segment: { index: i - 1, count: n } }
+  }
+  const parts = text.split(":")
+  const [from, to] = parts.length === 2 ? [fraction(parts[0]!), fraction(parts[1]!)] : [undefined, undefined]
+  if (from === undefined || to === undefined) return { error: `${JSON.stringify(text)}: expected i/n (the i-th of n segments) or k6's from:to fractions (1/3:2/3)` }
+  if (!(from >= 0 && to <= 1 && from < to)) return { error: `${JSON.stringify(text)}: from:to must satisfy 0 ≤ from < to ≤ 1` }
+  const count = Math.round(1 / (to - from))
+  const index = Math.round(from * count)
+  const near = (a: number, b: number) => Math.abs(a - b) < 1e-9
+  if (!near(to - from, 1 / count) || !near(from, index / count)) {
+    return { error: `${JSON.stringify(text)}: segments are equal shares here: from:to must be k/n:(k+1)/n` }
+  }
+  return { segment: { index, count } }
+}

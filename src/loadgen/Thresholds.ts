@@ -17,10 +17,15 @@
  * (`{threshold: "p(99) < 1s", allowNoData: true}`, beside k6's `abortOnFail`).
  * A cluster run's figures have metrics and tags of their own (`lease_writes`, `apf_rejected{priority_level:…}`,
  * `ClusterMetrics.ts`), judged from its result rather than from series.
+ * `server` is a real target's own latency (./ServerLatency.ts), with tags verb/resource/subresource/scope/phase:
+ * `"server{verb:LIST,scope:cluster}": "p(99) < 30s"`, or with the aggregation in the name and Prometheus' `=`,
+ * `"server.p99{verb=LIST,scope=cluster}": "< 30s"`; its quantiles come from the server's buckets.
  */
 import { Data, Either } from "effect"
 import { type ClusterFigures, type ClusterMetric, ClusterMetrics, type ClusterSample, type ClusterTag, isClusterMetric } from "./ClusterMetrics.js"
 import { type Histogram, mergeHistograms, type MetricKey, type SeriesSnapshot } from "./LatencyRecorder.js"
+import { addBuckets, bucketQuantile } from "./HistogramQuantile.js"
+import type { ServerCallFigures, ServerSideReport } from "./ServerLatency.js"
 
 // ---------------------------------------------------------------------------------------------
 // Model
@@ -40,14 +45,19 @@ export const KnownMetrics = {
   dropped_iterations: "counter"
 } as const
 export type KnownMetric = keyof typeof KnownMetrics
-/** `throughput`: a counter whose `rate` is per second of the run (k6's Counter), for the cluster's metrics. */
-export type MetricKind = (typeof KnownMetrics)[KnownMetric] | "throughput"
+/** `throughput`: a counter whose `rate` is per second of the run (k6's Counter), for the cluster's metrics; `buckets`: the server's histograms. */
+export type MetricKind = (typeof KnownMetrics)[KnownMetric] | "throughput" | "buckets"
+
+/** A real target's own request latency, from its histograms (./ServerLatency.ts). */
+export const ServerMetricName = "server"
+export const ServerTags = ["verb", "resource", "subresource", "scope", "phase"] as const
+export type ServerTag = (typeof ServerTags)[number]
 
 /** `name` is the scenario action, `phase` its phase (`setup` for setup): `latency{phase:steady}` leaves warm-up out. */
 export const Tags = ["metric", "operation", "resource", "scope", "name", "phase"] as const
 export type Tag = (typeof Tags)[number]
 /** A tag of a load series or of a cluster metric (`src/loadgen/ClusterMetrics.ts`). */
-export type AnyTag = Tag | ClusterTag
+export type AnyTag = Tag | ClusterTag | ServerTag
 
 export type Aggregation =
   | { readonly _tag: "Percentile"; readonly percentile: number }
@@ -72,7 +82,7 @@ export type ExpressionSpec = string | { readonly threshold: string; readonly all
 export interface Threshold {
   /** The name as written (or the preset's name). */
   readonly name: string
-  readonly metric: KnownMetric | ClusterMetric
+  readonly metric: KnownMetric | ClusterMetric | typeof ServerMetricName
   /** Allowed values per tag (lower-cased); a missing tag matches everything. */
   readonly selector: Readonly<Partial<Record<AnyTag, ReadonlyArray<string>>>>
   /** Tags whose distinct values are judged separately. */
@@ -109,7 +119,8 @@ const ALLOWED: Record<MetricKind, ReadonlyArray<Aggregation["_tag"]>> = {
   trend: ["Percentile", "Avg", "Min", "Med", "Max", "Count"],
   rate: ["Rate", "Count"],
   counter: ["Count"],
-  throughput: ["Count", "Rate"]
+  throughput: ["Count", "Rate"],
+  buckets: ["Percentile", "Avg", "Med", "Count"]
 }
 const aggregationText = (a: Aggregation): string => (a._tag === "Percentile" ? `p(${a.percentile})` : a._tag.toLowerCase())
 
@@ -142,7 +153,7 @@ export const parseCondition = (source: string, kind: MetricKind = "trend"): Eith
   if (!num) return fail(source, rest2.trim().split(/\s+/)[0] || "<end>", "expected a number, got")
   const [, numberText, unit, trailing] = num as unknown as [string, string, string | undefined, string]
   if (trailing.trim() !== "") return fail(source, trailing.trim(), "unexpected trailing input")
-  const isDuration = kind === "trend" && aggregation._tag !== "Count"
+  const isDuration = (kind === "trend" || kind === "buckets") && aggregation._tag !== "Count"
   let value = Number(numberText)
   if (unit !== undefined) {
     if (!isDuration) return fail(source, unit, `${aggregationText(aggregation)} takes a plain number, not a unit`)
@@ -154,27 +165,38 @@ export const parseCondition = (source: string, kind: MetricKind = "trend"): Eith
 }
 
 const isKnown = (name: string): name is KnownMetric => Object.prototype.hasOwnProperty.call(KnownMetrics, name)
-const kindOf = (metric: KnownMetric | ClusterMetric): MetricKind => (isClusterMetric(metric) ? ClusterMetrics[metric].kind : KnownMetrics[metric])
-const tagsOf = (metric: KnownMetric | ClusterMetric): ReadonlyArray<AnyTag> => (isClusterMetric(metric) ? ClusterMetrics[metric].tags : Tags)
-const knownNames = [...Object.keys(KnownMetrics), ...Object.keys(ClusterMetrics)].join(", ")
+type AnyMetric = Threshold["metric"]
+const kindOf = (metric: AnyMetric): MetricKind =>
+  metric === ServerMetricName ? "buckets" : isClusterMetric(metric) ? ClusterMetrics[metric].kind : KnownMetrics[metric]
+const tagsOf = (metric: AnyMetric): ReadonlyArray<AnyTag> => (metric === ServerMetricName ? ServerTags : isClusterMetric(metric) ? ClusterMetrics[metric].tags : Tags)
+const knownNames = [...Object.keys(KnownMetrics), ...Object.keys(ClusterMetrics), ServerMetricName].join(", ")
 
-/** Parse a threshold name (`latency{operation:LIST,scope:cluster}`) and its expressions. */
+/**
+ * Parse a threshold name (`latency{operation:LIST,scope:cluster}`) and its expressions. A tag's value follows `:` or
+ * `=` (Prometheus' selector); `metric.pNN` puts the aggregation in the name, the expressions then start at the
+ * comparator (`"server.p99{verb=LIST}": "< 30s"`).
+ */
 export const parseThreshold = (
   name: string,
   expressions: ExpressionSpec | ReadonlyArray<ExpressionSpec>
 ): Either.Either<Threshold, ThresholdParseError> => {
   const m = /^\s*([^{\s]+)\s*(?:\{(.*)\})?\s*$/s.exec(name)
   if (!m) return fail(name, name, "malformed threshold name")
-  const [, metricName, tagText] = m as unknown as [string, string, string | undefined]
-  if (!isKnown(metricName) && !isClusterMetric(metricName)) return fail(name, metricName, `unknown metric (known: ${knownNames})`)
+  const [, written, tagText] = m as unknown as [string, string, string | undefined]
+  const inName = /^([^.]+)\.p(\d+(?:\.\d+)?)$/.exec(written)
+  const metricName = inName ? inName[1]! : written
+  if (!isKnown(metricName) && !isClusterMetric(metricName) && metricName !== ServerMetricName) return fail(name, metricName, `unknown metric (known: ${knownNames})`)
+  if (inName && !ALLOWED[kindOf(metricName)].includes("Percentile")) return fail(name, written, `${metricName} has no percentiles, got`)
   const tags = tagsOf(metricName)
   const selector: Partial<Record<AnyTag, ReadonlyArray<string>>> = {}
   const groupBy: Array<AnyTag> = []
   if (tagText !== undefined) {
     for (const part of tagText.split(",")) {
-      const kv = /^\s*([^:\s]+)\s*:\s*(.*?)\s*$/.exec(part)
+      const kv = /^\s*([^:=\s]+)\s*[:=]\s*(.*?)\s*$/.exec(part)
       if (!kv) return fail(name, part.trim() || "{}", "expected tag:value, got")
-      const [, tag, value] = kv as unknown as [string, string, string]
+      const [, tag, quotedValue] = kv as unknown as [string, string, string]
+      // Prometheus quotes its values: `{verb="LIST"}`
+      const value = /^"(.*)"$/.exec(quotedValue)?.[1] ?? quotedValue
       if (!tags.includes(tag as AnyTag)) return fail(name, tag, tags.length === 0 ? `${metricName} has no tags, got` : `unknown tag (known: ${tags.join(", ")})`)
       if (value === "") return fail(name, part.trim(), "empty tag value")
       const known = tag as AnyTag
@@ -187,9 +209,12 @@ export const parseThreshold = (
   if (list.length === 0) return fail(name, name, "no expressions for")
   const conditions: Array<Condition> = []
   for (const e of list) {
-    const c = parseCondition(typeof e === "string" ? e : e.threshold, kindOf(metricName))
+    const text = typeof e === "string" ? e : e.threshold
+    if (inName && !/^\s*(<=|>=|==|!=|<|>)/.test(text)) return fail(text, text.trim().split(/\s+/)[0] || "<end>", `${written} names its aggregation: expected a comparator (<, <=, >, >=, ==, !=), got`)
+    const c = parseCondition(inName ? `p(${inName[2]}) ${text}` : text, kindOf(metricName))
     if (Either.isLeft(c)) return Either.left(c.left)
-    conditions.push(typeof e !== "string" && e.allowNoData === true ? { ...c.right, allowNoData: true } : c.right)
+    const condition = inName ? { ...c.right, source: `${written} ${text.trim()}` } : c.right
+    conditions.push(typeof e !== "string" && e.allowNoData === true ? { ...condition, allowNoData: true } : condition)
   }
   return Either.right({ name, metric: metricName, selector, groupBy, conditions })
 }
@@ -264,6 +289,33 @@ export const sloThresholds = (options?: { readonly legacyNamespaceList?: boolean
   SloPresets.readCluster,
   SloPresets.podStartup
 ]
+
+const serverPreset = (name: string, scope: string, expression: string, allowNoData: boolean): Threshold => ({
+  name,
+  metric: ServerMetricName,
+  selector: { scope: [scope] },
+  groupBy: ["resource", "subresource", "verb"],
+  conditions: [{ ...Either.getOrThrow(parseCondition(expression, "buckets")), ...(allowNoData ? { allowNoData: true } : {}) }]
+})
+
+/**
+ * ClusterLoader2's API responsiveness on the server's own histograms (`APIResponsivenessPrometheus`,
+ * api_responsiveness_prometheus.go `getSLOThreshold`): p99 per (resource, subresource, verb, scope) over the run,
+ * 1 s for a single object (`scope=resource`: GET and every mutating call), 30 s for a LIST of a namespace or the
+ * cluster; WATCH and the streaming subresources are not measured (./ServerLatency.ts). `legacyNamespaceList`: 5 s
+ * for a namespace's LIST, the threshold before 2022-04-11 (CL2's slow-call count still uses it). `measured`: the
+ * run has the server's figures, so a scope it made no call of passes; without them every row fails on no data.
+ */
+export const serverSloThresholds = (options?: { readonly legacyNamespaceList?: boolean; readonly measured?: boolean }): ReadonlyArray<Threshold> => {
+  const measured = options?.measured === true
+  return [
+    serverPreset("server-slo:resource", "resource", "p(99) <= 1s", measured),
+    options?.legacyNamespaceList
+      ? serverPreset("server-slo:namespace-legacy", "namespace", "p(99) <= 5s", measured)
+      : serverPreset("server-slo:namespace", "namespace", "p(99) <= 30s", measured),
+    serverPreset("server-slo:cluster", "cluster", "p(99) <= 30s", measured)
+  ]
+}
 
 // ---------------------------------------------------------------------------------------------
 // Evaluation (pure)
@@ -359,6 +411,32 @@ const observeCluster = (metric: ClusterMetric, a: Aggregation, group: ReadonlyAr
   return durationMs > 0 ? count / (durationMs / 1000) : undefined
 }
 
+/** One phase's call, as a server threshold selects and groups it. */
+interface ServerSample {
+  readonly phase: string
+  readonly call: ServerCallFigures
+}
+
+const serverTag = (s: ServerSample, tag: AnyTag): string => (tag === "phase" ? s.phase : tag === "verb" || tag === "resource" || tag === "subresource" || tag === "scope" ? s.call[tag] : "")
+
+const serverSelected = (t: Threshold, s: ServerSample): boolean =>
+  ServerTags.every((tag) => {
+    const allowed = t.selector[tag]
+    return allowed === undefined || allowed.includes(serverTag(s, tag).toLowerCase())
+  })
+
+/** The group's bucket counts pooled, then PromQL's `histogram_quantile` (./HistogramQuantile.ts); ms. */
+const observeServer = (a: Aggregation, group: ReadonlyArray<ServerSample>): number | undefined => {
+  const pooled = addBuckets(group.map((s) => s.call.buckets))
+  const count = group.reduce((n, s) => n + s.call.count, 0)
+  if (a._tag === "Count") return count
+  if (pooled === undefined || count === 0) return undefined
+  if (a._tag === "Avg") return (group.reduce((n, s) => n + s.call.sumSeconds, 0) / count) * 1000
+  const q = a._tag === "Percentile" ? a.percentile / 100 : a._tag === "Med" ? 0.5 : undefined
+  const v = q === undefined ? undefined : bucketQuantile(q, pooled)
+  return v === undefined ? undefined : v.value * 1000
+}
+
 /** Members of one threshold's groups, by the values of its `groupBy` tags. */
 const groupsOf = <M>(t: Threshold, selected: ReadonlyArray<M>, tagOf: (m: M, tag: AnyTag) => string) => {
   const groups = new Map<string, { tags: Partial<Record<AnyTag, string>>; members: Array<M> }>()
@@ -389,12 +467,20 @@ const clusterSelected = (t: Threshold, s: ClusterSample): boolean =>
 export const evaluate = (
   thresholds: ReadonlyArray<Threshold>,
   series: ReadonlyArray<SeriesSnapshot>,
-  cluster?: ClusterFigures
+  cluster?: ClusterFigures,
+  server?: ServerSideReport
 ): ReadonlyArray<ThresholdResult> => {
   const results: Array<ThresholdResult> = []
+  const serverSamples: ReadonlyArray<ServerSample> = (server?.phases ?? []).flatMap((p) => p.calls.map((call) => ({ phase: p.phase, call })))
   for (const t of thresholds) {
     const metric = t.metric
-    const judged = isClusterMetric(metric)
+    const judged = metric === ServerMetricName
+      ? groupsOf(t, serverSamples.filter((s) => serverSelected(t, s)), serverTag).map((g) => ({
+          tags: g.tags,
+          size: g.members.length,
+          observe: (a: Aggregation) => observeServer(a, g.members)
+        }))
+      : isClusterMetric(metric)
       ? groupsOf(t, (cluster?.samples ?? []).filter((s) => clusterSelected(t, s)), clusterTag).map((g) => ({
           tags: g.tags,
           size: g.members.length,
@@ -413,7 +499,7 @@ export const evaluate = (
           condition: c.source,
           group: g.tags,
           observed,
-          ...(kindOf(metric) === "trend" && c.aggregation._tag !== "Count"
+          ...((kindOf(metric) === "trend" || kindOf(metric) === "buckets") && c.aggregation._tag !== "Count"
             ? { unit: "ms" as const }
             : kindOf(metric) === "throughput" && c.aggregation._tag === "Rate"
               ? { unit: "/s" as const }

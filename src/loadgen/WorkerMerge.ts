@@ -4,6 +4,8 @@
  * by bucket, so N workers' merged histogram is the histogram one recorder would have made of the same samples.
  * Pure; tested in test/loadgen/WorkerMerge.test.ts.
  */
+import type { ExecutorReport } from "./Arrival.js"
+import type { ActionReport, InformerReport } from "./Artifact.js"
 import {
   decodeHistogram,
   encodeHistogram,
@@ -88,4 +90,66 @@ export const mergeIntervals = (perWorker: ReadonlyArray<ReadonlyArray<IntervalSn
   })
   // stable: keys keep their first-seen order within an index
   return merged.map((i, n) => [i, n] as const).sort((a, b) => a[0].index - b[0].index || a[1] - b[1]).map(([i]) => i)
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const sumRecords = (records: ReadonlyArray<Readonly<Record<string, number>> | undefined>): Record<string, number> => {
+  const out: Record<string, number> = {}
+  for (const r of records) for (const [k, v] of Object.entries(r ?? {})) out[k] = (out[k] ?? 0) + v
+  return out
+}
+
+const sumExecutors = (all: ReadonlyArray<ExecutorReport>): ExecutorReport => {
+  const sum = (f: (e: ExecutorReport) => number) => all.reduce((a, e) => a + f(e), 0)
+  const first = all[0]!
+  return {
+    ...first,
+    planned: all.some((e) => e.planned !== undefined) ? sum((e) => e.planned ?? 0) : undefined,
+    started: sum((e) => e.started),
+    completed: sum((e) => e.completed),
+    errors: sum((e) => e.errors),
+    dropped: sum((e) => e.dropped),
+    interrupted: sum((e) => e.interrupted),
+    lateStarts: sum((e) => e.lateStarts),
+    maxLatenessMs: Math.max(...all.map((e) => e.maxLatenessMs)),
+    startedAtMs: Math.min(...all.map((e) => e.startedAtMs)),
+    endedAtMs: Math.max(...all.map((e) => e.endedAtMs))
+  }
+}
+
+const sumInformers = (all: ReadonlyArray<InformerReport>): InformerReport => {
+  const sum = (f: (r: InformerReport) => number) => all.reduce((a, r) => a + f(r), 0)
+  return {
+    count: sum((r) => r.count),
+    synced: sum((r) => r.synced),
+    relists: sum((r) => r.relists),
+    expiredContinue: sum((r) => r.expiredContinue),
+    expired: { watchHttp: sum((r) => r.expired.watchHttp), watchStream: sum((r) => r.expired.watchStream), list: sum((r) => r.expired.list) },
+    rewatches: sum((r) => r.rewatches),
+    events: sum((r) => r.events),
+    listFailures: sum((r) => r.listFailures),
+    triggers: sumRecords(all.map((r) => r.triggers))
+  }
+}
+
+/** One report per (phase, action), summed over the workers that ran it, in the coordinator's order first. */
+export const mergeActions = (perWorker: ReadonlyArray<ReadonlyArray<ActionReport>>): Array<ActionReport> => {
+  const byAction = new Map<string, Array<ActionReport>>()
+  for (const list of perWorker) for (const a of list) byAction.set(`${a.phase}\u0000${a.action}`, [...(byAction.get(`${a.phase}\u0000${a.action}`) ?? []), a])
+  return Array.from(byAction.values(), (same) => {
+    const executors = same.flatMap((a) => (a.executor ? [a.executor] : []))
+    const informers = same.flatMap((a) => (a.informers ? [a.informers] : []))
+    const counts = same.some((a) => a.counts) ? sumRecords(same.map((a) => a.counts)) : undefined
+    return {
+      phase: same[0]!.phase,
+      action: same[0]!.action,
+      type: same[0]!.type,
+      ...(executors.length > 0 ? { executor: sumExecutors(executors) } : {}),
+      ...(counts ? { counts } : {}),
+      ...(informers.length > 0 ? { informers: sumInformers(informers) } : {}),
+      // token recovery is observed by the coordinator's clients only
+      ...(same[0]!.tokens ? { tokens: same[0]!.tokens } : {})
+    }
+  })
 }

@@ -48,6 +48,23 @@ describe("the request log line", () => {
     expect(line).toBe('I0101 00:00:00.000000 httplog] "HTTP" verb="GET" URI="/version" latency="2.5s" userAgent="" srcIP="[::1]:1" resp=401')
   })
 
+  it("an audited request's line carries its audit-ID between userAgent and srcIP, as upstream's", () => {
+    const line = formatRequestLog({
+      startNanos: 0n,
+      method: "GET",
+      uri: "/version",
+      info: undefined,
+      contentType: undefined,
+      user: "bob",
+      userAgent: "curl/8",
+      auditID: "3f0c2a9e-1b7d-4c55-9a31-0e8c1f2b7a10",
+      srcIP: "127.0.0.1:1",
+      status: 200,
+      latencyNanos: 1_000n
+    })
+    expect(line).toBe('I0101 00:00:00.000000 httplog] "HTTP" verb="GET" URI="/version" latency="1µs" user="bob" userAgent="curl/8" audit-ID="3f0c2a9e-1b7d-4c55-9a31-0e8c1f2b7a10" srcIP="127.0.0.1:1" resp=200')
+  })
+
   it("names the verb as upstream's metrics: LIST, WATCH, APPLY, else the method", () => {
     expect(canonicalVerb("GET", infoOf("GET", "/api/v1/pods"), undefined)).toBe("LIST")
     expect(canonicalVerb("GET", infoOf("GET", "/api/v1/namespaces/a/pods/p"), undefined)).toBe("GET")

@@ -3,7 +3,8 @@
  * of the workers' action reports. The workers as processes are test/system/cli/workers.test.ts.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { defaultWorkers, mergeActions } from "../../app/cli/GeneratorWorkers.js"
+import { defaultWorkers } from "../../app/cli/GeneratorWorkers.js"
+import { mergeActions } from "../../src/loadgen/WorkerMerge.js"
 import type { ActionReport } from "../../src/loadgen/Artifact.js"
 
 describe("generator workers, the coordinator's arithmetic", () => {

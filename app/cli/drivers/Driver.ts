@@ -7,8 +7,11 @@
 import { type Cause, Data, Effect, Either, type Scope } from "effect"
 import type { ApiClient } from "../../../src/client/ApiClient.js"
 import type { TrafficCounter } from "../../../src/client/HttpTransport.js"
-import type { TargetIdentity } from "../../../src/loadgen/Artifact.js"
+import type { SegmentPlace, TargetIdentity } from "../../../src/loadgen/Artifact.js"
+import type { ExecutionSegment } from "../../../src/loadgen/ExecutionSegment.js"
+import type { RendezvousPlan } from "../../../src/loadgen/Rendezvous.js"
 import type { HealthReport } from "../../../src/loadgen/GeneratorHealth.js"
+import type { ServerSideReport } from "../../../src/loadgen/ServerLatency.js"
 import type { IntervalSnapshot, LatencyRecorder, SeriesSnapshot } from "../../../src/loadgen/LatencyRecorder.js"
 import type { ThresholdResult } from "../../../src/loadgen/Thresholds.js"
 import type { ClusterResult } from "../../../simulator/cluster/ClusterResult.js"
@@ -40,6 +43,21 @@ export interface DriverInput {
   readonly workerInputs?: { readonly sets?: ReadonlyArray<string>; readonly env?: Readonly<Record<string, string>> }
   /** `--cleanup`: a real-time cluster deletes what it owns at its end. */
   readonly cleanup: boolean
+  /** `--segment`: this process runs only this share of the load (load-only driver). */
+  readonly segment?: ExecutionSegment
+  /** `--start-at`: the epoch ms the measured phases begin. */
+  readonly startAtMs?: number
+  /** `--rendezvous`: the start agreed with the other segments through the target. */
+  readonly rendezvous?: Omit<RendezvousPlan, "segment" | "skewMs">
+  /** Where the target's server-side figures come from (`--prometheus`, `--server-metrics-timeout`; ./ServerSide.ts). */
+  readonly serverSide?: ServerSideFlags
+}
+
+export interface ServerSideFlags {
+  /** An existing Prometheus to ask instead of the target's `/metrics`. */
+  readonly prometheus?: string
+  /** Bound on one reading; default `DefaultServerMetricsTimeoutMs`. */
+  readonly timeoutMs?: number
 }
 
 /** Series recorded in other processes (generator workers), merged with the driver's own recorder's. */
@@ -69,6 +87,10 @@ export interface DriverResult {
   readonly stopped?: StopSignal
   /** Why the run failed, when it did (and was not stopped). */
   readonly error?: Cause.Cause<unknown>
+  /** The target's own latency figures per phase, or why there are none (src/loadgen/ServerLatency.ts). */
+  readonly server?: ServerSideReport
+  /** A segment's place in its run, for the segment artifact. */
+  readonly segment?: SegmentPlace
 }
 
 /** A scenario this driver cannot run with these flags: said before anything runs (exit 2), as the whole line. */

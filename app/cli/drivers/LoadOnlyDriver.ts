@@ -6,14 +6,22 @@ import { progressLine } from "../../../reports/progress.js"
 import { Cause, Duration, Effect, Either, Exit, Option } from "effect"
 import type { TrafficCounter } from "../../../src/client/HttpTransport.js"
 import { combineHealth, GeneratorHealth } from "../../../src/loadgen/GeneratorHealth.js"
-import { LatencyRecorder, nowMillis } from "../../../src/loadgen/LatencyRecorder.js"
-import { decodeSeries } from "../../../src/loadgen/WorkerMerge.js"
+import { encodeSeries, LatencyRecorder, nowMillis } from "../../../src/loadgen/LatencyRecorder.js"
+import { correctionOf, estimateSkew } from "../../../src/loadgen/ClockSkew.js"
+import { rendezvous } from "../../../src/loadgen/Rendezvous.js"
+import { dateSamples } from "../../../src/client/Probe.js"
+import { decodeSeries, mergeActions } from "../../../src/loadgen/WorkerMerge.js"
 import { makeRunState, ms, runScenario, runTagOf, type RunState } from "../../scenario/Run.js"
 import type { StopSignal } from "../artifact.js"
-import { defaultWorkers, machineCores, mergeActions, startWorkers } from "../GeneratorWorkers.js"
+import { defaultWorkers, machineCores, startWorkers } from "../GeneratorWorkers.js"
 import { isLocalTarget, type TargetFlag } from "../target.js"
 import type { WorkerResult } from "../WorkerProtocol.js"
+import { runsOnce, wholeRun } from "../../../src/loadgen/ExecutionSegment.js"
+
+/** Sleeps until an epoch instant on the run's clock (at once when it has passed). */
+const untilInstant = (atMs: number) => Effect.flatMap(nowMillis, (now) => Effect.sleep(Duration.millis(Math.max(0, atMs - now))))
 import { type Driver, NON_TTY_PROGRESS_MS, Refused, withTarget } from "./Driver.js"
+import { serverSideReaderFor } from "./ServerSide.js"
 
 /** The live progress line (reports/progress.ts): `\r`-rewritten on a TTY at ~2/s, otherwise a line per phase and every 5 s. */
 const progressReporter = (state: RunState, totalMs: number, tty: boolean, write: (s: string) => void) =>
@@ -28,6 +36,16 @@ const progressReporter = (state: RunState, totalMs: number, tty: boolean, write:
       const p = state.progress
       const now = yield* nowMillis
       const elapsedMs = now - state.startedAtMs
+      if (elapsedMs < 0) {
+        // a segment before the run's common start (docs/distributed.md)
+        const line = `waiting for the common start, in ${Math.ceil(-elapsedMs / 1000)} s`
+        if (tty) write(`\r\x1b[2K${line}`)
+        else if (now - lastLineAt >= NON_TTY_PROGRESS_MS) {
+          write(line + "\n")
+          lastLineAt = now
+        }
+        continue
+      }
       if (tty) {
         const rate = ((p.ops - lastOps) * 1000) / Math.max(1, now - lastAt)
         write(`\r\x1b[2K${progressLine({ doneMs: elapsedMs, totalMs, wallMs: elapsedMs, clock: "real", detail: `${p.phase} · ${rate.toFixed(0)} ops/s · ${p.errors} errors` })}`)
@@ -71,7 +89,11 @@ export const loadOnlyDriver: Driver = {
     return withTarget(i, traffic, (target) =>
       Effect.gen(function* () {
         const { scenario, seed } = i
-        const workerCount = i.workers ?? scenario.generator?.workers ?? (sharesThisProcess(i.target) ? 1 : defaultWorkers(machineCores(), isLocalTarget(i.target)))
+        const segment = i.segment
+        if (segment !== undefined && (i.workers ?? 1) > 1) {
+          return Either.left(new Refused({ line: `clustersim: --workers ${i.workers} with --segment: a segment runs in one process; give each process its own segment\n` }))
+        }
+        const workerCount = segment !== undefined ? 1 : i.workers ?? scenario.generator?.workers ?? (sharesThisProcess(i.target) ? 1 : defaultWorkers(machineCores(), isLocalTarget(i.target)))
         if (workerCount > 1 && sharesThisProcess(i.target)) {
           return Either.left(
             new Refused({
@@ -80,21 +102,67 @@ export const loadOnlyDriver: Driver = {
           )
         }
         const health = yield* GeneratorHealth.make()
-        const state = makeRunState(yield* nowMillis)
+        const own = segment ?? wholeRun
+        // --rendezvous: the first segment's setup, then the start agreed through the target (src/loadgen/Rendezvous.ts)
+        let setupRun: { readonly state: RunState; readonly recorder: LatencyRecorder["Type"] } | undefined
+        let startAtMs = i.startAtMs
+        let clockSkewMs: number | undefined
+        let agreedStartMs: number | undefined
+        if (i.rendezvous !== undefined) {
+          if (runsOnce(own)) {
+            setupRun = { state: makeRunState(yield* nowMillis), recorder: yield* LatencyRecorder.make() }
+            const setup = yield* Effect.exit(
+              runScenario(scenario, { seed, admin: target.admin, state: setupRun.state, parts: "setup", ...(target.credentials ? { credentials: target.credentials } : {}) }).pipe(
+                Effect.provideService(LatencyRecorder, setupRun.recorder)
+              )
+            )
+            if (Exit.isFailure(setup)) {
+              const place = { index: own.index, count: own.count, startAtMs: 0, startLagMs: 0 }
+              return Either.right({ target: target.identity, recorder: setupRun.recorder, state: setupRun.state, error: setup.cause, segment: place })
+            }
+          }
+          const probeTarget = i.target._tag === "url" ? i.target.options : undefined
+          const skew = probeTarget ? estimateSkew(yield* dateSamples(probeTarget)) : undefined
+          clockSkewMs = skew?.skewMs
+          const agreed = yield* Effect.either(rendezvous({ ...i.rendezvous, segment: own, skewMs: correctionOf(skew) }))
+          if (Either.isLeft(agreed)) {
+            const state = setupRun?.state ?? makeRunState(yield* nowMillis)
+            // a segment artifact still, so that a merge names this segment's failure
+            const place = { index: own.index, count: own.count, startAtMs: 0, startLagMs: 0, ...(clockSkewMs !== undefined ? { clockSkewMs } : {}) }
+            return Either.right({ target: target.identity, recorder: setupRun?.recorder, state, error: Cause.fail(agreed.left), segment: place })
+          }
+          // the instant every segment agreed on is the target's; this machine waits for it on its own clock
+          agreedStartMs = agreed.right.startAtMs
+          startAtMs = agreed.right.localStartAtMs
+        }
+        // a common start (--start-at, --rendezvous) is every segment's origin: the run's tag and its intervals are the same in each
+        const state: RunState = setupRun ? { ...setupRun.state, startedAtMs: startAtMs! } : makeRunState(startAtMs ?? (yield* nowMillis))
         const recorder = yield* LatencyRecorder.make({ originMs: state.startedAtMs })
+        if (setupRun) for (const series of yield* setupRun.recorder.snapshot) yield* recorder.merge(encodeSeries(series))
         const runTag = runTagOf(seed, state.startedAtMs)
         const client = i.target._tag === "url" ? i.target.options : { baseUrl: target.identity.url ?? "" }
         // workers load while the coordinator runs the setup; their phases start together with its own
         const workers =
           workerCount > 1 ? yield* startWorkers({ count: workerCount, file: i.file, ...i.workerInputs, seed, runTag, client, originMs: state.startedAtMs }) : undefined
         yield* Effect.forkScoped(progressReporter(state, scenario.phases.reduce((n, p) => n + ms(p.duration, 0), 0), i.tty, i.err))
+        const server = yield* serverSideReaderFor(i.serverSide, i.target, target, i.err)
+        const phaseHooks = server ? { phaseHooks: { started: server.phaseStarted, ended: server.phaseEnded } } : {}
         const options = { seed, admin: target.admin, state, runTag, ...(target.credentials ? { credentials: target.credentials } : {}) }
+        let startLagMs = 0
         const phases = workers
           ? Effect.zipRight(
               Effect.zipRight(runScenario(scenario, { ...options, parts: "setup" }), workers.start),
-              runScenario(scenario, { ...options, parts: "phases", segment: { index: 0, count: workerCount } })
+              runScenario(scenario, { ...options, ...phaseHooks, parts: "phases", segment: { index: 0, count: workerCount } })
             )
-          : runScenario(scenario, options)
+          : startAtMs !== undefined || segment !== undefined
+            ? Effect.gen(function* () {
+                // the setup is the first segment's, before the common start (docs/distributed.md)
+                if (runsOnce(own) && setupRun === undefined) yield* runScenario(scenario, { ...options, parts: "setup" })
+                yield* untilInstant(state.startedAtMs)
+                startLagMs = Math.max(0, (yield* nowMillis) - state.startedAtMs)
+                yield* runScenario(scenario, { ...options, ...phaseHooks, parts: "phases", segment: own })
+              })
+            : runScenario(scenario, { ...options, ...phaseHooks })
         const run = phases.pipe(Effect.provideService(LatencyRecorder, recorder))
         const exit = yield* Effect.exit(Effect.raceFirst(Effect.asVoid(run), Effect.flatMap(i.interrupt, (signal) => Effect.fail({ interrupted: signal }))))
         yield* health.addBytesIn(traffic.bytesIn)
@@ -111,6 +179,8 @@ export const loadOnlyDriver: Driver = {
           remote: results.map((r) => ({ series: r.series.map(decodeSeries), intervals: r.intervals })),
           state,
           health: combineHealth([ownHealth, ...results.map((r) => r.health)]),
+          ...(server ? { server: yield* server.report } : {}),
+          ...(segment !== undefined ? { segment: { index: segment.index, count: segment.count, startAtMs: agreedStartMs ?? state.startedAtMs, startLagMs, ...(clockSkewMs !== undefined ? { clockSkewMs } : {}) } } : {}),
           ...(stopped !== undefined ? { stopped } : error !== undefined ? { error } : {})
         })
       })

@@ -19,6 +19,7 @@ import { makeRunState, runScenario } from "../../scenario/Run.js"
 import { simulationOf } from "../../scenario/Simulated.js"
 import type { TargetFlag } from "../target.js"
 import { type Driver, type DriverCluster, Refused, withTarget } from "./Driver.js"
+import { serverSideReaderFor } from "./ServerSide.js"
 
 /**
  * Whether a scenario with simulated sections runs on the real clock: a server was named (a URL, a kubeconfig,
@@ -69,10 +70,15 @@ export const realTimeDriver: Driver = {
           if (problems.length > 0) return Either.left(new Refused({ line: `clustersim: ${i.file}: ${problems.join("; ")}\n` }))
           const recorder = yield* LatencyRecorder.make()
           const state = makeRunState(yield* nowMillis)
+          // the target's own latency around each load phase (the agents' requests in the phase count in too)
+          const server = scenario.phases.length > 0 ? yield* serverSideReaderFor(i.serverSide, i.target, target, err) : undefined
+          const phaseHooks = server ? { phaseHooks: { started: server.phaseStarted, ended: server.phaseEnded } } : {}
           // the load phases against the same target, beside the agents (as the load runner runs them)
           const workload =
             scenario.phases.length > 0
-              ? yield* Effect.forkScoped(Effect.exit(runScenario(scenario, { seed: i.seed, admin: target.admin, state }).pipe(Effect.provideService(LatencyRecorder, recorder))))
+              ? yield* Effect.forkScoped(
+                  Effect.exit(runScenario(scenario, { seed: i.seed, admin: target.admin, state, ...phaseHooks }).pipe(Effect.provideService(LatencyRecorder, recorder)))
+                )
               : undefined
           const signal = yield* Effect.forkScoped(i.interrupt)
           const exit = yield* Effect.exit(
@@ -98,7 +104,7 @@ export const realTimeDriver: Driver = {
                 )
             })
           )
-          const base = { target: target.identity, clock: "real" as const, recorder, state }
+          const base = { target: target.identity, clock: "real" as const, recorder, state, ...(server ? { server: yield* server.report } : {}) }
           if (Exit.isFailure(exit)) return Either.right({ ...base, error: exit.cause })
           const result = exit.value
           reportLeftovers(result, i.cleanup, err)

@@ -6,8 +6,9 @@
  *
  * The verb is upstream's metrics verb (`metrics.CanonicalVerb`, `CleanVerb`): LIST for a GET of a collection,
  * WATCH, APPLY for a server-side apply; otherwise the method. Not upstream's: `user` (the authenticated user, after
- * impersonation; absent when authentication failed) — the one thing a reader of this log asks next — and no
- * `audit-ID` (no audit log here). klog's pid and file:line are left out of the header.
+ * impersonation; absent when authentication failed) — the one thing a reader of this log asks next; `audit-ID` only
+ * when the server audits (`serve --audit-log-path`: the id of the request's audit events, docs/audit.md). klog's pid
+ * and file:line are left out of the header.
  */
 import { formatDurationNanos } from "../../../src/api/go/Duration.js"
 import { goQuote } from "../../../src/api/go/Quote.js"
@@ -24,6 +25,8 @@ export interface RequestLogEntry {
   readonly contentType: string | undefined
   readonly user: string | undefined
   readonly userAgent: string | undefined
+  /** The request's audit id, when it is audited. */
+  readonly auditID?: string | undefined
   readonly srcIP: string
   readonly status: number
   readonly latencyNanos: bigint
@@ -56,6 +59,7 @@ export const formatRequestLog = (e: RequestLogEntry): string =>
     `latency=${goQuote(formatDurationNanos(e.latencyNanos))}`,
     ...(e.user !== undefined ? [`user=${goQuote(e.user)}`] : []),
     `userAgent=${goQuote(e.userAgent ?? "")}`,
+    ...(e.auditID !== undefined ? [`audit-ID=${goQuote(e.auditID)}`] : []),
     `srcIP=${goQuote(e.srcIP)}`,
     `resp=${e.status}`
   ].join(" ")

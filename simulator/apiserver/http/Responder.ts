@@ -9,6 +9,7 @@ import { negotiate, type Representation } from "../../../src/api/MediaType.js"
 import { bodyToWire, type ResourceView } from "../../../src/api/ServedNames.js"
 import * as Status from "../../../src/api/Status.js"
 import type { ApiError } from "../../../src/api/Status.js"
+import { auditOf } from "./AuditFilter.js"
 import { encodeBody, encodeJson, tableBody, type TableRequest } from "./Representation.js"
 
 export class Responder {
@@ -26,7 +27,9 @@ export class Responder {
   ) {}
 
   private headers(contentType: string): Record<string, string> {
-    return { "Content-Type": contentType, "Cache-Control": "no-cache, private", "Audit-Id": randomUUID() }
+    // the audit filter set the request's Audit-Id (http/AuditFilter.ts); otherwise a new one
+    const auditId = this.res.getHeader("audit-id")
+    return { "Content-Type": contentType, "Cache-Control": "no-cache, private", "Audit-Id": typeof auditId === "string" ? auditId : randomUUID() }
   }
 
   /** Always JSON: discovery documents and admin answers. */
@@ -44,6 +47,7 @@ export class Responder {
       body = bodyToWire(this.view, body)
       stored = false
     }
+    auditOf(this.res)?.responseBody(body)
     const encoded = encodeBody(this.representation, body, { pretty: this.pretty, accept, stored })
     if (Either.isRight(encoded)) return this.send(code, encoded.right.contentType, encoded.right.bytes, extra)
     // No lossless protobuf form (docs/protobuf.md): the client's next acceptable type, else 406.

@@ -1,0 +1,101 @@
+/**
+ * `clustersim merge DIR|run.json… [--out DIR] [--junit FILE]`: the segments of one distributed run
+ * (`run --segment i/n`, docs/distributed.md) made into one run artifact — figures merged exactly
+ * (src/loadgen/SegmentMerge.ts), thresholds judged once on the merged figures, the reports written as `run` writes
+ * them, each segment's own figures beside the whole. Exit codes as `run`'s: 0 pass, 99 thresholds breached, 1 a
+ * segment missing or failed (named), 2 artifacts that are not segments of one run.
+ */
+import { existsSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { renderOutputFiles, renderSummary } from "../../reports/summary.js"
+import { ArtifactReadError, defaultOutDir, readArtifact, type RunArtifact, withScenarioInputs, writeArtifact } from "../../src/loadgen/Artifact.js"
+import { mergeSegments } from "../../src/loadgen/SegmentMerge.js"
+import { ExitCode } from "../../src/loadgen/Thresholds.js"
+import { parseScenario } from "../scenario/load.js"
+import { makeRunState } from "../scenario/Run.js"
+import { assembleArtifact } from "./artifact.js"
+import { outDirProblem, reasonOf } from "./outDir.js"
+import { writeReports } from "./reportFiles.js"
+
+export interface MergeOptions {
+  readonly paths: ReadonlyArray<string>
+  readonly outDir?: string
+  readonly junit?: string
+  readonly stdout?: (s: string) => void
+  readonly stderr?: (s: string) => void
+}
+
+/** A directory stands for its run.json. */
+const artifactPath = (path: string): string => (existsSync(path) && statSync(path).isDirectory() ? join(path, "run.json") : path)
+
+/** The merged artifact, judged as `run` judges one (undefined: the segments' scenario no longer decodes, said in `problem`). */
+export const mergedArtifact = (all: ReadonlyArray<{ readonly path: string; readonly artifact: RunArtifact }>): { readonly artifact: RunArtifact } | { readonly problem: string } => {
+  const merged = mergeSegments(all)
+  if ("refused" in merged) return { problem: merged.refused }
+  const first = merged.first
+  // the scenario as every segment decoded it (after --set and ${VAR}): JSON is YAML
+  const text = first.scenario.effective !== undefined ? JSON.stringify(first.scenario.effective) : first.scenario.text
+  const loaded = parseScenario(text, first.scenario.file)
+  if (loaded._tag === "Left") return { problem: `${all[0]!.path}: its scenario does not decode here: ${loaded.left.message}` }
+  const state = makeRunState(merged.startAtMs)
+  state.actions.push(...merged.actions)
+  state.progress.errors = merged.errors.total
+  for (const m of merged.errors.messages) state.progress.errorMessages.set(m.message, m.count)
+  const assembled = assembleArtifact({
+    scenario: loaded.right.scenario,
+    file: first.scenario.file,
+    text: first.scenario.text,
+    target: first.target,
+    seed: first.seed,
+    startedAt: new Date(merged.startedAt),
+    endedAt: new Date(merged.endedAt),
+    collected: { series: merged.series, intervals: merged.intervals, intervalMs: merged.intervalMs },
+    state,
+    health: merged.health,
+    outcome: merged.failures.length > 0 ? { error: merged.failures.join("; ") } : "completed",
+    // the target's histograms count every segment's requests, and the segments' phases start together: the first
+    // segment's readings around its phases cover the others' requests of those phases too
+    ...(first.server !== undefined ? { server: first.server } : {})
+  })
+  const inputs = { effective: first.scenario.effective, sets: first.scenario.sets ?? [], variables: first.scenario.variables ?? [] }
+  return { artifact: { ...withScenarioInputs(assembled, inputs), segments: merged.spread } }
+}
+
+export const mergeCommand = (o: MergeOptions): number => {
+  const out = o.stdout ?? ((s: string) => void process.stdout.write(s))
+  const err = o.stderr ?? ((s: string) => void process.stderr.write(s))
+  const all: Array<{ path: string; artifact: RunArtifact }> = []
+  for (const given of o.paths) {
+    const path = artifactPath(given)
+    try {
+      all.push({ path, artifact: readArtifact(path) })
+    } catch (e) {
+      if (!(e instanceof ArtifactReadError)) throw e
+      err(`clustersim merge: ${e.message}\n`)
+      return ExitCode.InvalidInput
+    }
+  }
+  const now = new Date()
+  const result = mergedArtifact(all)
+  if ("problem" in result) {
+    err(`clustersim merge: ${result.problem}\n`)
+    return ExitCode.InvalidInput
+  }
+  const artifact = result.artifact
+  const outDir = o.outDir ?? defaultOutDir(`${artifact.scenario.name}-merged`, now)
+  const problem = outDirProblem(outDir)
+  if (problem !== undefined) {
+    err(`clustersim merge: ${o.outDir !== undefined ? "--out " : ""}${outDir}: cannot write run.json there: ${problem}\n`)
+    return ExitCode.InvalidInput
+  }
+  let path: string | undefined
+  try {
+    path = writeArtifact(outDir, artifact)
+  } catch (e) {
+    err(`clustersim merge: could not write ${join(outDir, "run.json")}: ${reasonOf(e, outDir)}\n`)
+  }
+  const written = writeReports(outDir, artifact, o.junit, err, { besideRunJson: path !== undefined })
+  out(renderSummary(artifact) + "\n")
+  out(renderOutputFiles({ ...written, ...(path !== undefined ? { runJson: path } : {}) }))
+  return path === undefined ? ExitCode.RunError : artifact.exitCode
+}

@@ -1,0 +1,152 @@
+/**
+ * One run from the artifacts of its execution segments (`run --segment i/n` on n machines or processes,
+ * docs/distributed.md): histograms added bucket by bucket (./WorkerMerge.ts), counts summed, intervals aligned — every
+ * segment's intervals count from the run's common start — and each segment's own figures kept as the spread.
+ * Artifacts of different scenarios, seeds or segment plans are refused; a missing or failed segment is named, and the
+ * merged run fails (its caller judges the outcome). Pure; tested in test/loadgen/SegmentMerge.test.ts.
+ */
+import type { RunArtifact, SegmentSpread } from "./Artifact.js"
+import type { HealthReport } from "./GeneratorHealth.js"
+import { combineHealth } from "./GeneratorHealth.js"
+import { decodeHistogram, type IntervalSnapshot, mergeHistograms, type SeriesSnapshot, summarize } from "./LatencyRecorder.js"
+import { mergeActions, mergeIntervals, mergeSeries } from "./WorkerMerge.js"
+import { segmentText } from "./ExecutionSegment.js"
+
+/** A stored series back into histograms. */
+export const seriesOfArtifact = (a: RunArtifact): ReadonlyArray<SeriesSnapshot> =>
+  a.series.map((s) => ({
+    key: s.key,
+    models: s.models,
+    latency: decodeHistogram(s.latencyHistogram),
+    serviceTime: decodeHistogram(s.serviceTimeHistogram),
+    count: s.count,
+    errors: s.errors,
+    connectionErrors: s.connectionErrors ?? 0,
+    dropped: s.dropped,
+    outOfRange: s.outOfRange
+  }))
+
+/** What the segments ran together, for the caller to judge and write as one artifact. */
+export interface MergedSegments {
+  /** The first segment's artifact: the scenario, seed and target every segment shares. */
+  readonly first: RunArtifact
+  readonly count: number
+  readonly startAtMs: number
+  readonly series: ReadonlyArray<SeriesSnapshot>
+  readonly intervals: ReadonlyArray<IntervalSnapshot>
+  readonly intervalMs: number
+  readonly actions: RunArtifact["actions"]
+  readonly errors: RunArtifact["errors"]
+  readonly health?: HealthReport
+  readonly startedAt: string
+  readonly endedAt: string
+  readonly spread: ReadonlyArray<SegmentSpread>
+  /** Missing or failed segments, each in one line; the merged run fails when there is any. */
+  readonly failures: ReadonlyArray<string>
+}
+
+/** Input that cannot be one run: said, nothing merged. */
+export interface MergeRefusal {
+  readonly refused: string
+}
+
+interface Named {
+  readonly path: string
+  readonly artifact: RunArtifact
+}
+
+/** The same file with the same `--set` values and variables: segments decode it with the same code, so equal JSON. */
+const sameScenario = (a: RunArtifact, b: RunArtifact): boolean =>
+  a.scenario.sha256 === b.scenario.sha256 && JSON.stringify(a.scenario.effective) === JSON.stringify(b.scenario.effective)
+
+/** Why a segment's figures do not make a whole run (undefined: it completed; breached thresholds are re-judged). */
+const failureOf = (a: RunArtifact): string | undefined =>
+  a.outcome === "run-error"
+    ? `segment ${segmentText(a.segment!)} failed: ${a.runError ?? "run error"}`
+    : a.outcome === "interrupted"
+      ? `segment ${segmentText(a.segment!)} was stopped (${a.interruptedBy ?? "signal"}) before its end`
+      : undefined
+
+/** Checks that the artifacts are segments of one run, each at most once. */
+const refusal = (all: ReadonlyArray<Named>): string | undefined => {
+  if (all.length === 0) return "no segment artifacts given"
+  const plain = all.find((n) => n.artifact.segment === undefined)
+  if (plain) return `${plain.path}: not a segment's artifact (run it with --segment i/n)`
+  const [first, ...rest] = all
+  const a = first!.artifact
+  for (const { path, artifact: b } of rest) {
+    if (!sameScenario(a, b)) return `${path}: another scenario than ${first!.path} (${b.scenario.name}, sha256 ${b.scenario.sha256.slice(0, 12)}… vs ${a.scenario.name}, ${a.scenario.sha256.slice(0, 12)}…, or other --set values)`
+    if (b.seed !== a.seed) return `${path}: seed ${b.seed}, but ${first!.path} has seed ${a.seed}`
+    if (b.segment!.count !== a.segment!.count) return `${path}: a plan of ${b.segment!.count} segments, but ${first!.path} has ${a.segment!.count}`
+    // a segment that failed before the start (at the rendezvous) has none of its own to compare
+    if (b.segment!.startAtMs !== a.segment!.startAtMs && failureOf(a) === undefined && failureOf(b) === undefined) {
+      return `${path}: started at ${new Date(b.segment!.startAtMs).toISOString()}, but ${first!.path} at ${new Date(a.segment!.startAtMs).toISOString()}: segments of different runs`
+    }
+  }
+  const seen = new Map<number, string>()
+  for (const { path, artifact } of all) {
+    const other = seen.get(artifact.segment!.index)
+    if (other !== undefined) return `${path}: segment ${segmentText(artifact.segment!)} again (also ${other})`
+    seen.set(artifact.segment!.index, path)
+  }
+  return undefined
+}
+
+const requestSeries = (series: ReadonlyArray<SeriesSnapshot>) => series.filter((s) => s.key.metric === "api_call")
+
+const spreadOf = (a: RunArtifact): SegmentSpread => {
+  const requests = requestSeries(seriesOfArtifact(a))
+  const latency = summarize(mergeHistograms(requests.map((s) => s.latency)))
+  return {
+    index: a.segment!.index,
+    count: a.segment!.count,
+    outcome: a.outcome,
+    ...(a.runError !== undefined ? { runError: a.runError } : {}),
+    requests: requests.reduce((n, s) => n + s.count, 0),
+    errors: requests.reduce((n, s) => n + s.errors, 0),
+    ...(latency.count > 0 ? { p50Ms: latency.p50, p99Ms: latency.p99 } : {}),
+    startLagMs: a.segment!.startLagMs,
+    ...(a.segment!.clockSkewMs !== undefined ? { clockSkewMs: a.segment!.clockSkewMs } : {}),
+    ...(a.health ? { saturated: a.health.saturated } : {})
+  }
+}
+
+export const mergeSegments = (all: ReadonlyArray<Named>): MergedSegments | MergeRefusal => {
+  const refused = refusal(all)
+  if (refused !== undefined) return { refused }
+  const sorted = [...all].sort((x, y) => x.artifact.segment!.index - y.artifact.segment!.index)
+  const artifacts = sorted.map((n) => n.artifact)
+  // the run's start is a segment's that got to it
+  const first = artifacts.find((a) => failureOf(a) === undefined) ?? artifacts[0]!
+  const count = first.segment!.count
+  const present = new Set(artifacts.map((a) => a.segment!.index))
+  const missing = Array.from({ length: count }, (_, index) => index).filter((i) => !present.has(i))
+  const failures = [
+    ...missing.map((index) => `segment ${segmentText({ index, count })} is missing: no artifact of it was given`),
+    ...artifacts.flatMap((a) => failureOf(a) ?? [])
+  ]
+  const messages = new Map<string, number>()
+  for (const a of artifacts) for (const m of a.errors.messages) messages.set(m.message, (messages.get(m.message) ?? 0) + m.count)
+  const healths = artifacts.flatMap((a) => (a.health ? [a.health] : []))
+  return {
+    first,
+    count,
+    startAtMs: first.segment!.startAtMs,
+    series: mergeSeries(artifacts.map(seriesOfArtifact)),
+    intervals: mergeIntervals(artifacts.map((a) => a.intervals)),
+    intervalMs: first.intervalMs,
+    actions: mergeActions(artifacts.map((a) => a.actions)),
+    errors: {
+      total: artifacts.reduce((n, a) => n + a.errors.total, 0),
+      messages: [...messages].map(([message, n]) => ({ message, count: n })).sort((x, y) => y.count - x.count)
+    },
+    ...(healths.length > 0 ? { health: combineHealth(healths) } : {}),
+    startedAt: artifacts.map((a) => a.startedAt).sort()[0]!,
+    endedAt: artifacts.map((a) => a.endedAt).sort().at(-1)!,
+    spread: [
+      ...artifacts.map(spreadOf),
+      ...missing.map((index): SegmentSpread => ({ index, count, outcome: "missing", requests: 0, errors: 0 }))
+    ].sort((x, y) => x.index - y.index),
+    failures
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * Execution segments end to end through the CLI as processes (docs/distributed.md), against `clustersim serve` in a
+ * process of its own: `run --segments 2` meets through the target, runs exactly the plan between its two segments
+ * and merges them; a segment killed mid-run fails the merged run naming it; a segment that never arrives fails the
+ * others at the rendezvous deadline.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const children: ChildProcess[] = []
+afterAll(() => children.forEach((c) => c.exitCode === null && c.kill("SIGTERM")))
+
+const cli = (args: ReadonlyArray<string>) => {
+  const child = spawn("node_modules/.bin/vite-node", ["test/support/cliProcess.ts", ...args], { stdio: ["ignore", "pipe", "pipe"] })
+  children.push(child)
+  return child
+}
+
+const finished = (child: ChildProcess): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+  new Promise((resolve, reject) => {
+    let stdout = ""
+    let stderr = ""
+    child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()))
+    child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()))
+    child.on("error", reject)
+    child.on("exit", (code) => resolve({ code, stdout, stderr }))
+  })
+
+const scenario = (timeout: string) => `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: segments }
+seed: 5
+generator:
+  rendezvous: { namespace: distributed, margin: 2s, timeout: ${timeout} }
+setup:
+  namespaces: [load]
+  objects:
+    - { name: cms, resource: configmaps, namespace: load, count: 20, template: { data: { k: v } } }
+phases:
+  - name: steady
+    duration: 6s
+    actions:
+      - { type: constant-arrival-rate, name: gets, rate: 25, maxInFlight: 1000, request: { verb: get, objects: cms } }
+outcome: { maxErrorRate: 0 }
+`
+
+let url = ""
+const dir = mkdtempSync(join(tmpdir(), "clustersim-segments-"))
+beforeAll(async () => {
+  const server = cli(["serve", "--port", "0"])
+  url = await new Promise<string>((resolve, reject) => {
+    let stdout = ""
+    server.stdout!.on("data", (d: Buffer) => {
+      stdout += d.toString()
+      const m = /listening on (http:\/\/\S+)/.exec(stdout)
+      if (m) resolve(m[1]!)
+    })
+    server.on("exit", (code) => reject(new Error(`serve exited ${code}`)))
+  })
+}, 60_000)
+
+describe("execution segments across processes", () => {
+  it("run --segments 2: the two shares are the plan, merged into one artifact with each segment's row", async () => {
+    const file = join(dir, "ok.yaml")
+    writeFileSync(file, scenario("60s"))
+    const r = await finished(cli(["run", file, "--target", url, "--segments", "2", "--out", join(dir, "ok")]))
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toMatch(/\[segment 1\/2\] /)
+    const merged = JSON.parse(readFileSync(join(dir, "ok", "run.json"), "utf8"))
+    const gets = merged.series.find((s: { key: { name?: string } }) => s.key.name === "gets")
+    // 25/s for 6 s: 150 iterations, each started by exactly one segment
+    expect(gets.count + gets.dropped).toBe(150)
+    expect(gets.errors).toBe(0)
+    expect(merged.actions.find((a: { action: string }) => a.action === "gets").executor.planned).toBe(150)
+    expect(merged.segments.map((s: { index: number; requests: number; outcome: string }) => [s.index, s.outcome])).toEqual([
+      [0, "pass"],
+      [1, "pass"]
+    ])
+    const seg1 = JSON.parse(readFileSync(join(dir, "ok", "segment-1", "run.json"), "utf8"))
+    const seg2 = JSON.parse(readFileSync(join(dir, "ok", "segment-2", "run.json"), "utf8"))
+    expect(seg1.segment.startAtMs).toBe(seg2.segment.startAtMs)
+    const share = (a: { series: Array<{ key: { name?: string }; count: number; dropped: number }> }) => {
+      const s = a.series.find((x) => x.key.name === "gets")!
+      return s.count + s.dropped
+    }
+    expect([share(seg1), share(seg2)]).toEqual([75, 75])
+    // only the first segment ran the setup
+    expect(seg1.series.some((s: { key: { metric: string } }) => s.key.metric === "setup")).toBe(true)
+    expect(seg2.series.some((s: { key: { metric: string } }) => s.key.metric === "setup")).toBe(false)
+    expect(r.stdout).toContain("segments (2, merged):")
+    expect(r.stdout).toContain("PASS (exit 0)")
+  }, 180_000)
+
+  it("a segment killed mid-run: the merged run fails, naming it", async () => {
+    const file = join(dir, "kill.yaml")
+    writeFileSync(file, scenario("60s"))
+    const one = cli(["run", file, "--target", url, "--segment", "1/2", "--rendezvous", "kill-test", "--out", join(dir, "kill", "s1")])
+    const two = cli(["run", file, "--target", url, "--segment", "2/2", "--rendezvous", "kill-test", "--out", join(dir, "kill", "s2")])
+    const doneOne = finished(one)
+    const doneTwo = finished(two)
+    // killed once its phase runs: it writes nothing
+    await new Promise<void>((resolve) => {
+      let seen = ""
+      two.stderr!.on("data", (d: Buffer) => {
+        seen += d.toString()
+        if (/phase steady/.test(seen)) resolve()
+      })
+    })
+    two.kill("SIGKILL")
+    expect((await doneOne).code).toBe(0)
+    await doneTwo
+    expect(existsSync(join(dir, "kill", "s2", "run.json"))).toBe(false)
+    const m = await finished(cli(["merge", join(dir, "kill", "s1"), "--out", join(dir, "kill", "merged")]))
+    expect(m.code, m.stderr).toBe(1)
+    expect(m.stdout).toContain("RUN ERROR: segment 2/2 is missing: no artifact of it was given (exit 1)")
+    const merged = JSON.parse(readFileSync(join(dir, "kill", "merged", "run.json"), "utf8"))
+    expect(merged.outcome).toBe("run-error")
+    expect(merged.segments.map((s: { outcome: string }) => s.outcome)).toEqual(["pass", "missing"])
+  }, 180_000)
+
+  it("a segment that never arrives: the others fail at the rendezvous deadline, naming it", async () => {
+    const file = join(dir, "alone.yaml")
+    writeFileSync(file, scenario("3s"))
+    const r = await finished(cli(["run", file, "--target", url, "--segment", "1/2", "--rendezvous", "alone-test", "--out", join(dir, "alone")]))
+    expect(r.code).toBe(1)
+    const artifact = JSON.parse(readFileSync(join(dir, "alone", "run.json"), "utf8"))
+    expect(artifact.runError).toBe("rendezvous distributed/clustersim-rendezvous-alone-test: segment 2/2 did not register within 3s (registered: 1/2)")
+  }, 120_000)
+})
