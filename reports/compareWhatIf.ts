@@ -24,7 +24,20 @@ export const clusterValue = (row: ClusterRow, v: number | undefined): string => 
       return Number.isInteger(v) ? String(v) : v.toFixed(2)
     case "count":
       return count(v)
+    case "bytes":
+      return bytesText(v)
   }
+}
+
+/** Bytes in binary units, as kube-apiserver's memory is read: `63.5 MiB`. */
+const bytesText = (v: number): string => {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"]
+  let i = 0
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024
+    i++
+  }
+  return i === 0 ? `${Math.round(v)} B` : `${v.toFixed(1)} ${units[i]}`
 }
 
 /** The other side against the baseline: `×2.4` for times and rates, `+120` / `−3` for counts and nodes, `=` when equal. */
@@ -32,7 +45,7 @@ export const clusterChange = (row: ClusterRow): string => {
   const { baseline: a, other: b } = row
   if (a === undefined || b === undefined) return ""
   if (a === b) return "="
-  if ((row.unit === "ms" || row.unit === "per-second") && a > 0 && b > 0) return `×${formatRatio(b / a)}`
+  if ((row.unit === "ms" || row.unit === "per-second" || row.unit === "bytes") && a > 0 && b > 0) return `×${formatRatio(b / a)}`
   const d = b - a
   return `${d > 0 ? "+" : "−"}${clusterValue(row, Math.abs(d))}`
 }

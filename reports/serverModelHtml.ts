@@ -58,6 +58,10 @@ export const serverModelSection = (model: ServerModelReport, context?: Omit<ApfC
     `and waits for a seat${p.apf ? " of its priority level" : ""}.</p>` +
     `<table id="server-model-parameters"><tr><th>parameter</th><th>value</th></tr>${params}${apfRow}</table>${levelTable}` +
     (reading !== undefined ? `<p id="apf-reading">${escape(reading)}</p>` : "") +
+    (model.relistMemory !== undefined
+      ? `<p id="relist-memory">Relist server memory (modelled, docs/watchlist.md): peak ${(model.relistMemory.peakBytes / 1048576).toFixed(1)} MiB at ${formatMs(model.relistMemory.peakAtMs)} ` +
+        `(${model.relistMemory.atPeak.lists} LISTs, ${model.relistMemory.atPeak.watchLists} WatchLists in flight); ${model.relistMemory.lists.count} LISTs, ${model.relistMemory.watchLists.count} WatchLists in the run.</p>`
+      : "") +
     `</section>`
   )
 }

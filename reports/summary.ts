@@ -79,6 +79,13 @@ interface ClusterView {
     readonly parameters: Readonly<Record<string, number | boolean>>
     readonly priorityLevels?: Readonly<Record<string, Parameters<typeof levelLine>[1]>>
     readonly givenUp?: number
+    readonly relistMemory?: {
+      readonly peakBytes: number
+      readonly peakAtMs: number
+      readonly atPeak: { readonly lists: number; readonly watchLists: number }
+      readonly lists: { readonly count: number }
+      readonly watchLists: { readonly count: number }
+    }
   }
   /** Pods written Running by the node agents (absent in older artifacts). */
   readonly podStatusWrites?: number
@@ -166,6 +173,13 @@ export const renderCluster = (raw: Readonly<Record<string, unknown>>, context?: 
     }
     const reading = apfReading(levels, { workload429s: context?.workload429s ?? 0, givenUp: c.serverModel.givenUp ?? 0, ...(context?.outcome ? { outcome: context.outcome } : {}) })
     if (reading !== undefined) out.push(`  ${reading}`)
+    const m = c.serverModel.relistMemory
+    if (m !== undefined) {
+      out.push(
+        `  relist server memory (modelled): peak ${(m.peakBytes / 1048576).toFixed(1)} MiB at ${formatMs(m.peakAtMs)} ` +
+          `(${m.atPeak.lists} LISTs, ${m.atPeak.watchLists} WatchLists in flight); ${m.lists.count} LISTs, ${m.watchLists.count} WatchLists in the run`
+      )
+    }
   }
   return out
 }

@@ -15,6 +15,8 @@ export interface ServerProcessOptions {
   readonly historyWindowMs?: number
   readonly bookmarkIntervalMs?: number
   readonly watchBufferSize?: number
+  /** `--feature-gates` as serve takes it (`WatchList=true`), from the scenario's `server.featureGates`. */
+  readonly featureGates?: string
 }
 
 const serveArgs = (o: ServerProcessOptions): Array<string> => [
@@ -27,7 +29,8 @@ const serveArgs = (o: ServerProcessOptions): Array<string> => [
   String(o.seed),
   ...(o.historyWindowMs !== undefined ? ["--history-window", `${o.historyWindowMs}ms`] : []),
   ...(o.bookmarkIntervalMs !== undefined ? ["--bookmark-interval", `${o.bookmarkIntervalMs}ms`] : []),
-  ...(o.watchBufferSize !== undefined ? ["--watch-buffer-size", String(o.watchBufferSize)] : [])
+  ...(o.watchBufferSize !== undefined ? ["--watch-buffer-size", String(o.watchBufferSize)] : []),
+  ...(o.featureGates !== undefined ? ["--feature-gates", o.featureGates] : [])
 ]
 
 /** Starts the server process; succeeds with its URL once it listens. */

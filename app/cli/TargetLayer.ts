@@ -85,7 +85,8 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
               seed,
               ...(settings.historyWindowMs !== undefined ? { historyWindowMs: settings.historyWindowMs } : {}),
               ...(settings.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: settings.bookmarkIntervalMs } : {}),
-              ...(settings.watchBufferSize !== undefined ? { watchBufferSize: settings.watchBufferSize } : {})
+              ...(settings.watchBufferSize !== undefined ? { watchBufferSize: settings.watchBufferSize } : {}),
+              ...(settings.featureGates !== undefined ? { featureGates: settings.featureGates.toString() } : {})
             }),
             (s) => embeddedAt(s.url, traffic, pool)
           )

@@ -19,6 +19,7 @@ import { sideOptions, sidesOf, targetArgsOf, targetFlagNames, targetOptions, typ
 import type { RunCommandOptions, RunCommandResult } from "./run.js"
 import { decidedExitCode, durationFlag, exitWith, integerFlag, load, optionalText, resetExitCode, stderrLine, usageError, value } from "./CommandParts.js"
 import { serve } from "./serveCommand.js"
+import { parseMetricsFlags } from "./MetricsFlags.js"
 import { compareServerSide, compareServerSideOptions, runServerSide, runServerSideOptions, serverSideArgsOf, serverSideFlagNames } from "./serverSideFlags.js"
 import { parseSegment } from "../../src/loadgen/ExecutionSegment.js"
 import { parseGoTime } from "../../src/api/go/Time.js"
@@ -48,7 +49,7 @@ const runOptions = {
   ).pipe(Options.optional),
   segment: optionalText(
     "segment",
-    "Run only this execution segment of the scenario: i/n (the i-th of n) or k6's from:to fractions; with --start-at. Writes a segment artifact for clustersim merge (docs/distributed.md). Default: the whole run.",
+    "Run only this execution segment of the scenario: i/n (the i-th of n), job/n (an Indexed Job's pod, from $JOB_COMPLETION_INDEX) or k6's from:to fractions; with --start-at or --rendezvous. Writes a segment artifact for clustersim merge (docs/distributed.md). Default: the whole run.",
     "i/n"
   ),
   startAt: optionalText(
@@ -65,11 +66,27 @@ const runOptions = {
     "With --segment: the segments agree on their start through the target, in a ConfigMap named from this id (the same for every segment of the run; the scenario's generator.rendezvous sets its namespace, margin and timeout).",
     "ID"
   ),
+  publish: optionalText(
+    "publish",
+    "With --segment: also store the segment artifact in the target (ConfigMaps in the rendezvous namespace) under this name, where clustersim collect NAME finds and merges the run's segments. For pods, whose files go with them.",
+    "NAME"
+  ),
   set: setOption,
   cleanup: Options.boolean("cleanup").pipe(
     Options.withDescription("A cluster scenario with a --target: delete the nodes, leases and pods the run owns (label clustersim.io/simulated=true) at its end or on Ctrl-C.")
   ),
-  ...runServerSideOptions
+  ...runServerSideOptions,
+  metricsOut: optionalText(
+    "metrics-out",
+    "A run in virtual time: write its modelled metrics (API server, node agents, scheduler, the load's client side) to this file as OpenMetrics with virtual timestamps, for promtool tsdb create-blocks-from openmetrics (docs/metrics.md). Default: none.",
+    "FILE"
+  ),
+  metricsInterval: durationFlag("metrics-interval", "15s", "Virtual time between two scrapes of --metrics-out, whole seconds."),
+  metricsAddr: optionalText(
+    "metrics-addr",
+    "A load run or a cluster on the real clock: serve the load generator's metrics (rest_client_*, its per-action counters) on http://HOST:PORT/metrics during the run; PORT alone binds 127.0.0.1 (docs/metrics.md). Default: none.",
+    "HOST:PORT"
+  )
 }
 
 type RunFlags = TargetOptionValues & {
@@ -79,12 +96,16 @@ type RunFlags = TargetOptionValues & {
   junit: Option.Option<string>
   cleanup: boolean
   workers: Option.Option<number>
+  metricsOut: Option.Option<string>
+  metricsInterval: string
+  metricsAddr: Option.Option<string>
   prometheus: Option.Option<string>
   serverMetricsTimeout: string
   segment: Option.Option<string>
   startAt: Option.Option<string>
   rendezvous: Option.Option<string>
   segments: Option.Option<number>
+  publish: Option.Option<string>
 }
 
 /** Ctrl-C (SIGINT) or SIGTERM stops the run; the partial artifact is still written (exit 130 / 143). */
@@ -99,6 +120,14 @@ const stopSignal = Effect.async<StopSignal>((resume) => {
   })
 })
 
+/** `--metrics-out`, `--metrics-interval` and `--metrics-addr` as the run's options (./MetricsFlags.ts). */
+const metricsFlags = (o: RunFlags) =>
+  Effect.gen(function* () {
+    const intervalMs = yield* parseDurationFlag("--metrics-interval", o.metricsInterval)
+    const parsed = parseMetricsFlags({ out: value(o.metricsOut), intervalMs, addr: value(o.metricsAddr) })
+    return yield* "error" in parsed ? Effect.fail(new FlagError(parsed.error)) : Effect.succeed(parsed.options)
+  })
+
 /**
  * Where `run` and `start` hand the options their flags made: the run pipeline (`runCommand`). A test provides its
  * own to see what the real parser made of a command line (test/cli/runFlags.test.ts).
@@ -106,7 +135,7 @@ const stopSignal = Effect.async<StopSignal>((resume) => {
 export class RunEntry extends Context.Tag("clustersim/cli/RunEntry")<RunEntry, (options: RunCommandOptions) => Effect.Effect<RunCommandResult>>() {}
 
 /** `--segment` and `--start-at` (docs/distributed.md): a segment of several needs the common start. */
-const segmentFlags = (o: RunFlags): { readonly options: Pick<RunCommandOptions, "segment" | "startAt" | "rendezvous"> } | { readonly error: string } => {
+const segmentFlags = (o: RunFlags): { readonly options: Pick<RunCommandOptions, "segment" | "startAt" | "rendezvous" | "publish"> } | { readonly error: string } => {
   let startAt: Date | undefined
   if (Option.isSome(o.startAt)) {
     const t = parseGoTime(o.startAt.value, "RFC3339")
@@ -116,13 +145,15 @@ const segmentFlags = (o: RunFlags): { readonly options: Pick<RunCommandOptions, 
   const rendezvous = Option.getOrUndefined(o.rendezvous)
   if (rendezvous !== undefined && startAt !== undefined) return { error: "--rendezvous and --start-at: the start is either agreed or given, not both" }
   if (rendezvous !== undefined && Option.isNone(o.segment)) return { error: "--rendezvous: only segments meet (add --segment i/n)" }
+  if (Option.isSome(o.publish) && Option.isNone(o.segment)) return { error: "--publish: only a segment's artifact is published (add --segment i/n)" }
   if (Option.isNone(o.segment)) return { options: startAt ? { startAt } : {} }
-  const parsed = parseSegment(o.segment.value)
+  const parsed = parseSegment(o.segment.value, process.env.JOB_COMPLETION_INDEX)
   if ("error" in parsed) return { error: `--segment: ${parsed.error}` }
   if (parsed.segment.count > 1 && startAt === undefined && rendezvous === undefined) {
     return { error: `--segment ${o.segment.value}: the segments of a run need one start: give every segment the same --start-at, or --rendezvous ID` }
   }
-  return { options: { segment: parsed.segment, ...(startAt ? { startAt } : {}), ...(rendezvous !== undefined ? { rendezvous } : {}) } }
+  const publish = Option.getOrUndefined(o.publish)
+  return { options: { segment: parsed.segment, ...(startAt ? { startAt } : {}), ...(rendezvous !== undefined ? { rendezvous } : {}), ...(publish !== undefined ? { publish } : {}) } }
 }
 
 /** `--segments N`: N local segment processes, then their merge (./LocalSegments.ts). */
@@ -152,9 +183,12 @@ const runScenarioFile = (file: string, o: RunFlags, ambient = true) =>
     const target = yield* Effect.either(resolveTarget(targetValuesOf(o), { ambient, warn: stderrLine }))
     if (target._tag === "Left") return yield* usageError(target.left.message)
     stderrLine(describeTarget(target.right))
+    const metrics = yield* Effect.either(metricsFlags(o))
+    if (metrics._tag === "Left") return yield* usageError(metrics.left.message)
     const serverSide = yield* Effect.either(runServerSide(o))
     if (serverSide._tag === "Left") return yield* usageError(serverSide.left.message)
     const options: RunCommandOptions = {
+      ...metrics.right,
       serverSide: serverSide.right,
       file,
       target: target.right,
@@ -328,6 +362,48 @@ const calibrate = Command.make(
   )
 )
 
+const job = Command.make(
+  "job",
+  {
+    scenario: Args.text({ name: "scenario.yaml" }).pipe(Args.withDescription("The load scenario the Job's pods run.")),
+    segments: integerFlag("segments", "How many segments: the Job's completions and parallelism, one pod each.").pipe(Options.withDefault(2)),
+    image: Options.text("image").pipe(Options.withPseudoName("IMAGE"), Options.withDefault("clustersim:0.1.0"), Options.withDescription("The image the Dockerfile builds, as your registry names it.")),
+    name: optionalText("name", "The Job's name, and the name collect reads the results by. Default: the scenario's name.", "NAME"),
+    namespace: optionalText("namespace", "The Job's namespace, where the segments meet and store their results. Default: the scenario's generator.rendezvous.namespace, else default.", "NS")
+  },
+  (o) =>
+    Effect.gen(function* () {
+      const { jobCommand } = yield* load(() => import("./jobCommand.js"))
+      yield* exitWith(jobCommand({ file: o.scenario, segments: o.segments, image: o.image, name: value(o.name), namespace: value(o.namespace) }))
+    })
+).pipe(
+  Command.withDescription(
+    "Print the manifests that run a load scenario as an Indexed Job of --segments pods against the cluster they run in: the scenario ConfigMap, a least-privilege ServiceAccount, the Job. Apply them, then clustersim collect NAME (docs/distributed.md)."
+  )
+)
+
+const collect = Command.make(
+  "collect",
+  {
+    name: Args.text({ name: "name" }).pipe(Args.withDescription("The name the segments published under (run --publish NAME; the Job's name in clustersim job's manifests).")),
+    ...targetOptions,
+    namespace: Options.text("namespace").pipe(Options.withPseudoName("NS"), Options.withDefault("default"), Options.withDescription("Where the segments stored their artifacts: the scenario's generator.rendezvous.namespace.")),
+    out: optionalText("out", "Directory for the segments' run.json files and the merged run (default runs/<timestamp>-<name>-collected/).", "DIR"),
+    junit: optionalText("junit", "Also write the merged threshold results as JUnit XML to this file.", "FILE")
+  },
+  (o) =>
+    Effect.gen(function* () {
+      const target = yield* Effect.either(resolveTarget(targetValuesOf(o), { warn: stderrLine }))
+      if (target._tag === "Left") return yield* usageError(target.left.message)
+      const { collectCommand } = yield* load(() => import("./collect.js"))
+      yield* exitWith(yield* collectCommand({ name: o.name, namespace: o.namespace, target: target.right, ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}), ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {}) }))
+    })
+).pipe(
+  Command.withDescription(
+    "Read the segment artifacts a distributed run's pods stored in the target (run --publish NAME) and merge them into one run, as merge does (docs/distributed.md \"On Kubernetes\")."
+  )
+)
+
 // ---------------------------------------------------------------------------------------------
 // The root
 // ---------------------------------------------------------------------------------------------
@@ -345,7 +421,7 @@ const exitCodes =
 
 export const clustersim = Command.make("clustersim").pipe(
   Command.withDescription(description),
-  Command.withSubcommands([run, start, serve, validate, report, merge, compare, calibrate, schema, schedulerNote, help])
+  Command.withSubcommands([run, start, serve, validate, report, merge, job, collect, compare, calibrate, schema, schedulerNote, help])
 )
 
 export const cli = Command.run(clustersim, { name: "clustersim", version, executable: "clustersim", footer: HelpDoc.p(exitCodes) })
@@ -354,7 +430,7 @@ export const cli = Command.run(clustersim, { name: "clustersim", version, execut
 // Help (./Help.ts lays it out)
 // ---------------------------------------------------------------------------------------------
 
-const subcommands = { run, start, serve, validate, report, merge, compare, calibrate, schema } as const
+const subcommands = { run, start, serve, validate, report, merge, job, collect, compare, calibrate, schema } as const
 type Subcommand = keyof typeof subcommands
 const isSubcommand = (name: string): name is Subcommand => Object.hasOwn(subcommands, name)
 /** Every command, in the order help lists them. */
@@ -383,6 +459,8 @@ const examples: Record<Subcommand | "root", ReadonlyArray<Example>> = {
     { comment: "Segment 1 of 2 (segment 2/2 runs the same way on another machine)", command: "clustersim run --segment 1/2 --start-at 2026-11-29T12:00:00Z --out seg1 s.yaml" },
     { comment: "Both segments' artifacts as one run", command: "clustersim merge seg1 seg2" }
   ],
+  job: [{ comment: "Four pods' worth of load on the cluster kubectl points at", command: "clustersim job scenarios/compare-list.yaml --segments 4 --image registry.example/clustersim:0.1.0 | kubectl apply -f -" }],
+  collect: [{ comment: "The segments a Job stored in its namespace, merged", command: "clustersim collect list-load --namespace loadtest --context prod" }],
   compare: [
     {
       comment: "One scenario on two servers, 5 counted rounds each; exit 99 if p99 got 20 % worse",
@@ -441,7 +519,22 @@ const asksForHelp = (args: ReadonlyArray<string>) => {
 }
 
 const runFlags: FlagSpec = {
-  values: [...targetFlagNames.values, "--out", "--seed", "--junit", "--workers", "--set", "--segment", "--start-at", "--rendezvous", "--segments", ...serverSideFlagNames],
+  values: [
+    ...targetFlagNames.values,
+    "--out",
+    "--seed",
+    "--junit",
+    "--workers",
+    "--set",
+    "--segment",
+    "--start-at",
+    "--rendezvous",
+    "--segments",
+    ...serverSideFlagNames,
+    "--metrics-out",
+    "--metrics-interval",
+    "--metrics-addr"
+  ],
   switches: [...targetFlagNames.switches, "--cleanup"]
 }
 const commandFlags: Record<string, FlagSpec> = {
@@ -475,11 +568,13 @@ const commandFlags: Record<string, FlagSpec> = {
       "--nodes",
       "--cluster"
     ],
-    switches: ["--admin", "--demo", "--tls", "--verbose", "-v"]
+    switches: ["--admin", "--demo", "--no-metrics", "--tls", "--verbose", "-v"]
   },
   validate: { values: ["--set"], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
   merge: { values: ["--out", "--junit"], switches: [] },
+  collect: { values: [...targetFlagNames.values, "--namespace", "--out", "--junit"], switches: [...targetFlagNames.switches] },
+  job: { values: ["--segments", "--image", "--name", "--namespace"], switches: [] },
   compare: {
     values: [...targetFlagNames.values, "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed", ...serverSideFlagNames],
     switches: [...targetFlagNames.switches, "--allow-different"]

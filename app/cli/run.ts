@@ -48,6 +48,12 @@ export interface RunCommandOptions {
   readonly sets?: ReadonlyArray<string>
   /** Values of the file's `${VAR}` references; default `process.env`. */
   readonly env?: Environment
+  /** `--metrics-out FILE`: a run in virtual time writes its modelled metrics there as OpenMetrics. */
+  readonly metricsOut?: string
+  /** `--metrics-interval`: virtual time between two scrapes of `metricsOut` (ms; default 15 s). */
+  readonly metricsIntervalMs?: number
+  /** `--metrics-addr HOST:PORT`: a real-time or load run serves the generator's metrics there. */
+  readonly metricsAddr?: { readonly host: string; readonly port: number }
   /** Where a real target's server-side latency is read from (`--prometheus`, `--server-metrics-timeout`). */
   readonly serverSide?: ServerSideFlags
   /** `--segment`: run only this share of the load (docs/distributed.md). */
@@ -56,7 +62,12 @@ export interface RunCommandOptions {
   readonly startAt?: Date
   /** `--rendezvous ID`: the segments agree on their start through the target (docs/distributed.md). */
   readonly rendezvous?: string
+  /** `--publish NAME`: the segment artifact stored in the target too, for `clustersim collect NAME`. */
+  readonly publish?: string
 }
+
+/** Virtual time between two scrapes of `--metrics-out` unless `--metrics-interval` says otherwise: Prometheus' usual 15 s. */
+export const DefaultMetricsIntervalMs = 15_000
 
 export interface RunCommandResult {
   readonly exitCode: number
@@ -134,6 +145,15 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
     }
 
     const driver = driverFor(scenario, o.target)
+    // each metrics flag belongs to one clock: the modelled metrics to virtual time, a live endpoint to real time
+    if (o.metricsOut !== undefined && driver.name !== "virtual-time cluster") {
+      err(`clustersim: --metrics-out: only a run in virtual time (a scenario with simulated sections, without --target) has modelled metrics to write; this is a ${driver.name} run: serve its metrics with --metrics-addr\n`)
+      return { exitCode: ExitCode.InvalidInput }
+    }
+    if (o.metricsAddr !== undefined && driver.name === "virtual-time cluster") {
+      err(`clustersim: --metrics-addr: a run in virtual time is over before a scrape would come: write its metrics with --metrics-out FILE\n`)
+      return { exitCode: ExitCode.InvalidInput }
+    }
     if (o.segment !== undefined && driver.name !== "load-only") {
       err(`clustersim: --segment ${segmentText(o.segment)}: ${o.file} runs a ${driver.name}; only load phases split into segments yet\n`)
       return { exitCode: ExitCode.InvalidInput }
@@ -150,6 +170,8 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       // generator workers load the file as this process did: the same overrides, the variables it refers to
       workerInputs: { sets: loaded.right.sets, env: usedVariables(loaded.right.variables, o.env ?? process.env) },
       ...(o.workers !== undefined ? { workers: o.workers } : {}),
+      ...(o.metricsOut !== undefined ? { metricsOut: { path: o.metricsOut, everyMs: o.metricsIntervalMs ?? DefaultMetricsIntervalMs } } : {}),
+      ...(o.metricsAddr !== undefined ? { metricsAddr: o.metricsAddr } : {}),
       ...(o.serverSide !== undefined ? { serverSide: o.serverSide } : {}),
       ...(o.segment !== undefined ? { segment: o.segment } : {}),
       ...(o.startAt !== undefined ? { startAtMs: o.startAt.getTime() } : {}),
@@ -164,7 +186,34 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       err(exit.value.left.line)
       return { exitCode: ExitCode.InvalidInput }
     }
-    return finish(yield* artifactOf({ scenario, file: o.file, text, seed, startedAt }, exit.value.right))
+    const result = finish(yield* artifactOf({ scenario, file: o.file, text, seed, startedAt }, exit.value.right))
+    return o.publish !== undefined && result.artifact !== undefined ? yield* published(o, scenario, result, err) : result
+  })
+
+/**
+ * A segment's artifact stored in the target after the run (src/loadgen/ResultStore.ts): in the rendezvous namespace,
+ * under the rendezvous id and the `--publish` name. A store that fails makes the run fail (exit 1): a Job's segment
+ * whose result is lost is a lost segment.
+ */
+const published = (o: RunCommandOptions, scenario: Scenario, result: RunCommandResult, err: (s: string) => void): Effect.Effect<RunCommandResult> =>
+  Effect.gen(function* () {
+    const artifact = result.artifact!
+    if (artifact.segment === undefined || o.target._tag !== "url") {
+      err(`clustersim: --publish: only a segment run against a URL target publishes its artifact\n`)
+      return { ...result, exitCode: ExitCode.InvalidInput }
+    }
+    const { ApiClient } = yield* Effect.promise(() => import("../../src/client/ApiClient.js"))
+    const { publishArtifact } = yield* Effect.promise(() => import("../../src/loadgen/ResultStore.js"))
+    const namespace = scenario.generator?.rendezvous?.namespace ?? "default"
+    const stored = yield* Effect.either(
+      publishArtifact({ run: o.rendezvous ?? o.publish!, job: o.publish!, namespace, segment: artifact.segment, runJson: JSON.stringify(artifact) }).pipe(Effect.provide(ApiClient.layerHttp(o.target.options)))
+    )
+    if (stored._tag === "Left") {
+      err(`clustersim: --publish ${o.publish}: could not store the artifact in ${namespace}: ${stored.left.message}\n`)
+      return { ...result, exitCode: ExitCode.RunError }
+    }
+    err(`clustersim: segment artifact published to ${namespace} (${stored.right} ConfigMap${stored.right > 1 ? "s" : ""}): clustersim collect ${o.publish} --namespace ${namespace}\n`)
+    return result
   })
 
 /** The scenario's rendezvous settings (`generator.rendezvous`) with their defaults: namespace `default`, 5 s margin, 2 min timeout. */

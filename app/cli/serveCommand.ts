@@ -24,6 +24,9 @@ const serveOptions = {
   demo: Options.boolean("demo").pipe(Options.withDescription("A small live cluster: 3 simulated nodes (as --nodes 3) with a Deployment \"web\" of 3 pods and a config map.")),
   nodes: integerFlag("nodes", "Run a live cluster of N simulated nodes in this process: node agents (leases, pod start-up, logs), node lifecycle, scheduler, Deployment and ReplicaSet controllers, events (docs/serve.md).").pipe(Options.optional),
   cluster: optionalText("cluster", "Run a live cluster from the cluster section (and faults) of this scenario file, as --nodes does (docs/serve.md).", "FILE"),
+  noMetrics: Options.boolean("no-metrics").pipe(
+    Options.withDescription("Serve no /metrics and instrument nothing (the Prometheus metrics cost a few per cent of throughput; docs/metrics.md).")
+  ),
   verbose: Options.boolean("verbose").pipe(
     Options.withAlias("v"),
     Options.withDescription('Log each request on stderr when answered, as kube-apiserver\'s httplog: verb, URI, latency, user, user agent, client address, status.')
@@ -95,6 +98,7 @@ const serveHandler = (o: {
   seed: number
   admin: boolean
   demo: boolean
+  noMetrics: boolean
   verbose: boolean
   nodes: Option.Option<number>
   cluster: Option.Option<string>
@@ -185,7 +189,7 @@ const serveHandler = (o: {
       )
     const limits = { requestTimeoutMs: Math.round(requestTimeoutMs), maxConnections }
     const requestLog = o.verbose ? { requestLog: (line: string) => void process.stderr.write(`${line}\n`) } : {}
-    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, limits, addedLatencyMs, tls: security.tls, ...requestLog }, (s) =>
+    return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, limits, addedLatencyMs, tls: security.tls, liveCluster: plan !== undefined, metrics: !o.noMetrics, ...requestLog }, (s) =>
       Effect.gen(function* () {
         yield* Console.log(`clustersim API server listening on ${s.url}`)
         let kubeconfig: string | undefined

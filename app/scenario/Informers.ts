@@ -27,7 +27,10 @@ export const sumStats = (all: ReadonlyArray<ReflectorStats>, synced: number): In
     rewatches: sum((s) => s.rewatches),
     events: sum((s) => s.events),
     listFailures: sum((s) => s.listFailures),
-    triggers
+    triggers,
+    // only when streamed: artifacts of LIST + WATCH runs stay as they were
+    ...(sum((s) => s.watchListSyncs) > 0 ? { watchListSyncs: sum((s) => s.watchListSyncs) } : {}),
+    ...(sum((s) => s.watchListFallbacks) > 0 ? { watchListFallbacks: sum((s) => s.watchListFallbacks) } : {})
   }
 }
 

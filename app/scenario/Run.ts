@@ -32,6 +32,7 @@ import { actionName, serverSideFailures } from "./Scenario.js"
 import type { ActionReport } from "../../src/loadgen/Artifact.js"
 import { startInformers } from "./Informers.js"
 import { runWatchers } from "./Watchers.js"
+import { WatchListClient } from "../../src/informer/WatchListClient.js"
 import { formatPath } from "./load.js"
 import { expireTokens, TokenExpiry } from "./TokenExpiry.js"
 import type { CredentialSource } from "../../src/client/auth/Credential.js"
@@ -417,6 +418,10 @@ export const runTagOf = (seed: number, startedAtMs: number): string => `r${seed}
 
 export const makeRunState = (startedAtMs: number): RunState => ({ progress: new Progress(), actions: [], startedAtMs, tokenExpiry: new TokenExpiry() })
 
+/** The scenario's client gate `WatchListClient` for `effect`'s reflectors (`src/informer/WatchListClient.ts`). */
+export const withClientGates = (s: Scenario) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  s.clientFeatureGates?.WatchListClient === undefined ? effect : Effect.provideService(effect, WatchListClient, s.clientFeatureGates.WatchListClient)
+
 export const hasExpireTokens = (scenario: Scenario): boolean => scenario.phases.some((p) => p.actions.some((a) => a.type === "expire-tokens"))
 
 /** Setup and every phase; the scenario `duration` (if any) cuts the run. */
@@ -447,7 +452,8 @@ export const runScenario = (scenario: Scenario, options: RunOptions) =>
       }
     })
     const limit = scenario.duration === undefined ? Option.none() : Option.some(ms(scenario.duration, 0))
-    yield* Option.isSome(limit) ? Effect.raceFirst(all, Effect.sleep(Duration.millis(limit.value))) : all
+    const gated = withClientGates(scenario)(all)
+    yield* Option.isSome(limit) ? Effect.raceFirst(gated, Effect.sleep(Duration.millis(limit.value))) : gated
     progress.phase = "done"
     return state
   })

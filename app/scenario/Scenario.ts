@@ -12,6 +12,7 @@ import { SchedulerSection } from "../../simulator/scheduler/SchedulerScenario.js
 import { DurationString } from "../../src/api/go/Schemas.js"
 import { resolveResource } from "../../src/api/Resources.js"
 import { parseThreshold } from "../../src/loadgen/Thresholds.js"
+import { defaultFeatureGates, setFromMap } from "../../src/api/FeatureGates.js"
 
 export { DurationString }
 
@@ -178,7 +179,10 @@ export const Informers = Schema.Struct({
   count: boundedInt(1, LoadBounds.concurrency),
   /** Initial list page size; default 500 (client-go). */
   pageSize: Schema.optional(boundedInt(1, LoadBounds.pageSize)),
-  /** Sync by streaming the state through a watch (WatchList, docs/watchlist.md), falling back to LIST when refused. */
+  /**
+   * Sync by streaming the state through a watch (WatchList, docs/watchlist.md), falling back to LIST when refused;
+   * default: the scenario's `clientFeatureGates.WatchListClient`.
+   */
   watchList: Schema.optional(Schema.Boolean)
 }).annotations({ identifier: "Informers" })
 
@@ -283,12 +287,31 @@ export const Preset = Schema.Literal("slo", "slo-legacy", "server-slo", "server-
 // Scenario
 // ---------------------------------------------------------------------------------------------
 
+/** The simulated server's feature gates, as `serve --feature-gates` takes them (`WatchList: true`); upstream's errors. */
+export const ServerFeatureGates = Schema.Record({ key: Schema.String, value: Schema.Boolean }).pipe(
+  Schema.filter((gates) => {
+    const set = setFromMap(defaultFeatureGates, gates)
+    return Either.isLeft(set) ? set.left.message : undefined
+  }),
+  Schema.annotations({ identifier: "ServerFeatureGates", description: "kube-apiserver feature gates of the simulated server: WatchList: true streams a watch's initial state (docs/watchlist.md)" })
+)
+
 /** Settings of the simulated API server (embedded and in-process targets only). */
 export const ServerSettings = Schema.Struct({
   historyWindow: Schema.optional(DurationString),
   bookmarkInterval: Schema.optional(DurationString),
-  watchBufferSize: Schema.optional(boundedInt(1, LoadBounds.objects))
+  watchBufferSize: Schema.optional(boundedInt(1, LoadBounds.objects)),
+  featureGates: Schema.optional(ServerFeatureGates)
 }).annotations({ identifier: "ServerSettings" })
+
+/**
+ * client-go's feature gates for every client of the run (`KUBE_FEATURE_<gate>`): `WatchListClient: true` makes the
+ * informers that do not choose themselves — the simulated control plane's and the `informers` actions' — sync by a
+ * WatchList stream, falling back to LIST + WATCH where the server refuses it (docs/watchlist.md).
+ */
+export const ClientFeatureGates = Schema.Struct({
+  WatchListClient: Schema.optional(Schema.Boolean)
+}).annotations({ identifier: "ClientFeatureGates" })
 
 /** The load generator itself (docs/scenarios.md "Workers"). */
 export const GeneratorSettings = Schema.Struct({
@@ -354,6 +377,7 @@ export const Scenario = Schema.Struct({
   /** Upper bound on the whole run (phases are cut at it); the simulated time for `cluster` scenarios. */
   duration: Schema.optional(DurationString),
   server: Schema.optional(ServerSettings),
+  clientFeatureGates: Schema.optional(ClientFeatureGates),
   generator: Schema.optional(GeneratorSettings),
   setup: Schema.optional(Setup),
   phases: Schema.Array(Phase),

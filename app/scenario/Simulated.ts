@@ -5,11 +5,13 @@
  * A new section is one field in `Scenario.ts`'s `SimulatedSections` and one entry in `simulatedSections` below
  * (docs/scenarios.md "One simulation").
  */
+import { Either } from "effect"
 import type { SimulatedSection, SimulationOptions } from "../../simulator/cluster/ClusterRun.js"
+import { defaultFeatureGates, setFromMap } from "../../src/api/FeatureGates.js"
 import { DefaultEvictionDurationMs, evictionScenarioEffect } from "../../simulator/nodeagent/eviction/EvictionScenario.js"
 import { DefaultSchedulerDurationMs, schedulerScenarioEffect } from "../../simulator/scheduler/SchedulerScenario.js"
 import type { ApiServerConfig } from "../../simulator/apiserver/ApiServer.js"
-import { ms } from "./Run.js"
+import { ms, withClientGates } from "./Run.js"
 import type { Scenario } from "./Scenario.js"
 
 interface SectionEntry {
@@ -56,13 +58,15 @@ export const simulatedDurationMs = (s: Scenario): number => {
 export const serverSettings = (s: Scenario): Partial<ApiServerConfig> => ({
   ...(s.server?.historyWindow !== undefined ? { historyWindowMs: ms(s.server.historyWindow, 0) } : {}),
   ...(s.server?.bookmarkInterval !== undefined ? { bookmarkIntervalMs: ms(s.server.bookmarkInterval, 0) } : {}),
-  ...(s.server?.watchBufferSize !== undefined ? { watchBufferSize: s.server.watchBufferSize } : {})
+  ...(s.server?.watchBufferSize !== undefined ? { watchBufferSize: s.server.watchBufferSize } : {}),
+  // validated when the scenario was decoded (`ServerFeatureGates`)
+  ...(s.server?.featureGates !== undefined ? { featureGates: Either.getOrThrow(setFromMap(defaultFeatureGates, s.server.featureGates)) } : {})
 })
 
 /** The simulation of a scenario, without its workload (the phases) and progress wiring, which the runner adds. */
 export const simulationOf = (s: Scenario, seed: number, baseDir: string): SimulationOptions => {
   const scenarioMs = s.duration !== undefined ? ms(s.duration, 0) : undefined
-  const sections = simulatedSections.flatMap((e) => e.section(s, scenarioMs) ?? [])
+  const sections = simulatedSections.flatMap((e) => e.section(s, scenarioMs) ?? []).map((section) => ({ ...section, run: withClientGates(s)(section.run) }))
   const server = serverSettings(s)
   return {
     spec: s.cluster,

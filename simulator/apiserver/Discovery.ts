@@ -1,6 +1,7 @@
 /** Discovery documents so stock clients find the served types: /api, /apis, /api/v1, /apis/<g>/<v>, /version. */
 import { apiVersionOf, groupVersions, resourceTypes, resourceVerbs, type ResourceType } from "../../src/api/Resources.js"
 import { findView, type ResourceView } from "../../src/api/ServedNames.js"
+import { metricsApiGroup, metricsGroup, metricsResourceList, metricsVersion } from "./metricsapi/ResourceMetrics.js"
 
 const apiResource = (r: ResourceType) => ({
   name: r.plural,
@@ -44,7 +45,10 @@ const viewResource = (view: ResourceView) => {
 const readOnlyVerbs = new Set(["get", "list", "watch", "delete", "deletecollection"])
 
 /** The resources of a group version: its stored types, then the views served under it. */
-export const apiResourceList = (group: string, version: string) => ({
+export const apiResourceList = (group: string, version: string) =>
+  group === metricsGroup && version === metricsVersion ? metricsResourceList() : storedResourceList(group, version)
+
+const storedResourceList = (group: string, version: string) => ({
   kind: "APIResourceList",
   apiVersion: "v1",
   groupVersion: apiVersionOf({ group, version }),
@@ -76,11 +80,12 @@ const apiGroup = (group: string) => {
 export const apiGroupList = () => ({
   kind: "APIGroupList",
   apiVersion: "v1",
-  groups: [...new Set(groupVersions().map((gv) => gv.group).filter((g) => g !== ""))].map(apiGroup)
+  // metrics.k8s.io last, where the aggregator lists an APIService's group (metrics-server's)
+  groups: [...[...new Set(groupVersions().map((gv) => gv.group).filter((g) => g !== ""))].map(apiGroup), metricsApiGroup()]
 })
 
 export const apiGroupDocument = (group: string) =>
-  groupVersions().some((gv) => gv.group === group && group !== "") ? { kind: "APIGroup", apiVersion: "v1", ...apiGroup(group) } : undefined
+  group === metricsGroup ? { kind: "APIGroup", apiVersion: "v1", ...metricsApiGroup() } : groupVersions().some((gv) => gv.group === group && group !== "") ? { kind: "APIGroup", apiVersion: "v1", ...apiGroup(group) } : undefined
 
 export const versionInfo = {
   major: "1",

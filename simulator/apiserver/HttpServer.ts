@@ -37,6 +37,7 @@ import { adminAction } from "./http/Admin.js"
 import { serveWatch } from "./http/ServeWatch.js"
 import { servePodLog } from "./http/ServePodLog.js"
 import { serveAggregatedDiscovery } from "./http/ServeDiscovery.js"
+import { serveResourceMetrics } from "./http/ServeResourceMetrics.js"
 import { connectSubresources, connectTarget, proxyFailure } from "./PodConnect.js"
 import { patchScale, scaleType, updateScale, getScale } from "./Scale.js"
 import { Nodes, Pods } from "../../src/api/Resources.js"
@@ -49,6 +50,8 @@ import { admitAudited, auditOf } from "./http/AuditFilter.js"
 import { Audit } from "./audit/Auditor.js"
 import { formatRequestLog } from "./http/RequestLog.js"
 import { ServerMetrics } from "./http/ServerMetrics.js"
+import { RealTimeApf } from "./apf/RealTimeApf.js"
+import { attributesOf as apfAttributes, rejectedByApf, seatsOf, serverConcurrencyLimit, skipsFilter } from "./http/PriorityAndFairnessFilter.js"
 import type { UserInfo } from "./auth/UserInfo.js"
 import type { ServingTls } from "./auth/Certificates.js"
 import { isOpenApiPath, serveOpenApi } from "./openapi/ServeOpenApi.js"
@@ -64,6 +67,10 @@ export interface HttpServerOptions {
   readonly addedLatencyMs?: number
   /** Serve HTTPS with this certificate (and ask for client certificates of this CA); plain HTTP without. */
   readonly tls?: ServingTls
+  /** A live cluster runs in this process (`serve --nodes`): `metrics.k8s.io` measures its nodes (docs/metrics.md "kubectl top"). */
+  readonly liveCluster?: boolean
+  /** Prometheus metrics (`GET /metrics`, docs/metrics.md); false (`serve --no-metrics`) instruments nothing. Default true. */
+  readonly metrics?: boolean
   /** Called with each request's httplog line once it is answered or its client went away (`serve -v`). */
   readonly requestLog?: (line: string) => void
 }
@@ -92,11 +99,49 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     let address = `${options.host}:${options.port}`
     const clock = yield* Effect.clock
     const onDefect = (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => answerDefect(run, req, res, defect)
-    const metrics = new ServerMetrics(api.state)
+    // `metrics: false` (`serve --no-metrics`): no instrumentation at all, `/metrics` not served (docs/metrics.md)
+    const metrics = options.metrics === false ? undefined : new ServerMetrics(api.state)
+    const nowSeconds = () => Number(clock.unsafeCurrentTimeNanos()) / 1e9
+    if (metrics !== undefined) {
+      const store = api.state.store
+      store.timing = metrics.storageTiming(nowSeconds)
+      yield* Effect.addFinalizer(() => Effect.sync(() => void (store.timing = undefined)))
+    }
+    const apf = new RealTimeApf(
+      serverConcurrencyLimit,
+      {
+        nowSeconds,
+        after: (ms, f) => {
+          const timer = run(Effect.delay(Effect.sync(f), ms))
+          return () => void run(Fiber.interrupt(timer))
+        }
+      },
+      metrics?.flowControl
+    )
+    metrics?.flowControl.limits(apf.nominalSeats())
     // `serve --audit-log-path`: each request through the audit filter (http/AuditFilter.ts)
     const auditor = Option.getOrUndefined(yield* Effect.serviceOption(Audit))
     // what the request log and the metrics need from `answer`: the parsed request, the user, the in-flight count's end
-    const seen = new WeakMap<http.ServerResponse, { info?: RequestInfo; user?: string; stopped?: () => void }>()
+    const seen = new WeakMap<http.ServerResponse, { info?: RequestInfo; user?: string; stopped?: (() => void) | undefined; waitedSeconds?: number }>()
+    /** Serves an admitted request; `done` when it has executed (a watch: once started). */
+    const serve = (req: http.IncomingMessage, res: http.ServerResponse, request: ParsedRequest, user: UserInfo, done: () => void) => {
+      try {
+        if (req.method === "GET" && serveReadNow(api, clock.unsafeCurrentTimeMillis(), req, res, address, request)) return done()
+        const fiber = run(handle(api, req, res, options, limits, address, onDefect, user, request, metrics), { immediate: true })
+        // Most requests finish synchronously. For the rest (watches, waits, body reads) the response closing
+        // early means the client went away: stop the work.
+        if (fiber.unsafePoll() !== null) return done()
+        res.on("close", () => {
+          if (!res.writableFinished) run(Fiber.interrupt(fiber))
+        })
+        // a watch holds its seat while it starts (upstream: until its initial events are out), then none
+        if (request.info.verb === "watch") done()
+        else fiber.addObserver(done)
+      } catch (defect) {
+        done()
+        onDefect(req, res, defect)
+      }
+    }
     const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
       try {
         // The one reading of the URL (RequestInfo.ts): authorization, routing and the handlers all read it.
@@ -107,17 +152,27 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
         const user = auditor
           ? admitAudited(auditor, api.access, req, res, request, now, clock.unsafeCurrentTimeNanos())
           : admitRequest(api.access, req, request.info, now)
-        const stopped = metrics.started(request.info, req.method ?? "GET", req.headers["content-type"])
+        const stopped = metrics?.started(request.info, req.method ?? "GET", req.headers["content-type"])
         seen.set(res, { info: request.info, stopped, ...(Either.isRight(user) ? { user: user.right.name } : {}) })
         if (Either.isLeft(user)) return refuse(req, res, request.query, user.left)
-        if (req.method === "GET" && serveReadNow(api, now, req, res, address, request)) return
-        const fiber = run(handle(api, req, res, options, limits, address, onDefect, user.right, request, metrics), { immediate: true })
-        // Most requests finish synchronously. For the rest (watches, waits, body reads) the response closing
-        // early means the client went away: stop the work.
-        if (fiber.unsafePoll() === null)
-          res.on("close", () => {
-            if (!res.writableFinished) run(Fiber.interrupt(fiber))
-          })
+        if (skipsFilter(request.info)) return serve(req, res, request, user.right, () => {})
+        // API Priority and Fairness (http/PriorityAndFairnessFilter.ts): run now, wait in a queue, or 429
+        const cancel = apf.enter(
+          {
+            attributes: apfAttributes(request.info, user.right),
+            seats: seatsOf(request.info, request.query, api.state.store),
+            watch: request.info.verb === "watch",
+            execute: (admitted) => {
+              if (admitted.waitedSeconds > 0) seen.get(res)!.waitedSeconds = admitted.waitedSeconds
+              serve(req, res, request, user.right, admitted.done)
+            },
+            reject: () => {
+              if (!res.headersSent && !res.destroyed) refuse(req, res, request.query, rejectedByApf())
+            }
+          },
+          request.info.path
+        )
+        if (cancel !== undefined) res.once("close", cancel)
       } catch (defect) {
         onDefect(req, res, defect)
       }
@@ -148,24 +203,25 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     const observeWhenDone = (req: http.IncomingMessage, res: http.ServerResponse) => {
       const start = clock.unsafeCurrentTimeNanos()
       res.once("close", () => {
-        const { info, stopped } = seen.get(res) ?? {}
+        const { info, stopped, waitedSeconds } = seen.get(res) ?? {}
         stopped?.()
         const url = req.url ?? "/"
-        metrics.finished({
+        metrics!.finished({
           method: req.method ?? "GET",
           info,
           contentType: req.headers["content-type"],
           query: url.includes("?") ? url.slice(url.indexOf("?") + 1) : "",
           code: res.statusCode,
           seconds: Number(clock.unsafeCurrentTimeNanos() - start) / 1e9,
-          responseBytes: Number(res.getHeader("content-length") ?? 0)
+          responseBytes: Number(res.getHeader("content-length") ?? 0),
+          waitedSeconds
         })
       })
     }
     server.on("request", (req, res) => {
       // answered 429 already; the socket closes when that answer is out (res.destroy() could cut it off over TLS)
       if (refused(req.socket)) return
-      observeWhenDone(req, res)
+      if (metrics !== undefined) observeWhenDone(req, res)
       if (requestLog) logWhenDone(req, res)
       if (added > 0) run(Effect.sleep(added).pipe(Effect.andThen(() => answer(req, res))))
       else answer(req, res)
@@ -245,7 +301,7 @@ const handle = (
   onDefect: (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => void,
   user: UserInfo,
   { info, query }: ParsedRequest,
-  metrics: ServerMetrics
+  metrics: ServerMetrics | undefined
 ) =>
   Effect.suspend(() => {
     if (isOpenApiPath(info.path)) return serveOpenApi(info.path, query, req, res)
@@ -262,9 +318,16 @@ const handle = (
         return Effect.sync(() => (aggregated ? serveAggregatedDiscovery(req, res, parsed.aggregated!, aggregated) : out.json(200, parsed.body)))
       }
       case "metrics":
+        if (metrics === undefined) return Effect.sync(() => out.text(404, "404 page not found\n"))
         return req.method === "GET"
           ? Effect.promise(() => metrics.exposition(req.headers.accept)).pipe(Effect.map((m) => out.raw(200, m.contentType, m.body)))
           : Effect.sync(() => out.error(Status.methodNotAllowed()))
+      case "resourceMetrics":
+        return serveResourceMetrics(
+          api,
+          { method: req.method ?? "GET", resource: parsed.resource, namespace: parsed.namespace, name: parsed.name, labelSelector: query.get("labelSelector") ?? undefined, live: options.liveCluster === true },
+          out
+        ).pipe(Effect.catchAll((error) => Effect.sync(() => out.error(error))))
       case "admin":
         return options.admin ? adminAction(api, parsed.action, query, req.method ?? "GET", out) : Effect.sync(() => out.text(404, "404 page not found\n"))
       case "resource": {
@@ -393,7 +456,7 @@ const serveResource = (
   limits: ServerLimits,
   onDefect: (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => void,
   user: UserInfo,
-  metrics: ServerMetrics
+  metrics: ServerMetrics | undefined
 ): Effect.Effect<void, ApiError> =>
   Effect.gen(function* () {
     const method = req.method ?? "GET"
@@ -466,7 +529,7 @@ const serveResource = (
             allowWatchBookmarks: queryBool(query, "allowWatchBookmarks"),
             sendInitialEvents: queryBool(query, "sendInitialEvents"),
             timeoutSeconds
-          }, out, limits, (defect) => onDefect(req, out.res, defect), view, (bytes) => metrics.watchEventSent(resource, bytes))
+          }, out, limits, (defect) => onDefect(req, out.res, defect), view, (bytes) => metrics?.watchEventSent(resource, bytes))
         }
         if (name === undefined) {
           const list = yield* api.list(resource, listOptionsOf(query, namespace, limit, view))

@@ -19,29 +19,35 @@
  *   request on one thread (an event loop: `clustersim serve`; `clustersim calibrate` detects one) makes a write wait
  *   behind a LIST — instead of the two pools or APF's priority levels (such a server has neither).
  *
+ * - the server memory LISTs and WatchLists hold while answered (`RelistMemory.ts`, docs/watchlist.md): recorded for
+ *   every one, reported in the result with `relistMemory: true`.
+ *
  * `ServiceTimeModel.complete` is pure bookkeeping for callers that keep their own clock (the node-agent shards, through
  * `BookedClient.ts`): when a request ends, or that it was given up after client-go's 429 retries (never sent);
  * `layerClient` wraps an `ApiClient` so that each call takes its modelled time on the `Clock` (virtual or real).
  */
-import { Clock, Context, Effect, Either, type Exit, Layer, Schema } from "effect"
+import { Cause, Chunk, Clock, Context, Effect, Either, type Exit, Layer, Option, Schema, type Scope, Stream } from "effect"
 import { parseFieldSelector } from "../../src/api/FieldSelector.js"
-import type { KList, KObject } from "../../src/api/Object.js"
+import type { KList, KObject, WatchEvent } from "../../src/api/Object.js"
 import type { ListOptions, WatchOptions, WriteOptions } from "../../src/api/Requests.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { MaxRetries, retryTooManyRequests } from "../../src/client/TooManyRequests.js"
-import { hasImmediateView } from "../../src/client/Capabilities.js"
+import { hasImmediateView, hasWatchPulls, type WatchPull, type WatchPulls } from "../../src/client/Capabilities.js"
+import { openWatchPull } from "../../src/client/WatchPull.js"
 import { transform, type Call, type Verb } from "../../src/client/Transform.js"
 import { PriorityAndFairness } from "./apf/PriorityAndFairness.js"
 import { SeatHeap } from "./SeatHeap.js"
-import { listSeats } from "./apf/WorkEstimate.js"
+import { listSeats, watchSeats } from "./apf/WorkEstimate.js"
 import { jsonLength, storedJsonLength } from "./JsonLength.js"
 import { defaultIdentity, ModelRequests, type ModelIdentity, type ModelRequest } from "./ModelRequests.js"
 import { pinnedIndexValue } from "./FieldIndex.js"
 import * as SeededRandom from "../kernel/SeededRandom.js"
 import type { ClientError } from "../../src/client/TransportError.js"
+import { listHeldBytes, RelistMemory, watchListHeldBytes, type ListSource } from "./RelistMemory.js"
+import { planList } from "./ResourceVersion.js"
 
 /** p99 ÷ p50 of a request class's service time: at least 1 (1: every request of the class costs the same). */
 const Dispersion = Schema.Number.pipe(Schema.finite(), Schema.greaterThanOrEqualTo(1, { message: () => "expected a number ≥ 1 (p99 ÷ p50 of the service time; 1: no dispersion)" }))
@@ -60,6 +66,11 @@ const ServiceTimeFields = Schema.Struct({
   sharedSeats: Schema.optional(
     Schema.Int.pipe(Schema.positive()).annotations({
       description: "reads and writes share one pool of this many seats, without API Priority and Fairness (a server on one event loop: 1; detected by clustersim calibrate)"
+    })
+  ),
+  relistMemory: Schema.optional(
+    Schema.Boolean.annotations({
+      description: "report the server memory LISTs and WatchLists hold while answered, and its peak (serverModel.relistMemory, docs/watchlist.md); default false"
     })
   )
 })
@@ -85,6 +96,8 @@ export interface ServiceTimeParameters {
   readonly readDispersion?: number
   readonly writeDispersion?: number
   readonly sharedSeats?: number
+  /** Report the relists' server memory (`RelistMemory.ts`) in the result; unset unless a scenario asks, as above. */
+  readonly relistMemory?: boolean
 }
 
 /** Defaults: a 1 ms read, a 2 ms write (an etcd round trip), 5 µs per listed object, 10 µs per KiB. */
@@ -128,6 +141,18 @@ export class Completion {
   givenUp = false
 }
 
+/**
+ * Told of each request the model answers — dispatched (`start`: after its wait for seats) or rejected with 429
+ * (`start` = `end`: when the 429 is answered) — in virtual ms: the modelled server's request metrics
+ * (`ModelledRequestMetrics.ts`, `run --metrics-out`). Watches are not reported (long-running: no duration to model).
+ */
+export interface ServedRequestObserver {
+  served(request: ModelRequest, code: number, arrival: number, start: number, end: number): void
+}
+
+/** The status a served request answers with: 201 for a create (upstream's `Created`), 200 for the rest. */
+export const successCode = (verb: string): number => (verb === "create" ? 201 : 200)
+
 /** The standard normal's 99th percentile: a log-normal factor of median 1 and p99 d has σ = ln d / z99. */
 const Z99 = 2.3263478740408408
 
@@ -169,6 +194,10 @@ export class ServiceTimeModel {
   givenUp = 0
   /** The APF attributes of the requests booked so far, classified once each (this run's own). */
   readonly requests = new ModelRequests()
+  /** The modelled server's metrics, when a run writes them (`run --metrics-out`); undefined costs one check per request. */
+  observer: ServedRequestObserver | undefined = undefined
+  /** What the relists' reads hold in server memory while answered (`RelistMemory.ts`, docs/watchlist.md). */
+  readonly relistMemory = new RelistMemory()
 
   /**
    * `uniform`: the run's seeded source for the dispersion draws (a split of `SeededRandom`); a fixed seed when none
@@ -224,7 +253,9 @@ export class ServiceTimeModel {
     into.givenUp = false
     if (this.apf === undefined || request === undefined) {
       const service = this.serviceMs(cls, objects, bytes) * this.factor(cls)
-      into.end = (cls === "read" ? this.reads : this.writes).takeEarliest(at, service) + service
+      const start = (cls === "read" ? this.reads : this.writes).takeEarliest(at, service)
+      if (request !== undefined) this.observer?.served(request, successCode(request.verb), at, start, start + service)
+      into.end = start + service
       return into
     }
     let arrival = at
@@ -232,9 +263,11 @@ export class ServiceTimeModel {
     for (let attempt = 0; ; attempt++) {
       const booked = this.apf.place(arrival, request, request.seats ?? 1, serviceMs)
       if (booked._tag === "Dispatched") {
+        this.observer?.served(request, successCode(request.verb), arrival, booked.start, booked.end)
         into.end = booked.end
         return into
       }
+      this.observer?.served(request, 429, arrival, booked.at, booked.at)
       if (attempt === MaxRetries) {
         this.givenUp++
         into.end = booked.at
@@ -280,7 +313,10 @@ const timed = <A, E>(
   cls: RequestClass,
   requestBytes: number,
   call: Effect.Effect<A, E>,
-  responseSize: (a: A) => { objects: number; bytes: number }
+  responseSize: (a: A) => { objects: number; bytes: number },
+  /** What the request is, for the model's observer (made only when there is one). */
+  describe: () => ModelRequest,
+  onServed?: (a: A, start: number, end: number) => void
 ): Effect.Effect<A, E> =>
   Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
@@ -296,6 +332,12 @@ const timed = <A, E>(
     const service = booked.end - booked.start + (p.perObjectMs * extra.objects + (p.perKiBMs * extra.bytes) / 1024) * factor
     // Whole microseconds keep the virtual clock on nanosecond-exact instants.
     const sleep = Math.round(service * 1000) / 1000
+    if (result._tag === "Success") onServed?.(result.value, booked.start, booked.start + service)
+    if (model.observer !== undefined) {
+      const request = describe()
+      const code = codeOf(request.verb, result)
+      if (code !== undefined) model.observer.served(request, code, now, booked.start, booked.start + service)
+    }
     if (sleep > 0) yield* Effect.sleep(sleep)
     return yield* result
   })
@@ -312,14 +354,52 @@ const answerSize = (verb: Verb, answer: unknown): { objects: number; bytes: numb
   : { objects: 0, bytes: 0 }
 
 export const wrapClient = <C extends ApiClientService>(inner: C, model: ServiceTimeModel): ApiClientService =>
-  transform(inner, {
-    request: (call, send) => timed(model, classOf(call.verb), call.body === undefined ? 0 : approximateBytes(call.body), send(), (a) => answerSize(call.verb, a))
-  })
+  withWatchList(
+    transform(inner, {
+      request: <A>(call: Call, send: (client?: ApiClientService) => Effect.Effect<A, ClientError>) =>
+        timed(
+          model,
+          classOf(call.verb),
+          call.body === undefined ? 0 : approximateBytes(call.body),
+          send(),
+          (a) => answerSize(call.verb, a),
+          () => model.requests.of(call.verb, call.resource, namespaceOf(call), subresourceOf(call)),
+          call.verb === "list" ? (listHeld(model, call.resource, call.opts as ListOptions | undefined) as (a: A, start: number, end: number) => void) : undefined
+        )
+    }),
+    inner,
+    model,
+    defaultIdentity
+  )
+
+/**
+ * `wrapped` with its WatchLists (`sendInitialEvents=true`) modelled as `watchListPull` books them, on `inner`; every
+ * other watch as `wrapped` has it.
+ */
+const withWatchList = (wrapped: ApiClientService, inner: ApiClientService, model: ServiceTimeModel, identity: ModelIdentity): ApiClientService => {
+  const watch: ApiClientService["watch"] = (resource, opts) =>
+    opts?.sendInitialEvents === true ? Stream.unwrapScoped(Effect.map(watchListPull(inner, model, resource, opts, identity), pullStream)) : wrapped.watch(resource, opts)
+  if (!hasWatchPulls(wrapped)) return { ...wrapped, watch }
+  const withPulls: ApiClientService & WatchPulls = {
+    ...wrapped,
+    watch,
+    pullWatch: (resource: ResourceType, opts?: WatchOptions) => (opts?.sendInitialEvents === true ? watchListPull(inner, model, resource, opts, identity) : wrapped.pullWatch(resource, opts))
+  }
+  return withPulls
+}
 
 /** API Priority and Fairness answers a full queue with Retry-After: 1 (kube-apiserver's `tooManyRequests`). */
 export const RetryAfterSeconds = 1
 
 const rejected = (): ApiError => Status.tooManyRequests("Too many requests, please try again later.", RetryAfterSeconds)
+
+/** The status code of an answer: `successCode` or the error's; none for a defect or an interruption. */
+const codeOf = (verb: string, answer: Either.Either<unknown, unknown> | Exit.Exit<unknown, unknown>): number | undefined => {
+  if (answer._tag === "Right" || answer._tag === "Success") return successCode(verb)
+  const error = answer._tag === "Left" ? answer.left : Option.getOrUndefined(Cause.failureOption(answer.cause))
+  if (typeof error !== "object" || error === null || !("_tag" in error)) return undefined
+  return (error as ClientError)._tag === "ApiError" ? ((error as ApiError).status.code ?? 500) : undefined
+}
 
 /** The seats of a LIST: from the objects it processes (the watch cache for rv "0" or no limit). */
 const listRequestSeats = (model: ServiceTimeModel, resource: ResourceType, opts: ListOptions | undefined): number =>
@@ -348,21 +428,32 @@ const apfTimed = <A>(
   estimate: { readonly objects: number; readonly bytes: number },
   call: Effect.Effect<A, ClientError>,
   responseSize: (a: A) => { objects: number; bytes: number },
-  answerAt?: (now: number) => Either.Either<A, ClientError> | undefined
+  answerAt?: (now: number) => Either.Either<A, ClientError> | undefined,
+  onServed?: (a: A, start: number, end: number) => void
 ): Effect.Effect<A, ClientError> =>
   retryTooManyRequests(
     Effect.clockWith((clock) => {
       const now = clock.unsafeCurrentTimeMillis()
       const factor = model.factor(cls)
       const booked = model.book(now, cls, estimate.objects, estimate.bytes, request, factor)
-      if ("rejectedAt" in booked) return Effect.zipRight(sleepUntil(now, booked.rejectedAt), Effect.failSync(rejected))
+      if ("rejectedAt" in booked) {
+        if (request.verb !== "watch") model.observer?.served(request, 429, now, booked.rejectedAt, booked.rejectedAt)
+        return Effect.zipRight(sleepUntil(now, booked.rejectedAt), Effect.failSync(rejected))
+      }
       // the rest of a dispatched request once the server has answered: its service time, from the size it really had
       const served = (answer: Either.Either<A, ClientError> | Exit.Exit<A, ClientError>): Effect.Effect<A, ClientError> => {
         const size =
           cls === "read" && answer._tag === "Right" ? responseSize(answer.right)
           : cls === "read" && answer._tag === "Success" ? responseSize(answer.value)
           : { objects: 0, bytes: estimate.bytes }
-        return Effect.zipRight(sleepUntil(booked.start, booked.start + model.serviceMs(cls, size.objects, size.bytes) * factor), answer)
+        const end = booked.start + model.serviceMs(cls, size.objects, size.bytes) * factor
+        if (model.observer !== undefined && request.verb !== "watch") {
+          const code = codeOf(request.verb, answer)
+          if (code !== undefined) model.observer.served(request, code, now, booked.start, end)
+        }
+        if (onServed !== undefined && answer._tag === "Right") onServed(answer.right, booked.start, end)
+        else if (onServed !== undefined && answer._tag === "Success") onServed(answer.value, booked.start, end)
+        return Effect.zipRight(sleepUntil(booked.start, end), answer)
       }
       const answered = booked.start === now ? answerAt?.(now) : undefined
       if (answered !== undefined) return served(answered)
@@ -418,7 +509,7 @@ const subresourceOf = (call: Call): string | undefined =>
   call.verb === "create" || call.verb === "update" || call.verb === "patch" ? (call.opts as WriteOptions | undefined)?.subresource : undefined
 
 export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, identity: ModelIdentity = defaultIdentity): ApiClientService =>
-  transform(inner, {
+  withWatchList(transform(inner, {
     request: <A>(call: Call, send: (client?: ApiClientService) => Effect.Effect<A, ClientError>) => {
       const request = model.requests.of(call.verb, call.resource, namespaceOf(call), subresourceOf(call), identity)
       const sent = send()
@@ -434,7 +525,8 @@ export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, 
             listEstimate(model, call.resource, opts),
             sent,
             listSize as (a: A) => { objects: number; bytes: number },
-            (now) => immediately(inner, now, send)
+            (now) => immediately(inner, now, send),
+            listHeld(model, call.resource, opts) as (a: A, start: number, end: number) => void
           )
         }
         case "create":
@@ -446,8 +538,96 @@ export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, 
       }
     },
     beforeWatch: (call) => watchBooked(model, call.resource, call.opts as WatchOptions | undefined, identity)
-  })
+  }), inner, model, identity)
 
 /** A watch holds one seat while it is initialised (its start), then none: booked like a read of nothing. */
 const watchBooked = (model: ServiceTimeModel, resource: ResourceType, opts: WatchOptions | undefined, identity: ModelIdentity): Effect.Effect<void, ClientError> =>
   apfTimed(model, "read", model.requests.of("watch", resource, opts?.namespace, undefined, identity), nothing, Effect.void, () => nothing)
+
+/** Where the cacher answers a LIST from (`planList`, the spec's table; an invalid one is refused and holds nothing). */
+const listSource = (resource: ResourceType, opts: ListOptions | undefined): ListSource => {
+  const plan = planList(opts ?? {}, resource.watchCached)
+  return Either.isRight(plan) && (plan.right._tag === "Any" || plan.right._tag === "NotOlderThanCached") ? "cache" : "storage"
+}
+
+/** A served LIST's held bytes (`RelistMemory.ts`): its response, and from etcd the page as etcd returned it. */
+const listHeld = (model: ServiceTimeModel, resource: ResourceType, opts: ListOptions | undefined) => {
+  const source = listSource(resource, opts)
+  return (list: KList, start: number, end: number): void => {
+    let bytes = 0
+    for (const item of list.items) bytes += storedJsonLength(item)
+    model.relistMemory.record("list", start, end, listHeldBytes(bytes, source))
+  }
+}
+
+/** The annotation of the bookmark that ends a WatchList's initial events (upstream `metav1.InitialEventsAnnotationKey`). */
+const initialEventsEnd = "k8s.io/initial-events-end"
+
+const isInitialEventsEnd = (event: WatchEvent): boolean => event.type === "BOOKMARK" && event.object.metadata.annotations?.[initialEventsEnd] === "true"
+
+/**
+ * A WatchList (`sendInitialEvents=true`) in the model: booked as upstream's estimator books it (`watchSeats`: a LIST
+ * from the cache's seats, for the time producing every stored object takes), opened when dispatched; its initial
+ * events pass as the server sends them, and the bookmark that ends them is held until that time is over — a
+ * streamed relist takes the same server time as a LIST of the same objects, only its memory differs: a full result
+ * channel of them at most (`watchListHeldBytes`), recorded when the end bookmark passes. Rejected with 429 as a LIST
+ * would be, and retried as client-go does.
+ */
+const watchListPull = (
+  inner: ApiClientService,
+  model: ServiceTimeModel,
+  resource: ResourceType,
+  opts: WatchOptions,
+  identity: ModelIdentity
+): Effect.Effect<WatchPull, ClientError, Scope.Scope> => {
+  const request = { ...model.requests.of("watch", resource, opts.namespace, undefined, identity), seats: watchSeats({ stored: model.objectCount(resource), sendInitialEvents: true }) }
+  const booking = retryTooManyRequests(
+    Effect.clockWith((clock) => {
+      const now = clock.unsafeCurrentTimeMillis()
+      const booked = model.book(now, "read", model.objectCount(resource), 0, request)
+      if ("rejectedAt" in booked) return Effect.zipRight(sleepUntil(now, booked.rejectedAt), Effect.failSync(rejected))
+      return Effect.as(sleepUntil(now, booked.start), booked)
+    })
+  )
+  return Effect.flatMap(booking, (booked) =>
+    Effect.map(openWatchPull(inner, resource, opts), (pull): WatchPull => {
+      let objects = 0
+      let bytes = 0
+      let streaming = true
+      /** The end bookmark and what came after it in its batch, held until the initial events' time is over. */
+      let held: Chunk.Chunk<WatchEvent> | undefined
+      const release = (rest: Chunk.Chunk<WatchEvent>) => {
+        held = undefined
+        model.relistMemory.record("watchList", booked.start, booked.end, watchListHeldBytes(objects, bytes))
+        return Effect.as(Effect.clockWith((clock) => sleepUntil(clock.unsafeCurrentTimeMillis(), booked.end)), rest)
+      }
+      const next: WatchPull = Effect.suspend(() => {
+        if (held !== undefined) return release(held)
+        if (!streaming) return pull
+        return Effect.flatMap(pull, (batch) => {
+          let end = -1
+          let i = 0
+          for (const event of batch) {
+            if (event.type === "ADDED") {
+              objects++
+              bytes += storedJsonLength(event.object)
+            } else if (isInitialEventsEnd(event)) {
+              end = i
+              break
+            }
+            i++
+          }
+          if (end < 0) return Effect.succeed(batch)
+          streaming = false
+          // the initial events before the bookmark pass at once (a stream's first events come early)
+          if (end === 0) return release(batch)
+          held = Chunk.drop(batch, end)
+          return Effect.succeed(Chunk.take(batch, end))
+        })
+      })
+      return next
+    })
+  )
+}
+
+const pullStream = (pull: WatchPull): Stream.Stream<WatchEvent, ClientError> => Stream.repeatEffectChunkOption(pull)

@@ -276,7 +276,22 @@ const prefixEnd = (keys: ReadonlyArray<string>, prefix: string, from: number): n
 /** What stops a B+ tree walk (`forRange`). */
 const stop = { break: true } as const
 
+/** The storage step's operations, as kube-apiserver's etcd3 store names them (`etcd_request_duration_seconds`). */
+export type StorageOperation = "get" | "list" | "create" | "update" | "delete"
+
+/**
+ * Times the store's operations — the model's storage step, where kube-apiserver talks to etcd (docs/metrics.md): set
+ * by the HTTP server when it exposes metrics; unset, the store times nothing.
+ */
+export interface StorageTiming {
+  /** A start instant, in seconds. */
+  readonly start: () => number
+  readonly observe: (operation: StorageOperation, resource: ResourceType, list: boolean, started: number) => void
+}
+
 export class Store {
+  /** See {@link StorageTiming}. */
+  timing: StorageTiming | undefined = undefined
   private current = 0
   private compacted = 0
   private readonly tables = new Map<ResourceType, Table>()
@@ -316,7 +331,12 @@ export class Store {
 
   /** The entry stored under `objectKey(namespace, name)`, found without building the key. */
   lookup(resource: ResourceType, namespace: string | undefined, name: string): Entry | undefined {
-    return this.tables.get(resource)?.byName.get(namespace || "")?.get(name)
+    const timing = this.timing
+    if (timing === undefined) return this.tables.get(resource)?.byName.get(namespace || "")?.get(name)
+    const started = timing.start()
+    const entry = this.tables.get(resource)?.byName.get(namespace || "")?.get(name)
+    timing.observe("get", resource, false, started)
+    return entry
   }
 
   subscribe(listener: ChangeListener): () => void {
@@ -340,12 +360,14 @@ export class Store {
   }
 
   private putStamped(resource: ResourceType, key: string, obj: KObject, time: number, stamp: Stamp): KObject {
+    const started = this.timing?.start()
     const table = this.table(resource)
     const cell = table.byKey.get(key)
-    if (cell !== undefined) return this.write(table, cell, obj, time, stamp)
+    if (cell !== undefined) return this.write(table, cell, obj, time, stamp, started)
     const revision = ++this.current
     const stored = stamp(obj, revision)
     table.add({ key, obj: stored, live: true, table })
+    if (started !== undefined) this.timing!.observe("create", resource, false, started)
     this.record(table, { revision, type: "ADDED", resource, key, object: stored, previous: undefined, time })
     return stored
   }
@@ -358,28 +380,32 @@ export class Store {
     const cell = entry as Cell
     if (!cell.live) throw new Error(`store: write through a deleted entry ${cell.key}`)
     if (cell.table.log.resource !== resource) throw new Error(`store: entry ${cell.key} is not a ${resource.kind}`)
-    return this.write(cell.table, cell, obj, time, fresh ? stampedInPlace : withResourceVersion)
+    return this.write(cell.table, cell, obj, time, fresh ? stampedInPlace : withResourceVersion, this.timing?.start())
   }
 
-  private write(table: Table, cell: Cell, obj: KObject, time: number, stamp: Stamp): KObject {
+  /** `started`: when the write's storage step began, when timed. */
+  private write(table: Table, cell: Cell, obj: KObject, time: number, stamp: Stamp, started: number | undefined): KObject {
     const previous = cell.obj
     const revision = ++this.current
     const stored = stamp(obj, revision)
     cell.obj = stored
     table.changed()
     table.reindex(cell, previous)
+    if (started !== undefined) this.timing!.observe("update", table.log.resource, false, started)
     this.record(table, { revision, type: "MODIFIED", resource: table.log.resource, key: cell.key, object: stored, previous, time })
     return stored
   }
 
   /** Removes the object at a new revision; returns its last state stamped with the deletion revision. */
   remove(resource: ResourceType, key: string, time: number): KObject | undefined {
+    const started = this.timing?.start()
     const table = this.tables.get(resource)
     const previous = table?.byKey.get(key)?.obj
     if (!table || !previous) return undefined
     table.delete(key)
     const revision = ++this.current
     const object = withResourceVersion(previous, revision)
+    if (started !== undefined) this.timing!.observe("delete", resource, false, started)
     this.record(table, { revision, type: "DELETED", resource, key, object, previous, time })
     return object
   }
@@ -415,6 +441,15 @@ export class Store {
    * `revision` undone.
    */
   page(req: PageRequest): Page {
+    const timing = this.timing
+    if (timing === undefined) return this.pageAt(req)
+    const started = timing.start()
+    const page = this.pageAt(req)
+    timing.observe("list", req.resource, true, started)
+    return page
+  }
+
+  private pageAt(req: PageRequest): Page {
     const table = this.tables.get(req.resource)
     const undone = this.stateBefore(req.resource, req.revision, req.prefix, req.start)
     // nothing under the page changed since its revision and every object is wanted: slices of the table now

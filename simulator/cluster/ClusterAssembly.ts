@@ -47,6 +47,8 @@ export interface ClusterPlan {
   readonly nodes: ReadonlyArray<SimulatedNode>
   readonly imagePulls: ImagePulls | undefined
   readonly pauses: ReadonlyArray<Interval>
+  /** When the server restarts (`apiserver-restart`: its watches closed, its history compacted; the pause is in `pauses`). */
+  readonly restarts: ReadonlyArray<number>
   readonly applied: ReadonlyArray<AppliedFault>
   readonly metrics: NodeAgentMetrics
   readonly observer: ClusterObserver
@@ -62,12 +64,13 @@ export const planCluster = (options: ClusterPlanOptions): ClusterPlan => {
   // faults, known in advance: per-node stop times and partition windows, server pauses
   const faultRandom = random.split("faults")
   const imagePulls = !options.images || spec.images === undefined || nodeAgent === undefined ? undefined : new ImagePulls(spec.images, nodeAgent, random.split("images"), startMillis)
-  const { pauses, applied } = applyFaults(options.faults, nodes, startMillis, faultRandom, imagePulls)
+  const { pauses, restarts, applied } = applyFaults(options.faults, nodes, startMillis, faultRandom, imagePulls)
   return {
     options,
     nodes,
     imagePulls,
     pauses,
+    restarts,
     applied,
     metrics: new NodeAgentMetrics(new LeaseTimeline(startMillis, options.durationMs)),
     observer: new ClusterObserver(startMillis, resolved?.lifecycle.enabled ?? false),

@@ -1,7 +1,7 @@
 /**
  * A cluster run's result as the figures its scenario's thresholds judge (`src/loadgen/ClusterMetrics.ts`,
  * docs/scenarios.md "Thresholds on the cluster"): lease writes and renew latency, APF's dispatched and rejected
- * requests per priority level, Ready changes and the nodes that left Ready.
+ * requests per priority level, Ready changes and the nodes that left Ready, the modelled peak memory of relists.
  */
 import type { ClusterFigures, ClusterSample } from "../../src/loadgen/ClusterMetrics.js"
 import { decodeHistogram } from "../../src/loadgen/LatencyRecorder.js"
@@ -30,5 +30,8 @@ export const clusterFigures = (r: Figured): ClusterFigures => {
   }
   for (const [status, n] of changes) samples.push({ metric: "ready_transitions", tags: { status }, count: n })
   samples.push({ metric: "not_ready_nodes", tags: {}, count: notReady })
+  // no LIST or WatchList modelled: no data (a threshold on it fails unless allowNoData)
+  const memory = r.serverModel?.relistMemory
+  if (memory !== undefined) samples.push({ metric: "server_relist_memory_peak", tags: {}, count: memory.peakBytes })
   return { durationMs: r.durationMs, samples }
 }

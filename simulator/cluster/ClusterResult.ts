@@ -14,6 +14,7 @@ import type { ClusterObserver, PodDeletion, ReadyTransition, TaintChange } from 
 import type { AppliedFault } from "./Faults.js"
 import type { LevelMetrics } from "../apiserver/apf/PriorityAndFairness.js"
 import type { ServiceTimeParameters } from "../apiserver/ServiceTime.js"
+import type { RelistMemoryReport } from "../apiserver/RelistMemory.js"
 
 /** A type, not an interface: it is a JSON document, assignable where the artifact keeps any record (`RunArtifact.cluster`). */
 export type ClusterResult = {
@@ -77,6 +78,11 @@ export interface ServerModelReport {
   readonly priorityLevels?: Record<string, LevelMetrics>
   /** Node-agent requests rejected on every retry (`ServiceTimeModel.givenUp`); absent when none. */
   readonly givenUp?: number
+  /**
+   * Server memory held by LISTs and WatchLists while they were answered, its peak and when (`RelistMemory.ts`,
+   * docs/watchlist.md "The cost model"); absent when the run modelled neither.
+   */
+  readonly relistMemory?: RelistMemoryReport
 }
 
 export const clusterResult = (

@@ -6,6 +6,7 @@
  */
 import { Effect, Either, Layer } from "effect"
 import type { KObject } from "../../src/api/Object.js"
+import type { ResourceType } from "../../src/api/Resources.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { inProcessClient } from "../apiserver/InProcessClient.js"
 import * as InProcessClient from "../apiserver/InProcessClient.js"
@@ -26,6 +27,10 @@ import type { ClusterResult } from "./ClusterResult.js"
 import { resolveCluster, type ResolvedCluster } from "./ClusterSetup.js"
 import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
 import { seedPods } from "./SeedPods.js"
+import type { Registry } from "prom-client"
+import { ModelledRequestMetrics } from "../apiserver/ModelledRequestMetrics.js"
+import { NodeAgentExportedMetrics } from "../nodeagent/NodeAgentExportedMetrics.js"
+import { makeSchedulerMetrics, SchedulerMetrics } from "../scheduler/SchedulerMetrics.js"
 
 /**
  * A section of a scenario that runs inside the same simulation (the scheduler's replicas, an eviction node…):
@@ -57,6 +62,21 @@ export interface ClusterRunOptions {
   readonly server?: Partial<ApiServerConfig>
   /** Told of every change of the simulated server's store, as written (to compare runs write by write). */
   readonly onChange?: (change: Change) => void
+  /** The run's modelled metrics (`run --metrics-out`): registered in `registers`, scraped at virtual instants. */
+  readonly metrics?: ModelledMetricsOptions
+}
+
+/**
+ * The modelled metrics of a run (docs/metrics.md): the API server's (`ModelledRequestMetrics.ts`), the node agents'
+ * (`NodeAgentExportedMetrics.ts`) and the scheduler's (`SchedulerMetrics.ts`) are registered in `registers`, and
+ * `scrape` is called at the start, every `everyMs` of virtual time and at the end, with the virtual clock's reading —
+ * between slices, while nothing in the simulation runs, so a scrape sees one instant and changes nothing.
+ */
+export interface ModelledMetricsOptions {
+  readonly registers: ReadonlyArray<Registry>
+  /** Whole seconds (the slices stop on whole virtual seconds). */
+  readonly everyMs: number
+  readonly scrape: (virtualMillis: number) => Effect.Effect<void>
 }
 
 /** Options of a simulation that need not have a cluster: without `spec` it runs no node agents and no controller. */
@@ -137,6 +157,14 @@ export const runSimulation = (
     let lastProgressWall = wallClock()
     const totals = { timersFired: 0, tasksRun: 0 }
     let stopped = false
+    const metrics = options.metrics
+    let lastScrape = startMillis
+    let nextScrape = Infinity
+    let scrapeDue = false
+    if (metrics !== undefined) {
+      yield* metrics.scrape(startMillis)
+      nextScrape = startMillis + metrics.everyMs
+    }
     for (;;) {
       const sliceStart = wallClock()
       const outcome = built.sim.runUntil(built.target, {
@@ -150,10 +178,22 @@ export const runSimulation = (
           }
           // (the report at the target itself ends the run anyway: a stop there would only start the slice again)
           if (options.hostTurns !== false && wall - sliceStart >= SliceWallMs && p.now < built.target) built.sim.stop()
+          // a scrape: the slice ends on its instant, before that instant's events
+          if (p.now >= nextScrape && p.now < built.target) {
+            scrapeDue = true
+            built.sim.stop()
+          }
         }
       })
       totals.timersFired += outcome.timersFired
       totals.tasksRun += outcome.tasksRun
+      // a scrape stopped the slice, or the slice ended on a scrape's instant (the run's end)
+      if (metrics !== undefined && (scrapeDue || built.sim.now() >= nextScrape)) {
+        scrapeDue = false
+        lastScrape = built.sim.now()
+        yield* metrics.scrape(lastScrape)
+        while (nextScrape <= lastScrape) nextScrape += metrics.everyMs
+      }
       // a section measures up to the end and then reads its results through the (modelled) API: give it time
       if (!outcome.stopped && built.unfinishedSections() && built.target < built.sectionDeadline) {
         built.target = Math.min(built.sectionDeadline, built.target + 1_000)
@@ -167,6 +207,8 @@ export const runSimulation = (
       }
     }
     const reachedMs = built.sim.now() - startMillis
+    // the last scrape: where the run ended
+    if (metrics !== undefined && built.sim.now() > lastScrape) yield* metrics.scrape(built.sim.now())
     built.sim.interruptAll()
     return { ...built.finish(totals, reachedMs), reachedMs, stopped }
   })
@@ -198,6 +240,15 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
   const model = new ServiceTimeModel(parameters(spec.serviceTime), uniformOf(random))
   const resolutionMs = spec.resolution ?? 1_000
   let seededPods = 0
+  let storedCount: ((r: ResourceType) => number) | undefined
+  const metrics = options.metrics
+  const schedulerMetrics = metrics === undefined ? undefined : makeSchedulerMetrics(metrics.registers)
+  if (metrics !== undefined && withCluster) {
+    model.observer = new ModelledRequestMetrics(metrics.registers, (r) => storedCount?.(r) ?? 0)
+    const agents = new NodeAgentExportedMetrics(metrics.registers, () => sim.now(), plan.evictions)
+    plan.metrics.observer = agents
+    if (imagePulls !== undefined) imagePulls.onEvent = (e) => agents.imageEvent(e)
+  }
 
   const serverLayer = ApiServer.layer({ ...options.server, seed })
   const serviceTimeLayer = Layer.succeed(ServiceTime, model)
@@ -217,6 +268,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
       sectionResults[section.name] = { finished: false }
       yield* Effect.forkDaemon(
         (clientAs ? Effect.provideService(section.run, ClientAs, clientAs) : section.run).pipe(
+          (run) => (schedulerMetrics === undefined ? run : Effect.provideService(run, SchedulerMetrics, schedulerMetrics)),
           Effect.tap((r) => Effect.sync(() => void (sectionResults[section.name] = r))),
           Effect.catchAllCause((c) => Effect.sync(() => void (sectionResults[section.name] = failedSection(c))))
         )
@@ -233,6 +285,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
 
   const startCluster = (server: ApiServerImpl, clientAs: ((credentials: Credentials) => ApiClientService) | undefined) => Effect.gen(function* () {
     const store = server.store
+    storedCount = (r) => store.count(r)
     observer.attach(store)
     model.objectCount = (resource) => store.count(resource)
     model.indexedObjectCount = (resource, value) => store.countIndexed(resource, value)
@@ -270,6 +323,10 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
     for (const p of pauses) {
       yield* Effect.forkDaemon(Effect.sleep(p.from - startMillis).pipe(Effect.zipRight(server.pause(p.to - p.from))))
     }
+    // a restart: the pause above, its watches closed and a watch cache with no history before now
+    for (const at of plan.restarts) {
+      yield* Effect.forkDaemon(Effect.sleep(at - startMillis).pipe(Effect.zipRight(server.compact()), Effect.zipRight(server.dropWatches())))
+    }
     const pressure = memoryPressure(plan, shardOf)
     if (pressure !== undefined) yield* Effect.forkDaemon(pressure)
   })
@@ -286,7 +343,8 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
         modelled: true as const,
         parameters: model.params,
         ...(model.apf ? { priorityLevels: model.apf.metrics() } : {}),
-        ...(model.givenUp > 0 ? { givenUp: model.givenUp } : {})
+        ...(model.givenUp > 0 ? { givenUp: model.givenUp } : {}),
+        ...(model.params.relistMemory === true ? { relistMemory: model.relistMemory.report(startMillis) } : {})
       }
       const cluster = withCluster ? { cluster: planResult(plan, { pods: seededPods, kernel, reachedMs, wallMs: wallClock() - wallStart, serverModel }) } : {}
         return { ...cluster, sections: { ...sectionResults } }

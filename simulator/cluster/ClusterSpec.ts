@@ -118,12 +118,18 @@ const NodeSelection = {
 export const StopNodes = Schema.Struct({ type: Schema.Literal("stop-nodes"), at: DurationMs, ...NodeSelection })
 export const Partition = Schema.Struct({ type: Schema.Literal("partition"), at: DurationMs, for: DurationMs, ...NodeSelection })
 export const ApiServerPause = Schema.Struct({ type: Schema.Literal("apiserver-pause"), at: DurationMs, for: DurationMs })
+/**
+ * An API server restart: down for `for` (requests wait, as for a pause), every watch closed, and back with a watch
+ * cache that starts at the revision of the restart — a watch from an older resource version is answered 410, so
+ * informers relist (docs/watchlist.md).
+ */
+export const ApiServerRestart = Schema.Struct({ type: Schema.Literal("apiserver-restart"), at: DurationMs, for: DurationMs })
 
 /**
  * A timed fault; `at` counts from the start of the run. A new kind is one more struct in this union (its
  * `type` literal names it) and one branch where `ClusterRun.ts` applies faults.
  */
-export const ClusterFault = Schema.Union(StopNodes, Partition, ApiServerPause, RegistryOutage, ExpireRegistryCredentials).annotations({ identifier: "Fault" })
+export const ClusterFault = Schema.Union(StopNodes, Partition, ApiServerPause, ApiServerRestart, RegistryOutage, ExpireRegistryCredentials).annotations({ identifier: "Fault" })
 export type ClusterFault = typeof ClusterFault.Type
 
 export const decodeClusterSpec = Schema.decodeUnknownEither(ClusterSpec)

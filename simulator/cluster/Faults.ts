@@ -1,7 +1,7 @@
 /**
  * The scenario's faults, all known in advance, applied before the simulation starts: a node stop or partition is
  * written into its node (`stoppedAt`, `partitions`), a registry fault into the image pulls, an API server pause
- * into the pause windows. What was applied, with the nodes chosen, goes into the result.
+ * into the pause windows, an API server restart into them and into the restart instants. What was applied, with the nodes chosen, goes into the result.
  */
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
 import type { ImagePulls } from "../nodeagent/images/ImagePulls.js"
@@ -24,14 +24,16 @@ export const applyFaults = (
   startMillis: number,
   random: SeededRandomService,
   imagePulls: ImagePulls | undefined
-): { readonly pauses: ReadonlyArray<Interval>; readonly applied: ReadonlyArray<AppliedFault> } => {
+): { readonly pauses: ReadonlyArray<Interval>; readonly restarts: ReadonlyArray<number>; readonly applied: ReadonlyArray<AppliedFault> } => {
   const byName = new Map(nodes.map((n) => [n.name, n]))
   const pauses: Array<Interval> = []
+  const restarts: Array<number> = []
   const applied: Array<AppliedFault> = []
   for (const fault of faults) {
     const at = startMillis + fault.at
-    if (fault.type === "apiserver-pause") {
+    if (fault.type === "apiserver-pause" || fault.type === "apiserver-restart") {
       pauses.push({ from: at, to: at + fault.for })
+      if (fault.type === "apiserver-restart") restarts.push(at)
       applied.push({ type: fault.type, at: fault.at, for: fault.for })
       continue
     }
@@ -49,5 +51,5 @@ export const applyFaults = (
     }
     applied.push(fault.type === "partition" ? { type: fault.type, at: fault.at, for: fault.for, nodes: names } : { type: fault.type, at: fault.at, nodes: names })
   }
-  return { pauses, applied }
+  return { pauses, restarts, applied }
 }

@@ -124,7 +124,7 @@ export const realTimeProblems = (
   if (spec.images !== undefined) problems.push("cluster.images: image pulls are modelled in virtual time only; run without --target")
   faults.forEach((f, i) => {
     if (f.type === "registry-outage" || f.type === "expire-registry-credentials") problems.push(`faults[${i}]: ${f.type} needs cluster.images (virtual time only)`)
-    if (f.type === "apiserver-pause" && !hasAdmin) problems.push(`faults[${i}]: apiserver-pause needs a target with failure hooks (clustersim serve --admin)`)
+    if ((f.type === "apiserver-pause" || f.type === "apiserver-restart") && !hasAdmin) problems.push(`faults[${i}]: ${f.type} needs a target with failure hooks (clustersim serve --admin)`)
   })
   return problems
 }
@@ -208,6 +208,10 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
       for (const p of plan.pauses) {
         const admin = o.admin!
         running.push(yield* Effect.fork(Effect.sleep(p.from - startMillis).pipe(Effect.zipRight(Effect.ignore(admin.pause(p.to - p.from))))))
+      }
+      for (const at of plan.restarts) {
+        const admin = o.admin!
+        running.push(yield* Effect.fork(Effect.sleep(at - startMillis).pipe(Effect.zipRight(Effect.ignore(admin.compact)), Effect.zipRight(Effect.ignore(admin.dropWatches)))))
       }
       const pressure = memoryPressure(plan, shardOf)
       if (pressure !== undefined) running.push(yield* Effect.fork(pressure))

@@ -54,6 +54,15 @@ export const settingsOf = (c: NodeAgentConfiguration): NodeAgentSettings => ({
   podsPerCore: c.podsPerCore
 })
 
+/**
+ * Told of each lease renewal and node status update, with its latency (ms): the agents' exported metrics of
+ * `run --metrics-out` (`NodeAgentExportedMetrics.ts`).
+ */
+export interface NodeAgentObserver {
+  leaseWritten(latencyMs: number): void
+  statusUpdated(latencyMs: number): void
+}
+
 /** Counters shared by all shards of a run. */
 export class NodeAgentMetrics {
   registrations = 0
@@ -79,6 +88,8 @@ export class NodeAgentMetrics {
   /** Requests held back by the run's total QPS limit (real time only), and for how long in all (ms). */
   throttled = 0
   throttledMs = 0
+  /** Set when a run exports its metrics; undefined costs one check per write. */
+  observer: NodeAgentObserver | undefined = undefined
 
   /** `leaseTimeline`: also record lease writes per interval of the run (the report's charts over time). */
   constructor(readonly leaseTimeline?: LeaseTimeline) {}

@@ -175,6 +175,7 @@ export class LeaseRenewer {
     metrics.leaseWrites++
     recordMillis(metrics.leaseLatency, end - t)
     metrics.leaseTimeline?.write(end, end - t)
+    metrics.observer?.leaseWritten(end - t)
     const next = Math.round(end + this.ctx.jittered(this.renewIntervalMs, leaseTiming.jitterFactor))
     this.ctx.at(a, next, Kind.Lease)
   }

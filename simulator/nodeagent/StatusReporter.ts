@@ -112,6 +112,7 @@ export class StatusReporter {
         a.lastReport = t
         metrics.statusPatches++
         recordMillis(metrics.statusLatency, end - t)
+        metrics.observer?.statusUpdated(end - t)
       },
       (_e, _, end) => void (this.postedUntil = end),
       (_, at) => void (this.postedUntil = at)

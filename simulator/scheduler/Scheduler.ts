@@ -45,6 +45,8 @@ export interface SchedulerSettings {
   readonly recorder?: EventRecorderService
   /** Called after every successful bind (scenario timing). */
   readonly onBound?: (pod: PodView, node: string, now: number) => void
+  /** Told of every scheduling attempt, its result and duration in seconds (the run's exported metrics, `SchedulerMetrics.ts`). */
+  readonly onAttempt?: (result: "scheduled" | "unschedulable" | "error", seconds: number) => void
 }
 
 export interface SchedulerStats {
@@ -377,6 +379,8 @@ export const scheduleOne = (core: SchedulerCore): Effect.Effect<boolean, never, 
     const cycle = core.queue.schedulingCycle
     const pod = info.pod
     core.stats.attempts++
+    const onAttempt = core.settings.onAttempt
+    const startedAt = onAttempt === undefined ? 0 : yield* Clock.currentTimeMillis
     const result = core.decide(pod)
     const rec = core.settings.recorder
     const client = yield* ApiClient
@@ -389,6 +393,7 @@ export const scheduleOne = (core: SchedulerCore): Effect.Effect<boolean, never, 
         )
       )
       const now = yield* Clock.currentTimeMillis
+      onAttempt?.(bound._tag === "Right" ? "scheduled" : "error", (now - startedAt) / 1000)
       if (bound._tag === "Right") {
         core.queue.done(info.key)
         core.stats.scheduled++
@@ -407,6 +412,7 @@ export const scheduleOne = (core: SchedulerCore): Effect.Effect<boolean, never, 
       return true
     }
     const now = yield* Clock.currentTimeMillis
+    onAttempt?.("unschedulable", (now - startedAt) / 1000)
     core.stats.failed++
     core.queue.requeueUnschedulable(info, cycle, now)
     if (rec) yield* rec.eventf(podRef(pod), undefined, "Warning", "FailedScheduling", "Scheduling", result.error)

@@ -12,6 +12,7 @@ import { make as makeRecorder, reportingInstanceOf, type RecorderStats } from ".
 import { runEventTtl } from "../events/EventTtl.js"
 import * as LeaderElector from "../leaderelection/LeaderElector.js"
 import { makeSchedulerCore, runInformers, runSchedulingLoop, type SchedulerCore, type SchedulerStats } from "./Scheduler.js"
+import { schedulerMetrics } from "./SchedulerMetrics.js"
 import { DurationMs, QuantityString } from "../../src/api/go/Schemas.js"
 
 /** Largest counts a `scheduler:` section may ask for (docs/scenarios.md "Bounds"): beyond them a run exhausts memory. */
@@ -167,6 +168,7 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
       if (scenario.events && live.eventExpiry !== false) yield* Effect.forkScoped(runEventTtl({ ttlMs: scenario.eventTtl }))
 
       const leaderElect = scenario.leaderElect ?? scenario.replicas > 1
+      const metrics = yield* schedulerMetrics
       const leaders: Array<{ identity: string; atMs: number }> = []
       const binds: Array<{ atMs: number; identity: string; pod: string }> = []
       // the section's pods, to tell its binds from those of pods others created on the same server
@@ -184,10 +186,12 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
         const core = yield* makeSchedulerCore({
           percentageOfNodesToScore: scenario.percentageOfNodesToScore,
           ...(recorder ? { recorder } : {}),
-          onBound: (p, _n, now) => binds.push({ atMs: now - start, identity, pod: `${p.namespace}/${p.name}` })
+          onBound: (p, _n, now) => binds.push({ atMs: now - start, identity, pod: `${p.namespace}/${p.name}` }),
+          ...(metrics ? { onAttempt: (result: "scheduled" | "unschedulable" | "error", seconds: number) => metrics.attempt(result, "default-scheduler", seconds) } : {})
         })
         yield* Effect.forkScoped(runInformers(core))
         if (!leaderElect) {
+          metrics?.track(core, () => true, LeaderElector.schedulerLeaderElectionDefaults.name)
           const fiber = yield* Effect.forkScoped(runSchedulingLoop(core))
           instances.push({ identity, core, fiber })
           continue
@@ -202,6 +206,7 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
             ...(recorder ? { recorder } : {})
           })
         )
+        metrics?.track(core, () => elector.isLeader(), LeaderElector.schedulerLeaderElectionDefaults.name)
         const lead = Effect.gen(function* () {
           const now = yield* Clock.currentTimeMillis
           leaders.push({ identity, atMs: now - start })

@@ -1,7 +1,8 @@
 /**
  * A cluster run's figures side by side (docs/compare.md "Cluster results"): what decides a capacity question besides
  * request latency — lease-renew latency, lease writes, nodes that were not Ready over time (the most at once and
- * the time-weighted mean), APF's 429s, queue wait and dispatched requests per priority level, pod start-up.
+ * the time-weighted mean), APF's 429s, queue wait and dispatched requests per priority level, the relists' modelled
+ * peak server memory, pod start-up.
  *
  * Read from the artifact's `cluster` result (`simulator/cluster/ClusterResult.ts`, recorded as it is) and its
  * `pod_startup` series; a field a result lacks (an older artifact, a real-time run without a server model) is
@@ -23,11 +24,12 @@ interface ClusterShape {
     readonly parameters?: { readonly apf?: boolean }
     readonly priorityLevels?: Readonly<Record<string, { readonly dispatched?: number; readonly rejected?: number; readonly queueWaitMs?: { readonly p50?: number; readonly p99?: number } }>>
     readonly givenUp?: number
+    readonly relistMemory?: { readonly peakBytes?: number; readonly lists?: { readonly count?: number }; readonly watchLists?: { readonly count?: number } }
   }
   readonly podStartup?: { readonly createToObserved?: { readonly hdr?: string } }
 }
 
-export type ClusterUnit = "ms" | "count" | "per-second" | "nodes"
+export type ClusterUnit = "ms" | "count" | "per-second" | "nodes" | "bytes"
 
 export interface ClusterRow {
   /** `lease renew latency p99`, `APF global-default 429s` */
@@ -119,6 +121,13 @@ const sideFigures = (rounds: ReadonlyArray<RunArtifact>): SideFigures | undefine
     put(`APF ${level} dispatched`, "count", mean(defined(of.map((l) => l.dispatched))))
     put(`APF ${level} queue wait p50`, "ms", mean(defined(of.map((l) => l.queueWaitMs?.p50))))
     put(`APF ${level} queue wait p99`, "ms", mean(defined(of.map((l) => l.queueWaitMs?.p99))))
+  }
+  // the relists' modelled server memory (docs/watchlist.md "The cost model"); the largest of any round
+  const memory = defined(results.map((c) => c.serverModel?.relistMemory))
+  if (memory.length > 0) {
+    put("relist server memory peak (modelled)", "bytes", Math.max(...defined(memory.map((m) => m.peakBytes))))
+    put("relist LISTs", "count", mean(memory.map((m) => m.lists?.count ?? 0)))
+    put("relist WatchLists", "count", mean(memory.map((m) => m.watchLists?.count ?? 0)))
   }
   put("node-agent requests given up", "count", mean(results.map((c) => c.serverModel?.givenUp ?? 0).filter((_, i) => results[i]!.serverModel !== undefined)))
   const byName = new Map<string, Array<string>>()

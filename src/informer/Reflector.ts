@@ -37,6 +37,7 @@ import { listPages, type PagedList } from "./Pager.js"
 import { asStatus, isExpired, isExpiredStatus, isRetriableWatchOpen, isTooLargeResourceVersion } from "./ReflectorErrors.js"
 import type { ListTiming, RelistTrigger, SyncTiming } from "./RelistPhases.js"
 import type { ClientError } from "../client/TransportError.js"
+import { WatchListClient } from "./WatchListClient.js"
 
 /** Where the reflector puts what it reads (client-go's `Store` as the reflector uses it). `now`: Clock ms. */
 export interface ReflectorStore {
@@ -66,7 +67,7 @@ export interface ReflectorOptions {
   readonly pageSize?: number | undefined
   /** Watch from the current rv, list no items (see the module comment). */
   readonly watchOnly?: boolean | undefined
-  /** Sync by streaming the state through a watch (see the module comment). */
+  /** Sync by streaming the state through a watch (see the module comment); unset: the run's `WatchListClient` gate. */
   readonly watchList?: boolean | undefined
   /** Uniform numbers in [0, 1) for watch timeouts and backoff jitter; default the Effect `Random` service. */
   readonly random?: (() => number) | undefined
@@ -134,6 +135,8 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
     const pageSize = opts.pageSize ?? 500
     const selectors = { namespace: opts.namespace, labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector }
     const observer = opts.observer
+    // unset: the run's client gate decides (`WatchListClient.ts`)
+    const watchList = opts.watchList ?? (yield* WatchListClient)
     const random = opts.random
     const nextRandom: Effect.Effect<number> = random ? Effect.sync(random) : Random.next
     const synced = yield* Deferred.make<void>()
@@ -336,7 +339,7 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
       for (;;) {
         /** How the streamed sync's watch ended (it synced the store), or undefined when the sync was a LIST. */
         let streamedEnd: WatchEnd | undefined
-        if (opts.watchList && !opts.watchOnly) {
+        if (watchList && !opts.watchOnly) {
           const streamed = yield* watchOnce({})
           if (streamed._tag === "NotStreamed") stats.watchListFallbacks++
           else streamedEnd = streamed

@@ -55,6 +55,9 @@ export interface InformerReport {
   readonly events: number
   readonly listFailures: number
   readonly triggers: Readonly<Record<string, number>>
+  /** Syncs by a WatchList stream, and streams fallen back from to LIST + WATCH (docs/watchlist.md); absent when none. */
+  readonly watchListSyncs?: number
+  readonly watchListFallbacks?: number
 }
 
 /**

@@ -7,6 +7,7 @@
  *     "lease_renew_latency": ["p(99) < 2s"]
  *     "apf_rejected{priority_level:node-high|system}": ["count == 0"]  # 429s
  *     "not_ready_nodes": ["count == 0"]
+ *     "server_relist_memory_peak": ["max < 2e9"]                   # bytes, modelled
  *
  * The cluster's figures arrive as samples (a metric, its tags, a count or a histogram) built by the composition
  * root from the run's result (`simulator/cluster/ClusterFigures.ts`), so this file knows no simulator type.
@@ -28,15 +29,17 @@ export const ClusterMetrics = {
   /** Changes of a node's Ready condition after its first, tagged with the new `status` (`True`, `False`, `Unknown`). */
   ready_transitions: { kind: "throughput", tags: ["status"] },
   /** Nodes whose Ready condition left `True` at least once after they were first Ready. */
-  not_ready_nodes: { kind: "throughput", tags: [] }
-} as const satisfies Record<string, { readonly kind: "throughput" | "trend"; readonly tags: ReadonlyArray<string> }>
+  not_ready_nodes: { kind: "throughput", tags: [] },
+  /** Peak server memory held by LISTs and WatchLists at once, bytes (modelled; docs/watchlist.md): `max`. */
+  server_relist_memory_peak: { kind: "gauge", tags: [] }
+} as const satisfies Record<string, { readonly kind: "throughput" | "trend" | "gauge"; readonly tags: ReadonlyArray<string> }>
 
 export type ClusterMetric = keyof typeof ClusterMetrics
 export type ClusterTag = (typeof ClusterMetrics)[ClusterMetric]["tags"][number]
 
 export const isClusterMetric = (name: string): name is ClusterMetric => Object.prototype.hasOwnProperty.call(ClusterMetrics, name)
 
-/** One figure of a cluster run: a count (counters) or a histogram of µs (trends), with its tag values. */
+/** One figure of a cluster run: a count (counters), a value (gauges, in `count`) or a histogram of µs (trends), with its tag values. */
 export interface ClusterSample {
   readonly metric: ClusterMetric
   readonly tags: Readonly<Partial<Record<ClusterTag, string>>>

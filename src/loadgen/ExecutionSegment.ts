@@ -53,10 +53,18 @@ const fraction = (text: string): number | undefined => {
 
 /**
  * A segment from `--segment`: `i/n` (1-based: `1/3` is the first third, which is also what k6's shorthand `1/3`
- * means), or k6's `from:to` fractions (`1/3:2/3`). Shares here are equal, so `from:to` must be one n-th of the
- * run starting at a multiple of it; other splits are refused rather than rounded.
+ * means), `job/n` (an Indexed Job's pod: segment `$JOB_COMPLETION_INDEX` + 1, passed as `jobIndex`), or k6's
+ * `from:to` fractions (`1/3:2/3`). Shares here are equal, so `from:to` must be one n-th of the run starting at a
+ * multiple of it; other splits are refused rather than rounded.
  */
-export const parseSegment = (text: string): { readonly segment: ExecutionSegment } | { readonly error: string } => {
+export const parseSegment = (text: string, jobIndex?: string): { readonly segment: ExecutionSegment } | { readonly error: string } => {
+  const job = /^\s*job\s*\/\s*(\d+)\s*$/.exec(text)
+  if (job !== null) {
+    if (jobIndex === undefined || !/^\d+$/.test(jobIndex)) {
+      return { error: `${JSON.stringify(text)}: JOB_COMPLETION_INDEX is ${jobIndex === undefined ? "not set" : JSON.stringify(jobIndex)} (an Indexed Job's pods have it; elsewhere give i/n)` }
+    }
+    return parseSegment(`${Number(jobIndex) + 1}/${job[1]}`)
+  }
   const plain = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text)
   if (plain !== null && !text.includes(":")) {
     const [i, n] = [Number(plain[1]), Number(plain[2])]

@@ -45,8 +45,11 @@ export const KnownMetrics = {
   dropped_iterations: "counter"
 } as const
 export type KnownMetric = keyof typeof KnownMetrics
-/** `throughput`: a counter whose `rate` is per second of the run (k6's Counter), for the cluster's metrics; `buckets`: the server's histograms. */
-export type MetricKind = (typeof KnownMetrics)[KnownMetric] | "throughput" | "buckets"
+/**
+ * `throughput`: a counter whose `rate` is per second of the run (k6's Counter); `gauge`: one value judged by its `max`
+ * (a peak) — both for the cluster's metrics; `buckets`: the server's histograms.
+ */
+export type MetricKind = (typeof KnownMetrics)[KnownMetric] | "throughput" | "gauge" | "buckets"
 
 /** A real target's own request latency, from its histograms (./ServerLatency.ts). */
 export const ServerMetricName = "server"
@@ -120,7 +123,8 @@ const ALLOWED: Record<MetricKind, ReadonlyArray<Aggregation["_tag"]>> = {
   rate: ["Rate", "Count"],
   counter: ["Count"],
   throughput: ["Count", "Rate"],
-  buckets: ["Percentile", "Avg", "Med", "Count"]
+  buckets: ["Percentile", "Avg", "Med", "Count"],
+  gauge: ["Max"]
 }
 const aggregationText = (a: Aggregation): string => (a._tag === "Percentile" ? `p(${a.percentile})` : a._tag.toLowerCase())
 
@@ -406,6 +410,7 @@ const observeSeries = (metric: KnownMetric, a: Aggregation, group: ReadonlyArray
 const observeCluster = (metric: ClusterMetric, a: Aggregation, group: ReadonlyArray<ClusterSample>, durationMs: number): number | undefined => {
   if (ClusterMetrics[metric].kind === "trend") return fromHistogram(mergeHistograms(group.flatMap((s) => (s.histogram ? [s.histogram] : []))), a)
   if (group.length === 0) return undefined
+  if (ClusterMetrics[metric].kind === "gauge") return Math.max(...group.map((s) => s.count))
   const count = group.reduce((n, s) => n + s.count, 0)
   if (a._tag === "Count") return count
   return durationMs > 0 ? count / (durationMs / 1000) : undefined

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { compareClusters, notReadyOverTime } from "../../src/compare/ClusterComparison.js"
+import { clusterChange, clusterValue } from "../../reports/compareWhatIf.js"
 import { compareSides, refusal, type Side } from "../../src/compare/Compare.js"
 import { effectiveScenario, scenarioDifferences } from "../../src/compare/ScenarioDiff.js"
 import type { RunArtifact } from "../../src/loadgen/Artifact.js"
@@ -146,5 +147,22 @@ describe("cluster figures side by side", () => {
     // a level idle on both sides is left out
     expect(c.rows.some((r) => r.label.includes("exempt"))).toBe(false)
     expect(compareClusters([run({ seed: 1 })], [run({ seed: 2 })])).toBeUndefined()
+  })
+
+  it("puts the relists' modelled peak server memory side by side, in bytes, with the reads of each kind", () => {
+    const memory = (peakBytes: number, lists: number, watchLists: number) => ({
+      durationMs: 70_000,
+      serverModel: { parameters: { apf: true }, relistMemory: { peakBytes, peakAtMs: 19_001, atPeak: { lists: 4, watchLists: 0 }, lists: { count: lists, largestBytes: 1 }, watchLists: { count: watchLists, largestBytes: 1 } } }
+    })
+    const c = compareClusters([run({ seed: 1, cluster: memory(66_582_240, 100, 0) })], [run({ seed: 1, cluster: memory(678_224, 0, 100) })])!
+    const row = (label: string) => c.rows.find((r) => r.label === label)
+    expect(row("relist server memory peak (modelled)")).toEqual({ label: "relist server memory peak (modelled)", unit: "bytes", baseline: 66_582_240, other: 678_224 })
+    expect(clusterValue(row("relist server memory peak (modelled)")!, 66_582_240)).toBe("63.5 MiB")
+    expect(clusterValue(row("relist server memory peak (modelled)")!, 678_224)).toBe("662.3 KiB")
+    expect(clusterChange(row("relist server memory peak (modelled)")!)).toBe("×0.01")
+    expect([row("relist LISTs"), row("relist WatchLists")]).toEqual([
+      { label: "relist LISTs", unit: "count", baseline: 100, other: 0 },
+      { label: "relist WatchLists", unit: "count", baseline: 0, other: 100 }
+    ])
   })
 })

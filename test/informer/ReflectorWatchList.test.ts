@@ -12,6 +12,7 @@ import { ConfigMaps } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { ServerAdmin } from "../../src/client/ServerAdmin.js"
+import { WatchListClient } from "../../src/informer/WatchListClient.js"
 import { transports } from "../support/transports.js"
 import { cm, eventually, newTap, run, series, settle, start, storeMatchesServer } from "./reflectorHarness.js"
 
@@ -47,6 +48,31 @@ describe.each(transports)("reflector in WatchList mode over %s", (transport) => 
         expect(stats).toMatchObject({ watchListSyncs: 1, watchListFallbacks: 0, relists: 0 })
         const initial = yield* series("initial_list")
         for (const phase of ["first_response", "pages", "replace", "total"]) expect(initial[phase]?.count, phase).toBe(1)
+      }),
+      watchListOn
+    ))
+
+  it.effect("a reflector that does not choose follows the run's WatchListClient gate: on, it streams; off (the default), it lists", () =>
+    run(
+      transport,
+      Effect.gen(function* () {
+        yield* history("before")
+        const gated = newTap()
+        const streaming = yield* Effect.provideService(start(gated, { resource: ConfigMaps, namespace: "default" }), WatchListClient, true)
+        yield* streaming.synced
+        expect(gated.lists).toHaveLength(0)
+        expect(gated.watches[0]).toMatchObject({ ...streamRequest, resourceVersion: "" })
+        // its own choice wins over the gate
+        const own = newTap()
+        const listing = yield* Effect.provideService(start(own, { resource: ConfigMaps, namespace: "default", watchList: false }), WatchListClient, true)
+        yield* listing.synced
+        expect(own.lists).toHaveLength(1)
+        const plain = newTap()
+        const byDefault = yield* start(plain, { resource: ConfigMaps, namespace: "default" })
+        yield* byDefault.synced
+        expect(plain.lists).toHaveLength(1)
+        expect(plain.watches.every((w) => w.sendInitialEvents === undefined)).toBe(true)
+        expect((yield* streaming.stats).watchListSyncs).toBe(1)
       }),
       watchListOn
     ))

@@ -73,6 +73,21 @@ describe("thresholds on a cluster run's figures", () => {
     expect(judge({ "apf_dispatched{priority_level:node-high}": "count >= 1800" })[0]).toMatchObject({ observed: 1800, passed: true })
   })
 
+  it("relist memory peak: a gauge judged by max, in bytes; no data without the memory model; other aggregations refused", () => {
+    const relistMemory = { peakBytes: 66_582_240, peakAtMs: 19_001, atPeak: { lists: 4, watchLists: 0 }, lists: { count: 100, largestBytes: 16_645_560 }, watchLists: { count: 0, largestBytes: 0 } }
+    const base = result()
+    const withMemory = { ...base, serverModel: { ...base.serverModel, relistMemory } }
+    const spec = parse({ server_relist_memory_peak: ["max < 33554432", "max <= 66582240"] })
+    expect(evaluate(spec, [], clusterFigures(withMemory)).map((r) => [r.observed, r.passed])).toEqual([
+      [66_582_240, false],
+      [66_582_240, true]
+    ])
+    expect(evaluate(spec, [], clusterFigures(base))[0]).toMatchObject({ observed: undefined, noData: true, passed: false })
+    const bad = parseThreshold("server_relist_memory_peak", "count < 5")
+    expect(Either.isLeft(bad) && bad.left.message).toBe('invalid threshold "count < 5": aggregation not available for a gauge metric (allowed: max) "count"')
+    expect(Either.isLeft(parseThreshold("server_relist_memory_peak", "max < 32MiB"))).toBe(true)
+  })
+
   it("Ready changes by new status, and the nodes that left Ready after being Ready", () => {
     expect(judge({ "ready_transitions{status:Unknown|False}": "count == 0" })[0]).toMatchObject({ observed: 1, passed: false })
     expect(judge({ "ready_transitions{status:True}": "count == 2" })[0]).toMatchObject({ observed: 2, passed: true })

@@ -109,6 +109,19 @@ phases:
     ])
   })
 
+  it("names the file and field of a bad server or client feature gate (docs/watchlist.md)", () => {
+    expect(errorsOf(`${head}server:\n  featureGates: { WatchLists: true }\nclientFeatureGates:\n  WatchList: true\nphases: []\n`)).toEqual([
+      "s.yaml:6:17: server.featureGates: unrecognized feature gate: WatchLists",
+      "s.yaml:8:3: clientFeatureGates.WatchList: unknown field"
+    ])
+    expect(errorsOf(`${head}clientFeatureGates:\n  WatchListClient: "on"\nphases: []\n`)).toEqual(['s.yaml:6:20: clientFeatureGates.WatchListClient: Expected boolean, actual "on"'])
+    expect(errorsOf(`${head}server:\n  featureGates: { CPUManager: false }\nphases: []\n`)).toEqual([
+      "s.yaml:6:17: server.featureGates: cannot set feature gate CPUManager to false, feature is locked to true"
+    ])
+    const ok = parseScenario(`${head}server:\n  featureGates: { WatchList: true }\nclientFeatureGates:\n  WatchListClient: true\nphases: []\n`, "s.yaml")
+    expect(Either.isRight(ok) && ok.right.scenario.clientFeatureGates).toEqual({ WatchListClient: true })
+  })
+
   it("accepts every shipped scenario", () => {
     for (const f of readdirSync("scenarios").filter((n) => n.endsWith(".yaml") && !n.includes("failover") && !n.includes("memory-pressure"))) {
       const r = parseScenario(readFileSync(`scenarios/${f}`, "utf8"), f)

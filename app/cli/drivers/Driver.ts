@@ -23,6 +23,16 @@ import type { StopSignal } from "../artifact.js"
 import type { TargetFlag } from "../target.js"
 import { Target, targetLayer } from "../TargetLayer.js"
 
+/** A target URL's `host:port` (client-go's `host` label of its metrics); the URL itself when it is none. */
+export const hostOf = (url: string | undefined): string => {
+  if (url === undefined) return "in-process"
+  try {
+    return new URL(url).host
+  } catch {
+    return url
+  }
+}
+
 /** Without a terminal, a progress line at least this often. */
 export const NON_TTY_PROGRESS_MS = 5_000
 
@@ -43,6 +53,10 @@ export interface DriverInput {
   readonly workerInputs?: { readonly sets?: ReadonlyArray<string>; readonly env?: Readonly<Record<string, string>> }
   /** `--cleanup`: a real-time cluster deletes what it owns at its end. */
   readonly cleanup: boolean
+  /** `--metrics-out FILE` (virtual time): the run's modelled metrics as OpenMetrics, scraped every `everyMs` of virtual time. */
+  readonly metricsOut?: { readonly path: string; readonly everyMs: number }
+  /** `--metrics-addr HOST:PORT` (real time, load only): the generator's metrics served on `/metrics` during the run. */
+  readonly metricsAddr?: { readonly host: string; readonly port: number }
   /** `--segment`: this process runs only this share of the load (load-only driver). */
   readonly segment?: ExecutionSegment
   /** `--start-at`: the epoch ms the measured phases begin. */

@@ -20,7 +20,8 @@ import { runsOnce, wholeRun } from "../../../src/loadgen/ExecutionSegment.js"
 
 /** Sleeps until an epoch instant on the run's clock (at once when it has passed). */
 const untilInstant = (atMs: number) => Effect.flatMap(nowMillis, (now) => Effect.sleep(Duration.millis(Math.max(0, atMs - now))))
-import { type Driver, NON_TTY_PROGRESS_MS, Refused, withTarget } from "./Driver.js"
+import { type Driver, hostOf, NON_TTY_PROGRESS_MS, Refused, withTarget } from "./Driver.js"
+import { serveLiveMetrics } from "../LiveMetrics.js"
 import { serverSideReaderFor } from "./ServerSide.js"
 
 /** The live progress line (reports/progress.ts): `\r`-rewritten on a TTY at ~2/s, otherwise a line per phase and every 5 s. */
@@ -163,7 +164,11 @@ export const loadOnlyDriver: Driver = {
                 yield* runScenario(scenario, { ...options, ...phaseHooks, parts: "phases", segment: own })
               })
             : runScenario(scenario, { ...options, ...phaseHooks })
-        const run = phases.pipe(Effect.provideService(LatencyRecorder, recorder))
+        // --metrics-addr: the generator's metrics served while it runs (../LiveMetrics.ts)
+        const live = i.metricsAddr === undefined ? undefined : yield* Effect.either(serveLiveMetrics(i.metricsAddr, hostOf(target.identity.url)))
+        if (live !== undefined && Either.isLeft(live)) return Either.left(new Refused({ line: `clustersim: ${live.left.message}\n` }))
+        if (live !== undefined) i.err(`metrics: ${live.right.url}\n`)
+        const run = live === undefined ? phases.pipe(Effect.provideService(LatencyRecorder, recorder)) : live.right.instrument(phases, recorder)
         const exit = yield* Effect.exit(Effect.raceFirst(Effect.asVoid(run), Effect.flatMap(i.interrupt, (signal) => Effect.fail({ interrupted: signal }))))
         yield* health.addBytesIn(traffic.bytesIn)
         yield* health.addBytesOut(traffic.bytesOut)

@@ -15,10 +15,11 @@ import { simulatedLabel, simulatedLabelValue } from "../../../src/api/WellKnown.
 import type { TrafficCounter } from "../../../src/client/HttpTransport.js"
 import { LatencyRecorder, nowMillis } from "../../../src/loadgen/LatencyRecorder.js"
 import { check } from "../../scenario/Outcome.js"
-import { makeRunState, runScenario } from "../../scenario/Run.js"
+import { makeRunState, runScenario, withClientGates } from "../../scenario/Run.js"
 import { simulationOf } from "../../scenario/Simulated.js"
 import type { TargetFlag } from "../target.js"
-import { type Driver, type DriverCluster, Refused, withTarget } from "./Driver.js"
+import { type Driver, type DriverCluster, hostOf, Refused, withTarget } from "./Driver.js"
+import { serveLiveMetrics } from "../LiveMetrics.js"
 import { serverSideReaderFor } from "./ServerSide.js"
 
 /**
@@ -70,19 +71,23 @@ export const realTimeDriver: Driver = {
           if (problems.length > 0) return Either.left(new Refused({ line: `clustersim: ${i.file}: ${problems.join("; ")}\n` }))
           const recorder = yield* LatencyRecorder.make()
           const state = makeRunState(yield* nowMillis)
+          // --metrics-addr: the generator's metrics served while it runs (../LiveMetrics.ts)
+          const live = i.metricsAddr === undefined ? undefined : yield* Effect.either(serveLiveMetrics(i.metricsAddr, hostOf(target.identity.url)))
+          if (live !== undefined && Either.isLeft(live)) return Either.left(new Refused({ line: `clustersim: ${live.left.message}\n` }))
+          if (live !== undefined) err(`metrics: ${live.right.url}\n`)
           // the target's own latency around each load phase (the agents' requests in the phase count in too)
           const server = scenario.phases.length > 0 ? yield* serverSideReaderFor(i.serverSide, i.target, target, err) : undefined
           const phaseHooks = server ? { phaseHooks: { started: server.phaseStarted, ended: server.phaseEnded } } : {}
           // the load phases against the same target, beside the agents (as the load runner runs them)
+          const phases = runScenario(scenario, { seed: i.seed, admin: target.admin, state, ...phaseHooks })
           const workload =
             scenario.phases.length > 0
-              ? yield* Effect.forkScoped(
-                  Effect.exit(runScenario(scenario, { seed: i.seed, admin: target.admin, state, ...phaseHooks }).pipe(Effect.provideService(LatencyRecorder, recorder)))
-                )
+              ? yield* Effect.forkScoped(Effect.exit(live === undefined ? phases.pipe(Effect.provideService(LatencyRecorder, recorder)) : live.right.instrument(phases, recorder)))
               : undefined
           const signal = yield* Effect.forkScoped(i.interrupt)
+          // the cluster's informers (observer feed, scheduler) follow the scenario's client gate too
           const exit = yield* Effect.exit(
-            runRealTimeCluster({
+            withClientGates(scenario)(runRealTimeCluster({
               spec,
               faults: simulation.faults,
               seed: i.seed,
@@ -102,7 +107,7 @@ export const realTimeDriver: Driver = {
                     detail: `${p.registered} nodes registered · ${p.leaseWrites} lease writes · ${p.errors} failed requests`
                   }) + "\n"
                 )
-            })
+            }))
           )
           const base = { target: target.identity, clock: "real" as const, recorder, state, ...(server ? { server: yield* server.report } : {}) }
           if (Exit.isFailure(exit)) return Either.right({ ...base, error: exit.cause })

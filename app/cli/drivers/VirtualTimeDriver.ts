@@ -8,6 +8,11 @@ import { type Cause, Deferred, Effect, Either, Exit, Option } from "effect"
 import { dirname } from "node:path"
 import { runSimulation, startMillis } from "../../../simulator/cluster/ClusterRun.js"
 import { LatencyRecorder } from "../../../src/loadgen/LatencyRecorder.js"
+import { ApiClient } from "../../../src/client/ApiClient.js"
+import { instrumentedClient, RestClientMetrics } from "../../../src/client/RestClientMetrics.js"
+import { GeneratorMetrics, tappedRecorder } from "../../../src/loadgen/GeneratorMetrics.js"
+import { OpenMetricsFile } from "../../../src/loadgen/OpenMetricsFile.js"
+import { Registry } from "prom-client"
 import { makeRunState, runScenario } from "../../scenario/Run.js"
 import { simulationOf } from "../../scenario/Simulated.js"
 import type { StopSignal } from "../artifact.js"
@@ -29,8 +34,14 @@ export const virtualTimeDriver: Driver = {
         const recorder = yield* LatencyRecorder.make({ originMs: startMillis })
         const state = makeRunState(startMillis)
         const workloadFailed = yield* Deferred.make<Cause.Cause<unknown>>()
+        // --metrics-out: one registry for the simulation's modelled metrics and the workload's client-side ones
+        const registry = i.metricsOut === undefined ? undefined : new Registry()
+        const file = i.metricsOut === undefined || registry === undefined ? undefined : yield* metricsFile(i.metricsOut.path, registry)
+        const clientSide =
+          registry === undefined ? undefined : { rest: new RestClientMetrics([registry], SimulatedHost), generator: new GeneratorMetrics([registry]) }
         const workload = runScenario(scenario, { seed, admin: undefined, state }).pipe(
-          Effect.provideService(LatencyRecorder, recorder),
+          Effect.provideService(LatencyRecorder, clientSide === undefined ? recorder : tappedRecorder(recorder, clientSide.generator)),
+          (run) => (clientSide === undefined ? run : Effect.updateService(run, ApiClient, (client) => instrumentedClient(client, clientSide.rest, () => performance.now()))),
           Effect.catchAllCause((c) => Deferred.succeed(workloadFailed, c)),
           Effect.asVoid
         )
@@ -54,7 +65,10 @@ export const virtualTimeDriver: Driver = {
             stopRequested: Deferred.isDone(stop),
             // a log gets a line every few seconds of wall time even when a virtual minute takes longer
             progressEveryWallMs: tty ? 500 : NON_TTY_PROGRESS_MS,
-            onProgress
+            onProgress,
+            ...(registry !== undefined && file !== undefined && i.metricsOut !== undefined
+              ? { metrics: { registers: [registry], everyMs: i.metricsOut.everyMs, scrape: (t: number) => Effect.orDie(Effect.tryPromise(() => file.scrape(t))) } }
+              : {})
           })
         )
         const stoppedBy = Option.getOrUndefined(yield* polled(stop))
@@ -75,3 +89,13 @@ export const virtualTimeDriver: Driver = {
 }
 
 const target = { kind: "simulated-cluster" } as const
+
+/** The `host` label of the workload's client-side metrics in a simulation (its server has no address). */
+const SimulatedHost = "simulation"
+
+/** The `--metrics-out` file, closed (written) when the run's scope closes, however the run ended. */
+const metricsFile = (path: string, registry: Registry) =>
+  Effect.acquireRelease(
+    Effect.sync(() => OpenMetricsFile.open(path, registry)),
+    (file) => Effect.sync(() => file.close())
+  )

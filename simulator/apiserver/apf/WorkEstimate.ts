@@ -4,7 +4,8 @@
  * - LIST (`list_work_estimator.go`): from the objects it must process, 100 per seat, between 1 and 10 seats.
  *   Served from the watch cache (no `limit` with a continue, or `resourceVersion=0`) it processes every stored
  *   object of the type; from storage, `2 × limit` (or stored + limit with a selector).
- * - WATCH: one seat while its initial events are produced (watch initialization), none afterwards.
+ * - WATCH: one seat while it is initialised, none afterwards; with `sendInitialEvents` (1.27+) a LIST from the
+ *   cache's seats while its initial events are produced (`watchSeats`).
  * - everything else: one seat (`mutating_work_estimator.go` adds seats for writes watched by many; not modelled).
  */
 
@@ -29,3 +30,11 @@ export const listSeats = (list: ListShape): number => {
   const objects = list.fromCache ? list.stored : list.selector ? list.stored + limit : 2 * limit
   return clamp(Math.ceil(objects / ObjectsPerSeat))
 }
+
+/**
+ * A WATCH (1.27+, `width.go` sends it to `list_work_estimator.go`): one that asks for its initial events
+ * (`sendInitialEvents=true`, a WatchList) is estimated as a LIST from the watch cache — every stored object, 100 per
+ * seat, 1 to 10 seats — held while the initial events are produced; any other watch takes the minimum.
+ */
+export const watchSeats = (watch: { readonly stored: number; readonly sendInitialEvents: boolean }): number =>
+  watch.sendInitialEvents ? listSeats({ stored: watch.stored, limit: undefined, fromCache: true, selector: false }) : MinimumSeats

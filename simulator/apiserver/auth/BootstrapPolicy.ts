@@ -33,7 +33,10 @@ const rule = (verbs: ReadonlyArray<string>, apiGroups: ReadonlyArray<string>, re
 const urls = (verbs: ReadonlyArray<string>, nonResourceURLs: ReadonlyArray<string>): PolicyRule => ({ verbs, nonResourceURLs })
 
 const eventGroups = ["", "events.platform"]
+/** metrics-server's `system:aggregated-metrics-reader`, aggregated into view, edit and admin (`kubectl top` for them). */
+const metricsReaderRule = rule(read, ["metrics.k8s.io"], ["pods", "nodes"])
 const viewRules: ReadonlyArray<PolicyRule> = [
+  metricsReaderRule,
   rule(read, [""], ["configmaps", "events", "pods", "pods/log", "pods/status", "services", "services/status", "serviceaccounts", "namespaces", "namespaces/status"]),
   rule(read, ["apps"], ["deployments", "deployments/status", "deployments/scale"]),
   rule(read, ["events.platform"], ["events"])
@@ -59,6 +62,7 @@ const clusterRoles: ReadonlyArray<readonly [string, ReadonlyArray<PolicyRule>]> 
     "system:basic-user",
     [rule(["create"], ["authorization.platform"], ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]), rule(["create"], ["authentication.platform"], ["selfsubjectreviews"])]
   ],
+  ["system:aggregated-metrics-reader", [metricsReaderRule]],
   ["view", viewRules],
   ["edit", editRules],
   ["admin", [...editRules, rule([...read, ...write], [rbacGroup], ["roles", "rolebindings"]), rule(["create"], ["authorization.platform"], ["localsubjectaccessreviews"])]],

@@ -9,6 +9,7 @@ import { findView, viewGroupVersions, type ResourceView } from "../../../src/api
 import * as Status from "../../../src/api/Status.js"
 import type { ApiError } from "../../../src/api/Status.js"
 import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, versionInfo } from "../Discovery.js"
+import { metricsGroup, metricsGroupVersion } from "../metricsapi/ResourceMetrics.js"
 import { pathSegments, type RequestInfo } from "../RequestInfo.js"
 
 export interface Route {
@@ -29,8 +30,10 @@ export type Parsed =
   | { readonly _tag: "error"; readonly error: ApiError }
   | { readonly _tag: "admin"; readonly action: string }
   | { readonly _tag: "metrics" }
+  /** `metrics.k8s.io/v1beta1`: NodeMetrics (`nodes`) and PodMetrics (`pods`), served apart from the stored types. */
+  | { readonly _tag: "resourceMetrics"; readonly resource: "nodes" | "pods"; readonly namespace: string | undefined; readonly name: string | undefined }
 
-const servedGroupVersions = new Set([...groupVersions().map((gv) => (gv.group ? `${gv.group}/${gv.version}` : gv.version)), ...viewGroupVersions])
+const servedGroupVersions = new Set([...groupVersions().map((gv) => (gv.group ? `${gv.group}/${gv.version}` : gv.version)), ...viewGroupVersions, metricsGroupVersion])
 
 /** A stored type, or a view of one, by the URL's group, version and plural. */
 const lookup = (group: string, version: string, plural: string): { resource: ResourceType; view?: ResourceView } | undefined => {
@@ -48,6 +51,7 @@ export const routeOf = (info: RequestInfo, serverAddress: string): Parsed => {
   const version = info.apiVersion
   if (!servedGroupVersions.has(group ? `${group}/${version}` : version)) return notFoundPage
   const unknown = (): Parsed => ({ _tag: "error", error: Status.resourceNotFound() })
+  if (group === metricsGroup) return resourceMetricsRoute(info) ?? unknown()
   // `/proxy/` paths are not served (upstream dropped them); a legacy `/watch/` path takes no subresource.
   if (info.verbInPath && info.verb !== "watch") return unknown()
   const watch = info.verbInPath
@@ -67,6 +71,15 @@ export const routeOf = (info: RequestInfo, serverAddress: string): Parsed => {
   // `/pods//status`: upstream's handlers find no name (`errEmptyName`).
   if (name === "") return { _tag: "error", error: Status.badRequest("name must be provided") }
   return { _tag: "resource", route: { resource, namespace, name, subresource, view, watch } }
+}
+
+/** A `metrics.k8s.io` path: `nodes[/NAME]`, `pods[/NAME]` (namespaced or across namespaces); no subresources. */
+const resourceMetricsRoute = (info: RequestInfo): Parsed | undefined => {
+  const [resource, name] = info.parts
+  if (info.verbInPath || info.parts.length > 2 || name === "") return undefined
+  if (resource === "pods") return { _tag: "resourceMetrics", resource, namespace: info.namespace || undefined, name }
+  if (resource === "nodes" && info.namespace === "") return { _tag: "resourceMetrics", resource, namespace: undefined, name }
+  return undefined
 }
 
 /** Health texts, version, discovery documents and admin actions: matched on the decoded path's segments. */

@@ -57,6 +57,8 @@ export class ImagePulls {
   private readonly sample: Array<{ t: number; node: string; pod: string; reason: string; message: string }> = []
   private readonly timeline = new Map<number, Record<string, number>>()
   private lastFailureAt: number | undefined
+  /** Told of every image event (the run's exported metrics, `NodeAgentExportedMetrics.ts`). */
+  onEvent: ((e: ImageEvent) => void) | undefined = undefined
   /** Whether the credential plugin applies to an image (its patterns parsed once per image, not per pull). */
   private readonly pluginApplies = new Map<string, boolean>()
 
@@ -170,6 +172,7 @@ export class ImagePulls {
     if (bucket === undefined) this.timeline.set(step, (bucket = {}))
     bucket[e.reason] = (bucket[e.reason] ?? 0) + 1
     if (e.reason === "Failed" || e.reason === "BackOff") this.lastFailureAt = Math.max(this.lastFailureAt ?? e.t, e.t)
+    this.onEvent?.(e)
   }
 
   /**

@@ -121,7 +121,7 @@ describe("upstream names", () => {
       })
       // The .k8s.io aliases are served by path, not listed: api-resources shows each API once.
       const groups = yield* send(base, "GET", "/apis")
-      expect(groups.json.groups.map((g: any) => g.name)).toEqual(["apps", "coordination.platform", "events.platform", "rbac.authorization.platform", "authorization.platform", "authentication.platform"])
+      expect(groups.json.groups.map((g: any) => g.name)).toEqual(["apps", "coordination.platform", "events.platform", "rbac.authorization.platform", "authorization.platform", "authentication.platform", "metrics.k8s.io"])
       const deleted = yield* send(base, "DELETE", "/api/v1/namespaces/default/events/e1")
       expect(deleted.code).toBe(200)
       expect((yield* send(base, "GET", "/apis/events.platform/v1/namespaces/default/events/e1")).code).toBe(404)

@@ -87,6 +87,9 @@ describe("Prometheus scrapes clustersim serve", () => {
     const up = await (await fetch(`http://127.0.0.1:${promPort}/api/v1/query?query=up`)).json() as { data: { result: Array<{ value: [number, string] }> } }
     expect(up.data.result[0]!.value[1]).toBe("1")
     const scrape = await (await fetch(`${url}/metrics`)).text()
+    // API Priority and Fairness and the storage step are in the exposition promtool judges
+    for (const family of ["apiserver_flowcontrol_dispatched_requests_total", "apiserver_flowcontrol_request_wait_duration_seconds", "apiserver_flowcontrol_nominal_limit_seats", "etcd_request_duration_seconds"])
+      expect(scrape).toContain(`# TYPE ${family} `)
     const checked = await promtool(scrape)
     expect(checked.output).toBe("")
     expect(checked.code).toBe(0)

@@ -13,6 +13,7 @@ const runs: ReadonlyArray<readonly [string, Mode]> = [
   ["scenarios/cluster/realtime-5000.yaml", "simulated"],
   ["scenarios/everything.yaml", "simulated"],
   ["scenarios/registry-outage.yaml", "simulated"],
+  ["scenarios/relist-watchlist.yaml", "simulated"],
   ["scenarios/compare-list.yaml", "load-only"],
   ["scenarios/expired-continue-token.yaml", "load-only"],
   ["scenarios/expired-token.yaml", "load-only"],

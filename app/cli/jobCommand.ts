@@ -1,0 +1,44 @@
+/** `clustersim job`: the scenario read and checked, its manifests printed (./job.ts). */
+import { Either } from "effect"
+import { readFileSync } from "node:fs"
+import { ExitCode } from "../../src/loadgen/Thresholds.js"
+import { parseScenario } from "../scenario/load.js"
+import { isSimulated } from "../scenario/Simulated.js"
+import { jobManifests, renderManifests } from "./job.js"
+
+export interface JobCommandOptions {
+  readonly file: string
+  readonly segments: number
+  readonly image: string
+  readonly name: string | undefined
+  readonly namespace: string | undefined
+  readonly stdout?: (s: string) => void
+  readonly stderr?: (s: string) => void
+}
+
+export const jobCommand = (o: JobCommandOptions): number => {
+  const out = o.stdout ?? ((s: string) => void process.stdout.write(s))
+  const err = o.stderr ?? ((s: string) => void process.stderr.write(s))
+  if (o.segments < 1 || o.segments > 1000) {
+    err(`clustersim job: --segments: must be from 1 to 1000, got ${o.segments}\n`)
+    return ExitCode.InvalidInput
+  }
+  let text: string
+  try {
+    text = readFileSync(o.file, "utf8")
+  } catch (e) {
+    err(`clustersim job: cannot read ${o.file}: ${(e as Error).message}\n`)
+    return ExitCode.InvalidInput
+  }
+  const loaded = parseScenario(text, o.file)
+  if (Either.isLeft(loaded)) {
+    err(loaded.left.message + "\n")
+    return ExitCode.InvalidInput
+  }
+  if (isSimulated(loaded.right.scenario)) {
+    err(`clustersim job: ${o.file} simulates a cluster; only load scenarios run as a Job's segments\n`)
+    return ExitCode.InvalidInput
+  }
+  out(renderManifests(jobManifests({ scenario: loaded.right.scenario, text, segments: o.segments, image: o.image, ...(o.name !== undefined ? { name: o.name } : {}), ...(o.namespace !== undefined ? { namespace: o.namespace } : {}) })))
+  return ExitCode.Pass
+}

@@ -1,0 +1,128 @@
+/**
+ * `run --metrics-out` of a small simulated cluster (test/support/smallCluster.ts with two scheduler replicas): the
+ * OpenMetrics file is the seed's — two runs write the same bytes — and it says what the run's result says: the
+ * lease renewals, the modelled API server's 429s under the patch flood, failed image pulls, the scheduler's binds,
+ * scrapes every 15 s of virtual time from the run's virtual start (2026-01-01T00:00:00Z).
+ */
+import { Effect } from "effect"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { beforeAll, describe, expect, it } from "@effect/vitest"
+import { runCommand } from "../../app/cli/run.js"
+import { smallCluster } from "../support/smallCluster.js"
+
+const dir = mkdtempSync(join(tmpdir(), "clustersim-metrics-out-"))
+const scheduler = `scheduler:
+  replicas: 2
+  batches:
+    - { namePrefix: web, count: 6, rate: 2, cpu: 100m, memory: 64Mi }
+`
+
+const run = async (name: string, extra: { metricsIntervalMs?: number } = {}, withMetrics = true) => {
+  const file = join(dir, "scenario.yaml")
+  writeFileSync(file, smallCluster + scheduler)
+  const metricsOut = join(dir, `${name}.om`)
+  const r = await Effect.runPromise(
+    runCommand({ file, target: { _tag: "in-process" }, outDir: join(dir, name), tty: false, stdout: () => {}, stderr: () => {}, ...(withMetrics ? { metricsOut } : {}), ...extra })
+  )
+  return { exitCode: r.exitCode, text: withMetrics ? readFileSync(metricsOut, "utf8") : "", artifact: r.artifact as unknown as Record<string, any> }
+}
+
+let a: Awaited<ReturnType<typeof run>>
+let b: Awaited<ReturnType<typeof run>>
+beforeAll(async () => {
+  a = await run("a")
+  b = await run("b")
+}, 120_000)
+
+/** The value of `series` (name and labels as written) at its last scrape. */
+const last = (text: string, series: string): number => {
+  const lines = text.split("\n").filter((l) => l.startsWith(series + " "))
+  expect(lines.length, series).toBeGreaterThan(0)
+  return Number(lines[lines.length - 1]!.split(" ")[1])
+}
+
+describe("run --metrics-out", () => {
+  it("writes the same file for the same seed", () => {
+    expect(a.exitCode).toBe(b.exitCode)
+    expect(a.text.length).toBeGreaterThan(10_000)
+    expect(a.text).toBe(b.text)
+  })
+
+  it("is OpenMetrics: each family once, samples stamped every 15 s of virtual time, # EOF last", () => {
+    const lines = a.text.split("\n")
+    expect(lines.at(-2)).toBe("# EOF")
+    expect(lines.at(-1)).toBe("")
+    const types = lines.filter((l) => l.startsWith("# TYPE "))
+    expect(new Set(types).size).toBe(types.length)
+    const stamps = [...new Set(lines.filter((l) => l !== "" && !l.startsWith("#")).map((l) => Number(l.split(" ").at(-1))))].sort((x, y) => x - y)
+    const start = Date.UTC(2026, 0, 1) / 1000
+    // 0 s … 60 s, then where the run ended (the scheduler section reads its results after the minute)
+    expect(stamps.slice(0, 5)).toEqual([start, start + 15, start + 30, start + 45, start + 60])
+    expect(stamps.at(-1)! - start).toBeLessThanOrEqual(61)
+    for (const family of [
+      "apiserver_request counter",
+      "apiserver_request_duration_seconds histogram",
+      "apiserver_request_sli_duration_seconds histogram",
+      "apiserver_storage_objects gauge",
+      "clustersim_node_lease_renew_duration_seconds histogram",
+      "clustersim_node_status_update_duration_seconds histogram",
+      "kubelet_evictions counter",
+      "kubelet_runtime_operations counter",
+      "scheduler_schedule_attempts counter",
+      "scheduler_pending_pods gauge",
+      "leader_election_master_status gauge",
+      "rest_client_requests counter",
+      "rest_client_request_duration_seconds histogram",
+      "clustersim_generator_operations counter"
+    ])
+      expect(types).toContain(`# TYPE ${family}`)
+  })
+
+  it("has one series per label set: every node's lease updates are one", () => {
+    const at = ` ${Date.UTC(2026, 0, 1) / 1000 + 30}`
+    const leaseUpdates = a.text.split("\n").filter((l) => l.startsWith("apiserver_request_duration_seconds_count{") && l.includes('verb="PUT"') && l.includes('resource="leases"') && l.endsWith(at))
+    expect(leaseUpdates).toEqual([
+      `apiserver_request_duration_seconds_count{verb="PUT",dry_run="",group="coordination.platform",version="v1",resource="leases",subresource="",scope="resource",component="apiserver"} ${leaseUpdates[0]?.split(" ")[1]}${at}`
+    ])
+    expect(Number(leaseUpdates[0]!.split(" ")[1])).toBeGreaterThan(4)
+  })
+
+  it("counts what the run's result counts", () => {
+    const cluster = a.artifact.cluster
+    const leaseWrites = (cluster.leaseTimeline.writes as Array<number>).reduce((x, y) => x + y, 0)
+    expect(last(a.text, "clustersim_node_lease_renew_duration_seconds_count")).toBe(leaseWrites)
+    // the patch flood on one seat per priority level: the modelled server answers 429s (and client-go retries them)
+    expect(last(a.text, 'apiserver_request_total{verb="PATCH",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver",code="429"}')).toBeGreaterThan(0)
+    expect(last(a.text, 'apiserver_storage_objects{resource="nodes"}')).toBe(4)
+    // the registry's credentials revoked at 5 s: failed pulls
+    expect(last(a.text, 'kubelet_runtime_operations_errors_total{operation_type="pull_image"}')).toBe(cluster.images.events.byReason.Failed)
+    const scheduler = a.artifact.sections.scheduler
+    expect(last(a.text, 'scheduler_schedule_attempts_total{result="scheduled",profile="default-scheduler"}')).toBe(scheduler.binds)
+    // one of the two replicas leads while the section runs; none once it ended (its leader released the lease)
+    expect(a.text).toContain(`leader_election_master_status{name="platform-scheduler"} 1 ${Date.UTC(2026, 0, 1) / 1000 + 60}\n`)
+    expect(last(a.text, 'leader_election_master_status{name="platform-scheduler"}')).toBe(0)
+    const patches = a.artifact.series.find((s: { key: { name?: string } }) => s.key.name === "patches")
+    const series = 'clustersim_generator_operations_total{phase="flood",action="patches",metric="api_call",operation="PATCH",resource="configmaps",outcome='
+    expect(patches.errors).toBeGreaterThan(0)
+    expect(last(a.text, `${series}"ok"}`)).toBe(patches.count - patches.errors)
+    expect(last(a.text, `${series}"error"}`)).toBe(patches.errors)
+  })
+
+  it("changes nothing the run measures: the result is the same without --metrics-out", async () => {
+    const plain = await run("plain", {}, false)
+    const { wall: _a, ...withMetrics } = a.artifact.cluster
+    const { wall: _b, ...without } = plain.artifact.cluster
+    expect(withMetrics).toEqual(without)
+    expect(a.artifact.series).toEqual(plain.artifact.series)
+    expect(a.artifact.sections.scheduler).toEqual(plain.artifact.sections.scheduler)
+  }, 60_000)
+
+  it("scrapes at --metrics-interval", async () => {
+    const c = await run("c", { metricsIntervalMs: 30_000 })
+    const start = Date.UTC(2026, 0, 1) / 1000
+    const stamps = [...new Set(c.text.split("\n").filter((l) => l.startsWith("clustersim_node_lease_renew_duration_seconds_count ")).map((l) => Number(l.split(" ")[2]) - start))]
+    expect(stamps.slice(0, 3)).toEqual([0, 30, 60])
+  }, 60_000)
+})

@@ -1,0 +1,58 @@
+/**
+ * `OpenMetricsFile` (`run --metrics-out`'s writer): scrapes of a prom-client registry at given instants become one
+ * OpenMetrics file — each family once (HELP, TYPE, then its samples in scrape order), every sample stamped with its
+ * instant in seconds, counters' samples with `_total`, `# EOF` last — and the spool beside it is gone.
+ */
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Counter, Histogram, Registry } from "prom-client"
+import { describe, expect, it } from "vitest"
+import { OpenMetricsFile } from "../../src/loadgen/OpenMetricsFile.js"
+
+describe("OpenMetricsFile", () => {
+  it("writes each family once with timestamped samples and ends with # EOF", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "clustersim-om-"))
+    const path = join(dir, "metrics.om")
+    const registry = new Registry()
+    const requests = new Counter({ name: "demo_requests_total", help: "Requests.", labelNames: ["code"], registers: [registry] })
+    const latency = new Histogram({ name: "demo_latency_seconds", help: "Latency.", buckets: [0.1, 1], registers: [registry] })
+    const file = OpenMetricsFile.open(path, registry)
+    await file.scrape(1_767_225_600_000)
+    requests.inc({ code: "200" })
+    latency.observe(0.5)
+    await file.scrape(1_767_225_615_000)
+    requests.inc({ code: "429" }, 2)
+    await file.scrape(1_767_225_630_500)
+    file.close()
+    expect(readFileSync(path, "utf8")).toBe(
+      [
+        "# HELP demo_requests Requests.",
+        "# TYPE demo_requests counter",
+        'demo_requests_total{code="200"} 1 1767225615',
+        'demo_requests_total{code="200"} 1 1767225630.5',
+        'demo_requests_total{code="429"} 2 1767225630.5',
+        "# HELP demo_latency_seconds Latency.",
+        "# TYPE demo_latency_seconds histogram",
+        'demo_latency_seconds_bucket{le="0.1"} 0 1767225600',
+        'demo_latency_seconds_bucket{le="1"} 0 1767225600',
+        'demo_latency_seconds_bucket{le="+Inf"} 0 1767225600',
+        "demo_latency_seconds_sum 0 1767225600",
+        "demo_latency_seconds_count 0 1767225600",
+        'demo_latency_seconds_bucket{le="0.1"} 0 1767225615',
+        'demo_latency_seconds_bucket{le="1"} 1 1767225615',
+        'demo_latency_seconds_bucket{le="+Inf"} 1 1767225615',
+        "demo_latency_seconds_sum 0.5 1767225615",
+        "demo_latency_seconds_count 1 1767225615",
+        'demo_latency_seconds_bucket{le="0.1"} 0 1767225630.5',
+        'demo_latency_seconds_bucket{le="1"} 1 1767225630.5',
+        'demo_latency_seconds_bucket{le="+Inf"} 1 1767225630.5',
+        "demo_latency_seconds_sum 0.5 1767225630.5",
+        "demo_latency_seconds_count 1 1767225630.5",
+        "# EOF",
+        ""
+      ].join("\n")
+    )
+    expect(readdirSync(dir)).toEqual(["metrics.om"])
+  })
+})

@@ -1,0 +1,150 @@
+/**
+ * A run's metrics outside clustersim (issue 38, docs/metrics.md):
+ * - `run --metrics-out` of a small simulated cluster is accepted by `promtool tsdb create-blocks-from openmetrics`,
+ *   and a real Prometheus on those blocks (loopback, generated config, temporary data dir) answers the run's lease-
+ *   write rate: nodes ÷ the renew interval (a quarter of the 40 s lease), as the run's own lease timeline counts it;
+ * - `run --metrics-addr` serves the load generator's metrics during a load run: a GET mid-run is accepted by
+ *   `promtool check metrics` and counts the run's requests; the listener is gone after the run.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+
+const children: ChildProcess[] = []
+const dir = mkdtempSync(join(tmpdir(), "clustersim-run-metrics-"))
+afterAll(() => {
+  for (const c of children) c.kill("SIGTERM")
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port
+      s.close(() => resolve(port))
+    })
+  })
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+const tool = (cmd: string, args: ReadonlyArray<string>, input?: string): Promise<{ code: number; output: string }> =>
+  new Promise((resolve) => {
+    const child = execFile(cmd, [...args], { maxBuffer: 16 << 20 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, output: stdout + stderr })
+    )
+    child.stdin!.end(input ?? "")
+  })
+
+/** `clustersim run …` as its own process; `onStderr` sees its stderr as it comes. */
+const clustersim = (args: ReadonlyArray<string>, onStderr: (text: string) => void = () => {}): Promise<{ code: number | null; stderr: string }> =>
+  new Promise((resolve) => {
+    const child = spawn("node_modules/.bin/vite-node", ["test/support/cliProcess.ts", ...args], { stdio: ["ignore", "ignore", "pipe"] })
+    children.push(child)
+    let stderr = ""
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString()
+      onStderr(stderr)
+    })
+    child.on("exit", (code) => resolve({ code, stderr }))
+  })
+
+const nodes = 20
+const cluster = `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: lease-rate }
+seed: 5
+duration: 3m
+cluster:
+  nodes: ${nodes}
+  nodeAgent: { config: { nodeLeaseDurationSeconds: 40 } }
+phases: []
+`
+
+describe("a run's metrics in Prometheus", () => {
+  it("--metrics-out: promtool makes blocks of it; Prometheus on them answers the lease-write rate the run counted", async () => {
+    const scenario = join(dir, "cluster.yaml")
+    writeFileSync(scenario, cluster)
+    const file = join(dir, "cluster.om")
+    const run = await clustersim(["run", "--metrics-out", file, "--out", join(dir, "cluster-run"), scenario])
+    expect(run.code, run.stderr).toBe(0)
+    const data = join(dir, "tsdb")
+    const blocks = await tool("promtool", ["tsdb", "create-blocks-from", "openmetrics", file, data])
+    expect(blocks.output).toContain("BLOCK ULID")
+    expect(blocks.code, blocks.output).toBe(0)
+
+    const port = await freePort()
+    writeFileSync(join(dir, "prometheus.yml"), "global:\n  scrape_interval: 15s\n")
+    // the blocks are of the run's virtual time (2026-01-01): a retention long enough to keep them
+    const prom = spawn(
+      "prometheus",
+      [`--config.file=${join(dir, "prometheus.yml")}`, `--storage.tsdb.path=${data}`, "--storage.tsdb.retention.time=100y", `--web.listen-address=127.0.0.1:${port}`],
+      { stdio: "ignore" }
+    )
+    children.push(prom)
+    const start = Date.UTC(2026, 0, 1) / 1000
+    // the minute before 2m30s of virtual time: every node renewing, long after registration
+    const at = start + 150
+    const query = "sum(rate(clustersim_node_lease_renew_duration_seconds_count[1m]))"
+    let rate: number | undefined
+    for (let i = 0; i < 60 && rate === undefined; i++) {
+      await sleep(1_000)
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(query)}&time=${at}`)
+        const body = (await res.json()) as { data: { result: Array<{ value: [number, string] }> } }
+        if (body.data.result.length > 0) rate = Number(body.data.result[0]!.value[1])
+      } catch {
+        // Prometheus still starting
+      }
+    }
+    expect(rate, "no lease-write rate from Prometheus").toBeDefined()
+    // the run's own count: lease writes per 10 s interval (run.json's lease timeline), over the same minute
+    const artifact = JSON.parse(readFileSync(join(dir, "cluster-run", "run.json"), "utf8")) as { cluster: { leaseTimeline: { writes: Array<number> } } }
+    const writes = artifact.cluster.leaseTimeline.writes.slice(9, 15).reduce((a, b) => a + b, 0)
+    const counted = writes / 60
+    const expected = nodes / 10 // a renewal every quarter of the 40 s lease (upstream's renewInterval)
+    expect(Math.abs(counted - expected) / expected).toBeLessThan(0.1)
+    // rate() over four 15 s scrapes: within what 15 s steps resolve of a 60 s window
+    expect(Math.abs(rate! - counted) / counted).toBeLessThan(0.15)
+  }, 300_000)
+
+  it("--metrics-addr: the generator's metrics during a load run pass promtool and count its requests; gone after the run", async () => {
+    const scenario = join(dir, "load.yaml")
+    writeFileSync(
+      scenario,
+      `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: live-metrics }
+phases:
+  - name: load
+    duration: 12s
+    actions:
+      - { name: list-cms, type: constant-arrival-rate, rate: 20, request: { verb: list, resource: configmaps, namespace: default } }
+`
+    )
+    let url: string | undefined
+    const done = clustersim(["run", "--metrics-addr", "0", "--out", join(dir, "load-run"), scenario], (text) => {
+      url ??= /^metrics: (http:\/\/127\.0\.0\.1:\d+\/metrics)$/m.exec(text)?.[1]
+    })
+    for (let i = 0; i < 120 && url === undefined; i++) await sleep(500)
+    expect(url, "no metrics: line on stderr").toBeDefined()
+    await sleep(6_000)
+    const res = await fetch(url!)
+    expect(res.status).toBe(200)
+    expect(res.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8")
+    const body = await res.text()
+    const checked = await tool("promtool", ["check", "metrics"], body)
+    expect(checked.output).toBe("")
+    expect(checked.code).toBe(0)
+    const requests = /^rest_client_requests_total\{code="200",method="GET",host="127\.0\.0\.1:\d+"\} (\d+)$/m.exec(body)
+    expect(requests, body.slice(0, 2000)).not.toBeNull()
+    expect(Number(requests![1])).toBeGreaterThan(20)
+    expect(body).toMatch(/^clustersim_generator_operations_total\{phase="load",action="list-cms",metric="api_call",operation="LIST",resource="configmaps",outcome="ok"\} \d+$/m)
+    expect((await fetch(url!.replace(/\/metrics$/, "/other"))).status).toBe(404)
+    const run = await done
+    expect(run.code, run.stderr).toBe(0)
+    await expect(fetch(url!)).rejects.toThrow()
+  }, 180_000)
+})
