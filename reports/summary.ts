@@ -8,6 +8,7 @@ import { apfReading, type ApfContext, levelLine, workloadTooManyRequests } from 
 import { readyNodesFigures, type ReadyTimeline } from "./clusterSeries.js"
 import { clockText as clock, formatMs, plural } from "./format.js"
 import { renderImagePulls } from "./imagePullsText.js"
+import { renderReplays } from "./replayText.js"
 import { renderServerSide } from "./serverSide.js"
 
 export { formatMs } from "./format.js"
@@ -262,6 +263,7 @@ export const renderSummary = (a: RunArtifact): string => {
   if (server.length > 0) out.push(...server, "")
   out.push(`relists: ${a.relists}   errors: ${a.errors.total}`)
   out.push(...renderTokenRecovery(a.actions))
+  out.push(...renderReplays(a.actions))
   for (const e of a.errors.messages.slice(0, 5)) out.push(`  ${e.count}× ${e.message}`)
   if (a.health) {
     const h = a.health

@@ -6,13 +6,12 @@
  */
 import { Args, CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
-import { Console, Context, Effect, HashMap, Layer, Option } from "effect"
+import { Console, Effect, HashMap, Layer, Option } from "effect"
 import { fileURLToPath } from "node:url"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import { wantsColor } from "./Color.js"
 import { builtIns, cliConfig, commandProblem, FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flags.js"
 import { commandHelpOf, defaultsTo, type Example, renderCommandHelp, renderRootHelp, type Style, summaryOf } from "./Help.js"
-import type { StopSignal } from "./artifact.js"
 import { describeTarget, resolveTarget, type TargetFlag } from "./target.js"
 import { sideOptions, sidesOf, targetArgsOf, targetFlagNames, targetOptions, type TargetOptionValues, targetValuesOf } from "./targetFlags.js"
 
@@ -23,6 +22,10 @@ import { parseMetricsFlags } from "./MetricsFlags.js"
 import { compareServerSide, compareServerSideOptions, runServerSide, runServerSideOptions, serverSideArgsOf, serverSideFlagNames } from "./serverSideFlags.js"
 import { parseSegment } from "../../src/loadgen/ExecutionSegment.js"
 import { parseGoTime } from "../../src/api/go/Time.js"
+import { replay, replayFlags } from "./replayCommand.js"
+import { RunEntry, stopSignal } from "./runEntry.js"
+
+export { RunEntry } from "./runEntry.js"
 
 // ---------------------------------------------------------------------------------------------
 // run, start
@@ -108,18 +111,6 @@ type RunFlags = TargetOptionValues & {
   publish: Option.Option<string>
 }
 
-/** Ctrl-C (SIGINT) or SIGTERM stops the run; the partial artifact is still written (exit 130 / 143). */
-const stopSignal = Effect.async<StopSignal>((resume) => {
-  const onSigint = () => resume(Effect.succeed("SIGINT"))
-  const onSigterm = () => resume(Effect.succeed("SIGTERM"))
-  process.once("SIGINT", onSigint)
-  process.once("SIGTERM", onSigterm)
-  return Effect.sync(() => {
-    process.off("SIGINT", onSigint)
-    process.off("SIGTERM", onSigterm)
-  })
-})
-
 /** `--metrics-out`, `--metrics-interval` and `--metrics-addr` as the run's options (./MetricsFlags.ts). */
 const metricsFlags = (o: RunFlags) =>
   Effect.gen(function* () {
@@ -127,12 +118,6 @@ const metricsFlags = (o: RunFlags) =>
     const parsed = parseMetricsFlags({ out: value(o.metricsOut), intervalMs, addr: value(o.metricsAddr) })
     return yield* "error" in parsed ? Effect.fail(new FlagError(parsed.error)) : Effect.succeed(parsed.options)
   })
-
-/**
- * Where `run` and `start` hand the options their flags made: the run pipeline (`runCommand`). A test provides its
- * own to see what the real parser made of a command line (test/cli/runFlags.test.ts).
- */
-export class RunEntry extends Context.Tag("clustersim/cli/RunEntry")<RunEntry, (options: RunCommandOptions) => Effect.Effect<RunCommandResult>>() {}
 
 /** `--segment` and `--start-at` (docs/distributed.md): a segment of several needs the common start. */
 const segmentFlags = (o: RunFlags): { readonly options: Pick<RunCommandOptions, "segment" | "startAt" | "rendezvous" | "publish"> } | { readonly error: string } => {
@@ -421,7 +406,7 @@ const exitCodes =
 
 export const clustersim = Command.make("clustersim").pipe(
   Command.withDescription(description),
-  Command.withSubcommands([run, start, serve, validate, report, merge, job, collect, compare, calibrate, schema, schedulerNote, help])
+  Command.withSubcommands([run, start, serve, replay, validate, report, merge, job, collect, compare, calibrate, schema, schedulerNote, help])
 )
 
 export const cli = Command.run(clustersim, { name: "clustersim", version, executable: "clustersim", footer: HelpDoc.p(exitCodes) })
@@ -430,7 +415,7 @@ export const cli = Command.run(clustersim, { name: "clustersim", version, execut
 // Help (./Help.ts lays it out)
 // ---------------------------------------------------------------------------------------------
 
-const subcommands = { run, start, serve, validate, report, merge, job, collect, compare, calibrate, schema } as const
+const subcommands = { run, start, serve, replay, validate, report, merge, job, collect, compare, calibrate, schema } as const
 type Subcommand = keyof typeof subcommands
 const isSubcommand = (name: string): name is Subcommand => Object.hasOwn(subcommands, name)
 /** Every command, in the order help lists them. */
@@ -449,6 +434,13 @@ const examples: Record<Subcommand | "root", ReadonlyArray<Example>> = {
   serve: [
     { comment: "A server for kubectl with a small demo cluster", command: "clustersim serve --demo" },
     { comment: "HTTPS with RBAC; prints the admin kubeconfig's path", command: "clustersim serve --tls --authorization-mode RBAC --port 0" }
+  ],
+  replay: [
+    { comment: "An audit log at 10 times its speed against the embedded server", command: "clustersim replay --speed 10 audit.log" },
+    {
+      comment: "Two rotated logs, 3 copies of the traffic under r1-* namespaces, as the recorded users",
+      command: "clustersim replay --target http://127.0.0.1:6443 --scale 3 --namespace-prefix r1 --impersonate audit-1.log.gz audit.log"
+    }
   ],
   validate: [{ comment: "Check every shipped scenario", command: "clustersim validate scenarios/*.yaml" }],
   report: [
@@ -530,6 +522,7 @@ const runFlags: FlagSpec = {
     "--start-at",
     "--rendezvous",
     "--segments",
+    "--publish",
     ...serverSideFlagNames,
     "--metrics-out",
     "--metrics-interval",
@@ -570,6 +563,7 @@ const commandFlags: Record<string, FlagSpec> = {
     ],
     switches: ["--admin", "--demo", "--no-metrics", "--tls", "--verbose", "-v"]
   },
+  replay: replayFlags,
   validate: { values: ["--set"], switches: [] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
   merge: { values: ["--out", "--junit"], switches: [] },

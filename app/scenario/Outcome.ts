@@ -6,7 +6,7 @@
  */
 import { Either } from "effect"
 import { parseCondition, type Threshold, type ThresholdResult } from "../../src/loadgen/Thresholds.js"
-import type { ActionReport } from "../../src/loadgen/Artifact.js"
+import { type ActionReport, replayFailures } from "../../src/loadgen/Artifact.js"
 import type { Scenario } from "./Scenario.js"
 
 /** Errors allowed per metric when the scenario sets no `errors` threshold of its own. */
@@ -68,6 +68,13 @@ export const outcomeChecks = (o: OutcomeInput): ReadonlyArray<ThresholdResult> =
     const setup = o.series.filter((s) => s.key?.metric === "setup")
     const failed = setup.reduce((n, s) => n + s.errors, 0) + (o.setupNamespaceErrors ?? 0)
     if (setup.length > 0 || failed > 0) out.push(check("outcome:setup-complete", "failed setup creates == 0", failed, failed === 0))
+  }
+  for (const a of o.actions) {
+    if (!a.replay) continue
+    // a replay passes only if every request got the code the log has (docs/replay.md "Reading the report")
+    const failed = replayFailures(a.replay)
+    out.push(check("outcome:replay-matches", "failed replayed requests == 0", failed, failed === 0, { phase: a.phase, name: a.action }))
+    if (a.replay.seeding.failed > 0) out.push(check("outcome:replay-seeded", "failed seed creates == 0", a.replay.seeding.failed, false, { phase: a.phase, name: a.action }))
   }
   if (o.scenario.outcome?.requireSuccess !== false && o.errorsTotal > 0) {
     const succeeded = o.series.reduce((n, s) => n + Math.max(0, s.count - s.errors), 0)

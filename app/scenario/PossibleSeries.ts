@@ -57,6 +57,9 @@ const actionSeries = (s: Scenario, a: Action, name: string, phase: string): Read
     case "drop-watches":
     case "pause":
       return []
+    case "replay":
+      // the recorded requests' series: api_call per verb and resource, any (src/replay/Replay.ts replayKey)
+      return [{ metric: ["api_call"], ...tags }]
   }
 }
 

@@ -34,6 +34,7 @@ import { startInformers } from "./Informers.js"
 import { runWatchers } from "./Watchers.js"
 import { WatchListClient } from "../../src/informer/WatchListClient.js"
 import { formatPath } from "./load.js"
+import { replayConfigOf } from "./ReplayAction.js"
 import { expireTokens, TokenExpiry } from "./TokenExpiry.js"
 import type { CredentialSource } from "../../src/client/auth/Credential.js"
 import { type ClientError, hasStatusCode } from "../../src/client/TransportError.js"
@@ -379,6 +380,17 @@ const runPhase = (env: RunEnv, state: RunState, phase: Phase, admin: ServerAdmin
               )
               state.actions.push({ ...base, counts })
               return
+            case "replay": {
+              // the log is replayed once, by one generator: its requests are not a rate to share
+              if (!runsOnce(env.segment)) return
+              const { runReplay } = yield* Effect.promise(() => import("../../src/replay/Replay.js"))
+              const report = yield* runReplay(replayConfigOf(a, ms(phase.duration, 0)), {
+                ok: () => void env.progress.ops++,
+                error: (e) => env.progress.error(name, e)
+              }).pipe(Effect.mapError((e) => new ScenarioRunError({ message: `${phase.name}/${name}: ${e.message}` })))
+              state.actions.push({ ...base, replay: report })
+              return
+            }
             case "compact":
             case "drop-watches":
             case "pause":

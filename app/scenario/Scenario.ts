@@ -229,6 +229,50 @@ export const ExpireTokens = Schema.Struct({
   dropWatches: Schema.optional(Schema.Boolean)
 }).annotations({ identifier: "ExpireTokens" })
 
+/** An RFC 3339 time (`2026-01-01T10:00:00Z`) or an offset from the log's first request (`10m`). */
+const LogTime = Schema.String.pipe(
+  Schema.filter((t) => (Number.isFinite(Date.parse(t)) || durationOk(t) ? undefined : `expected an RFC 3339 time or a duration from the log's first request, got "${t}"`)),
+  Schema.annotations({ identifier: "LogTime" })
+)
+const durationOk = (t: string): boolean => Schema.is(DurationString)(t)
+
+/**
+ * Replays `audit.k8s.io/v1` audit logs against the target (docs/replay.md): every kept request at its recorded
+ * offset over `speed`, after seeding what the log assumes exists.
+ */
+export const Replay = Schema.Struct({
+  type: Schema.Literal("replay"),
+  ...common,
+  /** Log files, in order (rotated files oldest first); gzip recognised by content. */
+  logs: Schema.NonEmptyArray(Schema.String),
+  /** Time compression; default 1. */
+  speed: Schema.optional(Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(10_000))),
+  /** Copies of the traffic in as many namespace copies, spread over the same time; default 1. */
+  scale: Schema.optional(boundedInt(1, 1000)),
+  /** Namespaces become `<prefix>-<namespace>`. */
+  namespacePrefix: Schema.optional(Schema.String.pipe(Schema.pattern(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { message: () => "must be a DNS label: lower-case letters, digits and '-'" }))),
+  /** Send each request as its recorded user and groups (`Impersonate-User`, `Impersonate-Group`); default false. */
+  impersonate: Schema.optional(Schema.Boolean),
+  /** Create the objects and namespaces the log assumes before replaying it; default true. */
+  seed: Schema.optional(Schema.Boolean),
+  users: Schema.optional(Schema.Array(Schema.String)),
+  verbs: Schema.optional(Schema.Array(Schema.String)),
+  resources: Schema.optional(Schema.Array(Schema.String)),
+  namespaces: Schema.optional(Schema.Array(Schema.String)),
+  from: Schema.optional(LogTime),
+  to: Schema.optional(LogTime),
+  /** Replay the log again until the phase ends. */
+  loop: Schema.optional(Schema.Boolean),
+  /** How far out of order the log may be (log time); default 10s. */
+  reorderWindow: Schema.optional(DurationString),
+  /** Requests in flight besides long-running ones; default 10000. */
+  maxInFlight: Schema.optional(boundedInt(1, LoadBounds.inFlight)),
+  /** Send recorded resourceVersion and continue query values unchanged; default false (docs/replay.md). */
+  keepResourceVersions: Schema.optional(Schema.Boolean),
+  /** Replay against a target that is not a loopback address; default false (a log replays its deletes). */
+  allowRemote: Schema.optional(Schema.Boolean)
+}).annotations({ identifier: "Replay" })
+
 export const Action = Schema.Union(
   ConstantArrivalRate,
   RampingArrivalRate,
@@ -239,7 +283,8 @@ export const Action = Schema.Union(
   DropWatches,
   Pause,
   ExpireContinueToken,
-  ExpireTokens
+  ExpireTokens,
+  Replay
 ).annotations({ identifier: "Action" })
 export type Action = typeof Action.Type
 

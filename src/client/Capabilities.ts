@@ -70,8 +70,46 @@ export interface ImmediateView {
   readonly at: (now: number) => (ApiClientService & WatchPulls) | undefined
 }
 
+export interface RawRequest {
+  readonly method: string
+  /** Path and query, sent byte for byte. */
+  readonly path: string
+  /** Flat `[name, value, …]` (a name may repeat: `Impersonate-Group`), added to the client's own. */
+  readonly headers: ReadonlyArray<string>
+  readonly body?: string | undefined
+  /** A long-running request (a watch): the answer comes with its headers, the body is read and dropped until `close`. */
+  readonly longRunning?: boolean
+}
+
+export interface RawAnswer {
+  readonly code: number
+  /** A non-2xx answer's Status message, when it carried one. */
+  readonly message?: string
+  /** A long-running answer: stop reading and close the connection. */
+  readonly close?: () => void
+  /** A long-running answer: resolves when the server ended it (or `close` did). */
+  readonly ended?: Promise<void>
+}
+
+export interface RawSender {
+  /** The target's origin (`http://127.0.0.1:6443`), for the replay's safety check. */
+  readonly origin: string
+  /** Fails only when no answer came (a `TransportError`). */
+  readonly send: (request: RawRequest) => Effect.Effect<RawAnswer, ClientError>
+}
+
+/** `measure` of one object by name; `done` gets the failure (the Status of a non-2xx answer, a connection error) or `undefined`. */
+/**
+ * HTTP: requests sent as given — method, path with its query, headers, body — under the client's credential and
+ * connections; any answer is a value (a replay compares codes, src/replay/). What a replay of an audit log needs,
+ * whose requests are URIs, not typed calls.
+ */
+export interface RawSending {
+  readonly raw: RawSender
+}
+
 /** The HTTP transport (`HttpTransport.ts`). */
-export type HttpClientService = ApiClientService & Measuring & Variants
+export type HttpClientService = ApiClientService & Measuring & Variants & RawSending
 
 /** The in-process client (`simulator/apiserver/InProcessClient.ts`) and the wrappers that keep all it has. */
 export type InProcessClientService = ApiClientService & WatchPulls & ImmediateView
@@ -80,3 +118,4 @@ export const hasWatchPulls = <C extends ApiClientService>(client: C): client is 
 export const isMeasuring = <C extends ApiClientService>(client: C): client is C & Measuring => "measure" in client
 export const hasVariants = <C extends ApiClientService>(client: C): client is C & Variants => "variant" in client
 export const hasImmediateView = <C extends ApiClientService>(client: C): client is C & ImmediateView => "at" in client
+export const hasRawSender = <C extends ApiClientService>(client: C): client is C & RawSending => "raw" in client

@@ -8,7 +8,7 @@ import type { DeleteOptions, GetOptions, ListOptions, PatchType, WatchOptions, W
 import { apiVersionOf, type ResourceType } from "../api/Resources.js"
 import * as Status from "../api/Status.js"
 import { ApiError } from "../api/Status.js"
-import type { DirectMeasure, HttpClientService } from "./Capabilities.js"
+import type { DirectMeasure, HttpClientService, RawAnswer, RawRequest, RawSender } from "./Capabilities.js"
 import type { HttpClientOptions, TrafficCounter } from "./HttpClientOptions.js"
 import { answerFromTarget, apiNamesFromGroups, bodyToTarget, eventFromTarget, groupNamesOf, specNames, type ApiNames } from "./ApiNames.js"
 import { decodeInTurnBytes, decodeInTurns } from "./DecodeTurns.js"
@@ -199,6 +199,64 @@ export const makeHttpClient = (options: HttpClientOptions) =>
           )
         }
       }
+      /** Requests as given (`RawSending`, Capabilities.ts): the client's headers and credential, then the request's own headers. */
+      const rawSender = (): RawSender => {
+        const flat = (credential: Credential | undefined, extra: ReadonlyArray<string>): Array<string> => [
+          ...Object.entries(headersFor(credential)).flat(),
+          ...extra
+        ]
+        const statusMessage = (r: Answer): string | undefined => {
+          const e = errorFrom(r.code, r.body, r.contentType)
+          return e.status.message || undefined
+        }
+        const short = (q: RawRequest) =>
+          authorized((credential) =>
+            Effect.flatMap(
+              exchangeEffect(dispatcherFor(credential), { origin: base, path: q.path, method: q.method as Dispatcher.HttpMethod, headers: flat(credential, q.headers), body: q.body }, "errors", connectionError),
+              (r): Effect.Effect<RawAnswer, ClientError> => {
+                for (const c of counters) {
+                  c.bytesIn += r.bytesIn
+                  c.bytesOut += r.bytesOut
+                }
+                const ok = r.code >= 200 && r.code < 300
+                const message = ok ? undefined : statusMessage(r)
+                return Effect.succeed(message === undefined ? { code: r.code } : { code: r.code, message })
+              }
+            )
+          )
+        const long = (q: RawRequest) =>
+          authorized((credential) =>
+            Effect.tryPromise({
+              try: async (): Promise<RawAnswer> => {
+                const controller = new AbortController()
+                const res = await dispatcherFor(credential).request({
+                  origin: base,
+                  path: q.path,
+                  method: q.method as Dispatcher.HttpMethod,
+                  headers: flat(credential, q.headers),
+                  body: q.body ?? null,
+                  signal: controller.signal
+                })
+                const ended = new Promise<void>((resolve) => {
+                  res.body.on("data", (chunk: Buffer) => countIn(chunk.length))
+                  res.body.once("end", () => resolve())
+                  res.body.once("error", () => resolve())
+                  res.body.once("close", () => resolve())
+                })
+                const close = () => {
+                  controller.abort()
+                  res.body.destroy()
+                }
+                if (res.statusCode >= 200 && res.statusCode < 300) return { code: res.statusCode, close, ended }
+                const bytes = Buffer.from(await res.body.arrayBuffer())
+                const message = errorFrom(res.statusCode, bytes, contentTypeOf(res.headers)).status.message
+                return { code: res.statusCode, ...(message ? { message } : {}), close: () => {}, ended: Promise.resolve() }
+              },
+              catch: connectionError
+            })
+          )
+        return { origin: base, send: (q) => (q.longRunning ? long(q) : short(q)) }
+      }
       /** A 2xx answer's value by its Content-Type, and its warnings. */
       const decoded = (r: Answer, value: unknown) => ({ code: r.code, warnings: r.warnings.map(parseWarning), value })
       // a large answer is decoded in turns of its own, a list's items a slice per turn (DecodeTurns, ListInSlices)
@@ -305,6 +363,7 @@ export const makeHttpClient = (options: HttpClientOptions) =>
             : // discovery first; a failed one (connection error) leaves `names` unset and the Effect form, which tries again
               Effect.map(withNames(Effect.succeed), () => (names === undefined ? undefined : directMeasure(names, verb, resource, opts))),
         variant: (o) => build(o.encoding ?? encoding, o.traffic ? [...counters, o.traffic] : counters),
+        raw: rawSender(),
         deleteCollection: (resource, opts) =>
           withNames((n) => Effect.map(call("DELETE", pathOf(n, resource, opts?.namespace) + listQuery(opts), deleteBody(opts)), (r) => answerFromTarget(n, r.value as KList))),
         watch: (resource, opts?: WatchOptions) =>

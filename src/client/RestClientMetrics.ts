@@ -8,7 +8,7 @@
 import { Cause, Clock, Effect, Exit, Option } from "effect"
 import { Counter, Histogram, type Registry } from "prom-client"
 import type { ApiClientService } from "./ApiClientService.js"
-import { hasVariants, isMeasuring, type DirectMeasure, type HttpClientService, type Measuring, type Variants } from "./Capabilities.js"
+import { hasRawSender, hasVariants, isMeasuring, type DirectMeasure, type HttpClientService, type Measuring, type Variants } from "./Capabilities.js"
 import { transform, type Verb } from "./Transform.js"
 import type { ClientError } from "./TransportError.js"
 
@@ -122,5 +122,7 @@ export function instrumentedClient(inner: ApiClientService, metrics: RestClientM
       }
     : {}
   const variants: Partial<Variants> = hasVariants(inner) ? { variant: (o) => instrumentedClient(inner.variant(o), metrics, now) } : {}
-  return { ...counted, ...measuring, ...variants }
+  // raw requests pass uncounted, as before this wrapper was built with transform (a replay counts its own answers)
+  const raw = hasRawSender(inner) ? { raw: inner.raw } : {}
+  return { ...counted, ...measuring, ...variants, ...raw }
 }

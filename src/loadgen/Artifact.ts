@@ -41,7 +41,87 @@ export interface ActionReport {
   readonly informers?: InformerReport
   /** After an `expire-tokens` step: this action's client's 401s, recovery times and lost requests. */
   readonly tokens?: TokenRecovery
+  /** A `replay` action: the log read, the world seeded, and the replayed requests against the recorded ones. */
+  readonly replay?: ReplayReport
 }
+
+/** Milliseconds. */
+export interface LatencyFigures {
+  readonly count: number
+  readonly p50: number
+  readonly p99: number
+  readonly max: number
+}
+
+/** A line of a log the replay could not use, and why (src/replay/AuditLine.ts has the classes). */
+export interface BadInputExample {
+  readonly file: string
+  readonly line: number
+  readonly class: string
+  readonly message: string
+}
+
+/** One response-code class that differed from the log: recorded 200, replayed 404 (docs/replay.md "Reading the report"). */
+export interface CodeMismatch {
+  readonly recorded: number | null
+  /** The replayed code, or `connection error`. */
+  readonly replayed: number | string
+  readonly count: number
+  readonly examples: ReadonlyArray<{ readonly verb: string; readonly uri: string; readonly file: string; readonly line: number; readonly message?: string }>
+}
+
+export interface ReplayGroup {
+  readonly verb: string
+  readonly resource: string
+  readonly user: string
+  readonly count: number
+  readonly mismatched: number
+  /** `stageTimestamp − requestReceivedTimestamp` in the log. */
+  readonly recorded: LatencyFigures
+  /** From the intended start to the answer's headers (a watch: its first response), on the target. */
+  readonly replayed: LatencyFigures
+}
+
+/** What a `replay` action did (src/replay/Replay.ts). */
+export interface ReplayReport {
+  readonly logs: ReadonlyArray<{ readonly file: string; readonly lines: number; readonly events: number }>
+  readonly speed: number
+  readonly scale: number
+  readonly rounds: number
+  /** From the schedule's start to the last answer (seeding and reading the log before it apart), ms. */
+  readonly durationMs: number
+  readonly impersonate: boolean
+  readonly namespacePrefix?: string
+  readonly badInput: { readonly total: number; readonly byClass: Readonly<Record<string, number>>; readonly examples: ReadonlyArray<BadInputExample> }
+  readonly selection: { readonly windowMs: number; readonly requestReceived: number; readonly duplicates: number; readonly lateBeyondWindow: number; readonly filteredOut: number }
+  readonly requests: {
+    readonly planned: number
+    readonly sent: number
+    readonly matched: number
+    readonly mismatched: number
+    readonly connectionErrors: number
+    readonly dropped: number
+    readonly synthesized: number
+    readonly longRunning: number
+  }
+  readonly seeding: {
+    readonly namespaces: number
+    readonly objects: number
+    readonly synthesized: number
+    readonly failed: number
+    readonly examples: ReadonlyArray<{ readonly key: string; readonly message: string }>
+  }
+  /** Per verb, resource and user; the busiest first. */
+  readonly groups: ReadonlyArray<ReplayGroup>
+  readonly mismatches: ReadonlyArray<CodeMismatch>
+  /** Requests started per bucket of replay time: as the log has them (at `--speed`) and as replayed. */
+  readonly throughput: { readonly bucketMs: number; readonly recorded: ReadonlyArray<number>; readonly replayed: ReadonlyArray<number> }
+  /** Actual start − intended start, ms; `late` started more than 10 ms late. */
+  readonly scheduling: LatencyFigures & { readonly late: number }
+}
+
+/** Replayed requests that failed: no answer, or another code than the log's. A run with any does not pass. */
+export const replayFailures = (r: ReplayReport): number => r.requests.mismatched + r.requests.connectionErrors
 
 /** The `informers` action's reflectors, summed. */
 export interface InformerReport {

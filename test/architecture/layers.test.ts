@@ -56,6 +56,7 @@ const mayImport: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ["src/loadgen", new Set(["src/api", "src/client", "src/informer"])],
   ["src/calibrate", new Set(["src/api", "src/client", "src/loadgen"])],
   ["src/compare", new Set(["src/loadgen"])],
+  ["src/replay", new Set(["src/api", "src/client", "src/loadgen"])],
   ["simulator/kernel", new Set<string>()]
 ])
 

@@ -97,7 +97,9 @@ describe("run --segment --start-at (the command line's real parser)", () => {
       expect(flags).toMatchObject({ segment: { index: 1, count: 3 }, startAt: new Date(Date.UTC(2026, 10, 29, 12, 0, 0, 250)) })
       const k6 = yield* runOptionsOf(["s.yaml", "--target", "http://127.0.0.1:1", "--segment", "0:1/2", "--start-at", "2026-11-29T13:00:00+01:00"])
       expect(k6).toMatchObject({ segment: { index: 0, count: 2 }, startAt: new Date(Date.UTC(2026, 10, 29, 12)) })
-      for (const bad of [["--segment", "2/3"], ["--segment", "5/3", "--start-at", "2026-11-29T12:00:00Z"], ["--segment", "1/2", "--start-at", "noon"]]) {
+      const pod = yield* runOptionsOf(["s.yaml", "--target", "http://127.0.0.1:1", "--segment", "1/2", "--rendezvous", "uid-1", "--publish", "list-load"])
+      expect(pod).toMatchObject({ segment: { index: 0, count: 2 }, rendezvous: "uid-1", publish: "list-load" })
+      for (const bad of [["--publish", "x"], ["--rendezvous", "x"], ["--segment", "1/2", "--rendezvous", "x", "--start-at", "2026-11-29T12:00:00Z"], ["--segment", "2/3"], ["--segment", "5/3", "--start-at", "2026-11-29T12:00:00Z"], ["--segment", "1/2", "--start-at", "noon"]]) {
         const r = yield* parsedRun(["s.yaml", "--target", "http://127.0.0.1:1", ...bad])
         expect([r.exitCode, Option.isNone(r.options)]).toEqual([2, true])
       }

@@ -58,7 +58,7 @@ export type ResponseStatus = typeof ResponseStatus.Type
 
 /** metav1 `MicroTime` text: RFC 3339 with microseconds, UTC (`2026-11-29T11:30:00.123456Z`). */
 export const MicroTime = Schema.String.pipe(
-  Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/, { message: () => "not an RFC 3339 time" })
+  Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/, { message: (issue) => `not an RFC 3339 time: ${JSON.stringify(issue.actual)}` })
 )
 
 export const Event = Schema.Struct({

@@ -2,7 +2,8 @@
  * A distributed run exactly as an Indexed Job's pods would make it (docs/distributed.md "On Kubernetes"), outside a
  * container: the image's runtime (the Dockerfile's second stage — production dependencies only, the compiled CLI,
  * the scenarios) assembled in a directory, `clustersim job` run from it; the manifests accepted by a server-side
- * dry-run and applied with kubectl on `serve --tls` with RBAC (the Job aside: serve has no batch/v1); then each pod's
+ * dry-run and applied with kubectl on `serve --tls` with RBAC (the Job aside: serve has no batch/v1; RBAC by the spec's
+ * group name, which serve's discovery lists); then each pod's
  * container command — the Job's args as written, `$(RUN_ID)` as the Job's uid — with what a pod sees:
  * `JOB_COMPLETION_INDEX`, `KUBERNETES_SERVICE_HOST/PORT`, the service account's token, ca.crt and namespace (from the
  * ServiceAccount's own TokenRequest), its token file replaced mid-run; finally `clustersim collect` merges what the
@@ -93,7 +94,8 @@ describe("a Job's pods, outside the container", () => {
     expect(job.code, job.stderr).toBe(0)
     const docs = parseAllDocuments(job.stdout).map((d) => d.toJSON() as { kind: string; metadata: { name: string }; spec?: any })
     expect(docs.map((d) => d.kind)).toEqual(["ConfigMap", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Job"])
-    const served = docs.filter((d) => d.kind !== "Job")
+    // serve's discovery names RBAC by the spec's group (docs/upstream-names.md: the .k8s.io alias is served by path only)
+    const served = docs.filter((d) => d.kind !== "Job").map((d) => JSON.parse(JSON.stringify(d).replaceAll("rbac.authorization.k8s.io", "rbac.authorization.platform")))
     const manifests = path.join(work, "served.yaml")
     writeFileSync(manifests, served.map((d) => JSON.stringify(d)).join("\n---\n"))
     expect((await k("create", "namespace", "loadtest")).code).toBe(0)
@@ -122,7 +124,11 @@ describe("a Job's pods, outside the container", () => {
     const port = new URL(url).port
     const pods = [0, 1].map((index) => {
       const args = container.args.map((a) =>
-        a === "$(RUN_ID)" ? "0b6f1e7c-job-uid" : a.replace(/^\/scenario\//, `${scenarioMount}/`).replace(/^\/tmp\//, `${path.join(work, `pod-${index}`)}/`)
+        a === "$(RUN_ID)"
+          ? "0b6f1e7c-job-uid"
+          : a.startsWith("/scenario/")
+            ? a.replace(/^\/scenario\//, `${scenarioMount}/`)
+            : a.replace(/^\/tmp\//, `${path.join(work, `pod-${index}`)}/`)
       )
       return finished(
         entry(args, { JOB_COMPLETION_INDEX: String(index), KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: port, CLUSTERSIM_SERVICEACCOUNT_DIR: sa })

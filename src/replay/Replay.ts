@@ -1,0 +1,504 @@
+/**
+ * Replays audit logs against the client's target (docs/replay.md): a first pass over the logs finds the first
+ * request, the span and the world to seed (Seeding.ts); the seed is created; a second pass issues every kept request
+ * at its recorded offset over `speed` (open model: each start planned on an absolute schedule from the replay's
+ * start, lateness reported as scheduling error, never absorbed), holds long-running requests open for their
+ * recorded duration, and compares every answer with the log. Both passes stream: memory holds the reorder window
+ * and the in-flight requests, not the log.
+ */
+import { Data, Duration, Effect, FiberSet } from "effect"
+import { ApiClient } from "../client/ApiClient.js"
+import { hasRawSender, type RawAnswer, type RawSender } from "../client/Capabilities.js"
+import type { ReplayReport } from "../loadgen/Artifact.js"
+import { type BoundRecorder, LatencyRecorder, type MetricKey, nowMillis } from "../loadgen/LatencyRecorder.js"
+import { auditLogLines } from "./AuditLogFile.js"
+import { decodeAuditLine } from "./AuditLine.js"
+import { effectiveUser, intendedOffsetMs, keptByFilter, type OutgoingRequest, outgoingRequest, type ReplayFilter, type ReplayShape, resourceLabel } from "./ReplayPlan.js"
+import { type RecordedRequest, RequestSelector, type Selected, type SelectionCounts } from "./RequestSelection.js"
+import { UnparsableUri } from "./RequestUri.js"
+import { ReplayTally } from "./ReplayTally.js"
+import { SeedPlan } from "./Seeding.js"
+
+export interface ReplayConfig extends ReplayShape {
+  readonly logs: ReadonlyArray<string>
+  readonly filter: ReplayFilter
+  /** Create what the log assumes before replaying it (default true). */
+  readonly seed: boolean
+  /** Replay the log again and again until `loopForMs` of replay time. */
+  readonly loop: boolean
+  readonly loopForMs?: number
+  /** How far out of order the log may be; default 10 s of log time. */
+  readonly windowMs: number
+  /** Requests in flight (long-running ones apart); a start that finds this many is dropped and counted. */
+  readonly maxInFlight: number
+  /** Replay against a target that is not on this machine. */
+  readonly allowRemote: boolean
+}
+
+/** The schedule's start after the log's first batch is read: time for the first connections to open. */
+const StartLeadMs = 50
+
+export class ReplayError extends Data.TaggedError("ReplayError")<{ readonly message: string }> {}
+
+/** What the replay tells the run's progress line. */
+export interface ReplayProgress {
+  readonly ok: () => void
+  readonly error: (e: unknown) => void
+}
+
+const loopbackHosts = new Set(["localhost", "::1", "[::1]"])
+
+/** `127.0.0.0/8`, `::1`, `localhost`. */
+export const isLoopbackOrigin = (origin: string): boolean => {
+  let host: string
+  try {
+    host = new URL(origin).hostname
+  } catch {
+    return false
+  }
+  return loopbackHosts.has(host) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+}
+
+export const remoteRefusal = (origin: string): string =>
+  `refusing to replay against ${origin}: it is not a loopback address, and a replayed log sends its creates, updates and deletes again (a production log deletes what it deleted); pass --allow-remote (a scenario's replay action: allowRemote: true) to replay there anyway`
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+// ---------------------------------------------------------------------------------------------
+
+interface LogStats {
+  file: string
+  lines: number
+  events: number
+}
+
+/** The selected requests of every log in turn, in batches; bad lines go to `tally`. */
+async function* selectedBatches(logs: ReadonlyArray<string>, windowMs: number, tally: ReplayTally, stats: Array<LogStats>, counts: { value?: SelectionCounts }): AsyncGenerator<ReadonlyArray<Selected>> {
+  const selector = new RequestSelector(windowMs)
+  counts.value = selector.counts
+  for (const file of logs) {
+    const s: LogStats = { file, lines: 0, events: 0 }
+    stats.push(s)
+    let batch: Array<Selected> = []
+    try {
+      for await (const { text, line } of auditLogLines(file)) {
+        s.lines = line
+        const decoded = decodeAuditLine(text, { file, line })
+        for (const b of decoded.bad) tally.bad(b)
+        for (const e of decoded.events) {
+          s.events++
+          for (const x of selector.push(e)) batch.push(x)
+        }
+        if (batch.length >= 256) {
+          yield batch
+          batch = []
+        }
+      }
+    } catch (e) {
+      // a gzip file cut short, a file that cannot be read: reported where it stopped, the other files still read
+      tally.bad({ file, line: s.lines + 1, class: "not-json", message: `cannot read on: ${(e as Error).message}` })
+    }
+    if (batch.length > 0) yield batch
+  }
+  yield selector.end()
+}
+
+/** Pulls selected requests one at a time out of the batches (an Effect per batch, not per request). */
+class SelectedReader {
+  private batch: ReadonlyArray<Selected> = []
+  private i = 0
+  private done = false
+  private readonly it: AsyncGenerator<ReadonlyArray<Selected>>
+  constructor(it: AsyncGenerator<ReadonlyArray<Selected>>) {
+    this.it = it
+  }
+  /** The next one, `undefined` at the end. */
+  readonly next: Effect.Effect<Selected | undefined> = Effect.suspend(() => {
+    if (this.i < this.batch.length) return Effect.succeed(this.batch[this.i++])
+    if (this.done) return Effect.succeed(undefined)
+    return Effect.flatMap(
+      Effect.promise(() => this.it.next()),
+      (r) => {
+        if (r.done) {
+          this.done = true
+          return Effect.succeed(undefined)
+        }
+        this.batch = r.value
+        this.i = 0
+        return this.next
+      }
+    )
+  })
+  readonly close = Effect.promise(() => this.it.return(undefined)).pipe(Effect.asVoid)
+}
+
+// ---------------------------------------------------------------------------------------------
+// First pass: span and seed
+// ---------------------------------------------------------------------------------------------
+
+interface Survey {
+  /** The log's first request, kept or not (the origin of `--from 10m`). */
+  readonly logStartMs: number
+  readonly firstMs: number | undefined
+  readonly lastMs: number
+  readonly kept: number
+  readonly filteredOut: number
+  readonly seed: SeedPlan
+  readonly stats: ReadonlyArray<LogStats>
+  readonly selection: SelectionCounts
+}
+
+const survey = (c: ReplayConfig, tally: ReplayTally) =>
+  Effect.gen(function* () {
+    const stats: Array<LogStats> = []
+    const counts: { value?: SelectionCounts } = {}
+    const reader = new SelectedReader(selectedBatches(c.logs, c.windowMs, tally, stats, counts))
+    const seed = new SeedPlan()
+    let firstMs: number | undefined
+    let logStartMs: number | undefined
+    let lastMs = 0
+    let kept = 0
+    let filteredOut = 0
+    for (let s = yield* reader.next; s !== undefined; s = yield* reader.next) {
+      if (s._tag !== "Request") continue
+      const r = s.request
+      logStartMs ??= r.scheduleMs
+      if (!keptByFilter(c.filter, r, logStartMs)) {
+        filteredOut++
+        continue
+      }
+      const out0 = outgoingRequest(r, 0, c)
+      if (out0 instanceof UnparsableUri) {
+        tally.bad({ file: r.file, line: r.line, class: "unparsable-uri", message: out0.message })
+        continue
+      }
+      kept++
+      firstMs ??= r.scheduleMs
+      lastMs = r.scheduleMs
+      if (c.seed)
+        for (let copy = 0; copy < c.scale; copy++) {
+          const out = copy === 0 ? out0 : outgoingRequest(r, copy, c)
+          if (!(out instanceof UnparsableUri)) seed.observe(r, out)
+        }
+    }
+    return { logStartMs: logStartMs ?? 0, firstMs, lastMs, kept, filteredOut, seed, stats, selection: counts.value! } satisfies Survey
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Seeding
+// ---------------------------------------------------------------------------------------------
+
+interface SeedResult {
+  namespaces: number
+  objects: number
+  synthesized: number
+  failed: number
+  examples: Array<{ key: string; message: string }>
+}
+
+const runSeed = (raw: RawSender, plan: SeedPlan) =>
+  Effect.gen(function* () {
+    const result: SeedResult = { namespaces: 0, objects: 0, synthesized: 0, failed: 0, examples: [] }
+    const post = (uri: string, body: unknown, key: string) =>
+      Effect.map(
+        Effect.either(raw.send({ method: "POST", path: uri, headers: ["content-type", "application/json"], body: JSON.stringify(body) })),
+        (a) => {
+          // 409: it is there already (the target's own, or an earlier replay's), which is what seeding wants
+          if (a._tag === "Right" && ((a.right.code >= 200 && a.right.code < 300) || a.right.code === 409)) return true
+          result.failed++
+          if (result.examples.length < 10)
+            result.examples.push({ key, message: a._tag === "Left" ? String((a.left as { message?: string }).message ?? a.left) : `${a.right.code}${a.right.message ? ` ${a.right.message}` : ""}` })
+          return false
+        }
+      )
+    yield* Effect.forEach(
+      plan.namespaces,
+      (ns) => Effect.map(post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } }, `namespaces/${ns}`), (ok) => void (ok && result.namespaces++)),
+      { concurrency: 16, discard: true }
+    )
+    yield* Effect.forEach(
+      plan.objects,
+      (o) =>
+        Effect.map(post(o.collectionUri, o.body, o.key), (ok) => {
+          if (!ok) return
+          result.objects++
+          if (o.synthesized) result.synthesized++
+        }),
+      { concurrency: 16, discard: true }
+    )
+    return result
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Second pass: the replay
+// ---------------------------------------------------------------------------------------------
+
+const operations: Readonly<Record<string, string>> = {
+  get: "GET",
+  list: "LIST",
+  watch: "WATCH",
+  create: "POST",
+  update: "PUT",
+  patch: "PATCH",
+  delete: "DELETE",
+  deletecollection: "DELETECOLLECTION"
+}
+
+/** The series of a replayed request: as the other load actions name theirs (docs/measurement.md). */
+export const replayKey = (verb: string, out: OutgoingRequest, label: string): MetricKey => ({
+  metric: "api_call",
+  operation: operations[verb] ?? verb.toUpperCase(),
+  resource: label,
+  scope: out.path.name !== undefined ? "resource" : out.path.namespace !== undefined ? "namespace" : "cluster"
+})
+
+/** A planned start: a request copy, or the end of an open long-running one. */
+type Planned =
+  | { readonly _tag: "Send"; readonly at: number; readonly seq: number; readonly request: RecordedRequest; readonly copy: number; readonly out: OutgoingRequest }
+  | { readonly _tag: "Close"; readonly at: number; readonly seq: number; readonly id: string }
+
+/** A min-heap on (at, seq). */
+class PlanHeap {
+  private readonly h: Array<Planned> = []
+  get size(): number {
+    return this.h.length
+  }
+  peek(): Planned | undefined {
+    return this.h[0]
+  }
+  private less(a: Planned, b: Planned): boolean {
+    return a.at < b.at || (a.at === b.at && a.seq < b.seq)
+  }
+  push(p: Planned): void {
+    const h = this.h
+    h.push(p)
+    for (let i = h.length - 1; i > 0; ) {
+      const parent = (i - 1) >> 1
+      if (!this.less(h[i]!, h[parent]!)) break
+      ;[h[i], h[parent]] = [h[parent]!, h[i]!]
+      i = parent
+    }
+  }
+  pop(): Planned | undefined {
+    const h = this.h
+    const top = h[0]
+    const last = h.pop()
+    if (h.length > 0 && last !== undefined) {
+      h[0] = last
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1
+        const r = l + 1
+        let m = i
+        if (l < h.length && this.less(h[l]!, h[m]!)) m = l
+        if (r < h.length && this.less(h[r]!, h[m]!)) m = r
+        if (m === i) break
+        ;[h[i], h[m]] = [h[m]!, h[i]!]
+        i = m
+      }
+    }
+    return top
+  }
+}
+
+/** An open long-running request: closed by its recorded end, or when the replay ends. */
+interface Open {
+  answer: RawAnswer | undefined
+  closeRequested: boolean
+}
+
+export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
+  Effect.gen(function* () {
+    const api = yield* ApiClient
+    const raw = hasRawSender(api) ? api.raw : undefined
+    if (raw === undefined)
+      return yield* Effect.fail(
+        new ReplayError({ message: "replay sends recorded requests as they are and needs a target reached over HTTP (embedded or a URL), not an in-process one" })
+      )
+    if (!c.allowRemote && !isLoopbackOrigin(raw.origin)) return yield* Effect.fail(new ReplayError({ message: remoteRefusal(raw.origin) }))
+    if (!(c.speed > 0)) return yield* Effect.fail(new ReplayError({ message: `speed must be > 0, got ${c.speed}` }))
+    if (!Number.isInteger(c.scale) || c.scale < 1) return yield* Effect.fail(new ReplayError({ message: `scale must be an integer ≥ 1, got ${c.scale}` }))
+    const recorder = yield* LatencyRecorder
+
+    // first pass
+    // bad input is counted in the first pass only
+    const tally = new ReplayTally(1000)
+    const s = yield* survey(c, tally)
+    const spanMs = s.firstMs === undefined ? 0 : s.lastMs - s.firstMs
+    const replayMs = c.loop && c.loopForMs !== undefined ? c.loopForMs : spanMs / c.speed
+    // at most ~600 buckets: a second each up to 10 minutes of replay, wider after
+    const bucketMs = Math.max(1000, Math.ceil(replayMs / 600 / 1000) * 1000)
+    tally.bucketMs = bucketMs
+
+    const seeded = c.seed ? yield* runSeed(raw, s.seed) : { namespaces: 0, objects: 0, synthesized: 0, failed: 0, examples: [] }
+
+    // second pass
+    const shortFibers = yield* FiberSet.make<void, never>()
+    const longFibers = yield* FiberSet.make<void, never>()
+    const bound = new Map<string, BoundRecorder>()
+    const boundFor = (key: MetricKey): BoundRecorder => {
+      const k = `${key.operation} ${key.resource} ${key.scope}`
+      let b = bound.get(k)
+      if (b === undefined) bound.set(k, (b = recorder.bind(key, "open")))
+      return b
+    }
+    const opens = new Map<string, Open>()
+    let inFlight = 0
+    let rounds = 0
+    let t0 = 0
+    const clock = yield* Effect.clock
+    const now = () => Number(clock.unsafeCurrentTimeNanos()) / 1e6
+
+    const send = (p: Extract<Planned, { _tag: "Send" }>) =>
+      Effect.gen(function* () {
+        const r = p.request
+        const e = r.event
+        const out = p.out
+        const label = resourceLabel(e, out.path)
+        const key = replayKey(e.verb, out, label)
+        const sentAt = now()
+        const answer = yield* Effect.either(raw.send({ method: out.method, path: out.uri, headers: out.headers, body: out.body, longRunning: out.longRunning }))
+        const doneAt = now()
+        const code = answer._tag === "Right" ? answer.right.code : undefined
+        const matched = code !== undefined && (r.recordedCode === undefined || r.recordedCode === code)
+        const intended = t0 + p.at
+        boundFor(key)(intended, sentAt, doneAt, code === undefined ? "connectionError" : matched ? "ok" : "error")
+        tally.answered({
+          verb: e.verb,
+          resource: label,
+          user: effectiveUser(e).username ?? "",
+          recordedCode: r.recordedCode,
+          replayedCode: code,
+          recordedLatencyMs: r.recordedLatencyMs,
+          replayedLatencyMs: doneAt - intended,
+          uri: out.uri,
+          file: r.file,
+          line: r.line,
+          ...(answer._tag === "Left" ? { message: String((answer.left as { message?: string }).message ?? answer.left) } : answer.right.message ? { message: answer.right.message } : {})
+        })
+        if (matched) progress?.ok()
+        else progress?.error(answer._tag === "Left" ? answer.left : new Error(`${e.verb} ${out.uri}: recorded ${r.recordedCode ?? "-"}, replayed ${code}`))
+        if (answer._tag === "Left" || !out.longRunning || answer.right.close === undefined) return
+        const a = answer.right
+        // held for its recorded duration (over the speed) when the log had it; else until its end is read
+        if (r.holdMs !== undefined) {
+          yield* Effect.raceFirst(Effect.sleep(Duration.millis(r.holdMs / c.speed)), Effect.promise(() => a.ended!))
+          a.close!()
+          return
+        }
+        const id = `${e.auditID}#${p.copy}`
+        const open = opens.get(id)
+        if (open === undefined || open.closeRequested) {
+          a.close!()
+          opens.delete(id)
+          return
+        }
+        open.answer = a
+        yield* Effect.promise(() => a.ended!)
+        opens.delete(id)
+      }).pipe(Effect.ensuring(Effect.sync(() => void (p.out.longRunning || inFlight--))))
+
+    const heap = new PlanHeap()
+    let seq = 0
+    const deadline = c.loop && c.loopForMs !== undefined ? c.loopForMs : Number.POSITIVE_INFINITY
+    let stopped = false
+    for (let round = 0; !stopped; round++) {
+      rounds = round + 1
+      const reader = new SelectedReader(selectedBatches(c.logs, c.windowMs, new ReplayTally(bucketMs), [], {}))
+      let pending: Selected | undefined = yield* reader.next
+      // the schedule starts once the log is open and its first batch read, a moment ahead: opening it is no lateness
+      if (round === 0) t0 = (yield* nowMillis) + StartLeadMs
+      /** The next selected entry's planned time (of its copy 0), for knowing how far to read ahead. */
+      const plannedOf = (x: Selected): number => {
+        const at = x._tag === "Request" ? x.request.scheduleMs : x.atMs
+        return intendedOffsetMs({ recordedOffsetMs: at - (s.firstMs ?? at), speed: c.speed, copy: 0, scale: c.scale, round, spanMs })
+      }
+      while (pending !== undefined || heap.size > 0) {
+        // read ahead until the next entry is planned after the earliest start held
+        while (pending !== undefined && (heap.size === 0 || plannedOf(pending) <= heap.peek()!.at)) {
+          const x = pending
+          pending = yield* reader.next
+          if (x._tag === "End") {
+            for (let copy = 0; copy < c.scale; copy++)
+              heap.push({ _tag: "Close", at: plannedOf(x) + intendedOffsetMs({ recordedOffsetMs: 0, speed: c.speed, copy, scale: c.scale, round: 0, spanMs }), seq: seq++, id: `${x.auditID}#${copy}` })
+            continue
+          }
+          const r = x.request
+          if (!keptByFilter(c.filter, r, s.logStartMs)) continue
+          for (let copy = 0; copy < c.scale; copy++) {
+            const out = outgoingRequest(r, copy, c)
+            if (out instanceof UnparsableUri) continue
+            const at = intendedOffsetMs({ recordedOffsetMs: r.scheduleMs - s.firstMs!, speed: c.speed, copy, scale: c.scale, round, spanMs })
+            heap.push({ _tag: "Send", at, seq: seq++, request: r, copy, out })
+          }
+        }
+        const next = heap.pop()
+        if (next === undefined) break
+        if (next.at > deadline) {
+          stopped = true
+          break
+        }
+        const intended = t0 + next.at
+        // a timer may fire a little early (its clock is not the Clock's): sleep again for the rest
+        for (let wait = intended - now(); wait > 0.001; wait = intended - now()) yield* Effect.sleep(Duration.millis(wait))
+        if (next._tag === "Close") {
+          const open = opens.get(next.id)
+          if (open?.answer !== undefined) open.answer.close?.()
+          else if (open !== undefined) open.closeRequested = true
+          continue
+        }
+        tally.plannedAt(next.at)
+        if (!next.out.longRunning && inFlight >= c.maxInFlight) {
+          tally.dropped++
+          yield* recorder.recordDropped(replayKey(next.request.event.verb, next.out, resourceLabel(next.request.event, next.out.path)))
+          continue
+        }
+        tally.started(now() - t0, now() - intended)
+        if (next.out.synthesized) tally.synthesized++
+        if (next.out.longRunning) {
+          tally.longRunning++
+          if (next.request.holdMs === undefined) opens.set(`${next.request.event.auditID}#${next.copy}`, { answer: undefined, closeRequested: false })
+        } else inFlight++
+        yield* FiberSet.run(next.out.longRunning ? longFibers : shortFibers, send(next))
+      }
+      yield* reader.close
+      if (!c.loop || s.firstMs === undefined) stopped = true
+    }
+    // the requests still running finish; long-running ones whose end the log did not show are closed now
+    yield* Effect.raceFirst(FiberSet.awaitEmpty(shortFibers), Effect.sleep(Duration.seconds(30)))
+    for (const open of opens.values()) {
+      open.closeRequested = true
+      open.answer?.close?.()
+    }
+    yield* Effect.raceFirst(FiberSet.awaitEmpty(longFibers), Effect.sleep(Duration.seconds(5)))
+    yield* FiberSet.clear(shortFibers)
+    yield* FiberSet.clear(longFibers)
+    const durationMs = Math.round(now() - t0)
+
+    const report: ReplayReport = {
+      logs: s.stats.map((x) => ({ file: x.file, lines: x.lines, events: x.events })),
+      speed: c.speed,
+      scale: c.scale,
+      rounds,
+      durationMs,
+      impersonate: c.impersonate,
+      ...(c.namespacePrefix ? { namespacePrefix: c.namespacePrefix } : {}),
+      badInput: { total: tally.badTotal, byClass: { ...tally.badByClass }, examples: tally.badExamples },
+      selection: { windowMs: c.windowMs, ...s.selection, filteredOut: s.filteredOut },
+      requests: {
+        planned: tally.planned,
+        sent: tally.sent,
+        matched: tally.matched,
+        mismatched: tally.mismatched,
+        connectionErrors: tally.connectionErrors,
+        dropped: tally.dropped,
+        synthesized: tally.synthesized,
+        longRunning: tally.longRunning
+      },
+      seeding: seeded,
+      groups: tally.groupsReport(),
+      mismatches: tally.mismatchReport(),
+      throughput: tally.throughput(),
+      scheduling: { ...tally.scheduling.figures(), late: tally.late }
+    }
+    return report
+  }).pipe(Effect.scoped)

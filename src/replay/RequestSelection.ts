@@ -1,0 +1,214 @@
+/**
+ * One request per `auditID`, in the order the API server received them. Upstream writes an event per stage
+ * (`RequestReceived`, `ResponseStarted` for long-running requests only, `ResponseComplete`, `Panic`), and its
+ * backends flush them out of order (a batch per goroutine; a slow LIST completes after requests received later).
+ * The selector keeps `ResponseComplete` (or `Panic`), or `ResponseStarted` for a long-running request — then its
+ * `ResponseComplete`, read later, ends it — and releases each request once the log has moved `windowMs` past its
+ * receipt, so memory holds one window of requests, never the log.
+ *
+ * A request released after one received later was (the log's disorder exceeded the window) is marked `late` and
+ * scheduled at the later one's time: the replay keeps time order, the report counts it.
+ */
+import type { Event } from "../api/audit/Event.js"
+import { isLongRunning, microTimeMs } from "../api/audit/EventTime.js"
+import type { LocatedEvent } from "./AuditLine.js"
+
+/** A request to replay: its chosen event and what the report compares against. */
+export interface RecordedRequest {
+  readonly event: Event
+  readonly file: string
+  readonly line: number
+  /** `requestReceivedTimestamp`, ms since the epoch. */
+  readonly receivedMs: number
+  /** When it is scheduled, in log time: `receivedMs`, or later when it came after the window (`late`). */
+  readonly scheduleMs: number
+  readonly late: boolean
+  /** `stageTimestamp − requestReceivedTimestamp` of the chosen stage (the first response of a long-running request). */
+  readonly recordedLatencyMs: number
+  readonly recordedCode: number | undefined
+  readonly longRunning: boolean
+  /** How long a long-running request stayed open, when its end was read before it was released. */
+  readonly holdMs: number | undefined
+}
+
+export type Selected =
+  | { readonly _tag: "Request"; readonly request: RecordedRequest }
+  /** A long-running request released open has ended at `atMs` (log time). */
+  | { readonly _tag: "End"; readonly auditID: string; readonly atMs: number }
+
+export interface SelectionCounts {
+  /** Events of a stage the replay does not use (`RequestReceived`). */
+  requestReceived: number
+  /** A second event of a stage already taken for its `auditID`. */
+  duplicates: number
+  /** Requests released after a later one: the log's disorder exceeded the window. */
+  lateBeyondWindow: number
+}
+
+interface Pending {
+  readonly seq: number
+  event: Event
+  readonly file: string
+  readonly line: number
+  readonly receivedMs: number
+  readonly recordedLatencyMs: number
+  readonly recordedCode: number | undefined
+  readonly longRunning: boolean
+  holdMs: number | undefined
+}
+
+/** A binary min-heap on (receivedMs, seq): the next request to release. */
+class PendingHeap {
+  private readonly items: Array<Pending> = []
+  get size(): number {
+    return this.items.length
+  }
+  peek(): Pending | undefined {
+    return this.items[0]
+  }
+  private less(a: Pending, b: Pending): boolean {
+    return a.receivedMs < b.receivedMs || (a.receivedMs === b.receivedMs && a.seq < b.seq)
+  }
+  push(p: Pending): void {
+    const h = this.items
+    h.push(p)
+    let i = h.length - 1
+    while (i > 0) {
+      const parent = (i - 1) >> 1
+      if (!this.less(h[i]!, h[parent]!)) break
+      ;[h[i], h[parent]] = [h[parent]!, h[i]!]
+      i = parent
+    }
+  }
+  pop(): Pending | undefined {
+    const h = this.items
+    const top = h[0]
+    const last = h.pop()
+    if (h.length > 0 && last !== undefined) {
+      h[0] = last
+      let i = 0
+      for (;;) {
+        const l = 2 * i + 1
+        const r = l + 1
+        let m = i
+        if (l < h.length && this.less(h[l]!, h[m]!)) m = l
+        if (r < h.length && this.less(h[r]!, h[m]!)) m = r
+        if (m === i) break
+        ;[h[i], h[m]] = [h[m]!, h[i]!]
+        i = m
+      }
+    }
+    return top
+  }
+}
+
+const codeOf = (e: Event): number | undefined => e.responseStatus?.code
+
+export class RequestSelector {
+  readonly counts: SelectionCounts = { requestReceived: 0, duplicates: 0, lateBeyondWindow: 0 }
+  private readonly heap = new PendingHeap()
+  private readonly pending = new Map<string, Pending>()
+  /** Released requests by auditID: `open` ones wait for their end; the others only catch duplicates, for a while. */
+  private readonly released = new Map<string, { readonly open: boolean; readonly receivedMs: number }>()
+  private watermark = Number.NEGATIVE_INFINITY
+  private lastReleasedMs = Number.NEGATIVE_INFINITY
+  private seq = 0
+  private releasedSincePrune = 0
+
+  constructor(private readonly windowMs: number) {}
+
+  /** Requests pending in the window (what memory holds). */
+  get held(): number {
+    return this.heap.size
+  }
+
+  push(located: LocatedEvent): ReadonlyArray<Selected> {
+    const e = located.event
+    const receivedMs = microTimeMs(e.requestReceivedTimestamp)
+    const stageMs = microTimeMs(e.stageTimestamp)
+    if (stageMs > this.watermark) this.watermark = stageMs
+    const out: Array<Selected> = []
+    if (e.stage === "RequestReceived") {
+      this.counts.requestReceived++
+      this.release(out, false)
+      return out
+    }
+    const ends = e.stage === "ResponseComplete" || e.stage === "Panic"
+    const p = this.pending.get(e.auditID)
+    const r = p === undefined ? this.released.get(e.auditID) : undefined
+    if (p !== undefined) {
+      // the end of a long-running request still in the window: it is released with its duration
+      if (!ends || p.holdMs !== undefined || !p.longRunning) this.counts.duplicates++
+      else p.holdMs = Math.max(0, stageMs - p.receivedMs)
+    } else if (r !== undefined) {
+      if (r.open && ends) {
+        this.released.delete(e.auditID)
+        out.push({ _tag: "End", auditID: e.auditID, atMs: stageMs })
+      } else this.counts.duplicates++
+    } else {
+      const longRunning = e.stage === "ResponseStarted" || isLongRunning(e)
+      const entry: Pending = {
+        seq: this.seq++,
+        event: e,
+        file: located.file,
+        line: located.line,
+        receivedMs,
+        recordedLatencyMs: Math.max(0, stageMs - receivedMs),
+        recordedCode: codeOf(e),
+        longRunning,
+        // a long-running request logged only at its end (a policy omitting ResponseStarted) ends there
+        holdMs: longRunning && ends ? Math.max(0, stageMs - receivedMs) : undefined
+      }
+      this.heap.push(entry)
+      this.pending.set(e.auditID, entry)
+    }
+    this.release(out, false)
+    return out
+  }
+
+  /** The log has ended: every request still held, in order. */
+  end(): ReadonlyArray<Selected> {
+    const out: Array<Selected> = []
+    this.release(out, true)
+    return out
+  }
+
+  private release(out: Array<Selected>, all: boolean): void {
+    const horizon = this.watermark - this.windowMs
+    for (let top = this.heap.peek(); top !== undefined && (all || top.receivedMs <= horizon); top = this.heap.peek()) {
+      this.heap.pop()
+      this.pending.delete(top.event.auditID)
+      const late = top.receivedMs < this.lastReleasedMs
+      if (late) this.counts.lateBeyondWindow++
+      const scheduleMs = late ? this.lastReleasedMs : top.receivedMs
+      this.lastReleasedMs = scheduleMs
+      this.released.set(top.event.auditID, { open: top.longRunning && top.holdMs === undefined, receivedMs: top.receivedMs })
+      out.push({
+        _tag: "Request",
+        request: {
+          event: top.event,
+          file: top.file,
+          line: top.line,
+          receivedMs: top.receivedMs,
+          scheduleMs,
+          late,
+          recordedLatencyMs: top.recordedLatencyMs,
+          recordedCode: top.recordedCode,
+          longRunning: top.longRunning,
+          holdMs: top.holdMs
+        }
+      })
+      if (++this.releasedSincePrune >= 10_000) this.prune()
+    }
+  }
+
+  /**
+   * Forget released requests that are done, four windows behind the log: a duplicate later than that is rare, and
+   * remembering every auditID would hold the whole log's ids.
+   */
+  private prune(): void {
+    this.releasedSincePrune = 0
+    const before = this.watermark - 4 * this.windowMs
+    for (const [id, r] of this.released) if (!r.open && r.receivedMs < before) this.released.delete(id)
+  }
+}

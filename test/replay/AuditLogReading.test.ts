@@ -1,0 +1,175 @@
+/**
+ * Reading audit logs (src/replay/AuditLine.ts, AuditLogFile.ts, RequestSelection.ts): every class of bad input
+ * counted with its file and line and never a crash; one request per auditID; receipt order restored within the
+ * window; gzip by content; EventList batches.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { gzipSync } from "node:zlib"
+import { microTimeOfMs as formatMicroTime, microTimeMs } from "../../src/api/audit/EventTime.js"
+import { type BadInput, decodeAuditLine, type LocatedEvent } from "../../src/replay/AuditLine.js"
+import { auditLogLines } from "../../src/replay/AuditLogFile.js"
+import { RequestSelector, type Selected } from "../../src/replay/RequestSelection.js"
+import { auditEvent, lines, t0 } from "./auditEvents.js"
+
+const dir = mkdtempSync(join(tmpdir(), "replay-read-"))
+
+/** Every line of `path` decoded: its events and its bad input. */
+const read = async (path: string) => {
+  const events: Array<LocatedEvent> = []
+  const bad: Array<BadInput> = []
+  for await (const { text, line } of auditLogLines(path)) {
+    const d = decodeAuditLine(text, { file: path, line })
+    events.push(...d.events)
+    bad.push(...d.bad)
+  }
+  return { events, bad }
+}
+
+const select = (events: ReadonlyArray<LocatedEvent>, windowMs: number) => {
+  const s = new RequestSelector(windowMs)
+  const out: Array<Selected> = []
+  for (const e of events) out.push(...s.push(e))
+  out.push(...s.end())
+  return { out, counts: s.counts, requests: out.flatMap((x) => (x._tag === "Request" ? [x.request] : [])) }
+}
+
+describe("MicroTime", () => {
+  it("keeps microseconds and round-trips upstream's format", () => {
+    expect(microTimeMs("2026-01-01T10:00:00.123456Z") - t0).toBeCloseTo(123.456, 3)
+    expect(formatMicroTime(t0 + 123.456)).toBe("2026-01-01T10:00:00.123456Z")
+    expect(microTimeMs("2026-01-01T12:00:00+02:00")).toBe(t0)
+    expect(microTimeMs("yesterday")).toBeNaN()
+  })
+})
+
+describe("audit log lines", () => {
+  it("counts each bad line with its class, file and line number, and reads the good ones around them", async () => {
+    const good = auditEvent({ at: 0, verb: "get", uri: "/api/v1/namespaces/default/configmaps/a" })
+    const path = join(dir, "bad.log")
+    writeFileSync(
+      path,
+      lines([
+        good,
+        "this is not json",
+        JSON.stringify(auditEvent({ at: 1, verb: "get", uri: "/api/v1/x" })).slice(0, 60), // truncated
+        { ...good, apiVersion: "audit.k8s.io/v1beta1" },
+        { ...good, kind: "Policy" },
+        { ...good, stage: "Finished" },
+        { ...good, requestReceivedTimestamp: "later" },
+        "",
+        "[1,2]",
+        auditEvent({ at: 5, verb: "list", uri: "/api/v1/pods" })
+      ])
+    )
+    const { events, bad } = await read(path)
+    expect(events.map((e) => [e.line, e.event.verb])).toEqual([
+      [1, "get"],
+      [10, "list"]
+    ])
+    expect(bad.map((b) => [b.line, b.class])).toEqual([
+      [2, "not-json"],
+      [3, "not-json"],
+      [4, "api-version"],
+      [5, "kind"],
+      [6, "invalid-event"],
+      [7, "invalid-event"],
+      [9, "not-json"]
+    ])
+    expect(bad.every((b) => b.file === path)).toBe(true)
+    expect(bad[2]!.message).toBe('apiVersion "audit.k8s.io/v1beta1" is not audit.k8s.io/v1')
+    expect(bad[3]!.message).toBe('kind "Policy" is not Event or EventList')
+    expect(bad[4]!.message).toMatch(/^stage: Expected "RequestReceived" \| "ResponseStarted" \| "ResponseComplete" \| "Panic", actual "Finished"/)
+    expect(bad[5]!.message).toMatch(/^requestReceivedTimestamp: not an RFC 3339 time: "later"/)
+  })
+
+  it("reads gzip by its magic bytes, whatever the name, and reports a gzip file cut short where it stopped", async () => {
+    const text = lines([auditEvent({ at: 0, verb: "get", uri: "/api/v1/pods" }), auditEvent({ at: 1, verb: "list", uri: "/api/v1/pods" })])
+    const path = join(dir, "rotated.log") // no .gz
+    writeFileSync(path, gzipSync(text))
+    const { events, bad } = await read(path)
+    expect(events.map((e) => e.event.verb)).toEqual(["get", "list"])
+    expect(bad).toEqual([])
+    const cut = join(dir, "cut.log.gz")
+    writeFileSync(cut, gzipSync(text).subarray(0, 40))
+    await expect(read(cut)).rejects.toThrow(/unexpected end of file/)
+  })
+
+  it("reads the webhook backend's EventList batches, an item that is not an event counted with its index", async () => {
+    const list = {
+      kind: "EventList",
+      apiVersion: "audit.k8s.io/v1",
+      metadata: {},
+      items: [auditEvent({ at: 0, verb: "get", uri: "/api/v1/pods/a" }), { kind: "Event", apiVersion: "audit.k8s.io/v1" }, auditEvent({ at: 1, verb: "get", uri: "/api/v1/pods/b" })]
+    }
+    const d = decodeAuditLine(JSON.stringify(list), { file: "hook.log", line: 7 })
+    expect(d.events.map((e) => [e.line, e.event.requestURI])).toEqual([
+      [7, "/api/v1/pods/a"],
+      [7, "/api/v1/pods/b"]
+    ])
+    expect(d.bad.map((b) => [b.line, b.class, b.message.split(":")[0]])).toEqual([[7, "invalid-event", "items[1]"]])
+  })
+})
+
+describe("RequestSelector", () => {
+  const at = (e: Record<string, unknown>, line: number): LocatedEvent => ({ file: "f", line, event: e as never })
+
+  it("keeps ResponseComplete once per auditID: RequestReceived ignored, a repeated event counted as a duplicate", () => {
+    const rr = auditEvent({ at: 0, verb: "get", uri: "/api/v1/pods/a", stage: "RequestReceived", id: "x" })
+    const rc = auditEvent({ at: 0, verb: "get", uri: "/api/v1/pods/a", id: "x", code: 404, latencyMs: 7 })
+    const { requests, counts } = select([at(rr, 1), at(rc, 2), at(rc, 3)], 1000)
+    expect(requests.map((r) => [r.line, r.recordedCode, r.recordedLatencyMs])).toEqual([[2, 404, 7]])
+    expect(counts).toEqual({ requestReceived: 1, duplicates: 1, lateBeyondWindow: 0 })
+  })
+
+  it("takes a watch's ResponseStarted, and its ResponseComplete as its end: its duration when in the window, an End after it", () => {
+    const started = (id: string) => auditEvent({ at: 0, verb: "watch", uri: "/api/v1/pods?watch=true", stage: "ResponseStarted", id, latencyMs: 3 })
+    const ended = (id: string, ms: number) => auditEvent({ at: 0, verb: "watch", uri: "/api/v1/pods?watch=true", id, latencyMs: ms })
+    const short = select([at(started("w"), 1), at(ended("w", 500), 2)], 1000)
+    expect(short.requests.map((r) => [r.longRunning, r.recordedLatencyMs, r.holdMs])).toEqual([[true, 3, 500]])
+    // a long watch: released open, then ended by its ResponseComplete read later
+    const filler = auditEvent({ at: 5000, verb: "get", uri: "/api/v1/pods/a" })
+    const long = select([at(started("l"), 1), at(filler, 2), at(ended("l", 60_000), 3)], 1000)
+    expect(long.out.map((x) => (x._tag === "Request" ? `req ${x.request.event.verb} hold=${x.request.holdMs}` : `end ${x.auditID} ${x.atMs - t0}`))).toEqual([
+      "req watch hold=undefined",
+      "end l 60000",
+      "req get hold=undefined"
+    ])
+  })
+
+  it("restores receipt order within the window; past it, a request keeps log order, marked late", () => {
+    // the log backend writes at completion: a slow LIST received first is written after two fast GETs
+    const slow = auditEvent({ at: 0, verb: "list", uri: "/api/v1/pods", latencyMs: 900 })
+    const a = auditEvent({ at: 100, verb: "get", uri: "/api/v1/pods/a" })
+    const b = auditEvent({ at: 200, verb: "get", uri: "/api/v1/pods/b" })
+    const inWindow = select([at(a, 1), at(b, 2), at(slow, 3)], 1000)
+    expect(inWindow.requests.map((r) => [r.line, r.receivedMs - t0, r.late])).toEqual([
+      [3, 0, false],
+      [1, 100, false],
+      [2, 200, false]
+    ])
+    // a window of 50 ms: the GETs were released before the LIST was read
+    const later = auditEvent({ at: 3000, verb: "get", uri: "/api/v1/pods/c" })
+    const narrow = select([at(a, 1), at(b, 2), at(later, 3), at(slow, 4)], 50)
+    expect(narrow.requests.map((r) => [r.line, r.scheduleMs - t0, r.late])).toEqual([
+      [1, 100, false],
+      [2, 200, false],
+      [4, 200, true],
+      [3, 3000, false]
+    ])
+    expect(narrow.counts.lateBeyondWindow).toBe(1)
+  })
+
+  it("holds one window of requests, not the log", () => {
+    const s = new RequestSelector(1000)
+    let maxHeld = 0
+    for (let i = 0; i < 20_000; i++) {
+      s.push({ file: "f", line: i + 1, event: auditEvent({ at: i * 10, verb: "get", uri: "/api/v1/pods/a" }) as never })
+      maxHeld = Math.max(maxHeld, s.held)
+    }
+    // 10 ms apart, 1 s window: about 100 held
+    expect(maxHeld).toBeLessThanOrEqual(102)
+  })
+})

@@ -1,0 +1,213 @@
+/**
+ * What a recorded request becomes (src/replay/ReplayPlan.ts, RequestUri.ts, Seeding.ts, BodySynthesis.ts): the
+ * schedule's arithmetic for --speed, --scale and loops; filters; namespaces and names per copy; the query kept;
+ * impersonation headers; the world seeded; synthesized bodies the served schemas accept.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import type { Event } from "../../src/api/audit/Event.js"
+import { apiVersionOf, resourceTypes } from "../../src/api/Resources.js"
+import { synthesizeObject } from "../../src/replay/BodySynthesis.js"
+import {
+  copyShiftMs,
+  identityHeaders,
+  intendedOffsetMs,
+  keptByFilter,
+  type OutgoingRequest,
+  outgoingRequest,
+  patchContentType,
+  portableQuery,
+  replayNamespace,
+  type ReplayShape
+} from "../../src/replay/ReplayPlan.js"
+import type { RecordedRequest } from "../../src/replay/RequestSelection.js"
+import { formatRequestUri, parseRequestUri, UnparsableUri } from "../../src/replay/RequestUri.js"
+import { SeedPlan } from "../../src/replay/Seeding.js"
+import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
+import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
+import { auditEvent, type EventSpec, t0 } from "./auditEvents.js"
+
+const recorded = (s: EventSpec): RecordedRequest => {
+  const event = auditEvent(s) as unknown as Event
+  return { event, file: "f.log", line: 1, receivedMs: t0 + s.at, scheduleMs: t0 + s.at, late: false, recordedLatencyMs: 2, recordedCode: s.code ?? 200, longRunning: s.verb === "watch", holdMs: undefined }
+}
+const shape: ReplayShape = { speed: 1, scale: 1, impersonate: false }
+const out = (r: RecordedRequest, copy = 0, s: ReplayShape = shape): OutgoingRequest => {
+  const o = outgoingRequest(r, copy, s)
+  if (o instanceof UnparsableUri) throw new Error(o.message)
+  return o
+}
+
+describe("the schedule", () => {
+  it("divides recorded offsets by the speed: 10 minutes at --speed 10 is 60 s", () => {
+    expect(intendedOffsetMs({ recordedOffsetMs: 600_000, speed: 10, copy: 0, scale: 1, round: 0, spanMs: 600_000 })).toBe(60_000)
+    expect(intendedOffsetMs({ recordedOffsetMs: 1500, speed: 0.5, copy: 0, scale: 1, round: 0, spanMs: 10_000 })).toBe(3000)
+  })
+
+  it("spreads K copies over one recorded second, and a loop round lasts the span plus a recorded second", () => {
+    expect([0, 1, 2, 3].map((k) => copyShiftMs(k, 4, 1))).toEqual([0, 250, 500, 750])
+    expect([0, 1].map((k) => copyShiftMs(k, 2, 10))).toEqual([0, 50])
+    expect(intendedOffsetMs({ recordedOffsetMs: 0, speed: 2, copy: 0, scale: 1, round: 1, spanMs: 9000 })).toBe(5000)
+    expect(intendedOffsetMs({ recordedOffsetMs: 3000, speed: 1, copy: 1, scale: 2, round: 2, spanMs: 4000 })).toBe(3000 + 500 + 10_000)
+  })
+})
+
+describe("filters", () => {
+  const r = recorded({ at: 5000, verb: "get", uri: "/api/v1/namespaces/a/configmaps/x", ref: { resource: "configmaps", namespace: "a", name: "x", apiVersion: "v1" }, user: "alice" })
+  const status = recorded({ at: 0, verb: "update", uri: "/api/v1/namespaces/a/pods/p/status", ref: { resource: "pods", subresource: "status", namespace: "a", name: "p" } })
+  it("keep by user, verb, resource (any name kubectl takes, or with its subresource), namespace and time window", () => {
+    expect(keptByFilter({}, r, t0)).toBe(true)
+    expect(keptByFilter({ users: ["alice"] }, r, t0)).toBe(true)
+    expect(keptByFilter({ users: ["bob"] }, r, t0)).toBe(false)
+    expect(keptByFilter({ verbs: ["get", "list"] }, r, t0)).toBe(true)
+    expect(keptByFilter({ verbs: ["list"] }, r, t0)).toBe(false)
+    for (const name of ["configmaps", "cm", "ConfigMap"]) expect(keptByFilter({ resources: [name] }, r, t0), name).toBe(true)
+    expect(keptByFilter({ resources: ["pods"] }, r, t0)).toBe(false)
+    expect(keptByFilter({ resources: ["pods/status"] }, status, t0)).toBe(true)
+    expect(keptByFilter({ resources: ["pods"] }, status, t0)).toBe(true)
+    expect(keptByFilter({ namespaces: ["a"] }, r, t0)).toBe(true)
+    expect(keptByFilter({ namespaces: ["b"] }, r, t0)).toBe(false)
+    expect(keptByFilter({ fromOffsetMs: 5000 }, r, t0)).toBe(true)
+    expect(keptByFilter({ fromOffsetMs: 5001 }, r, t0)).toBe(false)
+    expect(keptByFilter({ toOffsetMs: 5000 }, r, t0)).toBe(false)
+    expect(keptByFilter({ fromMs: Date.parse("2026-01-01T10:00:05Z"), toMs: Date.parse("2026-01-01T10:00:06Z") }, r, t0)).toBe(true)
+  })
+})
+
+describe("request URIs", () => {
+  it("reads upstream's path layout and writes it back byte for byte, the query as recorded", () => {
+    for (const uri of [
+      "/api/v1/namespaces/default/pods/web-1/status?fieldManager=kubelet",
+      "/apis/apps/v1/namespaces/default/deployments?labelSelector=app%3Dweb&limit=500",
+      "/api/v1/namespaces/kube-system",
+      "/api/v1/namespaces/team/finalize",
+      "/api/v1/nodes/n1",
+      "/version",
+      "/apis/apps"
+    ])
+      expect(formatRequestUri(parseRequestUri(uri) as never), uri).toBe(uri)
+    expect(parseRequestUri("/api/v1/namespaces/kube-system")).toMatchObject({ resource: "namespaces", name: "kube-system", namespace: "kube-system" })
+    expect(parseRequestUri("/apis/apps/v1/namespaces/d/deployments/web/scale")).toMatchObject({ group: "apps", version: "v1", namespace: "d", resource: "deployments", name: "web", subresource: "scale" })
+  })
+
+  it("refuses what no server would route: a relative URI, whitespace, broken percent-encoding", () => {
+    expect((parseRequestUri("api/v1/pods") as UnparsableUri).message).toBe('requestURI "api/v1/pods" is not an absolute path')
+    expect(parseRequestUri("/api/v1/pods /x")).toBeInstanceOf(UnparsableUri)
+    expect((parseRequestUri("/api/v1/namespaces/%zz/pods") as UnparsableUri).message).toBe('path segment "%zz" is not valid percent-encoding')
+  })
+
+  it("sends recorded resource versions as 0 and drops continue tokens unless told to keep them", () => {
+    expect(portableQuery("watch=true&resourceVersion=4711&allowWatchBookmarks=true")).toBe("watch=true&resourceVersion=0&allowWatchBookmarks=true")
+    expect(portableQuery("limit=500&continue=abc&resourceVersion=")).toBe("limit=500&resourceVersion=")
+    const w = recorded({ at: 0, verb: "watch", uri: "/api/v1/namespaces/a/pods?watch=true&resourceVersion=9" })
+    expect(out(w).uri).toBe("/api/v1/namespaces/a/pods?watch=true&resourceVersion=0")
+    expect(out(w, 0, { ...shape, keepResourceVersions: true }).uri).toBe("/api/v1/namespaces/a/pods?watch=true&resourceVersion=9")
+  })
+})
+
+describe("the request sent", () => {
+  const cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: "a", resourceVersion: "12", uid: "u" }, data: { k: "v" } }
+  it("maps namespaces under --namespace-prefix and scale copies, in the path and the body", () => {
+    expect(replayNamespace("a", 0, undefined)).toBe("a")
+    expect(replayNamespace("a", 0, "r1")).toBe("r1-a")
+    expect(replayNamespace("a", 2, "r1")).toBe("r1-a-2")
+    const create = recorded({ at: 0, verb: "create", uri: "/api/v1/namespaces/a/configmaps", requestObject: cm, ref: { resource: "configmaps", namespace: "a", name: "x" } })
+    const o = out(create, 1, { ...shape, scale: 2, namespacePrefix: "r1" })
+    expect(o.uri).toBe("/api/v1/namespaces/r1-a-1/configmaps")
+    expect(JSON.parse(o.body!).metadata).toEqual({ name: "x", namespace: "r1-a-1", resourceVersion: "12", uid: "u" })
+    expect(o.synthesized).toBe(false)
+    // a namespace itself, and a cluster-scoped object in copy 1
+    expect(out(recorded({ at: 0, verb: "get", uri: "/api/v1/namespaces/a" }), 1, { ...shape, scale: 2, namespacePrefix: "r1" }).uri).toBe("/api/v1/namespaces/r1-a-1")
+    expect(out(recorded({ at: 0, verb: "get", uri: "/api/v1/nodes/n1" }), 1, { ...shape, scale: 2 }).uri).toBe("/api/v1/nodes/n1-1")
+    expect(out(recorded({ at: 0, verb: "get", uri: "/api/v1/nodes/n1" }), 0, { ...shape, scale: 2 }).uri).toBe("/api/v1/nodes/n1")
+  })
+
+  it("sends an update unconditionally (the recorded resourceVersion and uid are the recorded server's)", () => {
+    const update = recorded({ at: 0, verb: "update", uri: "/api/v1/namespaces/a/configmaps/x", requestObject: cm })
+    expect(JSON.parse(out(update).body!).metadata).toEqual({ name: "x", namespace: "a" })
+    expect(out(update).method).toBe("PUT")
+  })
+
+  it("chooses a patch's content type from its body", () => {
+    const p = (uri: string) => parseRequestUri(uri) as never
+    expect(patchContentType([{ op: "add" }], p("/api/v1/namespaces/a/configmaps/x"))).toBe("application/json-patch+json")
+    expect(patchContentType({ apiVersion: "v1", kind: "ConfigMap" }, p("/api/v1/namespaces/a/configmaps/x?fieldManager=kubectl&force=true"))).toBe("application/apply-patch+yaml")
+    expect(patchContentType({ data: {} }, p("/api/v1/namespaces/a/configmaps/x"))).toBe("application/strategic-merge-patch+json")
+    expect(patchContentType({ spec: {} }, p("/apis/example.com/v1/namespaces/a/widgets/x"))).toBe("application/merge-patch+json")
+  })
+
+  it("synthesizes what a Metadata-level event lacks, and says so", () => {
+    const md = (verb: string, uri: string) => recorded({ at: 0, verb, uri, level: "Metadata", ref: { resource: "configmaps", namespace: "a", name: "x", apiVersion: "v1" } })
+    const created = out(md("create", "/api/v1/namespaces/a/configmaps"))
+    expect(created.synthesized).toBe(true)
+    expect(JSON.parse(created.body!)).toMatchObject({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: "a" }, data: {} })
+    const patched = out(md("patch", "/api/v1/namespaces/a/configmaps/x"))
+    expect(patched.headers.slice(0, 2)).toEqual(["content-type", "application/merge-patch+json"])
+    expect(out(md("get", "/api/v1/namespaces/a/configmaps/x"))).toMatchObject({ body: undefined, synthesized: false, method: "GET" })
+  })
+
+  it("impersonates the recorded user (the impersonated one, if any) and groups, without the implicit groups", () => {
+    const r = recorded({ at: 0, verb: "get", uri: "/api/v1/pods", user: "alice", groups: ["dev", "system:authenticated"] })
+    expect(identityHeaders(r.event)).toEqual(["impersonate-user", "alice", "impersonate-group", "dev"])
+    expect(out(r, 0, { ...shape, impersonate: true }).headers).toEqual(["impersonate-user", "alice", "impersonate-group", "dev"])
+    expect(out(r).headers).toEqual([])
+    const as = { ...r, event: { ...r.event, impersonatedUser: { username: "system:serviceaccount:a:b", groups: ["system:serviceaccounts"] } } }
+    expect(identityHeaders(as.event)).toEqual(["impersonate-user", "system:serviceaccount:a:b", "impersonate-group", "system:serviceaccounts"])
+  })
+})
+
+describe("seeding", () => {
+  const plan = (events: ReadonlyArray<EventSpec>, s: ReplayShape = shape) => {
+    const p = new SeedPlan()
+    for (const e of events) for (let copy = 0; copy < s.scale; copy++) p.observe(recorded(e), out(recorded(e), copy, s))
+    return p
+  }
+  const ref = (name: string, ns = "a") => ({ resource: "configmaps", namespace: ns, name, apiVersion: "v1" })
+
+  it("seeds what the log reads, updates, patches or deletes before creating it, from the recorded object when it has one", () => {
+    const kept = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "old", namespace: "a", resourceVersion: "9", uid: "u", creationTimestamp: "2025-01-01T00:00:00Z" }, data: { k: "v" } }
+    const p = plan([
+      { at: 0, verb: "get", uri: "/api/v1/namespaces/a/configmaps/old", ref: ref("old"), responseObject: kept },
+      { at: 1, verb: "create", uri: "/api/v1/namespaces/a/configmaps", code: 201, ref: ref("new"), requestObject: { metadata: { name: "new" } } },
+      { at: 2, verb: "get", uri: "/api/v1/namespaces/a/configmaps/new", ref: ref("new") },
+      { at: 3, verb: "delete", uri: "/api/v1/namespaces/b/configmaps/gone", ref: ref("gone", "b"), level: "Metadata" },
+      { at: 4, verb: "get", uri: "/api/v1/namespaces/a/configmaps/never", code: 404, ref: ref("never") },
+      { at: 5, verb: "create", uri: "/api/v1/namespaces/a/configmaps", code: 409, ref: ref("dup"), requestObject: { metadata: { name: "dup" } } }
+    ])
+    expect(p.namespaces).toEqual(["a", "b"])
+    expect(p.objects.map((o) => [o.key, o.collectionUri, o.synthesized])).toEqual([
+      ["configmaps/a/old", "/api/v1/namespaces/a/configmaps", false],
+      ["configmaps/b/gone", "/api/v1/namespaces/b/configmaps", true],
+      ["configmaps/a/dup", "/api/v1/namespaces/a/configmaps", true]
+    ])
+    expect(p.objects[0]!.body).toEqual({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "old", namespace: "a" }, data: { k: "v" } })
+  })
+
+  it("leaves out a namespace the log creates first, and seeds every scale copy under the prefix", () => {
+    const p = plan(
+      [
+        { at: 0, verb: "create", uri: "/api/v1/namespaces", code: 201, ref: { resource: "namespaces", name: "mine" }, requestObject: { metadata: { name: "mine" } } },
+        { at: 1, verb: "get", uri: "/api/v1/namespaces/mine/configmaps/x", code: 404, ref: ref("x", "mine") },
+        { at: 2, verb: "patch", uri: "/api/v1/namespaces/theirs/configmaps/y", ref: ref("y", "theirs"), level: "Metadata" }
+      ],
+      { ...shape, scale: 2, namespacePrefix: "r" }
+    )
+    expect(p.namespaces).toEqual(["r-theirs", "r-theirs-1"])
+    expect(p.objects.map((o) => o.key)).toEqual(["configmaps/r-theirs/y", "configmaps/r-theirs-1/y"])
+  })
+})
+
+describe("synthesized bodies", () => {
+  it.effect("are accepted by the served schema of every stored kind (201 from the simulated server)", () =>
+    Effect.gen(function* () {
+      const client = inProcessClient(yield* ApiServer)
+      for (const r of resourceTypes.filter((t) => !t.virtual)) {
+        const ns = r.namespaced ? "default" : undefined
+        const body = synthesizeObject({ resource: r.plural }, r.group, r.version, `synth-${r.singular}`, ns)
+        expect(body.apiVersion, r.plural).toBe(apiVersionOf(r))
+        const created = yield* Effect.either(client.create(r, body, { namespace: ns }))
+        expect(created._tag === "Right" ? created.right.code : (created.left as { status?: { message?: string } }).status?.message, r.plural).toBe(201)
+      }
+    }).pipe(Effect.provide(ApiServer.layer()))
+  )
+})
