@@ -13,7 +13,6 @@ import type { ApiError } from "../../src/api/Status.js"
 import type { ClientError } from "../../src/client/TransportError.js"
 import type { DirectIteration, IterationContext, Operation } from "../../src/loadgen/Arrival.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
-import { isMeasuring } from "../../src/client/Capabilities.js"
 import type { ExecutionSegment } from "../../src/loadgen/ExecutionSegment.js"
 import { LatencyRecorder, type MetricKey, nowMillis } from "../../src/loadgen/LatencyRecorder.js"
 import { writtenAtAnnotation } from "../../src/loadgen/ReflectorMetrics.js"
@@ -204,13 +203,13 @@ export const makeOperation = (
           Effect.zipRight(
             ctx.markSent,
             Effect.asVoid<unknown, ClientError, never>(
-              isMeasuring(api) ? api.measure(verb, resource, pickName(), opts) : verb === "GET" ? api.get(resource, pickName(), opts) : api.delete(resource, pickName(), { namespace })
+              api.measure ? api.measure(verb, resource, pickName(), opts) : verb === "GET" ? api.get(resource, pickName(), opts) : api.delete(resource, pickName(), { namespace })
             )
           )
         )
       )
     const direct = Effect.flatMap(ApiClient, (api) =>
-      !isMeasuring(api)
+      api.directMeasure === undefined
         ? Effect.succeed(undefined)
         : Effect.map(
             api.directMeasure(verb, resource, opts),

@@ -12,7 +12,6 @@
  */
 import { Duration, Effect, Either, Layer, Stream } from "effect"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
-import type { InProcessClientService, WatchPulls } from "../../src/client/Capabilities.js"
 import { ServerAdmin } from "../../src/client/ServerAdmin.js"
 import { ApiServer, WaitFor, type ApiServerImpl } from "./ApiServer.js"
 import type { Credentials } from "./auth/Authenticator.js"
@@ -41,7 +40,7 @@ export const copyOf = (value: unknown): unknown => {
  * The in-process client of one server (what `layer` provides). Without credentials it calls as the anonymous user
  * would (let through by an AlwaysAllow server); with them, as that identity (auth/IdentityClient.ts).
  */
-export const inProcessClient = (server: ApiServerImpl, credentials?: Credentials): InProcessClientService => {
+export const inProcessClient = (server: ApiServerImpl, credentials?: Credentials): ApiClientService => {
   if (credentials === undefined && server.access.allowsEverything) return directClient(server)
   // Identity clients share one direct client per server (thousands of node agents each have their own identity).
   let base = sharedDirect.get(server)
@@ -49,10 +48,10 @@ export const inProcessClient = (server: ApiServerImpl, credentials?: Credentials
   return identityClient(server.access, credentials ?? {}, base, (resource, body, caller) => server.review(resource, copyOf(body), caller))
 }
 
-const sharedDirect = new WeakMap<ApiServerImpl, InProcessClientService>()
+const sharedDirect = new WeakMap<ApiServerImpl, ApiClientService>()
 
-const directClient = (server: ApiServerImpl): InProcessClientService => {
-  const effectful: ApiClientService & WatchPulls = {
+const directClient = (server: ApiServerImpl): ApiClientService => {
+  const effectful: ApiClientService = {
     get: (resource, name, opts) => server.get(resource, name, opts),
     list: (resource, opts) => server.list(resource, opts),
     create: (resource, obj, opts) => (resource.virtual ? server.review(resource, copyOf(obj), anonymousUser) : server.create(resource, { value: copyOf(obj) }, opts)),
@@ -68,7 +67,7 @@ const directClient = (server: ApiServerImpl): InProcessClientService => {
   let immediate = effectful
   return {
     ...effectful,
-    at: (now: number) => {
+    at: (now) => {
       if (!server.admission.enterNow(now)) return undefined
       if (now !== instant) {
         instant = now
@@ -80,7 +79,7 @@ const directClient = (server: ApiServerImpl): InProcessClientService => {
 }
 
 /** Answers at `now` as the server's effectful verbs would, without their effect; what must wait stays an effect. */
-const immediateClient = (server: ApiServerImpl, effectful: ApiClientService & WatchPulls, now: number): ApiClientService & WatchPulls => {
+const immediateClient = (server: ApiServerImpl, effectful: ApiClientService, now: number): ApiClientService => {
   const answered = <A>(answer: Either.Either<A, ClientError> | WaitFor, wait: () => Effect.Effect<A, ClientError>): Effect.Effect<A, ClientError> =>
     answer instanceof WaitFor ? wait() : answer
   return {
