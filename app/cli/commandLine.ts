@@ -18,6 +18,7 @@ import { sideOptions, sidesOf, targetArgsOf, targetFlagNames, targetOptions, typ
 import type { RunCommandOptions, RunCommandResult } from "./run.js"
 import { decidedExitCode, durationFlag, exitWith, integerFlag, load, optionalText, resetExitCode, stderrLine, usageError, value } from "./CommandParts.js"
 import { serve } from "./serveCommand.js"
+import { collect, job, merge } from "./distributedCommands.js"
 import { parseMetricsFlags } from "./MetricsFlags.js"
 import { compareServerSide, compareServerSideOptions, runServerSide, runServerSideOptions, serverSideArgsOf, serverSideFlagNames } from "./serverSideFlags.js"
 import { parseSegment } from "../../src/loadgen/ExecutionSegment.js"
@@ -234,20 +235,6 @@ const report = Command.make(
   (o) => Effect.flatMap(load(() => import("./report.js")), ({ reportRuns }) => Effect.flatMap(reportRuns({ files: o.files, html: o.html, out: value(o.out), junit: value(o.junit) }), exitWith))
 ).pipe(Command.withDescription("Print the summary of a stored run.json again. --html re-renders its HTML report; several runs print their comparison."))
 
-const merge = Command.make(
-  "merge",
-  {
-    paths: Args.text({ name: "segment" }).pipe(Args.atLeast(1), Args.withDescription("Each segment's run directory or run.json (run --segment i/n).")),
-    out: optionalText("out", "Directory for the merged run.json and reports (default runs/<timestamp>-<name>-merged/).", "DIR"),
-    junit: optionalText("junit", "Also write the merged threshold results as JUnit XML to this file.", "FILE")
-  },
-  (o) => Effect.flatMap(load(() => import("./merge.js")), ({ mergeCommand }) => exitWith(mergeCommand({ paths: o.paths, outDir: value(o.out), junit: value(o.junit) })))
-).pipe(
-  Command.withDescription(
-    "Merge the segment artifacts of one distributed run into one run: histograms added, counts summed, thresholds judged once, each segment's figures beside the whole. A missing or failed segment fails the run (docs/distributed.md)."
-  )
-)
-
 const schema = Command.make("schema", {}, () => Effect.flatMap(load(() => import("../scenario/jsonSchema.js")), ({ scenarioJsonSchema }) => Console.log(JSON.stringify(scenarioJsonSchema(), null, 2)))).pipe(
   Command.withDescription("Print the scenario JSON Schema (as scenarios/scenario.schema.json), for editors' completion and checks.")
 )
@@ -344,48 +331,6 @@ const calibrate = Command.make(
 ).pipe(
   Command.withDescription(
     "Measure a server and write the cluster.serviceTime block that makes the simulation reproduce it. Probes GETs, LISTs of growing size, creates and watch starts, one request at a time, a few seconds per step (docs/calibration.md)."
-  )
-)
-
-const job = Command.make(
-  "job",
-  {
-    scenario: Args.text({ name: "scenario.yaml" }).pipe(Args.withDescription("The load scenario the Job's pods run.")),
-    segments: integerFlag("segments", "How many segments: the Job's completions and parallelism, one pod each.").pipe(Options.withDefault(2)),
-    image: Options.text("image").pipe(Options.withPseudoName("IMAGE"), Options.withDefault("clustersim:0.1.0"), Options.withDescription("The image the Dockerfile builds, as your registry names it.")),
-    name: optionalText("name", "The Job's name, and the name collect reads the results by. Default: the scenario's name.", "NAME"),
-    namespace: optionalText("namespace", "The Job's namespace, where the segments meet and store their results. Default: the scenario's generator.rendezvous.namespace, else default.", "NS")
-  },
-  (o) =>
-    Effect.gen(function* () {
-      const { jobCommand } = yield* load(() => import("./jobCommand.js"))
-      yield* exitWith(jobCommand({ file: o.scenario, segments: o.segments, image: o.image, name: value(o.name), namespace: value(o.namespace) }))
-    })
-).pipe(
-  Command.withDescription(
-    "Print the manifests that run a load scenario as an Indexed Job of --segments pods against the cluster they run in: the scenario ConfigMap, a least-privilege ServiceAccount, the Job. Apply them, then clustersim collect NAME (docs/distributed.md)."
-  )
-)
-
-const collect = Command.make(
-  "collect",
-  {
-    name: Args.text({ name: "name" }).pipe(Args.withDescription("The name the segments published under (run --publish NAME; the Job's name in clustersim job's manifests).")),
-    ...targetOptions,
-    namespace: Options.text("namespace").pipe(Options.withPseudoName("NS"), Options.withDefault("default"), Options.withDescription("Where the segments stored their artifacts: the scenario's generator.rendezvous.namespace.")),
-    out: optionalText("out", "Directory for the segments' run.json files and the merged run (default runs/<timestamp>-<name>-collected/).", "DIR"),
-    junit: optionalText("junit", "Also write the merged threshold results as JUnit XML to this file.", "FILE")
-  },
-  (o) =>
-    Effect.gen(function* () {
-      const target = yield* Effect.either(resolveTarget(targetValuesOf(o), { warn: stderrLine }))
-      if (target._tag === "Left") return yield* usageError(target.left.message)
-      const { collectCommand } = yield* load(() => import("./collect.js"))
-      yield* exitWith(yield* collectCommand({ name: o.name, namespace: o.namespace, target: target.right, ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}), ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {}) }))
-    })
-).pipe(
-  Command.withDescription(
-    "Read the segment artifacts a distributed run's pods stored in the target (run --publish NAME) and merge them into one run, as merge does (docs/distributed.md \"On Kubernetes\")."
   )
 )
 
