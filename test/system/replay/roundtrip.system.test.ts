@@ -63,16 +63,12 @@ let replayTarget: Served | undefined
 let before: Record<string, Array<Json>> = {}
 let recordedRequests: Array<AuditEvent> = []
 
-const t = Date.now()
-const mark = (what: string) => process.stderr.write(`roundtrip: ${what} at ${((Date.now() - t) / 1000).toFixed(1)}s\n`)
-
 beforeAll(async () => {
   expect(kubectl, "no kubectl on this machine").toBeDefined()
   // the replay's target starts beside the recording one (its log has only the run's probes until the replay)
   const target = serve(["--audit-log-path", replayedLog, "--audit-policy-file", policy])
   recorded = await serve(["--nodes", "3", "--audit-log-path", recordedLog, "--audit-policy-file", policy])
   const url = recorded.url
-  mark("recording serve up")
   const k = async (...args: Array<string>) => {
     const r = await run(kubectl!.path, ["--server", url, "--cache-dir", join(dir, "kube-cache"), ...args])
     expect(r.code, `kubectl ${args.join(" ")}: ${r.stderr}`).toBe(0)
@@ -82,7 +78,6 @@ beforeAll(async () => {
   await until(async () => ((await (await fetch(`${url}/api/v1/nodes`)).json()) as { items: Array<unknown> }).items.length === 3, 20_000)
   const manifest = join(dir, "settings.yaml")
   writeFileSync(manifest, configMap("settings", { mode: "fast", level: "3" }))
-  mark("nodes registered")
   await k("create", "namespace", "rt")
   await k("apply", "-n", "rt", "-f", manifest)
   await k("create", "configmap", "scratch", "-n", "rt", "--from-literal=x=y")
@@ -96,19 +91,16 @@ beforeAll(async () => {
   await k("scale", "deployment", "web", "-n", "rt", "--replicas=3")
   await k("delete", "configmap", "scratch", "-n", "rt")
   await k("get", "deployments,replicasets,pods", "-n", "rt", "-o", "wide")
-  mark("kubectl session done")
   // the cluster's answer to the session: three pods scheduled and running
   const running = async () => {
     const pods = ((await (await fetch(`${url}/api/v1/namespaces/rt/pods`)).json()) as { items: Array<Json> }).items
     return pods.length === 3 && pods.every((p) => p.status?.phase === "Running")
   }
   expect(await until(running, 30_000), "the deployment's pods did not run").toBe(true)
-  mark("pods running")
   before = await snapshot(url)
   await stop(recorded)
   recordedRequests = requestsOf(auditEvents(recordedLog))
   replayTarget = await target
-  mark("replay target up")
 }, 120_000)
 
 afterAll(async () => {
