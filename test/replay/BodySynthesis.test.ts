@@ -30,7 +30,7 @@ const writablePaths = (): Array<{ readonly group: string; readonly version: stri
 describe("synthesized bodies", () => {
   it.scoped("are created with fieldValidation=Strict at every writable group name, without a warning, and take the synthesized patch", () =>
     Effect.gen(function* () {
-      const { url } = yield* serveHttp({ host: "127.0.0.1", port: 0 })
+      const { url } = yield* serveHttp({ host: "127.0.0.1", port: 0, admin: false })
       const paths = writablePaths()
       // the upstream names are among them (a real cluster's Metadata-level log names these groups)
       expect(paths.map((p) => `${p.group}/${p.plural}`)).toEqual(expect.arrayContaining(["coordination.k8s.io/leases", "events.k8s.io/events", "rbac.authorization.k8s.io/rolebindings"]))
