@@ -15,6 +15,9 @@ import { isLocalTarget, type TargetFlag } from "../target.js"
 import type { WorkerResult } from "../WorkerProtocol.js"
 import { placeOf, runsOnce, wholeRun } from "../../../src/loadgen/ExecutionSegment.js"
 import { agreeOnStart, untilInstant } from "./CommonStart.js"
+import { RawLatencies, tapRawLatencies } from "../../../src/loadgen/RawLatencies.js"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { type Driver, hostOf, NON_TTY_PROGRESS_MS, Refused, withTarget } from "./Driver.js"
 import { serveLiveMetrics } from "../LiveMetrics.js"
 import { serverSideReaderFor } from "./ServerSide.js"
@@ -159,8 +162,13 @@ export const loadOnlyDriver: Driver = {
         const live = i.metricsAddr === undefined ? undefined : yield* Effect.either(serveLiveMetrics(i.metricsAddr, hostOf(target.identity.url)))
         if (live !== undefined && Either.isLeft(live)) return Either.left(new Refused({ line: `clustersim: ${live.left.message}\n` }))
         if (live !== undefined) i.err(`metrics: ${live.right.url}\n`)
-        const run = live === undefined ? phases.pipe(Effect.provideService(LatencyRecorder, recorder)) : live.right.instrument(phases, recorder)
+        // CLUSTERSIM_RAW_LATENCIES=DIR: every latency beside the histograms, for checking their percentiles (bench/segments.ts)
+        const rawDir = process.env.CLUSTERSIM_RAW_LATENCIES
+        const raw = rawDir !== undefined && rawDir !== "" ? new RawLatencies() : undefined
+        const measured = raw ? tapRawLatencies(recorder, raw) : recorder
+        const run = live === undefined ? phases.pipe(Effect.provideService(LatencyRecorder, measured)) : live.right.instrument(phases, measured)
         const exit = yield* Effect.exit(Effect.raceFirst(Effect.asVoid(run), Effect.flatMap(i.interrupt, (signal) => Effect.fail({ interrupted: signal }))))
+        if (raw) writeFileSync(join(rawDir!, `raw-latencies-${own.index + 1}-of-${own.count}-${process.pid}.txt`), raw.text())
         yield* health.addBytesIn(traffic.bytesIn)
         yield* health.addBytesOut(traffic.bytesOut)
         const ownHealth = yield* health.summary
