@@ -164,7 +164,9 @@ const localSegments = (file: string, o: RunFlags, target: TargetFlag) =>
       ...targetArgsOf(o),
       ...Option.match(o.seed, { onNone: () => [], onSome: (s) => ["--seed", String(s)] }),
       ...Option.getOrElse(o.set, () => []).flatMap((s) => ["--set", s]),
-      ...serverSideArgsOf(o)
+      ...serverSideArgsOf(o),
+      // a real-time cluster's segments each delete the nodes they own
+      ...(o.cleanup ? ["--cleanup"] : [])
     ]
     const { runLocalSegments } = yield* load(() => import("./LocalSegments.js"))
     yield* exitWith(yield* runLocalSegments({ file, count, args, ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}), ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {}), interrupt: stopSignal }))
