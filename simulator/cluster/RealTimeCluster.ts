@@ -17,6 +17,9 @@
  * Ownership (`Ownership.ts`): agents register their Nodes and Leases with clustersim's label, adopt those an
  * earlier run left, and stop at once on a node of the same name without the label. At the end (or on a stop) the
  * owned nodes and leases are deleted with `cleanup`, or counted and reported as left.
+ *
+ * Execution segments (`segment`, docs/distributed.md "Real-time clusters"): every segment plans every node, runs the
+ * agents of those it owns, and the first runs the singletons (controller, scheduler, server faults).
  */
 import { Cause, Clock, Deferred, Effect, Fiber, FiberSet } from "effect"
 import { hostname } from "node:os"

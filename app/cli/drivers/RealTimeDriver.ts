@@ -4,6 +4,8 @@
  * "Real time"), its load phases beside it against the same target. Without `--target` a cluster scenario runs in
  * virtual time (./VirtualTimeDriver.ts). The `scheduler:` section runs beside the agents (its replicas electing a leader on the target);
  * the eviction section exists only in virtual time (one node's usage model, no agent to host it): refused here, by name.
+ * With `--segment` (docs/distributed.md "Real-time clusters") the first segment runs the setup, every segment meets the
+ * others at the common start (./CommonStart.ts), then runs the nodes it owns and its share of the load phases.
  */
 import { progressLine } from "../../../reports/progress.js"
 import { Cause, Effect, Either, Exit, Fiber, Option } from "effect"

@@ -95,6 +95,32 @@ describe("execution segments across processes", () => {
     expect(r.stdout).toContain("PASS (exit 0)")
   }, 180_000)
 
+  it("k6's unequal segments: 0:1/4, 1/4:3/4 and 3/4:1 of one sequence are the plan, striped 38 + 75 + 37", async () => {
+    const file = join(dir, "unequal.yaml")
+    writeFileSync(file, scenario("60s"))
+    const parts = ["0:1/4", "1/4:3/4", "3/4:1"]
+    const runs = await Promise.all(
+      parts.map((part, i) =>
+        finished(cli(["run", file, "--target", url, "--segment", part, "--segment-sequence", "0,1/4,3/4,1", "--rendezvous", "unequal-test", "--out", join(dir, "unequal", `s${i}`)]))
+      )
+    )
+    for (const r of runs) expect(r.code, r.stderr).toBe(0)
+    const share = (i: number) => {
+      const a = JSON.parse(readFileSync(join(dir, "unequal", `s${i}`, "run.json"), "utf8"))
+      const s = a.series.find((x: { key: { name?: string } }) => x.key.name === "gets")
+      return [a.segment.sequence, s.count + s.dropped]
+    }
+    // of every 4 iterations the middle half owns 2 (positions 0 and 2), the quarters 1 each (1 and 3): k6's striping
+    expect([0, 1, 2].map(share)).toEqual([["0,1/4,3/4,1", 38], ["0,1/4,3/4,1", 75], ["0,1/4,3/4,1", 37]])
+    const m = await finished(cli(["merge", ...[0, 1, 2].map((i) => join(dir, "unequal", `s${i}`)), "--out", join(dir, "unequal", "merged")]))
+    expect(m.code, m.stderr).toBe(0)
+    const merged = JSON.parse(readFileSync(join(dir, "unequal", "merged", "run.json"), "utf8"))
+    const gets = merged.series.find((s: { key: { name?: string } }) => s.key.name === "gets")
+    expect(gets.count + gets.dropped).toBe(150)
+    expect(merged.actions.find((a: { action: string }) => a.action === "gets").executor.planned).toBe(150)
+    expect(m.stdout).toMatch(/1\/4:3\/4 +pass +75 /)
+  }, 180_000)
+
   it("a segment killed mid-run: the merged run fails, naming it", async () => {
     const file = join(dir, "kill.yaml")
     writeFileSync(file, scenario("60s"))
