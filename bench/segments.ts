@@ -76,6 +76,7 @@ interface Outcome {
   readonly dropped: number
   readonly p50: number
   readonly p99: number
+  readonly histogramCount: number
   readonly rawCount: number
   readonly rawP50: number
   readonly rawP99: number
@@ -103,7 +104,7 @@ const runOnce = async (label: string, url: string, dir: string, extra: ReadonlyA
   })
   const wallMs = Date.now() - started
   const artifact = JSON.parse(readFileSync(join(out, "run.json"), "utf8")) as {
-    series: Array<{ key: { metric: string; name?: string }; count: number; errors: number; dropped: number; latency: { p50: number; p99: number } }>
+    series: Array<{ key: { metric: string; name?: string }; count: number; errors: number; dropped: number; latency: { count: number; p50: number; p99: number } }>
     health?: { saturated: boolean }
     segments?: Array<{ saturated?: boolean }>
   }
@@ -124,6 +125,7 @@ const runOnce = async (label: string, url: string, dir: string, extra: ReadonlyA
     dropped: gets.dropped,
     p50: gets.latency.p50,
     p99: gets.latency.p99,
+    histogramCount: gets.latency.count,
     rawCount: sorted.length,
     rawP50: quantile(sorted, 0.5),
     rawP99: quantile(sorted, 0.99),
@@ -145,7 +147,7 @@ try {
     console.log(
       `\n${r.label}: exit ${r.exitCode}, ${(r.count / seconds).toFixed(0)} requests/s completed (${r.count} requests, ${r.errors} errors, ${r.dropped} dropped of ${rate * seconds} planned), generator ${r.saturated ? "SATURATED" : "ok"}, wall ${(r.wallMs / 1000).toFixed(1)} s`
     )
-    console.log(`  raw latencies: ${r.rawCount} (${r.rawCount === r.count ? "= the histogram's count" : `the histogram has ${r.count}`})`)
+    console.log(`  raw latencies: ${r.rawCount} (${r.rawCount === r.histogramCount ? "= the merged histogram's count" : `the merged histogram has ${r.histogramCount}`})`)
     console.log(`  p50 merged ${r.p50.toFixed(3)} ms vs raw ${r.rawP50.toFixed(3)} ms: ${pct(r.p50, r.rawP50)}`)
     console.log(`  p99 merged ${r.p99.toFixed(3)} ms vs raw ${r.rawP99.toFixed(3)} ms: ${pct(r.p99, r.rawP99)}`)
   }
