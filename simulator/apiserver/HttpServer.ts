@@ -181,51 +181,49 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     }
     const added = options.addedLatencyMs ?? 0
     const requestLog = options.requestLog
-    const logWhenDone = (req: http.IncomingMessage, res: http.ServerResponse, exchange: Exchange) => {
-      const start = clock.unsafeCurrentTimeNanos()
-      res.once("close", () => {
-        const { info, user } = exchange
-        requestLog!(
-          formatRequestLog({
-            startNanos: start,
-            method: req.method ?? "GET",
-            uri: req.url ?? "/",
-            info,
-            contentType: req.headers["content-type"],
-            user,
-            userAgent: req.headers["user-agent"],
-            auditID: auditor ? (res.getHeader("audit-id") as string | undefined) : undefined,
-            srcIP: hostPort(req.socket.remoteAddress ?? "", req.socket.remotePort ?? 0),
-            status: res.statusCode,
-            latencyNanos: clock.unsafeCurrentTimeNanos() - start
-          })
-        )
-      })
-    }
-    const observeWhenDone = (req: http.IncomingMessage, res: http.ServerResponse, exchange: Exchange) => {
-      const start = clock.unsafeCurrentTimeNanos()
-      res.once("close", () => {
-        const { info, inflight, waitedSeconds } = exchange
-        inflight?.dec()
+    /** The request is over (answered, or its client went away): its metrics, then its log line, from one clock reading. */
+    const over = (req: http.IncomingMessage, res: http.ServerResponse, exchange: Exchange) => {
+      const latencyNanos = clock.unsafeCurrentTimeNanos() - exchange.startNanos
+      const { info } = exchange
+      if (metrics !== undefined) {
+        exchange.inflight?.dec()
         const url = req.url ?? "/"
-        metrics!.finished({
+        metrics.finished({
           method: req.method ?? "GET",
           info,
           contentType: req.headers["content-type"],
           query: url.includes("?") ? url.slice(url.indexOf("?") + 1) : "",
           code: res.statusCode,
-          seconds: Number(clock.unsafeCurrentTimeNanos() - start) / 1e9,
+          seconds: Number(latencyNanos) / 1e9,
           responseBytes: Number(res.getHeader("content-length") ?? 0),
-          waitedSeconds
+          waitedSeconds: exchange.waitedSeconds
         })
-      })
+      }
+      if (requestLog !== undefined)
+        requestLog(
+          formatRequestLog({
+            startNanos: exchange.startNanos,
+            method: req.method ?? "GET",
+            uri: req.url ?? "/",
+            info,
+            contentType: req.headers["content-type"],
+            user: exchange.user,
+            userAgent: req.headers["user-agent"],
+            auditID: auditor ? (res.getHeader("audit-id") as string | undefined) : undefined,
+            srcIP: hostPort(req.socket.remoteAddress ?? "", req.socket.remotePort ?? 0),
+            status: res.statusCode,
+            latencyNanos
+          })
+        )
     }
     server.on("request", (req, res) => {
       // answered 429 already; the socket closes when that answer is out (res.destroy() could cut it off over TLS)
       if (refused(req.socket)) return
-      const exchange: Exchange = { info: undefined, user: undefined, inflight: undefined, waitedSeconds: 0 }
-      if (metrics !== undefined) observeWhenDone(req, res, exchange)
-      if (requestLog) logWhenDone(req, res, exchange)
+      const exchange: Exchange = { startNanos: 0n, info: undefined, user: undefined, inflight: undefined, waitedSeconds: 0 }
+      if (metrics !== undefined || requestLog !== undefined) {
+        exchange.startNanos = clock.unsafeCurrentTimeNanos()
+        res.on("close", () => over(req, res, exchange))
+      }
       if (added > 0) run(Effect.sleep(added).pipe(Effect.andThen(() => answer(req, res, exchange))))
       else answer(req, res, exchange)
     })
@@ -248,6 +246,8 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
 
 /** What the request log and the metrics read of a request once it is over; `answer` fills it in as it learns it. */
 interface Exchange {
+  /** When it arrived (the server's clock, ns), if anything is to be measured. */
+  startNanos: bigint
   info: RequestInfo | undefined
   /** The authenticated user's name (absent when authentication failed). */
   user: string | undefined
