@@ -93,6 +93,13 @@ export class ShardContext {
   now = 0
   /** The shard's booked calls (`BookedClient`): one for all its agents, pointed at the agent that calls. */
   private readonly booked: BookedClient
+  /**
+   * When the last request `send` made is answered as the model booked it (given up: when the agent learns of it, as
+   * `onGivenUp` is told), known as it is sent. An answer the server cannot give at once (paused at the shard's
+   * instant) comes to `onSuccess` / `onFailure` only after `send` returned: a part that counts from the answer before
+   * it comes reads this right after `send` (the status check's next period, `StatusReporter.post`).
+   */
+  answerAt = Number.NaN
 
   constructor(
     readonly env: NodeAgentEnvironment,
@@ -171,7 +178,11 @@ export class ShardContext {
     const answer = request(booked, a)
     booked.client = undefined
     const end = booked.completion.end
-    if (answer === undefined) return onGivenUp(a, this.givenUp(end)) as Request
+    if (answer === undefined) {
+      const at = (this.answerAt = this.givenUp(end))
+      return onGivenUp(a, at) as Request
+    }
+    this.answerAt = end
     return this.answered(a, t, answer, end, onSuccess, onFailure, expected)
   }
 

@@ -11,7 +11,7 @@ import { recordMillis } from "../../src/loadgen/LatencyRecorder.js"
 import type { BookedClient } from "../apiserver/BookedClient.js"
 import type { AgentState } from "./AgentState.js"
 import { desiredConditions, mergeConditions, shouldPost, statusChanged, type NodeCondition } from "./NodeStatus.js"
-import { Kind, type Request, type ShardContext } from "./ShardContext.js"
+import { ignore, Kind, type Request, type ShardContext } from "./ShardContext.js"
 
 export const statusJitterFactor = 0.04
 
@@ -21,8 +21,8 @@ const fromCache = { resourceVersion: "0" } as const
 
 export class StatusReporter {
   /**
-   * When the status PATCH of the last `post` was answered (NaN when it sent none, or the answer is still to come): a
-   * check that posts counts its next period from then.
+   * When the status PATCH of the last `post` is answered as booked (NaN when it sent none): a check that posts counts
+   * its next period from then, also when the answer itself comes later (`ShardContext.answerAt`).
    */
   private postedUntil = Number.NaN
 
@@ -103,19 +103,20 @@ export class StatusReporter {
     const conditions = mergeConditions(status.conditions ?? [], desiredConditions(a.health), ctx.text.seconds(t))
     const patch = { status: { capacity: a.capacity, allocatable: a.capacity, conditions } }
     const metrics = ctx.env.metrics
-    return ctx.send(
+    const request = ctx.send(
       a,
       t,
       (client) => client.patch(Nodes, a.node.name, "merge", patch, statusOptions),
       (_answer, _, end) => {
-        this.postedUntil = end
         a.lastReport = t
         metrics.statusPatches++
         recordMillis(metrics.statusLatency, end - t)
         metrics.observer?.statusUpdated(end - t)
       },
-      (_e, _, end) => void (this.postedUntil = end),
-      (_, at) => void (this.postedUntil = at)
+      ignore,
+      ignore
     )
+    this.postedUntil = ctx.answerAt
+    return request
   }
 }
