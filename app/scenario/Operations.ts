@@ -13,6 +13,7 @@ import type { ApiError } from "../../src/api/Status.js"
 import type { ClientError } from "../../src/client/TransportError.js"
 import type { DirectIteration, IterationContext, Operation } from "../../src/loadgen/Arrival.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
+import { isMeasuring } from "../../src/client/Capabilities.js"
 import type { ExecutionSegment } from "../../src/loadgen/ExecutionSegment.js"
 import { LatencyRecorder, type MetricKey, nowMillis } from "../../src/loadgen/LatencyRecorder.js"
 import { writtenAtAnnotation } from "../../src/loadgen/ReflectorMetrics.js"
@@ -203,13 +204,13 @@ export const makeOperation = (
           Effect.zipRight(
             ctx.markSent,
             Effect.asVoid<unknown, ClientError, never>(
-              api.measure ? api.measure(verb, resource, pickName(), opts) : verb === "GET" ? api.get(resource, pickName(), opts) : api.delete(resource, pickName(), { namespace })
+              isMeasuring(api) ? api.measure(verb, resource, pickName(), opts) : verb === "GET" ? api.get(resource, pickName(), opts) : api.delete(resource, pickName(), { namespace })
             )
           )
         )
       )
     const direct = Effect.flatMap(ApiClient, (api) =>
-      api.directMeasure === undefined
+      !isMeasuring(api)
         ? Effect.succeed(undefined)
         : Effect.map(
             api.directMeasure(verb, resource, opts),

@@ -7,6 +7,7 @@ import { Data, Duration, Effect, Either, Option } from "effect"
 import { parseDuration } from "../../src/api/go/Duration.js"
 import type { KList } from "../../src/api/Object.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
+import { hasVariants } from "../../src/client/Capabilities.js"
 import type { TrafficCounter } from "../../src/client/HttpTransport.js"
 import { type ExecutionSegment, runsOnce, shareOf, wholeRun } from "../../src/loadgen/ExecutionSegment.js"
 import type { ServerAdminService } from "../../src/client/ServerAdmin.js"
@@ -225,7 +226,7 @@ const runLoadAction = (env: RunEnv, phase: Phase, a: Action, name: string, count
     // over HTTP the action has a client of its own encoding, counting the action's bytes (the connections are shared)
     const api = yield* ApiClient
     const traffic: TrafficCounter = { bytesIn: 0, bytesOut: 0 }
-    const own = api.variant?.({ encoding: a.request.encoding ?? "json", traffic })
+    const own = hasVariants(api) ? api.variant({ encoding: a.request.encoding ?? "json", traffic }) : undefined
     const report = yield* run.pipe(
       Effect.mapError((e) => new ScenarioRunError({ message: e.message })),
       own ? Effect.provideService(ApiClient, own) : (e) => e

@@ -9,13 +9,14 @@
  * up (client-go does not retry it); informers and watchers retry theirs, so they lose none, they only wait.
  */
 import { Clock, Effect, Stream } from "effect"
-import { aroundRequests, type ApiClientService } from "../../src/client/ApiClient.js"
+import type { ApiClientService } from "../../src/client/ApiClient.js"
+import { transform } from "../../src/client/Transform.js"
+import { type ClientError, hasStatusCode } from "../../src/client/TransportError.js"
 import type { CredentialSource } from "../../src/client/auth/Credential.js"
 import type { ServerAdminService } from "../../src/client/ServerAdmin.js"
 import { LatencyRecorder, type MetricKey } from "../../src/loadgen/LatencyRecorder.js"
 import type { TokenRecovery } from "../../src/loadgen/Artifact.js"
 import type { Action } from "./Scenario.js"
-import { type ClientError, hasStatusCode } from "../../src/client/TransportError.js"
 
 export const TokenRecoveryKey: MetricKey = { metric: "token_recovery", operation: "AUTH", resource: "credentials", scope: "client" }
 
@@ -34,7 +35,7 @@ export class TokenExpiry {
   private expiredAt: number | undefined
   private readonly clients = new Map<string, ClientState>()
 
-  /** `api` as `client` sees it, observed. The in-process fast path (`at`) is left out so every request is seen. */
+  /** `api` as `client` sees it, observed (`transform`: its fast paths are left out, so every request is seen). */
   observe(api: ApiClientService, client: string, type: Action["type"]): ApiClientService {
     const state: ClientState = this.clients.get(client) ?? { unauthorized: 0, lost: 0 }
     this.clients.set(client, state)
@@ -57,17 +58,19 @@ export class TokenExpiry {
         })
       )
     // a watch succeeds with its first event; one refused fails before it
-    return aroundRequests(api, seen, (...args) =>
-      Stream.unwrap(
-        Effect.map(Clock.currentTimeMillis, (sentAt) => {
-          let first = true
-          return api.watch(...args).pipe(
-            Stream.tap(() => (first ? ((first = false), Effect.sync(() => succeeded(sentAt))) : Effect.void)),
-            Stream.tapError((e) => (hasStatusCode(e, 401) ? Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => refused(now))) : Effect.void))
-          )
-        })
-      )
-    )
+    return transform(api, {
+      request: (_call, send) => seen(send()),
+      watchStream: (_call, stream) =>
+        Stream.unwrap(
+          Effect.map(Clock.currentTimeMillis, (sentAt) => {
+            let first = true
+            return stream.pipe(
+              Stream.tap(() => (first ? ((first = false), Effect.sync(() => succeeded(sentAt))) : Effect.void)),
+              Stream.tapError((e) => (hasStatusCode(e, 401) ? Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => refused(now))) : Effect.void))
+            )
+          })
+        )
+    })
   }
 
   /** Marks the expiry: the figures of every client start again from now. */

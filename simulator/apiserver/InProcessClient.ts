@@ -12,6 +12,7 @@
  */
 import { Duration, Effect, Either, Layer, Stream } from "effect"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
+import type { InProcessClientService, WatchPulls } from "../../src/client/Capabilities.js"
 import { ServerAdmin } from "../../src/client/ServerAdmin.js"
 import { ApiServer, WaitFor, type ApiServerImpl } from "./ApiServer.js"
 import type { Credentials } from "./auth/Authenticator.js"
@@ -40,7 +41,7 @@ export const copyOf = (value: unknown): unknown => {
  * The in-process client of one server (what `layer` provides). Without credentials it calls as the anonymous user
  * would (let through by an AlwaysAllow server); with them, as that identity (auth/IdentityClient.ts).
  */
-export const inProcessClient = (server: ApiServerImpl, credentials?: Credentials): ApiClientService => {
+export const inProcessClient = (server: ApiServerImpl, credentials?: Credentials): InProcessClientService => {
   if (credentials === undefined && server.access.allowsEverything) return directClient(server)
   // Identity clients share one direct client per server (thousands of node agents each have their own identity).
   let base = sharedDirect.get(server)
@@ -48,10 +49,10 @@ export const inProcessClient = (server: ApiServerImpl, credentials?: Credentials
   return identityClient(server.access, credentials ?? {}, base, (resource, body, caller) => server.review(resource, copyOf(body), caller))
 }
 
-const sharedDirect = new WeakMap<ApiServerImpl, ApiClientService>()
+const sharedDirect = new WeakMap<ApiServerImpl, InProcessClientService>()
 
-const directClient = (server: ApiServerImpl): ApiClientService => {
-  const effectful: ApiClientService = {
+const directClient = (server: ApiServerImpl): InProcessClientService => {
+  const effectful: ApiClientService & WatchPulls = {
     get: (resource, name, opts) => server.get(resource, name, opts),
     list: (resource, opts) => server.list(resource, opts),
     create: (resource, obj, opts) => (resource.virtual ? server.review(resource, copyOf(obj), anonymousUser) : server.create(resource, { value: copyOf(obj) }, opts)),
@@ -67,7 +68,7 @@ const directClient = (server: ApiServerImpl): ApiClientService => {
   let immediate = effectful
   return {
     ...effectful,
-    at: (now) => {
+    at: (now: number) => {
       if (!server.admission.enterNow(now)) return undefined
       if (now !== instant) {
         instant = now
@@ -79,7 +80,7 @@ const directClient = (server: ApiServerImpl): ApiClientService => {
 }
 
 /** Answers at `now` as the server's effectful verbs would, without their effect; what must wait stays an effect. */
-const immediateClient = (server: ApiServerImpl, effectful: ApiClientService, now: number): ApiClientService => {
+const immediateClient = (server: ApiServerImpl, effectful: ApiClientService & WatchPulls, now: number): ApiClientService & WatchPulls => {
   const answered = <A>(answer: Either.Either<A, ClientError> | WaitFor, wait: () => Effect.Effect<A, ClientError>): Effect.Effect<A, ClientError> =>
     answer instanceof WaitFor ? wait() : answer
   return {

@@ -22,25 +22,27 @@
  * - the server memory LISTs and WatchLists hold while answered (`RelistMemory.ts`, docs/watchlist.md): recorded for
  *   every one, reported in the result with `relistMemory: true`.
  *
- * `ServiceTimeModel.complete` is pure bookkeeping for callers that batch work (the node-agent shards): when a request
- * ends, or that it was given up after client-go's 429 retries (`lastGivenUp`: the caller must not send it);
+ * `ServiceTimeModel.complete` is pure bookkeeping for callers that keep their own clock (the node-agent shards, through
+ * `BookedClient.ts`): when a request ends, or that it was given up after client-go's 429 retries (never sent);
  * `layerClient` wraps an `ApiClient` so that each call takes its modelled time on the `Clock` (virtual or real).
  */
 import { Cause, Chunk, Clock, Context, Effect, Either, type Exit, Layer, Option, Schema, type Scope, Stream } from "effect"
 import { parseFieldSelector } from "../../src/api/FieldSelector.js"
 import type { KList, KObject, WatchEvent } from "../../src/api/Object.js"
-import type { ListOptions, WatchOptions } from "../../src/api/Requests.js"
+import type { ListOptions, WatchOptions, WriteOptions } from "../../src/api/Requests.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
 import { MaxRetries, retryTooManyRequests } from "../../src/client/TooManyRequests.js"
-import { openWatchPull, type WatchPull } from "../../src/client/WatchPull.js"
+import { hasImmediateView, hasWatchPulls, type WatchPull, type WatchPulls } from "../../src/client/Capabilities.js"
+import { openWatchPull } from "../../src/client/WatchPull.js"
+import { transform, type Call, type Verb } from "../../src/client/Transform.js"
 import { PriorityAndFairness } from "./apf/PriorityAndFairness.js"
 import { SeatHeap } from "./SeatHeap.js"
 import { listSeats, watchSeats } from "./apf/WorkEstimate.js"
 import { jsonLength, storedJsonLength } from "./JsonLength.js"
-import { defaultIdentity, modelRequestOf, type ModelIdentity, type ModelRequest } from "./ModelRequests.js"
+import { defaultIdentity, ModelRequests, type ModelIdentity, type ModelRequest } from "./ModelRequests.js"
 import { pinnedIndexValue } from "./FieldIndex.js"
 import * as SeededRandom from "../kernel/SeededRandom.js"
 import type { ClientError } from "../../src/client/TransportError.js"
@@ -128,6 +130,18 @@ export interface Admission {
 export type { ModelRequest } from "./ModelRequests.js"
 
 /**
+ * When a request booked with `ServiceTimeModel.complete` answers, and whether it was given up after 429s. The caller's
+ * own record, written by each booking: a caller booking thousands of requests a second keeps one and reuses it
+ * (`BookedClient.ts`), so a booking allocates nothing.
+ */
+export class Completion {
+  /** Its answer's instant; given up: when its last 429 was answered. */
+  end = 0
+  /** 429 on every one of client-go's retries: a failed request, never sent (docs/apf.md). */
+  givenUp = false
+}
+
+/**
  * Told of each request the model answers — dispatched (`start`: after its wait for seats) or rejected with 429
  * (`start` = `end`: when the 429 is answered) — in virtual ms: the modelled server's request metrics
  * (`ModelledRequestMetrics.ts`, `run --metrics-out`). Watches are not reported (long-running: no duration to model).
@@ -178,12 +192,8 @@ export class ServiceTimeModel {
    * failed and was never sent (docs/apf.md); counted so that a run with any never reports a met goal.
    */
   givenUp = 0
-  /**
-   * Whether the request of the last `complete` was given up: its instant is then when its last 429 was answered, and
-   * its caller treats it as a failed request and sends nothing. A second result kept without allocating (`complete`
-   * runs ~500 times a virtual second in the 5,000-node hour): read it right after the call.
-   */
-  lastGivenUp = false
+  /** The APF attributes of the requests booked so far, classified once each (this run's own). */
+  readonly requests = new ModelRequests()
   /** The modelled server's metrics, when a run writes them (`run --metrics-out`); undefined costs one check per request. */
   observer: ServedRequestObserver | undefined = undefined
   /** What the relists' reads hold in server memory while answered (`RelistMemory.ts`, docs/watchlist.md). */
@@ -234,18 +244,19 @@ export class ServiceTimeModel {
   }
 
   /**
-   * When a request arriving at `at` ends: `admit(…).end` without the allocation, for the hot paths (the node agents).
-   * With APF the request is booked as `request` and retried after each 429 as client-go does (1 s, at most 10 times);
-   * one rejected every time is given up (`lastGivenUp`, counted in `givenUp`) and answers when its last 429 was
-   * answered — a failed request, which never reached the server.
+   * When a request arriving at `at` ends (`admit(…).end`, for callers that keep their own clock). With APF the
+   * request is booked as `request` and retried after each 429 as client-go does (1 s, at most 10 times); one rejected
+   * every time is given up (counted in `givenUp`) and answers when its last 429 was answered — a failed request,
+   * which never reached the server. Written into `into`, the caller's record (a new one when it keeps none).
    */
-  complete(at: number, cls: RequestClass, objects: number, bytes: number, request?: ModelRequest): number {
-    this.lastGivenUp = false
+  complete(at: number, cls: RequestClass, objects: number, bytes: number, request?: ModelRequest, into: Completion = new Completion()): Completion {
+    into.givenUp = false
     if (this.apf === undefined || request === undefined) {
       const service = this.serviceMs(cls, objects, bytes) * this.factor(cls)
       const start = (cls === "read" ? this.reads : this.writes).takeEarliest(at, service)
       if (request !== undefined) this.observer?.served(request, successCode(request.verb), at, start, start + service)
-      return start + service
+      into.end = start + service
+      return into
     }
     let arrival = at
     const serviceMs = this.serviceMs(cls, objects, bytes) * this.factor(cls)
@@ -253,13 +264,15 @@ export class ServiceTimeModel {
       const booked = this.apf.place(arrival, request, request.seats ?? 1, serviceMs)
       if (booked._tag === "Dispatched") {
         this.observer?.served(request, successCode(request.verb), arrival, booked.start, booked.end)
-        return booked.end
+        into.end = booked.end
+        return into
       }
       this.observer?.served(request, 429, arrival, booked.at, booked.at)
       if (attempt === MaxRetries) {
         this.givenUp++
-        this.lastGivenUp = true
-        return booked.at
+        into.end = booked.at
+        into.givenUp = true
+        return into
       }
       arrival = booked.at + RetryAfterSeconds * 1000
     }
@@ -331,39 +344,49 @@ const timed = <A, E>(
 
 const none = () => ({ objects: 0, bytes: 0 })
 
-export const wrapClient = (inner: ApiClientService, model: ServiceTimeModel): ApiClientService => ({
-  get: (resource, name, opts) =>
-    timed(model, "read", 0, inner.get(resource, name, opts), (o: KObject) => ({ objects: 1, bytes: storedJsonLength(o) }), () => modelRequestOf(verbs.get, resource, opts?.namespace)),
-  list: (resource, opts) =>
-    timed(
-      model,
-      "read",
-      0,
-      inner.list(resource, opts),
-      (l) => ({ objects: l.items.length, bytes: 0 }),
-      () => modelRequestOf(verbs.list, resource, opts?.namespace),
-      listHeld(model, resource, opts)
-    ),
-  create: (resource, obj, opts) =>
-    timed(model, "mutating", approximateBytes(obj), inner.create(resource, obj, opts), none, () => modelRequestOf(verbs.create, resource, opts?.namespace, opts?.subresource)),
-  update: (resource, obj, opts) =>
-    timed(model, "mutating", approximateBytes(obj), inner.update(resource, obj, opts), none, () =>
-      modelRequestOf(verbs.update, resource, opts?.namespace ?? obj.metadata.namespace, opts?.subresource)
-    ),
-  patch: (resource, name, patchType, patch, opts) =>
-    timed(model, "mutating", approximateBytes(patch), inner.patch(resource, name, patchType, patch, opts), none, () =>
-      modelRequestOf(verbs.patch, resource, opts?.namespace, opts?.subresource)
-    ),
-  delete: (resource, name, opts) => timed(model, "mutating", 0, inner.delete(resource, name, opts), none, () => modelRequestOf(verbs.delete, resource, opts?.namespace)),
-  deleteCollection: (resource, opts) =>
-    timed(model, "mutating", 0, inner.deleteCollection(resource, opts), (l) => ({ objects: l.items.length, bytes: 0 }), () =>
-      modelRequestOf(verbs.deleteCollection, resource, opts?.namespace)
-    ),
-  watch: (resource, opts) => (opts?.sendInitialEvents === true ? Stream.unwrapScoped(Effect.map(watchListPull(inner, model, resource, opts, defaultIdentity), pullStream)) : inner.watch(resource, opts)),
-  ...(inner.pullWatch !== undefined
-    ? { pullWatch: (resource, opts) => (opts?.sendInitialEvents === true ? watchListPull(inner, model, resource, opts, defaultIdentity) : inner.pullWatch!(resource, opts)) }
-    : {})
-})
+/** The class of a request by its verb: GET and LIST read, everything else is mutating. */
+const classOf = (verb: Verb): RequestClass => (verb === "get" || verb === "list" || verb === "watch" ? "read" : "mutating")
+
+/** What a request's answer adds to its service time: a GET's object, a LIST's (or deleted collection's) items. */
+const answerSize = (verb: Verb, answer: unknown): { objects: number; bytes: number } =>
+  verb === "get" ? { objects: 1, bytes: storedJsonLength(answer as KObject) }
+  : verb === "list" || verb === "deletecollection" ? { objects: (answer as KList).items.length, bytes: 0 }
+  : { objects: 0, bytes: 0 }
+
+export const wrapClient = <C extends ApiClientService>(inner: C, model: ServiceTimeModel): ApiClientService =>
+  withWatchList(
+    transform(inner, {
+      request: <A>(call: Call, send: (client?: ApiClientService) => Effect.Effect<A, ClientError>) =>
+        timed(
+          model,
+          classOf(call.verb),
+          call.body === undefined ? 0 : approximateBytes(call.body),
+          send(),
+          (a) => answerSize(call.verb, a),
+          () => model.requests.of(call.verb, call.resource, namespaceOf(call), subresourceOf(call)),
+          call.verb === "list" ? (listHeld(model, call.resource, call.opts as ListOptions | undefined) as (a: A, start: number, end: number) => void) : undefined
+        )
+    }),
+    inner,
+    model,
+    defaultIdentity
+  )
+
+/**
+ * `wrapped` with its WatchLists (`sendInitialEvents=true`) modelled as `watchListPull` books them, on `inner`; every
+ * other watch as `wrapped` has it.
+ */
+const withWatchList = (wrapped: ApiClientService, inner: ApiClientService, model: ServiceTimeModel, identity: ModelIdentity): ApiClientService => {
+  const watch: ApiClientService["watch"] = (resource, opts) =>
+    opts?.sendInitialEvents === true ? Stream.unwrapScoped(Effect.map(watchListPull(inner, model, resource, opts, identity), pullStream)) : wrapped.watch(resource, opts)
+  if (!hasWatchPulls(wrapped)) return { ...wrapped, watch }
+  const withPulls: ApiClientService & WatchPulls = {
+    ...wrapped,
+    watch,
+    pullWatch: (resource: ResourceType, opts?: WatchOptions) => (opts?.sendInitialEvents === true ? watchListPull(inner, model, resource, opts, identity) : wrapped.pullWatch(resource, opts))
+  }
+  return withPulls
+}
 
 /** API Priority and Fairness answers a full queue with Retry-After: 1 (kube-apiserver's `tooManyRequests`). */
 export const RetryAfterSeconds = 1
@@ -377,9 +400,6 @@ const codeOf = (verb: string, answer: Either.Either<unknown, unknown> | Exit.Exi
   if (typeof error !== "object" || error === null || !("_tag" in error)) return undefined
   return (error as ClientError)._tag === "ApiError" ? ((error as ApiError).status.code ?? 500) : undefined
 }
-
-const verbs = { get: "get", list: "list", create: "create", update: "update", patch: "patch", delete: "delete", deleteCollection: "deletecollection", watch: "watch" } as const
-
 
 /** The seats of a LIST: from the objects it processes (the watch cache for rv "0" or no limit). */
 const listRequestSeats = (model: ServiceTimeModel, resource: ResourceType, opts: ListOptions | undefined): number =>
@@ -417,7 +437,7 @@ const apfTimed = <A>(
       const factor = model.factor(cls)
       const booked = model.book(now, cls, estimate.objects, estimate.bytes, request, factor)
       if ("rejectedAt" in booked) {
-        if (request.verb !== verbs.watch) model.observer?.served(request, 429, now, booked.rejectedAt, booked.rejectedAt)
+        if (request.verb !== "watch") model.observer?.served(request, 429, now, booked.rejectedAt, booked.rejectedAt)
         return Effect.zipRight(sleepUntil(now, booked.rejectedAt), Effect.failSync(rejected))
       }
       // the rest of a dispatched request once the server has answered: its service time, from the size it really had
@@ -427,7 +447,7 @@ const apfTimed = <A>(
           : cls === "read" && answer._tag === "Success" ? responseSize(answer.value)
           : { objects: 0, bytes: estimate.bytes }
         const end = booked.start + model.serviceMs(cls, size.objects, size.bytes) * factor
-        if (model.observer !== undefined && request.verb !== verbs.watch) {
+        if (model.observer !== undefined && request.verb !== "watch") {
           const code = codeOf(request.verb, answer)
           if (code !== undefined) model.observer.served(request, code, now, booked.start, end)
         }
@@ -443,7 +463,7 @@ const apfTimed = <A>(
 
 /** The answer of an in-process server at `now` without an effect (a read that must wait for a revision has none). */
 const immediately = <A>(inner: ApiClientService, now: number, read: (client: ApiClientService) => Effect.Effect<A, ClientError>): Either.Either<A, ClientError> | undefined => {
-  const client = inner.at?.(now)
+  const client = hasImmediateView(inner) ? inner.at(now) : undefined
   if (client === undefined) return undefined
   const answer = read(client)
   return Either.isEither(answer) ? (answer as Either.Either<A, ClientError>) : undefined
@@ -481,42 +501,48 @@ const sleepUntil = (from: number, to: number): Effect.Effect<void> => {
   return ms > 0 ? Effect.sleep(ms) : Effect.void
 }
 
-export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, identity: ModelIdentity = defaultIdentity): ApiClientService => ({
-  get: (resource, name, opts) =>
-    apfTimed(model, "read", modelRequestOf(verbs.get, resource, opts?.namespace, undefined, identity), one, inner.get(resource, name, opts), objectSize, (now) =>
-      immediately(inner, now, (client) => client.get(resource, name, opts))
-    ),
-  list: (resource, opts) =>
-    apfTimed(
-      model,
-      "read",
-      { ...modelRequestOf(verbs.list, resource, opts?.namespace, undefined, identity), seats: listRequestSeats(model, resource, opts) },
-      listEstimate(model, resource, opts),
-      inner.list(resource, opts),
-      listSize,
-      (now) => immediately(inner, now, (client) => client.list(resource, opts)),
-      listHeld(model, resource, opts)
-    ),
-  create: (resource, obj, opts) =>
-    apfTimed(model, "mutating", modelRequestOf(verbs.create, resource, opts?.namespace, opts?.subresource, identity), body(obj), inner.create(resource, obj, opts), none),
-  update: (resource, obj, opts) =>
-    apfTimed(model, "mutating", modelRequestOf(verbs.update, resource, opts?.namespace ?? obj.metadata.namespace, opts?.subresource, identity), body(obj), inner.update(resource, obj, opts), none),
-  patch: (resource, name, patchType, patch, opts) =>
-    apfTimed(model, "mutating", modelRequestOf(verbs.patch, resource, opts?.namespace, opts?.subresource, identity), body(patch), inner.patch(resource, name, patchType, patch, opts), none),
-  delete: (resource, name, opts) => apfTimed(model, "mutating", modelRequestOf(verbs.delete, resource, opts?.namespace, undefined, identity), nothing, inner.delete(resource, name, opts), none),
-  deleteCollection: (resource, opts) =>
-    apfTimed(model, "mutating", modelRequestOf(verbs.deleteCollection, resource, opts?.namespace, undefined, identity), nothing, inner.deleteCollection(resource, opts), none),
-  watch: (resource, opts) =>
-    opts?.sendInitialEvents === true
-      ? Stream.unwrapScoped(Effect.map(watchListPull(inner, model, resource, opts, identity), pullStream))
-      : Stream.unwrap(Effect.as(watchBooked(model, resource, opts, identity), inner.watch(resource, opts))),
-  pullWatch: (resource, opts) =>
-    opts?.sendInitialEvents === true ? watchListPull(inner, model, resource, opts, identity) : Effect.zipRight(watchBooked(model, resource, opts, identity), openWatchPull(inner, resource, opts))
-})
+/** The namespace a request is in: a PUT's comes from its object when the options give none. */
+const namespaceOf = (call: Call): string | undefined => call.opts?.namespace ?? (call.verb === "update" ? (call.body as KObject).metadata.namespace : undefined)
+
+/** A write's subresource (reads and deletes name none). */
+const subresourceOf = (call: Call): string | undefined =>
+  call.verb === "create" || call.verb === "update" || call.verb === "patch" ? (call.opts as WriteOptions | undefined)?.subresource : undefined
+
+export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, identity: ModelIdentity = defaultIdentity): ApiClientService =>
+  withWatchList(transform(inner, {
+    request: <A>(call: Call, send: (client?: ApiClientService) => Effect.Effect<A, ClientError>) => {
+      const request = model.requests.of(call.verb, call.resource, namespaceOf(call), subresourceOf(call), identity)
+      const sent = send()
+      switch (call.verb) {
+        case "get":
+          return apfTimed(model, "read", request, one, sent, objectSize as (a: A) => { objects: number; bytes: number }, (now) => immediately(inner, now, send))
+        case "list": {
+          const opts = call.opts as ListOptions | undefined
+          return apfTimed(
+            model,
+            "read",
+            { ...request, seats: listRequestSeats(model, call.resource, opts) },
+            listEstimate(model, call.resource, opts),
+            sent,
+            listSize as (a: A) => { objects: number; bytes: number },
+            (now) => immediately(inner, now, send),
+            listHeld(model, call.resource, opts) as (a: A, start: number, end: number) => void
+          )
+        }
+        case "create":
+        case "update":
+        case "patch":
+          return apfTimed(model, "mutating", request, body(call.body), sent, none)
+        default:
+          return apfTimed(model, "mutating", request, nothing, sent, none)
+      }
+    },
+    beforeWatch: (call) => watchBooked(model, call.resource, call.opts as WatchOptions | undefined, identity)
+  }), inner, model, identity)
 
 /** A watch holds one seat while it is initialised (its start), then none: booked like a read of nothing. */
 const watchBooked = (model: ServiceTimeModel, resource: ResourceType, opts: WatchOptions | undefined, identity: ModelIdentity): Effect.Effect<void, ClientError> =>
-  apfTimed(model, "read", modelRequestOf(verbs.watch, resource, opts?.namespace, undefined, identity), nothing, Effect.void, () => nothing)
+  apfTimed(model, "read", model.requests.of("watch", resource, opts?.namespace, undefined, identity), nothing, Effect.void, () => nothing)
 
 /** Where the cacher answers a LIST from (`planList`, the spec's table; an invalid one is refused and holds nothing). */
 const listSource = (resource: ResourceType, opts: ListOptions | undefined): ListSource => {
@@ -554,7 +580,7 @@ const watchListPull = (
   opts: WatchOptions,
   identity: ModelIdentity
 ): Effect.Effect<WatchPull, ClientError, Scope.Scope> => {
-  const request = { ...modelRequestOf(verbs.watch, resource, opts.namespace, undefined, identity), seats: watchSeats({ stored: model.objectCount(resource), sendInitialEvents: true }) }
+  const request = { ...model.requests.of("watch", resource, opts.namespace, undefined, identity), seats: watchSeats({ stored: model.objectCount(resource), sendInitialEvents: true }) }
   const booking = retryTooManyRequests(
     Effect.clockWith((clock) => {
       const now = clock.unsafeCurrentTimeMillis()

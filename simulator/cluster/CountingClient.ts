@@ -4,8 +4,9 @@
  * passes. Watches are not counted: a closed or expired watch is the informer's to reopen (410 is routine).
  */
 import { Effect } from "effect"
-import { aroundRequests, type ApiClientService } from "../../src/client/ApiClient.js"
+import type { ApiClientService } from "../../src/client/ApiClient.js"
 import { type ClientError, failureKey } from "../../src/client/TransportError.js"
+import { transform } from "../../src/client/Transform.js"
 
 /**
  * Answers that are a component's ordinary outcome, not a failure: 404 (the elector's GET before the Lease exists)
@@ -20,5 +21,5 @@ export const unexpectedFailures = (counts: Readonly<Record<string, number>>): nu
 export const countingFailures = (client: ApiClientService, counts: Record<string, number>): ApiClientService => {
   const counted = <A>(request: Effect.Effect<A, ClientError>): Effect.Effect<A, ClientError> =>
     Effect.tapError(request, (e) => Effect.sync(() => void (counts[failureKey(e)] = (counts[failureKey(e)] ?? 0) + 1)))
-  return aroundRequests(client, counted)
+  return transform(client, { request: (_call, send) => counted(send()) })
 }

@@ -33,7 +33,6 @@ import type { ServerAdminService } from "../../src/client/ServerAdmin.js"
 import type { ReflectorObserver, ReflectorOptions } from "../../src/informer/Reflector.js"
 import { encodeHistogram, summarize } from "../../src/loadgen/LatencyRecorder.js"
 import { GeneratorHealth, type HealthReport } from "../../src/loadgen/GeneratorHealth.js"
-import { defaultParameters, ServiceTimeModel } from "../apiserver/ServiceTime.js"
 import * as TokenBucket from "../events/TokenBucket.js"
 import * as SeededRandom from "../kernel/SeededRandom.js"
 import * as LeaderElector from "../leaderelection/LeaderElector.js"
@@ -123,9 +122,6 @@ const SectionReportMs = 15_000
 /** A real-time shard wakes at least this often by default (ms): how late an event may start. */
 export const DefaultRealTimeResolutionMs = 50
 
-/** The shard's bookkeeping of request ends: none, the clock says when an answer came. */
-const noModelledLatency = new ServiceTimeModel({ ...defaultParameters, readBaseMs: 0, writeBaseMs: 0, perObjectMs: 0, perKiBMs: 0 })
-
 /** What a real-time run cannot do (each with the reason); empty when it can run. */
 export const realTimeProblems = (
   spec: ClusterSpec,
@@ -175,7 +171,6 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
       const { shards, shardOf } = makeShards(plan, {
         client,
         ...(clientAs ? { clientOf: (node: string) => clientAs(nodeAgentCredentials(node)) } : {}),
-        serviceTime: noModelledLatency,
         resolutionMs: spec.resolution ?? DefaultRealTimeResolutionMs,
         podStarted: (pod, _node, t) => podStartup.running(pod, t),
         ownerLabel: { key: simulatedLabel, value: simulatedLabelValue },

@@ -117,7 +117,11 @@ export interface NodeAgentEnvironment {
   readonly client: ApiClientService
   /** Each agent's own client (its node identity, docs/auth.md); `client` when absent. */
   readonly clientOf?: (nodeName: string) => ApiClientService
-  readonly serviceTime: ServiceTimeModel
+  /**
+   * The server's cost model, which books every request (`simulator/apiserver/BookedClient.ts`). Absent: nothing is
+   * modelled — in real time the clock says when an answer came.
+   */
+  readonly serviceTime?: ServiceTimeModel
   readonly settings: NodeAgentSettings
   readonly metrics: NodeAgentMetrics
   /** API server pauses: nobody reaches the server inside these windows. */

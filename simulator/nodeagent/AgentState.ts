@@ -7,7 +7,7 @@ import type { KObject, ObjectMeta } from "../../src/api/Object.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
 import * as TokenBucket from "../events/TokenBucket.js"
 import type { NodeAgentSettings } from "./AgentEnvironment.js"
-import { nodeRequests, type NodeRequests } from "./NodeRequests.js"
+import type { CallerRequests } from "../apiserver/BookedClient.js"
 import { healthy, type NodeHealth } from "./NodeStatus.js"
 import { undisturbedUntil, type Interval, type SimulatedNode } from "./SimulatedNode.js"
 
@@ -28,17 +28,19 @@ export interface AgentState {
   checked: KObject | undefined
   checkedHealth: NodeHealth | undefined
   readonly node: SimulatedNode
-  /** Its requests as APF sees them, made once (a lookup by node name on every request cost ~3 % of the hour). */
-  readonly requests: NodeRequests
   /** The client it sends through (its own identity's when the server authorizes), found at its first request. */
   client: ApiClientService | undefined
+  /**
+   * Its requests as the service-time model classified them, as its node's identity (`BookedClient.ts`; made at its
+   * first request of each kind, kept: a lookup by node name on every request cost ~3 % of the hour).
+   */
+  requests: CallerRequests | undefined
   /** The lease's metadata and spec as last read or written (undefined: read it first). */
   leaseMeta: ObjectMeta | undefined
   leaseSpec: Readonly<Record<string, unknown>>
-  /** The lease renewal in flight (at most one per agent): the lease it PUTs, when it was due, its modelled end. */
+  /** The lease renewal in flight (at most one per agent): the lease it PUTs, when it was due. */
   renewal: KObject | undefined
   renewalDueAt: number
-  renewalEnd: number
   ensuring: boolean
   lastReport: number
   uid: string | undefined
@@ -61,13 +63,12 @@ export const makeAgentState = (node: SimulatedNode, settings: NodeAgentSettings,
   checked: undefined,
   checkedHealth: undefined,
   node,
-  requests: nodeRequests(node.name),
   client: undefined,
+  requests: undefined,
   leaseMeta: undefined,
   leaseSpec: {},
   renewal: undefined,
   renewalDueAt: 0,
-  renewalEnd: 0,
   ensuring: false,
   lastReport: -Infinity,
   uid: undefined,

@@ -3,12 +3,12 @@
  * `platform-node-lease/<node>` renewed every 0.25 × nodeLeaseDurationSeconds, sliding, jitter 0.04 (next start =
  * previous end + [interval, 1.04 × interval)). A failed update is retried at once up to 5 tries, then ensure-lease
  * (GET; 404 → create) with backoff 200 ms, 400 ms, … 7 s until it succeeds. The lease client is not rate-limited.
- * A request given up after client-go's 429 retries (`ServiceTimeModel.lastGivenUp`) is not sent and fails the same
- * way, when its last 429 is answered.
+ * A request given up after client-go's 429 retries (`ShardContext.send`) was never sent and fails the same way, when
+ * its last 429 is answered.
  */
 import type { KObject } from "../../src/api/Object.js"
 import type { WriteResult } from "../../src/api/Requests.js"
-import type { ApiClientService } from "../../src/client/ApiClient.js"
+import type { BookedClient } from "../apiserver/BookedClient.js"
 import { extendable } from "../../src/api/internal/V8Shapes.js"
 import { Leases } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace } from "../../src/api/WellKnown.js"
@@ -28,9 +28,6 @@ export const leaseTiming = {
 } as const
 
 const leaseOptions = { namespace: nodeLeaseNamespace } as const
-
-/** Approximate request size for the service-time model. */
-const leaseBytes = 420
 
 export class LeaseRenewer {
   private readonly renewIntervalMs: number
@@ -61,7 +58,7 @@ export class LeaseRenewer {
    * A lease request failed at `failedAt` without an answer (the server unreachable, or given up after 429s) and
    * is tried again as the lease client does: ensure-lease backs off; an update is retried at once.
    */
-  private failed(a: AgentState, failedAt: number): void {
+  private readonly failed = (a: AgentState, failedAt: number): void => {
     const ctx = this.ctx
     ctx.env.metrics.leaseFailures++
     ctx.env.metrics.leaseTimeline?.failure(failedAt)
@@ -84,24 +81,24 @@ export class LeaseRenewer {
 
   /** ensure-lease: GET it; a 404 creates it, anything else renews what was read. */
   private ensure(a: AgentState, t: number): Request {
-    const model = this.ctx.env.serviceTime
-    const got = model.complete(t, "read", 1, leaseBytes, a.requests.leaseGet)
-    if (model.lastGivenUp) return void this.failed(a, this.ctx.givenUp(got))
-    return this.ctx.send(
+    const ctx = this.ctx
+    return ctx.send(
       a,
+      t,
       (client) => client.get(Leases, a.node.name, leaseOptions),
-      (lease) => {
+      (lease, _, end) => {
         this.ensured(a)
         // someone else's lease of this name: leave it alone, this agent renews nothing
-        if (!isOwned(this.ctx.env, lease)) return void this.ctx.env.metrics.foreignNodes.push(a.node.name)
+        if (!isOwned(ctx.env, lease)) return void ctx.env.metrics.foreignNodes.push(a.node.name)
         this.remember(a, lease)
-        return this.update(a, t, this.ctx.ended(got))
+        return this.update(a, t, end)
       },
-      (e) => {
-        if (hasStatusCode(e, 404)) return this.create(a, t, this.ctx.ended(got))
+      (e, _, end) => {
+        if (hasStatusCode(e, 404)) return this.create(a, t, end)
         this.ensured(a)
-        this.conflict(a, this.ctx.ended(got))
+        this.conflict(a, end)
       },
+      this.failed,
       404
     )
   }
@@ -116,49 +113,52 @@ export class LeaseRenewer {
   }
 
   private create(a: AgentState, t: number, start: number): Request {
-    const model = this.ctx.env.serviceTime
-    const created = model.complete(start, "mutating", 0, leaseBytes, a.requests.leaseCreate)
-    if (model.lastGivenUp) return void this.failed(a, this.ctx.givenUp(created))
-    this.ensured(a)
     const lease = this.newLease(a, start)
     return this.ctx.send(
       a,
+      start,
       (client) => client.create(Leases, lease, leaseOptions),
-      (made) => {
+      (made, _, end) => {
+        this.ensured(a)
         this.ctx.env.metrics.leaseCreates++
-        this.written(a, made.object, t, this.ctx.ended(created))
+        this.written(a, made.object, t, end)
       },
-      () => this.conflict(a, this.ctx.ended(created))
+      (_e, _, end) => {
+        this.ensured(a)
+        this.conflict(a, end)
+      },
+      this.failed
     )
   }
 
   /** PUT the lease with a new renewTime (and the owner reference once the Node's uid is known). */
   private update(a: AgentState, t: number, start: number): Request {
-    const model = this.ctx.env.serviceTime
-    const end = model.complete(start, "mutating", 0, leaseBytes, a.requests.leaseUpdate)
-    if (model.lastGivenUp) return void this.failed(a, this.ctx.givenUp(end))
     const meta = a.leaseMeta!
     const spec = a.leaseSpec
-    a.renewalEnd = end
     a.renewalDueAt = t
     a.renewal = {
       metadata: meta.ownerReferences === undefined && a.uid !== undefined ? { ...extendable, ...meta, ownerReferences: [this.ownerOf(a)] } : meta,
       spec: { ...extendable, ...spec, renewTime: this.ctx.text.micro(start) }
     }
-    return this.ctx.send(a, this.sendRenewal, this.renewed, this.renewalRejected)
+    return this.ctx.send(a, start, this.sendRenewal, this.renewed, this.renewalRejected, this.renewalGivenUp)
   }
 
   // The renewal's request and answers, made once: the renewal's own values are in the agent's state.
-  private readonly sendRenewal = (client: ApiClientService, a: AgentState) => client.update(Leases, a.renewal!, leaseOptions)
+  private readonly sendRenewal = (client: BookedClient, a: AgentState) => client.update(Leases, a.renewal!, leaseOptions)
 
-  private readonly renewed = (written: WriteResult, a: AgentState): void => {
+  private readonly renewed = (written: WriteResult, a: AgentState, end: number): void => {
     a.renewal = undefined
-    this.written(a, written.object, a.renewalDueAt, this.ctx.ended(a.renewalEnd))
+    this.written(a, written.object, a.renewalDueAt, end)
   }
 
-  private readonly renewalRejected = (_: ClientError, a: AgentState): void => {
+  private readonly renewalRejected = (_: ClientError, a: AgentState, end: number): void => {
     a.renewal = undefined
-    this.conflict(a, this.ctx.ended(a.renewalEnd))
+    this.conflict(a, end)
+  }
+
+  private readonly renewalGivenUp = (a: AgentState, at: number): void => {
+    a.renewal = undefined
+    this.failed(a, at)
   }
 
   /** Keeps the parts of a lease the next renewal sends back (parts of the stored object: nothing is copied). */

@@ -23,8 +23,6 @@ export type { PreparePod } from "./AgentEnvironment.js"
 /** Nothing to prepare: every pod runs as soon as it is admitted. */
 export const nothingToPrepare: PreparePod = (_pod, _node, t) => t
 
-/** Approximate request size for the service-time model. */
-const podStatusBytes = 900
 
 /** Upstream's status manager writes the statuses it could not write every 10 s (`status_manager.go` `syncPeriod`). */
 const statusSyncPeriodMs = 10_000
@@ -155,12 +153,16 @@ export class PodStarter {
     return this.read(a, key, (pod) => {
       const statuses = ((pod.status ?? {}) as { containerStatuses?: ReadonlyArray<{ state?: { waiting?: { reason?: string } } }> }).containerStatuses
       if (statuses?.[0]?.state?.waiting?.reason === w.reason) return
-      const model = ctx.env.serviceTime
-      const answered = model.complete(t, "mutating", 0, podStatusBytes, a.requests.podStatusPatch)
-      // given up: not written; the pod is tried again at its retry time (above) and posts its status then
-      if (model.lastGivenUp) return void ctx.givenUp(answered)
       const body = w.status(pod, ctx.text.seconds(t))
-      return ctx.send(a, (client) => client.patch(Pods, pod.metadata.name!, "merge", body, this.statusOptions(pod)), () => void ctx.env.metrics.podWaitingWrites++, ignore)
+      return ctx.send(
+        a,
+        t,
+        (client) => client.patch(Pods, pod.metadata.name!, "merge", body, this.statusOptions(pod)),
+        () => void ctx.env.metrics.podWaitingWrites++,
+        ignore,
+        // given up: not written; the pod is tried again at its retry time (above) and posts its status then
+        ignore
+      )
     })
   }
 
@@ -168,7 +170,7 @@ export class PodStarter {
   private read(a: AgentState, key: string, then: (pod: KObject) => Request): Request {
     const slash = key.indexOf("/")
     const options = { namespace: key.slice(0, slash) }
-    return this.ctx.send(
+    return this.ctx.cached(
       a,
       (client) => client.get(Pods, key.slice(slash + 1), options),
       (pod) => {
@@ -187,11 +189,15 @@ export class PodStarter {
     const verdict = pressure.size === 0 ? admitted : admit(admissionView(pod), pressure)
     if (!verdict.admit) {
       // Admission refused under node pressure (eviction manager `Admit`): the pod fails without running.
-      const model = this.ctx.env.serviceTime
-      const answered = model.complete(t, "mutating", 0, podStatusBytes, a.requests.podStatusPatch)
-      if (model.lastGivenUp) return void this.statusGivenUp(a, key, answered, Kind.PodStart)
       const failed = { status: { phase: "Failed", reason: verdict.reason, message: verdict.message } }
-      return this.ctx.send(a, (client) => client.patch(Pods, pod.metadata.name!, "merge", failed, this.statusOptions(pod)), ignore, ignore)
+      return this.ctx.send(
+        a,
+        t,
+        (client) => client.patch(Pods, pod.metadata.name!, "merge", failed, this.statusOptions(pod)),
+        ignore,
+        ignore,
+        (_, at) => this.statusGivenUp(a, key, at, Kind.PodStart)
+      )
     }
     // ---- prepare: the place for image pulls and other work before the containers run
     const readyAt = this.prepare(pod, a.node, t)
@@ -211,9 +217,6 @@ export class PodStarter {
   /** PATCH the pod's status to Running, its containers started and ready. */
   private run(a: AgentState, key: string, pod: KObject, t: number): Request {
     const ctx = this.ctx
-    const model = ctx.env.serviceTime
-    const answered = model.complete(t, "mutating", 0, podStatusBytes, a.requests.podStatusPatch)
-    if (model.lastGivenUp) return void this.statusGivenUp(a, key, answered, Kind.PodRunning)
     const spec = pod.spec as PodSpecView
     const status = (pod.status ?? {}) as PodStatusView
     const now = ctx.text.seconds(t)
@@ -228,24 +231,26 @@ export class PodStarter {
     const metrics = ctx.env.metrics
     return ctx.send(
       a,
+      t,
       (client) => client.patch(Pods, pod.metadata.name!, "merge", running, this.statusOptions(pod)),
       () => {
         metrics.podStatusWrites++
         ctx.env.podStarted?.(pod, a.node, t)
       },
-      ignore
+      ignore,
+      (_, at) => this.statusGivenUp(a, key, at, Kind.PodRunning)
     )
   }
 
   /**
-   * A pod's status write given up after 429s (`ServiceTimeModel.lastGivenUp`): nothing is written, the pod stays
+   * A pod's status write given up after 429s (`ShardContext.send`): nothing is written, the pod stays
    * Pending on the server. Upstream's status manager keeps the status and writes it at its next sync (every 10 s);
    * here the pod goes back to its worker one sync period after the last 429, `again` — `PodRunning` writes it
    * Running (read again first: it may have gone), `PodStart` admits it again (a pod refused again is written Failed
    * again; one admitted by then runs, which upstream's would not).
    */
-  private statusGivenUp(a: AgentState, key: string, lastRejection: number, again: Kind.PodRunning | Kind.PodStart): void {
-    this.ctx.due.push({ agent: a, pod: key }, this.ctx.givenUp(lastRejection) + statusSyncPeriodMs, again)
+  private statusGivenUp(a: AgentState, key: string, givenUpAt: number, again: Kind.PodRunning | Kind.PodStart): void {
+    this.ctx.due.push({ agent: a, pod: key }, givenUpAt + statusSyncPeriodMs, again)
     this.withWorker.add(key)
   }
 

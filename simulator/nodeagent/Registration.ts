@@ -1,8 +1,8 @@
 /**
  * Node registration (upstream kubelet `registerWithAPIServer`): POST the Node with its labels,
  * capacity and first conditions; when it exists already (a restarted agent), GET it to learn its uid. An
- * unreachable server is tried again after the client timeout; a POST given up after 429s
- * (`ServiceTimeModel.lastGivenUp`) after upstream's back-off. Once registered, the agent's loops begin.
+ * unreachable server is tried again after the client timeout; a POST given up after 429s (`ShardContext.send`)
+ * after upstream's back-off. Once registered, the agent's loops begin.
  */
 import type { KObject } from "../../src/api/Object.js"
 import { Nodes } from "../../src/api/Resources.js"
@@ -12,9 +12,6 @@ import { rfc3339 } from "../apiserver/SystemMeta.js"
 import type { AgentState } from "./AgentState.js"
 import { desiredConditions, mergeConditions } from "./NodeStatus.js"
 import { Kind, type Request, type ShardContext } from "./ShardContext.js"
-
-/** Approximate request size for the service-time model. */
-const nodeBytes = 1_600
 
 /**
  * The sleep before the next registration try after `failed` tries failed (upstream `registerWithAPIServer`: 100 ms
@@ -42,14 +39,6 @@ export class Registration {
       ctx.at(a, t + ctx.timeoutMs, Kind.Register)
       return
     }
-    const model = ctx.env.serviceTime
-    const answered = model.complete(t, "mutating", 0, nodeBytes, a.requests.nodeCreate)
-    if (model.lastGivenUp) {
-      // the POST failed (429 after client-go's retries): tried again after the back-off
-      ctx.at(a, ctx.givenUp(answered) + registrationBackoffMs(++a.failedRegistrations), Kind.Register)
-      return
-    }
-    const end = Math.ceil(answered)
     const now = rfc3339(t)
     const owner = ctx.env.ownerLabel
     const registration: KObject = {
@@ -74,28 +63,33 @@ export class Registration {
     }
     return ctx.send(
       a,
+      t,
       (client) => client.create(Nodes, registration),
-      (created) => {
+      (created, _, answered) => {
         a.uid = created.object.metadata.uid
         a.lastReport = t
         a.current ??= created.object
         ctx.env.metrics.registrations++
-        this.registered(a, ctx.ended(end))
+        this.registered(a, Math.ceil(answered))
       },
-      () =>
+      (_e, _, answered) =>
         ctx.send(
-      a,
+          a,
+          Math.ceil(answered),
           (client) => client.get(Nodes, node.name),
-          (existing) => {
+          (existing, _, read) => {
             // a node of the same name that clustersim does not own is left alone: this agent stops here
             if (!isOwned(ctx.env, existing)) return void ctx.env.metrics.foreignNodes.push(node.name)
             a.uid = existing.metadata.uid
             a.current ??= existing
             ctx.env.metrics.adopted++
-            this.registered(a, ctx.ended(end))
+            this.registered(a, Math.ceil(read))
           },
-          () => this.registered(a, ctx.ended(end))
-        )
+          (_e, _, read) => this.registered(a, Math.ceil(read)),
+          (_, at) => this.registered(a, at)
+        ),
+      // the POST failed (429 after client-go's retries): tried again after the back-off
+      (_, at) => ctx.at(a, at + registrationBackoffMs(++a.failedRegistrations), Kind.Register)
     )
   }
 }

@@ -4,10 +4,16 @@
  * renewer, status reporter, pod starter) schedule through `at` and send through `send`; the shard's fiber pops what
  * is due and runs the requests they return.
  */
-import { Effect, Either } from "effect"
+import { Effect, Either, Stream } from "effect"
+import type { ResourceType } from "../../src/api/Resources.js"
+import * as Status from "../../src/api/Status.js"
 import { type ClientError, failureKey, hasStatusCode } from "../../src/client/TransportError.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
+import { hasImmediateView } from "../../src/client/Capabilities.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
+import { BookedClient, CallerRequests } from "../apiserver/BookedClient.js"
+import { nodeUser } from "../apiserver/auth/UserInfo.js"
+import type { ModelIdentity } from "../apiserver/ModelRequests.js"
 import { DueQueue } from "../kernel/DueQueue.js"
 import type { NodeAgentEnvironment, PodWaiting } from "./AgentEnvironment.js"
 import type { AgentState } from "./AgentState.js"
@@ -47,6 +53,34 @@ export const ignore = (): void => {}
 /** The code a given-up request failed with (`ShardContext.givenUp`). */
 const tooManyRequests = "429"
 
+/** A node agent's identity as API Priority and Fairness sees it (the node authorizer's user and group, docs/apf.md). */
+const nodeIdentity = (node: string): ModelIdentity => {
+  const { name, groups } = nodeUser(node)
+  return { user: name, groups }
+}
+
+/**
+ * The server's watch cache as one agent's watch sees it: a GET of its Node answers what that watch last delivered.
+ * Only reads of the agent's own object come here (`ShardContext.sendToWatchCache`).
+ */
+class WatchCacheView implements ApiClientService {
+  agent: AgentState | undefined = undefined
+
+  get(resource: ResourceType, name: string) {
+    const current = this.agent?.current
+    return current !== undefined ? Either.right(current) : Either.left(Status.notFound(resource, name))
+  }
+  list = unsupported
+  create = unsupported
+  update = unsupported
+  patch = unsupported
+  delete = unsupported
+  deleteCollection = unsupported
+  watch = () => Stream.die("the watch cache view answers GETs only")
+}
+
+const unsupported = () => Effect.die("the watch cache view answers GETs only")
+
 /** The failure a request may end in without counting as failed (a 404 of a GET before a create): a server's answer. */
 const isExpected = (e: ClientError, expected: number | undefined): boolean => expected !== undefined && hasStatusCode(e, expected)
 
@@ -57,12 +91,22 @@ export class ShardContext {
   readonly timeoutMs: number
   /** The fiber's clock at its last wake-up: when the server sees the shard's requests. */
   now = 0
+  /** The shard's booked calls (`BookedClient`): one for all its agents, pointed at the agent that calls. */
+  private readonly booked: BookedClient
+  /**
+   * When the last request `send` made is answered as the model booked it (given up: when the agent learns of it, as
+   * `onGivenUp` is told), known as it is sent. An answer the server cannot give at once (paused at the shard's
+   * instant) comes to `onSuccess` / `onFailure` only after `send` returned: a part that counts from the answer before
+   * it comes reads this right after `send` (the status check's next period, `StatusReporter.post`).
+   */
+  answerAt = Number.NaN
 
   constructor(
     readonly env: NodeAgentEnvironment,
     private readonly random: SeededRandomService
   ) {
     this.due = new DueQueue(env.resolutionMs)
+    this.booked = new BookedClient(env.serviceTime)
     this.timeoutMs = Math.min(env.settings.nodeStatusUpdateFrequencyMs, env.settings.nodeLeaseDurationSeconds * 1000)
   }
 
@@ -72,33 +116,115 @@ export class ShardContext {
   }
 
   /**
-   * Sends agent `a`'s request through its client and hands its answer to `onSuccess` / `onFailure`, which may send follow-up
-   * requests the same way. An in-process client answers at once (no fiber step per request: most of a shard's
-   * time otherwise); any other client's request is returned for the shard's fiber to run, or in real time to
-   * launch, after the run's total QPS limit lets it go.
+   * Sends agent `a`'s request, made at `t`, and hands its answer to `onSuccess` / `onFailure` with the instant it came
+   * (`ended`), which may send follow-up requests the same way. The request is booked on the service-time model as the
+   * agent's node (`BookedClient`: the server's cost model, not the agent, says what it costs); one given up after
+   * client-go's 429 retries is never sent, is counted as its 429, and goes to `onGivenUp` when its last 429 was
+   * answered. An in-process client answers at once (no fiber step per request: most of a shard's time otherwise);
+   * any other client's request is returned for the shard's fiber to run, or in real time to launch, after the run's
+   * total QPS limit lets it go.
    *
-   * The three functions are given the agent: a part that sends the same request for every agent (the lease
-   * renewal, ~500 a second in the 5,000-node hour) makes them once and keeps the request's own values in the
-   * agent's state (`AgentState.renewal`), rather than three closures and their context per request.
+   * The functions are given the agent and the instant the request was made: a part that sends the same request for
+   * every agent (the lease renewal and the status check, each ~500 a second in the 5,000-node hour) makes them once
+   * and keeps the request's own values in the agent's state (`AgentState.renewal`), rather than closures and their
+   * context per request.
    */
   send<A>(
     a: AgentState,
-    request: (client: ApiClientService, a: AgentState) => Effect.Effect<A, ClientError>,
-    onSuccess: (answer: A, a: AgentState) => Request | void,
-    onFailure: (error: ClientError, a: AgentState) => Request | void,
+    t: number,
+    request: (client: BookedClient, a: AgentState) => Effect.Effect<A, ClientError> | undefined,
+    onSuccess: (answer: A, a: AgentState, end: number, t: number) => Request | void,
+    onFailure: (error: ClientError, a: AgentState, end: number, t: number) => Request | void,
+    onGivenUp: (a: AgentState, at: number) => Request | void,
     /** A status code that is an answer, not an error (the ensure-lease GET's 404). */
     expected?: number
   ): Request {
-    const { live } = this.env
+    return this.sendThrough(a, t, this.clientAt(a), request, onSuccess, onFailure, onGivenUp, expected)
+  }
+
+  /**
+   * `send` of a read the server answers from its watch cache (`resourceVersion: "0"`): booked as any request, and
+   * answered with what the agent's own watch of the object last delivered (`AgentState.current`) — the watch cache's
+   * content — without a lookup in the server: the status check's GET, ~500 a second in the 5,000-node hour, cost
+   * the hour ~9 CPU-s that way.
+   */
+  sendToWatchCache<A>(
+    a: AgentState,
+    t: number,
+    request: (client: BookedClient, a: AgentState) => Effect.Effect<A, ClientError> | undefined,
+    onSuccess: (answer: A, a: AgentState, end: number, t: number) => Request | void,
+    onFailure: (error: ClientError, a: AgentState, end: number, t: number) => Request | void,
+    onGivenUp: (a: AgentState, at: number) => Request | void,
+    expected?: number
+  ): Request {
+    this.watchCache.agent = a
+    return this.sendThrough(a, t, this.watchCache, request, onSuccess, onFailure, onGivenUp, expected)
+  }
+
+  private sendThrough<A>(
+    a: AgentState,
+    t: number,
+    client: ApiClientService,
+    request: (client: BookedClient, a: AgentState) => Effect.Effect<A, ClientError> | undefined,
+    onSuccess: (answer: A, a: AgentState, end: number, t: number) => Request | void,
+    onFailure: (error: ClientError, a: AgentState, end: number, t: number) => Request | void,
+    onGivenUp: (a: AgentState, at: number) => Request | void,
+    expected: number | undefined
+  ): Request {
+    const booked = this.booked
+    booked.t = t
+    booked.caller = a.requests ?? (a.requests = new CallerRequests(nodeIdentity(a.node.name)))
+    booked.client = client
+    const answer = request(booked, a)
+    booked.client = undefined
+    const end = booked.completion.end
+    if (answer === undefined) {
+      const at = (this.answerAt = this.givenUp(end))
+      return onGivenUp(a, at) as Request
+    }
+    this.answerAt = end
+    return this.answered(a, t, answer, end, onSuccess, onFailure, expected)
+  }
+
+  private readonly watchCache = new WatchCacheView()
+
+  /**
+   * Reads what the agent's informer cache holds (upstream's kubelet reads its pods from one): here the server's
+   * current object, read without a booking — a cache read never reaches the server, so it costs the server model
+   * nothing. Failures are counted as `send`'s are.
+   */
+  cached<A>(
+    a: AgentState,
+    read: (client: ApiClientService) => Effect.Effect<A, ClientError>,
+    onSuccess: (answer: A, a: AgentState) => Request | void,
+    onFailure: (error: ClientError, a: AgentState) => Request | void
+  ): Request {
+    return this.answered(a, this.now, read(this.clientAt(a)), this.now, onSuccess, onFailure, undefined)
+  }
+
+  /** The client agent `a` sends through now: in a simulation the server's immediate view at the shard's clock. */
+  private clientAt(a: AgentState): ApiClientService {
     const client = a.client ?? (a.client = this.env.clientOf?.(a.node.name) ?? this.env.client)
-    const answer = request(live !== undefined ? client : (client.at?.(this.now) ?? client), a)
+    return this.env.live !== undefined || !hasImmediateView(client) ? client : (client.at(this.now) ?? client)
+  }
+
+  /** Hands an answer (at once when it is an `Either`, else as the request the shard's fiber runs) to its functions. */
+  private answered<A>(
+    a: AgentState,
+    t: number,
+    answer: Effect.Effect<A, ClientError>,
+    end: number,
+    onSuccess: (answer: A, a: AgentState, end: number, t: number) => Request | void,
+    onFailure: (error: ClientError, a: AgentState, end: number, t: number) => Request | void,
+    expected: number | undefined
+  ): Request {
     if (Either.isEither(answer)) {
       const done = answer as Either.Either<A, ClientError>
-      if (Either.isRight(done)) return onSuccess(done.right, a) as Request
+      if (Either.isRight(done)) return onSuccess(done.right, a, end, t) as Request
       if (!isExpected(done.left, expected)) this.failed(done.left)
-      return onFailure(done.left, a) as Request
+      return onFailure(done.left, a, end, t) as Request
     }
-    return this.later(a, answer, onSuccess, onFailure, expected)
+    return this.later(a, t, answer, end, onSuccess, onFailure, expected)
   }
 
   /**
@@ -107,17 +233,19 @@ export class ShardContext {
    */
   private later<A>(
     a: AgentState,
+    t: number,
     answer: Effect.Effect<A, ClientError>,
-    onSuccess: (answer: A, a: AgentState) => Request | void,
-    onFailure: (error: ClientError, a: AgentState) => Request | void,
+    modelled: number,
+    onSuccess: (answer: A, a: AgentState, end: number, t: number) => Request | void,
+    onFailure: (error: ClientError, a: AgentState, end: number, t: number) => Request | void,
     expected: number | undefined
   ): Request {
     const live = this.env.live
     const handled = Effect.matchEffect(answer, {
-      onSuccess: (answered) => (onSuccess(answered, a) as Request) ?? Effect.void,
+      onSuccess: (answered) => (onSuccess(answered, a, this.ended(modelled), t) as Request) ?? Effect.void,
       onFailure: (e) => {
         if (!isExpected(e, expected)) this.failed(e)
-        return (onFailure(e, a) as Request) ?? Effect.void
+        return (onFailure(e, a, this.ended(modelled), t) as Request) ?? Effect.void
       }
     })
     const delay = live?.total?.reserve(live.now()) ?? 0
@@ -137,11 +265,11 @@ export class ShardContext {
   }
 
   /**
-   * The request just booked was given up (`ServiceTimeModel.lastGivenUp`: 429 on every one of client-go's retries):
-   * a failed request, never sent, counted with the others as its 429. Answers when the agent learns of it — when
-   * the last 429 was answered (`lastRejection`, `ended`) — in whole milliseconds, as the due queue keeps events.
+   * A request given up (429 on every one of client-go's retries): a failed request, never sent, counted with the
+   * others as its 429. Answers when the agent learns of it — when the last 429 was answered (`lastRejection`,
+   * `ended`) — in whole milliseconds, as the due queue keeps events.
    */
-  givenUp(lastRejection: number): number {
+  private givenUp(lastRejection: number): number {
     this.count(tooManyRequests)
     return Math.ceil(this.ended(lastRejection))
   }

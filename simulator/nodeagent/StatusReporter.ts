@@ -1,11 +1,14 @@
 /**
  * Node status (upstream kubelet `syncNodeStatus` / `tryUpdateNodeStatus`): every
- * nodeStatusUpdateFrequency (jitter 0.04) the agent reads its Node (`resourceVersion=0`: the watch cache, i.e. its
+ * nodeStatusUpdateFrequency (jitter 0.04) the agent GETs its Node (`resourceVersion=0`: the watch cache, i.e. its
  * last write), computes its conditions, and PATCHes `nodes/<name>/status` iff they changed or
  * nodeStatusReportFrequency passed — through the node's platformAPIQPS / platformAPIBurst bucket (delays).
  */
+import type { KObject } from "../../src/api/Object.js"
 import { Nodes } from "../../src/api/Resources.js"
+import type { ClientError } from "../../src/client/TransportError.js"
 import { recordMillis } from "../../src/loadgen/LatencyRecorder.js"
+import type { BookedClient } from "../apiserver/BookedClient.js"
 import type { AgentState } from "./AgentState.js"
 import { desiredConditions, mergeConditions, shouldPost, statusChanged, type NodeCondition } from "./NodeStatus.js"
 import { ignore, Kind, type Request, type ShardContext } from "./ShardContext.js"
@@ -13,14 +16,13 @@ import { ignore, Kind, type Request, type ShardContext } from "./ShardContext.js
 export const statusJitterFactor = 0.04
 
 const statusOptions = { subresource: "status" } as const
-
-/** Approximate request size for the service-time model. */
-const statusBytes = 1_600
+/** resourceVersion=0: served from the watch cache, i.e. the node's last write (`tryUpdateNodeStatus`). */
+const fromCache = { resourceVersion: "0" } as const
 
 export class StatusReporter {
   /**
-   * When the status PATCH of the last `post` completes (modelled), NaN when it sent none: a second result,
-   * kept without allocating (the request itself may have been answered already).
+   * When the status PATCH of the last `post` is answered as booked (NaN when it sent none): a check that posts counts
+   * its next period from then, also when the answer itself comes later (`ShardContext.answerAt`).
    */
   private postedUntil = Number.NaN
 
@@ -39,23 +41,28 @@ export class StatusReporter {
     const ctx = this.ctx
     if (ctx.stopped(a, t)) return
     const env = ctx.env
-    const frequency = env.settings.nodeStatusUpdateFrequencyMs
     if (!ctx.reachable(a, t)) {
-      const next = Math.round(t + ctx.timeoutMs + ctx.jittered(frequency, statusJitterFactor))
+      const next = Math.round(t + ctx.timeoutMs + ctx.jittered(env.settings.nodeStatusUpdateFrequencyMs, statusJitterFactor))
       ctx.at(a, next, Kind.Status)
       return
     }
     env.metrics.statusChecks++
     if (a.pending !== undefined) this.beforeCheck(a, t)
-    // GET with resourceVersion=0: served from the watch cache, i.e. the last write of the node
-    const model = env.serviceTime
-    const got = model.complete(t, "read", 1, statusBytes, a.requests.nodeGet)
-    const current = a.current
-    let end = got
+    return ctx.sendToWatchCache(a, t, this.getNode, this.found, this.gone, this.checkGivenUp, 404)
+  }
+
+  // The check's request and answers, made once (the values they need are the agent's and the request's instant).
+  private readonly getNode = (client: BookedClient, a: AgentState) => client.get(Nodes, a.node.name, fromCache)
+  private readonly found = (node: KObject, a: AgentState, end: number, t: number) => this.checked(a, t, node, end)
+  private readonly gone = (_: ClientError, a: AgentState, end: number, t: number) => this.checked(a, t, undefined, end)
+  // given up: tryUpdateNodeStatus fails, and the node is checked again one period after the last 429
+  private readonly checkGivenUp = (a: AgentState, at: number) => this.next(a, at)
+
+  /** The node as its GET read it (undefined: gone) at `t`, answered at `end`: post when due, and check again. */
+  private checked(a: AgentState, t: number, current: KObject | undefined, end: number): Request {
+    const env = this.ctx.env
     let post: Request
-    // given up: tryUpdateNodeStatus fails, and the node is checked again one period after the last 429
-    if (model.lastGivenUp) end = ctx.givenUp(got)
-    else if (current !== undefined) {
+    if (current !== undefined) {
       let changed = false
       if (current !== a.checked || a.health !== a.checkedHealth) {
         const status = current.status as { conditions?: ReadonlyArray<NodeCondition>; capacity?: Record<string, string> } | undefined
@@ -66,16 +73,20 @@ export class StatusReporter {
       if (shouldPost(changed, t, a.lastReport, env.settings.nodeStatusReportFrequencyMs)) {
         const delay = a.bucket.reserve(end)
         if (delay > 0) {
-          ctx.at(a, Math.ceil(end + delay), Kind.PostStatus)
+          this.ctx.at(a, Math.ceil(end + delay), Kind.PostStatus)
         } else {
           post = this.post(a, end)
           if (!Number.isNaN(this.postedUntil)) end = this.postedUntil
         }
       }
     }
-    const next = Math.round(end + ctx.jittered(frequency, statusJitterFactor))
-    ctx.at(a, next, Kind.Status)
+    this.next(a, end)
     return post
+  }
+
+  /** The next check, one jittered period after `end`. */
+  private next(a: AgentState, end: number): void {
+    this.ctx.at(a, Math.round(end + this.ctx.jittered(this.ctx.env.settings.nodeStatusUpdateFrequencyMs, statusJitterFactor)), Kind.Status)
   }
 
   /**
@@ -88,26 +99,24 @@ export class StatusReporter {
     if (ctx.stopped(a, t) || !ctx.reachable(a, t)) return
     const current = a.current
     if (current === undefined) return
-    const model = ctx.env.serviceTime
-    const until = (this.postedUntil = model.complete(t, "mutating", 0, statusBytes, a.requests.nodeStatusPatch))
-    if (model.lastGivenUp) {
-      this.postedUntil = ctx.givenUp(until)
-      return
-    }
     const status = (current.status ?? {}) as { conditions?: ReadonlyArray<NodeCondition> }
     const conditions = mergeConditions(status.conditions ?? [], desiredConditions(a.health), ctx.text.seconds(t))
     const patch = { status: { capacity: a.capacity, allocatable: a.capacity, conditions } }
     const metrics = ctx.env.metrics
-    return ctx.send(
+    const request = ctx.send(
       a,
+      t,
       (client) => client.patch(Nodes, a.node.name, "merge", patch, statusOptions),
-      () => {
+      (_answer, _, end) => {
         a.lastReport = t
         metrics.statusPatches++
-        recordMillis(metrics.statusLatency, ctx.ended(until) - t)
-        metrics.observer?.statusUpdated(ctx.ended(until) - t)
+        recordMillis(metrics.statusLatency, end - t)
+        metrics.observer?.statusUpdated(end - t)
       },
+      ignore,
       ignore
     )
+    this.postedUntil = ctx.answerAt
+    return request
   }
 }

@@ -8,7 +8,7 @@ import type { DeleteOptions, GetOptions, ListOptions, PatchType, WatchOptions, W
 import { apiVersionOf, type ResourceType } from "../api/Resources.js"
 import * as Status from "../api/Status.js"
 import { ApiError } from "../api/Status.js"
-import type { ApiClientService, DirectMeasure, RawAnswer, RawRequest, RawSender } from "./ApiClientService.js"
+import type { DirectMeasure, HttpClientService, RawAnswer, RawRequest, RawSender } from "./Capabilities.js"
 import type { HttpClientOptions, TrafficCounter } from "./HttpClientOptions.js"
 import { answerFromTarget, apiNamesFromGroups, bodyToTarget, eventFromTarget, groupNamesOf, specNames, type ApiNames } from "./ApiNames.js"
 import { decodeInTurnBytes, decodeInTurns } from "./DecodeTurns.js"
@@ -141,7 +141,7 @@ export const makeHttpClient = (options: HttpClientOptions) =>
     // The target's group and namespace names (ApiNames), shared by every variant of the client (`variant`).
     let names: ApiNames | undefined
     let discovering: Deferred.Deferred<ApiNames> | undefined
-    const build = (encoding: WireEncoding, counters: ReadonlyArray<TrafficCounter>): ApiClientService => {
+    const build = (encoding: WireEncoding, counters: ReadonlyArray<TrafficCounter>): HttpClientService => {
       const countIn = (bytes: number) => {
         for (const c of counters) c.bytesIn += bytes
       }
@@ -208,7 +208,7 @@ export const makeHttpClient = (options: HttpClientOptions) =>
           return {}
         }
       }
-      /** Requests as given (ApiClientService.raw): the client's headers and credential, then the request's own headers. */
+      /** Requests as given (`RawSending`, Capabilities.ts): the client's headers and credential, then the request's own headers. */
       const rawSender = (): RawSender => {
         const flat = (credential: Credential | undefined, extra: ReadonlyArray<string>): Array<string> => [
           ...Object.entries(headersFor(credential)).flat(),
@@ -336,7 +336,7 @@ export const makeHttpClient = (options: HttpClientOptions) =>
       const pathOf = (n: ApiNames, resource: ResourceType, namespace: string | undefined, name?: string, subresource?: string) =>
         n.translates ? resourcePath(n.resource(resource), namespace === undefined ? undefined : n.namespaceToTarget(namespace), name, subresource) : resourcePath(resource, namespace, name, subresource)
 
-      const service: ApiClientService = {
+      const service: HttpClientService = {
         get: (resource, name, opts) =>
           withNames((n) =>
             Effect.map(call("GET", pathOf(n, resource, opts?.namespace, name) + queryString({ resourceVersion: opts?.resourceVersion })), (r) => answerFromTarget(n, r.value as KObject))

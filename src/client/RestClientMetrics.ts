@@ -7,8 +7,9 @@
  */
 import { Cause, Clock, Effect, Exit, Option } from "effect"
 import { Counter, Histogram, type Registry } from "prom-client"
-import type { ResourceType } from "../api/Resources.js"
 import type { ApiClientService } from "./ApiClientService.js"
+import { hasRawSender, hasVariants, isMeasuring, type DirectMeasure, type HttpClientService, type Measuring, type Variants } from "./Capabilities.js"
+import { transform, type Verb } from "./Transform.js"
 import type { ClientError } from "./TransportError.js"
 
 /** `rest_client_request_duration_seconds`' buckets. */
@@ -71,49 +72,57 @@ const timedCall = <A>(metrics: RestClientMetrics, method: string, success: numbe
     )
   )
 
+/** client-go's method and success code of each verb (a create answers 201). */
+const methods: Record<Exclude<Verb, "watch">, readonly [string, number]> = {
+  get: ["GET", 200],
+  list: ["GET", 200],
+  create: ["POST", 201],
+  update: ["PUT", 200],
+  patch: ["PATCH", 200],
+  delete: ["DELETE", 200],
+  deletecollection: ["DELETE", 200]
+}
+
 /**
- * `inner` with each call counted and timed as client-go counts its requests. `now` (ms) times the fast paths
- * (`directMeasure`), which run outside any Effect. Watches pass through uncounted (long-running: client-go observes
- * them when their stream ends). The immediate view (`at`) is the node agents', not the generator's: left out.
+ * `inner` with each call counted and timed as client-go counts its requests (`transform`, `Transform.ts`). `now` (ms)
+ * times the fast paths (`directMeasure`), which run outside any Effect. Watches pass through uncounted (long-running:
+ * client-go observes them when their stream ends). The HTTP transport's capabilities (`Capabilities.ts`) are kept,
+ * counted too; the immediate view is the node agents', not the generator's: not carried.
  */
-export const instrumentedClient = (inner: ApiClientService, metrics: RestClientMetrics, now: () => number): ApiClientService => {
-  const { at: _at, ...rest } = inner
-  return {
-    ...rest,
-    get: (resource, name, opts) => timedCall(metrics, "GET", 200, inner.get(resource, name, opts)),
-    list: (resource, opts) => timedCall(metrics, "GET", 200, inner.list(resource, opts)),
-    create: (resource, obj, opts) => timedCall(metrics, "POST", 201, inner.create(resource, obj, opts)),
-    update: (resource, obj, opts) => timedCall(metrics, "PUT", 200, inner.update(resource, obj, opts)),
-    patch: (resource, name, patchType, patch, opts) => timedCall(metrics, "PATCH", 200, inner.patch(resource, name, patchType, patch, opts)),
-    delete: (resource, name, opts) => timedCall(metrics, "DELETE", 200, inner.delete(resource, name, opts)),
-    deleteCollection: (resource, opts) => timedCall(metrics, "DELETE", 200, inner.deleteCollection(resource, opts)),
-    ...(inner.measure !== undefined
-      ? {
-          measure: (verb: "GET" | "DELETE", resource: ResourceType, name: string, opts?: Parameters<NonNullable<ApiClientService["measure"]>>[3]) =>
-            Effect.flatMap(Clock.currentTimeMillis, (start) =>
-              Effect.tapBoth(inner.measure!(verb, resource, name, opts), {
-                onSuccess: (m) => Effect.map(Clock.currentTimeMillis, (end) => metrics.observe(verb, m.code, (end - start) / 1000)),
-                onFailure: (e) => Effect.map(Clock.currentTimeMillis, (end) => metrics.observe(verb, failureCode(e), (end - start) / 1000))
-              })
-            )
-        }
-      : {}),
-    ...(inner.directMeasure !== undefined
-      ? {
-          directMeasure: (verb: "GET" | "DELETE", resource: ResourceType, opts?: Parameters<NonNullable<ApiClientService["directMeasure"]>>[2]) =>
-            Effect.map(inner.directMeasure!(verb, resource, opts), (direct) =>
-              direct === undefined
-                ? undefined
-                : (name: string, done: (failure: ClientError | undefined) => void) => {
-                    const start = now()
-                    direct(name, (failure) => {
-                      metrics.observe(verb, failure === undefined ? 200 : failureCode(failure), (now() - start) / 1000)
-                      done(failure)
-                    })
-                  }
-            )
-        }
-      : {}),
-    ...(inner.variant !== undefined ? { variant: (o: Parameters<NonNullable<ApiClientService["variant"]>>[0]) => instrumentedClient(inner.variant!(o), metrics, now) } : {})
-  }
+export function instrumentedClient(inner: HttpClientService, metrics: RestClientMetrics, now: () => number): HttpClientService
+export function instrumentedClient(inner: ApiClientService, metrics: RestClientMetrics, now: () => number): ApiClientService
+export function instrumentedClient(inner: ApiClientService, metrics: RestClientMetrics, now: () => number): ApiClientService {
+  const counted = transform(inner, {
+    request: (call, send) => {
+      const [method, success] = methods[call.verb as Exclude<Verb, "watch">]
+      return timedCall(metrics, method, success, send())
+    }
+  })
+  const measuring: Partial<Measuring> = isMeasuring(inner)
+    ? {
+        measure: (verb, resource, name, opts) =>
+          Effect.flatMap(Clock.currentTimeMillis, (start) =>
+            Effect.tapBoth(inner.measure(verb, resource, name, opts), {
+              onSuccess: (m) => Effect.map(Clock.currentTimeMillis, (end) => metrics.observe(verb, m.code, (end - start) / 1000)),
+              onFailure: (e) => Effect.map(Clock.currentTimeMillis, (end) => metrics.observe(verb, failureCode(e), (end - start) / 1000))
+            })
+          ),
+        directMeasure: (verb, resource, opts) =>
+          Effect.map(inner.directMeasure(verb, resource, opts), (direct): DirectMeasure | undefined =>
+            direct === undefined
+              ? undefined
+              : (name, done) => {
+                  const start = now()
+                  direct(name, (failure) => {
+                    metrics.observe(verb, failure === undefined ? 200 : failureCode(failure), (now() - start) / 1000)
+                    done(failure)
+                  })
+                }
+          )
+      }
+    : {}
+  const variants: Partial<Variants> = hasVariants(inner) ? { variant: (o) => instrumentedClient(inner.variant(o), metrics, now) } : {}
+  // raw requests pass uncounted, as before this wrapper was built with transform (a replay counts its own answers)
+  const raw = hasRawSender(inner) ? { raw: inner.raw } : {}
+  return { ...counted, ...measuring, ...variants, ...raw }
 }

@@ -10,14 +10,15 @@ import type { Chunk } from "effect"
 import type { WatchEvent } from "../api/Object.js"
 import type { WatchOptions } from "../api/Requests.js"
 import type { ResourceType } from "../api/Resources.js"
-import type { ApiClientService, WatchPull } from "./ApiClientService.js"
+import type { ApiClientService } from "./ApiClientService.js"
+import { hasWatchPulls, type WatchPull } from "./Capabilities.js"
 import type { ClientError } from "./TransportError.js"
 
-export type { WatchPull } from "./ApiClientService.js"
+export type { WatchPull } from "./Capabilities.js"
 
 /** Opens `client`'s watch as pulls, for the life of the scope: its `pullWatch` when it has one, its stream otherwise. */
 export const openWatchPull = (client: ApiClientService, resource: ResourceType, opts?: WatchOptions): Effect.Effect<WatchPull, ClientError, Scope.Scope> =>
-  client.pullWatch !== undefined ? client.pullWatch(resource, opts) : Stream.toPull(client.watch(resource, opts))
+  hasWatchPulls(client) ? client.pullWatch(resource, opts) : Stream.toPull(client.watch(resource, opts))
 
 /**
  * Reads batches into `onBatch` until the watch ends (success), breaks (its error), or `onBatch` answers false.

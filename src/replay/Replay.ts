@@ -8,7 +8,7 @@
  */
 import { Data, Duration, Effect, FiberSet } from "effect"
 import { ApiClient } from "../client/ApiClient.js"
-import type { RawAnswer, RawSender } from "../client/ApiClientService.js"
+import { hasRawSender, type RawAnswer, type RawSender } from "../client/Capabilities.js"
 import type { ReplayReport } from "../loadgen/Artifact.js"
 import { type BoundRecorder, LatencyRecorder, type MetricKey, nowMillis } from "../loadgen/LatencyRecorder.js"
 import { auditLogLines } from "./AuditLogFile.js"
@@ -281,7 +281,7 @@ interface Open {
 export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
   Effect.gen(function* () {
     const api = yield* ApiClient
-    const raw = api.raw
+    const raw = hasRawSender(api) ? api.raw : undefined
     if (raw === undefined)
       return yield* Effect.fail(
         new ReplayError({ message: "replay sends recorded requests as they are and needs a target reached over HTTP (embedded or a URL), not an in-process one" })

@@ -1,9 +1,14 @@
-import { describe, expect, it } from "@effect/vitest"
+import { beforeEach, describe, expect, it } from "@effect/vitest"
 import { Nodes, Pods } from "../../src/api/Resources.js"
 import { classification } from "../../simulator/apiserver/apf/Bootstrap.js"
-import { modelRequestOf, type ModelIdentity } from "../../simulator/apiserver/ModelRequests.js"
+import { ModelRequests, type ModelIdentity } from "../../simulator/apiserver/ModelRequests.js"
 
-describe("modelRequestOf", () => {
+describe("ModelRequests", () => {
+  // one cache per test, as one per model: nothing outlives a run
+  let requests = new ModelRequests()
+  const modelRequestOf = (...args: Parameters<ModelRequests["of"]>) => requests.of(...args)
+  beforeEach(() => void (requests = new ModelRequests()))
+
   it("makes a request's attributes once per verb, resource and namespace, classified as the bootstrap schemas classify them", () => {
     const get = modelRequestOf("get", Pods, "default")
     expect(get).toMatchObject({ user: "clustersim", groups: ["system:authenticated"], verb: "get", resource: "pods", namespace: "default" })

@@ -9,6 +9,7 @@ import { defaultFeatureGates, setFromMap } from "../../src/api/FeatureGates.js"
 import type { WatchEvent } from "../../src/api/Object.js"
 import { ConfigMaps } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
+import { openWatchPull } from "../../src/client/WatchPull.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { listSeats, MaximumSeats, MinimumSeats, watchSeats } from "../../simulator/apiserver/apf/WorkEstimate.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
@@ -85,7 +86,7 @@ describe("the modelled client: LISTs and WatchLists in the memory model", () => 
         const seen: Array<{ readonly event: WatchEvent; readonly at: number }> = []
         yield* Effect.scoped(
           Effect.gen(function* () {
-            const pull = yield* client.pullWatch!(ConfigMaps, { namespace: "default", ...stream })
+            const pull = yield* openWatchPull(client, ConfigMaps, { namespace: "default", ...stream })
             while (!seen.some((s) => s.event.type === "BOOKMARK")) {
               const batch = yield* Effect.mapError(pull, (e) => (Option.isSome(e) ? e.value : new Error("ended")))
               const at = yield* Clock.currentTimeMillis

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Clock, Effect, Either, Fiber, Layer, ParseResult, Schema } from "effect"
-import { ConfigMaps, Namespaces, Pods } from "../../src/api/Resources.js"
+import { ConfigMaps, Leases, Namespaces, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
-import { defaultParameters, dispersionFactor, listEstimate, modelledClient, parameters, ServiceTime, ServiceTimeModel, ServiceTimeSettings, uniformOf } from "../../simulator/apiserver/ServiceTime.js"
+import { Completion, defaultParameters, dispersionFactor, listEstimate, modelledClient, parameters, ServiceTime, ServiceTimeModel, ServiceTimeSettings, uniformOf } from "../../simulator/apiserver/ServiceTime.js"
 import * as SeededRandom from "../../simulator/kernel/SeededRandom.js"
 import * as Simulation from "../../simulator/kernel/Simulation.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
 import { jsonLength } from "../../simulator/apiserver/JsonLength.js"
-import { nodeRequests } from "../../simulator/nodeagent/NodeRequests.js"
+import { nodeLeaseNamespace } from "../../src/api/WellKnown.js"
 
 describe("ServiceTimeModel", () => {
   it("base + per object + per KiB", () => {
@@ -25,7 +25,7 @@ describe("ServiceTimeModel", () => {
     expect(m.admit(0, "mutating", 0, 0)).toEqual({ start: 10, end: 20 })
     expect(m.admit(1, "mutating", 0, 0)).toEqual({ start: 10, end: 20 })
     expect(m.admit(1, "read", 0, 0)).toEqual({ start: 1, end: 2 })
-    expect(m.complete(30, "mutating", 0, 0)).toBe(40)
+    expect(m.complete(30, "mutating", 0, 0)).toEqual({ end: 40, givenUp: false })
   })
 
   it("layerClient: each call takes its modelled time on the (virtual) clock", () => {
@@ -108,21 +108,27 @@ describe("ServiceTimeModel", () => {
   it("complete: a node agent's request rejected on every retry is given up at its last rejection, and says so", () => {
     // node-high gets one seat of 3; the first lease write holds it for 1,000 s
     const model = new ServiceTimeModel({ ...defaultParameters, maxRequestsInflight: 2, maxMutatingRequestsInflight: 1, writeBaseMs: 1_000_000, perKiBMs: 0 })
-    const lease = nodeRequests("node-0").leaseUpdate
-    expect(model.complete(0, "mutating", 0, 0, lease)).toBe(1_000_000)
-    expect([model.lastGivenUp, model.givenUp]).toEqual([false, 0])
+    const node0 = { user: "system:node:node-0", groups: ["system:nodes", "system:authenticated"] }
+    const lease = model.requests.of("update", Leases, nodeLeaseNamespace, undefined, node0)
+    expect(model.complete(0, "mutating", 0, 0, lease)).toEqual({ end: 1_000_000, givenUp: false })
+    expect(model.givenUp).toBe(0)
     // the second waits 15 s (the request wait limit) and is rejected, 1 s later again, …: 11 tries, the last from 160 s
-    expect(model.complete(0, "mutating", 0, 0, lease)).toBe(175_000)
-    expect([model.lastGivenUp, model.givenUp]).toEqual([true, 1])
+    expect(model.complete(0, "mutating", 0, 0, lease)).toEqual({ end: 175_000, givenUp: true })
+    expect(model.givenUp).toBe(1)
     expect(model.apf!.metrics()["node-high"]?.rejectedBy["time-out"]).toBe(11)
-    // the flag is the last call's: a request of another level (pod status → system) is answered
-    expect(model.complete(175_000, "mutating", 0, 0, nodeRequests("node-0").podStatusPatch)).toBe(1_175_000)
-    expect([model.lastGivenUp, model.givenUp]).toEqual([false, 1])
+    // a request of another level (pod status → system) is answered
+    expect(model.complete(175_000, "mutating", 0, 0, model.requests.of("patch", Pods, "default", "status", node0))).toEqual({ end: 1_175_000, givenUp: false })
+    expect(model.givenUp).toBe(1)
     // and so is one booked without APF's request (the two pools)
-    model.complete(175_000, "mutating", 0, 0, lease)
-    expect(model.lastGivenUp).toBe(true)
-    model.complete(175_000, "read", 0, 0)
-    expect([model.lastGivenUp, model.givenUp]).toEqual([false, 2])
+    expect(model.complete(175_000, "mutating", 0, 0, lease).givenUp).toBe(true)
+    expect(model.complete(175_000, "read", 0, 0).givenUp).toBe(false)
+    expect(model.givenUp).toBe(2)
+    // into the caller's own record, reused: a given-up booking and the next one write the same object
+    const record = new Completion()
+    expect(model.complete(175_000, "mutating", 0, 0, lease, record)).toBe(record)
+    expect(record).toMatchObject({ givenUp: true })
+    expect(model.complete(175_000, "read", 0, 0, undefined, record)).toBe(record)
+    expect(record).toMatchObject({ end: 175_001, givenUp: false })
   })
 
   it("dispersion: a log-normal factor of median 1 whose p99 is the class's dispersion, from the seeded source only", () => {

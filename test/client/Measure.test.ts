@@ -4,18 +4,20 @@ import { Context, Effect, Either, Exit, Layer, Scope } from "effect"
 import { request } from "undici"
 import { ConfigMaps } from "../../src/api/Resources.js"
 import type { ClientError } from "../../src/client/TransportError.js"
-import { ApiClient, type DirectMeasure } from "../../src/client/ApiClient.js"
+import { ApiClient } from "../../src/client/ApiClient.js"
+import type { DirectMeasure, HttpClientService } from "../../src/client/Capabilities.js"
 import { isConnectionFailure } from "../../src/loadgen/ConnectionFailure.js"
 import type { TrafficCounter } from "../../src/client/HttpTransport.js"
 import { httpServer } from "../support/transports.js"
 
-const withClient = <A, E>(f: (api: ApiClient["Type"], base: string, traffic: TrafficCounter) => Effect.Effect<A, E>) =>
+const withClient = <A, E>(f: (api: HttpClientService, base: string, traffic: TrafficCounter) => Effect.Effect<A, E>) =>
   Effect.scoped(
     Effect.gen(function* () {
       const base = yield* httpServer()
       const traffic: TrafficCounter = { bytesIn: 0, bytesOut: 0 }
       const api = Context.get(yield* Layer.build(ApiClient.layerHttp({ baseUrl: base, traffic })), ApiClient)
-      return yield* f(api, base, traffic)
+      // the HTTP layer's client: the HTTP transport, with its capabilities
+      return yield* f(api as HttpClientService, base, traffic)
     })
   )
 
@@ -73,7 +75,7 @@ describe("HTTP client measure and variant", () => {
       Effect.gen(function* () {
         const serverScope = yield* Scope.make()
         const base = yield* Scope.extend(httpServer(), serverScope)
-        const api = Context.get(yield* Layer.build(ApiClient.layerHttp({ baseUrl: base })), ApiClient)
+        const api = Context.get(yield* Layer.build(ApiClient.layerHttp({ baseUrl: base })), ApiClient) as HttpClientService
         const get = (yield* api.directMeasure!("GET", ConfigMaps, { namespace: "default" }))!
         yield* Scope.close(serverScope, Exit.void)
         const failure = yield* Effect.async<ClientError | undefined>((resume) => get("x", (f) => resume(Effect.succeed(f))))
@@ -82,10 +84,10 @@ describe("HTTP client measure and variant", () => {
         expect(failure).toMatchObject({ _tag: "TransportError", reason: "Transport", errorCode: "ECONNREFUSED", url: base })
         expect(failure?.message).toBe(`connection refused: ${base}`)
         // a target whose names could not be discovered: the Effect form, which tries discovery again
-        const unreachable = Context.get(yield* Layer.build(ApiClient.layerHttp({ baseUrl: base })), ApiClient)
+        const unreachable = Context.get(yield* Layer.build(ApiClient.layerHttp({ baseUrl: base })), ApiClient) as HttpClientService
         expect(yield* unreachable.directMeasure!("GET", ConfigMaps, { namespace: "default" })).toBeUndefined()
         // a credential source is consulted per request: the Effect form
-        const withToken = Context.get(yield* Layer.build(ApiClient.layerHttp({ baseUrl: base, token: "t" })), ApiClient)
+        const withToken = Context.get(yield* Layer.build(ApiClient.layerHttp({ baseUrl: base, token: "t" })), ApiClient) as HttpClientService
         expect(yield* withToken.directMeasure!("GET", ConfigMaps, { namespace: "default" })).toBeUndefined()
       })
     )

@@ -1,11 +1,12 @@
 /**
- * The HTTP client's raw requests (ApiClientService.raw, what a replay sends): any answer is a value with its code and
+ * The HTTP client's raw requests (`RawSending`, Capabilities.ts; what a replay sends): any answer is a value with its code and
  * a failure's Status message; asked for, a 2xx answer's `metadata.resourceVersion` — what a replayed Lease update,
  * which the server refuses without one, is sent with.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { ApiClient } from "../../src/client/ApiClient.js"
+import { hasRawSender } from "../../src/client/Capabilities.js"
 import { clientLayer } from "../support/transports.js"
 
 const leases = "/apis/coordination.k8s.io/v1/namespaces/default/leases"
@@ -16,7 +17,9 @@ const json = ["content-type", "application/json"]
 describe("raw requests over HTTP", () => {
   it.scoped("read a resourceVersion when asked, and carry the Status message of a refusal", () =>
     Effect.gen(function* () {
-      const raw = (yield* ApiClient).raw!
+      const client = yield* ApiClient
+      if (!hasRawSender(client)) throw new Error("the HTTP client sends raw requests")
+      const raw = client.raw
       expect((yield* raw.send({ method: "POST", path: leases, headers: json, body: lease() })).code).toBe(201)
       const plain = yield* raw.send({ method: "GET", path: `${leases}/l`, headers: [] })
       expect(plain).toEqual({ code: 200 })

@@ -3,14 +3,15 @@
  * server sent (src/client/TransportError.ts).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Layer, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import { ConfigMaps } from "../../src/api/Resources.js"
-import { ApiClient } from "../../src/client/ApiClient.js"
+import { makeHttpClient } from "../../src/client/HttpTransport.js"
 import { failureKey, hasStatusCode, transportFailure } from "../../src/client/TransportError.js"
 import { isConnectionFailure } from "../../src/loadgen/ConnectionFailure.js"
 import { answeringServer, closedPort, droppingServer } from "../support/unreachable.js"
 
-const clientOf = (baseUrl: string) => Effect.map(Layer.build(ApiClient.layerHttp({ baseUrl })), (ctx) => Context.get(ctx, ApiClient))
+/** The HTTP transport itself: its type has the measuring capability. */
+const clientOf = (baseUrl: string) => makeHttpClient({ baseUrl })
 
 const systemError = (message: string, code: string) => Object.assign(new Error(message), { code })
 
@@ -44,7 +45,7 @@ describe("TransportError", () => {
       expect(hasStatusCode(got, 503)).toBe(false)
       expect(isConnectionFailure(got)).toBe(true)
       expect(failureKey(got)).toBe("connection refused")
-      const measured = yield* Effect.flip(api.measure!("GET", ConfigMaps, "x", { namespace: "default" }))
+      const measured = yield* Effect.flip(api.measure("GET", ConfigMaps, "x", { namespace: "default" }))
       expect(measured.message).toBe(`connection refused: ${url}`)
       const watched = yield* Effect.flip(Stream.runDrain(api.watch(ConfigMaps, { namespace: "default" })))
       expect(watched).toMatchObject({ _tag: "TransportError", errorCode: "ECONNREFUSED" })

@@ -4,13 +4,14 @@ import type { KObject, WatchEvent } from "../../src/api/Object.js"
 import { ConfigMaps } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
+import type { WatchPulls } from "../../src/client/Capabilities.js"
 import { openWatchPull, readWatch, readWatchScoped, type WatchPull } from "../../src/client/WatchPull.js"
 
 const event = (name: string): WatchEvent => ({ type: "ADDED", object: { metadata: { name } } as KObject })
 const names = (batches: ReadonlyArray<Chunk.Chunk<WatchEvent>>) => batches.map((b) => Chunk.toArray(b).map((e) => e.object.metadata.name))
 
 /** A client with only the watch verbs given (the others are never called here). */
-const watchingClient = (verbs: Pick<ApiClientService, "watch" | "pullWatch">): ApiClientService => verbs as unknown as ApiClientService
+const watchingClient = (verbs: Pick<ApiClientService, "watch"> & Partial<WatchPulls>): ApiClientService => verbs as unknown as ApiClientService
 
 /** Pulls answering `batches` one by one, then the end; counts the pulls. */
 const scriptedPull = (batches: ReadonlyArray<ReadonlyArray<string>>, end: Option.Option<Status.ApiError> = Option.none()) => {

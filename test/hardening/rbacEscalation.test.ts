@@ -9,6 +9,7 @@ import { Namespaces, RoleBindings } from "../../src/api/Resources.js"
 import { authServer } from "../support/identities.js"
 import { httpServer } from "../support/transports.js"
 import { send, type Reply } from "../support/wire.js"
+import type { InProcessClientService } from "../../src/client/Capabilities.js"
 import { serverAnswer } from "../support/serverAnswer.js"
 
 const tokens = new Map([
@@ -338,7 +339,7 @@ describe("RBAC escalation: in-process identities", () => {
       const refused = yield* serverAnswer(alice.create(RoleBindings, binding("grab", "ClusterRole", "cluster-admin", ["alice"]), { namespace: "team" }))
       expect({ code: refused.code, reason: refused.reason, message: refused.status.message, details: refused.status.details }).toEqual(expected)
       const now = yield* Clock.currentTimeMillis
-      const immediate = yield* serverAnswer(Effect.suspend(() => alice.at!(now)!.create(RoleBindings, binding("grab", "ClusterRole", "cluster-admin", ["alice"]), { namespace: "team" })))
+      const immediate = yield* serverAnswer(Effect.suspend(() => (alice as InProcessClientService).at(now)!.create(RoleBindings, binding("grab", "ClusterRole", "cluster-admin", ["alice"]), { namespace: "team" })))
       expect(immediate.status.message).toBe(expected.message)
       expect((yield* serverAnswer(root.get(RoleBindings, "grab", { namespace: "team" }))).code).toBe(404)
       // What alice holds she may grant in-process too.

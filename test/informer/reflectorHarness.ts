@@ -5,6 +5,7 @@ import type { ListOptions, WatchOptions } from "../../src/api/Requests.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import type { ApiError } from "../../src/api/Status.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
+import { hasWatchPulls, type WatchPulls } from "../../src/client/Capabilities.js"
 import type { ServerAdmin } from "../../src/client/ServerAdmin.js"
 import { LatencyRecorder, type SeriesSnapshot } from "../../src/loadgen/LatencyRecorder.js"
 import { type Informer, startInformer } from "../../src/informer/Informer.js"
@@ -43,7 +44,7 @@ export const tapWatch = (tap: Tap, opts: WatchOptions | undefined): ApiError | u
   return failure
 }
 
-export const tappedPullWatch = (pullWatch: NonNullable<ApiClientService["pullWatch"]>, tap: Tap): NonNullable<ApiClientService["pullWatch"]> => (resource, opts) =>
+export const tappedPullWatch = (pullWatch: WatchPulls["pullWatch"], tap: Tap): WatchPulls["pullWatch"] => (resource, opts) =>
   Effect.suspend(() => {
     const failure = tapWatch(tap, opts)
     return failure ? Effect.fail(failure) : pullWatch(resource, opts)
@@ -64,7 +65,7 @@ export const tapClient = (inner: ApiClientService, tap: Tap): ApiClientService =
       return failure ? Stream.fail(failure) : inner.watch(resource, opts)
     }),
   // the in-process client's pulls tapped the same way, so the reflector reads them as it does outside tests
-  ...(inner.pullWatch !== undefined ? { pullWatch: tappedPullWatch(inner.pullWatch, tap) } : {})
+  ...(hasWatchPulls(inner) ? { pullWatch: tappedPullWatch(inner.pullWatch, tap) } : {})
 })
 
 export const newTap = (): Tap => ({ lists: [], watches: [] })

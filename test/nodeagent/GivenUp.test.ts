@@ -1,6 +1,6 @@
 /**
  * A node agent's request that API Priority and Fairness rejects on every one of client-go's retries is given up
- * (`ServiceTimeModel.lastGivenUp`): it is never sent, is counted as a failed 429, and the agent reacts as upstream's
+ * (`ServiceTimeModel.complete`, `ShardContext.send`): it is never sent, is counted as a failed 429, and the agent reacts as upstream's
  * does to an error, when the last 429 is answered (docs/apf.md). The model has 3 seats, one per priority level that
  * matters here; a request of another node holds a level's seat from 0 to `until`, so every request of that level
  * arriving before `until` − 175 s waits 15 s eleven times and is given up 175 s after it arrived.
@@ -9,17 +9,17 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { KObject } from "../../src/api/Object.js"
 import type { WriteResult } from "../../src/api/Requests.js"
-import { Leases, Nodes } from "../../src/api/Resources.js"
+import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace } from "../../src/api/WellKnown.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
+import { ModelRequests } from "../../simulator/apiserver/ModelRequests.js"
 import { defaultParameters, ServiceTimeModel, type ModelRequest } from "../../simulator/apiserver/ServiceTime.js"
 import { rfc3339 } from "../../simulator/apiserver/SystemMeta.js"
 import { NodeAgentMetrics, type NodeAgentEnvironment } from "../../simulator/nodeagent/AgentEnvironment.js"
 import { makeAgentState } from "../../simulator/nodeagent/AgentState.js"
 import { LeaseRenewer } from "../../simulator/nodeagent/LeaseRenewer.js"
 import type { PreparePod } from "../../simulator/nodeagent/PodStarter.js"
-import { nodeRequests } from "../../simulator/nodeagent/NodeRequests.js"
 import { registrationBackoffMs } from "../../simulator/nodeagent/Registration.js"
 import { Kind, ShardContext } from "../../simulator/nodeagent/ShardContext.js"
 import { makeNode } from "../../simulator/nodeagent/SimulatedNode.js"
@@ -28,8 +28,9 @@ import { simulateOneNode, statusOf } from "./oneNode.js"
 import { agentSettings } from "./settings.js"
 
 /** Another node's requests: its lease update is in node-high, its pod status in system (docs/apf.md). */
-const nodeHigh = nodeRequests("blocker").leaseUpdate
-const system = nodeRequests("blocker").podStatusPatch
+const blocker = { user: "system:node:blocker", groups: ["system:nodes", "system:authenticated"] }
+const nodeHigh = new ModelRequests().of("update", Leases, nodeLeaseNamespace, undefined, blocker)
+const system = new ModelRequests().of("patch", Pods, "default", "status", blocker)
 
 /** A model of 3 seats whose levels of `held` are held from 0 to `until` (ms). */
 const blocked = (until: number, ...held: ReadonlyArray<ModelRequest>): ServiceTimeModel => {
@@ -177,14 +178,16 @@ describe("given-up node-agent requests", () => {
 
   it("node status: a GET given up posts nothing and checks again one period later; a PATCH given up writes nothing", () => {
     const patches: Array<number> = []
+    const node: KObject = { metadata: { name: "node-0" }, status: { conditions: [] } }
     const client: Partial<ApiClientService> = {
+      get: () => Effect.succeed(node),
       patch: () => Effect.sync((): WriteResult => (patches.push(1), { code: 200, object: { metadata: { name: "node-0" } }, warnings: [] }))
     }
     const model = blocked(500_000, nodeHigh)
     const ctx = contextOf(client, model)
     const reporter = new StatusReporter(ctx, () => {})
     const a = makeAgentState(node0(), agentSettings, [])
-    a.current = { metadata: { name: "node-0" }, status: { conditions: [] } }
+    a.current = node
 
     // the GET (rv 0) is given up at 176 s: no PATCH, the next check one period after
     expect(reporter.check(a, 1_000)).toBeUndefined()

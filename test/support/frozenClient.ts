@@ -5,8 +5,10 @@
  * given or what it stored — then throws instead of silently changing the store (docs/architecture.md "Value
  * semantics"). Tests only: freezing costs every request a walk of its values.
  */
-import { Chunk, Effect, Either, Layer, Stream } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
+import type { InProcessClientService, WatchPulls } from "../../src/client/Capabilities.js"
+import { transform } from "../../src/client/Transform.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
 
@@ -22,28 +24,26 @@ export const deepFreeze = <A>(value: A): A => {
 const frozenResult = <A, E>(result: Effect.Effect<A, E>): Effect.Effect<A, E> =>
   Either.isEither(result) ? (Either.map(result as Either.Either<A, E>, deepFreeze) as unknown as Effect.Effect<A, E>) : Effect.map(result, deepFreeze)
 
-/** Watch pulls whose events are frozen (the reflector's way in, src/client/WatchPull.ts). */
-const frozenPullWatch = (pullWatch: NonNullable<ApiClientService["pullWatch"]>): NonNullable<ApiClientService["pullWatch"]> => (resource, opts) =>
-  Effect.map(pullWatch(resource, opts), (pull) => Effect.map(pull, (batch) => Chunk.map(batch, deepFreeze)))
+/** Bodies frozen before the server sees them, answers and watch events when they come (`transform`: every path). */
+const freezing = (client: ApiClientService & WatchPulls): ApiClientService & WatchPulls =>
+  transform(client, {
+    request: (call, send) => {
+      deepFreeze(call.body)
+      return frozenResult(send())
+    },
+    event: deepFreeze
+  })
 
 /** `client` with everything that crosses it frozen, its immediate view (`at`) included. */
-export const frozenClient = (client: ApiClientService): ApiClientService => {
-  const frozen: ApiClientService = {
-    get: (resource, name, opts) => frozenResult(client.get(resource, name, opts)),
-    list: (resource, opts) => frozenResult(client.list(resource, opts)),
-    create: (resource, obj, opts) => frozenResult(client.create(resource, deepFreeze(obj), opts)),
-    update: (resource, obj, opts) => frozenResult(client.update(resource, deepFreeze(obj), opts)),
-    patch: (resource, name, patchType, patch, opts) => frozenResult(client.patch(resource, name, patchType, deepFreeze(patch), opts)),
-    delete: (resource, name, opts) => frozenResult(client.delete(resource, name, opts)),
-    deleteCollection: (resource, opts) => frozenResult(client.deleteCollection(resource, opts)),
-    watch: (resource, opts) => Stream.map(client.watch(resource, opts), deepFreeze),
-    ...(client.pullWatch !== undefined ? { pullWatch: frozenPullWatch(client.pullWatch) } : {})
+export const frozenClient = (client: InProcessClientService): InProcessClientService => {
+  const frozen = freezing(client)
+  return {
+    ...frozen,
+    at: (now: number) => {
+      const immediate = client.at(now)
+      return immediate === undefined ? undefined : freezing(immediate)
+    }
   }
-  const at = client.at
-  return at === undefined ? frozen : { ...frozen, at: (now) => {
-    const immediate = at(now)
-    return immediate === undefined ? undefined : frozenClient({ ...immediate, at: undefined } as ApiClientService)
-  } }
 }
 
 /** `InProcessClient.layer`, frozen: what the contract suites run over in-process. */

@@ -12,6 +12,7 @@ import { randomUUID } from "node:crypto"
 import { Effect, Either, Exit, Stream } from "effect"
 import type { ResourceType } from "../../../src/api/Resources.js"
 import type { ApiClientService } from "../../../src/client/ApiClient.js"
+import { hasImmediateView, hasWatchPulls, type ImmediateView, type InProcessClientService, type WatchPulls } from "../../../src/client/Capabilities.js"
 import type { ClientError } from "../../../src/client/TransportError.js"
 import type { AccessControl } from "../auth/AccessControl.js"
 import { callAttributes } from "../auth/RequestAttributes.js"
@@ -62,7 +63,15 @@ const failureOf = (error: ClientError): { readonly code: number; readonly body: 
  * `client` with each call audited as `user`'s. `client` is the identity client of that user (it authenticates and
  * authorizes); the decision recorded is the authorizer's for the same attributes.
  */
-export const auditedClient = (auditor: Auditor, access: AccessControl, user: UserInfo, client: ApiClientService, userAgent: string): ApiClientService => {
+export function auditedClient(auditor: Auditor, access: AccessControl, user: UserInfo, client: InProcessClientService, userAgent: string): InProcessClientService
+export function auditedClient(auditor: Auditor, access: AccessControl, user: UserInfo, client: ApiClientService, userAgent: string): ApiClientService
+export function auditedClient(
+  auditor: Auditor,
+  access: AccessControl,
+  user: UserInfo,
+  client: ApiClientService,
+  userAgent: string
+): ApiClientService & Partial<WatchPulls & ImmediateView> {
   const begin = (
     verb: CallVerb,
     resource: ResourceType,
@@ -186,33 +195,32 @@ export const auditedClient = (auditor: Auditor, access: AccessControl, user: Use
           ),
           Stream.ensuring(Effect.sync(() => audit.complete()))
         )
-      }),
-    ...(inner.pullWatch !== undefined
-      ? {
-          pullWatch: (resource: ResourceType, opts?: Parameters<ApiClientService["watch"]>[1]) =>
-            Effect.suspend(() => {
-              const audit = begin("watch", resource, opts?.namespace, undefined, undefined, opts, watchQuery(opts))
-              const opened = inner.pullWatch!(resource, opts)
-              if (audit === undefined) return opened
-              return Effect.acquireRelease(
-                Effect.tapBoth(opened, {
-                  onSuccess: () => Effect.sync(() => audit.responseStarted(200)),
-                  onFailure: (e) => Effect.sync(() => finish(audit, Exit.fail(e)))
-                }),
-                () => Effect.sync(() => audit.complete())
-              )
-            })
-        }
-      : {})
+      })
   })
-  const audited = wrap(client)
-  if (client.at === undefined) return audited
-  const at = client.at
+  // the in-process client's capabilities kept, audited as its verbs are (Capabilities.ts): its watch pulls, and its
+  // immediate view, whose answers are audited as they are given
+  const pulls = (inner: WatchPulls): WatchPulls => ({
+    pullWatch: (resource, opts) =>
+      Effect.suspend(() => {
+        const audit = begin("watch", resource, opts?.namespace, undefined, undefined, opts, watchQuery(opts))
+        const opened = inner.pullWatch(resource, opts)
+        if (audit === undefined) return opened
+        return Effect.acquireRelease(
+          Effect.tapBoth(opened, {
+            onSuccess: () => Effect.sync(() => audit.responseStarted(200)),
+            onFailure: (e) => Effect.sync(() => finish(audit, Exit.fail(e)))
+          }),
+          () => Effect.sync(() => audit.complete())
+        )
+      })
+  })
+  const audited = hasWatchPulls(client) ? { ...wrap(client), ...pulls(client) } : wrap(client)
+  if (!hasImmediateView(client)) return audited
   return {
     ...audited,
-    at: (now) => {
-      const view = at(now)
-      return view === undefined ? undefined : wrap(view)
+    at: (now: number) => {
+      const view = client.at(now)
+      return view === undefined ? undefined : { ...wrap(view), ...pulls(view) }
     }
   }
 }

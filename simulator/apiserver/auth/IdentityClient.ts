@@ -11,6 +11,7 @@ import { rbacGroup } from "../../../src/api/kinds/Rbac.js"
 import type { ResourceType } from "../../../src/api/Resources.js"
 import type { ApiError } from "../../../src/api/Status.js"
 import type { ApiClientService } from "../../../src/client/ApiClient.js"
+import type { InProcessClientService, WatchPulls } from "../../../src/client/Capabilities.js"
 import { openWatchPull } from "../../../src/client/WatchPull.js"
 import type { AccessControl } from "./AccessControl.js"
 import type { Permissions } from "./Authorizer.js"
@@ -32,7 +33,7 @@ export type Reviewer = (resource: Parameters<ApiClientService["create"]>[0], bod
 const withCaller = (resource: ResourceType, opts: WriteOptions | undefined, user: UserInfo): WriteOptions | undefined =>
   resource.group === rbacGroup ? ({ ...opts, caller: user } as WriteOptions & { readonly caller: UserInfo }) : opts
 
-export const identityClient = (access: AccessControl, credentials: Credentials, client: ApiClientService, reviewer: Reviewer): ApiClientService => {
+export const identityClient = (access: AccessControl, credentials: Credentials, client: InProcessClientService, reviewer: Reviewer): InProcessClientService => {
   // A verified certificate names the same user on every call.
   const fixed = credentials.authorization === undefined && credentials.clientCertificate !== undefined ? access.authenticate(credentials, 0) : undefined
   const userAt = (now: number): Either.Either<UserInfo, ApiError> => fixed ?? access.authenticate(credentials, now)
@@ -43,7 +44,7 @@ export const identityClient = (access: AccessControl, credentials: Credentials, 
     return denied ? Either.left(denied) : user
   }
   /** The effectful verbs: each call is checked at the Clock time when it runs. */
-  const effectful = ((): ApiClientService => {
+  const effectful = ((): ApiClientService & WatchPulls => {
     const checked = <A, R = never>(attrs: ResourceAttributes, run: (user: UserInfo) => Effect.Effect<A, ClientError, R>): Effect.Effect<A, ClientError, R> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => Either.match(admitAt(now, attrs), { onLeft: (e) => Effect.fail(e), onRight: run }))
     return {
@@ -69,7 +70,6 @@ export const identityClient = (access: AccessControl, credentials: Credentials, 
         checked(callAttributes("watch", resource, opts?.namespace, undefined, undefined, opts), () => openWatchPull(client, resource, opts))
     }
   })()
-  if (client.at === undefined) return effectful
   const at = client.at
   const immediate = new ImmediateView(
     client,
@@ -109,9 +109,9 @@ export const identityClient = (access: AccessControl, credentials: Credentials, 
  * and each holds only a few fields — a request touches little memory of its own agent (docs/benchmarks.md
  * "Authorization cost"). A repeated request allocates nothing to be let through. Call its verbs on it, as methods.
  */
-class ImmediateView implements ApiClientService {
+class ImmediateView implements ApiClientService, WatchPulls {
   now = 0
-  view: ApiClientService
+  view: ApiClientService & WatchPulls
   // The last call and its attributes: an agent repeats its calls (a lease renewal every 10 s), and a repeat
   // allocates nothing.
   private lastVerb: CallVerb | undefined = undefined
@@ -122,8 +122,8 @@ class ImmediateView implements ApiClientService {
   private lastAttributes: ResourceAttributes | undefined = undefined
 
   constructor(
-    base: ApiClientService,
-    private readonly effectful: ApiClientService,
+    base: ApiClientService & WatchPulls,
+    private readonly effectful: ApiClientService & WatchPulls,
     /** A certificate's user (it cannot expire), whose permissions are found once. */
     private readonly user: UserInfo | undefined,
     private readonly permissions: Permissions | undefined,

@@ -9,7 +9,8 @@ import { QueueSet } from "../../../simulator/apiserver/apf/QueueSet.js"
 import { dealHand } from "../../../simulator/apiserver/apf/ShuffleSharding.js"
 import { listSeats } from "../../../simulator/apiserver/apf/WorkEstimate.js"
 import { defaultParameters, ServiceTimeModel } from "../../../simulator/apiserver/ServiceTime.js"
-import { nodeRequests } from "../../../simulator/nodeagent/NodeRequests.js"
+import { Leases } from "../../../src/api/Resources.js"
+import { nodeLeaseNamespace } from "../../../src/api/WellKnown.js"
 
 describe("shuffle sharding (Dealer.Deal)", () => {
   it("reads the hash as mixed-radix digits and bumps each past the cards before it", () => {
@@ -121,10 +122,11 @@ describe("PriorityAndFairness", () => {
 })
 
 describe("ServiceTimeModel with APF (the node agents' booking)", () => {
+  const n1 = { user: "system:node:n1", groups: ["system:nodes", "system:authenticated"] }
   it("a node's 302nd lease write at once finds its hand full (1 running + 6 queues × 50), is retried after 1 s and ends then", () => {
     const model = new ServiceTimeModel({ ...defaultParameters, writeBaseMs: 2, perKiBMs: 0, maxRequestsInflight: 1, maxMutatingRequestsInflight: 1 })
     expect(model.apf?.metrics()["node-high"]?.seats).toBe(1)
-    const ends = Array.from({ length: 302 }, () => model.complete(0, "mutating", 0, 0, nodeRequests("n1").leaseUpdate))
+    const ends = Array.from({ length: 302 }, () => model.complete(0, "mutating", 0, 0, model.requests.of("update", Leases, nodeLeaseNamespace, undefined, n1)).end)
     expect(ends.slice(0, 3)).toEqual([2, 4, 6])
     expect(ends[300]).toBe(602)
     expect(ends[301]).toBe(1_002)
@@ -133,7 +135,7 @@ describe("ServiceTimeModel with APF (the node agents' booking)", () => {
 
   it("with apf: false the same writes only queue (no 429), as before APF", () => {
     const model = new ServiceTimeModel({ ...defaultParameters, writeBaseMs: 2, perKiBMs: 0, maxMutatingRequestsInflight: 1, apf: false })
-    const ends = Array.from({ length: 302 }, () => model.complete(0, "mutating", 0, 0, nodeRequests("n1").leaseUpdate))
+    const ends = Array.from({ length: 302 }, () => model.complete(0, "mutating", 0, 0, model.requests.of("update", Leases, nodeLeaseNamespace, undefined, n1)).end)
     expect(ends[301]).toBe(604)
     expect(model.apf).toBeUndefined()
   })

@@ -120,7 +120,7 @@ describe("in-process requests, audited", () => {
       const client = auditedClient(auditor, server.access, nodeUser("n1"), inProcessClient(server, nodeAgentCredentials("n1")), "clustersim/node-agent")
       const created = yield* client.create(ConfigMaps, { metadata: { name: "c" }, data: { k: "v" } }, { namespace: "default" })
       expect(created.code).toBe(201)
-      const missing = client.at!(0)!.get(ConfigMaps, "nope", { namespace: "default" })
+      const missing = client.at(0)!.get(ConfigMaps, "nope", { namespace: "default" })
       expect(Either.isEither(missing) && Either.isLeft(missing)).toBe(true)
       const watched = yield* client.watch(ConfigMaps, { namespace: "default", resourceVersion: "0" }).pipe(Stream.take(1), Stream.runCollect)
       expect(Chunk.size(watched)).toBe(1)
