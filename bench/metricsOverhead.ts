@@ -4,17 +4,26 @@
  * `--no-metrics`, each given closed-loop GETs of one pod on 32 keep-alive connections in alternated rounds (on, off,
  * off, on, …) so the machine's drift hits both alike; per side the median round. Ratio = on ÷ off, goal ≥ 0.95.
  * Throughput on a shared machine swings with its other load, so each round also reads the server's CPU time
- * (`/proc/PID/stat` utime + stime): CPU per request is what bounds a one-event-loop server's throughput, and is
+ * (`/proc/PID/task/T/schedstat`): CPU per request is what bounds a one-event-loop server's throughput, and is
  * steadier than req/s under foreign load; its ratio (off ÷ on) is reported beside.
- * Run compiled: `npm run build && node dist/bench/metricsOverhead.js [--quick]`.
+ * On a busy machine use more, longer rounds and read the CPU ratio; the load average before and after is printed.
+ * Run compiled: `npm run build && node dist/bench/metricsOverhead.js [--quick] [--rounds N] [--seconds S]`.
  */
 import { spawn, type ChildProcess } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
+import { loadavg } from "node:os"
 import { fileURLToPath } from "node:url"
 import { performance } from "node:perf_hooks"
 import { Pool, request } from "undici"
 
 const quick = process.argv.includes("--quick")
+/** `--NAME N`: a positive number, or the default. */
+const numberFlag = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(`--${name}`)
+  const n = i < 0 ? NaN : Number(process.argv[i + 1])
+  if (i >= 0 && !(n > 0)) throw new Error(`--${name} takes a positive number`)
+  return i < 0 ? fallback : n
+}
 const root = fileURLToPath(new URL("../..", import.meta.url))
 const cli = fileURLToPath(new URL("../app/cli/main.js", import.meta.url))
 
@@ -36,8 +45,24 @@ const pod = {
 }
 const path = "/api/v1/namespaces/default/pods/bench"
 
-/** CPU seconds a process has used (user + system), from `/proc/PID/stat` in clock ticks of 10 ms. */
+/**
+ * CPU seconds a process has used, all its threads (the event loop, GC helpers): `/proc/PID/task/T/schedstat`'s run
+ * time in ns. `/proc/PID/stat`'s utime + stime count 10 ms ticks, ±3 % of a short round's; the fallback.
+ */
 const cpuSeconds = (pid: number): number => {
+  try {
+    let ns = 0
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0])
+      } catch {
+        // the thread ended meanwhile
+      }
+    }
+    if (ns > 0) return ns / 1e9
+  } catch {
+    // no schedstat here
+  }
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
@@ -84,8 +109,9 @@ const main = async () => {
     const metricsStatus = [(await request(`${on.url}/metrics`)).statusCode, (await request(`${off.url}/metrics`)).statusCode]
     if (metricsStatus[0] !== 200 || metricsStatus[1] !== 404) throw new Error(`/metrics answered ${metricsStatus.join(" and ")}; expected 200 (on) and 404 (off)`)
     const connections = 32
-    const seconds = quick ? 1 : 3
-    const rounds = quick ? 4 : 8
+    const seconds = numberFlag("seconds", quick ? 1 : 3)
+    const rounds = numberFlag("rounds", quick ? 4 : 8)
+    const loadBefore = loadavg()
     // warm up both (the JIT, the metrics' label sets)
     for (let i = 0; i < 2; i++) for (const s of [on, off]) await getLoad(s.url, seconds, connections, s.child.pid!)
     const onRounds: Array<{ rps: number; cpuUs: number }> = []
@@ -101,11 +127,12 @@ const main = async () => {
     const offCpu = median(offRounds.map((r) => r.cpuUs))
     const ratio = onRps / offRps
     const cpuRatio = offCpu / onCpu
+    const loadAverage = { before: loadBefore.map((l) => Number(l.toFixed(2))), after: loadavg().map((l) => Number(l.toFixed(2))) }
     console.log(
       `GET one pod (median of ${rounds} alternated rounds of ${seconds} s, ${connections} connections): metrics on ${onRps.toFixed(0)} req/s, ${onCpu.toFixed(1)} µs server CPU/request | ` +
-        `--no-metrics ${offRps.toFixed(0)} req/s, ${offCpu.toFixed(1)} µs | throughput ratio ${ratio.toFixed(3)}, CPU ratio ${cpuRatio.toFixed(3)} (goal ≥ 0.95)`
+        `--no-metrics ${offRps.toFixed(0)} req/s, ${offCpu.toFixed(1)} µs | throughput ratio ${ratio.toFixed(3)}, CPU ratio ${cpuRatio.toFixed(3)} (goal ≥ 0.95); load average ${loadAverage.before.join(" ")} before, ${loadAverage.after.join(" ")} after`
     )
-    console.log(JSON.stringify({ bench: "metricsOverhead", onRounds, offRounds, onRps, offRps, onCpuUs: onCpu, offCpuUs: offCpu, ratio, cpuRatio, connections, seconds, rounds }))
+    console.log(JSON.stringify({ bench: "metricsOverhead", onRounds, offRounds, onRps, offRps, onCpuUs: onCpu, offCpuUs: offCpu, ratio, cpuRatio, connections, seconds, rounds, loadAverage }))
   } finally {
     on.child.kill("SIGINT")
     off.child.kill("SIGINT")

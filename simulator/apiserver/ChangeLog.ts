@@ -5,11 +5,13 @@
  *
  * Kept as columns rather than `Change` objects: 5,000 agents renewing leases keep some 150,000 changes in a
  * 5-minute window, and every retained object is one more the garbage collector copies and marks. A `Change` is
- * built again only when a watch replays or a list undoes.
+ * built again only when a watch replays or a list undoes; a lease renewal's versions are kept as what the renewal
+ * changed (`RenewedVersion.ts`) and made again then too.
  */
 import type { KObject } from "../../src/api/Object.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import { indexedFieldOf, type IndexedField } from "./FieldIndex.js"
+import { materialised, type KeptVersion } from "./RenewedVersion.js"
 
 export type ChangeType = "ADDED" | "MODIFIED" | "DELETED"
 
@@ -41,8 +43,8 @@ export class ChangeLog {
   private times = new Float64Array(this.capacity)
   private types = new Uint8Array(this.capacity)
   private keys: Array<string | undefined> = new Array(this.capacity).fill(undefined)
-  private objects: Array<KObject | undefined> = new Array(this.capacity).fill(undefined)
-  private previous: Array<KObject | undefined> = new Array(this.capacity).fill(undefined)
+  private objects: Array<KeptVersion | undefined> = new Array(this.capacity).fill(undefined)
+  private previous: Array<KeptVersion | undefined> = new Array(this.capacity).fill(undefined)
   /** Position of the oldest retained change. */
   private first = 0
   /** Position the next change takes (changes retained: `end - first`). */
@@ -61,7 +63,8 @@ export class ChangeLog {
     this.indexed = indexedFieldOf(resource)
   }
 
-  push(change: Change): void {
+  /** `object` and `previous`: how the history keeps the change's states (`RenewedVersion.ts`), the states themselves unless given. */
+  push(change: Change, object: KeptVersion = change.object, previous: KeptVersion | undefined = change.previous): void {
     if (this.end - this.first === this.capacity) this.grow()
     const position = this.end++
     if (this.indexed !== undefined) {
@@ -77,8 +80,8 @@ export class ChangeLog {
     this.times[slot] = change.time
     this.types[slot] = typeCode[change.type]
     this.keys[slot] = change.key
-    this.objects[slot] = change.object
-    this.previous[slot] = change.previous
+    this.objects[slot] = object
+    this.previous[slot] = previous
   }
 
   /** Doubles the ring, every retained change moved to its slot in the larger one. */
@@ -88,8 +91,8 @@ export class ChangeLog {
     const times = new Float64Array(capacity)
     const types = new Uint8Array(capacity)
     const keys: Array<string | undefined> = new Array(capacity).fill(undefined)
-    const objects: Array<KObject | undefined> = new Array(capacity).fill(undefined)
-    const previous: Array<KObject | undefined> = new Array(capacity).fill(undefined)
+    const objects: Array<KeptVersion | undefined> = new Array(capacity).fill(undefined)
+    const previous: Array<KeptVersion | undefined> = new Array(capacity).fill(undefined)
     for (let p = this.first; p < this.end; p++) {
       const from = p & (this.capacity - 1)
       const to = p & (capacity - 1)
@@ -160,13 +163,14 @@ export class ChangeLog {
 
   private change(position: number): Change {
     const slot = position & (this.capacity - 1)
+    const previous = this.previous[slot]
     return {
       revision: this.revisions[slot]!,
       type: changeTypes[this.types[slot]!]!,
       resource: this.resource,
       key: this.keys[slot]!,
-      object: this.objects[slot]!,
-      previous: this.previous[slot],
+      object: materialised(this.objects[slot]!, this.resource),
+      previous: previous === undefined ? undefined : materialised(previous, this.resource),
       time: this.times[slot]!
     }
   }

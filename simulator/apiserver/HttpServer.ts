@@ -50,6 +50,7 @@ import { admitAudited, auditOf } from "./http/AuditFilter.js"
 import { Audit } from "./audit/Auditor.js"
 import { formatRequestLog } from "./http/RequestLog.js"
 import { ServerMetrics } from "./http/ServerMetrics.js"
+import type { Value } from "./http/MetricSeries.js"
 import { RealTimeApf } from "./apf/RealTimeApf.js"
 import { attributesOf as apfAttributes, rejectedByApf, seatsOf, serverConcurrencyLimit, skipsFilter } from "./http/PriorityAndFairnessFilter.js"
 import type { UserInfo } from "./auth/UserInfo.js"
@@ -101,7 +102,9 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     const onDefect = (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => answerDefect(run, req, res, defect)
     // `metrics: false` (`serve --no-metrics`): no instrumentation at all, `/metrics` not served (docs/metrics.md)
     const metrics = options.metrics === false ? undefined : new ServerMetrics(api.state)
-    const nowSeconds = () => Number(clock.unsafeCurrentTimeNanos()) / 1e9
+    // seconds from a fixed origin, read only for differences: a small bigint converts to a number ~2 times faster
+    const origin = clock.unsafeCurrentTimeNanos()
+    const nowSeconds = () => Number(clock.unsafeCurrentTimeNanos() - origin) / 1e9
     if (metrics !== undefined) {
       const store = api.state.store
       store.timing = metrics.storageTiming(nowSeconds)
@@ -121,8 +124,6 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     metrics?.flowControl.limits(apf.nominalSeats())
     // `serve --audit-log-path`: each request through the audit filter (http/AuditFilter.ts)
     const auditor = Option.getOrUndefined(yield* Effect.serviceOption(Audit))
-    // what the request log and the metrics need from `answer`: the parsed request, the user, the in-flight count's end
-    const seen = new WeakMap<http.ServerResponse, { info?: RequestInfo; user?: string; stopped?: (() => void) | undefined; waitedSeconds?: number }>()
     /** Serves an admitted request; `done` when it has executed (a watch: once started). */
     const serve = (req: http.IncomingMessage, res: http.ServerResponse, request: ParsedRequest, user: UserInfo, done: () => void) => {
       try {
@@ -142,7 +143,7 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
         onDefect(req, res, defect)
       }
     }
-    const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const answer = (req: http.IncomingMessage, res: http.ServerResponse, exchange: Exchange) => {
       try {
         // The one reading of the URL (RequestInfo.ts): authorization, routing and the handlers all read it.
         const request = parseRequest(req.method ?? "GET", req.url ?? "/")
@@ -152,8 +153,9 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
         const user = auditor
           ? admitAudited(auditor, api.access, req, res, request, now, clock.unsafeCurrentTimeNanos())
           : admitRequest(api.access, req, request.info, now)
-        const stopped = metrics?.started(request.info, req.method ?? "GET", req.headers["content-type"])
-        seen.set(res, { info: request.info, stopped, ...(Either.isRight(user) ? { user: user.right.name } : {}) })
+        exchange.info = request.info
+        if (Either.isRight(user)) exchange.user = user.right.name
+        if (metrics !== undefined) exchange.inflight = metrics.started(request.info, req.method ?? "GET", req.headers["content-type"])
         if (Either.isLeft(user)) return refuse(req, res, request.query, user.left)
         if (skipsFilter(request.info)) return serve(req, res, request, user.right, () => {})
         // API Priority and Fairness (http/PriorityAndFairnessFilter.ts): run now, wait in a queue, or 429
@@ -163,7 +165,7 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
             seats: seatsOf(request.info, request.query, api.state.store),
             watch: request.info.verb === "watch",
             execute: (admitted) => {
-              if (admitted.waitedSeconds > 0) seen.get(res)!.waitedSeconds = admitted.waitedSeconds
+              exchange.waitedSeconds = admitted.waitedSeconds
               serve(req, res, request, user.right, admitted.done)
             },
             reject: () => {
@@ -179,52 +181,51 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     }
     const added = options.addedLatencyMs ?? 0
     const requestLog = options.requestLog
-    const logWhenDone = (req: http.IncomingMessage, res: http.ServerResponse) => {
-      const start = clock.unsafeCurrentTimeNanos()
-      res.once("close", () => {
-        const { info, user } = seen.get(res) ?? {}
-        requestLog!(
-          formatRequestLog({
-            startNanos: start,
-            method: req.method ?? "GET",
-            uri: req.url ?? "/",
-            info,
-            contentType: req.headers["content-type"],
-            user,
-            userAgent: req.headers["user-agent"],
-            auditID: auditor ? (res.getHeader("audit-id") as string | undefined) : undefined,
-            srcIP: hostPort(req.socket.remoteAddress ?? "", req.socket.remotePort ?? 0),
-            status: res.statusCode,
-            latencyNanos: clock.unsafeCurrentTimeNanos() - start
-          })
-        )
-      })
-    }
-    const observeWhenDone = (req: http.IncomingMessage, res: http.ServerResponse) => {
-      const start = clock.unsafeCurrentTimeNanos()
-      res.once("close", () => {
-        const { info, stopped, waitedSeconds } = seen.get(res) ?? {}
-        stopped?.()
+    /** The request is over (answered, or its client went away): its metrics, then its log line, from one clock reading. */
+    const over = (req: http.IncomingMessage, res: http.ServerResponse, exchange: Exchange) => {
+      const latencyNanos = clock.unsafeCurrentTimeNanos() - exchange.startNanos
+      const { info } = exchange
+      if (metrics !== undefined) {
+        exchange.inflight?.dec()
         const url = req.url ?? "/"
-        metrics!.finished({
+        metrics.finished({
           method: req.method ?? "GET",
           info,
           contentType: req.headers["content-type"],
           query: url.includes("?") ? url.slice(url.indexOf("?") + 1) : "",
           code: res.statusCode,
-          seconds: Number(clock.unsafeCurrentTimeNanos() - start) / 1e9,
+          seconds: Number(latencyNanos) / 1e9,
           responseBytes: Number(res.getHeader("content-length") ?? 0),
-          waitedSeconds
+          waitedSeconds: exchange.waitedSeconds
         })
-      })
+      }
+      if (requestLog !== undefined)
+        requestLog(
+          formatRequestLog({
+            startNanos: exchange.startNanos,
+            method: req.method ?? "GET",
+            uri: req.url ?? "/",
+            info,
+            contentType: req.headers["content-type"],
+            user: exchange.user,
+            userAgent: req.headers["user-agent"],
+            auditID: auditor ? (res.getHeader("audit-id") as string | undefined) : undefined,
+            srcIP: hostPort(req.socket.remoteAddress ?? "", req.socket.remotePort ?? 0),
+            status: res.statusCode,
+            latencyNanos
+          })
+        )
     }
     server.on("request", (req, res) => {
       // answered 429 already; the socket closes when that answer is out (res.destroy() could cut it off over TLS)
       if (refused(req.socket)) return
-      if (metrics !== undefined) observeWhenDone(req, res)
-      if (requestLog) logWhenDone(req, res)
-      if (added > 0) run(Effect.sleep(added).pipe(Effect.andThen(() => answer(req, res))))
-      else answer(req, res)
+      const exchange: Exchange = { startNanos: 0n, info: undefined, user: undefined, inflight: undefined, waitedSeconds: 0 }
+      if (metrics !== undefined || requestLog !== undefined) {
+        exchange.startNanos = clock.unsafeCurrentTimeNanos()
+        res.on("close", () => over(req, res, exchange))
+      }
+      if (added > 0) run(Effect.sleep(added).pipe(Effect.andThen(() => answer(req, res, exchange))))
+      else answer(req, res, exchange)
     })
     // Upstream serves no CONNECT (405); node would drop the socket without an answer.
     server.on("connect", (_req, socket: Socket) => statusOnSocket(socket, Status.methodNotAllowed()))
@@ -242,6 +243,19 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     )
     return { url: `${options.tls ? "https" : "http"}://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`, port, server }
   })
+
+/** What the request log and the metrics read of a request once it is over; `answer` fills it in as it learns it. */
+interface Exchange {
+  /** When it arrived (the server's clock, ns), if anything is to be measured. */
+  startNanos: bigint
+  info: RequestInfo | undefined
+  /** The authenticated user's name (absent when authentication failed). */
+  user: string | undefined
+  /** The in-flight (or long-running) count it is in until it is over (metrics only). */
+  inflight: Value | undefined
+  /** Time it waited in API Priority and Fairness's queues (0: it ran at once). */
+  waitedSeconds: number
+}
 
 /** Go's `net.JoinHostPort`, as `http.Request.RemoteAddr` reads: an IPv6 address in brackets. */
 const hostPort = (host: string, port: number) => (host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`)

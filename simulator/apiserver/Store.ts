@@ -12,6 +12,7 @@ import { flatString, shallowCopy } from "../../src/api/internal/V8Shapes.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import { ChangeLog, type Change } from "./ChangeLog.js"
 import { indexedFieldOf, type IndexedField } from "./FieldIndex.js"
+import type { KeptVersion, RenewedVersion } from "./RenewedVersion.js"
 
 // sorted-btree is CommonJS with its class on `exports.default`; require it so Node and vitest agree.
 const BTree = createRequire(import.meta.url)("sorted-btree").default as new <K, V>() => BTree<K, V>
@@ -96,6 +97,8 @@ interface Cell extends Entry {
   live: boolean
   /** Its table: a write through a looked-up entry finds the change log without a lookup. */
   readonly table: Table
+  /** How the history keeps `obj` when a renewal wrote it (`RenewedVersion.ts`); undefined: as `obj` itself. */
+  renewed: RenewedVersion | undefined
 }
 
 /**
@@ -366,7 +369,7 @@ export class Store {
     if (cell !== undefined) return this.write(table, cell, obj, time, stamp, started)
     const revision = ++this.current
     const stored = stamp(obj, revision)
-    table.add({ key, obj: stored, live: true, table })
+    table.add({ key, obj: stored, live: true, table, renewed: undefined })
     if (started !== undefined) this.timing!.observe("create", resource, false, started)
     this.record(table, { revision, type: "ADDED", resource, key, object: stored, previous: undefined, time })
     return stored
@@ -376,23 +379,38 @@ export class Store {
    * `put` of the entry a `lookup` just returned, without finding its key again (most writes look up first).
    * `fresh`: `obj` and its metadata were built for this write and are held by nobody else (see `putFresh`).
    */
-  replace(resource: ResourceType, entry: Entry, obj: KObject, time: number, fresh = false): KObject {
+  replace(resource: ResourceType, entry: Entry, obj: KObject, time: number, fresh = false, renewed?: RenewedVersion): KObject {
     const cell = entry as Cell
     if (!cell.live) throw new Error(`store: write through a deleted entry ${cell.key}`)
     if (cell.table.log.resource !== resource) throw new Error(`store: entry ${cell.key} is not a ${resource.kind}`)
-    return this.write(cell.table, cell, obj, time, fresh ? stampedInPlace : withResourceVersion, this.timing?.start())
+    return this.write(cell.table, cell, obj, time, fresh ? stampedInPlace : withResourceVersion, this.timing?.start(), renewed)
   }
 
-  /** `started`: when the write's storage step began, when timed. */
-  private write(table: Table, cell: Cell, obj: KObject, time: number, stamp: Stamp, started: number | undefined): KObject {
+  /** How the history keeps the entry's object when a renewal wrote it (`RenewedVersion.ts`), else undefined. */
+  renewedVersion(entry: Entry): RenewedVersion | undefined {
+    return (entry as Cell).renewed
+  }
+
+  /**
+   * `started`: when the write's storage step began, when timed. `renewed`: `obj` is a renewal's version, kept in the
+   * history as that record (its revision and time set here); the previous version is kept as it was.
+   */
+  private write(table: Table, cell: Cell, obj: KObject, time: number, stamp: Stamp, started: number | undefined, renewed?: RenewedVersion): KObject {
     const previous = cell.obj
+    const previousKept = cell.renewed ?? previous
     const revision = ++this.current
     const stored = stamp(obj, revision)
     cell.obj = stored
+    cell.renewed = renewed
     table.changed()
     table.reindex(cell, previous)
     if (started !== undefined) this.timing!.observe("update", table.log.resource, false, started)
-    this.record(table, { revision, type: "MODIFIED", resource: table.log.resource, key: cell.key, object: stored, previous, time })
+    const change: Change = { revision, type: "MODIFIED", resource: table.log.resource, key: cell.key, object: stored, previous, time }
+    if (renewed !== undefined) {
+      renewed.revision = revision
+      renewed.time = time
+    }
+    this.record(table, change, renewed, previousKept)
     return stored
   }
 
@@ -410,8 +428,9 @@ export class Store {
     return object
   }
 
-  private record(table: Table, change: Change): void {
-    table.log.push(change)
+  /** `object`, `previous`: how the history keeps the change's states, when not as themselves (`ChangeLog.push`). */
+  private record(table: Table, change: Change, object?: RenewedVersion, previous?: KeptVersion): void {
+    table.log.push(change, object ?? change.object, previous ?? change.previous)
     const listeners = this.listeners
     for (let i = 0; i < listeners.length; i++) listeners[i]!(change)
   }

@@ -21,6 +21,7 @@ import type { RoleEscalation } from "./auth/RoleEscalation.js"
 import type { UserInfo } from "./auth/UserInfo.js"
 import { checkTypeMeta, checkWriteOptions, decodeBody, isDryRun, type Body } from "./Decode.js"
 import { recordApply, recordUpdate } from "./FieldManager.js"
+import { writeRenewal } from "./LeaseRenewal.js"
 import { sameObject } from "../../src/api/SameObject.js"
 import type { ServerState } from "./ServerState.js"
 import type { Entry } from "./Store.js"
@@ -67,6 +68,9 @@ export class Write {
     if (opts.subresource && !resource.subresources.includes(opts.subresource)) return Either.left(Status.methodNotAllowed())
     // Parts sent back as they were read from the stored object need no decoding.
     const entry = this.state.find(resource, opts.namespace, name)
+    // The common write of a cluster, a lease renewal, written without the general path's work (LeaseRenewal.ts).
+    const renewed = entry === undefined ? undefined : writeRenewal(this.state.store, resource, name, entry, body, opts, now)
+    if (renewed !== undefined) return Either.right(renewed)
     const decoded = decodeBody(resource, body, opts.fieldValidation, false, entry?.obj)
     if (Either.isLeft(decoded)) return Either.left(decoded.left)
     return this.updateObject(resource, name, decoded.right.object, opts, now, decoded.right.warnings, entry)

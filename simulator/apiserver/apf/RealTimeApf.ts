@@ -28,7 +28,7 @@ export interface ApfObserver {
   readonly executed: (level: string, flowSchema: string, watch: boolean, seconds: number) => void
 }
 
-export const noObserver: ApfObserver = { waiting: () => {}, executing: () => {}, waited: () => {}, dispatched: () => {}, rejected: () => {}, executed: () => {} }
+const noObserver: ApfObserver = { waiting: () => {}, executing: () => {}, waited: () => {}, dispatched: () => {}, rejected: () => {}, executed: () => {} }
 
 /** What the filter needs of time: now in seconds, and a cancellable timer (the wait limit). */
 export interface ApfTimers {
@@ -79,13 +79,18 @@ const healthPaths = new Set(["/healthz", "/livez", "/readyz"])
 
 export class RealTimeApf {
   private readonly levels: ReadonlyArray<Level>
+  private readonly observer: ApfObserver
+  /** Whether execution is timed: only for an observer (the clock is read twice a request for it). */
+  private readonly timed: boolean
 
   constructor(
     /** `--max-requests-inflight` + `--max-mutating-requests-inflight` (400 + 200). */
     readonly serverConcurrencyLimit: number,
     private readonly timers: ApfTimers,
-    private readonly observer: ApfObserver = noObserver
+    observer?: ApfObserver
   ) {
+    this.observer = observer ?? noObserver
+    this.timed = observer !== undefined
     const seats = levelSeats(serverConcurrencyLimit)
     this.levels = priorityLevels.map((l) => ({
       name: l.name,
@@ -136,7 +141,7 @@ export class RealTimeApf {
     level.inUse += seats
     this.observer.dispatched(level.name, flowSchema)
     this.observer.executing(level.name, flowSchema, 1)
-    const started = this.timers.nowSeconds()
+    const started = this.timed ? this.timers.nowSeconds() : 0
     let finished = false
     r.execute({
       level: level.name,
@@ -147,7 +152,7 @@ export class RealTimeApf {
         finished = true
         level.inUse -= seats
         this.observer.executing(level.name, flowSchema, -1)
-        this.observer.executed(level.name, flowSchema, r.watch, this.timers.nowSeconds() - started)
+        if (this.timed) this.observer.executed(level.name, flowSchema, r.watch, this.timers.nowSeconds() - started)
         this.dispatchWaiting(level)
       }
     })

@@ -5,7 +5,7 @@
  * update and delete is timed where kube-apiserver would wait for etcd — in-process, so microseconds (docs/metrics.md).
  */
 import type { Registry } from "prom-client"
-import { Histogram } from "./MetricSeries.js"
+import { Histogram, type HistogramSeries } from "./MetricSeries.js"
 import type { ResourceType } from "../../../src/api/Resources.js"
 import type { StorageOperation, StorageTiming } from "../Store.js"
 
@@ -22,8 +22,8 @@ export const storedTypeName = (resource: ResourceType, list: boolean): string =>
 
 export class EtcdMetrics implements StorageTiming {
   private readonly durations: Histogram<"operation" | "type">
-  /** Type names by resource, object and list: label values built once. */
-  private readonly names = new Map<ResourceType, readonly [string, string]>()
+  /** Each resource's series by operation, of its objects and of its lists, bound on first use: no label work per operation. */
+  private readonly series = new Map<ResourceType, readonly [Partial<Record<StorageOperation, HistogramSeries>>, Partial<Record<StorageOperation, HistogramSeries>>]>()
 
   constructor(
     registers: ReadonlyArray<Registry>,
@@ -42,8 +42,10 @@ export class EtcdMetrics implements StorageTiming {
   readonly start = (): number => this.nowSeconds()
 
   readonly observe = (operation: StorageOperation, resource: ResourceType, list: boolean, started: number): void => {
-    let names = this.names.get(resource)
-    if (names === undefined) this.names.set(resource, (names = [storedTypeName(resource, false), storedTypeName(resource, true)]))
-    this.durations.observe({ operation, type: names[list ? 1 : 0] }, this.nowSeconds() - started)
+    const seconds = this.nowSeconds() - started
+    let byKind = this.series.get(resource)
+    if (byKind === undefined) this.series.set(resource, (byKind = [{}, {}]))
+    const series = (byKind[list ? 1 : 0][operation] ??= this.durations.bind({ operation, type: storedTypeName(resource, list) }))
+    series.observe(seconds)
   }
 }

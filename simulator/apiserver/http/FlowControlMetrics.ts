@@ -6,7 +6,7 @@
  * the definitions are in ../MetricDefinitions.ts, which the virtual-time run's file shares (../ModelledFlowControlMetrics.ts).
  */
 import type { Registry } from "prom-client"
-import { Counter, Gauge, Histogram } from "./MetricSeries.js"
+import { Counter, Gauge, Histogram, type HistogramSeries, type Value } from "./MetricSeries.js"
 import type { ApfObserver, RejectReason } from "../apf/RealTimeApf.js"
 import * as Def from "../MetricDefinitions.js"
 
@@ -40,14 +40,55 @@ export class FlowControlMetrics implements ApfObserver {
     }
   }
 
-  readonly waiting = (level: string, flowSchema: string, delta: 1 | -1): void =>
-    delta > 0 ? this.inqueue.inc({ priority_level: level, flow_schema: flowSchema }) : this.inqueue.dec({ priority_level: level, flow_schema: flowSchema })
-  readonly executing = (level: string, flowSchema: string, delta: 1 | -1): void =>
-    delta > 0 ? this.executingNow.inc({ priority_level: level, flow_schema: flowSchema }) : this.executingNow.dec({ priority_level: level, flow_schema: flowSchema })
-  readonly waited = (level: string, flowSchema: string, execute: boolean, seconds: number): void =>
-    this.waitSeconds.observe({ priority_level: level, flow_schema: flowSchema, execute: String(execute) }, seconds)
-  readonly dispatched = (level: string, flowSchema: string): void => this.dispatchedTotal.inc({ priority_level: level, flow_schema: flowSchema })
+  /** Each (level, FlowSchema)'s series: a request reports five times (../apf/RealTimeApf.ts), with no label work. */
+  private readonly byFlow = new Map<string, Map<string, FlowSeries>>()
+
+  private flow(level: string, flowSchema: string): FlowSeries {
+    let bySchema = this.byFlow.get(level)
+    if (bySchema === undefined) this.byFlow.set(level, (bySchema = new Map()))
+    let s = bySchema.get(flowSchema)
+    if (s === undefined) {
+      s = { labels: { priority_level: level, flow_schema: flowSchema }, inqueue: undefined, executing: undefined, dispatched: undefined, waitedRan: undefined, waitedNot: undefined, regular: undefined, watch: undefined }
+      bySchema.set(flowSchema, s)
+    }
+    return s
+  }
+
+  readonly waiting = (level: string, flowSchema: string, delta: 1 | -1): void => {
+    const f = this.flow(level, flowSchema)
+    ;(f.inqueue ??= this.inqueue.bind(f.labels)).value += delta
+  }
+  readonly executing = (level: string, flowSchema: string, delta: 1 | -1): void => {
+    const f = this.flow(level, flowSchema)
+    ;(f.executing ??= this.executingNow.bind(f.labels)).value += delta
+  }
+  readonly waited = (level: string, flowSchema: string, execute: boolean, seconds: number): void => {
+    const f = this.flow(level, flowSchema)
+    const series = execute ? (f.waitedRan ??= this.waitSeconds.bind({ ...f.labels, execute: "true" })) : (f.waitedNot ??= this.waitSeconds.bind({ ...f.labels, execute: "false" }))
+    series.observe(seconds)
+  }
+  readonly dispatched = (level: string, flowSchema: string): void => {
+    const f = this.flow(level, flowSchema)
+    ;(f.dispatched ??= this.dispatchedTotal.bind(f.labels)).value++
+  }
   readonly rejected = (level: string, flowSchema: string, reason: RejectReason): void => this.rejectedTotal.inc({ priority_level: level, flow_schema: flowSchema, reason })
-  readonly executed = (level: string, flowSchema: string, watch: boolean, seconds: number): void =>
-    this.executionSeconds.observe({ priority_level: level, flow_schema: flowSchema, type: watch ? "watch" : "regular" }, seconds)
+  readonly executed = (level: string, flowSchema: string, watch: boolean, seconds: number): void => {
+    const f = this.flow(level, flowSchema)
+    const series = watch ? (f.watch ??= this.executionSeconds.bind({ ...f.labels, type: "watch" })) : (f.regular ??= this.executionSeconds.bind({ ...f.labels, type: "regular" }))
+    series.observe(seconds)
+  }
+}
+
+/** One (level, FlowSchema)'s series, each bound on its first use (a series is exposed from then on). */
+interface FlowSeries {
+  readonly labels: { readonly priority_level: string; readonly flow_schema: string }
+  inqueue: Value | undefined
+  executing: Value | undefined
+  dispatched: Value | undefined
+  /** `request_wait_duration_seconds` with `execute` true, false. */
+  waitedRan: HistogramSeries | undefined
+  waitedNot: HistogramSeries | undefined
+  /** `request_execution_seconds` with `type` regular, watch. */
+  regular: HistogramSeries | undefined
+  watch: HistogramSeries | undefined
 }

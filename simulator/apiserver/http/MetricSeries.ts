@@ -3,8 +3,9 @@
  * shapes (`inc(labels)`, `observe(labels, v)`, `collect()`) and its metric protocol (`get()`), so prom-client's
  * `Registry` writes them in the text format and OpenMetrics beside its own (the process metrics). Why not
  * prom-client's own: its `Counter.inc` with labels costs ~13 µs and a histogram `observe` ~5 µs (label validation and
- * hashing per call), ~45 µs a request here, most of what the server spends on a GET (bench/metricsOverhead.ts). Here a
- * series is found by its label values joined, and a bucket by a short scan: well under a microsecond.
+ * hashing per call). Hot paths go further: `bind(labels)` finds a series once (its label values joined), and the
+ * caller keeps it, so a request adds to a number and a histogram's bucket with no label work at all (issue 38,
+ * bench/metricsOverhead.ts). A series exists, and is exposed, from its first `bind`.
  */
 import type { Registry } from "prom-client"
 
@@ -41,8 +42,8 @@ abstract class Family<L extends string, S> {
 
   protected abstract fresh(): S
 
-  /** The series of `labels` (absent names are ""), made on first use. */
-  protected at(labels: Labels<L> | undefined): S {
+  /** The series of `labels` (absent names are "", names not the family's are ignored), made on first use. */
+  bind(labels?: Labels<L>): S {
     const names = this.labelNames
     let key = ""
     for (let i = 0; i < names.length; i++) key += `${labels?.[names[i]!] ?? ""}\u0000`
@@ -60,15 +61,26 @@ abstract class Family<L extends string, S> {
   }
 }
 
-export class Counter<L extends string = string> extends Family<L, { value: number }> {
+/** A counter's or gauge's series: the number itself. */
+export class Value {
+  value = 0
+  inc(by = 1): void {
+    this.value += by
+  }
+  dec(by = 1): void {
+    this.value -= by
+  }
+}
+
+export class Counter<L extends string = string> extends Family<L, Value> {
   readonly type = "counter"
 
   protected fresh() {
-    return { value: 0 }
+    return new Value()
   }
 
   inc(labels?: Labels<L>, value = 1): void {
-    this.at(labels).value += value
+    this.bind(labels).value += value
   }
 
   get(): { name: string; help: string; type: "counter"; values: ReadonlyArray<Sample>; aggregator: string } {
@@ -76,7 +88,7 @@ export class Counter<L extends string = string> extends Family<L, { value: numbe
   }
 }
 
-export class Gauge<L extends string = string> extends Family<L, { value: number }> {
+export class Gauge<L extends string = string> extends Family<L, Value> {
   readonly type = "gauge"
   private readonly collector: ((this: Gauge<L>) => void) | undefined
 
@@ -86,19 +98,19 @@ export class Gauge<L extends string = string> extends Family<L, { value: number 
   }
 
   protected fresh() {
-    return { value: 0 }
+    return new Value()
   }
 
   inc(labels?: Labels<L>, value = 1): void {
-    this.at(labels).value += value
+    this.bind(labels).value += value
   }
 
   dec(labels?: Labels<L>, value = 1): void {
-    this.at(labels).value -= value
+    this.bind(labels).value -= value
   }
 
   set(labels: Labels<L>, value: number): void {
-    this.at(labels).value = value
+    this.bind(labels).value = value
   }
 
   get(): { name: string; help: string; type: "gauge"; values: ReadonlyArray<Sample>; aggregator: string } {
@@ -107,29 +119,46 @@ export class Gauge<L extends string = string> extends Family<L, { value: number 
   }
 }
 
-export class Histogram<L extends string = string> extends Family<L, { counts: Array<number>; sum: number; count: number }> {
+/** A histogram's series: per bucket counts (not cumulative; those above the last bound only in `count`), sum, count. */
+export class HistogramSeries {
+  readonly counts: Float64Array
+  sum = 0
+  count = 0
+
+  constructor(private readonly bounds: Float64Array) {
+    this.counts = new Float64Array(bounds.length)
+  }
+
+  /** The first bound ≥ `value` (upper-inclusive, as Prometheus): scanned from the smallest, where a request's times fall. */
+  observe(value: number): void {
+    const bounds = this.bounds
+    for (let i = 0; i < bounds.length; i++)
+      if (value <= bounds[i]!) {
+        this.counts[i]!++
+        break
+      }
+    this.sum += value
+    this.count++
+  }
+}
+
+export class Histogram<L extends string = string> extends Family<L, HistogramSeries> {
   readonly type = "histogram"
   readonly upperBounds: ReadonlyArray<number>
+  private readonly bounds: Float64Array
 
   constructor(o: Options<L> & { readonly buckets: ReadonlyArray<number> }) {
     super(o)
     this.upperBounds = [...o.buckets].sort((a, b) => a - b)
+    this.bounds = Float64Array.from(this.upperBounds)
   }
 
   protected fresh() {
-    return { counts: this.upperBounds.map(() => 0), sum: 0, count: 0 }
+    return new HistogramSeries(this.bounds)
   }
 
   observe(labels: Labels<L>, value: number): void {
-    const s = this.at(labels)
-    const bounds = this.upperBounds
-    for (let i = 0; i < bounds.length; i++)
-      if (value <= bounds[i]!) {
-        s.counts[i]!++
-        break
-      }
-    s.sum += value
-    s.count++
+    this.bind(labels).observe(value)
   }
 
   get(): { name: string; help: string; type: "histogram"; values: ReadonlyArray<Sample>; aggregator: string } {

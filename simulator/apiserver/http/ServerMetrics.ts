@@ -14,7 +14,7 @@ import type { StorageTiming } from "../Store.js"
 import { EtcdMetrics } from "./EtcdMetrics.js"
 import { FlowControlMetrics } from "./FlowControlMetrics.js"
 // prom-client's registry writes them; its own Counter and Histogram cost ~45 µs a request (./MetricSeries.ts)
-import { Counter, Gauge, Histogram } from "./MetricSeries.js"
+import { Counter, Gauge, Histogram, type HistogramSeries, type Value } from "./MetricSeries.js"
 import { canonicalVerb } from "./RequestLog.js"
 
 
@@ -50,6 +50,26 @@ const isLongRunning = (info: RequestInfo | undefined): boolean =>
 
 const requestKind = (info: RequestInfo | undefined): "readOnly" | "mutating" =>
   info !== undefined && ["get", "list", "watch"].includes(info.verb) ? "readOnly" : "mutating"
+
+/** The series one request shape updates, bound on its first request, and the shape's label values (its resource aside). */
+interface RequestSeries {
+  readonly verb: string
+  readonly dryRun: string
+  readonly group: string
+  readonly version: string
+  /** The path, for a health path. */
+  readonly subresource: string
+  readonly scope: string
+  readonly code: number
+  readonly requests: Value
+  readonly duration: HistogramSeries
+  readonly sli: HistogramSeries
+  readonly slo: HistogramSeries
+  /** Reads only (GET, LIST), as upstream. */
+  readonly responseSizes: HistogramSeries | undefined
+  /** A 504 (the request timed out) only. */
+  readonly terminations: Value | undefined
+}
 
 const openMetricsRegistry = (): Registry<OpenMetricsContentType> => {
   const registry = new Registry<OpenMetricsContentType>()
@@ -106,9 +126,15 @@ export class ServerMetrics {
     registers: [...this.registers]
   })
 
+  private readonly inflightReadOnly = this.inflight.bind({ request_kind: "readOnly" })
+  private readonly inflightMutating = this.inflight.bind({ request_kind: "mutating" })
+  /** The request shapes seen, by resource ("" for the health paths; `seriesOf`). */
+  private readonly byResource = new Map<string, Array<RequestSeries>>()
+  /** The watch event series of each resource type. */
+  private readonly byWatchedResource = new WeakMap<object, { readonly events: Value; readonly sizes: HistogramSeries }>()
+
   constructor(state: ServerState) {
     const registers = this.registers
-    for (const kind of ["readOnly", "mutating"]) this.inflight.set({ request_kind: kind }, 0)
     new Gauge({
       ...Def.registeredWatchers,
       registers: [...registers],
@@ -136,44 +162,88 @@ export class ServerMetrics {
     return (this.etcd ??= new EtcdMetrics(this.registers, nowSeconds))
   }
 
-  /** A request arrived: counted in flight (short ones) or long-running (watches, logs) until `finished`. */
-  started(info: RequestInfo | undefined, method: string, contentType: string | undefined): () => void {
+  /**
+   * A request arrived: counted in flight (short ones) or long-running (watches, logs) until `finished` — the series
+   * to `dec()` then.
+   */
+  started(info: RequestInfo | undefined, method: string, contentType: string | undefined): Value {
     if (isLongRunning(info)) {
-      const labels = this.labels(method, info!, contentType)
-      this.longRunning.inc(labels)
-      return () => this.longRunning.dec(labels)
+      const series = this.longRunning.bind(this.labels(method, info!, contentType))
+      series.inc()
+      return series
     }
-    const kind = requestKind(info)
-    this.inflight.inc({ request_kind: kind })
-    return () => this.inflight.dec({ request_kind: kind })
+    const series = requestKind(info) === "readOnly" ? this.inflightReadOnly : this.inflightMutating
+    series.inc()
+    return series
   }
 
   /** A request was answered (or its client went away): `MonitorRequest` for resource requests and health paths. */
   finished(r: ObservedRequest): void {
     const info = r.info
     if (info === undefined || (!info.isResourceRequest && !instrumentedPaths.has(info.path))) return
-    const code = String(r.code)
-    const dryRun = r.query.includes("dryRun") ? cleanDryRun(r.query) : ""
-    // One object with every label, made once: each family reads its own names (./MetricSeries.ts); a spread copy
-    // per family cost more than the counting.
-    const labels = info.isResourceRequest
-      ? this.labels(r.method, info, r.contentType, dryRun, code)
-      : { verb: r.method.toUpperCase(), dry_run: dryRun, group: "", version: "", resource: "", subresource: info.path, scope: "", component: "", code }
-    this.requests.inc(labels)
-    this.durations.observe(labels, r.seconds)
+    const s = this.seriesOf(r.method, info, r.contentType, r.query, r.code)
+    s.requests.value++
+    s.duration.observe(r.seconds)
     // No webhooks here; the SLI leaves out the wait in API Priority and Fairness's queues (./PriorityAndFairnessFilter.ts).
     const sli = r.seconds - (r.waitedSeconds ?? 0)
-    this.sli.observe(labels, sli)
-    this.slo.observe(labels, sli)
-    if (labels.verb === "GET" || labels.verb === "LIST") this.responseSizes.observe(labels, r.responseBytes)
-    if (r.code === 504) this.terminations.inc(labels)
+    s.sli.observe(sli)
+    s.slo.observe(sli)
+    s.responseSizes?.observe(r.responseBytes)
+    if (s.terminations !== undefined) s.terminations.value++
+  }
+
+  /**
+   * The series a request of this shape updates, bound on its first request. Found by comparing label values with
+   * the shapes seen of its resource: a string key joined from them cost ~10 times more (bench/metricsOverhead.ts).
+   */
+  private seriesOf(method: string, info: RequestInfo, contentType: string | undefined, query: string, code: number): RequestSeries {
+    const dryRun = query.includes("dryRun") ? cleanDryRun(query) : ""
+    const resourceRequest = info.isResourceRequest
+    const verb = resourceRequest ? canonicalVerb(method, info, contentType) : method.toUpperCase()
+    const group = resourceRequest ? info.apiGroup : ""
+    const version = resourceRequest ? info.apiVersion : ""
+    const resource = resourceRequest ? info.resource : ""
+    const subresource = resourceRequest ? info.subresource : info.path
+    const scope = resourceRequest ? cleanScope(info) : ""
+    let shapes = this.byResource.get(resource)
+    if (shapes === undefined) this.byResource.set(resource, (shapes = []))
+    for (let i = 0; i < shapes.length; i++) {
+      const s = shapes[i]!
+      if (s.code === code && s.verb === verb && s.subresource === subresource && s.scope === scope && s.version === version && s.group === group && s.dryRun === dryRun) return s
+    }
+    const c = String(code)
+    const labels = resourceRequest
+      ? this.labels(method, info, contentType, dryRun, c)
+      : { verb, dry_run: dryRun, group: "", version: "", resource: "", subresource, scope: "", component: "", code: c }
+    // One object with every label: each family reads its own names (./MetricSeries.ts).
+    const s: RequestSeries = {
+      verb,
+      dryRun,
+      group,
+      version,
+      subresource,
+      scope,
+      code,
+      requests: this.requests.bind(labels),
+      duration: this.durations.bind(labels),
+      sli: this.sli.bind(labels),
+      slo: this.slo.bind(labels),
+      responseSizes: verb === "GET" || verb === "LIST" ? this.responseSizes.bind(labels) : undefined,
+      terminations: code === 504 ? this.terminations.bind(labels) : undefined
+    }
+    shapes.push(s)
+    return s
   }
 
   /** One watch event written to a client (`watch.go`: counted and sized per event). */
   watchEventSent(resource: { readonly group: string; readonly version: string; readonly kind: string }, bytes: number): void {
-    const labels = { group: resource.group, version: resource.version, kind: resource.kind }
-    this.watchEvents.inc(labels)
-    this.watchEventSizes.observe(labels, bytes)
+    let s = this.byWatchedResource.get(resource)
+    if (s === undefined) {
+      const labels = { group: resource.group, version: resource.version, kind: resource.kind }
+      this.byWatchedResource.set(resource, (s = { events: this.watchEvents.bind(labels), sizes: this.watchEventSizes.bind(labels) }))
+    }
+    s.events.value++
+    s.sizes.observe(bytes)
   }
 
   /** The exposition and its Content-Type: OpenMetrics when `accept` asks for it, else the text format 0.0.4. */

@@ -20,7 +20,7 @@ import type { FieldSchema } from "../kinds/FieldSchema.js"
 import { InternTable } from "../internal/InternTable.js"
 import { isRecord, type KObject } from "../Object.js"
 import { ApiError, makeStatus } from "../Status.js"
-import { contains, difference, emptySet, equalSets, type FieldTree, fieldTreeOf, type ManagedFieldsEntry, identicalTrees, intersection, intersects, isEmpty, memberPaths, union, without } from "./FieldSet.js"
+import { contains, difference, emptySet, equalSets, type FieldTree, fieldTreeOf, type ManagedFieldsEntry, identicalTrees, intersection, intersects, isEmpty, isMember, memberPaths, union, without } from "./FieldSet.js"
 import { typedPatchError } from "./TypedConversion.js"
 import { changeExtent, compare, fieldSetOf, mergeConfig, removeFields } from "./TypedFields.js"
 import { capUpdateManagers } from "./UpdateManagerCap.js"
@@ -308,6 +308,43 @@ const refreshedOwnEntry = (
   next[next.indexOf(own)] = mine
   if (next.length > 1) next.sort(order)
   return next
+}
+
+/**
+ * The index of `manager`'s own Update entry when a write that changes only the leaf `field` under `parent` (a lease
+ * renewal's `f:spec` `f:renewTime`) takes `refreshedOwnEntry`'s path: every entry built here, exactly one of them
+ * this manager's, its set holding the leaf and no other entry's; -1 otherwise. Decided from the entries alone, so a
+ * write known to change that one leaf (simulator/apiserver/LeaseRenewal.ts) compares no objects.
+ */
+export const ownLeafEntry = (entries: ReadonlyArray<ManagedFieldsEntry>, manager: string, scope: WriteScope, parent: string, field: string): number => {
+  let own = -1
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!
+    if (!isBuilt(e)) return -1
+    const leafNode = e.fieldsV1[parent]?.[field]
+    if (isOwn(e, manager, "Update", scope)) {
+      if (own >= 0 || leafNode === undefined || !isMember(leafNode)) return -1
+      own = i
+    } else if (leafNode !== undefined && isMember(leafNode)) return -1
+  }
+  return own
+}
+
+/**
+ * `entries` with the own entry at `own` (see {@link ownLeafEntry}) taking the time `at`, as `afterUpdate` leaves them
+ * after such a write: `entries` itself when the time is the same; undefined when the result would be capped
+ * (more than ten Update managers: the general path merges them).
+ */
+export const withOwnEntryTime = (entries: ReadonlyArray<ManagedFieldsEntry>, own: number, scope: WriteScope, at: string): ReadonlyArray<ManagedFieldsEntry> | undefined => {
+  const mine = entries[own]!
+  let next = entries
+  if (at !== mine.time) {
+    const copy = entries.slice()
+    copy[own] = entry(mine.manager ?? "", "Update", scope.apiVersion, scope.subresource, at, mine.fieldsV1)
+    if (copy.length > 1) copy.sort(order)
+    next = copy
+  }
+  return capUpdateManagers(next) === next ? next : undefined
 }
 
 /** A field another manager owns and the apply would change. */

@@ -245,6 +245,9 @@ const plausibleDate = (v: string): boolean => {
   return month >= 1 && month <= 12 && day >= 1 && day <= 28 && twoDigits(v, 11) < 24 && twoDigits(v, 14) < 60 && twoDigits(v, 17) < 60
 }
 
+/** A `metav1.MicroTime` value that decodes cleanly (the check `decodesCleanly` makes of a microtime field). */
+export const decodesAsMicroTime = (v: unknown): boolean => typeof v === "string" && canonicalMicroTime.test(v) && plausibleDate(v)
+
 /** What Go's decoder calls a JSON value in `cannot unmarshal <x> into …`. */
 const jsonKind = (v: unknown): string =>
   typeof v === "string" ? "string" : typeof v === "boolean" ? "bool" : typeof v === "number" ? "number" : Array.isArray(v) ? "array" : "object"
@@ -275,7 +278,7 @@ const conforms = (s: FieldSchema, v: unknown, known?: unknown): boolean => {
     case "time":
       return typeof v === "string" && canonicalTime.test(v) && plausibleDate(v)
     case "microtime":
-      return typeof v === "string" && canonicalMicroTime.test(v) && plausibleDate(v)
+      return decodesAsMicroTime(v)
     case "object": {
       if (!isRecord(v)) return false
       const before = known !== undefined && isRecord(known) ? known : undefined

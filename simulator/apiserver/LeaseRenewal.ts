@@ -1,0 +1,92 @@
+/**
+ * A lease renewal recognised and written directly (issue 39, docs/benchmarks.md "Where a lease renewal's CPU goes"): a
+ * PUT of a Lease that sends back the stored metadata itself and the stored spec with only a new `renewTime`, as a node
+ * agent's lease client does ~500 times a second in the 5,000-node hour. What the generic update
+ * (`Write.updateObject`) works out for every write holds here by construction: the metadata is the stored one, so the
+ * name, namespace, resourceVersion and server-owned fields agree; one leaf changed, so the write is no no-op and
+ * leases have no defaults; and when that leaf is owned by the writing manager alone, the managed fields are the
+ * stored ones with that manager's entry at the time of the write (`ManagedFields.ownLeafEntry`). The write stores
+ * what the general path would store and answers what it would answer; anything else (another shape, a body as text,
+ * a dry run, a terminating lease, a field another manager owns) returns undefined and goes the general way.
+ */
+import { managerOf, scopeOf } from "./FieldManager.js"
+import { RenewedVersion } from "./RenewedVersion.js"
+import { shallowCopy } from "../../src/api/internal/V8Shapes.js"
+import { ownLeafEntry, withOwnEntryTime, type ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
+import { decodesAsMicroTime } from "../../src/api/kinds/FieldSchema.js"
+import { validateForUpdate } from "../../src/api/kinds/Validation.js"
+import { isRecord, type KObject, type ObjectMeta } from "../../src/api/Object.js"
+import type { WriteOptions, WriteResult } from "../../src/api/Requests.js"
+import { Leases, type ResourceType } from "../../src/api/Resources.js"
+import type { Body } from "./Decode.js"
+import type { Entry, Store } from "./Store.js"
+import { rfc3339 } from "./SystemMeta.js"
+import { withTypeMeta } from "./WatchHub.js"
+
+const noWarnings: ReadonlyArray<string> = Object.freeze([])
+
+/** The renewal's answer, or undefined when `body` is not a renewal of `entry`'s lease that this path may write. */
+export const writeRenewal = (
+  store: Store,
+  resource: ResourceType,
+  name: string,
+  entry: Entry,
+  body: Body,
+  opts: WriteOptions,
+  now: number
+): WriteResult | undefined => {
+  if (resource !== Leases || body.raw !== undefined || opts.subresource !== undefined || (opts.dryRun !== undefined && opts.dryRun.length > 0)) return undefined
+  const value = body.value
+  const stored = entry.obj
+  const meta = stored.metadata
+  if (!isRecord(value) || value.metadata !== meta || meta.deletionTimestamp !== undefined || meta.name !== name || meta.namespace !== opts.namespace) return undefined
+  if (!isMetadataAndSpec(value) || !isMetadataAndSpec(stored)) return undefined
+  const spec = value.spec as Record<string, unknown>
+  if (!renewsOnly(stored.spec as Record<string, unknown>, spec) || !decodesAsMicroTime(spec.renewTime)) return undefined
+  // The unchanged rest as the general path validates it (a stored lease not valid now is refused there).
+  const candidate = value as KObject
+  if (validateForUpdate(resource.rules, candidate, stored).length > 0) return undefined
+  const entries = meta.managedFields
+  if (!Array.isArray(entries)) return undefined
+  const scope = scopeOf(resource, undefined)
+  const own = ownLeafEntry(entries as ReadonlyArray<ManagedFieldsEntry>, managerOf(opts), scope, "f:spec", "f:renewTime")
+  if (own < 0) return undefined
+  const next = withOwnEntryTime(entries as ReadonlyArray<ManagedFieldsEntry>, own, scope, rfc3339(now))
+  if (next === undefined) return undefined
+  // What `withManagedFields` makes of the body (its keys in its order), made here for the store to stamp in place.
+  const metadata: { -readonly [K in keyof ObjectMeta]: ObjectMeta[K] } = shallowCopy(meta)
+  metadata.managedFields = next
+  const written: KObject = { metadata, spec }
+  // Kept in the history as what it changed over the last full version (RenewedVersion.ts).
+  const chain = store.renewedVersion(entry)
+  const renewed = chain !== undefined ? new RenewedVersion(chain.base, chain.own, spec) : new RenewedVersion(stored, own, spec)
+  return { code: 200, object: withTypeMeta(store.replace(resource, entry, written, now, true, renewed), resource), warnings: noWarnings }
+}
+
+/** Exactly `metadata` then `spec`, a record (no kind or apiVersion, nothing else). */
+const isMetadataAndSpec = (obj: Readonly<Record<string, unknown>>): boolean => {
+  let n = 0
+  for (const key in obj) {
+    if ((n === 0 && key !== "metadata") || (n === 1 && key !== "spec") || n > 1) return false
+    n++
+  }
+  return n === 2 && isRecord(obj.spec)
+}
+
+/** `after` has the fields of `before`, every one the same value but a new `renewTime` text. */
+const renewsOnly = (before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>): boolean => {
+  const was = before.renewTime
+  const renewTime = after.renewTime
+  if (typeof was !== "string" || typeof renewTime !== "string" || renewTime === was) return false
+  let fields = 0
+  for (const key in after) {
+    const v = after[key]
+    if (v === undefined || (key !== "renewTime" && v !== before[key])) return false
+    fields++
+  }
+  for (const key in before) {
+    if (before[key] === undefined) return false
+    fields--
+  }
+  return fields === 0
+}

@@ -1,0 +1,132 @@
+/**
+ * A lease renewal written by its own path (simulator/apiserver/LeaseRenewal.ts) and kept in the history as what it
+ * changed (RenewedVersion.ts) stores, answers and replays exactly what the general update path does: the same
+ * sequence of writes sent once with the stored metadata itself (the renewal path) and once with a copy of it (the
+ * general path) gives the same JSON, write by write, in the history and in lists at older revisions.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Either } from "effect"
+import type { KObject } from "../../src/api/Object.js"
+import type { WriteOptions, WriteResult } from "../../src/api/Requests.js"
+import { Leases } from "../../src/api/Resources.js"
+import { ApiServerImpl, defaultConfig } from "../../simulator/apiserver/ApiServer.js"
+import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
+import { everything } from "../../simulator/apiserver/Store.js"
+import { microTime } from "../../simulator/apiserver/SystemMeta.js"
+
+const namespace = "platform-node-lease"
+const start = Date.UTC(2026, 0, 1)
+
+/** A server, its lease writes, and every stored version as JSON by revision (what a store subscriber saw). */
+const cluster = (copyMetadata: boolean) => {
+  const server = new ApiServerImpl(defaultConfig, start)
+  const client = inProcessClient(server)
+  const seen = new Map<number, string>()
+  const previousOf = new Map<number, string | undefined>()
+  server.store.subscribe((c) => {
+    if (c.resource !== Leases) return
+    seen.set(c.revision, JSON.stringify(c.object))
+    previousOf.set(c.revision, c.previous === undefined ? undefined : JSON.stringify(c.previous))
+  })
+  const answers: string[] = []
+  const leases = new Map<string, KObject>()
+  const take = (answer: unknown): void => {
+    const written = answer as Either.Either<WriteResult, unknown>
+    if (Either.isLeft(written)) return void answers.push(`error ${JSON.stringify(written.left)}`)
+    answers.push(JSON.stringify(written.right))
+    leases.set(written.right.object.metadata.name!, written.right.object)
+  }
+  return {
+    server,
+    seen,
+    previousOf,
+    answers,
+    create: (name: string, now: number, opts: WriteOptions = {}) =>
+      take(client.at!(now)!.create(Leases, { metadata: { name, namespace }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime(now) } }, { namespace, ...opts })),
+    /** A renewal as a node agent sends it: the metadata it read, the spec it read with a new renewTime. */
+    renew: (name: string, now: number, opts: WriteOptions = {}, renewTime = microTime(now)) => {
+      const lease = leases.get(name)!
+      const metadata = copyMetadata ? { ...lease.metadata } : lease.metadata
+      take(client.at!(now)!.update(Leases, { metadata, spec: { ...(lease.spec as object), renewTime } }, { namespace, ...opts }))
+    },
+    label: (name: string, now: number) => take(client.at!(now)!.patch(Leases, name, "merge", { metadata: { labels: { at: String(now) } } }, { namespace })),
+    renewedVersionOf: (name: string) => server.store.renewedVersion(server.state.find(Leases, namespace, name)!)
+  }
+}
+
+/** The same writes on both servers: renewals by the holder, by other managers, in the same second, between patches. */
+const script = (c: ReturnType<typeof cluster>) => {
+  let now = start
+  c.create("a", now)
+  c.create("b", now, { fieldManager: "other" })
+  for (let round = 0; round < 30; round++) {
+    now += 10_000 + round * 7.25
+    c.renew("a", now)
+    // b was created by "other": its first renewal by "" takes renewTime over, later ones are the holder's own
+    c.renew("b", now + 0.5)
+    if (round % 7 === 3) c.label("a", now + 1)
+    // within the same second: the managed-fields entry keeps its time
+    if (round % 5 === 1) c.renew("a", now + 2)
+    // the same renewTime again: a no-op
+    if (round % 9 === 2) c.renew("b", now + 3, {}, JSON.parse(JSON.stringify((c.server.store.get(Leases, `${namespace}/b`)!.spec as { renewTime: string }).renewTime)))
+    if (round === 20) c.renew("a", now + 4, { fieldManager: "intruder" })
+    // a bad renewTime is refused as the general path refuses it
+    if (round === 25) c.renew("a", now + 5, {}, "2026-13-01T00:00:00.000000Z")
+    // a dry run stores nothing
+    if (round === 26) c.renew("b", now + 6, { dryRun: ["All"] })
+  }
+  return now
+}
+
+describe("LeaseRenewal", () => {
+  it("answers and stores what the general update path does", () => {
+    const direct = cluster(false)
+    const general = cluster(true)
+    script(direct)
+    script(general)
+    expect(direct.answers.length).toBeGreaterThan(60)
+    expect(direct.answers).toEqual(general.answers)
+    expect([...direct.seen]).toEqual([...general.seen])
+    expect([...direct.previousOf]).toEqual([...general.previousOf])
+    expect(direct.answers.some((a) => a.startsWith("error"))).toBe(true)
+  })
+
+  it("takes its own path for a renewal of the holder's own field, and only then", () => {
+    const c = cluster(false)
+    c.create("a", start)
+    c.renew("a", start + 10_000)
+    expect(c.renewedVersionOf("a")).toBeDefined()
+    c.label("a", start + 11_000)
+    expect(c.renewedVersionOf("a")).toBeUndefined()
+    // another manager renewing takes renewTime from the holder: the general path
+    c.renew("a", start + 20_000, { fieldManager: "other" })
+    expect(c.renewedVersionOf("a")).toBeUndefined()
+    c.renew("a", start + 30_000, { fieldManager: "other" })
+    expect(c.renewedVersionOf("a")).toBeDefined()
+    // a copy of the metadata is decoded as any body
+    const copied = cluster(true)
+    copied.create("a", start)
+    copied.renew("a", start + 10_000)
+    expect(copied.renewedVersionOf("a")).toBeUndefined()
+  })
+
+  it("replays and lists the versions it kept as they were stored, after compaction too", () => {
+    const c = cluster(false)
+    const end = script(c)
+    const store = c.server.store
+    // compaction drops the changes that wrote the renewals' base versions; the kept versions still refer to them
+    store.compactBefore(end - 150_000)
+    const replayed = [...store.changesAfter(Leases, store.compactedRevision)]
+    expect(replayed.length).toBeGreaterThan(20)
+    for (const change of replayed) {
+      expect(JSON.stringify(change.object)).toBe(c.seen.get(change.revision))
+      expect(change.previous === undefined ? undefined : JSON.stringify(change.previous)).toBe(c.previousOf.get(change.revision))
+    }
+    // a list at each retained revision: every lease as it was then
+    for (const change of replayed) {
+      const page = store.page({ resource: Leases, revision: change.revision, prefix: `${namespace}/`, start: `${namespace}/`, limit: undefined, matches: everything, countRemaining: false })
+      const atThen = page.items.find((o) => o.metadata.name === change.key.split("/")[1])
+      expect(JSON.stringify(atThen)).toBe(c.seen.get(Number(atThen!.metadata.resourceVersion)))
+    }
+  })
+})
