@@ -7,10 +7,16 @@
  *   node dist/bench/cluster.js --control-plane --images # with the scheduler etc. and image pulls (--registry-qps=200)
  *   node dist/bench/cluster.js --control-plane --authorization # RBAC on: every component under its own identity
  *   node --max-semi-space-size=64 dist/bench/cluster.js --control-plane --clients  # `cluster-with-clients` (bench/run.ts)
+ *   node dist/bench/cluster.js 5000 30 60 --control-plane --metrics-out # with `run --metrics-out`'s file (a temp dir)
  *
  * Prints wall time, virtual/real ratio, CPU time, CPU µs per lease write and peak RSS (goal: ≤ 30 s and ≤ 2 GiB on one core).
  */
 import { Effect } from "effect"
+import { mkdtempSync, rmSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Registry } from "prom-client"
+import { OpenMetricsFile } from "../src/loadgen/OpenMetricsFile.js"
 import { runSimulatedCluster } from "../simulator/cluster/ClusterRun.js"
 import { controlPlaneWorkload } from "../simulator/scheduler/ControlPlane.js"
 import { clientLoad, type ClientLoadCounters } from "./cluster/clientLoad.js"
@@ -42,6 +48,9 @@ const withClients = process.argv.includes("--clients")
 // The 50 informers share one list, watch and cache (one client process, client-go's SharedInformerFactory) unless
 // `--separate-informers` (50 processes); see docs/benchmarks.md "With clients".
 const separateInformers = process.argv.includes("--separate-informers")
+// `--metrics-out`: the modelled metrics written as `run --metrics-out` writes them (docs/metrics.md), scraped every
+// 15 s of virtual time into a file in a temporary directory (removed after); its size is reported.
+const metricsOut = process.argv.includes("--metrics-out")
 const positional = process.argv.slice(2).filter((a) => !a.startsWith("--"))
 const nodes = Number(positional[0] ?? 5_000)
 const podsPerNode = Number(positional[1] ?? 30)
@@ -66,10 +75,14 @@ const clients = clientLoad(
 )
 const workloads = [...(controlPlane ? [controlPlaneWorkload({ replicas: 2 })] : []), ...(withClients ? [clients] : [])]
 
+const metricsDir = metricsOut ? mkdtempSync(join(tmpdir(), "clustersim-bench-metrics-")) : undefined
+const metricsRegistry = new Registry()
+const metricsFile = metricsDir === undefined ? undefined : OpenMetricsFile.open(join(metricsDir, "run.om"), metricsRegistry)
+let scrapes = 0
+
 const cpuBefore = process.cpuUsage()
 const wallStart = performance.now()
-const result = Effect.runSync(
-  runSimulatedCluster({
+const run = runSimulatedCluster({
     spec: {
       nodes,
       podsPerNode,
@@ -84,10 +97,17 @@ const result = Effect.runSync(
     seed: 1,
     durationMs,
     progressEveryMs: (withClients ? 1 : 10) * 60_000,
-    onProgress: (p) => console.error(`  virtual ${(p.virtualMs / 60_000).toFixed(0)} min, wall ${(p.wallMs / 1000).toFixed(1)} s, cpu ${(process.cpuUsage(cpuBefore).user / 1e6).toFixed(1)} s, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB`)
+    onProgress: (p) => console.error(`  virtual ${(p.virtualMs / 60_000).toFixed(0)} min, wall ${(p.wallMs / 1000).toFixed(1)} s, cpu ${(process.cpuUsage(cpuBefore).user / 1e6).toFixed(1)} s, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB`),
+    ...(metricsFile !== undefined
+      ? { metrics: { registers: [metricsRegistry], everyMs: 15_000, scrape: (t: number) => Effect.promise(() => (scrapes++, metricsFile.scrape(t))) } }
+      : {})
   })
-) as Record<string, any>
+// a scrape is asynchronous (prom-client's exposition): only the run with the file needs a promise
+const result = (metricsFile === undefined ? Effect.runSync(run) : await Effect.runPromise(run)) as Record<string, any>
+metricsFile?.close()
 const wallMs = performance.now() - wallStart
+const metricsFileBytes = metricsDir === undefined ? undefined : statSync(join(metricsDir, "run.om")).size
+if (metricsDir !== undefined) rmSync(metricsDir, { recursive: true, force: true })
 const cpu = process.cpuUsage(cpuBefore)
 const peakRssMiB = (process.resourceUsage().maxRSS * 1024) / 2 ** 20
 
@@ -99,6 +119,7 @@ console.log(
       clients: withClients ? { ...counters, informers: separateInformers ? "separate" : "shared" } : false,
       images: withImages,
       authorization,
+      ...(metricsFileBytes !== undefined ? { metricsOut: { scrapes, fileMiB: +(metricsFileBytes / 2 ** 20).toFixed(1) } } : {}),
       pods: result.pods,
       evictions: result.evictions.length,
       virtualMinutes: minutes,

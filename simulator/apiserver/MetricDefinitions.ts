@@ -2,7 +2,8 @@
  * kube-apiserver 1.26's metric definitions — names, help, label names, buckets — in one place for both expositions:
  * `clustersim serve`'s `/metrics` (`http/ServerMetrics.ts`) and the modelled server of a virtual-time run
  * (`ModelledRequestMetrics.ts`, `run --metrics-out`, docs/metrics.md). Upstream: `endpoints/metrics/metrics.go`,
- * `endpoints/handlers/watch.go`, `storage/etcd3/metrics`, `filters/maxinflight.go`, `filters/timeout.go`.
+ * `endpoints/handlers/watch.go`, `storage/etcd3/metrics`, `filters/maxinflight.go`, `filters/timeout.go`,
+ * `util/flowcontrol/metrics/metrics.go`.
  */
 
 /** `apiserver_request_duration_seconds` (metrics.go). */
@@ -93,3 +94,56 @@ export const storageObjects = {
 
 /** `apiserver_storage_objects`' label: `pods`, `deployments.apps` (the group resource). */
 export const storageResourceLabel = (r: { readonly plural: string; readonly group: string }): string => (r.group ? `${r.plural}.${r.group}` : r.plural)
+
+/** `requestDurationSecondsBuckets` of 1.26's flowcontrol metrics (`util/flowcontrol/metrics/metrics.go`). */
+export const flowcontrolBuckets = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30]
+
+export const flowcontrolRejectedRequests = {
+  name: "apiserver_flowcontrol_rejected_requests_total",
+  help: "Number of requests rejected by API Priority and Fairness subsystem",
+  labelNames: ["priority_level", "flow_schema", "reason"]
+} as const
+
+export const flowcontrolDispatchedRequests = {
+  name: "apiserver_flowcontrol_dispatched_requests_total",
+  help: "Number of requests executed by API Priority and Fairness subsystem",
+  labelNames: ["priority_level", "flow_schema"]
+} as const
+
+export const flowcontrolCurrentInqueueRequests = {
+  name: "apiserver_flowcontrol_current_inqueue_requests",
+  help: "Number of requests currently pending in queues of the API Priority and Fairness subsystem",
+  labelNames: ["priority_level", "flow_schema"]
+} as const
+
+export const flowcontrolCurrentExecutingRequests = {
+  name: "apiserver_flowcontrol_current_executing_requests",
+  help: "Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem",
+  labelNames: ["priority_level", "flow_schema"]
+} as const
+
+export const flowcontrolRequestWaitDuration = {
+  name: "apiserver_flowcontrol_request_wait_duration_seconds",
+  help: "Length of time a request spent waiting in its queue",
+  labelNames: ["priority_level", "flow_schema", "execute"],
+  buckets: flowcontrolBuckets
+} as const
+
+export const flowcontrolRequestExecution = {
+  name: "apiserver_flowcontrol_request_execution_seconds",
+  help: "Duration of initial stage (for a WATCH) or any (for a non-WATCH) stage of request execution in the API Priority and Fairness subsystem",
+  labelNames: ["priority_level", "flow_schema", "type"],
+  buckets: flowcontrolBuckets
+} as const
+
+export const flowcontrolRequestConcurrencyLimit = {
+  name: "apiserver_flowcontrol_request_concurrency_limit",
+  help: "Shared concurrency limit in the API Priority and Fairness subsystem",
+  labelNames: ["priority_level"]
+} as const
+
+export const flowcontrolNominalLimitSeats = {
+  name: "apiserver_flowcontrol_nominal_limit_seats",
+  help: "Nominal number of execution seats configured for each priority level",
+  labelNames: ["priority_level"]
+} as const

@@ -28,6 +28,7 @@ import { resolveCluster, type ResolvedCluster } from "./ClusterSetup.js"
 import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
 import { seedPods } from "./SeedPods.js"
 import type { Registry } from "prom-client"
+import { ModelledFlowControlMetrics } from "../apiserver/ModelledFlowControlMetrics.js"
 import { ModelledRequestMetrics } from "../apiserver/ModelledRequestMetrics.js"
 import { NodeAgentExportedMetrics } from "../nodeagent/NodeAgentExportedMetrics.js"
 import { makeSchedulerMetrics, SchedulerMetrics } from "../scheduler/SchedulerMetrics.js"
@@ -67,8 +68,8 @@ export interface ClusterRunOptions {
 }
 
 /**
- * The modelled metrics of a run (docs/metrics.md): the API server's (`ModelledRequestMetrics.ts`), the node agents'
- * (`NodeAgentExportedMetrics.ts`) and the scheduler's (`SchedulerMetrics.ts`) are registered in `registers`, and
+ * The modelled metrics of a run (docs/metrics.md): the API server's (`ModelledRequestMetrics.ts`,
+ * `ModelledFlowControlMetrics.ts`), the node agents' (`NodeAgentExportedMetrics.ts`) and the scheduler's (`SchedulerMetrics.ts`) are registered in `registers`, and
  * `scrape` is called at the start, every `everyMs` of virtual time and at the end, with the virtual clock's reading —
  * between slices, while nothing in the simulation runs, so a scrape sees one instant and changes nothing.
  */
@@ -245,6 +246,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
   const schedulerMetrics = metrics === undefined ? undefined : makeSchedulerMetrics(metrics.registers)
   if (metrics !== undefined && withCluster) {
     model.observer = new ModelledRequestMetrics(metrics.registers, (r) => storedCount?.(r) ?? 0)
+    if (model.apf !== undefined) model.apf.observer = new ModelledFlowControlMetrics(metrics.registers, () => sim.now(), model.apf.serverConcurrencyLimit)
     const agents = new NodeAgentExportedMetrics(metrics.registers, () => sim.now(), plan.evictions)
     plan.metrics.observer = agents
     if (imagePulls !== undefined) imagePulls.onEvent = (e) => agents.imageEvent(e)

@@ -16,6 +16,8 @@ export interface HistogramCell {
   count: number
 }
 
+const none: Record<string, string> = {}
+
 export class BoundHistogram {
   readonly type = "histogram"
   readonly aggregator = "sum"
@@ -23,11 +25,14 @@ export class BoundHistogram {
   readonly help: string
   private readonly buckets: ReadonlyArray<number>
   private readonly cells: Array<HistogramCell> = []
+  /** Each bucket's `le` label, `+Inf` last: made once. */
+  private readonly le: ReadonlyArray<Record<string, string | number>>
 
   constructor(config: { readonly name: string; readonly help: string; readonly buckets: ReadonlyArray<number>; readonly registers: ReadonlyArray<Registry> }) {
     this.name = config.name
     this.help = config.help
     this.buckets = [...config.buckets].sort((a, b) => a - b)
+    this.le = [...this.buckets.map((b) => ({ le: b })), { le: "+Inf" }]
     for (const registry of config.registers) registry.registerMetric(this as never)
   }
 
@@ -53,19 +58,25 @@ export class BoundHistogram {
     cell.count++
   }
 
-  /** prom-client's `Metric.get`: the values its registry formats. */
+  /**
+   * prom-client's `Metric.get`: the values its registry formats. As prom-client's `Histogram` gives them: a cell's
+   * labels shared by its lines (`sharedLabels`, formatted once per label set), `le` each bucket's own.
+   */
   async get() {
-    const values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = []
+    const values: Array<{ labels: Record<string, string | number>; sharedLabels: Readonly<Record<string, string>>; value: number; metricName: string }> = []
     const bucket = `${this.name}_bucket`
+    const sum = `${this.name}_sum`
+    const count = `${this.name}_count`
+    const le = this.le
     for (const cell of this.cells) {
       let cumulative = 0
       for (let i = 0; i < this.buckets.length; i++) {
         cumulative += cell.counts[i]!
-        values.push({ labels: { le: this.buckets[i]!, ...cell.labels }, value: cumulative, metricName: bucket })
+        values.push({ labels: le[i]!, sharedLabels: cell.labels, value: cumulative, metricName: bucket })
       }
-      values.push({ labels: { le: "+Inf", ...cell.labels }, value: cell.count, metricName: bucket })
-      values.push({ labels: { ...cell.labels }, value: cell.sum, metricName: `${this.name}_sum` })
-      values.push({ labels: { ...cell.labels }, value: cell.count, metricName: `${this.name}_count` })
+      values.push({ labels: le[this.buckets.length]!, sharedLabels: cell.labels, value: cell.count, metricName: bucket })
+      values.push({ labels: none, sharedLabels: cell.labels, value: cell.sum, metricName: sum })
+      values.push({ labels: none, sharedLabels: cell.labels, value: cell.count, metricName: count })
     }
     return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator }
   }

@@ -4,7 +4,8 @@
  * line written with the instant. OpenMetrics keeps each metric family in one piece (its HELP and TYPE once, then
  * its samples), so the samples of each family are spooled to a file of their own as they are scraped — nothing of
  * the run is kept in memory — and the families are joined, in the order first seen, behind one `# EOF` at the end.
- * The lines are prom-client's (`Registry.getMetricsAsString`); only the timestamp is added here.
+ * The values are prom-client's metrics' (their `get()`), written in prom-client's exposition lines (below); the
+ * timestamp is added.
  */
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs"
 import { basename, dirname, join } from "node:path"
@@ -16,16 +17,58 @@ interface Family {
   readonly fd: number
 }
 
+/** One sample as a prom-client metric's `get()` gives it (`sharedLabels`: a label set its histogram's lines share). */
+interface Sample {
+  readonly value: number
+  readonly labels?: Readonly<Record<string, string | number>>
+  readonly sharedLabels?: Readonly<Record<string, string | number>>
+  readonly metricName?: string
+}
+
 /** A metric as the registry holds it: prom-client's own objects (its `name` is what the exposition writes). */
 interface RegisteredMetric {
   name: string
   readonly type?: string
+  readonly get: () => MetricData | Promise<MetricData>
+  readonly getForPromString?: () => MetricData | Promise<MetricData>
+}
+
+interface MetricData {
+  readonly name: string
+  readonly help: string
+  readonly type: string
+  readonly values?: ReadonlyArray<Sample>
+}
+
+/*
+ * prom-client's exposition of a sample line (`lib/registry.js` getMetricsAsString, formatLabels, flattenSharedLabels,
+ * escapeLabelValue; `lib/util.js` getValueAsString), byte for byte, without its per-label regular expressions and
+ * arrays: a run's scrapes write millions of lines (its own formatting was a quarter of the 5,000-node hour's CPU,
+ * docs/benchmarks.md). The shared label sets are formatted once per object, as prom-client caches them.
+ */
+const escapeString = (s: string): string => (s.includes("\\") || s.includes("\n") ? s.replace(/\\/g, "\\\\").replace(/\n/g, "\\n") : s)
+
+const escapeLabelValue = (v: string | number): string =>
+  typeof v !== "string" ? `${v}` : v.includes("\\") || v.includes("\n") || v.includes('"') ? escapeString(v).replace(/"/g, '\\"') : v
+
+const valueString = (v: number): string => (Number.isNaN(v) ? "Nan" : !Number.isFinite(v) ? (v < 0 ? "-Inf" : "+Inf") : `${v}`)
+
+const sharedText = new WeakMap<object, string>()
+
+const formatLabels = (labels: Readonly<Record<string, string | number>>, shared: Readonly<Record<string, string | number>> | undefined): string => {
+  let out = ""
+  for (const name in labels) {
+    if (shared !== undefined && Object.prototype.hasOwnProperty.call(shared, name)) continue
+    out += `${out === "" ? "" : ","}${name}="${escapeLabelValue(labels[name]!)}"`
+  }
+  if (shared === undefined) return out
+  let flat = sharedText.get(shared)
+  if (flat === undefined) sharedText.set(shared, (flat = formatLabels(shared, undefined)))
+  return flat === "" ? out : out === "" ? flat : `${out},${flat}`
 }
 
 export class OpenMetricsFile {
   private readonly families = new Map<string, Family>()
-  /** Each metric's name in the registry (the key `getSingleMetricAsString` takes), before its counter name is cut. */
-  private readonly keys = new WeakMap<RegisteredMetric, string>()
   private readonly spoolDir: string
   private closed = false
 
@@ -45,22 +88,26 @@ export class OpenMetricsFile {
 
   /** Appends what `registry` exposes now, every sample stamped `timestampMs` (written in seconds). */
   async scrape(timestampMs: number): Promise<void> {
-    const stamp = ` ${timestampMs / 1000}`
+    const stamp = ` ${timestampMs / 1000}\n`
     for (const metric of this.registry.getMetricsAsArray() as unknown as ReadonlyArray<RegisteredMetric>) {
-      let key = this.keys.get(metric)
-      if (key === undefined) this.keys.set(metric, (key = metric.name))
       // OpenMetrics names a counter's family without `_total` and its sample with it (as prom-client's `metrics()` does)
       if (metric.type === "counter" && metric.name.endsWith("_total")) metric.name = metric.name.slice(0, -"_total".length)
-      const text = await this.registry.getSingleMetricAsString(key)
-      const lines = text.split("\n")
-      const samples = lines.filter((l) => l !== "" && !l.startsWith("#"))
-      let family = this.families.get(metric.name)
+      const data = typeof metric.getForPromString === "function" ? await metric.getForPromString() : await metric.get()
+      const name = escapeString(data.name)
+      let family = this.families.get(name)
       if (family === undefined) {
         const spool = join(this.spoolDir, String(this.families.size))
-        family = { header: lines.filter((l) => l.startsWith("#")).join("\n") + "\n", spool, fd: openSync(spool, "w") }
-        this.families.set(metric.name, family)
+        family = { header: `# HELP ${name} ${escapeString(data.help)}\n# TYPE ${name} ${data.type}\n`, spool, fd: openSync(spool, "w") }
+        this.families.set(name, family)
       }
-      if (samples.length > 0) writeSync(family.fd, samples.map((l) => l + stamp).join("\n") + "\n")
+      const counter = data.type === "counter"
+      let text = ""
+      for (const value of data.values ?? []) {
+        const sampleName = counter ? `${value.metricName ?? name}_total` : (value.metricName ?? name)
+        const labels = formatLabels(value.labels ?? {}, value.sharedLabels)
+        text += `${sampleName}${labels === "" ? "" : `{${labels}}`} ${valueString(value.value)}${stamp}`
+      }
+      if (text !== "") writeSync(family.fd, text)
     }
   }
 

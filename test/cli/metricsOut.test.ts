@@ -2,14 +2,17 @@
  * `run --metrics-out` of a small simulated cluster (test/support/smallCluster.ts with two scheduler replicas): the
  * OpenMetrics file is the seed's — two runs write the same bytes — and it says what the run's result says: the
  * lease renewals, the modelled API server's 429s under the patch flood, failed image pulls, the scheduler's binds,
- * scrapes every 15 s of virtual time from the run's virtual start (2026-01-01T00:00:00Z).
+ * API Priority and Fairness' dispatches, rejections and queues in serve's `apiserver_flowcontrol_*` series, scrapes
+ * every 15 s of virtual time from the run's virtual start (2026-01-01T00:00:00Z).
  */
 import { Effect } from "effect"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "@effect/vitest"
+import { Registry } from "prom-client"
 import { runCommand } from "../../app/cli/run.js"
+import { FlowControlMetrics } from "../../simulator/apiserver/http/FlowControlMetrics.js"
 import { smallCluster } from "../support/smallCluster.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-metrics-out-"))
@@ -75,7 +78,15 @@ describe("run --metrics-out", () => {
       "leader_election_master_status gauge",
       "rest_client_requests counter",
       "rest_client_request_duration_seconds histogram",
-      "clustersim_generator_operations counter"
+      "clustersim_generator_operations counter",
+      "apiserver_flowcontrol_dispatched_requests counter",
+      "apiserver_flowcontrol_rejected_requests counter",
+      "apiserver_flowcontrol_current_inqueue_requests gauge",
+      "apiserver_flowcontrol_current_executing_requests gauge",
+      "apiserver_flowcontrol_request_wait_duration_seconds histogram",
+      "apiserver_flowcontrol_request_execution_seconds histogram",
+      "apiserver_flowcontrol_request_concurrency_limit gauge",
+      "apiserver_flowcontrol_nominal_limit_seats gauge"
     ])
       expect(types).toContain(`# TYPE ${family}`)
   })
@@ -108,6 +119,69 @@ describe("run --metrics-out", () => {
     expect(patches.errors).toBeGreaterThan(0)
     expect(last(a.text, `${series}"ok"}`)).toBe(patches.count - patches.errors)
     expect(last(a.text, `${series}"error"}`)).toBe(patches.errors)
+  })
+
+  it("has the modelled API Priority and Fairness series as serve exposes them, counting what the model decided", async () => {
+    // serve's own exposition of the same families (the HTTP filter's metrics), fed one of each observation
+    const serve = new Registry()
+    serve.setContentType(Registry.OPENMETRICS_CONTENT_TYPE as never)
+    const fc = new FlowControlMetrics([serve])
+    fc.limits([{ level: "global-default", seats: 1 }])
+    fc.waiting("global-default", "global-default", 1)
+    fc.executing("global-default", "global-default", 1)
+    fc.waited("global-default", "global-default", true, 0)
+    fc.dispatched("global-default", "global-default")
+    fc.rejected("global-default", "global-default", "queue-full")
+    fc.executed("global-default", "global-default", false, 0.05)
+    const served = (await serve.metrics()).split("\n")
+    const headers = served.filter((l) => l.startsWith("# HELP apiserver_flowcontrol_") || l.startsWith("# TYPE apiserver_flowcontrol_"))
+    expect(headers.length).toBe(16)
+    const lines = a.text.split("\n")
+    for (const header of headers) expect(lines).toContain(header)
+    // the same label names and buckets, series by series
+    const labelsOf = (l: string) => [...l.matchAll(/([a-z_]+)="/g)].map((m) => m[1]!).sort().join(",")
+    for (const sample of served.filter((l) => l.startsWith("apiserver_flowcontrol_"))) {
+      const name = sample.slice(0, sample.indexOf("{"))
+      const ours = lines.find((l) => l.startsWith(name + "{") && labelsOf(l) === labelsOf(sample))
+      expect(ours, sample).toBeDefined()
+    }
+    const bucketsOf = (text: ReadonlyArray<string>) => [
+      ...new Set(text.filter((l) => l.startsWith("apiserver_flowcontrol_request_wait_duration_seconds_bucket{")).map((l) => /le="([^"]+)"/.exec(l)![1]))
+    ]
+    expect(bucketsOf(lines)).toEqual(bucketsOf(served))
+    expect(bucketsOf(lines)).toEqual(["0", "0.005", "0.02", "0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10", "30", "+Inf"])
+
+    // per priority level, the run's result (run.json serverModel.priorityLevels) counts the same at the last scrape
+    const end = lines.filter((l) => l !== "" && !l.startsWith("#")).map((l) => l.split(" ").at(-1)).at(-1)!
+    const atEnd = (name: string, labels: Record<string, string>) =>
+      lines
+        .filter((l) => l.startsWith(name + "{") && l.endsWith(` ${end}`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)))
+        .reduce((n, l) => n + Number(l.split(" ").at(-2)), 0)
+    const levels = a.artifact.cluster.serverModel.priorityLevels as Record<string, { dispatched: number; rejectedBy: Record<string, number> }>
+    for (const [level, m] of Object.entries(levels)) {
+      const at = { priority_level: level }
+      expect(atEnd("apiserver_flowcontrol_dispatched_requests_total", at), level).toBe(m.dispatched)
+      for (const [reason, n] of Object.entries(m.rejectedBy)) expect(atEnd("apiserver_flowcontrol_rejected_requests_total", { ...at, reason }), `${level} ${reason}`).toBe(n)
+      // every dispatched request waited (0 s for most) and executed
+      expect(atEnd("apiserver_flowcontrol_request_wait_duration_seconds_count", { ...at, execute: "true" })).toBe(m.dispatched)
+      expect(atEnd("apiserver_flowcontrol_request_execution_seconds_count", at)).toBe(m.dispatched)
+    }
+    // the patch flood (anonymous: global-default) on a level of one seat: thousands of queue-full 429s
+    expect(levels["global-default"]!.dispatched).toBeGreaterThan(100)
+    expect(levels["global-default"]!.rejectedBy["queue-full"]).toBeGreaterThan(1000)
+    // the node agents' leases and status (system:nodes) in their own levels
+    expect(atEnd("apiserver_flowcontrol_dispatched_requests_total", { priority_level: "node-high", flow_schema: "system-node-high" })).toBeGreaterThan(20)
+    expect(atEnd("apiserver_flowcontrol_request_execution_seconds_count", { flow_schema: "global-default", type: "watch" })).toBeGreaterThan(0)
+    // gauges at each scrape: the flood fills the flow's hand (6 queues × 50) at 15 s; one seat executes at most one
+    const series = (name: string) => lines.filter((l) => l.startsWith(name + '{priority_level="global-default",flow_schema="global-default"} ')).map((l) => Number(l.split(" ")[1]))
+    const start = Date.UTC(2026, 0, 1) / 1000
+    expect(a.text).toContain(`apiserver_flowcontrol_current_inqueue_requests{priority_level="global-default",flow_schema="global-default"} 300 ${start + 15}\n`)
+    expect(Math.max(...series("apiserver_flowcontrol_current_executing_requests"))).toBe(1)
+    expect(series("apiserver_flowcontrol_current_inqueue_requests").at(-1)).toBe(0)
+    // seats: ⌈(4 + 1) × shares ÷ 245⌉
+    expect(last(a.text, 'apiserver_flowcontrol_nominal_limit_seats{priority_level="global-default"}')).toBe(1)
+    expect(last(a.text, 'apiserver_flowcontrol_nominal_limit_seats{priority_level="workload-low"}')).toBe(3)
+    expect(last(a.text, 'apiserver_flowcontrol_request_concurrency_limit{priority_level="workload-low"}')).toBe(3)
   })
 
   it("changes nothing the run measures: the result is the same without --metrics-out", async () => {

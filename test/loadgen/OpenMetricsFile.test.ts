@@ -6,8 +6,9 @@
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Counter, Histogram, Registry } from "prom-client"
+import { Counter, Gauge, Histogram, Registry } from "prom-client"
 import { describe, expect, it } from "vitest"
+import { BoundHistogram } from "../../src/loadgen/BoundHistogram.js"
 import { OpenMetricsFile } from "../../src/loadgen/OpenMetricsFile.js"
 
 describe("OpenMetricsFile", () => {
@@ -54,5 +55,31 @@ describe("OpenMetricsFile", () => {
       ].join("\n")
     )
     expect(readdirSync(dir)).toEqual(["metrics.om"])
+  })
+
+  it("writes the lines prom-client's own OpenMetrics exposition writes, escapes and shared labels included", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "clustersim-om-"))
+    const path = join(dir, "metrics.om")
+    const registry = new Registry()
+    const counter = new Counter({ name: "demo_ops_total", help: "Ops with a \\ and a\nnewline.", labelNames: ["path", "code"], registers: [registry] })
+    const gauge = new Gauge({ name: "demo_level", help: "Level.", labelNames: ["name"], registers: [registry] })
+    const histogram = new Histogram({ name: "demo_wait_seconds", help: "Wait.", labelNames: ["verb"], buckets: [0, 0.5, 2], registers: [registry] })
+    const bound = new BoundHistogram({ name: "demo_bound_seconds", help: "Bound.", buckets: [0.005, 1], registers: [registry] })
+    new Gauge({ name: "demo_empty", help: "Nothing yet.", registers: [registry] })
+    counter.inc({ path: 'a "quoted" \\ path\nwith a newline', code: "200" }, 3)
+    counter.inc({ path: "/plain", code: "429" })
+    gauge.set({ name: "x" }, -Infinity)
+    gauge.set({ name: "y" }, 0.1 + 0.2)
+    histogram.observe({ verb: "GET" }, 0)
+    histogram.observe({ verb: "PUT" }, 3)
+    bound.observe(bound.cell({ verb: "LIST", scope: "cluster" }), 0.7)
+    const file = OpenMetricsFile.open(path, registry)
+    await file.scrape(1_767_225_615_000)
+    file.close()
+    // prom-client's text of the same registry (it is OpenMetrics now), each sample stamped
+    const theirs = (await registry.metrics()).split("\n").map((l) => (l === "" || l.startsWith("#") ? l : `${l} 1767225615`))
+    expect(readFileSync(path, "utf8").split("\n")).toEqual(theirs)
+    expect(theirs).toContain('demo_ops_total{path="a \\"quoted\\" \\\\ path\\nwith a newline",code="200"} 3 1767225615')
+    expect(theirs).toContain('demo_bound_seconds_bucket{le="1",verb="LIST",scope="cluster"} 1 1767225615')
   })
 })

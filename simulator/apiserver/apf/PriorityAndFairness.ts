@@ -41,9 +41,19 @@ export interface LevelMetrics {
 
 export type ApfBooking = Booking & { readonly level: string; readonly flowSchema: string }
 
+/**
+ * Told of every booking as it is made (the `apiserver_flowcontrol_*` series of `run --metrics-out`,
+ * ../ModelledFlowControlMetrics.ts): its arrival, where it was classified, whether it is a watch's start, and the
+ * level's answer. Undefined (no metrics) costs one check per booking.
+ */
+export interface ApfBookingObserver {
+  booked(at: number, classified: Classification, watch: boolean, booking: Booking): void
+}
+
 export class PriorityAndFairness {
   /** In the order of `priorityLevels`: a classification names its level by index. */
   private readonly levels: ReadonlyArray<LevelState>
+  observer: ApfBookingObserver | undefined = undefined
 
   constructor(readonly serverConcurrencyLimit: number) {
     const seats = levelSeats(serverConcurrencyLimit)
@@ -59,7 +69,7 @@ export class PriorityAndFairness {
    */
   book(at: number, request: RequestAttributes & { readonly classification?: Classification }, seats: number, serviceMs: number): ApfBooking {
     const classified = request.classification ?? classification(request)
-    const booking = this.placeAs(at, classified, seats, serviceMs)
+    const booking = this.placeAs(at, classified, seats, serviceMs, request.verb)
     const schema = classified.schema
     // Built field by field: a spread of the literal gives every booking a hidden class of its own (~10× slower,
     // docs/benchmarks.md "Simulated cluster"), and every request of a simulated cluster is booked here.
@@ -72,10 +82,11 @@ export class PriorityAndFairness {
 
   /** `book` for a caller that needs only the times (the node agents' requests): one object less per request. */
   place(at: number, request: RequestAttributes & { readonly classification?: Classification }, seats: number, serviceMs: number): Booking {
-    return this.placeAs(at, request.classification ?? classification(request), seats, serviceMs)
+    return this.placeAs(at, request.classification ?? classification(request), seats, serviceMs, request.verb)
   }
 
-  private placeAs(at: number, { flow, level }: Classification, seats: number, serviceMs: number): Booking {
+  private placeAs(at: number, classified: Classification, seats: number, serviceMs: number, verb: string): Booking {
+    const { flow, level } = classified
     const state = this.levels[level]!
     const booking: Booking = state.queues === undefined ? { _tag: "Dispatched", start: at, end: at + serviceMs } : state.queues.book(at, flow, seats, serviceMs)
     if (booking._tag === "Dispatched") {
@@ -83,6 +94,7 @@ export class PriorityAndFairness {
       if (booking.start === at) state.unqueued++
       else recordMillis(state.wait, booking.start - at)
     } else state.rejected[booking.reason]++
+    this.observer?.booked(at, classified, verb === "watch", booking)
     return booking
   }
 

@@ -2,14 +2,13 @@
  * The `apiserver_flowcontrol_*` metrics of kube-apiserver 1.26 (`apiserver/pkg/util/flowcontrol/metrics/metrics.go`:
  * names, help texts, labels and buckets), fed by the HTTP server's API Priority and Fairness filter
  * (../apf/RealTimeApf.ts): dispatched and rejected requests, requests waiting and executing now, the time spent
- * waiting and executing, and each limited level's seats. Registered with the server's other metrics (./ServerMetrics.ts).
+ * waiting and executing, and each limited level's seats. Registered with the server's other metrics (./ServerMetrics.ts);
+ * the definitions are in ../MetricDefinitions.ts, which the virtual-time run's file shares (../ModelledFlowControlMetrics.ts).
  */
 import type { Registry } from "prom-client"
 import { Counter, Gauge, Histogram, type HistogramSeries, type Value } from "./MetricSeries.js"
 import type { ApfObserver, RejectReason } from "../apf/RealTimeApf.js"
-
-/** `requestDurationSecondsBuckets` of 1.26's flowcontrol metrics. */
-const requestDurationSecondsBuckets = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30]
+import * as Def from "../MetricDefinitions.js"
 
 export class FlowControlMetrics implements ApfObserver {
   private readonly rejectedTotal: Counter<"priority_level" | "flow_schema" | "reason">
@@ -23,56 +22,14 @@ export class FlowControlMetrics implements ApfObserver {
 
   constructor(registers: ReadonlyArray<Registry>) {
     const registersCopy = () => [...registers]
-    this.rejectedTotal = new Counter({
-      name: "apiserver_flowcontrol_rejected_requests_total",
-      help: "Number of requests rejected by API Priority and Fairness subsystem",
-      labelNames: ["priority_level", "flow_schema", "reason"],
-      registers: registersCopy()
-    })
-    this.dispatchedTotal = new Counter({
-      name: "apiserver_flowcontrol_dispatched_requests_total",
-      help: "Number of requests executed by API Priority and Fairness subsystem",
-      labelNames: ["priority_level", "flow_schema"],
-      registers: registersCopy()
-    })
-    this.inqueue = new Gauge({
-      name: "apiserver_flowcontrol_current_inqueue_requests",
-      help: "Number of requests currently pending in queues of the API Priority and Fairness subsystem",
-      labelNames: ["priority_level", "flow_schema"],
-      registers: registersCopy()
-    })
-    this.executingNow = new Gauge({
-      name: "apiserver_flowcontrol_current_executing_requests",
-      help: "Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem",
-      labelNames: ["priority_level", "flow_schema"],
-      registers: registersCopy()
-    })
-    this.waitSeconds = new Histogram({
-      name: "apiserver_flowcontrol_request_wait_duration_seconds",
-      help: "Length of time a request spent waiting in its queue",
-      labelNames: ["priority_level", "flow_schema", "execute"],
-      buckets: requestDurationSecondsBuckets,
-      registers: registersCopy()
-    })
-    this.executionSeconds = new Histogram({
-      name: "apiserver_flowcontrol_request_execution_seconds",
-      help: "Duration of initial stage (for a WATCH) or any (for a non-WATCH) stage of request execution in the API Priority and Fairness subsystem",
-      labelNames: ["priority_level", "flow_schema", "type"],
-      buckets: requestDurationSecondsBuckets,
-      registers: registersCopy()
-    })
-    this.concurrencyLimit = new Gauge({
-      name: "apiserver_flowcontrol_request_concurrency_limit",
-      help: "Shared concurrency limit in the API Priority and Fairness subsystem",
-      labelNames: ["priority_level"],
-      registers: registersCopy()
-    })
-    this.nominalLimitSeats = new Gauge({
-      name: "apiserver_flowcontrol_nominal_limit_seats",
-      help: "Nominal number of execution seats configured for each priority level",
-      labelNames: ["priority_level"],
-      registers: registersCopy()
-    })
+    this.rejectedTotal = new Counter({ ...Def.flowcontrolRejectedRequests, registers: registersCopy() })
+    this.dispatchedTotal = new Counter({ ...Def.flowcontrolDispatchedRequests, registers: registersCopy() })
+    this.inqueue = new Gauge({ ...Def.flowcontrolCurrentInqueueRequests, registers: registersCopy() })
+    this.executingNow = new Gauge({ ...Def.flowcontrolCurrentExecutingRequests, registers: registersCopy() })
+    this.waitSeconds = new Histogram({ ...Def.flowcontrolRequestWaitDuration, registers: registersCopy() })
+    this.executionSeconds = new Histogram({ ...Def.flowcontrolRequestExecution, registers: registersCopy() })
+    this.concurrencyLimit = new Gauge({ ...Def.flowcontrolRequestConcurrencyLimit, registers: registersCopy() })
+    this.nominalLimitSeats = new Gauge({ ...Def.flowcontrolNominalLimitSeats, registers: registersCopy() })
   }
 
   /** Each limited level's seats: upstream sets both gauges when the configuration is digested. */

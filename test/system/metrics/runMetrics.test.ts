@@ -2,7 +2,9 @@
  * A run's metrics outside clustersim (issue 38, docs/metrics.md):
  * - `run --metrics-out` of a small simulated cluster is accepted by `promtool tsdb create-blocks-from openmetrics`,
  *   and a real Prometheus on those blocks (loopback, generated config, temporary data dir) answers the run's lease-
- *   write rate: nodes ÷ the renew interval (a quarter of the 40 s lease), as the run's own lease timeline counts it;
+ *   write rate: nodes ÷ the renew interval (a quarter of the 40 s lease), as the run's own lease timeline counts it,
+ *   and the node agents' dispatch rate in API Priority and Fairness' node-high level as the file's own counts give it;
+ *   `promtool check metrics` parses the file and finds nothing to lint but OpenMetrics' counter naming;
  * - `run --metrics-addr` serves the load generator's metrics during a load run: a GET mid-run is accepted by
  *   `promtool check metrics` and counts the run's requests; the listener is gone after the run.
  */
@@ -74,6 +76,13 @@ describe("a run's metrics in Prometheus", () => {
     const blocks = await tool("promtool", ["tsdb", "create-blocks-from", "openmetrics", file, data])
     expect(blocks.output).toContain("BLOCK ULID")
     expect(blocks.code, blocks.output).toBe(0)
+    // check metrics reads the text format 0.0.4: OpenMetrics names a counter's family without `_total`, so each
+    // counter's samples have "no help text" there (exit 3, lint); nothing else may be found, nor anything fail to parse
+    const checked = await tool("promtool", ["check", "metrics"], readFileSync(file, "utf8"))
+    const problems = checked.output.split("\n").filter((l) => l !== "")
+    expect(problems).toContain("apiserver_flowcontrol_dispatched_requests_total no help text")
+    expect(problems.filter((l) => !/^[a-z_]+_total no help text$/.test(l))).toEqual([])
+    expect(checked.code).toBe(problems.length > 0 ? 3 : 0)
 
     const port = await freePort()
     writeFileSync(join(dir, "prometheus.yml"), "global:\n  scrape_interval: 15s\n")
@@ -88,13 +97,16 @@ describe("a run's metrics in Prometheus", () => {
     // the minute before 2m30s of virtual time: every node renewing, long after registration
     const at = start + 150
     const query = "sum(rate(clustersim_node_lease_renew_duration_seconds_count[1m]))"
+    const ask = async (promql: string): Promise<number | undefined> => {
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(promql)}&time=${at}`)
+      const body = (await res.json()) as { data: { result: Array<{ value: [number, string] }> } }
+      return body.data.result.length > 0 ? Number(body.data.result[0]!.value[1]) : undefined
+    }
     let rate: number | undefined
     for (let i = 0; i < 60 && rate === undefined; i++) {
       await sleep(1_000)
       try {
-        const res = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(query)}&time=${at}`)
-        const body = (await res.json()) as { data: { result: Array<{ value: [number, string] }> } }
-        if (body.data.result.length > 0) rate = Number(body.data.result[0]!.value[1])
+        rate = await ask(query)
       } catch {
         // Prometheus still starting
       }
@@ -108,6 +120,23 @@ describe("a run's metrics in Prometheus", () => {
     expect(Math.abs(counted - expected) / expected).toBeLessThan(0.1)
     // rate() over four 15 s scrapes: within what 15 s steps resolve of a 60 s window
     expect(Math.abs(rate! - counted) / counted).toBeLessThan(0.15)
+
+    // the node agents' requests (system:nodes' leases and nodes) go to API Priority and Fairness' node-high level
+    const dispatched = await ask('sum(rate(apiserver_flowcontrol_dispatched_requests_total{priority_level="node-high",flow_schema="system-node-high"}[1m]))')
+    expect(dispatched, "no node-high dispatch rate from Prometheus").toBeDefined()
+    // the file's own counter: its increase over the minute's scrapes (90 s … 150 s)
+    const om = readFileSync(file, "utf8")
+    const sample = (t: number) =>
+      Number(new RegExp(`^apiserver_flowcontrol_dispatched_requests_total\\{priority_level="node-high",flow_schema="system-node-high"\\} (\\d+) ${t}$`, "m").exec(om)![1])
+    const fileRate = (sample(start + 150) - sample(start + 90)) / 60
+    expect(Math.abs(dispatched! - fileRate) / fileRate).toBeLessThan(0.15)
+    // each node renews its lease and reads its Node every 10 s: twice the lease-write rate
+    expect(Math.abs(dispatched! - 2 * expected) / (2 * expected)).toBeLessThan(0.15)
+    // with seats to spare, none of them waited: the wait histogram's 0 s bucket holds them all
+    const unqueued = await ask(
+      'sum(rate(apiserver_flowcontrol_request_wait_duration_seconds_bucket{priority_level="node-high",execute="true",le="0"}[1m])) / sum(rate(apiserver_flowcontrol_request_wait_duration_seconds_count{priority_level="node-high",execute="true"}[1m]))'
+    )
+    expect(unqueued).toBe(1)
   }, 300_000)
 
   it("--metrics-addr: the generator's metrics during a load run pass promtool and count its requests; gone after the run", async () => {
