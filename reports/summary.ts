@@ -4,6 +4,7 @@
  */
 import type { ThresholdResult } from "../src/loadgen/Thresholds.js"
 import type { ArtifactSeries, RunArtifact, SegmentSpread } from "../src/loadgen/Artifact.js"
+import { segmentText } from "../src/loadgen/ExecutionSegment.js"
 import { apfReading, type ApfContext, levelLine, workloadTooManyRequests } from "./apfReading.js"
 import { readyNodesFigures, type ReadyTimeline } from "./clusterSeries.js"
 import { clockText as clock, formatMs, plural } from "./format.js"
@@ -278,7 +279,7 @@ export const renderSummary = (a: RunArtifact): string => {
   if (a.segment) {
     // a segment that failed before the common start (startAtMs 0) has no start to name
     const began = a.segment.startAtMs > 0 ? ` of a run that began at ${new Date(a.segment.startAtMs).toISOString()} (${formatMs(a.segment.startLagMs)} late)` : ""
-    out.push(`segment ${a.segment.index + 1}/${a.segment.count}${began}: merge the segments with clustersim merge`)
+    out.push(`segment ${segmentText(a.segment)}${began}: merge the segments with clustersim merge`)
   }
   if (a.thresholds.length > 0) {
     out.push("")
@@ -305,7 +306,7 @@ const renderSegments = (segments: ReadonlyArray<SegmentSpread>): Array<string> =
   const rows = [["segment", "outcome", "requests", "errors", "p50", "p99", "start lag", "generator"]]
   for (const s of segments) {
     rows.push([
-      `${s.index + 1}/${s.count}`,
+      segmentText(s),
       s.outcome,
       String(s.requests),
       String(s.errors),

@@ -56,6 +56,11 @@ const runOptions = {
     "Run only this execution segment of the scenario: i/n (the i-th of n), job/n (an Indexed Job's pod, from $JOB_COMPLETION_INDEX) or k6's from:to fractions; with --start-at or --rendezvous. Writes a segment artifact for clustersim merge (docs/distributed.md). Default: the whole run.",
     "i/n"
   ),
+  segmentSequence: optionalText(
+    "segment-sequence",
+    "With --segment from:to: the points of every segment of the run (k6's --execution-segment-sequence, e.g. 0,1/4,3/4,1), the same for each. Default: 0, from, to, 1.",
+    "r1,r2,…"
+  ),
   startAt: optionalText(
     "start-at",
     "The instant (RFC 3339, e.g. 2026-11-29T12:00:00Z) every segment begins its measured phases; the first segment runs the setup before it. Default: now.",
@@ -106,6 +111,7 @@ type RunFlags = TargetOptionValues & {
   prometheus: Option.Option<string>
   serverMetricsTimeout: string
   segment: Option.Option<string>
+  segmentSequence: Option.Option<string>
   startAt: Option.Option<string>
   rendezvous: Option.Option<string>
   segments: Option.Option<number>
@@ -132,8 +138,9 @@ const segmentFlags = (o: RunFlags): { readonly options: Pick<RunCommandOptions, 
   if (rendezvous !== undefined && startAt !== undefined) return { error: "--rendezvous and --start-at: the start is either agreed or given, not both" }
   if (rendezvous !== undefined && Option.isNone(o.segment)) return { error: "--rendezvous: only segments meet (add --segment i/n)" }
   if (Option.isSome(o.publish) && Option.isNone(o.segment)) return { error: "--publish: only a segment's artifact is published (add --segment i/n)" }
+  if (Option.isSome(o.segmentSequence) && Option.isNone(o.segment)) return { error: "--segment-sequence: give this process's part with --segment from:to" }
   if (Option.isNone(o.segment)) return { options: startAt ? { startAt } : {} }
-  const parsed = parseSegment(o.segment.value, process.env.JOB_COMPLETION_INDEX)
+  const parsed = parseSegment(o.segment.value, process.env.JOB_COMPLETION_INDEX, Option.getOrUndefined(o.segmentSequence))
   if ("error" in parsed) return { error: `--segment: ${parsed.error}` }
   if (parsed.segment.count > 1 && startAt === undefined && rendezvous === undefined) {
     return { error: `--segment ${o.segment.value}: the segments of a run need one start: give every segment the same --start-at, or --rendezvous ID` }
@@ -147,7 +154,7 @@ const localSegments = (file: string, o: RunFlags, target: TargetFlag) =>
   Effect.gen(function* () {
     const count = Option.getOrThrow(o.segments)
     if (count < 1 || count > 64) return yield* usageError(`--segments: must be from 1 to 64, got ${count}`)
-    for (const [flag, given] of [["--segment", Option.isSome(o.segment)], ["--workers", Option.isSome(o.workers)], ["--start-at", Option.isSome(o.startAt)], ["--rendezvous", Option.isSome(o.rendezvous)]] as const) {
+    for (const [flag, given] of [["--segment", Option.isSome(o.segment)], ["--segment-sequence", Option.isSome(o.segmentSequence)], ["--workers", Option.isSome(o.workers)], ["--start-at", Option.isSome(o.startAt)], ["--rendezvous", Option.isSome(o.rendezvous)]] as const) {
       if (given) return yield* usageError(`--segments with ${flag}: --segments starts each segment with its own ${flag === "--workers" ? "single process" : flag}`)
     }
     if (target._tag !== "url") {
@@ -157,7 +164,9 @@ const localSegments = (file: string, o: RunFlags, target: TargetFlag) =>
       ...targetArgsOf(o),
       ...Option.match(o.seed, { onNone: () => [], onSome: (s) => ["--seed", String(s)] }),
       ...Option.getOrElse(o.set, () => []).flatMap((s) => ["--set", s]),
-      ...serverSideArgsOf(o)
+      ...serverSideArgsOf(o),
+      // a real-time cluster's segments each delete the nodes they own
+      ...(o.cleanup ? ["--cleanup"] : [])
     ]
     const { runLocalSegments } = yield* load(() => import("./LocalSegments.js"))
     yield* exitWith(yield* runLocalSegments({ file, count, args, ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}), ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {}), interrupt: stopSignal }))
@@ -464,6 +473,7 @@ const runFlags: FlagSpec = {
     "--workers",
     "--set",
     "--segment",
+    "--segment-sequence",
     "--start-at",
     "--rendezvous",
     "--segments",

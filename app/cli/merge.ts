@@ -10,6 +10,10 @@ import { join } from "node:path"
 import { renderOutputFiles, renderSummary } from "../../reports/summary.js"
 import { ArtifactReadError, defaultOutDir, readArtifact, type RunArtifact, withScenarioInputs, writeArtifact } from "../../src/loadgen/Artifact.js"
 import { mergeSegments } from "../../src/loadgen/SegmentMerge.js"
+import { placeOf } from "../../src/loadgen/ExecutionSegment.js"
+import { clusterFigures } from "../../simulator/cluster/ClusterFigures.js"
+import { mergeRealTimeClusters, type RealTimeClusterPart } from "../../simulator/cluster/ClusterResultMerge.js"
+import { agentChecks } from "./drivers/RealTimeDriver.js"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import { parseScenario } from "../scenario/load.js"
 import { makeRunState } from "../scenario/Run.js"
@@ -53,12 +57,25 @@ export const mergedArtifact = (all: ReadonlyArray<{ readonly path: string; reado
     state,
     health: merged.health,
     outcome: merged.failures.length > 0 ? { error: merged.failures.join("; ") } : "completed",
+    ...realTimeCluster(all.map((n) => n.artifact)),
     // the target's histograms count every segment's requests, and the segments' phases start together: the first
     // segment's readings around its phases cover the others' requests of those phases too
     ...(first.server !== undefined ? { server: first.server } : {})
   })
   const inputs = { effective: first.scenario.effective, sets: first.scenario.sets ?? [], variables: first.scenario.variables ?? [] }
   return { artifact: { ...withScenarioInputs(assembled, inputs), segments: merged.spread } }
+}
+
+/**
+ * A real-time cluster's segments (each ran its own nodes, the first the singletons): their cluster results as one
+ * (simulator/cluster/ClusterResultMerge.ts), its figures for the thresholds, the failed agent requests judged again.
+ */
+const realTimeCluster = (artifacts: ReadonlyArray<RunArtifact>) => {
+  const parts = artifacts.flatMap((a) => (a.cluster !== undefined && "realTime" in a.cluster && a.segment !== undefined ? [{ segment: placeOf(a.segment), cluster: a.cluster as unknown as RealTimeClusterPart }] : []))
+  if (parts.length === 0) return {}
+  const cluster = mergeRealTimeClusters(parts)
+  const sections = artifacts.find((a) => a.sections !== undefined && Object.keys(a.sections).length > 0)?.sections
+  return { clock: "real" as const, cluster, clusterFigures: clusterFigures(cluster), checks: agentChecks({ realTime: cluster.realTime }), ...(sections ? { sections: { ...sections } } : {}) }
 }
 
 export const mergeCommand = (o: MergeOptions): number => {

@@ -154,8 +154,8 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       err(`clustersim: --metrics-addr: a run in virtual time is over before a scrape would come: write its metrics with --metrics-out FILE\n`)
       return { exitCode: ExitCode.InvalidInput }
     }
-    if (o.segment !== undefined && driver.name !== "load-only") {
-      err(`clustersim: --segment ${segmentText(o.segment)}: ${o.file} runs a ${driver.name}; only load phases split into segments yet\n`)
+    if (o.segment !== undefined && driver.name === "virtual-time cluster") {
+      err(`clustersim: --segment ${segmentText(o.segment)}: ${o.file} runs a ${driver.name}; segments split load phases and real-time clusters (give --target)\n`)
       return { exitCode: ExitCode.InvalidInput }
     }
     const input = {

@@ -26,13 +26,13 @@ import type {
   WriteOptions,
   WriteResult
 } from "../../src/api/Requests.js"
-import { SelfSubjectReviews, ServiceAccounts, type ResourceType } from "../../src/api/Resources.js"
+import { Pods, SelfSubjectReviews, ServiceAccounts, type ResourceType } from "../../src/api/Resources.js"
 import type { ApiError } from "../../src/api/Status.js"
 import type { WatchPull } from "../../src/client/WatchPull.js"
 import { Admission } from "./Admission.js"
 import { AccessControl } from "./auth/AccessControl.js"
 import { bootstrapPolicy } from "./auth/BootstrapPolicy.js"
-import { ServiceAccountTokens } from "./auth/ServiceAccountTokens.js"
+import { boundPod, ServiceAccountTokens } from "./auth/ServiceAccountTokens.js"
 import { tokenRequestAt } from "./auth/TokenRequest.js"
 import { review } from "./auth/AccessReviews.js"
 import { selfSubjectReview } from "./auth/SelfSubjectReview.js"
@@ -82,7 +82,9 @@ export class ApiServerImpl {
     this.reads = new Read(this.state, this.admission)
     this.watches = new Watch(this.state, this.admission)
     const accountUid = (namespace: string, name: string) => this.state.find(ServiceAccounts, namespace, name)?.obj.metadata.uid
-    this.access = new AccessControl(config.authentication, config.authorizationMode, this.state.store, this.serviceAccountTokens, accountUid)
+    this.access = new AccessControl(config.authentication, config.authorizationMode, this.state.store, this.serviceAccountTokens, accountUid, (kind, namespace, name) =>
+      kind === "Pod" ? boundPod(this.state.find(Pods, namespace, name)?.obj) : undefined
+    )
     const rbac = this.access.authorizer.rbac
     this.writes = new Write(this.state, this.admission, rbac ? new RoleEscalation(this.access.authorizer, rbac) : undefined)
     this.deletes = new Delete(this.state, this.admission)
@@ -193,7 +195,9 @@ export class ApiServerImpl {
     const value = body.value as { metadata?: { name?: string } } | undefined
     const name = value?.metadata?.name ?? ""
     const namespace = opts.namespace ?? ""
-    return tokenRequestAt(this.serviceAccountTokens, this.state.find(ServiceAccounts, namespace, name)?.obj, name, namespace, body.value, now)
+    return tokenRequestAt(this.serviceAccountTokens, this.state.find(ServiceAccounts, namespace, name)?.obj, name, namespace, body.value, now, (pod) =>
+      this.state.find(Pods, namespace, pod)?.obj
+    )
   }
 
   update(resource: ResourceType, name: string, body: Body, opts?: ServerWriteOptions): Effect.Effect<WriteResult, ApiError> {

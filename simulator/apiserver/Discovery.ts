@@ -1,6 +1,6 @@
 /** Discovery documents so stock clients find the served types: /api, /apis, /api/v1, /apis/<g>/<v>, /version. */
 import { apiVersionOf, groupVersions, resourceTypes, resourceVerbs, type ResourceType } from "../../src/api/Resources.js"
-import { findView, type ResourceView } from "../../src/api/ServedNames.js"
+import { findView, listedViewGroups, viewGroupVersions, type ResourceView } from "../../src/api/ServedNames.js"
 import { metricsApiGroup, metricsGroup, metricsResourceList, metricsVersion } from "./metricsapi/ResourceMetrics.js"
 
 const apiResource = (r: ResourceType) => ({
@@ -70,22 +70,32 @@ export const apiVersions = (serverAddress: string) => ({
   serverAddressByClientCIDRs: [{ clientCIDR: "0.0.0.0/0", serverAddress }]
 })
 
+/** The versions of a stored group, or of a listed view group (docs/upstream-names.md). */
+const versionsOf = (group: string): ReadonlyArray<string> =>
+  listedViewGroups.includes(group)
+    ? viewGroupVersions.filter((gv) => gv.startsWith(`${group}/`)).map((gv) => gv.slice(group.length + 1))
+    : groupVersions()
+        .filter((gv) => gv.group === group)
+        .map((gv) => gv.version)
+
 const apiGroup = (group: string) => {
-  const versions = groupVersions()
-    .filter((gv) => gv.group === group)
-    .map((gv) => ({ groupVersion: apiVersionOf(gv), version: gv.version }))
+  const versions = versionsOf(group).map((version) => ({ groupVersion: apiVersionOf({ group, version }), version }))
   return { name: group, versions, preferredVersion: versions[0] }
 }
+
+/** The stored groups in order, each listed view group right after the spec's group it renames. */
+const listedGroups = (): ReadonlyArray<string> =>
+  [...new Set(groupVersions().map((gv) => gv.group).filter((g) => g !== ""))].flatMap((g) => [g, ...listedViewGroups.filter((v) => v.replace(/\.k8s\.io$/, ".platform") === g)])
 
 export const apiGroupList = () => ({
   kind: "APIGroupList",
   apiVersion: "v1",
   // metrics.k8s.io last, where the aggregator lists an APIService's group (metrics-server's)
-  groups: [...[...new Set(groupVersions().map((gv) => gv.group).filter((g) => g !== ""))].map(apiGroup), metricsApiGroup()]
+  groups: [...listedGroups().map(apiGroup), metricsApiGroup()]
 })
 
 export const apiGroupDocument = (group: string) =>
-  group === metricsGroup ? { kind: "APIGroup", apiVersion: "v1", ...metricsApiGroup() } : groupVersions().some((gv) => gv.group === group && group !== "") ? { kind: "APIGroup", apiVersion: "v1", ...apiGroup(group) } : undefined
+  group === metricsGroup ? { kind: "APIGroup", apiVersion: "v1", ...metricsApiGroup() } : group !== "" && listedGroups().includes(group) ? { kind: "APIGroup", apiVersion: "v1", ...apiGroup(group) } : undefined
 
 export const versionInfo = {
   major: "1",

@@ -17,6 +17,9 @@
  * Ownership (`Ownership.ts`): agents register their Nodes and Leases with clustersim's label, adopt those an
  * earlier run left, and stop at once on a node of the same name without the label. At the end (or on a stop) the
  * owned nodes and leases are deleted with `cleanup`, or counted and reported as left.
+ *
+ * Execution segments (`segment`, docs/distributed.md "Real-time clusters"): every segment plans every node, runs the
+ * agents of those it owns, and the first runs the singletons (controller, scheduler, server faults).
  */
 import { Cause, Clock, Deferred, Effect, Fiber, FiberSet } from "effect"
 import { hostname } from "node:os"
@@ -44,6 +47,7 @@ import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
 import { feedChanges } from "./ObserverFeed.js"
 import { leftOver, removeOwned, type Leftovers } from "./Ownership.js"
 import { PodStartupSli, type PodStartupResult } from "./PodStartupSli.js"
+import { type ExecutionSegment, ownsName, runsOnce, wholeRun } from "../../src/loadgen/ExecutionSegment.js"
 
 export interface RealTimeClusterOptions {
   readonly spec: ClusterSpec
@@ -69,6 +73,13 @@ export interface RealTimeClusterOptions {
    * without it, every component uses the caller's client.
    */
   readonly clientAs?: (credentials: Credentials) => ApiClientService
+  /**
+   * This process's execution segment (docs/distributed.md): its agents are the nodes it owns (a stable hash of the
+   * name, src/loadgen/ExecutionSegment.ts `ownsName`), with their leases, status and pods; the run's singletons — the
+   * lifecycle controller, the scheduler section, the server faults — run in the first segment only, which observes every
+   * node for the controller. Default: the whole cluster.
+   */
+  readonly segment?: ExecutionSegment
   /** About every 5 s. */
   readonly onProgress?: (p: { readonly elapsedMs: number; readonly registered: number; readonly leaseWrites: number; readonly errors: number }) => void
 }
@@ -147,9 +158,15 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
       const health = yield* GeneratorHealth.make()
       const startMillis = yield* Clock.currentTimeMillis
       const random = SeededRandom.make(o.seed).split("cluster")
-      const plan = planCluster({ spec, resolved: resolved.right, faults: o.faults, seed: o.seed, durationMs: o.durationMs, random, startMillis, images: false })
+      // every segment plans every node from the seed (the same nodes and faults everywhere), then runs its own
+      const whole = planCluster({ spec, resolved: resolved.right, faults: o.faults, seed: o.seed, durationMs: o.durationMs, random, startMillis, images: false })
+      const segment = o.segment ?? wholeRun
+      const plan = segment.count === 1 ? whole : { ...whole, nodes: whole.nodes.filter((n) => ownsName(segment, n.name)) }
+      const singletons = runsOnce(segment)
       const { nodes, observer, metrics } = plan
       const names = new Set(nodes.map((n) => n.name))
+      // the first segment's controller watches every node; the others see only their own
+      const observedNames = singletons ? new Set(whole.nodes.map((n) => n.name)) : names
       const requests = yield* FiberSet.make()
       const driver = spec.driver ?? {}
       const podStartup = new PodStartupSli(startMillis)
@@ -171,7 +188,7 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
 
       // ---- the agents' view of the server: one Node watch, one Lease watch (for the controller), the pod watches
       const owned = `${simulatedLabel}=${simulatedLabelValue}`
-      const ours = (obj: KObject) => names.has(obj.metadata.name ?? "")
+      const ours = (obj: KObject) => observedNames.has(obj.metadata.name ?? "")
       const observe = (change: Parameters<ClusterObserver["observe"]>[0]) => observer.observe(change)
       // A LIST the credentials may not make is retried forever by its informer (as client-go's reflector does):
       // the first such refusal ends the run's start, naming the request, instead of waiting for a sync that never comes.
@@ -188,21 +205,22 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
       if (lifecycle.enabled) informers.push(yield* feed({ resource: Leases, namespace: nodeLeaseNamespace, labelSelector: owned }, observe, ours))
       const nodeNameOf = (pod: KObject) => (pod.spec as { nodeName?: string } | undefined)?.nodeName ?? ""
       // with the scheduler, the shared watch also sees pods not yet bound: the pod-startup SLI times a load phase's pods from there
-      const onNode = (pod: KObject) => names.has(nodeNameOf(pod)) || (o.scheduler !== undefined && nodeNameOf(pod) === "")
+      const scheduler = singletons ? o.scheduler : undefined
+      const onNode = (pod: KObject) => observedNames.has(nodeNameOf(pod)) || (scheduler !== undefined && nodeNameOf(pod) === "")
       const podChange = (change: Parameters<ClusterObserver["observe"]>[0]) => {
         if (change.type === "ADDED" && nodeNameOf(change.object) === "") podStartup.pending(change.object, change.time)
         podStartup.observed(change.object, change.time)
         observer.observe(change)
       }
       if (driver.podWatch === "per-node") {
-        for (const n of nodes) informers.push(yield* feed({ resource: Pods, fieldSelector: `spec.nodeName=${n.name}` }, podChange))
+        for (const n of observedNames) informers.push(yield* feed({ resource: Pods, fieldSelector: `spec.nodeName=${n}` }, podChange))
       } else informers.push(yield* feed({ resource: Pods }, podChange, onNode))
       yield* Effect.raceFirst(Effect.forEach(informers, (i) => i.synced, { discard: true }), Deferred.await(refused))
 
       // ---- agents, controller, faults
       const running = [] as Array<Fiber.RuntimeFiber<unknown, unknown>>
       for (const shard of shards) running.push(yield* Effect.fork(shard.run))
-      if (lifecycle.enabled) {
+      if (lifecycle.enabled && singletons) {
         // under leader election, so several drivers of one cluster run one controller between them
         const elector = yield* Effect.orDie(
           LeaderElector.make({ ...lifecycleElection, identity: `${hostname()}_${random.split("identity").next().toString(36).slice(2, 10)}` })
@@ -210,11 +228,11 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
         const controller = clientAs ? Effect.provideService(lifecycleController(plan), ApiClient, clientAs(nodeControllerCredentials)) : lifecycleController(plan)
         running.push(yield* Effect.fork(Effect.forever(elector.run(controller))))
       }
-      for (const p of plan.pauses) {
+      for (const p of singletons ? plan.pauses : []) {
         const admin = o.admin!
         running.push(yield* Effect.fork(Effect.sleep(p.from - startMillis).pipe(Effect.zipRight(Effect.ignore(admin.pause(p.to - p.from))))))
       }
-      for (const at of plan.restarts) {
+      for (const at of singletons ? plan.restarts : []) {
         const admin = o.admin!
         running.push(yield* Effect.fork(Effect.sleep(at - startMillis).pipe(Effect.zipRight(Effect.ignore(admin.compact)), Effect.zipRight(Effect.ignore(admin.dropWatches)))))
       }
@@ -224,7 +242,7 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
       const sections: Record<string, unknown> = {}
       let schedulerFiber: Fiber.RuntimeFiber<void> | undefined
       const schedulerErrors: Record<string, number> = {}
-      if (o.scheduler) {
+      if (scheduler) {
         sections.scheduler = { finished: false }
         const driverId = random.split("scheduler-identity").next().toString(36).slice(2, 8)
         const live = {
@@ -234,7 +252,7 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
           eventExpiry: false
         }
         schedulerFiber = yield* Effect.fork(
-          schedulerScenarioEffect(o.scheduler, live).pipe(
+          schedulerScenarioEffect(scheduler, live).pipe(
             Effect.provide(SeededRandom.layer(o.seed)),
             Effect.provideService(ApiClient, countingFailures(clientAs ? clientAs(schedulerCredentials) : client, schedulerErrors)),
             Effect.matchCause({
@@ -285,8 +303,8 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
           registered: metrics.registrations,
           adopted: metrics.adopted,
           foreignNodes: metrics.foreignNodes,
-          ...(pods > 0 || o.scheduler ? { podStartup: podStartup.result() } : {}),
-          ...(o.scheduler ? { schedulerErrorsByCode: schedulerErrors } : {}),
+          ...(pods > 0 || scheduler ? { podStartup: podStartup.result() } : {}),
+          ...(scheduler ? { schedulerErrorsByCode: schedulerErrors } : {}),
           cleanup
         },
         sections

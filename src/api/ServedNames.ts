@@ -4,8 +4,10 @@
  * fixed paths. Each is a *view* of a stored type: the same objects under another apiVersion (and, for the
  * `.k8s.io` groups, upstream's system namespace names), never a second copy.
  *
- * Discovery lists the spec's groups and core `v1` events (upstream lists those too); the `.k8s.io` aliases are
- * served by path only, so `kubectl api-resources` shows each resource once per API, as upstream does.
+ * Discovery lists the spec's groups and core `v1` events (upstream lists those too). Of the `.k8s.io` aliases only
+ * `rbac.authorization.k8s.io` is listed too: kubectl maps a manifest's kind to a path by discovery, and RBAC manifests
+ * (a real cluster's, `clustersim job`'s) name that group. The others are served by path only, so
+ * `kubectl api-resources` shows leases and events once per API.
  */
 import { Either } from "effect"
 import { coreEventFieldLabel, toCoreEvent } from "./kinds/CoreEvent.js"
@@ -112,6 +114,9 @@ export const storedNamespace = (group: string, version: string, plural: string, 
   if (!upstreamNamespaces.has(namespace)) return namespace
   return findView(group, version, plural)?.namespaceToStore(namespace) ?? namespace
 }
+
+/** `.k8s.io` view groups that discovery lists beside the spec's groups (the rest are served by path only). */
+export const listedViewGroups: ReadonlyArray<string> = ["rbac.authorization.k8s.io"]
 
 /** Group/versions served only as views (they answer resource paths, and their own discovery document). */
 export const viewGroupVersions: ReadonlyArray<string> = [...new Set([...views.keys()].map((k) => k.slice(0, k.lastIndexOf("/"))))]

@@ -90,12 +90,16 @@ export interface RawRequest {
   readonly body?: string | undefined
   /** A long-running request (a watch): the answer comes with its headers, the body is read and dropped until `close`. */
   readonly longRunning?: boolean
+  /** Read a 2xx JSON answer's `metadata.resourceVersion` (a replayed update of a kind that needs one). */
+  readonly readResourceVersion?: boolean
 }
 
 export interface RawAnswer {
   readonly code: number
   /** A non-2xx answer's Status message, when it carried one. */
   readonly message?: string
+  /** The answer's `metadata.resourceVersion`, when the request asked for it (`readResourceVersion`). */
+  readonly resourceVersion?: string
   /** A long-running answer: stop reading and close the connection. */
   readonly close?: () => void
   /** A long-running answer: resolves when the server ended it (or `close` did). */

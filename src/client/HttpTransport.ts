@@ -204,6 +204,15 @@ export const makeHttpClient = (options: HttpClientOptions) =>
           )
         }
       }
+      /** A JSON object's `metadata.resourceVersion` (the request asked for JSON), or nothing. */
+      const resourceVersionIn = (body: Buffer): { resourceVersion?: string } => {
+        try {
+          const rv = (JSON.parse(body.toString("utf8")) as { metadata?: { resourceVersion?: unknown } }).metadata?.resourceVersion
+          return typeof rv === "string" ? { resourceVersion: rv } : {}
+        } catch {
+          return {}
+        }
+      }
       /** Requests as given (ApiClientService.raw): the client's headers and credential, then the request's own headers. */
       const rawSender = (): RawSender => {
         const flat = (credential: Credential | undefined, extra: ReadonlyArray<string>): Array<string> => [
@@ -217,13 +226,19 @@ export const makeHttpClient = (options: HttpClientOptions) =>
         const short = (q: RawRequest) =>
           authorized((credential) =>
             Effect.flatMap(
-              exchangeEffect(dispatcherFor(credential), { origin: base, path: q.path, method: q.method as Dispatcher.HttpMethod, headers: flat(credential, q.headers), body: q.body }, "errors", connectionError),
+              exchangeEffect(
+                dispatcherFor(credential),
+                { origin: base, path: q.path, method: q.method as Dispatcher.HttpMethod, headers: flat(credential, q.headers), body: q.body },
+                q.readResourceVersion ? "always" : "errors",
+                connectionError
+              ),
               (r): Effect.Effect<RawAnswer, ClientError> => {
                 for (const c of counters) {
                   c.bytesIn += r.bytesIn
                   c.bytesOut += r.bytesOut
                 }
                 const ok = r.code >= 200 && r.code < 300
+                if (ok && q.readResourceVersion) return Effect.succeed({ code: r.code, ...resourceVersionIn(r.body) })
                 const message = ok ? undefined : statusMessage(r)
                 return Effect.succeed(message === undefined ? { code: r.code } : { code: r.code, message })
               }

@@ -264,6 +264,8 @@ export interface RunArtifact {
 export interface SegmentPlace {
   readonly index: number
   readonly count: number
+  /** k6's segment sequence (`0,1/4,3/4,1`) when the parts are not equal (./ExecutionSegment.ts). */
+  readonly sequence?: string
   /** The instant every segment's measured phases began (epoch ms): the origin of its intervals. */
   readonly startAtMs: number
   /** How late this segment's phases began after `startAtMs`. */
@@ -276,6 +278,7 @@ export interface SegmentPlace {
 export interface SegmentSpread {
   readonly index: number
   readonly count: number
+  readonly sequence?: string
   readonly outcome: RunArtifact["outcome"] | "missing"
   readonly runError?: string
   readonly requests: number

@@ -96,9 +96,9 @@ export const rendezvous = (plan: RendezvousPlan): Effect.Effect<AgreedStart, Ren
       }
       if ((yield* Clock.currentTimeMillis) >= deadline) {
         const missing = Array.from({ length: count }, (_, i) => i).filter((i) => !present.includes(i))
-        const named = missing.map((index) => segmentText({ index, count })).join(", ")
+        const named = missing.map((index) => segmentText({ ...plan.segment, index })).join(", ")
         return yield* Effect.fail(
-          failed(plan, `segment${missing.length > 1 ? "s" : ""} ${named} did not register within ${Duration.format(Duration.millis(plan.timeoutMs))} (registered: ${present.map((index) => segmentText({ index, count })).join(", ") || "none"})`)
+          failed(plan, `segment${missing.length > 1 ? "s" : ""} ${named} did not register within ${Duration.format(Duration.millis(plan.timeoutMs))} (registered: ${present.map((index) => segmentText({ ...plan.segment, index })).join(", ") || "none"})`)
         )
       }
       yield* Effect.sleep(Duration.millis(plan.pollMs ?? 250))

@@ -10,7 +10,7 @@ import type { HealthReport } from "./GeneratorHealth.js"
 import { combineHealth } from "./GeneratorHealth.js"
 import { decodeHistogram, type IntervalSnapshot, mergeHistograms, type SeriesSnapshot, summarize } from "./LatencyRecorder.js"
 import { mergeActions, mergeIntervals, mergeSeries } from "./WorkerMerge.js"
-import { segmentText } from "./ExecutionSegment.js"
+import { placeOf, samePlan, segmentText, sequenceText } from "./ExecutionSegment.js"
 
 /** A stored series back into histograms. */
 export const seriesOfArtifact = (a: RunArtifact): ReadonlyArray<SeriesSnapshot> =>
@@ -78,6 +78,7 @@ const refusal = (all: ReadonlyArray<Named>): string | undefined => {
     if (!sameScenario(a, b)) return `${path}: another scenario than ${first!.path} (${b.scenario.name}, sha256 ${b.scenario.sha256.slice(0, 12)}… vs ${a.scenario.name}, ${a.scenario.sha256.slice(0, 12)}…, or other --set values)`
     if (b.seed !== a.seed) return `${path}: seed ${b.seed}, but ${first!.path} has seed ${a.seed}`
     if (b.segment!.count !== a.segment!.count) return `${path}: a plan of ${b.segment!.count} segments, but ${first!.path} has ${a.segment!.count}`
+    if (!samePlan(a.segment!, b.segment!)) return `${path}: a part of the sequence ${sequenceText(b.segment!)}, but ${first!.path} of ${sequenceText(a.segment!)}`
     // a segment that failed before the start (at the rendezvous) has none of its own to compare
     if (b.segment!.startAtMs !== a.segment!.startAtMs && failureOf(a) === undefined && failureOf(b) === undefined) {
       return `${path}: started at ${new Date(b.segment!.startAtMs).toISOString()}, but ${first!.path} at ${new Date(a.segment!.startAtMs).toISOString()}: segments of different runs`
@@ -98,8 +99,7 @@ const spreadOf = (a: RunArtifact): SegmentSpread => {
   const requests = requestSeries(seriesOfArtifact(a))
   const latency = summarize(mergeHistograms(requests.map((s) => s.latency)))
   return {
-    index: a.segment!.index,
-    count: a.segment!.count,
+    ...placeOf(a.segment!),
     outcome: a.outcome,
     ...(a.runError !== undefined ? { runError: a.runError } : {}),
     requests: requests.reduce((n, s) => n + s.count, 0),
@@ -119,10 +119,11 @@ export const mergeSegments = (all: ReadonlyArray<Named>): MergedSegments | Merge
   // the run's start is a segment's that got to it
   const first = artifacts.find((a) => failureOf(a) === undefined) ?? artifacts[0]!
   const count = first.segment!.count
+  const plan = placeOf(first.segment!)
   const present = new Set(artifacts.map((a) => a.segment!.index))
   const missing = Array.from({ length: count }, (_, index) => index).filter((i) => !present.has(i))
   const failures = [
-    ...missing.map((index) => `segment ${segmentText({ index, count })} is missing: no artifact of it was given`),
+    ...missing.map((index) => `segment ${segmentText({ ...plan, index })} is missing: no artifact of it was given`),
     ...artifacts.flatMap((a) => failureOf(a) ?? [])
   ]
   const messages = new Map<string, number>()
@@ -145,7 +146,7 @@ export const mergeSegments = (all: ReadonlyArray<Named>): MergedSegments | Merge
     endedAt: artifacts.map((a) => a.endedAt).sort().at(-1)!,
     spread: [
       ...artifacts.map(spreadOf),
-      ...missing.map((index): SegmentSpread => ({ index, count, outcome: "missing", requests: 0, errors: 0 }))
+      ...missing.map((index): SegmentSpread => ({ index, count, ...(plan.sequence !== undefined ? { sequence: plan.sequence } : {}), outcome: "missing", requests: 0, errors: 0 }))
     ].sort((x, y) => x.index - y.index),
     failures
   }

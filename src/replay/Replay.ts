@@ -13,10 +13,21 @@ import type { ReplayReport } from "../loadgen/Artifact.js"
 import { type BoundRecorder, LatencyRecorder, type MetricKey, nowMillis } from "../loadgen/LatencyRecorder.js"
 import { AuditLogLines } from "./AuditLogFile.js"
 import { decodeAuditLine } from "./AuditLine.js"
-import { effectiveUser, intendedOffsetMs, keptByFilter, type OutgoingRequest, outgoingRequest, type ReplayFilter, type ReplayShape, resourceLabel } from "./ReplayPlan.js"
+import {
+  effectiveUser,
+  intendedOffsetMs,
+  keptByFilter,
+  objectUri,
+  type OutgoingRequest,
+  outgoingRequest,
+  type ReplayFilter,
+  type ReplayShape,
+  resourceLabel,
+  withResourceVersion
+} from "./ReplayPlan.js"
 import { type RecordedRequest, RequestSelector, type Selected, type SelectionCounts } from "./RequestSelection.js"
 import { UnparsableUri } from "./RequestUri.js"
-import { ReplayTally } from "./ReplayTally.js"
+import { ReplayTally, sameCode } from "./ReplayTally.js"
 import { SeedPlan } from "./Seeding.js"
 import { MinHeap } from "./MinHeap.js"
 
@@ -39,7 +50,7 @@ export interface ReplayConfig extends ReplayShape {
 /** The schedule's start after the log's first entries are read: time for the first connections to open. */
 const StartLeadMs = 50
 
-// The sender's timing (docs/replay.md "Timing"): between two starts it reads ahead only in gaps longer than
+// The sender's timing (docs/replay.md "Memory and timing"): between two starts it reads ahead only in gaps longer than
 // `SlackMs`, `SliceMs` at a time, and stops `SlackMs` before the next start; it wakes `SpinMs` before a start by a
 // timer (whose resolution is a millisecond) and turns the event loop until it is due.
 const SlackMs = 2
@@ -398,18 +409,55 @@ export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
     const clock = yield* Effect.clock
     const now = () => Number(clock.unsafeCurrentTimeNanos()) / 1e6
 
-    const send = (p: Extract<Planned, { _tag: "Send" }>) =>
+    /**
+     * The answer each object's last request will get: the next request on the object — or in the namespace, for a
+     * namespace — waits for it, so requests on one object keep the log's order (a pod's binding after its create, a
+     * status update after the object's create, a create after its namespace's) when the target answers slower than the
+     * recorded gap between them. The wait counts in the later one's latency.
+     */
+    const lastOnObject = new Map<string, Promise<void>>()
+    /** Registers a short request on its object, in start order: what it waits for, and how it lets the next one go. */
+    const objectTurn = (out: OutgoingRequest): { readonly prior: Promise<unknown> | undefined; readonly release: () => void } => {
+      if (out.longRunning) return { prior: undefined, release: () => {} }
+      const inNamespace = out.within === undefined ? undefined : lastOnObject.get(out.within)
+      if (out.object === undefined) return { prior: inNamespace, release: () => {} }
+      const key = out.object
+      const onObject = lastOnObject.get(key)
+      const prior = inNamespace === undefined ? onObject : onObject === undefined ? inNamespace : Promise.all([inNamespace, onObject])
+      let release!: () => void
+      const mine = new Promise<void>((resolve) => (release = resolve))
+      lastOnObject.set(key, mine)
+      return {
+        prior,
+        release: () => {
+          release()
+          if (lastOnObject.get(key) === mine) lastOnObject.delete(key)
+        }
+      }
+    }
+
+    /** The update's body with the target's resourceVersion of the object (`OutgoingRequest.conditional`), as the same user reads it. */
+    const conditionalBody = (out: OutgoingRequest) =>
+      Effect.map(
+        Effect.either(raw.send({ method: "GET", path: objectUri(out.path), headers: out.headers.filter((_, i, h) => h[i - (i % 2)] !== "content-type"), readResourceVersion: true })),
+        (a) => (a._tag === "Right" && a.right.resourceVersion !== undefined && out.body !== undefined ? withResourceVersion(out.body, a.right.resourceVersion) : out.body)
+      )
+
+    const send = (p: Extract<Planned, { _tag: "Send" }>, prior: Promise<unknown> | undefined, release: () => void) =>
       Effect.gen(function* () {
         const r = p.request
         const e = r.event
         const out = p.out
         const label = resourceLabel(e, out.path)
         const key = replayKey(e.verb, out, label)
+        if (prior !== undefined) yield* Effect.promise(() => prior)
         const sentAt = now()
-        const answer = yield* Effect.either(raw.send({ method: out.method, path: out.uri, headers: out.headers, body: out.body, longRunning: out.longRunning }))
+        const body = out.conditional ? yield* conditionalBody(out) : out.body
+        const answer = yield* Effect.either(raw.send({ method: out.method, path: out.uri, headers: out.headers, body, longRunning: out.longRunning }))
+        release()
         const doneAt = now()
         const code = answer._tag === "Right" ? answer.right.code : undefined
-        const matched = code !== undefined && (r.recordedCode === undefined || r.recordedCode === code)
+        const matched = sameCode(r.recordedCode, code)
         const intended = t0 + p.at
         boundFor(key)(intended, sentAt, doneAt, code === undefined ? "connectionError" : matched ? "ok" : "error")
         tally.answered({
@@ -445,13 +493,13 @@ export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
         open.answer = a
         yield* Effect.promise(() => a.ended!)
         opens.delete(id)
-      }).pipe(Effect.ensuring(Effect.sync(() => void (p.out.longRunning || inFlight--))))
+      }).pipe(Effect.ensuring(Effect.sync(() => (release(), void (p.out.longRunning || inFlight--)))))
 
     const heap = new MinHeap<Planned>(plannedOrder)
     let seq = 0
     const deadline = c.loop && c.loopForMs !== undefined ? c.loopForMs : Number.POSITIVE_INFINITY
     let stopped = false
-    /** Until `due` (Clock ms): a timer to `SpinMs` before it, then turns of the event loop (docs/replay.md "Timing"). */
+    /** Until `due` (Clock ms): a timer to `SpinMs` before it, then turns of the event loop (docs/replay.md "Memory and timing"). */
     const waitUntil = (due: number) =>
       Effect.gen(function* () {
         for (let last = Number.NaN; ; ) {
@@ -574,7 +622,8 @@ export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
           tally.longRunning++
           if (next.request.holdMs === undefined) opens.set(`${next.request.event.auditID}#${next.copy}`, { answer: undefined, closeRequested: false })
         } else inFlight++
-        yield* FiberSet.run(next.out.longRunning ? longFibers : shortFibers, send(next))
+        const turn = objectTurn(next.out)
+        yield* FiberSet.run(next.out.longRunning ? longFibers : shortFibers, send(next, turn.prior, turn.release))
         started = true
       }
       source.close()

@@ -181,10 +181,38 @@ export interface OutgoingRequest {
   readonly longRunning: boolean
   /** The rewritten path, for seeding and reports. */
   readonly path: RequestPath
+  /** The one object it reads or writes (`group/resource/namespace/name`): requests on it keep the log's order. */
+  readonly object: string | undefined
+  /** The namespace it is in, as an `object` key: a request in a namespace waits for one on the namespace (its create). */
+  readonly within: string | undefined
+  /**
+   * An update of a kind that refuses one without `metadata.resourceVersion` (Leases: upstream's `AllowUnconditionalUpdate`
+   * false): sent with the target's current resourceVersion, read just before.
+   */
+  readonly conditional: boolean
+}
+
+/** `objectKey` of the object a rewritten path names (a `.k8s.io` and a `.platform` group are the same objects). */
+const objectKey = (p: RequestPath, name: string | undefined): string | undefined => {
+  if (p.prefix === undefined || p.resource === undefined || name === undefined || name === "") return undefined
+  // a namespace's key is `/namespaces//<name>` (`within`)
+  const group = p.resource === "namespaces" ? "" : (recordedResource(p.group, p.version, p.resource)?.group ?? p.group)
+  return `${group}/${p.resource}/${p.resource === "namespaces" ? "" : (p.namespace ?? "")}/${name}`
 }
 
 const nameIn = (body: unknown): string | undefined =>
   isRecord(body) && isRecord(body.metadata) && typeof body.metadata.name === "string" ? body.metadata.name : undefined
+
+/**
+ * A create by `generateName` as the recorded server named it (its `responseObject`, RequestResponse level): the log's
+ * later requests use that name, which the target would not generate again. Otherwise the recorded body.
+ */
+export const recordedCreateBody = (e: Event): unknown => {
+  const body = e.requestObject
+  if (e.verb !== "create" || !isRecord(body) || !isRecord(body.metadata) || body.metadata.name || typeof body.metadata.generateName !== "string") return body
+  const name = nameIn(e.responseObject)
+  return name === undefined ? body : { ...body, metadata: { ...body.metadata, name } }
+}
 
 /** Upstream adds these groups to every authenticated or anonymous user; impersonating them is refused or redundant. */
 const implicitGroups = new Set(["system:authenticated", "system:unauthenticated"])
@@ -208,12 +236,13 @@ export const outgoingRequest = (r: RecordedRequest, copy: number, shape: ReplayS
   let contentType = "application/json"
   const writes = e.verb === "create" || e.verb === "update" || e.verb === "patch"
   // a create names its object in the body: a namespace or cluster-scoped object is renamed there as its path would be
-  const createdName = e.verb === "create" && parsed.name === undefined ? (nameIn(e.requestObject) ?? e.objectRef?.name) : undefined
-  if (e.requestObject !== undefined && (writes || e.verb === "delete" || e.verb === "deletecollection" || method === "POST" || method === "PUT")) {
+  const requestObject = recordedCreateBody(e)
+  const createdName = e.verb === "create" && parsed.name === undefined ? (nameIn(requestObject) ?? e.objectRef?.name) : undefined
+  if (requestObject !== undefined && (writes || e.verb === "delete" || e.verb === "deletecollection" || method === "POST" || method === "PUT")) {
     body =
       createdName === undefined
-        ? rewriteBody(e.requestObject, parsed, path)
-        : rewriteBody(e.requestObject, { ...parsed, name: createdName }, rewritePath({ ...path0, name: createdName }, copy, shape))
+        ? rewriteBody(requestObject, parsed, path)
+        : rewriteBody(requestObject, { ...parsed, name: createdName }, rewritePath({ ...path0, name: createdName }, copy, shape))
     if (e.verb === "update") body = unconditional(body)
     if (e.verb === "patch") contentType = patchContentType(body, path)
   } else if (writes && e.objectRef !== undefined) {
@@ -228,5 +257,17 @@ export const outgoingRequest = (r: RecordedRequest, copy: number, shape: ReplayS
   }
   const text = body === undefined ? undefined : JSON.stringify(body)
   const headers = [...(text !== undefined ? ["content-type", contentType] : []), ...(shape.impersonate ? identityHeaders(e) : [])]
-  return { method, uri: formatRequestUri(path), headers, body: text, synthesized, longRunning: r.longRunning, path }
+  const object = objectKey(path, path.name ?? (createdName === undefined ? undefined : rewritePath({ ...path0, name: createdName }, copy, shape).name))
+  const conditional = e.verb === "update" && body !== undefined && recordedResource(path.group, path.version, path.resource ?? "")?.allowUnconditionalUpdate === false
+  const within = path.namespace !== undefined && path.resource !== "namespaces" ? `/namespaces//${path.namespace}` : undefined
+  return { method, uri: formatRequestUri(path), headers, body: text, synthesized, longRunning: r.longRunning, path, object, within, conditional }
 }
+
+/** A replayed update's body with the target's current `metadata.resourceVersion` (`OutgoingRequest.conditional`). */
+export const withResourceVersion = (body: string, resourceVersion: string): string => {
+  const o = JSON.parse(body) as Record<string, unknown>
+  return JSON.stringify({ ...o, metadata: { ...(isRecord(o.metadata) ? o.metadata : {}), resourceVersion } })
+}
+
+/** The object's own path (no subresource, no query): where a conditional update reads the current resourceVersion. */
+export const objectUri = (p: RequestPath): string => formatRequestUri({ ...p, subresource: undefined, query: "" })

@@ -53,6 +53,14 @@ interface Group {
 
 const EXAMPLES = 3
 
+/**
+ * Whether a replayed code is the recorded one. A recorded 304 Not Modified is matched by a 200: the client sent
+ * `If-None-Match` (kubectl's cached OpenAPI documents), and an audit event does not keep request headers, so the replay
+ * asks unconditionally and the same unchanged document comes whole.
+ */
+export const sameCode = (recorded: number | undefined, replayed: number | undefined): boolean =>
+  replayed !== undefined && (recorded === undefined || recorded === replayed || (recorded === 304 && replayed === 200))
+
 export class ReplayTally {
   readonly badByClass: Record<string, number> = {}
   readonly badExamples: Array<BadInputExample> = []
@@ -136,7 +144,7 @@ export class ReplayTally {
     const g = this.group(o.verb, o.resource, o.user)
     g.count++
     g.recorded.record(o.recordedLatencyMs)
-    const match = o.replayedCode !== undefined && (o.recordedCode === undefined || o.recordedCode === o.replayedCode)
+    const match = sameCode(o.recordedCode, o.replayedCode)
     if (o.replayedCode === undefined) this.connectionErrors++
     else if (match) this.matched++
     else this.mismatched++

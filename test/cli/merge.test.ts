@@ -13,7 +13,7 @@ import { mergeCommand, mergedArtifact } from "../../app/cli/merge.js"
 import { parseScenario } from "../../app/scenario/load.js"
 import { makeRunState } from "../../app/scenario/Run.js"
 import { type RunArtifact, withScenarioInputs, writeArtifact } from "../../src/loadgen/Artifact.js"
-import { parseSegment, segments } from "../../src/loadgen/ExecutionSegment.js"
+import { parseSegment, segments, segmentText } from "../../src/loadgen/ExecutionSegment.js"
 import { parsedRun, runOptionsOf } from "../support/runFlags.js"
 import { Effect, Either, Option } from "effect"
 import { decodeHistogram, type MetricKey, Recordings } from "../../src/loadgen/LatencyRecorder.js"
@@ -71,7 +71,7 @@ const exactQuantile = (xs: ReadonlyArray<number>, q: number) => {
 }
 
 describe("--segment", () => {
-  it("takes i/n (1-based) and k6's from:to fractions of equal shares; refuses the rest", () => {
+  it("takes i/n (1-based) and k6's from:to fractions; refuses the rest", () => {
     expect(parseSegment("1/3")).toEqual({ segment: { index: 0, count: 3 } })
     expect(parseSegment("3/3")).toEqual({ segment: { index: 2, count: 3 } })
     expect(parseSegment("1/3:2/3")).toEqual({ segment: { index: 1, count: 3 } })
@@ -79,14 +79,15 @@ describe("--segment", () => {
     expect(parseSegment("1/2:1")).toEqual({ segment: { index: 1, count: 2 } })
     expect(parseSegment("4/3")).toEqual({ error: '"4/3": the segment number must be from 1 to 3' })
     expect(parseSegment("0/3")).toEqual({ error: '"0/3": the segment number must be from 1 to 3' })
-    expect(parseSegment("0:2/3")).toEqual({ error: '"0:2/3": segments are equal shares here: from:to must be k/n:(k+1)/n' })
-    expect(parseSegment("1/4:2/3")).toEqual({ error: '"1/4:2/3": segments are equal shares here: from:to must be k/n:(k+1)/n' })
+    // k6's unequal parts: a sequence filled around the segment (test/loadgen/ExecutionSegment.test.ts has more)
+    expect(parseSegment("0:2/3")).toEqual({ segment: { index: 0, count: 2, sequence: "0,2/3,1" } })
+    expect(parseSegment("1/4:2/3")).toEqual({ segment: { index: 1, count: 3, sequence: "0,1/4,2/3,1" } })
     expect(parseSegment("2/3:1/3")).toEqual({ error: '"2/3:1/3": from:to must satisfy 0 ≤ from < to ≤ 1' })
     expect(parseSegment("job/4", "0")).toEqual({ segment: { index: 0, count: 4 } })
     expect(parseSegment("job/4", "3")).toEqual({ segment: { index: 3, count: 4 } })
     expect(parseSegment("job/4", "4")).toEqual({ error: '"5/4": the segment number must be from 1 to 4' })
     expect(parseSegment("job/4")).toEqual({ error: '"job/4": JOB_COMPLETION_INDEX is not set (an Indexed Job\'s pods have it; elsewhere give i/n)' })
-    expect(parseSegment("half")).toEqual({ error: '"half": expected i/n (the i-th of n segments) or k6\'s from:to fractions (1/3:2/3)' })
+    expect(parseSegment("half")).toEqual({ error: '"half": expected i/n (the i-th of n segments) or k6\'s from:to fractions (1/4:3/4)' })
   })
 })
 
@@ -97,9 +98,11 @@ describe("run --segment --start-at (the command line's real parser)", () => {
       expect(flags).toMatchObject({ segment: { index: 1, count: 3 }, startAt: new Date(Date.UTC(2026, 10, 29, 12, 0, 0, 250)) })
       const k6 = yield* runOptionsOf(["s.yaml", "--target", "http://127.0.0.1:1", "--segment", "0:1/2", "--start-at", "2026-11-29T13:00:00+01:00"])
       expect(k6).toMatchObject({ segment: { index: 0, count: 2 }, startAt: new Date(Date.UTC(2026, 10, 29, 12)) })
+      const unequal = yield* runOptionsOf(["s.yaml", "--target", "http://127.0.0.1:1", "--segment", "1/4:3/4", "--segment-sequence", "0,1/4,3/4,1", "--start-at", "2026-11-29T12:00:00Z"])
+      expect(unequal).toMatchObject({ segment: { index: 1, count: 3, sequence: "0,1/4,3/4,1" } })
       const pod = yield* runOptionsOf(["s.yaml", "--target", "http://127.0.0.1:1", "--segment", "1/2", "--rendezvous", "uid-1", "--publish", "list-load"])
       expect(pod).toMatchObject({ segment: { index: 0, count: 2 }, rendezvous: "uid-1", publish: "list-load" })
-      for (const bad of [["--publish", "x"], ["--rendezvous", "x"], ["--segment", "1/2", "--rendezvous", "x", "--start-at", "2026-11-29T12:00:00Z"], ["--segment", "2/3"], ["--segment", "5/3", "--start-at", "2026-11-29T12:00:00Z"], ["--segment", "1/2", "--start-at", "noon"]]) {
+      for (const bad of [["--publish", "x"], ["--rendezvous", "x"], ["--segment", "1/2", "--rendezvous", "x", "--start-at", "2026-11-29T12:00:00Z"], ["--segment", "2/3"], ["--segment", "5/3", "--start-at", "2026-11-29T12:00:00Z"], ["--segment", "1/2", "--start-at", "noon"], ["--segment-sequence", "0,1/2,1", "--start-at", "2026-11-29T12:00:00Z"], ["--segment", "1/4:1/2", "--segment-sequence", "0,1/4,3/4,1", "--start-at", "2026-11-29T12:00:00Z"]]) {
         const r = yield* parsedRun(["s.yaml", "--target", "http://127.0.0.1:1", ...bad])
         expect([r.exitCode, Option.isNone(r.options)]).toEqual([2, true])
       }
@@ -156,6 +159,24 @@ describe("clustersim merge", () => {
     const later = segmentArtifact(1, 2, latencies(10, 2))
     expect(refuse({ ...later, segment: { ...later.segment!, startAtMs: startAtMs + 60_000 } })).toEqual({
       problem: "b/run.json: started at 2026-11-29T12:01:00.000Z, but a/run.json at 2026-11-29T12:00:00.000Z: segments of different runs"
+    })
+  })
+
+  it("k6's unequal parts of one sequence merge, each row named from:to; parts of another sequence are refused", () => {
+    const sequence = "0,1/4,3/4,1"
+    const part = (index: number, l: ReadonlyArray<number>) => {
+      const a = segmentArtifact(index, 3, l)
+      return { ...a, segment: { ...a.segment!, sequence } }
+    }
+    const merged = mergedArtifact([0, 1, 2].map((i) => ({ path: `s${i}`, artifact: part(i, latencies([25, 50, 25][i]!, i)) })))
+    if (!("artifact" in merged)) throw new Error(merged.problem)
+    expect(merged.artifact.series.find((s) => s.key.metric === "api_call")!.count).toBe(100)
+    expect(merged.artifact.segments!.map((s) => [segmentText(s), s.requests])).toEqual([["0:1/4", 25], ["1/4:3/4", 50], ["3/4:1", 25]])
+    const missing = mergedArtifact([{ path: "s0", artifact: part(0, latencies(5, 1)) }, { path: "s2", artifact: part(2, latencies(5, 1)) }])
+    if (!("artifact" in missing)) throw new Error(missing.problem)
+    expect(missing.artifact.runError).toBe("segment 1/4:3/4 is missing: no artifact of it was given")
+    expect(mergedArtifact([{ path: "a/run.json", artifact: part(0, latencies(5, 1)) }, { path: "b/run.json", artifact: segmentArtifact(1, 3, latencies(5, 2)) }])).toEqual({
+      problem: "b/run.json: a part of the sequence 0,1/3,2/3,1, but a/run.json of 0,1/4,3/4,1"
     })
   })
 

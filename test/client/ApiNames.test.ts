@@ -6,6 +6,7 @@ import { Context, Effect, Layer, Stream } from "effect"
 import { Leases, Pods } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { apiNamesFromGroups, specNames } from "../../src/client/ApiNames.js"
+import { apiGroupList } from "../../simulator/apiserver/Discovery.js"
 
 describe("ApiNames", () => {
   it("keeps the spec's names where the target serves them", () => {
@@ -13,6 +14,8 @@ describe("ApiNames", () => {
     expect(apiNamesFromGroups([])).toBe(specNames)
     // metrics.k8s.io (kubectl top) is served as upstream names it: no rename of the spec's groups or namespaces
     expect(apiNamesFromGroups(["apps", "coordination.platform", "events.platform", "rbac.authorization.platform", "metrics.k8s.io"])).toBe(specNames)
+    // clustersim's own discovery, which lists rbac.authorization.k8s.io beside the spec's group
+    expect(apiNamesFromGroups(apiGroupList().groups.map((g) => g.name))).toBe(specNames)
   })
 
   it("renames groups the target serves only as .k8s.io, and then the system namespaces", () => {

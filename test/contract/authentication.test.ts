@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
-import { ClusterRoleBindings, Nodes, Pods, RoleBindings, SelfSubjectAccessReviews, ServiceAccounts } from "../../src/api/Resources.js"
+import { ClusterRoleBindings, Nodes, Pods, RoleBindings, SelfSubjectAccessReviews, SelfSubjectReviews, ServiceAccounts } from "../../src/api/Resources.js"
 import { authServer, identityTransports, type Identity } from "../support/identities.js"
 import { serverAnswer } from "../support/serverAnswer.js"
 
@@ -105,5 +105,48 @@ describe.each(identityTransports)("authentication over %s", (transport) => {
       expect((yield* again.list(Pods, { namespace: "default" })).items).toEqual([])
       yield* root.delete(ServiceAccounts, "robot", { namespace: "default" })
       expect((yield* serverAnswer(again.list(Pods, { namespace: "default" }))).status).toEqual(unauthorized)
+    }))
+
+  it.scoped("a token bound to a pod (TokenRequest boundObjectRef): the pod named as the user's extras, refused once the pod is gone", () =>
+    Effect.gen(function* () {
+      const s = yield* rbac(false)
+      const root = yield* s.clientAs(admin)
+      yield* root.create(ServiceAccounts, { metadata: { name: "robot" } }, { namespace: "default" })
+      yield* root.create(RoleBindings, groupBinding("sa-view", "system:serviceaccounts:default", "view"), { namespace: "default" })
+      const pod = (name: string, serviceAccountName = "robot") => ({ metadata: { name }, spec: { serviceAccountName, containers: [{ name: "c", image: "i" }] } })
+      const a = (yield* root.create(Pods, pod("robot-a"), { namespace: "default" })).object
+      yield* root.create(Pods, pod("other", "default"), { namespace: "default" })
+      const request = (ref: Record<string, unknown>) =>
+        root.create(ServiceAccounts, { metadata: { name: "robot" }, spec: { boundObjectRef: ref } }, { namespace: "default", subresource: "token" })
+      const refused = (ref: Record<string, unknown>) => Effect.map(serverAnswer(request(ref)), (a) => [a.status.code, a.status.reason, a.status.message])
+      expect(yield* refused({ kind: "ConfigMap", apiVersion: "v1", name: "x" })).toEqual([400, "BadRequest", "cannot bind token to object of type /v1, Kind=ConfigMap"])
+      expect(yield* refused({ kind: "Pod", apiVersion: "v1", name: "gone" })).toEqual([404, "NotFound", 'pods "gone" not found'])
+      expect(yield* refused({ kind: "Pod", apiVersion: "v1", name: "other" })).toEqual([
+        400,
+        "BadRequest",
+        'cannot bind token for serviceaccount "robot" to pod running with different serviceaccount name.'
+      ])
+      expect(yield* refused({ kind: "Pod", apiVersion: "v1", name: "robot-a", uid: "not-its-uid" })).toEqual([
+        409,
+        "Conflict",
+        'Operation cannot be fulfilled on Pod "robot-a": the UID in the bound object reference (not-its-uid) does not match the UID in record. The object might have been deleted and then recreated'
+      ])
+      const ref = { kind: "Pod", apiVersion: "v1", name: "robot-a", uid: a.metadata.uid }
+      const issued = yield* request(ref)
+      expect((issued.object.spec as { boundObjectRef: unknown }).boundObjectRef).toEqual(ref)
+      const robot = yield* s.clientAs({ token: (issued.object.status as { token: string }).token })
+      const review = yield* robot.create(SelfSubjectReviews, {})
+      expect((review.object.status as { userInfo: unknown }).userInfo).toEqual({
+        username: "system:serviceaccount:default:robot",
+        uid: (yield* root.get(ServiceAccounts, "robot", { namespace: "default" })).metadata.uid,
+        groups: ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"],
+        extra: { "authentication.platform.io/pod-name": ["robot-a"], "authentication.platform.io/pod-uid": [a.metadata.uid] }
+      })
+      expect((yield* robot.list(Pods, { namespace: "default" })).items.length).toBe(2)
+      // the pod deleted (unscheduled: at once) and made again under the same name: the token stays dead
+      yield* root.delete(Pods, "robot-a", { namespace: "default" })
+      expect((yield* serverAnswer(robot.list(Pods, { namespace: "default" }))).status).toEqual(unauthorized)
+      yield* root.create(Pods, pod("robot-a"), { namespace: "default" })
+      expect((yield* serverAnswer(robot.list(Pods, { namespace: "default" }))).status).toEqual(unauthorized)
     }))
 })

@@ -36,7 +36,7 @@ describe("HTTP wire", () => {
       expect(api.json.kind).toBe("APIVersions")
       expect(api.json.versions).toEqual(["v1"])
       const apis = yield* send(base, "GET", "/apis")
-      expect(apis.json.groups.map((g: { name: string }) => g.name)).toEqual(["apps", "coordination.platform", "events.platform", "rbac.authorization.platform", "authorization.platform", "authentication.platform", "metrics.k8s.io"])
+      expect(apis.json.groups.map((g: { name: string }) => g.name)).toEqual(["apps", "coordination.platform", "events.platform", "rbac.authorization.platform", "rbac.authorization.k8s.io", "authorization.platform", "authentication.platform", "metrics.k8s.io"])
       const core = yield* send(base, "GET", "/api/v1")
       const pods = core.json.resources.find((r: { name: string }) => r.name === "pods")
       expect(pods).toEqual({

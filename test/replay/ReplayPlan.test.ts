@@ -18,7 +18,8 @@ import {
   patchContentType,
   portableQuery,
   replayNamespace,
-  type ReplayShape
+  type ReplayShape,
+  withResourceVersion
 } from "../../src/replay/ReplayPlan.js"
 import type { RecordedRequest } from "../../src/replay/RequestSelection.js"
 import { formatRequestUri, parseRequestUri, UnparsableUri } from "../../src/replay/RequestUri.js"
@@ -144,6 +145,42 @@ describe("the request sent", () => {
     const patched = out(md("patch", "/api/v1/namespaces/a/configmaps/x"))
     expect(patched.headers.slice(0, 2)).toEqual(["content-type", "application/merge-patch+json"])
     expect(out(md("get", "/api/v1/namespaces/a/configmaps/x"))).toMatchObject({ body: undefined, synthesized: false, method: "GET" })
+  })
+
+  it("creates a generateName object under the name the recorded server gave it (RequestResponse), so the log's later requests find it", () => {
+    const asked = { apiVersion: "v1", kind: "Pod", metadata: { generateName: "web-5d4-", namespace: "a" } }
+    const given = { ...asked, metadata: { ...asked.metadata, name: "web-5d4-x7k2p", uid: "u" } }
+    const create = (level: string) => recorded({ at: 0, verb: "create", uri: "/api/v1/namespaces/a/pods", code: 201, level, requestObject: asked, responseObject: given, ref: { resource: "pods", namespace: "a", apiVersion: "v1" } })
+    const o = out(create("RequestResponse"), 0, { ...shape, namespacePrefix: "r" })
+    expect(JSON.parse(o.body!).metadata).toEqual({ generateName: "web-5d4-", namespace: "r-a", name: "web-5d4-x7k2p" })
+    expect(o.object).toBe("/pods/r-a/web-5d4-x7k2p")
+    // at Request level the name was never written down: the target generates one
+    expect(JSON.parse(out(create("Request")).body!).metadata).toEqual({ generateName: "web-5d4-", namespace: "a" })
+    // the binding that follows is on the same object, in the same namespace
+    const binding = out(recorded({ at: 1, verb: "create", uri: "/api/v1/namespaces/a/pods/web-5d4-x7k2p/binding", requestObject: { metadata: { name: "web-5d4-x7k2p" } } }), 0, { ...shape, namespacePrefix: "r" })
+    expect([binding.object, binding.within]).toEqual(["/pods/r-a/web-5d4-x7k2p", "/namespaces//r-a"])
+  })
+
+  it("names the object a request is on across group names, and the namespace it is in", () => {
+    const key = (verb: string, uri: string, requestObject?: unknown) => {
+      const o = out(recorded({ at: 0, verb, uri, requestObject }))
+      return [o.object, o.within]
+    }
+    expect(key("get", "/apis/events.k8s.io/v1/namespaces/a/events/e1")).toEqual(key("patch", "/apis/events.platform/v1/namespaces/a/events/e1", {}))
+    expect(key("create", "/api/v1/namespaces", { metadata: { name: "a" } })).toEqual(["/namespaces//a", undefined])
+    expect(key("get", "/api/v1/namespaces/a")).toEqual(["/namespaces//a", undefined])
+    expect(key("list", "/api/v1/namespaces/a/pods")).toEqual([undefined, "/namespaces//a"])
+    expect(key("get", "/api/v1/nodes/n1")).toEqual(["/nodes//n1", undefined])
+    expect(key("get", "/version")).toEqual([undefined, undefined])
+  })
+
+  it("marks updates of kinds that refuse an unconditional one (Leases) to be sent with the target's resourceVersion", () => {
+    const update = (uri: string) => out(recorded({ at: 0, verb: "update", uri, requestObject: { metadata: { name: "x", resourceVersion: "3" } } }))
+    expect(update("/apis/coordination.k8s.io/v1/namespaces/a/leases/x").conditional).toBe(true)
+    expect(update("/apis/coordination.platform/v1/namespaces/a/leases/x").conditional).toBe(true)
+    expect(update("/api/v1/namespaces/a/configmaps/x").conditional).toBe(false)
+    expect(update("/apis/example.com/v1/namespaces/a/widgets/x").conditional).toBe(false)
+    expect(withResourceVersion(update("/apis/coordination.k8s.io/v1/namespaces/a/leases/x").body!, "42")).toBe('{"metadata":{"name":"x","resourceVersion":"42"}}')
   })
 
   it("impersonates the recorded user (the impersonated one, if any) and groups, without the implicit groups", () => {

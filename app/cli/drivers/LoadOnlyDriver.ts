@@ -7,19 +7,17 @@ import { Cause, Duration, Effect, Either, Exit, Option } from "effect"
 import type { TrafficCounter } from "../../../src/client/HttpTransport.js"
 import { combineHealth, GeneratorHealth } from "../../../src/loadgen/GeneratorHealth.js"
 import { encodeSeries, LatencyRecorder, nowMillis } from "../../../src/loadgen/LatencyRecorder.js"
-import { correctionOf, estimateSkew } from "../../../src/loadgen/ClockSkew.js"
-import { rendezvous } from "../../../src/loadgen/Rendezvous.js"
-import { dateSamples } from "../../../src/client/Probe.js"
 import { decodeSeries, mergeActions } from "../../../src/loadgen/WorkerMerge.js"
 import { makeRunState, ms, runScenario, runTagOf, type RunState } from "../../scenario/Run.js"
 import type { StopSignal } from "../artifact.js"
 import { defaultWorkers, machineCores, startWorkers } from "../GeneratorWorkers.js"
 import { isLocalTarget, type TargetFlag } from "../target.js"
 import type { WorkerResult } from "../WorkerProtocol.js"
-import { runsOnce, wholeRun } from "../../../src/loadgen/ExecutionSegment.js"
-
-/** Sleeps until an epoch instant on the run's clock (at once when it has passed). */
-const untilInstant = (atMs: number) => Effect.flatMap(nowMillis, (now) => Effect.sleep(Duration.millis(Math.max(0, atMs - now))))
+import { placeOf, runsOnce, wholeRun } from "../../../src/loadgen/ExecutionSegment.js"
+import { agreeOnStart, untilInstant } from "./CommonStart.js"
+import { RawLatencies, tapRawLatencies } from "../../../src/loadgen/RawLatencies.js"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { type Driver, hostOf, NON_TTY_PROGRESS_MS, Refused, withTarget } from "./Driver.js"
 import { serveLiveMetrics } from "../LiveMetrics.js"
 import { serverSideReaderFor } from "./ServerSide.js"
@@ -118,23 +116,19 @@ export const loadOnlyDriver: Driver = {
               )
             )
             if (Exit.isFailure(setup)) {
-              const place = { index: own.index, count: own.count, startAtMs: 0, startLagMs: 0 }
+              const place = { ...placeOf(own), startAtMs: 0, startLagMs: 0 }
               return Either.right({ target: target.identity, recorder: setupRun.recorder, state: setupRun.state, error: setup.cause, segment: place })
             }
           }
-          const probeTarget = i.target._tag === "url" ? i.target.options : undefined
-          const skew = probeTarget ? estimateSkew(yield* dateSamples(probeTarget)) : undefined
-          clockSkewMs = skew?.skewMs
-          const agreed = yield* Effect.either(rendezvous({ ...i.rendezvous, segment: own, skewMs: correctionOf(skew) }))
+          const agreed = yield* agreeOnStart(i, own)
           if (Either.isLeft(agreed)) {
             const state = setupRun?.state ?? makeRunState(yield* nowMillis)
             // a segment artifact still, so that a merge names this segment's failure
-            const place = { index: own.index, count: own.count, startAtMs: 0, startLagMs: 0, ...(clockSkewMs !== undefined ? { clockSkewMs } : {}) }
-            return Either.right({ target: target.identity, recorder: setupRun?.recorder, state, error: Cause.fail(agreed.left), segment: place })
+            return Either.right({ target: target.identity, recorder: setupRun?.recorder, state, error: Cause.fail(agreed.left.error), segment: agreed.left.place })
           }
-          // the instant every segment agreed on is the target's; this machine waits for it on its own clock
-          agreedStartMs = agreed.right.startAtMs
+          agreedStartMs = agreed.right.agreedStartMs
           startAtMs = agreed.right.localStartAtMs
+          clockSkewMs = agreed.right.clockSkewMs
         }
         // a common start (--start-at, --rendezvous) is every segment's origin: the run's tag and its intervals are the same in each
         const state: RunState = setupRun ? { ...setupRun.state, startedAtMs: startAtMs! } : makeRunState(startAtMs ?? (yield* nowMillis))
@@ -168,8 +162,13 @@ export const loadOnlyDriver: Driver = {
         const live = i.metricsAddr === undefined ? undefined : yield* Effect.either(serveLiveMetrics(i.metricsAddr, hostOf(target.identity.url)))
         if (live !== undefined && Either.isLeft(live)) return Either.left(new Refused({ line: `clustersim: ${live.left.message}\n` }))
         if (live !== undefined) i.err(`metrics: ${live.right.url}\n`)
-        const run = live === undefined ? phases.pipe(Effect.provideService(LatencyRecorder, recorder)) : live.right.instrument(phases, recorder)
+        // CLUSTERSIM_RAW_LATENCIES=DIR: every latency beside the histograms, for checking their percentiles (bench/segments.ts)
+        const rawDir = process.env.CLUSTERSIM_RAW_LATENCIES
+        const raw = rawDir !== undefined && rawDir !== "" ? new RawLatencies() : undefined
+        const measured = raw ? tapRawLatencies(recorder, raw) : recorder
+        const run = live === undefined ? phases.pipe(Effect.provideService(LatencyRecorder, measured)) : live.right.instrument(phases, measured)
         const exit = yield* Effect.exit(Effect.raceFirst(Effect.asVoid(run), Effect.flatMap(i.interrupt, (signal) => Effect.fail({ interrupted: signal }))))
+        if (raw) writeFileSync(join(rawDir!, `raw-latencies-${own.index + 1}-of-${own.count}-${process.pid}.txt`), raw.text())
         yield* health.addBytesIn(traffic.bytesIn)
         yield* health.addBytesOut(traffic.bytesOut)
         const ownHealth = yield* health.summary
@@ -185,7 +184,7 @@ export const loadOnlyDriver: Driver = {
           state,
           health: combineHealth([ownHealth, ...results.map((r) => r.health)]),
           ...(server ? { server: yield* server.report } : {}),
-          ...(segment !== undefined ? { segment: { index: segment.index, count: segment.count, startAtMs: agreedStartMs ?? state.startedAtMs, startLagMs, ...(clockSkewMs !== undefined ? { clockSkewMs } : {}) } } : {}),
+          ...(segment !== undefined ? { segment: { ...placeOf(segment), startAtMs: agreedStartMs ?? state.startedAtMs, startLagMs, ...(clockSkewMs !== undefined ? { clockSkewMs } : {}) } } : {}),
           ...(stopped !== undefined ? { stopped } : error !== undefined ? { error } : {})
         })
       })

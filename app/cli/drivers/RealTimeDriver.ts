@@ -4,18 +4,22 @@
  * "Real time"), its load phases beside it against the same target. Without `--target` a cluster scenario runs in
  * virtual time (./VirtualTimeDriver.ts). The `scheduler:` section runs beside the agents (its replicas electing a leader on the target);
  * the eviction section exists only in virtual time (one node's usage model, no agent to host it): refused here, by name.
+ * With `--segment` (docs/distributed.md "Real-time clusters") the first segment runs the setup, every segment meets the
+ * others at the common start (./CommonStart.ts), then runs the nodes it owns and its share of the load phases.
  */
 import { progressLine } from "../../../reports/progress.js"
-import { Effect, Either, Exit, Fiber, Option } from "effect"
+import { Cause, Effect, Either, Exit, Fiber, Option } from "effect"
 import { dirname } from "node:path"
 import { DefaultSchedulerDurationMs } from "../../../simulator/scheduler/SchedulerScenario.js"
 import { unexpectedFailures } from "../../../simulator/cluster/CountingClient.js"
 import { realTimeProblems, runRealTimeCluster, type RealTimeClusterResult } from "../../../simulator/cluster/RealTimeCluster.js"
 import { simulatedLabel, simulatedLabelValue } from "../../../src/api/WellKnown.js"
 import type { TrafficCounter } from "../../../src/client/HttpTransport.js"
-import { LatencyRecorder, nowMillis } from "../../../src/loadgen/LatencyRecorder.js"
+import { encodeSeries, LatencyRecorder, nowMillis } from "../../../src/loadgen/LatencyRecorder.js"
 import { check } from "../../scenario/Outcome.js"
-import { makeRunState, runScenario, withClientGates } from "../../scenario/Run.js"
+import { makeRunState, runScenario, runTagOf, withClientGates } from "../../scenario/Run.js"
+import { placeOf, runsOnce, wholeRun } from "../../../src/loadgen/ExecutionSegment.js"
+import { type AgreedStart, agreeOnStart, untilInstant } from "./CommonStart.js"
 import { simulationOf } from "../../scenario/Simulated.js"
 import type { TargetFlag } from "../target.js"
 import { type Driver, type DriverCluster, hostOf, Refused, withTarget } from "./Driver.js"
@@ -32,7 +36,7 @@ export const runsInRealTime = (target: TargetFlag): boolean => target._tag === "
 const ownedSelector = `${simulatedLabel}=${simulatedLabelValue}`
 
 /** The failed agent (and scheduler) requests, judged like thresholds: a run whose requests failed never passes. */
-const agentChecks = (r: RealTimeClusterResult) => {
+export const agentChecks = (r: Pick<RealTimeClusterResult, "realTime">) => {
   const failed = Object.values(r.realTime.errorsByCode).reduce((a, b) => a + b, 0)
   const scheduler = r.realTime.schedulerErrorsByCode
   const schedulerFailed = scheduler === undefined ? 0 : unexpectedFailures(scheduler)
@@ -69,8 +73,29 @@ export const realTimeDriver: Driver = {
         Effect.gen(function* () {
           const problems = realTimeProblems(spec, simulation.faults, target.admin !== undefined, scheduler)
           if (problems.length > 0) return Either.left(new Refused({ line: `clustersim: ${i.file}: ${problems.join("; ")}\n` }))
-          const recorder = yield* LatencyRecorder.make()
-          const state = makeRunState(yield* nowMillis)
+          // a segment (docs/distributed.md): the first runs the setup, then all begin at the common start
+          const own = i.segment ?? wholeRun
+          const segmented = i.segment !== undefined
+          const credentials = target.credentials ? { credentials: target.credentials } : {}
+          const setupState = makeRunState(yield* nowMillis)
+          const setupRecorder = yield* LatencyRecorder.make()
+          if (segmented && runsOnce(own) && scenario.phases.length > 0) {
+            const setup = yield* Effect.exit(
+              runScenario(scenario, { seed: i.seed, admin: target.admin, state: setupState, parts: "setup", ...credentials }).pipe(Effect.provideService(LatencyRecorder, setupRecorder))
+            )
+            if (Exit.isFailure(setup)) return Either.right({ target: target.identity, clock: "real" as const, recorder: setupRecorder, state: setupState, error: setup.cause, segment: { ...placeOf(own), startAtMs: 0, startLagMs: 0 } })
+          }
+          const agreed = segmented ? yield* agreeOnStart(i, own) : Either.right<AgreedStart>({ agreedStartMs: undefined, localStartAtMs: undefined })
+          if (Either.isLeft(agreed)) return Either.right({ target: target.identity, clock: "real" as const, recorder: setupRecorder, state: setupState, error: Cause.fail(agreed.left.error), segment: agreed.left.place })
+          const startAtMs = agreed.right.localStartAtMs
+          const state = startAtMs !== undefined ? { ...setupState, startedAtMs: startAtMs } : makeRunState(yield* nowMillis)
+          const recorder = yield* (segmented ? LatencyRecorder.make({ originMs: state.startedAtMs }) : LatencyRecorder.make())
+          for (const series of yield* setupRecorder.snapshot) yield* recorder.merge(encodeSeries(series))
+          if (startAtMs !== undefined) yield* untilInstant(startAtMs)
+          const startLagMs = startAtMs !== undefined ? Math.max(0, (yield* nowMillis) - startAtMs) : 0
+          const place = segmented
+            ? { segment: { ...placeOf(own), startAtMs: agreed.right.agreedStartMs ?? state.startedAtMs, startLagMs, ...(agreed.right.clockSkewMs !== undefined ? { clockSkewMs: agreed.right.clockSkewMs } : {}) } }
+            : {}
           // --metrics-addr: the generator's metrics served while it runs (../LiveMetrics.ts)
           const live = i.metricsAddr === undefined ? undefined : yield* Effect.either(serveLiveMetrics(i.metricsAddr, hostOf(target.identity.url)))
           if (live !== undefined && Either.isLeft(live)) return Either.left(new Refused({ line: `clustersim: ${live.left.message}\n` }))
@@ -79,7 +104,9 @@ export const realTimeDriver: Driver = {
           const server = scenario.phases.length > 0 ? yield* serverSideReaderFor(i.serverSide, i.target, target, err) : undefined
           const phaseHooks = server ? { phaseHooks: { started: server.phaseStarted, ended: server.phaseEnded } } : {}
           // the load phases against the same target, beside the agents (as the load runner runs them)
-          const phases = runScenario(scenario, { seed: i.seed, admin: target.admin, state, ...phaseHooks })
+          const phases = segmented
+            ? runScenario(scenario, { seed: i.seed, admin: target.admin, state, runTag: runTagOf(i.seed, state.startedAtMs), ...credentials, ...phaseHooks, parts: "phases", segment: own })
+            : runScenario(scenario, { seed: i.seed, admin: target.admin, state, ...phaseHooks })
           const workload =
             scenario.phases.length > 0
               ? yield* Effect.forkScoped(Effect.exit(live === undefined ? phases.pipe(Effect.provideService(LatencyRecorder, recorder)) : live.right.instrument(phases, recorder)))
@@ -96,6 +123,7 @@ export const realTimeDriver: Driver = {
               cleanup: i.cleanup,
               admin: target.admin,
               ...(scheduler ? { scheduler } : {}),
+              ...(segmented ? { segment: own } : {}),
               stop: Effect.asVoid(Fiber.join(signal)),
               onProgress: (p) =>
                 err(
@@ -109,7 +137,7 @@ export const realTimeDriver: Driver = {
                 )
             }))
           )
-          const base = { target: target.identity, clock: "real" as const, recorder, state, ...(server ? { server: yield* server.report } : {}) }
+          const base = { target: target.identity, clock: "real" as const, recorder, state, ...(server ? { server: yield* server.report } : {}), ...place }
           if (Exit.isFailure(exit)) return Either.right({ ...base, error: exit.cause })
           const result = exit.value
           reportLeftovers(result, i.cleanup, err)

@@ -10,7 +10,7 @@ import type { Store } from "../Store.js"
 import { Authenticator, type AuthenticationConfig, type Credentials } from "./Authenticator.js"
 import { Authorizer, type AuthorizationMode, type Permissions } from "./Authorizer.js"
 import type { RequestAttributes } from "./RequestAttributes.js"
-import type { ServiceAccountTokens } from "./ServiceAccountTokens.js"
+import type { BoundObjectLookup, ServiceAccountTokens } from "./ServiceAccountTokens.js"
 import type { UserInfo } from "./UserInfo.js"
 
 /** Upstream's `forbiddenMessage` (`endpoints/handlers/responsewriters/errors.go`), plus `: <reason>` when there is one. */
@@ -27,8 +27,15 @@ export class AccessControl {
   readonly authenticator: Authenticator
   readonly authorizer: Authorizer
 
-  constructor(authentication: AuthenticationConfig, mode: AuthorizationMode, store: Store, tokens: ServiceAccountTokens, accountUid: (namespace: string, name: string) => string | undefined) {
-    this.authenticator = new Authenticator(authentication, tokens, accountUid)
+  constructor(
+    authentication: AuthenticationConfig,
+    mode: AuthorizationMode,
+    store: Store,
+    tokens: ServiceAccountTokens,
+    accountUid: (namespace: string, name: string) => string | undefined,
+    boundObject?: BoundObjectLookup
+  ) {
+    this.authenticator = new Authenticator(authentication, tokens, accountUid, boundObject)
     this.authorizer = new Authorizer(mode, store)
   }
 

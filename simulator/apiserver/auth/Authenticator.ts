@@ -6,7 +6,7 @@
  * Every authenticated user gets `system:authenticated`.
  */
 import { Either } from "effect"
-import type { ServiceAccountTokens } from "./ServiceAccountTokens.js"
+import type { BoundObjectLookup, ServiceAccountTokens } from "./ServiceAccountTokens.js"
 import type { TokenTable } from "./TokenFile.js"
 import { anonymousUser, withAuthenticatedGroup, type UserInfo } from "./UserInfo.js"
 
@@ -45,7 +45,8 @@ export class Authenticator {
   constructor(
     readonly config: AuthenticationConfig,
     readonly serviceAccountTokens: ServiceAccountTokens,
-    private readonly accountUid: (namespace: string, name: string) => string | undefined
+    private readonly accountUid: (namespace: string, name: string) => string | undefined,
+    private readonly boundObject: BoundObjectLookup = () => undefined
   ) {}
 
   /** The user, or why the request is unauthorized (a 401). */
@@ -69,7 +70,7 @@ export class Authenticator {
   private authenticateToken(token: string, nowMs: number): Either.Either<UserInfo, string> {
     const fromFile = this.config.tokens.get(token)
     if (fromFile !== undefined) return Either.right(fromFile)
-    if (this.serviceAccountTokens.isOwn(token)) return this.serviceAccountTokens.verify(token, nowMs, this.accountUid)
+    if (this.serviceAccountTokens.isOwn(token)) return this.serviceAccountTokens.verify(token, nowMs, this.accountUid, this.boundObject)
     return Either.left("invalid bearer token")
   }
 }

@@ -1,7 +1,9 @@
 /**
  * ServiceAccount tokens: JWTs issued by the `serviceaccounts/<name>/token` subresource (TokenRequest) and checked
  * on every request that bears one, as upstream's bound service-account tokens
- * (`pkg/serviceaccount/claims.go`, `jwt.go`). Expiry is in the server's time, so virtual time expires them.
+ * (`pkg/serviceaccount/claims.go`, `jwt.go`). Expiry is in the server's time, so virtual time expires them. A token
+ * bound to a pod (TokenRequest `spec.boundObjectRef`, what kubelet's projected tokens are) dies with that pod, and its
+ * user carries the pod's name and uid as extras (`ServiceAccountInfo.UserInfo`), so an audit log tells tokens apart.
  *
  * Upstream signs with RS256 and a configured key; here an HMAC-SHA256 key made per server does: only this
  * server checks the tokens, and the key is a secret rather than a simulation choice (no seeded randomness).
@@ -21,6 +23,31 @@ export interface ServiceAccountRef {
   readonly uid: string
 }
 
+/** The object a token is bound to (TokenRequest `spec.boundObjectRef`; upstream binds to pods and secrets). */
+export interface BoundObjectRef {
+  readonly kind: "Pod" | "Secret"
+  readonly name: string
+  readonly uid: string
+}
+
+/** A bound object as the server holds it: its uid and, once it is being deleted, when. */
+export interface BoundObject {
+  readonly uid: string
+  readonly deletionTimestampMs?: number
+}
+
+/** The bound object of a kind by namespace and name, if it exists. */
+export type BoundObjectLookup = (kind: BoundObjectRef["kind"], namespace: string, name: string) => BoundObject | undefined
+
+/** `authentication.kubernetes.io/pod-name` and `pod-uid`, renamed by the spec's rule. */
+export const podNameExtra = "authentication.platform.io/pod-name"
+export const podUidExtra = "authentication.platform.io/pod-uid"
+
+interface ObjectClaim {
+  readonly name: string
+  readonly uid: string
+}
+
 interface Claims {
   readonly aud: ReadonlyArray<string>
   readonly exp: number
@@ -30,7 +57,12 @@ interface Claims {
   readonly jti: string
   readonly nbf: number
   readonly sub: string
-  readonly "platform.io": { readonly namespace: string; readonly serviceaccount: { readonly name: string; readonly uid: string } }
+  readonly "platform.io": {
+    readonly namespace: string
+    readonly serviceaccount: ObjectClaim
+    readonly pod?: ObjectClaim
+    readonly secret?: ObjectClaim
+  }
 }
 
 const base64url = (data: Buffer | string) => Buffer.from(data).toString("base64url")
@@ -57,8 +89,14 @@ export class ServiceAccountTokens {
     return createHmac("sha256", this.key).update(`${header}.${payload}`).digest("base64url")
   }
 
-  /** A token for `account` valid from `nowMs` for `expirationSeconds`, for `audiences` (default: this server). */
-  issue(account: ServiceAccountRef, audiences: ReadonlyArray<string>, expirationSeconds: number, nowMs: number): { readonly token: string; readonly expiresAtMs: number } {
+  /** A token for `account` valid from `nowMs` for `expirationSeconds`, for `audiences` (default: this server), maybe bound to an object. */
+  issue(
+    account: ServiceAccountRef,
+    audiences: ReadonlyArray<string>,
+    expirationSeconds: number,
+    nowMs: number,
+    bound?: BoundObjectRef
+  ): { readonly token: string; readonly expiresAtMs: number } {
     const iat = Math.floor(nowMs / 1000)
     const claims: Claims = {
       aud: audiences.length > 0 ? audiences : [this.issuer],
@@ -68,7 +106,11 @@ export class ServiceAccountTokens {
       jti: String(this.issued++),
       nbf: iat,
       sub: serviceAccountUserName(account.namespace, account.name),
-      "platform.io": { namespace: account.namespace, serviceaccount: { name: account.name, uid: account.uid } }
+      "platform.io": {
+        namespace: account.namespace,
+        serviceaccount: { name: account.name, uid: account.uid },
+        ...(bound === undefined ? {} : { [bound.kind === "Pod" ? "pod" : "secret"]: { name: bound.name, uid: bound.uid } })
+      }
     }
     const payload = base64url(JSON.stringify(claims))
     return { token: `${header}.${payload}.${this.sign(payload)}`, expiresAtMs: claims.exp * 1000 }
@@ -88,9 +130,15 @@ export class ServiceAccountTokens {
 
   /**
    * The service account a token names, if its signature, issuer, audience and times check out at `nowMs`;
-   * `accountUid` looks the account up (upstream refuses tokens of deleted or recreated accounts).
+   * `accountUid` looks the account up (upstream refuses tokens of deleted or recreated accounts), `boundObject` the
+   * object a bound token names.
    */
-  verify(token: string, nowMs: number, accountUid: (namespace: string, name: string) => string | undefined): Either.Either<UserInfo, string> {
+  verify(
+    token: string,
+    nowMs: number,
+    accountUid: (namespace: string, name: string) => string | undefined,
+    boundObject: BoundObjectLookup = () => undefined
+  ): Either.Either<UserInfo, string> {
     const parts = token.split(".")
     if (parts.length !== 3 || parts[0] !== header) return Either.left("not a service account token")
     const expected = Buffer.from(this.sign(parts[1]!))
@@ -108,10 +156,29 @@ export class ServiceAccountTokens {
     if (now > claims.exp + leewaySeconds) return Either.left("service account token has expired")
     if (now < claims.nbf - leewaySeconds) return Either.left("service account token is not valid yet")
     if (!(Number(claims.jti) >= this.firstValid)) return Either.left("service account token has expired")
-    const { namespace, serviceaccount } = claims["platform.io"]
+    const { namespace, serviceaccount, pod, secret } = claims["platform.io"]
     const uid = accountUid(namespace, serviceaccount.name)
     if (uid === undefined) return Either.left(`serviceaccounts "${serviceaccount.name}" not found`)
     if (uid !== serviceaccount.uid) return Either.left(`service account UID (${serviceaccount.uid}) does not match claim (${uid})`)
-    return Either.right({ name: serviceAccountUserName(namespace, serviceaccount.name), uid, groups: serviceAccountGroups(namespace) })
+    // claims.go: a bound object gone, recreated (another uid) or deleted more than the leeway ago invalidates the token
+    for (const [kind, claim] of [["Secret", secret], ["Pod", pod]] as const) {
+      if (claim === undefined) continue
+      const object = boundObject(kind, namespace, claim.name)
+      if (object === undefined || object.uid !== claim.uid || (object.deletionTimestampMs !== undefined && object.deletionTimestampMs < nowMs - leewaySeconds * 1000))
+        return Either.left("Token has been invalidated")
+    }
+    return Either.right({
+      name: serviceAccountUserName(namespace, serviceaccount.name),
+      uid,
+      groups: serviceAccountGroups(namespace),
+      ...(pod === undefined ? {} : { extra: { [podNameExtra]: [pod.name], [podUidExtra]: [pod.uid] } })
+    })
   }
+}
+
+/** A stored pod as a bound object: its uid and deletion time (a pod on a node is deleted gracefully). */
+export const boundPod = (pod: { readonly metadata: { readonly uid?: string; readonly deletionTimestamp?: string } } | undefined): BoundObject | undefined => {
+  if (pod === undefined) return undefined
+  const deleting = pod.metadata.deletionTimestamp
+  return { uid: pod.metadata.uid ?? "", ...(deleting === undefined ? {} : { deletionTimestampMs: Date.parse(deleting) }) }
 }

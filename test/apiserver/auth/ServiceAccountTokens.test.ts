@@ -19,3 +19,29 @@ describe("ServiceAccountTokens.expireIssued", () => {
     expect(tokens.expireIssued()).toBe(0)
   })
 })
+
+describe("ServiceAccountTokens bound to a pod", () => {
+  it("valid while the pod is there with its uid; dead once it is gone, recreated, or deleted more than the leeway ago", () => {
+    const tokens = new ServiceAccountTokens()
+    const account = { namespace: "rot", name: "loadgen", uid: "u1" }
+    const uid = () => "u1"
+    const token = tokens.issue(account, [], 3600, 5_000, { kind: "Pod", name: "p", uid: "pod-1" }).token
+    const verify = (pod: { uid: string; deletionTimestampMs?: number } | undefined, now = 5_000) => tokens.verify(token, now, uid, (kind, ns, name) => (kind === "Pod" && ns === "rot" && name === "p" ? pod : undefined))
+    expect(verify({ uid: "pod-1" })).toEqual(
+      Either.right({
+        name: "system:serviceaccount:rot:loadgen",
+        uid: "u1",
+        groups: ["system:serviceaccounts", "system:serviceaccounts:rot"],
+        extra: { "authentication.platform.io/pod-name": ["p"], "authentication.platform.io/pod-uid": ["pod-1"] }
+      })
+    )
+    expect(verify(undefined)).toEqual(Either.left("Token has been invalidated"))
+    expect(verify({ uid: "pod-2" })).toEqual(Either.left("Token has been invalidated"))
+    // a pod being deleted gracefully keeps its token for go-jose's minute of leeway
+    expect(Either.isRight(verify({ uid: "pod-1", deletionTimestampMs: 5_000 }, 65_000))).toBe(true)
+    expect(verify({ uid: "pod-1", deletionTimestampMs: 5_000 }, 65_001)).toEqual(Either.left("Token has been invalidated"))
+    // an unbound token names no pod
+    const unbound = tokens.issue(account, [], 3600, 5_000).token
+    expect(tokens.verify(unbound, 5_000, uid, () => undefined)).toEqual(Either.right({ name: "system:serviceaccount:rot:loadgen", uid: "u1", groups: ["system:serviceaccounts", "system:serviceaccounts:rot"] }))
+  })
+})

@@ -119,12 +119,65 @@ describe("upstream names", () => {
         verbs: ["delete", "deletecollection", "get", "list", "watch"],
         shortNames: ["ev"]
       })
-      // The .k8s.io aliases are served by path, not listed: api-resources shows each API once.
+      // The .k8s.io aliases are served by path, not listed (api-resources shows leases and events once), except
+      // rbac.authorization.k8s.io: kubectl maps an RBAC manifest's kind by discovery.
       const groups = yield* send(base, "GET", "/apis")
-      expect(groups.json.groups.map((g: any) => g.name)).toEqual(["apps", "coordination.platform", "events.platform", "rbac.authorization.platform", "authorization.platform", "authentication.platform", "metrics.k8s.io"])
+      expect(groups.json.groups.map((g: any) => g.name)).toEqual(["apps", "coordination.platform", "events.platform", "rbac.authorization.platform", "rbac.authorization.k8s.io", "authorization.platform", "authentication.platform", "metrics.k8s.io"])
       const deleted = yield* send(base, "DELETE", "/api/v1/namespaces/default/events/e1")
       expect(deleted.code).toBe(200)
       expect((yield* send(base, "GET", "/apis/events.platform/v1/namespaces/default/events/e1")).code).toBe(404)
+    })
+  )
+
+  it.scoped("rbac.authorization.k8s.io is listed (legacy and aggregated discovery, OpenAPI v3) and writes the spec's RBAC objects", () =>
+    Effect.gen(function* () {
+      const base = yield* httpServer()
+      const group = yield* send(base, "GET", "/apis/rbac.authorization.k8s.io")
+      expect([group.code, group.json]).toEqual([
+        200,
+        {
+          kind: "APIGroup",
+          apiVersion: "v1",
+          name: "rbac.authorization.k8s.io",
+          versions: [{ groupVersion: "rbac.authorization.k8s.io/v1", version: "v1" }],
+          preferredVersion: { groupVersion: "rbac.authorization.k8s.io/v1", version: "v1" }
+        }
+      ])
+      const resources = yield* send(base, "GET", "/apis/rbac.authorization.k8s.io/v1")
+      expect(resources.json.groupVersion).toBe("rbac.authorization.k8s.io/v1")
+      expect(resources.json.resources.map((r: any) => `${r.name} ${r.kind} ${r.namespaced} ${r.verbs.join(",")}`)).toEqual([
+        "roles Role true create,delete,deletecollection,get,list,patch,update,watch",
+        "clusterroles ClusterRole false create,delete,deletecollection,get,list,patch,update,watch",
+        "rolebindings RoleBinding true create,delete,deletecollection,get,list,patch,update,watch",
+        "clusterrolebindings ClusterRoleBinding false create,delete,deletecollection,get,list,patch,update,watch"
+      ])
+      const aggregated = yield* send(base, "GET", "/apis", undefined, { accept: "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList" })
+      const listed = aggregated.json.items.find((g: any) => g.metadata.name === "rbac.authorization.k8s.io")
+      expect(listed.versions.map((v: any) => [v.version, v.resources.map((r: any) => r.resource)])).toEqual([["v1", ["roles", "clusterroles", "rolebindings", "clusterrolebindings"]]])
+      const index = yield* send(base, "GET", "/openapi/v3")
+      expect(Object.keys(index.json.paths)).toContain("apis/rbac.authorization.k8s.io/v1")
+      const doc = yield* send(base, "GET", "/openapi/v3/apis/rbac.authorization.k8s.io/v1")
+      expect(doc.json.components.schemas["io.k8s.api.rbac.v1.Role"]["x-kubernetes-group-version-kind"]).toEqual([
+        { group: "rbac.authorization.platform", kind: "Role", version: "v1" },
+        { group: "rbac.authorization.k8s.io", kind: "Role", version: "v1" }
+      ])
+      // Not listed: the other aliases stay path-only
+      expect((yield* send(base, "GET", "/apis/coordination.k8s.io")).code).toBe(404)
+
+      const role = { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: { name: "r", namespace: "default" }, rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }] }
+      const created = yield* send(base, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles", role)
+      expect([created.code, created.json.apiVersion]).toEqual([201, "rbac.authorization.k8s.io/v1"])
+      const binding = {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "RoleBinding",
+        metadata: { name: "b", namespace: "default" },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "r" },
+        subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "u" }]
+      }
+      const bound = yield* send(base, "POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings", binding)
+      expect([bound.code, bound.json.roleRef]).toEqual([201, binding.roleRef])
+      const stored = yield* send(base, "GET", "/apis/rbac.authorization.platform/v1/namespaces/default/roles/r")
+      expect([stored.json.apiVersion, stored.json.metadata.uid]).toEqual(["rbac.authorization.platform/v1", created.json.metadata.uid])
     })
   )
 

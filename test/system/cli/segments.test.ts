@@ -2,13 +2,14 @@
  * Execution segments end to end through the CLI as processes (docs/distributed.md), against `clustersim serve` in a
  * process of its own: `run --segments 2` meets through the target, runs exactly the plan between its two segments
  * and merges them; a segment killed mid-run fails the merged run naming it; a segment that never arrives fails the
- * others at the rendezvous deadline.
+ * others at the rendezvous deadline; a real-time cluster's nodes split between the segments by their names' hash.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ownerOfName, segments } from "../../../src/loadgen/ExecutionSegment.js"
 
 const children: ChildProcess[] = []
 afterAll(() => children.forEach((c) => c.exitCode === null && c.kill("SIGTERM")))
@@ -94,6 +95,32 @@ describe("execution segments across processes", () => {
     expect(r.stdout).toContain("PASS (exit 0)")
   }, 180_000)
 
+  it("k6's unequal segments: 0:1/4, 1/4:3/4 and 3/4:1 of one sequence are the plan, striped 38 + 75 + 37", async () => {
+    const file = join(dir, "unequal.yaml")
+    writeFileSync(file, scenario("60s"))
+    const parts = ["0:1/4", "1/4:3/4", "3/4:1"]
+    const runs = await Promise.all(
+      parts.map((part, i) =>
+        finished(cli(["run", file, "--target", url, "--segment", part, "--segment-sequence", "0,1/4,3/4,1", "--rendezvous", "unequal-test", "--out", join(dir, "unequal", `s${i}`)]))
+      )
+    )
+    for (const r of runs) expect(r.code, r.stderr).toBe(0)
+    const share = (i: number) => {
+      const a = JSON.parse(readFileSync(join(dir, "unequal", `s${i}`, "run.json"), "utf8"))
+      const s = a.series.find((x: { key: { name?: string } }) => x.key.name === "gets")
+      return [a.segment.sequence, s.count + s.dropped]
+    }
+    // of every 4 iterations the middle half owns 2 (positions 0 and 2), the quarters 1 each (1 and 3): k6's striping
+    expect([0, 1, 2].map(share)).toEqual([["0,1/4,3/4,1", 38], ["0,1/4,3/4,1", 75], ["0,1/4,3/4,1", 37]])
+    const m = await finished(cli(["merge", ...[0, 1, 2].map((i) => join(dir, "unequal", `s${i}`)), "--out", join(dir, "unequal", "merged")]))
+    expect(m.code, m.stderr).toBe(0)
+    const merged = JSON.parse(readFileSync(join(dir, "unequal", "merged", "run.json"), "utf8"))
+    const gets = merged.series.find((s: { key: { name?: string } }) => s.key.name === "gets")
+    expect(gets.count + gets.dropped).toBe(150)
+    expect(merged.actions.find((a: { action: string }) => a.action === "gets").executor.planned).toBe(150)
+    expect(m.stdout).toMatch(/1\/4:3\/4 +pass +75 /)
+  }, 180_000)
+
   it("a segment killed mid-run: the merged run fails, naming it", async () => {
     const file = join(dir, "kill.yaml")
     writeFileSync(file, scenario("60s"))
@@ -129,4 +156,60 @@ describe("execution segments across processes", () => {
     const artifact = JSON.parse(readFileSync(join(dir, "alone", "run.json"), "utf8"))
     expect(artifact.runError).toBe("rendezvous distributed/clustersim-rendezvous-alone-test: segment 2/2 did not register within 3s (registered: 1/2)")
   }, 120_000)
+
+  it("run --segments 2 of a real-time cluster: each node's agent, lease and pod in its owner only; merged counts are the sums", async () => {
+    const file = join(dir, "realtime.yaml")
+    writeFileSync(
+      file,
+      `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: realtime-segments }
+seed: 7
+duration: 10s
+generator:
+  rendezvous: { namespace: distributed, margin: 2s, timeout: 60s }
+cluster:
+  nodes: 8
+  startSpread: 1s
+  podsPerNode: 1
+  nodeAgent:
+    config: { nodeStatusUpdateFrequency: 2s, nodeLeaseDurationSeconds: 4 }
+phases: []
+`
+    )
+    const r = await finished(cli(["run", file, "--target", url, "--segments", "2", "--out", join(dir, "rt")]))
+    expect(r.code, r.stderr).toBe(0)
+    const names = Array.from({ length: 8 }, (_, i) => `node-${i}`)
+    // the stable hash: node-5 and node-7 are the first segment's, the rest the second's
+    const owned = segments(2).map((s) => names.filter((n) => ownerOfName(n, s) === s.index))
+    expect(owned).toEqual([["node-5", "node-7"], ["node-0", "node-1", "node-2", "node-3", "node-4", "node-6"]])
+    const read = (path: string) => JSON.parse(readFileSync(join(dir, "rt", path, "run.json"), "utf8"))
+    const [seg1, seg2, merged] = [read("segment-1"), read("segment-2"), read(".")]
+    expect(seg1.segment.startAtMs).toBe(seg2.segment.startAtMs)
+    for (const [seg, own] of [[seg1, owned[0]!], [seg2, owned[1]!]] as const) {
+      // its own nodes registered, leased (1 s renewals for ~10 s) and their pods created, nobody else's
+      expect([seg.cluster.nodes, seg.cluster.realTime.registered + seg.cluster.realTime.adopted, seg.cluster.pods]).toEqual([own.length, own.length, own.length])
+      expect(seg.cluster.heartbeats.leaseWrites).toBeGreaterThanOrEqual(own.length * 5)
+      expect(seg.cluster.realTime.errorsByCode).toEqual({})
+    }
+    // the second segment watches its own nodes only; the first watches all (its lifecycle controller is the run's)
+    expect(Object.keys(seg2.cluster.readyTimeline).sort()).toEqual(owned[1])
+    const sum = (f: (a: typeof seg1) => number) => f(seg1) + f(seg2)
+    expect(merged.cluster.nodes).toBe(8)
+    expect(merged.cluster.pods).toBe(8)
+    expect(merged.cluster.realTime.registered + merged.cluster.realTime.adopted).toBe(8)
+    expect(merged.cluster.heartbeats.leaseWrites).toBe(sum((a) => a.cluster.heartbeats.leaseWrites))
+    expect(merged.cluster.nodeStatus.patches).toBe(sum((a) => a.cluster.nodeStatus.patches))
+    expect(merged.cluster.leaseRenewLatency.count).toBe(sum((a) => a.cluster.leaseRenewLatency.count))
+    expect(Object.keys(merged.cluster.readyTimeline).sort()).toEqual([...names].sort())
+    expect(merged.thresholds.find((t: { threshold: string }) => t.threshold === "outcome:node-agent-requests")).toMatchObject({ passed: true })
+    expect(merged.segments.map((s: { outcome: string }) => s.outcome)).toEqual(["pass", "pass"])
+    // on the server: every node once, its lease renewed, its pod Running (written by the owner's agent: no other has it)
+    const list = async (path: string) => ((await (await fetch(`${url}${path}`)).json()) as { items: Array<{ metadata: { name: string }; spec?: { nodeName?: string; renewTime?: string }; status?: { phase?: string } }> }).items
+    expect((await list("/api/v1/nodes")).map((n) => n.metadata.name).sort()).toEqual([...names].sort())
+    const leases = await list("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases")
+    expect(leases.map((l) => l.metadata.name).sort()).toEqual([...names].sort())
+    const pods = (await list("/api/v1/namespaces/default/pods")).filter((p) => /^node-\d+-pod-0$/.test(p.metadata.name))
+    expect(pods.map((p) => [p.metadata.name, p.spec?.nodeName, p.status?.phase]).sort()).toEqual(names.map((n) => [`${n}-pod-0`, n, "Running"]).sort())
+  }, 180_000)
 })
