@@ -111,4 +111,5 @@ console.log(
     `${report.selection.lateBeyondWindow} late beyond the window, in ${wall.toFixed(1)} s (${(bytes / 1048576 / wall).toFixed(1)} MiB/s over two passes)`
 )
 console.log(`peak RSS: ${peakMiB()} MiB (goal for a 1 GiB log: ≤ 300 MiB)`)
-rmSync(dir, { recursive: true, force: true })
+if (process.argv.includes("--keep")) console.log(`kept: ${path}`)
+else rmSync(dir, { recursive: true, force: true })

@@ -94,17 +94,19 @@ const bodyChunks = (body: Dispatcher.ResponseData["body"], url: string, countIn:
     })
   })
 
-/** undici agents per client certificate: the configured one, and the latest an exec plugin returned. */
-const makeDispatchers = (options: HttpClientOptions) =>
+/**
+ * undici agents per client certificate: the configured one, and the latest an exec plugin returned. `long`: agents
+ * for long-running requests, without a cap on connections (each holds one for its life), destroyed at the end (a
+ * graceful close would wait for streams nobody reads any more).
+ */
+const makeDispatchers = (options: HttpClientOptions, long = false) =>
   Effect.gen(function* () {
     const agentFor = (tls: HttpClientOptions["tls"]) =>
-      new Agent({ connections: options.connections ?? 64, pipelining: 1, keepAliveTimeout: 30_000, connect: tlsConnectOptions(tls) })
-    const main: Dispatcher = yield* Effect.acquireRelease(
-      Effect.sync(() => agentFor(options.tls)),
-      (agent) => Effect.promise(() => agent.close())
-    )
+      new Agent({ connections: long ? null : (options.connections ?? 64), pipelining: 1, keepAliveTimeout: 30_000, connect: tlsConnectOptions(tls) })
+    const end = (agent: Agent) => Effect.promise(() => (long ? agent.destroy() : agent.close()))
+    const main: Agent = yield* Effect.acquireRelease(Effect.sync(() => agentFor(options.tls)), end)
     let rotated: { cert: Credential["clientCertificate"]; agent: Agent } | undefined
-    yield* Effect.addFinalizer(() => (rotated ? Effect.promise(() => rotated!.agent.close()) : Effect.void))
+    yield* Effect.addFinalizer(() => (rotated ? end(rotated.agent) : Effect.void))
     return (credential: Credential | undefined): Dispatcher => {
       const cert = credential?.clientCertificate
       if (!cert) return main
@@ -112,7 +114,7 @@ const makeDispatchers = (options: HttpClientOptions) =>
         // client-go closes every connection when the plugin's certificate changes (connTracker.CloseAll)
         const previous = rotated?.agent
         rotated = { cert, agent: agentFor({ ...options.tls, cert: cert.cert, key: cert.key }) }
-        if (previous) void previous.close()
+        if (previous) void (long ? previous.destroy() : previous.close())
       }
       return rotated.agent
     }
@@ -121,6 +123,9 @@ const makeDispatchers = (options: HttpClientOptions) =>
 export const makeHttpClient = (options: HttpClientOptions) =>
   Effect.gen(function* () {
     const dispatcherFor = yield* makeDispatchers(options)
+    // a raw long-running request (a replayed watch) holds its connection for its whole life: its own pool, or the
+    // watches of a log replayed at speed take the short requests' connections and those queue (docs/replay.md)
+    const longDispatcherFor = yield* makeDispatchers(options, true)
     const base = options.baseUrl.replace(/\/$/, "")
     // An Authorization header set by the caller wins over every credential source, as in client-go.
     const source =
@@ -244,7 +249,7 @@ export const makeHttpClient = (options: HttpClientOptions) =>
             Effect.tryPromise({
               try: async (): Promise<RawAnswer> => {
                 const controller = new AbortController()
-                const res = await dispatcherFor(credential).request({
+                const res = await longDispatcherFor(credential).request({
                   origin: base,
                   path: q.path,
                   method: q.method as Dispatcher.HttpMethod,

@@ -11,7 +11,7 @@ import { ApiClient } from "../client/ApiClient.js"
 import { hasRawSender, type RawAnswer, type RawSender } from "../client/Capabilities.js"
 import type { ReplayReport } from "../loadgen/Artifact.js"
 import { type BoundRecorder, LatencyRecorder, type MetricKey, nowMillis } from "../loadgen/LatencyRecorder.js"
-import { auditLogLines } from "./AuditLogFile.js"
+import { AuditLogLines } from "./AuditLogFile.js"
 import { decodeAuditLine } from "./AuditLine.js"
 import {
   effectiveUser,
@@ -47,8 +47,24 @@ export interface ReplayConfig extends ReplayShape {
   readonly allowRemote: boolean
 }
 
-/** The schedule's start after the log's first batch is read: time for the first connections to open. */
+/** The schedule's start after the log's first entries are read: time for the first connections to open. */
 const StartLeadMs = 50
+
+// The sender's timing (docs/replay.md "Memory and timing"): between two starts it reads ahead only in gaps longer than
+// `SlackMs`, `SliceMs` at a time, and stops `SlackMs` before the next start; it wakes `SpinMs` before a start by a
+// timer (whose resolution is a millisecond) and turns the event loop until it is due.
+const SlackMs = 2
+const SliceMs = 1
+const SpinMs = 1
+/** How far ahead of the clock entries are planned, in replay time and in entries (the rest waits in the log). */
+const LookaheadMs = 100
+const MaxPlanned = 4096
+
+/** One turn of the event loop: timers, I/O and other fibers run, then this goes on. */
+const nextTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const h = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(h))
+})
 
 export class ReplayError extends Data.TaggedError("ReplayError")<{ readonly message: string }> {}
 
@@ -84,64 +100,131 @@ interface LogStats {
   events: number
 }
 
-/** The selected requests of every log in turn, in batches; bad lines go to `tally`. */
-async function* selectedBatches(logs: ReadonlyArray<string>, windowMs: number, tally: ReplayTally, stats: Array<LogStats>, counts: { value?: SelectionCounts }): AsyncGenerator<ReadonlyArray<Selected>> {
-  const selector = new RequestSelector(windowMs)
-  counts.value = selector.counts
-  for (const file of logs) {
-    const s: LogStats = { file, lines: 0, events: 0 }
-    stats.push(s)
-    let batch: Array<Selected> = []
-    try {
-      for await (const { text, line } of auditLogLines(file)) {
-        s.lines = line
-        const decoded = decodeAuditLine(text, { file, line })
-        for (const b of decoded.bad) tally.bad(b)
-        for (const e of decoded.events) {
-          s.events++
-          for (const x of selector.push(e)) batch.push(x)
-        }
-        if (batch.length >= 256) {
-          yield batch
-          batch = []
-        }
-      }
-    } catch (e) {
-      // a gzip file cut short, a file that cannot be read: reported where it stopped, the other files still read
-      tally.bad({ file, line: s.lines + 1, class: "not-json", message: `cannot read on: ${(e as Error).message}` })
-    }
-    if (batch.length > 0) yield batch
-  }
-  yield selector.end()
-}
+/**
+ * The selected requests of every log in turn, decoded on demand: `advance` decodes at most a given number of
+ * lines (the sender does it in the gaps between starts, a slice at a time), `read` reads the next chunk off the
+ * event loop. Bad lines go to `tally`; a file that cannot be read on is reported where it stopped and the next one
+ * read.
+ */
+class SelectedSource {
+  private readonly selector: RequestSelector
+  private readonly queue: Array<Selected> = []
+  private head = 0
+  private next = 0
+  private lines: AuditLogLines | undefined
+  private stats: LogStats | undefined
+  private reading: Promise<void> | undefined
+  private finished = false
 
-/** Pulls selected requests one at a time out of the batches (an Effect per batch, not per request). */
-class SelectedReader {
-  private batch: ReadonlyArray<Selected> = []
-  private i = 0
-  private done = false
-  private readonly it: AsyncGenerator<ReadonlyArray<Selected>>
-  constructor(it: AsyncGenerator<ReadonlyArray<Selected>>) {
-    this.it = it
+  constructor(
+    private readonly logs: ReadonlyArray<string>,
+    windowMs: number,
+    private readonly tally: ReplayTally,
+    private readonly allStats: Array<LogStats>
+  ) {
+    this.selector = new RequestSelector(windowMs)
   }
-  /** The next one, `undefined` at the end. */
-  readonly next: Effect.Effect<Selected | undefined> = Effect.suspend(() => {
-    if (this.i < this.batch.length) return Effect.succeed(this.batch[this.i++])
-    if (this.done) return Effect.succeed(undefined)
-    return Effect.flatMap(
-      Effect.promise(() => this.it.next()),
-      (r) => {
-        if (r.done) {
-          this.done = true
-          return Effect.succeed(undefined)
+
+  get counts(): SelectionCounts {
+    return this.selector.counts
+  }
+
+  /** The next selected entry, if it is decoded. */
+  peek(): Selected | undefined {
+    return this.queue[this.head]
+  }
+
+  shift(): Selected | undefined {
+    const x = this.queue[this.head]
+    if (x === undefined) return undefined
+    this.queue[this.head++] = undefined as never
+    if (this.head === this.queue.length) {
+      this.queue.length = 0
+      this.head = 0
+    }
+    return x
+  }
+
+  /** Every log is read and every entry taken. */
+  get done(): boolean {
+    return this.finished && this.head >= this.queue.length
+  }
+
+  /** Decodes up to `maxLines` lines; false when a chunk must be read first (`read`). */
+  advance(maxLines: number): boolean {
+    for (let n = 0; n < maxLines && !this.finished; ) {
+      if (this.lines === undefined && !this.open()) continue
+      const l = this.lines!.take()
+      if (l === undefined) {
+        if (!this.lines!.ended) {
+          void this.read()
+          return false
         }
-        this.batch = r.value
-        this.i = 0
-        return this.next
+        this.closeFile()
+        continue
+      }
+      n++
+      const s = this.stats!
+      s.lines = l.line
+      const decoded = decodeAuditLine(l.text, { file: s.file, line: l.line })
+      for (const b of decoded.bad) this.tally.bad(b)
+      for (const e of decoded.events) {
+        s.events++
+        for (const x of this.selector.push(e)) this.queue.push(x)
+      }
+    }
+    return true
+  }
+
+  /** Reads the next chunk of the current file; one read at a time (a second call shares the first). */
+  read(): Promise<void> {
+    if (this.reading !== undefined) return this.reading
+    const lines = this.lines
+    if (lines === undefined) return Promise.resolve()
+    this.reading = lines.fill().then(
+      () => void (this.reading = undefined),
+      (e) => {
+        this.reading = undefined
+        // a gzip file cut short, a file that cannot be read: reported where it stopped, the other files still read
+        this.cannotRead(e)
+        if (this.lines === lines) this.closeFile()
       }
     )
-  })
-  readonly close = Effect.promise(() => this.it.return(undefined)).pipe(Effect.asVoid)
+    return this.reading
+  }
+
+  /** The next file opened; false when there is none or it cannot be opened (then reported). */
+  private open(): boolean {
+    const file = this.logs[this.next++]
+    if (file === undefined) {
+      this.finished = true
+      for (const x of this.selector.end()) this.queue.push(x)
+      return false
+    }
+    this.stats = { file, lines: 0, events: 0 }
+    this.allStats.push(this.stats)
+    try {
+      this.lines = new AuditLogLines(file)
+      return true
+    } catch (e) {
+      this.cannotRead(e)
+      return false
+    }
+  }
+
+  private cannotRead(e: unknown): void {
+    const s = this.stats!
+    this.tally.bad({ file: s.file, line: s.lines + 1, class: "not-json", message: `cannot read on: ${(e as Error).message}` })
+  }
+
+  private closeFile(): void {
+    this.lines?.close()
+    this.lines = undefined
+  }
+
+  close(): void {
+    this.closeFile()
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -163,15 +246,20 @@ interface Survey {
 const survey = (c: ReplayConfig, tally: ReplayTally) =>
   Effect.gen(function* () {
     const stats: Array<LogStats> = []
-    const counts: { value?: SelectionCounts } = {}
-    const reader = new SelectedReader(selectedBatches(c.logs, c.windowMs, tally, stats, counts))
+    const source = new SelectedSource(c.logs, c.windowMs, tally, stats)
     const seed = new SeedPlan()
     let firstMs: number | undefined
     let logStartMs: number | undefined
     let lastMs = 0
     let kept = 0
     let filteredOut = 0
-    for (let s = yield* reader.next; s !== undefined; s = yield* reader.next) {
+    for (;;) {
+      const s = source.shift()
+      if (s === undefined) {
+        if (source.done) break
+        if (!source.advance(1024)) yield* Effect.promise(() => source.read())
+        continue
+      }
       if (s._tag !== "Request") continue
       const r = s.request
       logStartMs ??= r.scheduleMs
@@ -193,7 +281,8 @@ const survey = (c: ReplayConfig, tally: ReplayTally) =>
           if (!(out instanceof UnparsableUri)) seed.observe(r, out)
         }
     }
-    return { logStartMs: logStartMs ?? 0, firstMs, lastMs, kept, filteredOut, seed, stats, selection: counts.value! } satisfies Survey
+    source.close()
+    return { logStartMs: logStartMs ?? 0, firstMs, lastMs, kept, filteredOut, seed, stats, selection: source.counts } satisfies Survey
   })
 
 // ---------------------------------------------------------------------------------------------
@@ -410,45 +499,111 @@ export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
     let seq = 0
     const deadline = c.loop && c.loopForMs !== undefined ? c.loopForMs : Number.POSITIVE_INFINITY
     let stopped = false
+    /** Until `due` (Clock ms): a timer to `SpinMs` before it, then turns of the event loop (docs/replay.md "Memory and timing"). */
+    const waitUntil = (due: number) =>
+      Effect.gen(function* () {
+        for (let last = Number.NaN; ; ) {
+          const t = now()
+          const wait = due - t
+          if (wait <= 0) return
+          // a clock that does not move between turns (a TestClock) is waited on with a timer
+          if (wait > SpinMs || t === last) yield* Effect.sleep(Duration.millis(wait > SpinMs ? wait - SpinMs : wait))
+          else yield* nextTurn
+          last = t
+        }
+      })
     for (let round = 0; !stopped; round++) {
       rounds = round + 1
-      const reader = new SelectedReader(selectedBatches(c.logs, c.windowMs, new ReplayTally(bucketMs), [], {}))
-      let pending: Selected | undefined = yield* reader.next
-      // the schedule starts once the log is open and its first batch read, a moment ahead: opening it is no lateness
-      if (round === 0) t0 = (yield* nowMillis) + StartLeadMs
+      const source = new SelectedSource(c.logs, c.windowMs, new ReplayTally(bucketMs), [])
       /** The next selected entry's planned time (of its copy 0), for knowing how far to read ahead. */
       const plannedOf = (x: Selected): number => {
         const at = x._tag === "Request" ? x.request.scheduleMs : x.atMs
         return intendedOffsetMs({ recordedOffsetMs: at - (s.firstMs ?? at), speed: c.speed, copy: 0, scale: c.scale, round, spanMs })
       }
-      while (pending !== undefined || heap.size > 0) {
-        // read ahead until the next entry is planned after the earliest start held
-        while (pending !== undefined && (heap.size === 0 || plannedOf(pending) <= heap.peek()!.at)) {
-          const x = pending
-          pending = yield* reader.next
-          if (x._tag === "End") {
-            for (let copy = 0; copy < c.scale; copy++)
-              heap.push({ _tag: "Close", at: plannedOf(x) + intendedOffsetMs({ recordedOffsetMs: 0, speed: c.speed, copy, scale: c.scale, round: 0, spanMs }), seq: seq++, id: `${x.auditID}#${copy}` })
+      /** The planned time of the last entry planned: how far ahead of the clock the plan reaches. */
+      let plannedUntil = Number.NEGATIVE_INFINITY
+      /** An entry into the plan: its copies' starts, or its copies' closes. */
+      const plan = (x: Selected): void => {
+        plannedUntil = plannedOf(x)
+        if (x._tag === "End") {
+          for (let copy = 0; copy < c.scale; copy++)
+            heap.push({ _tag: "Close", at: plannedOf(x) + intendedOffsetMs({ recordedOffsetMs: 0, speed: c.speed, copy, scale: c.scale, round: 0, spanMs }), seq: seq++, id: `${x.auditID}#${copy}` })
+          return
+        }
+        const r = x.request
+        if (!keptByFilter(c.filter, r, s.logStartMs)) return
+        for (let copy = 0; copy < c.scale; copy++) {
+          const out = outgoingRequest(r, copy, c)
+          if (out instanceof UnparsableUri) continue
+          const at = intendedOffsetMs({ recordedOffsetMs: r.scheduleMs - s.firstMs!, speed: c.speed, copy, scale: c.scale, round, spanMs })
+          heap.push({ _tag: "Send", at, seq: seq++, request: r, copy, out })
+        }
+      }
+      /** The next unread entry might start before the earliest start held: it must be read before that start. */
+      const mustRead = (): boolean => {
+        const x = source.peek()
+        return x === undefined ? !source.done : heap.size === 0 || plannedOf(x) <= heap.peek()!.at
+      }
+      /** Reads until the next entry is planned after the earliest start held (or the logs end). */
+      const planNeeded: Effect.Effect<void> = Effect.suspend(function loop(): Effect.Effect<void> {
+        for (;;) {
+          const x = source.peek()
+          if (x === undefined) {
+            if (source.done) return Effect.void
+            if (!source.advance(64)) return Effect.flatMap(Effect.promise(() => source.read()), loop)
             continue
           }
-          const r = x.request
-          if (!keptByFilter(c.filter, r, s.logStartMs)) continue
-          for (let copy = 0; copy < c.scale; copy++) {
-            const out = outgoingRequest(r, copy, c)
-            if (out instanceof UnparsableUri) continue
-            const at = intendedOffsetMs({ recordedOffsetMs: r.scheduleMs - s.firstMs!, speed: c.speed, copy, scale: c.scale, round, spanMs })
-            heap.push({ _tag: "Send", at, seq: seq++, request: r, copy, out })
-          }
+          if (heap.size > 0 && plannedOf(x) > heap.peek()!.at) return Effect.void
+          source.shift()
+          plan(x)
         }
-        const next = heap.pop()
+      })
+      /**
+       * In a gap before the next start: plans further ahead (up to `LookaheadMs` of replay time, `MaxPlanned`
+       * entries), a few lines at a time, until `until` (Clock ms). `more` when time ran out first, `read` when a
+       * chunk is being read, `enough` otherwise.
+       */
+      const planAhead = (until: number): "more" | "read" | "enough" => {
+        for (;;) {
+          if (heap.size >= MaxPlanned || plannedUntil > now() - t0 + LookaheadMs) return "enough"
+          if (now() >= until) return "more"
+          const x = source.shift()
+          if (x !== undefined) {
+            plan(x)
+            continue
+          }
+          if (source.done) return "enough"
+          if (!source.advance(4)) return "read"
+        }
+      }
+      yield* planNeeded
+      // the schedule starts once the log is open and its first entries planned, a moment ahead: reading them is no lateness
+      if (round === 0) t0 = (yield* nowMillis) + StartLeadMs
+      /** Requests were started since the sender last yielded: they go out before it does anything else. */
+      let started = false
+      for (;;) {
+        if (mustRead()) yield* planNeeded
+        const next = heap.peek()
         if (next === undefined) break
         if (next.at > deadline) {
           stopped = true
           break
         }
         const intended = t0 + next.at
-        // a timer may fire a little early (its clock is not the Clock's): sleep again for the rest
-        for (let wait = intended - now(); wait > 0.001; wait = intended - now()) yield* Effect.sleep(Duration.millis(wait))
+        if (intended > now()) {
+          if (started) {
+            started = false
+            yield* Effect.yieldNow()
+            continue
+          }
+          // the gap before the next start: read ahead in it, a slice at a time, never into the start's time
+          const ahead = intended - now() > SlackMs ? planAhead(Math.min(now() + SliceMs, intended - SlackMs)) : "enough"
+          if (ahead === "more") yield* nextTurn
+          else if (ahead === "read") yield* Effect.raceFirst(Effect.promise(() => source.read()), waitUntil(intended))
+          else yield* waitUntil(intended)
+          continue
+        }
+        heap.pop()
         if (next._tag === "Close") {
           const open = opens.get(next.id)
           if (open?.answer !== undefined) open.answer.close?.()
@@ -469,8 +624,9 @@ export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
         } else inFlight++
         const turn = objectTurn(next.out)
         yield* FiberSet.run(next.out.longRunning ? longFibers : shortFibers, send(next, turn.prior, turn.release))
+        started = true
       }
-      yield* reader.close
+      source.close()
       if (!c.loop || s.firstMs === undefined) stopped = true
     }
     // the requests still running finish; long-running ones whose end the log did not show are closed now
@@ -508,7 +664,7 @@ export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
       groups: tally.groupsReport(),
       mismatches: tally.mismatchReport(),
       throughput: tally.throughput(),
-      scheduling: { ...tally.scheduling.figures(), late: tally.late }
+      scheduling: { ...tally.scheduling.figures(), late: tally.late, lateOver5ms: tally.lateOver5ms }
     }
     return report
   }).pipe(Effect.scoped)

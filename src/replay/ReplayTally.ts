@@ -69,6 +69,7 @@ export class ReplayTally {
   private readonly mismatchClasses = new Map<string, { recorded: number | null; replayed: number | string; count: number; examples: Array<CodeMismatch["examples"][number]> }>()
   readonly scheduling = new LogHistogram()
   late = 0
+  lateOver5ms = 0
   planned = 0
   sent = 0
   matched = 0
@@ -121,6 +122,7 @@ export class ReplayTally {
   started(offsetMs: number, latenessMs: number): void {
     this.sent++
     this.scheduling.record(latenessMs)
+    if (latenessMs > 5) this.lateOver5ms++
     if (latenessMs > 10) this.late++
     this.bump(this.replayedBuckets, offsetMs)
   }
