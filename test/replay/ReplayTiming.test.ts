@@ -48,14 +48,14 @@ const realTurn = Effect.promise(() => new Promise<void>((resolve) => setImmediat
 describe("the replay sender's timing", () => {
   it.effect("starts every request on time and closes every watch at its recorded end while the ends wait in the reorder window", () =>
     Effect.gen(function* () {
-      // GETs every 10 ms for 2 s; a watch started every 100 ms, held 900 ms, past the 0.5 s window: its end is read
+      // GETs every 10 ms for 1 s; a watch started every 100 ms, held 700 ms, past the 0.5 s window: its end is read
       // after the window released its start. The lines in completion order, as the log backend writes them
       const watch = (i: number): Array<EventSpec> => [
         { at: i * 100, verb: "watch", uri: `/api/v1/namespaces/a/configmaps?watch=true&w=${i}`, stage: "ResponseStarted", id: `w${i}`, latencyMs: 1 },
-        { at: i * 100, verb: "watch", uri: `/api/v1/namespaces/a/configmaps?watch=true&w=${i}`, id: `w${i}`, latencyMs: 900 }
+        { at: i * 100, verb: "watch", uri: `/api/v1/namespaces/a/configmaps?watch=true&w=${i}`, id: `w${i}`, latencyMs: 700 }
       ]
-      const watches = Array.from({ length: 20 }, (_, i) => watch(i)).flat()
-      const gets: Array<EventSpec> = Array.from({ length: 200 }, (_, i) => ({ at: i * 10 + 5, verb: "get", uri: `/api/v1/namespaces/a/configmaps/c${i}`, latencyMs: 2 }))
+      const watches = Array.from({ length: 10 }, (_, i) => watch(i)).flat()
+      const gets: Array<EventSpec> = Array.from({ length: 100 }, (_, i) => ({ at: i * 10 + 5, verb: "get", uri: `/api/v1/namespaces/a/configmaps/c${i}`, latencyMs: 2 }))
       const specs = [...watches, ...gets].sort((a, b) => a.at + (a.latencyMs ?? 2) - (b.at + (b.latencyMs ?? 2)))
       const log = join(dir, "watches.log")
       writeFileSync(log, lines(specs.map(auditEvent)))
@@ -70,18 +70,18 @@ describe("the replay sender's timing", () => {
         yield* TestClock.adjust(StepMs)
       }
       const report = yield* Fiber.join(replay)
-      expect(report.requests).toMatchObject({ sent: 220, matched: 220, longRunning: 20 })
+      expect(report.requests).toMatchObject({ sent: 110, matched: 110, longRunning: 10 })
       expect(report.scheduling.lateOver5ms).toBe(0)
       expect(report.scheduling.max).toBeLessThanOrEqual(1)
       const first = target.sent[0]!.atMs
       const find = (p: string) => target.sent.find((s) => s.path === p)!
-      expect([20, 80, 150, 199].map((i) => find(`/api/v1/namespaces/a/configmaps/c${i}`).atMs - first)).toEqual([205, 805, 1505, 1995])
+      expect([20, 55, 80, 99].map((i) => find(`/api/v1/namespaces/a/configmaps/c${i}`).atMs - first)).toEqual([205, 555, 805, 995])
       // each watch from its recorded start to its recorded end (its ResponseComplete), not later
       const w = (i: number) => find(`/api/v1/namespaces/a/configmaps?watch=true&w=${i}`)
-      expect([0, 7, 19].map((i) => [w(i).atMs - first, w(i).closedMs! - first])).toEqual([
-        [0, 900],
-        [700, 1600],
-        [1900, 2800]
+      expect([0, 4, 9].map((i) => [w(i).atMs - first, w(i).closedMs! - first])).toEqual([
+        [0, 700],
+        [400, 1100],
+        [900, 1600]
       ])
     })
   )
