@@ -35,8 +35,14 @@ export const jobCommand = (o: JobCommandOptions): number => {
     err(loaded.left.message + "\n")
     return ExitCode.InvalidInput
   }
-  if (isSimulated(loaded.right.scenario)) {
-    err(`clustersim job: ${o.file} simulates a cluster; only load scenarios run as a Job's segments\n`)
+  // what runs against a target (app/cli/drivers/RealTimeDriver.ts): load phases, and a "cluster" with its "scheduler"
+  const scenario = loaded.right.scenario
+  if (isSimulated(scenario) && (scenario.cluster === undefined || scenario.eviction !== undefined)) {
+    err(
+      scenario.cluster === undefined
+        ? `clustersim job: ${o.file}: its simulated sections run against a target only beside a "cluster" section; this scenario has none\n`
+        : `clustersim job: ${o.file}: "eviction": the eviction section runs only in virtual time, not against a target\n`
+    )
     return ExitCode.InvalidInput
   }
   out(renderManifests(jobManifests({ scenario: loaded.right.scenario, text, segments: o.segments, image: o.image, ...(o.name !== undefined ? { name: o.name } : {}), ...(o.namespace !== undefined ? { namespace: o.namespace } : {}) })))

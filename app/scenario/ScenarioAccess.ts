@@ -27,17 +27,39 @@ const requestVerbs: Record<Verb, ReadonlyArray<string>> = {
   churn: ["create", "delete"]
 }
 
+/**
+ * What a real-time simulated cluster sends (docs/cluster.md "Real time"): node agents register their Nodes, renew
+ * their Leases, write node and pod status, start and delete their pods and record Events; the node lifecycle
+ * controller lists and watches nodes, leases and pods, taints nodes and deletes pods; `--cleanup` deletes what the
+ * run made. Read off `clustersim serve`'s audit log of such runs, plus the status writes a longer run makes.
+ */
+const clusterRequests: ReadonlyArray<AccessRule> = [
+  { apiGroup: "", resource: "nodes", verbs: ["create", "delete", "get", "list", "patch", "update", "watch"] },
+  { apiGroup: "", resource: "nodes/status", verbs: ["patch", "update"] },
+  { apiGroup: "", resource: "pods", verbs: ["create", "delete", "get", "list", "patch", "watch"] },
+  { apiGroup: "", resource: "pods/status", verbs: ["patch", "update"] },
+  { apiGroup: "coordination.k8s.io", resource: "leases", verbs: ["create", "delete", "get", "list", "update", "watch"] },
+  { apiGroup: "events.k8s.io", resource: "events", verbs: ["create", "list", "patch"] }
+]
+
+/** The scheduler's own beyond the cluster's: binding the pods it places (its leader election is a Lease). */
+const schedulerRequests: ReadonlyArray<AccessRule> = [{ apiGroup: "", resource: "pods/binding", verbs: ["create"] }]
+
 /** Rules sorted by group and resource, verbs sorted; one rule per resource. */
 export const scenarioAccess = (s: Scenario): ReadonlyArray<AccessRule> => {
   const wanted = new Map<string, { apiGroup: string; resource: string; verbs: Set<string> }>()
-  const add = (resourceName: string | undefined, verbs: ReadonlyArray<string>) => {
-    const r = resourceName === undefined ? undefined : resolveResource(resourceName)
-    if (r === undefined) return
-    const key = `${r.group}/${r.plural}`
-    const entry = wanted.get(key) ?? { apiGroup: upstreamGroup(r.group), resource: r.plural, verbs: new Set<string>() }
-    for (const v of verbs) entry.verbs.add(v)
+  const addRule = (rule: AccessRule) => {
+    const key = `${rule.apiGroup}/${rule.resource}`
+    const entry = wanted.get(key) ?? { apiGroup: rule.apiGroup, resource: rule.resource, verbs: new Set<string>() }
+    for (const v of rule.verbs) entry.verbs.add(v)
     wanted.set(key, entry)
   }
+  const add = (resourceName: string | undefined, verbs: ReadonlyArray<string>) => {
+    const r = resourceName === undefined ? undefined : resolveResource(resourceName)
+    if (r !== undefined) addRule({ apiGroup: upstreamGroup(r.group), resource: r.plural, verbs })
+  }
+  if (s.cluster !== undefined) clusterRequests.forEach(addRule)
+  if (s.scheduler !== undefined) schedulerRequests.forEach(addRule)
   // setup: namespaces made when missing (a create answered 409 is fine), objects created
   if ((s.setup?.namespaces ?? []).length > 0) add("namespaces", ["create"])
   for (const o of s.setup?.objects ?? []) add(o.resource, ["create"])

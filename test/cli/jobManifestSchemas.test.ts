@@ -88,16 +88,16 @@ describe("clustersim job's manifests against upstream's 1.26 schemas", () => {
     }
   })
 
-  it("every shipped load scenario's manifests are valid", () => {
-    const files = readdirSync("scenarios").filter((f) => f.endsWith(".yaml"))
+  it("every shipped scenario's manifests are valid, real-time clusters' too", () => {
+    const files = [...readdirSync("scenarios").map((f) => join("scenarios", f)), ...readdirSync("scenarios/cluster").map((f) => join("scenarios/cluster", f))].filter((f) => f.endsWith(".yaml"))
     let checked = 0
     for (const f of files) {
-      const docs = printed(join("scenarios", f), 2)
-      if (docs === undefined) continue // a simulated cluster: job refuses it
+      const docs = printed(f, 2)
+      if (docs === undefined) continue // simulated sections without a cluster, or eviction: job refuses them
       checked++
       for (const d of docs) expect([f, d.kind, checkManifest(schemas, d, enums)]).toEqual([f, d.kind, []])
     }
-    expect(checked).toBeGreaterThan(3)
+    expect(checked).toBeGreaterThan(6)
   })
 
   it("the check refuses what a real cluster would: unknown fields, wrong types, missing required fields, unsupported values, the spec's group", () => {
