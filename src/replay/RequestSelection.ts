@@ -8,6 +8,11 @@
  *
  * A request released after one received later was (the log's disorder exceeded the window) is marked `late` and
  * scheduled at the later one's time: the replay keeps time order, the report counts it.
+ *
+ * The end of a long-running request released open goes through the window too, in time order with the requests: what
+ * comes out is in time order, so the sender knows that nothing it has not read yet starts before the last entry it
+ * took (docs/replay.md "Memory and timing"); an end handed out as soon as it was read would sit a window ahead of the
+ * requests behind it, and a sender trusting the order would read those only when they were already due.
  */
 import type { Event } from "../api/audit/Event.js"
 import { isLongRunning, microTimeMs } from "../api/audit/EventTime.js"
@@ -61,11 +66,21 @@ interface Pending {
 /** Ordered by (receivedMs, seq). */
 const pendingOrder = (a: Pending, b: Pending): boolean => a.receivedMs < b.receivedMs || (a.receivedMs === b.receivedMs && a.seq < b.seq)
 
+/** An open long-running request's end, waiting for the window to pass it. */
+interface PendingEnd {
+  readonly seq: number
+  readonly auditID: string
+  readonly atMs: number
+}
+
+const endOrder = (a: PendingEnd, b: PendingEnd): boolean => a.atMs < b.atMs || (a.atMs === b.atMs && a.seq < b.seq)
+
 const codeOf = (e: Event): number | undefined => e.responseStatus?.code
 
 export class RequestSelector {
   readonly counts: SelectionCounts = { requestReceived: 0, duplicates: 0, lateBeyondWindow: 0 }
   private readonly heap = new MinHeap<Pending>(pendingOrder)
+  private readonly ends = new MinHeap<PendingEnd>(endOrder)
   private readonly pending = new Map<string, Pending>()
   /** Released requests by auditID: `open` ones wait for their end; the others only catch duplicates, for a while. */
   private readonly released = new Map<string, { readonly open: boolean; readonly receivedMs: number }>()
@@ -76,9 +91,9 @@ export class RequestSelector {
 
   constructor(private readonly windowMs: number) {}
 
-  /** Requests pending in the window (what memory holds). */
+  /** Requests and ends pending in the window (what memory holds). */
   get held(): number {
-    return this.heap.size
+    return this.heap.size + this.ends.size
   }
 
   push(located: LocatedEvent): ReadonlyArray<Selected> {
@@ -102,7 +117,7 @@ export class RequestSelector {
     } else if (r !== undefined) {
       if (r.open && ends) {
         this.released.delete(e.auditID)
-        out.push({ _tag: "End", auditID: e.auditID, atMs: stageMs })
+        this.ends.push({ seq: this.seq++, auditID: e.auditID, atMs: stageMs })
       } else this.counts.duplicates++
     } else {
       const longRunning = e.stage === "ResponseStarted" || isLongRunning(e)
@@ -134,7 +149,16 @@ export class RequestSelector {
 
   private release(out: Array<Selected>, all: boolean): void {
     const horizon = this.watermark - this.windowMs
-    for (let top = this.heap.peek(); top !== undefined && (all || top.receivedMs <= horizon); top = this.heap.peek()) {
+    for (;;) {
+      const top = this.heap.peek()
+      const end = this.ends.peek()
+      // an end before the next request goes first (at the same time too: a request's end before a later start)
+      if (end !== undefined && (all || end.atMs <= horizon) && (top === undefined || end.atMs <= top.receivedMs)) {
+        this.ends.pop()
+        out.push({ _tag: "End", auditID: end.auditID, atMs: end.atMs })
+        continue
+      }
+      if (top === undefined || !(all || top.receivedMs <= horizon)) return
       this.heap.pop()
       this.pending.delete(top.event.auditID)
       const late = top.receivedMs < this.lastReleasedMs

@@ -124,18 +124,21 @@ describe("RequestSelector", () => {
     expect(counts).toEqual({ requestReceived: 1, duplicates: 1, lateBeyondWindow: 0 })
   })
 
-  it("takes a watch's ResponseStarted, and its ResponseComplete as its end: its duration when in the window, an End after it", () => {
+  it("takes a watch's ResponseStarted, and its ResponseComplete as its end: its duration when in the window, an End after it, in time order", () => {
     const started = (id: string) => auditEvent({ at: 0, verb: "watch", uri: "/api/v1/pods?watch=true", stage: "ResponseStarted", id, latencyMs: 3 })
     const ended = (id: string, ms: number) => auditEvent({ at: 0, verb: "watch", uri: "/api/v1/pods?watch=true", id, latencyMs: ms })
     const short = select([at(started("w"), 1), at(ended("w", 500), 2)], 1000)
     expect(short.requests.map((r) => [r.longRunning, r.recordedLatencyMs, r.holdMs])).toEqual([[true, 3, 500]])
-    // a long watch: released open, then ended by its ResponseComplete read later
+    // a long watch: released open, then ended by its ResponseComplete read later; the end waits for the window like a
+    // request, so what comes out is in time order (the sender reads on only when the next entry could be due)
     const filler = auditEvent({ at: 5000, verb: "get", uri: "/api/v1/pods/a" })
-    const long = select([at(started("l"), 1), at(filler, 2), at(ended("l", 60_000), 3)], 1000)
-    expect(long.out.map((x) => (x._tag === "Request" ? `req ${x.request.event.verb} hold=${x.request.holdMs}` : `end ${x.auditID} ${x.atMs - t0}`))).toEqual([
-      "req watch hold=undefined",
+    const after = auditEvent({ at: 61_500, verb: "get", uri: "/api/v1/pods/b" })
+    const long = select([at(started("l"), 1), at(filler, 2), at(ended("l", 60_000), 3), at(after, 4)], 1000)
+    expect(long.out.map((x) => (x._tag === "Request" ? `req ${x.request.event.verb} ${x.request.scheduleMs - t0} hold=${x.request.holdMs}` : `end ${x.auditID} ${x.atMs - t0}`))).toEqual([
+      "req watch 0 hold=undefined",
+      "req get 5000 hold=undefined",
       "end l 60000",
-      "req get hold=undefined"
+      "req get 61500 hold=undefined"
     ])
   })
 
