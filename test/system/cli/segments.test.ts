@@ -5,7 +5,7 @@
  * others at the rendezvous deadline; a real-time cluster's nodes split between the segments by their names' hash.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -14,8 +14,8 @@ import { ownerOfName, segments } from "../../../src/loadgen/ExecutionSegment.js"
 const children: ChildProcess[] = []
 afterAll(() => children.forEach((c) => c.exitCode === null && c.kill("SIGTERM")))
 
-const cli = (args: ReadonlyArray<string>) => {
-  const child = spawn("node_modules/.bin/vite-node", ["test/support/cliProcess.ts", ...args], { stdio: ["ignore", "pipe", "pipe"] })
+const cli = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+  const child = spawn("node_modules/.bin/vite-node", ["test/support/cliProcess.ts", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } })
   children.push(child)
   return child
 }
@@ -67,7 +67,9 @@ describe("execution segments across processes", () => {
   it("run --segments 2: the two shares are the plan, merged into one artifact with each segment's row", async () => {
     const file = join(dir, "ok.yaml")
     writeFileSync(file, scenario("60s"))
-    const r = await finished(cli(["run", file, "--target", url, "--segments", "2", "--out", join(dir, "ok")]))
+    const raw = join(dir, "ok-raw")
+    mkdirSync(raw)
+    const r = await finished(cli(["run", file, "--target", url, "--segments", "2", "--out", join(dir, "ok")], { CLUSTERSIM_RAW_LATENCIES: raw }))
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toMatch(/\[segment 1\/2\] /)
     const merged = JSON.parse(readFileSync(join(dir, "ok", "run.json"), "utf8"))
@@ -91,6 +93,15 @@ describe("execution segments across processes", () => {
     // only the first segment ran the setup
     expect(seg1.series.some((s: { key: { metric: string } }) => s.key.metric === "setup")).toBe(true)
     expect(seg2.series.some((s: { key: { metric: string } }) => s.key.metric === "setup")).toBe(false)
+    // the merged histogram's percentiles are the exact quantiles of every raw latency of both processes, within HDR's
+    // precision (3 significant digits); an exact quantile as HDR defines it: the smallest sample with q of all at or below
+    const samples = Float64Array.from(
+      readdirSync(raw).flatMap((f) => readFileSync(join(raw, f), "utf8").split("\n").filter((l) => l !== "").map(Number))
+    ).sort()
+    expect(readdirSync(raw)).toHaveLength(2)
+    expect(samples.length).toBe(gets.latency.count)
+    const exact = (q: number) => samples[Math.max(0, Math.ceil(q * samples.length) - 1)]!
+    for (const [q, merged] of [[0.5, gets.latency.p50], [0.99, gets.latency.p99]] as const) expect(Math.abs(merged - exact(q)) / exact(q)).toBeLessThan(0.01)
     expect(r.stdout).toContain("segments (2, merged):")
     expect(r.stdout).toContain("PASS (exit 0)")
   }, 180_000)
