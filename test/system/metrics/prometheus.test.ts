@@ -3,27 +3,13 @@
  * `clustersim serve` during load (issue 38): it ingests the exposition, and the CL2-style PromQL of the server-side
  * LIST p99 over `apiserver_request_sli_duration_seconds` answers; `promtool check metrics` accepts a scrape.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
-import { tmpdir } from "node:os"
+import { execFile, spawn } from "node:child_process"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
+import { freePort, scratch } from "./scratch.js"
 
-const children: ChildProcess[] = []
-const dir = mkdtempSync(join(tmpdir(), "clustersim-prometheus-"))
-afterAll(() => {
-  for (const c of children) c.kill("SIGTERM")
-  rmSync(dir, { recursive: true, force: true })
-})
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
+const { dir, children } = scratch("clustersim-prometheus-")
 
 const serve = (): Promise<string> =>
   new Promise((resolve, reject) => {

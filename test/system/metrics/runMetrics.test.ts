@@ -8,27 +8,13 @@
  * - `run --metrics-addr` serves the load generator's metrics during a load run: a GET mid-run is accepted by
  *   `promtool check metrics` and counts the run's requests; the listener is gone after the run.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
-import { tmpdir } from "node:os"
+import { execFile, spawn } from "node:child_process"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
+import { freePort, scratch } from "./scratch.js"
 
-const children: ChildProcess[] = []
-const dir = mkdtempSync(join(tmpdir(), "clustersim-run-metrics-"))
-afterAll(() => {
-  for (const c of children) c.kill("SIGTERM")
-  rmSync(dir, { recursive: true, force: true })
-})
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
+const { dir, children } = scratch("clustersim-run-metrics-")
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 

@@ -6,28 +6,14 @@
  * end of the phase gives the LIST p99 within the bucket `run` says its own p99 lies in (both are bucket estimates).
  * The server waits 70 ms before each answer (`--added-latency`), so the LISTs fall in the (50 ms, 100 ms] bucket.
  */
-import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
-import { tmpdir } from "node:os"
+import { spawn } from "node:child_process"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
+import { freePort, scratch } from "./scratch.js"
 import type { RunArtifact } from "../../../src/loadgen/Artifact.js"
 
-const children: ChildProcess[] = []
-const dir = mkdtempSync(join(tmpdir(), "clustersim-server-side-prom-"))
-afterAll(() => {
-  for (const c of children) c.kill("SIGTERM")
-  rmSync(dir, { recursive: true, force: true })
-})
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
+const { dir, children } = scratch("clustersim-server-side-prom-")
 
 const cli = (args: ReadonlyArray<string>) => spawn("node_modules/.bin/vite-node", ["test/support/cliProcess.ts", ...args], { stdio: ["ignore", "pipe", "pipe"] })
 
