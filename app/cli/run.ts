@@ -76,6 +76,15 @@ export interface RunCommandResult {
 }
 
 /** Loads, runs and reports one scenario; never fails — the outcome is the exit code. */
+/**
+ * The process's exit code for its artifact. A segment's own thresholds are not the run's — they are judged once on
+ * the merged figures (`clustersim merge`, docs/distributed.md) — so a segment that only breached them exits 0: a
+ * Job's pod exiting 99 would fail the Job, and with `backoffLimit: 0` the Job controller would stop the other
+ * segments. Its run.json still says `thresholds-breached`.
+ */
+export const processExitCode = (artifact: RunArtifact): number =>
+  artifact.segment !== undefined && artifact.exitCode === ExitCode.ThresholdsBreached ? ExitCode.Pass : artifact.exitCode
+
 export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult> =>
   Effect.gen(function* () {
     const out = o.stdout ?? ((s: string) => void process.stdout.write(s))
@@ -138,7 +147,9 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       out(renderSummary(artifact) + "\n")
       out(renderOutputFiles({ ...written, ...(path !== undefined ? { runJson: path } : {}) }))
       if (path !== undefined) {
-        return { exitCode: artifact.exitCode, artifactPath: path, artifact }
+        const exitCode = processExitCode(artifact)
+        if (exitCode !== artifact.exitCode) err(`clustersim: this segment breached its own share's thresholds; the run's are judged on the merged figures (clustersim merge)\n`)
+        return { exitCode, artifactPath: path, artifact }
       }
       err(`clustersim: could not write ${join(outDir, "run.json")}: ${writeError}\n`)
       return { exitCode: ExitCode.RunError, artifact }

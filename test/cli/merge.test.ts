@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assembleArtifact } from "../../app/cli/artifact.js"
 import { mergeCommand, mergedArtifact } from "../../app/cli/merge.js"
+import { processExitCode } from "../../app/cli/run.js"
 import { parseScenario } from "../../app/scenario/load.js"
 import { makeRunState } from "../../app/scenario/Run.js"
 import { type RunArtifact, withScenarioInputs, writeArtifact } from "../../src/loadgen/Artifact.js"
@@ -142,6 +143,10 @@ describe("clustersim merge", () => {
     expect(t.passed).toBe(true)
     expect(merged.artifact.outcome).toBe("pass")
     expect(merged.artifact.segments!.map((s) => s.outcome)).toEqual(["pass", "thresholds-breached"])
+    // the breaching segment's process exits 0 (a Job's pod exiting 99 would fail the Job); a whole run's breach is 99
+    expect([b.exitCode, processExitCode(b), processExitCode(a)]).toEqual([99, 0, 0])
+    const { segment: _, ...whole } = b
+    expect(processExitCode(whole)).toBe(99)
   })
 
   it("refuses artifacts that are not segments of one run, naming the file", () => {
