@@ -5,7 +5,7 @@
  * replay (both passes, seeding, the schedule, the report) at `--speed` (default 100,000: as fast as it goes) against
  * a client that answers at once, so what is measured is the replay's own memory, not a server's. Prints the log's
  * size, events, the replay's wall time and the process's peak RSS (VmHWM). Run compiled:
- * `npm run build && node dist/bench/replayMemory.js [--mib N] [--speed S] [--gzip]`.
+ * `npm run build && node dist/bench/replayMemory.js [--mib N] [--speed S] [--gzip] [--log FILE] [--default-heap]`.
  */
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -18,6 +18,7 @@ import type { ApiClientService } from "../src/client/ApiClientService.js"
 import type { RawRequest } from "../src/client/Capabilities.js"
 import { LatencyRecorder } from "../src/loadgen/LatencyRecorder.js"
 import { runReplay } from "../src/replay/Replay.js"
+import { boundHeapGrowth } from "../app/cli/HeapGrowth.js"
 
 const flag = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`)
@@ -26,11 +27,16 @@ const flag = (name: string, fallback: number): number => {
 const mib = flag("mib", 1024)
 const speed = flag("speed", 100_000)
 const gzip = process.argv.includes("--gzip")
+/** An existing log to replay instead of writing one (`--keep` printed its path). */
+const given = (() => {
+  const i = process.argv.indexOf("--log")
+  return i >= 0 ? process.argv[i + 1] : undefined
+})()
 
 const peakMiB = () => Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? 0) / 102.4) / 10
 
 const dir = mkdtempSync(join(tmpdir(), "replay-bench-"))
-const path = join(dir, gzip ? "audit.log.gz" : "audit.log")
+const path = given ?? join(dir, gzip ? "audit.log.gz" : "audit.log")
 
 /** The log, written a line at a time with backpressure (never held whole). */
 const writeLog = async (): Promise<number> => {
@@ -81,15 +87,31 @@ const writeLog = async (): Promise<number> => {
   return events
 }
 
-const events = await writeLog()
+const events = given === undefined ? await writeLog() : undefined
 const bytes = statSync(path).size
-console.log(`log: ${path}, ${(bytes / 1048576).toFixed(0)} MiB${gzip ? " gzip" : ""}, ${events} events; RSS peak after writing it ${peakMiB()} MiB`)
+console.log(`log: ${path}, ${(bytes / 1048576).toFixed(0)} MiB${gzip ? " gzip" : ""}${events === undefined ? "" : `, ${events} events`}; RSS peak after writing it ${peakMiB()} MiB`)
+
+/**
+ * Memory over the replay, sampled every 250 ms: RSS and the V8 heap (used and reserved), printed as the peak of each
+ * tenth of the run, so a memory that grows with the log shows as a rising line, not only as its peak.
+ */
+const samples: Array<{ t: number; rss: number; heapUsed: number; heapTotal: number; external: number }> = []
+const toMiB = (b: number) => Math.round(b / 104857.6) / 10
+const sample = () => {
+  const m = process.memoryUsage()
+  samples.push({ t: Date.now(), rss: toMiB(m.rss), heapUsed: toMiB(m.heapUsed), heapTotal: toMiB(m.heapTotal), external: toMiB(m.external + m.arrayBuffers) })
+}
+const sampler = setInterval(sample, 250)
+sampler.unref()
+const cpuAtStart = process.cpuUsage()
 
 /** A target that answers every request at once with 200: the replay's own work and memory only. */
 const instant: ApiClientService = {
   raw: { origin: "http://127.0.0.1:1", send: (q: RawRequest) => Effect.succeed(q.longRunning ? { code: 200, close: () => {}, ended: Promise.resolve() } : { code: 200 }) }
 } as unknown as ApiClientService
 
+// as `clustersim replay` runs (app/cli/HeapGrowth.ts); `--default-heap` leaves V8's own growth, for comparison
+if (!process.argv.includes("--default-heap")) boundHeapGrowth()
 const started = Date.now()
 const report = await Effect.runPromise(
   runReplay({
@@ -106,10 +128,26 @@ const report = await Effect.runPromise(
   }).pipe(Effect.provide(Layer.merge(Layer.succeed(ApiClient, instant), Layer.effect(LatencyRecorder, LatencyRecorder.make()))))
 )
 const wall = (Date.now() - started) / 1000
+clearInterval(sampler)
+sample()
+const cpu = process.cpuUsage(cpuAtStart)
+const cpuS = (cpu.user + cpu.system) / 1e6
 console.log(
   `replay: ${report.requests.sent} sent, ${report.requests.dropped} dropped, ${report.seeding.objects} seeded, ${report.badInput.total} bad lines, ` +
     `${report.selection.lateBeyondWindow} late beyond the window, in ${wall.toFixed(1)} s (${(bytes / 1048576 / wall).toFixed(1)} MiB/s over two passes)`
 )
-console.log(`peak RSS: ${peakMiB()} MiB (goal for a 1 GiB log: ≤ 300 MiB)`)
-if (process.argv.includes("--keep")) console.log(`kept: ${path}`)
-else rmSync(dir, { recursive: true, force: true })
+console.log(`CPU: ${cpuS.toFixed(1)} s (${(bytes / 1048576 / cpuS).toFixed(1)} MiB of log per CPU s over two passes)`)
+const tenths = 10
+console.log("memory over the replay (peak of each tenth, MiB): time s, RSS, heap used, heap reserved, external+buffers")
+for (let k = 0; k < tenths; k++) {
+  const part = samples.slice(Math.floor((k * samples.length) / tenths), Math.floor(((k + 1) * samples.length) / tenths))
+  if (part.length === 0) continue
+  const max = (f: (x: (typeof samples)[number]) => number) => Math.max(...part.map(f))
+  console.log(
+    `  ${((part[part.length - 1]!.t - started) / 1000).toFixed(1).padStart(7)}  ${String(max((x) => x.rss)).padStart(6)}  ${String(max((x) => x.heapUsed)).padStart(6)}  ${String(max((x) => x.heapTotal)).padStart(6)}  ${String(max((x) => x.external)).padStart(6)}`
+  )
+}
+const heapPeak = Math.max(...samples.map((x) => x.heapUsed))
+console.log(`peak RSS: ${peakMiB()} MiB, peak heap used ${heapPeak} MiB (goal for a 1 GiB log: ≤ 300 MiB RSS)`)
+if (process.argv.includes("--keep") || given !== undefined) console.log(`kept: ${path}`)
+if (!process.argv.includes("--keep")) rmSync(dir, { recursive: true, force: true })

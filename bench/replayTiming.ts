@@ -7,7 +7,7 @@
  * in its own process and runs `clustersim replay --speed S` (default 10) against it, in its own process, as a user
  * would. Prints the wall time of the replay command and of its schedule, the scheduling error (p50, p99, max, starts
  * more than 5 and 10 ms late, from its run.json) and the 1-minute load average during it. Run compiled:
- * `npm run build && node dist/bench/replayTiming.js [--minutes M] [--rate R] [--speed S]`.
+ * `npm run build && node dist/bench/replayTiming.js [--minutes M] [--rate R] [--speed S] [--probe]`.
  */
 import { spawn } from "node:child_process"
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
@@ -24,6 +24,11 @@ const flag = (name: string, fallback: number): number => {
 const minutes = flag("minutes", 10)
 const rate = flag("rate", 30)
 const speed = flag("speed", 10)
+/**
+ * `--probe`: the replay's process also reports its own stalls — the event loop's delay and the collector's pauses
+ * (./_replayProbe.ts) — and, from `--trace-gc-nvp`, the bytes it allocated per request sent.
+ */
+const probe = process.argv.includes("--probe")
 /** Node flags for the replay's process (`--node-flag --cpu-prof`, repeatable), for profiling it. */
 const nodeFlags = process.argv.flatMap((a, i) => (process.argv[i - 1] === "--node-flag" ? [a] : []))
 const root = fileURLToPath(new URL("../..", import.meta.url))
@@ -175,13 +180,28 @@ sampleLoad()
 const sampler = setInterval(sampleLoad, 5000)
 const out = join(dir, "out")
 const started = performance.now()
+const probeOut = join(dir, "probe.json")
+const probeFlags = probe ? ["--import", fileURLToPath(new URL("./_replayProbe.js", import.meta.url)), "--trace-gc-nvp"] : []
+/** Bytes the replay's process allocated (the sum of `allocated=` over its collections, `--trace-gc-nvp`). */
+let allocated = 0
 const code = await new Promise<number>((resolve) => {
-  const child = spawn(process.execPath, [...nodeFlags, "dist/app/cli/main.js", "replay", "--target", url, "--speed", String(speed), "--namespace-prefix", "timing", "--out", out, logPath], {
+  const child = spawn(process.execPath, [...nodeFlags, ...probeFlags, "dist/app/cli/main.js", "replay", "--target", url, "--speed", String(speed), "--namespace-prefix", "timing", "--out", out, logPath], {
     cwd: root,
-    stdio: ["ignore", "pipe", "inherit"]
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...(probe ? { REPLAY_PROBE_OUT: probeOut } : {}) }
   })
   let text = ""
-  child.stdout!.on("data", (d: Buffer) => void (text += d.toString()))
+  let partial = ""
+  child.stdout!.on("data", (d: Buffer) => {
+    if (!probe) return void (text += d.toString())
+    const lines = (partial + d.toString()).split("\n")
+    partial = lines.pop()!
+    for (const l of lines) {
+      const m = / allocated=(\d+) /.exec(l)
+      if (m !== null) allocated += Number(m[1])
+      else text += l + "\n"
+    }
+  })
   child.once("exit", (c) => {
     if (c !== 0) console.log(text)
     resolve(c ?? -1)
@@ -204,6 +224,16 @@ console.log(
   `scheduling error: p50 ${s.p50} ms, p99 ${s.p99} ms, max ${s.max} ms; ${s.lateOver5ms ?? "?"} of ${s.count} starts > 5 ms late, ${s.late} > 10 ms (goal: p99 ≤ 5 ms)`
 )
 for (const m of r.mismatches.slice(0, 5)) console.log(`  mismatch recorded ${m.recorded} → replayed ${m.replayed}: ${m.count}× e.g. ${m.examples.map((e) => `${e.verb} ${e.uri}`).join(", ")}`)
+if (probe) {
+  const p = JSON.parse(readFileSync(probeOut, "utf8")) as {
+    loopDelay: Record<string, number>
+    gc: Record<string, { count: number; totalMs: number; maxMs: number; over5: number }>
+  }
+  const d = p.loopDelay
+  console.log(`the replay's event loop (1 ms ticks, ${d.count}): delay p50 ${d.p50} ms, p99 ${d.p99} ms, p99.9 ${d.p999} ms, max ${d.max} ms; ~${d.over5ms} ticks > 5 ms late`)
+  for (const [kind, g] of Object.entries(p.gc)) console.log(`  gc ${kind}: ${g.count}, ${g.totalMs} ms in all, max ${g.maxMs} ms, ${g.over5} > 5 ms`)
+  console.log(`  allocated: ${(allocated / 1048576).toFixed(0)} MiB, ${(allocated / r.requests.sent / 1024).toFixed(1)} KiB per request sent (the whole process: reading, planning, sending, reporting)`)
+}
 console.log(`load average (1 min) during the replay: ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}, mean ${mean.toFixed(2)} (${loads.length} samples)`)
 if (process.argv.includes("--keep")) console.log(`kept: ${dir}`)
 else rmSync(dir, { recursive: true, force: true })

@@ -10,6 +10,7 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { parseDuration } from "../../src/api/go/Duration.js"
 import { defaultOutDir } from "../../src/loadgen/Artifact.js"
+import { withBoundedHeapGrowth } from "./HeapGrowth.js"
 import { exitWith, integerFlag, optionalText, stderrLine, usageError } from "./CommandParts.js"
 import { RunEntry, stopSignal } from "./runEntry.js"
 import { describeTarget, resolveTarget, type TargetFlag } from "./target.js"
@@ -136,15 +137,19 @@ export const replay = Command.make(
       } catch (e) {
         return yield* usageError(`--out ${outDir}: cannot write replay.yaml there: ${(e as Error).message}`)
       }
-      const result = yield* (yield* RunEntry)({
-        file,
-        target: target.right,
-        outDir,
-        interrupt: stopSignal,
-        // one generator: a log's requests are replayed once, not shared as a rate
-        workers: 1,
-        ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {})
-      })
+      const entry = yield* RunEntry
+      // a replay promotes what it decodes: its old generation is kept near its live size (./HeapGrowth.ts)
+      const result = yield* withBoundedHeapGrowth(
+        entry({
+          file,
+          target: target.right,
+          outDir,
+          interrupt: stopSignal,
+          // one generator: a log's requests are replayed once, not shared as a rate
+          workers: 1,
+          ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {})
+        })
+      )
       yield* exitWith(result.exitCode)
     })
 ).pipe(

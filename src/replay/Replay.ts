@@ -21,13 +21,14 @@ import {
   type ReplayFilter,
   type ReplayShape,
   resourceLabel,
+  sendingView,
   withResourceVersion
 } from "./ReplayPlan.js"
 import type { RecordedRequest, Selected, SelectionCounts } from "./RequestSelection.js"
 import { type LogStats, SelectedSource } from "./SelectedSource.js"
 import { UnparsableUri } from "./RequestUri.js"
 import { ReplayTally, sameCode } from "./ReplayTally.js"
-import { SeedPlan } from "./Seeding.js"
+import { SeedPlan, seedingView } from "./Seeding.js"
 import { MinHeap } from "./MinHeap.js"
 
 export interface ReplayConfig extends ReplayShape {
@@ -57,7 +58,7 @@ const SliceMs = 1
 const SpinMs = 1
 /** How far ahead of the clock entries are planned, in replay time and in entries (the rest waits in the log). */
 const LookaheadMs = 100
-const MaxPlanned = 4096
+const MaxPlanned = 1024
 
 /** One turn of the event loop: timers, I/O and other fibers run, then this goes on. */
 const nextTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
@@ -112,7 +113,7 @@ interface Survey {
 const survey = (c: ReplayConfig, tally: ReplayTally) =>
   Effect.gen(function* () {
     const stats: Array<LogStats> = []
-    const source = new SelectedSource(c.logs, c.windowMs, tally, stats)
+    const source = new SelectedSource(c.logs, c.windowMs, tally, stats, seedingView)
     const seed = new SeedPlan()
     let firstMs: number | undefined
     let logStartMs: number | undefined
@@ -380,7 +381,7 @@ export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
       })
     for (let round = 0; !stopped; round++) {
       rounds = round + 1
-      const source = new SelectedSource(c.logs, c.windowMs, new ReplayTally(bucketMs), [])
+      const source = new SelectedSource(c.logs, c.windowMs, new ReplayTally(bucketMs), [], sendingView)
       /** The next selected entry's planned time (of its copy 0), for knowing how far to read ahead. */
       const plannedOf = (x: Selected): number => {
         const at = x._tag === "Request" ? x.request.scheduleMs : x.atMs

@@ -214,6 +214,35 @@ export const recordedCreateBody = (e: Event): unknown => {
   return name === undefined ? body : { ...body, metadata: { ...body.metadata, name } }
 }
 
+/**
+ * The event as the replay keeps it until it is sent (SelectedSource's `retain`): without its `responseObject`, which
+ * a send never reads except for the name of a create by `generateName` (`recordedCreateBody`). A recorded answer can be
+ * a LIST of thousands of objects, and the reorder window holds a window of events: those live long enough to reach
+ * the old generation, so what they carry is what the garbage collector copies and marks (docs/replay.md "Memory").
+ */
+export const sendingView = (e: Event): Event => {
+  const name = e.verb === "create" ? nameIn(e.responseObject) : undefined
+  // the fields a send, the filters, the window and the report read; not the source IPs, user agent, annotations
+  const kept: Record<string, unknown> = {
+    kind: e.kind,
+    apiVersion: e.apiVersion,
+    level: e.level,
+    auditID: e.auditID,
+    stage: e.stage,
+    requestURI: e.requestURI,
+    verb: e.verb,
+    user: e.user,
+    requestReceivedTimestamp: e.requestReceivedTimestamp,
+    stageTimestamp: e.stageTimestamp
+  }
+  if (e.impersonatedUser !== undefined) kept.impersonatedUser = e.impersonatedUser
+  if (e.objectRef !== undefined) kept.objectRef = e.objectRef
+  if (e.responseStatus !== undefined) kept.responseStatus = e.responseStatus.code === undefined ? {} : { code: e.responseStatus.code }
+  if (e.requestObject !== undefined) kept.requestObject = e.requestObject
+  if (name !== undefined) kept.responseObject = { metadata: { name } }
+  return kept as Event
+}
+
 /** Upstream adds these groups to every authenticated or anonymous user; impersonating them is refused or redundant. */
 const implicitGroups = new Set(["system:authenticated", "system:unauthenticated"])
 

@@ -13,6 +13,11 @@
  * comes out is in time order, so the sender knows that nothing it has not read yet starts before the last entry it
  * took (docs/replay.md "Memory and timing"); an end handed out as soon as it was read would sit a window ahead of the
  * requests behind it, and a sender trusting the order would read those only when they were already due.
+ *
+ * A long-running request released open whose end the log never shows (a log cut before it, a policy that drops the
+ * stage) is ended where upstream's server would have ended it at the latest: its `timeoutSeconds`, or twice
+ * `--min-request-timeout` (1800 s) without one (apiserver `endpoints/handlers/get.go` ListResource draws the timeout
+ * from [1, 2) × minRequestTimeout). Remembering it longer would hold every such request of the log.
  */
 import type { Event } from "../api/audit/Event.js"
 import { isLongRunning, microTimeMs } from "../api/audit/EventTime.js"
@@ -71,6 +76,18 @@ interface PendingEnd {
   readonly seq: number
   readonly auditID: string
   readonly atMs: number
+  /** The server's timeout, not an end the log showed: dropped when the log ends first or the request ended already. */
+  readonly timeout: boolean
+}
+
+/** Upstream's default `--min-request-timeout`, in ms; a watch without `timeoutSeconds` lasts at most twice it. */
+export const MinRequestTimeoutMs = 1800_000
+
+/** The latest a long-running request received at `receivedMs` can end on upstream's server. */
+export const serverTimeoutMs = (requestURI: string): number => {
+  const m = /[?&]timeoutSeconds=(\d+)(&|$)/.exec(requestURI)
+  const s = m === null ? 0 : Number(m[1])
+  return s > 0 ? s * 1000 : 2 * MinRequestTimeoutMs
 }
 
 const endOrder = (a: PendingEnd, b: PendingEnd): boolean => a.atMs < b.atMs || (a.atMs === b.atMs && a.seq < b.seq)
@@ -87,13 +104,19 @@ export class RequestSelector {
   private watermark = Number.NEGATIVE_INFINITY
   private lastReleasedMs = Number.NEGATIVE_INFINITY
   private seq = 0
-  private releasedSincePrune = 0
+  /** `released`'s size that calls for a prune: twice what the last one left, so pruning costs O(1) a request. */
+  private pruneAt = 1024
 
   constructor(private readonly windowMs: number) {}
 
   /** Requests and ends pending in the window (what memory holds). */
   get held(): number {
     return this.heap.size + this.ends.size
+  }
+
+  /** Released requests still remembered by auditID: open ones, and the recent ones that catch duplicates. */
+  get remembered(): number {
+    return this.released.size
   }
 
   push(located: LocatedEvent): ReadonlyArray<Selected> {
@@ -116,8 +139,9 @@ export class RequestSelector {
       else p.holdMs = Math.max(0, stageMs - p.receivedMs)
     } else if (r !== undefined) {
       if (r.open && ends) {
-        this.released.delete(e.auditID)
-        this.ends.push({ seq: this.seq++, auditID: e.auditID, atMs: stageMs })
+        // remembered a while as done, so the timeout end pushed at its release is dropped
+        this.released.set(e.auditID, { open: false, receivedMs: stageMs })
+        this.ends.push({ seq: this.seq++, auditID: e.auditID, atMs: stageMs, timeout: false })
       } else this.counts.duplicates++
     } else {
       const longRunning = e.stage === "ResponseStarted" || isLongRunning(e)
@@ -155,6 +179,13 @@ export class RequestSelector {
       // an end before the next request goes first (at the same time too: a request's end before a later start)
       if (end !== undefined && (all || end.atMs <= horizon) && (top === undefined || end.atMs <= top.receivedMs)) {
         this.ends.pop()
+        if (end.timeout) {
+          // the replay closes what is still open when the log ends; the request may have ended already
+          const r = this.released.get(end.auditID)
+          if (all || r === undefined || !r.open) continue
+          this.released.set(end.auditID, { open: false, receivedMs: end.atMs })
+          if (this.released.size >= this.pruneAt) this.prune()
+        }
         out.push({ _tag: "End", auditID: end.auditID, atMs: end.atMs })
         continue
       }
@@ -165,7 +196,9 @@ export class RequestSelector {
       if (late) this.counts.lateBeyondWindow++
       const scheduleMs = late ? this.lastReleasedMs : top.receivedMs
       this.lastReleasedMs = scheduleMs
-      this.released.set(top.event.auditID, { open: top.longRunning && top.holdMs === undefined, receivedMs: top.receivedMs })
+      const open = top.longRunning && top.holdMs === undefined
+      this.released.set(top.event.auditID, { open, receivedMs: top.receivedMs })
+      if (open) this.ends.push({ seq: this.seq++, auditID: top.event.auditID, atMs: top.receivedMs + serverTimeoutMs(top.event.requestURI), timeout: true })
       out.push({
         _tag: "Request",
         request: {
@@ -181,7 +214,7 @@ export class RequestSelector {
           holdMs: top.holdMs
         }
       })
-      if (++this.releasedSincePrune >= 10_000) this.prune()
+      if (this.released.size >= this.pruneAt) this.prune()
     }
   }
 
@@ -190,8 +223,8 @@ export class RequestSelector {
    * remembering every auditID would hold the whole log's ids.
    */
   private prune(): void {
-    this.releasedSincePrune = 0
     const before = this.watermark - 4 * this.windowMs
     for (const [id, r] of this.released) if (!r.open && r.receivedMs < before) this.released.delete(id)
+    this.pruneAt = Math.max(1024, 2 * this.released.size)
   }
 }

@@ -4,6 +4,7 @@
  * log's first pass, then created on the target before the replay: from the recorded `responseObject` when the
  * level kept it, else synthesized (BodySynthesis.ts). Without it a Metadata-level log replays as a stream of 404s.
  */
+import type { Event } from "../api/audit/Event.js"
 import { synthesizeObject, withoutServerFields } from "./BodySynthesis.js"
 import type { OutgoingRequest } from "./ReplayPlan.js"
 import { rewriteBody } from "./ReplayPlan.js"
@@ -69,6 +70,16 @@ export class SeedPlan {
       key: `${p.resource}/${p.namespace ? `${p.namespace}/` : ""}${name}`
     })
   }
+}
+
+/**
+ * The event as the first pass keeps it until it is observed (SelectedSource's `retain`): its `responseObject` only when
+ * it is an object seeding could start from — not a list's answer, which can hold thousands of objects, nor a Status.
+ */
+export const seedingView = (e: Event): Event => {
+  if (e.responseObject === undefined || seedBodyOf(e.responseObject, e.verb) !== undefined) return e
+  const { responseObject: _dropped, ...rest } = e
+  return rest
 }
 
 const nameOfBody = (body: string | undefined): string | undefined => {

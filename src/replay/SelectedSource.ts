@@ -2,6 +2,7 @@
  * The replay's source of requests (./Replay.ts): the logs read in turn, decoded a slice at a time and put in time
  * order by the reorder window (./RequestSelection.ts).
  */
+import type { Event } from "../api/audit/Event.js"
 import { AuditLogLines } from "./AuditLogFile.js"
 import { decodeAuditLine } from "./AuditLine.js"
 import { RequestSelector, type Selected, type SelectionCounts } from "./RequestSelection.js"
@@ -33,7 +34,9 @@ export class SelectedSource {
     private readonly logs: ReadonlyArray<string>,
     windowMs: number,
     private readonly tally: ReplayTally,
-    private readonly allStats: Array<LogStats>
+    private readonly allStats: Array<LogStats>,
+    /** What of each event is kept while it waits in the window and the plan (the rest is dropped as it is read). */
+    private readonly retain: (e: Event) => Event = (e) => e
   ) {
     this.selector = new RequestSelector(windowMs)
   }
@@ -83,7 +86,7 @@ export class SelectedSource {
       for (const b of decoded.bad) this.tally.bad(b)
       for (const e of decoded.events) {
         s.events++
-        for (const x of this.selector.push(e)) this.queue.push(x)
+        for (const x of this.selector.push({ file: e.file, line: e.line, event: this.retain(e.event) })) this.queue.push(x)
       }
     }
     return true

@@ -165,6 +165,53 @@ describe("RequestSelector", () => {
     expect(narrow.counts.lateBeyondWindow).toBe(1)
   })
 
+  it("ends a watch whose end the log never shows where upstream's server would have, and forgets it: an hour, or its timeoutSeconds", () => {
+    const watch = (id: string, ms: number, query = "") =>
+      auditEvent({ at: ms, verb: "watch", uri: `/api/v1/pods?watch=true${query}`, stage: "ResponseStarted", id, latencyMs: 1 })
+    const s = new RequestSelector(1000)
+    const out: Array<Selected> = []
+    let line = 0
+    const push = (e: Record<string, unknown>) => out.push(...s.push({ file: "f", line: ++line, event: e as never }))
+    push(watch("w1", 0))
+    push(watch("w2", 10, "&timeoutSeconds=120"))
+    // two hours of GETs, a second apart; the window (1 s) has long passed both watches' receipt
+    for (let t = 1000; t <= 7_200_000; t += 1000) {
+      push(auditEvent({ at: t, verb: "get", uri: "/api/v1/pods/a" }))
+      // w2's end, logged just after its timeout closed it: not a second request
+      if (t === 122_000) push(auditEvent({ at: 10, verb: "watch", uri: "/api/v1/pods?watch=true&timeoutSeconds=120", id: "w2", latencyMs: 120_005 }))
+    }
+    out.push(...s.end())
+    const ends = out.flatMap((x) => (x._tag === "End" ? [`${x.auditID} ${x.atMs - t0}`] : []))
+    expect(ends).toEqual(["w2 120010", "w1 3600000"])
+    // in time order with the requests
+    const times = out.map((x) => (x._tag === "End" ? x.atMs : x.request.scheduleMs))
+    expect(times).toEqual([...times].sort((a, b) => a - b))
+    expect(out.filter((x) => x._tag === "Request" && x.request.event.verb === "watch")).toHaveLength(2)
+    expect(s.counts.duplicates).toBe(1)
+  })
+
+  it("remembers the watches open within the server's timeout, not every watch of the log", () => {
+    const s = new RequestSelector(1000)
+    // a watch every 2 s for 3 hours, none ended in the log: at most an hour's (1,800) open at once
+    let most = 0
+    for (let i = 0; i < 5400; i++) {
+      s.push({ file: "f", line: i + 1, event: auditEvent({ at: i * 2000, verb: "watch", uri: "/api/v1/pods?watch=true", stage: "ResponseStarted" }) as never })
+      most = Math.max(most, s.remembered)
+    }
+    // an hour's open watches and, until the next prune, as many ended ones; 5,400 if they were never forgotten
+    expect(most).toBeLessThanOrEqual(2 * 1801)
+  })
+
+  it("closes nothing by timeout when the log ends first: the replay closes what is still open then", () => {
+    const s = new RequestSelector(1000)
+    const out = [
+      ...s.push({ file: "f", line: 1, event: auditEvent({ at: 0, verb: "watch", uri: "/api/v1/pods?watch=true", stage: "ResponseStarted", id: "w" }) as never }),
+      ...s.push({ file: "f", line: 2, event: auditEvent({ at: 5000, verb: "get", uri: "/api/v1/pods/a" }) as never }),
+      ...s.end()
+    ]
+    expect(out.map((x) => x._tag)).toEqual(["Request", "Request"])
+  })
+
   it("holds one window of requests, not the log", () => {
     const s = new RequestSelector(1000)
     let maxHeld = 0

@@ -19,11 +19,12 @@ import {
   portableQuery,
   replayNamespace,
   type ReplayShape,
+  sendingView,
   withResourceVersion
 } from "../../src/replay/ReplayPlan.js"
 import type { RecordedRequest } from "../../src/replay/RequestSelection.js"
 import { formatRequestUri, parseRequestUri, UnparsableUri } from "../../src/replay/RequestUri.js"
-import { SeedPlan } from "../../src/replay/Seeding.js"
+import { SeedPlan, seedingView } from "../../src/replay/Seeding.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
 import { auditEvent, type EventSpec, t0 } from "./auditEvents.js"
@@ -190,6 +191,54 @@ describe("the request sent", () => {
     expect(out(r).headers).toEqual([])
     const as = { ...r, event: { ...r.event, impersonatedUser: { username: "system:serviceaccount:a:b", groups: ["system:serviceaccounts"] } } }
     expect(identityHeaders(as.event)).toEqual(["impersonate-user", "system:serviceaccount:a:b", "impersonate-group", "system:serviceaccounts"])
+  })
+})
+
+describe("what the window keeps of an event", () => {
+  const cm = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "a", resourceVersion: "7", uid: "u" }, data: { k: "v" } })
+  const ref = (name?: string) => ({ resource: "configmaps", namespace: "a", ...(name ? { name } : {}), apiVersion: "v1" })
+  const list = { kind: "ConfigMapList", apiVersion: "v1", metadata: { resourceVersion: "9" }, items: Array.from({ length: 50 }, (_, i) => cm(`c${i}`)) }
+  const specs: ReadonlyArray<EventSpec> = [
+    { at: 0, verb: "get", uri: "/api/v1/namespaces/a/configmaps/x", ref: ref("x"), responseObject: cm("x") },
+    { at: 1, verb: "list", uri: "/api/v1/namespaces/a/configmaps?limit=500", ref: ref(), responseObject: list },
+    { at: 2, verb: "create", uri: "/api/v1/namespaces/a/configmaps", code: 201, ref: ref(), requestObject: { metadata: { generateName: "g-" } }, responseObject: cm("g-abcde") },
+    { at: 3, verb: "create", uri: "/api/v1/namespaces/a/configmaps", code: 409, ref: ref("dup"), requestObject: cm("dup"), responseObject: { kind: "Status", apiVersion: "v1", code: 409 } },
+    { at: 4, verb: "update", uri: "/api/v1/namespaces/a/configmaps/x", ref: ref("x"), requestObject: cm("x"), responseObject: cm("x") },
+    { at: 5, verb: "patch", uri: "/api/v1/namespaces/a/configmaps/x", ref: ref("x"), requestObject: { data: { k: "w" } }, responseObject: cm("x") },
+    { at: 6, verb: "delete", uri: "/api/v1/namespaces/a/configmaps/y", ref: ref("y"), responseObject: { kind: "Status", apiVersion: "v1", status: "Success" } },
+    { at: 7, verb: "watch", uri: "/api/v1/namespaces/a/configmaps?watch=true", stage: "ResponseStarted", ref: ref() }
+  ]
+  const viewed = (r: RecordedRequest, view: (e: Event) => Event): RecordedRequest => ({ ...r, event: view(r.event) })
+
+  it("sends the same requests from the sending view, which drops every recorded answer but a generated name", () => {
+    for (const sp of specs) {
+      const r = recorded(sp)
+      for (const s of [shape, { ...shape, scale: 2, namespacePrefix: "p", impersonate: true }])
+        for (let copy = 0; copy < s.scale; copy++) expect(out(viewed(r, sendingView), copy, s)).toEqual(out(r, copy, s))
+      expect(keptByFilter({ users: ["admin"], verbs: [sp.verb], resources: ["cm"], namespaces: ["a"] }, viewed(r, sendingView), t0)).toBe(keptByFilter({ users: ["admin"], verbs: [sp.verb], resources: ["cm"], namespaces: ["a"] }, r, t0))
+    }
+    const views = specs.map((sp) => sendingView(recorded(sp).event))
+    expect(views.map((e) => e.responseObject)).toEqual([undefined, undefined, { metadata: { name: "g-abcde" } }, undefined, undefined, undefined, undefined, undefined])
+    expect(views.every((e) => e.sourceIPs === undefined && e.userAgent === undefined && e.annotations === undefined)).toBe(true)
+    // what the reorder window reads: the stage, both times, the code
+    const e = recorded(specs[0]!).event
+    const v = sendingView(e)
+    expect([v.auditID, v.stage, v.requestReceivedTimestamp, v.stageTimestamp, v.responseStatus?.code]).toEqual([e.auditID, e.stage, e.requestReceivedTimestamp, e.stageTimestamp, e.responseStatus?.code])
+  })
+
+  it("seeds the same world from the seeding view, which drops a list's answer and a Status", () => {
+    const seedOf = (view: (e: Event) => Event) => {
+      const p = new SeedPlan()
+      for (const sp of specs) {
+        const r = viewed(recorded(sp), view)
+        p.observe(r, out(r))
+      }
+      return { namespaces: p.namespaces, objects: p.objects }
+    }
+    expect(seedOf(seedingView)).toEqual(seedOf((e) => e))
+    expect(seedOf(seedingView).objects.map((o) => o.key)).toEqual(["configmaps/a/x", "configmaps/a/dup", "configmaps/a/y"])
+    const views = specs.map((sp) => seedingView(recorded(sp).event))
+    expect(views.map((e) => e.responseObject !== undefined)).toEqual([true, false, true, false, true, true, false, false])
   })
 })
 
