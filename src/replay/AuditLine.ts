@@ -190,12 +190,23 @@ const eventOf = (value: unknown, at: LineLocation, where: string): Either.Either
 }
 
 /** The events of one line, and what in it was not an event. An empty line is neither. */
-export const decodeAuditLine = (text: string, at: LineLocation): { readonly events: ReadonlyArray<LocatedEvent>; readonly bad: ReadonlyArray<BadInput> } => {
+export const decodeAuditLine = (
+  text: string,
+  at: LineLocation,
+  /** Leave the recorded answer unparsed where the line allows it (`withoutResponseObject`). */
+  skipAnswer = false
+): { readonly events: ReadonlyArray<LocatedEvent>; readonly bad: ReadonlyArray<BadInput> } => {
   const trimmed = text.trim()
   if (trimmed === "") return { events: [], bad: [] }
   let value: unknown
   try {
-    value = JSON.parse(trimmed)
+    const cut = skipAnswer ? withoutResponseObject(trimmed) : trimmed
+    try {
+      value = JSON.parse(cut)
+    } catch (e) {
+      if (cut === trimmed) throw e
+      value = JSON.parse(trimmed)
+    }
   } catch (e) {
     return { events: [], bad: [bad(at, "not-json", `not JSON (${(e as Error).message}); a truncated line?`)] }
   }
@@ -214,4 +225,48 @@ export const decodeAuditLine = (text: string, at: LineLocation): { readonly even
   }
   const r = eventOf(value, at, "")
   return Either.isRight(r) ? { events: [r.right], bad: [] } : { events: [], bad: [r.left] }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A recorded answer left unparsed
+// ---------------------------------------------------------------------------------------------
+
+const answerKey = ',"responseObject":'
+const afterAnswer = ',"requestReceivedTimestamp":'
+
+/**
+ * The line without its `responseObject`, when the replay's second pass does not need it (every verb but `create`,
+ * ReplayPlan.ts `sendingView`): a recorded LIST's answer is most of its line, and parsing it only to drop it was most
+ * of the decoding's time and garbage. Upstream's log backend writes an event's fields in its Go struct's order
+ * (apis/audit/v1/types.go: …, requestObject, responseObject, requestReceivedTimestamp, …); the answer is cut from its
+ * key (in the outer object: a request body may have a field of that name) to the next `requestReceivedTimestamp` key.
+ * Where that key also occurs inside the answer (not in a string, where its quotes are escaped), the cut leaves more
+ * `{` than `}` and the line is no JSON: the caller parses the whole line then. The line unchanged when it has no
+ * answer, or its fields come in another order.
+ */
+export const withoutResponseObject = (text: string): string => {
+  const start = text.indexOf(answerKey)
+  if (start < 0) return text
+  const end = text.indexOf(afterAnswer, start + answerKey.length)
+  if (end < 0) return text
+  // `"verb":"create"` comes before the answer: a create's answer names what `generateName` made
+  const verb = text.lastIndexOf('"verb":"create"', start)
+  if (verb >= 0 || !atTopLevel(text, start)) return text
+  return text.slice(0, start) + text.slice(end)
+}
+
+/** Whether `at` is in the line's outer object, not in a nested one (a request body with a field of the same name). */
+const atTopLevel = (text: string, at: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < at; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++ // a backslash: the next character is escaped
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 123 || c === 91) depth++
+    else if (c === 125 || c === 93) depth--
+  }
+  return depth === 1 && !inString
 }

@@ -381,7 +381,7 @@ export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
       })
     for (let round = 0; !stopped; round++) {
       rounds = round + 1
-      const source = new SelectedSource(c.logs, c.windowMs, new ReplayTally(bucketMs), [], sendingView)
+      const source = new SelectedSource(c.logs, c.windowMs, new ReplayTally(bucketMs), [], sendingView, true)
       /** The next selected entry's planned time (of its copy 0), for knowing how far to read ahead. */
       const plannedOf = (x: Selected): number => {
         const at = x._tag === "Request" ? x.request.scheduleMs : x.atMs

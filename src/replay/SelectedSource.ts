@@ -36,7 +36,9 @@ export class SelectedSource {
     private readonly tally: ReplayTally,
     private readonly allStats: Array<LogStats>,
     /** What of each event is kept while it waits in the window and the plan (the rest is dropped as it is read). */
-    private readonly retain: (e: Event) => Event = (e) => e
+    private readonly retain: (e: Event) => Event = (e) => e,
+    /** `retain` keeps no recorded answer but a create's: it is not parsed either (AuditLine.ts `withoutResponseObject`). */
+    private readonly skipAnswers = false
   ) {
     this.selector = new RequestSelector(windowMs)
   }
@@ -82,7 +84,7 @@ export class SelectedSource {
       n++
       const s = this.stats!
       s.lines = l.line
-      const decoded = decodeAuditLine(l.text, { file: s.file, line: l.line })
+      const decoded = decodeAuditLine(l.text, { file: s.file, line: l.line }, this.skipAnswers)
       for (const b of decoded.bad) this.tally.bad(b)
       for (const e of decoded.events) {
         s.events++

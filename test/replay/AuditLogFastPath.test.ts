@@ -13,7 +13,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Event } from "../../src/api/audit/Event.js"
 import { microTimeMs } from "../../src/api/audit/EventTime.js"
-import { decodeAuditLine, wellFormedEvent } from "../../src/replay/AuditLine.js"
+import { decodeAuditLine, wellFormedEvent, withoutResponseObject } from "../../src/replay/AuditLine.js"
 import { auditLogLines } from "../../src/replay/AuditLogFile.js"
 import { auditEvent } from "./auditEvents.js"
 
@@ -110,5 +110,45 @@ describe("AuditLogLines", () => {
     const expected = (await readlineLines(path)).map((l, i) => `${i + 1}:${l}`)
     expect(await ours(path)).toEqual(expected)
     expect(expected.length).toBe(9)
+  })
+})
+
+describe("withoutResponseObject", () => {
+  const cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x", namespace: "a" }, data: { k: 'a "quoted" } { value' } }
+  const line = (e: Record<string, unknown>) => JSON.stringify(e)
+  const decoded = (text: string, skip: boolean) => decodeAuditLine(text, { file: "f", line: 1 }, skip)
+
+  it("leaves a recorded answer unparsed, the rest of the event as it was", () => {
+    const list = { kind: "ConfigMapList", apiVersion: "v1", metadata: {}, items: [cm, cm] }
+    const e = auditEvent({ at: 0, verb: "list", uri: "/api/v1/namespaces/a/configmaps", responseObject: list })
+    const text = line(e)
+    expect(withoutResponseObject(text)).not.toContain("responseObject")
+    const { responseObject: _r, ...rest } = decoded(text, false).events[0]!.event
+    expect(decoded(text, true).events[0]!.event).toEqual(rest)
+  })
+
+  it("keeps a create's answer (the name generateName made), a line in another order, and an answer with no timestamp after it", () => {
+    const create = line(auditEvent({ at: 0, verb: "create", uri: "/api/v1/namespaces/a/configmaps", requestObject: { metadata: { generateName: "g-" } }, responseObject: cm }))
+    expect(withoutResponseObject(create)).toBe(create)
+    const get = auditEvent({ at: 0, verb: "get", uri: "/api/v1/namespaces/a/configmaps/x", responseObject: cm })
+    const { responseObject, ...rest } = get
+    const reordered = line({ ...rest, responseObject })
+    expect(withoutResponseObject(reordered)).toBe(reordered)
+  })
+
+  it("never cuts inside a request body that has fields of those names; a cut that is no JSON is parsed whole", () => {
+    // a custom object recording an audit event as an object: its fields in the same order
+    const body = { apiVersion: "x.io/v1", kind: "Record", metadata: { name: "r" }, spec: { verb: "get", responseObject: { a: 1 }, requestReceivedTimestamp: "t" } }
+    const update = auditEvent({ at: 0, verb: "update", uri: "/apis/x.io/v1/records/r", requestObject: body, responseObject: body })
+    const text = line(update)
+    // the first `responseObject` key is the body's: the line is left whole
+    expect(withoutResponseObject(text)).toBe(text)
+    expect(decoded(text, true).events[0]!.event.requestObject).toEqual(body)
+    // the same names inside the answer: the cut stops early, leaves no JSON, and the whole line is parsed
+    const get = line(auditEvent({ at: 0, verb: "get", uri: "/apis/x.io/v1/records/r", responseObject: body }))
+    expect(() => JSON.parse(withoutResponseObject(get))).toThrow()
+    expect(decoded(get, true)).toEqual(decoded(get, false))
+    // a line that is no JSON stays bad input
+    expect(decoded(get.slice(0, 80), true).bad.map((b) => b.class)).toEqual(["not-json"])
   })
 })
