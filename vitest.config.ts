@@ -9,6 +9,12 @@ import { configDefaults, defineConfig } from "vitest/config"
  * (collect 60 s against tests 19 s for test/api, test/kernel and test/informer); a fast file leaves no global state
  * behind (spies restored, servers closed with their scope). (In this file vitest 3.2 takes `isolate` only for all
  * projects at once.)
+ *
+ * `npm run test:system` adds `--maxWorkers 2`: two system files at a time. Vitest's default in `run` mode is one fork
+ * less than the CPUs, so on 2 cores one file at a time — the tier's wall time was the sum of its files' (22 min),
+ * although most of them wait: on the real clock (phases of seconds, token rotations, leases), on processes starting,
+ * on kubectl. Each file still runs alone in its fork, its tests in order unless it says `concurrent`. (`maxWorkers`
+ * is a root option in vitest 3.2, not a project's: set on the command line it leaves `npm test` as it is.)
  */
 export default defineConfig({
   test: {
