@@ -12,7 +12,8 @@
  * Prints wall time, virtual/real ratio, CPU time, CPU µs per lease write and peak RSS (goal: ≤ 30 s and ≤ 2 GiB on one core).
  */
 import { Effect } from "effect"
-import { mkdtempSync, rmSync, statSync } from "node:fs"
+import { createHash } from "node:crypto"
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Registry } from "prom-client"
@@ -79,6 +80,16 @@ const metricsDir = metricsOut ? mkdtempSync(join(tmpdir(), "clustersim-bench-met
 const metricsRegistry = new Registry()
 const metricsFile = metricsDir === undefined ? undefined : OpenMetricsFile.open(join(metricsDir, "run.om"), metricsRegistry)
 let scrapes = 0
+// the CPU of the scrapes themselves (reading the metrics, formatting, writing the spool); the rest of the overhead is
+// the recording on the requests' path and the garbage both leave (docs/benchmarks.md "Metrics overhead")
+let scrapeCpuMicros = 0
+const timedScrape = async (t: number): Promise<void> => {
+  const before = process.cpuUsage()
+  scrapes++
+  await metricsFile!.scrape(t)
+  const used = process.cpuUsage(before)
+  scrapeCpuMicros += used.user + used.system
+}
 
 const cpuBefore = process.cpuUsage()
 const wallStart = performance.now()
@@ -99,7 +110,7 @@ const run = runSimulatedCluster({
     progressEveryMs: (withClients ? 1 : 10) * 60_000,
     onProgress: (p) => console.error(`  virtual ${(p.virtualMs / 60_000).toFixed(0)} min, wall ${(p.wallMs / 1000).toFixed(1)} s, cpu ${(process.cpuUsage(cpuBefore).user / 1e6).toFixed(1)} s, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB`),
     ...(metricsFile !== undefined
-      ? { metrics: { registers: [metricsRegistry], everyMs: 15_000, scrape: (t: number) => Effect.promise(() => (scrapes++, metricsFile.scrape(t))) } }
+      ? { metrics: { registers: [metricsRegistry], everyMs: 15_000, scrape: (t: number) => Effect.promise(() => timedScrape(t)) } }
       : {})
   })
 // a scrape is asynchronous (prom-client's exposition): only the run with the file needs a promise
@@ -107,8 +118,10 @@ const result = (metricsFile === undefined ? Effect.runSync(run) : await Effect.r
 metricsFile?.close()
 const wallMs = performance.now() - wallStart
 const metricsFileBytes = metricsDir === undefined ? undefined : statSync(join(metricsDir, "run.om")).size
-if (metricsDir !== undefined) rmSync(metricsDir, { recursive: true, force: true })
 const cpu = process.cpuUsage(cpuBefore)
+// the file's digest (outside the timing): same seed, same bytes — before and after a change to the writer
+const metricsFileSha256 = metricsDir === undefined ? undefined : createHash("sha256").update(readFileSync(join(metricsDir, "run.om"))).digest("hex")
+if (metricsDir !== undefined) rmSync(metricsDir, { recursive: true, force: true })
 const peakRssMiB = (process.resourceUsage().maxRSS * 1024) / 2 ** 20
 
 console.log(
@@ -119,7 +132,7 @@ console.log(
       clients: withClients ? { ...counters, informers: separateInformers ? "separate" : "shared" } : false,
       images: withImages,
       authorization,
-      ...(metricsFileBytes !== undefined ? { metricsOut: { scrapes, fileMiB: +(metricsFileBytes / 2 ** 20).toFixed(1) } } : {}),
+      ...(metricsFileBytes !== undefined ? { metricsOut: { scrapes, fileMiB: +(metricsFileBytes / 2 ** 20).toFixed(1), scrapeCpuSeconds: +(scrapeCpuMicros / 1e6).toFixed(2), sha256: metricsFileSha256 } } : {}),
       pods: result.pods,
       evictions: result.evictions.length,
       virtualMinutes: minutes,
