@@ -8,6 +8,7 @@
  *   node dist/bench/cluster.js --control-plane --authorization # RBAC on: every component under its own identity
  *   node --max-semi-space-size=64 dist/bench/cluster.js --control-plane --clients  # `cluster-with-clients` (bench/run.ts)
  *   node dist/bench/cluster.js 5000 30 60 --control-plane --metrics-out # with `run --metrics-out`'s file (a temp dir)
+ *   node dist/bench/cluster.js 5000 30 60 --control-plane --host-turns [--metrics-out] # in slices, as `clustersim run`
  *
  * Prints wall time, virtual/real ratio, CPU time, CPU µs per lease write and peak RSS (goal: ≤ 30 s and ≤ 2 GiB on one core).
  */
@@ -18,7 +19,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Registry } from "prom-client"
 import { OpenMetricsFile } from "../src/loadgen/OpenMetricsFile.js"
-import { runSimulatedCluster } from "../simulator/cluster/ClusterRun.js"
+import { type ClusterRunOptions, runSimulatedCluster, runSimulation } from "../simulator/cluster/ClusterRun.js"
 import { controlPlaneWorkload } from "../simulator/scheduler/ControlPlane.js"
 import { clientLoad, type ClientLoadCounters } from "./cluster/clientLoad.js"
 
@@ -52,6 +53,10 @@ const separateInformers = process.argv.includes("--separate-informers")
 // `--metrics-out`: the modelled metrics written as `run --metrics-out` writes them (docs/metrics.md), scraped every
 // 15 s of virtual time into a file in a temporary directory (removed after); its size is reported.
 const metricsOut = process.argv.includes("--metrics-out")
+// `--host-turns`: run as `clustersim run` runs a simulation — in slices of at most 50 ms of wall time with a turn of
+// the event loop between them (`SliceWallMs`) — rather than in one synchronous go: compare `--metrics-out` against a
+// run without it this way, since a scrape is asynchronous and gives the event loop (and V8's tasks on it) turns too
+const hostTurns = process.argv.includes("--host-turns")
 const positional = process.argv.slice(2).filter((a) => !a.startsWith("--"))
 const nodes = Number(positional[0] ?? 5_000)
 const podsPerNode = Number(positional[1] ?? 30)
@@ -93,7 +98,7 @@ const timedScrape = async (t: number): Promise<void> => {
 
 const cpuBefore = process.cpuUsage()
 const wallStart = performance.now()
-const run = runSimulatedCluster({
+const options: ClusterRunOptions = {
     spec: {
       nodes,
       podsPerNode,
@@ -112,9 +117,10 @@ const run = runSimulatedCluster({
     ...(metricsFile !== undefined
       ? { metrics: { registers: [metricsRegistry], everyMs: 15_000, scrape: (t: number) => Effect.promise(() => timedScrape(t)) } }
       : {})
-  })
-// a scrape is asynchronous (prom-client's exposition): only the run with the file needs a promise
-const result = (metricsFile === undefined ? Effect.runSync(run) : await Effect.runPromise(run)) as Record<string, any>
+  }
+const run = hostTurns ? Effect.orDie(Effect.map(runSimulation(options), (r) => r.cluster!)) : runSimulatedCluster(options)
+// a scrape is asynchronous (prom-client's exposition), and so is a host turn: those runs need a promise
+const result = (metricsFile === undefined && !hostTurns ? Effect.runSync(run) : await Effect.runPromise(run)) as Record<string, any>
 metricsFile?.close()
 const wallMs = performance.now() - wallStart
 const metricsFileBytes = metricsDir === undefined ? undefined : statSync(join(metricsDir, "run.om")).size
