@@ -8,16 +8,18 @@
  *   node dist/bench/cluster.js --control-plane --authorization # RBAC on: every component under its own identity
  *   node --max-semi-space-size=64 dist/bench/cluster.js --control-plane --clients  # `cluster-with-clients` (bench/run.ts)
  *   node dist/bench/cluster.js 5000 30 60 --control-plane --metrics-out # with `run --metrics-out`'s file (a temp dir)
+ *   node dist/bench/cluster.js 5000 30 60 --control-plane --host-turns [--metrics-out] # in slices, as `clustersim run`
  *
  * Prints wall time, virtual/real ratio, CPU time, CPU µs per lease write and peak RSS (goal: ≤ 30 s and ≤ 2 GiB on one core).
  */
 import { Effect } from "effect"
-import { mkdtempSync, rmSync, statSync } from "node:fs"
+import { createHash } from "node:crypto"
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Registry } from "prom-client"
 import { OpenMetricsFile } from "../src/loadgen/OpenMetricsFile.js"
-import { runSimulatedCluster } from "../simulator/cluster/ClusterRun.js"
+import { type ClusterRunOptions, runSimulatedCluster, runSimulation } from "../simulator/cluster/ClusterRun.js"
 import { controlPlaneWorkload } from "../simulator/scheduler/ControlPlane.js"
 import { clientLoad, type ClientLoadCounters } from "./cluster/clientLoad.js"
 
@@ -51,6 +53,10 @@ const separateInformers = process.argv.includes("--separate-informers")
 // `--metrics-out`: the modelled metrics written as `run --metrics-out` writes them (docs/metrics.md), scraped every
 // 15 s of virtual time into a file in a temporary directory (removed after); its size is reported.
 const metricsOut = process.argv.includes("--metrics-out")
+// `--host-turns`: run as `clustersim run` runs a simulation — in slices of at most 50 ms of wall time with a turn of
+// the event loop between them (`SliceWallMs`) — rather than in one synchronous go: compare `--metrics-out` against a
+// run without it this way, since a scrape is asynchronous and gives the event loop (and V8's tasks on it) turns too
+const hostTurns = process.argv.includes("--host-turns")
 const positional = process.argv.slice(2).filter((a) => !a.startsWith("--"))
 const nodes = Number(positional[0] ?? 5_000)
 const podsPerNode = Number(positional[1] ?? 30)
@@ -79,10 +85,20 @@ const metricsDir = metricsOut ? mkdtempSync(join(tmpdir(), "clustersim-bench-met
 const metricsRegistry = new Registry()
 const metricsFile = metricsDir === undefined ? undefined : OpenMetricsFile.open(join(metricsDir, "run.om"), metricsRegistry)
 let scrapes = 0
+// the CPU of the scrapes themselves (reading the metrics, formatting, writing the spool); the rest of the overhead is
+// the recording on the requests' path and the garbage both leave (docs/benchmarks.md "Metrics overhead")
+let scrapeCpuMicros = 0
+const timedScrape = async (t: number): Promise<void> => {
+  const before = process.cpuUsage()
+  scrapes++
+  await metricsFile!.scrape(t)
+  const used = process.cpuUsage(before)
+  scrapeCpuMicros += used.user + used.system
+}
 
 const cpuBefore = process.cpuUsage()
 const wallStart = performance.now()
-const run = runSimulatedCluster({
+const options: ClusterRunOptions = {
     spec: {
       nodes,
       podsPerNode,
@@ -99,16 +115,19 @@ const run = runSimulatedCluster({
     progressEveryMs: (withClients ? 1 : 10) * 60_000,
     onProgress: (p) => console.error(`  virtual ${(p.virtualMs / 60_000).toFixed(0)} min, wall ${(p.wallMs / 1000).toFixed(1)} s, cpu ${(process.cpuUsage(cpuBefore).user / 1e6).toFixed(1)} s, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB`),
     ...(metricsFile !== undefined
-      ? { metrics: { registers: [metricsRegistry], everyMs: 15_000, scrape: (t: number) => Effect.promise(() => (scrapes++, metricsFile.scrape(t))) } }
+      ? { metrics: { registers: [metricsRegistry], everyMs: 15_000, scrape: (t: number) => Effect.promise(() => timedScrape(t)) } }
       : {})
-  })
-// a scrape is asynchronous (prom-client's exposition): only the run with the file needs a promise
-const result = (metricsFile === undefined ? Effect.runSync(run) : await Effect.runPromise(run)) as Record<string, any>
+  }
+const run = hostTurns ? Effect.orDie(Effect.map(runSimulation(options), (r) => r.cluster!)) : runSimulatedCluster(options)
+// a scrape is asynchronous (prom-client's exposition), and so is a host turn: those runs need a promise
+const result = (metricsFile === undefined && !hostTurns ? Effect.runSync(run) : await Effect.runPromise(run)) as Record<string, any>
 metricsFile?.close()
 const wallMs = performance.now() - wallStart
 const metricsFileBytes = metricsDir === undefined ? undefined : statSync(join(metricsDir, "run.om")).size
-if (metricsDir !== undefined) rmSync(metricsDir, { recursive: true, force: true })
 const cpu = process.cpuUsage(cpuBefore)
+// the file's digest (outside the timing): same seed, same bytes — before and after a change to the writer
+const metricsFileSha256 = metricsDir === undefined ? undefined : createHash("sha256").update(readFileSync(join(metricsDir, "run.om"))).digest("hex")
+if (metricsDir !== undefined) rmSync(metricsDir, { recursive: true, force: true })
 const peakRssMiB = (process.resourceUsage().maxRSS * 1024) / 2 ** 20
 
 console.log(
@@ -119,7 +138,7 @@ console.log(
       clients: withClients ? { ...counters, informers: separateInformers ? "separate" : "shared" } : false,
       images: withImages,
       authorization,
-      ...(metricsFileBytes !== undefined ? { metricsOut: { scrapes, fileMiB: +(metricsFileBytes / 2 ** 20).toFixed(1) } } : {}),
+      ...(metricsFileBytes !== undefined ? { metricsOut: { scrapes, fileMiB: +(metricsFileBytes / 2 ** 20).toFixed(1), scrapeCpuSeconds: +(scrapeCpuMicros / 1e6).toFixed(2), sha256: metricsFileSha256 } } : {}),
       pods: result.pods,
       evictions: result.evictions.length,
       virtualMinutes: minutes,
