@@ -41,7 +41,7 @@ import { transform, type Call, type Verb } from "../../src/client/Transform.js"
 import { PriorityAndFairness } from "./apf/PriorityAndFairness.js"
 import { SeatHeap } from "./SeatHeap.js"
 import { listSeats, watchSeats } from "./apf/WorkEstimate.js"
-import { jsonLength, storedJsonLength } from "./JsonLength.js"
+import { jsonLength, storedItemsLength, storedJsonLength } from "./JsonLength.js"
 import { defaultIdentity, ModelRequests, type ModelIdentity, type ModelRequest } from "./ModelRequests.js"
 import { pinnedIndexValue } from "./FieldIndex.js"
 import * as SeededRandom from "../kernel/SeededRandom.js"
@@ -554,9 +554,7 @@ const listSource = (resource: ResourceType, opts: ListOptions | undefined): List
 const listHeld = (model: ServiceTimeModel, resource: ResourceType, opts: ListOptions | undefined) => {
   const source = listSource(resource, opts)
   return (list: KList, start: number, end: number): void => {
-    let bytes = 0
-    for (const item of list.items) bytes += storedJsonLength(item)
-    model.relistMemory.record("list", start, end, listHeldBytes(bytes, source))
+    model.relistMemory.record("list", start, end, listHeldBytes(storedItemsLength(list.items), source))
   }
 }
 
