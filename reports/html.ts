@@ -13,11 +13,11 @@ import { parse as parseYaml } from "yaml"
 import type { Comparison, Side } from "../src/compare/Compare.js"
 import { formatRatioInterval, keyLabel } from "../src/compare/Compare.js"
 import { keyString } from "../src/loadgen/LatencyRecorder.js"
-import type { RunArtifact } from "../src/loadgen/Artifact.js"
+import { processExitCode, type RunArtifact } from "../src/loadgen/Artifact.js"
 import { renderComparison, saturationText } from "./compareText.js"
 import { whatIfHtml } from "./compareWhatIfHtml.js"
 import { modelledNote, serverModelOf, serverModelSection } from "./serverModelHtml.js"
-import { formatMs, observedText, renderSummary, seriesLabel } from "./summary.js"
+import { formatMs, observedText, renderSummary, segmentThresholdsNote, seriesLabel, verdictText } from "./summary.js"
 import { leaseColumns, readyNodesOverTime, type ReadyTimeline } from "./clusterSeries.js"
 import { seriesStyle, type SeriesStyle } from "./palette.js"
 import { workloadTooManyRequests } from "./apfReading.js"
@@ -406,9 +406,9 @@ ${body}
 }
 
 const verdictLine = (a: RunArtifact): string => {
-  const cls = a.outcome === "pass" ? "pass" : "fail"
-  const text = { pass: "PASS", "thresholds-breached": "FAIL: thresholds breached", "run-error": `RUN ERROR${a.runError ? `: ${a.runError}` : ""}`, interrupted: "INTERRUPTED: partial results" }[a.outcome]
-  return `<p class="${cls}"><b>${escapeHtml(text)}</b> (exit ${a.exitCode})</p>`
+  // a segment that ran to its end awaits the merge's verdict (./summary.ts verdictText)
+  const cls = a.segment !== undefined && a.outcome === "thresholds-breached" ? "muted" : a.outcome === "pass" ? "pass" : "fail"
+  return `<p class="${cls}"><b>${escapeHtml(verdictText(a))}</b> (exit ${processExitCode(a)})</p>`
 }
 
 const seriesTable = (a: RunArtifact, modelled: boolean): string => {
@@ -426,10 +426,12 @@ const seriesTable = (a: RunArtifact, modelled: boolean): string => {
 const thresholdList = (a: RunArtifact): string =>
   a.thresholds.length === 0
     ? ""
-    : `<h2>Thresholds</h2><ul>${a.thresholds
+    : `<h2>Thresholds${a.segment !== undefined ? ` <span class="muted">(${segmentThresholdsNote})</span>` : ""}</h2><ul>${a.thresholds
         .map((t) => {
           const g = Object.entries(t.group).map(([k, v]) => `${k}=${v}`).join(",")
-          return `<li class="${t.passed ? "pass" : "fail"}">${t.passed ? "✓" : "✗"} ${escapeHtml(`${t.threshold}${g ? ` [${g}]` : ""}: ${t.condition} (observed ${observedText(t)})`)}</li>`
+          const row = escapeHtml(`${t.threshold}${g ? ` [${g}]` : ""}: ${t.condition} (observed ${observedText(t)})`)
+          // a segment's share: its values, the verdict is the merged run's
+          return a.segment !== undefined ? `<li>${row}</li>` : `<li class="${t.passed ? "pass" : "fail"}">${t.passed ? "✓" : "✗"} ${row}</li>`
         })
         .join("")}</ul>`
 

@@ -3,8 +3,8 @@
  * one test case per threshold result (the `outcome:` checks included), a failure per breach, and an
  * error case when the run itself failed or was interrupted.
  */
-import type { RunArtifact } from "../src/loadgen/Artifact.js"
-import { observedText } from "./summary.js"
+import { processExitCode, type RunArtifact } from "../src/loadgen/Artifact.js"
+import { judgedAtMerge, observedText } from "./summary.js"
 
 const xml = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "")
@@ -18,10 +18,15 @@ export const renderJunit = (a: RunArtifact): string => {
   const cases: Array<string> = []
   let failures = 0
   let errors = 0
+  let skipped = 0
   for (const t of a.thresholds) {
     const name = `${t.threshold}${groupText(t.group)}: ${t.condition}`
     const observed = `observed ${observedText(t)}`
-    if (t.passed) cases.push(`    <testcase classname="${xml(a.scenario.name)}.thresholds" name="${xml(name)}" time="0"><system-out>${xml(observed)}</system-out></testcase>`)
+    if (a.segment !== undefined) {
+      // a segment's share: the case is the merged run's to judge (docs/distributed.md "One result")
+      skipped++
+      cases.push(`    <testcase classname="${xml(a.scenario.name)}.thresholds" name="${xml(name)}" time="0"><skipped message="${xml(`${judgedAtMerge} (clustersim merge)`)}"/><system-out>${xml(observed)}</system-out></testcase>`)
+    } else if (t.passed) cases.push(`    <testcase classname="${xml(a.scenario.name)}.thresholds" name="${xml(name)}" time="0"><system-out>${xml(observed)}</system-out></testcase>`)
     else {
       failures++
       cases.push(
@@ -40,12 +45,12 @@ export const renderJunit = (a: RunArtifact): string => {
   return [
     `<?xml version="1.0" encoding="UTF-8"?>`,
     `<testsuites name="clustersim" tests="${tests}" failures="${failures}" errors="${errors}" time="${time}">`,
-    `  <testsuite name="${xml(`clustersim run ${a.scenario.name}`)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="0" time="${time}" timestamp="${xml(a.startedAt.replace(/Z$/, ""))}">`,
+    `  <testsuite name="${xml(`clustersim run ${a.scenario.name}`)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${time}" timestamp="${xml(a.startedAt.replace(/Z$/, ""))}">`,
     `    <properties>`,
     `      <property name="target" value="${xml(a.target.url ? `${a.target.kind} ${a.target.url}` : a.target.kind)}"/>`,
     `      <property name="seed" value="${a.seed}"/>`,
     `      <property name="scenario.sha256" value="${a.scenario.sha256}"/>`,
-    `      <property name="exitCode" value="${a.exitCode}"/>`,
+    `      <property name="exitCode" value="${processExitCode(a)}"/>`,
     `    </properties>`,
     ...cases,
     `  </testsuite>`,

@@ -3,7 +3,7 @@
  * re-rendered later): one row per metric key, relists, threshold verdicts, generator health.
  */
 import type { ThresholdResult } from "../src/loadgen/Thresholds.js"
-import type { ArtifactSeries, RunArtifact, SegmentSpread } from "../src/loadgen/Artifact.js"
+import { type ArtifactSeries, processExitCode, type RunArtifact, type SegmentSpread } from "../src/loadgen/Artifact.js"
 import { segmentText } from "../src/loadgen/ExecutionSegment.js"
 import { apfReading, type ApfContext, levelLine, workloadTooManyRequests } from "./apfReading.js"
 import { readyNodesFigures, type ReadyTimeline } from "./clusterSeries.js"
@@ -34,6 +34,30 @@ export const observedText = (t: Pick<ThresholdResult, "threshold" | "condition" 
   if (t.unit === "/s") return `${t.observed.toFixed(3)}/s`
   return Number.isInteger(t.observed) ? String(t.observed) : t.observed.toFixed(3)
 }
+
+/**
+ * A segment's thresholds are the run's, judged once on the merged figures (docs/distributed.md "One result"): its own
+ * summary and reports show its share's values without a verdict on them, and end as the process does.
+ */
+export const judgedAtMerge = "judged at merge, on the whole run"
+export const segmentThresholdsNote = `${judgedAtMerge}; this segment's share observed`
+
+/** Whether the artifact is a segment's that ran to its end: its thresholds await the merge. */
+const segmentDone = (a: RunArtifact): boolean => a.segment !== undefined && (a.outcome === "pass" || a.outcome === "thresholds-breached")
+
+/** The last line's words for how the run ended (without the exit code). */
+export const verdictText = (a: RunArtifact): string =>
+  segmentDone(a)
+    ? `SEGMENT ${segmentText(a.segment!)} DONE: thresholds are ${judgedAtMerge}: clustersim merge`
+    : {
+        pass: "PASS",
+        "thresholds-breached": "FAIL: thresholds breached",
+        "run-error": `RUN ERROR${a.runError ? `: ${a.runError}` : ""}`,
+        interrupted: "INTERRUPTED: partial results"
+      }[a.outcome]
+
+/** The last line: how the run ended and the process's exit code. */
+export const verdictLine = (a: RunArtifact): string => `${verdictText(a)} (exit ${processExitCode(a)})`
 
 const pad = (s: string, n: number, right = false): string => (right ? s.padStart(n) : s.padEnd(n))
 
@@ -283,21 +307,16 @@ export const renderSummary = (a: RunArtifact): string => {
   }
   if (a.thresholds.length > 0) {
     out.push("")
-    out.push("thresholds:")
+    out.push(a.segment !== undefined ? `thresholds (${segmentThresholdsNote}):` : "thresholds:")
     for (const t of a.thresholds) {
+      const row = `${t.threshold}${groupText(t.group)}: ${t.condition} (observed ${observedText(t)}`
       // a pass on no data is the scenario's `allowNoData: true` (docs/scenarios.md): say so beside the ✓
       const allowed = t.noData && t.passed ? ", allowed" : ""
-      out.push(`  ${t.passed ? "✓" : "✗"} ${t.threshold}${groupText(t.group)}: ${t.condition} (observed ${observedText(t)}${allowed})`)
+      out.push(a.segment !== undefined ? `  - ${row})` : `  ${t.passed ? "✓" : "✗"} ${row}${allowed})`)
     }
   }
   out.push("")
-  const verdict: Record<RunArtifact["outcome"], string> = {
-    pass: "PASS",
-    "thresholds-breached": "FAIL: thresholds breached",
-    "run-error": `RUN ERROR${a.runError ? `: ${a.runError}` : ""}`,
-    interrupted: "INTERRUPTED: partial results"
-  }
-  out.push(`${verdict[a.outcome]} (exit ${a.exitCode})`)
+  out.push(verdictLine(a))
   return out.join("\n")
 }
 
@@ -307,7 +326,8 @@ const renderSegments = (segments: ReadonlyArray<SegmentSpread>): Array<string> =
   for (const s of segments) {
     rows.push([
       segmentText(s),
-      s.outcome,
+      // how the segment ended: its share's thresholds are no verdict, the merged run's below is
+      s.outcome === "pass" || s.outcome === "thresholds-breached" ? "completed" : s.outcome,
       String(s.requests),
       String(s.errors),
       s.p50Ms !== undefined ? formatMs(s.p50Ms) : "-",

@@ -13,7 +13,7 @@ import { Effect, Either, Exit } from "effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
-import { defaultOutDir, type RunArtifact, withScenarioInputs, writeArtifact } from "../../src/loadgen/Artifact.js"
+import { defaultOutDir, processExitCode, type RunArtifact, withScenarioInputs, writeArtifact } from "../../src/loadgen/Artifact.js"
 import { parseScenario } from "../scenario/load.js"
 import { ms } from "../scenario/Run.js"
 import type { Scenario } from "../scenario/Scenario.js"
@@ -75,16 +75,10 @@ export interface RunCommandResult {
   readonly artifact?: RunArtifact
 }
 
-/** Loads, runs and reports one scenario; never fails — the outcome is the exit code. */
-/**
- * The process's exit code for its artifact. A segment's own thresholds are not the run's — they are judged once on
- * the merged figures (`clustersim merge`, docs/distributed.md) — so a segment that only breached them exits 0: a
- * Job's pod exiting 99 would fail the Job, and with `backoffLimit: 0` the Job controller would stop the other
- * segments. Its run.json still says `thresholds-breached`.
- */
-export const processExitCode = (artifact: RunArtifact): number =>
-  artifact.segment !== undefined && artifact.exitCode === ExitCode.ThresholdsBreached ? ExitCode.Pass : artifact.exitCode
+/** The process's exit code for its artifact (a segment's breach of its own share's thresholds is not the run's). */
+export { processExitCode }
 
+/** Loads, runs and reports one scenario; never fails — the outcome is the exit code. */
 export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult> =>
   Effect.gen(function* () {
     const out = o.stdout ?? ((s: string) => void process.stdout.write(s))
@@ -146,11 +140,7 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       if (tty) err("\r\x1b[2K")
       out(renderSummary(artifact) + "\n")
       out(renderOutputFiles({ ...written, ...(path !== undefined ? { runJson: path } : {}) }))
-      if (path !== undefined) {
-        const exitCode = processExitCode(artifact)
-        if (exitCode !== artifact.exitCode) err(`clustersim: this segment breached its own share's thresholds; the run's are judged on the merged figures (clustersim merge)\n`)
-        return { exitCode, artifactPath: path, artifact }
-      }
+      if (path !== undefined) return { exitCode: processExitCode(artifact), artifactPath: path, artifact }
       err(`clustersim: could not write ${join(outDir, "run.json")}: ${writeError}\n`)
       return { exitCode: ExitCode.RunError, artifact }
     }

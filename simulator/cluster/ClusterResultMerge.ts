@@ -4,12 +4,13 @@
  * singletons (lifecycle controller, scheduler section). Counts are summed, latency histograms added (the run-wide
  * lease-renew, status and pod start-up figures are exact), what is per node — ready transitions, taints, pod deletions —
  * is taken from the node's owner only (the first segment watches every node for its controller, and would otherwise
- * count a node twice), and the controller's events from the segment that ran it. Times stay ms since each segment's
+ * count a node twice), and the controller's events from the segment that ran it. A pod created in one segment and run
+ * by another's agent has its created → running stage joined from the two halves they hand on. Times stay ms since each segment's
  * start, which is the run's common one. A lease-timeline interval's percentiles are not mergeable without their
  * histograms: the merged interval shows the slowest segment's. Pure; tested in test/cluster/ClusterResultMerge.test.ts.
  */
 import { combineHealth } from "../../src/loadgen/GeneratorHealth.js"
-import { decodeHistogram, encodeHistogram, mergeHistograms, summarize } from "../../src/loadgen/LatencyRecorder.js"
+import { decodeHistogram, encodeHistogram, makeHistogram, mergeHistograms, recordMillis, summarize } from "../../src/loadgen/LatencyRecorder.js"
 import { type ExecutionSegment, ownerOfName } from "../../src/loadgen/ExecutionSegment.js"
 import type { LeaseTimelineResult } from "../nodeagent/LeaseTimeline.js"
 import type { ClusterResult } from "./ClusterResult.js"
@@ -59,6 +60,23 @@ const mergeTimelines = (ts: ReadonlyArray<LeaseTimelineResult>): LeaseTimelineRe
   }
 }
 
+/**
+ * The created → running stages of pods created in one segment and run by another's agent (./PodStartupSli.ts
+ * `crossSegment`): joined by pod key, both times ms since the run's common start.
+ */
+const crossSegmentRunning = (ps: ReadonlyArray<PodStartupResult>): string => {
+  const created = new Map<string, number>()
+  for (const p of ps) for (const [key, ms] of Object.entries(p.crossSegment?.createdMs ?? {})) created.set(key, ms)
+  const h = makeHistogram()
+  for (const p of ps) {
+    for (const [key, ms] of Object.entries(p.crossSegment?.runningMs ?? {})) {
+      const from = created.get(key)
+      if (from !== undefined) recordMillis(h, Math.max(0, ms - from))
+    }
+  }
+  return encodeHistogram(h)
+}
+
 const mergePodStartup = (ps: ReadonlyArray<PodStartupResult>): PodStartupResult | undefined => {
   if (ps.length === 0) return undefined
   const stage = (f: (p: PodStartupResult) => StageSummary) => mergedLatency(ps.map((p) => f(p).hdr))
@@ -66,7 +84,7 @@ const mergePodStartup = (ps: ReadonlyArray<PodStartupResult>): PodStartupResult 
     pods: sum(ps.map((p) => p.pods)),
     observedRunning: sum(ps.map((p) => p.observedRunning)),
     createToScheduled: stage((p) => p.createToScheduled),
-    createToRunning: stage((p) => p.createToRunning),
+    createToRunning: mergedLatency([...ps.map((p) => p.createToRunning.hdr), crossSegmentRunning(ps)]),
     createToObserved: stage((p) => p.createToObserved)
   }
 }

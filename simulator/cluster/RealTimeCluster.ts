@@ -79,6 +79,11 @@ export interface RealTimeClusterOptions {
    * node for the controller. Default: the whole cluster.
    */
   readonly segment?: ExecutionSegment
+  /**
+   * With `segment`: the run's common start on this machine's clock (epoch ms; default this run's own start), from
+   * which the pod start-up stages another segment must join are timed (./PodStartupSli.ts `crossSegment`).
+   */
+  readonly originMs?: number
   /** About every 5 s. */
   readonly onProgress?: (p: { readonly elapsedMs: number; readonly registered: number; readonly leaseWrites: number; readonly errors: number }) => void
 }
@@ -298,7 +303,8 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
           registered: metrics.registrations,
           adopted: metrics.adopted,
           foreignNodes: metrics.foreignNodes,
-          ...(pods > 0 || scheduler ? { podStartup: podStartup.result() } : {}),
+          // a segment's scheduler binds pods to others' nodes, its agents run pods others created: halves for the merge
+          ...(pods > 0 || scheduler || podStartup.ranUnseen > 0 ? { podStartup: podStartup.result(segment.count > 1 ? { originMs: o.originMs ?? startMillis } : undefined) } : {}),
           ...(scheduler ? { schedulerErrorsByCode: schedulerErrors } : {}),
           cleanup
         },

@@ -19,7 +19,7 @@ import {
   type Summary
 } from "./LatencyRecorder.js"
 import type { ServerSideReport } from "./ServerLatency.js"
-import type { ThresholdResult } from "./Thresholds.js"
+import { ExitCode, type ThresholdResult } from "./Thresholds.js"
 
 /**
  * v2 added the `name`/`phase` tags on series keys, `connectionErrors` on series and intervals, and the
@@ -259,6 +259,15 @@ export interface RunArtifact {
   /** A merged run (`clustersim merge`): each segment's own figures, so one slow generator shows. */
   readonly segments?: ReadonlyArray<SegmentSpread>
 }
+
+/**
+ * The process's exit code for its artifact. A segment's own thresholds are not the run's — they are judged once on
+ * the merged figures (`clustersim merge`, docs/distributed.md) — so a segment that only breached them exits 0: a
+ * Job's pod exiting 99 would fail the Job, and with `backoffLimit: 0` the Job controller would stop the other
+ * segments. Its run.json still says `thresholds-breached`; its summary and reports say the thresholds are judged at merge.
+ */
+export const processExitCode = (artifact: RunArtifact): number =>
+  artifact.segment !== undefined && artifact.exitCode === ExitCode.ThresholdsBreached ? ExitCode.Pass : artifact.exitCode
 
 /** Where a segment's artifact belongs (docs/distributed.md). `index` is 0-based; people read `index + 1` of `count`. */
 export interface SegmentPlace {

@@ -5,13 +5,15 @@
  * first segment to see it writes `startAt` = the target's now + the margin, guarded by the resourceVersion it read, so
  * exactly one writer wins and every segment reads the same instant. Instants in the ConfigMap are the target's clock;
  * each segment converts with its own measured skew (./ClockSkew.ts). A segment missing at the deadline fails every
- * segment that waited, naming it.
+ * segment that waited, naming it. The ConfigMap also holds the plan (`segments`, `sequence`): a segment of another
+ * plan is refused, and writes why as `refused`, so the segments waiting there fail with it before any load — k6 too
+ * needs every segment to have the same `--execution-segment-sequence`.
  */
 import { Clock, Data, Duration, Effect } from "effect"
 import { ConfigMaps, Namespaces } from "../api/Resources.js"
 import { ApiClient } from "../client/ApiClient.js"
 import { type ClientError, hasStatusCode } from "../client/TransportError.js"
-import { type ExecutionSegment, segmentText } from "./ExecutionSegment.js"
+import { type ExecutionSegment, segmentText, sequenceText } from "./ExecutionSegment.js"
 
 export class RendezvousFailed extends Data.TaggedError("RendezvousFailed")<{ readonly message: string }> {}
 
@@ -59,18 +61,30 @@ export const rendezvous = (plan: RendezvousPlan): Effect.Effect<AgreedStart, Ren
     const scope = { namespace: plan.namespace }
     const targetNow = Effect.map(Clock.currentTimeMillis, (t) => t - plan.skewMs)
     const me = keyOf(plan.segment.index)
+    const sequence = sequenceText(plan.segment)
+    /** This segment cannot be one of the run registered there: said to the segments waiting too, then failed. */
+    const refuse = (what: string) =>
+      Effect.gen(function* () {
+        const refusal = failed(plan, what)
+        yield* Effect.ignore(api.patch(ConfigMaps, name, "merge", { data: { refused: refusal.message } }, scope))
+        return yield* Effect.fail(refusal)
+      })
 
     // the namespace may be the run's own; one that exists already (or that this user may not create) is fine
     yield* Effect.ignore(api.create(Namespaces, { apiVersion: "v1", kind: "Namespace", metadata: { name: plan.namespace } }))
     const stamp = new Date(yield* targetNow).toISOString()
     const created = yield* Effect.either(
-      api.create(ConfigMaps, { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: plan.namespace, labels: { "app.kubernetes.io/managed-by": "clustersim" } }, data: { segments: String(count), [me]: stamp } }, scope)
+      api.create(ConfigMaps, { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: plan.namespace, labels: { "app.kubernetes.io/managed-by": "clustersim" } }, data: { segments: String(count), sequence, [me]: stamp } }, scope)
     )
     if (created._tag === "Left") {
       if (!hasStatusCode(created.left, 409)) return yield* Effect.fail(clientFailure(plan, "cannot create it")(created.left))
       const existing = yield* Effect.mapError(api.get(ConfigMaps, name, scope), clientFailure(plan, "cannot read it"))
       const data = dataOf(existing)
-      if (data.segments !== String(count)) return yield* Effect.fail(failed(plan, `it is for ${data.segments ?? "an unknown number of"} segments, this one is ${segmentText(plan.segment)}`))
+      if (data.refused !== undefined) return yield* Effect.fail(new RendezvousFailed({ message: data.refused }))
+      if (data.segments !== String(count)) return yield* refuse(`it is for ${data.segments ?? "an unknown number of"} segments, this one is ${segmentText(plan.segment)}`)
+      if (data.sequence !== undefined && data.sequence !== sequence) {
+        return yield* refuse(`segment ${segmentText(plan.segment)} is a part of the sequence ${sequence}, but the segments there are parts of ${data.sequence}: give every segment of the run the same --segment-sequence`)
+      }
       if (data[me] !== undefined || data.startAt !== undefined) {
         return yield* Effect.fail(failed(plan, `segment ${segmentText(plan.segment)} is registered there already: left by an earlier run? Delete it or choose another rendezvous id`))
       }
@@ -81,6 +95,7 @@ export const rendezvous = (plan: RendezvousPlan): Effect.Effect<AgreedStart, Ren
     for (;;) {
       const current = yield* Effect.mapError(api.get(ConfigMaps, name, scope), clientFailure(plan, "cannot read it"))
       const data = dataOf(current)
+      if (data.refused !== undefined) return yield* Effect.fail(new RendezvousFailed({ message: data.refused }))
       if (data.startAt !== undefined) {
         const start = Date.parse(data.startAt)
         if (Number.isNaN(start)) return yield* Effect.fail(failed(plan, `startAt ${JSON.stringify(data.startAt)} is not a time`))

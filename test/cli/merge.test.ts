@@ -11,6 +11,9 @@ import { join } from "node:path"
 import { assembleArtifact } from "../../app/cli/artifact.js"
 import { mergeCommand, mergedArtifact } from "../../app/cli/merge.js"
 import { processExitCode } from "../../app/cli/run.js"
+import { renderRunHtml } from "../../reports/html.js"
+import { renderJunit } from "../../reports/junit.js"
+import { observedText, renderSummary } from "../../reports/summary.js"
 import { parseScenario } from "../../app/scenario/load.js"
 import { makeRunState } from "../../app/scenario/Run.js"
 import { type RunArtifact, withScenarioInputs, writeArtifact } from "../../src/loadgen/Artifact.js"
@@ -149,6 +152,43 @@ describe("clustersim merge", () => {
     expect(processExitCode(whole)).toBe(99)
   })
 
+  it("a segment's own summary, report and junit show its share's figures without a verdict: the thresholds are judged at merge", () => {
+    const b = segmentArtifact(1, 2, [...Array.from({ length: 98 }, () => 5), 80, 80])
+    expect(b.outcome).toBe("thresholds-breached")
+    const text = renderSummary(b)
+    const lines = text.split("\n")
+    // its share's values, no ✓/✗, and the verdict the process acts on: exit 0, judged at merge
+    expect(lines.slice(lines.indexOf("thresholds (judged at merge, on the whole run; this segment's share observed):"))).toEqual([
+      "thresholds (judged at merge, on the whole run; this segment's share observed):",
+      `  - latency{operation:GET}: p(99) < 40ms (observed ${observedText(b.thresholds[0]!)})`,
+      "  - outcome:error-rate [metric=api_call]: rate <= 0.1 (observed 0)",
+      "",
+      "SEGMENT 2/2 DONE: thresholds are judged at merge, on the whole run: clustersim merge (exit 0)"
+    ])
+    expect(text).not.toMatch(/PASS|FAIL|✓|✗|exit 99/)
+    const html = renderRunHtml(b)
+    expect(html).toContain("<b>SEGMENT 2/2 DONE: thresholds are judged at merge, on the whole run: clustersim merge</b> (exit 0)")
+    expect(html).toContain(`<h2>Thresholds <span class="muted">(judged at merge, on the whole run; this segment's share observed)</span></h2><ul><li>latency{operation:GET}: p(99) &lt; 40ms (observed ${observedText(b.thresholds[0]!)})</li><li>outcome:error-rate [metric=api_call]: rate &lt;= 0.1 (observed 0)</li></ul>`)
+    expect(html).not.toMatch(/FAIL: thresholds breached|✗/)
+    // CI reads a segment's junit as the share's checks, skipped: judged at merge
+    const junit = renderJunit(b)
+    expect(junit).toContain('tests="2" failures="0" errors="0" skipped="2"')
+    expect(junit).toContain('<skipped message="judged at merge, on the whole run (clustersim merge)"/>')
+    expect(junit).toContain('<property name="exitCode" value="0"/>')
+    // a segment that failed still says so
+    const failed = segmentArtifact(1, 2, latencies(5, 2), { outcome: "error" })
+    expect(renderSummary(failed).split("\n").at(-1)).toBe("RUN ERROR: connection refused: http://127.0.0.1:1 (exit 1)")
+    // the merged run's rows: how each segment ended, not a verdict on its share; the verdict is the whole run's
+    const a = segmentArtifact(0, 2, Array.from({ length: 1000 }, () => 5))
+    const merged = mergedArtifact([{ path: "a", artifact: a }, { path: "b", artifact: b }])
+    if (!("artifact" in merged)) throw new Error(merged.problem)
+    const whole = renderSummary(merged.artifact)
+    expect(whole).toMatch(/\n1\/2 +completed +1000 +0 /)
+    expect(whole).toMatch(/\n2\/2 +completed +100 +0 /)
+    expect(whole).toContain("  ✓ latency{operation:GET}: p(99) < 40ms")
+    expect(whole.split("\n").at(-1)).toBe("PASS (exit 0)")
+  })
+
   it("refuses artifacts that are not segments of one run, naming the file", () => {
     const a = segmentArtifact(0, 2, latencies(10, 1))
     const refuse = (other: RunArtifact) => mergedArtifact([{ path: "a/run.json", artifact: a }, { path: "b/run.json", artifact: other }])
@@ -217,8 +257,8 @@ describe("clustersim merge", () => {
     expect(code).toBe(0)
     const text = out.join("")
     expect(text).toContain("segments (2, merged):")
-    expect(text).toMatch(/1\/2 +pass +50 +0 +3ms +3ms +0 +-/)
-    expect(text).toMatch(/2\/2 +pass +40 +0 +7ms +7ms +3ms +-/)
+    expect(text).toMatch(/1\/2 +completed +50 +0 +3ms +3ms +0 +-/)
+    expect(text).toMatch(/2\/2 +completed +40 +0 +7ms +7ms +3ms +-/)
     expect(text).toContain("PASS (exit 0)")
     const written = JSON.parse(readFileSync(join(dir, "m", "run.json"), "utf8")) as RunArtifact
     expect(written.series.find((s) => s.key.metric === "api_call")!.count).toBe(90)

@@ -75,4 +75,31 @@ describe("merging a real-time cluster's segments", () => {
     expect(merged.podDeletions.map((d) => d.node).sort()).toEqual([...names].sort())
     expect(merged.events.byReason).toEqual({ NodeNotReady: 1 })
   })
+
+  it("a pod the first segment created (its scheduler) and another segment's agent ran has its created → running stage in the merged result", () => {
+    const stage = (ms: ReadonlyArray<number>) => hdrOf(ms)
+    const startup = (o: { pods: number; running: ReadonlyArray<number>; crossSegment?: object }) => ({
+      pods: o.pods,
+      observedRunning: o.pods,
+      createToScheduled: stage(o.running),
+      createToRunning: stage(o.running),
+      createToObserved: stage(o.running),
+      ...(o.crossSegment ? { crossSegment: o.crossSegment } : {})
+    })
+    const withStartup = (p: RealTimeClusterPart, podStartup: object) => ({ ...p, realTime: { ...p.realTime, podStartup } }) as unknown as RealTimeClusterPart
+    // the first segment: 3 pods created, one ran on its own node (400 ms); the second's agents ran 2 of the others
+    const a = withStartup(part(ownedBy(0), names, "first", [1], [1]), startup({ pods: 3, running: [400], crossSegment: { createdMs: { "default/x": 2000, "default/y": 3000, "default/never": 100 }, runningMs: {} } }))
+    // the second: its podsPerNode pod (300 ms), and x and y, created by the first, Running 700 and 900 ms after their creation
+    const b = withStartup(part(ownedBy(1), ownedBy(1), "second", [1], [1]), startup({ pods: 1, running: [300], crossSegment: { createdMs: {}, runningMs: { "default/x": 2700, "default/y": 3900 } } }))
+    const merged = mergeRealTimeClusters([{ segment: first, cluster: a }, { segment: second, cluster: b }])
+    const s = merged.realTime.podStartup!
+    expect(s.pods).toBe(4)
+    // every pod that ran: 400 and 300 timed in their segments, 700 and 900 joined across them
+    expect(s.createToRunning.count).toBe(4)
+    expect([s.createToRunning.min, s.createToRunning.max]).toEqual([expect.closeTo(300, 0), expect.closeTo(900, 0)])
+    expect(decodeHistogram(s.createToRunning.hdr).totalCount).toBe(4)
+    expect(s.createToObserved.count).toBe(2)
+    // joined: nothing left to hand on
+    expect((s as { crossSegment?: unknown }).crossSegment).toBeUndefined()
+  })
 })

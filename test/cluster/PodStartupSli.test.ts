@@ -36,4 +36,25 @@ describe("pod start-up SLI", () => {
     expect(med).toMatchObject({ passed: true })
     expect(med!.observed).toBeCloseTo(2000, -1)
   })
+
+  it("a segment hands on what it cannot time itself: its created pods another segment's agent ran, and the pods its agents ran that another segment created", () => {
+    // the first segment (its clock's common start at 10_000): it timed the creation of a and b, its agent ran a only
+    const first = new PodStartupSli(10_500)
+    first.created(pod("a", "node-5"), 11_000)
+    first.created(pod("b", "node-0"), 12_000)
+    first.pending(pod("c"), 13_000) // a load phase's pod: timed at first sight
+    first.running(pod("a", "node-5", "Running"), 11_400)
+    expect(first.result({ originMs: 10_000 }).crossSegment).toEqual({ createdMs: { "default/b": 2000, "default/c": 3000 }, runningMs: {} })
+    // the owner of node-0 (its clock's common start at 50_000) ran b and c without having seen them created
+    const owner = new PodStartupSli(50_020)
+    owner.running(pod("b", "node-0", "Running"), 52_700)
+    owner.running(pod("c", "node-0", "Running"), 53_900)
+    expect(owner.ranUnseen).toBe(2)
+    const handed = owner.result({ originMs: 50_000 })
+    expect(handed.crossSegment).toEqual({ createdMs: {}, runningMs: { "default/b": 2700, "default/c": 3900 } })
+    // not a pod of its own: counted where it was created
+    expect([handed.pods, handed.createToRunning.count]).toEqual([0, 0])
+    // a whole run hands nothing on
+    expect(owner.result().crossSegment).toBeUndefined()
+  })
 })

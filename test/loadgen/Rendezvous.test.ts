@@ -3,7 +3,7 @@
  * skew estimate from `Date` headers (src/loadgen/ClockSkew.ts).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Effect, Either, Fiber } from "effect"
 import { ConfigMaps } from "../../src/api/Resources.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { correctionOf, estimateSkew } from "../../src/loadgen/ClockSkew.js"
@@ -26,7 +26,8 @@ describe("rendezvous", () => {
       const returnedAt = starts.map(([, t]) => t)
       for (const t of returnedAt) expect(agreed[0]!).toBeGreaterThan(t)
       const cm = yield* (yield* ApiClient).get(ConfigMaps, rendezvousName("job-a"), { namespace: "distributed" })
-      expect(Object.keys((cm as { data?: Record<string, string> }).data ?? {}).sort()).toEqual(["segment-1", "segment-2", "segment-3", "segments", "startAt"])
+      expect(Object.keys((cm as { data?: Record<string, string> }).data ?? {}).sort()).toEqual(["segment-1", "segment-2", "segment-3", "segments", "sequence", "startAt"])
+      expect((cm as { data?: Record<string, string> }).data?.sequence).toBe("0,1/3,2/3,1")
     }).pipe(Effect.provide(clientLayer("in-process")))
   )
 
@@ -42,6 +43,26 @@ describe("rendezvous", () => {
       )
       const otherPlan = yield* Effect.either(rendezvous(plan(1, 2, "job-b")))
       expect(Either.isLeft(otherPlan) && otherPlan.left.message).toBe("rendezvous distributed/clustersim-rendezvous-job-b: it is for 3 segments, this one is 2/2")
+    }).pipe(Effect.provide(clientLayer("in-process")))
+  )
+
+  it.live("a segment of another --segment-sequence is refused, naming both sequences; the segments waiting there fail with it, not at the deadline", () =>
+    Effect.gen(function* () {
+      const part = (index: number, sequence: string | undefined) => ({ ...plan(index, 3, "job-c"), timeoutMs: 60_000, segment: { index, count: 3, ...(sequence !== undefined ? { sequence } : {}) } })
+      const refusal =
+        "rendezvous distributed/clustersim-rendezvous-job-c: segment 2/3 is a part of the sequence 0,1/3,2/3,1, but the segments there are parts of 0,1/4,3/4,1: give every segment of the run the same --segment-sequence"
+      // 0:1/4 of 0,1/4,3/4,1 waits for the others (a minute's timeout: only the refusal ends its wait in this test)
+      const waiting = yield* Effect.fork(Effect.either(rendezvous(part(0, "0,1/4,3/4,1"))))
+      yield* Effect.sleep(100)
+      const joiner = yield* Effect.either(rendezvous(part(1, undefined)))
+      expect(Either.isLeft(joiner) && joiner.left.message).toBe(refusal)
+      const waited = yield* Fiber.join(waiting)
+      expect(Either.isLeft(waited) && waited.left.message).toBe(refusal)
+      // a segment of the right sequence coming later is told too: the run cannot start
+      const late = yield* Effect.either(rendezvous(part(2, "0,1/4,3/4,1")))
+      expect(Either.isLeft(late) && late.left.message).toBe(refusal)
+      const cm = yield* (yield* ApiClient).get(ConfigMaps, rendezvousName("job-c"), { namespace: "distributed" })
+      expect((cm as { data?: Record<string, string> }).data?.startAt).toBeUndefined()
     }).pipe(Effect.provide(clientLayer("in-process")))
   )
 

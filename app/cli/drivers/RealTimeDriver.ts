@@ -123,7 +123,7 @@ export const realTimeDriver: Driver = {
               cleanup: i.cleanup,
               admin: target.admin,
               ...(scheduler ? { scheduler } : {}),
-              ...(segmented ? { segment: own } : {}),
+              ...(segmented ? { segment: own, ...(startAtMs !== undefined ? { originMs: startAtMs } : {}) } : {}),
               stop: Effect.asVoid(Fiber.join(signal)),
               onProgress: (p) =>
                 err(

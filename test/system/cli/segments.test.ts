@@ -129,7 +129,7 @@ describe("execution segments across processes", () => {
     const gets = merged.series.find((s: { key: { name?: string } }) => s.key.name === "gets")
     expect(gets.count + gets.dropped).toBe(150)
     expect(merged.actions.find((a: { action: string }) => a.action === "gets").executor.planned).toBe(150)
-    expect(m.stdout).toMatch(/1\/4:3\/4 +pass +75 /)
+    expect(m.stdout).toMatch(/1\/4:3\/4 +completed +75 /)
   }, 180_000)
 
   it("a segment killed mid-run: the merged run fails, naming it", async () => {
