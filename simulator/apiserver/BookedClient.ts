@@ -18,7 +18,8 @@ import type { DeleteOptions, DeleteResult, GetOptions, ListOptions, PatchType, W
 import type { ResourceType } from "../../src/api/Resources.js"
 import type { ClientError } from "../../src/client/TransportError.js"
 import { modelRequest, type ModelIdentity, type ModelRequest } from "./ModelRequests.js"
-import { approximateBytes, Completion, listEstimate, type RequestClass, type ServiceTimeModel } from "./ServiceTime.js"
+import { listEstimate } from "./ApfTimedClient.js"
+import { approximateBytes, Completion, type RequestClass, type ServiceTimeModel } from "./ServiceTimeModel.js"
 
 /**
  * The body sizes the model books for a node agent's requests (a GET's answer, a write's body), by resource and

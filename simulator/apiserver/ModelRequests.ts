@@ -13,6 +13,13 @@ export interface ModelRequest extends RequestAttributes {
   readonly seats?: number
   /** Its APF classification, for a request made once and sent many times (`apf/Bootstrap.ts` `classification`). */
   readonly classification?: Classification
+  /**
+   * Its classification's priority level and flow, kept in the request itself: a booking reads them without a second
+   * object (`PriorityAndFairness.place`) — a node agent's records are touched once per 10 s each, and every object
+   * more on the way was a cache miss in the 5,000-node hour (docs/benchmarks.md).
+   */
+  readonly level?: number
+  readonly flow?: string
 }
 
 /** Who a modelled request is from, as API Priority and Fairness sees it (one user is always in the same groups). */
@@ -63,12 +70,15 @@ export const modelRequest = (verb: string, resource: ResourceType, namespace: st
   // A literal, not `{ ...attributes, classification }`: a spread copy of a literal gets a hidden class of its own
   // (docs/benchmarks.md, the V8 spread trap), and with one request per node agent and kind the model's reads of
   // them (`ServiceTimeModel.complete`, APF's `place`) went megamorphic — ~10 % of the 5,000-node hour.
+  const classified = classification(attributes)
   return {
     user: attributes.user,
     groups: attributes.groups,
     verb,
     resource: attributes.resource,
     namespace: attributes.namespace,
-    classification: classification(attributes)
+    classification: classified,
+    level: classified.level,
+    flow: classified.flow
   }
 }

@@ -10,7 +10,7 @@ import { resourceTypes, type ResourceType } from "../../src/api/Resources.js"
 import { BoundHistogram, type HistogramCell } from "../../src/loadgen/BoundHistogram.js"
 import * as Def from "./MetricDefinitions.js"
 import type { ModelRequest } from "./ModelRequests.js"
-import type { ServedRequestObserver } from "./ServiceTime.js"
+import type { ServedRequestObserver } from "./ServiceTimeModel.js"
 
 /** A request's label values, the code aside (`apiserver_request_total` adds it). */
 type RequestLabels = Readonly<Record<"verb" | "dry_run" | "group" | "version" | "resource" | "subresource" | "scope" | "component", string>>

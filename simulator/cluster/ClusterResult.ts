@@ -13,7 +13,7 @@ import type { SimulatedNode } from "../nodeagent/SimulatedNode.js"
 import type { ClusterObserver, PodDeletion, ReadyTransition, TaintChange } from "./ClusterObserver.js"
 import type { AppliedFault } from "./Faults.js"
 import type { LevelMetrics } from "../apiserver/apf/PriorityAndFairness.js"
-import type { ServiceTimeParameters } from "../apiserver/ServiceTime.js"
+import type { ServiceTimeParameters } from "../apiserver/ServiceTimeModel.js"
 import type { RelistMemoryReport } from "../apiserver/RelistMemory.js"
 
 /** A type, not an interface: it is a JSON document, assignable where the artifact keeps any record (`RunArtifact.cluster`). */

@@ -5,7 +5,7 @@
  */
 import type { ApiClientService } from "../../src/client/ApiClient.js"
 import { makeHistogram, type Histogram } from "../../src/loadgen/LatencyRecorder.js"
-import type { ServiceTimeModel } from "../apiserver/ServiceTime.js"
+import type { ServiceTimeModel } from "../apiserver/ServiceTimeModel.js"
 import type { NodeAgentConfiguration } from "./config/NodeAgentConfiguration.js"
 import type { Interval, SimulatedNode } from "./SimulatedNode.js"
 import type { KObject } from "../../src/api/Object.js"

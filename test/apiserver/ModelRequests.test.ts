@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from "@effect/vitest"
 import { Nodes, Pods } from "../../src/api/Resources.js"
-import { classification } from "../../simulator/apiserver/apf/Bootstrap.js"
+import { classification, priorityLevels } from "../../simulator/apiserver/apf/Bootstrap.js"
+import { PriorityAndFairness } from "../../simulator/apiserver/apf/PriorityAndFairness.js"
 import { ModelRequests, type ModelIdentity } from "../../simulator/apiserver/ModelRequests.js"
 
 describe("ModelRequests", () => {
@@ -40,5 +41,19 @@ describe("ModelRequests", () => {
     expect(modelRequestOf("list", Pods, undefined, undefined, node3)).toBe(list)
     // the default identity's request is its own, not the first identity's
     expect(modelRequestOf("list", Pods, undefined).classification?.flow).toBe("global-default/clustersim")
+  })
+
+  it("carries its classification's level and flow, which APF books on without reading the classification", () => {
+    const node3: ModelIdentity = { user: "system:node:node-3", groups: ["system:nodes", "system:authenticated"] }
+    const list = modelRequestOf("list", Pods, undefined, undefined, node3)
+    expect(list.level).toBe(list.classification?.level)
+    expect(priorityLevels[list.level!]!.name).toBe("system")
+    expect(list.flow).toBe("system-nodes/system:node:node-3")
+    // a level of one seat: the second request of the carried level waits for the first, whatever the classification says
+    const apf = new PriorityAndFairness(1)
+    const elsewhere = { ...list, classification: { ...list.classification!, level: priorityLevels.findIndex((l) => l.name === "catch-all") } }
+    expect(apf.place(0, list, 1, 10)).toEqual({ _tag: "Dispatched", start: 0, end: 10 })
+    expect(apf.place(0, elsewhere, 1, 10)).toEqual({ _tag: "Dispatched", start: 10, end: 20 })
+    expect(apf.metrics()["system"]!.dispatched).toBe(2)
   })
 })

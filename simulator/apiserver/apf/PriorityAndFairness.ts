@@ -81,12 +81,27 @@ export class PriorityAndFairness {
   }
 
   /** `book` for a caller that needs only the times (the node agents' requests): one object less per request. */
-  place(at: number, request: RequestAttributes & { readonly classification?: Classification }, seats: number, serviceMs: number): Booking {
+  place(
+    at: number,
+    request: RequestAttributes & { readonly classification?: Classification; readonly level?: number; readonly flow?: string },
+    seats: number,
+    serviceMs: number
+  ): Booking {
+    // The level and flow the request carries (`ModelRequests.ts`): its classification is read only for an observer.
+    const level = request.level
+    const flow = request.flow
+    if (level !== undefined && flow !== undefined && this.observer === undefined) return this.placeIn(at, level, flow, seats, serviceMs)
     return this.placeAs(at, request.classification ?? classification(request), seats, serviceMs, request.verb)
   }
 
   private placeAs(at: number, classified: Classification, seats: number, serviceMs: number, verb: string): Booking {
-    const { flow, level } = classified
+    const booking = this.placeIn(at, classified.level, classified.flow, seats, serviceMs)
+    this.observer?.booked(at, classified, verb === "watch", booking)
+    return booking
+  }
+
+  /** Books on level `level` for `flow` and counts the answer. */
+  private placeIn(at: number, level: number, flow: string, seats: number, serviceMs: number): Booking {
     const state = this.levels[level]!
     const booking: Booking = state.queues === undefined ? { _tag: "Dispatched", start: at, end: at + serviceMs } : state.queues.book(at, flow, seats, serviceMs)
     if (booking._tag === "Dispatched") {
@@ -94,7 +109,6 @@ export class PriorityAndFairness {
       if (booking.start === at) state.unqueued++
       else recordMillis(state.wait, booking.start - at)
     } else state.rejected[booking.reason]++
-    this.observer?.booked(at, classified, verb === "watch", booking)
     return booking
   }
 

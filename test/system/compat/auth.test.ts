@@ -3,44 +3,26 @@
  * a bearer token (`auth can-i`, `auth can-i --list`, `auth whoami`, `create role/rolebinding/clusterrolebinding`,
  * `create token`, upstream's 403 text), and the Python client with a token.
  */
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import * as path from "node:path"
-import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ApiServer } from "../../../simulator/apiserver/ApiServer.js"
-import { generatePki, kubeconfigText, type GeneratedPki } from "../../../simulator/apiserver/auth/Certificates.js"
-import { serveHttp } from "../../../simulator/apiserver/HttpServer.js"
-import { compatDir, findKubectls, python, run } from "./support/clients.js"
+import { compatDir, findKubectls, python, run, startTlsRbacServer, type TlsRbacServer } from "./support/clients.js"
 
 const kubectls = findKubectls()
 const tokenOf = (version: string) => `tok-${version}`
 const userOf = (version: string) => `user-${version.replace(".", "-")}`
 const tokens = new Map([...kubectls.map((k) => [tokenOf(k.version), { name: userOf(k.version), uid: k.version, groups: [] }] as const), ["tok-py", { name: "py", uid: "py", groups: [] }]])
 
-let url = ""
-let pki: GeneratedPki
-let adminConfig = ""
-const scope = Effect.runSync(Scope.make())
+let server: TlsRbacServer
 
 beforeAll(async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), "clustersim-compat-auth-"))
-  pki = await Effect.runPromise(generatePki(dir, "127.0.0.1"))
-  url = await Effect.runPromise(
-    Scope.extend(Effect.map(serveHttp({ host: "127.0.0.1", port: 0, admin: false, tls: pki.tls }), (s) => s.url), scope).pipe(
-      Effect.provide(ApiServer.layer({ authorizationMode: "RBAC", authentication: { anonymous: false, tokens } }))
-    )
-  )
-  adminConfig = path.join(dir, "kubeconfig")
-  writeFileSync(adminConfig, kubeconfigText(url, pki))
+  server = await startTlsRbacServer("clustersim-compat-auth-", tokens)
 }, 60_000)
 
-afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
+afterAll(() => server.close())
 
 describe("kubectl over serve --tls with RBAC", () => {
   describe.concurrent.each(kubectls)("kubectl $version", ({ path: bin, version }) => {
-    const asAdmin = (...args: ReadonlyArray<string>) => run(bin, ["--kubeconfig", adminConfig, ...args])
-    const asUser = (...args: ReadonlyArray<string>) => run(bin, ["--server", url, "--certificate-authority", pki.caFile, "--token", tokenOf(version), ...args])
+    const asAdmin = (...args: ReadonlyArray<string>) => run(bin, ["--kubeconfig", server.adminConfig, ...args])
+    const asUser = (...args: ReadonlyArray<string>) => run(bin, ["--server", server.url, "--certificate-authority", server.pki.caFile, "--token", tokenOf(version), ...args])
     const ns = `ns-${version.replace(".", "-")}`
 
     it("client certificate (system:masters): can-i yes, --list shows everything", async () => {
@@ -89,7 +71,7 @@ describe("kubectl over serve --tls with RBAC", () => {
       expect((await asAdmin("create", "serviceaccount", sa)).code).toBe(0)
       const token = await asAdmin("create", "token", sa)
       expect(token.stdout.trim()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/)
-      const whoami = await run(bin, ["--server", url, "--certificate-authority", pki.caFile, "--token", token.stdout.trim(), "get", "nodes"])
+      const whoami = await run(bin, ["--server", server.url, "--certificate-authority", server.pki.caFile, "--token", token.stdout.trim(), "get", "nodes"])
       expect(whoami.stderr.trim()).toBe(`Error from server (Forbidden): nodes is forbidden: User "system:serviceaccount:default:${sa}" cannot list resource "nodes" in API group "" at the cluster scope`)
     }, 120_000)
   })
@@ -97,9 +79,9 @@ describe("kubectl over serve --tls with RBAC", () => {
 
 describe("python kubernetes client over HTTPS with a bearer token", () => {
   it("lists where bound, gets upstream's 403 elsewhere", async () => {
-    const admin = (...args: ReadonlyArray<string>) => run(kubectls[0]!.path, ["--kubeconfig", adminConfig, ...args])
+    const admin = (...args: ReadonlyArray<string>) => run(kubectls[0]!.path, ["--kubeconfig", server.adminConfig, ...args])
     expect((await admin("create", "rolebinding", "py-view", "--clusterrole=view", "--user=py", "-n", "default")).code).toBe(0)
-    const ran = await run(python, [`${compatDir}python/checks.py`, url, "token", "tok-py", pki.caFile])
+    const ran = await run(python, [`${compatDir}python/checks.py`, server.url, "token", "tok-py", server.pki.caFile])
     expect(ran.stderr).toBe("")
     expect(JSON.parse(ran.stdout)).toEqual({
       listed: [],

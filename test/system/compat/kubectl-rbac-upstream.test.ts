@@ -5,16 +5,11 @@
  * asked in; the authorizer follows them whichever group a role or binding was written in and whichever name its
  * `roleRef.apiGroup` uses. The oldest and the newest kubectl (aggregated discovery v2beta1 and v2).
  */
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
 import * as path from "node:path"
-import { Effect, Exit, Scope } from "effect"
 import { stringify } from "yaml"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ApiServer } from "../../../simulator/apiserver/ApiServer.js"
-import { generatePki, kubeconfigText, type GeneratedPki } from "../../../simulator/apiserver/auth/Certificates.js"
-import { serveHttp } from "../../../simulator/apiserver/HttpServer.js"
-import { findKubectls, run } from "./support/clients.js"
+import { findKubectls, run, startTlsRbacServer, type TlsRbacServer } from "./support/clients.js"
 
 const all = findKubectls()
 const kubectls = [...new Map([all[0]!, all.at(-1)!].map((k) => [k.version, k])).values()]
@@ -22,25 +17,13 @@ const tokenOf = (version: string) => `tok-${version}`
 const userOf = (version: string) => `reader-${version.replace(".", "-")}`
 const tokens = new Map(kubectls.map((k) => [tokenOf(k.version), { name: userOf(k.version), uid: k.version, groups: [] }] as const))
 
-let url = ""
-let pki: GeneratedPki
-let adminConfig = ""
-let dir = ""
-const scope = Effect.runSync(Scope.make())
+let server: TlsRbacServer
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), "clustersim-rbac-upstream-"))
-  pki = await Effect.runPromise(generatePki(dir, "127.0.0.1"))
-  url = await Effect.runPromise(
-    Scope.extend(Effect.map(serveHttp({ host: "127.0.0.1", port: 0, admin: false, tls: pki.tls }), (s) => s.url), scope).pipe(
-      Effect.provide(ApiServer.layer({ authorizationMode: "RBAC", authentication: { anonymous: false, tokens } }))
-    )
-  )
-  adminConfig = path.join(dir, "kubeconfig")
-  writeFileSync(adminConfig, kubeconfigText(url, pki))
+  server = await startTlsRbacServer("clustersim-rbac-upstream-", tokens)
 }, 60_000)
 
-afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
+afterAll(() => server.close())
 
 /** Upstream RBAC: a Role and binding (pods in `ns`), a ClusterRole and binding (namespaces), all in `rbac.authorization.k8s.io`. */
 const manifests = (ns: string, user: string) =>
@@ -67,13 +50,13 @@ const manifests = (ns: string, user: string) =>
 
 describe("kubectl apply of upstream-group RBAC on serve --tls with RBAC", () => {
   describe.each(kubectls)("kubectl $version", ({ path: bin, version }) => {
-    const asAdmin = (...args: ReadonlyArray<string>) => run(bin, ["--kubeconfig", adminConfig, ...args], 60_000)
-    const asUser = (...args: ReadonlyArray<string>) => run(bin, ["--server", url, "--certificate-authority", pki.caFile, "--token", tokenOf(version), ...args], 60_000)
+    const asAdmin = (...args: ReadonlyArray<string>) => run(bin, ["--kubeconfig", server.adminConfig, ...args], 60_000)
+    const asUser = (...args: ReadonlyArray<string>) => run(bin, ["--server", server.url, "--certificate-authority", server.pki.caFile, "--token", tokenOf(version), ...args], 60_000)
     const ns = `up-${version.replace(".", "-")}`
     const user = userOf(version)
 
     it("apply (server dry-run, then for real, then again unchanged); can-i and the requests follow the bindings", async () => {
-      const file = path.join(dir, `${ns}.yaml`)
+      const file = path.join(server.pki.dir, `${ns}.yaml`)
       writeFileSync(file, manifests(ns, user))
       expect((await asAdmin("create", "namespace", ns)).code).toBe(0)
       expect((await asUser("auth", "can-i", "list", "pods", "-n", ns)).stdout.trim()).toBe("no")
@@ -119,7 +102,7 @@ describe("kubectl apply of upstream-group RBAC on serve --tls with RBAC", () => 
     it("a binding in either group, its roleRef.apiGroup in either spelling, grants the role of the other group", async () => {
       const other = `${ns}-mixed`
       expect((await asAdmin("create", "namespace", other)).code).toBe(0)
-      const file = path.join(dir, `${other}.yaml`)
+      const file = path.join(server.pki.dir, `${other}.yaml`)
       writeFileSync(
         file,
         [

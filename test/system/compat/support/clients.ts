@@ -1,13 +1,17 @@
 /**
  * What the compatibility suite drives: every kubectl on the machine (one per version), the official Python client
  * (`/usr/bin/python3` with Debian's `python3-kubernetes`), the official Node client (its own package with node@22),
- * and a simulated server on a loopback port with the admin endpoints (compaction) on.
+ * and a simulated server on a loopback port: with the admin endpoints (compaction) on, or as `serve --tls` with RBAC.
  */
 import { execFile, execFileSync } from "node:child_process"
-import { existsSync, readdirSync, realpathSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, realpathSync } from "node:fs"
+import { tmpdir } from "node:os"
+import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect, Exit, Scope } from "effect"
 import { ApiServer } from "../../../../simulator/apiserver/ApiServer.js"
+import { generatePki, writeKubeconfig, type GeneratedPki } from "../../../../simulator/apiserver/auth/Certificates.js"
+import type { TokenTable } from "../../../../simulator/apiserver/auth/TokenFile.js"
 import { serveHttp } from "../../../../simulator/apiserver/HttpServer.js"
 
 export interface Kubectl {
@@ -71,6 +75,31 @@ export const startServer = async (): Promise<{ readonly url: string; readonly cl
     Scope.extend(Effect.map(serveHttp({ host: "127.0.0.1", port: 0, admin: true }), (s) => s.url), scope).pipe(Effect.provide(ApiServer.layer({})))
   )
   return { url, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+}
+
+export interface TlsRbacServer {
+  readonly url: string
+  /** The generated CA, serving and admin certificates, in a new directory of their own (`pki.dir`). */
+  readonly pki: GeneratedPki
+  /** The kubeconfig of the generated admin client certificate (`system:masters`), beside the certificates. */
+  readonly adminConfig: string
+  readonly close: () => Promise<void>
+}
+
+/**
+ * `serve --tls` with RBAC on a free loopback port until `close`: anonymous requests off, these bearer tokens, the
+ * certificates generated in a new temporary directory named from `prefix`.
+ */
+export const startTlsRbacServer = async (prefix: string, tokens: TokenTable): Promise<TlsRbacServer> => {
+  const pki = await Effect.runPromise(generatePki(mkdtempSync(path.join(tmpdir(), prefix)), "127.0.0.1"))
+  const scope = Effect.runSync(Scope.make())
+  const url = await Effect.runPromise(
+    Scope.extend(Effect.map(serveHttp({ host: "127.0.0.1", port: 0, admin: false, tls: pki.tls }), (s) => s.url), scope).pipe(
+      Effect.provide(ApiServer.layer({ authorizationMode: "RBAC", authentication: { anonymous: false, tokens } }))
+    )
+  )
+  const adminConfig = await Effect.runPromise(writeKubeconfig(url, pki))
+  return { url, pki, adminConfig, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }
 
 /** A JSON request to the server (the suite's own seeding, not under test). */

@@ -1,0 +1,154 @@
+/**
+ * A client whose calls take their modelled time on the `Clock` under API Priority and Fairness (`apfTimed`): each
+ * booked at arrival with its expected size, waiting in its queue, answered with 429 when its level rejects it (and
+ * retried as client-go does), its latency from the size it really had.
+ */
+import { Effect, Either, type Exit } from "effect"
+import { parseFieldSelector } from "../../src/api/FieldSelector.js"
+import type { KList, KObject } from "../../src/api/Object.js"
+import type { ListOptions, WatchOptions } from "../../src/api/Requests.js"
+import type { ResourceType } from "../../src/api/Resources.js"
+import type { ApiClientService } from "../../src/client/ApiClient.js"
+import { hasImmediateView } from "../../src/client/Capabilities.js"
+import { retryTooManyRequests } from "../../src/client/TooManyRequests.js"
+import type { ClientError } from "../../src/client/TransportError.js"
+import { transform, type Call } from "../../src/client/Transform.js"
+import { listSeats } from "./apf/WorkEstimate.js"
+import { pinnedIndexValue } from "./FieldIndex.js"
+import { storedJsonLength } from "./JsonLength.js"
+import { defaultIdentity, type ModelIdentity, type ModelRequest } from "./ModelRequests.js"
+import { codeOf, listHeld, namespaceOf, rejected, sleepUntil, subresourceOf } from "./ModelledAnswers.js"
+import { approximateBytes, type RequestClass, type ServiceTimeModel } from "./ServiceTimeModel.js"
+import { withWatchList } from "./WatchListBooking.js"
+
+/** The seats of a LIST: from the objects it processes (the watch cache for rv "0" or no limit). */
+const listRequestSeats = (model: ServiceTimeModel, resource: ResourceType, opts: ListOptions | undefined): number =>
+  listSeats({
+    stored: model.objectCount(resource),
+    limit: opts?.limit,
+    fromCache: opts?.resourceVersion === "0" || !(opts?.limit !== undefined && opts.limit > 0),
+    selector: Boolean(opts?.labelSelector || opts?.fieldSelector)
+  })
+
+/**
+ * One request under APF in virtual time: booked at arrival with the size it is expected to have (`estimate`: a
+ * LIST's objects from the stored count and its limit, the body of a write), waiting in its queue, then sent to the
+ * server when dispatched; its latency counts the size it really had. A 429 comes when the level answers it, and
+ * nothing reaches the server (a rejected request costs the simulator nothing, however often it is retried).
+ *
+ * A read dispatched on arrival — nearly every one — is answered on the spot when the server can (`answerAt`: an
+ * in-process server's immediate view, `ApiClientService.at`), so the request is one booking and one sleep; the
+ * server reads at the same instant either way. Steps per request were most of a modelled GET's cost
+ * (`bench/getPath.ts`, docs/benchmarks.md "With clients").
+ */
+const apfTimed = <A>(
+  model: ServiceTimeModel,
+  cls: RequestClass,
+  request: ModelRequest,
+  estimate: { readonly objects: number; readonly bytes: number },
+  call: Effect.Effect<A, ClientError>,
+  responseSize: (a: A) => { objects: number; bytes: number },
+  answerAt?: (now: number) => Either.Either<A, ClientError> | undefined,
+  onServed?: (a: A, start: number, end: number) => void
+): Effect.Effect<A, ClientError> =>
+  retryTooManyRequests(
+    Effect.clockWith((clock) => {
+      const now = clock.unsafeCurrentTimeMillis()
+      const factor = model.factor(cls)
+      const booked = model.book(now, cls, estimate.objects, estimate.bytes, request, factor)
+      if ("rejectedAt" in booked) {
+        if (request.verb !== "watch") model.observer?.served(request, 429, now, booked.rejectedAt, booked.rejectedAt)
+        return Effect.zipRight(sleepUntil(now, booked.rejectedAt), Effect.failSync(rejected))
+      }
+      // the rest of a dispatched request once the server has answered: its service time, from the size it really had
+      const served = (answer: Either.Either<A, ClientError> | Exit.Exit<A, ClientError>): Effect.Effect<A, ClientError> => {
+        const size =
+          cls === "read" && answer._tag === "Right" ? responseSize(answer.right)
+          : cls === "read" && answer._tag === "Success" ? responseSize(answer.value)
+          : { objects: 0, bytes: estimate.bytes }
+        const end = booked.start + model.serviceMs(cls, size.objects, size.bytes) * factor
+        if (model.observer !== undefined && request.verb !== "watch") {
+          const code = codeOf(request.verb, answer)
+          if (code !== undefined) model.observer.served(request, code, now, booked.start, end)
+        }
+        if (onServed !== undefined && answer._tag === "Right") onServed(answer.right, booked.start, end)
+        else if (onServed !== undefined && answer._tag === "Success") onServed(answer.value, booked.start, end)
+        return Effect.zipRight(sleepUntil(booked.start, end), answer)
+      }
+      const answered = booked.start === now ? answerAt?.(now) : undefined
+      if (answered !== undefined) return served(answered)
+      return Effect.flatMap(Effect.zipRight(sleepUntil(now, booked.start), Effect.exit(call)), served)
+    })
+  )
+
+/** The answer of an in-process server at `now` without an effect (a read that must wait for a revision has none). */
+const immediately = <A>(inner: ApiClientService, now: number, read: (client: ApiClientService) => Effect.Effect<A, ClientError>): Either.Either<A, ClientError> | undefined => {
+  const client = hasImmediateView(inner) ? inner.at(now) : undefined
+  if (client === undefined) return undefined
+  const answer = read(client)
+  return Either.isEither(answer) ? (answer as Either.Either<A, ClientError>) : undefined
+}
+
+/**
+ * The objects a LIST is expected to process, for the time its seats are held: what is stored, at most its limit (all
+ * stored with a selector); with a field selector pinning the type's indexed field (`spec.nodeName=x` for pods) only
+ * the objects with that value, as upstream's watch cache reads its index for it (`FieldIndex.ts`). The seats stay
+ * upstream's estimate from the stored count (`listRequestSeats`: `list_work_estimator.go` does not look at indexes).
+ */
+export const listEstimate = (model: ServiceTimeModel, resource: ResourceType, opts: ListOptions | undefined): { readonly objects: number; readonly bytes: number } => {
+  const pinned = pinnedValueOf(resource, opts?.fieldSelector)
+  const stored = pinned !== undefined ? model.indexedObjectCount(resource, pinned) : model.objectCount(resource)
+  const limited = opts?.limit !== undefined && opts.limit > 0 && !(opts.resourceVersion === "0") ? Math.min(opts.limit, stored) : stored
+  return { objects: pinned === undefined && (opts?.labelSelector || opts?.fieldSelector) ? stored : limited, bytes: 0 }
+}
+
+/** The value a LIST's field selector pins the indexed field to; none for an invalid selector (the server refuses it). */
+const pinnedValueOf = (resource: ResourceType, fieldSelector: string | undefined): string | undefined => {
+  if (!fieldSelector) return undefined
+  const parsed = parseFieldSelector(fieldSelector, resource)
+  return Either.isRight(parsed) ? pinnedIndexValue(resource, parsed.right) : undefined
+}
+
+const nothing = { objects: 0, bytes: 0 }
+const one = { objects: 1, bytes: 0 }
+const objectSize = (o: KObject) => ({ objects: 1, bytes: storedJsonLength(o) })
+const listSize = (l: KList) => ({ objects: l.items.length, bytes: 0 })
+const body = (value: unknown) => ({ objects: 0, bytes: approximateBytes(value) })
+
+const none = () => ({ objects: 0, bytes: 0 })
+
+export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, identity: ModelIdentity = defaultIdentity): ApiClientService =>
+  withWatchList(transform(inner, {
+    request: <A>(call: Call, send: (client?: ApiClientService) => Effect.Effect<A, ClientError>) => {
+      const request = model.requests.of(call.verb, call.resource, namespaceOf(call), subresourceOf(call), identity)
+      const sent = send()
+      switch (call.verb) {
+        case "get":
+          return apfTimed(model, "read", request, one, sent, objectSize as (a: A) => { objects: number; bytes: number }, (now) => immediately(inner, now, send))
+        case "list": {
+          const opts = call.opts as ListOptions | undefined
+          return apfTimed(
+            model,
+            "read",
+            { ...request, seats: listRequestSeats(model, call.resource, opts) },
+            listEstimate(model, call.resource, opts),
+            sent,
+            listSize as (a: A) => { objects: number; bytes: number },
+            (now) => immediately(inner, now, send),
+            listHeld(model, call.resource, opts) as (a: A, start: number, end: number) => void
+          )
+        }
+        case "create":
+        case "update":
+        case "patch":
+          return apfTimed(model, "mutating", request, body(call.body), sent, none)
+        default:
+          return apfTimed(model, "mutating", request, nothing, sent, none)
+      }
+    },
+    beforeWatch: (call) => watchBooked(model, call.resource, call.opts as WatchOptions | undefined, identity)
+  }), inner, model, identity)
+
+/** A watch holds one seat while it is initialised (its start), then none: booked like a read of nothing. */
+const watchBooked = (model: ServiceTimeModel, resource: ResourceType, opts: WatchOptions | undefined, identity: ModelIdentity): Effect.Effect<void, ClientError> =>
+  apfTimed(model, "read", model.requests.of("watch", resource, opts?.namespace, undefined, identity), nothing, Effect.void, () => nothing)
