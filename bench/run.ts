@@ -3,7 +3,7 @@
  * another, so they do not share an event loop or a heap), or only the ones named:
  *   node dist/bench/run.js [NAME…] [-- ARGS…]     e.g. `node dist/bench/run.js loadgen -- --quick`
  * Helpers that are started by benchmarks (not benchmarks themselves) are skipped; `cluster-control-plane` is
- * `cluster --control-plane` (the issue-6 steady-state hour).
+ * `cluster --control-plane` (the issue-6 steady-state hour), `cluster-65k` is `cluster 65000 10 60` (issue 39).
  */
 import { spawn } from "node:child_process"
 import { readdirSync } from "node:fs"
@@ -16,7 +16,9 @@ const helpers = new Set(["run", "bareServer", "calibrationCheck"])
 /** Benchmarks that are another one with arguments of its own. */
 const variants: Readonly<Record<string, readonly [script: string, ...args: string[]]>> = {
   "cluster-control-plane": ["cluster", "--control-plane"],
-  "cluster-with-clients": ["cluster", "--control-plane", "--clients"]
+  "cluster-with-clients": ["cluster", "--control-plane", "--clients"],
+  // issue 39's large cluster: 65,000 nodes × 10 pods, node lifecycle controller, no control plane
+  "cluster-65k": ["cluster", "65000", "10", "60"]
 }
 
 /**

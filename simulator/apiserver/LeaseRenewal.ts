@@ -10,7 +10,7 @@
  * a dry run, a terminating lease, a field another manager owns) returns undefined and goes the general way.
  */
 import { managerOf, scopeOf } from "./FieldManager.js"
-import { RenewedVersion } from "./RenewedVersion.js"
+import { RenewedVersion, sameKeyOrder } from "./RenewedVersion.js"
 import { shallowCopy } from "../../src/api/internal/V8Shapes.js"
 import { ownLeafEntry, withOwnEntryTime, type ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
 import { decodesAsMicroTime } from "../../src/api/kinds/FieldSchema.js"
@@ -59,7 +59,8 @@ export const writeRenewal = (
   const written: KObject = { metadata, spec }
   // Kept in the history as what it changed over the last full version (RenewedVersion.ts).
   const chain = store.renewedVersion(entry)
-  const renewed = chain !== undefined ? new RenewedVersion(chain.base, chain.own, spec) : new RenewedVersion(stored, own, spec)
+  const base = chain !== undefined ? chain.base : stored
+  const renewed = new RenewedVersion(base, chain !== undefined ? chain.own : own, spec.renewTime as string, sameKeyOrder(spec, base.spec as Record<string, unknown>) ? undefined : spec)
   return { code: 200, object: withTypeMeta(store.replace(resource, entry, written, now, true, renewed), resource), warnings: noWarnings }
 }
 

@@ -51,12 +51,11 @@ export const requestLabelsOf = (request: ModelRequest): RequestLabels => {
   }
 }
 
-/** One request shape's cells: its duration's, its SLI's and SLO's, its count per code. */
+/** One request shape's cells: its duration's, its SLI's (the SLO twin's too), its count per code. */
 interface Shape {
   readonly labels: RequestLabels
   readonly duration: HistogramCell
   readonly sli: HistogramCell
-  readonly slo: HistogramCell
   readonly byCode: Map<number, Counted>
 }
 
@@ -69,11 +68,14 @@ interface Counted {
 export class ModelledRequestMetrics implements ServedRequestObserver {
   private readonly durations: BoundHistogram
   private readonly sli: BoundHistogram
-  private readonly slo: BoundHistogram
   /** Every (shape, code) counted, in the order first seen. */
   private readonly counted: Array<Counted> = []
-  /** Each request object's shape, found once (the node agents send the same few objects millions of times). */
-  private readonly shapes = new WeakMap<ModelRequest, Shape>()
+  /**
+   * The shapes by what their labels are made of: verb, then resource (with subresource), then whether a namespace is
+   * given (index 0) or not (1). A few small maps of short strings: the node agents' ~50,000 request objects in a
+   * WeakMap cost a hash probe that missed the cache on every request (docs/benchmarks.md "Metrics overhead").
+   */
+  private readonly byRequest = new Map<string, Map<string, Array<Shape | undefined>>>()
   /** The shapes by their label values: every node's lease update is one series, not one per node. */
   private readonly byLabels = new Map<string, Shape>()
 
@@ -94,7 +96,8 @@ export class ModelledRequestMetrics implements ServedRequestObserver {
     })
     this.durations = new BoundHistogram({ ...Def.requestDuration, registers })
     this.sli = new BoundHistogram({ ...Def.requestSliDuration, registers })
-    this.slo = new BoundHistogram({ ...Def.requestSloDuration, registers })
+    // the deprecated SLO histogram is observed with the SLI's value for the same labels (upstream's metrics.go)
+    this.sli.twin({ ...Def.requestSloDuration, registers })
     new Gauge({
       ...Def.storageObjects,
       registers: [...registers],
@@ -105,8 +108,12 @@ export class ModelledRequestMetrics implements ServedRequestObserver {
   }
 
   served(request: ModelRequest, code: number, arrival: number, start: number, end: number): void {
-    let shape = this.shapes.get(request)
-    if (shape === undefined) this.shapes.set(request, (shape = this.shapeOf(requestLabelsOf(request))))
+    let byResource = this.byRequest.get(request.verb)
+    if (byResource === undefined) this.byRequest.set(request.verb, (byResource = new Map()))
+    let scopes = byResource.get(request.resource)
+    if (scopes === undefined) byResource.set(request.resource, (scopes = [undefined, undefined]))
+    const scope = request.namespace ? 0 : 1
+    const shape = (scopes[scope] ??= this.shapeOf(requestLabelsOf(request)))
     let counted = shape.byCode.get(code)
     if (counted === undefined) {
       shape.byCode.set(code, (counted = { labels: { ...shape.labels, code: String(code) }, pending: 0 }))
@@ -116,7 +123,6 @@ export class ModelledRequestMetrics implements ServedRequestObserver {
     this.durations.observe(shape.duration, (end - arrival) / 1000)
     // the SLI leaves out the wait in API Priority and Fairness' queues (`apiserver_request_sli_duration_seconds`)
     this.sli.observe(shape.sli, (end - start) / 1000)
-    this.slo.observe(shape.slo, (end - start) / 1000)
   }
 
   private shapeOf(labels: RequestLabels): Shape {
@@ -124,7 +130,7 @@ export class ModelledRequestMetrics implements ServedRequestObserver {
     const known = this.byLabels.get(key)
     if (known !== undefined) return known
     const { dry_run: _dryRun, ...sli } = labels
-    const shape = { labels, duration: this.durations.cell(labels), sli: this.sli.cell(sli), slo: this.slo.cell(sli), byCode: new Map() }
+    const shape = { labels, duration: this.durations.cell(labels), sli: this.sli.cell(sli), byCode: new Map() }
     this.byLabels.set(key, shape)
     return shape
   }

@@ -407,10 +407,7 @@ export class Store {
     table.reindex(cell, previous)
     if (started !== undefined) this.timing!.observe("update", table.log.resource, false, started)
     const change: Change = { revision, type: "MODIFIED", resource: table.log.resource, key: cell.key, object: stored, previous, time }
-    if (renewed !== undefined) {
-      renewed.revision = revision
-      renewed.time = time
-    }
+    renewed?.written(revision, time)
     this.record(table, change, renewed, previousKept)
     return stored
   }

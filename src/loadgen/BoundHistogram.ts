@@ -24,16 +24,26 @@ export class BoundHistogram {
   readonly name: string
   readonly help: string
   private readonly buckets: ReadonlyArray<number>
-  private readonly cells: Array<HistogramCell> = []
+  private readonly cells: Array<HistogramCell>
   /** Each bucket's `le` label, `+Inf` last: made once. */
   private readonly le: ReadonlyArray<Record<string, string | number>>
 
-  constructor(config: { readonly name: string; readonly help: string; readonly buckets: ReadonlyArray<number>; readonly registers: ReadonlyArray<Registry> }) {
+  constructor(config: { readonly name: string; readonly help: string; readonly buckets: ReadonlyArray<number>; readonly registers: ReadonlyArray<Registry> }, cells: Array<HistogramCell> = []) {
     this.name = config.name
     this.help = config.help
     this.buckets = [...config.buckets].sort((a, b) => a - b)
     this.le = [...this.buckets.map((b) => ({ le: b })), { le: "+Inf" }]
+    this.cells = cells
     for (const registry of config.registers) registry.registerMetric(this as never)
+  }
+
+  /**
+   * A histogram of the same buckets and cells under another name: what is observed into this one is exposed by
+   * both, for a deprecated twin upstream observes with the same value (`apiserver_request_slo_duration_seconds`
+   * beside `_sli_`, `endpoints/metrics/metrics.go`) — one observation instead of two. Its cells are this one's.
+   */
+  twin(config: { readonly name: string; readonly help: string; readonly registers: ReadonlyArray<Registry> }): BoundHistogram {
+    return new BoundHistogram({ ...config, buckets: this.buckets }, this.cells)
   }
 
   /** The cell of `labels`, exposed (with zero counts) from the next scrape on. */
@@ -43,17 +53,23 @@ export class BoundHistogram {
     return cell
   }
 
+  /** The bucket bounds, ascending (`+Inf` implied after the last). */
+  get bounds(): ReadonlyArray<number> {
+    return this.buckets
+  }
+
+  /** The cells in the order bound: what `get()` writes, for a writer that formats them itself (`OpenMetricsFile.ts`). */
+  get boundCells(): ReadonlyArray<HistogramCell> {
+    return this.cells
+  }
+
   observe(cell: HistogramCell, value: number): void {
     const b = this.buckets
-    let lo = 0
-    let hi = b.length
-    // the first bound ≥ value (Prometheus' buckets are upper-inclusive)
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (b[mid]! < value) lo = mid + 1
-      else hi = mid
-    }
-    cell.counts[lo]!++
+    // the first bound ≥ value (Prometheus' buckets are upper-inclusive), searched from the smallest: the modelled
+    // latencies fall in the first few buckets, where a scan ends sooner than a binary search's branches
+    let i = 0
+    while (i < b.length && b[i]! < value) i++
+    cell.counts[i]!++
     cell.sum += value
     cell.count++
   }

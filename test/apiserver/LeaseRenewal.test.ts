@@ -44,10 +44,12 @@ const cluster = (copyMetadata: boolean) => {
     create: (name: string, now: number, opts: WriteOptions = {}) =>
       take(client.at!(now)!.create(Leases, { metadata: { name, namespace }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime(now) } }, { namespace, ...opts })),
     /** A renewal as a node agent sends it: the metadata it read, the spec it read with a new renewTime. */
-    renew: (name: string, now: number, opts: WriteOptions = {}, renewTime = microTime(now)) => {
+    renew: (name: string, now: number, opts: WriteOptions = {}, renewTime = microTime(now), renewTimeFirst = false) => {
       const lease = leases.get(name)!
       const metadata = copyMetadata ? { ...lease.metadata } : lease.metadata
-      take(client.at!(now)!.update(Leases, { metadata, spec: { ...(lease.spec as object), renewTime } }, { namespace, ...opts }))
+      // `renewTimeFirst`: the same fields in another order (a client's own body), kept as sent
+      const spec = renewTimeFirst ? Object.assign({ renewTime }, lease.spec, { renewTime }) : { ...(lease.spec as object), renewTime }
+      take(client.at!(now)!.update(Leases, { metadata, spec }, { namespace, ...opts }))
     },
     label: (name: string, now: number) => take(client.at!(now)!.patch(Leases, name, "merge", { metadata: { labels: { at: String(now) } } }, { namespace })),
     renewedVersionOf: (name: string) => server.store.renewedVersion(server.state.find(Leases, namespace, name)!)
@@ -70,6 +72,8 @@ const script = (c: ReturnType<typeof cluster>) => {
     // the same renewTime again: a no-op
     if (round % 9 === 2) c.renew("b", now + 3, {}, JSON.parse(JSON.stringify((c.server.store.get(Leases, `${namespace}/b`)!.spec as { renewTime: string }).renewTime)))
     if (round === 20) c.renew("a", now + 4, { fieldManager: "intruder" })
+    // renewTime sent first: the stored spec's keys in another order than the last full version's, twice in a row
+    if (round === 12 || round === 13) c.renew("b", now + 1.5, {}, microTime(now + 1.5), true)
     // a bad renewTime is refused as the general path refuses it
     if (round === 25) c.renew("a", now + 5, {}, "2026-13-01T00:00:00.000000Z")
     // a dry run stores nothing

@@ -27,4 +27,25 @@ describe("BoundHistogram", () => {
       expect(await ours.metrics()).toBe(await theirs.metrics())
     }
   })
+
+  it("a twin writes the same cells under its own name: observed once, exposed by both", async () => {
+    const theirs = new Registry()
+    const ours = new Registry()
+    const config = { buckets: [0.05, 0.5] }
+    const sli = { ...config, name: "demo_sli_seconds", help: "SLI." }
+    const slo = { ...config, name: "demo_slo_seconds", help: "SLO (deprecated)." }
+    const references = [sli, slo].map((c) => new Histogram({ ...c, labelNames: ["verb"], registers: [theirs] }))
+    const bound = new BoundHistogram({ ...sli, registers: [ours] })
+    bound.twin({ ...slo, registers: [ours] })
+    const get = bound.cell({ verb: "GET" })
+    for (const v of [0.01, 0.3, 7]) {
+      for (const h of references) h.observe({ verb: "GET" }, v)
+      bound.observe(get, v)
+    }
+    // a cell bound after the twin was made is the twin's too
+    const list = bound.cell({ verb: "LIST" })
+    for (const h of references) h.observe({ verb: "LIST" }, 0.5)
+    bound.observe(list, 0.5)
+    expect(await ours.metrics()).toBe(await theirs.metrics())
+  })
 })

@@ -82,4 +82,44 @@ describe("OpenMetricsFile", () => {
     expect(theirs).toContain('demo_ops_total{path="a \\"quoted\\" \\\\ path\\nwith a newline",code="200"} 3 1767225615')
     expect(theirs).toContain('demo_bound_seconds_bucket{le="1",verb="LIST",scope="cluster"} 1 1767225615')
   })
+
+  it("writes a BoundHistogram's lines as prom-client writes them at every scrape, cells bound between scrapes included", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "clustersim-om-"))
+    const path = join(dir, "metrics.om")
+    const registry = new Registry()
+    const bound = new BoundHistogram({ name: "demo_bound_seconds", help: "Bound.", buckets: [0.005, 0.1, 1, 2.5], registers: [registry] })
+    bound.twin({ name: "demo_twin_seconds", help: "Twin.", registers: [registry] })
+    const unlabelled = new BoundHistogram({ name: "demo_plain_seconds", help: "Plain.", buckets: [1], registers: [registry] })
+    const plain = unlabelled.cell({})
+    const file = OpenMetricsFile.open(path, registry)
+    // each scrape's expected lines per family: prom-client's text of the registry at that instant, stamped
+    const expected = new Map<string, Array<string>>()
+    const scrape = async (t: number) => {
+      let family = ""
+      for (const line of (await registry.metrics()).split("\n")) {
+        if (line === "" || line === "# EOF") continue
+        if (line.startsWith("# HELP ")) family = line.split(" ")[2]!
+        const lines = expected.get(family) ?? expected.set(family, []).get(family)!
+        if (!line.startsWith("#")) lines.push(`${line} ${t / 1000}`)
+        else if (lines.every((l) => l.startsWith("#"))) lines.push(line)
+      }
+      await file.scrape(t)
+    }
+    const get = bound.cell({ verb: "GET", code: "200" })
+    await scrape(1_767_225_600_000)
+    for (const v of [0.004, 0.7, 0.7, 3]) bound.observe(get, v)
+    unlabelled.observe(plain, 0.25)
+    // bound after the first scrape: written from the next one on
+    const list = bound.cell({ verb: "LIST", path: 'a "quoted" \\ path' })
+    bound.observe(list, 0.1)
+    await scrape(1_767_225_615_000)
+    bound.observe(get, 0.1 + 0.2)
+    await scrape(1_767_225_630_500)
+    file.close()
+    const written = readFileSync(path, "utf8")
+    expect(written).toBe([...[...expected.values()].flat(), "# EOF", ""].join("\n"))
+    expect(written).toContain('demo_twin_seconds_bucket{le="1",verb="GET",code="200"} 4 1767225630.5')
+    expect(written).toContain('demo_bound_seconds_sum{verb="GET",code="200"} 4.704 1767225630.5')
+    expect(written.split("\n").filter((l) => l.startsWith("demo_bound_seconds_count"))).toHaveLength(5)
+  })
 })

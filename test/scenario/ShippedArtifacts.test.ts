@@ -1,8 +1,8 @@
 /**
  * The shipped scenarios that take a few seconds in virtual time give the same artifact and the same cluster result
  * hash for the same seed as recorded in test/fixtures/shipped-scenarios.json (the longer ones, and the load-only
- * runs on the real clock: test/system/scenario/ShippedArtifacts.test.ts). A change of the run pipeline that
- * changes a figure fails here; a deliberate change records again: `RECORD_SHIPPED=1 npx vitest run` on both files.
+ * runs on the real clock: test/system/scenario/ShippedArtifacts*.test.ts). A change of the run pipeline that
+ * changes a figure fails here; a deliberate change records again: `RECORD_SHIPPED=1 npx vitest run` on these files.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { fingerprint, readFixtures, recordFixture, runShipped } from "../support/shippedScenarios.js"

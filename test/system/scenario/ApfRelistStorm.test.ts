@@ -1,20 +1,26 @@
 /**
  * The shipped APF scenarios pass or fail on their cluster thresholds (issue 20's done-when): with APF the storm is
  * throttled in global-default and the leases keep renewing; without it the leases starve and the run breaches.
+ * The same runs give the artifacts recorded in test/fixtures/shipped-scenarios.json (virtual time: the same for the
+ * same seed; ShippedArtifacts.test.ts checks the other long simulations): one simulation each for both checks.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { runCommand } from "../../../app/cli/run.js"
+import type { RunArtifact } from "../../../src/loadgen/Artifact.js"
 import type { ThresholdResult } from "../../../src/loadgen/Thresholds.js"
+import { expectShipped } from "./shippedCases.js"
 
 const run = async (file: string) => {
   const out: Array<string> = []
-  const r = await Effect.runPromise(
-    runCommand({ file, target: { _tag: "in-process" }, outDir: mkdtempSync(join(tmpdir(), "apf-storm-")), tty: false, stdout: (s) => void out.push(s), stderr: () => {} })
-  )
+  const outDir = mkdtempSync(join(tmpdir(), "apf-storm-"))
+  const r = await Effect.runPromise(runCommand({ file, target: { _tag: "in-process" }, outDir, tty: false, stdout: (s) => void out.push(s), stderr: () => {} }))
+  // the artifact as written, as test/support/shippedScenarios.ts's runShipped reads it
+  expectShipped(file, JSON.parse(readFileSync(join(outDir, "run.json"), "utf8")) as RunArtifact, "simulated")
+  rmSync(outDir, { recursive: true, force: true })
   const byName = new Map<string, ThresholdResult>((r.artifact?.thresholds ?? []).map((t) => [t.threshold, t]))
   return { exitCode: r.exitCode, summary: out.join(""), threshold: (name: string) => byName.get(name) }
 }

@@ -1,0 +1,8 @@
+/**
+ * The shipped relist storms on the real clock against the in-process server: the shape recorded in
+ * test/fixtures/shipped-scenarios.json (scenario, target, series keys, actions, thresholds judged), what a
+ * refactoring of the run pipeline must keep. About 55 real seconds; the other shipped runs: ShippedArtifacts.test.ts.
+ */
+import { describeShipped } from "./shippedCases.js"
+
+describeShipped(["scenarios/relist-storm.yaml", "scenarios/relist-storm-150.yaml"], "load-only")
