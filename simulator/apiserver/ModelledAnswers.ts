@@ -11,7 +11,7 @@ import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import type { Call } from "../../src/client/Transform.js"
 import type { ClientError } from "../../src/client/TransportError.js"
-import { storedJsonLength } from "./JsonLength.js"
+import { storedItemsLength } from "./JsonLength.js"
 import { listHeldBytes, type ListSource } from "./RelistMemory.js"
 import { planList } from "./ResourceVersion.js"
 import { RetryAfterSeconds, successCode, type ServiceTimeModel } from "./ServiceTimeModel.js"
@@ -49,8 +49,6 @@ const listSource = (resource: ResourceType, opts: ListOptions | undefined): List
 export const listHeld = (model: ServiceTimeModel, resource: ResourceType, opts: ListOptions | undefined) => {
   const source = listSource(resource, opts)
   return (list: KList, start: number, end: number): void => {
-    let bytes = 0
-    for (const item of list.items) bytes += storedJsonLength(item)
-    model.relistMemory.record("list", start, end, listHeldBytes(bytes, source))
+    model.relistMemory.record("list", start, end, listHeldBytes(storedItemsLength(list.items), source))
   }
 }

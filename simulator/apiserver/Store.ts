@@ -12,6 +12,7 @@ import { flatString, shallowCopy } from "../../src/api/internal/V8Shapes.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import { ChangeLog, type Change } from "./ChangeLog.js"
 import { indexedFieldOf, type IndexedField } from "./FieldIndex.js"
+import { sliceOfStored } from "./JsonLength.js"
 import type { KeptVersion, RenewedVersion } from "./RenewedVersion.js"
 
 // sorted-btree is CommonJS with its class on `exports.default`; require it so Node and vitest agree.
@@ -555,9 +556,10 @@ const sliced = (table: Table, { keys, objects }: KeyOrder, req: PageRequest): Pa
   const end = prefixEnd(keys, req.prefix, from)
   const to = req.limit === undefined ? end : Math.min(end, from + req.limit)
   const left = end - to
-  if (left === 0) return { items: objects.slice(from, to), lastKey: undefined, remaining: 0 }
+  // sliced so that the model sums the page's sizes from the order's prefix sums (`JsonLength.sliceOfStored`)
+  if (left === 0) return { items: sliceOfStored(objects, from, to), lastKey: undefined, remaining: 0 }
   const lastKey = keys[to - 1]!
   // a later page read the slow way (a write came between pages) finds the count instead of walking for it
   if (req.countRemaining) table.remainingFrom.set(req.revision, req.prefix, lastKey + "\u0000", left)
-  return { items: objects.slice(from, to), lastKey, remaining: req.countRemaining ? left : 1 }
+  return { items: sliceOfStored(objects, from, to), lastKey, remaining: req.countRemaining ? left : 1 }
 }

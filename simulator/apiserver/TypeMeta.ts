@@ -4,6 +4,7 @@
  */
 import type { KList, KObject } from "../../src/api/Object.js"
 import { apiVersionOf, type ResourceType } from "../../src/api/Resources.js"
+import { rememberTypedCopy } from "./JsonLength.js"
 import { withTypeMeta } from "./WatchHub.js"
 
 /** A GET adds kind/apiVersion once per stored version (weakly held), so hot objects are not copied per read. */
@@ -13,6 +14,7 @@ export const typedStored = (obj: KObject, resource: ResourceType): KObject => {
   if (typed === undefined) {
     typed = withTypeMeta(obj, resource)
     typedObjects.set(obj, typed)
+    if (typed !== obj) rememberTypedCopy(typed, obj)
   }
   return typed
 }

@@ -1,6 +1,8 @@
 /** `jsonLength` is `JSON.stringify(value).length` exactly, for everything the service-time model measures. */
 import { describe, expect, it } from "@effect/vitest"
-import { jsonLength, storedJsonLength } from "../../simulator/apiserver/JsonLength.js"
+import { jsonLength, rememberTypedCopy, sliceOfStored, storedItemsLength, storedJsonLength } from "../../simulator/apiserver/JsonLength.js"
+import { Pods } from "../../src/api/Resources.js"
+import { typedStored } from "../../simulator/apiserver/TypeMeta.js"
 
 const cases: ReadonlyArray<[string, unknown]> = [
   ["empty object", {}],
@@ -64,5 +66,43 @@ describe("jsonLength", () => {
     // only metadata's managedFields is a shared list; others, and metadata of other shapes, are measured as they are
     for (const odd of [{ metadata: null }, { metadata: [1, 2] }, { spec: { managedFields: shared } }, { metadata: { managedFields: "x" } }])
       expect(storedJsonLength(odd)).toBe(JSON.stringify(odd).length)
+  })
+
+  it("a GET's typed copy of a stored version measures as the copy, from its stored version's length", () => {
+    const stored = { metadata: { name: "p", namespace: "default", resourceVersion: "7" }, spec: { nodeName: "node-1" } }
+    const typed = typedStored(stored, Pods)
+    expect(typed).not.toBe(stored)
+    expect(storedJsonLength(typed)).toBe(JSON.stringify(typed).length)
+    expect(storedJsonLength(stored)).toBe(JSON.stringify(stored).length)
+    // measured from the stored version's remembered length: a later change of the stored version shows in neither
+    const other = { metadata: { name: "q" } }
+    const otherTyped = { kind: "Pod", apiVersion: "v1", ...other }
+    rememberTypedCopy(otherTyped, other)
+    expect(storedJsonLength(other)).toBe(JSON.stringify(other).length)
+    other.metadata.name = "a-much-longer-name"
+    expect(storedJsonLength(otherTyped)).toBe(JSON.stringify({ kind: "Pod", apiVersion: "v1", metadata: { name: "q" } }).length)
+    // an empty stored object (no comma joins), and stored objects with a member of their own or a left-out one
+    for (const odd of [{}, { kind: "Other" }, { apiVersion: "v2", a: 1 }, { a: undefined }, { a: undefined, b: 1 }] as Array<Record<string, unknown>>) {
+      const copy = { kind: "Pod", apiVersion: "v1", ...odd }
+      rememberTypedCopy(copy, odd)
+      expect(storedJsonLength(copy)).toBe(JSON.stringify(copy).length)
+    }
+    const noVersion = {}
+    const copy = { kind: "Pod", apiVersion: undefined, ...noVersion }
+    rememberTypedCopy(copy, noVersion)
+    expect(storedJsonLength(copy)).toBe(JSON.stringify(copy).length)
+  })
+
+  it("storedItemsLength sums the stored lengths of a list's items, slices of one run from its prefix sums", () => {
+    const run = Array.from({ length: 50 }, (_, i) => ({ metadata: { name: `pod-${i}`, labels: i % 3 === 0 ? { app: "x".repeat(i) } : {} } }))
+    const sum = (items: ReadonlyArray<object>) => items.reduce((n, o) => n + JSON.stringify(o).length, 0)
+    for (const [from, to] of [[0, 50], [0, 0], [10, 20], [49, 50], [17, 17], [3, 41]] as const) {
+      const items = sliceOfStored(run, from, to)
+      expect(items).toEqual(run.slice(from, to))
+      expect(storedItemsLength(items)).toBe(sum(run.slice(from, to)))
+    }
+    // a list not sliced from a run is summed item by item
+    expect(storedItemsLength([run[3]!, run[1]!])).toBe(sum([run[3]!, run[1]!]))
+    expect(storedItemsLength([])).toBe(0)
   })
 })
