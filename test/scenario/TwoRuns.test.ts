@@ -34,8 +34,8 @@ const inVirtualTime = [
   "cluster.nodes=1",
   "phases[1].actions[8]={type: watch, name: watchers-2, resource: configmaps, namespace: load, count: 1}",
   // shorter: the phases' shape is what matters here
-  "phases[0].duration=2s",
-  "phases[1].duration=4s"
+  "phases[0].duration=1s",
+  "phases[1].duration=2s"
 ]
 
 /** Shipped simulations with a fixture recorded alone (the quick ones; the five in a row: ShippedArtifacts.test.ts). */
