@@ -12,10 +12,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { compareCommand } from "../../app/cli/compare.js"
-import { runCommand } from "../../app/cli/run.js"
-import type { RunArtifact } from "../../src/loadgen/Artifact.js"
-import { fingerprint, readFixtures } from "../support/shippedScenarios.js"
+import { compareCommand } from "../../../app/cli/compare.js"
+import { runCommand } from "../../../app/cli/run.js"
+import type { RunArtifact } from "../../../src/loadgen/Artifact.js"
+import { fingerprint, readFixtures } from "../../support/shippedScenarios.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-two-runs-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
