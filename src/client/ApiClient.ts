@@ -6,24 +6,15 @@
  * suite (`test/contract`). What only one of them has is a capability (`Capabilities.ts`); wrappers are made with
  * `transform` (`Transform.ts`).
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Layer } from "effect"
 import type { ApiClientService } from "./ApiClientService.js"
 import type { HttpClientOptions } from "./HttpClientOptions.js"
+import { makeHttpClient } from "./HttpTransport.js"
 
 export type { ApiClientService } from "./ApiClientService.js"
 
 export class ApiClient extends Context.Tag("clustersim/ApiClient")<ApiClient, ApiClientService>() {
-  /**
-   * The wire protocol over undici, for any server URL. The transport (undici, protobuf, the credential plugins) is
-   * loaded when a layer is built: a simulation in virtual time speaks no HTTP, and loading it cost every run's start
-   * ~0.25 CPU-s (docs/benchmarks.md).
-   */
+  /** The wire protocol over undici, for any server URL. */
   static readonly layerHttp = (options: HttpClientOptions): Layer.Layer<ApiClient> =>
-    Layer.scoped(
-      ApiClient,
-      Effect.flatMap(
-        Effect.promise(() => import("./HttpTransport.js")),
-        (transport) => transport.makeHttpClient(options)
-      )
-    )
+    Layer.scoped(ApiClient, makeHttpClient(options))
 }
