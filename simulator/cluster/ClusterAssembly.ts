@@ -10,7 +10,6 @@ import { Cause, Effect } from "effect"
 import type { ApiClient } from "../../src/client/ApiClient.js"
 import { makeLifecycleLog, type LifecycleLog } from "../controllers/nodelifecycle/LifecycleSettings.js"
 import { runNodeLifecycleController } from "../controllers/nodelifecycle/NodeLifecycleController.js"
-import type { LeaseSink, NodeSource } from "../controllers/nodelifecycle/NodeSource.js"
 import { EventRecorder } from "../events/EventRecorder.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
 import { LeaseTimeline } from "../nodeagent/LeaseTimeline.js"
@@ -105,13 +104,7 @@ export const makeShards = (plan: ClusterPlan, transport: AgentTransport): { read
 /** The node lifecycle controller over the observer's nodes and leases, its events recorded as upstream's `node-controller`. */
 export const lifecycleController = (plan: ClusterPlan): Effect.Effect<never, never, ApiClient> => {
   const { observer } = plan
-  const source: NodeSource = {
-    nodes: () => observer.nodes.values(),
-    node: (name: string) => observer.nodes.get(name),
-    changedNodes: () => observer.changedNodes(),
-    leases: () => observer.changedLeases(),
-    subscribeLeases: (sink: LeaseSink) => observer.subscribeLeases(sink)
-  }
+  const source = { nodes: () => observer.nodes.values(), node: (name: string) => observer.nodes.get(name), changedNodes: () => observer.changedNodes(), leases: () => observer.changedLeases() }
   return runNodeLifecycleController(plan.options.resolved!.lifecycle, plan.lifecycleLog, source).pipe(
     Effect.provide(EventRecorder.layer({ reportingController: "node-controller", reportingInstance: "node-controller" }))
   )

@@ -8,7 +8,7 @@ import type { KObject } from "../../src/api/Object.js"
 import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace } from "../../src/api/WellKnown.js"
 import type { Change, Store } from "../apiserver/Store.js"
-import type { LeaseSink, NodeChange } from "../controllers/nodelifecycle/NodeSource.js"
+import type { NodeChange } from "../controllers/nodelifecycle/NodeSource.js"
 import type { NodeCondition } from "../nodeagent/NodeStatus.js"
 
 export type ReadyTransition = readonly [t: number, status: string, reason: string]
@@ -49,8 +49,6 @@ export class ClusterObserver {
   private nodeChanges: Array<NodeChange> = []
   /** Node leases written since `changedLeases()` was last called, in write order (appending costs no hashing). */
   private leaseChanges: Array<KObject> = []
-  /** Where node lease writes go as they happen instead (`subscribeLeases`). */
-  private leaseSink: LeaseSink | undefined
   private readonly agents = new Map<string, AgentSink>()
 
   /**
@@ -74,12 +72,6 @@ export class ClusterObserver {
     return changed
   }
 
-  /** Hands every node lease write and deletion to `sink` from now on, those not asked for yet first (`NodeSource`). */
-  subscribeLeases(sink: LeaseSink): void {
-    this.leaseSink = sink
-    for (const lease of this.changedLeases()) sink.written(lease)
-  }
-
   /** The node writes and deletions since the previous call, in write order (for the lifecycle controller's pass). */
   changedNodes(): Iterable<NodeChange> {
     const changed = this.nodeChanges
@@ -99,11 +91,7 @@ export class ClusterObserver {
   observe(change: Change): void {
     if (change.resource === Leases) {
       if (change.object.metadata.namespace !== nodeLeaseNamespace || !this.recordChanges) return
-      const sink = this.leaseSink
-      if (sink !== undefined) {
-        if (change.type !== "DELETED") sink.written(change.object)
-        else sink.deleted(change.object.metadata.name!)
-      } else if (change.type !== "DELETED") this.leaseChanges.push(change.object)
+      if (change.type !== "DELETED") this.leaseChanges.push(change.object)
       else {
         // Rare: a deleted lease was no probe, whatever was written before.
         const name = change.object.metadata.name

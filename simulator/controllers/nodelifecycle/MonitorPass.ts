@@ -25,7 +25,6 @@ import { rfc3339 } from "../../apiserver/SystemMeta.js"
 import type { NodeCondition } from "../../nodeagent/NodeStatus.js"
 import { managedNoScheduleKeys, noScheduleTaintKeys } from "./ConditionTaints.js"
 import type { NodeLifecycleSettings } from "./LifecycleSettings.js"
-import { LeaseWrites, takeLease, type LeaseProbe } from "./LeaseWrites.js"
 import { SourceOrder, type NodeSource } from "./NodeSource.js"
 import { nodeRef, podRef, type NodeUpdates } from "./NodeUpdates.js"
 import { makeAlarm, ProbeAlarms, type Alarm } from "./ProbeAlarms.js"
@@ -37,7 +36,7 @@ export const neverPostedMessage = "Node agent never posted node status."
 const conditionTypes = ["Ready", "MemoryPressure", "DiskPressure", "PIDPressure"] as const
 
 /** What the pass knows of a node between visits (upstream `nodeHealthData`). */
-interface Health extends LeaseProbe {
+interface Health {
   zone: string | undefined
   /** The node and lease objects of the last visit; an identical object means nothing was written since. */
   nodeObject: KObject | undefined
@@ -45,7 +44,9 @@ interface Health extends LeaseProbe {
   /** Healthy, untainted, not queued at the last look. */
   quiet: boolean
   grace: number
+  probe: number
   heartbeat: string | undefined
+  renew: string | undefined
   lastReady: string | undefined
   /** Where the node counts in the zone tally: as its last visit left it. */
   counted: { readonly zone: string; readonly ready: boolean } | undefined
@@ -71,8 +72,6 @@ export class MonitorPass {
   private readonly unsettled = new Set<string>()
   private readonly order = new SourceOrder()
   private seeded = false
-  /** The source's lease writes as they happen, when it hands them so (`NodeSource.subscribeLeases`). */
-  private readonly leaseWrites: LeaseWrites<Health> | undefined
 
   constructor(
     private readonly settings: NodeLifecycleSettings,
@@ -80,9 +79,7 @@ export class MonitorPass {
     private readonly zones: ZoneQueues,
     /** Where nodes and leases are read; undefined: a LIST of each every pass. */
     private readonly source: NodeSource | undefined
-  ) {
-    if (source?.subscribeLeases !== undefined) source.subscribeLeases((this.leaseWrites = new LeaseWrites(this.health)))
-  }
+  ) {}
 
   run(now: number): Effect.Effect<void> {
     return Effect.gen(this, function* () {
@@ -90,7 +87,7 @@ export class MonitorPass {
       const client = updates.client
       const listing = source ? undefined : yield* Effect.either(client.list(Nodes))
       const leases = source
-        ? Either.right({ items: this.leaseWrites !== undefined ? this.leaseWrites.take(now) : source.leases() })
+        ? Either.right({ items: source.leases() })
         : yield* Effect.either(Effect.map(client.list(Leases, { namespace: nodeLeaseNamespace }), (l): { items: Iterable<KObject> } => l))
       if (listing?._tag === "Left") return
       const allNodes = (): Iterable<KObject> => (listing !== undefined ? listing.right.items : source!.nodes())
@@ -100,7 +97,13 @@ export class MonitorPass {
         for (const l of leases.right.items) {
           const h = health.get(l.metadata.name!)
           if (h === undefined) firstLeases.set(l.metadata.name!, l)
-          if (h !== undefined && takeLease(h, l)) h.probe = now
+          if (h === undefined || h.leaseObject === l) continue
+          h.leaseObject = l
+          const renew = (l.spec as { renewTime?: string } | undefined)?.renewTime
+          if (renew !== undefined && (h.renew === undefined || renew > h.renew)) {
+            h.renew = renew
+            h.probe = now
+          }
         }
       }
       const overdue = this.alarms.expired(now, (name) => {
@@ -138,11 +141,7 @@ export class MonitorPass {
             quiet: false,
             grace: ready === undefined ? settings.startupGracePeriodMs : settings.gracePeriodMs,
             counted: undefined,
-            alarm: makeAlarm(name),
-            staged: false,
-            renewed: false,
-            renewBefore: undefined,
-            leaseBefore: undefined
+            alarm: makeAlarm(name)
           }
           health.set(name, h)
           yield* updates.event(nodeRef(node), "Normal", "RegisteredNode", `Node ${name} event: Registered Node ${name} in Controller`, now)
@@ -274,7 +273,6 @@ export class MonitorPass {
     this.health.delete(name)
     this.unsettled.delete(name)
     this.alarms.cancel(h.alarm)
-    this.leaseWrites?.dropped(name, h)
     if (h.counted !== undefined) this.tally.add(h.counted.zone, h.counted.ready, -1)
     this.updates.log.events.push({ t: now, reason: "RemovingNode", object: `Node/${name}`, note: `Node ${name} event: Removing Node ${name} from Controller` })
   }

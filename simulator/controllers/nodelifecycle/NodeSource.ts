@@ -32,19 +32,6 @@ export interface NodeSource {
    * its latest version). An unchanged lease is no probe, so a pass needs no other.
    */
   readonly leases: () => Iterable<KObject>
-  /**
-   * Optional: from now on, hand every node lease write and deletion to `sink` as it happens (those written since the
-   * previous `leases()` first), and leave them out of `leases()`. The pass then reads a renewal while it is in the
-   * CPU's cache, not 5 s later (`MonitorPass`, `LeaseWrites`).
-   */
-  readonly subscribeLeases?: (sink: LeaseSink) => void
-}
-
-/** Where a `NodeSource` hands node lease writes as they happen (`NodeSource.subscribeLeases`). */
-export interface LeaseSink {
-  written(lease: KObject): void
-  /** The lease is deleted: its writes since the previous pass were no probe. */
-  deleted(name: string): void
 }
 
 interface Queued extends HeapEntry {
