@@ -34,8 +34,6 @@ import { ZoneTally } from "./ZoneTally.js"
 export const stoppedPostingMessage = "Node agent stopped posting node status."
 export const neverPostedMessage = "Node agent never posted node status."
 const conditionTypes = ["Ready", "MemoryPressure", "DiskPressure", "PIDPressure"] as const
-/** Leases looked up at a time (`run`). */
-const batch = 16
 
 /** What the pass knows of a node between visits (upstream `nodeHealthData`). */
 interface Health {
@@ -74,7 +72,6 @@ export class MonitorPass {
   private readonly unsettled = new Set<string>()
   private readonly order = new SourceOrder()
   private seeded = false
-  private readonly leaseRecords: Array<Health | undefined> = new Array(batch).fill(undefined)
 
   constructor(
     private readonly settings: NodeLifecycleSettings,
@@ -97,26 +94,17 @@ export class MonitorPass {
       // A renewed lease (renewTime advanced) is a probe, like a new Ready heartbeat.
       const firstLeases = new Map<string, KObject>()
       if (leases._tag === "Right") {
-        const items = Array.isArray(leases.right.items) ? (leases.right.items as ReadonlyArray<KObject>) : [...leases.right.items]
-        const records = this.leaseRecords
-        // `batch` leases at a time: their records first, then each applied in order (the lookups' cache misses overlap)
-        for (let i = 0; i < items.length; i += batch) {
-          const n = Math.min(batch, items.length - i)
-          for (let j = 0; j < n; j++) records[j] = health.get(items[i + j]!.metadata.name!)
-          for (let j = 0; j < n; j++) {
-            const l = items[i + j]!
-            const h = records[j]
-            if (h === undefined) firstLeases.set(l.metadata.name!, l)
-            if (h === undefined || h.leaseObject === l) continue
-            h.leaseObject = l
-            const renew = (l.spec as { renewTime?: string } | undefined)?.renewTime
-            if (renew !== undefined && (h.renew === undefined || renew > h.renew)) {
-              h.renew = renew
-              h.probe = now
-            }
+        for (const l of leases.right.items) {
+          const h = health.get(l.metadata.name!)
+          if (h === undefined) firstLeases.set(l.metadata.name!, l)
+          if (h === undefined || h.leaseObject === l) continue
+          h.leaseObject = l
+          const renew = (l.spec as { renewTime?: string } | undefined)?.renewTime
+          if (renew !== undefined && (h.renew === undefined || renew > h.renew)) {
+            h.renew = renew
+            h.probe = now
           }
         }
-        records.fill(undefined)
       }
       const overdue = this.alarms.expired(now, (name) => {
         const h = health.get(name)
