@@ -12,6 +12,7 @@ import type { KObject, ObjectMeta } from "../../src/api/Object.js"
 import { shallowCopy } from "../../src/api/internal/V8Shapes.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import { scopeOf } from "./FieldManager.js"
+import { microsAfter, microTimeAfter } from "./CompactMicroTime.js"
 import { rfc3339 } from "./SystemMeta.js"
 
 export class RenewedVersion {
@@ -23,25 +24,43 @@ export class RenewedVersion {
    */
   second = 0
 
+  /**
+   * The version's `renewTime`: the text, or once written (`written`) its µs after the start of `second` when the text
+   * is that instant's canonical rendering (`CompactMicroTime.ts`). The text is the agent's, kept by the stored spec
+   * only until the next renewal; kept here it would live in the history window and be promoted with this record.
+   */
+  private renew: string | number
+
   constructor(
     /** A full version this one differs from only by its spec's `renewTime`, its resourceVersion and the time of the entry at `own`. */
     readonly base: KObject,
     /** The index of the renewing manager's entry in `base`'s managed fields. */
     readonly own: number,
     /** The version's `renewTime` (the very string stored). */
-    readonly renewTime: string,
+    renewTime: string,
     /**
      * The version's spec (the very object stored) when its keys are not in the order of `base`'s spec — a client's
      * own body; undefined when `base`'s spec with this `renewTime` is it (an agent's renewal), so that ~56 bytes a
      * version are not kept.
      */
     readonly spec: Readonly<Record<string, unknown>> | undefined
-  ) {}
+  ) {
+    this.renew = renewTime
+  }
 
   /** The store wrote the version at `revision`, at `time` (ms). */
   written(revision: number, time: number): void {
     this.revision = revision
-    this.second = Math.floor(time / 1000)
+    const second = Math.floor(time / 1000)
+    this.second = second
+    const renew = this.renew
+    if (typeof renew === "string") this.renew = microsAfter(renew, second) ?? renew
+  }
+
+  /** The version's `renewTime` text. */
+  get renewTime(): string {
+    const renew = this.renew
+    return typeof renew === "string" ? renew : microTimeAfter(this.second, renew)
   }
 
   /** The version as it was stored: `base` with this version's spec, managed-fields time and resourceVersion. */
