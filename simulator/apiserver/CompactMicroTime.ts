@@ -1,16 +1,16 @@
 /**
- * A `MicroTime` text (`YYYY-MM-DDTHH:MM:SS.ffffffZ`) kept as a small integer: its µs after the start of a nearby
- * second. A lease renewal's `renewTime` is kept so in the history window (`RenewedVersion.ts`): ~150,000 versions of
- * 5,000 leases each kept its text (48 bytes, promoted to the old generation with the record) where an integer costs
- * nothing beside the record (docs/benchmarks.md "Where a lease renewal's CPU goes"). Only a text that is exactly the
- * canonical rendering of its instant is kept as a number, so `microTimeAfter` gives the very text back.
+ * A `MicroTime` text (`YYYY-MM-DDTHH:MM:SS.ffffffZ`) kept as two small integers: its second since the epoch and its
+ * µs within that second. A lease renewal's `renewTime` is kept so in the history window (`RenewedVersion.ts`):
+ * ~150,000 versions of 5,000 leases each kept its text (48 bytes, promoted to the old generation with the record)
+ * where two integers cost nothing beside the record (docs/benchmarks.md "Where a lease renewal's CPU goes"). Only a
+ * text that is exactly the canonical rendering of its instant is read so, so `microTimeOf` gives the very text back.
  */
 import { flatString } from "../../src/api/internal/V8Shapes.js"
 
-/** Texts more than this far from their second stay texts (the offset stays a small integer). */
-const maxSecondsApart = 1_000
-
-/** `YYYY-MM-DDTHH:MM:SS.` of a second since the epoch, the last one asked for kept (most asks are in one second). */
+/**
+ * `YYYY-MM-DDTHH:MM:SS.` of the last second read or rendered: renewals come in time order, ~500 in a second, so most
+ * texts start with it and are read by comparing it.
+ */
 let cachedSecond = Number.NaN
 let cachedPrefix = ""
 const prefixOf = (second: number): string => {
@@ -31,26 +31,17 @@ const digits = (text: string, from: number, to: number): number => {
   return n
 }
 
-/**
- * `text`'s µs after the start of `second` (s since the epoch) when `microTimeAfter(second, them)` is `text`, and
- * they are fewer than `maxSecondsApart` seconds; undefined otherwise.
- */
-export const microsAfter = (text: string, second: number): number | undefined => {
-  if (text.length !== 27 || text.charCodeAt(26) !== 90 /* Z */) return undefined
-  const micros = digits(text, 20, 26)
-  if (!(micros >= 0)) return undefined
-  let own = second
-  if (!text.startsWith(prefixOf(own))) {
-    // another second: the text's own, read from its fields, and accepted only if it renders back to them
-    const ms = Date.UTC(digits(text, 0, 4), digits(text, 5, 7) - 1, digits(text, 8, 10), digits(text, 11, 13), digits(text, 14, 16), digits(text, 17, 19))
-    own = ms / 1000
-    if (!Number.isInteger(own) || Math.abs(own - second) >= maxSecondsApart || !text.startsWith(prefixOf(own))) return undefined
-  }
-  return (own - second) * 1_000_000 + micros
+/** The second since the epoch of `text` when `microTimeOf` of it and `microsOf(text)` is `text`; NaN otherwise. */
+export const secondOf = (text: string): number => {
+  if (text.length !== 27 || text.charCodeAt(26) !== 90 /* Z */ || !(digits(text, 20, 26) >= 0)) return Number.NaN
+  if (cachedSecond === cachedSecond && text.startsWith(cachedPrefix)) return cachedSecond
+  // another second: read from the text's fields, and taken only if it renders back to them
+  const second = Date.UTC(digits(text, 0, 4), digits(text, 5, 7) - 1, digits(text, 8, 10), digits(text, 11, 13), digits(text, 14, 16), digits(text, 17, 19)) / 1000
+  return Number.isInteger(second) && text.startsWith(prefixOf(second)) ? second : Number.NaN
 }
 
-/** The text `microsAfter` read `micros` from. */
-export const microTimeAfter = (second: number, micros: number): string => {
-  const own = second + Math.floor(micros / 1_000_000)
-  return flatString(prefixOf(own), String(micros - (own - second) * 1_000_000).padStart(6, "0"), "Z")
-}
+/** The µs within its second of a text `secondOf` read. */
+export const microsOf = (text: string): number => digits(text, 20, 26)
+
+/** The text `secondOf` and `microsOf` read. */
+export const microTimeOf = (second: number, micros: number): string => flatString(prefixOf(second), String(micros).padStart(6, "0"), "Z")

@@ -21,7 +21,6 @@ import { Leases, type ResourceType } from "../../src/api/Resources.js"
 import type { Body } from "./Decode.js"
 import type { Entry, Store } from "./Store.js"
 import { rfc3339 } from "./SystemMeta.js"
-import { withTypeMeta } from "./WatchHub.js"
 
 const noWarnings: ReadonlyArray<string> = Object.freeze([])
 
@@ -65,7 +64,10 @@ export const writeRenewal = (
   // Kept in the history as what it changed over the last full version (RenewedVersion.ts).
   const base = chain !== undefined ? chain.base : stored
   const renewed = new RenewedVersion(base, chain !== undefined ? chain.own : own, spec.renewTime as string, inOrderOf(spec, stored, chain) ? undefined : spec)
-  return { code: 200, object: withTypeMeta(store.replace(resource, entry, written, now, true, renewed), resource), warnings: noWarnings }
+  const kept = store.replace(resource, entry, written, now, true, renewed)
+  // `withTypeMeta` of the stored `{ metadata, spec }`, built as a literal: the same keys in the same order, without
+  // a spread's copy (half the bytes, and no runtime copy of the properties on every renewal).
+  return { code: 200, object: { kind: resource.kind, apiVersion: resource.apiVersion, metadata: kept.metadata, spec: kept.spec }, warnings: noWarnings }
 }
 
 /**

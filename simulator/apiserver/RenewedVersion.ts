@@ -12,7 +12,7 @@ import type { KObject, ObjectMeta } from "../../src/api/Object.js"
 import { shallowCopy } from "../../src/api/internal/V8Shapes.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import { scopeOf } from "./FieldManager.js"
-import { microsAfter, microTimeAfter } from "./CompactMicroTime.js"
+import { microsOf, microTimeOf, secondOf } from "./CompactMicroTime.js"
 import { rfc3339 } from "./SystemMeta.js"
 
 export class RenewedVersion {
@@ -25,11 +25,12 @@ export class RenewedVersion {
   second = 0
 
   /**
-   * The version's `renewTime`: the text, or once written (`written`) its µs after the start of `second` when the text
-   * is that instant's canonical rendering (`CompactMicroTime.ts`). The text is the agent's, kept by the stored spec
-   * only until the next renewal; kept here it would live in the history window and be promoted with this record.
+   * The version's `renewTime`: its second since the epoch, with its µs in `renewMicros`, when the text is that
+   * instant's canonical rendering (`CompactMicroTime.ts`); else the text. The text is the agent's, kept by the stored
+   * spec only until the next renewal; kept here it would live in the history window and be promoted with this record.
    */
-  private renew: string | number
+  private readonly renew: string | number
+  private readonly renewMicros: number
 
   constructor(
     /** A full version this one differs from only by its spec's `renewTime`, its resourceVersion and the time of the entry at `own`. */
@@ -45,22 +46,21 @@ export class RenewedVersion {
      */
     readonly spec: Readonly<Record<string, unknown>> | undefined
   ) {
-    this.renew = renewTime
+    const second = secondOf(renewTime)
+    this.renew = second === second ? second : renewTime
+    this.renewMicros = second === second ? microsOf(renewTime) : 0
   }
 
   /** The store wrote the version at `revision`, at `time` (ms). */
   written(revision: number, time: number): void {
     this.revision = revision
-    const second = Math.floor(time / 1000)
-    this.second = second
-    const renew = this.renew
-    if (typeof renew === "string") this.renew = microsAfter(renew, second) ?? renew
+    this.second = Math.floor(time / 1000)
   }
 
   /** The version's `renewTime` text. */
   get renewTime(): string {
     const renew = this.renew
-    return typeof renew === "string" ? renew : microTimeAfter(this.second, renew)
+    return typeof renew === "string" ? renew : microTimeOf(renew, this.renewMicros)
   }
 
   /** The version as it was stored: `base` with this version's spec, managed-fields time and resourceVersion. */
