@@ -1,6 +1,6 @@
 /**
  * A lease version written by a renewal (`LeaseRenewal.ts`), as the history window keeps it: what the renewal changed —
- * its `renewTime` text, its revision and the second of its write (the own managed-fields entry's time) — over a full
+ * its `renewTime` (as two integers when it is canonical: `CompactMicroTime.ts`), its revision and the second of its write (the own managed-fields entry's time) — over a full
  * version written before. 5,000 agents keep ~150,000 lease versions in a 5-minute window, 65,000 agents ~1,950,000;
  * each full version is an object, its metadata, a managed-fields list and entry and strings, which the garbage
  * collector marks for 5 minutes (docs/benchmarks.md "Where a lease renewal's CPU goes", "The 65,000-node hour").
