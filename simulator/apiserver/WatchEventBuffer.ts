@@ -17,6 +17,8 @@ interface TakingReader {
   readonly priority: number
   /** Wakes the parked fiber. */
   readonly resume: () => void
+  /** Wakes the parked fiber with a defect `take` threw, as its own step would have died of it. */
+  readonly die: (defect: unknown) => void
   /** The run-queue task that stands in for the fiber's step. */
   readonly task: () => void
 }
@@ -94,6 +96,7 @@ export class WatchEventBuffer {
           scheduler,
           priority,
           resume: () => resume(Effect.void),
+          die: (defect) => resume(Effect.die(defect)),
           task: () => this.runTaking(reader)
         }
         this.taking = reader
@@ -116,7 +119,15 @@ export class WatchEventBuffer {
     while (this.events.length > 0 && !this.ended) {
       const taken = this.events
       this.events = []
-      if (!reader.take(Chunk.unsafeFromArray(taken))) {
+      let handled: boolean
+      try {
+        handled = reader.take(Chunk.unsafeFromArray(taken))
+      } catch (defect) {
+        this.taking = undefined
+        this.wake = undefined
+        return reader.scheduler.runInline(() => reader.die(defect))
+      }
+      if (!handled) {
         // refused untouched: the batch is the fiber's, as it would have been
         this.events = taken
         break

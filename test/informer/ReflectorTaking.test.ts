@@ -7,7 +7,7 @@
  * the taking path does not know: the general path, on the same server and writes.
  */
 import { afterEach, describe, expect, it, vi } from "@effect/vitest"
-import { Cause, Effect, Layer } from "effect"
+import { Cause, Effect, Exit, Fiber, Layer } from "effect"
 import type { KObject, WatchEvent } from "../../src/api/Object.js"
 import { Pods } from "../../src/api/Resources.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
@@ -108,7 +108,48 @@ const run = (wrapped: boolean) => {
   return { log, stats: exit.value }
 }
 
+/** A reflector whose store throws at its first watch event: how its fiber ends, and when (the log). */
+const throwing = (wrapped: boolean) => {
+  const log: Log = []
+  const sim = Simulation.make({ seed: 1 })
+  const exit = sim.run(
+    Effect.gen(function* () {
+      const inner = yield* ApiClient
+      const client: ApiClientService = wrapped ? transform(inner, { request: (_call, send) => send(), event: (e) => e }) : inner
+      const reflector = yield* makeReflector(
+        { resource: Pods, random: () => 0.5 },
+        {
+          add: (o) => {
+            log.push(`add ${o.metadata.name}`)
+            throw new Error(`store refused ${o.metadata.name}`)
+          },
+          update: () => {},
+          delete: () => {},
+          replace: (items) => void log.push(`replace ${items.length}`)
+        }
+      )
+      const fiber = yield* Effect.fork(Effect.provideService(reflector.run, ApiClient, client))
+      yield* Effect.sleep("1 second")
+      yield* Effect.orDie(inner.create(Pods, pod("p", "n1"), inDefault))
+      log.push("wrote p")
+      const ended = yield* Fiber.await(fiber)
+      log.push("reflector ended")
+      return Exit.isFailure(ended) ? Cause.pretty(ended.cause).split("\n")[0] : "still running"
+    }).pipe(Effect.provide(InProcessClient.layer.pipe(Layer.provideMerge(ApiServer.layer({ seed: 1 })))))
+  )
+  if (exit?._tag !== "Success") throw new Error(String(exit && Cause.pretty((exit as { cause: Cause.Cause<unknown> }).cause)))
+  return { log, ended: exit.value }
+}
+
 describe("a reflector's batches taken without waking its fiber", () => {
+  it("a store that throws kills the reflector's fiber with that defect, at the same step, as in the fiber", () => {
+    const general = throwing(true)
+    const taken = throwing(false)
+    expect(general.ended).toBe("Error: store refused p")
+    expect(taken).toEqual(general)
+    expect(taken.log).toEqual(["replace 0", "wrote p", "add p", "reflector ended"])
+  })
+
   afterEach(() => void vi.restoreAllMocks())
 
   it("the same store calls at the same instants, in the same order among other fibers' steps, and the same stats as reading them in the fiber", () => {
