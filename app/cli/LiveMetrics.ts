@@ -6,10 +6,11 @@
  */
 import { Data, Effect, Either, type Scope } from "effect"
 import { createServer } from "node:http"
-import { collectDefaultMetrics, Registry } from "prom-client"
+import { Registry } from "prom-client"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { instrumentedClient, RestClientMetrics } from "../../src/client/RestClientMetrics.js"
 import { GeneratorMetrics, tappedRecorder } from "../../src/loadgen/GeneratorMetrics.js"
+import { addProcessMetrics } from "../../src/loadgen/ProcessMetrics.js"
 import { LatencyRecorder } from "../../src/loadgen/LatencyRecorder.js"
 
 export class MetricsListenError extends Data.TaggedError("MetricsListenError")<{ readonly message: string }> {}
@@ -28,9 +29,8 @@ export interface LiveMetrics {
 export const serveLiveMetrics = (addr: { readonly host: string; readonly port: number }, host: string): Effect.Effect<LiveMetrics, MetricsListenError, Scope.Scope> =>
   Effect.gen(function* () {
     const registry = new Registry()
-    collectDefaultMetrics({ register: registry })
-    // gauges named like counters, which `promtool check metrics` rejects (as on serve, ServerMetrics.ts)
-    for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) registry.removeSingleMetric(name)
+    // the process's own, shared with every other registry of this process (src/loadgen/ProcessMetrics.ts)
+    addProcessMetrics([registry])
     const rest = new RestClientMetrics([registry], host)
     const generator = new GeneratorMetrics([registry])
     const server = createServer((req, res) => {

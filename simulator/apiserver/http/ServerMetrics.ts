@@ -5,8 +5,9 @@
  * requests, watch events, watchers and stored objects — plus Node's process metrics. Exposed with prom-client
  * (the well-kept Prometheus client for Node) in the text format 0.0.4, or OpenMetrics when the scraper asks for it.
  */
-import { collectDefaultMetrics, type OpenMetricsContentType, Registry } from "prom-client"
+import { type OpenMetricsContentType, Registry } from "prom-client"
 import { resourceTypes } from "../../../src/api/Resources.js"
+import { addProcessMetrics } from "../../../src/loadgen/ProcessMetrics.js"
 import * as Def from "../MetricDefinitions.js"
 import type { RequestInfo } from "../RequestInfo.js"
 import type { ServerState } from "../ServerState.js"
@@ -150,11 +151,8 @@ export class ServerMetrics {
         for (const r of resourceTypes) if (!r.virtual) this.set({ resource: Def.storageResourceLabel(r) }, state.store.count(r))
       }
     })
-    for (const registry of [this.registry, this.openMetricsRegistry]) {
-      collectDefaultMetrics({ register: registry })
-      // Gauges named like counters, which `promtool check metrics` rejects; the process metrics stay.
-      for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) registry.removeSingleMetric(name)
-    }
+    // one set per process, not per server (src/loadgen/ProcessMetrics.ts): a closed server must not stay reachable
+    addProcessMetrics(this.registers)
   }
 
   /** `etcd_request_duration_seconds` (./EtcdMetrics.ts): the timing the store's operations report to. */
