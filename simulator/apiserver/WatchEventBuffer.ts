@@ -5,8 +5,23 @@
  * hour with clients read every pod change this way (docs/benchmarks.md "With clients"). Not shared: one writer (the
  * hub, synchronously), one reader (the watch's stream).
  */
-import { Chunk, Effect, Option, Stream } from "effect"
+import { Chunk, Effect, FiberRef, Option, Stream } from "effect"
 import type { WatchEvent } from "../../src/api/Object.js"
+import { offersTaking, type TakeBatch, type WatchPull } from "../../src/client/WatchPull.js"
+import { VirtualScheduler } from "../kernel/VirtualScheduler.js"
+
+/** A reader parked with a `TakeBatch` (see `pullTaking`). */
+interface TakingReader {
+  readonly take: TakeBatch
+  readonly scheduler: VirtualScheduler
+  readonly priority: number
+  /** Wakes the parked fiber. */
+  readonly resume: () => void
+  /** Wakes the parked fiber with a defect `take` threw, as its own step would have died of it. */
+  readonly die: (defect: unknown) => void
+  /** The run-queue task that stands in for the fiber's step. */
+  readonly task: () => void
+}
 
 export class WatchEventBuffer {
   private events: Array<WatchEvent> = []
@@ -39,6 +54,23 @@ export class WatchEventBuffer {
   /** `pull` as a stream. */
   readonly stream: Stream.Stream<WatchEvent> = Stream.repeatEffectChunkOption(this.pull)
 
+  constructor() {
+    offersTaking(this.pull, (take) => this.pullTaking(take))
+  }
+
+  /**
+   * `pull`, but while the reader is parked on a virtual scheduler, the batch it would have been woken for is offered
+   * to `take` in a plain run-queue task, queued where the fiber's wake would have been: taken, the fiber sleeps on (a
+   * per-node reflector's bookmarks and pod events, docs/benchmarks.md "With clients"); refused, or at the end, the
+   * fiber runs there and then, within that task (`VirtualScheduler.runInline`), and reads as `pull` reads. Each event
+   * is handled at the same instant and in the same order of the run queue as through `pull`.
+   */
+  pullTaking(take: TakeBatch): WatchPull {
+    return Effect.suspend(() =>
+      this.events.length > 0 || this.ended ? this.takeAll() : Effect.zipRight(this.waitTaking(take), Effect.suspend(() => this.takeAll()))
+    )
+  }
+
   private takeAll(): Effect.Effect<Chunk.Chunk<WatchEvent>, Option.Option<never>> {
     if (this.events.length === 0) return Effect.fail(Option.none())
     const taken = this.events
@@ -51,6 +83,63 @@ export class WatchEventBuffer {
       this.wake = () => resume(Effect.void)
       return Effect.sync(() => void (this.wake = undefined))
     })
+  }
+
+  private waitTaking(take: TakeBatch): Effect.Effect<void> {
+    return Effect.withFiberRuntime((fiber) => {
+      const scheduler = fiber.currentScheduler
+      if (!(scheduler instanceof VirtualScheduler)) return this.waitForMore()
+      const priority = fiber.getFiberRef(FiberRef.currentSchedulingPriority)
+      return Effect.async<void>((resume) => {
+        const reader: TakingReader = {
+          take,
+          scheduler,
+          priority,
+          resume: () => resume(Effect.void),
+          die: (defect) => resume(Effect.die(defect)),
+          task: () => this.runTaking(reader)
+        }
+        this.taking = reader
+        this.wake = () => scheduler.scheduleTask(reader.task, priority)
+        return Effect.sync(() => {
+          if (this.taking !== reader) return
+          this.taking = undefined
+          this.wake = undefined
+        })
+      })
+    })
+  }
+
+  /** The reader parked in `waitTaking`, while it is. */
+  private taking: TakingReader | undefined = undefined
+
+  /** The task queued instead of the parked fiber's wake (`pullTaking`). */
+  private runTaking(reader: TakingReader): void {
+    if (this.taking !== reader) return // the fiber stopped waiting (interrupted)
+    while (this.events.length > 0 && !this.ended) {
+      const taken = this.events
+      this.events = []
+      let handled: boolean
+      try {
+        handled = reader.take(Chunk.unsafeFromArray(taken))
+      } catch (defect) {
+        this.taking = undefined
+        this.wake = undefined
+        return reader.scheduler.runInline(() => reader.die(defect))
+      }
+      if (!handled) {
+        // refused untouched: the batch is the fiber's, as it would have been
+        this.events = taken
+        break
+      }
+    }
+    if (this.events.length === 0 && !this.ended) {
+      this.wake = () => reader.scheduler.scheduleTask(reader.task, reader.priority)
+      return
+    }
+    this.taking = undefined
+    this.wake = undefined
+    reader.scheduler.runInline(reader.resume)
   }
 
   private wakeReader(): void {

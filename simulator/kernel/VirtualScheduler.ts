@@ -46,7 +46,11 @@ export class VirtualScheduler implements Scheduler.Scheduler {
     return this.queued
   }
 
+  /** Tasks scheduled while `runInline` runs its function: they run right after it instead. */
+  private inlined: Array<Task> | undefined = undefined
+
   scheduleTask(task: Task, priority: number, _fiber?: Fiber.RuntimeFiber<unknown, unknown>): void {
+    if (this.inlined !== undefined) return void this.inlined.push(task)
     this.queued++
     if (priority === 0) {
       this.normal.push(task)
@@ -66,6 +70,23 @@ export class VirtualScheduler implements Scheduler.Scheduler {
 
   shouldYield(fiber: Fiber.RuntimeFiber<unknown, unknown>): number | false {
     return Scheduler.defaultShouldYield(fiber)
+  }
+
+  /**
+   * Runs `fn`, then at once, here, the tasks it scheduled, in order, as if each had been queued where the task now
+   * running stands: a task that stands in for a fiber's own step (`WatchEventBuffer`'s batches taken without waking
+   * their reader) hands over to the fiber without moving it in the run queue. Tasks those tasks schedule are queued.
+   */
+  runInline(fn: () => void): void {
+    const outer = this.inlined
+    const inlined: Array<Task> = []
+    this.inlined = inlined
+    try {
+      fn()
+    } finally {
+      this.inlined = outer
+    }
+    for (let i = 0; i < inlined.length; i++) inlined[i]!()
   }
 
   /** Runs the next task, if any; returns false when the queue is empty. */

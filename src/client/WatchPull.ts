@@ -21,11 +21,31 @@ export const openWatchPull = (client: ApiClientService, resource: ResourceType, 
   hasWatchPulls(client) ? client.pullWatch(resource, opts) : Stream.toPull(client.watch(resource, opts))
 
 /**
- * Reads batches into `onBatch` until the watch ends (success), breaks (its error), or `onBatch` answers false.
- * A loop of plain effects: nothing of one batch is kept for the next.
+ * What a reader's waiting fiber can skip: `take` is offered each batch as it would have been woken for it, and
+ * either handles it as the fiber would have (true) or does nothing (false: the fiber is woken for it after all).
  */
-export const readWatch = (pull: WatchPull, onBatch: (batch: Chunk.Chunk<WatchEvent>) => Effect.Effect<boolean>): Effect.Effect<void, ClientError> => {
-  const next: Effect.Effect<void, ClientError> = Effect.matchEffect(pull, {
+export type TakeBatch = (batch: Chunk.Chunk<WatchEvent>) => boolean
+
+/**
+ * Pulls that can hand batches to a `TakeBatch` without waking their reader (`simulator/apiserver/WatchEventBuffer.ts`):
+ * the pull → the same pull with `take` offered each batch first. A pull another layer wraps is not here, and is read
+ * as a pull.
+ */
+const takingPulls = new WeakMap<WatchPull, (take: TakeBatch) => WatchPull>()
+
+/** Registers `pull` as one that can hand its batches to a `TakeBatch` (`takingPulls`). */
+export const offersTaking = (pull: WatchPull, taking: (take: TakeBatch) => WatchPull): void => void takingPulls.set(pull, taking)
+
+/**
+ * Reads batches into `onBatch` until the watch ends (success), breaks (its error), or `onBatch` answers false.
+ * A loop of plain effects: nothing of one batch is kept for the next. `take`: the batches it handles do not wake the
+ * reading fiber, when the pull can do that (`takingPulls`); the fiber's own steps were most of a reflector's cost per
+ * event and per bookmark (docs/benchmarks.md "With clients").
+ */
+export const readWatch = (pull: WatchPull, onBatch: (batch: Chunk.Chunk<WatchEvent>) => Effect.Effect<boolean>, take?: TakeBatch): Effect.Effect<void, ClientError> => {
+  const taking = take === undefined ? undefined : takingPulls.get(pull)
+  const source = taking === undefined ? pull : taking(take!)
+  const next: Effect.Effect<void, ClientError> = Effect.matchEffect(source, {
     onFailure: (end) => (Option.isNone(end) ? Effect.void : Effect.fail(end.value)),
     onSuccess: (batch) => Effect.flatMap(onBatch(batch), (more) => (more ? next : Effect.void))
   })
@@ -43,12 +63,13 @@ export const readWatchScoped = (
   client: ApiClientService,
   resource: ResourceType,
   opts: WatchOptions | undefined,
-  onBatch: (batch: Chunk.Chunk<WatchEvent>) => Effect.Effect<boolean>
+  onBatch: (batch: Chunk.Chunk<WatchEvent>) => Effect.Effect<boolean>,
+  take?: TakeBatch
 ): Effect.Effect<void, ClientError> =>
   Effect.flatMap(Scope.make(), (scope) =>
     Scope.extend(
       Effect.onExit(
-        Effect.flatMap(openWatchPull(client, resource, opts), (pull) => readWatch(pull, onBatch)),
+        Effect.flatMap(openWatchPull(client, resource, opts), (pull) => readWatch(pull, onBatch, take)),
         (exit) => Scope.close(scope, exit)
       ),
       scope
