@@ -78,6 +78,7 @@ interface RunningParts {
 
 export class PodStarter {
   private parts: RunningParts | undefined
+  private lastRunning: { readonly parts: RunningParts; readonly scheduled: object; readonly containerStatuses: ReadonlyArray<object>; readonly body: object } | undefined
   /**
    * Pods that have their pod worker: due to start (PodStart), being prepared (PodRunning), waiting to be tried
    * again (PodWaiting), or whose status write was given up (PodRunning, PodStart: `statusGivenUp`). A pod's further
@@ -227,7 +228,7 @@ export class PodStarter {
       containers.length === 1 && containers[0]!.name === parts.single[0]!.name
         ? parts.single
         : containers.map((c) => ({ name: c.name ?? "", ready: true, restartCount: 0, started: true, state: parts.running }))
-    const running = { status: { phase: "Running", conditions: [...parts.conditions, scheduled], startTime: now, containerStatuses } }
+    const running = this.runningBody(parts, scheduled, containerStatuses)
     const metrics = ctx.env.metrics
     return ctx.send(
       a,
@@ -256,6 +257,19 @@ export class PodStarter {
 
   private statusOptions(pod: KObject) {
     return { namespace: pod.metadata.namespace, subresource: "status" }
+  }
+
+  /**
+   * The Running patch: the same body object for the pods started in the same second whose PodScheduled condition is
+   * the same stored object (pods seeded together share it, SeedPods.ts). The server then merges the same body into the
+   * same stored status, and remembers what it made the first time (src/api/internal/LastCall.ts, docs/cluster.md).
+   */
+  private runningBody(parts: RunningParts, scheduled: object, containerStatuses: ReadonlyArray<object>): object {
+    const last = this.lastRunning
+    if (last !== undefined && last.parts === parts && last.scheduled === scheduled && last.containerStatuses === containerStatuses) return last.body
+    const body = { status: { phase: "Running", conditions: [...parts.conditions, scheduled], startTime: parts.at, containerStatuses } }
+    this.lastRunning = { parts, scheduled, containerStatuses, body }
+    return body
   }
 
   private runningParts(now: string): RunningParts {

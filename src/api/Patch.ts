@@ -8,6 +8,7 @@
 import { Either } from "effect"
 import type { FieldSchema } from "./kinds/FieldSchema.js"
 import { isRecord } from "./Object.js"
+import { type LastCall, LastCalls } from "./internal/LastCall.js"
 import { extendable } from "./internal/V8Shapes.js"
 import { jsonPatch } from "./patch/JsonPatch.js"
 import { setKey, withoutNulls } from "./patch/JsonValues.js"
@@ -41,7 +42,7 @@ export const patchTypeOf = (contentType: string): PatchType | "apply" | undefine
  * The patched copy of `doc`: objects on the patch's paths are copied, everything else is shared with the
  * target, which is never changed (stored objects are immutable, and a deep clone per patch is costly).
  */
-const mergeInto = (doc: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> => {
+const mergeInto = (doc: Record<string, unknown>, patch: Record<string, unknown>, parts: LastCall<Record<string, unknown>>): Record<string, unknown> => {
   // `extendable` first: a patch adding keys to a copy of a literal-built object would give it a class of its own
   const out: Record<string, unknown> = { ...extendable, ...doc }
   for (const k of Object.keys(patch)) {
@@ -53,18 +54,27 @@ const mergeInto = (doc: Record<string, unknown>, patch: Record<string, unknown>)
     const cur = Object.prototype.hasOwnProperty.call(doc, k) ? doc[k] : undefined
     if (cur === undefined || cur === null || !isRecord(cur)) setKey(out, k, withoutNulls(v))
     else if (!isRecord(v)) setKey(out, k, v) // v4 does not prune a non-object replacing an object
-    else setKey(out, k, mergeInto(cur, v))
+    else setKey(out, k, mergedPart(cur, v, parts))
   }
   return out
 }
 
-const mergePatch = (target: unknown, patch: unknown): Either.Either<unknown, ApiError> => {
+/**
+ * A nested part merged, or the part the last merge of these same objects made (`LastCall.ts`): a node agent sends
+ * every pod started in one second the same status body, onto the same stored status for pods seeded together.
+ * Recorded after the parts below it, so the slot (one per kind) keeps the outermost part of a patch's last field.
+ */
+const lastParts = new LastCalls<Record<string, unknown>>()
+const mergedPart = (doc: Record<string, unknown>, patch: Record<string, unknown>, parts: LastCall<Record<string, unknown>>): Record<string, unknown> =>
+  parts.get(doc, patch, undefined) ?? parts.set(doc, patch, undefined, mergeInto(doc, patch, parts))
+
+const mergePatch = (target: unknown, patch: unknown, schema: FieldSchema | undefined): Either.Either<unknown, ApiError> => {
   // json-patch v4's order: a null document is `ErrBadJSONDoc` (not a Status error, so 500), then a
   // patch that is not a JSON object or array (null included) is `ErrBadJSONPatch`, answered 400.
   if (target === null || target === undefined) return Either.left(internal("Invalid JSON Document"))
   if (!isRecord(patch) && !Array.isArray(patch)) return Either.left(badRequest("Invalid JSON Patch"))
   if (Array.isArray(patch) || !isRecord(target)) return Either.right(withoutNulls(patch))
-  return Either.right(mergeInto(target, patch as Record<string, unknown>))
+  return Either.right(mergeInto(target, patch as Record<string, unknown>, lastParts.of(schema)))
 }
 
 /**
@@ -79,5 +89,5 @@ const mergePatch = (target: unknown, patch: unknown): Either.Either<unknown, Api
 export const applyPatch = (target: unknown, patchType: PatchType, patch: unknown, schema?: FieldSchema): Either.Either<unknown, ApiError> => {
   if (patchType === "json") return jsonPatch(target, patch, makeWorkBudget())
   if (patchType === "strategic") return isRecord(target) ? strategicMergePatch(target, patch, schema, makeWorkBudget()) : Either.left(internal("Invalid JSON Document"))
-  return mergePatch(target, patch)
+  return mergePatch(target, patch, schema)
 }

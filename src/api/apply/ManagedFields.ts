@@ -18,11 +18,12 @@ import { Either } from "effect"
 import { goQuote } from "../go/Quote.js"
 import type { FieldSchema } from "../kinds/FieldSchema.js"
 import { InternTable } from "../internal/InternTable.js"
+import { LastCalls } from "../internal/LastCall.js"
 import { isRecord, type KObject } from "../Object.js"
 import { ApiError, makeStatus } from "../Status.js"
 import { contains, difference, emptySet, equalSets, type FieldTree, fieldTreeOf, type ManagedFieldsEntry, identicalTrees, intersection, intersects, isEmpty, isMember, memberPaths, union, without } from "./FieldSet.js"
 import { typedPatchError } from "./TypedConversion.js"
-import { changeExtent, compare, fieldSetOf, mergeConfig, removeFields } from "./TypedFields.js"
+import { changeExtent, compare, type Comparison, fieldSetOf, mergeConfig, removeFields } from "./TypedFields.js"
 import { capUpdateManagers } from "./UpdateManagerCap.js"
 
 export type { ManagedFieldsEntry } from "./FieldSet.js"
@@ -174,6 +175,28 @@ const listKey = (list: ReadonlyArray<ManagedFieldsEntry>): string => {
   return key
 }
 
+/**
+ * A scope's last shared list (`LastCall.ts`): a write that leaves the same entries as the one before in its scope,
+ * their sets the very same trees (every seeded pod's first status patch in one second, `TypedFields.compare`), takes
+ * it without making its key.
+ */
+const lastShared = new LastCalls<ReadonlyArray<ManagedFieldsEntry>>()
+
+/** Entries built here with the same identities, times and set objects: what `sharedLists` shares, by identity. */
+const sameEntries = (known: ReadonlyArray<ManagedFieldsEntry>, list: ReadonlyArray<ManagedFieldsEntry>): boolean => {
+  if (known.length !== list.length) return false
+  for (let i = 0; i < list.length; i++) {
+    const k = known[i]!
+    const e = list[i]!
+    if (
+      k !== e &&
+      (k.fieldsV1 !== e.fieldsV1 || k.time !== e.time || k.manager !== e.manager || k.operation !== e.operation || k.apiVersion !== e.apiVersion || k.subresource !== e.subresource)
+    )
+      return false
+  }
+  return true
+}
+
 /** The entries a write leaves. */
 class NextEntries {
   readonly list: ManagedFieldsEntry[] = []
@@ -189,12 +212,17 @@ class NextEntries {
     if (!isEmpty(left)) this.list.push(entry(e.manager ?? "", e.operation, e.apiVersion, e.subresource, e.time, left))
   }
 
-  sorted(): ReadonlyArray<ManagedFieldsEntry> {
+  /** The list, sorted and shared (`sharedLists`); `scope`'s last shared list when it holds the same. */
+  sorted(scope: WriteScope): ReadonlyArray<ManagedFieldsEntry> {
     // A copy of the exact length: the list grew by pushes, with room for 16 entries, and every stored version of
     // an object keeps its array (~130 bytes each, 150,000 lease versions in the history window).
     const list = this.list.slice()
     if (list.length > 1) list.sort(order)
-    return isWellFormed(list) ? sharedLists.intern(listKey(list), list) : list
+    if (!isWellFormed(list)) return list
+    const last = lastShared.of(scope)
+    const known = last.get(scope, scope, undefined)
+    if (known !== undefined && sameEntries(known, list)) return known
+    return last.set(scope, scope, undefined, sharedLists.intern(listKey(list), list))
   }
 }
 
@@ -245,9 +273,7 @@ const updatedEntries = (
     const refreshed = refreshedOwnEntry(before, after, manager, scope, entries, time)
     if (refreshed !== undefined) return refreshed
   }
-  const changes = compare(before ?? zeroObject(scope.schema), after, scope.schema)
-  const changed = union(ownable(changes.modified, scope), ownable(changes.added, scope))
-  const removed = ownable(changes.removed, scope)
+  const { changed, removed } = ownedChanges(compare(before ?? zeroObject(scope.schema), after, scope.schema), scope)
   if (isEmpty(changed) && isEmpty(removed)) return entries
   const next = new NextEntries()
   let previous: ManagedFieldsEntry | undefined
@@ -265,7 +291,26 @@ const updatedEntries = (
     if (mine !== previous) next.changed = true
     next.list.push(mine)
   } else if (previous !== undefined) next.changed = true
-  return next.changed ? next.sorted() : entries
+  return next.changed ? next.sorted(scope) : entries
+}
+
+/** What a write changed or removed in the part of the object it may own. */
+interface OwnedChanges {
+  readonly changed: FieldTree
+  readonly removed: FieldTree
+}
+
+/**
+ * `changes` in `scope`: worked out again only for another comparison than the last (`TypedFields.compare` gives the
+ * same result again for the same differences: every seeded pod's first status patch in one second, `LastCall.ts`).
+ */
+const lastOwned = new LastCalls<OwnedChanges>()
+const ownedChanges = (changes: Comparison, scope: WriteScope): OwnedChanges => {
+  const slot = lastOwned.of(scope)
+  return (
+    slot.get(changes, scope, undefined) ??
+    slot.set(changes, scope, undefined, { changed: union(ownable(changes.modified, scope), ownable(changes.added, scope)), removed: ownable(changes.removed, scope) })
+  )
 }
 
 /**
@@ -423,5 +468,5 @@ export const applyConfig = (
     next.list.push(
       previous !== undefined && equalSets(applied, setOf(previous)) ? previous : entry(manager, "Apply", scope.apiVersion, scope.subresource, time, applied)
     )
-  return Either.right({ object: merged, managedFields: next.sorted() })
+  return Either.right({ object: merged, managedFields: next.sorted(scope) })
 }

@@ -7,6 +7,7 @@
  * Pure; parts that are identical (`===`) between two objects are not walked, so comparing a stored object with
  * its successor costs what changed, not the object's size.
  */
+import { LastCall, LastCalls } from "../internal/LastCall.js"
 import { internalized } from "../internal/V8Shapes.js"
 import { isRecord } from "../Object.js"
 import { sameObject } from "../SameObject.js"
@@ -134,12 +135,39 @@ class Differences {
 /** What changed from `before` to `after` (`TypedValue.Compare`). */
 export const compare = (before: unknown, after: unknown, schema: FieldSchema | undefined): Comparison => {
   const found = new Differences()
-  compareInto(before, after, schema, found)
-  return { added: found.added ?? emptySet, modified: found.modified ?? emptySet, removed: found.removed ?? emptySet }
+  const last = lastComparisons.of(schema)
+  compareInto(before, after, schema, found, last)
+  const known = last.comparison
+  // The same differences below every changed field as the last comparison's (`childDifferences`): its result again.
+  if (known !== undefined && sameChildren(found.added, known.added) && sameChildren(found.modified, known.modified) && sameChildren(found.removed, known.removed))
+    return known
+  return (last.comparison = { added: found.added ?? emptySet, modified: found.modified ?? emptySet, removed: found.removed ?? emptySet })
+}
+
+/**
+ * A kind's last comparison (`LastCall.ts`): the differences it found below one changed top-level field, and its
+ * result, given again for a comparison that finds the very same trees under the same fields — then whatever is
+ * worked out from the result (`ManagedFields.ts` `updatedEntries`) can be remembered by its identity too. A status
+ * patch the simulation repeats (`Patch.ts` `mergedPart`) leaves every pod it starts in one second the same status
+ * over the same stored one. One per kind's schema: other kinds' writes in between do not take it.
+ */
+class LastComparison extends LastCall<Differences> {
+  comparison: Comparison | undefined = undefined
+}
+
+const lastComparisons = new LastCalls<Differences, LastComparison>(() => new LastComparison())
+
+/** `found` (undefined: nothing) has the same keys as `known`, in the same order, holding the same trees. */
+const sameChildren = (found: FieldTree | undefined, known: FieldTree): boolean => {
+  if (found === undefined) return isLeaf(known)
+  const keys = Object.keys(known)
+  let i = 0
+  for (const k in found) if (k !== keys[i++] || found[k] !== known[k]) return false
+  return i === keys.length
 }
 
 /** Compares the children of two values at one path, writing the differences as children of `found`'s trees. */
-const compareInto = (before: unknown, after: unknown, schema: FieldSchema | undefined, found: Differences): void => {
+const compareInto = (before: unknown, after: unknown, schema: FieldSchema | undefined, found: Differences, last?: LastComparison): void => {
   if (before === after) return
   if (isRecord(before) && isRecord(after) && isGranular(schema)) {
     // Keys walked with `for…in` (the same order as `Object.keys`): no array of keys per level.
@@ -151,7 +179,7 @@ const compareInto = (before: unknown, after: unknown, schema: FieldSchema | unde
       if (a === undefined || a === b || k === "managedFields") continue
       const sub = childSchema(schema, k)
       if (b === undefined) found.add(fieldKey(k), wholeNode(a, sub))
-      else compareChild(fieldKey(k), b, a, sub, found)
+      else compareChild(fieldKey(k), b, a, sub, found, last)
     }
     for (const k in before) if (before[k] !== undefined && after[k] === undefined && k !== "managedFields") found.remove(fieldKey(k), wholeNode(before[k], childSchema(schema, k)))
     return
@@ -177,7 +205,8 @@ const compareInto = (before: unknown, after: unknown, schema: FieldSchema | unde
   }
 }
 
-const compareChild = (key: string, before: unknown, after: unknown, schema: FieldSchema | undefined, found: Differences): void => {
+/** `last`: the kind's last comparison, at the top level only. */
+const compareChild = (key: string, before: unknown, after: unknown, schema: FieldSchema | undefined, found: Differences, last: LastComparison | undefined): void => {
   if (before === after) return
   const granular =
     (isRecord(before) && isRecord(after) && isGranular(schema)) ||
@@ -186,9 +215,13 @@ const compareChild = (key: string, before: unknown, after: unknown, schema: Fiel
     if (!sameObject(before, after)) found.modify(key, emptySet)
     return
   }
+  const known = last?.get(before as object, after as object, schema)
+  if (known !== undefined) return known.putUnder(key, found)
+  // Their trees are never changed once made: the next comparison of the same objects may take them as they are.
   const childDifferences = new Differences()
   compareInto(before, after, schema, childDifferences)
   childDifferences.putUnder(key, found)
+  last?.set(before as object, after as object, schema, childDifferences)
 }
 
 /** How the changes between two objects stand against one manager's fields ({@link changeExtent}). */

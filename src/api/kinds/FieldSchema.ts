@@ -7,6 +7,7 @@
  * `[]v1.OwnerReference`, `types.UID`); constructors below fill the obvious default.
  */
 import { parseGoTime } from "../go/Time.js"
+import { LastCalls } from "../internal/LastCall.js"
 import { isRecord } from "../Object.js"
 import { tagsOf, type PatchTags } from "./UpstreamTags.js"
 
@@ -312,9 +313,22 @@ export const decodesCleanly = (schema: FieldSchema, value: Readonly<Record<strin
   if (typeof apiVersion === "string" && apiVersion.indexOf("/") !== apiVersion.lastIndexOf("/")) return false
   for (const key in value) {
     const field = fieldOf(schema, key)
-    if (field === undefined || !conforms(field, value[key], decoded?.[key])) return false
+    if (field === undefined || !conformsPart(field, value[key], decoded?.[key])) return false
   }
   return true
+}
+
+/**
+ * A top-level part checked, or known to conform from the last check of the same objects (`LastCall.ts`): a merge
+ * patch the simulation repeats makes the same part again (`Patch.ts` `mergedPart`), onto the same stored part.
+ */
+const lastConforming = new LastCalls<true>()
+const conformsPart = (s: FieldSchema, v: unknown, known: unknown): boolean => {
+  // Parts the body shares with the stored object are not walked, nor remembered (they would take the slot).
+  if (v === known || !isRecord(v)) return conforms(s, v, known)
+  const slot = lastConforming.of(s)
+  if (slot.get(s, v, known)) return true
+  return conforms(s, v, known) && slot.set(s, v, known, true)
 }
 
 /** Thrown inside the walk for an error that stops decoding at once (a time field's own decoder failed). */
