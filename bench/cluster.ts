@@ -11,7 +11,7 @@
  *   node dist/bench/cluster.js 5000 30 60 --control-plane --host-turns [--metrics-out] # in slices, as `clustersim run`
  *   node dist/bench/cluster.js 65000 10 30 --memory-trace  # heap after a full GC and RSS at every virtual minute
  *
- *   node --max-semi-space-size=256 dist/bench/cluster.js 65000 10 60  # `cluster-65k` (bench/run.ts): issue 39's large cluster
+ *   node dist/bench/cluster.js 65000 10 60                # `cluster-65k` (bench/run.ts): issue 39's large cluster
  *
  * Prints wall time, virtual/real ratio, CPU time, CPU µs per lease write and peak RSS (goal: ≤ 30 s and ≤ 2 GiB on one
  * core; 65,000 nodes ≤ 120 s and ≤ 6 GiB).
