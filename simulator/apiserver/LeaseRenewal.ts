@@ -12,7 +12,7 @@
 import { managerOf, scopeOf } from "./FieldManager.js"
 import { RenewedVersion, sameKeyOrder } from "./RenewedVersion.js"
 import { shallowCopy } from "../../src/api/internal/V8Shapes.js"
-import { ownLeafEntry, withOwnEntryTime, type ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
+import { ownLeafEntry, ownLeafEntryOfRenewed, withOwnEntryTime, type ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
 import { decodesAsMicroTime } from "../../src/api/kinds/FieldSchema.js"
 import { validateForUpdate } from "../../src/api/kinds/Validation.js"
 import { isRecord, type KObject, type ObjectMeta } from "../../src/api/Object.js"
@@ -21,7 +21,6 @@ import { Leases, type ResourceType } from "../../src/api/Resources.js"
 import type { Body } from "./Decode.js"
 import type { Entry, Store } from "./Store.js"
 import { rfc3339 } from "./SystemMeta.js"
-import { withTypeMeta } from "./WatchHub.js"
 
 const noWarnings: ReadonlyArray<string> = Object.freeze([])
 
@@ -49,7 +48,12 @@ export const writeRenewal = (
   const entries = meta.managedFields
   if (!Array.isArray(entries)) return undefined
   const scope = scopeOf(resource, undefined)
-  const own = ownLeafEntry(entries as ReadonlyArray<ManagedFieldsEntry>, managerOf(opts), scope, "f:spec", "f:renewTime")
+  // A lease a renewal wrote last (the chain) has the entries that renewal accepted: who renews now decides alone.
+  const chain = store.renewedVersion(entry)
+  const manager = managerOf(opts)
+  const own =
+    (chain !== undefined ? ownLeafEntryOfRenewed(entries as ReadonlyArray<ManagedFieldsEntry>, manager, scope) : undefined) ??
+    ownLeafEntry(entries as ReadonlyArray<ManagedFieldsEntry>, manager, scope, "f:spec", "f:renewTime")
   if (own < 0) return undefined
   const next = withOwnEntryTime(entries as ReadonlyArray<ManagedFieldsEntry>, own, scope, rfc3339(now))
   if (next === undefined) return undefined
@@ -58,11 +62,23 @@ export const writeRenewal = (
   metadata.managedFields = next
   const written: KObject = { metadata, spec }
   // Kept in the history as what it changed over the last full version (RenewedVersion.ts).
-  const chain = store.renewedVersion(entry)
   const base = chain !== undefined ? chain.base : stored
-  const renewed = new RenewedVersion(base, chain !== undefined ? chain.own : own, spec.renewTime as string, sameKeyOrder(spec, base.spec as Record<string, unknown>) ? undefined : spec)
-  return { code: 200, object: withTypeMeta(store.replace(resource, entry, written, now, true, renewed), resource), warnings: noWarnings }
+  const renewed = new RenewedVersion(base, chain !== undefined ? chain.own : own, spec.renewTime as string, inOrderOf(spec, stored, chain) ? undefined : spec)
+  const kept = store.replace(resource, entry, written, now, true, renewed)
+  // `withTypeMeta` of the stored `{ metadata, spec }`, built as a literal: the same keys in the same order, without
+  // a spread's copy (half the bytes, and no runtime copy of the properties on every renewal).
+  return { code: 200, object: { kind: resource.kind, apiVersion: resource.apiVersion, metadata: kept.metadata, spec: kept.spec }, warnings: noWarnings }
 }
+
+/**
+ * `spec`'s keys in the order of the chain's base spec (`sameKeyOrder`). The stored spec a renewal kept without its own
+ * copy (`RenewedVersion.spec` undefined) has the base's order, so the stored spec, already read, answers for it: the
+ * base, written minutes ago, is not read again per renewal.
+ */
+const inOrderOf = (spec: Readonly<Record<string, unknown>>, stored: KObject, chain: RenewedVersion | undefined): boolean =>
+  chain === undefined || chain.spec === undefined
+    ? sameKeyOrder(spec, stored.spec as Record<string, unknown>)
+    : sameKeyOrder(spec, chain.base.spec as Record<string, unknown>)
 
 /** Exactly `metadata` then `spec`, a record (no kind or apiVersion, nothing else). */
 const isMetadataAndSpec = (obj: Readonly<Record<string, unknown>>): boolean => {

@@ -248,6 +248,14 @@ export class ServiceTimeModel {
     }
     let arrival = at
     const serviceMs = this.serviceMs(cls, objects, bytes) * this.factor(cls)
+    if (this.observer === undefined) {
+      // most requests start at once: no `Booking` made (`PriorityAndFairness.placeAtOnce`)
+      const end = this.apf.placeAtOnce(arrival, request, request.seats ?? 1, serviceMs)
+      if (end === end) {
+        into.end = end
+        return into
+      }
+    }
     for (let attempt = 0; ; attempt++) {
       const booked = this.apf.place(arrival, request, request.seats ?? 1, serviceMs)
       if (booked._tag === "Dispatched") {

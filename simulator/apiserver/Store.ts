@@ -238,8 +238,14 @@ const splitKey = (key: string): readonly [string, string] => {
  */
 const namesOf = (cell: Cell): readonly [string, string] => {
   const { namespace, name } = cell.obj.metadata
-  return name !== undefined && objectKey(namespace, name) === cell.key ? [namespace || "", name] : splitKey(cell.key)
+  return name !== undefined && isKeyOf(cell.key, namespace, name) ? [namespace || "", name] : splitKey(cell.key)
 }
+
+/** `objectKey(namespace, name) === key`, without building the key (every create would build one to compare). */
+const isKeyOf = (key: string, namespace: string | undefined, name: string): boolean =>
+  namespace
+    ? key.length === namespace.length + 1 + name.length && key.charCodeAt(namespace.length) === 47 && key.startsWith(namespace) && key.endsWith(name)
+    : key === name
 
 /**
  * The objects under `prefix` from `start` now, when they are known without a walk: on a first page (`start` is the

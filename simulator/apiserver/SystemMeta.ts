@@ -24,14 +24,24 @@ export const microTime = (ms: number): string => {
   return `${iso.slice(0, 23)}${String(micros).padStart(3, "0")}Z`
 }
 
-/** Lowercase hyphenated UUID v4 from a source of uniform floats. */
+/** Character codes of the hex digits 0–f. */
+const hexCodes = Array.from("0123456789abcdef", (c) => c.charCodeAt(0))
+/** The uid being written, as character codes (`-` where the hyphens go); writes are synchronous, one at a time. */
+const uidCodes: number[] = Array.from("00000000-0000-0000-0000-000000000000", (c) => c.charCodeAt(0))
+
+/**
+ * Lowercase hyphenated UUID v4 from a source of uniform floats: one draw per hex digit (32, the version digit's
+ * drawn and replaced), written straight into one flat string — every create makes one, and an array of digit
+ * strings, its join and five slices cost a node registration more than its draws (docs/benchmarks.md).
+ */
 export const uuidV4 = (random: () => number): string => {
-  const hex: string[] = []
-  for (let i = 0; i < 32; i++) hex.push(Math.floor(random() * 16).toString(16))
-  hex[12] = "4"
-  hex[16] = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)
-  const h = hex.join("")
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
+  let at = 0
+  for (let i = 0; i < 32; i++) {
+    if (i === 8 || i === 12 || i === 16 || i === 20) at++
+    const digit = Math.floor(random() * 16)
+    uidCodes[at++] = hexCodes[i === 12 ? 4 : i === 16 ? (digit & 0x3) | 0x8 : digit]!
+  }
+  return String.fromCharCode.apply(null, uidCodes)
 }
 
 /** First 58 characters of `generateName` plus 5 random characters. */

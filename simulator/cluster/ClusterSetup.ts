@@ -4,7 +4,6 @@
  */
 import { Either } from "effect"
 import { parseQuantity } from "../../src/api/go/Quantity.js"
-import { flatString } from "../../src/api/internal/V8Shapes.js"
 import { defaultNodeLifecycleSettings, type NodeLifecycleSettings } from "../controllers/nodelifecycle/LifecycleSettings.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
 import type { NodeAgentConfiguration } from "../nodeagent/config/NodeAgentConfiguration.js"
@@ -47,25 +46,38 @@ export const resolveCluster = (spec: ClusterSpec, baseDir?: string): Either.Eith
     }
   })
 
-const hex = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"))
+/** Character codes of the hex digits 0–f. */
+const hexCodes = Array.from("0123456789abcdef", (c) => c.charCodeAt(0))
+/** The uid being written, as character codes (`-` and the version digit in place); one at a time. */
+const uidCodes: number[] = Array.from("00000000-0000-4000-0000-000000000000", (c) => c.charCodeAt(0))
 
-/** 8 hex digits of a 32-bit draw. */
-const hex32 = (random: SeededRandomService): string => {
-  const n = Math.floor(random.next() * 0x100000000)
-  return hex[n >>> 24]! + hex[(n >>> 16) & 0xff]! + hex[(n >>> 8) & 0xff]! + hex[n & 0xff]!
+/** A 32-bit draw. */
+const draw32 = (random: SeededRandomService): number => Math.floor(random.next() * 0x100000000)
+
+/** Writes hex digits `from`…`to` − 1 (of 8, most significant first) of the 32-bit `n` into `uidCodes` at `at`. */
+const putHex = (n: number, from: number, to: number, at: number): void => {
+  for (let k = from; k < to; k++) uidCodes[at++] = hexCodes[(n >>> (28 - 4 * k)) & 0xf]!
 }
 
 /**
- * A v4-shaped uid from four 32-bit draws (uuidV4 draws once per hex digit; 150,000 pods notice). Joined into one
- * string: a concatenation would stay a tree of a dozen strings for as long as the pod lives.
+ * A v4-shaped uid from four 32-bit draws a, b, c, d (uuidV4 draws once per hex digit; 150,000 pods notice):
+ * `aaaaaaaa-bbbb-4bbb-Vccc-ccccdddddddd`, b's fifth digit unused, V the variant made of c's first. Written straight
+ * into one flat string: a concatenation would stay a tree of a dozen strings for as long as the pod lives, and the
+ * pieces of a join cost the seeding more than the draws (docs/benchmarks.md).
  */
 export const fastUid = (random: SeededRandomService): string => {
-  const a = hex32(random)
-  const b = hex32(random)
-  const c = hex32(random)
-  const d = hex32(random)
-  const variant = ((parseInt(c[0]!, 16) & 0x3) | 0x8).toString(16)
-  return flatString(a, "-", b.slice(0, 4), "-4", b.slice(5, 8), "-", variant, c.slice(1, 4), "-", c.slice(4, 8), d)
+  const a = draw32(random)
+  const b = draw32(random)
+  const c = draw32(random)
+  const d = draw32(random)
+  putHex(a, 0, 8, 0)
+  putHex(b, 0, 4, 9)
+  putHex(b, 5, 8, 15)
+  uidCodes[19] = hexCodes[((c >>> 28) & 0x3) | 0x8]!
+  putHex(c, 1, 4, 20)
+  putHex(c, 4, 8, 24)
+  putHex(d, 0, 8, 28)
+  return String.fromCharCode.apply(null, uidCodes)
 }
 
 export const cores = (cpu: string): number => {

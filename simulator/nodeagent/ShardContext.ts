@@ -61,14 +61,16 @@ const nodeIdentity = (node: string): ModelIdentity => {
 
 /**
  * The server's watch cache as one agent's watch sees it: a GET of its Node answers what that watch last delivered.
- * Only reads of the agent's own object come here (`ShardContext.sendToWatchCache`).
+ * Only reads of the agent's own object come here (`ShardContext.sendToWatchCache`), so the name asked for is not
+ * read: the caller need not look it up (a likely cache miss per status check, docs/benchmarks.md).
  */
 class WatchCacheView implements ApiClientService {
   agent: AgentState | undefined = undefined
 
   get(resource: ResourceType, name: string) {
-    const current = this.agent?.current
-    return current !== undefined ? Either.right(current) : Either.left(Status.notFound(resource, name))
+    const a = this.agent
+    const current = a?.current
+    return current !== undefined ? Either.right(current) : Either.left(Status.notFound(resource, a?.node.name ?? name))
   }
   list = unsupported
   create = unsupported

@@ -18,6 +18,8 @@ export const statusJitterFactor = 0.04
 const statusOptions = { subresource: "status" } as const
 /** resourceVersion=0: served from the watch cache, i.e. the node's last write (`tryUpdateNodeStatus`). */
 const fromCache = { resourceVersion: "0" } as const
+/** The name a status check's GET gives: its own node's, which the watch cache view knows (`ShardContext`). */
+const ownNode = ""
 
 export class StatusReporter {
   /**
@@ -52,7 +54,8 @@ export class StatusReporter {
   }
 
   // The check's request and answers, made once (the values they need are the agent's and the request's instant).
-  private readonly getNode = (client: BookedClient, a: AgentState) => client.get(Nodes, a.node.name, fromCache)
+  // The watch cache answers the agent's own Node whatever name is given (`ShardContext.sendToWatchCache`).
+  private readonly getNode = (client: BookedClient) => client.get(Nodes, ownNode, fromCache)
   private readonly found = (node: KObject, a: AgentState, end: number, t: number) => this.checked(a, t, node, end)
   private readonly gone = (_: ClientError, a: AgentState, end: number, t: number) => this.checked(a, t, undefined, end)
   // given up: tryUpdateNodeStatus fails, and the node is checked again one period after the last 429

@@ -3,7 +3,6 @@
  * part cached per second: most calls of a shard fall in the same second as the last. Same text as
  * `microTime` / `rfc3339` of `simulator/apiserver/SystemMeta.ts`.
  */
-import { flatString } from "../../src/api/internal/V8Shapes.js"
 import { microTime, rfc3339 } from "../apiserver/SystemMeta.js"
 
 const fractionOf = (micros: number): string => `.${String(micros).padStart(6, "0")}Z`
@@ -29,9 +28,15 @@ export class TimeText {
     const micros = Math.round((ms - this.second * 1000) * 1000)
     if (micros >= 1_000_000) return microTime(ms)
     const fraction = micros % 1000 === 0 ? (this.fractions[micros / 1000] ??= fractionOf(micros)) : fractionOf(micros)
-    // Flat: each of the ~150,000 lease versions in the history window keeps its renewTime.
-    return flatString(this.prefix, fraction)
+    // Flat: each of the ~150,000 lease versions in the history window keeps its renewTime. Joined from an array kept
+    // for it (`flatString`'s own array is one more object a renewal allocates).
+    const parts = this.parts
+    parts[0] = this.prefix
+    parts[1] = fraction
+    return parts.join("")
   }
+
+  private readonly parts: [string, string] = ["", ""]
 
   /** `rfc3339(ms)`: whole seconds. */
   seconds(ms: number): string {

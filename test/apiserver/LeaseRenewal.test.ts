@@ -114,6 +114,36 @@ describe("LeaseRenewal", () => {
     expect(copied.renewedVersionOf("a")).toBeUndefined()
   })
 
+  it("keeps renewTimes sent for other seconds than the write's as they were sent, in answers, replays and lists", () => {
+    // the renewTime a second and a half before the write, ~17 minutes after it, an hour after, and in year 999
+    const renewTimes = (now: number) => [microTime(now - 1_500.25), microTime(now + 999_000.5), microTime(now + 3_600_000), "0999-01-01T00:00:05.000001Z", microTime(now + 0.75)]
+    const run = (c: ReturnType<typeof cluster>) => {
+      let now = start
+      c.create("a", now)
+      for (let round = 0; round < 12; round++) {
+        now += 10_000 + round * 3.5
+        c.renew("a", now, {}, renewTimes(now)[round % 5])
+      }
+      return now
+    }
+    const direct = cluster(false)
+    const general = cluster(true)
+    const end = run(direct)
+    run(general)
+    expect(direct.answers).toEqual(general.answers)
+    expect([...direct.seen]).toEqual([...general.seen])
+    expect(direct.renewedVersionOf("a")).toBeDefined()
+    const store = direct.server.store
+    store.compactBefore(end - 200_000)
+    const replayed = [...store.changesAfter(Leases, store.compactedRevision)]
+    expect(replayed.length).toBeGreaterThan(8)
+    for (const change of replayed) {
+      expect(JSON.stringify(change.object)).toBe(direct.seen.get(change.revision))
+      const page = store.page({ resource: Leases, revision: change.revision, prefix: `${namespace}/`, start: `${namespace}/`, limit: undefined, matches: everything, countRemaining: false })
+      expect(JSON.stringify(page.items[0])).toBe(direct.seen.get(change.revision))
+    }
+  })
+
   it("replays and lists the versions it kept as they were stored, after compaction too", () => {
     const c = cluster(false)
     const end = script(c)

@@ -94,6 +94,23 @@ export class PriorityAndFairness {
     return this.placeAs(at, request.classification ?? classification(request), seats, serviceMs, request.verb)
   }
 
+  /**
+   * `place` of a request that starts at once, as its end: booked and counted as `place` would; NaN, with nothing
+   * booked, when it would wait or be rejected, or when the request's level and flow are not carried or an observer
+   * is told of bookings — then `place` books it. A node agent's booking allocates nothing this way.
+   */
+  placeAtOnce(at: number, request: { readonly level?: number; readonly flow?: string }, seats: number, serviceMs: number): number {
+    const level = request.level
+    if (level === undefined || request.flow === undefined || this.observer !== undefined || !(serviceMs >= 0)) return Number.NaN
+    const state = this.levels[level]!
+    const end = state.queues === undefined ? at + serviceMs : state.queues.bookAtOnce(at, seats, serviceMs)
+    if (end === end) {
+      state.dispatched++
+      state.unqueued++
+    }
+    return end
+  }
+
   private placeAs(at: number, classified: Classification, seats: number, serviceMs: number, verb: string): Booking {
     const booking = this.placeIn(at, classified.level, classified.flow, seats, serviceMs)
     this.observer?.booked(at, classified, verb === "watch", booking)

@@ -63,6 +63,18 @@ export class QueueSet {
     return { _tag: "Dispatched", start, end }
   }
 
+  /**
+   * `book` of a request its seats let start at `at`: booked so, and its end; NaN (nothing booked) when it would wait,
+   * for `book` to queue or reject it. The booking of nearly every request of a simulated cluster, without a `Booking`.
+   */
+  bookAtOnce(at: number, seats: number, serviceMs: number): number {
+    const width = Math.min(seats, this.options.seats)
+    if (this.heap.startFor(at, width) > at) return Number.NaN
+    const end = at + serviceMs
+    this.heap.take(width, end)
+    return end
+  }
+
   /** The queue of the flow's hand with the fewest requests still waiting at `at` (the first such, as upstream). */
   private shortestQueue(at: number, flow: string, queuing: QueuingSettings): number {
     let hand = this.hands.get(flow)

@@ -1,46 +1,121 @@
 /**
  * The monitor pass's alarms: which nodes' probes may have expired, found without looking at every node.
  */
-import { EventHeap, type HeapEntry } from "../../kernel/EventHeap.js"
 
 /** A node's alarm in `ProbeAlarms`. */
-export interface Alarm extends HeapEntry {
+export interface Alarm {
   readonly name: string
+  /** When it rings (at or before the node's deadline), while `set`. */
+  time: number
+  set: boolean
+  /** The bucket it was last put in (`ProbeAlarms`). */
+  key: number
+  /** The `expired` call that last rang it: an alarm put twice in one bucket rings once. */
+  rung: number
 }
 
-export const makeAlarm = (name: string): Alarm => ({ name, time: 0, seq: 0, index: -1 })
+export const makeAlarm = (name: string): Alarm => ({ name, time: 0, set: false, key: 0, rung: -1 })
+
+/** The span of one bucket (ms): a deadline is probe + grace, a grace tens of seconds, a pass every few seconds. */
+const bucketMs = 1_000
 
 /**
  * Finds the nodes whose probe may have expired without looking at every node. Each node has one alarm, set at or
  * before its deadline (probe + grace); a probe only moves forward, so an alarm rings early, never late. An alarm that
  * rings early is set again at the node's current deadline.
+ *
+ * The alarms are kept in buckets of `bucketMs` by their time, not in a heap: in the 5,000-node hour every node's alarm
+ * rings early every grace period (its lease renewed meanwhile), and each of those ~125 a second cost a heap pop — a
+ * dozen levels of reads of other nodes' alarms, each a likely cache miss (docs/benchmarks.md); a bucket is an array
+ * appended to and read in order. Which alarms ring is the heap's: those whose time is before `now`; the order of the
+ * rings is not kept (`expired` answers a set).
  */
 export class ProbeAlarms {
-  private readonly heap = new EventHeap<Alarm>()
+  /** Alarms by `floor(time / bucketMs)`; an alarm cancelled or set again earlier stays in its old bucket, skipped there. */
+  private readonly buckets = new Map<number, Array<Alarm>>()
+  /** The keys of `buckets`, a binary min-heap. */
+  private readonly keys: Array<number> = []
+  private calls = 0
 
   /** Makes `alarm` ring at `deadline` at the latest. */
   set(alarm: Alarm, deadline: number): void {
-    if (alarm.index >= 0) {
-      if (alarm.time <= deadline) return
-      this.heap.remove(alarm)
+    if (alarm.set && alarm.time <= deadline) return
+    alarm.time = deadline
+    alarm.set = true
+    const key = (alarm.key = Math.floor(deadline / bucketMs))
+    const bucket = this.buckets.get(key)
+    if (bucket !== undefined) bucket.push(alarm)
+    else {
+      this.buckets.set(key, [alarm])
+      pushKey(this.keys, key)
     }
-    this.heap.push(alarm, deadline)
   }
 
   cancel(alarm: Alarm): void {
-    this.heap.remove(alarm)
+    alarm.set = false
   }
 
   /** The nodes past their deadline at `now`; their alarms are left off until set again. */
   expired(now: number, deadlineOf: (name: string) => number | undefined): Set<string> {
     const expired = new Set<string>()
-    for (let top = this.heap.peek(); top !== undefined && top.time < now; top = this.heap.peek()) {
-      this.heap.pop()
-      const deadline = deadlineOf(top.name)
-      if (deadline === undefined) continue
-      if (now > deadline) expired.add(top.name)
-      else this.heap.push(top, deadline)
+    const call = this.calls++
+    // The buckets that may hold a time before `now`, taken first: an alarm set again while they ring goes to a new
+    // bucket, for the next call.
+    const { keys, buckets } = this
+    const taken: Array<readonly [key: number, bucket: Array<Alarm>]> = []
+    while (keys.length > 0 && keys[0]! * bucketMs < now) {
+      const key = popKey(keys)
+      taken.push([key, buckets.get(key)!])
+      buckets.delete(key)
+    }
+    for (const [key, bucket] of taken) {
+      for (const alarm of bucket) {
+        if (!alarm.set || alarm.key !== key || alarm.rung === call) continue
+        if (alarm.time >= now) {
+          // not due yet: back in its bucket (rung stays, so a second entry in the old bucket is skipped)
+          alarm.rung = call
+          alarm.set = false
+          this.set(alarm, alarm.time)
+          continue
+        }
+        alarm.rung = call
+        alarm.set = false
+        const deadline = deadlineOf(alarm.name)
+        if (deadline === undefined) continue
+        if (now > deadline) expired.add(alarm.name)
+        else this.set(alarm, deadline)
+      }
     }
     return expired
   }
+}
+
+const pushKey = (heap: Array<number>, key: number): void => {
+  let i = heap.length
+  heap.push(key)
+  while (i > 0) {
+    const parent = (i - 1) >> 1
+    if (heap[parent]! <= key) break
+    heap[i] = heap[parent]!
+    i = parent
+  }
+  heap[i] = key
+}
+
+const popKey = (heap: Array<number>): number => {
+  const top = heap[0]!
+  const last = heap.pop()!
+  const n = heap.length
+  if (n === 0) return top
+  let i = 0
+  for (;;) {
+    const l = 2 * i + 1
+    if (l >= n) break
+    const c = l + 1 < n && heap[l + 1]! < heap[l]! ? l + 1 : l
+    if (heap[c]! >= last) break
+    heap[i] = heap[c]!
+    i = c
+  }
+  heap[i] = last
+  return top
 }

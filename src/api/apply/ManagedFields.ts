@@ -356,6 +356,15 @@ const refreshedOwnEntry = (
 }
 
 /**
+ * `ownLeafEntry` of entries a renewal wrote (`withOwnEntryTime` of entries `ownLeafEntry` accepted) when there is one
+ * entry: the sets are the ones accepted then and the entry is built here with the renewing manager's operation,
+ * apiVersion and subresource, so only who renews now decides — read from the entry alone, without walking its set
+ * (docs/benchmarks.md "Where a lease renewal's CPU goes"). Undefined for more entries (their order may have changed).
+ */
+export const ownLeafEntryOfRenewed = (entries: ReadonlyArray<ManagedFieldsEntry>, manager: string, scope: WriteScope): number | undefined =>
+  entries.length !== 1 ? undefined : isOwn(entries[0]!, manager, "Update", scope) ? 0 : -1
+
+/**
  * The index of `manager`'s own Update entry when a write that changes only the leaf `field` under `parent` (a lease
  * renewal's `f:spec` `f:renewTime`) takes `refreshedOwnEntry`'s path: every entry built here, exactly one of them
  * this manager's, its set holding the leaf and no other entry's; -1 otherwise. Decided from the entries alone, so a

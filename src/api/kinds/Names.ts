@@ -99,6 +99,51 @@ export const isQualifiedName = (value: string): string[] => {
   return errs
 }
 
+/**
+ * `isDNS1123Subdomain(value)` finds nothing, decided without building messages or splitting: every label a token
+ * (which admits ASCII only, so the length is the byte length) and at most 253 characters.
+ */
+const isDNS1123SubdomainOk = (value: string, from: number, to: number): boolean => {
+  if (to - from > 253) return false
+  for (let start = from; ; ) {
+    const dot = value.indexOf(".", start)
+    const end = dot < 0 || dot >= to ? to : dot
+    if (!isLabelTokenIn(value, start, end)) return false
+    if (end === to) return true
+    start = end + 1
+  }
+}
+
+/** `isLabelToken(value.slice(from, to))` without the slice. */
+const isLabelTokenIn = (value: string, from: number, to: number): boolean => {
+  if (to <= from) return false
+  if (!isLowerAlnum(value.charCodeAt(from)) || !isLowerAlnum(value.charCodeAt(to - 1))) return false
+  for (let i = from + 1; i < to - 1; i++) {
+    const c = value.charCodeAt(i)
+    if (!isLowerAlnum(c) && c !== 45) return false
+  }
+  return true
+}
+
+/** `isQualifiedName(value)` finds nothing: the same rules, decided without building messages or splitting. */
+export const isQualifiedNameOk = (value: string): boolean => {
+  const slash = value.indexOf("/")
+  if (slash >= 0 && (value.indexOf("/", slash + 1) >= 0 || slash === 0 || !isDNS1123SubdomainOk(value, 0, slash))) return false
+  // the name part; a qualified token is ASCII, so its length is its byte length
+  const from = slash + 1
+  const length = value.length - from
+  if (length === 0 || length > 63) return false
+  if (!isAlnum(value.charCodeAt(from)) || !isAlnum(value.charCodeAt(value.length - 1))) return false
+  for (let i = from + 1; i < value.length - 1; i++) {
+    const c = value.charCodeAt(i)
+    if (!isAlnum(c) && c !== 45 && c !== 95 && c !== 46) return false
+  }
+  return true
+}
+
+/** `isValidLabelValue(value)` finds nothing. */
+export const isLabelValueOk = (value: string): boolean => value === "" || (value.length <= 63 && isQualifiedToken(value))
+
 /** `IsValidLabelValue`: empty, or ≤ 63 characters shaped like a qualified name. */
 export const isValidLabelValue = (value: string): string[] => {
   const errs: string[] = []
@@ -151,11 +196,22 @@ const strMap = (v: unknown): ReadonlyArray<readonly [string, string]> =>
   isRecord(v) ? Object.entries(v).map(([k, x]) => [k, str(x)] as const) : []
 const strList = (v: unknown): ReadonlyArray<string> => (Array.isArray(v) ? v.map(str) : [])
 
-const validateLabels = (labels: unknown, field: string): FieldError[] =>
-  strMap(labels).flatMap(([k, v]) => [
-    ...isQualifiedName(k).map((m) => invalid(field, k, m)),
-    ...isValidLabelValue(v).map((m) => invalid(field, v, m))
-  ])
+/**
+ * Labels are on most objects a create stores (a node registration has five): a label whose key and value pass
+ * (`isQualifiedNameOk`, `isLabelValueOk`) costs no error arrays; only a failing one is given its messages.
+ */
+const validateLabels = (labels: unknown, field: string): FieldError[] => {
+  if (!isRecord(labels)) return []
+  let errs: FieldError[] | undefined
+  for (const k of Object.keys(labels)) {
+    const v = str(labels[k])
+    if (isQualifiedNameOk(k) && isLabelValueOk(v)) continue
+    errs ??= []
+    for (const m of isQualifiedName(k)) errs.push(invalid(field, k, m))
+    for (const m of isValidLabelValue(v)) errs.push(invalid(field, v, m))
+  }
+  return errs ?? []
+}
 
 const validateAnnotations = (annotations: unknown, field: string): FieldError[] => {
   const entries = strMap(annotations)
