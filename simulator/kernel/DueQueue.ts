@@ -7,6 +7,7 @@
  *
  * Items pushed into the step being run (or an earlier one) go to a small sorted side list, merged on pop.
  */
+import { popKey, pushKey } from "./NumberHeap.js"
 
 /**
  * One step's items in insertion order, as parallel arrays. Buckets are reused once run: a bucket lives about as long
@@ -165,32 +166,4 @@ export class DueQueue<T> {
     this.lateTags.splice(i, 0, tag)
     this.lateItems.splice(i, 0, item)
   }
-}
-
-const pushKey = (heap: Array<number>, key: number): void => {
-  let i = heap.length
-  heap.push(key)
-  while (i > 0) {
-    const parent = (i - 1) >> 1
-    if (heap[parent]! <= key) break
-    heap[i] = heap[parent]!
-    i = parent
-  }
-  heap[i] = key
-}
-
-const popKey = (heap: Array<number>): void => {
-  const last = heap.pop()!
-  const n = heap.length
-  if (n === 0) return
-  let i = 0
-  for (;;) {
-    const l = 2 * i + 1
-    if (l >= n) break
-    const c = l + 1 < n && heap[l + 1]! < heap[l]! ? l + 1 : l
-    if (heap[c]! >= last) break
-    heap[i] = heap[c]!
-    i = c
-  }
-  heap[i] = last
 }

@@ -1,6 +1,7 @@
 /**
  * The monitor pass's alarms: which nodes' probes may have expired, found without looking at every node.
  */
+import { popKey, pushKey } from "../../kernel/NumberHeap.js"
 
 /** A node's alarm in `ProbeAlarms`. */
 export interface Alarm {
@@ -88,34 +89,4 @@ export class ProbeAlarms {
     }
     return expired
   }
-}
-
-const pushKey = (heap: Array<number>, key: number): void => {
-  let i = heap.length
-  heap.push(key)
-  while (i > 0) {
-    const parent = (i - 1) >> 1
-    if (heap[parent]! <= key) break
-    heap[i] = heap[parent]!
-    i = parent
-  }
-  heap[i] = key
-}
-
-const popKey = (heap: Array<number>): number => {
-  const top = heap[0]!
-  const last = heap.pop()!
-  const n = heap.length
-  if (n === 0) return top
-  let i = 0
-  for (;;) {
-    const l = 2 * i + 1
-    if (l >= n) break
-    const c = l + 1 < n && heap[l + 1]! < heap[l]! ? l + 1 : l
-    if (heap[c]! >= last) break
-    heap[i] = heap[c]!
-    i = c
-  }
-  heap[i] = last
-  return top
 }
