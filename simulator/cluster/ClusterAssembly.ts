@@ -104,8 +104,7 @@ export const makeShards = (plan: ClusterPlan, transport: AgentTransport): { read
 /** The node lifecycle controller over the observer's nodes and leases, its events recorded as upstream's `node-controller`. */
 export const lifecycleController = (plan: ClusterPlan): Effect.Effect<never, never, ApiClient> => {
   const { observer } = plan
-  const source = { nodes: () => observer.nodes.values(), node: (name: string) => observer.nodes.get(name), changedNodes: () => observer.changedNodes(), leases: () => observer.changedLeases() }
-  return runNodeLifecycleController(plan.options.resolved!.lifecycle, plan.lifecycleLog, source).pipe(
+  return runNodeLifecycleController(plan.options.resolved!.lifecycle, plan.lifecycleLog, observer.nodeSource()).pipe(
     Effect.provide(EventRecorder.layer({ reportingController: "node-controller", reportingInstance: "node-controller" }))
   )
 }

@@ -8,7 +8,7 @@ import type { KObject } from "../../src/api/Object.js"
 import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace } from "../../src/api/WellKnown.js"
 import type { Change, Store } from "../apiserver/Store.js"
-import type { NodeChange } from "../controllers/nodelifecycle/NodeSource.js"
+import type { NodeChange, NodeSource } from "../controllers/nodelifecycle/NodeSource.js"
 import type { NodeCondition } from "../nodeagent/NodeStatus.js"
 
 export type ReadyTransition = readonly [t: number, status: string, reason: string]
@@ -77,6 +77,11 @@ export class ClusterObserver {
     const changed = this.nodeChanges
     this.nodeChanges = []
     return changed
+  }
+
+  /** This cache as the lifecycle controller's `NodeSource`: its nodes, and the node and lease writes it kept. */
+  nodeSource(): NodeSource {
+    return { nodes: () => this.nodes.values(), node: (name) => this.nodes.get(name), changedNodes: () => this.changedNodes(), leases: () => this.changedLeases() }
   }
 
   /** Routes pods bound to `node` to its agent. */

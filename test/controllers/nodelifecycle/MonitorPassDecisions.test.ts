@@ -18,7 +18,6 @@ import { microTime, rfc3339 } from "../../../simulator/apiserver/SystemMeta.js"
 import { ClusterObserver } from "../../../simulator/cluster/ClusterObserver.js"
 import { makeLifecycleLog } from "../../../simulator/controllers/nodelifecycle/LifecycleSettings.js"
 import { runNodeLifecycleController } from "../../../simulator/controllers/nodelifecycle/NodeLifecycleController.js"
-import type { NodeSource } from "../../../simulator/controllers/nodelifecycle/NodeSource.js"
 import { EventRecorder } from "../../../simulator/events/EventRecorder.js"
 import * as Simulation from "../../../simulator/kernel/Simulation.js"
 import { desiredConditions, healthy, mergeConditions, type NodeCondition, type NodeHealth } from "../../../simulator/nodeagent/NodeStatus.js"
@@ -113,12 +112,7 @@ const run = (cached: boolean, writeMs: number) => {
     const client = yield* ApiClient
     const observer = new ClusterObserver(0)
     observer.attach((yield* ApiServer).store)
-    const source: NodeSource = {
-      nodes: () => observer.nodes.values(),
-      node: (name) => observer.nodes.get(name),
-      changedNodes: () => observer.changedNodes(),
-      leases: () => observer.changedLeases()
-    }
+    const source = observer.nodeSource()
     const w = world(client)
     yield* Effect.forkDaemon(w.loop)
     yield* Effect.forkDaemon(

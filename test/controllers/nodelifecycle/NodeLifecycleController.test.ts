@@ -14,7 +14,6 @@ import { microTime, rfc3339 } from "../../../simulator/apiserver/SystemMeta.js"
 import { ClusterObserver } from "../../../simulator/cluster/ClusterObserver.js"
 import { makeLifecycleLog, type LifecycleLog } from "../../../simulator/controllers/nodelifecycle/LifecycleSettings.js"
 import { runNodeLifecycleController } from "../../../simulator/controllers/nodelifecycle/NodeLifecycleController.js"
-import type { NodeSource } from "../../../simulator/controllers/nodelifecycle/NodeSource.js"
 import { EventRecorder } from "../../../simulator/events/EventRecorder.js"
 import { ServiceTime } from "../../../simulator/apiserver/ServiceTime.js"
 import * as Simulation from "../../../simulator/kernel/Simulation.js"
@@ -174,12 +173,7 @@ describe.each(["LIST", "NodeSource"] as const)("NodeLifecycleController incremen
       const client = yield* ApiClient
       const observer = new ClusterObserver(0)
       observer.attach((yield* ApiServer).store)
-      const source: NodeSource = {
-        nodes: () => observer.nodes.values(),
-        node: (name) => observer.nodes.get(name),
-        changedNodes: () => observer.changedNodes(),
-        leases: () => observer.changedLeases()
-      }
+      const source = observer.nodeSource()
       const w = world(client, new Set())
       yield* Effect.forkDaemon(w.renewAlive)
       yield* Effect.forkDaemon(
