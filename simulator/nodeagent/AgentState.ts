@@ -20,6 +20,8 @@ export interface AgentState {
   readonly undisturbedUntil: number | undefined
   /** Pods bound and not started yet; undefined when none (the common case costs no read of an array). */
   pending: Array<string> | undefined
+  /** The pods that have their pod worker (`PodStarter`), a set of keys; undefined until the first. */
+  podWorkers: Array<string> | undefined
   /** The Node as the server has it (fed by every write, as an informer cache would be). */
   current: KObject | undefined
   /** What the node's own checks find (pressure conditions): the conditions it posts. */
@@ -58,6 +60,7 @@ export interface AgentState {
 export const makeAgentState = (node: SimulatedNode, settings: NodeAgentSettings, pauses: ReadonlyArray<Interval>): AgentState => ({
   undisturbedUntil: undisturbedUntil(node, pauses),
   pending: undefined,
+  podWorkers: undefined,
   current: undefined,
   health: healthy,
   checked: undefined,
