@@ -20,8 +20,6 @@ export interface AgentState {
   readonly undisturbedUntil: number | undefined
   /** Pods bound and not started yet; undefined when none (the common case costs no read of an array). */
   pending: Array<string> | undefined
-  /** The pods that have their pod worker (`PodStarter`), a set of keys; undefined until the first. */
-  podWorkers: Array<string> | undefined
   /** The Node as the server has it (fed by every write, as an informer cache would be). */
   current: KObject | undefined
   /** What the node's own checks find (pressure conditions): the conditions it posts. */
@@ -54,13 +52,14 @@ export interface AgentState {
   failedRegistrations: number
   readonly bucket: TokenBucket.TokenBucket
   readonly capacity: Readonly<Record<string, string>>
+  /** The pods that have their pod worker (`PodStarter`), a set of keys; undefined until the first. Read at pod starts only: last. */
+  podWorkers: Array<string> | undefined
 }
 
 /** A fresh agent for `node`: nothing known of the server yet, healthy, a full token bucket. */
 export const makeAgentState = (node: SimulatedNode, settings: NodeAgentSettings, pauses: ReadonlyArray<Interval>): AgentState => ({
   undisturbedUntil: undisturbedUntil(node, pauses),
   pending: undefined,
-  podWorkers: undefined,
   current: undefined,
   health: healthy,
   checked: undefined,
@@ -80,5 +79,6 @@ export const makeAgentState = (node: SimulatedNode, settings: NodeAgentSettings,
   backoffMs: 0,
   failedRegistrations: 0,
   bucket: TokenBucket.make(settings.platformAPIQPS, settings.platformAPIBurst),
-  capacity: { cpu: node.cpu, memory: node.memory, pods: String(node.pods) }
+  capacity: { cpu: node.cpu, memory: node.memory, pods: String(node.pods) },
+  podWorkers: undefined
 })
