@@ -151,6 +151,11 @@ export class ApiServerImpl {
     return this.reads.getNow(resource, name, opts)
   }
 
+  /** The latest stored object itself, or its 404 (`Read.storedNow`, `StoredRead.ts`). */
+  storedNow(resource: ResourceType, namespace: string | undefined, name: string): Either.Either<KObject, ApiError> {
+    return this.reads.storedNow(resource, namespace, name)
+  }
+
   list(resource: ResourceType, opts?: ListOptions): Effect.Effect<KList, ApiError> {
     return this.reads.list(resource, opts)
   }

@@ -19,6 +19,7 @@ import type { Credentials } from "./auth/Authenticator.js"
 import { identityClient } from "./auth/IdentityClient.js"
 import { anonymousUser } from "./auth/UserInfo.js"
 import type { ClientError } from "../../src/client/TransportError.js"
+import type { StoredRead } from "./StoredRead.js"
 
 /**
  * A deep copy of a JSON-shaped body (objects, arrays, primitives), as the wire would hand it over. Keys are added in
@@ -80,7 +81,7 @@ const directClient = (server: ApiServerImpl): InProcessClientService => {
 }
 
 /** Answers at `now` as the server's effectful verbs would, without their effect; what must wait stays an effect. */
-const immediateClient = (server: ApiServerImpl, effectful: ApiClientService & WatchPulls, now: number): ApiClientService & WatchPulls => {
+const immediateClient = (server: ApiServerImpl, effectful: ApiClientService & WatchPulls, now: number): ApiClientService & WatchPulls & StoredRead => {
   const answered = <A>(answer: Either.Either<A, ClientError> | WaitFor, wait: () => Effect.Effect<A, ClientError>): Effect.Effect<A, ClientError> =>
     answer instanceof WaitFor ? wait() : answer
   return {
@@ -92,7 +93,8 @@ const immediateClient = (server: ApiServerImpl, effectful: ApiClientService & Wa
     delete: (resource, name, opts = {}) => server.deleteAt(resource, name, opts, now),
     deleteCollection: effectful.deleteCollection,
     watch: effectful.watch,
-    pullWatch: effectful.pullWatch
+    pullWatch: effectful.pullWatch,
+    storedNow: (resource, namespace, name) => server.storedNow(resource, namespace, name)
   }
 }
 

@@ -79,6 +79,15 @@ export class Read {
     return obj ? Either.right(typedStored(obj, resource)) : Either.left(Status.notFound(resource, name))
   }
 
+  /**
+   * The latest stored object of a GET without a resourceVersion, as the store keeps it (no kind/apiVersion), or its
+   * 404: what an informer cache holds, for in-process readers that read no type meta (`StoredRead.ts`).
+   */
+  storedNow(resource: ResourceType, namespace: string | undefined, name: string): Either.Either<KObject, ApiError> {
+    const obj = this.state.find(resource, namespace, name)?.obj
+    return obj ? Either.right(obj) : Either.left(Status.notFound(resource, name))
+  }
+
   list(resource: ResourceType, opts: ListOptions = {}): Effect.Effect<KList, ApiError> {
     return this.read(() => this.listNow(resource, opts))
   }

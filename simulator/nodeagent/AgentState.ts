@@ -52,6 +52,8 @@ export interface AgentState {
   failedRegistrations: number
   readonly bucket: TokenBucket.TokenBucket
   readonly capacity: Readonly<Record<string, string>>
+  /** The pods that have their pod worker (`PodStarter`), a set of keys; undefined until the first. Read at pod starts only: last. */
+  podWorkers: Array<string> | undefined
 }
 
 /** A fresh agent for `node`: nothing known of the server yet, healthy, a full token bucket. */
@@ -77,5 +79,6 @@ export const makeAgentState = (node: SimulatedNode, settings: NodeAgentSettings,
   backoffMs: 0,
   failedRegistrations: 0,
   bucket: TokenBucket.make(settings.platformAPIQPS, settings.platformAPIBurst),
-  capacity: { cpu: node.cpu, memory: node.memory, pods: String(node.pods) }
+  capacity: { cpu: node.cpu, memory: node.memory, pods: String(node.pods) },
+  podWorkers: undefined
 })

@@ -17,6 +17,7 @@ import type { AgentState } from "./AgentState.js"
 import type { NodeHealth } from "./NodeStatus.js"
 import { ignore, Kind, type PodWaiting, type Request, type ShardContext } from "./ShardContext.js"
 import type { PreparePod } from "./AgentEnvironment.js"
+import { hasStoredRead } from "../apiserver/StoredRead.js"
 
 export type { PreparePod } from "./AgentEnvironment.js"
 
@@ -76,15 +77,33 @@ interface RunningParts {
   readonly single: ReadonlyArray<{ readonly name: string; readonly [field: string]: unknown }>
 }
 
+/*
+ * Pods that have their pod worker: due to start (PodStart), being prepared (PodRunning), waiting to be tried again
+ * (PodWaiting), or whose status write was given up (PodRunning, PodStart: `statusGivenUp`). A pod's further watch
+ * events change nothing until its worker is done with it. Kept per agent (at most its pods), not in one set of the
+ * shard's: a set of 150,000 keys filled and emptied in the pod-start storm cost ~2 % of its first 10 virtual minutes.
+ */
+const hasWorker = (a: AgentState, key: string): boolean => a.podWorkers !== undefined && a.podWorkers.includes(key)
+
+const addWorker = (a: AgentState, key: string): void => {
+  const workers = (a.podWorkers ??= [])
+  if (!workers.includes(key)) workers.push(key)
+}
+
+const dropWorker = (a: AgentState, key: string): void => {
+  const workers = a.podWorkers
+  const i = workers === undefined ? -1 : workers.indexOf(key)
+  if (i < 0) return
+  // Kept in order: pods start in the order they were bound, so the one to drop is mostly the first, found without
+  // comparing the other keys' characters (their strings would be read from memory).
+  const last = workers!.length - 1
+  for (let j = i; j < last; j++) workers![j] = workers![j + 1]!
+  workers!.pop()
+}
+
 export class PodStarter {
   private parts: RunningParts | undefined
   private lastRunning: { readonly parts: RunningParts; readonly scheduled: object; readonly containerStatuses: ReadonlyArray<object>; readonly body: object } | undefined
-  /**
-   * Pods that have their pod worker: due to start (PodStart), being prepared (PodRunning), waiting to be tried
-   * again (PodWaiting), or whose status write was given up (PodRunning, PodStart: `statusGivenUp`). A pod's further
-   * watch events change nothing until its worker is done with it.
-   */
-  private readonly withWorker = new Set<string>()
   private readonly prepare: PreparePod
 
   constructor(private readonly ctx: ShardContext) {
@@ -98,7 +117,7 @@ export class PodStarter {
    */
   bound(a: AgentState, podKey: string, t: number): boolean {
     // a pod with its pod worker already: its own status writes come here too
-    if (this.withWorker.has(podKey) || a.pending?.includes(podKey)) return false
+    if (hasWorker(a, podKey) || a.pending?.includes(podKey)) return false
     const first = a.pending === undefined
     ;(a.pending ??= []).push(podKey)
     if (!first || !a.registered || this.ctx.stopped(a, t) || !this.ctx.reachable(a, t)) return false
@@ -112,14 +131,14 @@ export class PodStarter {
     a.pending = undefined
     for (const key of pending) {
       const delay = a.bucket.reserve(t)
-      this.withWorker.add(key)
+      addWorker(a, key)
       this.ctx.due.push({ agent: a, pod: key }, delay > 0 ? Math.ceil(t + delay) : t, Kind.PodStart)
     }
   }
 
   /** Due: read the pod, admit it, prepare it, run it. */
   start(a: AgentState, key: string, t: number): Request {
-    this.withWorker.delete(key)
+    dropWorker(a, key)
     const ctx = this.ctx
     if (ctx.stopped(a, t)) return
     if (!ctx.reachable(a, t)) {
@@ -131,7 +150,7 @@ export class PodStarter {
 
   /** Due after its preparation: read the pod again (it may have gone meanwhile) and run it. */
   ready(a: AgentState, key: string, t: number): Request {
-    this.withWorker.delete(key)
+    dropWorker(a, key)
     const ctx = this.ctx
     if (ctx.stopped(a, t)) return
     if (!ctx.reachable(a, t)) {
@@ -149,7 +168,7 @@ export class PodStarter {
     const ctx = this.ctx
     if (ctx.stopped(a, t)) return
     ctx.due.push({ agent: a, pod: key }, Math.max(t, w.retryAt), Kind.PodStart)
-    this.withWorker.add(key)
+    addWorker(a, key)
     if (!ctx.reachable(a, t)) return
     return this.read(a, key, (pod) => {
       const statuses = ((pod.status ?? {}) as { containerStatuses?: ReadonlyArray<{ state?: { waiting?: { reason?: string } } }> }).containerStatuses
@@ -170,10 +189,12 @@ export class PodStarter {
   /** The pod as the agent's informer cache has it (the server's current object), if it is still to be started here. */
   private read(a: AgentState, key: string, then: (pod: KObject) => Request): Request {
     const slash = key.indexOf("/")
-    const options = { namespace: key.slice(0, slash) }
+    const namespace = key.slice(0, slash)
+    const name = key.slice(slash + 1)
     return this.ctx.cached(
       a,
-      (client) => client.get(Pods, key.slice(slash + 1), options),
+      // the stored pod itself where the client has it: what a GET answers, less the typed copy (StoredRead.ts)
+      (client) => (hasStoredRead(client) ? client.storedNow(Pods, namespace, name) : client.get(Pods, name, { namespace })),
       (pod) => {
         if (pod.metadata.deletionTimestamp !== undefined) return
         const spec = pod.spec as PodSpecView | undefined
@@ -204,12 +225,12 @@ export class PodStarter {
     const readyAt = this.prepare(pod, a.node, t)
     if (typeof readyAt !== "number") {
       this.ctx.due.push({ agent: a, pod: key, waiting: readyAt }, Math.max(t, readyAt.at), Kind.PodWaiting)
-      this.withWorker.add(key)
+      addWorker(a, key)
       return
     }
     if (readyAt > t) {
       this.ctx.due.push({ agent: a, pod: key }, readyAt, Kind.PodRunning)
-      this.withWorker.add(key)
+      addWorker(a, key)
       return
     }
     return this.run(a, key, pod, t)
@@ -252,7 +273,7 @@ export class PodStarter {
    */
   private statusGivenUp(a: AgentState, key: string, givenUpAt: number, again: Kind.PodRunning | Kind.PodStart): void {
     this.ctx.due.push({ agent: a, pod: key }, givenUpAt + statusSyncPeriodMs, again)
-    this.withWorker.add(key)
+    addWorker(a, key)
   }
 
   private statusOptions(pod: KObject) {

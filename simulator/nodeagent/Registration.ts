@@ -10,7 +10,7 @@ import { archLabel, hostnameLabel, osLabel, regionLabel, zoneLabel } from "../..
 import type { NodeAgentEnvironment } from "./AgentEnvironment.js"
 import { rfc3339 } from "../apiserver/SystemMeta.js"
 import type { AgentState } from "./AgentState.js"
-import { desiredConditions, mergeConditions } from "./NodeStatus.js"
+import { desiredConditions, mergeConditions, type NodeHealth } from "./NodeStatus.js"
 import { Kind, type Request, type ShardContext } from "./ShardContext.js"
 
 /**
@@ -24,7 +24,35 @@ export const registrationBackoffMs = (failed: number): number => Math.min(100 * 
 export const isOwned = (env: NodeAgentEnvironment, obj: KObject): boolean =>
   env.ownerLabel === undefined || obj.metadata.labels?.[env.ownerLabel.key] === env.ownerLabel.value
 
+/** The status of a registration, and what it was made of. */
+interface RegistrationStatus {
+  readonly now: string
+  readonly health: NodeHealth
+  readonly capacity: Readonly<Record<string, string>>
+  readonly status: object
+}
+
+/** Two capacities with the same resources and quantities. */
+const sameCapacity = (x: Readonly<Record<string, string>>, y: Readonly<Record<string, string>>): boolean => {
+  if (x === y) return true
+  let keys = 0
+  for (const k in x) {
+    if (x[k] !== y[k]) return false
+    keys++
+  }
+  return keys === Object.keys(y).length
+}
+
+const nodeInfo = { nodeAgentVersion: "v1.26.0", operatingSystem: "linux", architecture: "amd64" }
+
 export class Registration {
+  /**
+   * The last registration's status: the same object for the agents registering in the same second with the same
+   * health and capacity (stored objects are never mutated), so the server decodes and compares it once for them
+   * (src/api/internal/LastCall.ts): 5,000 nodes register within seconds of the hour's start.
+   */
+  private last: RegistrationStatus | undefined = undefined
+
   constructor(
     private readonly ctx: ShardContext,
     /** Registered (or found registered) at `end`: lease and status loops start, bound pods are started. */
@@ -54,12 +82,7 @@ export class Registration {
         }
       },
       spec: {},
-      status: {
-        capacity: a.capacity,
-        allocatable: a.capacity,
-        conditions: mergeConditions([], desiredConditions(a.health), now),
-        nodeInfo: { nodeAgentVersion: "v1.26.0", operatingSystem: "linux", architecture: "amd64" }
-      }
+      status: this.statusOf(a, now)
     }
     return ctx.send(
       a,
@@ -91,5 +114,14 @@ export class Registration {
       // the POST failed (429 after client-go's retries): tried again after the back-off
       (_, at) => ctx.at(a, at + registrationBackoffMs(++a.failedRegistrations), Kind.Register)
     )
+  }
+
+  /** The registration's status: its capacity, its first conditions, what it runs. */
+  private statusOf(a: AgentState, now: string): object {
+    const last = this.last
+    if (last !== undefined && last.now === now && last.health === a.health && sameCapacity(last.capacity, a.capacity)) return last.status
+    const status = { capacity: a.capacity, allocatable: a.capacity, conditions: mergeConditions([], desiredConditions(a.health), now), nodeInfo }
+    this.last = { now, health: a.health, capacity: a.capacity, status }
+    return status
   }
 }

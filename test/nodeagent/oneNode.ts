@@ -8,6 +8,7 @@ import type { KObject } from "../../src/api/Object.js"
 import { Pods } from "../../src/api/Resources.js"
 import { ApiServer, type ApiServerImpl } from "../../simulator/apiserver/ApiServer.js"
 import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
+import type { ApiClientService } from "../../src/client/ApiClient.js"
 import { ServiceTimeModel } from "../../simulator/apiserver/ServiceTime.js"
 import { objectKey } from "../../simulator/apiserver/Store.js"
 import { ClusterObserver } from "../../simulator/cluster/ClusterObserver.js"
@@ -36,6 +37,8 @@ export interface OneNodeOptions {
   readonly pressure?: ReadonlySet<PressureCondition>
   readonly preparePod?: PreparePod
   readonly steps?: ReadonlyArray<Step>
+  /** The agent's client (default: the server's in-process client). */
+  readonly client?: (server: ApiServerImpl) => ApiClientService
 }
 
 /** Runs the node for `ms` of virtual time. */
@@ -51,7 +54,7 @@ export const simulateOneNode = (ms: number, options: OneNodeOptions = {}) => {
       observer.attach(s.store)
       for (const name of ["p0", "p1"]) s.store.putFresh(Pods, objectKey("default", name), podOn(name), 0)
       const env = {
-        client: inProcessClient(s),
+        client: options.client?.(s) ?? inProcessClient(s),
         serviceTime: model,
         settings: agentSettings,
         metrics,

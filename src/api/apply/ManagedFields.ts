@@ -231,10 +231,23 @@ class NextEntries {
  * (empty) while maps, lists and pointers are absent, so a create owns `f:data` as a whole but not `f:spec`.
  */
 const zeroObject = (schema: FieldSchema | undefined): KObject => {
-  const zero: Record<string, unknown> = { metadata: {} }
-  if (schema?.type === "object") for (const k of ["spec", "status"]) if (schema.fields[k]?.type === "object") zero[k] = {}
-  return zero as KObject
+  if (schema === undefined) return zeroOfNoSchema
+  let zero = zeros.get(schema)
+  if (zero === undefined) {
+    const made: Record<string, unknown> = { metadata: {} }
+    if (schema.type === "object") for (const k of ["spec", "status"]) if (schema.fields[k]?.type === "object") made[k] = {}
+    zeros.set(schema, (zero = made as KObject))
+  }
+  return zero
 }
+
+/**
+ * One zero value per kind, never changed: a create's parts are compared with the same empty structs, so a part the
+ * creates of a kind share (the status of nodes registering together, Registration.ts) is compared once
+ * (`TypedFields.compare`'s last comparison).
+ */
+const zeros = new WeakMap<FieldSchema, KObject>()
+const zeroOfNoSchema: KObject = { metadata: {} }
 
 /**
  * The managed fields after an Update by `manager` from `before` (undefined for a create) to `after`. The entries
