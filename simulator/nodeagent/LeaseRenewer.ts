@@ -9,6 +9,7 @@
 import type { KObject } from "../../src/api/Object.js"
 import type { WriteResult } from "../../src/api/Requests.js"
 import type { BookedClient } from "../apiserver/BookedClient.js"
+import { EntryNote } from "../apiserver/Store.js"
 import { extendable } from "../../src/api/internal/V8Shapes.js"
 import { Leases } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace } from "../../src/api/WellKnown.js"
@@ -143,7 +144,9 @@ export class LeaseRenewer {
   }
 
   // The renewal's request and answers, made once: the renewal's own values are in the agent's state.
-  private readonly sendRenewal = (client: BookedClient, a: AgentState) => client.update(Leases, a.renewal!, leaseOptions)
+  // Its options carry the agent's note of its lease's entry in an in-process server's store (`Store.EntryNote`).
+  private readonly sendRenewal = (client: BookedClient, a: AgentState) =>
+    client.update(Leases, a.renewal!, a.renewalOptions ?? (a.renewalOptions = { namespace: nodeLeaseNamespace, note: new EntryNote() }))
 
   private readonly renewed = (written: WriteResult, a: AgentState, end: number): void => {
     a.renewal = undefined
