@@ -100,27 +100,27 @@ export interface Entry {
  * stays under its name until it is deleted, so the note finds what `lookup` would.
  */
 export class EntryNote {
-  private store: Store | undefined = undefined
-  private resource: ResourceType | undefined = undefined
-  private namespace: string | undefined = undefined
-  private name = ""
-  private entry: Entry | undefined = undefined
+  private notedStore: Store | undefined = undefined
+  private notedResource: ResourceType | undefined = undefined
+  private notedNamespace: string | undefined = undefined
+  private notedName = ""
+  private notedEntry: Entry | undefined = undefined
 
   /** The noted entry, when the note is of this lookup and the entry is live. */
   entryOf(store: Store, resource: ResourceType, namespace: string | undefined, name: string): Entry | undefined {
-    const entry = this.entry
-    return entry !== undefined && (entry as Cell).live && this.name === name && this.store === store && this.resource === resource && this.namespace === namespace
+    const entry = this.notedEntry
+    return entry !== undefined && (entry as Cell).live && this.notedName === name && this.notedStore === store && this.notedResource === resource && this.notedNamespace === namespace
       ? entry
       : undefined
   }
 
   /** `lookup(resource, namespace, name)` of `store` found `entry`. */
   noted(store: Store, resource: ResourceType, namespace: string | undefined, name: string, entry: Entry | undefined): void {
-    this.store = store
-    this.resource = resource
-    this.namespace = namespace
-    this.name = name
-    this.entry = entry
+    this.notedStore = store
+    this.notedResource = resource
+    this.notedNamespace = namespace
+    this.notedName = name
+    this.notedEntry = entry
   }
 }
 

@@ -9,7 +9,7 @@
 import type { KObject } from "../../src/api/Object.js"
 import type { WriteResult } from "../../src/api/Requests.js"
 import type { BookedClient } from "../apiserver/BookedClient.js"
-import { EntryNote } from "../apiserver/Store.js"
+import { NotingWriteOptions } from "../apiserver/Write.js"
 import { extendable } from "../../src/api/internal/V8Shapes.js"
 import { Leases } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace } from "../../src/api/WellKnown.js"
@@ -146,7 +146,7 @@ export class LeaseRenewer {
   // The renewal's request and answers, made once: the renewal's own values are in the agent's state.
   // Its options carry the agent's note of its lease's entry in an in-process server's store (`Store.EntryNote`).
   private readonly sendRenewal = (client: BookedClient, a: AgentState) =>
-    client.update(Leases, a.renewal!, a.renewalOptions ?? (a.renewalOptions = { namespace: nodeLeaseNamespace, note: new EntryNote() }))
+    client.update(Leases, a.renewal!, a.renewalOptions ?? (a.renewalOptions = new NotingWriteOptions(nodeLeaseNamespace)))
 
   private readonly renewed = (written: WriteResult, a: AgentState, end: number): void => {
     a.renewal = undefined

@@ -11,6 +11,7 @@ import { ApiServerImpl, defaultConfig } from "../../simulator/apiserver/ApiServe
 import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
 import { EntryNote, objectKey, Store } from "../../simulator/apiserver/Store.js"
 import { microTime } from "../../simulator/apiserver/SystemMeta.js"
+import { NotingWriteOptions } from "../../simulator/apiserver/Write.js"
 
 const namespace = "platform-node-lease"
 const lease = (name: string, ns = namespace): KObject => ({ metadata: { name, namespace: ns }, spec: { holderIdentity: name } })
@@ -78,7 +79,8 @@ describe("EntryNote", () => {
       server.store.subscribe((c) => void (c.resource === Leases && seen.push(JSON.stringify([c.type, c.revision, c.object, c.previous]))))
       const answers: Array<string> = []
       const leases = new Map<string, KObject>()
-      const notes = new Map<string, EntryNote>()
+      // the agents' options: each lease's own, its note of the entry
+      const notes = new Map<string, NotingWriteOptions>()
       const take = (answer: Either.Either<WriteResult, unknown>) => {
         if (Either.isLeft(answer)) return void answers.push(`error ${JSON.stringify(answer.left)}`)
         answers.push(JSON.stringify(answer.right))
@@ -88,8 +90,8 @@ describe("EntryNote", () => {
         take(client.at!(now)!.create(Leases, { metadata: { name, namespace }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime(now) } }, { namespace }) as Either.Either<WriteResult, unknown>)
       const renew = (name: string, now: number) => {
         const stored = leases.get(name)!
-        if (!notes.has(name)) notes.set(name, new EntryNote())
-        const opts = noted ? { namespace, note: notes.get(name)! } : { namespace }
+        if (!notes.has(name)) notes.set(name, new NotingWriteOptions(namespace))
+        const opts = noted ? notes.get(name)! : { namespace }
         take(client.at!(now)!.update(Leases, { metadata: stored.metadata, spec: { ...(stored.spec as object), renewTime: microTime(now) } }, opts) as Either.Either<WriteResult, unknown>)
       }
       let now = start
