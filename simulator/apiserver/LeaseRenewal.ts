@@ -9,6 +9,7 @@
  * what the general path would store and answers what it would answer; anything else (another shape, a body as text,
  * a dry run, a terminating lease, a field another manager owns) returns undefined and goes the general way.
  */
+import { decodesInSecond, secondOf } from "./CompactMicroTime.js"
 import { managerOf, scopeOf } from "./FieldManager.js"
 import { RenewedVersion, sameKeyOrder } from "./RenewedVersion.js"
 import { shallowCopy } from "../../src/api/internal/V8Shapes.js"
@@ -41,7 +42,11 @@ export const writeRenewal = (
   if (!isRecord(value) || value.metadata !== meta || meta.deletionTimestamp !== undefined || meta.name !== name || meta.namespace !== opts.namespace) return undefined
   if (!isMetadataAndSpec(value) || !isMetadataAndSpec(stored)) return undefined
   const spec = value.spec as Record<string, unknown>
-  if (!renewsOnly(stored.spec as Record<string, unknown>, spec) || !decodesAsMicroTime(spec.renewTime)) return undefined
+  if (!renewsOnly(stored.spec as Record<string, unknown>, spec)) return undefined
+  // A renewTime kept as numbers (`CompactMicroTime.ts`) is read once: its second says whether it decodes.
+  const renewTime = spec.renewTime as string
+  const second = secondOf(renewTime)
+  if (!(second === second ? decodesInSecond(second) : decodesAsMicroTime(renewTime))) return undefined
   // The unchanged rest as the general path validates it (a stored lease not valid now is refused there).
   const candidate = value as KObject
   if (validateForUpdate(resource.rules, candidate, stored).length > 0) return undefined
@@ -63,7 +68,7 @@ export const writeRenewal = (
   const written: KObject = { metadata, spec }
   // Kept in the history as what it changed over the last full version (RenewedVersion.ts).
   const base = chain !== undefined ? chain.base : stored
-  const renewed = new RenewedVersion(base, chain !== undefined ? chain.own : own, spec.renewTime as string, inOrderOf(spec, stored, chain) ? undefined : spec)
+  const renewed = new RenewedVersion(base, chain !== undefined ? chain.own : own, renewTime, second, inOrderOf(spec, stored, chain) ? undefined : spec)
   const kept = store.replace(resource, entry, written, now, true, renewed)
   // `withTypeMeta` of the stored `{ metadata, spec }`, built as a literal: the same keys in the same order, without
   // a spread's copy (half the bytes, and no runtime copy of the properties on every renewal).

@@ -12,7 +12,7 @@ import type { KObject, ObjectMeta } from "../../src/api/Object.js"
 import { shallowCopy } from "../../src/api/internal/V8Shapes.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import { scopeOf } from "./FieldManager.js"
-import { microsOf, microTimeOf, secondOf } from "./CompactMicroTime.js"
+import { microsOf, microTimeOf } from "./CompactMicroTime.js"
 import { rfc3339 } from "./SystemMeta.js"
 
 export class RenewedVersion {
@@ -39,6 +39,8 @@ export class RenewedVersion {
     readonly own: number,
     /** The version's `renewTime` (the very string stored). */
     renewTime: string,
+    /** `secondOf(renewTime)`, read by the caller already (`CompactMicroTime.ts`). */
+    second: number,
     /**
      * The version's spec (the very object stored) when its keys are not in the order of `base`'s spec — a client's
      * own body; undefined when `base`'s spec with this `renewTime` is it (an agent's renewal), so that ~56 bytes a
@@ -46,7 +48,6 @@ export class RenewedVersion {
      */
     readonly spec: Readonly<Record<string, unknown>> | undefined
   ) {
-    const second = secondOf(renewTime)
     this.renew = second === second ? second : renewTime
     this.renewMicros = second === second ? microsOf(renewTime) : 0
   }

@@ -11,7 +11,7 @@ import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import { defaultAuthentication, type AuthenticationConfig } from "./auth/Authenticator.js"
 import type { AuthorizationMode } from "./auth/Authorizer.js"
-import { objectKey, Store, type Change, type Entry } from "./Store.js"
+import { objectKey, Store, type Change, type Entry, type EntryNote } from "./Store.js"
 import { rfc3339, uuidV4 } from "./SystemMeta.js"
 import { WatchHub } from "./WatchHub.js"
 
@@ -83,6 +83,12 @@ export class ServerState {
   /** The stored entry a request names (its key is the stored one: nothing to build or hash again). */
   find(resource: ResourceType, namespace: string | undefined, name: string): Entry | undefined {
     return this.store.lookup(resource, resource.namespaced ? namespace : undefined, name)
+  }
+
+  /** `find`, through the caller's note of the entry when it has one (`Store.EntryNote`). */
+  findNoted(resource: ResourceType, namespace: string | undefined, name: string, note: EntryNote | undefined): Entry | undefined {
+    const ns = resource.namespaced ? namespace : undefined
+    return note === undefined ? this.store.lookup(resource, ns, name) : this.store.lookupNoted(resource, ns, name, note)
   }
 
   /** 404 for a namespaced write into a namespace that does not exist. */

@@ -24,7 +24,7 @@ import { recordApply, recordUpdate } from "./FieldManager.js"
 import { writeRenewal } from "./LeaseRenewal.js"
 import { sameObject } from "../../src/api/SameObject.js"
 import type { ServerState } from "./ServerState.js"
-import type { Entry } from "./Store.js"
+import { EntryNote, type Entry } from "./Store.js"
 import { generatedName, rfc3339, uuidV4 } from "./SystemMeta.js"
 import { stripTypeMeta } from "./TypeMeta.js"
 import { withTypeMeta } from "./WatchHub.js"
@@ -32,6 +32,21 @@ import { withTypeMeta } from "./WatchHub.js"
 /** A write's options as the server takes them: with the user a transport authenticated (none for the server's own writes). */
 export interface ServerWriteOptions extends WriteOptions {
   readonly caller?: UserInfo | undefined
+  /** An in-process caller's note of the entry an update writes (`Store.EntryNote`: a node agent's lease renewals). */
+  readonly note?: EntryNote | undefined
+}
+
+/**
+ * An update's options that are also its note of the entry it writes (`Store.EntryNote`): a node agent renews its lease
+ * with one, so that the server reads one object for both, not a second cold one per renewal (docs/benchmarks.md
+ * "Where a lease renewal's CPU goes").
+ */
+export class NotingWriteOptions extends EntryNote implements ServerWriteOptions {
+  readonly note: EntryNote = this
+
+  constructor(readonly namespace: string) {
+    super()
+  }
 }
 
 export class Write {
@@ -67,7 +82,7 @@ export class Write {
     if (bad) return Either.left(bad)
     if (opts.subresource && !resource.subresources.includes(opts.subresource)) return Either.left(Status.methodNotAllowed())
     // Parts sent back as they were read from the stored object need no decoding.
-    const entry = this.state.find(resource, opts.namespace, name)
+    const entry = this.state.findNoted(resource, opts.namespace, name, opts.note)
     // The common write of a cluster, a lease renewal, written without the general path's work (LeaseRenewal.ts).
     const renewed = entry === undefined ? undefined : writeRenewal(this.state.store, resource, name, entry, body, opts, now)
     if (renewed !== undefined) return Either.right(renewed)

@@ -4,7 +4,8 @@
  * wake-up granularity.
  */
 import type { ApiClientService } from "../../src/client/ApiClient.js"
-import { makeHistogram, type Histogram } from "../../src/loadgen/LatencyRecorder.js"
+import { makeHistogram, toMicros, type Histogram } from "../../src/loadgen/LatencyRecorder.js"
+import { EqualRuns } from "./EqualRuns.js"
 import type { ServiceTimeModel } from "../apiserver/ServiceTimeModel.js"
 import type { NodeAgentConfiguration } from "./config/NodeAgentConfiguration.js"
 import type { Interval, SimulatedNode } from "./SimulatedNode.js"
@@ -79,8 +80,16 @@ export class NodeAgentMetrics {
   podStatusWrites = 0
   /** Waiting statuses posted for pods whose preparation failed (image pulls). */
   podWaitingWrites = 0
+  /** Lease renew latencies, recorded as runs of equal values (`EqualRuns.ts`). */
+  private readonly leaseLatencyRuns = new EqualRuns(makeHistogram())
   /** Lease renew latency (ms): from the renewal's intended start to the response. */
-  readonly leaseLatency: Histogram = makeHistogram()
+  get leaseLatency(): Histogram {
+    return this.leaseLatencyRuns.histogram
+  }
+  /** Records a lease renew latency (ms) into `leaseLatency`, as `recordMillis` would. */
+  recordLeaseLatency(ms: number): void {
+    this.leaseLatencyRuns.record(toMicros(ms))
+  }
   /** Node status PATCH latency (ms): from the post's intended start to the response. */
   readonly statusLatency: Histogram = makeHistogram()
   /** Failed requests by HTTP status code, or what happened to one without an answer (`connection refused`); one given up after 429s, 429. */

@@ -8,6 +8,7 @@ import type { ApiClientService } from "../../src/client/ApiClient.js"
 import * as TokenBucket from "../events/TokenBucket.js"
 import type { NodeAgentSettings } from "./AgentEnvironment.js"
 import type { CallerRequests } from "../apiserver/BookedClient.js"
+import type { ServerWriteOptions } from "../apiserver/Write.js"
 import { healthy, type NodeHealth } from "./NodeStatus.js"
 import { undisturbedUntil, type Interval, type SimulatedNode } from "./SimulatedNode.js"
 
@@ -41,6 +42,8 @@ export interface AgentState {
   /** The lease renewal in flight (at most one per agent): the lease it PUTs, when it was due. */
   renewal: KObject | undefined
   renewalDueAt: number
+  /** The renewal's options, with its note of the lease's entry in the server's store (made at the first renewal). */
+  renewalOptions: ServerWriteOptions | undefined
   ensuring: boolean
   lastReport: number
   uid: string | undefined
@@ -71,6 +74,7 @@ export const makeAgentState = (node: SimulatedNode, settings: NodeAgentSettings,
   leaseSpec: {},
   renewal: undefined,
   renewalDueAt: 0,
+  renewalOptions: undefined,
   ensuring: false,
   lastReport: -Infinity,
   uid: undefined,

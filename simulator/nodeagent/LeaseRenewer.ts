@@ -9,12 +9,13 @@
 import type { KObject } from "../../src/api/Object.js"
 import type { WriteResult } from "../../src/api/Requests.js"
 import type { BookedClient } from "../apiserver/BookedClient.js"
+import { NotingWriteOptions } from "../apiserver/Write.js"
 import { extendable } from "../../src/api/internal/V8Shapes.js"
 import { Leases } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace } from "../../src/api/WellKnown.js"
-import { recordMillis } from "../../src/loadgen/LatencyRecorder.js"
 import type { AgentState } from "./AgentState.js"
 import { isOwned } from "./Registration.js"
+import { renewalSpec } from "./RenewalSpec.js"
 import { Kind, type Request, type ShardContext } from "./ShardContext.js"
 import { type ClientError, hasStatusCode } from "../../src/client/TransportError.js"
 
@@ -134,17 +135,18 @@ export class LeaseRenewer {
   /** PUT the lease with a new renewTime (and the owner reference once the Node's uid is known). */
   private update(a: AgentState, t: number, start: number): Request {
     const meta = a.leaseMeta!
-    const spec = a.leaseSpec
     a.renewalDueAt = t
     a.renewal = {
       metadata: meta.ownerReferences === undefined && a.uid !== undefined ? { ...extendable, ...meta, ownerReferences: [this.ownerOf(a)] } : meta,
-      spec: { ...extendable, ...spec, renewTime: this.ctx.text.micro(start) }
+      spec: renewalSpec(a.leaseSpec, this.ctx.text.micro(start))
     }
     return this.ctx.send(a, start, this.sendRenewal, this.renewed, this.renewalRejected, this.renewalGivenUp)
   }
 
   // The renewal's request and answers, made once: the renewal's own values are in the agent's state.
-  private readonly sendRenewal = (client: BookedClient, a: AgentState) => client.update(Leases, a.renewal!, leaseOptions)
+  // Its options carry the agent's note of its lease's entry in an in-process server's store (`Store.EntryNote`).
+  private readonly sendRenewal = (client: BookedClient, a: AgentState) =>
+    client.update(Leases, a.renewal!, a.renewalOptions ?? (a.renewalOptions = new NotingWriteOptions(nodeLeaseNamespace)))
 
   private readonly renewed = (written: WriteResult, a: AgentState, end: number): void => {
     a.renewal = undefined
@@ -173,7 +175,7 @@ export class LeaseRenewer {
     a.leaseTries = 0
     const metrics = this.ctx.env.metrics
     metrics.leaseWrites++
-    recordMillis(metrics.leaseLatency, end - t)
+    metrics.recordLeaseLatency(end - t)
     metrics.leaseTimeline?.write(end, end - t)
     metrics.observer?.leaseWritten(end - t)
     const next = Math.round(end + this.ctx.jittered(this.renewIntervalMs, leaseTiming.jitterFactor))

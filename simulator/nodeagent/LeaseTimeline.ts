@@ -5,6 +5,7 @@
  */
 import * as hdr from "hdr-histogram-js"
 import { HIGHEST_TRACKABLE_MICROS } from "../../src/loadgen/LatencyRecorder.js"
+import { EqualRuns } from "./EqualRuns.js"
 
 /** The recorded timeline (`ClusterResult.leaseTimeline`); entry i covers [i × intervalMs, (i + 1) × intervalMs). */
 export interface LeaseTimelineResult {
@@ -35,7 +36,8 @@ export class LeaseTimeline {
   readonly intervalMs: number
   private readonly writes: Array<number> = []
   private readonly failures: Array<number> = []
-  private readonly latency: Array<hdr.Histogram | undefined> = []
+  /** Each interval's latencies, as runs of equal values (`EqualRuns.ts`). */
+  private readonly latency: Array<EqualRuns | undefined> = []
 
   /** `originMs`: the run's start on its clock; `durationMs`: its planned length (sets the interval). */
   constructor(
@@ -59,8 +61,8 @@ export class LeaseTimeline {
   write(atMs: number, latencyMs: number): void {
     const i = this.index(atMs)
     this.writes[i]!++
-    const h = (this.latency[i] ??= intervalHistogram())
-    h.recordValue(Math.min(HIGHEST_TRACKABLE_MICROS, Math.max(0, Math.round(latencyMs * 1000))))
+    const runs = (this.latency[i] ??= new EqualRuns(intervalHistogram()))
+    runs.record(Math.min(HIGHEST_TRACKABLE_MICROS, Math.max(0, Math.round(latencyMs * 1000))))
   }
 
   /** A failed lease request (an update, an ensure-lease GET or create) at `atMs`. */
@@ -71,7 +73,7 @@ export class LeaseTimeline {
   /** The timeline up to `reachedMs` of the run: intervals without writes are 0 writes and null latency. */
   result(reachedMs: number): LeaseTimelineResult {
     if (reachedMs > 0) this.index(this.originMs + reachedMs - 1)
-    const at = (q: number) => this.latency.map((h) => (h === undefined ? null : h.getValueAtPercentile(q) / 1000))
+    const at = (q: number) => this.latency.map((runs) => (runs === undefined ? null : runs.histogram.getValueAtPercentile(q) / 1000))
     return { intervalMs: this.intervalMs, writes: [...this.writes], failures: [...this.failures], renewP50: at(50), renewP99: at(99) }
   }
 }

@@ -3,6 +3,7 @@
  * part cached per second: most calls of a shard fall in the same second as the last. Same text as
  * `microTime` / `rfc3339` of `simulator/apiserver/SystemMeta.ts`.
  */
+import { knownMicroTime } from "../apiserver/CompactMicroTime.js"
 import { microTime, rfc3339 } from "../apiserver/SystemMeta.js"
 
 const fractionOf = (micros: number): string => `.${String(micros).padStart(6, "0")}Z`
@@ -33,7 +34,10 @@ export class TimeText {
     const parts = this.parts
     parts[0] = this.prefix
     parts[1] = fraction
-    return parts.join("")
+    const text = parts.join("")
+    // the server reads the second of a renewal's renewTime (CompactMicroTime.ts): known here
+    knownMicroTime(text, this.second)
+    return text
   }
 
   private readonly parts: [string, string] = ["", ""]

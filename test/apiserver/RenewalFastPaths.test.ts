@@ -8,7 +8,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Leases, Pods } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace } from "../../src/api/WellKnown.js"
 import { decodesAsMicroTime } from "../../src/api/kinds/FieldSchema.js"
-import { microsOf, microTimeOf, secondOf } from "../../simulator/apiserver/CompactMicroTime.js"
+import { decodesInSecond, microsOf, microTimeOf, readSecondOf, secondOf } from "../../simulator/apiserver/CompactMicroTime.js"
+import { TimeText } from "../../simulator/nodeagent/TimeText.js"
 import { sameKeyOrder } from "../../simulator/apiserver/RenewedVersion.js"
 import { Completion, defaultParameters, ServiceTimeModel } from "../../simulator/apiserver/ServiceTimeModel.js"
 import { microTime } from "../../simulator/apiserver/SystemMeta.js"
@@ -71,6 +72,52 @@ describe("CompactMicroTime", () => {
     for (const text of ["0026-01-01T00:00:05.000000Z", "2026-01-01T00:00:05.00000Z", "2026-01-01T00:00:05.0000000Z", "2026-01-01T00:00:05.000000z", "2026-01-01 00:00:05.000000Z", "2026-01-01T00:00:05.00a000Z", "2026-02-30T00:00:05.000000Z"]) {
       expect([text, secondOf(text)]).toEqual([text, Number.NaN])
     }
+  })
+})
+
+describe("a renewTime an agent made (TimeText.micro, CompactMicroTime.knownMicroTime)", () => {
+  it("has the second reading it gives, for instants of any year, whole and fractional ms", () => {
+    const text = new TimeText()
+    const instants: Array<number> = []
+    for (const year of [1, 50, 99, 100, 999, 1000, 1969, 1970, 2026, 9999])
+      for (const ms of [0, 0.001, 1, 999.999, 1_000, 59_999.5, 86_399_999]) instants.push(new Date(Date.UTC(2000, 0, 1)).setUTCFullYear(year) + ms)
+    let known = 0
+    for (const ms of instants) {
+      const made = text.micro(ms)
+      const read = readSecondOf(made)
+      expect([ms, made, secondOf(made)]).toEqual([ms, made, read])
+      if (read === read) known++
+      // a text of the same characters is the same text
+      expect(secondOf((" " + made).slice(1))).toEqual(read)
+    }
+    expect(known).toBeGreaterThan(40)
+  })
+})
+
+describe("decodesInSecond", () => {
+  it("answers for a text secondOf reads as decodesAsMicroTime of the text does, in any order of seconds", () => {
+    const texts: Array<string> = []
+    // the days around every month's end (days 29 to 31 do not decode), hours and minutes at their ends, years 100 to 9999
+    for (const year of [100, 999, 1969, 2024, 2026, 9999])
+      for (let month = 0; month < 12; month++)
+        for (const day of [1, 27, 28, 29, 30, 31]) for (const [h, m, sec] of [[0, 0, 0], [23, 59, 59], [12, 30, 7]] as const) {
+          const date = new Date(Date.UTC(2000, month, day, h, m, sec))
+          date.setUTCFullYear(year)
+          if (date.getUTCDate() !== day) continue
+          for (const micros of ["000000", "000001", "999999", "123456"]) texts.push(date.toISOString().slice(0, 20) + micros + "Z")
+        }
+    const decodes = [0, 0]
+    const differing: Array<string> = []
+    // each text after every kind of other: the cached second changes between most pairs
+    for (const text of [...texts, ...[...texts].reverse()]) {
+      const second = secondOf(text)
+      if (second !== second || decodesInSecond(second) !== decodesAsMicroTime(text)) differing.push(text)
+      decodes[decodesAsMicroTime(text) ? 0 : 1]++
+    }
+    expect(differing).toEqual([])
+    // both answers occur
+    expect(decodes[0]).toBeGreaterThan(100)
+    expect(decodes[1]).toBeGreaterThan(100)
   })
 })
 
