@@ -20,6 +20,7 @@ import type { ClientError } from "../../src/client/TransportError.js"
 import { modelRequest, type ModelIdentity, type ModelRequest } from "./ModelRequests.js"
 import { listEstimate } from "./ApfTimedClient.js"
 import { approximateBytes, Completion, type RequestClass, type ServiceTimeModel } from "./ServiceTimeModel.js"
+import { classifiedByGroups } from "./apf/Bootstrap.js"
 
 /**
  * The body sizes the model books for a node agent's requests (a GET's answer, a write's body), by resource and
@@ -53,8 +54,28 @@ interface Kind {
  */
 export class CallerRequests {
   readonly made: Array<ModelRequest | undefined> = []
+  /** The kinds (by slot, those below 31) whose request `made` holds: known without reading the array. */
+  kept = 0
+  /** The callers whose requests are classified as this one's (`IdentityGroup`), found at its first call. */
+  group: IdentityGroup | undefined = undefined
   constructor(readonly identity: ModelIdentity) {}
 }
+
+/**
+ * Callers of one `BookedClient` whose requests are classified alike (`classifiedByGroups`: no FlowSchema names their
+ * users, and their groups are the same) — a shard's node agents — and, per kind (by slot), the priority level their
+ * requests are in, from the first such request made. A booking that starts at once reads the level here, shared and
+ * in the CPU's cache, rather than in the caller's own request: with thousands of callers each touched once per 10 s,
+ * the hops to it (record, array, request) were cache misses, most of the 5,000-node hour's booking (docs/benchmarks.md).
+ */
+class IdentityGroup {
+  readonly levels: Array<number> = []
+  /** `shared`: false for callers a FlowSchema names, whose own request is always read. */
+  constructor(readonly shared: boolean) {}
+}
+
+/** The kinds whose slots `CallerRequests.kept` holds. */
+const keptSlots = 31
 
 /**
  * Booked calls of the callers of one shard. Before a call set `t` (the caller's instant), `caller` (its record) and
@@ -71,6 +92,9 @@ export class BookedClient {
   /** The last call's end (given up: when its last 429 was answered), and whether it was given up. */
   readonly completion = new Completion()
   private readonly kinds: Array<Kind> = []
+  /** The callers' groups, by their groups (`IdentityGroup`), and the one of callers classified on their own. */
+  private readonly groups = new Map<string, IdentityGroup>()
+  private readonly ungrouped = new IdentityGroup(false)
 
   constructor(
     /** Absent: nothing is booked; a call ends when it is made (real time: the clock says when its answer came). */
@@ -118,9 +142,31 @@ export class BookedClient {
       return false
     }
     const caller = this.caller!
-    const request = caller.made[kind.slot] ?? (caller.made[kind.slot] = modelRequest(kind.verb, kind.resource, kind.namespace, kind.subresource, caller.identity))
+    const slot = kind.slot
+    if (slot >= keptSlots || (caller.kept & (1 << slot)) === 0) this.keep(caller, kind)
     const bytes = kind.bytes ?? (body === undefined ? 0 : approximateBytes(body))
-    return model.complete(this.t, kind.cls, objects, bytes, request, completion).givenUp
+    const cls = kind.cls
+    const serviceMs = model.serviceMs(cls, objects, bytes) * model.factor(cls)
+    // most requests start at once, booked by their group's level without reading the caller's own request
+    if (model.completeAtOnce(this.t, cls, caller.group!.levels[slot] ?? -1, serviceMs, completion)) return false
+    return model.completeFor(this.t, cls, serviceMs, caller.made[slot], completion).givenUp
+  }
+
+  /** Makes the caller's request of `kind` at its first such call, and its group's level for the kind at the group's first. */
+  private keep(caller: CallerRequests, kind: Kind): void {
+    const slot = kind.slot
+    const request = caller.made[slot] ?? (caller.made[slot] = modelRequest(kind.verb, kind.resource, kind.namespace, kind.subresource, caller.identity))
+    if (slot < keptSlots) caller.kept |= 1 << slot
+    const group = caller.group ?? (caller.group = this.groupOf(caller.identity))
+    if (group.shared) group.levels[slot] ??= request.level!
+  }
+
+  private groupOf(identity: ModelIdentity): IdentityGroup {
+    if (!classifiedByGroups(identity.user)) return this.ungrouped
+    const key = identity.groups.join("\n")
+    let group = this.groups.get(key)
+    if (group === undefined) this.groups.set(key, (group = new IdentityGroup(true)))
+    return group
   }
 
   /** The kind of a call: a handful per shard, shared by its agents, so the search stays in the CPU's cache. */
