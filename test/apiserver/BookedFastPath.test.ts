@@ -13,7 +13,7 @@ import type { KObject } from "../../src/api/Object.js"
 import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace } from "../../src/api/WellKnown.js"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
-import { BookedClient, CallerRequests } from "../../simulator/apiserver/BookedClient.js"
+import { BookedClient } from "../../simulator/apiserver/BookedClient.js"
 import { classifiedByGroups } from "../../simulator/apiserver/apf/Bootstrap.js"
 import { defaultParameters, ServiceTimeModel, type ServiceTimeParameters } from "../../simulator/apiserver/ServiceTime.js"
 import type { ModelRequest } from "../../simulator/apiserver/ModelRequests.js"
@@ -32,17 +32,20 @@ const immediate = {
   deleteCollection: () => Either.right({ items: [], metadata: {} })
 } as unknown as ApiClientService
 
-const callers = (): Array<CallerRequests> => [
-  ...Array.from({ length: 12 }, (_, i) => new CallerRequests({ user: `system:node:node-${i}`, groups: ["system:nodes", "system:authenticated"] })),
-  // users FlowSchemas name (leader election, workload-high) in the same groups as plain users
-  new CallerRequests({ user: "system:kube-scheduler", groups: ["system:authenticated"] }),
-  new CallerRequests({ user: "system:kube-controller-manager", groups: ["system:authenticated"] }),
-  new CallerRequests({ user: "alice", groups: ["system:authenticated"] }),
-  new CallerRequests({ user: "bob", groups: ["system:authenticated"] }),
-  new CallerRequests({ user: "system:serviceaccount:default:app", groups: ["system:serviceaccounts", "system:authenticated"] }),
-  new CallerRequests({ user: "root", groups: ["system:masters"] }),
-  // in no group a FlowSchema names: catch-all's
-  new CallerRequests({ user: "nobody", groups: [] })
+type Identity = { readonly user: string; readonly groups: ReadonlyArray<string> }
+
+const nodes: ReadonlyArray<Identity> = Array.from({ length: 12 }, (_, i) => ({ user: `system:node:node-${i}`, groups: ["system:nodes", "system:authenticated"] }))
+
+/** Callers not alike: users FlowSchemas name (leader election, workload-high), other groups, none. */
+const others: ReadonlyArray<Identity> = [
+  { user: "system:kube-scheduler", groups: ["system:authenticated"] },
+  // named by system-leader-election: its lease writes are not node-high's, whatever its groups
+  { user: "system:kube-scheduler", groups: ["system:nodes", "system:authenticated"] },
+  { user: "system:kube-controller-manager", groups: ["system:authenticated"] },
+  { user: "alice", groups: ["system:authenticated"] },
+  { user: "system:serviceaccount:default:app", groups: ["system:serviceaccounts", "system:authenticated"] },
+  { user: "root", groups: ["system:masters"] },
+  { user: "nobody", groups: [] }
 ]
 
 const calls: ReadonlyArray<(b: BookedClient) => unknown> = [
@@ -61,17 +64,17 @@ const calls: ReadonlyArray<(b: BookedClient) => unknown> = [
  * Sends the script: a seeded sequence of calls by the callers, at instants mostly advancing, some going back (shards
  * keep their own clocks), with storms of calls at one instant. Returns each call's end and whether it was given up.
  */
-const run = (model: ServiceTimeModel, listObjects: number): { readonly answers: Array<string>; readonly byNamedUsers: number } => {
+const run = (model: ServiceTimeModel, identities: ReadonlyArray<Identity>, listObjects: number, steps: number): Array<string> => {
   model.objectCount = () => listObjects
   const booked = new BookedClient(model)
   booked.client = immediate
-  const who = callers()
+  // made as a shard makes its agents' records
+  const who = identities.map((identity) => booked.callerOf(identity))
   let seed = 12345
   const next = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8) % n
   const answers: Array<string> = []
   let t = 1_000
-  let byNamedUsers = 0
-  for (let i = 0; i < 1_500; i++) {
+  for (let i = 0; i < steps; i++) {
     const step = next(20)
     // a storm: many calls at one instant; else a few ms on, sometimes a few back
     t += step < 3 ? 0 : step < 5 ? -next(4) : next(6)
@@ -79,12 +82,11 @@ const run = (model: ServiceTimeModel, listObjects: number): { readonly answers: 
     for (let j = 0; j < storm; j++) {
       booked.t = t
       booked.caller = who[next(who.length)]!
-      if (!classifiedByGroups(booked.caller.identity.user)) byNamedUsers++
       const sent = calls[next(calls.length)]!(booked)
       answers.push(`${booked.completion.end} ${booked.completion.givenUp} ${sent === undefined}`)
     }
   }
-  return { answers, byNamedUsers }
+  return answers
 }
 
 /** A served-request observer: the model books every call on the general path and tells it what it served. */
@@ -94,54 +96,69 @@ const observed = (model: ServiceTimeModel): Array<string> => {
   return served
 }
 
-/** `listObjects`: what a LIST returns (a LIST of 600,000 objects holds its seat 3 s). */
-const compare = (params: ServiceTimeParameters, listObjects = 0) => {
+/**
+ * The script sent by `identities` on the fast path and on the general path, compared; `listObjects`: what a LIST
+ * returns (600,000 objects hold a seat 3 s).
+ */
+const compare = (params: ServiceTimeParameters, identities: ReadonlyArray<Identity>, listObjects = 0, steps = 1_500) => {
   const fast = new ServiceTimeModel(params)
   const general = new ServiceTimeModel(params)
   observed(general)
   const generalBookings = vi.spyOn(general, "completeFor")
   const fastBookings = vi.spyOn(fast, "completeFor")
-  const { answers: fastAnswers, byNamedUsers } = run(fast, listObjects)
-  const { answers: generalAnswers } = run(general, listObjects)
-  expect(fastAnswers).toEqual(generalAnswers)
+  const answers = run(fast, identities, listObjects, steps)
+  expect(answers).toEqual(run(general, identities, listObjects, steps))
   expect(fast.givenUp).toBe(general.givenUp)
   expect(fast.apf?.metrics()).toEqual(general.apf?.metrics())
-  // the general model booked every call in full; the fast one only the calls that could not start at once
-  expect(generalBookings).toHaveBeenCalledTimes(fastAnswers.length)
-  return { fast, general, answers: fastAnswers, byNamedUsers, generalCalls: fastBookings.mock.calls.length }
+  // the general model booked every call in full; the fast one only the calls it could not book at once
+  expect(generalBookings).toHaveBeenCalledTimes(answers.length)
+  return { fast, general, answers, generalCalls: fastBookings.mock.calls.length }
 }
 
-describe("BookedClient's booking of a call that starts at once equals the general path's", () => {
+describe("BookedClient's booking of a call of callers alike that starts at once equals the general path's", () => {
+  // 6 seats: one for most limited levels (levelSeats), held 3 s by a LIST, so calls queue, time out, are given up
+  const contended = { ...defaultParameters, maxRequestsInflight: 4, maxMutatingRequestsInflight: 2, perKiBMs: 1 }
+
   it("with APF: the same ends, 429s, calls given up, per-level counts and queue waits", () => {
-    // 6 seats: one for most limited levels (levelSeats), held 3 s by a LIST, so calls queue, time out, are given up
-    const { fast, answers, generalCalls } = compare({ ...defaultParameters, maxRequestsInflight: 4, maxMutatingRequestsInflight: 2, perKiBMs: 1 }, 600_000)
+    const { fast, answers, generalCalls } = compare(contended, nodes, 600_000)
     const levels = fast.apf!.metrics()
     expect(fast.givenUp).toBeGreaterThan(0)
     expect(levels.system!.rejectedBy["time-out"]).toBeGreaterThan(0)
-    expect(levels["catch-all"]!.rejectedBy["concurrency-limit"]).toBeGreaterThan(0)
     expect(levels["node-high"]!.queueWaitMs.p99).toBeGreaterThan(0)
-    for (const level of ["exempt", "system", "node-high", "leader-election", "workload-high", "workload-low", "global-default", "catch-all"])
-      expect(levels[level]!.dispatched, level).toBeGreaterThan(0)
-    // some calls took the fast path, the rest (waiting, rejected, named users') the general one
+    // some calls took the fast path, the rest (waiting, rejected) the general one
     expect(generalCalls).toBeGreaterThan(0)
     expect(generalCalls).toBeLessThan(answers.length)
   })
 
-  it("with APF and the default seats: only the calls of users a FlowSchema names take the general path", () => {
-    const { answers, byNamedUsers, generalCalls } = compare(defaultParameters)
-    expect(byNamedUsers).toBeGreaterThan(0)
-    expect(generalCalls).toBe(byNamedUsers)
+  it("with APF and the default seats: nothing waits, every call on the fast path", () => {
+    const { answers, generalCalls } = compare(defaultParameters, nodes)
+    expect(generalCalls).toBe(0)
     expect(answers.length).toBeGreaterThan(1_500)
   })
 
   it("with dispersion: each call draws its service-time factor once, in the same order", () => {
-    const { generalCalls } = compare({ ...defaultParameters, maxRequestsInflight: 4, maxMutatingRequestsInflight: 2, readDispersion: 4, writeDispersion: 2.5 }, 20_000)
+    const { generalCalls } = compare({ ...contended, readDispersion: 4, writeDispersion: 2.5 }, nodes, 20_000)
     expect(generalCalls).toBeGreaterThan(0)
   })
 
   it("without APF (the two pools, FIFO)", () => {
-    const { general } = compare({ ...defaultParameters, maxRequestsInflight: 2, maxMutatingRequestsInflight: 1, apf: false }, 20_000)
+    const { general } = compare({ ...defaultParameters, maxRequestsInflight: 2, maxMutatingRequestsInflight: 1, apf: false }, nodes, 20_000)
     expect(general.apf).toBeUndefined()
+  })
+
+  it("callers not alike (a user a FlowSchema names, other groups) are each booked as themselves, in every level", () => {
+    for (const other of others) {
+      // the other caller made last, and first
+      for (const identities of [[...nodes, other], [other, ...nodes]]) {
+        const { answers, generalCalls } = compare(defaultParameters, identities, 0, 200)
+        expect(generalCalls, other.user).toBe(answers.length)
+      }
+    }
+    const { fast } = compare(contended, [...nodes, ...others], 600_000)
+    const levels = fast.apf!.metrics()
+    for (const level of ["exempt", "system", "node-high", "leader-election", "workload-high", "workload-low", "global-default", "catch-all"])
+      expect(levels[level]!.dispatched, level).toBeGreaterThan(0)
+    expect(levels["catch-all"]!.rejectedBy["concurrency-limit"]).toBeGreaterThan(0)
   })
 
   it("classifiedByGroups: users a FlowSchema names are classified as themselves, any other user by the groups", () => {
