@@ -14,10 +14,11 @@ import { makeReflector } from "../../src/informer/Reflector.js"
 import { nodeUser } from "../../simulator/apiserver/auth/UserInfo.js"
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
-import { modelledClient, ServiceTime } from "../../simulator/apiserver/ServiceTime.js"
+import { AnsweredAt, hasTimedReads, modelledClient, ServiceTime } from "../../simulator/apiserver/ServiceTime.js"
+import { untilMicros } from "../../simulator/apiserver/ModelledAnswers.js"
 import type { ModelIdentity } from "../../simulator/apiserver/ModelRequests.js"
 import * as SeededRandom from "../../simulator/kernel/SeededRandom.js"
-import { forkEvery } from "./OpenLoop.js"
+import { everyTick, type Tick } from "./OpenLoop.js"
 import type { ClientError } from "../../src/client/TransportError.js"
 
 export interface ClientLoadOptions {
@@ -108,14 +109,24 @@ export const clientLoad = (options: ClientLoadOptions, counters: ClientLoadCount
       }).pipe(Effect.catchAll((e) => Effect.sync(() => countFailure(counters, "LIST", e))))
       yield* Effect.forkScoped(Effect.repeat(pagedList, Schedule.spaced(options.listEveryMs)))
       const getRandom = random.split("gets")
-      const oneGet = Effect.suspend(() => {
+      const counted = Effect.match({ onFailure: (e: ClientError) => countFailure(counters, "GET", e), onSuccess: () => void counters.gets++ })
+      // open model: each GET starts on its own tick, whatever the previous one's latency; one answered at once is
+      // counted at its end without a fiber (`ApfTimedClient.getAt`), as its fiber would have counted it then
+      const timed = hasTimedReads(client) ? client : undefined
+      const oneGet = (tick: Tick): Effect.Effect<void> | undefined => {
         const [namespace, name] = options.podAt(getRandom.next())
-        return client.get(Pods, name, { namespace }).pipe(
-          Effect.match({ onFailure: (e) => countFailure(counters, "GET", e), onSuccess: () => void counters.gets++ })
-        )
-      })
-      // open model: each GET starts on its own tick, whatever the previous one's latency
-      yield* Effect.forkScoped(forkEvery(1000 / options.getsPerSecond, oneGet))
+        if (timed === undefined) return counted(client.get(Pods, name, { namespace }))
+        const now = tick.now
+        const get = timed.getAt(Pods, name, { namespace }, now)
+        if (!(get instanceof AnsweredAt)) return counted(get)
+        const answer = get.answer
+        const count = () => (answer._tag === "Right" ? void counters.gets++ : countFailure(counters, "GET", answer.left))
+        const ms = untilMicros(now, get.end)
+        if (ms > 0) tick.later(ms, count)
+        else count()
+        return undefined
+      }
+      yield* Effect.forkScoped(everyTick(1000 / options.getsPerSecond, oneGet))
       return yield* Effect.never
     })
   )

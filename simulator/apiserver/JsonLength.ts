@@ -82,14 +82,21 @@ const listLengths = new WeakMap<object, number>()
  * interns them), and they are most of a pod's length.
  */
 export const storedJsonLength = (obj: object): number => {
+  // a GET's typed copy: its stored version's remembered length and two members, not remembered itself — random pods
+  // are read about once per version, and an entry per GET in a table of ~300,000 cost more than the sum
+  // (docs/benchmarks.md "With clients")
   let length = storedLengths.get(obj)
-  if (length === undefined) {
-    const stored = typedOrigins.get(obj)
-    length = stored === undefined ? recordLength(obj as Record<string, unknown>, storedMember) : typedLength(obj as Record<string, unknown>, stored)
-    storedLengths.set(obj, length)
-  }
+  if (length !== undefined) return length
+  const stored = typedOrigins.get(obj)
+  if (stored !== undefined && !ownsTypeMeta(stored)) return typedLength(obj as Record<string, unknown>, storedJsonLength(stored))
+  length = recordLength(obj as Record<string, unknown>, storedMember)
+  storedLengths.set(obj, length)
   return length
 }
+
+/** A stored object with either member of its own gave its typed copy its own value: the copy is measured as it is. */
+const ownsTypeMeta = (stored: object): boolean =>
+  Object.prototype.hasOwnProperty.call(stored, "kind") || Object.prototype.hasOwnProperty.call(stored, "apiVersion")
 
 /**
  * A GET answers a copy of the stored version with kind and apiVersion first (`TypeMeta.typedStored`), while a LIST's
@@ -103,10 +110,8 @@ export const rememberTypedCopy = (typed: object, stored: object): void => {
   typedOrigins.set(typed, stored)
 }
 
-const typedLength = (typed: Record<string, unknown>, stored: object): number => {
-  // a stored object with either member of its own gave the copy its own value: measured as it is
-  if (Object.prototype.hasOwnProperty.call(stored, "kind") || Object.prototype.hasOwnProperty.call(stored, "apiVersion")) return recordLength(typed, storedMember)
-  const base = storedJsonLength(stored)
+/** `typed`'s length from `base`, its stored version's (which has neither member of its own). */
+const typedLength = (typed: Record<string, unknown>, base: number): number => {
   let length = base
   let empty = base === 2 // `{}`: no comma joins the added members to the stored ones
   for (const key of typeMetaKeys) {

@@ -26,9 +26,12 @@ export const codeOf = (verb: string, answer: Either.Either<unknown, unknown> | E
   return (error as ClientError)._tag === "ApiError" ? ((error as ApiError).status.code ?? 500) : undefined
 }
 
-/** Sleeps from `from` to `to` (ms), in whole microseconds so the virtual clock stays on exact instants. */
+/** The time from `from` to `to` (ms) in whole microseconds, so the virtual clock stays on exact instants. */
+export const untilMicros = (from: number, to: number): number => Math.round((to - from) * 1000) / 1000
+
+/** Sleeps from `from` to `to` (ms), `untilMicros` of it. */
 export const sleepUntil = (from: number, to: number): Effect.Effect<void> => {
-  const ms = Math.round((to - from) * 1000) / 1000
+  const ms = untilMicros(from, to)
   return ms > 0 ? Effect.sleep(ms) : Effect.void
 }
 

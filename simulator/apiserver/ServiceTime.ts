@@ -34,7 +34,7 @@ import { wrapClient } from "./PoolTimedClient.js"
 import { parameters, ServiceTimeModel, type ServiceTimeSettings } from "./ServiceTimeModel.js"
 
 export * from "./ServiceTimeModel.js"
-export { listEstimate, wrapClientApf } from "./ApfTimedClient.js"
+export { AnsweredAt, hasTimedReads, listEstimate, wrapClientApf, type TimedReads } from "./ApfTimedClient.js"
 export { wrapClient } from "./PoolTimedClient.js"
 
 export class ServiceTime extends Context.Tag("clustersim/apiserver/ServiceTime")<ServiceTime, ServiceTimeModel>() {

@@ -6,7 +6,6 @@
  * of a paged list see the first page's revision) and lets watches start from one. Synchronous and free of
  * effects: the server passes the time in.
  */
-import { createRequire } from "node:module"
 import { type KObject, type ObjectMeta } from "../../src/api/Object.js"
 import { flatString, shallowCopy } from "../../src/api/internal/V8Shapes.js"
 import type { ResourceType } from "../../src/api/Resources.js"
@@ -14,22 +13,7 @@ import { ChangeLog, type Change } from "./ChangeLog.js"
 import { indexedFieldOf, type IndexedField } from "./FieldIndex.js"
 import { sliceOfStored } from "./JsonLength.js"
 import type { KeptVersion, RenewedVersion } from "./RenewedVersion.js"
-
-// sorted-btree is CommonJS with its class on `exports.default`; require it so Node and vitest agree.
-const BTree = createRequire(import.meta.url)("sorted-btree").default as new <K, V>() => BTree<K, V>
-
-/** The part of a B+ tree the store uses: a map kept in key order. */
-interface BTree<K, V> {
-  readonly size: number
-  get(key: K): V | undefined
-  set(key: K, value: V): boolean
-  delete(key: K): boolean
-  keysArray(): K[]
-  valuesArray(): V[]
-  maxKey(): K | undefined
-  /** Calls `onFound` for the keys from `low` to `high` in order until it returns `{ break }`. */
-  forRange(low: K, high: K, includeHigh: boolean, onFound: (k: K, v: V) => { break?: true } | undefined): number | true
-}
+import { SortedKeys } from "./SortedKeys.js"
 
 export type { Change, ChangeType } from "./ChangeLog.js"
 
@@ -123,19 +107,22 @@ class RemainingCounts {
 }
 
 /**
- * One resource type's objects: hash maps for reads and writes of one key, a B+ tree of the same cells for lists
- * in key order. Replacing an object only swaps the cell's content, so the maps change on create and delete only.
+ * One resource type's objects: hash maps for reads and writes of one key, the same cells in key order for lists
+ * (`SortedKeys.ts`). Replacing an object only swaps the cell's content, so the maps change on create and delete only.
  */
 class Table {
   /** Retained changes of the type. */
   readonly log: ChangeLog
-  readonly byKey = new Map<string, Cell>()
   /**
    * Namespace ("" when none) → name → cell: a request names its object by both, and looking them up as they came
-   * (strings whose hashes are kept) costs a tenth of building and hashing `ns/name` for every request.
+   * (strings whose hashes are kept) costs a tenth of building and hashing `ns/name` for every request. The only map
+   * of the cells: a key is `ns/name`, and a second map by key cost every create another lookup in a map of 150,000
+   * (a few cache misses each, docs/benchmarks.md).
    */
   readonly byName = new Map<string, Map<string, Cell>>()
-  readonly ordered = new BTree<string, Cell>()
+  /** Cells stored now. */
+  size = 0
+  readonly keyOrder = new SortedKeys<Cell>()
   /** The type's indexed field (`FieldIndex.ts`), and its value → the cells that have it. */
   readonly indexed: IndexedField | undefined
   readonly byIndexValue = new Map<string, Set<Cell>>()
@@ -152,10 +139,11 @@ class Table {
    */
   inOrder(firstPageOfAll: boolean): KeyOrder | undefined {
     if (this.snapshot === undefined && firstPageOfAll) {
-      const cells = this.ordered.valuesArray()
+      const ordered = this.keyOrder.ordered()
+      const cells = ordered.valuesArray()
       const objects = new Array<KObject>(cells.length)
       for (let i = 0; i < cells.length; i++) objects[i] = cells[i]!.obj
-      this.snapshot = { keys: this.ordered.keysArray(), objects }
+      this.snapshot = { keys: ordered.keysArray(), objects }
     }
     return this.snapshot
   }
@@ -170,14 +158,20 @@ class Table {
     this.indexed = indexedFieldOf(resource)
   }
 
-  add(cell: Cell): void {
+  /** The cell stored under `key`. */
+  find(key: string): Cell | undefined {
+    const [namespace, name] = splitKey(key)
+    return this.byName.get(namespace)?.get(name)
+  }
+
+  /** Adds the cell of a new key; `namespace` and `name` are the key's (`namesOf`). */
+  add(cell: Cell, namespace: string, name: string): void {
     this.changed()
-    this.byKey.set(cell.key, cell)
-    this.ordered.set(cell.key, cell)
-    const [namespace, name] = namesOf(cell)
     let names = this.byName.get(namespace)
     if (names === undefined) this.byName.set(namespace, (names = new Map()))
     names.set(name, cell)
+    this.size++
+    this.keyOrder.add(cell)
     if (this.indexed !== undefined) this.indexAdd(this.indexed.valueOf(cell.obj), cell)
   }
 
@@ -210,16 +204,13 @@ class Table {
     return cells.map((c): [string, Cell] => [c.key, c])[Symbol.iterator]()
   }
 
-  delete(key: string): void {
+  delete(cell: Cell): void {
     this.changed()
-    const cell = this.byKey.get(key)
-    if (cell !== undefined) {
-      cell.live = false
-      if (this.indexed !== undefined) this.indexRemove(this.indexed.valueOf(cell.obj), cell)
-    }
-    this.byKey.delete(key)
-    this.ordered.delete(key)
-    const [namespace, name] = splitKey(key)
+    cell.live = false
+    if (this.indexed !== undefined) this.indexRemove(this.indexed.valueOf(cell.obj), cell)
+    this.size--
+    this.keyOrder.delete(cell.key)
+    const [namespace, name] = splitKey(cell.key)
     const names = this.byName.get(namespace)
     names?.delete(name)
     if (names?.size === 0) this.byName.delete(namespace)
@@ -233,12 +224,12 @@ const splitKey = (key: string): readonly [string, string] => {
 }
 
 /**
- * A cell's namespace and name for the name index: the object's own strings when they make its key. Clients send
- * back the names they read, so a lookup then meets the very same string and compares no characters.
+ * The namespace and name of `obj` stored under `key`, for the name index: the object's own strings when they make its
+ * key. Clients send back the names they read, so a lookup then meets the very same string and compares no characters.
  */
-const namesOf = (cell: Cell): readonly [string, string] => {
-  const { namespace, name } = cell.obj.metadata
-  return name !== undefined && isKeyOf(cell.key, namespace, name) ? [namespace || "", name] : splitKey(cell.key)
+const namesOf = (key: string, obj: KObject): readonly [string, string] => {
+  const { namespace, name } = obj.metadata
+  return name !== undefined && isKeyOf(key, namespace, name) ? [namespace || "", name] : splitKey(key)
 }
 
 /** `objectKey(namespace, name) === key`, without building the key (every create would build one to compare). */
@@ -254,7 +245,7 @@ const isKeyOf = (key: string, namespace: string | undefined, name: string): bool
  */
 const keysUnder = (table: Table, prefix: string, start: string, changedSince: number): number | undefined => {
   if (start !== prefix || changedSince > 0) return undefined
-  return prefix === "" ? table.ordered.size : (table.byName.get(prefix.slice(0, -1))?.size ?? 0)
+  return prefix === "" ? table.size : (table.byName.get(prefix.slice(0, -1))?.size ?? 0)
 }
 
 /** A table's keys and their objects, in key order. */
@@ -327,7 +318,7 @@ export class Store {
 
   /** Objects of a type stored now (upstream's object count tracker, for LIST work estimates). */
   count(resource: ResourceType): number {
-    return this.tables.get(resource)?.byKey.size ?? 0
+    return this.tables.get(resource)?.size ?? 0
   }
 
   /** Objects of a type whose indexed field (`FieldIndex.ts`) has `value` now. */
@@ -336,7 +327,7 @@ export class Store {
   }
 
   get(resource: ResourceType, key: string): KObject | undefined {
-    return this.tables.get(resource)?.byKey.get(key)?.obj
+    return this.tables.get(resource)?.find(key)?.obj
   }
 
   /** The entry stored under `objectKey(namespace, name)`, found without building the key. */
@@ -372,11 +363,12 @@ export class Store {
   private putStamped(resource: ResourceType, key: string, obj: KObject, time: number, stamp: Stamp): KObject {
     const started = this.timing?.start()
     const table = this.table(resource)
-    const cell = table.byKey.get(key)
+    const [namespace, name] = namesOf(key, obj)
+    const cell = table.byName.get(namespace)?.get(name)
     if (cell !== undefined) return this.write(table, cell, obj, time, stamp, started)
     const revision = ++this.current
     const stored = stamp(obj, revision)
-    table.add({ key, obj: stored, live: true, table, renewed: undefined })
+    table.add({ key, obj: stored, live: true, table, renewed: undefined }, namespace, name)
     if (started !== undefined) this.timing!.observe("create", resource, false, started)
     this.record(table, { revision, type: "ADDED", resource, key, object: stored, previous: undefined, time })
     return stored
@@ -422,9 +414,10 @@ export class Store {
   remove(resource: ResourceType, key: string, time: number): KObject | undefined {
     const started = this.timing?.start()
     const table = this.tables.get(resource)
-    const previous = table?.byKey.get(key)?.obj
-    if (!table || !previous) return undefined
-    table.delete(key)
+    const cell = table?.find(key)
+    if (!table || !cell) return undefined
+    const previous = cell.obj
+    table.delete(cell)
     const revision = ++this.current
     const object = withResourceVersion(previous, revision)
     if (started !== undefined) this.timing!.observe("delete", resource, false, started)
@@ -528,9 +521,10 @@ export class Store {
       }
     } else if (table !== undefined) {
       // in place, not through an iterator: a paged LIST of every pod walks 150,000 keys per first page
-      const last = table.ordered.maxKey()
+      const ordered = table.keyOrder.ordered()
+      const last = ordered.maxKey()
       if (last !== undefined && last >= req.start) {
-        table.ordered.forRange(req.start, last, true, (key, cell) => {
+        ordered.forRange(req.start, last, true, (key, cell) => {
           if (!key.startsWith(req.prefix)) return stop
           if ((done = takeStored(key, cell.obj))) return stop
         })
