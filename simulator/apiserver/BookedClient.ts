@@ -9,7 +9,9 @@
  * Nothing is allocated per call: a shard has one `BookedClient`, the kinds of request its agents make are a short
  * table shared by all of them, and each agent's classified requests are a record it keeps (`CallerRequests`), made at
  * its first request of each kind. A record per call, or a per-agent table searched per call, cost the 5,000-node hour
- * ~15–30 % more CPU (docs/benchmarks.md).
+ * ~15–30 % more CPU (docs/benchmarks.md). The agents of a shard are classified alike (their node identities): a call
+ * of theirs that starts at once — nearly all — is booked by its kind's priority level alone, without touching the
+ * agent's record (`BookedClient.alike`).
  */
 import type { Effect } from "effect"
 import type { ApiClientService } from "../../src/client/ApiClient.js"
@@ -20,6 +22,7 @@ import type { ClientError } from "../../src/client/TransportError.js"
 import { modelRequest, type ModelIdentity, type ModelRequest } from "./ModelRequests.js"
 import { listEstimate } from "./ApfTimedClient.js"
 import { approximateBytes, Completion, type RequestClass, type ServiceTimeModel } from "./ServiceTimeModel.js"
+import { classifiedByGroups } from "./apf/Bootstrap.js"
 
 /**
  * The body sizes the model books for a node agent's requests (a GET's answer, a write's body), by resource and
@@ -49,12 +52,16 @@ interface Kind {
 /**
  * One caller's requests as the model classified them (its identity's APF attributes), one per kind, made at its first
  * request of that kind and kept with the caller (a node agent's `AgentState.requests`). Used with one `BookedClient`
- * (the kinds' places are its own).
+ * (the kinds' places are its own). A caller made by `BookedClient.callerOf` makes its request of a kind only when a
+ * booking needs it (`BookedClient`'s callers alike).
  */
 export class CallerRequests {
   readonly made: Array<ModelRequest | undefined> = []
   constructor(readonly identity: ModelIdentity) {}
 }
+
+/** The same groups in the same order (a shard's node identities all have `nodeUser`'s). */
+const sameGroups = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean => a.length === b.length && a.every((g, i) => g === b[i])
 
 /**
  * Booked calls of the callers of one shard. Before a call set `t` (the caller's instant), `caller` (its record) and
@@ -64,13 +71,26 @@ export class CallerRequests {
 export class BookedClient {
   /** The instant the next call is made at (ms). */
   t = 0
-  /** Who makes the next call. */
+  /** Who makes the next call: a record `callerOf` made, when any caller's was (callers alike are not looked at). */
   caller: CallerRequests | undefined = undefined
   /** Who answers the next call (an immediate view answers with an `Either`, itself an effect). */
   client: ApiClientService | undefined = undefined
   /** The last call's end (given up: when its last 429 was answered), and whether it was given up. */
   readonly completion = new Completion()
   private readonly kinds: Array<Kind> = []
+  /**
+   * The callers alike: set while every caller is made by `callerOf` and classified as the first (`classifiedByGroups`:
+   * no FlowSchema names its user, and its groups are the first's) — a shard's node agents. A call of theirs that
+   * starts at once is then booked by the kind's priority level (`alikeLevels`), without a look at the caller's own
+   * record: with thousands of callers each touched once per 10 s, the hops to it (record, array, request) were cache
+   * misses, most of the 5,000-node hour's booking (docs/benchmarks.md). Any other caller ends it for good: the
+   * general path is right for every caller.
+   */
+  private alike: ModelIdentity | undefined = undefined
+  /** Whether `callerOf` made a record yet (its first caller decides `alike`). */
+  private callersMade = false
+  /** Per kind (by slot), the priority level of the callers alike's requests of it; undefined until the first. */
+  private readonly alikeLevels: Array<number | undefined> = []
 
   constructor(
     /** Absent: nothing is booked; a call ends when it is made (real time: the clock says when its answer came). */
@@ -108,6 +128,18 @@ export class BookedClient {
     return this.book(this.kindOf("deletecollection", resource, opts?.namespace, undefined), 0, undefined) ? undefined : this.client!.deleteCollection(resource, opts)
   }
 
+  /**
+   * A caller's record, for a `BookedClient` whose callers are all made here (a shard's node agents): callers alike
+   * (`alike`) are booked without a look at their records while their calls start at once.
+   */
+  callerOf(identity: ModelIdentity): CallerRequests {
+    if (!this.callersMade) {
+      this.callersMade = true
+      if (classifiedByGroups(identity.user)) this.alike = identity
+    } else if (this.alike !== undefined && !(classifiedByGroups(identity.user) && sameGroups(identity.groups, this.alike.groups))) this.alike = undefined
+    return new CallerRequests(identity)
+  }
+
   /** Books a call of `kind` at `t` as the caller's; true when it was given up. */
   private book(kind: Kind, objects: number, body: unknown): boolean {
     const model = this.model
@@ -117,10 +149,23 @@ export class BookedClient {
       completion.givenUp = false
       return false
     }
-    const caller = this.caller!
-    const request = caller.made[kind.slot] ?? (caller.made[kind.slot] = modelRequest(kind.verb, kind.resource, kind.namespace, kind.subresource, caller.identity))
     const bytes = kind.bytes ?? (body === undefined ? 0 : approximateBytes(body))
-    return model.complete(this.t, kind.cls, objects, bytes, request, completion).givenUp
+    const cls = kind.cls
+    const serviceMs = model.serviceMs(cls, objects, bytes) * model.factor(cls)
+    // most calls of callers alike start at once: booked by their kind's level, the caller's record left alone
+    if (this.alike !== undefined && model.completeAtOnce(this.t, cls, this.alikeLevel(kind), serviceMs, completion)) return false
+    return model.completeFor(this.t, cls, serviceMs, this.request(kind), completion).givenUp
+  }
+
+  /** The caller's request of `kind`, made at its first that needs it. */
+  private request(kind: Kind): ModelRequest {
+    const caller = this.caller!
+    return caller.made[kind.slot] ?? (caller.made[kind.slot] = modelRequest(kind.verb, kind.resource, kind.namespace, kind.subresource, caller.identity))
+  }
+
+  /** The priority level of the callers alike's requests of `kind`: the first caller's (any of theirs is the same). */
+  private alikeLevel(kind: Kind): number {
+    return this.alikeLevels[kind.slot] ?? (this.alikeLevels[kind.slot] = modelRequest(kind.verb, kind.resource, kind.namespace, kind.subresource, this.alike!).level!)
   }
 
   /** The kind of a call: a handful per shard, shared by its agents, so the search stays in the CPU's cache. */

@@ -238,16 +238,22 @@ export class ServiceTimeModel {
    * which never reached the server. Written into `into`, the caller's record (a new one when it keeps none).
    */
   complete(at: number, cls: RequestClass, objects: number, bytes: number, request?: ModelRequest, into: Completion = new Completion()): Completion {
+    return this.completeFor(at, cls, this.serviceMs(cls, objects, bytes) * this.factor(cls), request, into)
+  }
+
+  /**
+   * `complete` of a request whose service time is drawn (`serviceMs` × `factor`): for a caller that tried
+   * `completeAtOnce` first, so that the request draws its factor once.
+   */
+  completeFor(at: number, cls: RequestClass, serviceMs: number, request: ModelRequest | undefined, into: Completion): Completion {
     into.givenUp = false
     if (this.apf === undefined || request === undefined) {
-      const service = this.serviceMs(cls, objects, bytes) * this.factor(cls)
-      const start = (cls === "read" ? this.reads : this.writes).takeEarliest(at, service)
-      if (request !== undefined) this.observer?.served(request, successCode(request.verb), at, start, start + service)
-      into.end = start + service
+      const start = (cls === "read" ? this.reads : this.writes).takeEarliest(at, serviceMs)
+      if (request !== undefined) this.observer?.served(request, successCode(request.verb), at, start, start + serviceMs)
+      into.end = start + serviceMs
       return into
     }
     let arrival = at
-    const serviceMs = this.serviceMs(cls, objects, bytes) * this.factor(cls)
     if (this.observer === undefined) {
       // most requests start at once: no `Booking` made (`PriorityAndFairness.placeAtOnce`)
       const end = this.apf.placeAtOnce(arrival, request, request.seats ?? 1, serviceMs)
@@ -272,6 +278,28 @@ export class ServiceTimeModel {
       }
       arrival = booked.at + RetryAfterSeconds * 1000
     }
+  }
+
+  /**
+   * `completeFor` of a request that starts at once, as it books one, without reading the request (a node agent's
+   * record, a likely cache miss per booking: docs/benchmarks.md): true when booked so, its end in `into`; false with
+   * nothing booked when it would wait or be rejected, or when an observer is to be told of it — then `completeFor`
+   * books it. `level`: with APF, the request's priority level (its classification's) for one seat; -1 when not known.
+   */
+  completeAtOnce(at: number, cls: RequestClass, level: number, serviceMs: number, into: Completion): boolean {
+    if (this.observer !== undefined) return false
+    const apf = this.apf
+    let end: number
+    if (apf === undefined) end = (cls === "read" ? this.reads : this.writes).takeEarliest(at, serviceMs) + serviceMs
+    else {
+      if (level < 0) return false
+      end = apf.placeAtOnceIn(at, level, 1, serviceMs)
+      // NaN: it would wait or be rejected
+      if (end !== end) return false
+    }
+    into.givenUp = false
+    into.end = end
+    return true
   }
 }
 

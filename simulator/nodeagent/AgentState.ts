@@ -33,7 +33,8 @@ export interface AgentState {
   client: ApiClientService | undefined
   /**
    * Its requests as the service-time model classified them, as its node's identity (`BookedClient.ts`; made at its
-   * first request of each kind, kept: a lookup by node name on every request cost ~3 % of the hour).
+   * first request of each kind that waits or is rejected — one that starts at once needs none, `BookedClient.callerOf`
+   * — and kept: a lookup by node name on every request cost ~3 % of the hour).
    */
   requests: CallerRequests | undefined
   /** The lease's metadata and spec as last read or written (undefined: read it first). */

@@ -11,7 +11,7 @@ import { type ClientError, failureKey, hasStatusCode } from "../../src/client/Tr
 import type { ApiClientService } from "../../src/client/ApiClient.js"
 import { hasImmediateView } from "../../src/client/Capabilities.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
-import { BookedClient, CallerRequests } from "../apiserver/BookedClient.js"
+import { BookedClient } from "../apiserver/BookedClient.js"
 import { nodeUser } from "../apiserver/auth/UserInfo.js"
 import type { ModelIdentity } from "../apiserver/ModelRequests.js"
 import { DueQueue } from "../kernel/DueQueue.js"
@@ -175,7 +175,7 @@ export class ShardContext {
   ): Request {
     const booked = this.booked
     booked.t = t
-    booked.caller = a.requests ?? (a.requests = new CallerRequests(nodeIdentity(a.node.name)))
+    booked.caller = a.requests ?? (a.requests = booked.callerOf(nodeIdentity(a.node.name)))
     booked.client = client
     const answer = request(booked, a)
     booked.client = undefined

@@ -125,6 +125,16 @@ const ruleMatches = (rule: ResourceRule, r: RequestAttributes): boolean =>
 export const classify = (schemas: ReadonlyArray<FlowSchema>, r: RequestAttributes): FlowSchema | undefined =>
   schemas.find((s) => (s.users.includes(r.user) || s.groups.some((g) => r.groups.includes(g))) && s.rules.some((rule) => ruleMatches(rule, r)))
 
+/** The users some bootstrap FlowSchema names as a subject. */
+const namedUsers: ReadonlySet<string> = new Set(flowSchemas.flatMap((s) => s.users))
+
+/**
+ * Whether `user`'s requests are classified by the user's groups alone: no FlowSchema names the user, so `classify`
+ * matches the same schema for every such user with the same groups (only the flow, by user, differs). Node agents'
+ * users (`system:node:…`) are: their requests share one classification per kind (`BookedClient.ts`).
+ */
+export const classifiedByGroups = (user: string): boolean => !namedUsers.has(user)
+
 /** Where a request goes: its FlowSchema (catch-all when none matches) and its flow inside the schema's level. */
 export interface Classification {
   readonly schema: FlowSchema

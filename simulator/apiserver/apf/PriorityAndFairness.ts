@@ -101,7 +101,16 @@ export class PriorityAndFairness {
    */
   placeAtOnce(at: number, request: { readonly level?: number; readonly flow?: string }, seats: number, serviceMs: number): number {
     const level = request.level
-    if (level === undefined || request.flow === undefined || this.observer !== undefined || !(serviceMs >= 0)) return Number.NaN
+    if (level === undefined || request.flow === undefined || this.observer !== undefined) return Number.NaN
+    return this.placeAtOnceIn(at, level, seats, serviceMs)
+  }
+
+  /**
+   * `placeAtOnce` of a request of priority level `level` (index in `priorityLevels`), for a caller that knows it
+   * without the request (`ServiceTimeModel.completeAtOnce`): the observer is the caller's to check.
+   */
+  placeAtOnceIn(at: number, level: number, seats: number, serviceMs: number): number {
+    if (!(serviceMs >= 0)) return Number.NaN
     const state = this.levels[level]!
     const end = state.queues === undefined ? at + serviceMs : state.queues.bookAtOnce(at, seats, serviceMs)
     if (end === end) {
