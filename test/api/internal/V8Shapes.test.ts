@@ -54,9 +54,16 @@ describe("flatString", () => {
 // V8's own check, compiled after allowing its syntax (the flag changes nothing else).
 v8.setFlagsFromString("--allow-natives-syntax")
 const sameClass = new Function("a", "b", "return %HaveSameMap(a, b)") as (a: unknown, b: unknown) => boolean
+// An object whose class V8 deprecated (a field generalised after it was built — by whatever ran before in this
+// process, as `npm test` runs files in one process) is moved to the current class at its next property access: not a
+// class of its own for the inline caches. Moved here first, so the check sees what the caches will.
+const migrated = new Function("o", "%TryMigrateInstance(o); return o") as <T>(o: T) => T
 
 /** How many of `objects` have a class of their own: V8's inline caches need one class for all of them. */
-const classesBeyondFirst = (objects: ReadonlyArray<unknown>): number => objects.filter((o) => !sameClass(o, objects[0])).length
+const classesBeyondFirst = (objects: ReadonlyArray<unknown>): number => {
+  const current = objects.map(migrated)
+  return current.filter((o) => !sameClass(o, current[0])).length
+}
 
 const inDefault = { namespace: "default" }
 const count = 40
