@@ -11,7 +11,8 @@ import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import { defaultAuthentication, type AuthenticationConfig } from "./auth/Authenticator.js"
 import type { AuthorizationMode } from "./auth/Authorizer.js"
-import { objectKey, Store, type Change, type Entry, type EntryNote } from "./Store.js"
+import type { EntryNote } from "./EntryNote.js"
+import { objectKey, Store, type Change, type Entry } from "./Store.js"
 import { rfc3339, uuidV4 } from "./SystemMeta.js"
 import { WatchHub } from "./WatchHub.js"
 
@@ -85,10 +86,10 @@ export class ServerState {
     return this.store.lookup(resource, resource.namespaced ? namespace : undefined, name)
   }
 
-  /** `find`, through the caller's note of the entry when it has one (`Store.EntryNote`). */
+  /** `find`, through the caller's note of the entry when it has one (`EntryNote.ts`). */
   findNoted(resource: ResourceType, namespace: string | undefined, name: string, note: EntryNote | undefined): Entry | undefined {
     const ns = resource.namespaced ? namespace : undefined
-    return note === undefined ? this.store.lookup(resource, ns, name) : this.store.lookupNoted(resource, ns, name, note)
+    return note === undefined ? this.store.lookup(resource, ns, name) : note.lookup(this.store, resource, ns, name)
   }
 
   /** 404 for a namespaced write into a namespace that does not exist. */

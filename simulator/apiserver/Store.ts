@@ -76,38 +76,6 @@ export interface Entry {
   readonly obj: KObject
 }
 
-/**
- * A caller's note of the entry it writes again and again — a node agent's lease, renewed every 10 s — that the store
- * fills at a lookup (`Store.lookupNoted`) and finds the entry through at the next, instead of looking up its name
- * among 5,000 leases' (~3.5 % of the control-plane hour's steady state, docs/benchmarks.md "Where a lease renewal's
- * CPU goes"). Trusted only while it names the same store, type, namespace and name and its entry is live: an entry
- * stays under its name until it is deleted, so the note finds what `lookup` would.
- */
-export class EntryNote {
-  private notedStore: Store | undefined = undefined
-  private notedResource: ResourceType | undefined = undefined
-  private notedNamespace: string | undefined = undefined
-  private notedName = ""
-  private notedEntry: Entry | undefined = undefined
-
-  /** The noted entry, when the note is of this lookup and the entry is live. */
-  entryOf(store: Store, resource: ResourceType, namespace: string | undefined, name: string): Entry | undefined {
-    const entry = this.notedEntry
-    return entry !== undefined && (entry as Cell).live && this.notedName === name && this.notedStore === store && this.notedResource === resource && this.notedNamespace === namespace
-      ? entry
-      : undefined
-  }
-
-  /** `lookup(resource, namespace, name)` of `store` found `entry`. */
-  noted(store: Store, resource: ResourceType, namespace: string | undefined, name: string, entry: Entry | undefined): void {
-    this.notedStore = store
-    this.notedResource = resource
-    this.notedNamespace = namespace
-    this.notedName = name
-    this.notedEntry = entry
-  }
-}
-
 interface Cell extends Entry {
   obj: KObject
   /** False once deleted: an entry looked up earlier must not be written through. */
@@ -372,14 +340,9 @@ export class Store {
     return entry
   }
 
-  /** `lookup`, through `note` when it holds the entry (`EntryNote`), else noting what it found there. */
-  lookupNoted(resource: ResourceType, namespace: string | undefined, name: string, note: EntryNote): Entry | undefined {
-    // a timed store times every lookup
-    const noted = this.timing === undefined ? note.entryOf(this, resource, namespace, name) : undefined
-    if (noted !== undefined) return noted
-    const entry = this.lookup(resource, namespace, name)
-    note.noted(this, resource, namespace, name, entry)
-    return entry
+  /** Whether `entry`, found by a lookup earlier, is still stored (not deleted since). */
+  isLive(entry: Entry): boolean {
+    return (entry as Cell).live
   }
 
   subscribe(listener: ChangeListener): () => void {

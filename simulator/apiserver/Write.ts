@@ -24,7 +24,8 @@ import { recordApply, recordUpdate } from "./FieldManager.js"
 import { writeRenewal } from "./LeaseRenewal.js"
 import { sameObject } from "../../src/api/SameObject.js"
 import type { ServerState } from "./ServerState.js"
-import { EntryNote, type Entry } from "./Store.js"
+import { EntryNote } from "./EntryNote.js"
+import type { Entry } from "./Store.js"
 import { generatedName, rfc3339, uuidV4 } from "./SystemMeta.js"
 import { stripTypeMeta } from "./TypeMeta.js"
 import { withTypeMeta } from "./WatchHub.js"
@@ -32,12 +33,12 @@ import { withTypeMeta } from "./WatchHub.js"
 /** A write's options as the server takes them: with the user a transport authenticated (none for the server's own writes). */
 export interface ServerWriteOptions extends WriteOptions {
   readonly caller?: UserInfo | undefined
-  /** An in-process caller's note of the entry an update writes (`Store.EntryNote`: a node agent's lease renewals). */
+  /** An in-process caller's note of the entry an update writes (`EntryNote.ts`: a node agent's lease renewals). */
   readonly note?: EntryNote | undefined
 }
 
 /**
- * An update's options that are also its note of the entry it writes (`Store.EntryNote`): a node agent renews its lease
+ * An update's options that are also its note of the entry it writes (`EntryNote.ts`): a node agent renews its lease
  * with one, so that the server reads one object for both, not a second cold one per renewal (docs/benchmarks.md
  * "Where a lease renewal's CPU goes").
  */

@@ -144,7 +144,7 @@ export class LeaseRenewer {
   }
 
   // The renewal's request and answers, made once: the renewal's own values are in the agent's state.
-  // Its options carry the agent's note of its lease's entry in an in-process server's store (`Store.EntryNote`).
+  // Its options carry the agent's note of its lease's entry in an in-process server's store (`EntryNote.ts`).
   private readonly sendRenewal = (client: BookedClient, a: AgentState) =>
     client.update(Leases, a.renewal!, a.renewalOptions ?? (a.renewalOptions = new NotingWriteOptions(nodeLeaseNamespace)))
 

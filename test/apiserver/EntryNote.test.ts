@@ -1,5 +1,5 @@
 /**
- * A caller's note of a store entry (`Store.EntryNote`) finds what a lookup by name finds, whatever happened to the
+ * A caller's note of a store entry (`EntryNote.ts`) finds what a lookup by name finds, whatever happened to the
  * entry since it was noted; and a node agent's renewals sent with one answer and store exactly what they do without.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -9,7 +9,8 @@ import type { WriteResult } from "../../src/api/Requests.js"
 import { ConfigMaps, Leases, Nodes, type ResourceType } from "../../src/api/Resources.js"
 import { ApiServerImpl, defaultConfig } from "../../simulator/apiserver/ApiServer.js"
 import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
-import { EntryNote, objectKey, Store } from "../../simulator/apiserver/Store.js"
+import { EntryNote } from "../../simulator/apiserver/EntryNote.js"
+import { objectKey, Store } from "../../simulator/apiserver/Store.js"
 import { microTime } from "../../simulator/apiserver/SystemMeta.js"
 import { NotingWriteOptions } from "../../simulator/apiserver/Write.js"
 
@@ -23,7 +24,7 @@ describe("EntryNote", () => {
     let time = 0
     /** The same lookup through the note and by name; the note's answer must be the lookup's. */
     const both = (store: Store, resource: ResourceType, ns: string | undefined, name: string) => {
-      const found = store.lookupNoted(resource, ns, name, note)
+      const found = note.lookup(store, resource, ns, name)
       expect([resource.plural, ns, name, found]).toEqual([resource.plural, ns, name, store.lookup(resource, ns, name)])
       expect(found === store.lookup(resource, ns, name)).toBe(true)
       return found
