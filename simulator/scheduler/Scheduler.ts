@@ -21,6 +21,7 @@ import { selectPlainNode } from "./framework/PlainSelection.js"
 import { selectNode } from "./framework/Selection.js"
 import {
   addPodToNode,
+  addPodToNodeInfo,
   nodeInfoOf,
   type NodeInfo,
   nodeNameOf,
@@ -255,7 +256,7 @@ export class SchedulerCore {
   /** Adds (or takes back) a pod's requests on its node, registered or not. */
   private account(node: string, requests: Requests, sign: 1 | -1): void {
     const info = this.nodes.get(node)
-    if (info !== undefined) return addPodToNode(info, requests, sign)
+    if (info !== undefined) return addPodToNodeInfo(info, requests, sign)
     let usage = this.unregistered.get(node)
     if (usage === undefined) this.unregistered.set(node, (usage = { ...noUsage }))
     addPodToNode(usage, requests, sign)

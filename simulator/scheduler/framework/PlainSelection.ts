@@ -27,6 +27,29 @@ const noKeys = (record: Readonly<Record<string, string>>): boolean => {
   return true
 }
 
+/** A feasible node's total when no feasible node has an intolerable PreferNoSchedule taint, memoized on the node. */
+const plainScore = (pod: PodView, node: NodeInfo): number => {
+  if (
+    node.memoVersion === node.version &&
+    node.memoCpu === pod.cpu &&
+    node.memoMemory === pod.memory &&
+    node.memoNonZeroCpu === pod.nonZeroCpu &&
+    node.memoNonZeroMemory === pod.nonZeroMemory
+  )
+    return node.memoScore
+  const s =
+    untaintedScore +
+    Weights.NodeResourcesFit * leastAllocated(pod, node) +
+    Weights.NodeResourcesBalancedAllocation * balancedAllocation(pod, node)
+  node.memoVersion = node.version
+  node.memoCpu = pod.cpu
+  node.memoMemory = pod.memory
+  node.memoNonZeroCpu = pod.nonZeroCpu
+  node.memoNonZeroMemory = pod.nonZeroMemory
+  node.memoScore = s
+  return s
+}
+
 /** `selectNode`'s answer, or undefined where this pass does not apply (then call `selectNode`). */
 export const selectPlainNode = (
   pod: PodView,
@@ -62,10 +85,7 @@ export const selectPlainNode = (
     }
     if (!plain && intolerablePreferNoSchedule(pod, node) > 0) return undefined
     feasible++
-    const s =
-      untaintedScore +
-      Weights.NodeResourcesFit * leastAllocated(pod, node) +
-      Weights.NodeResourcesBalancedAllocation * balancedAllocation(pod, node)
+    const s = plainScore(pod, node)
     if (s > best) {
       best = s
       tied = 0

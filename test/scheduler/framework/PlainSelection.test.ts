@@ -4,7 +4,7 @@ import type { KObject } from "../../../src/api/Object.js"
 import { numFeasibleNodesToFind } from "../../../simulator/scheduler/framework/Filters.js"
 import { selectPlainNode } from "../../../simulator/scheduler/framework/PlainSelection.js"
 import { selectNode, type Selection } from "../../../simulator/scheduler/framework/Selection.js"
-import { addPodToNode, nodeInfoOf, type NodeInfo, podView } from "../../../simulator/scheduler/framework/Views.js"
+import { addPodToNodeInfo, nodeInfoOf, type NodeInfo, podView } from "../../../simulator/scheduler/framework/Views.js"
 import { makeSchedulerCore } from "../../../simulator/scheduler/Scheduler.js"
 import { make as makeRandom } from "../../../simulator/kernel/SeededRandom.js"
 import { runSim } from "../sim.js"
@@ -93,7 +93,7 @@ describe("selectPlainNode", () => {
         if (makeRandom(seed + p).next() !== generalRandom.next()) seen.drawn++
         if (nodes.some((n) => n.unschedulable || n.taints.length > 0)) seen.withTaintedOrUnschedulable++
         // The cluster fills up: some cycles find nothing.
-        if (general.chosen !== undefined && r.rand(2) === 0) addPodToNode(general.chosen, pod)
+        if (general.chosen !== undefined && r.rand(2) === 0) addPodToNodeInfo(general.chosen, pod)
       }
     }
     // Every kind of answer was compared, and most cycles took the plain pass.
