@@ -11,12 +11,12 @@
  */
 import { decodesInSecond, secondOf } from "./CompactMicroTime.js"
 import { managerOf, scopeOf } from "./FieldManager.js"
+import { renewedMetadata } from "./RenewedMetadata.js"
 import { RenewedVersion, sameKeyOrder } from "./RenewedVersion.js"
-import { shallowCopy } from "../../src/api/internal/V8Shapes.js"
 import { ownLeafEntry, ownLeafEntryOfRenewed, withOwnEntryTime, type ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
 import { decodesAsMicroTime } from "../../src/api/kinds/FieldSchema.js"
 import { validateForUpdate } from "../../src/api/kinds/Validation.js"
-import { isRecord, type KObject, type ObjectMeta } from "../../src/api/Object.js"
+import { isRecord, type KObject } from "../../src/api/Object.js"
 import type { WriteOptions, WriteResult } from "../../src/api/Requests.js"
 import { Leases, type ResourceType } from "../../src/api/Resources.js"
 import type { Body } from "./Decode.js"
@@ -63,8 +63,7 @@ export const writeRenewal = (
   const next = withOwnEntryTime(entries as ReadonlyArray<ManagedFieldsEntry>, own, scope, rfc3339(now))
   if (next === undefined) return undefined
   // What `withManagedFields` makes of the body (its keys in its order), made here for the store to stamp in place.
-  const metadata: { -readonly [K in keyof ObjectMeta]: ObjectMeta[K] } = shallowCopy(meta)
-  metadata.managedFields = next
+  const metadata = renewedMetadata(meta, next)
   const written: KObject = { metadata, spec }
   // Kept in the history as what it changed over the last full version (RenewedVersion.ts).
   const base = chain !== undefined ? chain.base : stored
