@@ -281,7 +281,7 @@ export class Write {
             : kindDefaults
               ? kindDefaults(input)
               : input
-    const merged = mergeForUpdate(resource, stored, sent, opts.subresource)
+    const merged = mergeForUpdate(resource, stored, sent, opts.subresource, applied)
     // The candidate as stored (no kind/apiVersion, the stored resourceVersion), for validation and the no-op check.
     const unbumped = storedForm(merged, serverOwnedMeta(merged.metadata, stored.metadata, name, namespace))
     const errors = validateForUpdate(resource.rules, unbumped, stored)
@@ -388,8 +388,8 @@ const defaulted = (resource: ResourceType, obj: KObject): KObject => {
 const withPodTemplates: ReadonlySet<ResourceType> = new Set([Deployments, ReplicaSets])
 
 /** The main resource keeps the stored status; the status subresource changes only status. */
-const mergeForUpdate = (resource: ResourceType, stored: KObject, input: KObject, subresource: string | undefined): KObject => {
-  if (subresource === "status") return { ...extendable, ...stored, metadata: statusWriteMeta(stored.metadata, input.metadata), status: input.status }
+const mergeForUpdate = (resource: ResourceType, stored: KObject, input: KObject, subresource: string | undefined, applied: boolean): KObject => {
+  if (subresource === "status") return { ...extendable, ...stored, metadata: statusWriteMeta(stored.metadata, input.metadata, applied), status: input.status }
   if (resource.subresources.includes("status") && resource !== Namespaces) {
     const { status: _s, ...rest } = input
     return stored.status === undefined ? rest as KObject : { ...extendable, ...rest, status: stored.status } as KObject
@@ -397,18 +397,35 @@ const mergeForUpdate = (resource: ResourceType, stored: KObject, input: KObject,
   return input
 }
 
-/** A status write changes only labels, annotations and the resourceVersion precondition of the stored metadata. */
-const statusWriteMeta = (stored: ObjectMeta, sent: ObjectMeta): ObjectMeta => {
+/**
+ * A status write changes only labels, annotations and the resourceVersion precondition of the stored metadata, and,
+ * for an Apply, the managed fields its field manager recorded (upstream's fieldmanager runs in the patch handler,
+ * before the status strategy's PrepareForUpdate, which keeps them: `handlers/patch.go` `applyPatcher`). Any other
+ * write's managed fields are recorded after this (`recordUpdate`), from the stored ones.
+ */
+const statusWriteMeta = (stored: ObjectMeta, sent: ObjectMeta, applied: boolean): ObjectMeta => {
   const labels = sent.labels ?? stored.labels
   const annotations = sent.annotations ?? stored.annotations
-  if (labels === stored.labels && annotations === stored.annotations && sent.resourceVersion === stored.resourceVersion) return stored
-  return {
+  const managedFields = applied ? sent.managedFields : stored.managedFields
+  if (
+    labels === stored.labels &&
+    annotations === stored.annotations &&
+    managedFields === stored.managedFields &&
+    sent.resourceVersion === stored.resourceVersion
+  )
+    return stored
+  const out: Record<string, unknown> = {
     ...extendable,
     ...stored,
     ...(labels !== undefined ? { labels } : {}),
     ...(annotations !== undefined ? { annotations } : {}),
     resourceVersion: sent.resourceVersion
   }
+  if (managedFields !== stored.managedFields) {
+    if (managedFields === undefined) delete out.managedFields
+    else out.managedFields = managedFields
+  }
+  return out as ObjectMeta
 }
 
 /**
