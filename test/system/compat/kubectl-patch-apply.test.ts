@@ -3,6 +3,8 @@
  * `kubectl apply --server-side` records its field manager, fails on a field another manager owns with the
  * upstream's conflict text, and takes the field with `--force-conflicts`. Each kubectl works on objects of its
  * own (the versions run concurrently against one server). `--validate=false`: this suite is not about OpenAPI.
+ * `kubectl apply --server-side --subresource=status` (kubectl 1.32 and later have the flag) records an Apply entry
+ * with subresource status, and a field the manager no longer applies goes.
  */
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -73,6 +75,26 @@ describe("kubectl patch and server-side apply", () => {
       const after = await call(server.url, "GET", `/api/v1/namespaces/default/configmaps/${name}`)
       expect(after.data).toEqual({ a: "2" })
       expect(after.metadata.managedFields.map((e: { manager: string; fieldsV1: unknown }) => [e.manager, e.fieldsV1])).toEqual([["tool-b", { "f:data": { "f:a": {} } }]])
+    })
+
+    it.skipIf(Number(version.split(".")[1]) < 32)("apply --server-side --subresource=status: the status and its Apply entry stored", async () => {
+      const name = `n-${suffix}`
+      await call(server.url, "POST", "/api/v1/nodes", { metadata: { name } })
+      const node = (capacity: Record<string, string>) => ({ apiVersion: "v1", kind: "Node", metadata: { name }, status: { capacity } })
+      const args = ["apply", "--server-side", "--subresource=status", "--validate=false", "--field-manager=agent", "-f"]
+      const first = await kubectl(...args, manifest(`${name}-a`, node({ cpu: "4", memory: "16Gi" })))
+      expect(first.stderr).toBe("")
+      expect(first.stdout.trim()).toBe(`node/${name} serverside-applied`)
+      const applied = await call(server.url, "GET", `/api/v1/nodes/${name}`)
+      expect(applied.status.capacity).toEqual({ cpu: "4", memory: "16Gi" })
+      const summary = (o: { metadata: { managedFields: ReadonlyArray<{ manager: string; operation: string; subresource?: string; fieldsV1: unknown }> } }) =>
+        o.metadata.managedFields.map((e) => [e.manager, e.operation, e.subresource, e.fieldsV1])
+      expect(summary(applied)).toEqual([["agent", "Apply", "status", { "f:status": { "f:capacity": { "f:cpu": {}, "f:memory": {} } } }]])
+      const second = await kubectl(...args, manifest(`${name}-b`, node({ cpu: "8" })))
+      expect(second.stderr).toBe("")
+      const after = await call(server.url, "GET", `/api/v1/nodes/${name}`)
+      expect(after.status.capacity).toEqual({ cpu: "8" })
+      expect(summary(after)).toEqual([["agent", "Apply", "status", { "f:status": { "f:capacity": { "f:cpu": {} } } }]])
     })
   })
 })
