@@ -183,8 +183,8 @@ const partMember = (value: unknown): number => (typeof value === "object" && val
  * conditions, its labels), remembered per object: stored objects are never changed and these parts are shared —
  * between an object's versions (a status PATCH keeps the spec's lists) and between objects (pods seeded together share
  * their containers, tolerations and Pending conditions, SeedPods.ts). The scheduler's first LIST measures all 150,000
- * seeded pods; walking each one's shared lists was most of that (docs/benchmarks.md). The members themselves (spec,
- * status) are walked: most are an object's own.
+ * seeded pods; walking each one's shared lists was most of that (docs/cluster.md "The pod-start storm's status
+ * patches"). The members themselves (spec, status) are walked: most are an object's own.
  */
 const partLengths = new WeakMap<object, number>()
 

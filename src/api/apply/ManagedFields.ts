@@ -322,14 +322,14 @@ const comparedEntries = (
 }
 
 /**
- * A status write to an object no manager owns anything of yet — every pod's first status PATCH by its node agent, 150,000
- * of them in the 5,000-node hour's first minutes (docs/benchmarks.md) — remembered by the statuses it went from and to
- * (`LastCall.ts`): the pods an agent starts in one second go from one shared Pending status to one shared Running
- * status (`Patch.ts` `mergedPart`), so the comparison, its field set and the entry list are the same, but for the
- * time. `comparedEntries` with no entries in the status scope owns only `f:status`, which the two statuses decide,
- * and gives either no change (the entries as they are) or one entry of this manager with the changed fields at the
- * write's time; a later write of the same statuses takes that set again, at its own time
- * (test/api/apply/FirstStatusEntry.test.ts compares the two paths).
+ * A status write to an object no manager owns anything of yet — every pod's first status PATCH by its node agent,
+ * 150,000 of them in the 5,000-node hour's first minutes (docs/cluster.md "The pod-start storm's status patches") —
+ * remembered by the statuses it went from and to (`LastCall.ts`): the pods an agent starts in one second go from one
+ * shared Pending status to one shared Running status (`Patch.ts` `mergedPart`), so the comparison, its field set and
+ * the entry list are the same, but for the time. `comparedEntries` with no entries in the status scope owns only
+ * `f:status`, which the two statuses decide, and gives either no change (the entries as they are) or one entry of this
+ * manager with the changed fields at the write's time; a later write of the same statuses takes that set again, at
+ * its own time (test/api/apply/FirstStatusEntry.test.ts compares the two paths).
  */
 const firstStatusEntries = (
   before: KObject,

@@ -79,7 +79,7 @@ const checkTolerations = (next: ReadonlyArray<unknown>, old: ReadonlyArray<unkno
 /**
  * Written into one list, with nothing made for a field that passes: every pod's status write comes here with the
  * stored spec (150,000 in the 5,000-node hour's first minutes), and the result objects, lists and path texts made per
- * check were ~5 % of those minutes' allocation (docs/benchmarks.md).
+ * check were ~5 % of those minutes' allocation (docs/cluster.md "The pod-start storm's status patches").
  */
 export const validatePodUpdate = (pod: KObject, old: KObject): ReadonlyArray<FieldError> => {
   const errors: FieldError[] = []
