@@ -11,12 +11,13 @@
  */
 import { decodesInSecond, secondOf } from "./CompactMicroTime.js"
 import { managerOf, scopeOf } from "./FieldManager.js"
+import { isKnownRenewal } from "./KnownRenewal.js"
+import { renewedMetadata } from "./RenewedMetadata.js"
 import { RenewedVersion, sameKeyOrder } from "./RenewedVersion.js"
-import { shallowCopy } from "../../src/api/internal/V8Shapes.js"
 import { ownLeafEntry, ownLeafEntryOfRenewed, withOwnEntryTime, type ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
 import { decodesAsMicroTime } from "../../src/api/kinds/FieldSchema.js"
 import { validateForUpdate } from "../../src/api/kinds/Validation.js"
-import { isRecord, type KObject, type ObjectMeta } from "../../src/api/Object.js"
+import { isRecord, type KObject } from "../../src/api/Object.js"
 import type { WriteOptions, WriteResult } from "../../src/api/Requests.js"
 import { Leases, type ResourceType } from "../../src/api/Resources.js"
 import type { Body } from "./Decode.js"
@@ -40,9 +41,11 @@ export const writeRenewal = (
   const stored = entry.obj
   const meta = stored.metadata
   if (!isRecord(value) || value.metadata !== meta || meta.deletionTimestamp !== undefined || meta.name !== name || meta.namespace !== opts.namespace) return undefined
-  if (!isMetadataAndSpec(value) || !isMetadataAndSpec(stored)) return undefined
   const spec = value.spec as Record<string, unknown>
-  if (!renewsOnly(stored.spec as Record<string, unknown>, spec)) return undefined
+  // A spec built by its agent as the stored one renewed (`KnownRenewal.ts`) is known to renew it: not read again.
+  const known = isKnownRenewal(spec, stored.spec)
+  if (!isMetadataAndSpec(value) || !(known ? hasMetadataAndSpecKeys(stored) : isMetadataAndSpec(stored))) return undefined
+  if (!known && !renewsOnly(stored.spec as Record<string, unknown>, spec)) return undefined
   // A renewTime kept as numbers (`CompactMicroTime.ts`) is read once: its second says whether it decodes.
   const renewTime = spec.renewTime as string
   const second = secondOf(renewTime)
@@ -63,12 +66,11 @@ export const writeRenewal = (
   const next = withOwnEntryTime(entries as ReadonlyArray<ManagedFieldsEntry>, own, scope, rfc3339(now))
   if (next === undefined) return undefined
   // What `withManagedFields` makes of the body (its keys in its order), made here for the store to stamp in place.
-  const metadata: { -readonly [K in keyof ObjectMeta]: ObjectMeta[K] } = shallowCopy(meta)
-  metadata.managedFields = next
+  const metadata = renewedMetadata(meta, next)
   const written: KObject = { metadata, spec }
   // Kept in the history as what it changed over the last full version (RenewedVersion.ts).
   const base = chain !== undefined ? chain.base : stored
-  const renewed = new RenewedVersion(base, chain !== undefined ? chain.own : own, renewTime, second, inOrderOf(spec, stored, chain) ? undefined : spec)
+  const renewed = new RenewedVersion(base, chain !== undefined ? chain.own : own, renewTime, second, inOrderOf(spec, stored, chain, known) ? undefined : spec)
   const kept = store.replace(resource, entry, written, now, true, renewed)
   // `withTypeMeta` of the stored `{ metadata, spec }`, built as a literal: the same keys in the same order, without
   // a spread's copy (half the bytes, and no runtime copy of the properties on every renewal).
@@ -78,21 +80,25 @@ export const writeRenewal = (
 /**
  * `spec`'s keys in the order of the chain's base spec (`sameKeyOrder`). The stored spec a renewal kept without its own
  * copy (`RenewedVersion.spec` undefined) has the base's order, so the stored spec, already read, answers for it: the
- * base, written minutes ago, is not read again per renewal.
+ * base, written minutes ago, is not read again per renewal. A `known` renewal's spec has the stored spec's keys in
+ * their order (`KnownRenewal.ts`).
  */
-const inOrderOf = (spec: Readonly<Record<string, unknown>>, stored: KObject, chain: RenewedVersion | undefined): boolean =>
+const inOrderOf = (spec: Readonly<Record<string, unknown>>, stored: KObject, chain: RenewedVersion | undefined, known: boolean): boolean =>
   chain === undefined || chain.spec === undefined
-    ? sameKeyOrder(spec, stored.spec as Record<string, unknown>)
+    ? known || sameKeyOrder(spec, stored.spec as Record<string, unknown>)
     : sameKeyOrder(spec, chain.base.spec as Record<string, unknown>)
 
 /** Exactly `metadata` then `spec`, a record (no kind or apiVersion, nothing else). */
-const isMetadataAndSpec = (obj: Readonly<Record<string, unknown>>): boolean => {
+const isMetadataAndSpec = (obj: Readonly<Record<string, unknown>>): boolean => hasMetadataAndSpecKeys(obj) && isRecord(obj.spec)
+
+/** Exactly the keys `metadata` then `spec`. */
+const hasMetadataAndSpecKeys = (obj: Readonly<Record<string, unknown>>): boolean => {
   let n = 0
   for (const key in obj) {
     if ((n === 0 && key !== "metadata") || (n === 1 && key !== "spec") || n > 1) return false
     n++
   }
-  return n === 2 && isRecord(obj.spec)
+  return n === 2
 }
 
 /** `after` has the fields of `before`, every one the same value but a new `renewTime` text. */

@@ -22,6 +22,7 @@ import type { UserInfo } from "./auth/UserInfo.js"
 import { checkTypeMeta, checkWriteOptions, decodeBody, isDryRun, type Body } from "./Decode.js"
 import { recordApply, recordUpdate } from "./FieldManager.js"
 import { writeRenewal } from "./LeaseRenewal.js"
+import { writeHeartbeat } from "./NodeHeartbeat.js"
 import { sameObject } from "../../src/api/SameObject.js"
 import type { ServerState } from "./ServerState.js"
 import { EntryNote } from "./EntryNote.js"
@@ -105,6 +106,9 @@ export class Write {
     const entry = this.state.find(resource, opts.namespace, name)
     const stored = entry?.obj
     if (!stored) return Either.left(Status.notFound(resource, name))
+    // A node agent's status report that only beats, written without the general path's work (NodeHeartbeat.ts).
+    const beat = writeHeartbeat(this.state.store, resource, name, entry!, patchType, patch, opts, now)
+    if (beat !== undefined) return Either.right(beat)
     // A merge patch that does not touch kind/apiVersion is applied to the stored form (one copy of the object less).
     const value = patch.value
     const bare = patchType !== "json" && isRecord(value) && !("kind" in value) && !("apiVersion" in value)

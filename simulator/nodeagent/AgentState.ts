@@ -9,11 +9,12 @@ import * as TokenBucket from "../events/TokenBucket.js"
 import type { NodeAgentSettings } from "./AgentEnvironment.js"
 import type { CallerRequests } from "../apiserver/BookedClient.js"
 import type { ServerWriteOptions } from "../apiserver/Write.js"
+import type { RenewalMemo } from "./RenewalSpec.js"
 import { healthy, type NodeHealth } from "./NodeStatus.js"
 import { undisturbedUntil, type Interval, type SimulatedNode } from "./SimulatedNode.js"
 
 /** Fields in the order of use: what every lease and status event reads comes first (fewer cache lines). */
-export interface AgentState {
+export interface AgentState extends RenewalMemo {
   /**
    * Before this time (undefined: never) the agent is neither stopped nor cut off (faults are known when the shard is
    * made), so most events skip the fault checks, and with them a read of the node's fault records.
@@ -45,6 +46,11 @@ export interface AgentState {
   renewalDueAt: number
   /** The renewal's options, with its note of the lease's entry in the server's store (made at the first renewal). */
   renewalOptions: ServerWriteOptions | undefined
+  /** The spec the agent built last and its values (`RenewalSpec.renewalSpecOf`). */
+  renewalBase: Readonly<Record<string, unknown>> | undefined
+  renewalHolder: unknown
+  renewalDuration: unknown
+  renewalTime: string
   ensuring: boolean
   lastReport: number
   uid: string | undefined
@@ -76,6 +82,10 @@ export const makeAgentState = (node: SimulatedNode, settings: NodeAgentSettings,
   renewal: undefined,
   renewalDueAt: 0,
   renewalOptions: undefined,
+  renewalBase: undefined,
+  renewalHolder: undefined,
+  renewalDuration: undefined,
+  renewalTime: "",
   ensuring: false,
   lastReport: -Infinity,
   uid: undefined,

@@ -15,7 +15,7 @@ import { Leases } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace } from "../../src/api/WellKnown.js"
 import type { AgentState } from "./AgentState.js"
 import { isOwned } from "./Registration.js"
-import { renewalSpec } from "./RenewalSpec.js"
+import { renewalSpecOf } from "./RenewalSpec.js"
 import { Kind, type Request, type ShardContext } from "./ShardContext.js"
 import { type ClientError, hasStatusCode } from "../../src/client/TransportError.js"
 
@@ -138,7 +138,7 @@ export class LeaseRenewer {
     a.renewalDueAt = t
     a.renewal = {
       metadata: meta.ownerReferences === undefined && a.uid !== undefined ? { ...extendable, ...meta, ownerReferences: [this.ownerOf(a)] } : meta,
-      spec: renewalSpec(a.leaseSpec, this.ctx.text.micro(start))
+      spec: renewalSpecOf(a, a.leaseSpec, this.ctx.text.micro(start))
     }
     return this.ctx.send(a, start, this.sendRenewal, this.renewed, this.renewalRejected, this.renewalGivenUp)
   }

@@ -16,10 +16,12 @@ import { ApiClient } from "../../src/client/ApiClient.js"
 import { makeReflector } from "../../src/informer/Reflector.js"
 import type { EventRecorderService } from "../events/EventRecorder.js"
 import { SeededRandom, type SeededRandomService, uniformSource } from "../kernel/SeededRandom.js"
-import { filterNode, fitErrorMessage, noNodesMessage, numFeasibleNodesToFind } from "./framework/Filters.js"
-import { scoreNodes } from "./framework/Scores.js"
+import { fitErrorMessage, noNodesMessage, numFeasibleNodesToFind } from "./framework/Filters.js"
+import { selectPlainNode } from "./framework/PlainSelection.js"
+import { selectNode } from "./framework/Selection.js"
 import {
   addPodToNode,
+  addPodToNodeInfo,
   nodeInfoOf,
   type NodeInfo,
   nodeNameOf,
@@ -47,6 +49,8 @@ export interface SchedulerSettings {
   readonly onBound?: (pod: PodView, node: string, now: number) => void
   /** Told of every scheduling attempt, its result and duration in seconds (the run's exported metrics, `SchedulerMetrics.ts`). */
   readonly onAttempt?: (result: "scheduled" | "unschedulable" | "error", seconds: number) => void
+  /** Every cycle through the general `selectNode`, never `selectPlainNode` (tests compare the two). */
+  readonly generalSelectionOnly?: boolean
 }
 
 export interface SchedulerStats {
@@ -252,7 +256,7 @@ export class SchedulerCore {
   /** Adds (or takes back) a pod's requests on its node, registered or not. */
   private account(node: string, requests: Requests, sign: 1 | -1): void {
     const info = this.nodes.get(node)
-    if (info !== undefined) return addPodToNode(info, requests, sign)
+    if (info !== undefined) return addPodToNodeInfo(info, requests, sign)
     let usage = this.unregistered.get(node)
     if (usage === undefined) this.unregistered.set(node, (usage = { ...noUsage }))
     addPodToNode(usage, requests, sign)
@@ -274,36 +278,12 @@ export class SchedulerCore {
     const n = all.length
     if (n === 0) return { error: noNodesMessage }
     const want = numFeasibleNodesToFind(n, this.settings.percentageOfNodesToScore ?? 0)
-    const feasible: NodeInfo[] = []
-    const reasons: Array<ReadonlyArray<string>> = []
-    let processed = 0
     const start = this.nextStartNodeIndex % n
-    for (let i = 0; i < n && feasible.length < want; i++) {
-      const node = all[(start + i) % n]!
-      processed++
-      const r = filterNode(pod, node)
-      if (r.length === 0) feasible.push(node)
-      else reasons.push(r)
-    }
-    this.nextStartNodeIndex = (start + processed) % n
-    if (feasible.length === 0) return { error: fitErrorMessage(n, reasons) }
-    let chosen = feasible[0]!
-    if (feasible.length > 1) {
-      // Highest total; ties uniformly at random. Upstream samples a reservoir (one draw per tie); one draw over the
-      // collected ties gives the same distribution for a fraction of the draws.
-      const scores = scoreNodes(pod, feasible)
-      let best = -1
-      const ties: number[] = []
-      for (let i = 0; i < feasible.length; i++) {
-        const s = scores[i]!
-        if (s > best) {
-          best = s
-          ties.length = 0
-          ties.push(i)
-        } else if (s === best) ties.push(i)
-      }
-      chosen = feasible[ties.length === 1 ? ties[0]! : ties[this.rng.intBetween(0, ties.length)]!]!
-    }
+    const selection =
+      (this.settings.generalSelectionOnly ? undefined : selectPlainNode(pod, all, start, want, this.rng)) ?? selectNode(pod, all, start, want, this.rng)
+    this.nextStartNodeIndex = (start + selection.processed) % n
+    const chosen = selection.chosen
+    if (chosen === undefined) return { error: fitErrorMessage(n, selection.reasons) }
     this.assign(pod.namespace, pod.name, chosen.name, pod, undefined, this.entryOf(pod.namespace, pod.name))
     return { node: chosen.name }
   }

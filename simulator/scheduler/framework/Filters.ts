@@ -49,6 +49,12 @@ export const matchTerm = (t: NodeSelectorTerm, node: NodeInfo): boolean => {
   )
 }
 
+/** NodeResourcesFit passes: room for one more pod, and for its cpu and memory requests where it has any. */
+export const fitsResources = (pod: PodView, node: NodeInfo): boolean =>
+  !(node.pods + 1 > node.allocPods) &&
+  !(pod.cpu > 0 && node.allocCpu < pod.cpu + node.reqCpu) &&
+  !(pod.memory > 0 && node.allocMemory < pod.memory + node.reqMemory)
+
 /** The reasons a node does not fit, from the first failing plugin (upstream stops at the first). */
 export const filterNode = (pod: PodView, node: NodeInfo): ReadonlyArray<string> => {
   // NodeUnschedulable

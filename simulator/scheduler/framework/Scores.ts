@@ -8,7 +8,7 @@ import type { NodeInfo, PodView } from "./Views.js"
 
 export const Weights = { TaintToleration: 3, NodeAffinity: 2, NodeResourcesFit: 1, NodeResourcesBalancedAllocation: 1 } as const
 
-const MaxNodeScore = 100
+export const MaxNodeScore = 100
 
 /** NodeResourcesFit LeastAllocated (cpu 1, memory 1) on non-zero requests including the pod. */
 export const leastAllocated = (pod: PodView, node: NodeInfo): number => {

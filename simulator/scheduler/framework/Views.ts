@@ -47,8 +47,24 @@ export interface Usage {
   pods: number
 }
 
-export interface NodeInfo extends Usage {
+/**
+ * The last plain score computed on a node (`PlainSelection.ts`): valid while `version` is the node's and the pod's
+ * requests are these. Pods of one template score the same on a node until something is bound to it.
+ */
+export interface ScoreMemo {
+  /** `NodeInfo.version` when computed; −1: none. */
+  memoVersion: number
+  memoCpu: number
+  memoMemory: number
+  memoNonZeroCpu: number
+  memoNonZeroMemory: number
+  memoScore: number
+}
+
+export interface NodeInfo extends Usage, ScoreMemo {
   readonly name: string
+  /** Bumped whenever its usage or allocatable changes (`addPodToNode`, `refreshNodeInfo`). */
+  version: number
   labels: Readonly<Record<string, string>>
   taints: ReadonlyArray<Taint>
   unschedulable: boolean
@@ -190,7 +206,14 @@ export const nodeInfoOf = (node: KObject, usage: Readonly<Usage> = noUsage): Nod
     reqMemory: usage.reqMemory,
     nonZeroCpu: usage.nonZeroCpu,
     nonZeroMemory: usage.nonZeroMemory,
-    pods: usage.pods
+    pods: usage.pods,
+    version: 0,
+    memoVersion: -1,
+    memoCpu: 0,
+    memoMemory: 0,
+    memoNonZeroCpu: 0,
+    memoNonZeroMemory: 0,
+    memoScore: 0
   }
 }
 
@@ -220,6 +243,7 @@ export const refreshNodeInfo = (info: NodeInfo, node: KObject): boolean => {
   info.allocCpu = fresh.allocCpu
   info.allocMemory = fresh.allocMemory
   info.allocPods = fresh.allocPods
+  info.version++
   return changed
 }
 
@@ -229,4 +253,10 @@ export const addPodToNode = (info: Usage, pod: Requests, sign: 1 | -1 = 1): void
   info.nonZeroCpu += sign * pod.nonZeroCpu
   info.nonZeroMemory += sign * pod.nonZeroMemory
   info.pods += sign
+}
+
+/** `addPodToNode` on a registered node: its score memo goes stale. */
+export const addPodToNodeInfo = (info: NodeInfo, pod: Requests, sign: 1 | -1 = 1): void => {
+  addPodToNode(info, pod, sign)
+  info.version++
 }

@@ -154,6 +154,20 @@ const order = (p: ManagedFieldsEntry, q: ManagedFieldsEntry): number => {
 }
 
 /**
+ * `list` sorted by {@link order}, in place: left as it is when it already is (a stable sort would leave it so too). An
+ * entry whose time moved on is usually the last already (a node's heartbeat, simulator/apiserver/NodeHeartbeat.ts), and
+ * `Array.prototype.sort` with a comparator cost more than the rest of its write's managed fields.
+ */
+const sortInOrder = (list: ManagedFieldsEntry[]): void => {
+  for (let i = 1; i < list.length; i++) {
+    if (order(list[i - 1]!, list[i]!) > 0) {
+      list.sort(order)
+      return
+    }
+  }
+}
+
+/**
  * Entry lists built by the general path, shared between objects that carry equal ones: 150,000 pods started by
  * their agents in a few hundred distinct seconds would otherwise each keep a list, an entry and a field set of
  * ~30 nodes (~60 MiB live in the 5,000-node hour, docs/benchmarks.md). Shared only when identical (identities,
@@ -417,7 +431,7 @@ const refreshedOwnEntry = (
   // costs every call a context).
   const next = entries.slice()
   next[next.indexOf(own)] = mine
-  if (next.length > 1) next.sort(order)
+  sortInOrder(next)
   return next
 }
 
@@ -451,7 +465,45 @@ export const ownLeafEntry = (entries: ReadonlyArray<ManagedFieldsEntry>, manager
 }
 
 /**
- * `entries` with the own entry at `own` (see {@link ownLeafEntry}) taking the time `at`, as `afterUpdate` leaves them
+ * {@link ownLeafEntry} for a write that changes only the leaf `field` of the items `items` (their keys, `k:{…}`) of the
+ * keyed list `list` under `parent` (a node's heartbeat: every condition's `f:lastHeartbeatTime` under `f:status`
+ * `f:conditions`, simulator/apiserver/NodeHeartbeat.ts): the index of `manager`'s own Update entry when every entry
+ * was built here, exactly one of them is this manager's, its set holds each item's leaf and no other entry's set holds
+ * any of them, as `refreshedOwnEntry` finds it; -1 otherwise.
+ */
+export const ownItemLeavesEntry = (
+  entries: ReadonlyArray<ManagedFieldsEntry>,
+  manager: string,
+  scope: WriteScope,
+  parent: string,
+  list: string,
+  items: ReadonlyArray<string>,
+  field: string
+): number => {
+  let own = -1
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!
+    if (!isBuilt(e)) return -1
+    const under = e.fieldsV1[parent]?.[list]
+    if (isOwn(e, manager, "Update", scope)) {
+      if (own >= 0 || under === undefined) return -1
+      for (let j = 0; j < items.length; j++) {
+        const leafNode = under[items[j]!]?.[field]
+        if (leafNode === undefined || !isMember(leafNode)) return -1
+      }
+      own = i
+    } else if (under !== undefined) {
+      for (let j = 0; j < items.length; j++) {
+        const leafNode = under[items[j]!]?.[field]
+        if (leafNode !== undefined && isMember(leafNode)) return -1
+      }
+    }
+  }
+  return own
+}
+
+/**
+ * `entries` with the own entry at `own` (see {@link ownLeafEntry}, {@link ownItemLeavesEntry}) taking the time `at`, as `afterUpdate` leaves them
  * after such a write: `entries` itself when the time is the same; undefined when the result would be capped
  * (more than ten Update managers: the general path merges them).
  */
@@ -461,7 +513,7 @@ export const withOwnEntryTime = (entries: ReadonlyArray<ManagedFieldsEntry>, own
   if (at !== mine.time) {
     const copy = entries.slice()
     copy[own] = entry(mine.manager ?? "", "Update", scope.apiVersion, scope.subresource, at, mine.fieldsV1)
-    if (copy.length > 1) copy.sort(order)
+    sortInOrder(copy)
     next = copy
   }
   return capUpdateManagers(next) === next ? next : undefined

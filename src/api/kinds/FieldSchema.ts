@@ -263,6 +263,9 @@ const isCanonicalMicroTime = (v: string): boolean => {
 /** Per position of a canonical MicroTime's first 26 characters: the separator's code, or 0 for a digit. */
 const microTimeSeparators = Uint8Array.from("dddd-dd-ddTdd:dd:dd.dddddd", (c) => (c === "d" ? 0 : c.charCodeAt(0)))
 
+/** A `metav1.Time` value that decodes cleanly (the check `decodesCleanly` makes of a time field). */
+export const decodesAsTime = (v: unknown): boolean => typeof v === "string" && canonicalTime.test(v) && plausibleDate(v)
+
 /** A `metav1.MicroTime` value that decodes cleanly (the check `decodesCleanly` makes of a microtime field). */
 export const decodesAsMicroTime = (v: unknown): boolean => typeof v === "string" && isCanonicalMicroTime(v) && plausibleDate(v)
 
@@ -294,7 +297,7 @@ const conforms = (s: FieldSchema, v: unknown, known?: unknown): boolean => {
       return typeof v === "number" && Number.isInteger(v) && v < limit && v >= -limit
     }
     case "time":
-      return typeof v === "string" && canonicalTime.test(v) && plausibleDate(v)
+      return decodesAsTime(v)
     case "microtime":
       return decodesAsMicroTime(v)
     case "object": {
