@@ -159,14 +159,37 @@ export const storedItemsLength = (items: ReadonlyArray<object>): number => {
   return sums[slice.to]! - sums[slice.from]!
 }
 
-const storedMember = (value: unknown, key: string): number =>
-  key === "metadata" && typeof value === "object" && value !== null && !Array.isArray(value)
-    ? recordLength(value as Record<string, unknown>, metadataMember)
-    : jsonLength(value)
+const storedMember = (value: unknown, key: string): number => {
+  if (typeof value !== "object" || value === null) return jsonLength(value)
+  return key === "metadata" && !Array.isArray(value) ? recordLength(value as Record<string, unknown>, metadataMember) : topLevelLength(value)
+}
 
 const metadataMember = (value: unknown, key: string): number => {
-  if (key !== "managedFields" || !Array.isArray(value)) return jsonLength(value)
+  if (typeof value !== "object" || value === null) return jsonLength(value)
+  if (key !== "managedFields" || !Array.isArray(value)) return partLength(value)
   let length = listLengths.get(value)
   if (length === undefined) listLengths.set(value, (length = jsonLength(value)))
+  return length
+}
+
+/** A stored object's member other than metadata (spec, status, …): walked, its own members measured once per object. */
+const topLevelLength = (value: object): number =>
+  Array.isArray(value) || typeof (value as { toJSON?: unknown }).toJSON === "function" ? jsonLength(value) : recordLength(value as Record<string, unknown>, partMember)
+
+const partMember = (value: unknown): number => (typeof value === "object" && value !== null ? partLength(value) : jsonLength(value))
+
+/**
+ * Lengths of the parts one level below a stored object's members (a pod's containers and tolerations, its status's
+ * conditions, its labels), remembered per object: stored objects are never changed and these parts are shared —
+ * between an object's versions (a status PATCH keeps the spec's lists) and between objects (pods seeded together share
+ * their containers, tolerations and Pending conditions, SeedPods.ts). The scheduler's first LIST measures all 150,000
+ * seeded pods; walking each one's shared lists was most of that (docs/cluster.md "The pod-start storm's status
+ * patches"). The members themselves (spec, status) are walked: most are an object's own.
+ */
+const partLengths = new WeakMap<object, number>()
+
+const partLength = (part: object): number => {
+  let length = partLengths.get(part)
+  if (length === undefined) partLengths.set(part, (length = jsonLength(part)))
   return length
 }

@@ -68,6 +68,31 @@ describe("jsonLength", () => {
       expect(storedJsonLength(odd)).toBe(JSON.stringify(odd).length)
   })
 
+  it("storedJsonLength measures the parts below a stored object's members once, whichever stored objects share them", () => {
+    const containers = [{ name: "app", image: "registry.example/app:1", resources: { requests: { cpu: "100m" } } }]
+    const conditions = [{ type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: "2026-01-01T00:00:00Z" }]
+    const labels = { app: "sim" }
+    const status = { phase: "Pending", conditions }
+    const seeded = (i: number) => ({
+      metadata: { name: `node-${i}-pod-0`, namespace: "default", uid: `u-${i}`, labels, resourceVersion: String(i) },
+      spec: { nodeName: `node-${i}`, containers, tolerations: [], priority: i },
+      status
+    })
+    const first = seeded(1)
+    expect(storedJsonLength(first)).toBe(JSON.stringify(first).length)
+    const pods = Array.from({ length: 20 }, (_, i) => seeded(i + 2))
+    expect(storedItemsLength(pods)).toBe(pods.reduce((n, p) => n + JSON.stringify(p).length, 0))
+    // stored parts never change; were a shared list or map changed, its first length would still be given
+    ;(containers as Array<object>).push({ name: "side" })
+    ;(labels as Record<string, string>).extra = "x"
+    const later = seeded(99)
+    expect(storedJsonLength(later)).toBe(JSON.stringify(later).length - JSON.stringify({ name: "side" }).length - 1 - JSON.stringify({ extra: "x" }).length + 1)
+    // the members themselves are walked: a new member of a shared status object shows, and so does one of a spec
+    ;(status as Record<string, unknown>).reason = "r"
+    const again = { ...later, metadata: { ...later.metadata, resourceVersion: "98" } }
+    expect(storedJsonLength(again)).toBe(storedJsonLength(later) + ',"reason":"r"'.length)
+  })
+
   it("a GET's typed copy of a stored version measures as the copy, from its stored version's length", () => {
     const stored = { metadata: { name: "p", namespace: "default", resourceVersion: "7" }, spec: { nodeName: "node-1" } }
     const typed = typedStored(stored, Pods)

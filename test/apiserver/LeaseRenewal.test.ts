@@ -13,6 +13,7 @@ import { ApiServerImpl, defaultConfig } from "../../simulator/apiserver/ApiServe
 import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
 import { everything } from "../../simulator/apiserver/Store.js"
 import { microTime } from "../../simulator/apiserver/SystemMeta.js"
+import { storedVersions } from "../support/storedVersions.js"
 
 const namespace = "platform-node-lease"
 const start = Date.UTC(2026, 0, 1)
@@ -21,13 +22,7 @@ const start = Date.UTC(2026, 0, 1)
 const cluster = (copyMetadata: boolean) => {
   const server = new ApiServerImpl(defaultConfig, start)
   const client = inProcessClient(server)
-  const seen = new Map<number, string>()
-  const previousOf = new Map<number, string | undefined>()
-  server.store.subscribe((c) => {
-    if (c.resource !== Leases) return
-    seen.set(c.revision, JSON.stringify(c.object))
-    previousOf.set(c.revision, c.previous === undefined ? undefined : JSON.stringify(c.previous))
-  })
+  const { seen, previousOf } = storedVersions(server.store, Leases)
   const answers: string[] = []
   const leases = new Map<string, KObject>()
   const take = (answer: unknown): void => {

@@ -21,6 +21,7 @@ import { objectKey } from "../../simulator/apiserver/Store.js"
 import { rfc3339 } from "../../simulator/apiserver/SystemMeta.js"
 import { desiredConditions, healthy, mergeConditions, type NodeCondition, type NodeHealth } from "../../simulator/nodeagent/NodeStatus.js"
 import { simulateOneNode } from "../nodeagent/oneNode.js"
+import { storedVersions } from "../support/storedVersions.js"
 
 const start = Date.UTC(2026, 0, 1)
 const minutes = 60_000
@@ -40,14 +41,11 @@ const entriesOf = (node: KObject | undefined) => (node?.metadata.managedFields ?
 const cluster = (wire: boolean) => {
   const server = new ApiServerImpl(defaultConfig, start)
   const client = inProcessClient(server)
-  const seen = new Map<number, string>()
-  const previousOf = new Map<number, string | undefined>()
+  const { seen, previousOf } = storedVersions(server.store)
   let beats = 0
   /** The patch being written sends a capacity (which the general path's merge patch copies). */
   let sendsCapacity = false
   server.store.subscribe((c) => {
-    seen.set(c.revision, JSON.stringify(c.object))
-    previousOf.set(c.revision, c.previous === undefined ? undefined : JSON.stringify(c.previous))
     if (sendsCapacity && c.resource === Nodes && c.previous !== undefined && statusOf(c.object).capacity === statusOf(c.previous).capacity) beats++
   })
   const answers: string[] = []

@@ -15,6 +15,7 @@ import { isKnownRenewal } from "../../simulator/apiserver/KnownRenewal.js"
 import { everything } from "../../simulator/apiserver/Store.js"
 import { microTime } from "../../simulator/apiserver/SystemMeta.js"
 import { renewalSpecOf, type RenewalMemo } from "../../simulator/nodeagent/RenewalSpec.js"
+import { storedVersions } from "../support/storedVersions.js"
 
 const namespace = "platform-node-lease"
 const start = Date.UTC(2026, 0, 1)
@@ -23,12 +24,7 @@ const start = Date.UTC(2026, 0, 1)
 const cluster = (agent: boolean) => {
   const server = new ApiServerImpl(defaultConfig, start)
   const client = inProcessClient(server)
-  const seen = new Map<number, string>()
-  const previousOf = new Map<number, string | undefined>()
-  server.store.subscribe((c) => {
-    seen.set(c.revision, JSON.stringify(c.object))
-    previousOf.set(c.revision, c.previous === undefined ? undefined : JSON.stringify(c.previous))
-  })
+  const { seen, previousOf } = storedVersions(server.store)
   const answers: string[] = []
   const memo: RenewalMemo = { renewalBase: undefined, renewalHolder: undefined, renewalDuration: undefined, renewalTime: "" }
   let lease: KObject | undefined
