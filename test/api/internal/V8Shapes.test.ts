@@ -58,6 +58,13 @@ const sameClass = new Function("a", "b", "return %HaveSameMap(a, b)") as (a: unk
 /** How many of `objects` have a class of their own: V8's inline caches need one class for all of them. */
 const classesBeyondFirst = (objects: ReadonlyArray<unknown>): number => objects.filter((o) => !sameClass(o, objects[0])).length
 
+/** How many classes `objects` are on. */
+const classesOf = (objects: ReadonlyArray<unknown>): number => {
+  const classes: unknown[] = []
+  for (const o of objects) if (!classes.some((c) => sameClass(c, o))) classes.push(o)
+  return classes.length
+}
+
 const inDefault = { namespace: "default" }
 const count = 40
 
@@ -77,8 +84,7 @@ describe("hidden classes of objects built in bulk", () => {
       const metas: unknown[] = []
       const data: unknown[] = []
       const specs: unknown[] = []
-      // The first few objects are not collected: in a fresh `npm test` process the first merge-patched map built
-      // here was seen on a class of its own while V8 warmed up (fresh-clone CI, twice) — once, not per object.
+      // The first few objects are not collected: V8 is still warming up the paths that build them.
       const warmUp = 4
       for (let i = 0; i < warmUp + count; i++) {
         // Bodies built by literals, as clients build them: classes without spare slots.
@@ -93,7 +99,10 @@ describe("hidden classes of objects built in bulk", () => {
       expect(data[0]).toEqual({ k: "1", added: "2" })
       expect((specs[0] as { nodeName: string }).nodeName).toBe("node-0")
       expect(classesBeyondFirst(metas)).toBe(0)
-      expect(classesBeyondFirst(data)).toBe(0)
+      // Merge-patched maps may move from one class to a second once, part-way through the loop: fresh-clone CI saw
+      // 1 + 39 three times, whatever the warm-up, never in a warm process (V8's optimised code is compiled on another
+      // thread and installed at no fixed iteration). The trap this pins gives each map a class of its own (38 of 40).
+      expect(classesOf(data)).toBeLessThanOrEqual(2)
       expect(classesBeyondFirst(specs)).toBe(0)
     }).pipe(Effect.provide(ApiServer.layer()))
   )
