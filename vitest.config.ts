@@ -2,8 +2,9 @@ import { configDefaults, defineConfig } from "vitest/config"
 
 /**
  * Two tiers, told apart by folder (test/architecture/tiers.test.ts keeps the rule): `fast` is every test file outside
- * test/system/ (`npm test`), `system` is test/system/ (`npm run test:system`): suites that start processes (the
- * CLI, `serve`, kubectl, Python, the Node client, Chromium), run on the real clock, or simulate long hours.
+ * test/system/ (`npm test`; the few of `FAST_FIRST` as project `fast-first`, before the rest), `system` is
+ * test/system/ (`npm run test:system`): suites that start processes (the CLI, `serve`, kubectl, Python, the Node
+ * client, Chromium), run on the real clock, or simulate long hours.
  * `npx vitest run FILE` runs a file of either tier. `npm test` adds `--no-isolate`: one module graph per worker,
  * not per file, since importing Effect and the simulator once per file was most of the tier's time on 2 cores
  * (collect 60 s against tests 19 s for test/api, test/kernel and test/informer); a fast file leaves no global state
