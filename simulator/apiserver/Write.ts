@@ -82,7 +82,7 @@ export class Write {
   updateAt(resource: ResourceType, name: string, body: Body, opts: ServerWriteOptions, now: number): Either.Either<WriteResult, ApiError> {
     const bad = checkWriteOptions("UpdateOptions", opts)
     if (bad) return Either.left(bad)
-    if (opts.subresource && !resource.subresources.includes(opts.subresource)) return Either.left(Status.methodNotAllowed())
+    if (!takes(updatable, resource, opts.subresource)) return Either.left(Status.methodNotAllowed())
     // Parts sent back as they were read from the stored object need no decoding.
     const entry = this.state.findNoted(resource, opts.namespace, name, opts.note)
     // The common write of a cluster, a lease renewal, written without the general path's work (LeaseRenewal.ts).
@@ -101,7 +101,7 @@ export class Write {
   patchAt(resource: ResourceType, name: string, patchType: PatchType, patch: Body, opts: ServerWriteOptions, now: number): Either.Either<WriteResult, ApiError> {
     const bad = checkWriteOptions("PatchOptions", opts, patchType)
     if (bad) return Either.left(bad)
-    if (opts.subresource && !resource.subresources.includes(opts.subresource)) return Either.left(Status.methodNotAllowed())
+    if (!takes(patchable, resource, opts.subresource)) return Either.left(Status.methodNotAllowed())
     if (patchType === "apply") return this.applyAt(resource, name, patch, opts, now)
     const entry = this.state.find(resource, opts.namespace, name)
     const stored = entry?.obj
@@ -386,6 +386,19 @@ const defaulted = (resource: ResourceType, obj: KObject): KObject => {
  * `metadata.generation` the server sets to 1 on create and bumps on a spec change (upstream's strategies).
  */
 const withPodTemplates: ReadonlySet<ResourceType> = new Set([Deployments, ReplicaSets])
+
+/**
+ * The subresources an update writes: those whose upstream REST has an `Update` (`scale` is `Scale.ts`'s). A patch
+ * also reads the object first (upstream's `rest.Patcher` is a getter and an updater), so `finalize`, whose REST has
+ * no getter (pkg/registry/core/namespace/storage), takes no patch. The others (binding, eviction, token, log, exec,
+ * attach, portforward) are create-, get- or connect-only: 405 for both.
+ */
+const updatable: ReadonlySet<string> = new Set(["status", "scale", "finalize"])
+const patchable: ReadonlySet<string> = new Set(["status", "scale"])
+
+/** The main resource, or a subresource `resource` serves that is in `verbs`. */
+const takes = (verbs: ReadonlySet<string>, resource: ResourceType, subresource: string | undefined): boolean =>
+  subresource === undefined || subresource === "" || (verbs.has(subresource) && resource.subresources.includes(subresource))
 
 /** The main resource keeps the stored status; the status subresource changes only status. */
 const mergeForUpdate = (resource: ResourceType, stored: KObject, input: KObject, subresource: string | undefined, applied: boolean): KObject => {

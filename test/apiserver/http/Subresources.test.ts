@@ -104,6 +104,38 @@ describe("unknown and getter-less subresources", () => {
           message: "the server does not allow this method on the requested resource"
         })
     }))
+
+  it.scoped("PUT or PATCH of a subresource without an updater is 405, and PATCH of finalize (no getter) too; the objects stay", () =>
+    Effect.gen(function* () {
+      const base = yield* httpServer()
+      yield* post(base, pods, { metadata: { name: "web-0" }, spec: { containers: [{ name: "c", image: "i" }] } })
+      const pod = (yield* send(base, "GET", `${pods}/web-0`)).json
+      const namespace = (yield* send(base, "GET", "/api/v1/namespaces/default")).json
+      const merge = { "content-type": "application/merge-patch+json" }
+      const refused = [
+        ...["binding", "eviction", "log", "exec", "attach", "portforward"].flatMap((sub) => [
+          { method: "PUT", path: `${pods}/web-0/${sub}`, body: JSON.stringify(pod), headers: json },
+          { method: "PATCH", path: `${pods}/web-0/${sub}`, body: JSON.stringify({ metadata: { labels: { a: "b" } } }), headers: merge }
+        ]),
+        { method: "PUT", path: "/api/v1/namespaces/default/serviceaccounts/default/token", body: "{}", headers: json },
+        { method: "PATCH", path: "/api/v1/namespaces/default/finalize", body: JSON.stringify({ spec: { finalizers: [] } }), headers: merge }
+      ]
+      for (const { method, path, body, headers } of refused)
+        expect({ method, path, ...statusOf(yield* send(base, method, path, { body, headers })) }).toEqual({
+          method,
+          path,
+          code: 405,
+          kind: "Status",
+          reason: "MethodNotAllowed",
+          message: "the server does not allow this method on the requested resource"
+        })
+      expect((yield* send(base, "GET", `${pods}/web-0`)).json).toEqual(pod)
+      expect((yield* send(base, "GET", "/api/v1/namespaces/default")).json).toEqual(namespace)
+      // finalize's own verb: an update of the namespace's finalizers
+      const finalized = yield* send(base, "PUT", "/api/v1/namespaces/default/finalize", { body: JSON.stringify({ ...namespace, spec: { finalizers: [] } }), headers: json })
+      expect(finalized.code).toBe(200)
+      expect(finalized.json.spec.finalizers ?? []).toEqual([])
+    }))
 })
 
 describe("deployments/scale", () => {
