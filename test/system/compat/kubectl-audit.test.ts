@@ -79,8 +79,14 @@ describe("serve --audit-log-path, driven by kubectl", () => {
     expect((await k("get", "configmap", "audited")).code).toBe(1)
 
     const mine = () => events().filter((e) => e.userAgent?.startsWith("kubectl") && e.objectRef?.resource === "configmaps")
-    // the last request's ResponseComplete is written when its connection's answer is done
-    await until(() => mine().filter((e) => e.stage === "ResponseComplete").length >= 6, 10_000)
+    // a request's ResponseComplete is written when its connection's answer is done, which may be after kubectl
+    // has exited: wait until each of the 7 or more requests (kubectl 1.33 gets the missing object twice) has one
+    const complete = () => {
+      const seen = mine()
+      const ids = new Set(seen.map((e) => e.auditID))
+      return ids.size >= 7 && seen.filter((e) => e.stage === "ResponseComplete").length === ids.size
+    }
+    await until(complete, 10_000)
     const requests = new Map<string, AuditEvent[]>()
     for (const e of mine()) requests.set(e.auditID, [...(requests.get(e.auditID) ?? []), e])
     const summary = [...requests.values()].map((r) => [r[0]!.verb, r.map((e) => e.stage).join(","), r.at(-1)!.responseStatus?.code])
