@@ -5,7 +5,7 @@
  * here times and tags sit in arrays, whole-millisecond times are put in order by counting, and an item itself is
  * not read until the loop uses it (for 5,000 agents each read is a likely cache miss).
  *
- * Items pushed into the step being run (or an earlier one) go to a small sorted side list, merged on pop.
+ * Items pushed into the step being run (or an earlier one) go to a side heap, merged on pop.
  */
 import { popKey, pushKey } from "./NumberHeap.js"
 
@@ -51,10 +51,12 @@ export class DueQueue<T> {
   private order = new Int32Array(1024)
   private size = 0
   private cursor = 0
-  /** Pushed at or before the loaded step after it was ordered: kept sorted, latest first (popped from the end). */
-  private readonly lateTimes: Array<number> = []
-  private readonly lateTags: Array<number> = []
-  private readonly lateItems: Array<T> = []
+  /**
+   * Pushed at or before the loaded step after it was ordered: a binary min-heap by (time, push order). A step of
+   * 65,000 agents takes hundreds of these (answers and retries within the second), so a sorted list's insertion
+   * (a scan and a splice each) grew with the square of them.
+   */
+  private readonly late = new LateHeap<T>()
   /** Counts per millisecond of a step, reused. */
   private counts: Int32Array
 
@@ -81,7 +83,7 @@ export class DueQueue<T> {
 
   /** When the earliest item falls due, rounded up to the resolution; undefined when empty. */
   nextDue(): number | undefined {
-    if (this.cursor < this.size || this.lateItems.length > 0) return this.loaded * this.resolution
+    if (this.cursor < this.size || this.late.size > 0) return this.loaded * this.resolution
     const key = this.keys[0]
     return key === undefined ? undefined : (key + this.origin!) * this.resolution
   }
@@ -89,13 +91,13 @@ export class DueQueue<T> {
   /** The earliest item due at or before `now`, removed (its time and tag in `time` / `tag`); undefined when none is. */
   popDue(now: number): T | undefined {
     for (;;) {
-      const lateCount = this.lateItems.length
+      const late = this.late
       if (this.cursor < this.size) {
         const i = this.order[this.cursor]!
         const current = this.current
         const time = current.times[i]!
         // On equal times the bucket's item goes first: it was pushed before anything late.
-        if (lateCount === 0 || time <= this.lateTimes[lateCount - 1]!) {
+        if (late.size === 0 || time <= late.firstTime()) {
           if (time > now) return undefined
           this.cursor++
           this.time = time
@@ -103,12 +105,12 @@ export class DueQueue<T> {
           return current.items[i]
         }
       }
-      if (lateCount > 0) {
-        const time = this.lateTimes[lateCount - 1]!
+      if (late.size > 0) {
+        const time = late.firstTime()
         if (time > now) return undefined
-        this.time = this.lateTimes.pop()!
-        this.tag = this.lateTags.pop()!
-        return this.lateItems.pop()
+        this.time = time
+        this.tag = late.firstTag()
+        return late.pop()
       }
       if (!this.load(now)) return undefined
     }
@@ -159,11 +161,77 @@ export class DueQueue<T> {
   }
 
   private pushLate(item: T, time: number, tag: number): void {
-    // Latest first; an item pushed later goes before (pops after) others of the same time.
-    let i = this.lateTimes.length
-    while (i > 0 && this.lateTimes[i - 1]! <= time) i--
-    this.lateTimes.splice(i, 0, time)
-    this.lateTags.splice(i, 0, tag)
-    this.lateItems.splice(i, 0, item)
+    this.late.push(item, time, tag)
+  }
+}
+
+/** (time, seq) orders before (otherTime, otherSeq). */
+const earlier = (time: number, seq: number, otherTime: number, otherSeq: number): boolean =>
+  time < otherTime || (time === otherTime && seq < otherSeq)
+
+/** Items by (time, push order), as parallel arrays: the earliest first, of the same time the first pushed. */
+class LateHeap<T> {
+  size = 0
+  private pushes = 0
+  private readonly times: Array<number> = []
+  private readonly seqs: Array<number> = []
+  private readonly tags: Array<number> = []
+  private readonly items: Array<T | undefined> = []
+
+  firstTime(): number {
+    return this.times[0]!
+  }
+
+  firstTag(): number {
+    return this.tags[0]!
+  }
+
+  push(item: T, time: number, tag: number): void {
+    const seq = this.pushes++
+    let i = this.size++
+    while (i > 0) {
+      const parent = (i - 1) >> 1
+      if (!earlier(time, seq, this.times[parent]!, this.seqs[parent]!)) break
+      this.move(parent, i)
+      i = parent
+    }
+    this.put(i, time, seq, tag, item)
+  }
+
+  /** Removes the first item (the heap is not empty). */
+  pop(): T {
+    const item = this.items[0]!
+    const n = --this.size
+    const time = this.times[n]!
+    const seq = this.seqs[n]!
+    const tag = this.tags[n]!
+    const last = this.items[n]!
+    this.items[n] = undefined
+    if (n === 0) return item
+    let i = 0
+    for (;;) {
+      const l = 2 * i + 1
+      if (l >= n) break
+      const c = l + 1 < n && earlier(this.times[l + 1]!, this.seqs[l + 1]!, this.times[l]!, this.seqs[l]!) ? l + 1 : l
+      if (!earlier(this.times[c]!, this.seqs[c]!, time, seq)) break
+      this.move(c, i)
+      i = c
+    }
+    this.put(i, time, seq, tag, last)
+    return item
+  }
+
+  private move(from: number, to: number): void {
+    this.times[to] = this.times[from]!
+    this.seqs[to] = this.seqs[from]!
+    this.tags[to] = this.tags[from]!
+    this.items[to] = this.items[from]
+  }
+
+  private put(i: number, time: number, seq: number, tag: number, item: T): void {
+    this.times[i] = time
+    this.seqs[i] = seq
+    this.tags[i] = tag
+    this.items[i] = item
   }
 }

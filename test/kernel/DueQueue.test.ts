@@ -68,4 +68,27 @@ describe("DueQueue", () => {
     }
     expect(id).toBeGreaterThan(1000)
   })
+
+  it("keeps hundreds of items pushed into the running step in (time, insertion) order, as a 65,000-node step has", () => {
+    let x = 7
+    const rand = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32
+    const q = new DueQueue<number>(1000)
+    const heap = new EventHeap<HeapEntry & { id: number }>()
+    let id = 0
+    const push = (time: number) => {
+      q.push(id, time, id % 7)
+      heap.push({ id, time: 0, seq: 0, index: -1 }, time)
+      id++
+    }
+    for (let i = 0; i < 500; i++) push(1000 + Math.floor(rand() * 1000))
+    let popped = 0
+    for (let e = q.popDue(2000); e !== undefined; e = q.popDue(2000)) {
+      const top = heap.pop()!
+      expect([e, q.time, q.tag]).toEqual([top.id, top.time, top.id % 7])
+      // every popped item pushes up to two more into this step, some at the same ms as others
+      if (++popped < 1500) for (let k = rand() < 0.5 ? 2 : 1; k > 0; k--) push(q.time + Math.floor(rand() * (2000 - q.time)))
+    }
+    expect(heap.peek()).toBeUndefined()
+    expect(popped).toBeGreaterThan(2000)
+  })
 })
