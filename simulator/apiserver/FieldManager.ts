@@ -66,9 +66,19 @@ let writeTime = 0
 const writeTimeText = (): string => rfc3339(writeTime)
 
 /** `after` with the managed fields of an Update from `before` (undefined for a create). */
-export const recordUpdate = (resource: ResourceType, before: KObject | undefined, after: KObject, opts: WriteOptions, now: number): KObject => {
+export const recordUpdate = (resource: ResourceType, before: KObject | undefined, after: KObject, opts: WriteOptions, now: number): KObject =>
+  withManagedFields(after, updatedManagedFields(resource, before, after, opts, now))
+
+/** The managed fields `recordUpdate` gives `after`: the entries of `before` or `after` themselves when nothing changed. */
+export const updatedManagedFields = (
+  resource: ResourceType,
+  before: KObject | undefined,
+  after: KObject,
+  opts: WriteOptions,
+  now: number
+): ReadonlyArray<ManagedFieldsEntry> => {
   writeTime = now
-  return withManagedFields(after, afterUpdate(before, after, managerOf(opts), scopeOf(resource, opts.subresource), writeTimeText))
+  return afterUpdate(before, after, managerOf(opts), scopeOf(resource, opts.subresource), writeTimeText)
 }
 
 /** An Apply of `config` onto `live`: the merged object, carrying its managed fields, or a 409. */

@@ -23,6 +23,7 @@ import { checkTypeMeta, checkWriteOptions, decodeBody, isDryRun, type Body } fro
 import { recordApply, recordUpdate } from "./FieldManager.js"
 import { writeRenewal } from "./LeaseRenewal.js"
 import { writeHeartbeat } from "./NodeHeartbeat.js"
+import { writeStatusMergePatch } from "./StatusMergePatch.js"
 import { sameObject } from "../../src/api/SameObject.js"
 import type { ServerState } from "./ServerState.js"
 import { EntryNote } from "./EntryNote.js"
@@ -109,6 +110,10 @@ export class Write {
     // A node agent's status report that only beats, written without the general path's work (NodeHeartbeat.ts).
     const beat = writeHeartbeat(this.state.store, resource, name, entry!, patchType, patch, opts, now)
     if (beat !== undefined) return Either.right(beat)
+    // Any other merge patch of only the status (every pod's first status write), without the general path's copies
+    // (StatusMergePatch.ts).
+    const statusWrite = writeStatusMergePatch(this.state.store, resource, name, entry!, patchType, patch, opts, now)
+    if (statusWrite !== undefined) return Either.right(statusWrite)
     // A merge patch that does not touch kind/apiVersion is applied to the stored form (one copy of the object less).
     const value = patch.value
     const bare = patchType !== "json" && isRecord(value) && !("kind" in value) && !("apiVersion" in value)

@@ -68,6 +68,13 @@ const lastParts = new LastCalls<Record<string, unknown>>()
 const mergedPart = (doc: Record<string, unknown>, patch: Record<string, unknown>, parts: LastCall<Record<string, unknown>>): Record<string, unknown> =>
   parts.get(doc, patch, undefined) ?? parts.set(doc, patch, undefined, mergeInto(doc, patch, parts))
 
+/**
+ * A merge patch's object `patch` merged into the object `doc` at one place of a kind's object, as `applyPatch` merges
+ * it there (the same remembered parts): for a write that knows the rest of the object stays (`StatusMergePatch.ts`).
+ */
+export const mergedObjectPart = (doc: Record<string, unknown>, patch: Record<string, unknown>, schema: FieldSchema | undefined): Record<string, unknown> =>
+  mergedPart(doc, patch, lastParts.of(schema))
+
 const mergePatch = (target: unknown, patch: unknown, schema: FieldSchema | undefined): Either.Either<unknown, ApiError> => {
   // json-patch v4's order: a null document is `ErrBadJSONDoc` (not a Status error, so 500), then a
   // patch that is not a JSON object or array (null included) is `ErrBadJSONPatch`, answered 400.
