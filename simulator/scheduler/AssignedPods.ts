@@ -1,11 +1,11 @@
 /**
- * The pods a scheduler instance accounts to nodes (assumed or confirmed), one entry per pod, filed by node, then
- * namespace and name. A pod's events name its node (`spec.nodeName`, set once), so the entry is found under it: a
- * node's few dozen entries stay in cache while its pods start one after another, where one table of 150,000 names cost
- * a cache miss or three per event, twice per pod status write of the hour's start (two replicas; docs/scheduler.md
- * "Pods accounted by node"). A pod not found under the node its object names (a pending pod, an assumed one, a pod
- * whose delete a watch missed) is looked up by name in a second index, built at the first such lookup and kept from
- * then on: the hour's seeded pods never need it.
+ * The pods a scheduler instance accounts to nodes (assumed or confirmed), one entry per pod, filed by node and name (a
+ * name another namespace's pod took on that node first: aside). A pod's events name its node (`spec.nodeName`, set
+ * once), so its entry is found there; a pod list in key order fills one small map per node after another, where one
+ * table of 150,000 names missed the cache on most inserts (docs/scheduler.md "Pods accounted by node"). A pod not
+ * found under the node its object names (pending, assumed, recreated elsewhere while a watch missed its delete) is
+ * looked up in an index by namespace and name, built at the first such lookup and kept from then on: the hour's bound
+ * pods never need it.
  */
 import type { Requests } from "./framework/Views.js"
 
@@ -40,7 +40,10 @@ const drop = (index: ByName, entry: Assigned): boolean => {
 }
 
 export class AssignedPods {
-  private readonly byNode = new Map<string, ByName>()
+  /** Node → name → entry; the first entry of a name on a node, whatever its namespace. */
+  private readonly byNode = new Map<string, Map<string, Assigned>>()
+  /** Entries whose name another namespace's pod took on their node first. */
+  private readonly aside: ByName = new Map()
   /** Every entry by namespace and name, once a lookup needed it (`find`). */
   private byName: ByName | undefined = undefined
   /** Entries held. */
@@ -51,8 +54,9 @@ export class AssignedPods {
    * entry of the pod is found, whatever node it was accounted to.
    */
   find(namespace: string, name: string, node: string): Assigned | undefined {
-    const filed = this.byNode.get(node)?.get(namespace)?.get(name)
-    if (filed !== undefined || this.size === 0) return filed
+    const filed = this.byNode.get(node)?.get(name)
+    if (filed !== undefined && filed.namespace === namespace) return filed
+    if (this.size === 0) return undefined
     return this.names().get(namespace)?.get(name)
   }
 
@@ -60,7 +64,8 @@ export class AssignedPods {
   add(entry: Assigned): void {
     let filed = this.byNode.get(entry.node)
     if (filed === undefined) this.byNode.set(entry.node, (filed = new Map()))
-    put(filed, entry)
+    if (filed.has(entry.name)) put(this.aside, entry)
+    else filed.set(entry.name, entry)
     if (this.byName !== undefined) put(this.byName, entry)
     this.size++
   }
@@ -68,15 +73,18 @@ export class AssignedPods {
   /** Removes `entry`, if held. */
   remove(entry: Assigned): void {
     const filed = this.byNode.get(entry.node)
-    if (filed === undefined || !drop(filed, entry)) return
-    if (filed.size === 0) this.byNode.delete(entry.node)
+    if (filed?.get(entry.name) === entry) {
+      filed.delete(entry.name)
+      if (filed.size === 0) this.byNode.delete(entry.node)
+    } else if (!drop(this.aside, entry)) return
     if (this.byName !== undefined) drop(this.byName, entry)
     this.size--
   }
 
   /** Every entry. */
   *[Symbol.iterator](): IterableIterator<Assigned> {
-    for (const filed of this.byNode.values()) for (const names of filed.values()) yield* names.values()
+    for (const filed of this.byNode.values()) yield* filed.values()
+    for (const names of this.aside.values()) yield* names.values()
   }
 
   private names(): ByName {

@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { type Assigned, AssignedPods } from "../../simulator/scheduler/AssignedPods.js"
-import { noUsage } from "../../simulator/scheduler/framework/Views.js"
+import type { Requests } from "../../simulator/scheduler/framework/Views.js"
+
+const noRequests: Requests = { cpu: 0, memory: 0, nonZeroCpu: 0, nonZeroMemory: 0 }
 
 /** The general path: every entry by namespace, then name. */
 class ByName {
@@ -61,7 +63,7 @@ describe("AssignedPods", () => {
           filed.remove(expected)
           general.remove(expected)
         }
-        const entry: Assigned = { namespace, name, node: nodes[rand(nodes.length)]!, requests: noUsage, spec: undefined, listed: ++serial }
+        const entry: Assigned = { namespace, name, node: nodes[rand(nodes.length)]!, requests: noRequests, spec: undefined, listed: ++serial }
         filed.add(entry)
         general.add(entry)
       } else if (r < 8 && expected !== undefined) {
@@ -69,7 +71,7 @@ describe("AssignedPods", () => {
         general.remove(expected)
       } else if (r < 9) {
         // removing an entry not held (already erased) changes nothing
-        filed.remove({ namespace, name, node: nodes[rand(nodes.length)]!, requests: noUsage, spec: undefined, listed: -1 })
+        filed.remove({ namespace, name, node: nodes[rand(nodes.length)]!, requests: noRequests, spec: undefined, listed: -1 })
       }
       expect(filed.size).toBe(general.all().length)
       if (step % 500 === 0) expect(new Set(filed)).toEqual(new Set(general.all()))
@@ -81,7 +83,7 @@ describe("AssignedPods", () => {
   it("an empty set finds nothing, and a set emptied again does not keep its entries", () => {
     const pods = new AssignedPods()
     expect(pods.find("default", "a", "")).toBeUndefined()
-    const a: Assigned = { namespace: "default", name: "a", node: "n", requests: noUsage, spec: undefined, listed: 0 }
+    const a: Assigned = { namespace: "default", name: "a", node: "n", requests: noRequests, spec: undefined, listed: 0 }
     pods.add(a)
     expect(pods.find("default", "a", "")).toBe(a)
     expect(pods.find("default", "a", "n")).toBe(a)
