@@ -33,6 +33,7 @@ import {
   refreshNodeInfo,
   type Usage
 } from "./framework/Views.js"
+import { type Assigned, AssignedPods } from "./AssignedPods.js"
 import { podKey, SchedulingQueue } from "./SchedulingQueue.js"
 import { hasStatusCode } from "../../src/client/TransportError.js"
 
@@ -62,19 +63,6 @@ export interface SchedulerStats {
   readonly pending: { readonly active: number; readonly backoff: number; readonly unschedulable: number }
 }
 
-/** A pod accounted to a node. */
-interface Assigned {
-  readonly namespace: string
-  readonly name: string
-  readonly node: string
-  /** What it adds to the node: an assumed pod's view, else its containers' requests (shared by many pods). */
-  readonly requests: Requests
-  /** The spec it was read from (none when assumed). */
-  spec: unknown
-  /** The pod list that last had it (`SchedulerCore.listGeneration`). */
-  listed: number
-}
-
 const isTerminal = (pod: KObject) => {
   const phase = (pod.status as { phase?: string } | undefined)?.phase
   return phase === "Succeeded" || phase === "Failed"
@@ -86,10 +74,11 @@ export class SchedulerCore {
   private nodeList: NodeInfo[] = []
   private nodeListDirty = true
   /**
-   * Pods accounted to nodes (assumed or confirmed) by namespace, then name. Not by `ns/name` key: the informer's
-   * objects share their name strings with the cached ones, so the lookup per watch event builds and hashes nothing.
+   * Pods accounted to nodes (assumed or confirmed), found under the node their objects name (`AssignedPods.ts`). Not by
+   * `ns/name` key: the informer's objects share their name strings with the cached ones, so the lookup per watch event
+   * builds and hashes nothing.
    */
-  private readonly assigned = new Map<string, Map<string, Assigned>>()
+  private readonly assigned = new AssignedPods()
   /** Bumped by every pod list; `Assigned.listed` marks the entries the latest list had. */
   private listGeneration = 0
   /**
@@ -175,10 +164,10 @@ export class SchedulerCore {
   }
 
   upsertPod(obj: KObject, now: number): void {
-    this.upsert(obj, this.entryOf(obj.metadata.namespace ?? "default", obj.metadata.name ?? ""), now)
+    this.upsert(obj, this.assigned.find(obj.metadata.namespace ?? "default", obj.metadata.name ?? "", nodeNameOf(obj)), now)
   }
 
-  /** Applies a pod's object; `known` is its entry (`entryOf`). Returns the pod's entry afterwards, if any. */
+  /** Applies a pod's object; `known` is its entry (`AssignedPods.find`). Returns the pod's entry afterwards, if any. */
   private upsert(obj: KObject, known: Assigned | undefined, now: number): Assigned | undefined {
     const terminal = isTerminal(obj)
     const leaving = terminal || !!obj.metadata.deletionTimestamp
@@ -202,7 +191,7 @@ export class SchedulerCore {
     const namespace = obj.metadata.namespace ?? "default"
     const name = obj.metadata.name ?? ""
     this.dequeue(namespace, name)
-    this.unassign(this.entryOf(namespace, name), now)
+    this.unassign(this.assigned.find(namespace, name, nodeNameOf(obj)), now)
   }
 
   replacePods(items: ReadonlyArray<KObject>, now: number): void {
@@ -211,14 +200,14 @@ export class SchedulerCore {
     const fresh = this.assigned.size === 0
     const generation = ++this.listGeneration
     for (const p of items) {
-      const known = fresh ? undefined : this.entryOf(p.metadata.namespace ?? "default", p.metadata.name ?? "")
+      const known = fresh ? undefined : this.assigned.find(p.metadata.namespace ?? "default", p.metadata.name ?? "", nodeNameOf(p))
       const entry = this.upsert(p, known, now)
       if (entry !== undefined) entry.listed = generation
     }
     if (fresh) return
     // Drop the entries the list did not mark: no set of every key per list.
     const gone: Assigned[] = []
-    for (const byName of this.assigned.values()) for (const entry of byName.values()) if (entry.listed !== generation) gone.push(entry)
+    for (const entry of this.assigned) if (entry.listed !== generation) gone.push(entry)
     for (const entry of gone) this.unassign(entry, now)
   }
 
@@ -227,11 +216,12 @@ export class SchedulerCore {
     if (!this.queue.isEmpty) this.queue.delete(podKey({ namespace, name }))
   }
 
+  /** The entry of a pod whose object names no node (one in the queue): assumed, if anywhere. */
   private entryOf(namespace: string, name: string): Assigned | undefined {
-    return this.assigned.get(namespace)?.get(name)
+    return this.assigned.find(namespace, name, "")
   }
 
-  /** `prev` is the pod's entry (`entryOf`), which callers have looked up already: 150,000 pods notice a second lookup. */
+  /** `prev` is the pod's entry (`AssignedPods.find`), which callers have looked up already: 150,000 pods notice a second lookup. */
   private assign(namespace: string, name: string, node: string, requests: Requests, spec: unknown, prev: Assigned | undefined): Assigned {
     if (prev !== undefined && prev.node === node) {
       if (spec !== undefined) prev.spec = spec
@@ -239,17 +229,13 @@ export class SchedulerCore {
     }
     if (prev !== undefined) this.erase(prev)
     const entry: Assigned = { namespace, name, node, requests, spec, listed: 0 }
-    let byName = this.assigned.get(namespace)
-    if (byName === undefined) this.assigned.set(namespace, (byName = new Map()))
-    byName.set(name, entry)
+    this.assigned.add(entry)
     this.account(node, requests, 1)
     return entry
   }
 
   private erase(entry: Assigned): void {
-    const byName = this.assigned.get(entry.namespace)
-    byName?.delete(entry.name)
-    if (byName?.size === 0) this.assigned.delete(entry.namespace)
+    this.assigned.remove(entry)
     this.account(entry.node, entry.requests, -1)
   }
 
