@@ -148,7 +148,7 @@ export class ShardContext {
    * any request, and answered with what the agent's own watch of the Node last delivered (`AgentState.current`; none:
    * a 404, an answer, not counted as failed) — the watch cache's content — without a lookup in the server, an answer
    * object or callbacks: ~500 a second in the 5,000-node hour (the lookup cost the hour ~9 CPU-s, the answer's
-   * object and callbacks ~3 % of its steady state). True when answered, at `answerAt`; false when given up after
+   * object and callbacks ~2 % of its steady state). True when answered, at `answerAt`; false when given up after
    * 429s (counted as its 429; the agent learns of it at `answerAt`).
    */
   readOwnNode(a: AgentState, t: number): boolean {
