@@ -22,13 +22,18 @@ export interface AgentState extends RenewalMemo {
   readonly undisturbedUntil: number | undefined
   /** Pods bound and not started yet; undefined when none (the common case costs no read of an array). */
   pending: Array<string> | undefined
-  /** The Node as the server has it (fed by every write, as an informer cache would be). */
+  /** The Node as the server has it (fed by every write, as an informer cache would be; set by `StatusCheckMemo.setCurrent`). */
   current: KObject | undefined
   /** What the node's own checks find (pressure conditions): the conditions it posts. */
   health: NodeHealth
   /** The Node object and health last found unchanged: no need to compare again. */
   checked: KObject | undefined
   checkedHealth: NodeHealth | undefined
+  /** How many times `current` was set, and its count when last found unchanged (-1: none; `StatusCheckMemo.ts`). */
+  currentWrites: number
+  checkedWrites: number
+  /** Whole seconds before which the status report is not due (0: look at `lastReport`; `StatusCheckMemo.ts`). */
+  reportNotBefore: number
   readonly node: SimulatedNode
   /** The client it sends through (its own identity's when the server authorizes), found at its first request. */
   client: ApiClientService | undefined
@@ -74,6 +79,9 @@ export const makeAgentState = (node: SimulatedNode, settings: NodeAgentSettings,
   health: healthy,
   checked: undefined,
   checkedHealth: undefined,
+  currentWrites: 0,
+  checkedWrites: -1,
+  reportNotBefore: 0,
   node,
   client: undefined,
   requests: undefined,

@@ -31,6 +31,7 @@ import { PodStarter } from "./PodStarter.js"
 import { Registration } from "./Registration.js"
 import { Kind, ShardContext, type Due, type PodStart, type Request } from "./ShardContext.js"
 import type { SimulatedNode } from "./SimulatedNode.js"
+import { setCurrent } from "./StatusCheckMemo.js"
 import { StatusReporter } from "./StatusReporter.js"
 
 /** Events a shard handles before it lets other fibers run. */
@@ -72,7 +73,7 @@ export class NodeAgentShard {
   /** Every write of a Node of this shard (the agent's watch of its own Node object). */
   nodeWritten(node: string, obj: KObject | undefined): void {
     const a = this.agents.get(node)
-    if (a) a.current = obj
+    if (a) setCurrent(a, obj)
   }
 
   /** The pressure conditions `node`'s eviction manager finds now; its agent posts them at its next status check. */

@@ -12,6 +12,7 @@ import { rfc3339 } from "../apiserver/SystemMeta.js"
 import type { AgentState } from "./AgentState.js"
 import { desiredConditions, mergeConditions, type NodeHealth } from "./NodeStatus.js"
 import { Kind, type Request, type ShardContext } from "./ShardContext.js"
+import { reported, setCurrent } from "./StatusCheckMemo.js"
 
 /**
  * The sleep before the next registration try after `failed` tries failed (upstream `registerWithAPIServer`: 100 ms
@@ -90,8 +91,8 @@ export class Registration {
       (client) => client.create(Nodes, registration),
       (created, _, answered) => {
         a.uid = created.object.metadata.uid
-        a.lastReport = t
-        a.current ??= created.object
+        reported(a, t, ctx.env.settings.nodeStatusReportFrequencyMs)
+        if (a.current === undefined) setCurrent(a, created.object)
         ctx.env.metrics.registrations++
         this.registered(a, Math.ceil(answered))
       },

@@ -6,20 +6,15 @@
  */
 import type { KObject } from "../../src/api/Object.js"
 import { Nodes } from "../../src/api/Resources.js"
-import type { ClientError } from "../../src/client/TransportError.js"
 import { recordMillis } from "../../src/loadgen/LatencyRecorder.js"
-import type { BookedClient } from "../apiserver/BookedClient.js"
 import type { AgentState } from "./AgentState.js"
-import { desiredConditions, mergeConditions, shouldPost, statusChanged, type NodeCondition } from "./NodeStatus.js"
+import { desiredConditions, mergeConditions, statusChanged, type NodeCondition } from "./NodeStatus.js"
 import { ignore, Kind, type Request, type ShardContext } from "./ShardContext.js"
+import { checkedNow, reported, reportDue, unchangedSinceCheck } from "./StatusCheckMemo.js"
 
 export const statusJitterFactor = 0.04
 
 const statusOptions = { subresource: "status" } as const
-/** resourceVersion=0: served from the watch cache, i.e. the node's last write (`tryUpdateNodeStatus`). */
-const fromCache = { resourceVersion: "0" } as const
-/** The name a status check's GET gives: its own node's, which the watch cache view knows (`ShardContext`). */
-const ownNode = ""
 
 export class StatusReporter {
   /**
@@ -50,30 +45,31 @@ export class StatusReporter {
     }
     env.metrics.statusChecks++
     if (a.pending !== undefined) this.beforeCheck(a, t)
-    return ctx.sendToWatchCache(a, t, this.getNode, this.found, this.gone, this.checkGivenUp, 404)
+    // the GET (rv 0) answers the agent's own Node as its watch last delivered it; given up: tryUpdateNodeStatus
+    // fails, and the node is checked again one period after the last 429
+    if (!ctx.readOwnNode(a, t)) {
+      this.next(a, ctx.answerAt)
+      return
+    }
+    return this.checked(a, t, a.current, ctx.answerAt)
   }
 
-  // The check's request and answers, made once (the values they need are the agent's and the request's instant).
-  // The watch cache answers the agent's own Node whatever name is given (`ShardContext.sendToWatchCache`).
-  private readonly getNode = (client: BookedClient) => client.get(Nodes, ownNode, fromCache)
-  private readonly found = (node: KObject, a: AgentState, end: number, t: number) => this.checked(a, t, node, end)
-  private readonly gone = (_: ClientError, a: AgentState, end: number, t: number) => this.checked(a, t, undefined, end)
-  // given up: tryUpdateNodeStatus fails, and the node is checked again one period after the last 429
-  private readonly checkGivenUp = (a: AgentState, at: number) => this.next(a, at)
-
-  /** The node as its GET read it (undefined: gone) at `t`, answered at `end`: post when due, and check again. */
+  /**
+   * The node as its GET read it (undefined: gone) at `t`, answered at `end`: post when due, and check again. Whether
+   * it changed and whether the report is due are decided without reading the Node or `lastReport` when they cannot
+   * be (`StatusCheckMemo.ts`).
+   */
   private checked(a: AgentState, t: number, current: KObject | undefined, end: number): Request {
     const env = this.ctx.env
     let post: Request
     if (current !== undefined) {
       let changed = false
-      if (current !== a.checked || a.health !== a.checkedHealth) {
+      if (!unchangedSinceCheck(a)) {
         const status = current.status as { conditions?: ReadonlyArray<NodeCondition>; capacity?: Record<string, string> } | undefined
         changed = statusChanged(status?.conditions ?? [], desiredConditions(a.health), status?.capacity, a.capacity)
-        a.checked = changed ? undefined : current
-        a.checkedHealth = changed ? undefined : a.health
+        checkedNow(a, changed)
       }
-      if (shouldPost(changed, t, a.lastReport, env.settings.nodeStatusReportFrequencyMs)) {
+      if (changed || reportDue(a, t, env.settings.nodeStatusReportFrequencyMs)) {
         const delay = a.bucket.reserve(end)
         if (delay > 0) {
           this.ctx.at(a, Math.ceil(end + delay), Kind.PostStatus)
@@ -111,7 +107,7 @@ export class StatusReporter {
       t,
       (client) => client.patch(Nodes, a.node.name, "merge", patch, statusOptions),
       (_answer, _, end) => {
-        a.lastReport = t
+        reported(a, t, ctx.env.settings.nodeStatusReportFrequencyMs)
         metrics.statusPatches++
         recordMillis(metrics.statusLatency, end - t)
         metrics.observer?.statusUpdated(end - t)
