@@ -13,7 +13,7 @@ import { decodesInSecond, secondOf } from "./CompactMicroTime.js"
 import { managerOf, scopeOf } from "./FieldManager.js"
 import { isKnownRenewal } from "./KnownRenewal.js"
 import { renewedMetadata } from "./RenewedMetadata.js"
-import { RenewedVersion, sameKeyOrder } from "./RenewedVersion.js"
+import { sameKeyOrder, type RenewedVersion } from "./RenewedVersion.js"
 import { ownLeafEntry, ownLeafEntryOfRenewed, withOwnEntryTime, type ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
 import { decodesAsMicroTime } from "../../src/api/kinds/FieldSchema.js"
 import { validateForUpdate } from "../../src/api/kinds/Validation.js"
@@ -70,7 +70,7 @@ export const writeRenewal = (
   const written: KObject = { metadata, spec }
   // Kept in the history as what it changed over the last full version (RenewedVersion.ts).
   const base = chain !== undefined ? chain.base : stored
-  const renewed = new RenewedVersion(base, chain !== undefined ? chain.own : own, renewTime, second, inOrderOf(spec, stored, chain, known) ? undefined : spec)
+  const renewed = store.renewalRecord(entry).set(base, chain !== undefined ? chain.own : own, renewTime, second, inOrderOf(spec, stored, chain, known) ? undefined : spec)
   const kept = store.replace(resource, entry, written, now, true, renewed)
   // `withTypeMeta` of the stored `{ metadata, spec }`, built as a literal: the same keys in the same order, without
   // a spread's copy (half the bytes, and no runtime copy of the properties on every renewal).

@@ -12,7 +12,7 @@ import type { ResourceType } from "../../src/api/Resources.js"
 import { ChangeLog, type Change } from "./ChangeLog.js"
 import { indexedFieldOf, type IndexedField } from "./FieldIndex.js"
 import { sliceOfStored } from "./JsonLength.js"
-import type { KeptVersion, RenewedVersion } from "./RenewedVersion.js"
+import { RenewedVersion, type KeptVersion } from "./RenewedVersion.js"
 import { SortedKeys } from "./SortedKeys.js"
 
 export type { Change, ChangeType } from "./ChangeLog.js"
@@ -84,6 +84,11 @@ interface Cell extends Entry {
   readonly table: Table
   /** How the history keeps `obj` when a renewal wrote it (`RenewedVersion.ts`); undefined: as `obj` itself. */
   renewed: RenewedVersion | undefined
+  /**
+   * A record of a version the cell stored before, compact, so the history kept its numbers and not it: set again by
+   * the cell's next renewal (`renewalRecord`), so a lease renewed every 10 s keeps two records, not one more each time.
+   */
+  spare: RenewedVersion | undefined
 }
 
 /**
@@ -373,7 +378,7 @@ export class Store {
     if (cell !== undefined) return this.write(table, cell, obj, time, stamp, started)
     const revision = ++this.current
     const stored = stamp(obj, revision)
-    table.add({ key, obj: stored, live: true, table, renewed: undefined }, namespace, name)
+    table.add({ key, obj: stored, live: true, table, renewed: undefined, spare: undefined }, namespace, name)
     if (started !== undefined) this.timing!.observe("create", resource, false, started)
     this.record(table, { revision, type: "ADDED", resource, key, object: stored, previous: undefined, time })
     return stored
@@ -396,12 +401,21 @@ export class Store {
   }
 
   /**
+   * A record for the next renewal written through `entry` (`replace`'s `renewed`): one the cell no longer needs, or a
+   * new one. Neither the history nor the cell holds it until that write.
+   */
+  renewalRecord(entry: Entry): RenewedVersion {
+    return (entry as Cell).spare ?? new RenewedVersion()
+  }
+
+  /**
    * `started`: when the write's storage step began, when timed. `renewed`: `obj` is a renewal's version, kept in the
    * history as that record (its revision and time set here); the previous version is kept as it was.
    */
   private write(table: Table, cell: Cell, obj: KObject, time: number, stamp: Stamp, started: number | undefined, renewed?: RenewedVersion): KObject {
     const previous = cell.obj
-    const previousKept = cell.renewed ?? previous
+    const former = cell.renewed
+    const previousKept = former ?? previous
     const revision = ++this.current
     const stored = stamp(obj, revision)
     cell.obj = stored
@@ -412,6 +426,8 @@ export class Store {
     const change: Change = { revision, type: "MODIFIED", resource: table.log.resource, key: cell.key, object: stored, previous, time }
     renewed?.written(revision, time)
     this.record(table, change, renewed, previousKept)
+    // The history copied a compact record's numbers (`RenewedColumns.ts`): the former one may be set again.
+    cell.spare = former !== undefined && former.compact ? former : undefined
     return stored
   }
 
