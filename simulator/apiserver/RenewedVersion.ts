@@ -9,6 +9,7 @@
  * its record is held only by its store cell, and set again for a later renewal of the lease (`Store.renewalRecord`):
  * no record is made and promoted per renewal.
  */
+import type { FieldTree } from "../../src/api/apply/FieldSet.js"
 import { withOwnEntryTime, type ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
 import type { KObject, ObjectMeta } from "../../src/api/Object.js"
 import { shallowCopy } from "../../src/api/internal/V8Shapes.js"
@@ -42,16 +43,34 @@ export class RenewedVersion {
    */
   renew: string | number = 0
   renewMicros = 0
+  /** The renewing manager (`own`'s entry's). */
+  manager = ""
+  /**
+   * The field set of the renewing manager's entry when it is `base`'s only entry: the version's managed fields are
+   * then that entry at the version's `second` (`ManagedFields.ownEntryAlone`), known without reading them.
+   */
+  ownFields: FieldTree | undefined = undefined
 
   /**
    * Makes this record the version of a renewal: `base` and `own` as above, `renewTime` the very string stored and
-   * `second` its `secondOf` (read by the caller already, `CompactMicroTime.ts`), `spec` as above. A record is set
-   * before the store writes it, and again only once the store has handed it back as spare (`Store.renewalRecord`).
+   * `second` its `secondOf` (read by the caller already, `CompactMicroTime.ts`), `spec`, `manager` and `ownFields` as
+   * above. A record is set before the store writes it, and again only once the store has handed it back as spare
+   * (`Store.renewalRecord`).
    */
-  set(base: KObject, own: number, renewTime: string, second: number, spec: Readonly<Record<string, unknown>> | undefined): this {
+  set(
+    base: KObject,
+    own: number,
+    renewTime: string,
+    second: number,
+    spec: Readonly<Record<string, unknown>> | undefined,
+    manager: string,
+    ownFields: FieldTree | undefined
+  ): this {
     this.base = base
     this.own = own
     this.spec = spec
+    this.manager = manager
+    this.ownFields = ownFields
     this.renew = second === second ? second : renewTime
     this.renewMicros = second === second ? microsOf(renewTime) : 0
     return this

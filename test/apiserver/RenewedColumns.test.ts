@@ -28,7 +28,7 @@ const storedLease = (name: string, fieldManager?: string): KObject => {
 
 /** A record of a renewal of `base` written at `time`, revision `revision`, its renewTime `renewTime`. */
 const record = (into: RenewedVersion, base: KObject, own: number, renewTime: string, revision: number, time: number, spec?: Record<string, unknown>): RenewedVersion => {
-  into.set(base, own, renewTime, secondOf(renewTime), spec)
+  into.set(base, own, renewTime, secondOf(renewTime), spec, "", undefined)
   into.written(revision, time)
   return into
 }
