@@ -81,7 +81,7 @@ export const writeRenewal = (
   const written: KObject = { metadata, spec }
   // Kept in the history as what it changed over the last full version (RenewedVersion.ts).
   const base = chain !== undefined ? chain.base : stored
-  const renewed = store.renewalRecord(entry).set(base, chain !== undefined ? chain.own : own, renewTime, second, inOrderOf(spec, stored, chain, known) ? undefined : spec, manager, ownFields)
+  const renewed = store.renewalRecord().set(base, chain !== undefined ? chain.own : own, renewTime, second, inOrderOf(spec, stored, chain, known) ? undefined : spec, manager, ownFields)
   const kept = store.replace(resource, entry, written, now, true, renewed)
   // `withTypeMeta` of the stored `{ metadata, spec }`, built as a literal: the same keys in the same order, without
   // a spread's copy (half the bytes, and no runtime copy of the properties on every renewal).

@@ -6,8 +6,8 @@
  * collector marks for 5 minutes (docs/benchmarks.md "Where a lease renewal's CPU goes", "The 65,000-node hour").
  * The version is made again, equal to what was stored, only when a watch replays it or a list at an older revision
  * reads it (`ChangeLog`). A compact version's numbers are copied into the history's columns (`RenewedColumns.ts`), so
- * its record is held only by its store cell, and set again for a later renewal of the lease (`Store.renewalRecord`):
- * no record is made and promoted per renewal.
+ * its record is held only by its store cell, and set again by the lease's next renewal (`Store.write`): no record is
+ * made and promoted per renewal.
  */
 import type { FieldTree } from "../../src/api/apply/FieldSet.js"
 import { withOwnEntryTime, type ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
@@ -54,8 +54,7 @@ export class RenewedVersion {
   /**
    * Makes this record the version of a renewal: `base` and `own` as above, `renewTime` the very string stored and
    * `second` its `secondOf` (read by the caller already, `CompactMicroTime.ts`), `spec`, `manager` and `ownFields` as
-   * above. A record is set before the store writes it, and again only once the store has handed it back as spare
-   * (`Store.renewalRecord`).
+   * above. The store copies the record it is given (`Store.renewalRecord`).
    */
   set(
     base: KObject,
@@ -74,6 +73,25 @@ export class RenewedVersion {
     this.renew = second === second ? second : renewTime
     this.renewMicros = second === second ? microsOf(renewTime) : 0
     return this
+  }
+
+  /** This record made `from`'s, every field. */
+  assign(from: RenewedVersion): this {
+    this.revision = from.revision
+    this.second = from.second
+    this.base = from.base
+    this.own = from.own
+    this.spec = from.spec
+    this.renew = from.renew
+    this.renewMicros = from.renewMicros
+    this.manager = from.manager
+    this.ownFields = from.ownFields
+    return this
+  }
+
+  /** A new record of this one's version. */
+  copy(): RenewedVersion {
+    return new RenewedVersion().assign(this)
   }
 
   /** The store wrote the version at `revision`, at `time` (ms). */

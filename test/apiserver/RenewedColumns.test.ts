@@ -2,7 +2,8 @@
  * A compact renewal version kept as numbers (simulator/apiserver/RenewedColumns.ts) is made again equal to the record
  * it was kept from (`RenewedVersion.materialise`, the object form the history kept before): the same JSON, keys in the
  * same order, through the columns' growth and wrap-around; and a record set again for a later renewal (the cell's
- * spare, `Store.renewalRecord`) leaves what the columns kept unchanged. Versions not compact are kept as themselves.
+ * record, set again by the lease's next renewal) leaves what the columns kept unchanged. Versions not compact are kept
+ * as themselves, and a store replays every version as it was stored, whatever order compact and other renewals came in.
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { KObject } from "../../src/api/Object.js"
@@ -13,6 +14,7 @@ import { secondOf } from "../../simulator/apiserver/CompactMicroTime.js"
 import { RenewedColumns } from "../../simulator/apiserver/RenewedColumns.js"
 import { RenewedVersion } from "../../simulator/apiserver/RenewedVersion.js"
 import { microTime } from "../../simulator/apiserver/SystemMeta.js"
+import { storedVersions } from "../support/storedVersions.js"
 
 const namespace = "platform-node-lease"
 const start = Date.UTC(2026, 0, 1)
@@ -93,5 +95,36 @@ describe("RenewedColumns", () => {
     expect(columns.keep(2, base)).toBe(base)
     expect(columns.version(2, base, Leases)).toBe(base)
     expect(columns.keep(3, undefined)).toBeUndefined()
+  })
+
+  it("replays a store's renewals as they were stored, compact or not, in any order", () => {
+    const server = new ApiServerImpl(defaultConfig, start)
+    const client = inProcessClient(server)
+    const { seen, previousOf } = storedVersions(server.store, Leases)
+    const options = { namespace }
+    client.at!(start)!.create(Leases, { metadata: { name: "a", namespace }, spec: { holderIdentity: "a", leaseDurationSeconds: 40, renewTime: microTime(start) } }, options)
+    // c: the spec's keys in their order; o: in another order; t: a renewTime that is not its instant's canonical text
+    const kinds = "ccoocttcocotcc"
+    const paths: Array<string> = []
+    let now = start
+    for (const kind of kinds) {
+      now += 10_000.25
+      const stored = server.store.get(Leases, `${namespace}/a`)!
+      const renewTime = kind === "t" ? microTime(now).replace("Z", "+00:00") : microTime(now)
+      const { holderIdentity, leaseDurationSeconds } = stored.spec as { holderIdentity: string; leaseDurationSeconds: number }
+      const spec = kind === "o" ? { renewTime, holderIdentity, leaseDurationSeconds } : { holderIdentity, leaseDurationSeconds, renewTime }
+      const answer = client.at!(now)!.update(Leases, { metadata: stored.metadata, spec }, options) as unknown as { _tag: string }
+      expect(answer._tag).toBe("Right")
+      const record = server.store.renewedVersion(server.state.find(Leases, namespace, "a")!)
+      paths.push(record === undefined ? "-" : record.compact ? "c" : "r")
+    }
+    // a record not compact (r) followed by compact ones (c), as the general path (-) writes "t"
+    expect(paths.join("")).toBe("ccrrc--crcr-cc")
+    const replayed = [...server.store.changesAfter(Leases, 0)]
+    expect(replayed.length).toBe(kinds.length + 1)
+    for (const change of replayed) {
+      expect(JSON.stringify(change.object)).toBe(seen.get(change.revision))
+      expect(change.previous === undefined ? undefined : JSON.stringify(change.previous)).toBe(previousOf.get(change.revision))
+    }
   })
 })
