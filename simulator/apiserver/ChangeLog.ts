@@ -6,12 +6,13 @@
  * Kept as columns rather than `Change` objects: 5,000 agents renewing leases keep some 150,000 changes in a
  * 5-minute window, and every retained object is one more the garbage collector copies and marks. A `Change` is
  * built again only when a watch replays or a list undoes; a lease renewal's versions are kept as what the renewal
- * changed (`RenewedVersion.ts`) and made again then too.
+ * changed (`RenewedVersion.ts`), as numbers in typed arrays (`RenewedColumns.ts`), and made again then too.
  */
 import type { KObject } from "../../src/api/Object.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import { indexedFieldOf, type IndexedField } from "./FieldIndex.js"
-import { materialised, type KeptVersion } from "./RenewedVersion.js"
+import { RenewedColumns } from "./RenewedColumns.js"
+import type { KeptVersion } from "./RenewedVersion.js"
 
 export type ChangeType = "ADDED" | "MODIFIED" | "DELETED"
 
@@ -45,6 +46,9 @@ export class ChangeLog {
   private keys: Array<string | undefined> = new Array(this.capacity).fill(undefined)
   private objects: Array<KeptVersion | undefined> = new Array(this.capacity).fill(undefined)
   private previous: Array<KeptVersion | undefined> = new Array(this.capacity).fill(undefined)
+  /** The numbers of renewal versions kept over the bases in `objects` and `previous` (`RenewedColumns.ts`). */
+  private readonly renewedObjects = new RenewedColumns(this.capacity)
+  private readonly renewedPrevious = new RenewedColumns(this.capacity)
   /** Position of the oldest retained change. */
   private first = 0
   /** Position the next change takes (changes retained: `end - first`). */
@@ -80,8 +84,8 @@ export class ChangeLog {
     this.times[slot] = change.time
     this.types[slot] = typeCode[change.type]
     this.keys[slot] = change.key
-    this.objects[slot] = object
-    this.previous[slot] = previous
+    this.objects[slot] = this.renewedObjects.keep(slot, object)
+    this.previous[slot] = this.renewedPrevious.keep(slot, previous)
   }
 
   /** Doubles the ring, every retained change moved to its slot in the larger one. */
@@ -103,6 +107,8 @@ export class ChangeLog {
       objects[to] = this.objects[from]
       previous[to] = this.previous[from]
     }
+    this.renewedObjects.grow(capacity, this.first, this.end)
+    this.renewedPrevious.grow(capacity, this.first, this.end)
     this.capacity = capacity
     this.revisions = revisions
     this.times = times
@@ -169,8 +175,8 @@ export class ChangeLog {
       type: changeTypes[this.types[slot]!]!,
       resource: this.resource,
       key: this.keys[slot]!,
-      object: materialised(this.objects[slot]!, this.resource),
-      previous: previous === undefined ? undefined : materialised(previous, this.resource),
+      object: this.renewedObjects.version(slot, this.objects[slot]!, this.resource),
+      previous: previous === undefined ? undefined : this.renewedPrevious.version(slot, previous, this.resource),
       time: this.times[slot]!
     }
   }

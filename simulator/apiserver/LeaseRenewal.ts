@@ -13,8 +13,9 @@ import { decodesInSecond, secondOf } from "./CompactMicroTime.js"
 import { managerOf, scopeOf } from "./FieldManager.js"
 import { isKnownRenewal } from "./KnownRenewal.js"
 import { renewedMetadata } from "./RenewedMetadata.js"
-import { RenewedVersion, sameKeyOrder } from "./RenewedVersion.js"
-import { ownLeafEntry, ownLeafEntryOfRenewed, withOwnEntryTime, type ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
+import { sameKeyOrder, type RenewedVersion } from "./RenewedVersion.js"
+import type { FieldTree } from "../../src/api/apply/FieldSet.js"
+import { ownEntryAlone, ownLeafEntry, ownLeafEntryOfRenewed, withOwnEntryTime, type ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
 import { decodesAsMicroTime } from "../../src/api/kinds/FieldSchema.js"
 import { validateForUpdate } from "../../src/api/kinds/Validation.js"
 import { isRecord, type KObject } from "../../src/api/Object.js"
@@ -53,24 +54,34 @@ export const writeRenewal = (
   // The unchanged rest as the general path validates it (a stored lease not valid now is refused there).
   const candidate = value as KObject
   if (validateForUpdate(resource.rules, candidate, stored).length > 0) return undefined
-  const entries = meta.managedFields
-  if (!Array.isArray(entries)) return undefined
+  const entries = meta.managedFields as ReadonlyArray<ManagedFieldsEntry>
   const scope = scopeOf(resource, undefined)
   // A lease a renewal wrote last (the chain) has the entries that renewal accepted: who renews now decides alone.
   const chain = store.renewedVersion(entry)
   const manager = managerOf(opts)
-  const own =
-    (chain !== undefined ? ownLeafEntryOfRenewed(entries as ReadonlyArray<ManagedFieldsEntry>, manager, scope) : undefined) ??
-    ownLeafEntry(entries as ReadonlyArray<ManagedFieldsEntry>, manager, scope, "f:spec", "f:renewTime")
-  if (own < 0) return undefined
-  const next = withOwnEntryTime(entries as ReadonlyArray<ManagedFieldsEntry>, own, scope, rfc3339(now))
-  if (next === undefined) return undefined
+  let own: number
+  let next: ReadonlyArray<ManagedFieldsEntry> | undefined
+  let ownFields: FieldTree | undefined
+  if (chain !== undefined && chain.ownFields !== undefined) {
+    // Its one entry is the chain's manager's, timed at the version's second (`RenewedVersion.ownFields`): not read.
+    if (chain.manager !== manager) return undefined
+    own = 0
+    ownFields = chain.ownFields
+    next = Math.floor(now / 1000) === chain.second ? entries : ownEntryAlone(manager, scope, rfc3339(now), ownFields)
+  } else {
+    if (!Array.isArray(entries)) return undefined
+    own = (chain !== undefined ? ownLeafEntryOfRenewed(entries, manager, scope) : undefined) ?? ownLeafEntry(entries, manager, scope, "f:spec", "f:renewTime")
+    if (own < 0) return undefined
+    next = withOwnEntryTime(entries, own, scope, rfc3339(now))
+    if (next === undefined) return undefined
+    ownFields = entries.length === 1 ? entries[0]!.fieldsV1 : undefined
+  }
   // What `withManagedFields` makes of the body (its keys in its order), made here for the store to stamp in place.
   const metadata = renewedMetadata(meta, next)
   const written: KObject = { metadata, spec }
   // Kept in the history as what it changed over the last full version (RenewedVersion.ts).
   const base = chain !== undefined ? chain.base : stored
-  const renewed = new RenewedVersion(base, chain !== undefined ? chain.own : own, renewTime, second, inOrderOf(spec, stored, chain, known) ? undefined : spec)
+  const renewed = store.renewalRecord().set(base, chain !== undefined ? chain.own : own, renewTime, second, inOrderOf(spec, stored, chain, known) ? undefined : spec, manager, ownFields)
   const kept = store.replace(resource, entry, written, now, true, renewed)
   // `withTypeMeta` of the stored `{ metadata, spec }`, built as a literal: the same keys in the same order, without
   // a spread's copy (half the bytes, and no runtime copy of the properties on every renewal).

@@ -5,8 +5,11 @@
  * each full version is an object, its metadata, a managed-fields list and entry and strings, which the garbage
  * collector marks for 5 minutes (docs/benchmarks.md "Where a lease renewal's CPU goes", "The 65,000-node hour").
  * The version is made again, equal to what was stored, only when a watch replays it or a list at an older revision
- * reads it (`ChangeLog`).
+ * reads it (`ChangeLog`). A compact version's numbers are copied into the history's columns (`RenewedColumns.ts`), so
+ * its record is held only by its store cell, and set again by the lease's next renewal (`Store.write`): no record is
+ * made and promoted per renewal.
  */
+import type { FieldTree } from "../../src/api/apply/FieldSet.js"
 import { withOwnEntryTime, type ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
 import type { KObject, ObjectMeta } from "../../src/api/Object.js"
 import { shallowCopy } from "../../src/api/internal/V8Shapes.js"
@@ -23,39 +26,86 @@ export class RenewedVersion {
    * the object, where the write's time in ms (a float) would be one more heap number per version.
    */
   second = 0
-
+  /** A full version this one differs from only by its spec's `renewTime`, its resourceVersion and the time of the entry at `own`. */
+  base: KObject = noBase
+  /** The index of the renewing manager's entry in `base`'s managed fields. */
+  own = 0
+  /**
+   * The version's spec (the very object stored) when its keys are not in the order of `base`'s spec — a client's
+   * own body; undefined when `base`'s spec with this `renewTime` is it (an agent's renewal), so that ~56 bytes a
+   * version are not kept.
+   */
+  spec: Readonly<Record<string, unknown>> | undefined = undefined
   /**
    * The version's `renewTime`: its second since the epoch, with its µs in `renewMicros`, when the text is that
    * instant's canonical rendering (`CompactMicroTime.ts`); else the text. The text is the agent's, kept by the stored
    * spec only until the next renewal; kept here it would live in the history window and be promoted with this record.
    */
-  private readonly renew: string | number
-  private readonly renewMicros: number
+  renew: string | number = 0
+  renewMicros = 0
+  /** The renewing manager (`own`'s entry's). */
+  manager = ""
+  /**
+   * The field set of the renewing manager's entry when it is `base`'s only entry: the version's managed fields are
+   * then that entry at the version's `second` (`ManagedFields.ownEntryAlone`), known without reading them.
+   */
+  ownFields: FieldTree | undefined = undefined
 
-  constructor(
-    /** A full version this one differs from only by its spec's `renewTime`, its resourceVersion and the time of the entry at `own`. */
-    readonly base: KObject,
-    /** The index of the renewing manager's entry in `base`'s managed fields. */
-    readonly own: number,
-    /** The version's `renewTime` (the very string stored). */
+  /**
+   * Makes this record the version of a renewal: `base` and `own` as above, `renewTime` the very string stored and
+   * `second` its `secondOf` (read by the caller already, `CompactMicroTime.ts`), `spec`, `manager` and `ownFields` as
+   * above. The store copies the record it is given (`Store.renewalRecord`).
+   */
+  set(
+    base: KObject,
+    own: number,
     renewTime: string,
-    /** `secondOf(renewTime)`, read by the caller already (`CompactMicroTime.ts`). */
     second: number,
-    /**
-     * The version's spec (the very object stored) when its keys are not in the order of `base`'s spec — a client's
-     * own body; undefined when `base`'s spec with this `renewTime` is it (an agent's renewal), so that ~56 bytes a
-     * version are not kept.
-     */
-    readonly spec: Readonly<Record<string, unknown>> | undefined
-  ) {
+    spec: Readonly<Record<string, unknown>> | undefined,
+    manager: string,
+    ownFields: FieldTree | undefined
+  ): this {
+    this.base = base
+    this.own = own
+    this.spec = spec
+    this.manager = manager
+    this.ownFields = ownFields
     this.renew = second === second ? second : renewTime
     this.renewMicros = second === second ? microsOf(renewTime) : 0
+    return this
+  }
+
+  /** This record made `from`'s, every field. */
+  assign(from: RenewedVersion): this {
+    this.revision = from.revision
+    this.second = from.second
+    this.base = from.base
+    this.own = from.own
+    this.spec = from.spec
+    this.renew = from.renew
+    this.renewMicros = from.renewMicros
+    this.manager = from.manager
+    this.ownFields = from.ownFields
+    return this
+  }
+
+  /** A new record of this one's version. */
+  copy(): RenewedVersion {
+    return new RenewedVersion().assign(this)
   }
 
   /** The store wrote the version at `revision`, at `time` (ms). */
   written(revision: number, time: number): void {
     this.revision = revision
     this.second = Math.floor(time / 1000)
+  }
+
+  /**
+   * The version is `base` with numbers only (a canonical `renewTime`, `base`'s key order): the history keeps the
+   * numbers in its columns (`RenewedColumns.ts`), not this record.
+   */
+  get compact(): boolean {
+    return this.spec === undefined && typeof this.renew === "number"
   }
 
   /** The version's `renewTime` text. */
@@ -66,15 +116,23 @@ export class RenewedVersion {
 
   /** The version as it was stored: `base` with this version's spec, managed-fields time and resourceVersion. */
   materialise(resource: ResourceType): KObject {
-    const metadata: { -readonly [K in keyof ObjectMeta]: ObjectMeta[K] } = shallowCopy(this.base.metadata)
-    metadata.managedFields = withOwnEntryTime(this.base.metadata.managedFields as ReadonlyArray<ManagedFieldsEntry>, this.own, scopeOf(resource, undefined), rfc3339(this.second * 1000))
-    metadata.resourceVersion = String(this.revision)
-    return { metadata, spec: this.spec ?? withRenewTime(this.base.spec as Readonly<Record<string, unknown>>, this.renewTime) }
+    return renewedObject(resource, this.base, this.own, this.revision, this.second, this.spec ?? withRenewTime(this.base.spec as Readonly<Record<string, unknown>>, this.renewTime))
   }
 }
 
+/** A record's base before it is set. */
+const noBase: KObject = Object.freeze({ metadata: Object.freeze({}) })
+
+/** `base` renewed: its metadata with the entry at `own` timed at `second` and resourceVersion `revision`, and `spec`. */
+export const renewedObject = (resource: ResourceType, base: KObject, own: number, revision: number, second: number, spec: Readonly<Record<string, unknown>>): KObject => {
+  const metadata: { -readonly [K in keyof ObjectMeta]: ObjectMeta[K] } = shallowCopy(base.metadata)
+  metadata.managedFields = withOwnEntryTime(base.metadata.managedFields as ReadonlyArray<ManagedFieldsEntry>, own, scopeOf(resource, undefined), rfc3339(second * 1000))
+  metadata.resourceVersion = String(revision)
+  return { metadata, spec }
+}
+
 /** `spec` with `renewTime` replaced, its keys in their order. */
-const withRenewTime = (spec: Readonly<Record<string, unknown>>, renewTime: string): Record<string, unknown> => {
+export const withRenewTime = (spec: Readonly<Record<string, unknown>>, renewTime: string): Record<string, unknown> => {
   const copy: Record<string, unknown> = shallowCopy(spec)
   copy.renewTime = renewTime
   return copy

@@ -12,7 +12,7 @@ import type { ResourceType } from "../../src/api/Resources.js"
 import { ChangeLog, type Change } from "./ChangeLog.js"
 import { indexedFieldOf, type IndexedField } from "./FieldIndex.js"
 import { sliceOfStored } from "./JsonLength.js"
-import type { KeptVersion, RenewedVersion } from "./RenewedVersion.js"
+import { RenewedVersion } from "./RenewedVersion.js"
 import { SortedKeys } from "./SortedKeys.js"
 
 export type { Change, ChangeType } from "./ChangeLog.js"
@@ -396,22 +396,40 @@ export class Store {
   }
 
   /**
+   * The record a renewal describes its version in for `replace` (`renewed`), which copies it: one for every write, as
+   * a renewal is written before the next is described.
+   */
+  renewalRecord(): RenewedVersion {
+    return this.pendingRenewal
+  }
+
+  private readonly pendingRenewal = new RenewedVersion()
+
+  /**
    * `started`: when the write's storage step began, when timed. `renewed`: `obj` is a renewal's version, kept in the
-   * history as that record (its revision and time set here); the previous version is kept as it was.
+   * history as described there (its revision and time set here; the record is copied, not held); the previous version
+   * is kept as it was.
    */
   private write(table: Table, cell: Cell, obj: KObject, time: number, stamp: Stamp, started: number | undefined, renewed?: RenewedVersion): KObject {
     const previous = cell.obj
-    const previousKept = cell.renewed ?? previous
+    const former = cell.renewed
+    const previousKept = former ?? previous
     const revision = ++this.current
     const stored = stamp(obj, revision)
     cell.obj = stored
-    cell.renewed = renewed
     table.changed()
     table.reindex(cell, previous)
     if (started !== undefined) this.timing!.observe("update", table.log.resource, false, started)
     const change: Change = { revision, type: "MODIFIED", resource: table.log.resource, key: cell.key, object: stored, previous, time }
     renewed?.written(revision, time)
-    this.record(table, change, renewed, previousKept)
+    // The history copies a compact version's numbers (`RenewedColumns.ts`) and holds any other version's record.
+    const kept = renewed === undefined || renewed.compact ? renewed : renewed.copy()
+    table.log.push(change, kept ?? change.object, previousKept)
+    // The cell's record of a compact version is held by nobody else: the lease's next renewal sets it again, so a lease
+    // renewed every 10 s keeps one record, already read for this write, not one more each time.
+    if (renewed === undefined || kept !== renewed) cell.renewed = kept
+    else cell.renewed = former !== undefined && former.compact ? former.assign(renewed) : renewed.copy()
+    this.notify(change)
     return stored
   }
 
@@ -430,9 +448,12 @@ export class Store {
     return object
   }
 
-  /** `object`, `previous`: how the history keeps the change's states, when not as themselves (`ChangeLog.push`). */
-  private record(table: Table, change: Change, object?: RenewedVersion, previous?: KeptVersion): void {
-    table.log.push(change, object ?? change.object, previous ?? change.previous)
+  private record(table: Table, change: Change): void {
+    table.log.push(change)
+    this.notify(change)
+  }
+
+  private notify(change: Change): void {
     const listeners = this.listeners
     for (let i = 0; i < listeners.length; i++) listeners[i]!(change)
   }
