@@ -46,7 +46,7 @@ export interface AgentState extends RenewalMemo {
   /** The lease's metadata and spec as last read or written (undefined: read it first). */
   leaseMeta: ObjectMeta | undefined
   leaseSpec: Readonly<Record<string, unknown>>
-  /** The lease renewal in flight (at most one per agent): the lease it PUTs, when it was due. */
+  /** The lease renewal in flight (at most one per agent): the lease it PUTs; when it was due, if sent later (`LeaseRenewer.update`). */
   renewal: KObject | undefined
   renewalDueAt: number
   /** The renewal's options, with its note of the lease's entry in the server's store (made at the first renewal). */
