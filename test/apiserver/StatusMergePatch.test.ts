@@ -15,10 +15,7 @@ import { Either } from "effect"
 import type { ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
 import type { KObject } from "../../src/api/Object.js"
 import type { WriteOptions, WriteResult } from "../../src/api/Requests.js"
-import { Deployments, Nodes, Pods, type ResourceType } from "../../src/api/Resources.js"
-import { ApiServerImpl, defaultConfig } from "../../simulator/apiserver/ApiServer.js"
-import { writeStatusMergePatch } from "../../simulator/apiserver/StatusMergePatch.js"
-import { objectKey } from "../../simulator/apiserver/Store.js"
+import type { ResourceType } from "../../src/api/Resources.js"
 import { rfc3339 } from "../../simulator/apiserver/SystemMeta.js"
 import { storedVersions } from "../support/storedVersions.js"
 
@@ -28,11 +25,27 @@ vi.mock("../../simulator/apiserver/StatusMergePatch.js", async (importOriginal) 
   return { ...original, writeStatusMergePatch: vi.fn(original.writeStatusMergePatch) }
 })
 
+/**
+ * The server's modules loaded afresh, so that its write path imports the counted status path: the fast tier runs
+ * files without isolation, and a file run before this one in the same worker may have loaded the real one already.
+ * The resource types come from the same load: the write paths compare them by identity.
+ */
+const freshModules = async () => {
+  vi.resetModules()
+  // one after the other: the counted module is made once, by the server's own import
+  const api = await import("../../simulator/apiserver/ApiServer.js")
+  const resources = await import("../../src/api/Resources.js")
+  const statusPatch = await import("../../simulator/apiserver/StatusMergePatch.js")
+  const store = await import("../../simulator/apiserver/Store.js")
+  return { ...api, ...resources, ...statusPatch, objectKey: store.objectKey }
+}
+let m: Awaited<ReturnType<typeof freshModules>>
+
 const start = Date.UTC(2026, 0, 1)
 const created = rfc3339(start)
 const status = { namespace: "default", subresource: "status" } as const
 
-const taken = (): number => vi.mocked(writeStatusMergePatch).mock.results.filter((r) => r.type === "return" && r.value !== undefined).length
+const taken = (): number => vi.mocked(m.writeStatusMergePatch).mock.results.filter((r) => r.type === "return" && r.value !== undefined).length
 
 const container = (name: string) => ({ name, image: `registry.example/${name}:1`, resources: { requests: { cpu: "100m" } } })
 
@@ -51,7 +64,8 @@ const runningBody = (pod: KObject, at: string) => ({
 
 /** A server and what it answered and stored, as JSON. `wire`: every patch comes as text, so none takes the status path. */
 const cluster = (wire: boolean) => {
-  const server = new ApiServerImpl(defaultConfig, start)
+  const { Pods } = m
+  const server = new m.ApiServerImpl(m.defaultConfig, start)
   const { seen, previousOf } = storedVersions(server.store)
   const answers: string[] = []
   /** The writes the status path took, by their place in `answers`. */
@@ -67,7 +81,7 @@ const cluster = (wire: boolean) => {
   const names: Array<[ResourceType, string]> = [[Pods, "default/template"]]
   /** A pod as SeedPods.ts seeds it (its spec and status shared with the others), with `extra` metadata and parts. */
   const seed = (name: string, metadata: object = {}, parts: object = {}) => {
-    server.store.putFresh(Pods, objectKey("default", name), { metadata: { name, namespace: "default", uid: `uid-${name}`, creationTimestamp: created, labels: { app: "sim" }, ...metadata }, spec, status: pending, ...parts } as KObject, start)
+    server.store.putFresh(Pods, m.objectKey("default", name), { metadata: { name, namespace: "default", uid: `uid-${name}`, creationTimestamp: created, labels: { app: "sim" }, ...metadata }, spec, status: pending, ...parts } as KObject, start)
     names.push([Pods, `default/${name}`])
   }
   return {
@@ -93,6 +107,7 @@ type Cluster = ReturnType<typeof cluster>
 
 /** The same writes on both servers; the values sent are shared where the node agents share them. */
 const script = (c: Cluster) => {
+  const { Pods, Nodes, Deployments } = m
   const pod = (name: string) => c.server.store.get(Pods, `default/${name}`)!
   for (let i = 0; i < 6; i++) c.seed(`pod-${i}`)
   for (let i = 0; i < 3; i++) c.seed(`managed-${i}`, { managedFields: c.creatorEntries })
@@ -101,7 +116,7 @@ const script = (c: Cluster) => {
   c.seed("terminating", { deletionTimestamp: created, deletionGracePeriodSeconds: 30, finalizers: ["example.com/keep"] })
   c.seed("deleted", { deletionTimestamp: created })
   c.seed("deadline", {}, { spec: { containers: [container("app")], activeDeadlineSeconds: -5 } })
-  c.server.store.putFresh(Pods, objectKey("default", "no-status"), { metadata: { name: "no-status", namespace: "default", uid: "uid-no-status", creationTimestamp: created }, spec: { containers: [container("app")] } } as KObject, start)
+  c.server.store.putFresh(Pods, m.objectKey("default", "no-status"), { metadata: { name: "no-status", namespace: "default", uid: "uid-no-status", creationTimestamp: created }, spec: { containers: [container("app")] } } as KObject, start)
   c.names.push([Pods, "default/no-status"])
   Either.getOrThrow(c.server.createAt(Nodes, { value: { metadata: { name: "node-0" } } }, {}, start))
   Either.getOrThrow(c.server.createAt(Deployments, { value: { metadata: { name: "web", namespace: "default" }, spec: { selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [container("app")] } } } } }, { namespace: "default" }, start))
@@ -146,7 +161,8 @@ const script = (c: Cluster) => {
 }
 
 describe("a status-only merge patch", () => {
-  it("answers, stores and sends what the general path does", () => {
+  it("answers, stores and sends what the general path does", async () => {
+    m = await freshModules()
     const direct = cluster(false)
     script(direct)
     const wire = cluster(true)
