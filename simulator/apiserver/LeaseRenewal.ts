@@ -5,7 +5,7 @@
  * (`Write.updateObject`) works out for every write holds here by construction: the metadata is the stored one, so the
  * name, namespace, resourceVersion and server-owned fields agree; one leaf changed, so the write is no no-op and
  * leases have no defaults; and when that leaf is owned by the writing manager alone, the managed fields are the
- * stored ones with that manager's entry at the time of the write (`ManagedFields.ownLeafEntry`). The write stores
+ * stored ones with that manager's entry at the time of the write (`OwnEntry.ownLeafEntry`). The write stores
  * what the general path would store and answers what it would answer; anything else (another shape, a body as text,
  * a dry run, a terminating lease, a field another manager owns) returns undefined and goes the general way.
  */
@@ -15,7 +15,8 @@ import { isKnownRenewal } from "./KnownRenewal.js"
 import { renewedMetadata } from "./RenewedMetadata.js"
 import { sameKeyOrder, type RenewedVersion } from "./RenewedVersion.js"
 import type { FieldTree } from "../../src/api/apply/FieldSet.js"
-import { ownEntryAlone, ownLeafEntry, ownLeafEntryOfRenewed, withOwnEntryTime, type ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
+import { ownEntryAlone, ownLeafEntry, ownLeafEntryOfRenewed, withOwnEntryTime } from "../../src/api/apply/OwnEntry.js"
+import type { ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
 import { decodesAsMicroTime } from "../../src/api/kinds/FieldSchema.js"
 import { validateForUpdate } from "../../src/api/kinds/Validation.js"
 import { isRecord, type KObject } from "../../src/api/Object.js"

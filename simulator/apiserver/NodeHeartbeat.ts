@@ -8,13 +8,14 @@
  * construction when the capacities name the stored quantities and every condition is the stored one at its place,
  * every field the same text but a new, well-formed `lastHeartbeatTime`, a leaf the manager's status entry alone owns:
  * the write stores the stored object with the sent conditions, its managed fields the stored ones with that entry at
- * the time of the write (`ManagedFields.ownItemLeavesEntry`, `withOwnEntryTime`), and answers what the general path
+ * the time of the write (`OwnEntry.ownItemLeavesEntry`, `withOwnEntryTime`), and answers what the general path
  * answers. Anything else (another shape or patch type, a changed condition or capacity, a body as text, a dry run, a
  * terminating node, a heartbeat another manager owns, the first report after registration, before the status entry
  * exists) returns undefined and goes the general way.
  */
 import { scopeOf, managerOf } from "./FieldManager.js"
-import { ownItemLeavesEntry, withOwnEntryTime, type ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
+import { ownItemLeavesEntry, withOwnEntryTime } from "../../src/api/apply/OwnEntry.js"
+import type { ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
 import { itemKey } from "../../src/api/apply/FieldSet.js"
 import { shallowCopy } from "../../src/api/internal/V8Shapes.js"
 import { decodesAsTime, fieldOf, listSemantics, type FieldSchema } from "../../src/api/kinds/FieldSchema.js"

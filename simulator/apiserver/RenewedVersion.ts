@@ -10,7 +10,8 @@
  * made and promoted per renewal.
  */
 import type { FieldTree } from "../../src/api/apply/FieldSet.js"
-import { withOwnEntryTime, type ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
+import { withOwnEntryTime } from "../../src/api/apply/OwnEntry.js"
+import type { ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
 import type { KObject, ObjectMeta } from "../../src/api/Object.js"
 import { shallowCopy } from "../../src/api/internal/V8Shapes.js"
 import type { ResourceType } from "../../src/api/Resources.js"
@@ -47,7 +48,7 @@ export class RenewedVersion {
   manager = ""
   /**
    * The field set of the renewing manager's entry when it is `base`'s only entry: the version's managed fields are
-   * then that entry at the version's `second` (`ManagedFields.ownEntryAlone`), known without reading them.
+   * then that entry at the version's `second` (`OwnEntry.ownEntryAlone`), known without reading them.
    */
   ownFields: FieldTree | undefined = undefined
 

@@ -1,11 +1,11 @@
 /**
  * A lease renewal over a renewal's version makes its managed fields from what that renewal remembered
- * (`ManagedFields.ownEntryAlone`, simulator/apiserver/LeaseRenewal.ts): the same list `withOwnEntryTime` makes of the
+ * (`OwnEntry.ownEntryAlone`, simulator/apiserver/LeaseRenewal.ts): the same list `withOwnEntryTime` makes of the
  * stored one — the same entry, keys in the same order, the same class — for leases created by the agent's manager and
  * by another, on their own and with labels and owners.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { ownEntryAlone, withOwnEntryTime } from "../../src/api/apply/ManagedFields.js"
+import { ownEntryAlone, withOwnEntryTime } from "../../src/api/apply/OwnEntry.js"
 import type { ManagedFieldsEntry } from "../../src/api/apply/FieldSet.js"
 import { Leases } from "../../src/api/Resources.js"
 import { ApiServerImpl, defaultConfig } from "../../simulator/apiserver/ApiServer.js"

@@ -21,7 +21,7 @@ import { InternTable } from "../internal/InternTable.js"
 import { LastCalls } from "../internal/LastCall.js"
 import { isRecord, type KObject } from "../Object.js"
 import { ApiError, makeStatus } from "../Status.js"
-import { contains, difference, emptySet, equalSets, type FieldTree, fieldTreeOf, type ManagedFieldsEntry, identicalTrees, intersection, intersects, isEmpty, isMember, memberPaths, union, without } from "./FieldSet.js"
+import { contains, difference, emptySet, equalSets, type FieldTree, fieldTreeOf, type ManagedFieldsEntry, identicalTrees, intersection, intersects, isEmpty, memberPaths, union, without } from "./FieldSet.js"
 import { typedPatchError } from "./TypedConversion.js"
 import { changeExtent, compare, type Comparison, fieldSetOf, mergeConfig, removeFields } from "./TypedFields.js"
 import { capUpdateManagers } from "./UpdateManagerCap.js"
@@ -73,7 +73,7 @@ type Identity = Pick<ManagedFieldsEntry, "manager" | "operation" | "apiVersion" 
 const identityKey = (e: Identity): string => JSON.stringify([e.manager ?? "", e.operation, e.operation === "Apply" ? "" : e.apiVersion, e.subresource ?? ""])
 
 /** Whether `e` is the entry of this manager's writes in `scope` (`identityKey` without building the key). */
-const isOwn = (e: ManagedFieldsEntry, manager: string, operation: "Apply" | "Update", scope: WriteScope): boolean =>
+export const isOwn = (e: ManagedFieldsEntry, manager: string, operation: "Apply" | "Update", scope: WriteScope): boolean =>
   (e.manager ?? "") === manager &&
   e.operation === operation &&
   (operation === "Apply" || e.apiVersion === scope.apiVersion) &&
@@ -114,7 +114,7 @@ class BuiltEntry implements ManagedFieldsEntry {
   }
 }
 
-const entry = (
+export const entry = (
   manager: string,
   operation: "Apply" | "Update",
   apiVersion: string,
@@ -123,7 +123,7 @@ const entry = (
   fields: FieldTree
 ): ManagedFieldsEntry => new BuiltEntry(manager, operation, apiVersion, subresource, time, fields)
 
-const isBuilt = (e: ManagedFieldsEntry): boolean => e instanceof BuiltEntry
+export const isBuilt = (e: ManagedFieldsEntry): boolean => e instanceof BuiltEntry
 
 /** Every entry was built here: the array is read as it is. */
 const isWellFormed = (entries: ReadonlyArray<ManagedFieldsEntry>): boolean => {
@@ -158,7 +158,7 @@ const order = (p: ManagedFieldsEntry, q: ManagedFieldsEntry): number => {
  * entry whose time moved on is usually the last already (a node's heartbeat, simulator/apiserver/NodeHeartbeat.ts), and
  * `Array.prototype.sort` with a comparator cost more than the rest of its write's managed fields.
  */
-const sortInOrder = (list: ManagedFieldsEntry[]): void => {
+export const sortInOrder = (list: ManagedFieldsEntry[]): void => {
   for (let i = 1; i < list.length; i++) {
     if (order(list[i - 1]!, list[i]!) > 0) {
       list.sort(order)
@@ -434,100 +434,6 @@ const refreshedOwnEntry = (
   sortInOrder(next)
   return next
 }
-
-/**
- * `ownLeafEntry` of entries a renewal wrote (`withOwnEntryTime` of entries `ownLeafEntry` accepted) when there is one
- * entry: the sets are the ones accepted then and the entry is built here with the renewing manager's operation,
- * apiVersion and subresource, so only who renews now decides — read from the entry alone, without walking its set
- * (docs/benchmarks.md "Where a lease renewal's CPU goes"). Undefined for more entries (their order may have changed).
- */
-export const ownLeafEntryOfRenewed = (entries: ReadonlyArray<ManagedFieldsEntry>, manager: string, scope: WriteScope): number | undefined =>
-  entries.length !== 1 ? undefined : isOwn(entries[0]!, manager, "Update", scope) ? 0 : -1
-
-/**
- * The index of `manager`'s own Update entry when a write that changes only the leaf `field` under `parent` (a lease
- * renewal's `f:spec` `f:renewTime`) takes `refreshedOwnEntry`'s path: every entry built here, exactly one of them
- * this manager's, its set holding the leaf and no other entry's; -1 otherwise. Decided from the entries alone, so a
- * write known to change that one leaf (simulator/apiserver/LeaseRenewal.ts) compares no objects.
- */
-export const ownLeafEntry = (entries: ReadonlyArray<ManagedFieldsEntry>, manager: string, scope: WriteScope, parent: string, field: string): number => {
-  let own = -1
-  for (let i = 0; i < entries.length; i++) {
-    const e = entries[i]!
-    if (!isBuilt(e)) return -1
-    const leafNode = e.fieldsV1[parent]?.[field]
-    if (isOwn(e, manager, "Update", scope)) {
-      if (own >= 0 || leafNode === undefined || !isMember(leafNode)) return -1
-      own = i
-    } else if (leafNode !== undefined && isMember(leafNode)) return -1
-  }
-  return own
-}
-
-/**
- * {@link ownLeafEntry} for a write that changes only the leaf `field` of the items `items` (their keys, `k:{…}`) of the
- * keyed list `list` under `parent` (a node's heartbeat: every condition's `f:lastHeartbeatTime` under `f:status`
- * `f:conditions`, simulator/apiserver/NodeHeartbeat.ts): the index of `manager`'s own Update entry when every entry
- * was built here, exactly one of them is this manager's, its set holds each item's leaf and no other entry's set holds
- * any of them, as `refreshedOwnEntry` finds it; -1 otherwise.
- */
-export const ownItemLeavesEntry = (
-  entries: ReadonlyArray<ManagedFieldsEntry>,
-  manager: string,
-  scope: WriteScope,
-  parent: string,
-  list: string,
-  items: ReadonlyArray<string>,
-  field: string
-): number => {
-  let own = -1
-  for (let i = 0; i < entries.length; i++) {
-    const e = entries[i]!
-    if (!isBuilt(e)) return -1
-    const under = e.fieldsV1[parent]?.[list]
-    if (isOwn(e, manager, "Update", scope)) {
-      if (own >= 0 || under === undefined) return -1
-      for (let j = 0; j < items.length; j++) {
-        const leafNode = under[items[j]!]?.[field]
-        if (leafNode === undefined || !isMember(leafNode)) return -1
-      }
-      own = i
-    } else if (under !== undefined) {
-      for (let j = 0; j < items.length; j++) {
-        const leafNode = under[items[j]!]?.[field]
-        if (leafNode !== undefined && isMember(leafNode)) return -1
-      }
-    }
-  }
-  return own
-}
-
-/**
- * `entries` with the own entry at `own` (see {@link ownLeafEntry}, {@link ownItemLeavesEntry}) taking the time `at`, as `afterUpdate` leaves them
- * after such a write: `entries` itself when the time is the same; undefined when the result would be capped
- * (more than ten Update managers: the general path merges them).
- */
-export const withOwnEntryTime = (entries: ReadonlyArray<ManagedFieldsEntry>, own: number, scope: WriteScope, at: string): ReadonlyArray<ManagedFieldsEntry> | undefined => {
-  const mine = entries[own]!
-  let next = entries
-  if (at !== mine.time) {
-    const copy = entries.slice()
-    copy[own] = entry(mine.manager ?? "", "Update", scope.apiVersion, scope.subresource, at, mine.fieldsV1)
-    sortInOrder(copy)
-    next = copy
-  }
-  return capUpdateManagers(next) === next ? next : undefined
-}
-
-/**
- * `withOwnEntryTime(entries, 0, scope, at)` of entries that are `manager`'s own Update entry alone, with the field
- * set `fields`, timed other than `at`: a lease renewal over a renewal's version (simulator/apiserver/RenewedVersion.ts
- * `ownFields`) makes its entries from what the renewal remembered, without reading the stored list and entry — cold
- * objects of one of 5,000 leases, each touched once per 10 s (docs/benchmarks.md "Where a lease renewal's CPU goes").
- */
-export const ownEntryAlone = (manager: string, scope: WriteScope, at: string, fields: FieldTree): ReadonlyArray<ManagedFieldsEntry> => [
-  entry(manager, "Update", scope.apiVersion, scope.subresource, at, fields)
-]
 
 /** A field another manager owns and the apply would change. */
 interface Conflict {
