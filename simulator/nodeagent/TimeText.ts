@@ -27,8 +27,6 @@ export class TimeText {
   private codes: Array<number> = []
   /** The texts of the second's whole milliseconds made so far, by millisecond (`microsOfMs`). */
   private readonly texts: Array<string | undefined> = new Array(1000).fill(undefined)
-  /** `.mmm000Z` by whole millisecond of the second. */
-  private readonly fractions: Array<string | undefined> = []
 
   private refresh(ms: number): void {
     const second = Math.floor(ms / 1000)
@@ -69,9 +67,8 @@ export class TimeText {
         dot, zero + d0, zero + d1, zero + d2, zero + d3, zero + d4, zero + d5, zed
       )
     } else {
-      // another width of year (before 0 or after 9999): joined, flat
-      const fraction = whole ? (this.fractions[micros / 1000] ??= fractionOf(micros)) : fractionOf(micros)
-      text = [this.prefix, fraction].join("")
+      // another width of year (before 0 or after 9999): joined, flat (its whole milliseconds kept below as well)
+      text = [this.prefix, fractionOf(micros)].join("")
     }
     if (whole) this.texts[micros / 1000] = text
     return text
