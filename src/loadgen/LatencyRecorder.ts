@@ -18,7 +18,7 @@
  */
 import type * as hdr from "hdr-histogram-js"
 import { Context, Effect, Layer, Schema } from "effect"
-import { buildJsHistogram, hdrIndex, JsHistogram } from "./JsHistograms.js"
+import { buildJsHistogram, encodeIntoCompressedBase64, hdrIndex, JsHistogram } from "./JsHistograms.js"
 
 // ---------------------------------------------------------------------------------------------
 // Keys, samples and summaries
@@ -157,7 +157,7 @@ export const summarize = (h: Histogram): Summary => {
 }
 
 /** V2 compressed, base64 (HdrHistogram interchange format). */
-export const encodeHistogram = (h: Histogram): string => hdrIndex().encodeIntoCompressedBase64(h)
+export const encodeHistogram = (h: Histogram): string => encodeIntoCompressedBase64(h)
 
 /** Decode V2 compressed base64 into a histogram with this module's bounds (throws on bad input). */
 export const decodeHistogram = (base64: string): Histogram => {
