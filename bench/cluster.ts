@@ -23,8 +23,6 @@ import { tmpdir } from "node:os"
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 import { join } from "node:path"
-import { Registry } from "prom-client"
-import { OpenMetricsFile } from "../src/loadgen/OpenMetricsFile.js"
 import { type ClusterRunOptions, runSimulatedCluster, runSimulation } from "../simulator/cluster/ClusterRun.js"
 import { controlPlaneWorkload } from "../simulator/scheduler/ControlPlane.js"
 import { clientLoad, type ClientLoadCounters } from "./cluster/clientLoad.js"
@@ -96,8 +94,10 @@ const clients = clientLoad(
 const workloads = [...(controlPlane ? [controlPlaneWorkload({ replicas: 2 })] : []), ...(withClients ? [clients] : [])]
 
 const metricsDir = metricsOut ? mkdtempSync(join(tmpdir(), "clustersim-bench-metrics-")) : undefined
-const metricsRegistry = new Registry()
-const metricsFile = metricsDir === undefined ? undefined : OpenMetricsFile.open(join(metricsDir, "run.om"), metricsRegistry)
+// (loaded only for `--metrics-out`: prom-client is no part of a run without it, and neither is its start-up)
+const metricsRegistry = metricsDir === undefined ? undefined : new (await import("prom-client")).Registry()
+const metricsFile =
+  metricsDir === undefined ? undefined : (await import("../src/loadgen/OpenMetricsFile.js")).OpenMetricsFile.open(join(metricsDir, "run.om"), metricsRegistry!)
 let scrapes = 0
 // the CPU of the scrapes themselves (reading the metrics, formatting, writing the spool); the rest of the overhead is
 // the recording on the requests' path and the garbage both leave (docs/benchmarks.md "Metrics overhead")
@@ -135,7 +135,7 @@ const options: ClusterRunOptions = {
       console.error(`  virtual ${(p.virtualMs / 60_000).toFixed(0)} min, wall ${(p.wallMs / 1000).toFixed(1)} s, cpu ${cpuSeconds} s, heap ${(memory.heapUsed / 2 ** 20).toFixed(0)} MiB${fullGc !== undefined ? ` (after GC) of ${(memory.heapTotal / 2 ** 20).toFixed(0)}, external ${(memory.external / 2 ** 20).toFixed(0)} MiB` : ""}, rss ${(memory.rss / 2 ** 20).toFixed(0)} MiB`)
     },
     ...(metricsFile !== undefined
-      ? { metrics: { registers: [metricsRegistry], everyMs: 15_000, scrape: (t: number) => Effect.promise(() => timedScrape(t)) } }
+      ? { metrics: { registers: [metricsRegistry!], everyMs: 15_000, scrape: (t: number) => Effect.promise(() => timedScrape(t)) } }
       : {})
   }
 const run = hostTurns ? Effect.orDie(Effect.map(runSimulation(options), (r) => r.cluster!)) : runSimulatedCluster(options)

@@ -7,7 +7,8 @@
  * executing are read at the scrape's instant from the bookings' intervals ([arrival, start) queued, [start, end)
  * executing). One series per FlowSchema (its level is the schema's): no label object per request.
  */
-import { Counter, Gauge, type Registry } from "prom-client"
+import type { Registry } from "prom-client"
+import { promClient } from "../../src/loadgen/PromClient.js"
 import { BoundHistogram, type HistogramCell } from "../../src/loadgen/BoundHistogram.js"
 import { flowSchemas, type Classification, type FlowSchema } from "./apf/Bootstrap.js"
 import { levelSeats, type ApfBookingObserver } from "./apf/PriorityAndFairness.js"
@@ -48,6 +49,7 @@ export class ModelledFlowControlMetrics implements ApfBookingObserver {
 
   /** `now`: the virtual clock (ms); `serverConcurrencyLimit`: the model's, shared by the levels' nominal seats. */
   constructor(registers: ReadonlyArray<Registry>, private readonly now: () => number, serverConcurrencyLimit: number) {
+    const { Counter, Gauge } = promClient()
     const r = [...registers]
     const series = this.series
     new Counter({

@@ -5,7 +5,8 @@
  * service-time model (`ServiceTime.ts` `ServedRequestObserver`): what the model answered and when, not how long the
  * in-process server took on the host.
  */
-import { Counter, Gauge, type Registry } from "prom-client"
+import type { Registry } from "prom-client"
+import { promClient } from "../../src/loadgen/PromClient.js"
 import { resourceTypes, type ResourceType } from "../../src/api/Resources.js"
 import { BoundHistogram, type HistogramCell } from "../../src/loadgen/BoundHistogram.js"
 import * as Def from "./MetricDefinitions.js"
@@ -81,6 +82,7 @@ export class ModelledRequestMetrics implements ServedRequestObserver {
 
   /** `storedCount`: objects of a type stored now (the simulated server's store), read at each scrape. */
   constructor(registers: ReadonlyArray<Registry>, storedCount: (r: ResourceType) => number) {
+    const { Counter, Gauge } = promClient()
     const counted = this.counted
     // the counts of each request are kept in the shapes (no label hashing per request) and handed over at a scrape
     new Counter({

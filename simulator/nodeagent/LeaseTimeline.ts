@@ -3,7 +3,7 @@
  * or real), for the report's charts over time: what the `lease_writes`, `lease_failures` and `lease_renew_latency`
  * thresholds judge for the whole run (simulator/cluster/ClusterFigures.ts), shown when it happened.
  */
-import * as hdr from "hdr-histogram-js"
+import { buildJsHistogram } from "../../src/loadgen/JsHistograms.js"
 import { HIGHEST_TRACKABLE_MICROS } from "../../src/loadgen/LatencyRecorder.js"
 import { EqualRuns } from "./EqualRuns.js"
 
@@ -30,7 +30,7 @@ export const timelineIntervalMs = (durationMs: number): number =>
 
 // Two significant digits in 32-bit counts: ~13 KB an interval, not the ~180 KB of the run-wide histograms.
 const intervalHistogram = () =>
-  hdr.build({ bitBucketSize: 32, autoResize: false, lowestDiscernibleValue: 1, highestTrackableValue: HIGHEST_TRACKABLE_MICROS, numberOfSignificantValueDigits: 2, useWebAssembly: false })
+  buildJsHistogram({ bitBucketSize: 32, autoResize: false, lowestDiscernibleValue: 1, highestTrackableValue: HIGHEST_TRACKABLE_MICROS, numberOfSignificantValueDigits: 2 })
 
 export class LeaseTimeline {
   readonly intervalMs: number

@@ -5,7 +5,8 @@
  * nor its node status updates; only client-go's `rest_client_*` see them). Summed over every simulated node: one
  * series per metric, not one per node (5,000 nodes would be 5,000 series of each).
  */
-import { Counter, Histogram, type Registry } from "prom-client"
+import type { Counter, Histogram, Registry } from "prom-client"
+import { promClient } from "../../src/loadgen/PromClient.js"
 import { BoundHistogram, type HistogramCell } from "../../src/loadgen/BoundHistogram.js"
 import type { NodeAgentObserver } from "./AgentEnvironment.js"
 import type { EvictionRecord } from "./eviction/EvictionManager.js"
@@ -30,6 +31,7 @@ export class NodeAgentExportedMetrics implements NodeAgentObserver {
 
   /** `now`: the virtual clock (ms); `evictions`: the run's eviction records, appended as they happen. */
   constructor(registers: ReadonlyArray<Registry>, now: () => number, evictions: ReadonlyArray<EvictionRecord>) {
+    const { Counter, Histogram } = promClient()
     const r = [...registers]
     // a lease renewal of every node every 10 s: the cheap histogram (../../src/loadgen/BoundHistogram.ts)
     this.leaseRenew = new BoundHistogram({

@@ -5,7 +5,8 @@
  * the scheduler counts nothing more than its own stats.
  */
 import { Context, Effect, Option } from "effect"
-import { Counter, Gauge, Histogram, type Registry } from "prom-client"
+import type { Registry } from "prom-client"
+import { promClient } from "../../src/loadgen/PromClient.js"
 
 export type AttemptResult = "scheduled" | "unschedulable" | "error"
 
@@ -32,6 +33,7 @@ const attemptBuckets = Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i)
 
 /** The metrics in `registers`: the replicas' pending pods summed over the leaders, the leaders counted. */
 export const makeSchedulerMetrics = (registers: ReadonlyArray<Registry>): SchedulerMetricsService => {
+  const { Counter, Gauge, Histogram } = promClient()
   const r = [...registers]
   const replicas: Array<{ readonly core: PendingPods; readonly isLeader: () => boolean; readonly leaseName: string }> = []
   const attempts = new Counter({

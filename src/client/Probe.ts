@@ -3,7 +3,6 @@
  * same connection settings as the client's transport: the kubeconfig's TLS material and token.
  */
 import { Clock, Effect } from "effect"
-import { Agent, request } from "undici"
 import type { HttpClientOptions } from "./HttpClientOptions.js"
 
 export type ProbeTarget = Pick<HttpClientOptions, "baseUrl" | "token" | "tls">
@@ -12,12 +11,16 @@ export type ProbeTarget = Pick<HttpClientOptions, "baseUrl" | "token" | "tls">
 export const tlsConnectOptions = (tls: HttpClientOptions["tls"]) =>
   tls ? { ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: !tls.insecureSkipVerify } : undefined
 
-/** One request with a 3 s bound; its status, text and `Date` header. */
-export const probe = (
+/**
+ * One request with a 3 s bound; its status, text and `Date` header. undici is loaded at the first probe: this
+ * module comes with `ServerAdmin`'s tag into runs that speak no HTTP (`ApiClient.layerHttp` says why that matters).
+ */
+export const probe = async (
   target: ProbeTarget,
   path: string,
   method: "GET" | "POST" = "GET"
 ): Promise<{ readonly statusCode: number; readonly text: string; readonly date?: string }> => {
+  const { Agent, request } = await import("undici")
   const agent = new Agent({ connect: tlsConnectOptions(target.tls) })
   return request(target.baseUrl.replace(/\/$/, "") + path, {
     method,

@@ -16,8 +16,9 @@
  * `encodeIntoCompressedBase64` writes the V2 compressed format (cookie 0x1c849314), readable by the
  * Java/Rust/C# ports; `decode` reads it back (round-trip tested).
  */
-import * as hdr from "hdr-histogram-js"
+import type * as hdr from "hdr-histogram-js"
 import { Context, Effect, Layer, Schema } from "effect"
+import { buildJsHistogram, encodeIntoCompressedBase64, hdrIndex, JsHistogram } from "./JsHistograms.js"
 
 // ---------------------------------------------------------------------------------------------
 // Keys, samples and summaries
@@ -87,13 +88,12 @@ export const HIGHEST_TRACKABLE_MICROS = 3_600_000_000
 export const SIGNIFICANT_DIGITS = 3
 
 export const makeHistogram = (): Histogram =>
-  hdr.build({
+  buildJsHistogram({
     bitBucketSize: 64,
     autoResize: false,
     lowestDiscernibleValue: 1,
     highestTrackableValue: HIGHEST_TRACKABLE_MICROS,
-    numberOfSignificantValueDigits: SIGNIFICANT_DIGITS,
-    useWebAssembly: false
+    numberOfSignificantValueDigits: SIGNIFICANT_DIGITS
   })
 
 /** Milliseconds (float) → integer microseconds inside the trackable range. */
@@ -127,7 +127,7 @@ const emptySummary: Summary = { count: 0, min: 0, mean: 0, p50: 0, p90: 0, p95: 
 export const meanOf = (h: Histogram): number => {
   const total = h.totalCount
   if (total === 0) return 0
-  if (!(h instanceof hdr.JsHistogram)) return h.mean
+  if (!(h instanceof JsHistogram)) return h.mean
   let sum = 0
   let seen = 0
   for (let i = 0; seen < total && i < h.countsArrayLength; i++) {
@@ -157,11 +157,11 @@ export const summarize = (h: Histogram): Summary => {
 }
 
 /** V2 compressed, base64 (HdrHistogram interchange format). */
-export const encodeHistogram = (h: Histogram): string => hdr.encodeIntoCompressedBase64(h)
+export const encodeHistogram = (h: Histogram): string => encodeIntoCompressedBase64(h)
 
 /** Decode V2 compressed base64 into a histogram with this module's bounds (throws on bad input). */
 export const decodeHistogram = (base64: string): Histogram => {
-  const decoded = hdr.decodeFromCompressedBase64(base64, 64, false)
+  const decoded = hdrIndex().decodeFromCompressedBase64(base64, 64, false)
   return decoded.totalCount === 0 ? makeHistogram() : mergeHistograms([decoded])
 }
 
