@@ -14,8 +14,11 @@ import { hasImmediateView } from "../../src/client/Capabilities.js"
 import { isTooManyRequests, MaxRetries, retryTooManyRequests } from "../../src/client/TooManyRequests.js"
 import type { ClientError } from "../../src/client/TransportError.js"
 import { transform, type Call } from "../../src/client/Transform.js"
+import { offersWatchChains, type OpenWatchChain } from "../../src/client/WatchPull.js"
+import type { ApiServerImpl } from "./ApiServer.js"
 import { listSeats } from "./apf/WorkEstimate.js"
 import { pinnedIndexValue } from "./FieldIndex.js"
+import { directServerOf } from "./InProcessClient.js"
 import { storedJsonLength } from "./JsonLength.js"
 import { defaultIdentity, type ModelIdentity, type ModelRequest } from "./ModelRequests.js"
 import { codeOf, listHeld, namespaceOf, rejected, sleepUntil, subresourceOf } from "./ModelledAnswers.js"
@@ -219,9 +222,39 @@ export const wrapClientApf = (inner: ApiClientService, model: ServiceTimeModel, 
     },
     beforeWatch: (call) => watchBooked(model, call.resource, call.opts as WatchOptions | undefined, identity)
   }), inner, model, identity)
-  return { ...timed, getAt }
+  const client = { ...timed, getAt }
+  const server = directServerOf(inner)
+  if (server !== undefined) offersWatchChains(client, watchChains(server, model, identity))
+  return client
 }
 
 /** A watch holds one seat while it is initialised (its start), then none: booked like a read of nothing. */
 const watchBooked = (model: ServiceTimeModel, resource: ResourceType, opts: WatchOptions | undefined, identity: ModelIdentity): Effect.Effect<void, ClientError> =>
   apfTimed(model, "read", model.requests.of("watch", resource, opts?.namespace, undefined, identity), nothing, Effect.void, () => nothing)
+
+const opensAtOnce = (): Either.Either<void, ClientError> => Either.right(undefined)
+
+/**
+ * `watchBooked` made at `now` without an effect where it can be: when the watch opens (ms), booked at once — its
+ * effect would sleep until then — or the effect of the rest (a wait in its queue; a 429, retried as client-go does).
+ */
+const watchBookedAt = (model: ServiceTimeModel, resource: ResourceType, opts: WatchOptions | undefined, identity: ModelIdentity, now: number): number | Effect.Effect<void, ClientError> => {
+  const request = model.requests.of("watch", resource, opts?.namespace, undefined, identity)
+  const first = attemptAt(now, model, "read", request, nothing, Effect.void, () => nothing, opensAtOnce)
+  if (first instanceof AnsweredAt) return first.end
+  return retriedAfter(first, apfTimed(model, "read", request, nothing, Effect.void, () => nothing))
+}
+
+/**
+ * The watches of a client over the in-process server read as chains (`WatchChain.ts`), each booked as `watchBooked`
+ * books it; a WatchList is booked as `WatchListBooking.ts` books it, and read on its own.
+ */
+const watchChains = (server: ApiServerImpl, model: ServiceTimeModel, identity: ModelIdentity): OpenWatchChain => {
+  return (resource, opts, take, again) =>
+    opts?.sendInitialEvents === true
+      ? undefined
+      : server.openWatchChain(resource, opts ?? {}, take, again, {
+          first: (next) => watchBooked(model, resource, next, identity),
+          at: (next, now) => watchBookedAt(model, resource, next, identity, now)
+        })
+}

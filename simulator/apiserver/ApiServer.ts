@@ -28,7 +28,8 @@ import type {
 } from "../../src/api/Requests.js"
 import { Pods, SelfSubjectReviews, ServiceAccounts, type ResourceType } from "../../src/api/Resources.js"
 import type { ApiError } from "../../src/api/Status.js"
-import type { WatchPull } from "../../src/client/WatchPull.js"
+import type { ClientError } from "../../src/client/TransportError.js"
+import type { TakeBatch, WatchAgain, WatchPull } from "../../src/client/WatchPull.js"
 import { Admission } from "./Admission.js"
 import { AccessControl } from "./auth/AccessControl.js"
 import { bootstrapPolicy } from "./auth/BootstrapPolicy.js"
@@ -45,6 +46,7 @@ import { Read, type WaitFor } from "./Read.js"
 import { defaultConfig, ServerState, type ApiServerConfig } from "./ServerState.js"
 import type { Store } from "./Store.js"
 import { Watch } from "./Watch.js"
+import { openWatchChain, type WatchBooking } from "./WatchChain.js"
 import type { WatchHub, WatchSink } from "./WatchHub.js"
 import { Write, type ServerWriteOptions } from "./Write.js"
 
@@ -171,6 +173,11 @@ export class ApiServerImpl {
   /** `watch` as pulls of event batches (the in-process client's `pullWatch`). */
   pullWatch(resource: ResourceType, opts?: WatchOptions, name?: string): Effect.Effect<WatchPull, ApiError, Scope.Scope> {
     return this.watches.pullWatch(resource, opts, name)
+  }
+
+  /** `pullWatch` read as a chain of watches, each booked by `booking` (`WatchChain.ts`). */
+  openWatchChain(resource: ResourceType, opts: WatchOptions, take: TakeBatch, again: WatchAgain, booking: WatchBooking): Effect.Effect<WatchPull, ClientError, Scope.Scope> {
+    return openWatchChain(this.watches, resource, opts, take, again, booking)
   }
 
   watchInto(resource: ResourceType, opts: WatchOptions, name: string | undefined, sink: WatchSink): Effect.Effect<void, ApiError, Scope.Scope> {

@@ -52,6 +52,12 @@ export const inProcessClient = (server: ApiServerImpl, credentials?: Credentials
 
 const sharedDirect = new WeakMap<ApiServerImpl, InProcessClientService>()
 
+/** The server a direct client (no identity of its own) calls: what a wrapper that reads its watches as chains opens them on. */
+const directServers = new WeakMap<ApiClientService, ApiServerImpl>()
+
+/** The server `client` calls directly, when it is a direct in-process client (`inProcessClient` without credentials). */
+export const directServerOf = (client: ApiClientService): ApiServerImpl | undefined => directServers.get(client)
+
 const directClient = (server: ApiServerImpl): InProcessClientService => {
   const effectful: ApiClientService & WatchPulls = {
     get: (resource, name, opts) => server.get(resource, name, opts),
@@ -67,7 +73,7 @@ const directClient = (server: ApiServerImpl): InProcessClientService => {
   // One immediate client per instant: callers ask for it per request, and most requests share an instant.
   let instant = Number.NaN
   let immediate = effectful
-  return {
+  const client: InProcessClientService = {
     ...effectful,
     at: (now: number) => {
       if (!server.admission.enterNow(now)) return undefined
@@ -78,6 +84,8 @@ const directClient = (server: ApiServerImpl): InProcessClientService => {
       return immediate
     }
   }
+  directServers.set(client, server)
+  return client
 }
 
 /** Answers at `now` as the server's effectful verbs would, without their effect; what must wait stays an effect. */

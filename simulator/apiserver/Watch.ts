@@ -3,7 +3,7 @@
  * changes through the `WatchHub`, with bookmarks and the request deadline. Two ways out: a `Stream` (in-process
  * callers) or a transport's own sink (the HTTP server writes events straight to the socket).
  */
-import { Effect, Scope, Stream } from "effect"
+import { Effect, Either, Scope, Stream } from "effect"
 import type { KObject, WatchEvent } from "../../src/api/Object.js"
 import type { WatchOptions } from "../../src/api/Requests.js"
 import { apiVersionOf, type ResourceType } from "../../src/api/Resources.js"
@@ -41,31 +41,42 @@ export class Watch {
   }
 
   private buffered(resource: ResourceType, opts: WatchOptions, name: string | undefined): Effect.Effect<WatchEventBuffer, ApiError, Scope.Scope> {
-    return Effect.gen(this, function* () {
-      const buffer = new WatchEventBuffer()
-      const capacity = this.state.config.watchBufferSize
-      let closed = false
-      const sink: WatchSink = {
-        offer: (event, initial) => {
-          if (closed) return true
-          if (!initial && buffer.size >= capacity) return false
-          buffer.push(event)
-          return true
-        },
-        close: () => {
-          if (closed) return
-          closed = true
-          buffer.end()
-        },
-        isClosed: () => closed
-      }
-      yield* this.watchInto(resource, opts, name, sink)
-      yield* Scope.addFinalizer(
-        yield* Effect.scope,
-        Effect.sync(() => (closed = true))
-      )
-      return buffer
+    return Effect.flatMap(Effect.zip(this.opened(resource, opts, name), Effect.scope), ([watch, scope]) =>
+      Effect.as(Scope.addFinalizer(scope, Effect.sync(watch.close)), watch.buffer)
+    )
+  }
+
+  /**
+   * A watch into a buffer of its own, and what closes it: the buffer's sink first, then the timers and the hub's
+   * registration, as the finalizers of `buffered` and `watchInto` once closed them, in that order.
+   */
+  opened(resource: ResourceType, opts: WatchOptions, name: string | undefined): Effect.Effect<OpenedWatch, ApiError> {
+    return Effect.suspend(() => {
+      const { buffer, sink, markClosed } = this.bufferedSink()
+      return Effect.map(this.openedInto(resource, opts, name, sink), (unregister): OpenedWatch => ({ buffer, close: () => (markClosed(), unregister()) }))
     })
+  }
+
+  /** A new buffer and the sink that fills it, up to the configured capacity for live events. */
+  bufferedSink(): { readonly buffer: WatchEventBuffer; readonly sink: WatchSink; readonly markClosed: () => void } {
+    const buffer = new WatchEventBuffer()
+    const capacity = this.state.config.watchBufferSize
+    let closed = false
+    const sink: WatchSink = {
+      offer: (event, initial) => {
+        if (closed) return true
+        if (!initial && buffer.size >= capacity) return false
+        buffer.push(event)
+        return true
+      },
+      close: () => {
+        if (closed) return
+        closed = true
+        buffer.end()
+      },
+      isClosed: () => closed
+    }
+    return { buffer, sink, markClosed: () => void (closed = true) }
   }
 
   /**
@@ -73,65 +84,96 @@ export class Watch {
    * a too-old start is one in-stream ERROR event, then `close()`. Registered until the scope closes.
    */
   watchInto(resource: ResourceType, opts: WatchOptions, name: string | undefined, sink: WatchSink): Effect.Effect<void, ApiError, Scope.Scope> {
+    return Effect.flatMap(this.openedInto(resource, opts, name, sink), (unregister) =>
+      unregister === nothingToClose ? Effect.void : Effect.flatMap(Effect.scope, (scope) => Scope.addFinalizer(scope, Effect.sync(unregister)))
+    )
+  }
+
+  /** `watchInto`'s watch, and what unregisters it (`nothingToClose` when it was never registered). */
+  private openedInto(resource: ResourceType, opts: WatchOptions, name: string | undefined, sink: WatchSink): Effect.Effect<() => void, ApiError> {
     return Effect.gen(this, function* () {
       yield* this.admission.admit
-      const invalid = validateListOptions(opts, true, this.state.config.featureGates.enabled("WatchList"))
-      if (invalid) return yield* Effect.fail(invalid)
+      const plan = yield* this.plan(resource, opts, name)
+      // WatchList (KEP-3157): the state at least as new as `rv`, waited for as a read waits (docs/watchlist.md).
+      if (plan.streamsState && plan.asked !== undefined) yield* awaitRevision(this.state, plan.asked)
+      return this.register(resource, opts, plan, sink, yield* timers)
+    })
+  }
+
+  /**
+   * `openedInto` without an effect, at `now` on `clock`, where it needs none (a re-watch of `WatchChain.ts`):
+   * what unregisters the watch, its opening error, or undefined where the effect is needed (an admin pause, a
+   * WatchList's wait for a revision) — then nothing was done.
+   */
+  openedIntoNow(resource: ResourceType, opts: WatchOptions, name: string | undefined, sink: WatchSink, now: number, clock: Timers): Either.Either<() => void, ApiError> | undefined {
+    if (!this.admission.enterNow(now)) return undefined
+    const plan = this.plan(resource, opts, name)
+    if (Either.isLeft(plan)) return Either.left(plan.left)
+    if (plan.right.streamsState && plan.right.asked !== undefined) return undefined
+    return Either.right(this.register(resource, opts, plan.right, sink, clock))
+  }
+
+  /** What a watch's options ask for, checked: its filter, its start, whether it sends the state first. */
+  private plan(resource: ResourceType, opts: WatchOptions, name: string | undefined): Either.Either<WatchPlan, ApiError> {
+    const invalid = validateListOptions(opts, true, this.state.config.featureGates.enabled("WatchList"))
+    if (invalid) return Either.left(invalid)
+    return Either.gen(function* () {
       const { matches, fields } = yield* selectorsOf(resource, opts)
       const pinned = fields ? fieldSelectorName(fields) : undefined
       if (name !== undefined && pinned !== undefined && pinned !== name)
-        return yield* Effect.fail(Status.badRequest("fieldSelector metadata.name doesn't match requested name"))
+        return yield* Either.left(Status.badRequest("fieldSelector metadata.name doesn't match requested name"))
       const filterName = name ?? pinned
       const indexValue = pinnedIndexValue(resource, fields)
       const filter = filterName === undefined ? matches : (obj: KObject) => obj.metadata.name === filterName && matches(obj)
       const rv = opts.resourceVersion ?? ""
       const asked = rv === "" || rv === "0" ? undefined : yield* parseResourceVersion(rv)
-      // WatchList (KEP-3157): the state at least as new as `rv`, waited for as a read waits (docs/watchlist.md).
       const streamsState = opts.sendInitialEvents === true
-      if (streamsState && asked !== undefined) yield* awaitRevision(this.state, asked)
-      // Where the stream starts: the current state (legacy rv unset or 0, or a WatchList), now (sendInitialEvents
-      // false with rv unset or 0), or the history after `rv`.
-      const startRevision = streamsState ? undefined : asked
-      const sendsState = streamsState || (opts.sendInitialEvents === undefined && asked === undefined)
-      const prefix = keyPrefix(resource.namespaced ? opts.namespace : undefined)
-      const { store, hub, config } = this.state
-      const clock = yield* timers
-      // Whole milliseconds: the deadline, and the bookmarks ~2 s before it, fall on whole milliseconds.
-      const timeoutMs = Math.round(
-        opts.timeoutSeconds && opts.timeoutSeconds > 0 ? opts.timeoutSeconds * 1000 : config.minRequestTimeoutMs * (1 + this.state.random())
-      )
-      if (startRevision !== undefined && startRevision < store.compactedRevision) {
-        sink.offer(tooOldEvent(resource, startRevision, store.compactedRevision), true)
-        sink.close()
-        return
-      }
-      // Everything below runs without yielding, so no change can slip between replay and registration.
-      let from = store.revision
-      if (sendsState) {
-        const initial = store.page({ resource, revision: from, prefix, start: prefix, limit: undefined, matches: filter, countRemaining: false, indexValue })
-        for (const obj of initial.items) sink.offer(eventOf("ADDED", obj, resource), true)
-        if (streamsState && opts.allowWatchBookmarks === true) sink.offer(initialEventsEndEvent(resource, from), true)
-      } else if (startRevision !== undefined) {
-        from = startRevision
-      }
-      const watcher: Watcher = { resource, prefix, matches: filter, indexValue, sink, startRevision: from }
-      if (startRevision !== undefined) {
-        for (const change of store.changesAfter(resource, startRevision, indexValue)) hub.replayTo(watcher, change)
-        ;(watcher as { startRevision: number }).startRevision = Math.max(startRevision, store.revision)
-      }
-      if (sink.isClosed()) return
-      hub.add(watcher)
-      const cancelTimer = this.startTimers(clock, resource, opts.allowWatchBookmarks === true, timeoutMs, sink)
-      // The scope's own finalizer: `Effect.addFinalizer` would keep the fiber's refs to restore them for a cleanup
-      // that reads none, copying and comparing them at every close (about half of a re-watch, docs/benchmarks.md).
-      yield* Scope.addFinalizer(
-        yield* Effect.scope,
-        Effect.sync(() => {
-          cancelTimer()
-          hub.remove(watcher)
-        })
-      )
+      return { filter, indexValue, asked, streamsState }
     })
+  }
+
+  /** Registers a planned watch into `sink` at the server's current state; returns what unregisters it. */
+  private register(resource: ResourceType, opts: WatchOptions, plan: WatchPlan, sink: WatchSink, clock: Timers): () => void {
+    const { filter, indexValue, asked, streamsState } = plan
+    // Where the stream starts: the current state (legacy rv unset or 0, or a WatchList), now (sendInitialEvents
+    // false with rv unset or 0), or the history after `rv`.
+    const startRevision = streamsState ? undefined : asked
+    const sendsState = streamsState || (opts.sendInitialEvents === undefined && asked === undefined)
+    const prefix = keyPrefix(resource.namespaced ? opts.namespace : undefined)
+    const { store, hub, config } = this.state
+    // Whole milliseconds: the deadline, and the bookmarks ~2 s before it, fall on whole milliseconds.
+    const timeoutMs = Math.round(
+      opts.timeoutSeconds && opts.timeoutSeconds > 0 ? opts.timeoutSeconds * 1000 : config.minRequestTimeoutMs * (1 + this.state.random())
+    )
+    if (startRevision !== undefined && startRevision < store.compactedRevision) {
+      sink.offer(tooOldEvent(resource, startRevision, store.compactedRevision), true)
+      sink.close()
+      return nothingToClose
+    }
+    // Everything below runs without yielding, so no change can slip between replay and registration.
+    let from = store.revision
+    if (sendsState) {
+      const initial = store.page({ resource, revision: from, prefix, start: prefix, limit: undefined, matches: filter, countRemaining: false, indexValue })
+      for (const obj of initial.items) sink.offer(eventOf("ADDED", obj, resource), true)
+      if (streamsState && opts.allowWatchBookmarks === true) sink.offer(initialEventsEndEvent(resource, from), true)
+    } else if (startRevision !== undefined) {
+      from = startRevision
+    }
+    const watcher: Watcher = { resource, prefix, matches: filter, indexValue, sink, startRevision: from }
+    if (startRevision !== undefined) {
+      for (const change of store.changesAfter(resource, startRevision, indexValue)) hub.replayTo(watcher, change)
+      ;(watcher as { startRevision: number }).startRevision = Math.max(startRevision, store.revision)
+    }
+    if (sink.isClosed()) return nothingToClose
+    hub.add(watcher)
+    const cancelTimer = this.startTimers(clock, resource, opts.allowWatchBookmarks === true, timeoutMs, sink)
+    // Closed by the scope's own finalizer (`watchInto`, `buffered`): `Effect.addFinalizer` would keep the fiber's refs
+    // to restore them for a cleanup that reads none, copying and comparing them at every close (about half of a
+    // re-watch, docs/benchmarks.md).
+    return () => {
+      cancelTimer()
+      hub.remove(watcher)
+    }
   }
 
   /**
@@ -158,6 +200,26 @@ export class Watch {
     return () => cancel()
   }
 }
+
+/** A watch's options, checked (`Watch.plan`). */
+interface WatchPlan {
+  readonly filter: (obj: KObject) => boolean
+  readonly indexValue: string | undefined
+  /** The resource version asked for, unless unset or "0". */
+  readonly asked: number | undefined
+  /** A WatchList: the state first, then its end bookmark. */
+  readonly streamsState: boolean
+}
+
+/** A watch open in a buffer of its own (`Watch.opened`). */
+export interface OpenedWatch {
+  readonly buffer: WatchEventBuffer
+  /** Closes the sink, cancels the timers, unregisters the watcher. */
+  readonly close: () => void
+}
+
+/** What closes a watch that was never registered (too old, or closed while replaying). */
+const nothingToClose = (): void => {}
 
 const tooOldEvent = (resource: ResourceType, asked: number, oldest: number): WatchEvent => ({
   type: "ERROR",

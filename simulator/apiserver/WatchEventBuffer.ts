@@ -7,20 +7,34 @@
  */
 import { Chunk, Effect, FiberRef, Option, Stream } from "effect"
 import type { WatchEvent } from "../../src/api/Object.js"
+import type { ClientError } from "../../src/client/TransportError.js"
 import { offersTaking, type TakeBatch, type WatchPull } from "../../src/client/WatchPull.js"
 import { VirtualScheduler } from "../kernel/VirtualScheduler.js"
 
-/** A reader parked with a `TakeBatch` (see `pullTaking`). */
-interface TakingReader {
+/** What a batch of a watch's reader is: the next events, or the end (`None`) or break (`Some`) of its watch. */
+type Pull = Effect.Effect<Chunk.Chunk<WatchEvent>, Option.Option<ClientError>>
+
+/**
+ * A reader parked with a `TakeBatch` (see `pullTaking`): in one buffer, or — between the watches of a chain
+ * (`WatchChain.ts`) — in none.
+ */
+export interface TakingReader {
   readonly take: TakeBatch
   readonly scheduler: VirtualScheduler
   readonly priority: number
-  /** Wakes the parked fiber. */
-  readonly resume: () => void
-  /** Wakes the parked fiber with a defect `take` threw, as its own step would have died of it. */
-  readonly die: (defect: unknown) => void
+  /** Wakes the parked fiber, which goes on with `next` (the batch of the buffer that wakes it, a defect, …). */
+  readonly resume: (next: Pull) => void
   /** The run-queue task that stands in for the fiber's step. */
   readonly task: () => void
+  /** The buffer it waits in; undefined between a chain's watches. */
+  holder: WatchEventBuffer | undefined
+  /** Cancels what a chain has pending for it between watches, if the fiber stops waiting then. */
+  pending: (() => void) | undefined
+  /**
+   * The reader's watch ended cleanly, with nothing left to read, while it waited: true when a chain goes on
+   * without waking it (`WatchChain.ts`); false wakes it to the end.
+   */
+  readonly ended: ((reader: TakingReader) => boolean) | undefined
 }
 
 export class WatchEventBuffer {
@@ -46,16 +60,26 @@ export class WatchEventBuffer {
     this.wakeReader()
   }
 
-  /** Every waiting event in one chunk, the reader parked while there are none; fails with `None` after `end()`. */
-  readonly pull: Effect.Effect<Chunk.Chunk<WatchEvent>, Option.Option<never>> = Effect.suspend(() =>
-    this.events.length > 0 || this.ended ? this.takeAll() : Effect.zipRight(this.waitForMore(), Effect.suspend(() => this.takeAll()))
-  )
+  /**
+   * Every waiting event in one chunk, the reader parked while there are none; fails with `None` after `end()`. Made
+   * when first asked for: a chain's watches (`WatchChain.ts`) read their buffers through `pullTaking` alone.
+   */
+  get pull(): Effect.Effect<Chunk.Chunk<WatchEvent>, Option.Option<never>> {
+    if (this.ownPull === undefined) {
+      const pull = Effect.suspend(() =>
+        this.events.length > 0 || this.ended ? this.takeAll() : Effect.zipRight(this.waitForMore(), Effect.suspend(() => this.takeAll()))
+      )
+      offersTaking(pull, (take) => this.pullTaking(take))
+      this.ownPull = pull
+    }
+    return this.ownPull
+  }
+
+  private ownPull: Effect.Effect<Chunk.Chunk<WatchEvent>, Option.Option<never>> | undefined = undefined
 
   /** `pull` as a stream. */
-  readonly stream: Stream.Stream<WatchEvent> = Stream.repeatEffectChunkOption(this.pull)
-
-  constructor() {
-    offersTaking(this.pull, (take) => this.pullTaking(take))
+  get stream(): Stream.Stream<WatchEvent> {
+    return Stream.repeatEffectChunkOption(this.pull)
   }
 
   /**
@@ -65,11 +89,12 @@ export class WatchEventBuffer {
    * fiber runs there and then, within that task (`VirtualScheduler.runInline`), and reads as `pull` reads. Each event
    * is handled at the same instant and in the same order of the run queue as through `pull`.
    */
-  pullTaking(take: TakeBatch): WatchPull {
-    return Effect.suspend(() =>
-      this.events.length > 0 || this.ended ? this.takeAll() : Effect.zipRight(this.waitTaking(take), Effect.suspend(() => this.takeAll()))
-    )
+  pullTaking(take: TakeBatch, ended?: (reader: TakingReader) => boolean): WatchPull {
+    return Effect.suspend(() => (this.events.length > 0 || this.ended ? this.takeAll() : this.waitTaking(take, ended)))
   }
+
+  /** The batch of this buffer, read by a fiber it woke. */
+  private readonly takeAllLater: Pull = Effect.suspend(() => this.takeAll())
 
   private takeAll(): Effect.Effect<Chunk.Chunk<WatchEvent>, Option.Option<never>> {
     if (this.events.length === 0) return Effect.fail(Option.none())
@@ -85,29 +110,55 @@ export class WatchEventBuffer {
     })
   }
 
-  private waitTaking(take: TakeBatch): Effect.Effect<void> {
+  private waitTaking(take: TakeBatch, ended: ((reader: TakingReader) => boolean) | undefined): Pull {
     return Effect.withFiberRuntime((fiber) => {
       const scheduler = fiber.currentScheduler
-      if (!(scheduler instanceof VirtualScheduler)) return this.waitForMore()
+      if (!(scheduler instanceof VirtualScheduler)) return Effect.zipRight(this.waitForMore(), this.takeAllLater)
       const priority = fiber.getFiberRef(FiberRef.currentSchedulingPriority)
-      return Effect.async<void>((resume) => {
+      return Effect.async<Chunk.Chunk<WatchEvent>, Option.Option<ClientError>>((resume) => {
         const reader: TakingReader = {
           take,
           scheduler,
           priority,
-          resume: () => resume(Effect.void),
-          die: (defect) => resume(Effect.die(defect)),
-          task: () => this.runTaking(reader)
+          resume,
+          task: () => reader.holder?.runTaking(reader),
+          holder: undefined,
+          pending: undefined,
+          ended
         }
-        this.taking = reader
-        this.wake = () => scheduler.scheduleTask(reader.task, priority)
+        this.park(reader)
         return Effect.sync(() => {
-          if (this.taking !== reader) return
-          this.taking = undefined
-          this.wake = undefined
+          reader.pending?.()
+          reader.pending = undefined
+          reader.holder?.unpark(reader)
         })
       })
     })
+  }
+
+  /** `reader` waits here: woken (its task queued) by the next push or the end. */
+  private park(reader: TakingReader): void {
+    reader.holder = this
+    this.taking = reader
+    this.wake = () => reader.scheduler.scheduleTask(reader.task, reader.priority)
+  }
+
+  /** `reader` no longer waits here (woken, interrupted, or gone on to a chain's next watch). */
+  private unpark(reader: TakingReader): void {
+    if (this.taking !== reader) return
+    reader.holder = undefined
+    this.taking = undefined
+    this.wake = undefined
+  }
+
+  /**
+   * A chain's waiting reader moves here, its next watch's buffer, as if its fiber had opened the watch and pulled:
+   * what is already here (a replay, a too-old error) is offered to it at once, as the fiber would have read it;
+   * else it waits here.
+   */
+  adopt(reader: TakingReader): void {
+    this.park(reader)
+    if (this.events.length > 0 || this.ended) this.runTaking(reader)
   }
 
   /** The reader parked in `waitTaking`, while it is. */
@@ -123,9 +174,8 @@ export class WatchEventBuffer {
       try {
         handled = reader.take(Chunk.unsafeFromArray(taken))
       } catch (defect) {
-        this.taking = undefined
-        this.wake = undefined
-        return reader.scheduler.runInline(() => reader.die(defect))
+        this.unpark(reader)
+        return reader.scheduler.runInline(() => reader.resume(Effect.die(defect)))
       }
       if (!handled) {
         // refused untouched: the batch is the fiber's, as it would have been
@@ -137,9 +187,10 @@ export class WatchEventBuffer {
       this.wake = () => reader.scheduler.scheduleTask(reader.task, reader.priority)
       return
     }
-    this.taking = undefined
-    this.wake = undefined
-    reader.scheduler.runInline(reader.resume)
+    this.unpark(reader)
+    // the end alone: a chain may go on to its next watch without the fiber
+    if (this.events.length === 0 && reader.ended?.(reader) === true) return
+    reader.scheduler.runInline(() => reader.resume(this.takeAllLater))
   }
 
   private wakeReader(): void {

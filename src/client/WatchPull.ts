@@ -37,6 +37,30 @@ const takingPulls = new WeakMap<WatchPull, (take: TakeBatch) => WatchPull>()
 export const offersTaking = (pull: WatchPull, taking: (take: TakeBatch) => WatchPull): void => void takingPulls.set(pull, taking)
 
 /**
+ * What a reader whose watch ended cleanly, while it waited, watches next: the options of its next watch — counted
+ * as its re-watch, its state now that watch's — or undefined when it would do anything else (it is woken to the end).
+ */
+export type WatchAgain = () => WatchOptions | undefined
+
+/**
+ * A client's watch as pulls whose reader, parked with `take`, goes on to the watch `again` gives at each clean end
+ * without being woken for it, as it would have opened that watch itself (`simulator/apiserver/WatchChain.ts`);
+ * undefined where the client has none for these options.
+ */
+export type OpenWatchChain = (
+  resource: ResourceType,
+  opts: WatchOptions | undefined,
+  take: TakeBatch,
+  again: WatchAgain
+) => Effect.Effect<WatchPull, ClientError, Scope.Scope> | undefined
+
+/** Clients whose watches can be read as chains (`OpenWatchChain`): registered by the client that made them, never passed on by a wrapper. */
+const chainingClients = new WeakMap<ApiClientService, OpenWatchChain>()
+
+/** Registers `client` as one whose watches can be read as chains. */
+export const offersWatchChains = (client: ApiClientService, open: OpenWatchChain): void => void chainingClients.set(client, open)
+
+/**
  * Reads batches into `onBatch` until the watch ends (success), breaks (its error), or `onBatch` answers false.
  * A loop of plain effects: nothing of one batch is kept for the next. `take`: the batches it handles do not wake the
  * reading fiber, when the pull can do that (`takingPulls`); the fiber's own steps were most of a reflector's cost per
@@ -54,6 +78,7 @@ export const readWatch = (pull: WatchPull, onBatch: (batch: Chunk.Chunk<WatchEve
 
 /**
  * Opens `client`'s watch and reads it (`readWatch`) in a scope of its own, closed as the read ends, however it ends.
+ * With `again`, where the client has chains (`OpenWatchChain`), the watches after each clean end are read on in it.
  * Unlike `Effect.scoped`, it closes the scope with the `Scope` still in the context: a finalizer registered with
  * `Effect.addFinalizer` (the HTTP transport's watch has two) compares the fiber's refs with those it saw when
  * registered, and an unchanged context is one comparison instead of a diff (~12 % of a re-watch's instructions while
@@ -64,14 +89,15 @@ export const readWatchScoped = (
   resource: ResourceType,
   opts: WatchOptions | undefined,
   onBatch: (batch: Chunk.Chunk<WatchEvent>) => Effect.Effect<boolean>,
-  take?: TakeBatch
+  take?: TakeBatch,
+  again?: WatchAgain
 ): Effect.Effect<void, ClientError> =>
-  Effect.flatMap(Scope.make(), (scope) =>
-    Scope.extend(
-      Effect.onExit(
-        Effect.flatMap(openWatchPull(client, resource, opts), (pull) => readWatch(pull, onBatch, take)),
-        (exit) => Scope.close(scope, exit)
-      ),
+  Effect.flatMap(Scope.make(), (scope) => {
+    // a chain's pull takes with `take` itself
+    const chained = take !== undefined && again !== undefined ? chainingClients.get(client)?.(resource, opts, take, again) : undefined
+    const read = chained === undefined ? Effect.flatMap(openWatchPull(client, resource, opts), (pull) => readWatch(pull, onBatch, take)) : Effect.flatMap(chained, (pull) => readWatch(pull, onBatch))
+    return Scope.extend(
+      Effect.onExit(read, (exit) => Scope.close(scope, exit)),
       scope
     )
-  )
+  })

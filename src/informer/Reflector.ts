@@ -31,7 +31,7 @@ import type { KObject, WatchEvent } from "../api/Object.js"
 import type { ListOptions } from "../api/Requests.js"
 import type { ResourceType } from "../api/Resources.js"
 import { ApiClient } from "../client/ApiClient.js"
-import { readWatchScoped } from "../client/WatchPull.js"
+import { readWatchScoped, type WatchAgain } from "../client/WatchPull.js"
 import { initialBackoff, nextBackoff, reflectorBackoff, type BackoffState } from "./Backoff.js"
 import { listPages, type PagedList } from "./Pager.js"
 import { asStatus, isExpired, isExpiredStatus, isRetriableWatchOpen, isTooLargeResourceVersion } from "./ReflectorErrors.js"
@@ -218,7 +218,8 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
       const watchOnce = (streaming?: ListTiming): Effect.Effect<WatchEnd> => Effect.gen(function* () {
         const timeoutSeconds = Math.floor(minWatchTimeoutSeconds * (1 + (yield* nextRandom)))
         // the clock with the start, in as many steps as `preciseNow` alone (the fiber's steps are as before)
-        const [clock, started] = yield* Effect.clockWith((clock) => Effect.sync(() => [clock, Number(clock.unsafeCurrentTimeNanos()) / 1e6] as const))
+        const [clock, startedAt] = yield* Effect.clockWith((clock) => Effect.sync(() => [clock, Number(clock.unsafeCurrentTimeNanos()) / 1e6] as const))
+        let started = startedAt
         let received = 0
         let end: WatchEnd | undefined
         /** The streamed state until its end bookmark (client-go's temporary store). */
@@ -293,8 +294,26 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
         const options = streaming
           ? { ...selectors, resourceVersion: rvUnavailable ? "" : stats.lastSyncedRv, resourceVersionMatch: "NotOlderThan", sendInitialEvents: true, allowWatchBookmarks: true, timeoutSeconds }
           : { ...selectors, resourceVersion: stats.lastSyncedRv, allowWatchBookmarks: true, timeoutSeconds }
+        /**
+         * A live watch's clean end, as the loop below and the next `watchOnce` take it when the watch was not short:
+         * counted as a re-watch, then the next watch from the last synced rv, this one's state reset as that one's
+         * starts. Read on in a chain where the client has one (`WatchPull.readWatchScoped`), without this fiber.
+         */
+        const again: WatchAgain | undefined =
+          streaming || random === undefined
+            ? undefined
+            : () => {
+                if (end !== undefined || initial !== undefined) return undefined
+                const now = Number(clock.unsafeCurrentTimeNanos()) / 1e6
+                if (received === 0 && now - started < shortWatchMs) return undefined
+                stats.rewatches++
+                const timeoutSeconds = Math.floor(minWatchTimeoutSeconds * (1 + random()))
+                started = now
+                received = 0
+                return { ...selectors, resourceVersion: stats.lastSyncedRv, allowWatchBookmarks: true, timeoutSeconds }
+              }
         if (streaming) streaming.sentAt = yield* preciseNow
-        const outcome = yield* Effect.either(readWatchScoped(api, resource, options, onChunk, take))
+        const outcome = yield* Effect.either(readWatchScoped(api, resource, options, onChunk, take, again))
         if (initial !== undefined) {
           if (outcome._tag === "Left" && observer?.failed) yield* observer.failed(outcome.left, "watch")
           return { _tag: "NotStreamed" } as const

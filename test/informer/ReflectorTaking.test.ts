@@ -18,6 +18,7 @@ import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
 import { WatchEventBuffer } from "../../simulator/apiserver/WatchEventBuffer.js"
 import * as Simulation from "../../simulator/kernel/Simulation.js"
+import { loggedWrite, loggingStore } from "../support/stepLog.js"
 
 const inDefault = { namespace: "default" }
 const pod = (name: string, node: string): KObject => ({ metadata: { name }, spec: { nodeName: node, containers: [{ name: "c", image: "i" }] } }) as KObject
@@ -42,12 +43,7 @@ const scenario = (log: Log, wrapped: boolean) =>
     for (const node of ["n1", "n2"]) {
       const reflector = yield* makeReflector(
         { resource: Pods, fieldSelector: `spec.nodeName=${node}`, random: () => (r = (r * 7 + 3) % 10) / 10 },
-        {
-          add: (o, now) => void log.push(`${node} add ${o.metadata.name} ${o.metadata.resourceVersion} @${now}`),
-          update: (o, now) => void log.push(`${node} update ${o.metadata.name} ${o.metadata.resourceVersion} @${now}`),
-          delete: (o, now) => void log.push(`${node} delete ${o.metadata.name} ${o.metadata.resourceVersion} @${now}`),
-          replace: (items, rv, now) => void log.push(`${node} replace ${items.map((o) => o.metadata.name).join(",")} ${rv} @${now}`)
-        }
+        loggingStore(log, node)
       )
       stats.push(reflector.stats)
       yield* Effect.forkScoped(Effect.provideService(reflector.run, ApiClient, client))
@@ -63,14 +59,7 @@ const scenario = (log: Log, wrapped: boolean) =>
       client
     )
     stats.push(informer.stats)
-    const write = (what: string, effect: Effect.Effect<unknown, unknown>) =>
-      Effect.gen(function* () {
-        yield* Effect.orDie(effect)
-        log.push(`wrote ${what}`)
-        // the reader's wake is queued behind this fiber's step: a reader run inside the write would log before this
-        yield* Effect.yieldNow()
-        log.push(`after ${what}`)
-      })
+    const write = loggedWrite(log)
     // a fiber with two steps every second: a watch's end (on whole seconds) and the next opening fall among them
     yield* Effect.forkScoped(
       Effect.forever(
