@@ -4,7 +4,7 @@
  * written, its object and text at hand; the pass then reads only these columns and its own (`HealthColumns`).
  * Keeping the lease objects instead made the pass read each one again 0–5 s later, its spec and text and the node's
  * record, all long out of cache at 65,000 nodes; it also held 32,500 objects per pass past a scavenge
- * (docs/benchmarks.md "The 65,000-node hour"). An odd renewTime's value is kept beside its key, in order.
+ * (docs/benchmarks.md "Where a lease renewal's CPU goes"). An odd renewTime's value is kept beside its key, in order.
  */
 import { renewKeyOf } from "./RenewKey.js"
 

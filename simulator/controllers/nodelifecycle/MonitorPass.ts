@@ -129,7 +129,7 @@ export class MonitorPass {
         if (h !== undefined) {
           h.nodeObject = listed
           h.quiet = false
-          columns.grace[h.ordinal] = grace
+          columns.setGrace(h.ordinal, grace)
         }
         if (!h) {
           const ordinal = ordinals.of(name)
@@ -150,11 +150,11 @@ export class MonitorPass {
         } else {
           if (ready?.lastHeartbeatTime !== h.heartbeat) {
             h.heartbeat = ready?.lastHeartbeatTime
-            columns.probe[h.ordinal] = now
+            columns.probed(h.ordinal, now)
           }
         }
         const observedReady = ready?.status ?? "Unknown"
-        const expired = now > columns.probe[h.ordinal]! + grace
+        const expired = now > columns.probeOf(h.ordinal) + grace
         if (h.zone === undefined) h.zone = zoneKeyOf(node)
         // The common case, a healthy node with nothing to do, stays out of effects: it is most of the work.
         if (!expired && observedReady === "True" && h.lastReady === "True" && quiet(node, conditions)) {

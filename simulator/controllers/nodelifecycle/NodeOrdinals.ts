@@ -2,7 +2,7 @@
  * A small dense number per node name, given once when the name is first met and kept for good (a node deleted and
  * created again keeps its number): the index of the node in the monitor pass's columns (`HealthColumns`) and in the
  * lease write log (`LeaseWrites`). At 65,000 nodes a per-node object is touched once per renewal period, always a
- * cache miss; a column of 65,000 numbers stays in cache (docs/benchmarks.md "The 65,000-node hour").
+ * cache miss; a column of 65,000 numbers stays in cache (docs/benchmarks.md "Where a lease renewal's CPU goes").
  */
 export class NodeOrdinals {
   private readonly byName = new Map<string, number>()

@@ -152,7 +152,7 @@ describe("the lease step on columns", () => {
           const ordinal = columns.ordinals.of(n)
           expect(columns.columns.tracks(ordinal)).toBe(h !== undefined)
           if (h === undefined) continue
-          expect(columns.columns.probe[ordinal]).toBe(h.probe)
+          expect(columns.columns.probeOf(ordinal)).toBe(h.probe)
           expect(columns.columns.renewOf(ordinal)).toBe(h.renew)
           if (h.probe === now) probes++
         }
