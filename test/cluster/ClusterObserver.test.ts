@@ -42,6 +42,25 @@ describe("ClusterObserver change reports", () => {
     expect([...observer.nodes.keys()]).toEqual(["n2"])
   })
 
+  it("reports a lease deleted and created again under its node, without the writes before its deletion", () => {
+    const store = new Store()
+    const observer = new ClusterObserver(0)
+    observer.attach(store)
+    const lease = (name: string, renewTime: unknown) => ({ metadata: { name, namespace: leaseNamespace }, spec: { renewTime } })
+    store.put(Leases, objectKey(leaseNamespace, "n1"), lease("n1", "a"), 0)
+    store.put(Leases, objectKey(leaseNamespace, "n2"), lease("n2", "b"), 0)
+    store.put(Leases, objectKey(leaseNamespace, "n1"), lease("n1", 7), 0)
+    store.remove(Leases, objectKey(leaseNamespace, "n1"), 0)
+    store.put(Leases, objectKey("elsewhere", "n3"), { metadata: { name: "n3", namespace: "elsewhere" }, spec: {} }, 0)
+    store.put(Leases, objectKey(leaseNamespace, "n1"), lease("n1", "c"), 0)
+    store.put(Leases, objectKey(leaseNamespace, "n2"), lease("n2", null), 0)
+    expect(leaseWrites(observer)).toEqual([
+      ["n2", "b"],
+      ["n1", "c"],
+      ["n2", null]
+    ])
+  })
+
   it("keeps no reports when nobody will ask for them (no lifecycle controller), still the node cache", () => {
     const store = new Store()
     const observer = new ClusterObserver(0, false)

@@ -1,8 +1,9 @@
 /**
  * A small dense number per node name, given once when the name is first met and kept for good (a node deleted and
  * created again keeps its number): the index of the node in the monitor pass's columns (`HealthColumns`) and in the
- * lease write log (`LeaseWrites`). At 65,000 nodes a per-node object is touched once per renewal period, always a
- * cache miss; a column of 65,000 numbers stays in cache (docs/benchmarks.md "Where a lease renewal's CPU goes").
+ * lease write log (`LeaseWrites`). At 65,000 nodes a per-node object is touched once per renewal period, each touch a
+ * cache miss or more; numbers in a dense typed array indexed by ordinal cost one at most and are never scanned by the
+ * garbage collector (docs/benchmarks.md "Where a lease renewal's CPU goes").
  */
 export class NodeOrdinals {
   private readonly byName = new Map<string, number>()
