@@ -349,6 +349,12 @@ export class Store {
     return entry
   }
 
+  /** The objects of `resource` stored now in `namespace`, with their slots (`ChangeListener`): for a late subscriber. */
+  *storedWithSlots(resource: ResourceType, namespace: string | undefined): Generator<readonly [obj: KObject, slot: number]> {
+    const cells = this.tables.get(resource)?.byName.get(namespace || "")
+    if (cells !== undefined) for (const cell of cells.values()) yield [cell.obj, cell.slot]
+  }
+
   /** Whether `entry`, found by a lookup earlier, is still stored (not deleted since). */
   isLive(entry: Entry): boolean {
     return (entry as Cell).live

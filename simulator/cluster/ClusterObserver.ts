@@ -55,11 +55,6 @@ export class ClusterObserver {
    */
   private readonly leaseWrites = new LeaseWrites()
   private readonly ordinals = new NodeOrdinals()
-  /**
-   * The node ordinal + 1 of each lease by its store slot (0: not known yet): a renewal finds its node's ordinal in a
-   * column, not by hashing its name (a cache miss or three at 65,000 leases, ~10 % of that run).
-   */
-  private leaseOrdinals = new Int32Array(1024)
   private readonly agents = new Map<string, AgentSink>()
 
   /**
@@ -100,6 +95,9 @@ export class ClusterObserver {
   }
 
   attach(store: Store): () => void {
+    // the node leases stored already: their writes come by slot, bound at creation
+    if (this.recordChanges)
+      for (const [lease, slot] of store.storedWithSlots(Leases, nodeLeaseNamespace)) this.leaseWrites.bind(slot, this.ordinals.of(lease.metadata.name!))
     return store.subscribe((change, slot) => this.observe(change, slot))
   }
 
@@ -107,10 +105,10 @@ export class ClusterObserver {
   observe(change: Change, slot?: number): void {
     if (change.resource === Leases) {
       if (change.object.metadata.namespace !== nodeLeaseNamespace || !this.recordChanges) return
-      const ordinal = this.leaseOrdinal(change, slot)
-      if (change.type !== "DELETED") this.leaseWrites.record(ordinal, (change.object.spec as { renewTime?: unknown } | undefined)?.renewTime)
+      const at = this.leaseSlot(change, slot)
+      if (change.type !== "DELETED") this.leaseWrites.record(at, (change.object.spec as { renewTime?: unknown } | undefined)?.renewTime)
       // Rare: a deleted lease was no probe, whatever was written before.
-      else this.leaseWrites.forget(ordinal)
+      else this.leaseWrites.forget(at)
     } else if (change.resource === Nodes) {
       const name = change.object.metadata.name!
       const deleted = change.type === "DELETED"
@@ -121,19 +119,18 @@ export class ClusterObserver {
     } else if (change.resource === Pods) this.observePod(change)
   }
 
-  /** The ordinal of the node whose lease `change` wrote, at `slot` in the store. */
-  private leaseOrdinal(change: Change, slot: number | undefined): number {
-    if (slot === undefined) return this.ordinals.of(change.object.metadata.name!)
-    if (slot >= this.leaseOrdinals.length) {
-      const wider = new Int32Array(Math.max(slot + 1, this.leaseOrdinals.length * 2))
-      wider.set(this.leaseOrdinals)
-      this.leaseOrdinals = wider
+  /**
+   * The slot of `change`'s lease in `leaseWrites`, bound to its node's ordinal when the lease is created (or, fed by
+   * a watch, by its ordinal: one observer is fed by one store or by watches).
+   */
+  private leaseSlot(change: Change, slot: number | undefined): number {
+    if (slot === undefined) {
+      const ordinal = this.ordinals.of(change.object.metadata.name!)
+      this.leaseWrites.bind(ordinal, ordinal)
+      return ordinal
     }
-    const known = this.leaseOrdinals[slot]!
-    if (known > 0) return known - 1
-    const ordinal = this.ordinals.of(change.object.metadata.name!)
-    this.leaseOrdinals[slot] = ordinal + 1
-    return ordinal
+    if (change.type === "ADDED") this.leaseWrites.bind(slot, this.ordinals.of(change.object.metadata.name!))
+    return slot
   }
 
   private observeNode(change: Change): void {

@@ -61,6 +61,21 @@ describe("ClusterObserver change reports", () => {
     ])
   })
 
+  it("reports the writes of leases stored before it was attached", () => {
+    const store = new Store()
+    const lease = (name: string, renewTime: string) => ({ metadata: { name, namespace: leaseNamespace }, spec: { renewTime } })
+    store.put(Leases, objectKey(leaseNamespace, "n1"), lease("n1", "a"), 0)
+    store.put(Leases, objectKey(leaseNamespace, "n2"), lease("n2", "b"), 0)
+    const observer = new ClusterObserver(0)
+    observer.attach(store)
+    store.put(Leases, objectKey(leaseNamespace, "n2"), lease("n2", "c"), 0)
+    store.put(Leases, objectKey(leaseNamespace, "n1"), lease("n1", "d"), 0)
+    expect(leaseWrites(observer)).toEqual([
+      ["n2", "c"],
+      ["n1", "d"]
+    ])
+  })
+
   it("keeps no reports when nobody will ask for them (no lifecycle controller), still the node cache", () => {
     const store = new Store()
     const observer = new ClusterObserver(0, false)

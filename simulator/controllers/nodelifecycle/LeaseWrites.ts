@@ -9,32 +9,45 @@
 import { renewKeyOf } from "./RenewKey.js"
 
 export class LeaseWrites {
-  private ordinals = new Int32Array(1024)
+  /** Each write's lease slot; its node's ordinal is looked up in `ordinalOfSlot` by the pass, all at once. */
+  private slots = new Int32Array(1024)
+  /** The node ordinal + 1 of each bound lease slot (0: none). */
+  private ordinalOfSlot = new Int32Array(1024)
   private keys = new Float64Array(1024)
   private count = 0
   /** The values of the odd keys (NaN), in write order. */
   private odd: Array<unknown> = []
 
-  /** A write of the lease of the node `ordinal`, with `renewTime` (the value in its spec, perhaps undefined). */
-  record(ordinal: number, renewTime: unknown): void {
+  /** The lease at `slot` (a store slot, `Store.ChangeListener`) is the node `ordinal`'s: to be called before its writes. */
+  bind(slot: number, ordinal: number): void {
+    while (slot >= this.ordinalOfSlot.length) {
+      const wider = new Int32Array(this.ordinalOfSlot.length * 2)
+      wider.set(this.ordinalOfSlot)
+      this.ordinalOfSlot = wider
+    }
+    this.ordinalOfSlot[slot] = ordinal + 1
+  }
+
+  /** A write of the lease at `slot`, with `renewTime` (the value in its spec, perhaps undefined). */
+  record(slot: number, renewTime: unknown): void {
     const key = renewKeyOf(renewTime)
-    if (this.count === this.ordinals.length) this.grow()
-    this.ordinals[this.count] = ordinal
+    if (this.count === this.slots.length) this.grow()
+    this.slots[this.count] = slot
     this.keys[this.count++] = key
     if (key !== key) this.odd.push(renewTime)
   }
 
-  /** Drops the kept writes of the node `ordinal`'s lease (deleted: its writes were no probe). */
-  forget(ordinal: number): void {
-    const { ordinals, keys, odd } = this
+  /** Drops the kept writes of the lease at `slot` (deleted: its writes were no probe). */
+  forget(slot: number): void {
+    const { slots, keys, odd } = this
     let kept = 0
     let oddAt = 0
     let oddKept = 0
     for (let i = 0; i < this.count; i++) {
       const key = keys[i]!
       const isOdd = key !== key
-      if (ordinals[i] !== ordinal) {
-        ordinals[kept] = ordinals[i]!
+      if (slots[i] !== slot) {
+        slots[kept] = slots[i]!
         keys[kept++] = key
         if (isOdd) odd[oddKept++] = odd[oddAt]
       }
@@ -46,22 +59,27 @@ export class LeaseWrites {
 
   /** Calls `visit` with every write kept since the previous call, oldest first (`odd`: the value of an odd key). */
   drain(visit: (ordinal: number, key: number, odd: unknown) => void): void {
-    const { ordinals, keys, odd, count } = this
+    const { slots, keys, odd, count, ordinalOfSlot } = this
     this.count = 0
     this.odd = []
+    // Every slot's ordinal first, in a loop of independent reads: their cache misses overlap, where one in each write
+    // (or in the loop below) would wait alone.
+    for (let i = 0; i < count; i++) slots[i] = ordinalOfSlot[slots[i]!]! - 1
     let oddAt = 0
     for (let i = 0; i < count; i++) {
       const key = keys[i]!
-      visit(ordinals[i]!, key, key !== key ? odd[oddAt++] : undefined)
+      const ordinal = slots[i]!
+      if (ordinal < 0) throw new Error(`LeaseWrites: a write of a lease slot never bound`)
+      visit(ordinal, key, key !== key ? odd[oddAt++] : undefined)
     }
   }
 
   private grow(): void {
-    const ordinals = new Int32Array(this.ordinals.length * 2)
+    const slots = new Int32Array(this.slots.length * 2)
     const keys = new Float64Array(this.keys.length * 2)
-    ordinals.set(this.ordinals)
+    slots.set(this.slots)
     keys.set(this.keys)
-    this.ordinals = ordinals
+    this.slots = slots
     this.keys = keys
   }
 }

@@ -52,12 +52,25 @@ class ColumnPath {
   readonly columns = new HealthColumns()
   private readonly writes = new LeaseWrites()
 
+  /** Each lease's store slot, as the store gives them: a new one for each lease created (again). */
+  private readonly slots = new Map<string, number>()
+  private nextSlot = 0
+
   write(name: string, renewTime: unknown): void {
-    this.writes.record(this.ordinals.of(name), renewTime)
+    let slot = this.slots.get(name)
+    if (slot === undefined) {
+      slot = this.nextSlot++
+      this.slots.set(name, slot)
+      this.writes.bind(slot, this.ordinals.of(name))
+    }
+    this.writes.record(slot, renewTime)
   }
 
   deleteLease(name: string): void {
-    this.writes.forget(this.ordinals.of(name))
+    const slot = this.slots.get(name)
+    if (slot === undefined) return
+    this.writes.forget(slot)
+    this.slots.delete(name)
   }
 
   pass(now: number, create: ReadonlyArray<string>, remove: ReadonlyArray<string>): void {
