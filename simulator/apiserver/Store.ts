@@ -17,7 +17,12 @@ import { SortedKeys } from "./SortedKeys.js"
 
 export type { Change, ChangeType } from "./ChangeLog.js"
 
-export type ChangeListener = (change: Change) => void
+/**
+ * Told every change as it is written, with `slot`: the changed object's number in its type's table, given when it was
+ * created and never given again (`Cell.slot`). A subscriber that keeps something per object indexes a dense column by
+ * it instead of hashing the object's name while the write is under way.
+ */
+export type ChangeListener = (change: Change, slot: number) => void
 
 /** `ns/name` for namespaced objects, `name` otherwise: the key order of a list. */
 export const objectKey = (namespace: string | undefined, name: string): string =>
@@ -84,6 +89,8 @@ interface Cell extends Entry {
   readonly table: Table
   /** How the history keeps `obj` when a renewal wrote it (`RenewedVersion.ts`); undefined: as `obj` itself. */
   renewed: RenewedVersion | undefined
+  /** Its number in its table (`ChangeListener`), from 0 in order of creation. */
+  readonly slot: number
 }
 
 /**
@@ -122,6 +129,8 @@ class Table {
   readonly byName = new Map<string, Map<string, Cell>>()
   /** Cells stored now. */
   size = 0
+  /** The slot of the next cell created (`Cell.slot`). */
+  nextSlot = 0
   readonly keyOrder = new SortedKeys<Cell>()
   /** The type's indexed field (`FieldIndex.ts`), and its value → the cells that have it. */
   readonly indexed: IndexedField | undefined
@@ -340,6 +349,12 @@ export class Store {
     return entry
   }
 
+  /** The objects of `resource` stored now in `namespace`, with their slots (`ChangeListener`): for a late subscriber. */
+  *storedWithSlots(resource: ResourceType, namespace: string | undefined): Generator<readonly [obj: KObject, slot: number]> {
+    const cells = this.tables.get(resource)?.byName.get(namespace || "")
+    if (cells !== undefined) for (const cell of cells.values()) yield [cell.obj, cell.slot]
+  }
+
   /** Whether `entry`, found by a lookup earlier, is still stored (not deleted since). */
   isLive(entry: Entry): boolean {
     return (entry as Cell).live
@@ -373,9 +388,10 @@ export class Store {
     if (cell !== undefined) return this.write(table, cell, obj, time, stamp, started)
     const revision = ++this.current
     const stored = stamp(obj, revision)
-    table.add({ key, obj: stored, live: true, table, renewed: undefined }, namespace, name)
+    const slot = table.nextSlot++
+    table.add({ key, obj: stored, live: true, table, renewed: undefined, slot }, namespace, name)
     if (started !== undefined) this.timing!.observe("create", resource, false, started)
-    this.record(table, { revision, type: "ADDED", resource, key, object: stored, previous: undefined, time })
+    this.record(table, { revision, type: "ADDED", resource, key, object: stored, previous: undefined, time }, slot)
     return stored
   }
 
@@ -429,7 +445,7 @@ export class Store {
     // renewed every 10 s keeps one record, already read for this write, not one more each time.
     if (renewed === undefined || kept !== renewed) cell.renewed = kept
     else cell.renewed = former !== undefined && former.compact ? former.assign(renewed) : renewed.copy()
-    this.notify(change)
+    this.notify(change, cell.slot)
     return stored
   }
 
@@ -444,18 +460,18 @@ export class Store {
     const revision = ++this.current
     const object = withResourceVersion(previous, revision)
     if (started !== undefined) this.timing!.observe("delete", resource, false, started)
-    this.record(table, { revision, type: "DELETED", resource, key, object, previous, time })
+    this.record(table, { revision, type: "DELETED", resource, key, object, previous, time }, cell.slot)
     return object
   }
 
-  private record(table: Table, change: Change): void {
+  private record(table: Table, change: Change, slot: number): void {
     table.log.push(change)
-    this.notify(change)
+    this.notify(change, slot)
   }
 
-  private notify(change: Change): void {
+  private notify(change: Change, slot: number): void {
     const listeners = this.listeners
-    for (let i = 0; i < listeners.length; i++) listeners[i]!(change)
+    for (let i = 0; i < listeners.length; i++) listeners[i]!(change, slot)
   }
 
   /** Drops changes written before `before` (ms); reads older than the last dropped revision then fail. */

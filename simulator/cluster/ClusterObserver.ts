@@ -8,6 +8,8 @@ import type { KObject } from "../../src/api/Object.js"
 import { Leases, Nodes, Pods } from "../../src/api/Resources.js"
 import { nodeLeaseNamespace } from "../../src/api/WellKnown.js"
 import type { Change, Store } from "../apiserver/Store.js"
+import { LeaseWrites } from "../controllers/nodelifecycle/LeaseWrites.js"
+import { NodeOrdinals } from "../controllers/nodelifecycle/NodeOrdinals.js"
 import type { NodeChange, NodeSource } from "../controllers/nodelifecycle/NodeSource.js"
 import type { NodeCondition } from "../nodeagent/NodeStatus.js"
 
@@ -47,12 +49,16 @@ export class ClusterObserver {
   readonly nodes = new Map<string, KObject>()
   /** Node writes and deletions since `changedNodes()` was last called, in write order. */
   private nodeChanges: Array<NodeChange> = []
-  /** Node leases written since `changedLeases()` was last called, in write order (appending costs no hashing). */
-  private leaseChanges: Array<KObject> = []
+  /**
+   * Node lease writes not yet taken by the lifecycle controller, in write order, as numbers read while the lease is
+   * being written (`LeaseWrites`): the controller's pass then touches no lease object.
+   */
+  private readonly leaseWrites = new LeaseWrites()
+  private readonly ordinals = new NodeOrdinals()
   private readonly agents = new Map<string, AgentSink>()
 
   /**
-   * `recordChanges`: keep the node and lease writes for `changedNodes()` / `changedLeases()`. Only a run with a
+   * `recordChanges`: keep the node and lease writes for `changedNodes()` / `nodeSource()`. Only a run with a
    * consumer of them (the lifecycle controller) may ask, or the logs grow for the whole run.
    */
   constructor(
@@ -65,13 +71,6 @@ export class ClusterObserver {
     return Math.round((time - this.startMillis) * 1000) / 1000
   }
 
-  /** The node leases written since the previous call, in write order (for the lifecycle controller's pass). */
-  changedLeases(): Iterable<KObject> {
-    const changed = this.leaseChanges
-    this.leaseChanges = []
-    return changed
-  }
-
   /** The node writes and deletions since the previous call, in write order (for the lifecycle controller's pass). */
   changedNodes(): Iterable<NodeChange> {
     const changed = this.nodeChanges
@@ -81,7 +80,13 @@ export class ClusterObserver {
 
   /** This cache as the lifecycle controller's `NodeSource`: its nodes, and the node and lease writes it kept. */
   nodeSource(): NodeSource {
-    return { nodes: () => this.nodes.values(), node: (name) => this.nodes.get(name), changedNodes: () => this.changedNodes(), leases: () => this.changedLeases() }
+    return {
+      nodes: () => this.nodes.values(),
+      node: (name) => this.nodes.get(name),
+      changedNodes: () => this.changedNodes(),
+      leaseWrites: this.leaseWrites,
+      ordinals: this.ordinals
+    }
   }
 
   /** Routes pods bound to `node` to its agent. */
@@ -90,18 +95,20 @@ export class ClusterObserver {
   }
 
   attach(store: Store): () => void {
-    return store.subscribe((change) => this.observe(change))
+    // the node leases stored already: their writes come by slot, bound at creation
+    if (this.recordChanges)
+      for (const [lease, slot] of store.storedWithSlots(Leases, nodeLeaseNamespace)) this.leaseWrites.bind(slot, this.ordinals.of(lease.metadata.name!))
+    return store.subscribe((change, slot) => this.observe(change, slot))
   }
 
-  observe(change: Change): void {
+  /** `slot`: the changed object's in the store (`ChangeListener`); undefined when the change came through a watch. */
+  observe(change: Change, slot?: number): void {
     if (change.resource === Leases) {
       if (change.object.metadata.namespace !== nodeLeaseNamespace || !this.recordChanges) return
-      if (change.type !== "DELETED") this.leaseChanges.push(change.object)
-      else {
-        // Rare: a deleted lease was no probe, whatever was written before.
-        const name = change.object.metadata.name
-        this.leaseChanges = this.leaseChanges.filter((l) => l.metadata.name !== name)
-      }
+      const at = this.leaseSlot(change, slot)
+      if (change.type !== "DELETED") this.leaseWrites.record(at, (change.object.spec as { renewTime?: unknown } | undefined)?.renewTime)
+      // Rare: a deleted lease was no probe, whatever was written before.
+      else this.leaseWrites.forget(at)
     } else if (change.resource === Nodes) {
       const name = change.object.metadata.name!
       const deleted = change.type === "DELETED"
@@ -110,6 +117,20 @@ export class ClusterObserver {
       if (this.recordChanges) this.nodeChanges.push({ name, deleted })
       this.observeNode(change)
     } else if (change.resource === Pods) this.observePod(change)
+  }
+
+  /**
+   * The slot of `change`'s lease in `leaseWrites`, bound to its node's ordinal when the lease is created (or, fed by
+   * a watch, by its ordinal: one observer is fed by one store or by watches).
+   */
+  private leaseSlot(change: Change, slot: number | undefined): number {
+    if (slot === undefined) {
+      const ordinal = this.ordinals.of(change.object.metadata.name!)
+      this.leaseWrites.bind(ordinal, ordinal)
+      return ordinal
+    }
+    if (change.type === "ADDED") this.leaseWrites.bind(slot, this.ordinals.of(change.object.metadata.name!))
+    return slot
   }
 
   private observeNode(change: Change): void {

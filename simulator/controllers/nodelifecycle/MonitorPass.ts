@@ -16,7 +16,7 @@
  * (an alarm per node, set at or before probe + grace). The per-zone ready / not-ready counts are kept across passes,
  * each node counting as its last visit left it; deleted nodes are removed from them.
  */
-import { Effect, Either } from "effect"
+import { Effect } from "effect"
 import { taintsOf, type Taint } from "../../../src/api/kinds/Taints.js"
 import type { KObject } from "../../../src/api/Object.js"
 import { Leases, Nodes, Pods } from "../../../src/api/Resources.js"
@@ -25,9 +25,12 @@ import { rfc3339 } from "../../apiserver/SystemMeta.js"
 import type { NodeCondition } from "../../nodeagent/NodeStatus.js"
 import { managedNoScheduleKeys, noScheduleTaintKeys } from "./ConditionTaints.js"
 import type { NodeLifecycleSettings } from "./LifecycleSettings.js"
+import { HealthColumns } from "./HealthColumns.js"
+import { NodeOrdinals } from "./NodeOrdinals.js"
 import { SourceOrder, type NodeSource } from "./NodeSource.js"
 import { nodeRef, podRef, type NodeUpdates } from "./NodeUpdates.js"
 import { makeAlarm, ProbeAlarms, type Alarm } from "./ProbeAlarms.js"
+import { noRenew, renewKeyOf } from "./RenewKey.js"
 import { zoneKeyOf, zoneState, type ZoneQueues, type ZoneState } from "./ZoneQueues.js"
 import { ZoneTally } from "./ZoneTally.js"
 
@@ -35,18 +38,18 @@ export const stoppedPostingMessage = "Node agent stopped posting node status."
 export const neverPostedMessage = "Node agent never posted node status."
 const conditionTypes = ["Ready", "MemoryPressure", "DiskPressure", "PIDPressure"] as const
 
-/** What the pass knows of a node between visits (upstream `nodeHealthData`). */
+/**
+ * What the pass knows of a node between visits (upstream `nodeHealthData`); its probe, grace and lease renewTime are
+ * numbers in `HealthColumns` at `ordinal`.
+ */
 interface Health {
+  readonly ordinal: number
   zone: string | undefined
-  /** The node and lease objects of the last visit; an identical object means nothing was written since. */
+  /** The node object of the last visit; an identical object means nothing was written since. */
   nodeObject: KObject | undefined
-  leaseObject: KObject | undefined
   /** Healthy, untainted, not queued at the last look. */
   quiet: boolean
-  grace: number
-  probe: number
   heartbeat: string | undefined
-  renew: string | undefined
   lastReady: string | undefined
   /** Where the node counts in the zone tally: as its last visit left it. */
   counted: { readonly zone: string; readonly ready: boolean } | undefined
@@ -66,6 +69,9 @@ const quiet = (node: KObject, conditions: ReadonlyArray<NodeCondition>): boolean
 
 export class MonitorPass {
   private readonly health = new Map<string, Health>()
+  private readonly columns = new HealthColumns()
+  /** The source's, whose lease writes come by ordinal; a LIST's leases are numbered here. */
+  private readonly ordinals: NodeOrdinals
   private readonly alarms = new ProbeAlarms()
   private readonly tally = new ZoneTally()
   /** Nodes not quiet at their last visit: visited every pass. */
@@ -79,37 +85,33 @@ export class MonitorPass {
     private readonly zones: ZoneQueues,
     /** Where nodes and leases are read; undefined: a LIST of each every pass. */
     private readonly source: NodeSource | undefined
-  ) {}
+  ) {
+    this.ordinals = source?.ordinals ?? new NodeOrdinals()
+  }
 
   run(now: number): Effect.Effect<void> {
     return Effect.gen(this, function* () {
-      const { settings, updates, zones, source, health } = this
+      const { settings, updates, zones, source, health, columns, ordinals } = this
       const client = updates.client
       const listing = source ? undefined : yield* Effect.either(client.list(Nodes))
-      const leases = source
-        ? Either.right({ items: source.leases() })
-        : yield* Effect.either(Effect.map(client.list(Leases, { namespace: nodeLeaseNamespace }), (l): { items: Iterable<KObject> } => l))
+      const leases = source ? undefined : yield* Effect.either(client.list(Leases, { namespace: nodeLeaseNamespace }))
       if (listing?._tag === "Left") return
       const allNodes = (): Iterable<KObject> => (listing !== undefined ? listing.right.items : source!.nodes())
-      // A renewed lease (renewTime advanced) is a probe, like a new Ready heartbeat.
-      const firstLeases = new Map<string, KObject>()
-      if (leases._tag === "Right") {
+      // A renewed lease (renewTime advanced) is a probe, like a new Ready heartbeat. The last lease of a node not kept
+      // yet gives its renewTime if the node is visited in this pass.
+      const firstLeases = new Map<number, readonly [key: number, odd: unknown]>()
+      const leaseWritten = (ordinal: number, key: number, odd: unknown): void => {
+        if (columns.tracks(ordinal)) columns.leaseWritten(ordinal, key, odd, now)
+        else firstLeases.set(ordinal, [key, odd])
+      }
+      if (source !== undefined) source.leaseWrites.drain(leaseWritten)
+      else if (leases?._tag === "Right") {
         for (const l of leases.right.items) {
-          const h = health.get(l.metadata.name!)
-          if (h === undefined) firstLeases.set(l.metadata.name!, l)
-          if (h === undefined || h.leaseObject === l) continue
-          h.leaseObject = l
-          const renew = (l.spec as { renewTime?: string } | undefined)?.renewTime
-          if (renew !== undefined && (h.renew === undefined || renew > h.renew)) {
-            h.renew = renew
-            h.probe = now
-          }
+          const renew = (l.spec as { renewTime?: unknown } | undefined)?.renewTime
+          leaseWritten(ordinals.of(l.metadata.name!), renewKeyOf(renew), renew)
         }
       }
-      const overdue = this.alarms.expired(now, (name) => {
-        const h = health.get(name)
-        return h === undefined ? undefined : h.probe + h.grace
-      })
+      const overdue = this.alarms.expired(now, (alarm) => columns.deadline(alarm.ordinal))
       const gone = new Set<string>()
       const visits =
         listing !== undefined
@@ -120,40 +122,39 @@ export class MonitorPass {
         const name = node.metadata.name!
         let h = health.get(name)
         // Same object as at its last visit (nothing written since) and nothing to do then: its count stands.
-        if (h !== undefined && h.nodeObject === listed && h.quiet && !(now > h.probe + h.grace)) continue
+        if (h !== undefined && h.nodeObject === listed && h.quiet && !(now > columns.deadline(h.ordinal)!)) continue
         const conditions = conditionsOf(node)
         const ready = conditions.find((c) => c.type === "Ready")
+        const grace = ready === undefined ? settings.startupGracePeriodMs : settings.gracePeriodMs
         if (h !== undefined) {
           h.nodeObject = listed
           h.quiet = false
-          h.grace = ready === undefined ? settings.startupGracePeriodMs : settings.gracePeriodMs
+          columns.setGrace(h.ordinal, grace)
         }
         if (!h) {
-          const lease = firstLeases.get(name)
+          const ordinal = ordinals.of(name)
+          const [renewKey, odd] = firstLeases.get(ordinal) ?? [noRenew, undefined]
+          columns.track(ordinal, now, grace, renewKey, odd)
           h = {
-            probe: now,
+            ordinal,
             heartbeat: ready?.lastHeartbeatTime,
-            renew: (lease?.spec as { renewTime?: string } | undefined)?.renewTime,
             lastReady: ready?.status,
             zone: undefined,
             nodeObject: listed,
-            leaseObject: lease,
             quiet: false,
-            grace: ready === undefined ? settings.startupGracePeriodMs : settings.gracePeriodMs,
             counted: undefined,
-            alarm: makeAlarm(name)
+            alarm: makeAlarm(name, ordinal)
           }
           health.set(name, h)
           yield* updates.event(nodeRef(node), "Normal", "RegisteredNode", `Node ${name} event: Registered Node ${name} in Controller`, now)
         } else {
           if (ready?.lastHeartbeatTime !== h.heartbeat) {
             h.heartbeat = ready?.lastHeartbeatTime
-            h.probe = now
+            columns.probed(h.ordinal, now)
           }
         }
         const observedReady = ready?.status ?? "Unknown"
-        const grace = ready === undefined ? settings.startupGracePeriodMs : settings.gracePeriodMs
-        const expired = now > h.probe + grace
+        const expired = now > columns.probeOf(h.ordinal) + grace
         if (h.zone === undefined) h.zone = zoneKeyOf(node)
         // The common case, a healthy node with nothing to do, stays out of effects: it is most of the work.
         if (!expired && observedReady === "True" && h.lastReady === "True" && quiet(node, conditions)) {
@@ -247,7 +248,7 @@ export class MonitorPass {
         yield* zones.enterFullDisruption([...allNodes()], now)
       } else if (!allFull && zones.allFullyDisrupted) {
         zones.leaveFullDisruption()
-        for (const h of this.health.values()) h.probe = now
+        this.columns.probeAll(now)
       }
       for (const [zk, state] of changed) zones.setState(zk, state, tally.size(zk), now)
     })
@@ -265,7 +266,7 @@ export class MonitorPass {
     const h = this.health.get(name)!
     if (h.quiet) this.unsettled.delete(name)
     else this.unsettled.add(name)
-    this.alarms.set(h.alarm, h.probe + h.grace)
+    this.alarms.set(h.alarm, this.columns.deadline(h.ordinal)!)
   }
 
   private remove(name: string, now: number): void {
@@ -273,6 +274,7 @@ export class MonitorPass {
     this.health.delete(name)
     this.unsettled.delete(name)
     this.alarms.cancel(h.alarm)
+    this.columns.untrack(h.ordinal)
     if (h.counted !== undefined) this.tally.add(h.counted.zone, h.counted.ready, -1)
     this.updates.log.events.push({ t: now, reason: "RemovingNode", object: `Node/${name}`, note: `Node ${name} event: Removing Node ${name} from Controller` })
   }

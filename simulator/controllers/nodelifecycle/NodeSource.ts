@@ -4,6 +4,8 @@
  */
 import type { KObject } from "../../../src/api/Object.js"
 import { EventHeap, type HeapEntry } from "../../kernel/EventHeap.js"
+import type { LeaseWrites } from "./LeaseWrites.js"
+import type { NodeOrdinals } from "./NodeOrdinals.js"
 
 /** A node written (created or updated) or deleted. */
 export interface NodeChange {
@@ -28,10 +30,12 @@ export interface NodeSource {
    */
   readonly changedNodes: () => Iterable<NodeChange>
   /**
-   * The node leases written since the previous call, oldest first (a lease written twice may come twice; the last is
-   * its latest version). An unchanged lease is no probe, so a pass needs no other.
+   * The node lease writes since the previous drain, oldest first (a lease written twice may come twice), each as its
+   * node's ordinal in `ordinals` and its renewTime. An unchanged lease is no probe, so a pass needs no other.
    */
-  readonly leases: () => Iterable<KObject>
+  readonly leaseWrites: LeaseWrites
+  /** The ordinals of `leaseWrites`, by node (= lease) name; the pass numbers its nodes by them too. */
+  readonly ordinals: NodeOrdinals
 }
 
 interface Queued extends HeapEntry {

@@ -6,6 +6,8 @@ import { popKey, pushKey } from "../../kernel/NumberHeap.js"
 /** A node's alarm in `ProbeAlarms`. */
 export interface Alarm {
   readonly name: string
+  /** The node's ordinal (`NodeOrdinals`), where its deadline is found. */
+  readonly ordinal: number
   /** When it rings (at or before the node's deadline), while `set`. */
   time: number
   set: boolean
@@ -15,7 +17,7 @@ export interface Alarm {
   rung: number
 }
 
-export const makeAlarm = (name: string): Alarm => ({ name, time: 0, set: false, key: 0, rung: -1 })
+export const makeAlarm = (name: string, ordinal: number): Alarm => ({ name, ordinal, time: 0, set: false, key: 0, rung: -1 })
 
 /** The span of one bucket (ms): a deadline is probe + grace, a grace tens of seconds, a pass every few seconds. */
 const bucketMs = 1_000
@@ -57,7 +59,7 @@ export class ProbeAlarms {
   }
 
   /** The nodes past their deadline at `now`; their alarms are left off until set again. */
-  expired(now: number, deadlineOf: (name: string) => number | undefined): Set<string> {
+  expired(now: number, deadlineOf: (alarm: Alarm) => number | undefined): Set<string> {
     const expired = new Set<string>()
     const call = this.calls++
     // The buckets that may hold a time before `now`, taken first: an alarm set again while they ring goes to a new
@@ -81,7 +83,7 @@ export class ProbeAlarms {
         }
         alarm.rung = call
         alarm.set = false
-        const deadline = deadlineOf(alarm.name)
+        const deadline = deadlineOf(alarm)
         if (deadline === undefined) continue
         if (now > deadline) expired.add(alarm.name)
         else this.set(alarm, deadline)

@@ -3,7 +3,9 @@
  * records up in batches (`ProbeAlarms`, `MonitorPass`): a small cluster with faults — nodes dying, partitioned and
  * back, under memory pressure, deleted and created again, their leases deleted, a zone fully disrupted, passes that
  * take time while leases are written — gives the events, zone states, taint changes and Node objects it gave then
- * (their digests taken on main at 1f0de95), on both kinds of source.
+ * (their digests taken on main at 1f0de95), on both kinds of source. Likewise nodes kept Ready by their leases alone,
+ * whose agents write renewTimes in other forms than the canonical one, compared as texts (digests taken at d7eb58d,
+ * before the lease step went to columns: `RenewKey.ts`, `HealthColumns.ts`).
  */
 import { createHash } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
@@ -25,15 +27,21 @@ import { desiredConditions, healthy, mergeConditions, type NodeCondition, type N
 const leaseNamespace = "platform-node-lease"
 type Client = ApiClient["Type"]
 
-/** Nodes that renew their lease every 10 s and post their status every 30 s while alive, as node agents do. */
-const world = (client: Client) => {
+/** The renewTime a node's agent writes at `ms`. */
+type RenewText = (name: string, ms: number) => string
+
+/**
+ * Nodes that renew their lease every 10 s and post their status every 30 s while alive, as node agents do (the nodes
+ * `leaseOnly` only when created or revived: their leases alone keep them Ready).
+ */
+const world = (client: Client, renewText: RenewText = (_, ms) => microTime(ms), leaseOnly: ReadonlySet<string> = new Set()) => {
   const now = Effect.clockWith((c) => c.currentTimeMillis)
   const alive = new Set<string>()
   const health = new Map<string, NodeHealth>()
   const renew = (name: string) =>
     Effect.gen(function* () {
       const lease = yield* Effect.either(client.get(Leases, name, { namespace: leaseNamespace }))
-      const renewTime = microTime(yield* now)
+      const renewTime = renewText(name, yield* now)
       if (lease._tag === "Left") {
         const created = { metadata: { name, namespace: leaseNamespace }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime } }
         yield* Effect.ignore(client.create(Leases, created, { namespace: leaseNamespace }))
@@ -69,7 +77,7 @@ const world = (client: Client) => {
         yield* Effect.sleep(tick === 0 ? 3_500 : 10_000)
         for (const name of [...alive]) {
           yield* renew(name)
-          if (tick % 3 === 0) yield* post(name)
+          if (tick % 3 === 0 && !leaseOnly.has(name)) yield* post(name)
         }
       }
     })
@@ -100,8 +108,46 @@ const script = (w: ReturnType<typeof world>) =>
     yield* at(260_000, Effect.all(["n0", "n3", "n6", "n9"].map(w.revive)))
   })
 
+/** `microTime(ms)` in another year, or with its instant's offset from UTC written as `+hh:00`. */
+const inYear = (year: number, ms: number) => `${year}${microTime(ms).slice(4)}`
+const withOffset = (hours: number, ms: number) => `${microTime(ms + hours * 3_600_000).slice(0, 26)}+0${hours}:00`
+
+/**
+ * RenewTimes in other forms than the canonical one, which the pass compares as texts (`RenewKey.ts`): some order as
+ * their instants, some jump ahead of the canonical texts that follow them, so that the node's lease stops being a probe.
+ */
+const oddRenewText: RenewText = (name, ms) => {
+  switch (name) {
+    case "o1":
+      return withOffset(1, ms)
+    case "o2": // ahead for a minute, then canonical again: no probe until the canonical texts catch up
+      return ms >= 60_000 && ms < 120_000 ? withOffset(1, ms) : microTime(ms)
+    case "o3":
+      return inYear(2300, ms)
+    case "o4": // a far year, then back
+      return ms < 90_000 ? inYear(2300, ms) : microTime(ms)
+    case "o5": // +00:00 and Z alternately
+      return Math.floor(ms / 10_000) % 2 === 0 ? withOffset(0, ms) : microTime(ms)
+    case "o6":
+      return inYear(1600, ms)
+    default:
+      return microTime(ms)
+  }
+}
+
+const oddNames = Array.from({ length: 8 }, (_, i) => `o${i}`)
+
+const oddScript = (w: ReturnType<typeof world>) =>
+  Effect.gen(function* () {
+    for (const [i, name] of oddNames.entries()) yield* w.create(name, `zone-${i % 2}`)
+    yield* at(150_000, w.removeNode("o3"))
+    yield* at(175_000, w.create("o3", "zone-1")) // created again, its lease kept
+    yield* at(200_000, w.removeLease("o5"))
+    yield* at(215_000, w.revive("o2"))
+  })
+
 /** The run's log, taint changes and final Nodes, the controller reading a cache (`NodeSource`) or LISTing. */
-const run = (cached: boolean, writeMs: number) => {
+const run = (cached: boolean, writeMs: number, odd = false) => {
   const sim = Simulation.make({ seed: 9 })
   const log = makeLifecycleLog()
   const client =
@@ -113,14 +159,14 @@ const run = (cached: boolean, writeMs: number) => {
     const observer = new ClusterObserver(0)
     observer.attach((yield* ApiServer).store)
     const source = observer.nodeSource()
-    const w = world(client)
+    const w = odd ? world(client, oddRenewText, new Set(oddNames)) : world(client)
     yield* Effect.forkDaemon(w.loop)
     yield* Effect.forkDaemon(
       runNodeLifecycleController(undefined, log, cached ? source : undefined).pipe(
         Effect.provide(EventRecorder.layer({ reportingController: "node-controller", reportingInstance: "node-controller" }))
       )
     )
-    yield* script(w)
+    yield* (odd ? oddScript(w) : script(w))
     yield* Effect.sleep(400_000 - (yield* Effect.clockWith((c) => c.currentTimeMillis)))
     const nodes = yield* Effect.orDie(client.list(Nodes))
     return { taints: observer.taints, nodes: nodes.items }
@@ -160,6 +206,34 @@ const before: Record<string, Record<string, string>> = {
   }
 }
 
+/** Digests of `run` with odd renewTimes at d7eb58d (before the lease step went to columns), per source and write time. */
+const beforeOdd: Record<string, Record<string, string>> = {
+  "true 0": {
+    events: "923c478c4138f25560e63ffbd9fc2a558f1a6274713521582edf18275706673a",
+    zoneStates: "4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945",
+    taints: "acc395e633eede886d5ff03cef4f5310f7a0eb5ff0ffd85d9b66043def9b11f0",
+    nodes: "547e2179980b1fa86444101c2ca18fcfa951794023ae905c74c8f18e11d887c6"
+  },
+  "true 3": {
+    events: "f97433a2dff2da16ccc3645f223f9c73e499633543e4267d67adb09c0d007656",
+    zoneStates: "4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945",
+    taints: "e6314d2ac7cf3b7edd50734c7091247e0cfd2e72f7e94142b7efcf9a41301e71",
+    nodes: "857a80ff2257e8b554b93a0d4384841cb9c93064d772c961a64c98c74ad5e5a3"
+  },
+  "false 0": {
+    events: "923c478c4138f25560e63ffbd9fc2a558f1a6274713521582edf18275706673a",
+    zoneStates: "4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945",
+    taints: "acc395e633eede886d5ff03cef4f5310f7a0eb5ff0ffd85d9b66043def9b11f0",
+    nodes: "547e2179980b1fa86444101c2ca18fcfa951794023ae905c74c8f18e11d887c6"
+  },
+  "false 3": {
+    events: "956b879a8d4bed4ddc56fb9372b5f78efbc638943b973cee63a079af453cea10",
+    zoneStates: "4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945",
+    taints: "2a655ea46301ff5c045d799a482944f2715b2aa9c8b0a5104920a44efa7cbeb5",
+    nodes: "f0c60f69e70b4c0d92b40e20f43734941e308874a66df48a444ae822be04c1b7"
+  }
+}
+
 describe("MonitorPass decisions", () => {
   it.each([
     [true, 0],
@@ -174,5 +248,18 @@ describe("MonitorPass decisions", () => {
     expect(result.taints.map((t) => t.key)).toContain("node.platform.io/memory-pressure")
     const digests = { events: digest(result.events), zoneStates: digest(result.zoneStates), taints: digest(result.taints), nodes: digest(result.nodes) }
     expect(digests).toEqual(before[`${cached} ${writeMs}`])
+  })
+
+  it.each([
+    [true, 0],
+    [true, 3],
+    [false, 0],
+    [false, 3]
+  ])("as before, with renewTimes in other forms (NodeSource %s, writes taking %i ms)", (cached, writeMs) => {
+    const result = run(cached, writeMs, true)
+    // the texts that jump ahead left their nodes without probes, which went NotReady (o2 again after its revival)
+    expect(result.events.filter((e) => e.reason === "NodeNotReady").map((e) => e.object).sort()).toEqual(["Node/o2", "Node/o2", "Node/o4"])
+    const digests = { events: digest(result.events), zoneStates: digest(result.zoneStates), taints: digest(result.taints), nodes: digest(result.nodes) }
+    expect(digests).toEqual(beforeOdd[`${cached} ${writeMs}`])
   })
 })

@@ -54,7 +54,7 @@ describe("ProbeAlarms", () => {
     const names = Array.from({ length: 40 }, (_, i) => `node-${i}`)
     const fast = new ProbeAlarms()
     const reference = new HeapAlarms()
-    const fastAlarms = new Map<string, Alarm>(names.map((n) => [n, makeAlarm(n)]))
+    const fastAlarms = new Map<string, Alarm>(names.map((n, i) => [n, makeAlarm(n, i)]))
     const referenceAlarms = new Map<string, HeapAlarm>(names.map((n) => [n, { name: n, time: 0, seq: 0, index: -1 }]))
     // each node's probe and grace as the monitor pass keeps them; absent: deleted
     const probe = new Map<string, number>()
@@ -85,7 +85,7 @@ describe("ProbeAlarms", () => {
       } else {
         // passes 5 s apart, or late (a pass that wrote took time)
         now += Math.floor(random() * 4) * 5_000 + (random() < 0.5 ? Math.floor(random() * 2_000) : 0)
-        const found = fast.expired(now, deadlineOf)
+        const found = fast.expired(now, (alarm) => deadlineOf(alarm.name))
         expect(sorted(found)).toEqual(sorted(reference.expired(now, deadlineOf)))
         rang += found.size
       }
