@@ -15,6 +15,19 @@ export class EntryNote {
   private notedName = ""
   private notedEntry: Entry | undefined = undefined
 
+  /**
+   * The entry noted last (undefined: none yet), unchecked: for a caller that reads ahead of its next write
+   * (`nodeagent/AgentPrefetch.ts`), never to write through.
+   */
+  get noted(): Entry | undefined {
+    return this.notedEntry
+  }
+
+  /** The store of the entry noted last (undefined: none yet), as `noted`. */
+  get notedIn(): Store | undefined {
+    return this.notedStore
+  }
+
   /** `store.lookup(resource, namespace, name)`, through the note when it holds that entry, else noting what was found. */
   lookup(store: Store, resource: ResourceType, namespace: string | undefined, name: string): Entry | undefined {
     const noted = this.notedEntry

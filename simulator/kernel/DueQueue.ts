@@ -116,6 +116,22 @@ export class DueQueue<T> {
     }
   }
 
+  /**
+   * The item `k` places after the one `popDue` returned last in the loaded step's order (0: the next), and its tag in
+   * `aheadTag`; undefined past the step's end. Items pushed late are not counted: a guess of what comes next, for a
+   * caller that reads ahead (`AgentPrefetch.ts`), not a promise.
+   */
+  ahead(k: number): T | undefined {
+    const at = this.cursor + k
+    if (at >= this.size) return undefined
+    const i = this.order[at]!
+    this.aheadTag = this.current.tags[i]!
+    return this.current.items[i]
+  }
+
+  /** The tag of the item `ahead` returned last. */
+  aheadTag = 0
+
   /** Loads the earliest step if it is due at `now`. */
   private load(now: number): boolean {
     const key = this.keys[0]

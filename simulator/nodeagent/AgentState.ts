@@ -8,7 +8,7 @@ import type { ApiClientService } from "../../src/client/ApiClient.js"
 import * as TokenBucket from "../events/TokenBucket.js"
 import type { NodeAgentSettings } from "./AgentEnvironment.js"
 import type { CallerRequests } from "../apiserver/BookedClient.js"
-import type { ServerWriteOptions } from "../apiserver/Write.js"
+import type { NotingWriteOptions } from "../apiserver/Write.js"
 import type { RenewalMemo } from "./RenewalSpec.js"
 import { healthy, type NodeHealth } from "./NodeStatus.js"
 import { undisturbedUntil, type Interval, type SimulatedNode } from "./SimulatedNode.js"
@@ -50,7 +50,7 @@ export interface AgentState extends RenewalMemo {
   renewal: KObject | undefined
   renewalDueAt: number
   /** The renewal's options, with its note of the lease's entry in the server's store (made at the first renewal). */
-  renewalOptions: ServerWriteOptions | undefined
+  renewalOptions: NotingWriteOptions | undefined
   /** The spec the agent built last and its values (`RenewalSpec.renewalSpecOf`). */
   renewalBase: Readonly<Record<string, unknown>> | undefined
   renewalHolder: unknown

@@ -24,6 +24,7 @@ import { Alarm } from "../kernel/Alarm.js"
 import type { SeededRandomService } from "../kernel/SeededRandom.js"
 import { timers } from "../kernel/Timers.js"
 import type { NodeAgentEnvironment } from "./AgentEnvironment.js"
+import { prefetchAhead } from "./AgentPrefetch.js"
 import { makeAgentState, type AgentState } from "./AgentState.js"
 import type { PressureCondition } from "./eviction/Thresholds.js"
 import { LeaseRenewer } from "./LeaseRenewer.js"
@@ -115,6 +116,7 @@ export class NodeAgentShard {
       const due = ctx.due
       let handled = 0
       for (let e = due.popDue(now); e !== undefined; e = due.popDue(now)) {
+        prefetchAhead(due)
         const request = this.dispatch(due.tag, e, due.time)
         if (request !== undefined) yield* live === undefined ? request : live.launch(request)
         // Let watchers (other fibers) read between bursts, as they would while a second of writes goes by.

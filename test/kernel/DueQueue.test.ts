@@ -37,6 +37,19 @@ describe("DueQueue", () => {
     expect(popAll(q, 3000)).toEqual(["6@2100/0"])
   })
 
+  it("shows ahead what it pops next from the loaded step, with tags, and nothing past the step", () => {
+    const q = new DueQueue<number>(1000)
+    const times = [1700, 1200, 1999, 1200, 2500, 1001]
+    times.forEach((t, i) => q.push(i, t, i % 3))
+    expect(q.ahead(0)).toBeUndefined() // nothing loaded yet
+    expect(q.popDue(2000)).toBe(5)
+    const shown = [0, 1, 2, 3].map((k) => [q.ahead(k), q.ahead(k) === undefined ? undefined : q.aheadTag])
+    expect(shown).toEqual([[1, 1], [3, 0], [0, 0], [2, 2]])
+    expect(q.ahead(4)).toBeUndefined() // 4 is in the next step
+    expect(popAll(q, 2000)).toEqual(["1@1200/1", "3@1200/0", "0@1700/0", "2@1999/2"])
+    expect(q.ahead(0)).toBeUndefined()
+  })
+
   it("orders fractional times (no counting) the same way", () => {
     const q = new DueQueue<number>(1000)
     ;[1500.5, 1200.25, 1500.5, 1000.75].forEach((t, i) => q.push(i, t))
