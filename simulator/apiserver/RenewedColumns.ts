@@ -38,7 +38,7 @@ export class RenewedColumns {
       return kept
     }
     this.own[slot] = kept.own
-    this.renewSecond[slot] = kept.renew as number
+    this.renewSecond[slot] = kept.renewSecond
     this.renewMicros[slot] = kept.renewMicros
     this.revision[slot] = kept.revision
     this.second[slot] = kept.second
