@@ -4,7 +4,8 @@
  * at most two runs of consecutive slots in the old ring and in the new one. The runs are copied as runs — a typed
  * column by `TypedArray.set` (a memory copy), an object column by a plain loop over consecutive slots — not slot by slot
  * through two masks: the 65,000-node hour's history grows its lease ring to 2 M slots, 16 columns each, in its start
- * storm (`ChangeLog.grow` ~5 % of its first 25 s, docs/benchmarks.md "Where a lease renewal's CPU goes").
+ * storm (`ChangeLog.grow` ~5 % of its first 25 s; most of what is left is the new columns' fresh memory,
+ * docs/benchmarks.md "History").
  */
 
 type TypedColumn = Float64Array | Int32Array | Uint8Array
