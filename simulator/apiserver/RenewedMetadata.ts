@@ -5,7 +5,8 @@
  * renewal writes and the next one reads — in a second object: one more allocation per renewal, kept 10 s, and one
  * more cold read by the next renewal (docs/benchmarks.md "Where a lease renewal's CPU goes"). A literal has every
  * key in-object. Only metadata with exactly one of the listed key sequences is built so; any other is copied.
- * Either way the same object: own data properties, the same values, in the same order.
+ * Either way the same object: own data properties, the same values, in the same order. The fields a renewal copies are
+ * kept by the lease's store cell (`KnownMetadata`), so the next renewal builds its metadata from them.
  */
 import type { ObjectMeta } from "../../src/api/Object.js"
 import { shallowCopy } from "../../src/api/internal/V8Shapes.js"
@@ -28,33 +29,29 @@ const hasKeys = (meta: Readonly<Record<string, unknown>>, keys: ReadonlyArray<st
 
 /** `{ ...meta, managedFields }`: a copy of `meta` (its keys in its order) with `managedFields` in place. */
 export const renewedMetadata = (meta: ObjectMeta, managedFields: ObjectMeta["managedFields"]): Meta => {
-  const m = meta as Readonly<Record<string, unknown>> & ObjectMeta
-  if (hasKeys(m, owned))
-    return {
-      name: m.name,
-      namespace: m.namespace,
-      ownerReferences: m.ownerReferences,
-      uid: m.uid,
-      creationTimestamp: m.creationTimestamp,
-      managedFields,
-      resourceVersion: m.resourceVersion
-    }
-  if (hasKeys(m, labelledOwned))
-    return {
-      name: m.name,
-      namespace: m.namespace,
-      labels: m.labels,
-      ownerReferences: m.ownerReferences,
-      uid: m.uid,
-      creationTimestamp: m.creationTimestamp,
-      managedFields,
-      resourceVersion: m.resourceVersion
-    }
-  if (hasKeys(m, plain))
-    return { name: m.name, namespace: m.namespace, uid: m.uid, creationTimestamp: m.creationTimestamp, managedFields, resourceVersion: m.resourceVersion }
-  const copy: Meta = shallowCopy(meta)
-  copy.managedFields = managedFields
-  return copy
+  knowMetadata(reading, meta)
+  if (reading.metaOf === undefined) {
+    const copy: Meta = shallowCopy(meta)
+    copy.managedFields = managedFields
+    return copy
+  }
+  const built = renewedFromKnown(reading, managedFields)
+  built.resourceVersion = meta.resourceVersion
+  // `meta` itself is not held past the copy
+  reading.metaOf = undefined
+  return built
+}
+
+/** `renewedMetadata`'s reading of the metadata it copies (one at a time). */
+const reading: KnownMetadata = {
+  metaOf: undefined,
+  metaLayout: 0,
+  metaName: undefined,
+  metaNamespace: undefined,
+  metaLabels: undefined,
+  metaOwnerReferences: undefined,
+  metaUid: undefined,
+  metaCreationTimestamp: undefined
 }
 
 /**
