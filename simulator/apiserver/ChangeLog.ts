@@ -12,6 +12,7 @@ import type { KObject } from "../../src/api/Object.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import { indexedFieldOf, type IndexedField } from "./FieldIndex.js"
 import { RenewedColumns } from "./RenewedColumns.js"
+import { grownObjects, grownTyped } from "./RingGrowth.js"
 import type { KeptVersion } from "./RenewedVersion.js"
 
 export type ChangeType = "ADDED" | "MODIFIED" | "DELETED"
@@ -88,34 +89,19 @@ export class ChangeLog {
     this.previous[slot] = this.renewedPrevious.keep(slot, previous)
   }
 
-  /** Doubles the ring, every retained change moved to its slot in the larger one. */
+  /** Doubles the ring, every retained change moved to its slot in the larger one (`RingGrowth.ts`). */
   private grow(): void {
     const capacity = this.capacity * 2
-    const revisions = new Float64Array(capacity)
-    const times = new Float64Array(capacity)
-    const types = new Uint8Array(capacity)
-    const keys: Array<string | undefined> = new Array(capacity).fill(undefined)
-    const objects: Array<KeptVersion | undefined> = new Array(capacity).fill(undefined)
-    const previous: Array<KeptVersion | undefined> = new Array(capacity).fill(undefined)
-    for (let p = this.first; p < this.end; p++) {
-      const from = p & (this.capacity - 1)
-      const to = p & (capacity - 1)
-      revisions[to] = this.revisions[from]!
-      times[to] = this.times[from]!
-      types[to] = this.types[from]!
-      keys[to] = this.keys[from]
-      objects[to] = this.objects[from]
-      previous[to] = this.previous[from]
-    }
-    this.renewedObjects.grow(capacity, this.first, this.end)
-    this.renewedPrevious.grow(capacity, this.first, this.end)
+    const { first, end } = this
+    this.revisions = grownTyped(this.revisions, new Float64Array(capacity), first, end)
+    this.times = grownTyped(this.times, new Float64Array(capacity), first, end)
+    this.types = grownTyped(this.types, new Uint8Array(capacity), first, end)
+    this.keys = grownObjects(this.keys, capacity, first, end)
+    this.objects = grownObjects(this.objects, capacity, first, end)
+    this.previous = grownObjects(this.previous, capacity, first, end)
+    this.renewedObjects.grow(capacity, first, end)
+    this.renewedPrevious.grow(capacity, first, end)
     this.capacity = capacity
-    this.revisions = revisions
-    this.times = times
-    this.types = types
-    this.keys = keys
-    this.objects = objects
-    this.previous = previous
   }
 
   private revisionAt(position: number): number {

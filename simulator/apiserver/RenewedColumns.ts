@@ -10,6 +10,7 @@
 import type { KObject } from "../../src/api/Object.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import { microTimeOf } from "./CompactMicroTime.js"
+import { grownTyped } from "./RingGrowth.js"
 import { materialised, renewedObject, RenewedVersion, withRenewTime, type KeptVersion } from "./RenewedVersion.js"
 
 export class RenewedColumns {
@@ -20,7 +21,7 @@ export class RenewedColumns {
   private revision: Float64Array
   private second: Float64Array
 
-  constructor(private capacity: number) {
+  constructor(capacity: number) {
     this.own = new Int32Array(capacity)
     this.renewSecond = new Float64Array(capacity)
     this.renewMicros = new Int32Array(capacity)
@@ -38,7 +39,7 @@ export class RenewedColumns {
       return kept
     }
     this.own[slot] = kept.own
-    this.renewSecond[slot] = kept.renew as number
+    this.renewSecond[slot] = kept.renewSecond
     this.renewMicros[slot] = kept.renewMicros
     this.revision[slot] = kept.revision
     this.second[slot] = kept.second
@@ -56,25 +57,10 @@ export class RenewedColumns {
 
   /** The columns at `capacity` slots, the positions `first` to `end` moved to their slots there (`ChangeLog.grow`). */
   grow(capacity: number, first: number, end: number): void {
-    const own = new Int32Array(capacity)
-    const renewSecond = new Float64Array(capacity)
-    const renewMicros = new Int32Array(capacity)
-    const revision = new Float64Array(capacity)
-    const second = new Float64Array(capacity)
-    for (let p = first; p < end; p++) {
-      const from = p & (this.capacity - 1)
-      const to = p & (capacity - 1)
-      own[to] = this.own[from]!
-      renewSecond[to] = this.renewSecond[from]!
-      renewMicros[to] = this.renewMicros[from]!
-      revision[to] = this.revision[from]!
-      second[to] = this.second[from]!
-    }
-    this.capacity = capacity
-    this.own = own
-    this.renewSecond = renewSecond
-    this.renewMicros = renewMicros
-    this.revision = revision
-    this.second = second
+    this.own = grownTyped(this.own, new Int32Array(capacity), first, end)
+    this.renewSecond = grownTyped(this.renewSecond, new Float64Array(capacity), first, end)
+    this.renewMicros = grownTyped(this.renewMicros, new Int32Array(capacity), first, end)
+    this.revision = grownTyped(this.revision, new Float64Array(capacity), first, end)
+    this.second = grownTyped(this.second, new Float64Array(capacity), first, end)
   }
 }

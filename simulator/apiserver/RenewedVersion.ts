@@ -39,11 +39,16 @@ export class RenewedVersion {
   spec: Readonly<Record<string, unknown>> | undefined = undefined
   /**
    * The version's `renewTime`: its second since the epoch, with its µs in `renewMicros`, when the text is that
-   * instant's canonical rendering (`CompactMicroTime.ts`); else the text. The text is the agent's, kept by the stored
-   * spec only until the next renewal; kept here it would live in the history window and be promoted with this record.
+   * instant's canonical rendering (`CompactMicroTime.ts`); else the text, in `renewText`. The text is the agent's, kept
+   * by the stored spec only until the next renewal; kept here it would live in the history window and be promoted with
+   * this record. Two fields, not one of either type: V8 keeps a number computed as a double (as `secondOf`'s second
+   * is) in a box of its own when the field may hold a string too — one more object made and promoted per renewal, and
+   * one more cold read when the next renewal hands this record to the history (docs/benchmarks.md "Where a lease
+   * renewal's CPU goes"); a field of small integers only keeps them in the record itself.
    */
-  renew: string | number = 0
+  renewSecond = 0
   renewMicros = 0
+  renewText: string | undefined = undefined
   /** The renewing manager (`own`'s entry's). */
   manager = ""
   /**
@@ -71,8 +76,10 @@ export class RenewedVersion {
     this.spec = spec
     this.manager = manager
     this.ownFields = ownFields
-    this.renew = second === second ? second : renewTime
-    this.renewMicros = second === second ? microsOf(renewTime) : 0
+    const compact = second === second
+    this.renewSecond = compact ? smallInteger(second) : 0
+    this.renewMicros = compact ? microsOf(renewTime) : 0
+    this.renewText = compact ? undefined : renewTime
     return this
   }
 
@@ -83,8 +90,9 @@ export class RenewedVersion {
     this.base = from.base
     this.own = from.own
     this.spec = from.spec
-    this.renew = from.renew
+    this.renewSecond = from.renewSecond
     this.renewMicros = from.renewMicros
+    this.renewText = from.renewText
     this.manager = from.manager
     this.ownFields = from.ownFields
     return this
@@ -106,19 +114,27 @@ export class RenewedVersion {
    * numbers in its columns (`RenewedColumns.ts`), not this record.
    */
   get compact(): boolean {
-    return this.spec === undefined && typeof this.renew === "number"
+    return this.spec === undefined && this.renewText === undefined
   }
 
   /** The version's `renewTime` text. */
   get renewTime(): string {
-    const renew = this.renew
-    return typeof renew === "string" ? renew : microTimeOf(renew, this.renewMicros)
+    return this.renewText ?? microTimeOf(this.renewSecond, this.renewMicros)
   }
 
   /** The version as it was stored: `base` with this version's spec, managed-fields time and resourceVersion. */
   materialise(resource: ResourceType): KObject {
     return renewedObject(resource, this.base, this.own, this.revision, this.second, this.spec ?? withRenewTime(this.base.spec as Readonly<Record<string, unknown>>, this.renewTime))
   }
+}
+
+/**
+ * `n`, an integer, as V8's small integer when it is one (an int32 here): a record's integer field then keeps it in the
+ * record, where a double-typed value (`secondOf`'s, computed by division) would make the field keep it in a box.
+ */
+const smallInteger = (n: number): number => {
+  const i = n | 0
+  return i === n ? i : n
 }
 
 /** A record's base before it is set. */

@@ -8,10 +8,11 @@
  */
 import { type KObject, type ObjectMeta } from "../../src/api/Object.js"
 import { flatString, shallowCopy } from "../../src/api/internal/V8Shapes.js"
-import type { ResourceType } from "../../src/api/Resources.js"
+import { Leases, type ResourceType } from "../../src/api/Resources.js"
 import { ChangeLog, type Change } from "./ChangeLog.js"
 import { indexedFieldOf, type IndexedField } from "./FieldIndex.js"
 import { sliceOfStored } from "./JsonLength.js"
+import type { KnownMetadata } from "./RenewedMetadata.js"
 import { RenewedVersion } from "./RenewedVersion.js"
 import { SortedKeys } from "./SortedKeys.js"
 
@@ -94,6 +95,34 @@ interface Cell extends Entry {
 }
 
 /**
+ * A lease's cell, which is also the record of its compact renewal version (`write`): a lease renewed every 10 s is read
+ * by each renewal in its cell and then in its record, two cold objects of one of 65,000 leases (a cache miss each,
+ * docs/benchmarks.md "Where a lease renewal's CPU goes"); in one object the record is read with the cell. Only leases
+ * are renewed so (`LeaseRenewal.ts`); any other type's cell has no record's fields to carry.
+ */
+class RenewableCell extends RenewedVersion implements Cell, KnownMetadata {
+  live = true
+  renewed: RenewedVersion | undefined = undefined
+  metaOf: ObjectMeta | undefined = undefined
+  metaLayout = 0
+  metaName: ObjectMeta["name"] = undefined
+  metaNamespace: ObjectMeta["namespace"] = undefined
+  metaLabels: ObjectMeta["labels"] = undefined
+  metaOwnerReferences: ObjectMeta["ownerReferences"] = undefined
+  metaUid: ObjectMeta["uid"] = undefined
+  metaCreationTimestamp: ObjectMeta["creationTimestamp"] = undefined
+
+  constructor(
+    readonly key: string,
+    public obj: KObject,
+    readonly table: Table,
+    readonly slot: number
+  ) {
+    super()
+  }
+}
+
+/**
  * How many objects a type had at a revision from a key on, remembered from the page that counted them: the next
  * page of a paged list starts where the last one ended (its continue key), so only the first page counts the rest
  * of the keys for `remainingItemCount`. Without it a paged LIST of 150,000 pods would count ~11 million keys.
@@ -165,6 +194,15 @@ class Table {
   constructor(resource: ResourceType) {
     this.log = new ChangeLog(resource)
     this.indexed = indexedFieldOf(resource)
+    this.renewable = resource === Leases
+  }
+
+  /** Whether the type's cells keep their renewal record themselves (`RenewableCell`). */
+  private readonly renewable: boolean
+
+  /** A new cell of `key` holding `obj`. */
+  cellOf(key: string, obj: KObject, slot: number): Cell {
+    return this.renewable ? new RenewableCell(key, obj, this, slot) : { key, obj, live: true, table: this, renewed: undefined, slot }
   }
 
   /** The cell stored under `key`. */
@@ -389,7 +427,7 @@ export class Store {
     const revision = ++this.current
     const stored = stamp(obj, revision)
     const slot = table.nextSlot++
-    table.add({ key, obj: stored, live: true, table, renewed: undefined, slot }, namespace, name)
+    table.add(table.cellOf(key, stored, slot), namespace, name)
     if (started !== undefined) this.timing!.observe("create", resource, false, started)
     this.record(table, { revision, type: "ADDED", resource, key, object: stored, previous: undefined, time }, slot)
     return stored
@@ -404,6 +442,11 @@ export class Store {
     if (!cell.live) throw new Error(`store: write through a deleted entry ${cell.key}`)
     if (cell.table.log.resource !== resource) throw new Error(`store: entry ${cell.key} is not a ${resource.kind}`)
     return this.write(cell.table, cell, obj, time, fresh ? stampedInPlace : withResourceVersion, this.timing?.start(), renewed)
+  }
+
+  /** Where a renewal keeps what it wrote of the entry's metadata (`RenewedMetadata.KnownMetadata`): a lease's cell itself. */
+  knownMetadata(entry: Entry): KnownMetadata | undefined {
+    return entry instanceof RenewableCell ? entry : undefined
   }
 
   /** How the history keeps the entry's object when a renewal wrote it (`RenewedVersion.ts`), else undefined. */
@@ -442,8 +485,10 @@ export class Store {
     const kept = renewed === undefined || renewed.compact ? renewed : renewed.copy()
     table.log.push(change, kept ?? change.object, previousKept)
     // The cell's record of a compact version is held by nobody else: the lease's next renewal sets it again, so a lease
-    // renewed every 10 s keeps one record, already read for this write, not one more each time.
+    // renewed every 10 s keeps one record, already read for this write, not one more each time — a lease's the cell
+    // itself (`RenewableCell`), read with it.
     if (renewed === undefined || kept !== renewed) cell.renewed = kept
+    else if (cell instanceof RenewableCell) cell.renewed = cell.assign(renewed)
     else cell.renewed = former !== undefined && former.compact ? former.assign(renewed) : renewed.copy()
     this.notify(change, cell.slot)
     return stored

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import type { KObject } from "../../src/api/Object.js"
+import type { KObject, ObjectMeta } from "../../src/api/Object.js"
 import type { WriteOptions, WriteResult } from "../../src/api/Requests.js"
 import { Leases } from "../../src/api/Resources.js"
 import { ApiServerImpl, defaultConfig } from "../../simulator/apiserver/ApiServer.js"
@@ -36,8 +36,9 @@ const cluster = (copyMetadata: boolean) => {
     seen,
     previousOf,
     answers,
-    create: (name: string, now: number, opts: WriteOptions = {}) =>
-      take(client.at!(now)!.create(Leases, { metadata: { name, namespace }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime(now) } }, { namespace, ...opts })),
+    /** `extra`: metadata an agent's lease has (labels, then ownerReferences: `RenewedMetadata.ts`'s key sequences). */
+    create: (name: string, now: number, opts: WriteOptions = {}, extra: Partial<ObjectMeta> = {}) =>
+      take(client.at!(now)!.create(Leases, { metadata: { name, namespace, ...extra }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime(now) } }, { namespace, ...opts })),
     /** A renewal as a node agent sends it: the metadata it read, the spec it read with a new renewTime. */
     renew: (name: string, now: number, opts: WriteOptions = {}, renewTime = microTime(now), renewTimeFirst = false) => {
       const lease = leases.get(name)!
@@ -56,9 +57,17 @@ const script = (c: ReturnType<typeof cluster>) => {
   let now = start
   c.create("a", now)
   c.create("b", now, { fieldManager: "other" })
+  // an agent's lease owned by its Node, with and without the run's label: the metadata a renewal knows by its cell
+  const ownerReferences = [{ apiVersion: "v1", kind: "Node", name: "c", uid: "00000000-0000-4000-8000-000000000001" }]
+  c.create("c", now, {}, { ownerReferences })
+  c.create("d", now, {}, { labels: { run: "r" }, ownerReferences })
   for (let round = 0; round < 30; round++) {
     now += 10_000 + round * 7.25
     c.renew("a", now)
+    c.renew("c", now + 0.25)
+    c.renew("d", now + 0.75)
+    // another write between renewals: the metadata is another object, read again
+    if (round % 8 === 5) c.label("d", now + 1.25)
     // b was created by "other": its first renewal by "" takes renewTime over, later ones are the holder's own
     c.renew("b", now + 0.5)
     if (round % 7 === 3) c.label("a", now + 1)
