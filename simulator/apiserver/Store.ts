@@ -11,12 +11,13 @@ import { flatString, shallowCopy } from "../../src/api/internal/V8Shapes.js"
 import { Leases, type ResourceType } from "../../src/api/Resources.js"
 import { ChangeLog, type Change } from "./ChangeLog.js"
 import { indexedFieldOf, type IndexedField } from "./FieldIndex.js"
-import { sliceOfStored } from "./JsonLength.js"
+import { pageOfKeyOrder, RemainingCounts, type KeyOrder, type Page, type PageRequest } from "./KeyOrderPage.js"
 import type { KnownMetadata } from "./RenewedMetadata.js"
 import { RenewedVersion } from "./RenewedVersion.js"
 import { SortedKeys } from "./SortedKeys.js"
 
 export type { Change, ChangeType } from "./ChangeLog.js"
+export type { Page, PageRequest } from "./KeyOrderPage.js"
 
 /**
  * Told every change as it is written, with `slot`: the changed object's number in its type's table, given when it was
@@ -51,30 +52,6 @@ const stampedInPlace: Stamp = (obj, revision) => {
 
 /** The selector of a read that has none: `Store.page` knows it needs to look at no object. */
 export const everything = (_: KObject): boolean => true
-
-export interface PageRequest {
-  readonly resource: ResourceType
-  /** Revision to read at; must not be older than `compactedRevision`. */
-  readonly revision: number
-  readonly prefix: string
-  /** First key to consider (inclusive); `prefix` when starting. */
-  readonly start: string
-  /** Maximum matching items; undefined for all. */
-  readonly limit: number | undefined
-  /** Which objects to take; `everything` for all. */
-  readonly matches: (obj: KObject) => boolean
-  /** Count the keys left after the page (for remainingItemCount). */
-  readonly countRemaining: boolean
-  /** The value a field selector pins the type's indexed field to (`FieldIndex.ts`): read the index, not the table. */
-  readonly indexValue?: string | undefined
-}
-
-export interface Page {
-  readonly items: ReadonlyArray<KObject>
-  /** Key of the last returned item when more matching keys may follow. */
-  readonly lastKey: string | undefined
-  readonly remaining: number
-}
 
 /** A stored object with its key (the store swaps `obj` on every write of the key). */
 export interface Entry {
@@ -119,26 +96,6 @@ class RenewableCell extends RenewedVersion implements Cell, KnownMetadata {
     readonly slot: number
   ) {
     super()
-  }
-}
-
-/**
- * How many objects a type had at a revision from a key on, remembered from the page that counted them: the next
- * page of a paged list starts where the last one ended (its continue key), so only the first page counts the rest
- * of the keys for `remainingItemCount`. Without it a paged LIST of 150,000 pods would count ~11 million keys.
- */
-class RemainingCounts {
-  private readonly counts = new Map<string, number>()
-  private static readonly capacity = 1_024
-
-  get(revision: number, prefix: string, start: string): number | undefined {
-    return this.counts.get(flatString(String(revision), "\u0000", prefix, "\u0000", start))
-  }
-
-  set(revision: number, prefix: string, start: string, count: number): void {
-    // paged lists in progress are few; an old list session that lost its entry only counts again
-    if (this.counts.size >= RemainingCounts.capacity) this.counts.clear()
-    this.counts.set(flatString(String(revision), "\u0000", prefix, "\u0000", start), count)
   }
 }
 
@@ -293,32 +250,6 @@ const isKeyOf = (key: string, namespace: string | undefined, name: string): bool
 const keysUnder = (table: Table, prefix: string, start: string, changedSince: number): number | undefined => {
   if (start !== prefix || changedSince > 0) return undefined
   return prefix === "" ? table.size : (table.byName.get(prefix.slice(0, -1))?.size ?? 0)
-}
-
-/** A table's keys and their objects, in key order. */
-interface KeyOrder {
-  readonly keys: ReadonlyArray<string>
-  readonly objects: ReadonlyArray<KObject>
-}
-
-/** The first index of sorted `keys` whose key is ≥ `key`. */
-const lowerBound = (keys: ReadonlyArray<string>, key: string): number => {
-  let low = 0
-  let high = keys.length
-  while (low < high) {
-    const mid = (low + high) >>> 1
-    if (keys[mid]! < key) low = mid + 1
-    else high = mid
-  }
-  return low
-}
-
-/** The end of the keys starting with `prefix` ("ns/"; "" for all), from `from` on. */
-const prefixEnd = (keys: ReadonlyArray<string>, prefix: string, from: number): number => {
-  if (prefix === "") return keys.length
-  // every key with the prefix sorts before the prefix with its last character raised
-  const above = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)
-  return Math.max(from, lowerBound(keys, above))
 }
 
 /** What stops a B+ tree walk (`forRange`). */
@@ -558,7 +489,7 @@ export class Store {
     // nothing under the page changed since its revision and every object is wanted: slices of the table now
     if (table !== undefined && undone.size === 0 && req.matches === everything && req.indexValue === undefined) {
       const order = table.inOrder(req.prefix === "" && req.start === "")
-      if (order !== undefined) return sliced(table, order, req)
+      if (order !== undefined) return pageOfKeyOrder(table.remainingFrom, order, req)
     }
     const undoneKeys = [...undone.keys()].sort()
     const items: KObject[] = []
@@ -635,18 +566,4 @@ export class Store {
     }
     return undone
   }
-}
-
-/** `Store.page` of every object from the table's key order as it is now (`Table.inOrder`). */
-const sliced = (table: Table, { keys, objects }: KeyOrder, req: PageRequest): Page => {
-  const from = lowerBound(keys, req.start)
-  const end = prefixEnd(keys, req.prefix, from)
-  const to = req.limit === undefined ? end : Math.min(end, from + req.limit)
-  const left = end - to
-  // sliced so that the model sums the page's sizes from the order's prefix sums (`JsonLength.sliceOfStored`)
-  if (left === 0) return { items: sliceOfStored(objects, from, to), lastKey: undefined, remaining: 0 }
-  const lastKey = keys[to - 1]!
-  // a later page read the slow way (a write came between pages) finds the count instead of walking for it
-  if (req.countRemaining) table.remainingFrom.set(req.revision, req.prefix, lastKey + "\u0000", left)
-  return { items: sliceOfStored(objects, from, to), lastKey, remaining: req.countRemaining ? left : 1 }
 }
