@@ -354,7 +354,7 @@ const clientScript = String.raw`
     var xText = function (v) { return p.xNames ? (p.xNames[v - 1] || "") : String(v); };
     return plot(id, p.title, {
       scales: { x: { time: false }, y: p.log ? { distr: 3 } : { range: function (u, lo, hi) { return [Math.min(0, lo), hi > 0 ? hi * 1.1 : 1]; } } }, height: 240,
-      axes: [{ label: p.xLabel, splits: function () { return p.x; }, values: function (u, vs) { return vs.map(xText); } }, { label: p.yLabel, values: function (u, vs) { return vs.map(function (v) { return fmtUnit(p.unit, v); }); } }],
+      axes: [{ label: p.xLabel, splits: function () { return p.x; }, values: function (u, vs) { return vs.map(xText); } }, { label: p.yLabel, size: 70, values: function (u, vs) { return vs.map(function (v) { return fmtUnit(p.unit, v); }); } }],
       series: [{ label: p.xLabel, value: function (u, v) { return v == null ? "—" : xText(v); } }].concat(p.series.map(function (s) { return { label: s.label, stroke: palette[s.color % palette.length], width: 1.5, dash: s.dash, spanGaps: false, points: { show: true, size: 6 }, value: function (u, v) { return fmtUnit(p.unit, v); } }; }))
     }, [p.x].concat(p.series.map(function (s) { return s.y; })));
   }

@@ -5,7 +5,7 @@
  */
 import type { SweepResult } from "../src/compare/SweepResult.js"
 import { escapeHtml, page } from "./html.js"
-import { renderSweep } from "./sweepText.js"
+import { sweepRows, sweepVerdict } from "./sweepText.js"
 
 export interface SweepPlot {
   readonly title: string
@@ -50,14 +50,32 @@ export const sweepPlots = (r: SweepResult): ReadonlyArray<SweepPlot> => {
   })
 }
 
-export const renderSweepHtml = (r: SweepResult, files: { readonly json: string; readonly html: string }): string => {
+/** The points' table: each row links to its run's own report. */
+const pointsTable = (r: SweepResult): string => {
+  const [head, ...rows] = sweepRows(r)
+  const verdictColumn = 1 + r.parameters.length
+  const cells = rows.map((row, i) => {
+    const point = r.points[i]!
+    return `<tr>${row
+      .map((cell, c) => {
+        if (c === 0) return `<td><a href="${escapeHtml(point.dir)}/report.html">${escapeHtml(cell)}</a></td>`
+        if (c === verdictColumn) return `<td class="${cell === "PASS" ? "pass" : "fail"}">${escapeHtml(cell)}</td>`
+        return `<td>${escapeHtml(cell)}</td>`
+      })
+      .join("")}</tr>`
+  })
+  return `<table id="points"><tr>${head!.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr>${cells.join("")}</table>`
+}
+
+export const renderSweepHtml = (r: SweepResult): string => {
   const plots = sweepPlots(r)
   const body = [
     `<h1>clustersim sweep ${escapeHtml(r.scenario.name)}</h1>`,
-    `<p class="muted">${escapeHtml(r.scenario.file)} · seed ${r.seed} · ${r.points.length} points, ${r.workers} at a time · ${escapeHtml(r.startedAt)}${r.interruptedBy ? ` · stopped by ${r.interruptedBy}` : ""}</p>`,
-    plots.map((_, i) => `<div id="sweep-${i}" class="plot"></div>`).join("\n"),
-    `<h2>Points</h2><pre>${escapeHtml(renderSweep(r, files))}</pre>`,
-    `<p class="muted">Each point's own report: ${r.points.map((p) => `<a href="${escapeHtml(p.dir)}/report.html">${p.index}</a>`).join(" ")}</p>`
+    `<p class="muted">${escapeHtml(r.scenario.file)}${r.sets.map((s) => ` --set ${escapeHtml(s)}`).join("")} · seed ${r.seed} · ${r.points.length} points, ${r.workers} at a time · ${escapeHtml(r.startedAt)}</p>`,
+    `<p class="${r.exitCode === 0 ? "pass" : "fail"}"><b>${escapeHtml(sweepVerdict(r))}</b> (exit ${r.exitCode})</p>`,
+    pointsTable(r),
+    `<p class="muted">Fingerprint: sha256 of the point's run.json without the host's part (times, environment): in virtual time equal fingerprints are equal results; a load run on the real clock has only its shape fingerprinted (docs/sweep.md).</p>`,
+    plots.map((_, i) => `<div id="sweep-${i}" class="plot"></div>`).join("\n")
   ].join("\n")
   return page(`clustersim sweep ${r.scenario.name}`, body, { sweep: plots })
 }

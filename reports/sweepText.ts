@@ -18,10 +18,10 @@ export const pointText = (parameters: SweepResult["parameters"], values: Readonl
 export const sweepProgressLine = (count: number, parameters: SweepResult["parameters"], p: SweepPointResult): string =>
   `[sweep ${p.index}/${count}] ${pointText(parameters, p.values)} ${p.verdict}${p.wallMs !== undefined ? ` in ${(p.wallMs / 1000).toFixed(1)} s` : ""}${p.exitCode !== undefined && p.verdict === "ERROR" ? ` (exit ${p.exitCode})` : ""}`
 
-/** The table of every point, in point order. */
-export const sweepTable = (r: SweepResult): string => {
-  const head = ["#", ...r.parameters.map((p) => p.path), "verdict", ...r.headline, "fingerprint"]
-  const rows = r.points.map((p) => [
+/** The table's cells, header first: one row per point, in point order (the text table and sweep.html's). */
+export const sweepRows = (r: SweepResult): ReadonlyArray<ReadonlyArray<string>> => [
+  ["#", ...r.parameters.map((p) => p.path), "verdict", ...r.headline, "fingerprint"],
+  ...r.points.map((p) => [
     String(p.index),
     ...p.values,
     p.verdict,
@@ -31,19 +31,25 @@ export const sweepTable = (r: SweepResult): string => {
     }),
     p.fingerprint === undefined ? "—" : p.fingerprint.slice(0, FingerprintDigits)
   ])
-  return table([head, ...rows], 1 + r.parameters.length)
+]
+
+/** The table of every point, in point order; the varied values left-aligned, the figures right-aligned. */
+export const sweepTable = (r: SweepResult): string => table(sweepRows(r), 1 + r.parameters.length)
+
+/** The verdict over all points: `PASS: 4 of 4 points passed`. */
+export const sweepVerdict = (r: SweepResult): string => {
+  const passed = r.points.filter((p) => p.verdict === "PASS").length
+  return `${passed === r.points.length ? "PASS" : "FAIL"}: ${passed} of ${r.points.length} points passed${r.interruptedBy !== undefined ? ` (stopped by ${r.interruptedBy})` : ""}`
 }
 
 /** The table, the verdict over all points, and where the files are. */
 export const renderSweep = (r: SweepResult, files: { readonly json: string; readonly html: string }): string => {
-  const passed = r.points.filter((p) => p.verdict === "PASS").length
-  const stopped = r.interruptedBy !== undefined ? ` (stopped by ${r.interruptedBy})` : ""
   return [
     `sweep ${r.scenario.name}: ${r.points.length} points, seed ${r.seed}${r.sets.length > 0 ? `, ${r.sets.map((s) => `--set ${s}`).join(" ")}` : ""}`,
     "",
     sweepTable(r),
     "",
-    `${passed === r.points.length ? "PASS" : "FAIL"}: ${passed} of ${r.points.length} points passed${stopped}`,
+    sweepVerdict(r),
     `sweep.json: ${files.json}`,
     `sweep.html: ${files.html}`,
     ""

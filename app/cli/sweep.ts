@@ -130,7 +130,7 @@ export const sweepCommand = (o: SweepCommandOptions): Effect.Effect<number> =>
     }
     const files = { json: join(outDir, "sweep.json"), html: join(outDir, "sweep.html") }
     writeAtomically(files.json, JSON.stringify(result, null, 2) + "\n")
-    writeAtomically(files.html, renderSweepHtml(result, files))
+    writeAtomically(files.html, renderSweepHtml(result))
     out(renderSweep(result, files))
     return exitCode
   })
