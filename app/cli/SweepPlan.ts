@@ -24,7 +24,7 @@ export interface SweepPoint {
   readonly values: ReadonlyArray<string>
   /** `--set PATH=V` per parameter, given after the sweep's own `--set`s. */
   readonly sets: ReadonlyArray<string>
-  /** Its artifact directory under the sweep's: `03-nodes=5000-apf=false`. */
+  /** Its artifact directory under the sweep's: `03-nodes=5000_apf=false`. */
   readonly dir: string
 }
 
@@ -76,15 +76,17 @@ const overlaps = (a: ReadonlyArray<string | number>, b: ReadonlyArray<string | n
   return true
 }
 
-/** `03-nodes=5000-apf=false`: the index, then each value under its field's last name, safe as a file name. */
+/**
+ * `03-nodes=5000_apf=false`: the index, then each value under its field's last name, safe as a file name (a flow
+ * value's brackets dropped, its commas `+`: `zones=a+b`).
+ */
 const pointDir = (index: number, count: number, parameters: ReadonlyArray<{ readonly path: SetOverride["path"] }>, values: ReadonlyArray<string>) => {
-  const width = String(count).length
   const names = parameters.map((p, i) => {
-    const field = [...p.path].reverse().find((s): s is string => typeof s === "string") ?? pathText(p.path)
-    return `${field}=${values[i]}`
+    const field = [...p.path].reverse().find((s): s is string => typeof s === "string") ?? "item"
+    const value = values[i]!.replace(/[[\]{}"' ]/g, "").replace(/,/g, "+")
+    return `${field}=${value}`.replace(/[^A-Za-z0-9._=+-]+/g, "_")
   })
-  const safe = names.join("-").replace(/[^A-Za-z0-9._=-]+/g, "_").slice(0, 80)
-  return `${String(index).padStart(width, "0")}-${safe}`
+  return `${String(index).padStart(String(count).length, "0")}-${names.join("_")}`.slice(0, 100)
 }
 
 export interface PlanInputs {

@@ -231,7 +231,7 @@ const sweep = Command.make(
     scenario: Args.text({ name: "scenario.yaml" }).pipe(Args.withDescription("The scenario file (docs/scenarios.md).")),
     ...targetOptions,
     vary: Options.text("vary").pipe(
-      Options.withPseudoName("path=v1,v2,…"),
+      Options.withPseudoName("path=v1,v2"),
       Options.repeated,
       Options.optional,
       Options.withDescription(
@@ -272,7 +272,7 @@ const sweep = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "Run a scenario at every point of a parameter sweep, the points side by side (one process each, --workers at a time), each exactly the run of run --set; prints one row per point with its verdict, headline figures and result fingerprint, and writes sweep.json and sweep.html (docs/sweep.md)."
+    "Run a scenario at every point of a parameter sweep, several points at once. Each point is the run of run --set PATH=V, a process of its own, --workers at a time; the sweep prints one row per point with its verdict, headline figures and result fingerprint, and writes sweep.json and sweep.html (docs/sweep.md)."
   )
 )
 
@@ -443,7 +443,7 @@ const examples: Record<Subcommand | "root", ReadonlyArray<Example>> = {
   start: [{ comment: "The quickstart against a kind cluster", command: "clustersim start --context kind-kind" }],
   sweep: [
     { comment: "node-death at 50, 200 and 1000 nodes, with and without APF: 6 points, as many at once as there are cores", command: "clustersim sweep scenarios/cluster/node-death.yaml --vary cluster.nodes=50,200,1000 --vary cluster.serviceTime.apf=true,false" },
-    { comment: "Two zone layouts (a comma inside [ ] belongs to the value), one point at a time", command: "clustersim sweep s.yaml --vary cluster.zones=[a,b],[a,b,c] --workers 1 --out out/zones" }
+    { comment: "Two zone layouts (a comma inside [ ] belongs to the value), one point at a time", command: "clustersim sweep s.yaml --vary 'cluster.zones=[a,b],[a,b,c]' --workers 1 --out out/zones" }
   ],
   serve: [
     { comment: "A server for kubectl with a small demo cluster", command: "clustersim serve --demo" },
