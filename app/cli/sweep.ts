@@ -7,7 +7,7 @@
  */
 import { Effect, Either, Fiber } from "effect"
 import type { ChildProcess } from "node:child_process"
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import { defaultOutDir, readArtifact, writeAtomically } from "../../src/loadgen/Artifact.js"
 import { artifactFingerprint, fingerprintModeOf } from "../../src/loadgen/ArtifactFingerprint.js"
@@ -102,8 +102,7 @@ export const sweepCommand = (o: SweepCommandOptions): Effect.Effect<number> =>
         const dir = join(outDir, p.dir)
         mkdirSync(dir, { recursive: true })
         const began = Date.now()
-        const { code, stderr } = yield* childRun(args(p), running)
-        writeFileSync(join(dir, "stderr.log"), stderr)
+        const { code, stderr } = yield* childRun(args(p), join(dir, "stderr.log"), running)
         const result: SweepPointResult = { ...base, exitCode: code, verdict: verdictOfExit(code), wallMs: Date.now() - began, ...pointResult(dir) }
         err(sweepProgressLine(points.length, parameters, result) + "\n")
         if (code !== ExitCode.Pass && code !== ExitCode.ThresholdsBreached && stopped === undefined)
@@ -135,17 +134,25 @@ export const sweepCommand = (o: SweepCommandOptions): Effect.Effect<number> =>
     return exitCode
   })
 
-/** One point's run as a child process: its exit code (128 + the signal's number when one ended it) and stderr. */
-const childRun = (args: ReadonlyArray<string>, running: Set<ChildProcess>) =>
+/**
+ * One point's run as a child process: its exit code (128 + the signal's number when one ended it) and stderr, which
+ * also goes to `log` as it comes (a running point's progress lines are there).
+ */
+const childRun = (args: ReadonlyArray<string>, log: string, running: Set<ChildProcess>) =>
   Effect.async<{ readonly code: number; readonly stderr: string }>((resume) => {
     const child = spawnEntry("cliEntry", args, { pipeStderr: true, ownProcessGroup: true })
     running.add(child)
     let stderr = ""
-    child.stderr!.on("data", (d: Buffer) => void (stderr += d.toString()))
+    const file = openSync(log, "w")
+    child.stderr!.on("data", (d: Buffer) => {
+      stderr += d.toString()
+      writeSync(file, d)
+    })
     // its summary is in its run.json; the sweep prints the table
     child.stdout!.resume()
     child.once("close", (code, signal) => {
       running.delete(child)
+      closeSync(file)
       resume(Effect.succeed({ code: code ?? (signal === "SIGINT" ? 130 : signal === "SIGTERM" ? 143 : ExitCode.RunError), stderr }))
     })
   })
