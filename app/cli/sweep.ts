@@ -16,7 +16,7 @@ import { headlineLabels, runFigures } from "../../src/compare/SweepFigures.js"
 import { type SweepPointResult, SweepFormat, type SweepResult, verdictOfExit } from "../../src/compare/SweepResult.js"
 import { renderSweepHtml } from "../../reports/sweepHtml.js"
 import { renderSweep, sweepProgressLine } from "../../reports/sweepText.js"
-import type { StopSignal } from "./artifact.js"
+import { signalExitCode, type StopSignal } from "./artifact.js"
 import { spawnEntry } from "./ChildEntry.js"
 import { outDirProblem } from "./outDir.js"
 import { planSweep, type SweepPoint } from "./SweepPlan.js"
@@ -112,7 +112,7 @@ export const sweepCommand = (o: SweepCommandOptions): Effect.Effect<number> =>
     const results = yield* Effect.forEach(points, runPoint, { concurrency: workers })
     yield* Fiber.interrupt(stop)
 
-    const exitCode = stopped === "SIGINT" ? 130 : stopped === "SIGTERM" ? 143 : sweepExitCode(results.map((r) => r.exitCode))
+    const exitCode = stopped !== undefined ? signalExitCode[stopped] : sweepExitCode(results.map((r) => r.exitCode))
     const result: SweepResult = {
       format: SweepFormat,
       scenario: { name: scenario.name, file: o.file },
@@ -153,7 +153,7 @@ const childRun = (args: ReadonlyArray<string>, log: string, running: Set<ChildPr
     child.once("close", (code, signal) => {
       running.delete(child)
       closeSync(file)
-      resume(Effect.succeed({ code: code ?? (signal === "SIGINT" ? 130 : signal === "SIGTERM" ? 143 : ExitCode.RunError), stderr }))
+      resume(Effect.succeed({ code: code ?? (signal === "SIGINT" || signal === "SIGTERM" ? signalExitCode[signal] : ExitCode.RunError), stderr }))
     })
   })
 
