@@ -36,7 +36,7 @@ const uplot = () =>
     css: readFileSync(require.resolve("uplot/dist/uPlot.min.css"), "utf8")
   })
 
-const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
+export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
 /** JSON inside <script>: no `</script>` or `<!--` can end it early. */
 const scriptJson = (v: unknown): string => JSON.stringify(v).replace(/</g, "\\u003c")
 
@@ -341,13 +341,27 @@ const clientScript = String.raw`
   }
   if (data.spectrum && data.spectrum.series.length > 0) spectrumPlot("spectrum", "Latency by percentile (HdrHistogram spectrum, log axes)" + modelled, data.spectrum, true);
   (data.spectra || []).forEach(function (sp, i) { spectrumPlot("spectrum-" + i, sp.title, sp); });
+  // a figure at a few points of x (a comparison's rounds, a sweep's parameter values), one line per series; x either
+  // numbers or names (xNames) at 1, 2, …
+  function fmtUnit(unit, v) {
+    if (v == null) return "—";
+    if (unit === "ms") return fmtMs(v);
+    if (unit === "per-second") return v.toFixed(1) + "/s";
+    if (unit === "bytes") return (v / 1048576).toFixed(1) + " MiB";
+    return Number.isInteger(v) ? String(v) : v.toFixed(2);
+  }
+  function pointsPlot(id, p) {
+    var xText = function (v) { return p.xNames ? (p.xNames[v - 1] || "") : String(v); };
+    return plot(id, p.title, {
+      scales: { x: { time: false }, y: p.log ? { distr: 3 } : { range: function (u, lo, hi) { return [Math.min(0, lo), hi > 0 ? hi * 1.1 : 1]; } } }, height: 240,
+      axes: [{ label: p.xLabel, splits: function () { return p.x; }, values: function (u, vs) { return vs.map(xText); } }, { label: p.yLabel, size: 70, values: function (u, vs) { return vs.map(function (v) { return fmtUnit(p.unit, v); }); } }],
+      series: [{ label: p.xLabel, value: function (u, v) { return v == null ? "—" : xText(v); } }].concat(p.series.map(function (s) { return { label: s.label, stroke: palette[s.color % palette.length], width: 1.5, dash: s.dash, spanGaps: false, points: { show: true, size: 6 }, value: function (u, v) { return fmtUnit(p.unit, v); } }; }))
+    }, [p.x].concat(p.series.map(function (s) { return s.y; })));
+  }
   (data.rounds || []).forEach(function (rp, i) {
-    plot("rounds-" + i, rp.title, {
-      scales: { x: { time: false }, y: { distr: 3 } }, height: 240,
-      axes: [{ label: "round", splits: function () { return rp.x; } }, { label: "latency", values: function (u, vs) { return vs.map(fmtMs); } }],
-      series: [{ label: "round" }].concat(rp.series.map(function (s) { return { label: s.label, stroke: palette[s.side % palette.length], width: 1.5, dash: s.dash, spanGaps: false, points: { show: true, size: 6 }, value: function (u, v) { return fmtMs(v); } }; }))
-    }, [rp.x].concat(rp.series.map(function (s) { return s.y; })));
+    pointsPlot("rounds-" + i, { title: rp.title, x: rp.x, xLabel: "round", yLabel: "latency", unit: "ms", log: true, series: rp.series.map(function (s) { return { label: s.label, color: s.side, y: s.y, dash: s.dash }; }) });
   });
+  (data.sweep || []).forEach(function (sp, i) { pointsPlot("sweep-" + i, sp); });
   var cc = data.clusterCharts;
   if (cc && cc.lease) {
     var note = cc.modelled ? " — modelled" : "";
@@ -384,7 +398,8 @@ const clientScript = String.raw`
 })();
 `
 
-const page = (title: string, body: string, data: unknown): string => {
+/** A self-contained page: `body`, the plots' data and the script that draws them (uPlot inlined). */
+export const page = (title: string, body: string, data: unknown): string => {
   const { js, css } = uplot()
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>

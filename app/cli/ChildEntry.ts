@@ -16,10 +16,14 @@ const entryCommand = (entry: Entry): { readonly command: string; readonly args: 
   return { command: join(root, "node_modules/.bin/vite-node"), args: [join(root, "app/cli", `${entry}.ts`)] }
 }
 
-/** The child's stdout is piped (the server prints its URL there); stderr is the parent's unless piped too. */
-export const spawnEntry = (entry: Entry, args: ReadonlyArray<string>, o: { readonly pipeStderr?: boolean } = {}): ChildProcess => {
+/**
+ * The child's stdout is piped (the server prints its URL there); stderr is the parent's unless piped too.
+ * `ownProcessGroup`: a terminal's Ctrl-C reaches the parent only, which passes it on once (a child in the terminal's
+ * group would get it twice, and a second SIGINT ends a run before it writes its artifact).
+ */
+export const spawnEntry = (entry: Entry, args: ReadonlyArray<string>, o: { readonly pipeStderr?: boolean; readonly ownProcessGroup?: boolean } = {}): ChildProcess => {
   const { command, args: entryArgs } = entryCommand(entry)
-  return spawn(command, [...entryArgs, ...args], { stdio: ["ignore", "pipe", o.pipeStderr ? "pipe" : "inherit", "ipc"] })
+  return spawn(command, [...entryArgs, ...args], { stdio: ["ignore", "pipe", o.pipeStderr ? "pipe" : "inherit", "ipc"], ...(o.ownProcessGroup ? { detached: true } : {}) })
 }
 
 /** In a child: exit when the parent goes away (its IPC channel closes), however it ended — no orphaned servers. */

@@ -7,6 +7,7 @@
 import { Args, CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { Console, Effect, HashMap, Layer, Option } from "effect"
+import { availableParallelism } from "node:os"
 import { fileURLToPath } from "node:url"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import { wantsColor } from "./Color.js"
@@ -221,6 +222,61 @@ const start = Command.make("start", runOptions, (o) => runScenarioFile(quickstar
 )
 
 // ---------------------------------------------------------------------------------------------
+// sweep
+// ---------------------------------------------------------------------------------------------
+
+const sweep = Command.make(
+  "sweep",
+  {
+    scenario: Args.text({ name: "scenario.yaml" }).pipe(Args.withDescription("The scenario file (docs/scenarios.md).")),
+    ...targetOptions,
+    vary: Options.text("vary").pipe(
+      Options.withPseudoName("path=v1,v2"),
+      Options.repeated,
+      Options.optional,
+      Options.withDescription(
+        "A scenario field and the values it takes, e.g. cluster.nodes=50,500,5000; each value is checked as --set path=value would be. Repeatable: the points are every combination, the first --vary outermost. A comma inside [ ] or { } belongs to the value (cluster.zones=[a,b],[c] is two values). At most 256 points (docs/sweep.md)."
+      )
+    ),
+    workers: integerFlag(
+      "workers",
+      "Points run at once, each a process of its own. Default: the machine's cores (os.availableParallelism()); 1 against a real server (--target URL or a kubeconfig), whose points would share it."
+    ).pipe(Options.optional),
+    set: setOption,
+    seed: integerFlag("seed", "Overrides the scenario's seed, the same for every point.").pipe(Options.optional),
+    out: optionalText("out", "Directory for sweep.json, sweep.html and one directory per point (default runs/<timestamp>-<name>-sweep/).", "DIR")
+  },
+  (o) =>
+    Effect.gen(function* () {
+      const target = yield* Effect.either(resolveTarget(targetValuesOf(o), { warn: stderrLine }))
+      if (target._tag === "Left") return yield* usageError(target.left.message)
+      const given = Option.getOrUndefined(o.workers)
+      if (given !== undefined && given < 1) return yield* usageError(`--workers: must be at least 1, got ${given}`)
+      // a real server is one for every point: side by side they would disturb each other's figures
+      const shared = target.right._tag === "url"
+      if (shared && given !== undefined && given > 1)
+        return yield* usageError(`--workers ${given}: a sweep against a real server (${describeTarget(target.right).replace(/^target: /, "")}) runs its points one at a time, since they would share it`)
+      if (shared) stderrLine(`${describeTarget(target.right)}: the points run one at a time`)
+      const { sweepCommand } = yield* load(() => import("./sweep.js"))
+      const code = yield* sweepCommand({
+        file: o.scenario,
+        varies: Option.getOrElse(o.vary, () => []),
+        sets: Option.getOrElse(o.set, () => []),
+        ...(Option.isSome(o.seed) ? { seed: o.seed.value } : {}),
+        workers: shared ? 1 : (given ?? availableParallelism()),
+        targetArgs: targetArgsOf(o),
+        ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}),
+        interrupt: stopSignal
+      })
+      yield* exitWith(code)
+    })
+).pipe(
+  Command.withDescription(
+    "Run a scenario at every point of a parameter sweep, several points at once. Each point is the run of run --set PATH=V, a process of its own, --workers at a time; the sweep prints one row per point with its verdict, headline figures and result fingerprint, and writes sweep.json and sweep.html (docs/sweep.md)."
+  )
+)
+
+// ---------------------------------------------------------------------------------------------
 // validate, report, schema
 // ---------------------------------------------------------------------------------------------
 
@@ -360,7 +416,7 @@ const exitCodes =
 
 export const clustersim = Command.make("clustersim").pipe(
   Command.withDescription(description),
-  Command.withSubcommands([run, start, serve, replay, validate, report, merge, job, collect, compare, calibrate, schema, schedulerNote, help])
+  Command.withSubcommands([run, start, sweep, serve, replay, validate, report, merge, job, collect, compare, calibrate, schema, schedulerNote, help])
 )
 
 export const cli = Command.run(clustersim, { name: "clustersim", version, executable: "clustersim", footer: HelpDoc.p(exitCodes) })
@@ -369,7 +425,7 @@ export const cli = Command.run(clustersim, { name: "clustersim", version, execut
 // Help (./Help.ts lays it out)
 // ---------------------------------------------------------------------------------------------
 
-const subcommands = { run, start, serve, replay, validate, report, merge, job, collect, compare, calibrate, schema } as const
+const subcommands = { run, start, sweep, serve, replay, validate, report, merge, job, collect, compare, calibrate, schema } as const
 type Subcommand = keyof typeof subcommands
 const isSubcommand = (name: string): name is Subcommand => Object.hasOwn(subcommands, name)
 /** Every command, in the order help lists them. */
@@ -385,6 +441,10 @@ const examples: Record<Subcommand | "root", ReadonlyArray<Example>> = {
     { comment: "The same load against a server from a kubeconfig context", command: "clustersim run --kubeconfig ~/.kube/config --context kind-kind scenarios/quickstart.yaml" }
   ],
   start: [{ comment: "The quickstart against a kind cluster", command: "clustersim start --context kind-kind" }],
+  sweep: [
+    { comment: "node-death at 50, 200 and 1000 nodes, with and without APF: 6 points, as many at once as there are cores", command: "clustersim sweep scenarios/cluster/node-death.yaml --vary cluster.nodes=50,200,1000 --vary cluster.serviceTime.apf=true,false" },
+    { comment: "Two zone layouts (a comma inside [ ] belongs to the value), one point at a time", command: "clustersim sweep s.yaml --vary 'cluster.zones=[a,b],[a,b,c]' --workers 1 --out out/zones" }
+  ],
   serve: [
     { comment: "A server for kubectl with a small demo cluster", command: "clustersim serve --demo" },
     { comment: "HTTPS with RBAC; prints the admin kubeconfig's path", command: "clustersim serve --tls --authorization-mode RBAC --port 0" }
@@ -488,6 +548,7 @@ const runFlags: FlagSpec = {
 const commandFlags: Record<string, FlagSpec> = {
   run: runFlags,
   start: runFlags,
+  sweep: { values: [...targetFlagNames.values, "--vary", "--workers", "--set", "--seed", "--out"], switches: [...targetFlagNames.switches] },
   serve: {
     values: [
       "--host",

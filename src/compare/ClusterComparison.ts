@@ -171,3 +171,7 @@ export const compareClusters = (baseline: ReadonlyArray<RunArtifact>, other: Rea
     })
   return { rows, admission: { ...(a?.admission ? { baseline: a.admission } : {}), ...(b?.admission ? { other: b.admission } : {}) } }
 }
+
+/** One run's cluster figures (`clustersim sweep`'s columns, docs/sweep.md): the rows a what-if compares, for one side. */
+export const clusterFigures = (a: RunArtifact): ReadonlyArray<{ readonly label: string; readonly unit: ClusterUnit; readonly value: number }> =>
+  (compareClusters([a], [])?.rows ?? []).flatMap((r) => (r.baseline === undefined ? [] : [{ label: r.label, unit: r.unit, value: r.baseline }]))

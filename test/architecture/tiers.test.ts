@@ -26,7 +26,7 @@ const FAST_PROCESSES: ReadonlyMap<string, string> = new Map([
 const PROCESS_ENTRIES: ReadonlyMap<string, string> = new Map([
   ["app/cli/serveEntry.ts", "`serve` as the embedded server's process: test/system/cli/workers.test.ts, test/system/calibrate"],
   ["app/cli/workerEntry.ts", "a generator worker's process: test/system/cli/workers.test.ts"],
-  ["app/cli/cliEntry.ts", "a segment's process under run --segments: test/system/cli/segments.test.ts"]
+  ["app/cli/cliEntry.ts", "a segment's process under run --segments, a point's under sweep: test/system/cli/segments.test.ts, test/system/cli/sweep.test.ts"]
 ])
 
 /** What starts a process from a test file: the module that spawns, a browser driver, the CLI as its own process. */

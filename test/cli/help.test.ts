@@ -36,7 +36,7 @@ const capture = async (args: ReadonlyArray<string>, o: { tty?: boolean; noColor?
 
 afterEach(() => void vi.restoreAllMocks())
 
-const commands = ["run", "start", "serve", "validate", "report", "merge", "job", "collect", "compare", "calibrate", "schema"] as const
+const commands = ["run", "start", "sweep", "serve", "validate", "report", "merge", "job", "collect", "compare", "calibrate", "schema"] as const
 
 describe("help text", () => {
   it("clustersim (no arguments), --help and help: the command list", async () => {

@@ -11,6 +11,8 @@ import { compareSides } from "../../../src/compare/Compare.js"
 import type { RunArtifact } from "../../../src/loadgen/Artifact.js"
 import { smallCluster } from "../../support/smallCluster.js"
 import { syntheticRun } from "../../support/syntheticRun.js"
+import { renderSweepHtml } from "../../../reports/sweepHtml.js"
+import { result as sweepResult } from "../../support/sweepResult.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-html-"))
 let browser: Browser
@@ -251,5 +253,18 @@ phases:
     expect(measured.section).toBeUndefined()
     expect(measured.seriesHeading).toBe("Series")
     for (const t of measured.titles) expect(t).not.toContain("modelled")
+  }, 60_000)
+
+  it("a sweep's page: one plot per headline figure, a line per value of the other parameter, no console errors", async () => {
+    const file = join(dir, "sweep.html")
+    writeFileSync(file, renderSweepHtml(sweepResult))
+    const { problems, plots, charts } = await open(file)
+    expect(problems).toEqual([])
+    expect(plots.map((p) => p.id)).toEqual(sweepResult.headline.map((_, i) => `sweep-${i}`))
+    expect(plots.map((p) => p.title)).toEqual(sweepResult.headline.map((h) => `${h} against cluster.nodes`))
+    for (const p of plots) expect(p.series).toEqual(["cluster.serviceTime.apf=true", "cluster.serviceTime.apf=false"])
+    expect(plots[0]!.points).toEqual([2, 1])
+    expect(charts.every((c) => c.drawn)).toBe(true)
+    expect(readFileSync(file, "utf8")).toContain(`<a href="3-nodes=500_apf=true/report.html">3</a>`)
   }, 60_000)
 })
