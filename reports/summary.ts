@@ -24,6 +24,12 @@ export const seriesLabel = (s: Pick<ArtifactSeries, "key">): string => {
 /** Metrics whose threshold values are durations in ms (`count` of them is a number). */
 const durationMetrics = new Set(["latency", "service_time"])
 
+/** `not_ready_nodes: count == 5 (observed 4`: a threshold, its condition and what was observed (the summary closes it). */
+const thresholdRow = (t: ThresholdResult): string => `${t.threshold}${groupText(t.group)}: ${t.condition} (observed ${observedText(t)}`
+
+/** `not_ready_nodes: count == 5 (observed 4)`: one threshold as the summary lists it. */
+export const thresholdText = (t: ThresholdResult): string => `${thresholdRow(t)})`
+
 /** The observed value of a threshold result with its unit: `38.975 ms`, `1.204 s`, `0.667`, `12`. */
 export const observedText = (t: Pick<ThresholdResult, "threshold" | "condition" | "observed" | "unit">): string => {
   if (t.observed === undefined) return "no data"
@@ -309,7 +315,7 @@ export const renderSummary = (a: RunArtifact): string => {
     out.push("")
     out.push(a.segment !== undefined ? `thresholds (${segmentThresholdsNote}):` : "thresholds:")
     for (const t of a.thresholds) {
-      const row = `${t.threshold}${groupText(t.group)}: ${t.condition} (observed ${observedText(t)}`
+      const row = thresholdRow(t)
       // a pass on no data is the scenario's `allowNoData: true` (docs/scenarios.md): say so beside the ✓
       const allowed = t.noData && t.passed ? ", allowed" : ""
       out.push(a.segment !== undefined ? `  - ${row})` : `  ${t.passed ? "✓" : "✗"} ${row}${allowed})`)

@@ -14,9 +14,15 @@ export const FingerprintDigits = 12
 export const pointText = (parameters: SweepResult["parameters"], values: ReadonlyArray<string>): string =>
   parameters.map((p, i) => `${p.path}=${values[i]}`).join(", ")
 
-/** `[sweep 3/8] cluster.nodes=5000 PASS in 8.4 s` */
+/**
+ * `[sweep 3/8] cluster.nodes=5000 PASS in 8.4 s`; a point that breached thresholds names the first
+ * (`FAIL in 4.6 s: not_ready_nodes: count == 5 (observed 4); 2 more`), the rest are in sweep.json and its report.
+ */
 export const sweepProgressLine = (count: number, parameters: SweepResult["parameters"], p: SweepPointResult): string =>
-  `[sweep ${p.index}/${count}] ${pointText(parameters, p.values)} ${p.verdict}${p.wallMs !== undefined ? ` in ${(p.wallMs / 1000).toFixed(1)} s` : ""}${p.exitCode !== undefined && p.verdict === "ERROR" ? ` (exit ${p.exitCode})` : ""}`
+  `[sweep ${p.index}/${count}] ${pointText(parameters, p.values)} ${p.verdict}${p.wallMs !== undefined ? ` in ${(p.wallMs / 1000).toFixed(1)} s` : ""}${p.exitCode !== undefined && p.verdict === "ERROR" ? ` (exit ${p.exitCode})` : ""}${breachedText(p.breached)}`
+
+const breachedText = (breached: ReadonlyArray<string> | undefined): string =>
+  breached === undefined || breached.length === 0 ? "" : `: ${breached[0]}${breached.length > 1 ? `; ${breached.length - 1} more` : ""}`
 
 /** The table's cells, header first: one row per point, in point order (the text table and sweep.html's). */
 export const sweepRows = (r: SweepResult): ReadonlyArray<ReadonlyArray<string>> => [

@@ -15,6 +15,7 @@ import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import { headlineLabels, runFigures } from "../../src/compare/SweepFigures.js"
 import { type SweepPointResult, SweepFormat, type SweepResult, verdictOfExit } from "../../src/compare/SweepResult.js"
 import { renderSweepHtml } from "../../reports/sweepHtml.js"
+import { thresholdText } from "../../reports/summary.js"
 import { renderSweep, sweepProgressLine } from "../../reports/sweepText.js"
 import { signalExitCode, type StopSignal } from "./artifact.js"
 import { spawnEntry } from "./ChildEntry.js"
@@ -158,13 +159,14 @@ const childRun = (args: ReadonlyArray<string>, log: string, running: Set<ChildPr
   })
 
 /** What a point's run.json says: its figures and fingerprint (none when the run wrote no artifact). */
-const pointResult = (dir: string): Pick<SweepPointResult, "figures" | "fingerprint" | "fingerprintMode"> => {
+const pointResult = (dir: string): Pick<SweepPointResult, "figures" | "breached" | "fingerprint" | "fingerprintMode"> => {
   const path = join(dir, "run.json")
   if (!existsSync(path)) return { figures: [] }
   try {
     const artifact = readArtifact(path)
     const mode = fingerprintModeOf(artifact)
-    return { figures: runFigures(artifact), fingerprint: artifactFingerprint(artifact, mode), fingerprintMode: mode }
+    const breached = artifact.thresholds.filter((t) => !t.passed).map(thresholdText)
+    return { figures: runFigures(artifact), ...(breached.length > 0 ? { breached } : {}), fingerprint: artifactFingerprint(artifact, mode), fingerprintMode: mode }
   } catch {
     return { figures: [] }
   }

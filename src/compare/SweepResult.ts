@@ -24,6 +24,8 @@ export interface SweepPointResult {
   readonly verdict: SweepVerdict
   readonly wallMs?: number
   readonly figures: ReadonlyArray<Figure>
+  /** The thresholds the run breached, as its summary lists them (`not_ready_nodes: count == 5 (observed 4)`). */
+  readonly breached?: ReadonlyArray<string>
   /** sha256 of the run's artifact without the host's part; absent when the run wrote none. */
   readonly fingerprint?: string
   /** `simulated`: the whole result is the seed's; `load-only`: real clock, the fingerprint covers the shape only. */

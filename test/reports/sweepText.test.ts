@@ -24,6 +24,16 @@ describe("sweep text", () => {
     )
   })
 
+  it("a point that breached thresholds names the first in its progress line, and how many more", () => {
+    const breached = ["not_ready_nodes: count == 5 (observed 4)", "ready_transitions{status:True}: count == 3 (observed 2)"]
+    expect(sweepProgressLine(4, parameters, { ...result.points[2]!, breached })).toBe(
+      "[sweep 3/4] cluster.nodes=500, cluster.serviceTime.apf=true FAIL in 8.4 s: not_ready_nodes: count == 5 (observed 4); 1 more"
+    )
+    expect(sweepProgressLine(4, parameters, { ...result.points[2]!, breached: breached.slice(0, 1) })).toBe(
+      "[sweep 3/4] cluster.nodes=500, cluster.serviceTime.apf=true FAIL in 8.4 s: not_ready_nodes: count == 5 (observed 4)"
+    )
+  })
+
   it("the table: a row per point in point order, figures in their units, — where a point has none, 12 digits of the fingerprint", () => {
     expect(sweepTable(result)).toBe(
       [
