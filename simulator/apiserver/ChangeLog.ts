@@ -31,6 +31,22 @@ export interface Change {
 }
 
 const changeTypes: ReadonlyArray<ChangeType> = ["ADDED", "MODIFIED", "DELETED"]
+
+/** A ring's first capacity, and the least it shrinks to. */
+const MinCapacity = 1024
+
+/**
+ * The capacity a ring of `retained` changes (at most an eighth of its slots) shrinks to: room for four times as many,
+ * so that it grows again only once they have quadrupled and shrinks again only once they have halved. A start storm
+ * grows a ring that its window then empties: the pods' ring is 256 K slots at 13,000 nodes (26 MiB, heap snapshot at
+ * virtual minute 8, every slot empty) and ~1 M at 65,000, kept for nothing for the rest of the run (docs/benchmarks.md
+ * "History").
+ */
+const shrunkCapacity = (retained: number): number => {
+  let capacity = MinCapacity
+  while (capacity < retained * 4) capacity *= 2
+  return capacity
+}
 const typeCode: Readonly<Record<ChangeType, number>> = { ADDED: 0, MODIFIED: 1, DELETED: 2 }
 
 export class ChangeLog {
@@ -40,16 +56,19 @@ export class ChangeLog {
    * arrays allocated once per growth. Columns that grew by pushes and were cut by slices cost ~1 µs a change
    * (their copies, and young arrays of 100,000 slots for the scavenger), a ring ~0.4 µs (docs/benchmarks.md).
    */
-  private capacity = 1024
+  private capacity = MinCapacity
   private revisions = new Float64Array(this.capacity)
   private times = new Float64Array(this.capacity)
   private types = new Uint8Array(this.capacity)
   private keys: Array<string | undefined> = new Array(this.capacity).fill(undefined)
   private objects: Array<KeptVersion | undefined> = new Array(this.capacity).fill(undefined)
   private previous: Array<KeptVersion | undefined> = new Array(this.capacity).fill(undefined)
-  /** The numbers of renewal versions kept over the bases in `objects` and `previous` (`RenewedColumns.ts`). */
-  private readonly renewedObjects = new RenewedColumns(this.capacity)
-  private readonly renewedPrevious = new RenewedColumns(this.capacity)
+  /**
+   * The numbers of renewal versions kept over the bases in `objects` and `previous` (`RenewedColumns.ts`); an object's
+   * revision and second are its change's, in `revisions` and `times`.
+   */
+  private readonly renewedObjects = new RenewedColumns(this.capacity, true)
+  private readonly renewedPrevious = new RenewedColumns(this.capacity, false)
   /** Position of the oldest retained change. */
   private first = 0
   /** Position the next change takes (changes retained: `end - first`). */
@@ -70,7 +89,7 @@ export class ChangeLog {
 
   /** `object` and `previous`: how the history keeps the change's states (`RenewedVersion.ts`), the states themselves unless given. */
   push(change: Change, object: KeptVersion = change.object, previous: KeptVersion | undefined = change.previous): void {
-    if (this.end - this.first === this.capacity) this.grow()
+    if (this.end - this.first === this.capacity) this.resize(this.capacity * 2)
     const position = this.end++
     if (this.indexed !== undefined) {
       const now = this.indexed.valueOf(change.object)
@@ -89,9 +108,11 @@ export class ChangeLog {
     this.previous[slot] = this.renewedPrevious.keep(slot, previous)
   }
 
-  /** Doubles the ring, every retained change moved to its slot in the larger one (`RingGrowth.ts`). */
-  private grow(): void {
-    const capacity = this.capacity * 2
+  /**
+   * The ring at `capacity` slots (twice as many when full; fewer once most are empty, `dropUpTo`), every retained change
+   * moved to its slot there (`RingGrowth.ts`).
+   */
+  private resize(capacity: number): void {
     const { first, end } = this
     this.revisions = grownTyped(this.revisions, new Float64Array(capacity), first, end)
     this.times = grownTyped(this.times, new Float64Array(capacity), first, end)
@@ -99,9 +120,14 @@ export class ChangeLog {
     this.keys = grownObjects(this.keys, capacity, first, end)
     this.objects = grownObjects(this.objects, capacity, first, end)
     this.previous = grownObjects(this.previous, capacity, first, end)
-    this.renewedObjects.grow(capacity, first, end)
-    this.renewedPrevious.grow(capacity, first, end)
+    this.renewedObjects.resize(capacity, first, end)
+    this.renewedPrevious.resize(capacity, first, end)
     this.capacity = capacity
+  }
+
+  /** The ring's slots now: what its columns take, ~41 bytes a slot and ~89 once a renewal's are made (tests, figures). */
+  get slots(): number {
+    return this.capacity
   }
 
   private revisionAt(position: number): number {
@@ -132,6 +158,8 @@ export class ChangeLog {
     }
     this.first = position
     if (this.indexed !== undefined && this.first - this.indexCutAt > Math.max(1024, this.end - this.first)) this.cutIndex()
+    const retained = this.end - this.first
+    if (this.capacity > MinCapacity && retained * 8 <= this.capacity) this.resize(shrunkCapacity(retained))
     return newest
   }
 
@@ -156,14 +184,16 @@ export class ChangeLog {
   private change(position: number): Change {
     const slot = position & (this.capacity - 1)
     const previous = this.previous[slot]
+    const revision = this.revisions[slot]!
+    const time = this.times[slot]!
     return {
-      revision: this.revisions[slot]!,
+      revision,
       type: changeTypes[this.types[slot]!]!,
       resource: this.resource,
       key: this.keys[slot]!,
-      object: this.renewedObjects.version(slot, this.objects[slot]!, this.resource),
-      previous: previous === undefined ? undefined : this.renewedPrevious.version(slot, previous, this.resource),
-      time: this.times[slot]!
+      object: this.renewedObjects.version(slot, this.objects[slot]!, this.resource, revision, time),
+      previous: previous === undefined ? undefined : this.renewedPrevious.version(slot, previous, this.resource, revision, time),
+      time
     }
   }
 

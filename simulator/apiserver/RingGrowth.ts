@@ -1,10 +1,11 @@
 /**
- * A ring's column moved into a larger ring (`ChangeLog.grow`, `RenewedColumns.grow`): the position `p` sits in slot
+ * A ring's column moved into a ring of another size (`ChangeLog.resize`, `RenewedColumns.resize`: a larger one when
+ * full, a smaller one once mostly empty — always one that holds every retained position): the position `p` sits in slot
  * `p & (capacity - 1)` of a ring of `capacity` slots (a power of two), so the retained positions `first` to `end` lie in
  * at most two runs of consecutive slots in the old ring and in the new one. The runs are copied as runs — a typed
  * column by `TypedArray.set` (a memory copy), an object column by a plain loop over consecutive slots — not slot by slot
  * through two masks: the 65,000-node hour's history grows its lease ring to 2 M slots, 16 columns each, in its start
- * storm (`ChangeLog.grow` ~5 % of its first 25 s; most of what is left is the new columns' fresh memory,
+ * storm (its growth ~5 % of its first 25 s; most of what is left is the new columns' fresh memory,
  * docs/benchmarks.md "History").
  */
 
@@ -22,7 +23,7 @@ const eachRun = (oldCapacity: number, capacity: number, first: number, end: numb
   }
 }
 
-/** `column`'s slots of the positions `first` to `end` moved to their slots in `into`, a ring of more slots. */
+/** `column`'s slots of the positions `first` to `end` moved to their slots in `into`, a ring of at least `end - first` slots. */
 export const grownTyped = <T extends TypedColumn>(column: T, into: T, first: number, end: number): T => {
   eachRun(column.length, into.length, first, end, (from, to, length) => into.set(column.subarray(from, from + length), to))
   return into

@@ -1,13 +1,20 @@
 /**
- * The change log's ring (slots reused as changes are dropped, doubled when full) answers as a plain list of the
- * retained changes would: replay after a revision, pinned to an indexed value or not, and newest first.
+ * The change log's ring (slots reused as changes are dropped, doubled when full, shrunk once mostly empty) answers as a
+ * plain list of the retained changes would: replay after a revision, pinned to an indexed value or not, and newest
+ * first; a renewal's compact versions, kept as numbers in columns made with the first of them, are made again as they
+ * were through growth and shrinking.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { PCGRandom } from "effect/Utils"
 import type { KObject } from "../../src/api/Object.js"
-import { ConfigMaps, Pods } from "../../src/api/Resources.js"
+import { ConfigMaps, Leases, Pods } from "../../src/api/Resources.js"
+import { ApiServerImpl, defaultConfig } from "../../simulator/apiserver/ApiServer.js"
 import { ChangeLog } from "../../simulator/apiserver/ChangeLog.js"
+import { secondOf } from "../../simulator/apiserver/CompactMicroTime.js"
+import { inProcessClient } from "../../simulator/apiserver/InProcessClient.js"
+import { RenewedVersion } from "../../simulator/apiserver/RenewedVersion.js"
 import type { Change, ChangeType } from "../../simulator/apiserver/Store.js"
+import { microTime } from "../../simulator/apiserver/SystemMeta.js"
 
 const pod = (name: string, node: string): KObject => ({ metadata: { name, namespace: "default" }, spec: { nodeName: node } })
 const nodeOf = (obj: KObject | undefined): string | undefined => (obj?.spec as { nodeName?: string } | undefined)?.nodeName
@@ -68,7 +75,71 @@ const exercise = (seed: number, steps: number) => {
   }
 }
 
+const start = Date.UTC(2026, 0, 1)
+
+/** A stored lease, as the general path writes it (its managed fields built by the server). */
+const storedLease = (name: string): KObject => {
+  const server = new ApiServerImpl(defaultConfig, start)
+  const namespace = "platform-node-lease"
+  inProcessClient(server).at!(start)!.create(Leases, { metadata: { name, namespace }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime(start) } }, { namespace })
+  return server.store.get(Leases, `${namespace}/${name}`)!
+}
+
 describe("ChangeLog", () => {
+  it("shrinks once mostly empty and grows again, a renewal's compact versions made again as they were kept", () => {
+    const base = storedLease("a")
+    const log = new ChangeLog(Leases)
+    // each change's object and previous state as JSON, as the store would have stored them
+    const expected = new Map<number, { object: string; previous: string | undefined }>()
+    let revision = 0
+    let previous: { kept: KObject | RenewedVersion; json: string } | undefined
+    const write = (compact: boolean) => {
+      const time = start + revision * 1_000.5
+      revision++
+      let kept: KObject | RenewedVersion
+      let json: string
+      if (compact) {
+        const version = new RenewedVersion().set(base, 0, microTime(time - 3.25), secondOf(microTime(time - 3.25)), undefined, "", undefined)
+        version.written(revision, time)
+        expect(version.compact).toBe(true)
+        kept = version
+        json = JSON.stringify(version.materialise(Leases))
+      } else {
+        kept = { ...base, metadata: { ...base.metadata, resourceVersion: String(revision) } }
+        json = JSON.stringify(kept)
+      }
+      const object = JSON.parse(json) as KObject
+      log.push({ revision, type: "MODIFIED", resource: Leases, key: "platform-node-lease/a", object, previous: undefined, time }, kept, previous?.kept)
+      expected.set(revision, { object: json, previous: previous?.json })
+      previous = { kept, json }
+    }
+    const check = () => {
+      for (const change of log.after(0)) {
+        expect(JSON.stringify(change.object)).toBe(expected.get(change.revision)!.object)
+        expect(change.previous === undefined ? undefined : JSON.stringify(change.previous)).toBe(expected.get(change.revision)!.previous)
+      }
+    }
+    // full versions only (no renewal columns yet), then compact ones among them: the ring grows to 8,192 slots
+    for (let i = 0; i < 3_000; i++) write(false)
+    for (let i = 0; i < 3_000; i++) write(i % 7 === 3)
+    expect(log.slots).toBe(8_192)
+    check()
+    // all but 700 dropped: 700 ≤ 8,192 / 8, so the ring shrinks to room for 4 × 700
+    log.dropBefore(start + (revision - 700) * 1_000.5)
+    expect([...log.after(0)].length).toBe(700)
+    expect(log.slots).toBe(4_096)
+    check()
+    // positions wrap around the smaller ring, then it grows again
+    for (let i = 0; i < 5_000; i++) write(i % 3 !== 0)
+    expect(log.slots).toBe(8_192)
+    check()
+    log.dropBefore(start + (revision - 10) * 1_000.5)
+    expect(log.slots).toBe(1_024)
+    check()
+    expect(log.dropAll()).toBe(revision)
+    expect(log.slots).toBe(1_024)
+  })
+
   it("replays what a list of the retained changes holds, through growth, wrap-around and drops (seeded)", () => {
     for (const seed of [1, 2, 3]) exercise(seed, 60)
   })

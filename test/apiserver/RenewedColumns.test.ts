@@ -4,6 +4,8 @@
  * same order, through the columns' growth and wrap-around; and a record set again for a later renewal (the cell's
  * record, set again by the lease's next renewal) leaves what the columns kept unchanged. Versions not compact are kept
  * as themselves, and a store replays every version as it was stored, whatever order compact and other renewals came in.
+ * Columns of the changes' own versions (`ofChange`, the ring's object side) take the revision and time from the change:
+ * given another change's, the version made differs.
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { KObject } from "../../src/api/Object.js"
@@ -36,44 +38,54 @@ const record = (into: RenewedVersion, base: KObject, own: number, renewTime: str
 }
 
 describe("RenewedColumns", () => {
-  it("makes a compact version again as its record would, through growth and wrap-around", () => {
+  it.each([false, true])("makes a compact version again as its record would, through growth and wrap-around (ofChange %s)", (ofChange) => {
     const bases = [storedLease("a"), storedLease("node-17", "kubelet")]
-    let columns = new RenewedColumns(4)
+    let columns = new RenewedColumns(4, ofChange)
     let capacity = 4
     let first = 0
-    const kept: Array<{ slotOf: number; kept: unknown; json: string }> = []
+    const kept: Array<{ slotOf: number; kept: unknown; json: string; revision: number; time: number }> = []
     const instants = [start + 0.001, start + 999.999, start + 10_000.5, start + 86_399_999, Date.UTC(2038, 0, 19, 3, 14, 8) + 0.25, Date.UTC(9999, 11, 31, 22, 59, 59) + 999.999]
     let n = 0
     for (let round = 0; round < 40; round++) {
       // keep at most 5 positions, growing once past 4 and wrapping around after
       if (n - first === capacity) {
         if (capacity === 4) {
-          columns.grow(8, first, n)
+          columns.resize(8, first, n)
           capacity = 8
         } else first++
       }
       if (n - first > 5) first++
       const base = bases[round % 2]!
       const at = instants[round % instants.length]!
-      const version = record(new RenewedVersion(), base, 0, microTime(at + round * 1.001), 1_000 + round * 3, at + 5_000.75)
+      const revision = 1_000 + round * 3
+      const time = at + 5_000.75
+      const version = record(new RenewedVersion(), base, 0, microTime(at + round * 1.001), revision, time)
       expect(version.compact).toBe(true)
       const slot = n & (capacity - 1)
       const json = JSON.stringify(version.materialise(Leases))
       const inRing = columns.keep(slot, version)
       expect(inRing).toBe(base)
-      kept.push({ slotOf: n, kept: inRing, json })
+      kept.push({ slotOf: n, kept: inRing, json, revision, time })
       // set again for another renewal: what was kept does not change
       record(version, bases[(round + 1) % 2]!, 0, microTime(at + 77), 5, at + 1)
       for (let p = first; p <= n; p++) {
         const k = kept[p]!
-        expect(JSON.stringify(columns.version(p & (capacity - 1), k.kept as KObject, Leases))).toBe(k.json)
+        // the change's revision and time as the ring keeps them; columns that keep their own ignore them
+        const [changeRevision, changeTime] = ofChange ? [k.revision, k.time] : [NaN, NaN]
+        expect(JSON.stringify(columns.version(p & (capacity - 1), k.kept as KObject, Leases, changeRevision, changeTime))).toBe(k.json)
+      }
+      if (ofChange) {
+        // another change's revision or time gives another version: they are read from the change
+        const k = kept[n]!
+        expect(JSON.stringify(columns.version(n & (capacity - 1), k.kept as KObject, Leases, k.revision + 1, k.time))).not.toBe(k.json)
+        expect(JSON.stringify(columns.version(n & (capacity - 1), k.kept as KObject, Leases, k.revision, k.time + 1_000))).not.toBe(k.json)
       }
       n++
     }
     // the same keys in the same order as the record's object
     const version = record(new RenewedVersion(), bases[1]!, 0, microTime(start + 20_000.5), 77, start + 20_001)
-    columns = new RenewedColumns(2)
-    const made = columns.version(1, columns.keep(1, version)!, Leases)
+    columns = new RenewedColumns(2, ofChange)
+    const made = columns.version(1, columns.keep(1, version)!, Leases, 77, start + 20_001)
     const expected = version.materialise(Leases)
     expect(Object.keys(made)).toEqual(Object.keys(expected))
     expect(Object.keys(made.metadata)).toEqual(Object.keys(expected.metadata))
@@ -83,17 +95,17 @@ describe("RenewedColumns", () => {
 
   it("keeps a version that is not compact, and anything else, as itself", () => {
     const base = storedLease("a")
-    const columns = new RenewedColumns(4)
+    const columns = new RenewedColumns(4, false)
     // a renewTime that is not the canonical text of its instant, and a spec in another key order
     const text = record(new RenewedVersion(), base, 0, "2026-01-01T00:00:05.5Z", 9, start)
     const reordered = record(new RenewedVersion(), base, 0, microTime(start), 10, start, { renewTime: microTime(start), holderIdentity: "a", leaseDurationSeconds: 40 })
     for (const [slot, version] of [text, reordered].entries()) {
       expect(version.compact).toBe(false)
       expect(columns.keep(slot, version)).toBe(version)
-      expect(columns.version(slot, version, Leases)).toEqual(version.materialise(Leases))
+      expect(columns.version(slot, version, Leases, NaN, NaN)).toEqual(version.materialise(Leases))
     }
     expect(columns.keep(2, base)).toBe(base)
-    expect(columns.version(2, base, Leases)).toBe(base)
+    expect(columns.version(2, base, Leases, NaN, NaN)).toBe(base)
     expect(columns.keep(3, undefined)).toBeUndefined()
   })
 
