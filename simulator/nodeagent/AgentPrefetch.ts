@@ -38,7 +38,7 @@ const agentOf = (due: Due, kind: Kind): AgentState => (kind <= Kind.PodsBound ? 
 
 /**
  * One field of each 64-byte line of the agent's state (`makeAgentState`'s order, 8-byte fields after a 24-byte
- * header: fields 4, 11, 18, 25 and 30 are at most 56 bytes apart), the first through its map check.
+ * header: fields 4, 11, 17, 24 and 29 are at most 56 bytes apart), the first through its map check.
  */
 const readState = (a: AgentState): void => {
   readAhead =

@@ -46,8 +46,7 @@ export interface AgentState extends RenewalMemo {
   /** The lease's metadata and spec as last read or written (undefined: read it first). */
   leaseMeta: ObjectMeta | undefined
   leaseSpec: Readonly<Record<string, unknown>>
-  /** The lease renewal in flight (at most one per agent): the lease it PUTs; when it was due, if sent later (`LeaseRenewer.update`). */
-  renewal: KObject | undefined
+  /** When the renewal in flight was due, if sent later (`LeaseRenewer.update`). */
   renewalDueAt: number
   /** The renewal's options, with its note of the lease's entry in the server's store (made at the first renewal). */
   renewalOptions: NotingWriteOptions | undefined
@@ -87,7 +86,6 @@ export const makeAgentState = (node: SimulatedNode, settings: NodeAgentSettings,
   requests: undefined,
   leaseMeta: undefined,
   leaseSpec: {},
-  renewal: undefined,
   renewalDueAt: 0,
   renewalOptions: undefined,
   renewalBase: undefined,

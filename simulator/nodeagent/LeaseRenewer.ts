@@ -135,7 +135,7 @@ export class LeaseRenewer {
   /** PUT the lease with a new renewTime (and the owner reference once the Node's uid is known). */
   private update(a: AgentState, t: number, start: number): Request {
     const meta = a.leaseMeta!
-    a.renewal = {
+    this.renewal = {
       metadata: meta.ownerReferences === undefined && a.uid !== undefined ? { ...extendable, ...meta, ownerReferences: [this.ownerOf(a)] } : meta,
       spec: renewalSpecOf(a, a.leaseSpec, this.ctx.text.micro(start))
     }
@@ -147,28 +147,31 @@ export class LeaseRenewer {
     return this.ctx.send(a, start, this.sendRenewal, this.renewedAfterEnsure, this.renewalRejected, this.renewalGivenUp)
   }
 
-  // The renewal's request and answers, made once: the renewal's own values are in the agent's state.
+  /**
+   * The renewal `update` sends, read by `sendRenewal` only, which `send` calls before it returns (at most one renewal
+   * is made at a time): not kept in the agent's state, where each renewal stored a young object into an old one — a
+   * slot the next scavenge visits, in a cold line of one of 65,000 agents (docs/benchmarks.md).
+   */
+  private renewal: KObject | undefined = undefined
+
+  // The renewal's request and answers, made once: the renewal's own values are in the agent's state and `renewal`.
   // Its options carry the agent's note of its lease's entry in an in-process server's store (`EntryNote.ts`).
   private readonly sendRenewal = (client: BookedClient, a: AgentState) =>
-    client.update(Leases, a.renewal!, a.renewalOptions ?? (a.renewalOptions = new NotingWriteOptions(nodeLeaseNamespace)))
+    client.update(Leases, this.renewal!, a.renewalOptions ?? (a.renewalOptions = new NotingWriteOptions(nodeLeaseNamespace)))
 
   private readonly renewed = (written: WriteResult, a: AgentState, end: number, sentAt: number): void => {
-    a.renewal = undefined
     this.written(a, written.object, sentAt, end)
   }
 
   private readonly renewedAfterEnsure = (written: WriteResult, a: AgentState, end: number): void => {
-    a.renewal = undefined
     this.written(a, written.object, a.renewalDueAt, end)
   }
 
   private readonly renewalRejected = (_: ClientError, a: AgentState, end: number): void => {
-    a.renewal = undefined
     this.conflict(a, end)
   }
 
   private readonly renewalGivenUp = (a: AgentState, at: number): void => {
-    a.renewal = undefined
     this.failed(a, at)
   }
 
