@@ -28,11 +28,3 @@ export const validateForUpdate = (rules: KindRules, obj: KObject, old: KObject):
   if (rules.validatesMetadata) return rules.validateUpdate?.(obj, old) ?? noFieldErrors
   return joined(validateObjectMetaUpdate(obj, old), rules.validateUpdate?.(obj, old))
 }
-
-/**
- * `validateForUpdate` of an object whose metadata is the stored object's own, a record: the ObjectMeta rules passed
- * when it was stored (`validateObjectMetaUpdate` answers none for it), so only the kind's rules are asked — and the
- * metadata is not read (a lease renewal's, known by its store cell: simulator/apiserver/RenewedMetadata.ts).
- */
-export const validateForUpdateOfStoredMetadata = (rules: KindRules, obj: KObject, old: KObject): ReadonlyArray<FieldError> =>
-  rules.validateUpdate?.(obj, old) ?? noFieldErrors
