@@ -13,7 +13,6 @@ import { ChangeLog, type Change } from "./ChangeLog.js"
 import { indexedFieldOf, type IndexedField } from "./FieldIndex.js"
 import { pageOfKeyOrder, RemainingCounts, type KeyOrder, type Page, type PageRequest } from "./KeyOrderPage.js"
 import { RenewedVersion } from "./RenewedVersion.js"
-import { revisionText } from "./RevisionText.js"
 import { SortedKeys } from "./SortedKeys.js"
 
 export type { Change, ChangeType } from "./ChangeLog.js"
@@ -39,14 +38,14 @@ type Stamp = (obj: KObject, revision: number) => KObject
 /** A copy of `obj` at `revision`. Every type's objects pass here, so `shallowCopy` copies (a spread is ~2× slower). */
 export const withResourceVersion: Stamp = (obj, revision) => {
   const metadata: { -readonly [K in keyof ObjectMeta]: ObjectMeta[K] } = shallowCopy(obj.metadata)
-  metadata.resourceVersion = revisionText(revision)
+  metadata.resourceVersion = String(revision)
   const copy: { -readonly [K in keyof KObject]: KObject[K] } = shallowCopy(obj)
   copy.metadata = metadata
   return copy
 }
 
 const stampedInPlace: Stamp = (obj, revision) => {
-  ;(obj.metadata as { resourceVersion?: string }).resourceVersion = revisionText(revision)
+  ;(obj.metadata as { resourceVersion?: string }).resourceVersion = String(revision)
   return obj
 }
 
