@@ -18,7 +18,7 @@ import type { FieldTree } from "../../src/api/apply/FieldSet.js"
 import { ownEntryAlone, ownLeafEntry, ownLeafEntryOfRenewed, withOwnEntryTime } from "../../src/api/apply/OwnEntry.js"
 import type { ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
 import { decodesAsMicroTime } from "../../src/api/kinds/FieldSchema.js"
-import { validateForUpdate } from "../../src/api/kinds/Validation.js"
+import { validateForUpdateOfStoredMetadata } from "../../src/api/kinds/Validation.js"
 import { isRecord, type KObject } from "../../src/api/Object.js"
 import type { WriteOptions, WriteResult } from "../../src/api/Requests.js"
 import { Leases, type ResourceType } from "../../src/api/Resources.js"
@@ -54,9 +54,10 @@ export const writeRenewal = (
   const renewTime = spec.renewTime as string
   const second = secondOf(renewTime)
   if (!(second === second ? decodesInSecond(second) : decodesAsMicroTime(renewTime))) return undefined
-  // The unchanged rest as the general path validates it (a stored lease not valid now is refused there).
+  // The unchanged rest as the general path validates it (a stored lease not valid now is refused there); the metadata
+  // is the stored object itself, which `validateObjectMetaUpdate` passes without a look.
   const candidate = value as KObject
-  if (validateForUpdate(resource.rules, candidate, stored).length > 0) return undefined
+  if (validateForUpdateOfStoredMetadata(resource.rules, candidate, stored).length > 0) return undefined
   const scope = scopeOf(resource, undefined)
   // A lease a renewal wrote last (the chain) has the entries that renewal accepted: who renews now decides alone.
   const chain = store.renewedVersion(entry)

@@ -28,3 +28,11 @@ export const validateForUpdate = (rules: KindRules, obj: KObject, old: KObject):
   if (rules.validatesMetadata) return rules.validateUpdate?.(obj, old) ?? noFieldErrors
   return joined(validateObjectMetaUpdate(obj, old), rules.validateUpdate?.(obj, old))
 }
+
+/**
+ * `validateForUpdate` of an object whose metadata is the stored object's own (the same object): the ObjectMeta rules
+ * passed when it was stored (`validateObjectMetaUpdate` answers none for it), so only the kind's rules are asked — a
+ * lease renewal's (simulator/apiserver/LeaseRenewal.ts).
+ */
+export const validateForUpdateOfStoredMetadata = (rules: KindRules, obj: KObject, old: KObject): ReadonlyArray<FieldError> =>
+  rules.validateUpdate?.(obj, old) ?? noFieldErrors
