@@ -12,13 +12,13 @@
 import { decodesInSecond, secondOf } from "./CompactMicroTime.js"
 import { managerOf, scopeOf } from "./FieldManager.js"
 import { isKnownRenewal } from "./KnownRenewal.js"
-import { knowMetadata, renewedFromKnown, renewedMetadata } from "./RenewedMetadata.js"
+import { renewedMetadata } from "./RenewedMetadata.js"
 import { sameKeyOrder, type RenewedVersion } from "./RenewedVersion.js"
 import type { FieldTree } from "../../src/api/apply/FieldSet.js"
 import { ownEntryAlone, ownLeafEntry, ownLeafEntryOfRenewed, withOwnEntryTime } from "../../src/api/apply/OwnEntry.js"
 import type { ManagedFieldsEntry } from "../../src/api/apply/ManagedFields.js"
 import { decodesAsMicroTime } from "../../src/api/kinds/FieldSchema.js"
-import { validateForUpdate, validateForUpdateOfStoredMetadata } from "../../src/api/kinds/Validation.js"
+import { validateForUpdateOfStoredMetadata } from "../../src/api/kinds/Validation.js"
 import { isRecord, type KObject } from "../../src/api/Object.js"
 import type { WriteOptions, WriteResult } from "../../src/api/Requests.js"
 import { Leases, type ResourceType } from "../../src/api/Resources.js"
@@ -42,13 +42,9 @@ export const writeRenewal = (
   const value = body.value
   const stored = entry.obj
   const meta = stored.metadata
-  if (!isRecord(value) || value.metadata !== meta) return undefined
-  // The metadata this path wrote last, known by its cell (`RenewedMetadata.KnownMetadata`): not read again. Such
-  // metadata has no deletionTimestamp.
-  const cellMeta = store.knownMetadata(entry)
-  const known = cellMeta !== undefined && cellMeta.metaOf === meta ? cellMeta : undefined
-  if (known !== undefined ? known.metaName !== name || known.metaNamespace !== opts.namespace : meta.deletionTimestamp !== undefined || meta.name !== name || meta.namespace !== opts.namespace)
-    return undefined
+  // The stored metadata is read, not kept by the lease's cell: its agent read it just before it sent it back (it reads
+  // it ahead, `nodeagent/AgentPrefetch.ts`), where a copy in the cell was one more cold line of the cell per renewal.
+  if (!isRecord(value) || value.metadata !== meta || meta.deletionTimestamp !== undefined || meta.name !== name || meta.namespace !== opts.namespace) return undefined
   const spec = value.spec as Record<string, unknown>
   // A spec built by its agent as the stored one renewed (`KnownRenewal.ts`) is known to renew it: not read again.
   const knownSpec = isKnownRenewal(spec, stored.spec)
@@ -58,9 +54,10 @@ export const writeRenewal = (
   const renewTime = spec.renewTime as string
   const second = secondOf(renewTime)
   if (!(second === second ? decodesInSecond(second) : decodesAsMicroTime(renewTime))) return undefined
-  // The unchanged rest as the general path validates it (a stored lease not valid now is refused there).
+  // The unchanged rest as the general path validates it (a stored lease not valid now is refused there); the metadata
+  // is the stored object itself, which `validateObjectMetaUpdate` passes without a look.
   const candidate = value as KObject
-  if ((known !== undefined ? validateForUpdateOfStoredMetadata(resource.rules, candidate, stored) : validateForUpdate(resource.rules, candidate, stored)).length > 0) return undefined
+  if (validateForUpdateOfStoredMetadata(resource.rules, candidate, stored).length > 0) return undefined
   const scope = scopeOf(resource, undefined)
   // A lease a renewal wrote last (the chain) has the entries that renewal accepted: who renews now decides alone.
   const chain = store.renewedVersion(entry)
@@ -84,14 +81,12 @@ export const writeRenewal = (
     ownFields = entries.length === 1 ? entries[0]!.fieldsV1 : undefined
   }
   // What `withManagedFields` makes of the body (its keys in its order), made here for the store to stamp in place.
-  const metadata = known !== undefined ? renewedFromKnown(known, next) : renewedMetadata(meta, next)
+  const metadata = renewedMetadata(meta, next)
   const written: KObject = { metadata, spec }
   // Kept in the history as what it changed over the last full version (RenewedVersion.ts).
   const base = chain !== undefined ? chain.base : stored
   const renewed = store.renewalRecord().set(base, chain !== undefined ? chain.own : own, renewTime, second, inOrderOf(spec, stored, chain, knownSpec) ? undefined : spec, manager, ownFields)
   const kept = store.replace(resource, entry, written, now, true, renewed)
-  if (known !== undefined) known.metaOf = metadata
-  else if (cellMeta !== undefined) knowMetadata(cellMeta, metadata)
   // `withTypeMeta` of the stored `{ metadata, spec }`, built as a literal: the same keys in the same order, without
   // a spread's copy (half the bytes, and no runtime copy of the properties on every renewal).
   return { code: 200, object: { kind: resource.kind, apiVersion: resource.apiVersion, metadata: kept.metadata, spec: kept.spec }, warnings: noWarnings }

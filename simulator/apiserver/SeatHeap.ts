@@ -3,6 +3,12 @@
  * model's read and write pools and each APF priority level (`apf/QueueSet.ts`) book their seats here.
  */
 export class SeatHeap {
+  /**
+   * The heap of `capacity` instants, then one more that is always +Infinity: a last parent with a left child only
+   * sees it as a right child never smaller, so `siftDown` picks a child without asking whether there is a right one.
+   */
+  private readonly padded: Float64Array
+  /** The heap's instants: `padded` without its last slot. */
   private readonly free: Float64Array
   /**
    * A sorted copy of `free` for multi-seat requests (a LIST of many objects): a typed array sorts numerically in
@@ -10,22 +16,28 @@ export class SeatHeap {
    */
   private readonly sorted: Float64Array
   constructor(readonly capacity: number) {
-    this.free = new Float64Array(capacity)
+    this.padded = new Float64Array(capacity + 1)
+    this.padded[capacity] = Number.POSITIVE_INFINITY
+    this.free = this.padded.subarray(0, capacity)
     this.sorted = new Float64Array(capacity)
   }
 
-  /** Replaces the earliest free instant with `value`. */
+  /**
+   * Replaces the earliest free instant with `value`. The smaller child is chosen by adding the comparison as a number,
+   * not by a branch: which child is smaller is a coin toss the processor mispredicts about every other level, and
+   * nearly every request of a simulated cluster books a seat here (docs/benchmarks.md "Where a lease renewal's CPU goes").
+   */
   private siftDown(value: number): void {
-    const heap = this.free
-    const n = heap.length
+    const heap = this.padded
+    const n = this.capacity
     let i = 0
     for (;;) {
       const l = 2 * i + 1
       if (l >= n) break
-      const r = l + 1
-      const c = r < n && heap[r]! < heap[l]! ? r : l
-      if (heap[c]! >= value) break
-      heap[i] = heap[c]!
+      const c = l + ((heap[l + 1]! < heap[l]!) as unknown as number)
+      const next = heap[c]!
+      if (next >= value) break
+      heap[i] = next
       i = c
     }
     heap[i] = value
@@ -33,14 +45,14 @@ export class SeatHeap {
 
   /** Takes the earliest free seat for a request arriving at `at` that lasts `service`; returns its start. */
   takeEarliest(at: number, service: number): number {
-    const start = Math.max(at, this.free[0]!)
+    const start = Math.max(at, this.padded[0]!)
     this.siftDown(start + service)
     return start
   }
 
   /** When `seats` seats are free together, at or after `at`; nothing is taken. */
   startFor(at: number, seats: number): number {
-    if (seats === 1) return Math.max(at, this.free[0]!)
+    if (seats === 1) return Math.max(at, this.padded[0]!)
     return Math.max(at, this.sortedFree()[seats - 1]!)
   }
 

@@ -12,7 +12,6 @@ import { Leases, type ResourceType } from "../../src/api/Resources.js"
 import { ChangeLog, type Change } from "./ChangeLog.js"
 import { indexedFieldOf, type IndexedField } from "./FieldIndex.js"
 import { pageOfKeyOrder, RemainingCounts, type KeyOrder, type Page, type PageRequest } from "./KeyOrderPage.js"
-import type { KnownMetadata } from "./RenewedMetadata.js"
 import { RenewedVersion } from "./RenewedVersion.js"
 import { SortedKeys } from "./SortedKeys.js"
 
@@ -77,17 +76,9 @@ interface Cell extends Entry {
  * docs/benchmarks.md "Where a lease renewal's CPU goes"); in one object the record is read with the cell. Only leases
  * are renewed so (`LeaseRenewal.ts`); any other type's cell has no record's fields to carry.
  */
-class RenewableCell extends RenewedVersion implements Cell, KnownMetadata {
+class RenewableCell extends RenewedVersion implements Cell {
   live = true
   renewed: RenewedVersion | undefined = undefined
-  metaOf: ObjectMeta | undefined = undefined
-  metaLayout = 0
-  metaName: ObjectMeta["name"] = undefined
-  metaNamespace: ObjectMeta["namespace"] = undefined
-  metaLabels: ObjectMeta["labels"] = undefined
-  metaOwnerReferences: ObjectMeta["ownerReferences"] = undefined
-  metaUid: ObjectMeta["uid"] = undefined
-  metaCreationTimestamp: ObjectMeta["creationTimestamp"] = undefined
 
   constructor(
     readonly key: string,
@@ -373,11 +364,6 @@ export class Store {
     if (!cell.live) throw new Error(`store: write through a deleted entry ${cell.key}`)
     if (cell.table.log.resource !== resource) throw new Error(`store: entry ${cell.key} is not a ${resource.kind}`)
     return this.write(cell.table, cell, obj, time, fresh ? stampedInPlace : withResourceVersion, this.timing?.start(), renewed)
-  }
-
-  /** Where a renewal keeps what it wrote of the entry's metadata (`RenewedMetadata.KnownMetadata`): a lease's cell itself. */
-  knownMetadata(entry: Entry): KnownMetadata | undefined {
-    return entry instanceof RenewableCell ? entry : undefined
   }
 
   /** How the history keeps the entry's object when a renewal wrote it (`RenewedVersion.ts`), else undefined. */

@@ -19,3 +19,29 @@ describe("SeatHeap", () => {
     expect(heap.startFor(0, 1)).toBe(15)
   })
 })
+
+describe("SeatHeap against a sorted list of its seats", () => {
+  it("starts and takes as the list does, in a run of single- and multi-seat bookings, at times back and forth", () => {
+    // the plain model: the seats' free instants, sorted; a booking takes the earliest ones
+    const capacities = [1, 2, 3, 4, 7, 8, 98]
+    for (const capacity of capacities) {
+      const heap = new SeatHeap(capacity)
+      const model = new Array<number>(capacity).fill(0)
+      let seed = capacity
+      const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+      let at = 0
+      for (let i = 0; i < 20_000; i++) {
+        // mostly forward, sometimes back (a request booked ahead of the clock, as after ensure-lease's GET)
+        at = Math.max(0, at + (next() < 0.1 ? -next() * 20 : next() * 2))
+        const service = next() * 10
+        const seats = next() < 0.9 ? 1 : 1 + Math.floor(next() * capacity)
+        model.sort((a, b) => a - b)
+        const expected = Math.max(at, model[seats - 1]!)
+        expect(heap.startFor(at, seats)).toBe(expected)
+        if (seats === 1 && next() < 0.5) expect(heap.takeEarliest(at, service)).toBe(expected)
+        else heap.take(seats, expected + service)
+        for (let s = 0; s < seats; s++) model[s] = expected + service
+      }
+    }
+  })
+})

@@ -30,9 +30,9 @@ export const validateForUpdate = (rules: KindRules, obj: KObject, old: KObject):
 }
 
 /**
- * `validateForUpdate` of an object whose metadata is the stored object's own, a record: the ObjectMeta rules passed
- * when it was stored (`validateObjectMetaUpdate` answers none for it), so only the kind's rules are asked — and the
- * metadata is not read (a lease renewal's, known by its store cell: simulator/apiserver/RenewedMetadata.ts).
+ * `validateForUpdate` of an object whose metadata is the stored object's own (the same object): the ObjectMeta rules
+ * passed when it was stored (`validateObjectMetaUpdate` answers none for it), so only the kind's rules are asked — a
+ * lease renewal's (simulator/apiserver/LeaseRenewal.ts).
  */
 export const validateForUpdateOfStoredMetadata = (rules: KindRules, obj: KObject, old: KObject): ReadonlyArray<FieldError> =>
   rules.validateUpdate?.(obj, old) ?? noFieldErrors
