@@ -2,20 +2,9 @@ import { afterEach, describe, expect, it, vi } from "@effect/vitest"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { main } from "../../app/cli/main.js"
+import { captureMain } from "../support/captureMain.js"
 
-const capture = async (args: ReadonlyArray<string>) => {
-  const out: Array<string> = []
-  const err: Array<string> = []
-  const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, "")
-  vi.spyOn(process.stdout, "write").mockImplementation((s) => (out.push(strip(String(s))), true))
-  vi.spyOn(process.stderr, "write").mockImplementation((s) => (err.push(strip(String(s))), true))
-  vi.spyOn(console, "log").mockImplementation((...xs) => void out.push(strip(xs.join(" ")) + "\n"))
-  vi.spyOn(console, "error").mockImplementation((...xs) => void err.push(strip(xs.join(" ")) + "\n"))
-  const code = await main(args)
-  vi.restoreAllMocks()
-  return { code, out: out.join(""), err: err.join("") }
-}
+const capture = (args: ReadonlyArray<string>) => captureMain(args, { stripColour: true })
 
 afterEach(() => void vi.restoreAllMocks())
 

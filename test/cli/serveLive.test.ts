@@ -8,19 +8,10 @@ import { Either } from "effect"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { main } from "../../app/cli/main.js"
 import { describePlan, nodesPlan, scenarioPlan } from "../../app/cli/serveCluster.js"
+import { captureMain } from "../support/captureMain.js"
 
-const capture = async (args: ReadonlyArray<string>) => {
-  const out: Array<string> = []
-  const err: Array<string> = []
-  vi.spyOn(process.stdout, "write").mockImplementation((s) => (out.push(String(s)), true))
-  vi.spyOn(process.stderr, "write").mockImplementation((s) => (err.push(String(s)), true))
-  vi.spyOn(console, "log").mockImplementation((...xs) => void out.push(xs.join(" ") + "\n"))
-  const code = await main(args)
-  vi.restoreAllMocks()
-  return { code, out: out.join(""), err: err.join("") }
-}
+const capture = (args: ReadonlyArray<string>) => captureMain(args)
 
 afterEach(() => void vi.restoreAllMocks())
 

@@ -8,8 +8,8 @@ import { Either } from "effect"
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { main } from "../../app/cli/main.js"
 import { MaxSweepPoints, planSweep, splitValues } from "../../app/cli/SweepPlan.js"
+import { captureMain } from "../support/captureMain.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-sweep-plan-"))
 const file = join(dir, "s.yaml")
@@ -114,15 +114,7 @@ phases: []
 })
 
 describe("clustersim sweep: refused before any point runs", () => {
-  const capture = async (args: ReadonlyArray<string>) => {
-    const out: Array<string> = []
-    const err: Array<string> = []
-    vi.spyOn(process.stdout, "write").mockImplementation((s) => (out.push(String(s)), true))
-    vi.spyOn(process.stderr, "write").mockImplementation((s) => (err.push(String(s)), true))
-    const code = await main(args)
-    vi.restoreAllMocks()
-    return { code, out: out.join(""), err: err.join("") }
-  }
+  const capture = (args: ReadonlyArray<string>) => captureMain(args)
   afterEach(() => void vi.restoreAllMocks())
 
   it("a bad value: exit 2, the message and where the usage is; no output directory made", async () => {

@@ -3,8 +3,8 @@ import { afterEach, describe, expect, it, vi } from "@effect/vitest"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { main } from "../../app/cli/main.js"
 import { validateFiles } from "../../app/cli/validate.js"
+import { captureMain } from "../support/captureMain.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-set-"))
 const file = join(dir, "s.yaml")
@@ -20,15 +20,7 @@ phases: []
 `
 )
 
-const capture = async (args: ReadonlyArray<string>) => {
-  const out: Array<string> = []
-  const err: Array<string> = []
-  vi.spyOn(process.stdout, "write").mockImplementation((s) => (out.push(String(s)), true))
-  vi.spyOn(process.stderr, "write").mockImplementation((s) => (err.push(String(s)), true))
-  const code = await main(args)
-  vi.restoreAllMocks()
-  return { code, out: out.join(""), err: err.join("") }
-}
+const capture = (args: ReadonlyArray<string>) => captureMain(args)
 afterEach(() => void vi.restoreAllMocks())
 
 describe("validate --set / ${VAR}", () => {

@@ -6,11 +6,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "@effec
 import { ApiServer } from "../../simulator/apiserver/ApiServer.js"
 import { serveHttp } from "../../simulator/apiserver/HttpServer.js"
 import { compareCommand } from "../../app/cli/compare.js"
-import { main } from "../../app/cli/main.js"
 import type { Comparison } from "../../src/compare/Compare.js"
 import type { MetricKey } from "../../src/loadgen/LatencyRecorder.js"
 import { syntheticRun } from "../support/syntheticRun.js"
 import { closedPort } from "../support/unreachable.js"
+import { captureMain } from "../support/captureMain.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-compare-"))
 const list: MetricKey = { metric: "api_call", operation: "LIST", resource: "configmaps", scope: "namespace", phase: "steady", name: "list" }
@@ -39,18 +39,7 @@ const slower = storedSide("b-slower", 100, 20)
 const same = storedSide("b-same", 200, 10)
 const unlike = storedSide("b-unlike", 300, 10, 1, "c".repeat(64))
 
-const capture = async (args: ReadonlyArray<string>) => {
-  const out: Array<string> = []
-  const err: Array<string> = []
-  const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, "")
-  vi.spyOn(process.stdout, "write").mockImplementation((s) => (out.push(strip(String(s))), true))
-  vi.spyOn(process.stderr, "write").mockImplementation((s) => (err.push(strip(String(s))), true))
-  vi.spyOn(console, "log").mockImplementation((...xs) => void out.push(strip(xs.join(" ")) + "\n"))
-  vi.spyOn(console, "error").mockImplementation((...xs) => void err.push(strip(xs.join(" ")) + "\n"))
-  const code = await main(args)
-  vi.restoreAllMocks()
-  return { code, out: out.join(""), err: err.join("") }
-}
+const capture = (args: ReadonlyArray<string>) => captureMain(args, { stripColour: true })
 afterEach(() => void vi.restoreAllMocks())
 
 describe("clustersim compare of stored runs", () => {

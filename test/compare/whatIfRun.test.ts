@@ -6,9 +6,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it, vi } from "@effect/vitest"
-import { main } from "../../app/cli/main.js"
 import type { Comparison } from "../../src/compare/Compare.js"
 import type { RunArtifact } from "../../src/loadgen/Artifact.js"
+import { captureMain } from "../support/captureMain.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-whatif-"))
 
@@ -40,16 +40,7 @@ thresholds:
 `
 )
 
-const capture = async (args: ReadonlyArray<string>) => {
-  const out: Array<string> = []
-  const err: Array<string> = []
-  vi.spyOn(process.stdout, "write").mockImplementation((s) => (out.push(String(s)), true))
-  vi.spyOn(process.stderr, "write").mockImplementation((s) => (err.push(String(s)), true))
-  vi.spyOn(console, "log").mockImplementation((...xs) => void out.push(xs.join(" ") + "\n"))
-  const code = await main(args)
-  vi.restoreAllMocks()
-  return { code, out: out.join(""), err: err.join("") }
-}
+const capture = (args: ReadonlyArray<string>) => captureMain(args)
 afterEach(() => void vi.restoreAllMocks())
 
 /** The cells of a row of the cluster table: label, A, B, change. */
