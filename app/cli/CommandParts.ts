@@ -48,3 +48,13 @@ export const integerFlag = (name: string, description: string) =>
   )
 export const value = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
 
+/** `--set path=value`, repeatable (app/scenario/SetOverrides.ts). */
+export const setOption = Options.text("set").pipe(
+  Options.withPseudoName("path=value"),
+  Options.repeated,
+  Options.optional,
+  Options.withDescription(
+    "Override one scenario field before validation, e.g. cluster.nodes=5000 or cluster.serviceTime.apf=false; repeatable, applied in order. The value is typed by the field (number, true/false, duration text like 30s). Default: none (docs/scenarios.md \"Overrides\")."
+  )
+)
+

@@ -7,7 +7,6 @@
 import { Args, CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { Console, Effect, HashMap, Layer, Option } from "effect"
-import { availableParallelism } from "node:os"
 import { fileURLToPath } from "node:url"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import { wantsColor } from "./Color.js"
@@ -17,7 +16,7 @@ import { describeTarget, resolveTarget, type TargetFlag } from "./target.js"
 import { sideOptions, sidesOf, targetArgsOf, targetFlagNames, targetOptions, type TargetOptionValues, targetValuesOf } from "./targetFlags.js"
 
 import type { RunCommandOptions, RunCommandResult } from "./run.js"
-import { decidedExitCode, durationFlag, exitWith, integerFlag, load, optionalText, resetExitCode, stderrLine, usageError, value } from "./CommandParts.js"
+import { decidedExitCode, durationFlag, exitWith, integerFlag, load, optionalText, resetExitCode, setOption, stderrLine, usageError, value } from "./CommandParts.js"
 import { serve } from "./serveCommand.js"
 import { collect, job, merge } from "./distributedCommands.js"
 import { parseMetricsFlags } from "./MetricsFlags.js"
@@ -25,6 +24,7 @@ import { compareServerSide, compareServerSideOptions, runServerSide, runServerSi
 import { parseSegment } from "../../src/loadgen/ExecutionSegment.js"
 import { parseGoTime } from "../../src/api/go/Time.js"
 import { replay, replayFlags } from "./replayCommand.js"
+import { sweep } from "./sweepCommand.js"
 import { RunEntry, stopSignal } from "./runEntry.js"
 
 export { RunEntry } from "./runEntry.js"
@@ -32,16 +32,6 @@ export { RunEntry } from "./runEntry.js"
 // ---------------------------------------------------------------------------------------------
 // run, start
 // ---------------------------------------------------------------------------------------------
-
-/** `--set path=value`, repeatable (app/scenario/SetOverrides.ts). */
-const setOption = Options.text("set").pipe(
-  Options.withPseudoName("path=value"),
-  Options.repeated,
-  Options.optional,
-  Options.withDescription(
-    "Override one scenario field before validation, e.g. cluster.nodes=5000 or cluster.serviceTime.apf=false; repeatable, applied in order. The value is typed by the field (number, true/false, duration text like 30s). Default: none (docs/scenarios.md \"Overrides\")."
-  )
-)
 
 const runOptions = {
   ...targetOptions,
@@ -218,61 +208,6 @@ const quickstart = fileURLToPath(new URL("../../../scenarios/quickstart.yaml", i
 const start = Command.make("start", runOptions, (o) => runScenarioFile(quickstart, o, false)).pipe(
   Command.withDescription(
     "Run scenarios/quickstart.yaml (about 30 s), as npm start does. On the embedded server; a kubeconfig only with --kubeconfig or --context."
-  )
-)
-
-// ---------------------------------------------------------------------------------------------
-// sweep
-// ---------------------------------------------------------------------------------------------
-
-const sweep = Command.make(
-  "sweep",
-  {
-    scenario: Args.text({ name: "scenario.yaml" }).pipe(Args.withDescription("The scenario file (docs/scenarios.md).")),
-    ...targetOptions,
-    vary: Options.text("vary").pipe(
-      Options.withPseudoName("path=v1,v2"),
-      Options.repeated,
-      Options.optional,
-      Options.withDescription(
-        "A scenario field and the values it takes, e.g. cluster.nodes=50,500,5000; each value is checked as --set path=value would be. Repeatable: the points are every combination, the first --vary outermost. A comma inside [ ] or { } belongs to the value (cluster.zones=[a,b],[c] is two values). At most 256 points (docs/sweep.md)."
-      )
-    ),
-    workers: integerFlag(
-      "workers",
-      "Points run at once, each a process of its own. Default: the machine's cores (os.availableParallelism()); 1 against a real server (--target URL or a kubeconfig), whose points would share it."
-    ).pipe(Options.optional),
-    set: setOption,
-    seed: integerFlag("seed", "Overrides the scenario's seed, the same for every point.").pipe(Options.optional),
-    out: optionalText("out", "Directory for sweep.json, sweep.html and one directory per point (default runs/<timestamp>-<name>-sweep/).", "DIR")
-  },
-  (o) =>
-    Effect.gen(function* () {
-      const target = yield* Effect.either(resolveTarget(targetValuesOf(o), { warn: stderrLine }))
-      if (target._tag === "Left") return yield* usageError(target.left.message)
-      const given = Option.getOrUndefined(o.workers)
-      if (given !== undefined && given < 1) return yield* usageError(`--workers: must be at least 1, got ${given}`)
-      // a real server is one for every point: side by side they would disturb each other's figures
-      const shared = target.right._tag === "url"
-      if (shared && given !== undefined && given > 1)
-        return yield* usageError(`--workers ${given}: a sweep against a real server (${describeTarget(target.right).replace(/^target: /, "")}) runs its points one at a time, since they would share it`)
-      if (shared) stderrLine(`${describeTarget(target.right)}: the points run one at a time`)
-      const { sweepCommand } = yield* load(() => import("./sweep.js"))
-      const code = yield* sweepCommand({
-        file: o.scenario,
-        varies: Option.getOrElse(o.vary, () => []),
-        sets: Option.getOrElse(o.set, () => []),
-        ...(Option.isSome(o.seed) ? { seed: o.seed.value } : {}),
-        workers: shared ? 1 : (given ?? availableParallelism()),
-        targetArgs: targetArgsOf(o),
-        ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}),
-        interrupt: stopSignal
-      })
-      yield* exitWith(code)
-    })
-).pipe(
-  Command.withDescription(
-    "Run a scenario at every point of a parameter sweep, several points at once. Each point is the run of run --set PATH=V, a process of its own, --workers at a time; the sweep prints one row per point with its verdict, headline figures and result fingerprint, and writes sweep.json and sweep.html (docs/sweep.md)."
   )
 )
 
