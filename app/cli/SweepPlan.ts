@@ -6,6 +6,7 @@
 import { Either } from "effect"
 import { type InvalidScenario, type LoadedScenario, parseScenario } from "../scenario/load.js"
 import { parseSetOverride, parseSetOverrides, pathText, type SetOverride } from "../scenario/SetOverrides.js"
+import { isSimulated } from "../scenario/Simulated.js"
 import type { Environment } from "../scenario/Substitution.js"
 
 /** More points than a sweep should run in one go: 256 runs of even a minute each is an afternoon. */
@@ -29,8 +30,11 @@ export interface SweepPoint {
 }
 
 export interface SweepPlan {
-  /** The scenario's name and seed, as every point starts from. */
-  readonly scenario: { readonly name: string; readonly seed: number | undefined }
+  /**
+   * The scenario's name and seed, as every point starts from, and whether it runs in virtual time (simulated
+   * sections) or is a load scenario on the real clock.
+   */
+  readonly scenario: { readonly name: string; readonly seed: number | undefined; readonly simulated: boolean }
   readonly parameters: ReadonlyArray<SweepParameter>
   readonly points: ReadonlyArray<SweepPoint>
 }
@@ -128,7 +132,7 @@ export const planSweep = (o: PlanInputs): Either.Either<SweepPlan, string> => {
   const check = (extra: ReadonlyArray<string>) => Either.match(load(extra), { onLeft: (e) => e, onRight: () => undefined })
   const base = load([])
   if (Either.isLeft(base)) return Either.left(typeof base.left === "string" ? base.left : base.left.message)
-  const scenario = { name: base.right.scenario.metadata.name, seed: base.right.scenario.seed }
+  const scenario = { name: base.right.scenario.metadata.name, seed: base.right.scenario.seed, simulated: isSimulated(base.right.scenario) }
   for (const p of parameters)
     for (const v of p.values) {
       const set = `${pathText(p.path)}=${v}`

@@ -8,6 +8,7 @@
 import { Effect, Either, Fiber } from "effect"
 import type { ChildProcess } from "node:child_process"
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs"
+import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import { defaultOutDir, readArtifact, writeAtomically } from "../../src/loadgen/Artifact.js"
 import { artifactFingerprint, fingerprintModeOf } from "../../src/loadgen/ArtifactFingerprint.js"
@@ -28,8 +29,11 @@ export interface SweepCommandOptions {
   /** `--set`s every point gets before its own. */
   readonly sets: ReadonlyArray<string>
   readonly seed?: number
-  /** Points at once. */
-  readonly workers: number
+  /**
+   * Points at once. Default: the machine's cores for a scenario in virtual time; 1 for a load scenario, which runs on
+   * the real clock, where points side by side would share the cores and disturb each other's latencies.
+   */
+  readonly workers?: number
   /** The target flags as given, passed to every point's run (a real server's sweep has `workers` 1). */
   readonly targetArgs: ReadonlyArray<string>
   /** Default `runs/<timestamp>-<name>-sweep/`. */
@@ -73,8 +77,10 @@ export const sweepCommand = (o: SweepCommandOptions): Effect.Effect<number> =>
       return ExitCode.InvalidInput
     }
     const seed = o.seed ?? scenario.seed ?? 1
-    const workers = Math.min(o.workers, points.length)
-    err(`clustersim: sweep of ${points.length} points (${parameters.map((p) => `${p.path}: ${p.values.length}`).join(" × ")}), ${workers} at a time, seed ${seed}, into ${outDir}\n`)
+    const realClock = !scenario.simulated
+    const workers = Math.min(o.workers ?? (realClock ? 1 : availableParallelism()), points.length)
+    const why = realClock && o.workers === undefined && points.length > 1 ? " (a load scenario on the real clock: --workers N to run N at once)" : ""
+    err(`clustersim: sweep of ${points.length} points (${parameters.map((p) => `${p.path}: ${p.values.length}`).join(" × ")}), ${workers} at a time${why}, seed ${seed}, into ${outDir}\n`)
 
     const running = new Set<ChildProcess>()
     let stopped: StopSignal | undefined

@@ -4,7 +4,6 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { availableParallelism } from "node:os"
 import { exitWith, integerFlag, load, optionalText, setOption, stderrLine, usageError } from "./CommandParts.js"
 import { stopSignal } from "./runEntry.js"
 import { describeTarget, resolveTarget } from "./target.js"
@@ -26,7 +25,7 @@ export const sweep = Command.make(
     ),
     workers: integerFlag(
       "workers",
-      "Points run at once, each a process of its own. Default: the machine's cores (os.availableParallelism()); 1 against a real server (--target URL or a kubeconfig), whose points would share it."
+      "Points run at once, each a process of its own. Default: the machine's cores (os.availableParallelism()) in virtual time; 1 for a load scenario (the real clock: points side by side would share the cores) and against a real server (--target URL or a kubeconfig), whose points would share it."
     ).pipe(Options.optional),
     set: setOption,
     seed: integerFlag("seed", "Overrides the scenario's seed, the same for every point.").pipe(Options.optional),
@@ -49,7 +48,7 @@ export const sweep = Command.make(
         varies: Option.getOrElse(o.vary, () => []),
         sets: Option.getOrElse(o.set, () => []),
         ...(Option.isSome(o.seed) ? { seed: o.seed.value } : {}),
-        workers: shared ? 1 : (given ?? availableParallelism()),
+        ...(shared ? { workers: 1 } : given !== undefined ? { workers: given } : {}),
         targetArgs: targetArgsOf(o),
         ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}),
         interrupt: stopSignal

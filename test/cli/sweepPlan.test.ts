@@ -43,10 +43,25 @@ describe("--vary values", () => {
 })
 
 describe("sweep points", () => {
+  it("a load scenario (no simulated section) is planned as one on the real clock", () => {
+    const load = `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: load }
+phases:
+  - name: p
+    duration: 1s
+    actions:
+      - { type: constant-arrival-rate, name: get, rate: 5, request: { verb: get, resource: namespaces, name: default } }
+`
+    const r = planSweep({ file: "load.yaml", text: load, varies: ["phases.0.duration=1s,2s"], sets: [] })
+    if (Either.isLeft(r)) throw new Error(r.left)
+    expect(r.right.scenario).toEqual({ name: "load", seed: undefined, simulated: false })
+  })
+
   it("the product in --vary order, the first outermost; each point's --sets and directory", () => {
     const r = plan(["cluster.nodes=5,10,20", "cluster.zones=[a,b],[c]"])
     if (Either.isLeft(r)) throw new Error(r.left)
-    expect(r.right.scenario).toEqual({ name: "plan", seed: 7 })
+    expect(r.right.scenario).toEqual({ name: "plan", seed: 7, simulated: true })
     expect(r.right.parameters).toEqual([
       { path: "cluster.nodes", values: ["5", "10", "20"] },
       { path: "cluster.zones", values: ["[a,b]", "[c]"] }

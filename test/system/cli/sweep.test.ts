@@ -3,7 +3,7 @@
  * APF and the scheduler, swept over 2 points one at a time and two at once, gives each point the same result
  * fingerprint, and that is the fingerprint of a plain `run --set` of the point; the table lists the points in point
  * order whatever order they finished in; a SIGTERM stops the running points, which write what they measured, and the
- * sweep still writes sweep.json.
+ * sweep still writes sweep.json; a load scenario's points run one at a time by default.
  */
 import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
@@ -45,11 +45,21 @@ thresholds:
 `
 )
 
-const sweep = async (workers: number, out: string) => {
+const sweep = async (workers: number | undefined, out: string, scenario = file, varies = ["cluster.nodes=10,12"]) => {
   const stdout: Array<string> = []
   const stderr: Array<string> = []
   const code = await Effect.runPromise(
-    sweepCommand({ file, varies: ["cluster.nodes=10,12"], sets: [], workers, targetArgs: [], outDir: out, interrupt: Effect.never, stdout: (s) => void stdout.push(s), stderr: (s) => void stderr.push(s) })
+    sweepCommand({
+      file: scenario,
+      varies,
+      sets: [],
+      ...(workers !== undefined ? { workers } : {}),
+      targetArgs: [],
+      outDir: out,
+      interrupt: Effect.never,
+      stdout: (s) => void stdout.push(s),
+      stderr: (s) => void stderr.push(s)
+    })
   )
   const result = JSON.parse(readFileSync(join(out, "sweep.json"), "utf8")) as SweepResult
   return { code, result, stdout: stdout.join(""), stderr: stderr.join("") }
@@ -89,6 +99,27 @@ describe("clustersim sweep", () => {
     // the figures come from the runs: a node died, two were partitioned
     expect(one.result.points[0]!.figures.find((f) => f.label === "nodes that left Ready")?.value).toBe(3)
   }, 180_000)
+
+  it("a load scenario runs on the real clock: its points one at a time unless --workers says otherwise", async () => {
+    const load = join(dir, "load.yaml")
+    writeFileSync(
+      load,
+      `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: sweep-load }
+phases:
+  - name: get
+    duration: 1s
+    actions:
+      - { type: constant-arrival-rate, name: get, rate: 5, request: { verb: get, resource: namespaces, name: default } }
+`
+    )
+    const s = await sweep(undefined, join(dir, "load"), load, ["phases.0.actions.0.rate=5,10"])
+    expect(s.code, s.stderr).toBe(0)
+    expect(s.stderr).toContain("sweep of 2 points (phases[0].actions[0].rate: 2), 1 at a time (a load scenario on the real clock: --workers N to run N at once), seed 1")
+    expect(s.result.workers).toBe(1)
+    expect(s.result.points.map((p) => [p.verdict, p.fingerprintMode])).toEqual([["PASS", "load-only"], ["PASS", "load-only"]])
+  }, 120_000)
 
   it("SIGTERM: the running point stops and writes its partial artifact, the sweep writes sweep.json and exits 143", async () => {
     const out = join(dir, "stopped")
