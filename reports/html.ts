@@ -263,7 +263,9 @@ const clientScript = String.raw`
     });
   }] };
   function withHooks(a, b) { var out = {}; [a, b].forEach(function (h) { Object.keys(h || {}).forEach(function (k) { out[k] = (out[k] || []).concat(h[k]); }); }); return out; }
-  function fmtMs(v) { if (v == null) return "—"; if (v < 1) return (v * 1000).toPrecision(3) + "µs"; if (v < 1000) return v.toPrecision(3) + "ms"; return (v / 1000).toPrecision(3) + "s"; }
+  // as ./format.ts's formatMs: three significant figures, no trailing zeros after the point
+  function sig(v) { return v >= 1000 ? v.toFixed(0) : v.toPrecision(3).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, ""); }
+  function fmtMs(v) { if (v == null) return "—"; if (v === 0) return "0"; if (v < 1) return sig(v * 1000) + "µs"; if (v < 1000) return sig(v) + "ms"; return sig(v / 1000) + "s"; }
   function width(el) { return Math.max(480, el.clientWidth || 900); }
   function markerHook(markers) {
     return { draw: [function (u) {
@@ -409,6 +411,7 @@ export const page = (title: string, body: string, data: unknown): string => {
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}
 h1{font-size:20px;margin:0 0 4px} h2{font-size:16px;margin:28px 0 8px}
 .pass{color:#2ca02c}.fail{color:#d62728} .muted{color:#666} .ratio{white-space:nowrap} .modelled{color:#8c564b}
+ul.breached{margin:2px 0 0;padding:0;list-style:none;text-align:left;font-size:12px;color:#444}
 table{border-collapse:collapse;font-size:13px} th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right} th:first-child,td:first-child{text-align:left}
 pre{background:#f6f6f6;padding:10px;overflow:auto;font-size:12px} .plot{margin:8px 0 20px}
 </style></head><body>

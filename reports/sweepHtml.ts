@@ -50,7 +50,11 @@ export const sweepPlots = (r: SweepResult): ReadonlyArray<SweepPlot> => {
   })
 }
 
-/** The points' table: each row links to its run's own report. */
+/** Under a point's verdict, every threshold it breached (the progress line names only the first). */
+const breachedList = (breached: ReadonlyArray<string> | undefined): string =>
+  breached === undefined || breached.length === 0 ? "" : `<ul class="breached">${breached.map((b) => `<li>${escapeHtml(b)}</li>`).join("")}</ul>`
+
+/** The points' table: each row links to its run's own report; a point that breached thresholds lists them. */
 const pointsTable = (r: SweepResult): string => {
   const [head, ...rows] = sweepRows(r)
   const verdictColumn = 1 + r.parameters.length
@@ -59,7 +63,7 @@ const pointsTable = (r: SweepResult): string => {
     return `<tr>${row
       .map((cell, c) => {
         if (c === 0) return `<td><a href="${escapeHtml(point.dir)}/report.html">${escapeHtml(cell)}</a></td>`
-        if (c === verdictColumn) return `<td class="${cell === "PASS" ? "pass" : "fail"}">${escapeHtml(cell)}</td>`
+        if (c === verdictColumn) return `<td class="${cell === "PASS" ? "pass" : "fail"}">${escapeHtml(cell)}${breachedList(point.breached)}</td>`
         return `<td>${escapeHtml(cell)}</td>`
       })
       .join("")}</tr>`

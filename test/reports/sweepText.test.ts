@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { sweepExitCode } from "../../app/cli/sweep.js"
 import { runFigures } from "../../src/compare/SweepFigures.js"
 import { type SweepResult, verdictOfExit } from "../../src/compare/SweepResult.js"
-import { sweepPlots } from "../../reports/sweepHtml.js"
+import { renderSweepHtml, sweepPlots } from "../../reports/sweepHtml.js"
 import { renderSweep, sweepProgressLine, sweepTable } from "../../reports/sweepText.js"
 import { parameters, result } from "../support/sweepResult.js"
 import { syntheticRun } from "../support/syntheticRun.js"
@@ -18,7 +18,7 @@ describe("sweep text", () => {
   })
 
   it("a progress line per finished point: its index of the count, its values, verdict and wall time", () => {
-    expect(sweepProgressLine(4, parameters, result.points[2]!)).toBe("[sweep 3/4] cluster.nodes=500, cluster.serviceTime.apf=true FAIL in 8.4 s")
+    expect(sweepProgressLine(4, parameters, { ...result.points[2]!, breached: [] })).toBe("[sweep 3/4] cluster.nodes=500, cluster.serviceTime.apf=true FAIL in 8.4 s")
     expect(sweepProgressLine(4, parameters, { ...result.points[0]!, exitCode: 1, verdict: "ERROR" })).toBe(
       "[sweep 1/4] cluster.nodes=50, cluster.serviceTime.apf=true ERROR in 3.4 s (exit 1)"
     )
@@ -45,6 +45,17 @@ describe("sweep text", () => {
       ].join("\n")
     )
     expect(renderSweep(result, { json: "out/sweep.json", html: "out/sweep.html" })).toContain("\nFAIL: 2 of 4 points passed\nsweep.json: out/sweep.json\nsweep.html: out/sweep.html\n")
+  })
+})
+
+describe("sweep.html's table", () => {
+  it("each row links to its point's report; a failed point's verdict lists every threshold it breached, escaped", () => {
+    const html = renderSweepHtml(result)
+    expect(html).toContain(`<td><a href="3-nodes=500_apf=true/report.html">3</a></td>`)
+    expect(html).toContain(
+      `<td class="fail">FAIL<ul class="breached"><li>lease_renew_latency: p(99) &lt; 1s (observed 1.21s)</li><li>not_ready_nodes: count &lt;= 10 (observed 40)</li></ul></td>`
+    )
+    expect(html).toContain(`<td class="pass">PASS</td>`)
   })
 })
 

@@ -27,7 +27,7 @@ export const result: SweepResult = {
   points: [
     { index: 1, values: ["50", "true"], sets: [], dir: "1-nodes=50_apf=true", exitCode: 0, verdict: "PASS", wallMs: 3400, figures: figures(2, 5, 0), fingerprint: "891f51b2bac6aa", fingerprintMode: "simulated" },
     { index: 2, values: ["50", "false"], sets: [], dir: "2-nodes=50_apf=false", exitCode: 0, verdict: "PASS", wallMs: 3300, figures: figures(2, 5), fingerprint: "a0ad7f4e23f6bb", fingerprintMode: "simulated" },
-    { index: 3, values: ["500", "true"], sets: [], dir: "3-nodes=500_apf=true", exitCode: 99, verdict: "FAIL", wallMs: 8400, figures: figures(1210, 40, 12), fingerprint: "f5251c22c109cc", fingerprintMode: "simulated" },
+    { index: 3, values: ["500", "true"], sets: [], dir: "3-nodes=500_apf=true", exitCode: 99, verdict: "FAIL", wallMs: 8400, figures: figures(1210, 40, 12), breached: ["lease_renew_latency: p(99) < 1s (observed 1.21s)", "not_ready_nodes: count <= 10 (observed 40)"], fingerprint: "f5251c22c109cc", fingerprintMode: "simulated" },
     { index: 4, values: ["500", "false"], sets: [], dir: "4-nodes=500_apf=false", verdict: "NOT RUN", figures: [] }
   ],
   exitCode: 99
