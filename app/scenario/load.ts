@@ -8,6 +8,7 @@
 import { dirname } from "node:path"
 import { Data, Either, ParseResult, Schema } from "effect"
 import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml"
+import { ClusterBounds } from "../../simulator/cluster/ClusterSpec.js"
 import { checkNodeAgentSource } from "../../simulator/cluster/NodeAgentSource.js"
 import { registryFaultProblems } from "../../simulator/nodeagent/images/ImagesSpec.js"
 import { resolveResource } from "../../src/api/Resources.js"
@@ -135,6 +136,14 @@ const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; mes
     }
     const reason = unreachableReason(t.right, patterns)
     if (reason !== undefined) out.push({ path: ["thresholds", name], message: reason, key: true })
+  }
+  // each bound alone admits 100,000 × 1,000 pods, which no heap holds: the product has a bound of its own
+  const seeded = (s.cluster?.nodes ?? 0) * (s.cluster?.podsPerNode ?? 0)
+  if (seeded > ClusterBounds.seededPods) {
+    out.push({
+      path: ["cluster", "podsPerNode"],
+      message: `${s.cluster!.nodes.toLocaleString("en-US")} nodes × ${s.cluster!.podsPerNode} pods per node is ${seeded.toLocaleString("en-US")} pods, more than ${ClusterBounds.seededPods.toLocaleString("en-US")} (docs/scenarios.md "Bounds")`
+    })
   }
   if (s.faults !== undefined && s.faults.length > 0 && s.cluster === undefined) {
     out.push({ path: ["faults"], message: `faults act on a simulated cluster; add a "cluster" section` })

@@ -10,12 +10,13 @@ import { ImagesSpec, RegistryOutage, ExpireRegistryCredentials } from "../nodeag
 export { DurationMs }
 
 /**
- * Largest sizes a `cluster` section may ask for (docs/scenarios.md "Bounds"): 5,000 nodes is upstream's
- * supported maximum and runs in about 20 s per simulated half hour; 50,000 leaves room for experiments while a
- * typo (`nodes: 1e7`) is refused before it exhausts memory. `maxPods` tops out at 110 by default, so 1,000 pods
- * per node is already far past any real node.
+ * Largest sizes a `cluster` section may ask for (docs/scenarios.md "Bounds"): 65,000 nodes is the largest cluster a
+ * managed provider supports (an hour of it runs in ~90 s, ~3 GiB); 100,000 leaves room for experiments while a typo
+ * (`nodes: 1e7`) is refused before it exhausts memory. `maxPods` tops out at 110 by default, so 1,000 pods per node
+ * is already far past any real node; the seeded pods in all (`nodes` × `podsPerNode`) stop at 2,000,000, which
+ * fit in Node's default heap (65,000 × 30).
  */
-export const ClusterBounds = { nodes: 50_000, podsPerNode: 1_000, podsPerNodeShape: 1_000, zones: 1_000, shards: 10_000 } as const
+export const ClusterBounds = { nodes: 100_000, podsPerNode: 1_000, seededPods: 2_000_000, podsPerNodeShape: 1_000, zones: 1_000, shards: 10_000 } as const
 
 export const NodeShape = Schema.Struct({
   /** CPU cores as a quantity (`4`, `3500m`). Default `4`. */

@@ -16,7 +16,7 @@ import { schedulerMetrics } from "./SchedulerMetrics.js"
 import { DurationMs, QuantityString } from "../../src/api/go/Schemas.js"
 
 /** Largest counts a `scheduler:` section may ask for (docs/scenarios.md "Bounds"): beyond them a run exhausts memory. */
-export const SchedulerBounds = { nodesPerGroup: 50_000, podsPerBatch: 1_000_000, ratePerSecond: 100_000, replicas: 10, podsPerNode: 1_000 } as const
+export const SchedulerBounds = { nodesPerGroup: 100_000, podsPerBatch: 1_000_000, ratePerSecond: 100_000, replicas: 10, podsPerNode: 1_000 } as const
 
 export const DefaultSchedulerDurationMs = 5 * 60_000
 

@@ -24,7 +24,7 @@ const scenario = (name: string, body: string) => {
 
 describe("serve's live cluster flags", () => {
   it.each([
-    [["--nodes", "0"], "clustersim: --nodes: must be between 1 and 50000, got 0\n"],
+    [["--nodes", "0"], "clustersim: --nodes: must be between 1 and 100000, got 0\n"],
     [["--nodes", "3", "--demo"], "clustersim: --demo and --nodes: give one of them\n"],
     [["--nodes", "3", "--cluster", "x.yaml"], "clustersim: --nodes and --cluster: give one of them\n"],
     [["--cluster", join(dir, "missing.yaml")], `clustersim: --cluster: cannot read ${join(dir, "missing.yaml")}: ENOENT: no such file or directory, open '${join(dir, "missing.yaml")}'\n`]

@@ -85,7 +85,7 @@ phases:
 
   it("each value checked as --set would check it: the message names the --vary, the value and the field", () => {
     expect(refusal(["cluster.nodes=5,abc"])).toBe(`--vary cluster.nodes: the value abc: cluster.nodes: expected a number, got "abc"`)
-    expect(refusal(["cluster.nodes=-3"])).toBe(`--vary cluster.nodes: the value -3: cluster.nodes: Expected a number between 0 and 50000, actual -3`)
+    expect(refusal(["cluster.nodes=-3"])).toBe(`--vary cluster.nodes: the value -3: cluster.nodes: Expected a number between 0 and 100000, actual -3`)
     expect(refusal(["cluster.nodez=5"])).toBe(`--vary cluster.nodez: the value 5: cluster.nodez: unknown field "nodez" in cluster; the closest valid path is cluster.nodes`)
     expect(refusal(["cluster.zones=[a,b],oops"])).toBe(`--vary cluster.zones: the value oops: cluster.zones: expected a list, e.g. [a, b], got "oops"`)
   })

@@ -84,7 +84,7 @@ describe("--set path=value", () => {
   })
 
   it("the value is validated exactly like the file's: the schema's message, at the --set instead of a line", () => {
-    expect(errors("cluster.nodes=100000")).toEqual(["s.yaml: --set cluster.nodes=100000: cluster.nodes: Expected a number between 0 and 50000, actual 100000"])
+    expect(errors("cluster.nodes=200000")).toEqual(["s.yaml: --set cluster.nodes=200000: cluster.nodes: Expected a number between 0 and 100000, actual 200000"])
     expect(errors("phases[0].duration=10x")).toEqual(['s.yaml: --set phases[0].duration=10x: phases[0].duration: time: unknown unit "x" in duration "10x"'])
     // the cross-field rules too: sharedSeats and APF exclude each other
     expect(errors("cluster.serviceTime.sharedSeats=1", "cluster.serviceTime.apf=true")).toEqual([

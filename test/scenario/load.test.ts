@@ -202,13 +202,20 @@ cluster: { nodes: 10000000, podsPerNode: 5000 }
 scheduler: { replicas: 50, nodes: [{ count: 1e9 }], batches: [{ count: 1e12, rate: 1e9 }] }
 `
     expect(errorsOf(text)).toEqual([
-      "s.yaml:6:19: cluster.nodes: Expected a number between 0 and 50000, actual 10000000",
+      "s.yaml:6:19: cluster.nodes: Expected a number between 0 and 100000, actual 10000000",
       "s.yaml:6:42: cluster.podsPerNode: Expected a number between 0 and 1000, actual 5000",
       "s.yaml:7:24: scheduler.replicas: Expected a number between 1 and 10, actual 50",
-      "s.yaml:7:45: scheduler.nodes[0].count: Expected a number between 0 and 50000, actual 1000000000",
+      "s.yaml:7:45: scheduler.nodes[0].count: Expected a number between 0 and 100000, actual 1000000000",
       "s.yaml:7:72: scheduler.batches[0].count: Expected a number between 0 and 1000000, actual 1000000000000",
       "s.yaml:7:84: scheduler.batches[0].rate: Expected a number between 0 and 100000, actual 1000000000"
     ])
+  })
+
+  it("refuses more seeded pods than the bound, though each factor is within its own, at podsPerNode's line", () => {
+    expect(errorsOf(`${head}phases: []\ncluster: { nodes: 65000, podsPerNode: 31 }\n`)).toEqual([
+      `s.yaml:6:39: cluster.podsPerNode: 65,000 nodes × 31 pods per node is 2,015,000 pods, more than 2,000,000 (docs/scenarios.md "Bounds")`
+    ])
+    expect(Either.isRight(parseScenario(`${head}phases: []\ncluster: { nodes: 65000, podsPerNode: 30 }\n`, "s.yaml"))).toBe(true)
   })
 
   it("checks the sections against each other", () => {
