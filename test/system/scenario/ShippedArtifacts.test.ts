@@ -7,4 +7,4 @@
  */
 import { describeShipped } from "./shippedCases.js"
 
-describeShipped(["scenarios/cluster/realtime-5000.yaml", "scenarios/everything.yaml", "scenarios/registry-outage.yaml", "scenarios/relist-watchlist.yaml"], "simulated")
+describeShipped(["scenarios/cluster/capacity.yaml", "scenarios/cluster/realtime-5000.yaml", "scenarios/everything.yaml", "scenarios/registry-outage.yaml", "scenarios/relist-watchlist.yaml"], "simulated")
