@@ -342,14 +342,17 @@ const parseMediaType = (v: string): string | undefined => {
   return mediaType
 }
 
+/** How a POST/PUT body is written: JSON, YAML (decoded to the same value) or protobuf. */
+export type BodyFormat = "json" | "yaml" | "protobuf"
+
 /**
- * The format of a POST/PUT body from its Content-Type (empty means JSON; protobuf under either name). YAML
- * bodies are valid upstream but not decoded here, so they get the same 415 as an unknown type:
- * `the body of the request was in an unknown format - accepted media types include: …`.
+ * The format of a POST/PUT body from its Content-Type (empty means JSON; protobuf under either name); any other type
+ * gets upstream's 415: `the body of the request was in an unknown format - accepted media types include: …`.
  */
-export const requestBodyFormat = (contentType: string | undefined): Either.Either<Representation, ApiError> => {
+export const requestBodyFormat = (contentType: string | undefined): Either.Either<BodyFormat, ApiError> => {
   const mediaType = contentType === undefined || contentType === "" ? jsonMediaType : parseMediaType(contentType)
   if (mediaType === jsonMediaType) return Either.right("json")
+  if (mediaType === yamlMediaType) return Either.right("yaml")
   if (mediaType === protobufMediaType || mediaType === kubernetesProtobufMediaType) return Either.right("protobuf")
   return Either.left(
     unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${mediaTypes.join(", ")}`)

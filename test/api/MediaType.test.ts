@@ -168,7 +168,8 @@ describe("requestBodyFormat", () => {
     expect(requestBodyFormat("Application/Vnd.Kubernetes.Protobuf; charset=x")).toEqual(Either.right("protobuf"))
   })
 
-  it("answers 415 for YAML, which is not decoded", () => {
-    expect(statusOf(requestBodyFormat("application/yaml"))).toEqual(unsupported)
+  it("reads YAML (decoded to the same value as JSON)", () => {
+    expect(requestBodyFormat("application/yaml")).toEqual(Either.right("yaml"))
+    expect(requestBodyFormat("Application/YAML; charset=utf-8")).toEqual(Either.right("yaml"))
   })
 })

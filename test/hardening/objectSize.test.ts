@@ -1,5 +1,5 @@
 /**
- * Objects stay bounded (issue 36): YAML aliases cannot blow an apply up past the request size limit, and a
+ * Objects stay bounded (issue 36): YAML aliases cannot blow an apply or a YAML POST up past the request size limit, and a
  * config map holds at most 1 MiB of values, by every write — each refused with upstream's text, nothing stored,
  * and every later list of the kind still answers.
  */
@@ -69,16 +69,30 @@ describe("YAML aliases in server-side apply", () => {
       expect(yield* healthz(base)).toEqual({ code: 200, fast: true })
     }))
 
-  it.scoped("no other write takes YAML: POST and PUT with application/yaml are 415, so apply is the one YAML path", () =>
+  it.scoped("POST and PUT take YAML through the same guards: the bomb is a 400, nothing stored; an ordinary document is written", () =>
     Effect.gen(function* () {
       const base = yield* httpServer()
       const yaml = { "content-type": "application/yaml" }
-      const body = "metadata:\n  name: y\ndata:\n  a: &v x\n  b: *v\n"
+      const aliases = Array.from({ length: 99 }, (_, i) => `  k${i + 1}: *big\n`).join("")
+      const bomb = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n  k0: &big "${"x".repeat(2_900_000)}"\n${aliases}`
       for (const [method, at] of [["POST", path], ["PUT", `${path}/y`]] as const) {
-        const reply = yield* send(base, method, at, { body, headers: yaml })
-        expect([reply.code, reply.json?.reason]).toEqual([415, "UnsupportedMediaType"])
+        const reply = yield* send(base, method, at, { body: bomb, headers: yaml })
+        expect(statusOf(reply)).toEqual({
+          code: 400,
+          kind: "Status",
+          reason: "BadRequest",
+          message: "error decoding YAML: error converting YAML to JSON: yaml: document contains excessive aliasing"
+        })
       }
       expect((yield* send(base, "GET", `${path}/y`)).code).toBe(404)
+      const body = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n  a: &v x\n  b: *v\n"
+      const created = yield* send(base, "POST", path, { body, headers: yaml })
+      expect([created.code, created.json.data]).toEqual([201, { a: "x", b: "x" }])
+      const replaced = yield* send(base, "PUT", `${path}/y`, { body: body.replace("a: &v x", "a: &v z"), headers: yaml })
+      expect([replaced.code, replaced.json.data]).toEqual([200, { a: "z", b: "z" }])
+      const broken = yield* send(base, "POST", path, { body: "metadata: {name: [\n", headers: yaml })
+      expect([broken.code, statusOf(broken).reason, statusOf(broken).message.startsWith("error decoding YAML: ")]).toEqual([400, "BadRequest", true])
+      expect(yield* stillServing(base)).toHaveLength(1)
     }))
 
   it.scoped("ordinary anchors still apply: an anchored map used three times", () =>

@@ -34,26 +34,31 @@ export const parseJsonBody = (text: string, what: string): Either.Either<Body, A
   }
 }
 
+/**
+ * YAML text's value (JSON is YAML too): nesting and aliases bounded before anything is expanded, an unparseable
+ * document a 400 `error decoding <what>: …` / `error decoding YAML: …`, as upstream's YAML serializer answers.
+ */
+export const parseYamlBody = (text: string, maxBodyBytes: number, what: string): Either.Either<Body, ApiError> => {
+  // Checked before parsing: the YAML parser recurses per level, and a deep enough document exhausts the stack
+  // in a way V8 cannot turn into an exception (found by test/hardening/fuzz.test.ts).
+  if (yamlDepthExceeds(text, maxBodyNestingDepth)) return Either.left(Status.badRequest(`error decoding ${what}: exceeded max depth of ${maxBodyNestingDepth}`))
+  try {
+    const doc = parseDocument(text)
+    if (doc.errors.length > 0) throw doc.errors[0]
+    // Aliases bounded here, so the library's own alias count (100 per anchor, whatever its size) is not needed.
+    const aliasing = aliasExpansionProblem(doc, maxBodyBytes)
+    if (aliasing !== undefined) return Either.left(Status.badRequest(`error decoding YAML: ${aliasing}`))
+    return Either.right({ value: doc.toJS({ maxAliasCount: -1 }) ?? null })
+  } catch (e) {
+    return Either.left(Status.badRequest(`error decoding YAML: ${(e as Error).message}`))
+  }
+}
+
 /** An apply body (`application/apply-patch+yaml`): YAML, of which JSON is a part; unparseable text is a 400. */
 export const readApplyBody = (req: http.IncomingMessage, maxBodyBytes: number): Effect.Effect<Body, ApiError> =>
   Effect.flatMap(
     Effect.flatMap(Effect.promise(() => readBody(req, maxBodyBytes)), (b) => b),
-    (bytes) => {
-      const text = bytes.toString("utf8")
-      // Checked before parsing: the YAML parser recurses per level, and a deep enough document exhausts the stack
-      // in a way V8 cannot turn into an exception (found by test/hardening/fuzz.test.ts).
-      if (yamlDepthExceeds(text, maxBodyNestingDepth)) return Effect.fail(Status.badRequest(`error decoding patch: exceeded max depth of ${maxBodyNestingDepth}`))
-      try {
-        const doc = parseDocument(text)
-        if (doc.errors.length > 0) throw doc.errors[0]
-        // Aliases bounded here, so the library's own alias count (100 per anchor, whatever its size) is not needed.
-        const aliasing = aliasExpansionProblem(doc, maxBodyBytes)
-        if (aliasing !== undefined) return Effect.fail(Status.badRequest(`error decoding YAML: ${aliasing}`))
-        return Effect.succeed({ value: doc.toJS({ maxAliasCount: -1 }) ?? null })
-      } catch (e) {
-        return Effect.fail(Status.badRequest(`error decoding YAML: ${(e as Error).message}`))
-      }
-    }
+    (bytes) => parseYamlBody(bytes.toString("utf8"), maxBodyBytes, "patch")
   )
 
 /**

@@ -25,7 +25,7 @@ import { auditOf } from "./AuditFilter.js"
 import type { ServerLimits } from "./Limits.js"
 import { queryBool, queryInt } from "./QueryParams.js"
 import { decodeDeleteOptions, decodeProtobufBody, tableRequest } from "./Representation.js"
-import { parseJsonBody, readApplyBody, readBody } from "./RequestBody.js"
+import { parseJsonBody, parseYamlBody, readApplyBody, readBody } from "./RequestBody.js"
 import type { Responder } from "./Responder.js"
 import type { Route } from "./Routes.js"
 import { servePodLog } from "./ServePodLog.js"
@@ -146,13 +146,17 @@ export const serveResource = (
         Effect.promise(() => readBody(req, limits.maxBodyBytes)),
         (bytes) => Effect.flatMap(bytes, (b) => parseJsonBody(b.toString("utf8"), what))
       )
-    /** A POST or PUT body in the format its Content-Type names. */
+    const readBytes = Effect.flatMap(Effect.promise(() => readBody(req, limits.maxBodyBytes)), (b) => b)
+    /** A POST or PUT body of `type` in the format its Content-Type names. */
+    const readTypedBody = (type: typeof resource | typeof scaleType, apiVersion?: string) =>
+      Effect.gen(function* () {
+        const format = yield* requestBodyFormat(req.headers["content-type"])
+        if (format === "json") return yield* readBodyJson("couldn't get version/kind")
+        if (format === "yaml") return yield* parseYamlBody((yield* readBytes).toString("utf8"), limits.maxBodyBytes, "YAML")
+        return { value: yield* decodeProtobufBody(yield* readBytes, type, apiVersion) } satisfies Body
+      })
     const readObjectBody = Effect.gen(function* () {
-      const format = yield* requestBodyFormat(req.headers["content-type"])
-      const body: Body =
-        format === "json"
-          ? yield* readBodyJson("couldn't get version/kind")
-          : { value: yield* decodeProtobufBody(yield* Effect.flatMap(Effect.promise(() => readBody(req, limits.maxBodyBytes)), (b) => b), resource, view?.apiVersion) }
+      const body: Body = yield* readTypedBody(resource, view?.apiVersion)
       return view ? { ...body, value: yield* bodyToStore(view, body.value) } : body
     })
     switch (method) {
@@ -196,11 +200,7 @@ export const serveResource = (
       case "PUT": {
         if (name === undefined) return yield* Effect.fail(Status.methodNotAllowed())
         if (subresource === "scale") {
-          const format = yield* requestBodyFormat(req.headers["content-type"])
-          const body: Body =
-            format === "json"
-              ? yield* readBodyJson("couldn't get version/kind")
-              : { value: yield* decodeProtobufBody(yield* Effect.flatMap(Effect.promise(() => readBody(req, limits.maxBodyBytes)), (b) => b), scaleType) }
+          const body: Body = yield* readTypedBody(scaleType)
           auditOf(out.res)?.requestBody(body.value)
           return yield* write(updateScale(api, resource, name, body, writeOptions), out)
         }
