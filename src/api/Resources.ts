@@ -23,6 +23,8 @@ export interface ResourceType extends GroupResource {
   readonly singular: string
   readonly namespaced: boolean
   readonly shortNames: ReadonlyArray<string>
+  /** Discovery's `categories` (upstream's `CategoriesProvider`): `all` is what `kubectl get all` expands. */
+  readonly categories?: ReadonlyArray<string>
   readonly subresources: ReadonlyArray<string>
   /** Served from a watch cache (bookmarks, rv=0 lists unpaged); Events are not (`registry/core/event/storage`). */
   readonly watchCached: boolean
@@ -81,6 +83,13 @@ const core = (fields: Partial<Omit<ResourceType, "apiVersion">> & Pick<ResourceT
   }
 }
 
+/**
+ * The `all` category, of the served kinds upstream puts in it (their registries' `Categories()`: pods, services,
+ * deployments, replicasets; also replicationcontrollers, daemonsets, statefulsets, jobs, cronjobs and
+ * horizontalpodautoscalers, which are not served).
+ */
+const allCategory: ReadonlyArray<string> = ["all"]
+
 export const Namespaces = core({
   kind: "Namespace",
   plural: "namespaces",
@@ -95,6 +104,7 @@ export const Pods = core({
   plural: "pods",
   namespaced: true,
   shortNames: ["po"],
+  categories: allCategory,
   // Sorted, as upstream's discovery lists them.
   subresources: ["attach", "binding", "eviction", "exec", "log", "portforward", "status"],
   rules: podRules
@@ -105,6 +115,7 @@ export const Services = core({
   plural: "services",
   namespaced: true,
   shortNames: ["svc"],
+  categories: allCategory,
   subresources: ["status"],
   rules: { schema: serviceSchema }
 })
@@ -114,6 +125,7 @@ export const Deployments = core({
   plural: "deployments",
   namespaced: true,
   shortNames: ["deploy"],
+  categories: allCategory,
   subresources: ["status", "scale"],
   rules: { schema: deploymentSchema }
 })
@@ -123,6 +135,7 @@ export const ReplicaSets = core({
   plural: "replicasets",
   namespaced: true,
   shortNames: ["rs"],
+  categories: allCategory,
   subresources: ["scale", "status"],
   rules: { schema: replicaSetSchema }
 })
