@@ -3,7 +3,8 @@
  * per-type storage strategy upstream's registries set (watch cache, create-on-update, unconditional update,
  * garbage-collection support).
  */
-import { deploymentSchema, namespaceSchema, nodeSchema, replicaSetSchema, serviceSchema } from "./kinds/BuiltinSchemas.js"
+import { deploymentSchema, namespaceSchema, nodeSchema, replicaSetSchema } from "./kinds/BuiltinSchemas.js"
+import { serviceRules } from "./kinds/Service.js"
 import type { KindRules } from "./kinds/KindRules.js"
 import { configMapRules } from "./kinds/ConfigMap.js"
 import { eventRules } from "./kinds/Event.js"
@@ -117,7 +118,7 @@ export const Services = core({
   shortNames: ["svc"],
   categories: allCategory,
   subresources: ["status"],
-  rules: { schema: serviceSchema }
+  rules: serviceRules
 })
 export const Deployments = core({
   group: "apps",
