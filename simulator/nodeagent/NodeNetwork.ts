@@ -6,25 +6,23 @@
  * IPAM keeps .1 for the gateway), given back when the pod is deleted. Everything follows from the node's ordinal in
  * the cluster plan and the order pods start: nothing random. Pure, apart from each node's set of addresses in use.
  */
+import { ipv4Text, parseIPv4 } from "../../src/api/IPv4.js"
 
 /** Upstream's common default cluster CIDR (`kube-controller-manager --cluster-cidr`, kubeadm and kind). */
 export const defaultClusterCidr = "10.244.0.0/16"
 
 /**
  * Clusters of more nodes than 10.244.0.0/16 has /24s (256) take their pod CIDRs from here: 32,768 /24s, clear of the
- * service range 10.96.0.0/12 (src/api/kinds/Service.ts). Past that, the nodes' ranges halve (/25, /26) to fit.
+ * service range 10.96.0.0/12 (src/api/kinds/ServiceAllocation.ts). Past that, the nodes' ranges halve (/25, /26) to fit.
  */
 export const largeClusterCidr = "10.128.0.0/9"
 
+const networkOf = (cidr: string): number => parseIPv4(cidr.slice(0, cidr.indexOf("/")))!
+const defaultBase = networkOf(defaultClusterCidr)
+const largeBase = networkOf(largeClusterCidr)
+
 /** Node InternalIPs: from 172.16.0.2 on, one per node (a /12 holds a million). */
-const nodeAddressBase = ipv4(172, 16, 0, 2)
-
-function ipv4(a: number, b: number, c: number, d: number): number {
-  return ((a << 24) | (b << 16) | (c << 8) | d) >>> 0
-}
-
-/** Dotted-quad text of a 32-bit address. */
-export const ipText = (ip: number): string => `${ip >>> 24}.${(ip >>> 16) & 255}.${(ip >>> 8) & 255}.${ip & 255}`
+const nodeAddressBase = parseIPv4("172.16.0.2")!
 
 /** One node's addresses: its pod range and its InternalIP. */
 export interface NodeAddresses {
@@ -39,17 +37,17 @@ export interface NodeAddresses {
 
 /** The pod range of node `ordinal` in a cluster of `nodes`: where it starts and its prefix length. */
 export const podRangeOf = (ordinal: number, nodes: number): { readonly base: number; readonly prefix: number } => {
-  if (nodes <= 256) return { base: ipv4(10, 244, 0, 0) + ordinal * 256, prefix: 24 }
+  if (nodes <= 256) return { base: defaultBase + ordinal * 256, prefix: 24 }
   // 10.128.0.0/9 has 2^15 /24s: a /24 per node up to 32,768 nodes, then the smallest halving that fits them all
   let prefix = 24
   while (nodes > 2 ** (prefix - 9)) prefix++
-  return { base: ipv4(10, 128, 0, 0) + ordinal * 2 ** (32 - prefix), prefix }
+  return { base: largeBase + ordinal * 2 ** (32 - prefix), prefix }
 }
 
 /** The addresses of node `ordinal` in a cluster of `nodes`. */
 export const nodeAddressesOf = (ordinal: number, nodes: number): NodeAddresses => {
   const { base, prefix } = podRangeOf(ordinal, nodes)
-  return { podCIDR: `${ipText(base)}/${prefix}`, internalIP: ipText(nodeAddressBase + ordinal), rangeBase: base, rangeSize: 2 ** (32 - prefix) }
+  return { podCIDR: `${ipv4Text(base)}/${prefix}`, internalIP: ipv4Text(nodeAddressBase + ordinal), rangeBase: base, rangeSize: 2 ** (32 - prefix) }
 }
 
 /** The first address a pod gets in its node's range: .1 is the bridge's gateway (host-local IPAM's default). */
@@ -68,12 +66,12 @@ export class PodAddresses {
   /** The pod's address: the one it has, else the lowest free; undefined when the range is full. */
   assign(podKey: string): string | undefined {
     const had = this.byPod.get(podKey)
-    if (had !== undefined) return ipText(this.node.rangeBase + had)
+    if (had !== undefined) return ipv4Text(this.node.rangeBase + had)
     for (let offset = firstPodOffset; offset < this.node.rangeSize - 1; offset++) {
       if (this.used.has(offset)) continue
       this.used.add(offset)
       this.byPod.set(podKey, offset)
-      return ipText(this.node.rangeBase + offset)
+      return ipv4Text(this.node.rangeBase + offset)
     }
     return undefined
   }

@@ -10,25 +10,13 @@
  */
 import { Either } from "effect"
 import { type FieldError, invalid } from "../FieldError.js"
+import { ipv4Text, parseIPv4 } from "../IPv4.js"
 import type { KObject } from "../Object.js"
 import { clusterIPNone, inOrder, serviceSpecOrder, servicePortOrder, isHeadless, needsClusterIP, needsNodePort, specOf, type ServicePortView, type ServiceSpecView, validateClusterIPFields } from "./Service.js"
 
 /** The service CIDR (`--service-cluster-ip-range`) and the node port range (`--service-node-port-range`). */
 export const serviceCIDR = "10.96.0.0/12"
 export const nodePortRange = "30000-32767"
-
-const parseIPv4 = (ip: string): number | undefined => {
-  const parts = ip.split(".")
-  if (parts.length !== 4) return undefined
-  let n = 0
-  for (const p of parts) {
-    if (!/^\d{1,3}$/.test(p) || Number(p) > 255) return undefined
-    n = n * 256 + Number(p)
-  }
-  return n
-}
-
-const ipText = (n: number): string => `${Math.floor(n / 2 ** 24)}.${Math.floor(n / 65536) % 256}.${Math.floor(n / 256) % 256}.${n % 256}`
 
 /** A range of values to allocate from: `first` … `first + size - 1`, the upper band (dynamic values) from `first + offset`. */
 interface Range {
@@ -166,9 +154,9 @@ const allocateClusterIP = (spec: MutableSpec, taken: TakenAddresses, own: Readon
   const requested = spec.clusterIPs?.[0] ?? ""
   const isTaken = (ip: string) => taken.clusterIPs.has(ip) && !own.includes(ip)
   if (requested === "") {
-    const next = lowestFree(ipRange, (n) => isTaken(ipText(n)))
+    const next = lowestFree(ipRange, (n) => isTaken(ipv4Text(n)))
     if (next === undefined) return Either.left({ _tag: "Internal", message: "failed to allocate a serviceIP: range is full" })
-    spec.clusterIP = ipText(next)
+    spec.clusterIP = ipv4Text(next)
     spec.clusterIPs = [spec.clusterIP]
     return Either.void
   }
