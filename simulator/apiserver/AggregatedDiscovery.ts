@@ -20,7 +20,7 @@ const field = (entry: ResourceEntry, key: string): string => {
 const responseKind = (entry: ResourceEntry) => ({ group: field(entry, "group"), version: field(entry, "version"), kind: entry.kind })
 
 const resourceDiscovery = (entry: ResourceEntry, subresources: ReadonlyArray<ResourceEntry>) => {
-  const shortNames = (entry as { shortNames?: ReadonlyArray<string> }).shortNames
+  const { shortNames, categories } = entry as { shortNames?: ReadonlyArray<string>; categories?: ReadonlyArray<string> }
   return {
     resource: entry.name,
     responseKind: responseKind(entry),
@@ -28,6 +28,7 @@ const resourceDiscovery = (entry: ResourceEntry, subresources: ReadonlyArray<Res
     singularResource: entry.singularName,
     verbs: entry.verbs,
     ...(shortNames !== undefined ? { shortNames } : {}),
+    ...(categories !== undefined ? { categories } : {}),
     ...(subresources.length > 0
       ? {
           subresources: subresources.map((s) => ({

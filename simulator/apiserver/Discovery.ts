@@ -9,7 +9,8 @@ const apiResource = (r: ResourceType) => ({
   namespaced: r.namespaced,
   kind: r.kind,
   verbs: resourceVerbs(r),
-  ...(r.shortNames.length > 0 ? { shortNames: r.shortNames } : {})
+  ...(r.shortNames.length > 0 ? { shortNames: r.shortNames } : {}),
+  ...(r.categories !== undefined && r.categories.length > 0 ? { categories: r.categories } : {})
 })
 
 /** Subresources whose kind lives in another group (upstream lists that group and version). */

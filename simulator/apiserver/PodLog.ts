@@ -155,7 +155,8 @@ const conditionTime = (pod: KObject, type: string): number | undefined => {
 export const logLines = (pod: KObject, container: string, previous: boolean): ReadonlyArray<LogLine> => {
   const cStatus = statusOf(pod, container) ?? {}
   const spec = isRecord(pod.spec) ? pod.spec : {}
-  const image = str(cStatus.image) ?? str([...records(spec.initContainers), ...records(spec.containers)].find((c) => c.name === container)?.image) ?? ""
+  // the image as the pod names it, as the kubelet's Pulling/Pulled events do (the status has the runtime's normalised form)
+  const image = str([...records(spec.initContainers), ...records(spec.containers)].find((c) => c.name === container)?.image) ?? str(cStatus.image) ?? ""
   const lines: LogLine[] = []
   const add = (at: number | undefined, text: string) => {
     if (at !== undefined) lines.push({ at, text })

@@ -15,6 +15,7 @@ import type { EntryNote } from "./EntryNote.js"
 import { objectKey, Store, type Change, type Entry } from "./Store.js"
 import { rfc3339, uuidV4 } from "./SystemMeta.js"
 import { WatchHub } from "./WatchHub.js"
+import { ServiceAddresses } from "./ServiceAddresses.js"
 
 export interface ApiServerConfig {
   readonly seed: number
@@ -51,6 +52,8 @@ export const defaultConfig: ApiServerConfig = {
 export class ServerState {
   readonly store = new Store()
   readonly hub = new WatchHub()
+  /** The cluster IPs and node ports stored Services hold (indexed at the first Service write). */
+  readonly serviceAddresses = new ServiceAddresses(this.store)
   /** The server's one seeded stream: uids, generated names, watch timeouts (in request order). */
   readonly random: () => number
 

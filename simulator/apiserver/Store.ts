@@ -315,6 +315,12 @@ export class Store {
     if (cells !== undefined) for (const cell of cells.values()) yield [cell.obj, cell.slot]
   }
 
+  /** Every object of `resource` stored now, in every namespace: for a late subscriber that keeps no slots. */
+  *everyStored(resource: ResourceType): Generator<KObject> {
+    const namespaces = this.tables.get(resource)?.byName
+    if (namespaces !== undefined) for (const cells of namespaces.values()) for (const cell of cells.values()) yield cell.obj
+  }
+
   /** Whether `entry`, found by a lookup earlier, is still stored (not deleted since). */
   isLive(entry: Entry): boolean {
     return (entry as Cell).live

@@ -13,7 +13,8 @@ import { isRecord, type KObject, type ObjectMeta } from "../../src/api/Object.js
 import { extendable } from "../../src/api/internal/V8Shapes.js"
 import { applyPatch } from "../../src/api/Patch.js"
 import type { PatchType, WriteOptions, WriteResult } from "../../src/api/Requests.js"
-import { apiVersionOf, Deployments, invalidKindOf, Namespaces, Pods, ReplicaSets, type ResourceType } from "../../src/api/Resources.js"
+import { apiVersionOf, Deployments, invalidKindOf, Namespaces, Pods, ReplicaSets, Services, type ResourceType } from "../../src/api/Resources.js"
+import { allocateCreate, allocateUpdate, type AllocationRefusal } from "../../src/api/kinds/ServiceAllocation.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 import type { Admission } from "./Admission.js"
@@ -200,7 +201,11 @@ export class Write {
     const escalated = this.escalationRefusal(resource, built, undefined, namespace, requestName, meta.name ?? "", opts)
     if (escalated) return Either.left(escalated)
     // An apply brings its managed fields; every other create is an Update by its manager.
-    const object = applied ? built : recordUpdate(resource, undefined, built, opts, now)
+    const recorded = applied ? built : recordUpdate(resource, undefined, built, opts, now)
+    // The Service registry's allocation comes before validation (upstream `beginCreate` runs before `BeforeCreate`).
+    const allocated = resource === Services ? this.allocated(name, allocateCreate(recorded, this.state.serviceAddresses)) : Either.right(recorded)
+    if (Either.isLeft(allocated)) return Either.left(allocated.left)
+    const object = allocated.right
     const errors = validateForCreate(resource.rules, resource.namespaced, object)
     if (errors.length > 0) return Either.left(invalidObject(resource, name, errors))
     const missingNs = this.state.requireNamespace(resource, namespace)
@@ -288,7 +293,14 @@ export class Write {
               : input
     const merged = mergeForUpdate(resource, stored, sent, opts.subresource, applied)
     // The candidate as stored (no kind/apiVersion, the stored resourceVersion), for validation and the no-op check.
-    const unbumped = storedForm(merged, serverOwnedMeta(merged.metadata, stored.metadata, name, namespace))
+    const candidateForm = storedForm(merged, serverOwnedMeta(merged.metadata, stored.metadata, name, namespace))
+    // The Service registry keeps what it allocated and allocates what is new, before validation (`beginUpdate`).
+    const allocated =
+      resource === Services && opts.subresource === undefined
+        ? this.allocated(name, allocateUpdate(candidateForm, stored, this.state.serviceAddresses))
+        : Either.right(candidateForm)
+    if (Either.isLeft(allocated)) return Either.left(allocated.left)
+    const unbumped = allocated.right
     const errors = validateForUpdate(resource.rules, unbumped, stored)
     if (errors.length > 0) return Either.left(invalidObject(resource, name, errors))
     // A spec change bumps a workload's generation (in a new metadata object: the candidate's may be the caller's).
@@ -307,6 +319,13 @@ export class Write {
     // New managed fields come in a new object and metadata made for this write: stored as they are, not copied again.
     const fresh = candidate !== bumped
     return Either.right({ code: 200, object: withTypeMeta(store.replace(resource, entry!, candidate, now, fresh), resource), warnings })
+  }
+
+  /** A Service's allocation, its refusal as upstream's answer: a 422 on the field, or a 500 for a full range. */
+  private allocated(name: string, outcome: Either.Either<KObject, AllocationRefusal>): Either.Either<KObject, ApiError> {
+    if (Either.isRight(outcome)) return Either.right(outcome.right)
+    const refusal = outcome.left
+    return Either.left(refusal._tag === "Invalid" ? invalidObject(Services, name, refusal.errors) : Status.internalError(refusal.message))
   }
 
   /** RBAC's escalation check of an RBAC object a caller writes (auth/RoleEscalation.ts); nothing for any other write. */
@@ -382,6 +401,8 @@ const defaulted = (resource: ResourceType, obj: KObject): KObject => {
     return { ...obj, spec: { ...spec, finalizers: finalizers.includes("platform") ? finalizers : [...finalizers, "platform"] }, status: { phase: "Active" } }
   }
   const created = withPodTemplates.has(resource) ? { ...obj, metadata: { ...extendable, ...obj.metadata, generation: 1 } } : obj
+  // The Service strategy's PrepareForCreate: the status starts empty (`loadBalancer: {}`), whatever was sent.
+  if (resource === Services) return { ...resource.rules.defaults!(created), status: { loadBalancer: {} } }
   if (resource.rules.defaults) return resource.rules.defaults(created)
   return withPodTemplates.has(resource) ? defaultPodTemplateOf(created) : created
 }

@@ -29,9 +29,10 @@ export interface PodDeletion {
   readonly node: string
 }
 
-/** The agent side: pods bound to its node, and every write of its Node (its informer-fed cache). */
+/** The agent side: pods bound to its node and deleted from it, and every write of its Node (its informer-fed cache). */
 export interface AgentSink {
   podBound(node: string, podKey: string, t: number): void
+  podDeleted(node: string, podKey: string): void
   nodeWritten(node: string, obj: KObject | undefined): void
 }
 
@@ -162,6 +163,7 @@ export class ClusterObserver {
     if (nodeName === undefined || nodeName === "") return
     if (change.type === "DELETED") {
       this.podDeletions.push({ t: this.since(change.time), pod: change.key, node: nodeName })
+      this.agents.get(nodeName)?.podDeleted(nodeName, change.key)
       return
     }
     const phase = (pod.status as { phase?: string } | undefined)?.phase

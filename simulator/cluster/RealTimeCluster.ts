@@ -46,6 +46,7 @@ import type { ClusterFault, ClusterSpec } from "./ClusterSpec.js"
 import { feedChanges } from "./ObserverFeed.js"
 import { leftOver, removeOwned, type Leftovers } from "./Ownership.js"
 import { PodStartupSli, type PodStartupResult } from "./PodStartupSli.js"
+import { NodeNetwork } from "../nodeagent/NodeNetwork.js"
 import { type ExecutionSegment, ownsName, runsOnce, wholeRun } from "../../src/loadgen/ExecutionSegment.js"
 
 export interface RealTimeClusterOptions {
@@ -179,6 +180,8 @@ export const runRealTimeCluster = (o: RealTimeClusterOptions): Effect.Effect<Rea
         resolutionMs: spec.resolution ?? DefaultRealTimeResolutionMs,
         podStarted: (pod, _node, t) => podStartup.running(pod, t),
         ownerLabel: { key: simulatedLabel, value: simulatedLabelValue },
+        // what a real kubelet writes for stock clients: on the real clock they read these objects (docs/serve.md)
+        network: new NodeNetwork(whole.nodes.map((n) => n.name)),
         live: {
           now: () => clock.unsafeCurrentTimeMillis(),
           launch: (request) => Effect.asVoid(FiberSet.run(requests, request)),

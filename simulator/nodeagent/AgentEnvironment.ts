@@ -13,6 +13,7 @@ import type { KObject } from "../../src/api/Object.js"
 import type { LeaseTimeline } from "./LeaseTimeline.js"
 import type { Effect } from "effect"
 import type * as TokenBucket from "../events/TokenBucket.js"
+import type { NodeNetwork } from "./NodeNetwork.js"
 
 /**
  * What must happen before `pod`'s containers run on `node`, starting at `t` (virtual ms): answers when the pod is
@@ -148,4 +149,11 @@ export interface NodeAgentEnvironment {
   readonly ownerLabel?: { readonly key: string; readonly value: string }
   /** Set in real time (`LiveRequests`); absent in a simulation, where the in-process client answers at once. */
   readonly live?: LiveRequests
+  /**
+   * The cluster's node and pod addresses: with it the agents also write what a real kubelet writes for stock clients
+   * (`KubeletFields.ts`: nodeInfo under upstream's names, addresses, pod and host IPs, container images). Set in real
+   * time, where kubectl and the official clients read the objects; absent in a simulation, whose results charge every
+   * written KiB (`ServiceTimeModel.ts`) and whose largest runs hold every object in memory.
+   */
+  readonly network?: NodeNetwork
 }

@@ -97,6 +97,13 @@ export class NodeAgentShard {
     if (next !== undefined) this.alarm?.wakeBy(next)
   }
 
+  /** A pod on `node` was deleted: what the agent gave it is free again (its address, with `env.network`). */
+  podDeleted(node: string, podKey: string): void {
+    if (this.ctx.env.network === undefined) return
+    const a = this.agents.get(node)
+    if (a !== undefined) this.pods.deleted(a, podKey)
+  }
+
   /** The shard's fiber: sleep to the next due event (rounded up to the resolution), run everything due. */
   readonly run: Effect.Effect<never> = Effect.gen(this, function* () {
     const ctx = this.ctx

@@ -18,6 +18,7 @@ import type { NodeHealth } from "./NodeStatus.js"
 import { ignore, Kind, type PodWaiting, type Request, type ShardContext } from "./ShardContext.js"
 import type { PreparePod } from "./AgentEnvironment.js"
 import { hasStoredRead } from "../apiserver/StoredRead.js"
+import { containerIdOf, imageIdOf, normalizedImage } from "./KubeletFields.js"
 
 export type { PreparePod } from "./AgentEnvironment.js"
 
@@ -44,7 +45,7 @@ const pressureOf = (h: NodeHealth): ReadonlySet<PressureCondition> => {
 interface PodSpecView {
   readonly nodeName?: string
   readonly priority?: number
-  readonly containers?: ReadonlyArray<{ readonly name?: string; readonly resources?: { readonly requests?: object; readonly limits?: object } }>
+  readonly containers?: ReadonlyArray<{ readonly name?: string; readonly image?: string; readonly resources?: { readonly requests?: object; readonly limits?: object } }>
   readonly tolerations?: ReadonlyArray<Toleration>
 }
 
@@ -245,11 +246,10 @@ export class PodStarter {
     const parts = this.runningParts(now)
     const scheduled = (status.conditions ?? []).find((c) => c.type === "PodScheduled") ?? { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: now }
     const containers = spec.containers ?? []
-    const containerStatuses =
-      containers.length === 1 && containers[0]!.name === parts.single[0]!.name
-        ? parts.single
-        : containers.map((c) => ({ name: c.name ?? "", ready: true, restartCount: 0, started: true, state: parts.running }))
-    const running = this.runningBody(parts, scheduled, containerStatuses)
+    const running =
+      ctx.env.network === undefined
+        ? this.runningBody(parts, scheduled, containers.length === 1 && containers[0]!.name === parts.single[0]!.name ? parts.single : containers.map((c) => ({ name: c.name ?? "", ready: true, restartCount: 0, started: true, state: parts.running })))
+        : this.kubeletRunningBody(a, key, pod, parts, scheduled)
     const metrics = ctx.env.metrics
     return ctx.send(
       a,
@@ -291,6 +291,47 @@ export class PodStarter {
     const body = { status: { phase: "Running", conditions: [...parts.conditions, scheduled], startTime: parts.at, containerStatuses } }
     this.lastRunning = { parts, scheduled, containerStatuses, body }
     return body
+  }
+
+  /**
+   * The Running patch with what a real kubelet also writes for stock clients (`env.network`, real time): the pod's
+   * and its node's IPs, each container's image, image ID and container ID (`KubeletFields.ts`). One body per pod.
+   */
+  private kubeletRunningBody(a: AgentState, key: string, pod: KObject, parts: RunningParts, scheduled: object): object {
+    const network = this.ctx.env.network!
+    const hostIP = network.node(a.node.name)?.internalIP
+    const podIP = network.podsOn(a.node.name)?.assign(key)
+    const uid = pod.metadata.uid ?? key
+    const containerStatuses = ((pod.spec as PodSpecView).containers ?? []).map((c) => {
+      const image = c.image ?? ""
+      return {
+        name: c.name ?? "",
+        state: parts.running,
+        lastState: {},
+        ready: true,
+        restartCount: 0,
+        image: normalizedImage(image),
+        imageID: imageIdOf(image),
+        containerID: containerIdOf(uid, c.name ?? ""),
+        started: true
+      }
+    })
+    const ips = (ip: string | undefined) => (ip === undefined ? {} : { ip })
+    return {
+      status: {
+        phase: "Running",
+        conditions: [...parts.conditions, scheduled],
+        ...(hostIP === undefined ? {} : { hostIP, hostIPs: [ips(hostIP)] }),
+        ...(podIP === undefined ? {} : { podIP, podIPs: [ips(podIP)] }),
+        startTime: parts.at,
+        containerStatuses
+      }
+    }
+  }
+
+  /** The pod was deleted: its address is free again (with `env.network`). */
+  deleted(a: AgentState, key: string): void {
+    this.ctx.env.network?.podsOn(a.node.name)?.release(key)
   }
 
   private runningParts(now: string): RunningParts {

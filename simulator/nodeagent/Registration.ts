@@ -13,6 +13,7 @@ import type { AgentState } from "./AgentState.js"
 import { desiredConditions, mergeConditions, type NodeHealth } from "./NodeStatus.js"
 import { Kind, type Request, type ShardContext } from "./ShardContext.js"
 import { reported, setCurrent } from "./StatusCheckMemo.js"
+import { nodeAgentVersion, nodeSpecFields, nodeStatusFields } from "./KubeletFields.js"
 
 /**
  * The sleep before the next registration try after `failed` tries failed (upstream `registerWithAPIServer`: 100 ms
@@ -44,7 +45,8 @@ const sameCapacity = (x: Readonly<Record<string, string>>, y: Readonly<Record<st
   return keys === Object.keys(y).length
 }
 
-const nodeInfo = { nodeAgentVersion: "v1.26.0", operatingSystem: "linux", architecture: "amd64" }
+/** A simulated node's nodeInfo: the spec's field names only (with `env.network`, upstream's too: `KubeletFields.ts`). */
+const nodeInfo = { nodeAgentVersion, operatingSystem: "linux", architecture: "amd64" }
 
 export class Registration {
   /**
@@ -70,6 +72,7 @@ export class Registration {
     }
     const now = rfc3339(t)
     const owner = ctx.env.ownerLabel
+    const addresses = ctx.env.network?.node(node.name)
     const registration: KObject = {
       metadata: {
         name: node.name,
@@ -82,8 +85,8 @@ export class Registration {
           ...(owner !== undefined ? { [owner.key]: owner.value } : {})
         }
       },
-      spec: {},
-      status: this.statusOf(a, now)
+      spec: addresses === undefined ? {} : nodeSpecFields(addresses),
+      status: addresses === undefined ? this.statusOf(a, now) : { ...this.statusOf(a, now), ...nodeStatusFields(node.name, addresses) }
     }
     return ctx.send(
       a,

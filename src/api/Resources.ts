@@ -3,7 +3,8 @@
  * per-type storage strategy upstream's registries set (watch cache, create-on-update, unconditional update,
  * garbage-collection support).
  */
-import { deploymentSchema, namespaceSchema, nodeSchema, replicaSetSchema, serviceSchema } from "./kinds/BuiltinSchemas.js"
+import { deploymentSchema, namespaceSchema, nodeSchema, replicaSetSchema } from "./kinds/BuiltinSchemas.js"
+import { serviceRules } from "./kinds/Service.js"
 import type { KindRules } from "./kinds/KindRules.js"
 import { configMapRules } from "./kinds/ConfigMap.js"
 import { eventRules } from "./kinds/Event.js"
@@ -23,6 +24,8 @@ export interface ResourceType extends GroupResource {
   readonly singular: string
   readonly namespaced: boolean
   readonly shortNames: ReadonlyArray<string>
+  /** Discovery's `categories` (upstream's `CategoriesProvider`): `all` is what `kubectl get all` expands. */
+  readonly categories?: ReadonlyArray<string>
   readonly subresources: ReadonlyArray<string>
   /** Served from a watch cache (bookmarks, rv=0 lists unpaged); Events are not (`registry/core/event/storage`). */
   readonly watchCached: boolean
@@ -81,6 +84,13 @@ const core = (fields: Partial<Omit<ResourceType, "apiVersion">> & Pick<ResourceT
   }
 }
 
+/**
+ * The `all` category, of the served kinds upstream puts in it (their registries' `Categories()`: pods, services,
+ * deployments, replicasets; also replicationcontrollers, daemonsets, statefulsets, jobs, cronjobs and
+ * horizontalpodautoscalers, which are not served).
+ */
+const allCategory: ReadonlyArray<string> = ["all"]
+
 export const Namespaces = core({
   kind: "Namespace",
   plural: "namespaces",
@@ -95,6 +105,7 @@ export const Pods = core({
   plural: "pods",
   namespaced: true,
   shortNames: ["po"],
+  categories: allCategory,
   // Sorted, as upstream's discovery lists them.
   subresources: ["attach", "binding", "eviction", "exec", "log", "portforward", "status"],
   rules: podRules
@@ -105,8 +116,9 @@ export const Services = core({
   plural: "services",
   namespaced: true,
   shortNames: ["svc"],
+  categories: allCategory,
   subresources: ["status"],
-  rules: { schema: serviceSchema }
+  rules: serviceRules
 })
 export const Deployments = core({
   group: "apps",
@@ -114,6 +126,7 @@ export const Deployments = core({
   plural: "deployments",
   namespaced: true,
   shortNames: ["deploy"],
+  categories: allCategory,
   subresources: ["status", "scale"],
   rules: { schema: deploymentSchema }
 })
@@ -123,6 +136,7 @@ export const ReplicaSets = core({
   plural: "replicasets",
   namespaced: true,
   shortNames: ["rs"],
+  categories: allCategory,
   subresources: ["scale", "status"],
   rules: { schema: replicaSetSchema }
 })

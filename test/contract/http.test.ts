@@ -45,7 +45,8 @@ describe("HTTP wire", () => {
         namespaced: true,
         kind: "Pod",
         verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
-        shortNames: ["po"]
+        shortNames: ["po"],
+        categories: ["all"]
       })
       expect(core.json.resources.map((r: { name: string }) => r.name)).toContain("pods/binding")
       const ns = core.json.resources.find((r: { name: string }) => r.name === "namespaces")

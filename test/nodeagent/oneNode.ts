@@ -18,6 +18,7 @@ import type { PressureCondition } from "../../simulator/nodeagent/eviction/Thres
 import { NodeAgentShard } from "../../simulator/nodeagent/NodeAgentShard.js"
 import type { PreparePod } from "../../simulator/nodeagent/PodStarter.js"
 import { makeNode } from "../../simulator/nodeagent/SimulatedNode.js"
+import type { NodeNetwork } from "../../simulator/nodeagent/NodeNetwork.js"
 import { agentSettings } from "./settings.js"
 
 export const podOn = (name: string, node = "node-0"): KObject => ({
@@ -37,6 +38,8 @@ export interface OneNodeOptions {
   readonly pressure?: ReadonlySet<PressureCondition>
   readonly preparePod?: PreparePod
   readonly steps?: ReadonlyArray<Step>
+  /** The cluster's addresses: the agent also writes what a real kubelet writes for stock clients (real time's). */
+  readonly network?: NodeNetwork
   /** The agent's client (default: the server's in-process client). */
   readonly client?: (server: ApiServerImpl) => ApiClientService
 }
@@ -60,7 +63,8 @@ export const simulateOneNode = (ms: number, options: OneNodeOptions = {}) => {
         metrics,
         pauses: [],
         resolutionMs: 1_000,
-        ...(options.preparePod ? { preparePod: options.preparePod } : {})
+        ...(options.preparePod ? { preparePod: options.preparePod } : {}),
+        ...(options.network ? { network: options.network } : {})
       }
       const node = makeNode({ name: "node-0", zone: "zone-a", region: "region-1", cpu: "4", memory: "16Gi", pods: 110, startAt: 1_000 })
       const shard = new NodeAgentShard([node], env, sim.random.split("shard"))

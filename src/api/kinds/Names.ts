@@ -69,6 +69,21 @@ export const isDNS1123Label = (value: string): string[] => {
   return errs
 }
 
+const dns1035LabelMessage = regexError(
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+  "[a-z]([-a-z0-9]*[a-z0-9])?",
+  "my-name",
+  "abc-123"
+)
+
+/** `IsDNS1035Label`: a DNS-1123 label that starts with a letter (a Service's name). */
+export const isDNS1035Label = (value: string): string[] => {
+  const errs: string[] = []
+  if (byteLength(value) > 63) errs.push(maxLenError(63))
+  if (!isLabelToken(value) || !(value.charCodeAt(0) >= 97 && value.charCodeAt(0) <= 122)) errs.push(dns1035LabelMessage)
+  return errs
+}
+
 /** `IsDNS1123Subdomain`: ≤ 253 characters, dot-separated DNS labels. */
 export const isDNS1123Subdomain = (value: string): string[] => {
   const errs: string[] = []
@@ -184,6 +199,10 @@ export const nameIsDNSSubdomain = (name: string, prefix: boolean): string[] =>
 export const nameIsDNSLabel = (name: string, prefix: boolean): string[] =>
   isDNS1123Label(prefix && name.length > 1 && name.endsWith("-") ? `${name.slice(0, -1)}a` : name)
 
+/** `NameIsDNS1035Label` (upstream's `ValidateServiceName`), with the same prefix masking. */
+export const nameIsDNS1035Label = (name: string, prefix: boolean): string[] =>
+  isDNS1035Label(prefix && name.length > 1 && name.endsWith("-") ? `${name.slice(0, -1)}a` : name)
+
 export type NameRule = (name: string, prefix: boolean) => string[]
 
 // --- ObjectMeta -----------------------------------------------------------------------------------
@@ -200,7 +219,7 @@ const strList = (v: unknown): ReadonlyArray<string> => (Array.isArray(v) ? v.map
  * Labels are on most objects a create stores (a node registration has five): a label whose key and value pass
  * (`isQualifiedNameOk`, `isLabelValueOk`) costs no error arrays; only a failing one is given its messages.
  */
-const validateLabels = (labels: unknown, field: string): FieldError[] => {
+export const validateLabels = (labels: unknown, field: string): FieldError[] => {
   if (!isRecord(labels)) return []
   let errs: FieldError[] | undefined
   for (const k of Object.keys(labels)) {

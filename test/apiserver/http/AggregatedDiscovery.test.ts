@@ -94,6 +94,33 @@ describe("GET /api and /apis with an aggregated Accept", () => {
       expect(nodes.scope).toBe("Cluster")
     }))
 
+  it.scoped("the `all` category (kubectl get all) on pods, services, deployments, replicasets, in both forms", () =>
+    Effect.gen(function* () {
+      const base = yield* httpServer()
+      const categorised = (resources: ReadonlyArray<{ readonly categories?: ReadonlyArray<string> }>, name: (r: never) => string) =>
+        resources.filter((r) => r.categories !== undefined).map((r) => [name(r as never), r.categories])
+      const perGroup = [...(yield* send(base, "GET", "/api/v1")).json.resources, ...(yield* send(base, "GET", "/apis/apps/v1")).json.resources]
+      expect(categorised(perGroup, (r: { name: string }) => r.name)).toEqual([
+        ["pods", ["all"]],
+        ["services", ["all"]],
+        ["deployments", ["all"]],
+        ["replicasets", ["all"]]
+      ])
+      for (const accept of [kubectl127, kubectl130]) {
+        const items = [
+          ...((yield* send(base, "GET", "/api", { headers: { accept } })).json as { items: ReadonlyArray<Discovered> }).items,
+          ...((yield* send(base, "GET", "/apis", { headers: { accept } })).json as { items: ReadonlyArray<Discovered> }).items
+        ]
+        const resources = items.flatMap((g) => g.versions.flatMap((v) => v.resources)) as ReadonlyArray<{ resource: string; categories?: ReadonlyArray<string> }>
+        expect(categorised(resources, (r: { resource: string }) => r.resource)).toEqual([
+          ["pods", ["all"]],
+          ["services", ["all"]],
+          ["deployments", ["all"]],
+          ["replicasets", ["all"]]
+        ])
+      }
+    }))
+
   it.scoped("If-None-Match with the current ETag is 304 with no body; another ETag gets the document", () =>
     Effect.gen(function* () {
       const base = yield* httpServer()

@@ -10,7 +10,7 @@ import { writeFileSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, findKubectls, run } from "./support/clients.js"
+import { call, compatDir, findKubectls, python, run } from "./support/clients.js"
 
 const kubectls = findKubectls()
 const viteNode = "node_modules/.bin/vite-node"
@@ -158,8 +158,57 @@ describe("kubectl against serve --nodes 20 (a live cluster)", () => {
       expect(seen.some((l) => /^Pulled: Successfully pulled image "nginx:1\.27" in \S+ \(\S+ including waiting\)$/.test(l))).toBe(true)
       const all = await kubectl("get", "events")
       expect(all.stdout).toMatch(new RegExp(`Normal\\s+ScalingReplicaSet\\s+deployment/${name}\\s+Scaled up replica set ${name}-`))
+
+      // a Service gets upstream's defaults and a cluster IP; a NodePort one a node port
+      expect((await kubectl("expose", "deploy", name, "--port", "80", "--target-port", "8080")).stdout).toBe(`service/${name} exposed\n`)
+      const svc = (await kubectl("get", "svc", name, "-o", "wide", "--no-headers")).stdout.trim().split(/\s+/)
+      expect([svc[0], svc[1], svc[3], svc[4], svc[6]]).toEqual([name, "ClusterIP", "<none>", "80/TCP", `app=${name}`])
+      expect(svc[2]).toMatch(/^10\.(9[6-9]|10\d|11[01])\.\d+\.\d+$/)
+      expect((await kubectl("create", "svc", "nodeport", `${name}-np`, "--tcp=80:8080")).code).toBe(0)
+      const np = (await kubectl("get", "svc", `${name}-np`, "--no-headers")).stdout.trim().split(/\s+/)
+      expect(np[1]).toBe("NodePort")
+      expect(np[4]).toMatch(/^80:(3[0-2]\d{3})\/TCP$/)
+      // `get all`: the kinds discovery puts in the `all` category
+      const everything = await kubectl("get", "all")
+      expect(everything.stderr).toBe("")
+      for (const row of [`pod/${name}-`, `service/${name} `, `deployment.apps/${name} `, `replicaset.apps/${name}-`]) expect(everything.stdout).toContain(row)
     }, 120_000)
   })
+
+  it("get nodes -o wide: the kubelet version, InternalIP, OS image, kernel and runtime the node agents report", async () => {
+    const kubectl = kubectls.at(-1)!
+    const got = await run(kubectl.path, ["--server", url, "get", "nodes", "-o", "wide", "--no-headers"])
+    const rows = got.stdout.trim().split("\n").map((l) => l.split(/\s{2,}/))
+    expect(rows).toHaveLength(20)
+    for (const row of rows) {
+      const ordinal = Number(row[0]!.slice("node-".length))
+      expect([row[1], row[4], row[5], row[6], row[7], row[8], row[9]]).toEqual(["Ready", "v1.26.0", `172.16.0.${ordinal + 2}`, "<none>", "clustersim simulated node", "6.1.0-clustersim", "clustersim://1.26.0"])
+    }
+  })
+
+  it("the official Python client reads every node and pod (list_node, list_namespaced_pod)", async () => {
+    const ran = await run(python, [`${compatDir}python/checks.py`, url, "live-read"])
+    expect(ran.stderr).toBe("")
+    expect(ran.code).toBe(0)
+    const { nodes, pods } = JSON.parse(ran.stdout)
+    expect(nodes).toHaveLength(20)
+    for (const [name, version, bootID, podCIDR, addresses] of nodes) {
+      const ordinal = Number(name.slice("node-".length))
+      expect([version, podCIDR, addresses]).toEqual(["v1.26.0", `10.244.${ordinal}.0/24`, [["InternalIP", `172.16.0.${ordinal + 2}`], ["Hostname", name]]])
+      expect(bootID).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    }
+    const running = pods.filter((p: any) => p[1] === "Running")
+    expect(running.length).toBeGreaterThan(0)
+    for (const [, , podIP, hostIP, containers] of running) {
+      expect(podIP).toMatch(/^10\.244\.\d+\.\d+$/)
+      expect(podIP.split(".")[2]).toBe(String(Number(hostIP.split(".")[3]) - 2))
+      for (const [, image, imageID, containerID] of containers) {
+        expect(image).toBe("docker.io/library/nginx:1.27")
+        expect(imageID).toMatch(/^docker\.io\/library\/nginx@sha256:[0-9a-f]{64}$/)
+        expect(containerID).toMatch(/^clustersim:\/\/[0-9a-f]{64}$/)
+      }
+    }
+  }, 60_000)
 
   it("describe node shows the node's Lease, renewed as time passes (every 10 s)", async () => {
     const kubectl = kubectls.at(-1)!

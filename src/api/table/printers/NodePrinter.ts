@@ -55,7 +55,8 @@ export const nodePrinter: Printer = {
         states.join(","),
         roles,
         timestampSince(node.metadata.creationTimestamp, now),
-        str(info.nodeAgentVersion),
+        // upstream's name first; a node only the spec's name describes (virtual time) shows that
+        str(info.kubeletVersion) || str(info.nodeAgentVersion),
         address(node, "InternalIP"),
         address(node, "ExternalIP"),
         str(info.osImage) || "<unknown>",

@@ -156,5 +156,16 @@ elif check == "apply-pod":
     result["owners"] = [[e.manager, e.operation, sorted(e.fields_v1["f:spec"]["f:containers"].keys())] for e in patched.metadata.managed_fields]
     out(result)
 
+elif check == "live-read":
+    # a live cluster's nodes and pods as the typed client deserialises them (it refuses a missing required field)
+    nodes = core.list_node().items
+    pods = core.list_namespaced_pod("default").items
+    out({
+        "nodes": [[n.metadata.name, n.status.node_info.kubelet_version, n.status.node_info.boot_id, n.spec.pod_cidr,
+                   [[a.type, a.address] for a in n.status.addresses]] for n in nodes],
+        "pods": [[p.metadata.name, p.status.phase, p.status.pod_ip, p.status.host_ip,
+                  [[c.name, c.image, c.image_id, c.container_id] for c in p.status.container_statuses or []]] for p in pods],
+    })
+
 else:
     raise SystemExit("unknown check " + check)
