@@ -37,6 +37,8 @@ import { admitRequest } from "./http/RequestIdentity.js"
 import { admitAudited } from "./http/AuditFilter.js"
 import { Audit } from "./audit/Auditor.js"
 import { isInstrumented, ServerMetrics } from "./http/ServerMetrics.js"
+import { meteredCalls } from "./http/InProcessMetrics.js"
+import type { CallObserver } from "./ObservedClient.js"
 import { admitThroughApf, makeServerApf } from "./http/ApfAdmission.js"
 import { malformedTarget, refuse, undeterminedRequest } from "./http/Refusal.js"
 import { answerDefect } from "./http/RequestDefect.js"
@@ -72,6 +74,12 @@ export interface RunningServer {
   readonly url: string
   readonly port: number
   readonly server: http.Server | https.Server
+  /**
+   * What an in-process client of this server, calling as `user`, reports its calls to (./ObservedClient.ts), so that
+   * serve's live cluster counts in `/metrics` as the same requests over HTTP would (http/InProcessMetrics.ts);
+   * undefined with `metrics: false`.
+   */
+  readonly inProcessCalls: ((user: UserInfo) => CallObserver) | undefined
 }
 
 /** Starts the HTTP server in the current scope; closes it (and every watch) when the scope ends. */
@@ -178,7 +186,12 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
         server.close(() => resume(Effect.void))
       })
     )
-    return { url: `${options.tls ? "https" : "http"}://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`, port, server }
+    return {
+      url: `${options.tls ? "https" : "http"}://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`,
+      port,
+      server,
+      inProcessCalls: metrics === undefined ? undefined : (user) => meteredCalls(metrics, api.access, user, () => clock.unsafeCurrentTimeNanos())
+    }
   })
 
 /** The route's handler for a served request; a failure is answered as its Status, a defect as a 500 (http/RequestDefect.ts). */
