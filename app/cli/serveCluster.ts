@@ -12,11 +12,13 @@ import { readFileSync } from "node:fs"
 import { dirname } from "node:path"
 import { hostname } from "node:os"
 import { ApiServer, type ApiServerImpl } from "../../simulator/apiserver/ApiServer.js"
-import { auditedClient } from "../../simulator/apiserver/audit/AuditedClient.js"
+import { auditObserver } from "../../simulator/apiserver/audit/AuditedClient.js"
 import { Audit, type Auditor } from "../../simulator/apiserver/audit/Auditor.js"
 import type { Credentials } from "../../simulator/apiserver/auth/Authenticator.js"
+import type { UserInfo } from "../../simulator/apiserver/auth/UserInfo.js"
 import { nodeControllerUserName, schedulerUserName } from "../../simulator/apiserver/auth/BootstrapPolicy.js"
 import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
+import { observeBoth, observedClient, type CallObserver } from "../../simulator/apiserver/ObservedClient.js"
 import { recordContainerEvents } from "../../simulator/cluster/ContainerEvents.js"
 import { ClusterBounds, decodeClusterSpec, type ClusterFault, type ClusterSpec } from "../../simulator/cluster/ClusterSpec.js"
 import { realTimeProblems, runRealTimeCluster } from "../../simulator/cluster/RealTimeCluster.js"
@@ -102,15 +104,20 @@ const userAgentOf = (user: string): string =>
 
 /**
  * A client as one component's identity (authenticated and authorized as that user), its requests audited when the
- * server audits (docs/audit.md).
+ * server audits (docs/audit.md) and counted in the HTTP server's `/metrics` as the same requests over HTTP would be
+ * (`metered`, docs/metrics.md).
  */
-const componentClient = (server: ApiServerImpl, audit: Auditor | undefined) => (credentials: Credentials): ApiClientService => {
-  const client = InProcessClient.inProcessClient(server, credentials)
-  if (audit === undefined) return client
-  const user = server.access.authenticate(credentials, 0)
-  if (Either.isLeft(user)) return client
-  return auditedClient(audit, server.access, user.right, client, userAgentOf(user.right.name))
-}
+const componentClient =
+  (server: ApiServerImpl, audit: Auditor | undefined, metered: ((user: UserInfo) => CallObserver) | undefined) =>
+  (credentials: Credentials): ApiClientService => {
+    const client = InProcessClient.inProcessClient(server, credentials)
+    const user = server.access.authenticate(credentials, 0)
+    if (Either.isLeft(user)) return client
+    const audited = audit === undefined ? undefined : auditObserver(audit, server.access, user.right, userAgentOf(user.right.name))
+    const counted = metered?.(user.right)
+    const observer = audited !== undefined && counted !== undefined ? observeBoth(audited, counted) : (audited ?? counted)
+    return observer === undefined ? client : observedClient(observer, client)
+  }
 
 /** Longer than any server runs: the cluster's "duration" (timers this long never fire). */
 const untilStopped = 100 * 365 * 86_400_000
@@ -128,12 +135,20 @@ export const describePlan = (plan: LiveClusterPlan): string => {
   )
 }
 
-/** Runs the plan's cluster against the server of the context until interrupted; failures go to `err`. */
-export const runLiveCluster = (plan: LiveClusterPlan, seed: number, err: (line: string) => void): Effect.Effect<void, never, ApiServer> =>
+/**
+ * Runs the plan's cluster against the server of the context until interrupted; failures go to `err`. Its calls are
+ * told to `metered` (the HTTP server's `inProcessCalls`), which counts them in `/metrics`.
+ */
+export const runLiveCluster = (
+  plan: LiveClusterPlan,
+  seed: number,
+  err: (line: string) => void,
+  metered?: (user: UserInfo) => CallObserver
+): Effect.Effect<void, never, ApiServer> =>
   Effect.gen(function* () {
     const server = yield* ApiServer
     // every component under its own user (docs/serve.md), each audited when the server audits
-    const clientAs = componentClient(server, Option.getOrUndefined(yield* Effect.serviceOption(Audit)))
+    const clientAs = componentClient(server, Option.getOrUndefined(yield* Effect.serviceOption(Audit)), metered)
     const client = clientAs(componentCredentials)
     // the failure hooks a cluster's `apiserver-pause` fault calls, straight into this server
     const admin = yield* Effect.provide(ServerAdmin, InProcessClient.layerAdmin)

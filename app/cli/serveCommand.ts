@@ -204,7 +204,7 @@ const serveHandler = (o: {
         }
         if (plan !== undefined) {
           stderrLine(describePlan(plan))
-          yield* Effect.forkScoped(runLiveCluster(plan, o.seed, stderrLine))
+          yield* Effect.forkScoped(runLiveCluster(plan, o.seed, stderrLine, s.inProcessCalls))
         }
         if (o.demo) {
           yield* Console.log(yield* seedDemoCluster)

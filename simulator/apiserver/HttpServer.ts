@@ -1,7 +1,8 @@
 /**
  * Serves the `ApiServer` over HTTP with `node:http`: the server's assembly — the request entry in upstream's filter
- * order (request info, authentication and audit, API Priority and Fairness in http/ApfAdmission.ts), then the route's
- * handler. The URL layout is in http/Routes.ts, answers in http/Responder.ts, refusals before any handler in
+ * order (request info, the request's deadline in http/RequestDeadline.ts, authentication and audit, API Priority and
+ * Fairness in http/ApfAdmission.ts), then the route's handler. The URL layout is in http/Routes.ts, the health
+ * endpoints in http/HealthChecks.ts, answers in http/Responder.ts, refusals before any handler in
  * http/Refusal.ts, the fast read path in http/ServeReadNow.ts, each verb of a resource in http/ServeResource.ts,
  * watches in http/ServeWatch.ts, the admin hooks in http/Admin.ts, what a finished request records in
  * http/RequestRecording.ts. Every failure is answered with a `Status`; nothing a client sends can take the server down.
@@ -35,13 +36,17 @@ import { tlsServerOptions } from "./http/Tls.js"
 import { admitRequest } from "./http/RequestIdentity.js"
 import { admitAudited } from "./http/AuditFilter.js"
 import { Audit } from "./audit/Auditor.js"
-import { ServerMetrics } from "./http/ServerMetrics.js"
+import { isInstrumented, ServerMetrics } from "./http/ServerMetrics.js"
+import { meteredCalls } from "./http/InProcessMetrics.js"
+import type { CallObserver } from "./ObservedClient.js"
 import { admitThroughApf, makeServerApf } from "./http/ApfAdmission.js"
 import { malformedTarget, refuse, undeterminedRequest } from "./http/Refusal.js"
 import { answerDefect } from "./http/RequestDefect.js"
 import { RequestRecording, type Exchange } from "./http/RequestRecording.js"
 import { serveReadNow } from "./http/ServeReadNow.js"
-import { hasRequestTimeout, serveResource } from "./http/ServeResource.js"
+import { serveResource } from "./http/ServeResource.js"
+import { requestDeadline } from "./http/RequestDeadline.js"
+import { answerHealth } from "./http/HealthChecks.js"
 import type { UserInfo } from "./auth/UserInfo.js"
 import type { ServingTls } from "./auth/Certificates.js"
 import { isOpenApiPath, serveOpenApi } from "./openapi/ServeOpenApi.js"
@@ -69,6 +74,12 @@ export interface RunningServer {
   readonly url: string
   readonly port: number
   readonly server: http.Server | https.Server
+  /**
+   * What an in-process client of this server, calling as `user`, reports its calls to (./ObservedClient.ts), so that
+   * serve's live cluster counts in `/metrics` as the same requests over HTTP would (http/InProcessMetrics.ts);
+   * undefined with `metrics: false`.
+   */
+  readonly inProcessCalls: ((user: UserInfo) => CallObserver) | undefined
 }
 
 /** Starts the HTTP server in the current scope; closes it (and every watch) when the scope ends. */
@@ -102,10 +113,12 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     const auditor = Option.getOrUndefined(yield* Effect.serviceOption(Audit))
     const recording = new RequestRecording(clock, metrics, options.requestLog, auditor !== undefined)
     /** Serves an admitted request; `done` when it has executed (a watch: once started). */
-    const serve = (req: http.IncomingMessage, res: http.ServerResponse, request: ParsedRequest, user: UserInfo, done: () => void) => {
+    const serve = (req: http.IncomingMessage, res: http.ServerResponse, request: ParsedRequest, route: Parsed, deadline: number | undefined, user: UserInfo, done: () => void) => {
       try {
-        if (req.method === "GET" && serveReadNow(api, clock.unsafeCurrentTimeMillis(), req, res, address, request)) return done()
-        const fiber = run(handle(api, req, res, options, limits, address, onDefect, user, request, metrics), { immediate: true })
+        const now = clock.unsafeCurrentTimeMillis()
+        if (req.method === "GET" && serveReadNow(api, now, req, res, route, request)) return done()
+        const remainingMs = deadline === undefined ? undefined : deadline - now
+        const fiber = run(handle(api, req, res, options, limits, address, onDefect, user, request, route, remainingMs, metrics), { immediate: true })
         // Most requests finish synchronously. For the rest (watches, waits, body reads) the response closing
         // early means the client went away: stop the work.
         if (fiber.unsafePoll() !== null) return done()
@@ -127,15 +140,25 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
         if (request instanceof MalformedRequestTarget) return malformedTarget(res)
         if (request instanceof UndeterminedRequest) return undeterminedRequest(req, res, request.message)
         const now = clock.unsafeCurrentTimeMillis()
+        // `WithRequestDeadline` runs before authentication (http/RequestDeadline.ts)
+        const timeout = requestDeadline(request.info, request.query, limits.requestTimeoutMs)
+        if (Either.isLeft(timeout)) {
+          recording.identified(exchange, req, request.info, undefined, false)
+          return refuse(req, res, request.query, timeout.left)
+        }
+        const deadline = timeout.right === undefined ? undefined : now + timeout.right
         const user = auditor
           ? admitAudited(auditor, api.access, req, res, request, now, clock.unsafeCurrentTimeNanos())
           : admitRequest(api.access, req, request.info, now)
-        recording.identified(exchange, req, request.info, Either.isRight(user) ? user.right.name : undefined)
+        // The one routing of the request, once it is let through: the handlers read it, and the metrics count only
+        // what reached an instrumented one (http/ServerMetrics.ts `isInstrumented`), with the route's labels.
+        const route = Either.isRight(user) ? routeOf(request.info, address) : undefined
+        recording.identified(exchange, req, request.info, Either.isRight(user) ? user.right.name : undefined, route !== undefined && isInstrumented(route))
         if (Either.isLeft(user)) return refuse(req, res, request.query, user.left)
-        // API Priority and Fairness: run now, wait in a queue, or 429
-        admitThroughApf(apf, api.state.store, req, res, request, user.right, (admitted) => {
+        // API Priority and Fairness: run now, wait in a queue (until the deadline at most), or 429
+        admitThroughApf(apf, api.state.store, req, res, request, user.right, deadline === undefined ? undefined : deadline - now, (admitted) => {
           exchange.waitedSeconds = admitted.waitedSeconds
-          serve(req, res, request, user.right, admitted.done)
+          serve(req, res, request, route!, deadline, user.right, admitted.done)
         })
       } catch (defect) {
         onDefect(req, res, defect)
@@ -163,7 +186,12 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
         server.close(() => resume(Effect.void))
       })
     )
-    return { url: `${options.tls ? "https" : "http"}://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`, port, server }
+    return {
+      url: `${options.tls ? "https" : "http"}://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`,
+      port,
+      server,
+      inProcessCalls: metrics === undefined ? undefined : (user) => meteredCalls(metrics, api.access, user, () => clock.unsafeCurrentTimeNanos())
+    }
   })
 
 /** The route's handler for a served request; a failure is answered as its Status, a defect as a 500 (http/RequestDefect.ts). */
@@ -177,15 +205,21 @@ const handle = (
   onDefect: (req: http.IncomingMessage, res: http.ServerResponse, defect: unknown) => void,
   user: UserInfo,
   { info, query }: ParsedRequest,
+  parsed: Parsed,
+  /** Until the request's deadline (http/RequestDeadline.ts); undefined: none (watches, logs). */
+  remainingMs: number | undefined,
   metrics: ServerMetrics | undefined
 ) =>
   Effect.suspend(() => {
     if (isOpenApiPath(info.path)) return serveOpenApi(info.path, query, req, res)
     const out = new Responder(req, res, isPrettyRequest(query, req.headers["user-agent"]))
-    const parsed: Parsed = routeOf(info, address)
     switch (parsed._tag) {
       case "text":
         return Effect.sync(() => out.text(parsed.code, parsed.body))
+      case "health": {
+        const health = answerHealth(parsed.endpoint, parsed.check, query)
+        return Effect.sync(() => out.text(health.code, health.body))
+      }
       case "error":
         return Effect.sync(() => out.error(parsed.error))
       case "document": {
@@ -207,11 +241,14 @@ const handle = (
       case "admin":
         return options.admin ? adminAction(api, parsed.action, query, req.method ?? "GET", out) : Effect.sync(() => out.text(404, "404 page not found\n"))
       case "resource": {
-        // Watches are long-running; everything else is answered within the request timeout (504 after).
+        // Watches are long-running; everything else is answered by its deadline (504 after).
         const served = serveResource(api, parsed.route, info, query, req, out, limits, onDefect, user, metrics)
-        const bounded = limits.requestTimeoutMs > 0 && hasRequestTimeout(req, info, parsed.route)
-          ? Effect.timeoutFail(served, { duration: limits.requestTimeoutMs, onTimeout: requestTimedOut })
-          : served
+        const bounded =
+          remainingMs === undefined
+            ? served
+            : remainingMs <= 0
+              ? Effect.fail(requestTimedOut())
+              : Effect.timeoutFail(served, { duration: remainingMs, onTimeout: requestTimedOut })
         // Errors here are in the negotiated representation (protobuf clients get a protobuf Status). One sent
         // before the body is all in (the request timeout's 504 for a client that stopped sending) closes the
         // connection: the rest of the body would be read as a next request, and node would answer it 408 too.

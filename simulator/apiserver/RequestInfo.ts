@@ -293,7 +293,8 @@ export const requestInfo = (method: string, path: string, query: QueryValues): R
 /** An in-process call's verb: the API client's method names. */
 export type CallVerb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection"
 
-const callMethods: Readonly<Record<CallVerb, string>> = {
+/** The HTTP method the HTTP client sends for each call. */
+export const callMethods: Readonly<Record<CallVerb, string>> = {
   get: "GET",
   list: "GET",
   watch: "GET",

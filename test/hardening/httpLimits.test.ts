@@ -126,6 +126,38 @@ describe("HTTP limits", () => {
       ])
     }))
 
+  it.scoped("the `timeout` parameter (filters/request_deadline.go): a malformed one is a 400 before authentication; a shorter one is the request's deadline", () =>
+    Effect.gen(function* () {
+      const { url } = yield* serverWith({ requestTimeoutMs: 60_000 })
+      const badRequest = (message: string) => ({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason: "BadRequest", code: 400 })
+      const cms = "/api/v1/namespaces/default/configmaps"
+      for (const [value, why] of [
+        ["abc", 'time: invalid duration "abc"'],
+        ["5", 'time: missing unit in duration "5"'],
+        ["1x", 'time: unknown unit "x" in duration "1x"']
+      ] as const) {
+        const reply = yield* send(url, "GET", `${cms}?timeout=${value}`)
+        expect([value, reply.code, reply.json]).toEqual([value, 400, badRequest(`invalid timeout specified in the request URL - ${why}`)])
+      }
+      // every non-long-running request, a non-resource path too; the first value is read, as `url.Values.Get`
+      expect((yield* send(url, "GET", "/version?timeout=abc")).code).toBe(400)
+      expect((yield* send(url, "GET", `${cms}?timeout=1s&timeout=abc`)).code).toBe(200)
+      // 0, a negative value, or one past the server's own: the server's request timeout holds
+      for (const value of ["0", "-1s", "2h", ""]) expect([value, (yield* send(url, "GET", `${cms}?timeout=${value}`)).code]).toEqual([value, 200])
+      // watches have timeoutSeconds: their `timeout` is not read
+      const controller = new AbortController()
+      const watch = yield* Effect.promise(() => fetch(`${url}${cms}?watch=true&timeout=abc`, { signal: controller.signal }))
+      expect(watch.status).toBe(200)
+      controller.abort()
+      // a paused server: the request's own deadline (5 s) passes long before the server's (60 s)
+      expect((yield* send(url, "POST", "/clustersim/pause?seconds=120")).code).toBe(200)
+      const waiting = yield* Effect.fork(send(url, "GET", "/api/v1/namespaces/default?timeout=5s"))
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 50)))
+      yield* TestClock.adjust("5 seconds")
+      const reply = yield* Fiber.join(waiting)
+      expect([reply.code, reply.json?.reason, reply.json?.message]).toEqual([504, "Timeout", "Timeout: request did not complete within requested timeout - context deadline exceeded"])
+    }))
+
   it.scoped("all-namespaces collection paths serve list and watch only; admin pause checks its bound", () =>
     Effect.gen(function* () {
       const { url } = yield* serverWith({})

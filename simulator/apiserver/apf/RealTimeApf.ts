@@ -50,6 +50,11 @@ export interface ApfRequest {
   /** Seats it occupies while it executes (1, or a LIST's work estimate). */
   readonly seats: number
   readonly watch: boolean
+  /**
+   * Its deadline (ms from now) when that comes before the request wait limit: a wait in a queue ends then, and the
+   * request leaves it `cancelled`, as upstream's queue sees the request's context done.
+   */
+  readonly waitLimitMs?: number | undefined
   /** Runs the request; may be called later (after a wait in a queue). */
   readonly execute: (admitted: Admitted) => void
   readonly reject: (reason: RejectReason) => void
@@ -133,7 +138,8 @@ export class RealTimeApf {
     queue.push(waiting)
     level.waiting.push(waiting)
     this.observer.waiting(level.name, flowSchema, 1)
-    waiting.cancelTimer = this.timers.after(RequestWaitLimitMs, () => this.giveUp(level, waiting, "time-out"))
+    const deadline = r.waitLimitMs !== undefined && r.waitLimitMs < RequestWaitLimitMs
+    waiting.cancelTimer = this.timers.after(deadline ? Math.max(0, r.waitLimitMs!) : RequestWaitLimitMs, () => this.giveUp(level, waiting, deadline ? "cancelled" : "time-out"))
     return () => this.giveUp(level, waiting, "cancelled")
   }
 

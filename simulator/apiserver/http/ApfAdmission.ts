@@ -12,6 +12,7 @@ import type { ParsedRequest } from "../RequestInfo.js"
 import type { Store } from "../Store.js"
 import type { FlowControlMetrics } from "./FlowControlMetrics.js"
 import { attributesOf, rejectedByApf, seatsOf, serverConcurrencyLimit, skipsFilter } from "./PriorityAndFairnessFilter.js"
+import { requestTimedOut } from "./Limits.js"
 import { refuse } from "./Refusal.js"
 
 /** The filter's state for one server: its levels at the server's concurrency limit, its queues' time-outs on the runtime's timers. */
@@ -46,6 +47,8 @@ export const admitThroughApf = (
   res: http.ServerResponse,
   request: ParsedRequest,
   user: UserInfo,
+  /** Time left until the request's deadline (./RequestDeadline.ts), which ends a wait in a queue too. */
+  remainingMs: number | undefined,
   execute: (admitted: Pick<Admitted, "waitedSeconds" | "done">) => void
 ): void => {
   if (skipsFilter(request.info)) return execute(unfiltered)
@@ -54,9 +57,12 @@ export const admitThroughApf = (
       attributes: attributesOf(request.info, user),
       seats: seatsOf(request.info, request.query, store),
       watch: request.info.verb === "watch",
+      waitLimitMs: remainingMs,
       execute,
-      reject: () => {
-        if (!res.headersSent && !res.destroyed) refuse(req, res, request.query, rejectedByApf())
+      // A wait cut short by the deadline (`cancelled` with the client still there) is the timeout filter's 504, as
+      // upstream's outer `WithTimeoutForNonLongRunningRequests` answers while the queue sees its context done.
+      reject: (reason) => {
+        if (!res.headersSent && !res.destroyed) refuse(req, res, request.query, reason === "cancelled" ? requestTimedOut() : rejectedByApf())
       }
     },
     request.info.path

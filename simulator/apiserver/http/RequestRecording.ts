@@ -22,6 +22,8 @@ export interface Exchange {
   inflight: Value | undefined
   /** Time it waited in API Priority and Fairness's queues (0: it ran at once). */
   waitedSeconds: number
+  /** It reached a handler the metrics count (`identified`). */
+  instrumented: boolean
 }
 
 /** Go's `net.JoinHostPort`, as `http.Request.RemoteAddr` reads: an IPv6 address in brackets. */
@@ -44,7 +46,7 @@ export class RequestRecording {
 
   /** A request arrived: timed from now, and recorded when its response closes. */
   begin(req: http.IncomingMessage, res: http.ServerResponse): Exchange {
-    const exchange: Exchange = { startNanos: 0n, info: undefined, user: undefined, inflight: undefined, waitedSeconds: 0 }
+    const exchange: Exchange = { startNanos: 0n, info: undefined, user: undefined, inflight: undefined, waitedSeconds: 0, instrumented: false }
     if (this.recording) {
       exchange.startNanos = this.clock.unsafeCurrentTimeNanos()
       res.on("close", () => this.over(req, res, exchange))
@@ -52,11 +54,16 @@ export class RequestRecording {
     return exchange
   }
 
-  /** Its URL is read and its user known (or refused): from now it counts as in flight (or long-running). */
-  identified(exchange: Exchange, req: http.IncomingMessage, info: RequestInfo, user: string | undefined): void {
+  /**
+   * Its URL is read and its user known (or refused): from now it counts as in flight (or long-running). Only an
+   * `instrumented` one (routed to a handler upstream instruments, ./ServerMetrics.ts `isInstrumented`) is counted
+   * in the per-request series.
+   */
+  identified(exchange: Exchange, req: http.IncomingMessage, info: RequestInfo, user: string | undefined, instrumented: boolean): void {
     exchange.info = info
     exchange.user = user
-    if (this.metrics !== undefined) exchange.inflight = this.metrics.started(info, req.method ?? "GET", req.headers["content-type"])
+    exchange.instrumented = instrumented
+    if (this.metrics !== undefined) exchange.inflight = this.metrics.started(info, req.method ?? "GET", req.headers["content-type"], instrumented)
   }
 
   /** The request is over: its metrics, then its log line. */
@@ -75,7 +82,8 @@ export class RequestRecording {
         code: res.statusCode,
         seconds: Number(latencyNanos) / 1e9,
         responseBytes: Number(res.getHeader("content-length") ?? 0),
-        waitedSeconds: exchange.waitedSeconds
+        waitedSeconds: exchange.waitedSeconds,
+        instrumented: exchange.instrumented
       })
     }
     const requestLog = this.requestLog

@@ -1,7 +1,7 @@
 /**
  * The URL layout of spec 000 "Endpoints": a request's RequestInfo (../RequestInfo.ts, the one reading of its URL,
  * which authorization reads too) mapped to a resource route (namespaced or cluster-scoped, with a subresource, a
- * served-name view or a legacy `/watch/` prefix), a discovery document, a health text or an admin action. Pure:
+ * served-name view or a legacy `/watch/` prefix), a discovery document, a health endpoint or an admin action. Pure:
  * no I/O here.
  */
 import { findResource, groupVersions, type ResourceType } from "../../../src/api/Resources.js"
@@ -11,6 +11,7 @@ import type { ApiError } from "../../../src/api/Status.js"
 import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, versionInfo } from "../Discovery.js"
 import { metricsGroup, metricsGroupVersion } from "../metricsapi/ResourceMetrics.js"
 import { pathSegments, type RequestInfo } from "../RequestInfo.js"
+import type { HealthEndpoint } from "./HealthChecks.js"
 
 export interface Route {
   readonly resource: ResourceType
@@ -30,6 +31,8 @@ export type Parsed =
   | { readonly _tag: "error"; readonly error: ApiError }
   | { readonly _tag: "admin"; readonly action: string }
   | { readonly _tag: "metrics" }
+  /** `/healthz`, `/livez`, `/readyz` (`check` undefined) or one of their checks, `/livez/ping` (./HealthChecks.ts). */
+  | { readonly _tag: "health"; readonly endpoint: HealthEndpoint; readonly check: string | undefined }
   /** `metrics.k8s.io/v1beta1`: NodeMetrics (`nodes`) and PodMetrics (`pods`), served apart from the stored types. */
   | { readonly _tag: "resourceMetrics"; readonly resource: "nodes" | "pods"; readonly namespace: string | undefined; readonly name: string | undefined }
 
@@ -82,13 +85,15 @@ const resourceMetricsRoute = (info: RequestInfo): Parsed | undefined => {
   return undefined
 }
 
-/** Health texts, version, discovery documents and admin actions: matched on the decoded path's segments. */
+const isHealthEndpoint = (segment: string | undefined): segment is HealthEndpoint => segment === "healthz" || segment === "livez" || segment === "readyz"
+
+/** Health endpoints, version, discovery documents and admin actions: matched on the decoded path's segments. */
 const nonResourceRoute = (info: RequestInfo, serverAddress: string, notFoundPage: Parsed): Parsed => {
   const segments = pathSegments(info.path)
   const [root, second, third] = segments
   switch (segments.length) {
     case 1:
-      if (root === "healthz" || root === "readyz" || root === "livez") return { _tag: "text", code: 200, body: "ok" }
+      if (isHealthEndpoint(root)) return { _tag: "health", endpoint: root, check: undefined }
       if (root === "version") return { _tag: "document", body: versionInfo }
       if (root === "metrics") return { _tag: "metrics" }
       if (root === "api") return { _tag: "document", body: apiVersions(serverAddress), aggregated: "api" }
@@ -96,6 +101,7 @@ const nonResourceRoute = (info: RequestInfo, serverAddress: string, notFoundPage
       return notFoundPage
     case 2:
       if (root === "clustersim") return { _tag: "admin", action: second! }
+      if (isHealthEndpoint(root)) return { _tag: "health", endpoint: root, check: second! }
       if (root === "api" && servedGroupVersions.has(second!)) return { _tag: "document", body: apiResourceList("", second!) }
       if (root === "apis") {
         const doc = apiGroupDocument(second!)

@@ -6,7 +6,7 @@ import { WaitFor, type ApiServerImpl } from "../ApiServer.js"
 import type { ParsedRequest } from "../RequestInfo.js"
 import { isPrettyRequest, queryInt } from "./QueryParams.js"
 import { Responder } from "./Responder.js"
-import { routeOf } from "./Routes.js"
+import type { Parsed } from "./Routes.js"
 import { listOptionsOf } from "./ServeResource.js"
 
 /**
@@ -14,7 +14,7 @@ import { listOptionsOf } from "./ServeResource.js"
  * need no waiting. Anything else — watches, waits for a newer revision, a paused server, other media
  * types — returns false and takes the general path (./ServeResource.ts), which answers it alike.
  */
-export const serveReadNow = (api: ApiServerImpl, now: number, req: http.IncomingMessage, res: http.ServerResponse, address: string, { info, query }: ParsedRequest): boolean => {
+export const serveReadNow = (api: ApiServerImpl, now: number, req: http.IncomingMessage, res: http.ServerResponse, parsed: Parsed, { query }: ParsedRequest): boolean => {
   const accept = req.headers.accept
   let representation: Representation = "json"
   if (accept !== undefined && accept !== "application/json" && accept !== "*/*") {
@@ -23,7 +23,6 @@ export const serveReadNow = (api: ApiServerImpl, now: number, req: http.Incoming
     representation = negotiated.right
   }
   if (query.has("watch")) return false
-  const parsed = routeOf(info, address)
   if (parsed._tag !== "resource" || parsed.route.subresource !== undefined || parsed.route.view || parsed.route.watch || parsed.route.resource.virtual) return false
   const limit = queryInt(query, "limit")
   if (Either.isLeft(limit)) return false

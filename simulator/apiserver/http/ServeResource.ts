@@ -56,9 +56,6 @@ export const listOptionsOf = (query: URLSearchParams, namespace: string | undefi
   sendInitialEvents: queryBool(query, "sendInitialEvents")
 })
 
-/** Upstream's `BasicLongRunningRequestCheck` subresources: no request timeout (a followed log runs for as long as it is read). */
-const longRunningSubresources: ReadonlySet<string> = new Set(["attach", "exec", "log", "portforward"])
-
 /** Subresources a GET reads; the others (binding, eviction, token, finalize) have no getter: 405. */
 const readableSubresources: ReadonlySet<string> = new Set(["status", "scale", "log", "exec", "attach", "portforward"])
 
@@ -78,10 +75,6 @@ const connectPod = (api: ApiServerImpl, route: Route, query: URLSearchParams, re
 
 /** A watch: a GET whose RequestInfo verb is `watch` (`?watch=true` on a collection, or a legacy `/watch/` path). */
 const isWatchRequest = (req: http.IncomingMessage, info: RequestInfo): boolean => req.method === "GET" && info.verb === "watch"
-
-/** Answered within the request timeout (504 after): all but watches and the long-running subresources. */
-export const hasRequestTimeout = (req: http.IncomingMessage, info: RequestInfo, route: Route): boolean =>
-  !isWatchRequest(req, info) && !longRunningSubresources.has(route.subresource ?? "")
 
 /** One resource request, its route known; a failure is the caller's to answer, in the negotiated representation. */
 export const serveResource = (

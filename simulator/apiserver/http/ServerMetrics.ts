@@ -10,6 +10,8 @@ import { resourceTypes } from "../../../src/api/Resources.js"
 import { addProcessMetrics } from "../../../src/loadgen/ProcessMetrics.js"
 import * as Def from "../MetricDefinitions.js"
 import type { RequestInfo } from "../RequestInfo.js"
+import { isLongRunning } from "./RequestDeadline.js"
+import type { Parsed } from "./Routes.js"
 import type { ServerState } from "../ServerState.js"
 import type { StorageTiming } from "../Store.js"
 import { EtcdMetrics } from "./EtcdMetrics.js"
@@ -30,6 +32,8 @@ export interface ObservedRequest {
   readonly responseBytes: number
   /** Time it waited in API Priority and Fairness's queues, which the SLI leaves out (0 or absent: none). */
   readonly waitedSeconds?: number
+  /** It reached an instrumented handler ({@link isInstrumented}); nothing else is counted. */
+  readonly instrumented: boolean
 }
 
 /** Upstream's `CleanScope` (1.26): a named object or a create is `resource`, then `namespace`, then `cluster`. */
@@ -39,15 +43,29 @@ export const cleanScope = (info: RequestInfo): string => {
   return info.isResourceRequest ? "cluster" : ""
 }
 
-/** Upstream's `cleanDryRun`: the `dryRun` values, sorted and joined by `,`. */
-const cleanDryRun = (query: string): string => new URLSearchParams(query).getAll("dryRun").sort().join(",")
+/**
+ * Upstream's `cleanDryRun`: `invalid` unless every `dryRun` value is `All` (`ValidateDryRun`), else the values
+ * deduplicated, sorted and joined by `,` — so a client cannot make a series of its own with a value.
+ */
+const cleanDryRun = (query: string): string => {
+  const values = new URLSearchParams(query).getAll("dryRun")
+  return values.every((v) => v === "All") ? [...new Set(values)].sort().join(",") : "invalid"
+}
 
-/** Paths upstream instruments outside the resource handlers (`healthz.go` `InstallPathHandler`). */
-const instrumentedPaths = new Set(["/healthz", "/livez", "/readyz"])
+/** The verbs upstream's `cleanVerb` reports as they are (`validRequestMethods`); any other method is `other`. */
+const reportedVerbs = new Set(["APPLY", "CONNECT", "CREATE", "DELETE", "DELETECOLLECTION", "GET", "LIST", "PATCH", "POST", "PROXY", "PUT", "UPDATE", "WATCH", "WATCHLIST"])
+const cleanVerb = (verb: string): string => (reportedVerbs.has(verb) ? verb : "other")
 
-/** Long-running requests (`WithMaxInFlightLimit`'s `LongRunningFunc`): watches and the streaming subresources. */
-const isLongRunning = (info: RequestInfo | undefined): boolean =>
-  info !== undefined && info.isResourceRequest && (info.verb === "watch" || ["log", "exec", "attach", "portforward", "proxy"].includes(info.subresource))
+/**
+ * Whether a request reached a handler upstream instruments, so that its labels are the route's, never a client's
+ * invention: an installed resource route (`InstrumentRouteFunc` in `installer.go`; a served type, version and
+ * subresource — `metrics.k8s.io`'s too) or a health endpoint's root (`healthz.go` `InstallPathHandler` instruments
+ * `/healthz`, `/livez`, `/readyz`, not the per-check paths). An unknown group, version, resource or subresource is a
+ * 404 no handler counts, as is a request the authentication or authorization filters refused before routing.
+ */
+export const isInstrumented = (route: Parsed): boolean =>
+  route._tag === "resource" || route._tag === "resourceMetrics" || (route._tag === "health" && route.check === undefined)
+
 
 const requestKind = (info: RequestInfo | undefined): "readOnly" | "mutating" =>
   info !== undefined && ["get", "list", "watch"].includes(info.verb) ? "readOnly" : "mutating"
@@ -161,11 +179,13 @@ export class ServerMetrics {
   }
 
   /**
-   * A request arrived: counted in flight (short ones) or long-running (watches, logs) until `finished` — the series
-   * to `dec()` then.
+   * A request arrived: counted in flight (short ones) or long-running (watches, logs; labelled only when
+   * `instrumented`, as upstream's handlers count them) until `finished` — the series to `dec()` then.
    */
-  started(info: RequestInfo | undefined, method: string, contentType: string | undefined): Value {
-    if (isLongRunning(info)) {
+  started(info: RequestInfo | undefined, method: string, contentType: string | undefined, instrumented: boolean): Value | undefined {
+    // long-running (`WithMaxInFlightLimit`'s `LongRunningFunc`): watches and the streaming subresources
+    if (info !== undefined && isLongRunning(info)) {
+      if (!instrumented) return undefined
       const series = this.longRunning.bind(this.labels(method, info!, contentType))
       series.inc()
       return series
@@ -178,7 +198,7 @@ export class ServerMetrics {
   /** A request was answered (or its client went away): `MonitorRequest` for resource requests and health paths. */
   finished(r: ObservedRequest): void {
     const info = r.info
-    if (info === undefined || (!info.isResourceRequest && !instrumentedPaths.has(info.path))) return
+    if (info === undefined || !r.instrumented) return
     const s = this.seriesOf(r.method, info, r.contentType, r.query, r.code)
     s.requests.value++
     s.duration.observe(r.seconds)
@@ -197,7 +217,7 @@ export class ServerMetrics {
   private seriesOf(method: string, info: RequestInfo, contentType: string | undefined, query: string, code: number): RequestSeries {
     const dryRun = query.includes("dryRun") ? cleanDryRun(query) : ""
     const resourceRequest = info.isResourceRequest
-    const verb = resourceRequest ? canonicalVerb(method, info, contentType) : method.toUpperCase()
+    const verb = cleanVerb(resourceRequest ? canonicalVerb(method, info, contentType) : method.toUpperCase())
     const group = resourceRequest ? info.apiGroup : ""
     const version = resourceRequest ? info.apiVersion : ""
     const resource = resourceRequest ? info.resource : ""
@@ -258,7 +278,7 @@ export class ServerMetrics {
 
   private labels(method: string, info: RequestInfo, contentType: string | undefined, dryRun = "", code = "") {
     return {
-      verb: canonicalVerb(method, info, contentType),
+      verb: cleanVerb(canonicalVerb(method, info, contentType)),
       dry_run: dryRun,
       group: info.apiGroup,
       version: info.apiVersion,

@@ -95,15 +95,27 @@ describe("API Priority and Fairness metrics", () => {
       }
       expect(executing).toBe(49)
       const queued = yield* Effect.fork(send(base, "GET", cms, { headers: { authorization: "Bearer tok-alice" } }))
+      // one with a deadline of its own (`?timeout=5s`, docs/limits.md): its wait ends there, with the timeout's 504
+      const hurried = yield* Effect.fork(send(base, "GET", `${cms}?timeout=5s`, { headers: { authorization: "Bearer tok-alice" } }))
       let inqueue = 0
-      for (let i = 0; i < 500 && !(inqueue >= 1); i++) {
+      for (let i = 0; i < 500 && !(inqueue >= 2); i++) {
         yield* Effect.promise(() => new Promise((r) => setTimeout(r, 20)))
         inqueue = value(samples(yield* scrape(), "apiserver_flowcontrol_current_inqueue_requests", gd)[0])
       }
-      expect(inqueue).toBe(1)
+      expect(inqueue).toBe(2)
       // the exempt admin is not held up meanwhile
       expect((yield* send(base, "GET", cms, admin)).code).toBe(200)
-      yield* TestClock.adjust("15 seconds")
+      yield* TestClock.adjust("5 seconds")
+      const timedOut = yield* hurried.await.pipe(Effect.flatten)
+      expect([timedOut.code, timedOut.json]).toEqual([
+        504,
+        { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message: "Timeout: request did not complete within requested timeout - context deadline exceeded", reason: "Timeout", details: {}, code: 504 }
+      ])
+      const cut = yield* scrape()
+      expect(value(samples(cut, "apiserver_flowcontrol_rejected_requests_total", { ...gd, reason: "cancelled" })[0])).toBe(1)
+      expect(value(samples(cut, "apiserver_request_terminations_total", { verb: "LIST", resource: "configmaps", code: "504" })[0])).toBe(1)
+      expect(value(samples(cut, "apiserver_flowcontrol_current_inqueue_requests", gd)[0])).toBe(1)
+      yield* TestClock.adjust("10 seconds")
       const answer = yield* queued.await.pipe(Effect.flatten)
       expect(answer.code).toBe(429)
       expect(answer.headers["retry-after"]).toBe("1")
@@ -111,7 +123,7 @@ describe("API Priority and Fairness metrics", () => {
       const after = yield* scrape()
       expect(value(samples(after, "apiserver_flowcontrol_rejected_requests_total", { ...gd, reason: "time-out" })[0])).toBe(1)
       expect(value(samples(after, "apiserver_flowcontrol_current_inqueue_requests", gd)[0])).toBe(0)
-      expect(value(samples(after, "apiserver_flowcontrol_request_wait_duration_seconds_bucket", { ...gd, execute: "false", le: "30" })[0])).toBe(1)
+      expect(value(samples(after, "apiserver_flowcontrol_request_wait_duration_seconds_bucket", { ...gd, execute: "false", le: "30" })[0])).toBe(2)
       expect(value(samples(after, "apiserver_request_total", { verb: "LIST", resource: "configmaps", code: "429" })[0])).toBe(1)
       // the stalled writers go away: their seats free, alice is served again
       stalled.forEach((s) => s.destroy())

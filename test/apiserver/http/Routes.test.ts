@@ -27,8 +27,10 @@ describe("parsePath (spec 000 Endpoints)", () => {
     // namespaces/<name>/<subresource> is the namespace object's own subresource
     expect(route("/api/v1/namespaces/ns1/finalize")).toEqual({ plural: "namespaces", namespace: undefined, name: "ns1", subresource: "finalize", watch: false })
   })
-  it("health texts, discovery documents, admin actions and the 404 page", () => {
-    expect(parsePath("/healthz", address)).toEqual({ _tag: "text", code: 200, body: "ok" })
+  it("health endpoints and their checks, discovery documents, admin actions and the 404 page", () => {
+    expect(parsePath("/healthz", address)).toEqual({ _tag: "health", endpoint: "healthz", check: undefined })
+    expect(parsePath("/livez/ping", address)).toEqual({ _tag: "health", endpoint: "livez", check: "ping" })
+    expect(parsePath("/readyz/log", address)).toEqual({ _tag: "health", endpoint: "readyz", check: "log" })
     expect(route("/api")).toBe("document")
     expect(route("/api/v1")).toBe("document")
     expect(route("/clustersim/pause")).toEqual("admin")

@@ -101,6 +101,54 @@ describe("GET /metrics", () => {
       expect((yield* send(base, "POST", "/metrics", { body: "{}", headers: json })).code).toBe(405)
     }))
 
+  it.scoped("only instrumented routes count: unknown groups, versions, resources and subresources, refused requests, per-check health paths add no series; dryRun and methods are cleaned", () =>
+    Effect.gen(function* () {
+      const tokens = new Map([["tok-admin", { name: "admin", uid: "1", groups: ["system:masters"] }]])
+      const base = yield* httpServer({ authorizationMode: "RBAC", authentication: { anonymous: true, tokens } })
+      const admin = { authorization: "Bearer tok-admin" }
+      const as = (headers: Record<string, string> = {}) => ({ headers: { ...admin, ...headers } })
+      // none of these reaches a handler upstream instruments (installer.go's routes, healthz.go's roots)
+      for (const [path, code] of [
+        ["/apis/g7.evil/v7/r7/x", 404],
+        ["/apis/apps/v7/deployments", 404],
+        ["/api/v1/namespaces/qa/zzrandom", 404],
+        ["/api/v1/namespaces/qa/pods/p/zzsub", 404],
+        ["/api/v1/nodes/n1/nosuch", 404],
+        ["/apis/metrics.k8s.io/v1beta1/zz", 404],
+        ["/livez/ping", 200],
+        ["/readyz/nosuch", 404],
+        ["/nosuch", 404]
+      ] as const)
+        expect([path, (yield* send(base, "GET", path, as())).code]).toEqual([path, code])
+      // anonymous: refused by authorization before routing, an existing resource or not (not counted upstream either)
+      expect((yield* send(base, "GET", cms)).code).toBe(403)
+      expect((yield* send(base, "GET", "/apis/g8.evil/v8/r8")).code).toBe(403)
+      // a malformed `timeout` is refused before authentication and routing (filters/request_deadline.go): 400, not 403
+      expect((yield* send(base, "GET", `${cms}?timeout=abc`)).code).toBe(400)
+      // counted, with the route's labels: a dryRun value other than All is `invalid`; a method upstream does not name is `other`
+      expect((yield* send(base, "POST", `${cms}?dryRun=evil1`, { body: JSON.stringify({ metadata: { name: "a" } }), headers: { ...admin, ...json } })).code).toBe(422)
+      expect((yield* send(base, "POST", `${cms}?dryRun=All&dryRun=All`, { body: JSON.stringify({ metadata: { name: "b" } }), headers: { ...admin, ...json } })).code).toBe(201)
+      expect((yield* send(base, "PROPFIND", cms, as())).code).toBe(405)
+      expect((yield* send(base, "GET", `${cms}/missing`, as())).code).toBe(404)
+      expect((yield* send(base, "GET", "/livez?verbose", as())).code).toBe(200)
+      const text = (yield* send(base, "GET", "/metrics", as())).text
+      const labelsOf = (name: string) => samples(text, name).map((l) => l.slice(name.length, l.lastIndexOf(" ")))
+      const cm = 'group="",version="v1",resource="configmaps",subresource=""'
+      expect(labelsOf("apiserver_request_total").sort()).toEqual(
+        [
+          `{verb="POST",dry_run="invalid",${cm},scope="resource",component="apiserver",code="422"}`,
+          `{verb="POST",dry_run="All",${cm},scope="resource",component="apiserver",code="201"}`,
+          `{verb="other",dry_run="",${cm},scope="namespace",component="apiserver",code="405"}`,
+          `{verb="GET",dry_run="",${cm},scope="resource",component="apiserver",code="404"}`,
+          '{verb="GET",dry_run="",group="",version="",resource="",subresource="/livez",scope="",component="",code="200"}'
+        ].sort()
+      )
+      // the histograms have the same series, less the code (and the SLI's, the dry run value)
+      expect(labelsOf("apiserver_request_duration_seconds_count")).toHaveLength(5)
+      expect(labelsOf("apiserver_request_sli_duration_seconds_count")).toHaveLength(4)
+      expect(text).not.toMatch(/evil|zz|nosuch|v7|PROPFIND/)
+    }))
+
   it.scoped("RBAC: system:monitoring may read it, others get upstream's 403 for the path", () =>
     Effect.gen(function* () {
       const tokens = new Map([

@@ -3,7 +3,9 @@
  * serve --demo` (its own process: 3 simulated nodes and a Deployment "web" of 3 pods): `top nodes` has a row per
  * node with CPU and memory and their percentages; `top pods -A` a row per running pod; `top pod NAME -n default`
  * that pod, a missing one metrics-server's NotFound; `get --raw /metrics` the request, flowcontrol and etcd families,
- * and `promtool check metrics` accepts it. Fails when no kubectl is installed.
+ * the live cluster's own requests and watches, no series for a path no route serves, and `promtool check metrics`
+ * accepts it; `get --raw` of the health endpoints (`/livez?verbose`, `/readyz/ping`) and upstream's 400 for a
+ * malformed `timeout`. Fails when no kubectl is installed.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -101,7 +103,24 @@ describe("kubectl top against serve --demo", () => {
       expect(missing.stderr).toBe('Error from server (NotFound): podmetrics.metrics.k8s.io "default/nope" not found\n')
     })
 
+    it("get --raw of the health endpoints: the verbose checks, one check, an unknown one; a malformed timeout is upstream's 400", async () => {
+      for (const endpoint of ["livez", "readyz", "healthz"]) {
+        const verbose = await kubectl("get", "--raw", `/${endpoint}?verbose`)
+        expect([verbose.code, verbose.stdout, verbose.stderr]).toEqual([0, `[+]ping ok\n[+]log ok\n${endpoint} check passed\n`, ""])
+      }
+      const ping = await kubectl("get", "--raw", "/readyz/ping")
+      expect([ping.code, ping.stdout]).toEqual([0, "ok"])
+      const excluded = await kubectl("get", "--raw", "/livez?verbose&exclude=log")
+      expect(excluded.stdout).toBe("[+]ping ok\n[+]log excluded: ok\nlivez check passed\n")
+      const unknown = await kubectl("get", "--raw", "/healthz/etcd")
+      expect([unknown.code, unknown.stderr]).toEqual([1, "Error from server (NotFound): the server could not find the requested resource\n"])
+      const timeout = await kubectl("get", "--raw", "/api/v1/namespaces/default/configmaps?timeout=abc")
+      expect([timeout.code, timeout.stderr]).toEqual([1, 'Error from server (BadRequest): invalid timeout specified in the request URL - time: invalid duration "abc"\n'])
+    })
+
     it("get --raw /metrics: request, flowcontrol and etcd families; promtool accepts it", async () => {
+      // a path no route serves makes no series (docs/metrics.md "Which requests count")
+      await kubectl("get", "--raw", "/apis/g7.evil/v7/r7/x")
       const raw = await kubectl("get", "--raw", "/metrics")
       expect(raw.code).toBe(0)
       for (const family of [
@@ -117,6 +136,14 @@ describe("kubectl top against serve --demo", () => {
         expect(raw.stdout).toContain(`# TYPE ${family} `)
       // kubectl's own requests are counted (system:unauthenticated: global-default)
       expect(raw.stdout).toMatch(/apiserver_flowcontrol_dispatched_requests_total\{priority_level="global-default",flow_schema="global-default"\} [1-9]/)
+      expect(raw.stdout).not.toContain("evil")
+      // the live cluster's own traffic, in-process, counted as over HTTP: the node agents registered their Nodes and
+      // Leases, the scheduler bound the demo's pods, the informers list and watch
+      const total = (labels: string) => Number(new RegExp(`^apiserver_request_total\\{${labels}\\} (\\d+)$`, "m").exec(raw.stdout)?.[1] ?? 0)
+      expect(total('verb="POST",dry_run="",group="",version="v1",resource="nodes",subresource="",scope="resource",component="apiserver",code="201"')).toBe(3)
+      expect(total('verb="POST",dry_run="",group="",version="v1",resource="pods",subresource="binding",scope="resource",component="apiserver",code="201"')).toBe(3)
+      expect(total('verb="POST",dry_run="",group="coordination.platform",version="v1",resource="leases",subresource="",scope="resource",component="apiserver",code="201"')).toBeGreaterThanOrEqual(3)
+      expect(raw.stdout).toMatch(/^apiserver_longrunning_requests\{verb="WATCH",group="",version="v1",resource="pods",subresource="",scope="cluster",component="apiserver"\} [1-9]/m)
       const checked = await promtool(raw.stdout)
       expect([checked.code, checked.output]).toEqual([0, ""])
     })
