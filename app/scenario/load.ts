@@ -11,6 +11,7 @@ import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } fr
 import { ClusterBounds } from "../../simulator/cluster/ClusterSpec.js"
 import { checkNodeAgentSource } from "../../simulator/cluster/NodeAgentSource.js"
 import { registryFaultProblems } from "../../simulator/nodeagent/images/ImagesSpec.js"
+import { formatDuration, parseDuration } from "../../src/api/go/Duration.js"
 import { resolveResource } from "../../src/api/Resources.js"
 import { isClusterMetric } from "../../src/loadgen/ClusterMetrics.js"
 import { closestMatch, unreachableReason } from "../../src/loadgen/SeriesPattern.js"
@@ -106,6 +107,34 @@ const issueMessage = (issue: ParseResult.ArrayFormatterIssue): string => {
   return issue.message.replace(/\s*\n\s*/g, " ")
 }
 
+/**
+ * A fault that could never act is a mistake in the file, not a quiet no-op: a node the cluster does not have, more
+ * nodes than it has, or a time at or after the run's end (`duration`, when the file sets it).
+ */
+const faultReferenceProblems = (
+  cluster: NonNullable<Scenario["cluster"]>,
+  faults: NonNullable<Scenario["faults"]>,
+  endMs: number | undefined
+): Array<{ path: ReadonlyArray<PropertyKey>; message: string }> => {
+  const prefix = cluster.namePrefix ?? "node-"
+  const isNode = (name: string) => {
+    const index = name.startsWith(prefix) ? name.slice(prefix.length) : ""
+    return /^(0|[1-9][0-9]*)$/.test(index) && Number(index) < cluster.nodes
+  }
+  const nodesText = cluster.nodes === 0 ? "it has none" : `${prefix}0 … ${prefix}${cluster.nodes - 1}`
+  return faults.flatMap((f, i) => [
+    ...(endMs !== undefined && f.at >= endMs
+      ? [{ path: ["faults", i, "at"], message: `${formatDuration(f.at)} is not before the run's end (duration ${formatDuration(endMs)}): the fault would never happen` }]
+      : []),
+    ...("nodes" in f && f.nodes !== undefined
+      ? f.nodes.flatMap((name, j) => (isNode(name) ? [] : [{ path: ["faults", i, "nodes", j], message: `"${name}" is not a node of the cluster (${nodesText})` }]))
+      : []),
+    ...("count" in f && f.count !== undefined && f.count > cluster.nodes
+      ? [{ path: ["faults", i, "count"], message: `${f.count} nodes, but the cluster has ${cluster.nodes}` }]
+      : [])
+  ])
+}
+
 /** Cross-field rules a struct schema cannot say: references between sections, unique names. */
 const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; message: string; key?: boolean }> => {
   const out: Array<{ path: ReadonlyArray<PropertyKey>; message: string; key?: boolean }> = []
@@ -150,6 +179,7 @@ const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; mes
   }
   if (s.faults !== undefined && s.cluster !== undefined) {
     for (const p of registryFaultProblems(s.cluster.images, s.faults)) out.push({ path: ["faults", p.index, ...p.path], message: p.message })
+    out.push(...faultReferenceProblems(s.cluster, s.faults, s.duration !== undefined ? Either.getOrUndefined(parseDuration(s.duration)) : undefined))
   }
   if (s.scheduler !== undefined && s.cluster === undefined && s.scheduler.nodes.length === 0) {
     out.push({ path: ["scheduler"], message: `"nodes" is required without a "cluster" section (the scheduler needs nodes to place pods on)` })
