@@ -3,7 +3,8 @@
  * per-type storage strategy upstream's registries set (watch cache, create-on-update, unconditional update,
  * garbage-collection support).
  */
-import { deploymentSchema, namespaceSchema, nodeSchema, replicaSetSchema, serviceSchema } from "./kinds/BuiltinSchemas.js"
+import { deploymentRules, replicaSetRules } from "./kinds/Apps.js"
+import { namespaceSchema, nodeSchema, serviceSchema } from "./kinds/BuiltinSchemas.js"
 import type { KindRules } from "./kinds/KindRules.js"
 import { configMapRules } from "./kinds/ConfigMap.js"
 import { eventRules } from "./kinds/Event.js"
@@ -115,7 +116,7 @@ export const Deployments = core({
   namespaced: true,
   shortNames: ["deploy"],
   subresources: ["status", "scale"],
-  rules: { schema: deploymentSchema }
+  rules: deploymentRules
 })
 export const ReplicaSets = core({
   group: "apps",
@@ -124,7 +125,7 @@ export const ReplicaSets = core({
   namespaced: true,
   shortNames: ["rs"],
   subresources: ["scale", "status"],
-  rules: { schema: replicaSetSchema }
+  rules: replicaSetRules
 })
 export const Leases = core({
   group: "coordination.platform",

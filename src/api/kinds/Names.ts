@@ -200,7 +200,7 @@ const strList = (v: unknown): ReadonlyArray<string> => (Array.isArray(v) ? v.map
  * Labels are on most objects a create stores (a node registration has five): a label whose key and value pass
  * (`isQualifiedNameOk`, `isLabelValueOk`) costs no error arrays; only a failing one is given its messages.
  */
-const validateLabels = (labels: unknown, field: string): FieldError[] => {
+export const validateLabels = (labels: unknown, field: string): FieldError[] => {
   if (!isRecord(labels)) return []
   let errs: FieldError[] | undefined
   for (const k of Object.keys(labels)) {
@@ -213,7 +213,8 @@ const validateLabels = (labels: unknown, field: string): FieldError[] => {
   return errs ?? []
 }
 
-const validateAnnotations = (annotations: unknown, field: string): FieldError[] => {
+/** `ValidateAnnotations`: qualified-name keys (case aside), at most 256 KiB of keys and values together. */
+export const validateAnnotations = (annotations: unknown, field: string): FieldError[] => {
   const entries = strMap(annotations)
   // Keys are qualified names, case aside.
   const errs = entries.flatMap(([k]) => isQualifiedName(k.toLowerCase()).map((m) => invalid(field, k, m)))
