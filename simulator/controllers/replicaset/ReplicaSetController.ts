@@ -6,7 +6,8 @@
  * `syncReplicaSet`: expectations first, then claim (adopt orphans the selector matches), manage, status.
  *
  * Choices: a pod that stops matching its controller's selector is not released (upstream patches its reference
- * away); it stops counting for the ReplicaSet, which makes another.
+ * away); it stops counting for the ReplicaSet, which makes another. A ReplicaSet whose selector does not match its
+ * own template (which the server refuses, but one may be stored past that) makes no pods at all (`refuseToManage`).
  */
 import { Clock, Effect } from "effect"
 import type { KObject } from "../../../src/api/Object.js"

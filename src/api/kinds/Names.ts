@@ -197,7 +197,7 @@ const strMap = (v: unknown): ReadonlyArray<readonly [string, string]> =>
 const strList = (v: unknown): ReadonlyArray<string> => (Array.isArray(v) ? v.map(str) : [])
 
 /**
- * Labels are on most objects a create stores (a node registration has five): a label whose key and value pass
+ * `ValidateLabels`: qualified-name keys, label values. Labels are on most objects a create stores (a node registration has five): a label whose key and value pass
  * (`isQualifiedNameOk`, `isLabelValueOk`) costs no error arrays; only a failing one is given its messages.
  */
 export const validateLabels = (labels: unknown, field: string): FieldError[] => {
