@@ -167,6 +167,16 @@ const newRequirement = (key: string, operator: LabelOperator, values: ReadonlyAr
   return { key, operator, values }
 }
 
+/** `labels.NewRequirement` as a value: the requirement, or the error whose message is upstream's text. */
+export const labelRequirement = (key: string, operator: LabelOperator, values: ReadonlyArray<string>): LabelRequirement | SelectorParseError => {
+  try {
+    return newRequirement(key, operator, values)
+  } catch (e) {
+    if (e instanceof SelectorParseError) return e
+    throw e
+  }
+}
+
 const sortedSet = (values: Iterable<string>): ReadonlyArray<string> => [...new Set(values)].sort(compareBytes)
 
 /** Go compares strings bytewise; UTF-16 order differs only above the BMP, so compare UTF-8 bytes. */

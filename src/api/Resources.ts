@@ -3,7 +3,8 @@
  * per-type storage strategy upstream's registries set (watch cache, create-on-update, unconditional update,
  * garbage-collection support).
  */
-import { deploymentSchema, namespaceSchema, nodeSchema, replicaSetSchema } from "./kinds/BuiltinSchemas.js"
+import { deploymentRules, replicaSetRules } from "./kinds/Apps.js"
+import { namespaceSchema, nodeSchema } from "./kinds/BuiltinSchemas.js"
 import { serviceRules } from "./kinds/Service.js"
 import type { KindRules } from "./kinds/KindRules.js"
 import { configMapRules } from "./kinds/ConfigMap.js"
@@ -128,7 +129,7 @@ export const Deployments = core({
   shortNames: ["deploy"],
   categories: allCategory,
   subresources: ["status", "scale"],
-  rules: { schema: deploymentSchema }
+  rules: deploymentRules
 })
 export const ReplicaSets = core({
   group: "apps",
@@ -138,7 +139,7 @@ export const ReplicaSets = core({
   shortNames: ["rs"],
   categories: allCategory,
   subresources: ["scale", "status"],
-  rules: { schema: replicaSetSchema }
+  rules: replicaSetRules
 })
 export const Leases = core({
   group: "coordination.platform",

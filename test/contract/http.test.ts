@@ -204,7 +204,7 @@ describe("HTTP wire", () => {
   it.scoped("pods/binding sets spec.nodeName once", () =>
     Effect.gen(function* () {
       const base = yield* httpServer()
-      yield* send(base, "POST", "/api/v1/namespaces/default/pods", { body: JSON.stringify({ metadata: { name: "p" }, spec: {} }), headers: json })
+      yield* send(base, "POST", "/api/v1/namespaces/default/pods", { body: JSON.stringify({ metadata: { name: "p" }, spec: { containers: [{ name: "c", image: "nginx" }] } }), headers: json })
       const binding = JSON.stringify({ apiVersion: "v1", kind: "Binding", metadata: { name: "p" }, target: { kind: "Node", name: "node-1" } })
       const bound = yield* send(base, "POST", "/api/v1/namespaces/default/pods/p/binding", { body: binding, headers: json })
       expect(bound.code).toBe(201)

@@ -8,9 +8,9 @@ import * as InProcessClient from "../../simulator/apiserver/InProcessClient.js"
 
 export const runSim = <A, E>(
   effect: Effect.Effect<A, E, ApiClient | ApiServer | SeededRandom | Scope.Scope>,
-  options: { readonly seed?: number; readonly startMillis?: number; readonly maxDuration?: string } = {}
+  options: { readonly seed?: number; readonly startMillis?: number; readonly maxDuration?: string; readonly maxStepsPerInstant?: number } = {}
 ): A => {
-  const sim = Simulation.make({ seed: options.seed ?? 1, startMillis: options.startMillis ?? 0 })
+  const sim = Simulation.make({ seed: options.seed ?? 1, startMillis: options.startMillis ?? 0, maxStepsPerInstant: options.maxStepsPerInstant })
   const layer = Layer.provideMerge(InProcessClient.layer, ApiServer.layer({ seed: options.seed ?? 1 }))
   const exit = sim.run(Effect.scoped(Effect.provide(effect, layer)), { maxDuration: (options.maxDuration ?? "2 hours") as never })
   sim.interruptAll()

@@ -38,6 +38,7 @@ import {
   oldReplicaSetScaleDowns,
   podTemplateHashLabel,
   replicaSetAnnotations,
+  replicaSetCreateError,
   replicaSetsToCleanUp,
   revisionAnnotation,
   rolloutStatus,
@@ -204,7 +205,16 @@ export class DeploymentController {
       const rs: KObject = { ...draft, metadata: { ...draft.metadata, annotations: replicaSetAnnotations(round.d, {}, newRevision) }, spec: { ...(draft.spec as object), replicas } }
       const made = yield* Effect.either(client.create(ReplicaSets, rs, { namespace }))
       if (made._tag === "Left") {
-        if (!hasStatusCode(made.left, 409)) return yield* Effect.fail(made.left)
+        if (!hasStatusCode(made.left, 409)) {
+          // `getNewReplicaSet`: the refusal in the Progressing condition and a Warning event, then the sync fails and
+          // is retried with the queue's backoff — a Deployment the server's validation refuses a ReplicaSet for
+          // (stored before that validation existed) retries at most every 5 s, creating nothing.
+          const message = `Failed to create new replica set "${name}": ${made.left.message}`
+          if (view.progressDeadlineSeconds !== undefined)
+            yield* Effect.ignore(this.writeStatus(round, { ...status, conditions: setCondition(status.conditions ?? [], replicaSetCreateError(message, round.now)) }))
+          yield* recorder.eventf(deploymentRef(round.d), undefined, "Warning", "ReplicaSetCreateError", "Create", message)
+          return yield* Effect.fail(made.left)
+        }
         // the name is taken: ours if its template is the same (the cache had not seen it yet), else a hash collision
         const taken = yield* client.get(ReplicaSets, name, { namespace })
         const ours = controllerOf(taken)?.uid === round.d.metadata.uid && equalIgnoreHash((taken.spec as { template?: unknown }).template, view.template)

@@ -284,6 +284,8 @@ const condition = (type: string, status: string, reason: string, message: string
 
 export const newReplicaSetCreated = (name: string, now: string) => condition("Progressing", "True", "NewReplicaSetCreated", `Created new replica set "${name}"`, now)
 export const foundNewReplicaSet = (name: string, now: string) => condition("Progressing", "True", "FoundNewReplicaSet", `Found new replica set "${name}"`, now)
+/** `FailedRSCreateReason`: the new ReplicaSet could not be created. */
+export const replicaSetCreateError = (message: string, now: string) => condition("Progressing", "False", "ReplicaSetCreateError", message, now)
 
 /** `calculateStatus`: counts from the ReplicaSets, `Available` by whether replicas − maxUnavailable are available. */
 export const calculateStatus = (d: KObject, all: ReadonlyArray<RsView>, newRS: RsView | undefined, now: string): DeploymentStatus => {

@@ -6,7 +6,8 @@
  * `syncReplicaSet`: expectations first, then claim (adopt orphans the selector matches), manage, status.
  *
  * Choices: a pod that stops matching its controller's selector is not released (upstream patches its reference
- * away); it stops counting for the ReplicaSet, which makes another.
+ * away); it stops counting for the ReplicaSet, which makes another. A ReplicaSet whose selector does not match its
+ * own template (which the server refuses, but one may be stored past that) makes no pods at all (`refuseToManage`).
  */
 import { Clock, Effect } from "effect"
 import type { KObject } from "../../../src/api/Object.js"
@@ -20,7 +21,19 @@ import type { EventRecorderService, ObjectRef } from "../../events/EventRecorder
 import { controllerOf, isPodActive, isPodReady, keyOf, selectorIsEmpty, selectorMatches, splitKey } from "../ControllerRef.js"
 import type { WorkQueue } from "../WorkQueue.js"
 import { Expectations } from "./Expectations.js"
-import { podFromTemplate, podsToDelete, replicaDiff, replicaSetApiVersion, replicaSetStatus, replicaSetView, slowStartBatches, type ManageFailure } from "./ReplicaSetSync.js"
+import {
+  podFromTemplate,
+  podsToDelete,
+  replicaDiff,
+  replicaSetApiVersion,
+  replicaSetStatus,
+  replicaSetView,
+  selectsOwnPods,
+  slowStartBatches,
+  templateMismatchMessage,
+  type ManageFailure,
+  type ReplicaSetView
+} from "./ReplicaSetSync.js"
 
 export interface ReplicaSetControllerDeps {
   readonly client: ApiClientService
@@ -106,13 +119,24 @@ export class ReplicaSetController {
       const view = replicaSetView(rs)
       const pods = yield* this.claimPods(rs)
       let failure: ManageFailure | undefined
-      if (needsSync && rs.metadata.deletionTimestamp === undefined) failure = yield* this.manageReplicas(key, rs, pods, now)
+      if (needsSync && rs.metadata.deletionTimestamp === undefined)
+        failure = selectsOwnPods(view) ? yield* this.manageReplicas(key, rs, pods, now) : yield* this.refuseToManage(rs, view)
       const status = replicaSetStatus(rs, pods, now, failure, rfc3339(now))
       if (!sameStatus(status, rs.status))
         yield* this.deps.client.update(ReplicaSets, { ...rs, status }, { namespace, subresource: "status" })
       if (view.minReadySeconds > 0 && status.readyReplicas === view.replicas && status.availableReplicas !== view.replicas)
         yield* this.deps.queue.addAfter(key, view.minReadySeconds * 1000)
     })
+  }
+
+  /**
+   * A ReplicaSet whose selector does not match the pods its template makes (stored before validation refused such
+   * specs, or written past it) would count none of the pods it creates and create more on every sync, without end:
+   * it creates none, and says why in a `FailedCreate` event and its `ReplicaFailure` condition (docs/serve.md).
+   */
+  private refuseToManage(rs: KObject, view: ReplicaSetView): Effect.Effect<ManageFailure> {
+    const failure: ManageFailure = { reason: "FailedCreate", message: templateMismatchMessage(view) }
+    return Effect.as(this.deps.recorder.eventf(replicaSetRef(rs), undefined, "Warning", "FailedCreate", "Create", `Error creating: ${failure.message}`), failure)
   }
 
   /** The active pods it controls and those it adopts (`claimPods`; no adoption while it is being deleted). */

@@ -5,6 +5,7 @@
  * the pod a template makes (`GetPodFromTemplate`), and the status (`calculateStatus`).
  */
 import { isRecord, type KObject } from "../../../src/api/Object.js"
+import { formatLabels } from "../../../src/api/table/printers/Labels.js"
 import { controllerRef, isPodAvailable, isPodReady, podAssigned, podPhase, selectorMatches } from "../ControllerRef.js"
 
 /** `BurstReplicas`: creates or deletes per sync. */
@@ -65,6 +66,17 @@ export const podFromTemplate = (rs: KObject): KObject => {
     spec: template.spec ?? {}
   }
 }
+
+/**
+ * Whether the pods the template makes are ones the selector matches (upstream's validation refuses a ReplicaSet
+ * whose are not: `ValidatePodTemplateSpecForReplicaSet`). Matched by the controller's own rule, the one it counts
+ * its pods by, so a ReplicaSet that passes makes progress.
+ */
+export const selectsOwnPods = (view: ReplicaSetView): boolean => selectorMatches(view.selector, view.template.metadata?.labels)
+
+/** Why a ReplicaSet that fails `selectsOwnPods` creates no pods: upstream's validation text, after the labels. */
+export const templateMismatchMessage = (view: ReplicaSetView): string =>
+  `pod template labels ${formatLabels(view.template.metadata?.labels ?? {})}: \`selector\` does not match template \`labels\``
 
 const phaseRank = (pod: KObject): number => {
   switch (podPhase(pod)) {

@@ -216,7 +216,7 @@ const strMap = (v: unknown): ReadonlyArray<readonly [string, string]> =>
 const strList = (v: unknown): ReadonlyArray<string> => (Array.isArray(v) ? v.map(str) : [])
 
 /**
- * Labels are on most objects a create stores (a node registration has five): a label whose key and value pass
+ * `ValidateLabels`: qualified-name keys, label values. Labels are on most objects a create stores (a node registration has five): a label whose key and value pass
  * (`isQualifiedNameOk`, `isLabelValueOk`) costs no error arrays; only a failing one is given its messages.
  */
 export const validateLabels = (labels: unknown, field: string): FieldError[] => {
@@ -232,7 +232,8 @@ export const validateLabels = (labels: unknown, field: string): FieldError[] => 
   return errs ?? []
 }
 
-const validateAnnotations = (annotations: unknown, field: string): FieldError[] => {
+/** `ValidateAnnotations`: qualified-name keys (case aside), at most 256 KiB of keys and values together. */
+export const validateAnnotations = (annotations: unknown, field: string): FieldError[] => {
   const entries = strMap(annotations)
   // Keys are qualified names, case aside.
   const errs = entries.flatMap(([k]) => isQualifiedName(k.toLowerCase()).map((m) => invalid(field, k, m)))

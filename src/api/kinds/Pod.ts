@@ -1,5 +1,6 @@
 /**
- * `v1` Pod: its schema (`BuiltinSchemas.ts`) and update validation as 1.26 `ValidatePodUpdate`
+ * `v1` Pod: its schema (`BuiltinSchemas.ts`), its spec validated on create and update (`PodSpec.ts`), and update
+ * validation as 1.26 `ValidatePodUpdate`
  * (`kubernetes/kubernetes: pkg/apis/core/validation/validation.go`): a pod's spec is immutable except the
  * containers' and init containers' images, `activeDeadlineSeconds` (set, or lowered), added tolerations (and the
  * tolerationSeconds of existing ones) and `terminationGracePeriodSeconds` from a negative value to 1; containers
@@ -13,6 +14,7 @@ import { forbidden, type FieldError, invalid, noFieldErrors, required } from "..
 import { isRecord, type KObject } from "../Object.js"
 import { podSchema } from "./BuiltinSchemas.js"
 import type { KindRules } from "./KindRules.js"
+import { checkImageWhitespace, checkPodCreateSpec, checkPodSpec } from "./PodSpec.js"
 
 type Rec = Record<string, unknown>
 
@@ -121,4 +123,28 @@ export const validatePodUpdate = (pod: KObject, old: KObject): ReadonlyArray<Fie
   return errors
 }
 
-export const podRules: KindRules = { schema: podSchema, validateUpdate: validatePodUpdate }
+/** `ValidatePodCreate` beyond ObjectMeta: the pod spec (`PodSpec.ts`). */
+export const validatePodCreate = (pod: KObject): ReadonlyArray<FieldError> => {
+  const errors: FieldError[] = []
+  checkPodCreateSpec(pod.spec, errors)
+  return errors.length === 0 ? noFieldErrors : errors
+}
+
+/**
+ * `ValidatePodUpdate` beyond ObjectMeta: the new spec as a create's (`validatePodMetadataAndSpec`), then the update's
+ * own rules. A spec that is the stored one itself (a status write, a label change) passed when it was stored, and is
+ * not validated again — as upstream's status strategy validates only the status (docs/cluster.md "The pod-start
+ * storm's status patches").
+ */
+const validatePodSpecAndUpdate = (pod: KObject, old: KObject): ReadonlyArray<FieldError> => {
+  if (pod.spec === old.spec) return validatePodUpdate(pod, old)
+  const errors: FieldError[] = []
+  checkPodSpec(pod.spec, "spec", errors)
+  checkImageWhitespace(pod.spec, errors)
+  const update = validatePodUpdate(pod, old)
+  if (errors.length === 0) return update
+  for (const e of update) errors.push(e)
+  return errors
+}
+
+export const podRules: KindRules = { schema: podSchema, validateCreate: validatePodCreate, validateUpdate: validatePodSpecAndUpdate }

@@ -3,7 +3,8 @@
  * clock): `kubectl apply` of a Deployment then `kubectl rollout status` succeeds; `kubectl scale` then `rollout status`
  * again, and the pod count is the new one, each pod Running on a simulated node; `kubectl logs` and `logs -f` print
  * the pod's simulated container log; `kubectl get events` shows the scheduler's and the kubelet's events for a pod;
- * `kubectl describe node` shows the node's Lease with a RenewTime that moves on. Fails when no kubectl is installed.
+ * `kubectl describe node` shows the node's Lease with a RenewTime that moves on; a Deployment whose selector does not
+ * match its template, and a selector change, are refused with upstream's 422. Fails when no kubectl is installed.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { writeFileSync, mkdtempSync } from "node:fs"
@@ -28,7 +29,8 @@ const until = async (what: () => Promise<boolean> | boolean, ms: number) => {
   return false
 }
 
-const manifest = (name: string) => {
+/** A Deployment of 3 `nginx:1.27` pods selected by `app`: `name`, or the labels given. */
+const manifest = (name: string, labels: { readonly selector: string; readonly template: string } = { selector: name, template: name }) => {
   const file = join(dir, `${name}.yaml`)
   writeFileSync(
     file,
@@ -40,10 +42,10 @@ const manifest = (name: string) => {
       "spec:",
       "  replicas: 3",
       "  selector:",
-      `    matchLabels: { app: ${name} }`,
+      `    matchLabels: { app: ${labels.selector} }`,
       "  template:",
       "    metadata:",
-      `      labels: { app: ${name} }`,
+      `      labels: { app: ${labels.template} }`,
       "    spec:",
       "      containers:",
       "      - name: web",
@@ -173,6 +175,27 @@ describe("kubectl against serve --nodes 20 (a live cluster)", () => {
       expect(everything.stderr).toBe("")
       for (const row of [`pod/${name}-`, `service/${name} `, `deployment.apps/${name} `, `replicaset.apps/${name}-`]) expect(everything.stdout).toContain(row)
     }, 120_000)
+
+    it("a Deployment whose selector does not match its template is refused (upstream's 422), as is a selector change; the server answers on", async () => {
+      const tag = version.replace(".", "-")
+      const bad = `mismatch-${tag}`
+      const refused = await kubectl("apply", "-f", manifest(bad, { selector: "a", template: "b" }))
+      expect([refused.code, refused.stdout, refused.stderr]).toEqual([
+        1,
+        "",
+        `The Deployment "${bad}" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"b"}: \`selector\` does not match template \`labels\`\n`
+      ])
+      const other = `selector-${tag}`
+      expect((await kubectl("create", "deployment", other, "--image=nginx:1.27")).code).toBe(0)
+      const moved = { spec: { selector: { matchLabels: { app: other, x: "y" } }, template: { metadata: { labels: { app: other, x: "y" } } } } }
+      const patched = await kubectl("patch", "deploy", other, "--type=merge", "-p", JSON.stringify(moved))
+      expect([patched.code, patched.stderr]).toEqual([
+        1,
+        `The Deployment "${other}" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"${other}", "x":"y"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable\n`
+      ])
+      expect((await kubectl("get", "--raw", "/version")).code).toBe(0)
+      expect((await kubectl("get", "deploy", bad)).code).toBe(1)
+    }, 60_000)
   })
 
   it("get nodes -o wide: the kubelet version, InternalIP, OS image, kernel and runtime the node agents report", async () => {

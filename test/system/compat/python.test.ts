@@ -3,7 +3,8 @@
  * resourceVersion ends in upstream's 410, and the typed lease and event clients (`coordination.k8s.io`,
  * `events.k8s.io`) work; events written through `events.k8s.io` read back as core v1 events; the dynamic client's
  * server-side apply records its manager, fails on another manager's field with upstream's 409 and takes it with
- * `force_conflicts=True`; the typed client's patch (strategic merge for a dict body) merges containers by name.
+ * `force_conflicts=True`; the typed client's patch (strategic merge for a dict body) merges containers by name; a pod
+ * without an image and a Deployment whose selector does not match its template are refused with upstream's 422.
  */
 import { describe, expect, it } from "vitest"
 import { compatDir, python, run, startServer } from "./support/clients.js"
@@ -18,6 +19,19 @@ const check = async (name: string): Promise<any> => {
 }
 
 describe.concurrent("python kubernetes client", () => {
+  it("a pod without an image and a Deployment whose selector does not match its template get upstream's 422 with causes", async () => {
+    const mismatch = "Invalid value: map[string]string{\"app\":\"b\"}: `selector` does not match template `labels`"
+    expect(await check("invalid-workloads")).toEqual([
+      [422, "Invalid", 'Pod "ni" is invalid: spec.containers[0].image: Required value', [{ reason: "FieldValueRequired", message: "Required value", field: "spec.containers[0].image" }]],
+      [
+        422,
+        "Invalid",
+        `Deployment.apps "mismatch" is invalid: spec.template.metadata.labels: ${mismatch}`,
+        [{ reason: "FieldValueInvalid", message: mismatch, field: "spec.template.metadata.labels" }]
+      ]
+    ])
+  })
+
   it("watch.Watch().stream sends watch=True and gets the events", async () => {
     expect(await check("watch")).toEqual({ events: [["ADDED", "a"], ["ADDED", "b"]] })
   })

@@ -167,5 +167,23 @@ elif check == "live-read":
                   [[c.name, c.image, c.image_id, c.container_id] for c in p.status.container_statuses or []]] for p in pods],
     })
 
+elif check == "invalid-workloads":
+    # A pod without an image and a Deployment whose selector does not match its template: 422 Invalid with causes.
+    apps = client.AppsV1Api(api_client)
+    template = {"metadata": {"labels": {"app": "b"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+    attempts = [
+        lambda: core.create_namespaced_pod("default", {"metadata": {"name": "ni"}, "spec": {"containers": [{"name": "c"}]}}),
+        lambda: apps.create_namespaced_deployment("default", {"metadata": {"name": "mismatch"}, "spec": {"selector": {"matchLabels": {"app": "a"}}, "template": template}}),
+    ]
+    result = []
+    for attempt in attempts:
+        try:
+            attempt()
+            result.append("stored")
+        except client.exceptions.ApiException as e:
+            body = json.loads(e.body)
+            result.append([e.status, body["reason"], body["message"], body["details"]["causes"]])
+    out(result)
+
 else:
     raise SystemExit("unknown check " + check)
