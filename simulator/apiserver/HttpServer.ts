@@ -8,7 +8,7 @@
  */
 import * as http from "node:http"
 import * as https from "node:https"
-import type { AddressInfo, Socket } from "node:net"
+import type { Socket } from "node:net"
 import { Cause, Effect, Either, Fiber, Option, Runtime, Scope } from "effect"
 import { aggregatedDiscoveryVersion } from "../../src/api/MediaType.js"
 import * as Status from "../../src/api/Status.js"
@@ -32,6 +32,7 @@ import { routeOf, type Parsed } from "./http/Routes.js"
 import { answerPlainHttp } from "./http/PlainHttpOnTls.js"
 import { MalformedRequestTarget, parseRequest, UndeterminedRequest, type ParsedRequest } from "./RequestInfo.js"
 import { tlsServerOptions } from "./http/Tls.js"
+import { hostPort, listen, type ListenError } from "./http/Listen.js"
 import { admitRequest } from "./http/RequestIdentity.js"
 import { admitAudited } from "./http/AuditFilter.js"
 import { Audit } from "./audit/Auditor.js"
@@ -72,7 +73,8 @@ export interface RunningServer {
 }
 
 /** Starts the HTTP server in the current scope; closes it (and every watch) when the scope ends. */
-export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServer, never, ApiServer | Scope.Scope> =>
+/** Fails with a `ListenError` when the address cannot be listened on (in use, not this machine's, no such host). */
+export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServer, ListenError, ApiServer | Scope.Scope> =>
   Effect.gen(function* () {
     const api = yield* ApiServer
     const runtime = yield* Effect.runtime<never>()
@@ -152,10 +154,7 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     // Upstream serves no CONNECT (405); node would drop the socket without an answer.
     server.on("connect", (_req, socket: Socket) => statusOnSocket(socket, Status.methodNotAllowed()))
     server.on("clientError", answerClientError)
-    yield* Effect.async<void>((resume) => {
-      server.listen(options.port, options.host, () => resume(Effect.void))
-    })
-    const port = (server.address() as AddressInfo).port
+    const port = yield* listen(server, options.host, options.port)
     address = `${options.host}:${port}`
     yield* Effect.addFinalizer(() =>
       Effect.async<void>((resume) => {
@@ -163,7 +162,7 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
         server.close(() => resume(Effect.void))
       })
     )
-    return { url: `${options.tls ? "https" : "http"}://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`, port, server }
+    return { url: `${options.tls ? "https" : "http"}://${hostPort(options.host, port)}`, port, server }
   })
 
 /** The route's handler for a served request; a failure is answered as its Status, a defect as a 500 (http/RequestDefect.ts). */
