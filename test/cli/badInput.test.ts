@@ -1,15 +1,13 @@
 /**
  * Bad input on the command line gets one line naming what and where, and exit 2 — never a stack trace: a listen
  * address in use or not this machine's, a run.json with a field missing or of the wrong type, a negative duration,
- * a single-valued flag given twice.
+ * a single-valued flag given twice. (The embedded server's process refusing to start: test/system/cli/embeddedServerRefusal.test.ts.)
  */
 import { afterAll, afterEach, describe, expect, it, vi } from "@effect/vitest"
-import { Effect, Exit } from "effect"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { startServerProcess } from "../../app/cli/ServerProcess.js"
 import { captureMain } from "../support/captureMain.js"
 import { syntheticRun } from "../support/syntheticRun.js"
 
@@ -54,13 +52,6 @@ describe("listen failures", () => {
       held.server.close()
     }
   })
-
-  it("the embedded server's process that refuses to start: the run reports its one-line reason", async () => {
-    const exit = await Effect.runPromiseExit(Effect.scoped(startServerProcess({ seed: 1, historyWindowMs: -1 })))
-    expect(Exit.isFailure(exit)).toBe(true)
-    const message = Exit.isFailure(exit) ? String((exit.cause as { error?: { message?: string } }).error?.message) : ""
-    expect(message).toBe('the embedded server exited before listening (exit 2): --history-window: must not be negative, got "-1ms"')
-  }, 30_000)
 })
 
 describe("stored artifacts with a field missing or of the wrong type", () => {
