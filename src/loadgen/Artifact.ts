@@ -365,9 +365,11 @@ export const writeAtomically = (path: string, text: string): void => {
 export class ArtifactReadError extends Error {}
 
 const Count = Schema.Number
-const SummarySchema = Schema.Struct({ count: Count, min: Count, mean: Count, p50: Count, p90: Count, p95: Count, p99: Count, p99_9: Count, max: Count })
+// identifiers keep a message short: `Expected ReadonlyArray<ArtifactSeries>, actual null`, not the whole shape
+const SummarySchema = Schema.Struct({ count: Count, min: Count, mean: Count, p50: Count, p90: Count, p95: Count, p99: Count, p99_9: Count, max: Count }).annotations({ identifier: "Summary" })
+const SeriesKey = MetricKey.annotations({ identifier: "MetricKey" })
 const SeriesSchema = Schema.Struct({
-  key: MetricKey,
+  key: SeriesKey,
   models: Schema.Array(Schema.Literal("open", "closed")),
   count: Count,
   errors: Count,
@@ -378,9 +380,9 @@ const SeriesSchema = Schema.Struct({
   serviceTime: SummarySchema,
   latencyHistogram: Schema.String,
   serviceTimeHistogram: Schema.String
-})
+}).annotations({ identifier: "ArtifactSeries" })
 const IntervalSchema = Schema.Struct({
-  key: MetricKey,
+  key: SeriesKey,
   index: Count,
   startMs: Count,
   endMs: Count,
@@ -391,7 +393,7 @@ const IntervalSchema = Schema.Struct({
   dropped: Count,
   latencyHistogram: Schema.String,
   serviceTimeHistogram: Schema.String
-})
+}).annotations({ identifier: "IntervalSnapshot" })
 
 /**
  * What a reader of a stored run.json may count on: every field the summary, reports, compare, merge and sweep read
@@ -409,15 +411,15 @@ const StoredArtifact = Schema.Struct({
     text: Schema.String,
     sets: Schema.optional(Schema.Array(Schema.String)),
     variables: Schema.optional(Schema.Array(Schema.String))
-  }),
+  }).annotations({ identifier: "ArtifactScenario" }),
   target: Schema.Struct({
     kind: Schema.Literal("embedded", "in-process", "url", "simulated-cluster"),
     url: Schema.optional(Schema.String),
     version: Schema.optional(Schema.String),
     context: Schema.optional(Schema.String)
-  }),
+  }).annotations({ identifier: "TargetIdentity" }),
   seed: Count,
-  environment: Schema.Struct({ node: Schema.String, platform: Schema.String, arch: Schema.String, cpus: Count, cpuModel: Schema.String, totalMemoryBytes: Count }),
+  environment: Schema.Struct({ node: Schema.String, platform: Schema.String, arch: Schema.String, cpus: Count, cpuModel: Schema.String, totalMemoryBytes: Count }).annotations({ identifier: "Environment" }),
   startedAt: Schema.String,
   endedAt: Schema.String,
   durationMs: Count,
@@ -429,8 +431,8 @@ const StoredArtifact = Schema.Struct({
   series: Schema.Array(SeriesSchema),
   intervalMs: Count,
   intervals: Schema.Array(IntervalSchema),
-  errors: Schema.Struct({ total: Count, messages: Schema.Array(Schema.Struct({ message: Schema.String, count: Count })) }),
-  actions: Schema.Array(Schema.Struct({ phase: Schema.String, action: Schema.String, type: Schema.String, counts: Schema.optional(Schema.Record({ key: Schema.String, value: Count })) })),
+  errors: Schema.Struct({ total: Count, messages: Schema.Array(Schema.Struct({ message: Schema.String, count: Count })) }).annotations({ identifier: "Errors" }),
+  actions: Schema.Array(Schema.Struct({ phase: Schema.String, action: Schema.String, type: Schema.String, counts: Schema.optional(Schema.Record({ key: Schema.String, value: Count })) }).annotations({ identifier: "ActionReport" })),
   relists: Count,
   thresholds: Schema.Array(
     Schema.Struct({
@@ -442,13 +444,13 @@ const StoredArtifact = Schema.Struct({
       series: Count,
       noData: Schema.Boolean,
       passed: Schema.Boolean
-    })
+    }).annotations({ identifier: "ThresholdResult" })
   ),
   health: Schema.optional(Schema.Object),
   cluster: Schema.optional(Schema.Object),
   sections: Schema.optional(Schema.Object),
   server: Schema.optional(Schema.Object),
-  segment: Schema.optional(Schema.Struct({ index: Count, count: Count, sequence: Schema.optional(Schema.String), startAtMs: Count, startLagMs: Count, clockSkewMs: Schema.optional(Count) })),
+  segment: Schema.optional(Schema.Struct({ index: Count, count: Count, sequence: Schema.optional(Schema.String), startAtMs: Count, startLagMs: Count, clockSkewMs: Schema.optional(Count) }).annotations({ identifier: "SegmentPlace" })),
   segments: Schema.optional(Schema.Array(Schema.Object))
 })
 /** Every artifact this program writes is one the schema accepts (a compile-time check; see `StoredArtifact`). */

@@ -67,7 +67,7 @@ describe("stored artifacts with a field missing or of the wrong type", () => {
   const { target: _target, ...withoutTarget } = valid
   const cases: ReadonlyArray<readonly [string, unknown, string]> = [
     ["no-target.json", withoutTarget, "target: is missing"],
-    ["null-series.json", { ...valid, series: null }, "series: Expected ReadonlyArray<"],
+    ["null-series.json", { ...valid, series: null }, "series: Expected ReadonlyArray<ArtifactSeries>, actual null"],
     ["no-thresholds.json", (({ thresholds: _t, ...rest }) => rest)(valid), "thresholds: is missing"],
     ["format-only.json", { format: "clustersim/run-v2" }, "scenario: is missing"],
     ["bad-p50.json", { ...valid, series: [{ ...valid.series[0]!, latency: { ...valid.series[0]!.latency, p50: "fast" } }] }, 'series[0].latency.p50: Expected number, actual "fast"']
@@ -92,7 +92,7 @@ describe("stored artifacts with a field missing or of the wrong type", () => {
     const path = write("merge-null-series.json", { ...valid, series: null })
     const r = await capture(["merge", path, good, "--out", join(dir, "merged")])
     expect(r.code).toBe(2)
-    expect(r.err).toContain(`${path}: not a run.json artifact: series: Expected ReadonlyArray<`)
+    expect(r.err).toContain(`${path}: not a run.json artifact: series: Expected ReadonlyArray<ArtifactSeries>, actual null`)
   })
 
   it("a valid artifact still reads", async () => {
