@@ -99,7 +99,10 @@ export const renderComparison = (c: Comparison, hits: ReadonlyArray<RuleHit> = [
     out.push("")
     for (const rule of rules) {
       const mine = hits.filter((h) => h.rule === rule)
-      if (mine.length === 0) out.push(`✓ --fail-if ${rule}: holds for no series`)
+      // a gate over nothing must not pass silently: a pair without a common series is not judged
+      const unjudged = c.pairs.filter((p) => p.series.length === 0).map((p) => `${p.other} vs ${p.baseline}`)
+      if (unjudged.length > 0) out.push(`✗ --fail-if ${rule}: no series on both sides to judge (${unjudged.join(", ")})`)
+      else if (mine.length === 0) out.push(`✓ --fail-if ${rule}: holds for no series`)
       for (const h of mine) out.push(`✗ --fail-if ${rule}: ${h.pair}, ${h.series}: ${formatRatioInterval(h)}`)
     }
   }

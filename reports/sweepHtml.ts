@@ -54,7 +54,7 @@ export const sweepPlots = (r: SweepResult): ReadonlyArray<SweepPlot> => {
 const breachedList = (breached: ReadonlyArray<string> | undefined): string =>
   breached === undefined || breached.length === 0 ? "" : `<ul class="breached">${breached.map((b) => `<li>${escapeHtml(b)}</li>`).join("")}</ul>`
 
-/** The points' table: each row links to its run's own report; a point that breached thresholds lists them. */
+/** The points' table: each row links to its run's own report, where it wrote one; a point that breached thresholds lists them. */
 const pointsTable = (r: SweepResult): string => {
   const [head, ...rows] = sweepRows(r)
   const verdictColumn = 1 + r.parameters.length
@@ -62,7 +62,8 @@ const pointsTable = (r: SweepResult): string => {
     const point = r.points[i]!
     return `<tr>${row
       .map((cell, c) => {
-        if (c === 0) return `<td><a href="${escapeHtml(point.dir)}/report.html">${escapeHtml(cell)}</a></td>`
+        // a point whose run wrote no artifact (not run, stopped before it began, refused) has no report to link
+        if (c === 0) return point.fingerprint !== undefined ? `<td><a href="${escapeHtml(point.dir)}/report.html">${escapeHtml(cell)}</a></td>` : `<td>${escapeHtml(cell)}</td>`
         if (c === verdictColumn) return `<td class="${cell === "PASS" ? "pass" : "fail"}">${escapeHtml(cell)}${breachedList(point.breached)}</td>`
         return `<td>${escapeHtml(cell)}</td>`
       })

@@ -4,7 +4,7 @@
  * (`src/loadgen/GeneratorMetrics.ts`) and the process' own — are served on `/metrics` in the Prometheus text format
  * 0.0.4 (prom-client), for a Prometheus to scrape a long run as it goes. The listener closes with the run.
  */
-import { Data, Effect, Either, type Scope } from "effect"
+import { Data, Effect, type Scope } from "effect"
 import { createServer } from "node:http"
 import { Registry } from "prom-client"
 import { ApiClient } from "../../src/client/ApiClient.js"
@@ -12,6 +12,7 @@ import { instrumentedClient, RestClientMetrics } from "../../src/client/RestClie
 import { GeneratorMetrics, tappedRecorder } from "../../src/loadgen/GeneratorMetrics.js"
 import { addProcessMetrics } from "../../src/loadgen/ProcessMetrics.js"
 import { LatencyRecorder } from "../../src/loadgen/LatencyRecorder.js"
+import { hostPort, listen } from "../../simulator/apiserver/http/Listen.js"
 
 export class MetricsListenError extends Data.TaggedError("MetricsListenError")<{ readonly message: string }> {}
 
@@ -43,17 +44,11 @@ export const serveLiveMetrics = (addr: { readonly host: string; readonly port: n
         (e: unknown) => res.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end(`${String(e)}\n`)
       )
     })
-    const listening = yield* Effect.acquireRelease(
-      Effect.async<Either.Either<number, string>>((resume) => {
-        server.once("error", (e) => resume(Effect.succeed(Either.left(e.message))))
-        server.listen(addr.port, addr.host, () => resume(Effect.succeed(Either.right((server.address() as { port: number }).port))))
-      }),
-      () => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+    const port = yield* Effect.acquireRelease(listen(server, addr.host, addr.port), () => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))).pipe(
+      Effect.mapError((e) => new MetricsListenError({ message: `--metrics-addr ${hostPort(addr.host, addr.port)}: ${e.message}` }))
     )
-    if (Either.isLeft(listening)) return yield* Effect.fail(new MetricsListenError({ message: `--metrics-addr ${addr.host}:${addr.port}: ${listening.left}` }))
-    const shownHost = addr.host.includes(":") ? `[${addr.host}]` : addr.host
     return {
-      url: `http://${shownHost}:${listening.right}/metrics`,
+      url: `http://${hostPort(addr.host, port)}/metrics`,
       instrument: (load, recorder) =>
         load.pipe(
           Effect.provideService(LatencyRecorder, tappedRecorder(recorder, generator)),

@@ -33,19 +33,33 @@ const serveArgs = (o: ServerProcessOptions): Array<string> => [
   ...(o.featureGates !== undefined ? ["--feature-gates", o.featureGates] : [])
 ]
 
+/** What the child said before it exited: its `clustersim: …` lines without the prefix, not where to read the usage. */
+const childReason = (stderr: string, stdout: string): string => {
+  const lines = stderr.split("\n").filter((l) => l.trim() !== "" && !l.startsWith("Run \"clustersim"))
+  const said = lines.map((l) => l.replace(/^clustersim( serve)?: /, "")).join("; ")
+  return said !== "" ? said : stdout.trim()
+}
+
 /** Starts the server process; succeeds with its URL once it listens. */
 export const startServerProcess = (o: ServerProcessOptions): Effect.Effect<{ readonly url: string; readonly pid: number | undefined }, ServerProcessError, Scope.Scope> =>
   Effect.map(
     Effect.acquireRelease(
       Effect.async<{ url: string; child: ReturnType<typeof spawnEntry> }, ServerProcessError>((resume) => {
-        const child = spawnEntry("serveEntry", serveArgs(o))
+        // its stderr is held until it listens: a refusal (`--port …: … in use`) is the reason this run reports
+        const child = spawnEntry("serveEntry", serveArgs(o), { pipeStderr: true })
         let out = ""
+        let err = ""
         let done = false
+        child.stderr!.on("data", (chunk: Buffer) => {
+          if (done) process.stderr.write(chunk)
+          else err += chunk.toString()
+        })
         child.stdout!.on("data", (chunk: Buffer) => {
           out += chunk.toString()
           const m = /listening on (https?:\/\/[^\s]+)/.exec(out)
           if (m && !done) {
             done = true
+            if (err !== "") process.stderr.write(err)
             resume(Effect.succeed({ url: m[1]!, child }))
           }
         })
@@ -53,7 +67,7 @@ export const startServerProcess = (o: ServerProcessOptions): Effect.Effect<{ rea
           if (!done) (done = true), resume(Effect.fail(new ServerProcessError({ message: `starting the embedded server: ${e.message}` })))
         })
         child.once("exit", (code, signal) => {
-          if (!done) (done = true), resume(Effect.fail(new ServerProcessError({ message: `the embedded server exited before listening (${signal ?? `exit ${code}`}): ${out.trim()}` })))
+          if (!done) (done = true), resume(Effect.fail(new ServerProcessError({ message: `the embedded server exited before listening (${signal ?? `exit ${code}`}): ${childReason(err, out)}` })))
         })
         return Effect.sync(() => void child.kill("SIGTERM"))
       }),

@@ -95,7 +95,7 @@ export const targetLayer = (t: TargetFlag, scenario: Scenario, seed: number, tra
       return Layer.provide(
         Layer.unwrapScoped(
           Effect.gen(function* () {
-            const s = yield* serveHttp({ host: "127.0.0.1", port: 0, admin: true })
+            const s = yield* serveHttp({ host: "127.0.0.1", port: 0, admin: true }).pipe(Effect.mapError((e) => new ServerProcessError({ message: `the in-process server: ${e.message}` })))
             const credentials = hasExpireTokens(scenario) ? yield* generatorCredentials(yield* ApiServer) : undefined
             return yield* embeddedAt(s.url, traffic, pool, credentials)
           })

@@ -3,14 +3,13 @@
  * exit code (k6's: 0 pass, 99 thresholds breached, 1 run error; 128 + the signal's number when stopped).
  */
 import { Either } from "effect"
-import { readFileSync } from "node:fs"
 import { renderSummary } from "../../reports/summary.js"
 import type { HealthReport } from "../../src/loadgen/GeneratorHealth.js"
 import type { ClusterFigures } from "../../src/loadgen/ClusterMetrics.js"
 import type { SeriesSnapshot } from "../../src/loadgen/LatencyRecorder.js"
 import { evaluate, exitCodeOf, parseThresholds, serverSloThresholds, sloThresholds, type Threshold, type ThresholdResult } from "../../src/loadgen/Thresholds.js"
 import type { ServerSideReport } from "../../src/loadgen/ServerLatency.js"
-import { ArtifactFormat, artifactSeries, environment, sha256, type RunArtifact, type TargetIdentity } from "../../src/loadgen/Artifact.js"
+import { ArtifactFormat, artifactSeries, environment, readArtifact, sha256, type RunArtifact, type TargetIdentity } from "../../src/loadgen/Artifact.js"
 import { unreachableReason } from "../../src/loadgen/SeriesPattern.js"
 import { defaultErrorThreshold, outcomeChecks } from "../scenario/Outcome.js"
 import { type Clock, possibleSeries } from "../scenario/PossibleSeries.js"
@@ -126,4 +125,4 @@ export const assembleArtifact = (o: {
 }
 
 /** `clustersim report run.json`: render a stored artifact's summary again. */
-export const renderArtifactFile = (path: string): string => renderSummary(JSON.parse(readFileSync(path, "utf8")) as RunArtifact)
+export const renderArtifactFile = (path: string): string => renderSummary(readArtifact(path))

@@ -478,12 +478,19 @@ const runFlags: FlagSpec = {
     "--metrics-interval",
     "--metrics-addr"
   ],
-  switches: [...targetFlagNames.switches, "--cleanup"]
+  switches: [...targetFlagNames.switches, "--cleanup"],
+  repeatable: ["--set"],
+  aliases: targetFlagNames.aliases
 }
 const commandFlags: Record<string, FlagSpec> = {
   run: runFlags,
   start: runFlags,
-  sweep: { values: [...targetFlagNames.values, "--vary", "--workers", "--set", "--seed", "--out"], switches: [...targetFlagNames.switches] },
+  sweep: {
+    values: [...targetFlagNames.values, "--vary", "--workers", "--set", "--seed", "--out"],
+    switches: [...targetFlagNames.switches],
+    repeatable: ["--vary", "--set"],
+    aliases: targetFlagNames.aliases
+  },
   serve: {
     values: [
       "--host",
@@ -512,19 +519,23 @@ const commandFlags: Record<string, FlagSpec> = {
       "--nodes",
       "--cluster"
     ],
-    switches: ["--admin", "--demo", "--no-metrics", "--tls", "--verbose", "-v"]
+    switches: ["--admin", "--demo", "--no-metrics", "--tls", "--verbose", "-v"],
+    aliases: { "-v": "--verbose" }
   },
   replay: replayFlags,
-  validate: { values: ["--set"], switches: [] },
+  validate: { values: ["--set"], switches: [], repeatable: ["--set"] },
   report: { values: ["--out", "--junit"], switches: ["--html"] },
   merge: { values: ["--out", "--junit"], switches: [] },
-  collect: { values: [...targetFlagNames.values, "--namespace", "--out", "--junit"], switches: [...targetFlagNames.switches] },
+  collect: { values: [...targetFlagNames.values, "--namespace", "--out", "--junit"], switches: [...targetFlagNames.switches], aliases: targetFlagNames.aliases },
   job: { values: ["--segments", "--image", "--name", "--namespace"], switches: [] },
   compare: {
     values: [...targetFlagNames.values, "--rounds", "--warmup-rounds", "--out", "--fail-if", "--select", "--level", "--seed", ...serverSideFlagNames],
-    switches: [...targetFlagNames.switches, "--allow-different"]
+    switches: [...targetFlagNames.switches, "--allow-different"],
+    // a target's flags once per side (./targetFlags.ts sidesOf)
+    repeatable: [...targetFlagNames.values.map((f) => targetFlagNames.aliases[f] ?? f), "--fail-if", "--prometheus"],
+    aliases: targetFlagNames.aliases
   },
-  calibrate: { values: [...targetFlagNames.values, "--out", "--step", "--pace"], switches: [...targetFlagNames.switches, "--allow-remote"] },
+  calibrate: { values: [...targetFlagNames.values, "--out", "--step", "--pace"], switches: [...targetFlagNames.switches, "--allow-remote"], aliases: targetFlagNames.aliases },
   schema: { values: [], switches: [] }
 }
 

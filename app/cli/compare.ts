@@ -12,7 +12,9 @@ import { renderComparison } from "../../reports/compareText.js"
 import { compareSides, type Comparison, type Side } from "../../src/compare/Compare.js"
 import { evaluateFailRules, type FailRule, parseFailRule } from "../../src/compare/FailIf.js"
 import { roundOrder } from "../../src/compare/RoundOrder.js"
-import { ExitCode, parseThreshold, type Threshold } from "../../src/loadgen/Thresholds.js"
+import { ExitCode, parseThreshold, Tags, tagValue, type Threshold } from "../../src/loadgen/Thresholds.js"
+import type { MetricKey } from "../../src/loadgen/LatencyRecorder.js"
+import { type SeriesPattern, unreachableReason } from "../../src/loadgen/SeriesPattern.js"
 import { defaultCompareDir, readArtifact, type RunArtifact, writeAtomically } from "../../src/loadgen/Artifact.js"
 import { unreachable } from "./preflight.js"
 import { runCommand } from "./run.js"
@@ -65,6 +67,9 @@ const storedSide = (spec: string, index: number): Side => {
 }
 
 const targetText = (t: TargetFlag): string => (t._tag === "url" ? t.options.baseUrl : t._tag)
+
+/** A stored series' key as the one pattern it is (`unreachableReason` names the values the sides have). */
+const seriesPattern = (key: MetricKey): SeriesPattern => Object.fromEntries(Tags.map((tag) => [tag, [tagValue(key, tag)]]))
 
 export const parseSelect = (text: string): Either.Either<Threshold["selector"], string> => {
   const parsed = parseThreshold(`latency{${text}}`, "max >= 0")
@@ -144,6 +149,12 @@ export const compareCommand = (o: CompareCommandOptions): Effect.Effect<CompareC
         return invalid((e as Error).message)
       }
     }
+    if (select !== undefined && o.select !== undefined) {
+      // a value no series has (a typo: phase:stedy) would select nothing, and a --fail-if over nothing would pass
+      const patterns = [...new Map(sides.flatMap((side) => side.rounds.flatMap((r) => r.series.map((x) => seriesPattern(x.key)))).map((p) => [JSON.stringify(p), p])).values()]
+      const reason = unreachableReason({ name: `latency{${o.select}}`, selector: select }, patterns)
+      if (reason !== undefined) return invalid(`--select ${o.select}: ${reason}`)
+    }
     const pairedStored = !live && sides.every((s) => s.rounds.length === sides[0]!.rounds.length && s.rounds.length >= 2)
     const result = compareSides(sides, {
       paired: live || pairedStored,
@@ -166,5 +177,11 @@ export const compareCommand = (o: CompareCommandOptions): Effect.Effect<CompareC
     if (o.writeJson ?? true) write(join(outDir, "compare.json"), () => JSON.stringify(result.comparison, null, 2) + "\n")
     if (o.html) write(o.htmlFile ?? join(outDir, "compare.html"), () => o.html!(result.comparison, sides))
     if (written.length > 0) out(`comparison: ${written.join(" and ")}\n`)
+    const unjudged = result.comparison.pairs.filter((p) => p.series.length === 0)
+    if (rules.length > 0 && unjudged.length > 0) {
+      const pairs = unjudged.map((p) => `${p.other} vs ${p.baseline}`).join(", ")
+      err(`clustersim compare: --fail-if judges no series: ${pairs} ${unjudged.length > 1 ? "have" : "has"} none on both sides${o.select !== undefined ? ` with --select ${o.select}` : ""}\n`)
+      return { exitCode: ExitCode.InvalidInput, comparison: result.comparison }
+    }
     return { exitCode: hits.length > 0 ? ExitCode.ThresholdsBreached : ExitCode.Pass, comparison: result.comparison }
   })

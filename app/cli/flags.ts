@@ -13,10 +13,18 @@ export const parseDurationFlag = (flag: string, value: string): Effect.Effect<nu
     : Effect.fail(new FlagError(`invalid argument "${value}" for "${flag}" flag: ${parsed.left}`))
 }
 
+/** A duration flag whose value is a length of time (a window, an interval, a timeout, a latency): negative is refused. */
+export const parseNonNegativeDurationFlag = (flag: string, value: string): Effect.Effect<number, FlagError> =>
+  Effect.filterOrFail(parseDurationFlag(flag, value), (ms) => ms >= 0, () => new FlagError(`${flag}: must not be negative, got "${value}"`))
+
 /** Which flags a subcommand takes: those with a value and the switches. */
 export interface FlagSpec {
   readonly values: ReadonlyArray<string>
   readonly switches: ReadonlyArray<string>
+  /** Value flags that may be given more than once (`--set`, `--vary`); any other flag is refused the second time. */
+  readonly repeatable?: ReadonlyArray<string>
+  /** Other names of a flag (`-v` of `--verbose`): giving both is giving it twice. */
+  readonly aliases?: Readonly<Record<string, string>>
 }
 
 /**
@@ -52,10 +60,12 @@ const didYouMean = (typed: string, candidates: ReadonlyArray<string>) => {
 export const commandProblem = (typed: string, commands: ReadonlyArray<string>): string => `unknown command "${typed}"${didYouMean(typed, commands)}`
 
 /**
- * The first unknown flag, or a value flag at the end without its value, in words that name it. The parser
- * reports an unknown flag before a positional as "unknown argument" of the positional; this names the flag.
+ * The first unknown flag, a value flag at the end without its value, or a single-valued flag given twice, in words
+ * that name it. The parser reports an unknown flag before a positional as "unknown argument" of the positional, and
+ * a flag given twice as an unknown argument; this names the flag and what is wrong with it.
  */
 export const flagProblem = (command: string, args: ReadonlyArray<string>, spec: FlagSpec): string | undefined => {
+  const given = new Map<string, string>()
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
     if (arg === "--") break
@@ -64,6 +74,15 @@ export const flagProblem = (command: string, args: ReadonlyArray<string>, spec: 
     const takesValue = spec.values.includes(name) || builtIns.values.includes(name)
     if (!takesValue && !spec.switches.includes(name) && !builtIns.switches.includes(name))
       return `${command}: unknown flag "${name}"${didYouMean(name, [...spec.values, ...spec.switches, "--help", "--version"])}`
+    const flag = spec.aliases?.[name] ?? name
+    if (!(spec.repeatable ?? []).includes(flag)) {
+      const before = given.get(flag)
+      if (before !== undefined) {
+        const names = before !== name ? ` (as "${before}" and "${name}")` : ""
+        return `${command}: flag "${flag}" given twice${names}${takesValue ? ": it takes one value" : ""}`
+      }
+      given.set(flag, name)
+    }
     if (takesValue && !arg.includes("=")) {
       if (i + 1 >= args.length) return `${command}: flag "${name}" needs a value`
       i++

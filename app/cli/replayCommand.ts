@@ -65,7 +65,9 @@ export const replayFlags = {
     "--out",
     "--junit"
   ],
-  switches: [...targetFlagNames.switches, "--impersonate", "--no-seed", "--loop", "--keep-resource-versions", "--allow-remote"]
+  switches: [...targetFlagNames.switches, "--impersonate", "--no-seed", "--loop", "--keep-resource-versions", "--allow-remote"],
+  repeatable: ["--user", "--verb", "--resource", "--namespace"],
+  aliases: targetFlagNames.aliases
 }
 
 const loopback = /^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:|\/|$)/

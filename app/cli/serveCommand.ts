@@ -7,7 +7,7 @@ import { Console, Effect, Either, Layer, Option } from "effect"
 import { defaultFeatureGates, parseFeatureGatesFlag } from "../../src/api/FeatureGates.js"
 import { durationFlag, integerFlag, load, optionalText, stderrLine, usageError, value } from "./CommandParts.js"
 import { connectionCap, openFilesLimit, ownDescriptors } from "./DescriptorLimit.js"
-import { FlagError, parseDurationFlag } from "./flags.js"
+import { FlagError, parseNonNegativeDurationFlag } from "./flags.js"
 import { defaultsTo } from "./Help.js"
 import { layerStderrLogger } from "./StderrLogger.js"
 
@@ -134,12 +134,11 @@ const serveHandler = (o: {
     const { seedDemoCluster } = yield* load(() => import("./demo.js"))
     const { resolveAudit } = yield* load(() => import("./serveAudit.js"))
     if (o.port < 0 || o.port > 65535) return yield* usageError(`--port: invalid port "${o.port}"`)
-    const historyWindowMs = yield* parseDurationFlag("--history-window", o.historyWindow)
-    const bookmarkIntervalMs = yield* parseDurationFlag("--bookmark-interval", o.bookmarkInterval)
-    const requestTimeoutMs = yield* parseDurationFlag("--request-timeout", o.requestTimeout)
-    if (requestTimeoutMs < 0) return yield* usageError(`--request-timeout: must not be negative, got "${o.requestTimeout}"`)
+    const historyWindowMs = yield* parseNonNegativeDurationFlag("--history-window", o.historyWindow)
+    const bookmarkIntervalMs = yield* parseNonNegativeDurationFlag("--bookmark-interval", o.bookmarkInterval)
+    const requestTimeoutMs = yield* parseNonNegativeDurationFlag("--request-timeout", o.requestTimeout)
     if (o.maxConnections < 1) return yield* usageError(`--max-connections: must be at least 1, got ${o.maxConnections}`)
-    const addedLatencyMs = yield* parseDurationFlag("--added-latency", o.addedLatency)
+    const addedLatencyMs = yield* parseNonNegativeDurationFlag("--added-latency", o.addedLatency)
     if (Option.isSome(o.watchBufferSize) && o.watchBufferSize.value < 1) return yield* usageError(`--watch-buffer-size: must be at least 1, got ${o.watchBufferSize.value}`)
     const watchBuffer = Option.isSome(o.watchBufferSize) ? { watchBufferSize: o.watchBufferSize.value } : {}
     const live = livePlan(o)
@@ -211,7 +210,13 @@ const serveHandler = (o: {
           yield* Console.log(kubeconfig !== undefined ? `Try: kubectl --kubeconfig ${kubeconfig} get pods -A` : `Try: kubectl --server ${s.url} get pods -A`)
         }
       })
-    ).pipe(Effect.provide(Layer.mergeAll(server, layerStderrLogger, audit.right.layer ?? Layer.empty)))
+    ).pipe(
+      Effect.provide(Layer.mergeAll(server, layerStderrLogger, audit.right.layer ?? Layer.empty)),
+      // the flag whose value is at fault: the port in use, the host not this machine's
+      Effect.catchTag("ListenError", (e) =>
+        usageError(`${e.culprit === "address" ? `--host ${o.host} --port ${o.port}` : e.culprit === "host" ? `--host ${o.host}` : `--port ${o.port}`}: ${e.message}`)
+      )
+    )
   }).pipe(Effect.catchIf((e): e is FlagError => e instanceof FlagError, (e) => usageError(e.message)))
 
 export const serve = Command.make("serve", serveOptions, (o) => serveHandler({ ...o, demo: o.demo })).pipe(

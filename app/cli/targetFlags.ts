@@ -62,7 +62,8 @@ export const sideOptions = {
 /** The names `flagProblem` (./flags.ts) accepts, aliases included. */
 export const targetFlagNames = {
   values: textFlags.flatMap((f) => [`--${f.name}`, ...(f.alias !== undefined ? [`--${f.alias}`] : [])]),
-  switches: ["--insecure-skip-tls-verify"]
+  switches: ["--insecure-skip-tls-verify"],
+  aliases: Object.fromEntries(textFlags.flatMap((f) => (f.alias !== undefined ? [[`--${f.alias}`, `--${f.name}`]] : [])))
 }
 
 export type TargetOptionValues = { readonly [K in TextKey]: Option.Option<string> } & { readonly insecureSkipTlsVerify: boolean }

@@ -9,7 +9,7 @@
  */
 import * as http from "node:http"
 import * as https from "node:https"
-import type { AddressInfo, Socket } from "node:net"
+import type { Socket } from "node:net"
 import { Cause, Effect, Either, Fiber, Option, Runtime, Scope } from "effect"
 import { aggregatedDiscoveryVersion } from "../../src/api/MediaType.js"
 import * as Status from "../../src/api/Status.js"
@@ -33,6 +33,7 @@ import { routeOf, type Parsed } from "./http/Routes.js"
 import { answerPlainHttp } from "./http/PlainHttpOnTls.js"
 import { MalformedRequestTarget, parseRequest, UndeterminedRequest, type ParsedRequest } from "./RequestInfo.js"
 import { tlsServerOptions } from "./http/Tls.js"
+import { hostPort, listen, type ListenError } from "./http/Listen.js"
 import { admitRequest } from "./http/RequestIdentity.js"
 import { admitAudited } from "./http/AuditFilter.js"
 import { Audit } from "./audit/Auditor.js"
@@ -83,7 +84,8 @@ export interface RunningServer {
 }
 
 /** Starts the HTTP server in the current scope; closes it (and every watch) when the scope ends. */
-export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServer, never, ApiServer | Scope.Scope> =>
+/** Fails with a `ListenError` when the address cannot be listened on (in use, not this machine's, no such host). */
+export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServer, ListenError, ApiServer | Scope.Scope> =>
   Effect.gen(function* () {
     const api = yield* ApiServer
     const runtime = yield* Effect.runtime<never>()
@@ -175,10 +177,7 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
     // Upstream serves no CONNECT (405); node would drop the socket without an answer.
     server.on("connect", (_req, socket: Socket) => statusOnSocket(socket, Status.methodNotAllowed()))
     server.on("clientError", answerClientError)
-    yield* Effect.async<void>((resume) => {
-      server.listen(options.port, options.host, () => resume(Effect.void))
-    })
-    const port = (server.address() as AddressInfo).port
+    const port = yield* listen(server, options.host, options.port)
     address = `${options.host}:${port}`
     yield* Effect.addFinalizer(() =>
       Effect.async<void>((resume) => {
@@ -187,7 +186,7 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
       })
     )
     return {
-      url: `${options.tls ? "https" : "http"}://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`,
+      url: `${options.tls ? "https" : "http"}://${hostPort(options.host, port)}`,
       port,
       server,
       inProcessCalls: metrics === undefined ? undefined : (user) => meteredCalls(metrics, api.access, user, () => clock.unsafeCurrentTimeNanos())

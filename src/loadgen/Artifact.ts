@@ -7,13 +7,14 @@ import { createHash } from "node:crypto"
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import { dirname, join } from "node:path"
+import { Either, ParseResult, Schema } from "effect"
 import type { ExecutorReport } from "./Arrival.js"
 import type { HealthReport } from "./GeneratorHealth.js"
 import {
   encodeHistogram,
   type IntervalSnapshot,
+  MetricKey,
   type LoadModel,
-  type MetricKey,
   type SeriesSnapshot,
   summarize,
   type Summary
@@ -363,7 +364,111 @@ export const writeAtomically = (path: string, text: string): void => {
 
 export class ArtifactReadError extends Error {}
 
-/** Read a stored `run.json`; a missing file, bad JSON or an unknown format is an error naming the file. */
+const Count = Schema.Number
+// identifiers keep a message short: `Expected ReadonlyArray<ArtifactSeries>, actual null`, not the whole shape
+const SummarySchema = Schema.Struct({ count: Count, min: Count, mean: Count, p50: Count, p90: Count, p95: Count, p99: Count, p99_9: Count, max: Count }).annotations({ identifier: "Summary" })
+const SeriesKey = MetricKey.annotations({ identifier: "MetricKey" })
+const SeriesSchema = Schema.Struct({
+  key: SeriesKey,
+  models: Schema.Array(Schema.Literal("open", "closed")),
+  count: Count,
+  errors: Count,
+  connectionErrors: Schema.optional(Count),
+  dropped: Count,
+  outOfRange: Count,
+  latency: SummarySchema,
+  serviceTime: SummarySchema,
+  latencyHistogram: Schema.String,
+  serviceTimeHistogram: Schema.String
+}).annotations({ identifier: "ArtifactSeries" })
+const IntervalSchema = Schema.Struct({
+  key: SeriesKey,
+  index: Count,
+  startMs: Count,
+  endMs: Count,
+  latency: SummarySchema,
+  serviceTime: SummarySchema,
+  errors: Count,
+  connectionErrors: Schema.optional(Count),
+  dropped: Count,
+  latencyHistogram: Schema.String,
+  serviceTimeHistogram: Schema.String
+}).annotations({ identifier: "IntervalSnapshot" })
+
+/**
+ * What a reader of a stored run.json may count on: every field the summary, reports, compare, merge and sweep read
+ * without a check of their own, with its type; sections with shapes of their own (health, cluster, server, …) are
+ * checked to be objects when present. The compiler keeps it no stricter than `RunArtifact` (`_artifactFits`): a
+ * field added to the artifact is one the schema may leave out, never one it contradicts. Other fields are kept as read.
+ */
+const StoredArtifact = Schema.Struct({
+  format: Schema.Literal("clustersim/run-v1", ArtifactFormat),
+  scenario: Schema.Struct({
+    name: Schema.String,
+    description: Schema.optional(Schema.String),
+    file: Schema.String,
+    sha256: Schema.String,
+    text: Schema.String,
+    sets: Schema.optional(Schema.Array(Schema.String)),
+    variables: Schema.optional(Schema.Array(Schema.String))
+  }).annotations({ identifier: "ArtifactScenario" }),
+  target: Schema.Struct({
+    kind: Schema.Literal("embedded", "in-process", "url", "simulated-cluster"),
+    url: Schema.optional(Schema.String),
+    version: Schema.optional(Schema.String),
+    context: Schema.optional(Schema.String)
+  }).annotations({ identifier: "TargetIdentity" }),
+  seed: Count,
+  environment: Schema.Struct({ node: Schema.String, platform: Schema.String, arch: Schema.String, cpus: Count, cpuModel: Schema.String, totalMemoryBytes: Count }).annotations({ identifier: "Environment" }),
+  startedAt: Schema.String,
+  endedAt: Schema.String,
+  durationMs: Count,
+  partial: Schema.Boolean,
+  outcome: Schema.Literal("pass", "thresholds-breached", "run-error", "interrupted"),
+  exitCode: Count,
+  runError: Schema.optional(Schema.String),
+  interruptedBy: Schema.optional(Schema.Literal("SIGINT", "SIGTERM")),
+  series: Schema.Array(SeriesSchema),
+  intervalMs: Count,
+  intervals: Schema.Array(IntervalSchema),
+  errors: Schema.Struct({ total: Count, messages: Schema.Array(Schema.Struct({ message: Schema.String, count: Count })) }).annotations({ identifier: "Errors" }),
+  actions: Schema.Array(Schema.Struct({ phase: Schema.String, action: Schema.String, type: Schema.String, counts: Schema.optional(Schema.Record({ key: Schema.String, value: Count })) }).annotations({ identifier: "ActionReport" })),
+  relists: Count,
+  thresholds: Schema.Array(
+    Schema.Struct({
+      threshold: Schema.String,
+      condition: Schema.String,
+      group: Schema.Record({ key: Schema.String, value: Schema.String }),
+      observed: Schema.optional(Count),
+      unit: Schema.optional(Schema.Literal("ms", "/s")),
+      series: Count,
+      noData: Schema.Boolean,
+      passed: Schema.Boolean
+    }).annotations({ identifier: "ThresholdResult" })
+  ),
+  health: Schema.optional(Schema.Object),
+  cluster: Schema.optional(Schema.Object),
+  sections: Schema.optional(Schema.Object),
+  server: Schema.optional(Schema.Object),
+  segment: Schema.optional(Schema.Struct({ index: Count, count: Count, sequence: Schema.optional(Schema.String), startAtMs: Count, startLagMs: Count, clockSkewMs: Schema.optional(Count) }).annotations({ identifier: "SegmentPlace" })),
+  segments: Schema.optional(Schema.Array(Schema.Object))
+})
+/** Every artifact this program writes is one the schema accepts (a compile-time check; see `StoredArtifact`). */
+const _artifactFits = (a: RunArtifact): Schema.Schema.Type<typeof StoredArtifact> => a
+void _artifactFits
+
+// the guard first: it builds nothing, so a valid artifact of thousands of intervals costs little more than its JSON.parse
+const isStored = Schema.is(StoredArtifact)
+const decodeStored = Schema.decodeUnknownEither(StoredArtifact, { errors: "first", onExcessProperty: "ignore" })
+
+/** A parse issue's place as a field path: `series[0].latency.p50`. */
+const fieldPath = (path: ReadonlyArray<PropertyKey>): string =>
+  path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join("")
+
+/**
+ * Read a stored `run.json`; a missing file, bad JSON, an unknown format or a field missing or of the wrong type is an
+ * error naming the file and the field.
+ */
 export const readArtifact = (path: string): RunArtifact => {
   let text: string
   try {
@@ -371,15 +476,27 @@ export const readArtifact = (path: string): RunArtifact => {
   } catch (e) {
     throw new ArtifactReadError(`${path}: cannot read: ${(e as Error).message}`)
   }
+  return parseArtifact(path, text)
+}
+
+/** A run.json's text as the artifact, checked as `readArtifact` does (`source` names it in errors). */
+const parseArtifact = (source: string, text: string): RunArtifact => {
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch (e) {
-    throw new ArtifactReadError(`${path}: not a run.json artifact: ${(e as Error).message}`)
+    throw new ArtifactReadError(`${source}: not a run.json artifact: ${(e as Error).message}`)
   }
   const format = typeof parsed === "object" && parsed !== null ? (parsed as { format?: unknown }).format : undefined
   if (typeof format !== "string" || !ArtifactFormats.includes(format)) {
-    throw new ArtifactReadError(`${path}: not a run.json artifact: format is ${JSON.stringify(format)}, expected one of ${ArtifactFormats.join(", ")}`)
+    throw new ArtifactReadError(`${source}: not a run.json artifact: format is ${JSON.stringify(format)}, expected one of ${ArtifactFormats.join(", ")}`)
   }
+  if (isStored(parsed)) return parsed as RunArtifact
+  const decoded = decodeStored(parsed)
+  if (Either.isLeft(decoded)) {
+    const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]!
+    throw new ArtifactReadError(`${source}: not a run.json artifact: ${fieldPath(issue.path)}: ${issue.message}`)
+  }
+  // the value as read, not the decoded copy: fields the schema leaves out (health, cluster, …) are kept whole
   return parsed as RunArtifact
 }

@@ -76,6 +76,26 @@ describe("clustersim compare of stored runs", () => {
     expect(r.out).not.toContain("steady/get")
   })
 
+  it("--select with a value no series has: exit 2, the selector and the nearest value named, no gate passed", async () => {
+    const typo = await capture(["compare", baseline, slower, "--select", "phase:stedy", "--fail-if", "p50 ratio > 1.1", "--out", join(dir, "out-typo")])
+    expect(typo.code).toBe(2)
+    expect(typo.err).toBe('clustersim compare: --select phase:stedy: no series has phase "stedy"; did you mean "steady"?\n')
+    expect(typo.out).not.toContain("✓")
+    const far = await capture(["compare", baseline, slower, "--select", "operation:LIST,name:zzzzzz", "--out", join(dir, "out-far")])
+    expect(far.code).toBe(2)
+    expect(far.err).toBe('clustersim compare: --select operation:LIST,name:zzzzzz: no series with operation "LIST" has name "zzzzzz" (name is "list")\n')
+  })
+
+  it("a --fail-if over no common series does not pass: exit 2", async () => {
+    const onlyGet = join(dir, "b-only-get")
+    mkdirSync(join(onlyGet, "round-1"), { recursive: true })
+    writeFileSync(join(onlyGet, "round-1", "run.json"), JSON.stringify(syntheticRun({ seed: 9, series: [{ key: get, medianMs: 2, samples: 400 }] })))
+    const r = await capture(["compare", join(baseline, "round-1", "run.json"), join(onlyGet, "round-1", "run.json"), "--select", "operation:LIST", "--fail-if", "p50 ratio > 1.1", "--out", join(dir, "out-none")])
+    expect(r.code).toBe(2)
+    expect(r.out).toContain("✗ --fail-if p50 ratio > 1.1: no series on both sides to judge (B vs A)")
+    expect(r.err).toBe("clustersim compare: --fail-if judges no series: B vs A has none on both sides with --select operation:LIST\n")
+  })
+
   it("refuses runs of different scenarios: exit 2 with the reason", async () => {
     const r = await capture(["compare", baseline, unlike, "--out", join(dir, "out-unlike")])
     expect(r.code).toBe(2)

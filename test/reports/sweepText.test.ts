@@ -49,9 +49,12 @@ describe("sweep text", () => {
 })
 
 describe("sweep.html's table", () => {
-  it("each row links to its point's report; a failed point's verdict lists every threshold it breached, escaped", () => {
+  it("each row that ran links to its point's report; a failed point's verdict lists every threshold it breached, escaped", () => {
     const html = renderSweepHtml(result)
     expect(html).toContain(`<td><a href="3-nodes=500_apf=true/report.html">3</a></td>`)
+    // the NOT RUN point's directory was never made: its row links nowhere
+    expect(html).toContain(`<tr><td>4</td>`)
+    expect(html).not.toContain("4-nodes=500_apf=false/report.html")
     expect(html).toContain(
       `<td class="fail">FAIL<ul class="breached"><li>lease_renew_latency: p(99) &lt; 1s (observed 1.21s)</li><li>not_ready_nodes: count &lt;= 10 (observed 40)</li></ul></td>`
     )

@@ -64,7 +64,7 @@ export const authServer = (transport: IdentityTransport, config: Partial<ApiServ
       }
     }
     const pki = yield* Effect.promise(testPki)
-    const running = yield* Effect.provide(serveHttp({ host: "127.0.0.1", port: 0, admin: false, tls: pki.tls }), context)
+    const running = yield* Effect.provide(Effect.orDie(serveHttp({ host: "127.0.0.1", port: 0, admin: false, tls: pki.tls })), context)
     const ca = readFileSync(pki.caFile, "utf8")
     return {
       server,

@@ -49,7 +49,7 @@ export const clientLayer = (
   if (transport === "in-process") return Layer.provideMerge(Layer.merge(layerFrozen, InProcessClient.layerAdmin), server)
   if (transport === "immediate") return Layer.provideMerge(Layer.merge(layerImmediate, InProcessClient.layerAdmin), server)
   const http = Layer.unwrapScoped(
-    Effect.map(serveHttp({ host: "127.0.0.1", port: 0, admin: true }), (s) =>
+    Effect.map(Effect.orDie(serveHttp({ host: "127.0.0.1", port: 0, admin: true })), (s) =>
       Layer.merge(ApiClient.layerHttp({ baseUrl: s.url, encoding: transport === "http-protobuf" ? "protobuf" : "json" }), ServerAdmin.layerHttp(s.url))
     )
   )
@@ -60,6 +60,6 @@ export const transports: ReadonlyArray<Transport> = ["in-process", "immediate", 
 
 /** Base URL of a fresh HTTP server, for raw-wire tests (status codes, headers). */
 export const httpServer = (config: Partial<ApiServerConfig> = {}) =>
-  Effect.map(serveHttp({ host: "127.0.0.1", port: 0, admin: true }), (s) => s.url).pipe(
+  Effect.map(Effect.orDie(serveHttp({ host: "127.0.0.1", port: 0, admin: true })), (s) => s.url).pipe(
     Effect.provide(ApiServer.layer(config))
   )

@@ -33,7 +33,7 @@ const withServe = <A, E>(f: (server: ApiServerImpl, url: string) => Effect.Effec
   Effect.scoped(
     Effect.gen(function* () {
       const server = yield* ApiServer
-      const s = yield* serveHttp({ host: "127.0.0.1", port: 0, admin: true })
+      const s = yield* Effect.orDie(serveHttp({ host: "127.0.0.1", port: 0, admin: true }))
       return yield* f(server, s.url).pipe(Effect.provide(ApiClient.layerHttp({ baseUrl: s.url })))
     })
   ).pipe(Effect.provide(ApiServer.layer({})))
@@ -230,7 +230,7 @@ describe("RealTimeCluster", () => {
       Effect.scoped(
         Effect.gen(function* () {
           const server = yield* ApiServer
-          const s = yield* serveHttp({ host: "127.0.0.1", port: 0, admin: false })
+          const s = yield* Effect.orDie(serveHttp({ host: "127.0.0.1", port: 0, admin: false }))
           const proxy = yield* upstreamOnly(s.url)
           const spec = smallCluster(2, { nodeLifecycle: { monitorPeriod: 500 } })
           const result = yield* runRealTimeCluster(options(spec, 2_500)).pipe(Effect.provide(ApiClient.layerHttp({ baseUrl: proxy.url })))
