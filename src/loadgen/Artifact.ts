@@ -138,6 +138,29 @@ export interface InformerReport {
   /** Syncs by a WatchList stream, and streams fallen back from to LIST + WATCH (docs/watchlist.md); absent when none. */
   readonly watchListSyncs?: number
   readonly watchListFallbacks?: number
+  /** LISTs and watch opens sent, and those that failed (`ReflectorRequests`); absent when none failed. */
+  readonly requests?: number
+  readonly failedRequests?: number
+}
+
+/**
+ * A reflector's own requests — its LISTs and watch opens — and those that failed: a LIST that failed, a watch that
+ * did not open (docs/scenarios.md "Honest outcomes"). Recorded in an action's report only when some failed, so a run
+ * whose watches all opened keeps the artifact it had.
+ */
+export interface ReflectorRequests {
+  readonly requests: number
+  readonly failedRequests: number
+}
+
+/** `{ requests, failedRequests }` when any failed, else nothing. */
+export const failedReflectorRequests = (requests: number, failedRequests: number): Partial<ReflectorRequests> =>
+  failedRequests > 0 ? { requests, failedRequests } : {}
+
+/** The reflector requests of a `watch` (its counts) or `informers` action, if any failed. */
+export const reflectorRequestsOf = (a: ActionReport): ReflectorRequests | undefined => {
+  const r = a.informers ?? a.counts
+  return r?.failedRequests !== undefined && r.failedRequests > 0 ? { requests: r.requests ?? r.failedRequests, failedRequests: r.failedRequests } : undefined
 }
 
 /**
