@@ -88,6 +88,8 @@ export const outcomeChecks = (o: OutcomeInput): ReadonlyArray<ThresholdResult> =
     // a replay passes only if every request got the code the log has (docs/replay.md "Reading the report")
     const failed = replayFailures(a.replay)
     out.push(check("outcome:replay-matches", "failed replayed requests == 0", failed, failed === 0, { phase: a.phase, name: a.action }))
+    // a replay that sent nothing (its logs held no request to send) proves nothing: checked before the run too (preflight)
+    if (a.replay.requests.planned === 0) out.push(check("outcome:replay-requests", "replayed requests > 0", 0, false, { phase: a.phase, name: a.action }))
     if (a.replay.seeding.failed > 0) out.push(check("outcome:replay-seeded", "failed seed creates == 0", a.replay.seeding.failed, false, { phase: a.phase, name: a.action }))
   }
   if (o.scenario.outcome?.requireSuccess !== false && o.errorsTotal > 0) {
