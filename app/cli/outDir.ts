@@ -3,9 +3,12 @@
  * would be lost. The check does what the end will do — make the directory, write a temporary file beside where
  * `run.json` goes and remove it — so a path under a file, a read-only or forbidden directory, or a directory named
  * `run.json` is refused at once (exit 2). A disk that fills during the run is still found only at the end.
+ *
+ * Output files named by a flag (`--junit FILE`, `--metrics-out FILE`) are checked the same way, in a directory that
+ * must exist already: a file flag writes a file, it makes no directories (`outFileProblem`).
  */
 import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { dirname, join, resolve } from "node:path"
 
 /** Why `run.json` cannot be written in `dir`, or undefined when it can (the directory is made if missing). */
 export const outDirProblem = (dir: string): string | undefined => {
@@ -21,6 +24,36 @@ export const outDirProblem = (dir: string): string | undefined => {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") return reasonOf(e, dir)
   }
   const probe = join(dir, `run.json.${process.pid}.tmp`)
+  try {
+    writeFileSync(probe, "")
+  } catch (e) {
+    return reasonOf(e, dir)
+  } finally {
+    rmSync(probe, { force: true })
+  }
+  return undefined
+}
+
+/**
+ * Why the file `path` cannot be written at the run's end, or undefined when it can: its directory must exist (it is
+ * not made) and take a file — the temporary file the end's atomic write makes beside it is written and removed —
+ * and `path` must not be a directory.
+ */
+export const outFileProblem = (path: string): string | undefined => {
+  const dir = dirname(resolve(path))
+  try {
+    if (!statSync(dir).isDirectory()) return `${fileOnPath(dir) ?? dir} is a file, not a directory`
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === "ENOENT") return `no such directory: ${dir}`
+    return code === "ENOTDIR" ? `${fileOnPath(dir) ?? dir} is a file, not a directory` : reasonOf(e, dir)
+  }
+  try {
+    if (statSync(path).isDirectory()) return `${path} is a directory`
+  } catch {
+    // a new file
+  }
+  const probe = `${resolve(path)}.${process.pid}.tmp`
   try {
     writeFileSync(probe, "")
   } catch (e) {
