@@ -17,27 +17,12 @@ export const outDirProblem = (dir: string): string | undefined => {
   } catch (e) {
     return reasonOf(e, dir)
   }
-  const runJson = join(dir, "run.json")
-  try {
-    if (statSync(runJson).isDirectory()) return `${runJson} is a directory`
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") return reasonOf(e, dir)
-  }
-  const probe = join(dir, `run.json.${process.pid}.tmp`)
-  try {
-    writeFileSync(probe, "")
-  } catch (e) {
-    return reasonOf(e, dir)
-  } finally {
-    rmSync(probe, { force: true })
-  }
-  return undefined
+  return writableFileProblem(join(dir, "run.json"), dir)
 }
 
 /**
  * Why the file `path` cannot be written at the run's end, or undefined when it can: its directory must exist (it is
- * not made) and take a file — the temporary file the end's atomic write makes beside it is written and removed —
- * and `path` must not be a directory.
+ * not made), and then as for `run.json`.
  */
 export const outFileProblem = (path: string): string | undefined => {
   const dir = dirname(resolve(path))
@@ -48,12 +33,20 @@ export const outFileProblem = (path: string): string | undefined => {
     if (code === "ENOENT") return `no such directory: ${dir}`
     return code === "ENOTDIR" ? `${fileOnPath(dir) ?? dir} is a file, not a directory` : reasonOf(e, dir)
   }
+  return writableFileProblem(resolve(path), dir)
+}
+
+/**
+ * In an existing directory `dir`: `path` must not be a directory, and the temporary file the end's atomic write makes
+ * beside it (`writeAtomically`) is written and removed.
+ */
+const writableFileProblem = (path: string, dir: string): string | undefined => {
   try {
     if (statSync(path).isDirectory()) return `${path} is a directory`
-  } catch {
-    // a new file
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") return reasonOf(e, dir)
   }
-  const probe = `${resolve(path)}.${process.pid}.tmp`
+  const probe = `${path}.${process.pid}.tmp`
   try {
     writeFileSync(probe, "")
   } catch (e) {
