@@ -163,6 +163,13 @@ ${extra}`
       expect(r.artifact.thresholds.find((t) => t.group.name === "watchers")).toMatchObject({ threshold: "outcome:error-rate", condition: "rate <= 0.1", observed: 1, passed: false })
       expect(r.stdout).toContain("✗ outcome:error-rate [phase=p,name=watchers]: rate <= 0.1 (observed 1)")
       expect(r.stdout).toContain("FAIL: thresholds breached (exit 99)")
+      // a scenario that judges errors itself has no such row, and its artifact no counts of them (as before they were counted)
+      const own = yield* Effect.promise(() =>
+        run(file(scenario("      - { type: watch, name: watchers, resource: nodes, count: 3 }", 'thresholds: { "errors{metric:api_call}": ["rate < 0.5"] }')), { _tag: "url", options: { baseUrl: server.url } })
+      )
+      expect(own.exitCode).toBe(0)
+      expect(own.artifact.thresholds.map((t) => t.threshold)).toEqual(["errors{metric:api_call}", "outcome:any-success"])
+      expect(own.artifact.actions.find((a) => a.action === "watchers")!.counts).not.toHaveProperty("failedRequests")
     }).pipe(Effect.scoped),
     30_000
   )
