@@ -37,14 +37,21 @@ export const optionalText = (name: string, description: string, pseudo = "TEXT")
 export const durationFlag = (name: string, fallback: string, description: string) =>
   Options.text(name).pipe(Options.withPseudoName("DURATION"), defaultsTo(fallback), Options.withDescription(description))
 
-/** An integer flag whose error names it (`--port: not an integer: "abc"`). */
+/**
+ * An integer flag whose error names it (`--port: not an integer: "abc"`). Digits beyond a safe integer's range
+ * (±(2^53 − 1)) are no longer the number given — 99999999999999999999999 reads as 1e+23 — and are refused as a
+ * scenario's integer fields refuse them (`seed: Expected an integer, actual 1e+23`, effect/Schema `Int`).
+ */
 export const integerFlag = (name: string, description: string) =>
   Options.text(name).pipe(
     Options.withPseudoName("N"),
     Options.withDescription(description),
-    Options.mapEffect((text) =>
-      /^[+-]?\d+$/.test(text.trim()) ? Effect.succeed(Number(text)) : Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name}: not an integer: "${text}"`)))
-    )
+    Options.mapEffect((text) => {
+      const invalid = (message: string) => Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name}: ${message}`)))
+      if (!/^[+-]?\d+$/.test(text.trim())) return invalid(`not an integer: "${text}"`)
+      const n = Number(text)
+      return Number.isSafeInteger(n) ? Effect.succeed(n) : invalid(`Expected an integer, actual ${n} (from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER})`)
+    })
   )
 export const value = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
 

@@ -3,8 +3,7 @@
  * scrapes, whole seconds) and `--metrics-addr HOST:PORT` (PORT or :PORT alone: 127.0.0.1, a loopback listener unless
  * asked otherwise, as kube-scheduler's `--bind-address` is not). Pure: checks and the options they make.
  */
-import { accessSync, constants, statSync } from "node:fs"
-import { dirname, resolve } from "node:path"
+import { outFileProblem } from "./outDir.js"
 
 export interface MetricsOptions {
   readonly metricsOut?: string
@@ -22,23 +21,6 @@ export const parseListenAddress = (text: string): { readonly host: string; reado
   return { host, port }
 }
 
-/** Why `path` cannot be written, before the run rather than at its end. */
-const fileProblem = (path: string): string | undefined => {
-  const dir = dirname(resolve(path))
-  try {
-    if (!statSync(dir).isDirectory()) return `${dir} is not a directory`
-    accessSync(dir, constants.W_OK)
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "ENOENT" ? `no such directory: ${dir}` : `cannot write in ${dir}`
-  }
-  try {
-    if (statSync(path).isDirectory()) return `${path} is a directory`
-  } catch {
-    // a new file
-  }
-  return undefined
-}
-
 export const parseMetricsFlags = (flags: {
   readonly out: string | undefined
   readonly intervalMs: number
@@ -48,7 +30,7 @@ export const parseMetricsFlags = (flags: {
     return { error: `--metrics-interval: must be whole seconds, at least 1s, got ${flags.intervalMs} ms` }
   const options: { -readonly [K in keyof MetricsOptions]: MetricsOptions[K] } = {}
   if (flags.out !== undefined) {
-    const problem = fileProblem(flags.out)
+    const problem = outFileProblem(flags.out)
     if (problem !== undefined) return { error: `--metrics-out ${flags.out}: cannot write there: ${problem}` }
     options.metricsOut = flags.out
     options.metricsIntervalMs = flags.intervalMs

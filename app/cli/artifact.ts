@@ -9,7 +9,7 @@ import type { ClusterFigures } from "../../src/loadgen/ClusterMetrics.js"
 import type { SeriesSnapshot } from "../../src/loadgen/LatencyRecorder.js"
 import { evaluate, exitCodeOf, parseThresholds, serverSloThresholds, sloThresholds, type Threshold, type ThresholdResult } from "../../src/loadgen/Thresholds.js"
 import type { ServerSideReport } from "../../src/loadgen/ServerLatency.js"
-import { ArtifactFormat, artifactSeries, environment, readArtifact, sha256, type RunArtifact, type TargetIdentity } from "../../src/loadgen/Artifact.js"
+import { ArtifactFormat, artifactSeries, environment, readArtifact, sha256, type RunArtifact, type TargetIdentity, withoutReflectorRequests } from "../../src/loadgen/Artifact.js"
 import { unreachableReason } from "../../src/loadgen/SeriesPattern.js"
 import { defaultErrorThreshold, outcomeChecks } from "../scenario/Outcome.js"
 import { type Clock, possibleSeries } from "../scenario/PossibleSeries.js"
@@ -81,6 +81,7 @@ export const assembleArtifact = (o: {
       setupNamespaceErrors: [...o.state.progress.errorMessages].reduce((n, [m, c]) => n + (m.startsWith(SetupNamespacesErrors) ? c : 0), 0)
     })
   ]
+  const judged = new Set(thresholds.flatMap((t) => (t.threshold === "outcome:error-rate" && t.group.name !== undefined ? [`${t.group.phase}\u0000${t.group.name}`] : [])))
   const completed = o.outcome === "completed"
   const passed = thresholds.every((t) => t.passed)
   const interrupted = typeof o.outcome === "object" && "interrupted" in o.outcome ? o.outcome.interrupted : undefined
@@ -114,7 +115,8 @@ export const assembleArtifact = (o: {
       total: o.state.progress.errors,
       messages: [...o.state.progress.errorMessages].map(([message, count]) => ({ message, count })).sort((a, b) => b.count - a.count)
     },
-    actions: o.state.actions,
+    // the reflector requests an outcome row judged are its evidence; unjudged, they are left out (Artifact.ts)
+    actions: o.state.actions.map((a) => (judged.has(`${a.phase}\u0000${a.action}`) ? a : withoutReflectorRequests(a))),
     relists,
     thresholds,
     ...(o.health ? { health: o.health } : {}),

@@ -20,6 +20,7 @@ import { decidedExitCode, durationFlag, exitWith, integerFlag, load, optionalTex
 import { serve } from "./serveCommand.js"
 import { collect, job, merge } from "./distributedCommands.js"
 import { parseMetricsFlags } from "./MetricsFlags.js"
+import { outFileProblem } from "./outDir.js"
 import { compareServerSide, compareServerSideOptions, runServerSide, runServerSideOptions, serverSideArgsOf, serverSideFlagNames } from "./serverSideFlags.js"
 import { parseSegment } from "../../src/loadgen/ExecutionSegment.js"
 import { parseGoTime } from "../../src/api/go/Time.js"
@@ -159,6 +160,9 @@ const localSegments = (file: string, o: RunFlags, target: TargetFlag) =>
       // a real-time cluster's segments each delete the nodes they own
       ...(o.cleanup ? ["--cleanup"] : [])
     ]
+    // the merge writes it after every segment ran: checked now, as a single run checks it (./run.ts)
+    const junitProblem = Option.isSome(o.junit) ? outFileProblem(o.junit.value) : undefined
+    if (junitProblem !== undefined) return yield* usageError(`--junit ${Option.getOrThrow(o.junit)}: cannot write there: ${junitProblem}`)
     const { runLocalSegments } = yield* load(() => import("./LocalSegments.js"))
     yield* exitWith(yield* runLocalSegments({ file, count, args, ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}), ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {}), interrupt: stopSignal }))
   })

@@ -18,7 +18,7 @@ import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import { parseScenario } from "../scenario/load.js"
 import { makeRunState } from "../scenario/Run.js"
 import { assembleArtifact } from "./artifact.js"
-import { outDirProblem, reasonOf } from "./outDir.js"
+import { outDirProblem, outFileProblem, reasonOf } from "./outDir.js"
 import { writeReports } from "./reportFiles.js"
 
 export interface MergeOptions {
@@ -105,6 +105,11 @@ export const mergeCommand = (o: MergeOptions): number => {
     err(`clustersim merge: ${o.outDir !== undefined ? "--out " : ""}${outDir}: cannot write run.json there: ${problem}\n`)
     return ExitCode.InvalidInput
   }
+  const junitProblem = o.junit === undefined ? undefined : outFileProblem(o.junit)
+  if (junitProblem !== undefined) {
+    err(`clustersim merge: --junit ${o.junit}: cannot write there: ${junitProblem}\n`)
+    return ExitCode.InvalidInput
+  }
   let path: string | undefined
   try {
     path = writeArtifact(outDir, artifact)
@@ -114,5 +119,6 @@ export const mergeCommand = (o: MergeOptions): number => {
   const written = writeReports(outDir, artifact, o.junit, err, { besideRunJson: path !== undefined })
   out(renderSummary(artifact) + "\n")
   out(renderOutputFiles({ ...written, ...(path !== undefined ? { runJson: path } : {}) }))
-  return path === undefined ? ExitCode.RunError : artifact.exitCode
+  // a junit file asked for and not written fails a merge that passed, as it fails a run (./run.ts)
+  return path === undefined || (o.junit !== undefined && written.junit === undefined && artifact.exitCode === ExitCode.Pass) ? ExitCode.RunError : artifact.exitCode
 }

@@ -3,9 +3,12 @@
  * would be lost. The check does what the end will do — make the directory, write a temporary file beside where
  * `run.json` goes and remove it — so a path under a file, a read-only or forbidden directory, or a directory named
  * `run.json` is refused at once (exit 2). A disk that fills during the run is still found only at the end.
+ *
+ * Output files named by a flag (`--junit FILE`, `--metrics-out FILE`) are checked the same way, in a directory that
+ * must exist already: a file flag writes a file, it makes no directories (`outFileProblem`).
  */
 import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { dirname, join, resolve } from "node:path"
 
 /** Why `run.json` cannot be written in `dir`, or undefined when it can (the directory is made if missing). */
 export const outDirProblem = (dir: string): string | undefined => {
@@ -14,13 +17,36 @@ export const outDirProblem = (dir: string): string | undefined => {
   } catch (e) {
     return reasonOf(e, dir)
   }
-  const runJson = join(dir, "run.json")
+  return writableFileProblem(join(dir, "run.json"), dir)
+}
+
+/**
+ * Why the file `path` cannot be written at the run's end, or undefined when it can: its directory must exist (it is
+ * not made), and then as for `run.json`.
+ */
+export const outFileProblem = (path: string): string | undefined => {
+  const dir = dirname(resolve(path))
   try {
-    if (statSync(runJson).isDirectory()) return `${runJson} is a directory`
+    if (!statSync(dir).isDirectory()) return `${fileOnPath(dir) ?? dir} is a file, not a directory`
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === "ENOENT") return `no such directory: ${dir}`
+    return code === "ENOTDIR" ? `${fileOnPath(dir) ?? dir} is a file, not a directory` : reasonOf(e, dir)
+  }
+  return writableFileProblem(resolve(path), dir)
+}
+
+/**
+ * In an existing directory `dir`: `path` must not be a directory, and the temporary file the end's atomic write makes
+ * beside it (`writeAtomically`) is written and removed.
+ */
+const writableFileProblem = (path: string, dir: string): string | undefined => {
+  try {
+    if (statSync(path).isDirectory()) return `${path} is a directory`
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") return reasonOf(e, dir)
   }
-  const probe = join(dir, `run.json.${process.pid}.tmp`)
+  const probe = `${path}.${process.pid}.tmp`
   try {
     writeFileSync(probe, "")
   } catch (e) {

@@ -5,6 +5,8 @@
  * - the scenario's needs against the target's credentials (exit 2, invalid input): `expire-tokens` needs a client
  *   whose token can expire and be fetched again — an exec plugin or a token file — not a client certificate, a
  *   static token or none (docs/scenarios.md "Expired tokens");
+ * - a `replay` action's logs hold a request to send (exit 2, invalid input): a replay of an empty or all-garbage log
+ *   sends nothing and would pass (docs/replay.md "Bad input");
  * - whether the target answers at all (exit 1, run error): `src/client/TargetProbe.ts`.
  *
  * Simulated targets (embedded, in-process) pass both: this process starts their server and issues the generator's
@@ -69,11 +71,32 @@ export const unreachable = (t: TargetFlag): Effect.Effect<string | undefined> =>
   )
 }
 
-/** Both checks, the scenario's first (it is invalid input whether or not the target is up). */
+/**
+ * A `replay` action whose logs hold no request to send (empty, all bad input, all filtered out): why, or nothing. A
+ * replay of them would send nothing and pass (src/replay/Replay.ts `nothingToReplay`).
+ */
+export const emptyReplay = (scenario: Scenario): Effect.Effect<string | undefined> =>
+  Effect.gen(function* () {
+    const replays = scenario.phases.flatMap((p, pi) => p.actions.flatMap((a, ai) => (a.type === "replay" ? [{ a, path: ["phases", pi, "actions", ai], phase: p }] : [])))
+    if (replays.length === 0) return undefined
+    // the replay's reader only for a scenario that replays
+    const { nothingToReplay } = yield* Effect.promise(() => import("../../src/replay/Replay.js"))
+    const { replayConfigOf } = yield* Effect.promise(() => import("../scenario/ReplayAction.js"))
+    const { ms } = yield* Effect.promise(() => import("../scenario/Run.js"))
+    for (const r of replays) {
+      const why = yield* nothingToReplay(replayConfigOf(r.a, ms(r.phase.duration, 0)))
+      if (why !== undefined) return `${formatPath(r.path)} (replay): ${why}`
+    }
+    return undefined
+  })
+
+/** The checks, the scenario's first (it is invalid input whether or not the target is up). */
 export const preflight = (scenario: Scenario, t: TargetFlag): Effect.Effect<PreflightFailure | undefined> =>
   Effect.gen(function* () {
     const mismatch = credentialMismatch(scenario, t)
     if (mismatch !== undefined) return { exitCode: ExitCode.InvalidInput, message: mismatch }
+    const empty = yield* emptyReplay(scenario)
+    if (empty !== undefined) return { exitCode: ExitCode.InvalidInput, message: empty }
     const down = yield* unreachable(t)
     return down !== undefined ? { exitCode: ExitCode.RunError, message: down } : undefined
   })

@@ -10,6 +10,7 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { parseDuration } from "../../src/api/go/Duration.js"
 import { defaultOutDir } from "../../src/loadgen/Artifact.js"
+import { unreadableLog } from "../../src/replay/AuditLogFile.js"
 import { withBoundedHeapGrowth } from "./HeapGrowth.js"
 import { exitWith, integerFlag, optionalText, stderrLine, usageError } from "./CommandParts.js"
 import { RunEntry, stopSignal } from "./runEntry.js"
@@ -122,6 +123,11 @@ export const replay = Command.make(
       if (o.loop && Option.isNone(o.duration)) return yield* usageError("--loop: give --duration, how long to replay")
       for (const [flag, v] of [["--from", o.from], ["--to", o.to]] as const)
         if (Option.isSome(v) && !timeOk(v.value)) return yield* usageError(`${flag}: expected an RFC 3339 time or a duration, got "${v.value}"`)
+      // a log that cannot be read is named now, before the out directory, the target or a server
+      for (const log of o.logs) {
+        const why = unreadableLog(log)
+        if (why !== undefined) return yield* usageError(`LOG ${log}: ${why}`)
+      }
       const target = yield* Effect.either(resolveTarget(targetValuesOf(o), { ambient: true, warn: stderrLine }))
       if (target._tag === "Left") return yield* usageError(target.left.message)
       const remote = remoteTargetUrl(target.right)

@@ -20,7 +20,7 @@ import type { Scenario } from "../scenario/Scenario.js"
 import { parseSetOverrides } from "../scenario/SetOverrides.js"
 import type { Environment } from "../scenario/Substitution.js"
 import type { StopSignal } from "./artifact.js"
-import { outDirProblem, reasonOf } from "./outDir.js"
+import { outDirProblem, outFileProblem, reasonOf } from "./outDir.js"
 import { preflight } from "./preflight.js"
 import type { TargetFlag } from "./target.js"
 import type { ServerSideFlags } from "./drivers/Driver.js"
@@ -113,6 +113,11 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       err(`clustersim: ${o.outDir !== undefined ? "--out " : ""}${outDir}: cannot write run.json there: ${outProblem}\n`)
       return { exitCode: ExitCode.InvalidInput }
     }
+    const junitProblem = o.junit === undefined ? undefined : outFileProblem(o.junit)
+    if (junitProblem !== undefined) {
+      err(`clustersim: --junit ${o.junit}: cannot write there: ${junitProblem}\n`)
+      return { exitCode: ExitCode.InvalidInput }
+    }
 
     /** Writes the artifact and prints the summary; the summary is printed even when the artifact cannot be written (then exit 1). */
     // a target that cannot serve the scenario (credentials) or does not answer ends the run now (./preflight.ts)
@@ -140,7 +145,11 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       if (tty) err("\r\x1b[2K")
       out(renderSummary(artifact) + "\n")
       out(renderOutputFiles({ ...written, ...(path !== undefined ? { runJson: path } : {}) }))
-      if (path !== undefined) return { exitCode: processExitCode(artifact), artifactPath: path, artifact }
+      // a junit file asked for and not written fails a run that passed: CI reads that file (its error is printed above)
+      const junitLost = o.junit !== undefined && written.junit === undefined
+      const exitCode = processExitCode(artifact)
+      if (junitLost && exitCode === ExitCode.Pass) err(`clustersim: exit ${ExitCode.RunError}: --junit ${o.junit} was not written (above), although the run passed\n`)
+      if (path !== undefined) return { exitCode: junitLost && exitCode === ExitCode.Pass ? ExitCode.RunError : exitCode, artifactPath: path, artifact }
       err(`clustersim: could not write ${join(outDir, "run.json")}: ${writeError}\n`)
       return { exitCode: ExitCode.RunError, artifact }
     }

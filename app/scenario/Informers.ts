@@ -10,7 +10,7 @@ import { LatencyRecorder, nowMillis } from "../../src/loadgen/LatencyRecorder.js
 import { type ReflectorStats, startReflector } from "../../src/informer/Reflector.js"
 import { makeVersionStore } from "../../src/informer/VersionStore.js"
 import { reflectorMetrics } from "../../src/loadgen/ReflectorMetrics.js"
-import type { InformerReport } from "../../src/loadgen/Artifact.js"
+import { failedReflectorRequests, type InformerReport } from "../../src/loadgen/Artifact.js"
 import { namespaceFor, resourceOf } from "./Operations.js"
 import type { Action } from "./Scenario.js"
 
@@ -30,7 +30,9 @@ export const sumStats = (all: ReadonlyArray<ReflectorStats>, synced: number): In
     triggers,
     // only when streamed: artifacts of LIST + WATCH runs stay as they were
     ...(sum((s) => s.watchListSyncs) > 0 ? { watchListSyncs: sum((s) => s.watchListSyncs) } : {}),
-    ...(sum((s) => s.watchListFallbacks) > 0 ? { watchListFallbacks: sum((s) => s.watchListFallbacks) } : {})
+    ...(sum((s) => s.watchListFallbacks) > 0 ? { watchListFallbacks: sum((s) => s.watchListFallbacks) } : {}),
+    // failed LISTs and watch opens count in the run's error rate (Outcome.ts)
+    ...failedReflectorRequests(sum((s) => s.lists + s.watchOpens), sum((s) => s.listFailures + s.failedWatchOpens))
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import { Either } from "effect"
 import { parseCondition, type Threshold, type ThresholdResult } from "../../src/loadgen/Thresholds.js"
-import { type ActionReport, replayFailures } from "../../src/loadgen/Artifact.js"
+import { type ActionReport, reflectorRequestsOf, replayFailures } from "../../src/loadgen/Artifact.js"
 import type { Scenario } from "./Scenario.js"
 
 /** Errors allowed per metric when the scenario sets no `errors` threshold of its own. */
@@ -14,9 +14,12 @@ export const DefaultMaxErrorRate = 0.1
 
 const isErrorsThreshold = (name: string): boolean => /^\s*errors\s*(\{|$)/.test(name)
 
+/** A scenario with an `errors…` threshold of its own judges errors itself: `outcome:error-rate` is left out. */
+const judgesErrorsItself = (scenario: Pick<Scenario, "thresholds">): boolean => Object.keys(scenario.thresholds ?? {}).some(isErrorsThreshold)
+
 /** `errors{metric:*}: rate <= max`, unless the scenario judges errors itself. */
 export const defaultErrorThreshold = (scenario: Pick<Scenario, "thresholds" | "outcome">): ReadonlyArray<Threshold> => {
-  if (Object.keys(scenario.thresholds ?? {}).some(isErrorsThreshold)) return []
+  if (judgesErrorsItself(scenario)) return []
   const max = scenario.outcome?.maxErrorRate ?? DefaultMaxErrorRate
   return [
     {
@@ -31,7 +34,7 @@ export const defaultErrorThreshold = (scenario: Pick<Scenario, "thresholds" | "o
 }
 
 export interface OutcomeInput {
-  readonly scenario: Pick<Scenario, "outcome">
+  readonly scenario: Pick<Scenario, "outcome" | "thresholds">
   readonly series: ReadonlyArray<{ readonly count: number; readonly errors: number; readonly key?: { readonly metric: string } }>
   readonly actions: ReadonlyArray<ActionReport>
   /** Every error the run saw, also those outside series (watchers, informers, setup namespaces). */
@@ -69,11 +72,24 @@ export const outcomeChecks = (o: OutcomeInput): ReadonlyArray<ThresholdResult> =
     const failed = setup.reduce((n, s) => n + s.errors, 0) + (o.setupNamespaceErrors ?? 0)
     if (setup.length > 0 || failed > 0) out.push(check("outcome:setup-complete", "failed setup creates == 0", failed, failed === 0))
   }
+  if (!judgesErrorsItself(o.scenario)) {
+    // a watch that never opened or an informer whose LISTs fail is no series sample (their series time events and
+    // syncs): its own requests are judged per action by the same rate, k6's failed requests over those sent
+    const max = o.scenario.outcome?.maxErrorRate ?? DefaultMaxErrorRate
+    for (const a of o.actions) {
+      const r = reflectorRequestsOf(a)
+      if (r === undefined) continue
+      const rate = r.failedRequests / r.requests
+      out.push(check("outcome:error-rate", `rate <= ${max}`, rate, rate <= max, { phase: a.phase, name: a.action }))
+    }
+  }
   for (const a of o.actions) {
     if (!a.replay) continue
     // a replay passes only if every request got the code the log has (docs/replay.md "Reading the report")
     const failed = replayFailures(a.replay)
     out.push(check("outcome:replay-matches", "failed replayed requests == 0", failed, failed === 0, { phase: a.phase, name: a.action }))
+    // a replay that sent nothing (its logs held no request to send) proves nothing: checked before the run too (preflight)
+    if (a.replay.requests.planned === 0) out.push(check("outcome:replay-requests", "replayed requests > 0", 0, false, { phase: a.phase, name: a.action }))
     if (a.replay.seeding.failed > 0) out.push(check("outcome:replay-seeded", "failed seed creates == 0", a.replay.seeding.failed, false, { phase: a.phase, name: a.action }))
   }
   if (o.scenario.outcome?.requireSuccess !== false && o.errorsTotal > 0) {

@@ -8,6 +8,7 @@
 import { Effect, Ref } from "effect"
 import type { ApiClient } from "../../src/client/ApiClient.js"
 import { startReflector, type Reflector, type ReflectorObserver, type ReflectorStore } from "../../src/informer/Reflector.js"
+import { failedReflectorRequests } from "../../src/loadgen/Artifact.js"
 import { LatencyRecorder } from "../../src/loadgen/LatencyRecorder.js"
 import { namespaceFor, resourceOf, WriteLog, WrittenAtAnnotation, type RunEnv } from "./Operations.js"
 import type { Action } from "./Scenario.js"
@@ -50,6 +51,8 @@ export const runWatchers = (
           counts.relists = sum((s) => s.relists)
           counts.expired = sum((s) => s.expired.watchHttp + s.expired.watchStream + s.expired.list)
           counts.watchErrors = sum((s) => s.triggers["watch-error"] ?? 0)
+          // failed LISTs (of the current resourceVersion) and watch opens count in the run's error rate (Outcome.ts)
+          Object.assign(counts, failedReflectorRequests(sum((s) => s.lists + s.watchOpens), sum((s) => s.listFailures + s.failedWatchOpens)))
         })
       )
     )

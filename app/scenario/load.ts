@@ -15,6 +15,7 @@ import { formatDuration, parseDuration } from "../../src/api/go/Duration.js"
 import { resolveResource } from "../../src/api/Resources.js"
 import { isClusterMetric } from "../../src/loadgen/ClusterMetrics.js"
 import { closestMatch, unreachableReason } from "../../src/loadgen/SeriesPattern.js"
+import { unreadableLog } from "../../src/replay/AuditLogFile.js"
 import { parseThreshold, ServerMetricName } from "../../src/loadgen/Thresholds.js"
 import { possibleSeries } from "./PossibleSeries.js"
 import { Scenario, serverSideFailures } from "./Scenario.js"
@@ -143,6 +144,16 @@ const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; mes
     if (sets.has(o.name)) out.push({ path: ["setup", "objects", i, "name"], message: `duplicate object set name "${o.name}"` })
     sets.set(o.name, i)
   })
+  // a replay of a log that cannot be read would replay nothing and find out only when its phase starts
+  s.phases.forEach((p, pi) =>
+    p.actions.forEach((a, ai) => {
+      if (a.type !== "replay") return
+      a.logs.forEach((log, li) => {
+        const why = unreadableLog(log)
+        if (why !== undefined) out.push({ path: ["phases", pi, "actions", ai, "logs", li], message: `${log}: ${why}` })
+      })
+    })
+  )
   // a threshold no series can reach would only ever fail with "no data" (k6 #1526: thresholds must not pass silently)
   const patterns = possibleSeries(s)
   for (const [name, exprs] of Object.entries(s.thresholds ?? {})) {

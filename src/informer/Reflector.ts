@@ -92,6 +92,11 @@ export interface ReflectorStats {
   triggers: Partial<Record<RelistTrigger, number>>
   /** LIST calls that failed (the reflector backs off and lists again). */
   listFailures: number
+  /** LISTs sent (a paginated one counts once), watches opened or tried (docs/scenarios.md "Honest outcomes"). */
+  lists: number
+  watchOpens: number
+  /** Watches that did not open: answered with an error status other than 410 Gone (an expiry: relisted, as designed), or not answered. */
+  failedWatchOpens: number
   /** Watch opens answered by 429 / connection refused (re-watched after backoff, no relist). */
   watchRetries: number
   /** Syncs done by a streamed state (`watchList`), and streams that fell back to LIST + WATCH. */
@@ -150,6 +155,9 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
       bookmarks: 0,
       triggers: {},
       listFailures: 0,
+      lists: 0,
+      watchOpens: 0,
+      failedWatchOpens: 0,
       watchRetries: 0,
       watchListSyncs: 0,
       watchListFallbacks: 0
@@ -307,13 +315,16 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
                 const now = Number(clock.unsafeCurrentTimeNanos()) / 1e6
                 if (received === 0 && now - started < shortWatchMs) return undefined
                 stats.rewatches++
+                stats.watchOpens++
                 const timeoutSeconds = Math.floor(minWatchTimeoutSeconds * (1 + random()))
                 started = now
                 received = 0
                 return { ...selectors, resourceVersion: stats.lastSyncedRv, allowWatchBookmarks: true, timeoutSeconds }
               }
         if (streaming) streaming.sentAt = yield* preciseNow
+        stats.watchOpens++
         const outcome = yield* Effect.either(readWatchScoped(api, resource, options, onChunk, take, again))
+        if (outcome._tag === "Left" && received === 0 && !isExpired(outcome.left)) stats.failedWatchOpens++
         if (initial !== undefined) {
           if (outcome._tag === "Left" && observer?.failed) yield* observer.failed(outcome.left, "watch")
           return { _tag: "NotStreamed" } as const
@@ -376,6 +387,7 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
         }
         if (streamedEnd === undefined) {
           const timing: ListTiming = {}
+          stats.lists++
           const failure = yield* listIntoStore(timing)
           if (failure !== undefined) {
             stats.listFailures++

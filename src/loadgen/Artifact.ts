@@ -139,6 +139,46 @@ export interface InformerReport {
   /** Syncs by a WatchList stream, and streams fallen back from to LIST + WATCH (docs/watchlist.md); absent when none. */
   readonly watchListSyncs?: number
   readonly watchListFallbacks?: number
+  /** LISTs and watch opens sent, and those that failed (`ReflectorRequests`); absent when none failed. */
+  readonly requests?: number
+  readonly failedRequests?: number
+}
+
+/**
+ * A reflector's own requests — its LISTs and watch opens — and those that failed: a LIST that failed, a watch that
+ * did not open (docs/scenarios.md "Honest outcomes"). Recorded in an action's report only when some failed and an
+ * `outcome:error-rate` row judged them, so a run whose watches all opened, or whose scenario judges errors itself,
+ * keeps the artifact it had.
+ */
+export interface ReflectorRequests {
+  readonly requests: number
+  readonly failedRequests: number
+}
+
+/** `{ requests, failedRequests }` when any failed, else nothing. */
+export const failedReflectorRequests = (requests: number, failedRequests: number): Partial<ReflectorRequests> =>
+  failedRequests > 0 ? { requests, failedRequests } : {}
+
+/**
+ * The action as the artifact records it when no `outcome:error-rate` row judged its reflector requests (the
+ * scenario judges errors itself): without them, so that such a run's artifact is what it was before they were counted.
+ */
+export const withoutReflectorRequests = (a: ActionReport): ActionReport => {
+  if (a.informers?.failedRequests !== undefined) {
+    const { requests: _r, failedRequests: _f, ...informers } = a.informers
+    return { ...a, informers }
+  }
+  if (a.counts?.failedRequests !== undefined) {
+    const { requests: _r, failedRequests: _f, ...counts } = a.counts
+    return { ...a, counts }
+  }
+  return a
+}
+
+/** The reflector requests of a `watch` (its counts) or `informers` action, if any failed. */
+export const reflectorRequestsOf = (a: ActionReport): ReflectorRequests | undefined => {
+  const r = a.informers ?? a.counts
+  return r?.failedRequests !== undefined && r.failedRequests > 0 ? { requests: r.requests ?? r.failedRequests, failedRequests: r.failedRequests } : undefined
 }
 
 /**

@@ -5,7 +5,7 @@
  * Pure; tested in test/loadgen/WorkerMerge.test.ts.
  */
 import type { ExecutorReport } from "./Arrival.js"
-import type { ActionReport, InformerReport } from "./Artifact.js"
+import { type ActionReport, failedReflectorRequests, type InformerReport } from "./Artifact.js"
 import {
   decodeHistogram,
   encodeHistogram,
@@ -129,7 +129,9 @@ const sumInformers = (all: ReadonlyArray<InformerReport>): InformerReport => {
     rewatches: sum((r) => r.rewatches),
     events: sum((r) => r.events),
     listFailures: sum((r) => r.listFailures),
-    triggers: sumRecords(all.map((r) => r.triggers))
+    triggers: sumRecords(all.map((r) => r.triggers)),
+    // a worker whose requests all succeeded has none recorded: the rate over the others' is the higher, never the lower
+    ...failedReflectorRequests(sum((r) => r.requests ?? 0), sum((r) => r.failedRequests ?? 0))
   }
 }
 

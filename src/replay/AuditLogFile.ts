@@ -6,7 +6,7 @@
  * read only when they run out (`fill`): the replay decodes as few lines as it needs between two starts, and reading
  * (and gunzipping) happens off the event loop. Lines end as readline ends them (`\n`, `\r\n`, or a lone `\r`).
  */
-import { createReadStream, openSync, readSync, closeSync } from "node:fs"
+import { closeSync, createReadStream, openSync, readSync, statSync } from "node:fs"
 import { StringDecoder } from "node:string_decoder"
 import { createGunzip } from "node:zlib"
 import type { Readable } from "node:stream"
@@ -22,6 +22,30 @@ const headOf = (path: string): Buffer => {
     return head.subarray(0, n)
   } finally {
     closeSync(fd)
+  }
+}
+
+/**
+ * Why `path` cannot be read as an audit log — missing, a directory, not readable — or undefined when it can: checked
+ * before a replay starts (a scenario's `logs`, `clustersim replay`'s arguments), not found by the reader mid-run.
+ */
+export const unreadableLog = (path: string): string | undefined => {
+  try {
+    if (statSync(path).isDirectory()) return "is a directory, not an audit log file"
+    closeSync(openSync(path, "r"))
+    return undefined
+  } catch (e) {
+    switch ((e as NodeJS.ErrnoException).code) {
+      case "ENOENT":
+        return "no such file"
+      case "ENOTDIR":
+        return "no such file (a part of the path is a file, not a directory)"
+      case "EACCES":
+      case "EPERM":
+        return "permission denied"
+      default:
+        return (e as Error).message
+    }
   }
 }
 

@@ -110,7 +110,8 @@ interface Survey {
   readonly selection: SelectionCounts
 }
 
-const survey = (c: ReplayConfig, tally: ReplayTally) =>
+/** `untilFirstKept`: stop at the first request the replay would send (`nothingToReplay`); else read the logs through. */
+const survey = (c: ReplayConfig, tally: ReplayTally, untilFirstKept = false) =>
   Effect.gen(function* () {
     const stats: Array<LogStats> = []
     const source = new SelectedSource(c.logs, c.windowMs, tally, stats, seedingView)
@@ -140,6 +141,7 @@ const survey = (c: ReplayConfig, tally: ReplayTally) =>
         continue
       }
       kept++
+      if (untilFirstKept) break
       firstMs ??= r.scheduleMs
       lastMs = r.scheduleMs
       if (c.seed)
@@ -150,6 +152,34 @@ const survey = (c: ReplayConfig, tally: ReplayTally) =>
     }
     source.close()
     return { logStartMs: logStartMs ?? 0, firstMs, lastMs, kept, filteredOut, seed, stats, selection: source.counts } satisfies Survey
+  })
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
+/**
+ * Why the logs hold no request to replay — empty, every line bad input, only `RequestReceived` events, every request
+ * filtered out — or undefined when they hold one: a replay of them would send nothing and pass. Reads up to the
+ * first request it would send (all of the logs only when there is none); the bad lines are named as the report
+ * names them (docs/replay.md "Bad input").
+ */
+export const nothingToReplay = (c: ReplayConfig): Effect.Effect<string | undefined> =>
+  Effect.gen(function* () {
+    const tally = new ReplayTally(1000)
+    const s = yield* survey(c, tally, true)
+    if (s.kept > 0) return undefined
+    const lines = s.stats.reduce((n, x) => n + x.lines, 0)
+    const events = s.stats.reduce((n, x) => n + x.events, 0)
+    const why: Array<string> = []
+    if (lines === 0 && tally.badTotal === 0) why.push(c.logs.length === 1 ? "the log is empty" : "the logs are empty")
+    else why.push(`${plural(lines, "line")}, ${plural(events, "event")}`)
+    if (tally.badTotal > 0) {
+      const classes = Object.entries(tally.badByClass).map(([k, n]) => `${k} ${n}`).join(", ")
+      const first = tally.badExamples[0]!
+      why.push(`${plural(tally.badTotal, "line")} not replayable (${classes}), the first: ${first.file}:${first.line}: ${first.class}: ${first.message}`)
+    }
+    if (s.selection.requestReceived > 0) why.push(`${plural(s.selection.requestReceived, "RequestReceived event")}, a stage the replay does not use`)
+    if (s.filteredOut > 0) why.push(`the filters (users, verbs, resources, namespaces, from, to) keep none of its ${plural(s.filteredOut, "request")}`)
+    return `no request to replay in ${c.logs.join(", ")}: ${why.join("; ")}`
   })
 
 // ---------------------------------------------------------------------------------------------
@@ -505,7 +535,8 @@ export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
     yield* Effect.raceFirst(FiberSet.awaitEmpty(longFibers), Effect.sleep(Duration.seconds(5)))
     yield* FiberSet.clear(shortFibers)
     yield* FiberSet.clear(longFibers)
-    const durationMs = Math.round(now() - t0)
+    // nothing planned: the replay ended before its schedule's start (t0 is a moment ahead of the first read)
+    const durationMs = Math.max(0, Math.round(now() - t0))
 
     const report: ReplayReport = {
       logs: s.stats.map((x) => ({ file: x.file, lines: x.lines, events: x.events })),

@@ -49,6 +49,25 @@ describe("clustersim command line", () => {
     expect(unknown.err).toBe('clustersim: unknown command "bogus"\nRun "clustersim help" for usage.\n')
   })
 
+  it("--seed beyond a safe integer is refused where the flag is parsed, as the scenario's seed: is (exit 2, nothing run), for every command taking it", async () => {
+    const message = "--seed: Expected an integer, actual 1e+23 (from -9007199254740991 to 9007199254740991)"
+    for (const args of [
+      ["run", "scenarios/compare-list.yaml"],
+      ["run", "scenarios/compare-list.yaml", "--target", "in-process"],
+      ["start", "scenarios/compare-list.yaml"],
+      ["sweep", "scenarios/compare-list.yaml", "--vary", "rate=1,2"],
+      ["compare", "scenarios/compare-list.yaml", "--target", "in-process", "--target", "in-process"],
+      ["serve"]
+    ]) {
+      const r = await capture([...args, "--seed", "99999999999999999999999"])
+      expect([r.code, r.out + r.err], args.join(" ")).toEqual([2, expect.stringContaining(message)])
+      expect(r.out + r.err, args.join(" ")).not.toContain("PASS")
+    }
+    // the largest exact integer passes the flag: the run goes on to read its scenario (here a missing one)
+    const edge = await capture(["run", "no-such.yaml", "--target", "in-process", "--seed", String(Number.MAX_SAFE_INTEGER)])
+    expect([edge.code, edge.err]).toEqual([2, expect.stringContaining("clustersim: cannot read no-such.yaml")])
+  }, 30_000)
+
   it("report on a file that is not an artifact: exit 2, naming the file, no stack trace", async () => {
     const r = await capture(["report", "package.json"])
     expect(r.code).toBe(2)

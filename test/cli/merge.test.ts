@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 
-import { mkdtempSync, readFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assembleArtifact } from "../../app/cli/artifact.js"
@@ -267,5 +267,17 @@ describe("clustersim merge", () => {
     const bad: Array<string> = []
     expect(mergeCommand({ paths: [join(dir, "nope")], stdout: () => {}, stderr: (s) => bad.push(s) })).toBe(2)
     expect(bad.join("")).toBe(`clustersim merge: ${join(dir, "nope")}: cannot read: ENOENT: no such file or directory, open '${join(dir, "nope")}'\n`)
+  })
+
+  it("--junit where no file can be written is refused before anything is written: exit 2, the directory not made", () => {
+    const dir = mkdtempSync(join(tmpdir(), "merge-junit-"))
+    writeArtifact(join(dir, "s1"), segmentArtifact(0, 2, [3]))
+    writeArtifact(join(dir, "s2"), segmentArtifact(1, 2, [7]))
+    const err: Array<string> = []
+    const junit = join(dir, "no", "j.xml")
+    expect(mergeCommand({ paths: [join(dir, "s1"), join(dir, "s2")], outDir: join(dir, "m"), junit, stdout: () => {}, stderr: (s) => err.push(s) })).toBe(2)
+    expect(err.join("")).toBe(`clustersim merge: --junit ${junit}: cannot write there: no such directory: ${join(dir, "no")}\n`)
+    expect(existsSync(join(dir, "no"))).toBe(false)
+    expect(existsSync(join(dir, "m", "run.json"))).toBe(false)
   })
 })

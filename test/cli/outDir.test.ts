@@ -28,7 +28,7 @@ phases:
 `
 )
 
-const run = (outDir: string, interrupt?: Effect.Effect<void>) => {
+const run = (outDir: string, interrupt?: Effect.Effect<void>, junit?: string) => {
   const stdout: Array<string> = []
   const stderr: Array<string> = []
   return Effect.runPromise(
@@ -39,7 +39,8 @@ const run = (outDir: string, interrupt?: Effect.Effect<void>) => {
       tty: false,
       stdout: (s) => void stdout.push(s),
       stderr: (s) => void stderr.push(s),
-      ...(interrupt ? { interrupt } : {})
+      ...(interrupt ? { interrupt } : {}),
+      ...(junit !== undefined ? { junit } : {})
     })
   ).then((r) => ({ ...r, stdout: stdout.join(""), stderr: stderr.join("") }))
 }
@@ -109,5 +110,40 @@ describe("run --out", () => {
     expect(r.stderr).toContain(`clustersim: could not write ${join(out, "run.json")}: `)
     expect(readdirSync(out)).toEqual(["run.json"])
     expect(existsSync(join(out, "report.html"))).toBe(false)
+  })
+})
+
+describe("run --junit FILE", () => {
+  it("is checked before the run as --out is: a directory, a directory that does not exist (not made), a path under a file: exit 2, naming the flag", async () => {
+    const plain = join(dir, "junit-plain-file")
+    writeFileSync(plain, "x")
+    const isDir = join(dir, "junit-is-a-dir.xml")
+    mkdirSync(isDir, { recursive: true })
+    for (const [junit, why] of [
+      [isDir, `${isDir} is a directory`],
+      [join(dir, "no", "such", "j.xml"), `no such directory: ${join(dir, "no", "such")}`],
+      [join(plain, "j.xml"), `${plain} is a file, not a directory`]
+    ] as const) {
+      const out = join(dir, `junit-out-${why.length}`)
+      const r = await run(out, undefined, junit)
+      expect(r.exitCode, junit).toBe(2)
+      expect(r.stderr, junit).toBe(`clustersim: --junit ${junit}: cannot write there: ${why}\n`)
+      expect(r.stdout).toBe("")
+      expect(existsSync(join(out, "run.json"))).toBe(false)
+    }
+    expect(existsSync(join(dir, "no"))).toBe(false)
+  })
+
+  it("a junit file that cannot be written at the end after all fails a run that passed: exit 1, the artifact kept", async () => {
+    const out = join(dir, "junit-breaks")
+    const junit = join(dir, "junit-breaks.xml")
+    // good before the run; while it runs, a directory takes the file's name
+    const breakJunit = Effect.sync(() => mkdirSync(junit, { recursive: true })).pipe(Effect.zipRight(Effect.never))
+    const r = await run(out, breakJunit, junit)
+    expect(r.exitCode).toBe(1)
+    expect(r.stderr).toContain(`clustersim: could not write ${junit}: `)
+    expect(r.stdout).toContain("PASS")
+    expect(r.stderr).toContain(`clustersim: exit 1: --junit ${junit} was not written (above), although the run passed\n`)
+    expect(existsSync(join(out, "run.json"))).toBe(true)
   })
 })

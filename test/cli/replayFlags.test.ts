@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Ref } from "effect"
-import { mkdtempSync, readFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import { commandLine, RunEntry } from "../../app/cli/commandLine.js"
 import type { RunCommandOptions } from "../../app/cli/run.js"
 
@@ -26,13 +26,20 @@ const parsed = (args: ReadonlyArray<string>) =>
     }
   })
 
+/** Log files that exist (their content is the run's to read: `RunEntry` is caught here). */
+const logs = mkdtempSync(join(tmpdir(), "replay-logs-"))
+const aLog = join(logs, "a.log")
+const bLog = join(logs, "b.log.gz")
+writeFileSync(aLog, "")
+writeFileSync(bLog, "")
+
 describe("clustersim replay's command line", () => {
   it.effect("writes the one-action scenario it runs, with one generator, into --out", () =>
     Effect.gen(function* () {
       const out = mkdtempSync(join(tmpdir(), "replay-flags-"))
       const r = yield* parsed([
         "--target", "http://127.0.0.1:6443", "--out", out, "--speed", "10", "--scale", "3", "--namespace-prefix", "r1", "--impersonate",
-        "--verb", "get", "--verb", "list", "--from", "10m", "--to", "2026-01-01T11:00:00Z", "a.log", "b.log.gz"
+        "--verb", "get", "--verb", "list", "--from", "10m", "--to", "2026-01-01T11:00:00Z", aLog, bLog
       ])
       expect(r.exitCode).toBe(0)
       const o = Option.getOrThrow(r.options)
@@ -44,7 +51,7 @@ describe("clustersim replay's command line", () => {
           duration: "0s",
           actions: [
             {
-              type: "replay", name: "replay", logs: [resolve("a.log"), resolve("b.log.gz")], speed: 10, scale: 3, namespacePrefix: "r1", impersonate: true,
+              type: "replay", name: "replay", logs: [aLog, bLog], speed: 10, scale: 3, namespacePrefix: "r1", impersonate: true,
               verbs: ["get", "list"], from: "10m", to: "2026-01-01T11:00:00Z"
             }
           ]
@@ -55,12 +62,12 @@ describe("clustersim replay's command line", () => {
 
   it.effect("refuses a target that is not a loopback address, exit 2, and runs nothing; --allow-remote lets it", () =>
     Effect.gen(function* () {
-      const r = yield* parsed(["--target", "https://10.1.2.3:6443", "a.log"])
+      const r = yield* parsed(["--target", "https://10.1.2.3:6443", aLog])
       expect(r.exitCode).toBe(2)
       expect(Option.isNone(r.options)).toBe(true)
       expect(r.stderr).toContain("clustersim replay: https://10.1.2.3:6443 is not a loopback address, and a replayed log sends its creates, updates and deletes again")
       const out = mkdtempSync(join(tmpdir(), "replay-flags-"))
-      const allowed = yield* parsed(["--target", "https://10.1.2.3:6443", "--allow-remote", "--out", out, "a.log"])
+      const allowed = yield* parsed(["--target", "https://10.1.2.3:6443", "--allow-remote", "--out", out, aLog])
       expect(allowed.exitCode).toBe(0)
       expect(JSON.parse(readFileSync(join(out, "replay.yaml"), "utf8")).phases[0].actions[0].allowRemote).toBe(true)
     })
@@ -69,16 +76,35 @@ describe("clustersim replay's command line", () => {
   it.effect("names what is wrong in its flags: exit 2", () =>
     Effect.gen(function* () {
       for (const [args, message] of [
-        [["--speed", "0", "a.log"], "--speed: must be greater than 0, got 0"],
-        [["--loop", "a.log"], "--loop: give --duration, how long to replay"],
-        [["--from", "soon", "a.log"], '--from: expected an RFC 3339 time or a duration, got "soon"'],
-        [["--target", "in-process", "a.log"], "--target in-process: replay sends recorded requests as they are and needs an HTTP target"]
+        [["--speed", "0", aLog], "--speed: must be greater than 0, got 0"],
+        [["--loop", aLog], "--loop: give --duration, how long to replay"],
+        [["--from", "soon", aLog], '--from: expected an RFC 3339 time or a duration, got "soon"'],
+        [["--target", "in-process", aLog], "--target in-process: replay sends recorded requests as they are and needs an HTTP target"]
       ] as const) {
         const r = yield* parsed(args)
         expect(r.exitCode, args.join(" ")).toBe(2)
         expect(r.stderr, args.join(" ")).toContain(message)
         expect(Option.isNone(r.options)).toBe(true)
       }
+    })
+  )
+
+  it.effect("names a log it cannot read — missing, a directory — exit 2, before it writes or starts anything", () =>
+    Effect.gen(function* () {
+      const dir = join(logs, "a-directory")
+      mkdirSync(dir, { recursive: true })
+      const out = join(logs, "never-made")
+      for (const [log, message] of [
+        [join(logs, "missing.log"), `clustersim: LOG ${join(logs, "missing.log")}: no such file\n`],
+        [dir, `clustersim: LOG ${dir}: is a directory, not an audit log file\n`],
+        [join(aLog, "x.log"), `clustersim: LOG ${join(aLog, "x.log")}: no such file (a part of the path is a file, not a directory)\n`]
+      ] as const) {
+        const r = yield* parsed(["--out", out, aLog, log])
+        expect(r.exitCode, log).toBe(2)
+        expect(r.stderr, log).toBe(`${message}Run "clustersim help" for usage.\n`)
+        expect(Option.isNone(r.options)).toBe(true)
+      }
+      expect(() => readFileSync(join(out, "replay.yaml"))).toThrow(/ENOENT/)
     })
   )
 })

@@ -7,7 +7,7 @@ import { runCommand } from "../../app/cli/run.js"
 import type { TargetFlag } from "../../app/cli/target.js"
 import type { RunArtifact } from "../../src/loadgen/Artifact.js"
 import { defaultErrorThreshold, outcomeChecks } from "../../app/scenario/Outcome.js"
-import { closedPort, versionOnlyServer } from "../support/unreachable.js"
+import { answeringServer, closedPort, versionOnlyServer } from "../support/unreachable.js"
 
 const dir = mkdtempSync(join(tmpdir(), "clustersim-outcome-"))
 let n = 0
@@ -107,9 +107,102 @@ phases:
     expect(get.latency.count).toBe(0)
     expect(r.artifact.errors.messages).toEqual([{ message: `p-get: connection closed (other side closed): ${server.url}`, count: get.count }])
     const failed = r.artifact.thresholds.filter((t) => !t.passed).map((t) => `${t.threshold} ${t.condition} ${t.observed}`)
-    expect(failed).toEqual(["outcome:error-rate rate <= 0.1 1", "outcome:informers-synced synced == 2 0", "outcome:any-success successful requests > 0 0"])
+    expect(failed).toEqual([
+      "outcome:error-rate rate <= 0.1 1",
+      "outcome:informers-synced synced == 2 0",
+      // the informers' LISTs, none answered
+      "outcome:error-rate rate <= 0.1 1",
+      "outcome:any-success successful requests > 0 0"
+    ])
     expect(r.stdout).toContain("✗ outcome:informers-synced [phase=p,name=inf]: synced == 2 (observed 0)")
   }, 30_000)
+})
+
+/**
+ * A target whose credential may list config maps but neither list nor watch nodes: upstream's RBAC answer for a
+ * service account bound to `view` (which grants no nodes), `nodes is forbidden: … cannot list resource "nodes" …`.
+ */
+const nodesForbidden = () =>
+  answeringServer((req) => {
+    const url = new URL(req.url ?? "/", "http://x")
+    if (url.pathname === "/version") return { status: 200, body: { major: "1", minor: "26", gitVersion: "v1.26.15" } }
+    if (url.pathname === "/api") return { status: 200, body: { kind: "APIVersions", versions: ["v1"] } }
+    if (url.pathname === "/api/v1/namespaces/default/configmaps")
+      return { status: 200, body: { kind: "ConfigMapList", apiVersion: "v1", metadata: { resourceVersion: "7" }, items: [] } }
+    const verb = url.searchParams.get("watch") === "true" ? "watch" : "list"
+    if (url.pathname === "/api/v1/nodes")
+      return {
+        status: 403,
+        body: { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason: "Forbidden", code: 403, details: { kind: "nodes" },
+          message: `nodes is forbidden: User "system:serviceaccount:default:bot" cannot ${verb} resource "nodes" in API group "" at the cluster scope` }
+      }
+    return { status: 404, body: { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason: "NotFound", code: 404, message: "the server could not find the requested resource" } }
+  })
+
+describe("failed watches and informer LISTs count as failed requests", () => {
+  const scenario = (actions: string, extra = "") => `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: watchfail }
+phases:
+  - name: p
+    duration: 2s
+    actions:
+${actions}
+      - { type: constant-arrival-rate, name: lists, rate: 20, request: { verb: list, resource: configmaps, namespace: default } }
+${extra}`
+
+  it.live("watchers whose every request is 403 fail the run (exit 99), although every other request succeeded", () =>
+    Effect.gen(function* () {
+      const server = yield* nodesForbidden()
+      const r = yield* Effect.promise(() => run(file(scenario("      - { type: watch, name: watchers, resource: nodes, count: 3 }")), { _tag: "url", options: { baseUrl: server.url } }))
+      expect(r.exitCode).toBe(99)
+      expect(r.artifact.thresholds.find((t) => t.group.metric === "api_call")).toMatchObject({ threshold: "outcome:error-rate", observed: 0, passed: true })
+      const watchers = r.artifact.actions.find((a) => a.action === "watchers")!
+      expect(watchers.counts?.failedRequests).toBeGreaterThanOrEqual(3)
+      expect(watchers.counts?.requests).toBe(watchers.counts?.failedRequests)
+      expect(r.artifact.thresholds.find((t) => t.group.name === "watchers")).toMatchObject({ threshold: "outcome:error-rate", condition: "rate <= 0.1", observed: 1, passed: false })
+      expect(r.stdout).toContain("✗ outcome:error-rate [phase=p,name=watchers]: rate <= 0.1 (observed 1)")
+      expect(r.stdout).toContain("FAIL: thresholds breached (exit 99)")
+      // a scenario that judges errors itself has no such row, and its artifact no counts of them (as before they were counted)
+      const own = yield* Effect.promise(() =>
+        run(file(scenario("      - { type: watch, name: watchers, resource: nodes, count: 3 }", 'thresholds: { "errors{metric:api_call}": ["rate < 0.5"] }')), { _tag: "url", options: { baseUrl: server.url } })
+      )
+      expect(own.exitCode).toBe(0)
+      expect(own.artifact.thresholds.map((t) => t.threshold)).toEqual(["errors{metric:api_call}", "outcome:any-success"])
+      expect(own.artifact.actions.find((a) => a.action === "watchers")!.counts).not.toHaveProperty("failedRequests")
+    }).pipe(Effect.scoped),
+    30_000
+  )
+
+  it.live("informers whose every LIST is 403 fail the error rate too; outcome.maxErrorRate: 1 is the opt-out", () =>
+    Effect.gen(function* () {
+      const server = yield* nodesForbidden()
+      const actions = "      - { type: informers, name: infs, resource: nodes, count: 2 }"
+      const target = { _tag: "url", options: { baseUrl: server.url } } as const
+      const r = yield* Effect.promise(() => run(file(scenario(actions)), target))
+      expect(r.exitCode).toBe(99)
+      const infs = r.artifact.actions.find((a) => a.action === "infs")!.informers!
+      expect(infs.failedRequests).toBe(infs.listFailures)
+      expect(infs.requests).toBe(infs.listFailures)
+      expect(r.artifact.thresholds.find((t) => t.group.name === "infs" && t.threshold === "outcome:error-rate")).toMatchObject({ observed: 1, passed: false })
+      const optedOut = yield* Effect.promise(() => run(file(scenario(actions, "outcome: { maxErrorRate: 1, requireInformerSync: false }")), target))
+      expect(optedOut.exitCode).toBe(0)
+      expect(optedOut.stdout).toContain("✓ outcome:error-rate [phase=p,name=infs]: rate <= 1 (observed 1)")
+    }).pipe(Effect.scoped),
+    30_000
+  )
+
+  it("a run whose watches all opened keeps its artifact: no counts of requests, no row (pure)", () => {
+    const report = { phase: "p", action: "w", type: "watch", counts: { events: 3, rewatches: 0, relists: 0, expired: 0, watchErrors: 0 } }
+    expect(outcomeChecks({ scenario: {}, series: [{ count: 5, errors: 0 }], actions: [report], errorsTotal: 0 })).toEqual([])
+    const failed = { ...report, counts: { ...report.counts, requests: 20, failedRequests: 1 } }
+    expect(outcomeChecks({ scenario: {}, series: [], actions: [failed], errorsTotal: 1 }).map((c) => [c.threshold, c.group, c.observed, c.passed])).toEqual([
+      ["outcome:error-rate", { phase: "p", name: "w" }, 0.05, true],
+      ["outcome:any-success", {}, 0, false]
+    ])
+    // a scenario that judges errors itself replaces outcome:error-rate, these rows too
+    expect(outcomeChecks({ scenario: { thresholds: { "errors{metric:api_call}": ["rate < 0.5"] } }, series: [], actions: [failed], errorsTotal: 0 })).toEqual([])
+  })
 })
 
 describe("informers cut short", () => {
