@@ -11,7 +11,6 @@ import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } fr
 import { ClusterBounds } from "../../simulator/cluster/ClusterSpec.js"
 import { checkNodeAgentSource } from "../../simulator/cluster/NodeAgentSource.js"
 import { registryFaultProblems } from "../../simulator/nodeagent/images/ImagesSpec.js"
-import { formatDuration, parseDuration } from "../../src/api/go/Duration.js"
 import { resolveResource } from "../../src/api/Resources.js"
 import { isClusterMetric } from "../../src/loadgen/ClusterMetrics.js"
 import { closestMatch, unreachableReason } from "../../src/loadgen/SeriesPattern.js"
@@ -109,13 +108,13 @@ const issueMessage = (issue: ParseResult.ArrayFormatterIssue): string => {
 }
 
 /**
- * A fault that could never act is a mistake in the file, not a quiet no-op: a node the cluster does not have, more
- * nodes than it has, or a time at or after the run's end (`duration`, when the file sets it).
+ * A fault that names what the cluster does not have is a mistake in the file, not a quiet no-op: a node it lacks, more
+ * nodes than it has. (A fault timed after the run's end is allowed: `--set duration=…` shortens a run, its later
+ * faults simply do not happen.)
  */
 const faultReferenceProblems = (
   cluster: NonNullable<Scenario["cluster"]>,
-  faults: NonNullable<Scenario["faults"]>,
-  endMs: number | undefined
+  faults: NonNullable<Scenario["faults"]>
 ): Array<{ path: ReadonlyArray<PropertyKey>; message: string }> => {
   const prefix = cluster.namePrefix ?? "node-"
   const isNode = (name: string) => {
@@ -124,9 +123,6 @@ const faultReferenceProblems = (
   }
   const nodesText = cluster.nodes === 0 ? "it has none" : `${prefix}0 … ${prefix}${cluster.nodes - 1}`
   return faults.flatMap((f, i) => [
-    ...(endMs !== undefined && f.at >= endMs
-      ? [{ path: ["faults", i, "at"], message: `${formatDuration(f.at)} is not before the run's end (duration ${formatDuration(endMs)}): the fault would never happen` }]
-      : []),
     ...("nodes" in f && f.nodes !== undefined
       ? f.nodes.flatMap((name, j) => (isNode(name) ? [] : [{ path: ["faults", i, "nodes", j], message: `"${name}" is not a node of the cluster (${nodesText})` }]))
       : []),
@@ -190,7 +186,7 @@ const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; mes
   }
   if (s.faults !== undefined && s.cluster !== undefined) {
     for (const p of registryFaultProblems(s.cluster.images, s.faults)) out.push({ path: ["faults", p.index, ...p.path], message: p.message })
-    out.push(...faultReferenceProblems(s.cluster, s.faults, s.duration !== undefined ? Either.getOrUndefined(parseDuration(s.duration)) : undefined))
+    out.push(...faultReferenceProblems(s.cluster, s.faults))
   }
   if (s.scheduler !== undefined && s.cluster === undefined && s.scheduler.nodes.length === 0) {
     out.push({ path: ["scheduler"], message: `"nodes" is required without a "cluster" section (the scheduler needs nodes to place pods on)` })

@@ -324,7 +324,9 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
         if (streaming) streaming.sentAt = yield* preciseNow
         stats.watchOpens++
         const outcome = yield* Effect.either(readWatchScoped(api, resource, options, onChunk, take, again))
-        if (outcome._tag === "Left" && received === 0 && !isExpired(outcome.left)) stats.failedWatchOpens++
+        // a refused WatchList stream is the designed fallback to LIST + WATCH (as a 410 is to a relist): the LIST
+        // that follows shows whether the server really refuses
+        if (outcome._tag === "Left" && received === 0 && !isExpired(outcome.left) && initial === undefined) stats.failedWatchOpens++
         if (initial !== undefined) {
           if (outcome._tag === "Left" && observer?.failed) yield* observer.failed(outcome.left, "watch")
           return { _tag: "NotStreamed" } as const
