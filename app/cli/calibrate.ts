@@ -11,6 +11,7 @@ import { defaultProbeOptions, probe, type ProbeOptions, type ProbeResult } from 
 import { ApiClient } from "../../src/client/ApiClient.js"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import type { LoadingEnvironment } from "../../src/client/KubeconfigLoading.js"
+import { outFileProblem } from "./outDir.js"
 import { describeTarget, isLocalTarget, resolveTarget, type TargetValues } from "./target.js"
 import { unreachable } from "./preflight.js"
 
@@ -83,6 +84,9 @@ export const calibrateCommand = (o: CalibrateCommandOptions): Effect.Effect<Cali
     const url = target.right.options.baseUrl
     if (!isLocalTarget(target.right) && !o.allowRemote)
       return invalid(`--target ${url}: the probe creates and deletes objects; a server not on this machine needs --allow-remote`)
+    // checked before the probe (minutes of it), not found at its end (./outDir.ts)
+    const outProblem = o.out === undefined ? undefined : outFileProblem(o.out)
+    if (outProblem !== undefined) return invalid(`--out ${o.out}: cannot write there: ${outProblem}`)
     err(`${describeTarget(target.right)}\n`)
     if (o.stepMs !== undefined && !(o.stepMs >= 100 && o.stepMs <= 60_000)) return invalid(`--step: expected between 100ms and 60s, got ${o.stepMs} ms`)
     if (o.paceMs !== undefined && !(o.paceMs >= 0 && o.paceMs <= 10_000)) return invalid(`--pace: expected between 0s and 10s, got ${o.paceMs} ms`)

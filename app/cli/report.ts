@@ -11,6 +11,7 @@ import { renderSummary } from "../../reports/summary.js"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import { ArtifactReadError, readArtifact, type RunArtifact, writeAtomically } from "../../src/loadgen/Artifact.js"
 import { compareCommand } from "./compare.js"
+import { outFileProblem } from "./outDir.js"
 
 export interface ReportOptions {
   readonly file: string
@@ -36,11 +37,23 @@ export const reportCommand = (o: ReportOptions): number => {
     err(`clustersim report: ${e.message}${hintFor(o.file)}\n`)
     return ExitCode.InvalidInput
   }
+  // the files are checked before anything is printed, as run checks --out and --junit (./outDir.ts)
+  const htmlPath = o.html ? (o.out ?? join(dirname(o.file), "report.html")) : undefined
+  const files = [
+    ...(htmlPath !== undefined ? [{ flag: o.out !== undefined ? "--out " : "", path: htmlPath }] : []),
+    ...(o.junit !== undefined ? [{ flag: "--junit ", path: o.junit }] : [])
+  ]
+  for (const { flag, path } of files) {
+    const problem = outFileProblem(path)
+    if (problem !== undefined) {
+      err(`clustersim report: ${flag}${path}: cannot write there: ${problem}\n`)
+      return ExitCode.InvalidInput
+    }
+  }
   out(renderSummary(artifact) + "\n")
-  if (o.html) {
-    const path = o.out ?? join(dirname(o.file), "report.html")
-    writeAtomically(path, renderRunHtml(artifact))
-    out(`report: ${path}\n`)
+  if (htmlPath !== undefined) {
+    writeAtomically(htmlPath, renderRunHtml(artifact))
+    out(`report: ${htmlPath}\n`)
   }
   if (o.junit !== undefined) {
     writeAtomically(o.junit, renderJunit(artifact))

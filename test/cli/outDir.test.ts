@@ -1,14 +1,16 @@
 /**
  * `run --out`: a directory where run.json cannot be written is refused before the run (exit 2, naming the path
  * and why), and when writing fails at the end anyway the summary is still printed, the exit is 1 and no
- * temporary file is left behind (issue 36, item 8).
+ * temporary file is left behind (issue 36, item 8). `run --junit`, `report`'s files and `calibrate --out` the same.
  */
 import { Effect } from "effect"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
+import { calibrateCommand } from "../../app/cli/calibrate.js"
 import { outDirProblem } from "../../app/cli/outDir.js"
+import { reportCommand } from "../../app/cli/report.js"
 import { runCommand } from "../../app/cli/run.js"
 import { writeAtomically } from "../../src/loadgen/Artifact.js"
 
@@ -145,5 +147,40 @@ describe("run --junit FILE", () => {
     expect(r.stdout).toContain("PASS")
     expect(r.stderr).toContain(`clustersim: exit 1: --junit ${junit} was not written (above), although the run passed\n`)
     expect(existsSync(join(out, "run.json"))).toBe(true)
+  })
+})
+
+describe("report and calibrate: their files are checked before they print or probe", () => {
+  it("report --html --out, report's default report.html and --junit: exit 2 naming the flag, nothing printed or written", async () => {
+    const out = join(dir, "report-run")
+    expect((await run(out)).exitCode).toBe(0)
+    const file = join(out, "run.json")
+    const isDir = join(dir, "report-is-a-dir.html")
+    mkdirSync(isDir, { recursive: true })
+    const missing = join(dir, "no-report-dir", "r.html")
+    for (const [options, message] of [
+      [{ html: true, out: missing }, `clustersim report: --out ${missing}: cannot write there: no such directory: ${join(dir, "no-report-dir")}\n`],
+      [{ html: false, junit: isDir }, `clustersim report: --junit ${isDir}: cannot write there: ${isDir} is a directory\n`]
+    ] as const) {
+      const stdout: Array<string> = []
+      const stderr: Array<string> = []
+      expect(reportCommand({ file, ...options, stdout: (s) => void stdout.push(s), stderr: (s) => void stderr.push(s) })).toBe(2)
+      expect([stdout.join(""), stderr.join("")]).toEqual(["", message])
+    }
+    // without --out the page goes beside run.json (run wrote one): a directory in its place is named as the path alone
+    rmSync(join(out, "report.html"))
+    mkdirSync(join(out, "report.html"))
+    const stderr: Array<string> = []
+    expect(reportCommand({ file, html: true, stdout: () => {}, stderr: (s) => void stderr.push(s) })).toBe(2)
+    expect(stderr.join("")).toBe(`clustersim report: ${join(out, "report.html")}: cannot write there: ${join(out, "report.html")} is a directory\n`)
+  })
+
+  it("calibrate --out is refused before the probe starts (no server needed to find out)", async () => {
+    const isDir = join(dir, "calibrate-is-a-dir.yaml")
+    mkdirSync(isDir, { recursive: true })
+    const stderr: Array<string> = []
+    const r = await Effect.runPromise(calibrateCommand({ target: "http://127.0.0.1:9", out: isDir, stdout: () => {}, stderr: (s) => void stderr.push(s) }))
+    expect(r.exitCode).toBe(2)
+    expect(stderr.join("")).toBe(`clustersim calibrate: --out ${isDir}: cannot write there: ${isDir} is a directory\n`)
   })
 })
