@@ -2,10 +2,11 @@
  * `clustersim serve --nodes N | --cluster scenario.yaml | --demo`: a live cluster in the server's process (docs/serve.md).
  * The real-time cluster of `run --target` (simulator/cluster/RealTimeCluster.ts: node agents registering Nodes and
  * renewing Leases, the node lifecycle controller and the scheduler, each under leader election, their events) runs
- * against the server through an in-process client, with the workload controllers (Deployment, ReplicaSet, the
- * garbage collector of their dependents; under leader election on `clustersim-controller-manager` as
- * kube-controller-manager's are) and the kubelet's container events (simulator/cluster/ContainerEvents.ts). It runs
- * until the server stops; nothing is cleaned up, since the server's state goes with it.
+ * against the server through an in-process client, with kube-controller-manager's part (the Deployment and
+ * ReplicaSet controllers, the garbage collector of their dependents, the service accounts controller; under leader
+ * election on `clustersim-controller-manager` as kube-controller-manager's are) and the kubelet's container events
+ * (simulator/cluster/ContainerEvents.ts). It runs until the server stops; nothing is cleaned up, since the server's
+ * state goes with it.
  */
 import { Cause, Effect, Either, Option, Schema } from "effect"
 import { readFileSync } from "node:fs"
@@ -22,6 +23,7 @@ import { observeBoth, observedClient, type CallObserver } from "../../simulator/
 import { recordContainerEvents } from "../../simulator/cluster/ContainerEvents.js"
 import { ClusterBounds, decodeClusterSpec, type ClusterFault, type ClusterSpec } from "../../simulator/cluster/ClusterSpec.js"
 import { realTimeProblems, runRealTimeCluster } from "../../simulator/cluster/RealTimeCluster.js"
+import { startServiceAccountsController } from "../../simulator/controllers/serviceaccount/ServiceAccountsController.js"
 import { startWorkloadControllers } from "../../simulator/controllers/WorkloadControllers.js"
 import * as SeededRandom from "../../simulator/kernel/SeededRandom.js"
 import * as LeaderElector from "../../simulator/leaderelection/LeaderElector.js"
@@ -131,7 +133,7 @@ export const describePlan = (plan: LiveClusterPlan): string => {
   const faults = plan.faults.length > 0 ? `, ${plan.faults.length} timed fault(s)` : ""
   return (
     `clustersim: live cluster (${plan.source}): ${plan.spec.nodes} simulated nodes (node agents: registration, leases, pod start-up, container logs)` +
-    `${lifecycle}, scheduler, deployment and replicaset controllers, garbage collector, events; each controller under leader election${faults}`
+    `${lifecycle}, scheduler, deployment, replicaset and service account controllers, garbage collector, events; each controller under leader election${faults}`
   )
 }
 
@@ -157,7 +159,8 @@ export const runLiveCluster = (
     const identity = `${hostname()}_${SeededRandom.make(seed).split("controller-manager").next().toString(36).slice(2, 10)}`
     const controllers = Effect.gen(function* () {
       const elector = yield* Effect.orDie(LeaderElector.make({ ...controllerManagerElection, identity }))
-      yield* Effect.forever(elector.run(Effect.scoped(Effect.zipRight(startWorkloadControllers({ host: hostname() }), Effect.never))))
+      const controllerManager = Effect.zipRight(startWorkloadControllers({ host: hostname() }), startServiceAccountsController)
+      yield* Effect.forever(elector.run(Effect.scoped(Effect.zipRight(controllerManager, Effect.never))))
     }).pipe(Effect.provide(SeededRandom.layer(seed)), Effect.provideService(ApiClient, clientAs(controllerManagerCredentials)))
     const report = (what: string) => (cause: Cause.Cause<unknown>) => Effect.sync(() => Cause.isInterruptedOnly(cause) || err(`clustersim: the live cluster's ${what} stopped: ${Cause.pretty(cause).split("\n")[0]}`))
     yield* Effect.all(

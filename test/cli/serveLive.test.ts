@@ -51,7 +51,7 @@ describe("serve's live cluster flags", () => {
     expect(plan.spec).toMatchObject({ nodes: 4, namePrefix: "sim-", nodeLifecycle: { enabled: false } })
     expect(plan.faults).toEqual([{ type: "stop-nodes", at: 30_000, count: 1 }])
     expect(describePlan(plan)).toBe(
-      `clustersim: live cluster (the cluster section of ${file}): 4 simulated nodes (node agents: registration, leases, pod start-up, container logs), scheduler, deployment and replicaset controllers, garbage collector, events; each controller under leader election, 1 timed fault(s)`
+      `clustersim: live cluster (the cluster section of ${file}): 4 simulated nodes (node agents: registration, leases, pod start-up, container logs), scheduler, deployment, replicaset and service account controllers, garbage collector, events; each controller under leader election, 1 timed fault(s)`
     )
     expect(Either.getOrThrow(nodesPlan(20)).spec).toEqual({ nodes: 20, startSpread: 2_000, shape: { cpu: "8", memory: "32Gi" } })
   })

@@ -4,7 +4,8 @@
  * again, and the pod count is the new one, each pod Running on a simulated node; `kubectl logs` and `logs -f` print
  * the pod's simulated container log; `kubectl get events` shows the scheduler's and the kubelet's events for a pod;
  * `kubectl describe node` shows the node's Lease with a RenewTime that moves on; a Deployment whose selector does not
- * match its template, and a selector change, are refused with upstream's 422. Fails when no kubectl is installed.
+ * match its template, and a selector change, are refused with upstream's 422; every namespace has the ServiceAccount
+ * `default` and `kubectl create token default` works. Fails when no kubectl is installed.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { writeFileSync, mkdtempSync } from "node:fs"
@@ -89,7 +90,7 @@ afterAll(() => {
 describe("kubectl against serve --nodes 20 (a live cluster)", () => {
   it("says on stderr what runs", () => {
     expect(stderr).toContain(
-      "clustersim: live cluster (--nodes 20): 20 simulated nodes (node agents: registration, leases, pod start-up, container logs), node lifecycle controller, scheduler, deployment and replicaset controllers, garbage collector, events; each controller under leader election\n"
+      "clustersim: live cluster (--nodes 20): 20 simulated nodes (node agents: registration, leases, pod start-up, container logs), node lifecycle controller, scheduler, deployment, replicaset and service account controllers, garbage collector, events; each controller under leader election\n"
     )
   })
 
@@ -232,6 +233,18 @@ describe("kubectl against serve --nodes 20 (a live cluster)", () => {
       }
     }
   }, 60_000)
+
+  it("every namespace has the ServiceAccount `default` (the service accounts controller), a new one too; `kubectl create token default` issues a token", async () => {
+    const kubectl = (...args: ReadonlyArray<string>) => run(kubectls.at(-1)!.path, ["--server", url, ...args])
+    const accounts = await kubectl("get", "sa", "-A", "--no-headers", "-o", "custom-columns=NS:.metadata.namespace,NAME:.metadata.name")
+    const namespaces = await kubectl("get", "ns", "--no-headers", "-o", "custom-columns=NAME:.metadata.name")
+    expect(accounts.stdout.trim().split("\n").map((l) => l.split(/\s+/))).toEqual(expect.arrayContaining(namespaces.stdout.trim().split("\n").map((ns) => [ns, "default"])))
+    expect((await kubectl("create", "namespace", "team-sa")).code).toBe(0)
+    expect(await until(async () => (await kubectl("get", "sa", "default", "-n", "team-sa", "-o", "name")).stdout === "serviceaccount/default\n", 10_000)).toBe(true)
+    const token = await kubectl("create", "token", "default", "-n", "team-sa")
+    expect([token.code, token.stderr]).toEqual([0, ""])
+    expect(token.stdout.trim()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/)
+  }, 30_000)
 
   it("describe node shows the node's Lease, renewed as time passes (every 10 s)", async () => {
     const kubectl = kubectls.at(-1)!
