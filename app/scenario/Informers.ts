@@ -6,12 +6,13 @@
  */
 import { Effect, type Scope } from "effect"
 import type { ApiClient } from "../../src/client/ApiClient.js"
+import type { ClientError } from "../../src/client/TransportError.js"
 import { LatencyRecorder, nowMillis } from "../../src/loadgen/LatencyRecorder.js"
 import { type ReflectorStats, startReflector } from "../../src/informer/Reflector.js"
 import { makeVersionStore } from "../../src/informer/VersionStore.js"
 import { reflectorMetrics } from "../../src/loadgen/ReflectorMetrics.js"
 import { failedReflectorRequests, type InformerReport } from "../../src/loadgen/Artifact.js"
-import { namespaceFor, resourceOf } from "./Operations.js"
+import { namespaceFor, type Progress, resourceOf } from "./Operations.js"
 import type { Action } from "./Scenario.js"
 
 export const sumStats = (all: ReadonlyArray<ReflectorStats>, synced: number): InformerReport => {
@@ -39,7 +40,8 @@ export const sumStats = (all: ReadonlyArray<ReflectorStats>, synced: number): In
 /** Starts the reflectors in the current scope; `report` sums their stats so far. */
 export const startInformers = (
   a: Extract<Action, { type: "informers" }>,
-  _name: string
+  name: string,
+  progress: Progress
 ): Effect.Effect<{ readonly report: Effect.Effect<InformerReport> }, never, ApiClient | LatencyRecorder | Scope.Scope> =>
   Effect.gen(function* () {
     const recorder = yield* LatencyRecorder
@@ -47,7 +49,8 @@ export const startInformers = (
     const namespace = a.namespace === undefined ? undefined : namespaceFor(resource, a.namespace)
     const scope = namespace === undefined ? "cluster" : "namespace"
     let synced = 0
-    const observer = yield* reflectorMetrics(resource.plural, scope)
+    // a failed LIST or watch open is one of the run's errors (`errors.total`, the summary's messages), as a watch action's
+    const observer = { ...(yield* reflectorMetrics(resource.plural, scope)), failed: (error: ClientError) => Effect.sync(() => progress.error(name, error)) }
     const reflectors = yield* Effect.forEach(
       Array.from({ length: a.count }),
       () =>

@@ -356,7 +356,7 @@ const runPhase = (env: RunEnv, state: RunState, phase: Phase, admin: ServerAdmin
               if (shareOf(a.count, env.segment) === 0) return
               yield* Effect.scoped(
                 Effect.gen(function* () {
-                  const handle = yield* startInformers({ ...a, count: shareOf(a.count, env.segment) }, name)
+                  const handle = yield* startInformers({ ...a, count: shareOf(a.count, env.segment) }, name, env.progress)
                   const reported = Effect.flatMap(Effect.zip(handle.report, tokens), ([report, t]) =>
                     Effect.sync(() => void state.actions.push({ ...base, informers: report, ...t }))
                   )

@@ -54,7 +54,10 @@ export interface ReflectorObserver {
   readonly synced?: (sync: SyncTiming) => Effect.Effect<void>
   /** The ADDED / MODIFIED / DELETED events of one received chunk; `receivedAt` in Clock ms (sub-ms precision). */
   readonly watchEvents?: (events: ReadonlyArray<WatchEvent>, receivedAt: number) => Effect.Effect<void>
-  /** A LIST that failed, or a watch that failed to open or broke (not an in-stream ERROR event). */
+  /**
+   * A request that failed, as `listFailures` and `failedWatchOpens` count them: a LIST, or a watch that did not open
+   * (not a 410, which is a relist's trigger, nor a refused WatchList stream, the designed fallback to LIST + WATCH).
+   */
   readonly failed?: (error: ClientError, during: "list" | "watch") => Effect.Effect<void>
 }
 
@@ -326,15 +329,14 @@ export const makeReflector = (opts: ReflectorOptions, store: ReflectorStore): Ef
         const outcome = yield* Effect.either(readWatchScoped(api, resource, options, onChunk, take, again))
         // a refused WatchList stream is the designed fallback to LIST + WATCH (as a 410 is to a relist): the LIST
         // that follows shows whether the server really refuses
-        if (outcome._tag === "Left" && received === 0 && !isExpired(outcome.left) && initial === undefined) stats.failedWatchOpens++
-        if (initial !== undefined) {
-          if (outcome._tag === "Left" && observer?.failed) yield* observer.failed(outcome.left, "watch")
-          return { _tag: "NotStreamed" } as const
+        if (outcome._tag === "Left" && received === 0 && !isExpired(outcome.left) && initial === undefined) {
+          stats.failedWatchOpens++
+          if (observer?.failed) yield* observer.failed(outcome.left, "watch")
         }
+        if (initial !== undefined) return { _tag: "NotStreamed" } as const
         if (end) return end
         if (outcome._tag === "Left") {
           const error = outcome.left
-          if (observer?.failed) yield* observer.failed(error, "watch")
           if (received === 0 && isRetriableWatchOpen(error)) return { _tag: "Retry" } as const
           if (received === 0 && isExpired(error)) {
             stats.expired.watchHttp++

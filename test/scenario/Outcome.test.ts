@@ -105,7 +105,13 @@ phases:
     expect(get.connectionErrors).toBe(get.count)
     expect(get.errors).toBe(get.count)
     expect(get.latency.count).toBe(0)
-    expect(r.artifact.errors.messages).toEqual([{ message: `p-get: connection closed (other side closed): ${server.url}`, count: get.count }])
+    const inf = r.artifact.actions.find((a) => a.action === "inf")!.informers!
+    expect(inf.listFailures).toBeGreaterThanOrEqual(2)
+    expect(r.artifact.errors.messages).toEqual([
+      { message: `p-get: connection closed (other side closed): ${server.url}`, count: get.count },
+      { message: `inf: connection closed (other side closed): ${server.url}`, count: inf.listFailures }
+    ])
+    expect(r.artifact.errors.total).toBe(get.count + inf.listFailures)
     const failed = r.artifact.thresholds.filter((t) => !t.passed).map((t) => `${t.threshold} ${t.condition} ${t.observed}`)
     expect(failed).toEqual([
       "outcome:error-rate rate <= 0.1 1",
@@ -160,6 +166,7 @@ ${extra}`
       const watchers = r.artifact.actions.find((a) => a.action === "watchers")!
       expect(watchers.counts?.failedRequests).toBeGreaterThanOrEqual(3)
       expect(watchers.counts?.requests).toBe(watchers.counts?.failedRequests)
+      expect(r.artifact.errors.total).toBe(watchers.counts?.failedRequests)
       expect(r.artifact.thresholds.find((t) => t.group.name === "watchers")).toMatchObject({ threshold: "outcome:error-rate", condition: "rate <= 0.1", observed: 1, passed: false })
       expect(r.stdout).toContain("✗ outcome:error-rate [phase=p,name=watchers]: rate <= 0.1 (observed 1)")
       expect(r.stdout).toContain("FAIL: thresholds breached (exit 99)")
@@ -184,6 +191,9 @@ ${extra}`
       const infs = r.artifact.actions.find((a) => a.action === "infs")!.informers!
       expect(infs.failedRequests).toBe(infs.listFailures)
       expect(infs.requests).toBe(infs.listFailures)
+      // they are the run's errors too: the total and the summary's messages name them
+      expect(r.artifact.errors.total).toBe(infs.listFailures)
+      expect(r.artifact.errors.messages).toEqual([{ message: expect.stringMatching(/^infs: 403 Forbidden: /), count: infs.listFailures }])
       expect(r.artifact.thresholds.find((t) => t.group.name === "infs" && t.threshold === "outcome:error-rate")).toMatchObject({ observed: 1, passed: false })
       const optedOut = yield* Effect.promise(() => run(file(scenario(actions, "outcome: { maxErrorRate: 1, requireInformerSync: false }")), target))
       expect(optedOut.exitCode).toBe(0)
