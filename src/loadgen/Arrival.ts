@@ -17,6 +17,7 @@ import { isConnectionFailure } from "./ConnectionFailure.js"
 import { type ExecutionSegment, runWideIteration, shareOf, stripe, wholeRun } from "./ExecutionSegment.js"
 import { Cause, Data, Duration, Effect, Exit, FiberSet, Option } from "effect"
 import { type BoundRecorder, LatencyRecorder, type LoadModel, type MetricKey, nowMillis, type Outcome } from "./LatencyRecorder.js"
+import { waitUntil } from "./WaitUntil.js"
 
 // ---------------------------------------------------------------------------------------------
 // Types
@@ -405,9 +406,8 @@ const runOpen = <E, R>(
       for (const { offset, iteration } of stripe(plan, segment)) {
         if (state.defect) break
         const intended = t0 + offset
-        const wait = intended - it.now()
-        // below 1 µs is clock rounding (nanosecond floor), not a reason for another timer
-        if (wait > 0.001) yield* Effect.sleep(Duration.millis(wait))
+        // never before the intended start: a timer may fire up to a millisecond early (WaitUntil.ts)
+        yield* waitUntil(intended, it.now)
         planned++
         const lateness = it.now() - intended
         if (lateness > state.maxLatenessMs) state.maxLatenessMs = lateness

@@ -11,6 +11,7 @@ import { ApiClient } from "../client/ApiClient.js"
 import { hasRawSender, type RawAnswer, type RawSender } from "../client/Capabilities.js"
 import type { ReplayReport } from "../loadgen/Artifact.js"
 import { type BoundRecorder, LatencyRecorder, type MetricKey, nowMillis } from "../loadgen/LatencyRecorder.js"
+import { nextTurn, waitUntil } from "../loadgen/WaitUntil.js"
 import {
   effectiveUser,
   intendedOffsetMs,
@@ -59,12 +60,6 @@ const SpinMs = 1
 /** How far ahead of the clock entries are planned, in replay time and in entries (the rest waits in the log). */
 const LookaheadMs = 100
 const MaxPlanned = 1024
-
-/** One turn of the event loop: timers, I/O and other fibers run, then this goes on. */
-const nextTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
-  const h = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(h))
-})
 
 export class ReplayError extends Data.TaggedError("ReplayError")<{ readonly message: string }> {}
 
@@ -397,18 +392,7 @@ export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
     const deadline = c.loop && c.loopForMs !== undefined ? c.loopForMs : Number.POSITIVE_INFINITY
     let stopped = false
     /** Until `due` (Clock ms): a timer to `SpinMs` before it, then turns of the event loop (docs/replay.md "Memory and timing"). */
-    const waitUntil = (due: number) =>
-      Effect.gen(function* () {
-        for (let last = Number.NaN; ; ) {
-          const t = now()
-          const wait = due - t
-          if (wait <= 0) return
-          // a clock that does not move between turns (a TestClock) is waited on with a timer
-          if (wait > SpinMs || t === last) yield* Effect.sleep(Duration.millis(wait > SpinMs ? wait - SpinMs : wait))
-          else yield* nextTurn
-          last = t
-        }
-      })
+    const waitForStart = (due: number) => waitUntil(due, now, SpinMs)
     for (let round = 0; !stopped; round++) {
       rounds = round + 1
       const source = new SelectedSource(c.logs, c.windowMs, new ReplayTally(bucketMs), [], sendingView, true)
@@ -496,8 +480,8 @@ export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
           // the gap before the next start: read ahead in it, a slice at a time, never into the start's time
           const ahead = intended - now() > SlackMs ? planAhead(Math.min(now() + SliceMs, intended - SlackMs)) : "enough"
           if (ahead === "more") yield* nextTurn
-          else if (ahead === "read") yield* Effect.raceFirst(Effect.promise(() => source.read()), waitUntil(intended))
-          else yield* waitUntil(intended)
+          else if (ahead === "read") yield* Effect.raceFirst(Effect.promise(() => source.read()), waitForStart(intended))
+          else yield* waitForStart(intended)
           continue
         }
         heap.pop()

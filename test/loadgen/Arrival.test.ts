@@ -130,6 +130,31 @@ describe("constantArrivalRate", () => {
       expect(series[0]?.models).toEqual(["open"])
     }))
 
+  it.live("no start comes before its intended time, though the host's timers fire up to a millisecond early (real clock)", () =>
+    Effect.gen(function* () {
+      // libuv's timers run on a whole-millisecond loop time: model the worst case, every timer 0.9 ms early
+      const live = yield* Effect.clock
+      const early: Clock.Clock = {
+        [Clock.ClockTypeId]: Clock.ClockTypeId,
+        unsafeCurrentTimeMillis: () => live.unsafeCurrentTimeMillis(),
+        unsafeCurrentTimeNanos: () => live.unsafeCurrentTimeNanos(),
+        currentTimeMillis: live.currentTimeMillis,
+        currentTimeNanos: live.currentTimeNanos,
+        sleep: (d) => live.sleep(Duration.millis(Math.max(0, Duration.toMillis(d) - 0.9)))
+      }
+      const starts: Array<{ intended: number; actual: number }> = []
+      const recorder = yield* LatencyRecorder.make()
+      yield* constantArrivalRate({
+        key,
+        rate: 200,
+        duration: "300 millis",
+        maxInFlight: 100,
+        operation: (ctx) => Effect.map(nowMillis, (actual) => void starts.push({ intended: ctx.intendedStart, actual }))
+      }).pipe(Effect.provideService(LatencyRecorder, recorder), Effect.withClock(early))
+      expect(starts).toHaveLength(60)
+      expect(starts.filter((s) => s.actual < s.intended)).toEqual([])
+    }))
+
   it.effect("late timers do not shift the plan: the next slot is still t0 + i·period", () =>
     Effect.gen(function* () {
       // timers fire only on a 30 ms grid, so every dispatch after t0 is late by up to 20 ms
