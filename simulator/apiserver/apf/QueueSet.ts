@@ -7,7 +7,8 @@
  *   waiting requests rejects it (429), and so does a wait longer than the request wait limit (upstream: a quarter of
  *   the request timeout, 15 s); a level without queuing (catch-all) rejects whatever cannot start at once.
  * Simplification (docs/apf.md): requests of a level are dispatched in arrival order rather than by upstream's fair
- * queuing across queues; isolation between flows comes from the hands and the queue length limit.
+ * queuing across queues (which `serve` runs: ./FairQueuing.ts), so flows of a level are isolated only in their
+ * rejections (the hands and the queue length limit), not in how long they wait.
  */
 import { SeatHeap } from "../SeatHeap.js"
 import { dealHand, flowHash } from "./ShuffleSharding.js"

@@ -1,19 +1,20 @@
 /**
  * API Priority and Fairness for the real-time HTTP server (`clustersim serve`), as kube-apiserver's filter
  * (`server/filters/priority-and-fairness.go`, `util/flowcontrol/apf_controller.go`) runs it: each request is
- * classified by the bootstrap FlowSchemas (./Bootstrap.ts) and, in its priority level, executes at once when the
- * level's seats allow, waits in the shortest queue of its flow's hand (./ShuffleSharding.ts), or is rejected —
- * `queue-full`, `time-out` after the request wait limit (./PriorityAndFairness.ts `RequestWaitLimitMs`),
- * `concurrency-limit` for a level without queues, `cancelled` when its client goes away while it waits. The virtual-
- * time model books requests instead (./PriorityAndFairness.ts); this one holds them.
+ * classified by the bootstrap FlowSchemas (./Bootstrap.ts) and joins a queue of its priority level's shuffle-sharded
+ * queues, from which fair queuing (./FairQueuing.ts, upstream's queueset) gives free seats to the queue whose head
+ * finishes first in virtual time — so one flow's backlog does not hold back another flow of the level. A request
+ * runs at once when picked on arrival, else waits, or is rejected — `queue-full`, `time-out` after the request wait
+ * limit (./PriorityAndFairness.ts `RequestWaitLimitMs`), `concurrency-limit` for a level without queues,
+ * `cancelled` when its client goes away while it waits. The virtual-time model books requests instead
+ * (./PriorityAndFairness.ts); this one holds them.
  *
- * Simplifications (docs/apf.md, docs/metrics.md): a level dispatches its waiting requests in arrival order (not
- * upstream's fair queuing by virtual finish time), no borrowing between levels; seats per request from the
- * caller (upstream's work estimate).
+ * Simplifications (docs/apf.md, docs/metrics.md): no borrowing between levels; seats per request from the caller
+ * (upstream's work estimate), without upstream's extra seats and latency for writes.
  */
 import { classification, priorityLevels, type RequestAttributes } from "./Bootstrap.js"
 import { levelSeats, RequestWaitLimitMs } from "./PriorityAndFairness.js"
-import { dealHand, flowHash } from "./ShuffleSharding.js"
+import { FairQueuing, type FairEntry } from "./FairQueuing.js"
 
 export type RejectReason = "queue-full" | "time-out" | "concurrency-limit" | "cancelled"
 
@@ -60,11 +61,14 @@ export interface ApfRequest {
   readonly reject: (reason: RejectReason) => void
 }
 
-interface Waiting {
+/** A request of a limited level, from its arrival until it ends or leaves its queue. */
+interface Pending {
   readonly request: ApfRequest
   readonly flowSchema: string
-  readonly queue: Array<Waiting>
+  /** Real time (s) it arrived. */
   readonly arrived: number
+  /** Whether it was reported waiting in a queue (it did not run on arrival). */
+  queued: boolean
   cancelTimer: () => void
 }
 
@@ -72,11 +76,8 @@ interface Level {
   readonly name: string
   readonly exempt: boolean
   readonly seats: number
-  readonly queuing: { readonly queues: number; readonly handSize: number; readonly queueLengthLimit: number } | undefined
-  readonly queues: Array<Array<Waiting>>
-  /** Every waiting request of the level, oldest first (dispatch order). */
-  readonly waiting: Array<Waiting>
-  inUse: number
+  /** Its seats and queues (./FairQueuing.ts); undefined for the exempt level. */
+  readonly fair: FairQueuing<Pending> | undefined
 }
 
 /** Upstream's `probes` FlowSchema: the health paths go to the exempt level whoever asks. */
@@ -97,15 +98,12 @@ export class RealTimeApf {
     this.observer = observer ?? noObserver
     this.timed = observer !== undefined
     const seats = levelSeats(serverConcurrencyLimit)
-    this.levels = priorityLevels.map((l) => ({
-      name: l.name,
-      exempt: l.type === "Exempt",
-      seats: seats[l.name] ?? 0,
-      queuing: l.queuing,
-      queues: Array.from({ length: l.queuing?.queues ?? 0 }, () => []),
-      waiting: [],
-      inUse: 0
-    }))
+    const now = timers.nowSeconds()
+    this.levels = priorityLevels.map((l) => {
+      const exempt = l.type === "Exempt"
+      const levelSeatCount = seats[l.name] ?? 0
+      return { name: l.name, exempt, seats: levelSeatCount, fair: exempt ? undefined : new FairQueuing<Pending>(levelSeatCount, l.queuing, now) }
+    })
   }
 
   /** Each limited level's nominal seats (`apiserver_flowcontrol_nominal_limit_seats`). */
@@ -119,32 +117,42 @@ export class RealTimeApf {
     const probe = healthPaths.has(path)
     const level = this.levels[probe ? 0 : classified.level]!
     const flowSchema = probe ? "probes" : classified.schema.name
-    const seats = Math.min(Math.max(1, r.seats), Math.max(1, level.seats))
-    if (level.exempt || (level.waiting.length === 0 && level.inUse + seats <= level.seats)) {
+    const fair = level.fair
+    if (fair === undefined) {
       this.observer.waited(level.name, flowSchema, true, 0)
-      this.run(level, flowSchema, r, seats, 0)
+      this.run(level, flowSchema, r, 0, undefined)
       return undefined
     }
-    if (level.queuing === undefined) {
-      this.reject(level, flowSchema, r, "concurrency-limit")
+    const now = this.timers.nowSeconds()
+    const pending: Pending = { request: r, flowSchema, arrived: now, queued: false, cancelTimer: () => {} }
+    // a request wider than the level runs alone in it, as upstream's `canAccommodateSeatsLocked` lets it
+    const seats = Math.min(Math.max(1, r.seats), Math.max(1, level.seats))
+    const arrival = fair.arrive(now, classified.flow, seats, pending)
+    if (arrival._tag === "Rejected") {
+      this.reject(level, flowSchema, r, arrival.reason)
       return undefined
     }
-    const queue = this.shortestQueue(level, classified.flow)
-    if (queue.length >= level.queuing.queueLengthLimit) {
-      this.reject(level, flowSchema, r, "queue-full")
-      return undefined
-    }
-    const waiting: Waiting = { request: r, flowSchema, queue, arrived: this.timers.nowSeconds(), cancelTimer: () => {} }
-    queue.push(waiting)
-    level.waiting.push(waiting)
+    const entry = arrival.entry
+    // upstream enqueues every request and then dispatches: one that runs at once never shows as waiting
+    if (entry.state === "executing") this.start(level, entry)
+    else this.dispatchWaiting(level)
+    if (entry.state !== "waiting") return undefined
+    pending.queued = true
     this.observer.waiting(level.name, flowSchema, 1)
     const deadline = r.waitLimitMs !== undefined && r.waitLimitMs < RequestWaitLimitMs
-    waiting.cancelTimer = this.timers.after(deadline ? Math.max(0, r.waitLimitMs!) : RequestWaitLimitMs, () => this.giveUp(level, waiting, deadline ? "cancelled" : "time-out"))
-    return () => this.giveUp(level, waiting, "cancelled")
+    pending.cancelTimer = this.timers.after(deadline ? Math.max(0, r.waitLimitMs!) : RequestWaitLimitMs, () => this.giveUp(level, entry, deadline ? "cancelled" : "time-out"))
+    return () => this.giveUp(level, entry, "cancelled")
   }
 
-  private run(level: Level, flowSchema: string, r: ApfRequest, seats: number, waitedSeconds: number): void {
-    level.inUse += seats
+  /** Runs a request its level's queues have just moved to executing, reporting the wait it leaves. */
+  private start(level: Level, entry: FairEntry<Pending>): void {
+    const pending = entry.payload
+    const waitedSeconds = pending.queued ? this.leave(level, pending, true) : 0
+    if (!pending.queued) this.observer.waited(level.name, pending.flowSchema, true, 0)
+    this.run(level, pending.flowSchema, pending.request, waitedSeconds, entry)
+  }
+
+  private run(level: Level, flowSchema: string, r: ApfRequest, waitedSeconds: number, entry: FairEntry<Pending> | undefined): void {
     this.observer.dispatched(level.name, flowSchema)
     this.observer.executing(level.name, flowSchema, 1)
     const started = this.timed ? this.timers.nowSeconds() : 0
@@ -156,9 +164,10 @@ export class RealTimeApf {
       done: () => {
         if (finished) return
         finished = true
-        level.inUse -= seats
+        const now = this.timers.nowSeconds()
+        if (entry !== undefined) level.fair!.finish(now, entry)
         this.observer.executing(level.name, flowSchema, -1)
-        if (this.timed) this.observer.executed(level.name, flowSchema, r.watch, this.timers.nowSeconds() - started)
+        if (this.timed) this.observer.executed(level.name, flowSchema, r.watch, now - started)
         this.dispatchWaiting(level)
       }
     })
@@ -169,39 +178,27 @@ export class RealTimeApf {
     r.reject(reason)
   }
 
-  /** Seats freed: the oldest waiting requests that fit now run. */
+  /** Seats freed (or a request arrived): the requests fair queuing picks run while they fit. */
   private dispatchWaiting(level: Level): void {
-    while (level.waiting.length > 0) {
-      const next = level.waiting[0]!
-      const seats = Math.min(Math.max(1, next.request.seats), Math.max(1, level.seats))
-      if (level.inUse + seats > level.seats) return
-      this.leave(level, next, true)
-      this.run(level, next.flowSchema, next.request, seats, this.timers.nowSeconds() - next.arrived)
-    }
+    const fair = level.fair
+    if (fair === undefined) return
+    for (let next = fair.dispatch(this.timers.nowSeconds()); next !== undefined; next = fair.dispatch(this.timers.nowSeconds())) this.start(level, next)
   }
 
-  private giveUp(level: Level, waiting: Waiting, reason: RejectReason): void {
-    if (!level.waiting.includes(waiting)) return
-    this.leave(level, waiting, false)
-    this.reject(level, waiting.flowSchema, waiting.request, reason)
+  private giveUp(level: Level, entry: FairEntry<Pending>, reason: RejectReason): void {
+    if (!level.fair!.remove(this.timers.nowSeconds(), entry)) return
+    this.leave(level, entry.payload, false)
+    this.reject(level, entry.payload.flowSchema, entry.payload.request, reason)
+    // a head that did not fit may have left: what is behind it may run (upstream dispatches only on arrivals and ends)
+    this.dispatchWaiting(level)
   }
 
-  private leave(level: Level, waiting: Waiting, execute: boolean): void {
-    waiting.cancelTimer()
-    level.waiting.splice(level.waiting.indexOf(waiting), 1)
-    waiting.queue.splice(waiting.queue.indexOf(waiting), 1)
-    this.observer.waiting(level.name, waiting.flowSchema, -1)
-    this.observer.waited(level.name, waiting.flowSchema, execute, this.timers.nowSeconds() - waiting.arrived)
-  }
-
-  /** The queue of the flow's hand with the fewest waiting requests (the first such, as upstream). */
-  private shortestQueue(level: Level, flow: string): Array<Waiting> {
-    const q = level.queuing!
-    let best: Array<Waiting> | undefined
-    for (const index of dealHand(flowHash(flow), q.queues, q.handSize)) {
-      const queue = level.queues[index]!
-      if (best === undefined || queue.length < best.length) best = queue
-    }
-    return best!
+  /** A queued request leaves its queue: reported, its wait limit cancelled; the seconds it waited. */
+  private leave(level: Level, pending: Pending, execute: boolean): number {
+    pending.cancelTimer()
+    const waited = this.timers.nowSeconds() - pending.arrived
+    this.observer.waiting(level.name, pending.flowSchema, -1)
+    this.observer.waited(level.name, pending.flowSchema, execute, waited)
+    return waited
   }
 }

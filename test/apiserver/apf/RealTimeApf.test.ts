@@ -1,6 +1,7 @@
 /**
  * API Priority and Fairness in the real-time server (issue 38): requests run while their level has seats, then wait
- * in their flow's queues, leave them in arrival order as seats free, and are rejected as upstream rejects them —
+ * in their flow's queues, leave them as fair queuing picks a queue when seats free (../../../simulator/apiserver/apf/
+ * FairQueuing.ts, its own tests in ./FairQueuing.test.ts), and are rejected as upstream rejects them —
  * queue-full, time-out after the 15 s wait limit, concurrency-limit where a level has no queues, cancelled when the
  * client goes away. Every step is reported to the observer the flowcontrol metrics hang on.
  */
@@ -73,7 +74,7 @@ describe("RealTimeApf", () => {
     expect(Object.fromEntries(apf.nominalSeats().map((s) => [s.level, s.seats]))["global-default"]).toBe(49)
   })
 
-  it("runs within the seats, queues beyond them, dispatches the oldest waiting request when a seat frees", () => {
+  it("runs within the seats, queues beyond them, dispatches a waiting request when a seat frees", () => {
     // 49 seats for global-default at 600; at 12, ⌈12 × 20 / 245⌉ = 1 seat
     const h = harness(12)
     expect(h.send(alice, "a")).toBeUndefined()
@@ -145,5 +146,41 @@ describe("RealTimeApf", () => {
     const bob = { ...alice, user: "bob" }
     h.send(bob, "bob")
     expect(h.outcomes.at(-1)).toBe("one-too-many rejected queue-full")
+  })
+})
+
+describe("RealTimeApf: fair queuing across a level's queues", () => {
+  /**
+   * The QA case on `serve`: anonymous LISTs hold all 49 seats of global-default for 3 s and fill their hand's six
+   * queues (300 waiting, the rest rejected queue-full); alice asks 0.5 s later. In arrival order she would be 350th,
+   * run only after the 300 and time out at 15.5 s. Fair queuing gives her queue a seat in the wave that frees at 3 s:
+   * alice's queue starts at R = 0.5 s × 49 seats / 6 active queues ≈ 4.08, the noisy queues at ~0.03 until their
+   * requests end and each is charged its 3 s of service — two ends per queue, twelve in all, put every noisy queue
+   * past alice's virtual finish, and the 12th seat freed is hers (upstream's `findDispatchQueueToBoundLocked`).
+   */
+  it("a second flow's request runs when seats free at 3 s, not after the noisy flow's 300 queued requests", () => {
+    const h = harness(600)
+    const anonymous = { user: "system:anonymous", groups: ["system:unauthenticated"], verb: "list", resource: "configmaps", namespace: "default" }
+    for (let i = 0; i < 450; i++) h.send(anonymous, `noisy${i}`, "/api/v1/namespaces/default/configmaps")
+    expect(h.running).toHaveLength(49)
+    expect(h.outcomes.filter((o) => o.endsWith("rejected queue-full"))).toHaveLength(101)
+    h.timers.advance(0.5)
+    expect(h.send(alice, "alice", "/api/v1/namespaces/default/configmaps")).toBeTypeOf("function")
+    h.timers.advance(2.5)
+    let freed = 0
+    while (!h.outcomes.includes("alice ran in global-default/global-default")) {
+      h.running.shift()!.done()
+      freed++
+      expect(freed).toBeLessThanOrEqual(49)
+    }
+    expect(freed).toBe(12)
+    const aliceRun = h.running.find((a) => a.waitedSeconds === 2.5)
+    expect(aliceRun).toBeDefined()
+    // the gauges' deltas add up: 300 − 11 noisy requests and alice's wait ended
+    const inqueue = h.events.filter((e) => e.startsWith("waiting ")).reduce((n, e) => n + Number(e.split(" ").at(-1)), 0)
+    const executing = h.events.filter((e) => e.startsWith("executing ")).reduce((n, e) => n + Number(e.split(" ").at(-1)), 0)
+    expect(inqueue).toBe(300 - 11)
+    expect(executing).toBe(49)
+    expect(h.events.filter((e) => e === "waited global-default global-default true 2.5")).toHaveLength(1)
   })
 })

@@ -1,16 +1,17 @@
 /**
  * API Priority and Fairness on the HTTP server and its metrics (issue 38): `apiserver_flowcontrol_*` in kube-apiserver
  * 1.26's names, labels and buckets, fed by the filter's real decisions (a request past its level's seats waits in a
- * queue, then is answered 429 after the wait limit), and `etcd_request_duration_seconds` for the store's operations;
+ * queue, then is answered 429 after the wait limit; a free seat goes to the flow fair queuing picks, not to the oldest
+ * request), and `etcd_request_duration_seconds` for the store's operations;
  * `metrics: false` instruments nothing and serves no `/metrics`.
  */
 import { connect, type Socket } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Effect, Option, TestClock } from "effect"
 import { ApiServer } from "../../../simulator/apiserver/ApiServer.js"
 import { serveHttp } from "../../../simulator/apiserver/HttpServer.js"
 import { httpServer } from "../../support/transports.js"
-import { send } from "../../support/wire.js"
+import { send, type Reply } from "../../support/wire.js"
 
 const json = { "content-type": "application/json" }
 const cms = "/api/v1/namespaces/default/configmaps"
@@ -133,6 +134,55 @@ describe("API Priority and Fairness metrics", () => {
         if (code !== 200) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 20)))
       }
       expect(code).toBe(200)
+    })
+  )
+
+  it.scoped("one flow's backlog does not hold back another flow of its level: alice runs at the next free seat", () =>
+    Effect.gen(function* () {
+      const tokens = new Map([
+        ["tok-alice", { name: "alice", uid: "1", groups: [] as string[] }],
+        ["tok-mallory", { name: "mallory", uid: "2", groups: [] as string[] }],
+        ["tok-admin", { name: "admin", uid: "3", groups: ["system:masters"] }]
+      ])
+      const base = yield* httpServer({ authentication: { anonymous: false, tokens } })
+      const admin = { headers: { authorization: "Bearer tok-admin" } }
+      const gd = { priority_level: "global-default", flow_schema: "global-default" }
+      const gauges = () =>
+        Effect.map(send(base, "GET", "/metrics", admin), (r) =>
+          // a series not yet set (nothing queued so far) is 0
+          ["executing", "inqueue"].map((g) => value(samples(r.text, `apiserver_flowcontrol_current_${g}_requests`, gd)[0]) || 0)
+        )
+      const until = (executing: number, inqueue: number) =>
+        Effect.gen(function* () {
+          let now = yield* gauges()
+          for (let i = 0; i < 500 && !(now[0] === executing && now[1] === inqueue); i++) {
+            yield* Effect.promise(() => new Promise((r) => setTimeout(r, 20)))
+            now = yield* gauges()
+          }
+          expect(now).toEqual([executing, inqueue])
+        })
+      // mallory's POSTs whose bodies never complete: 49 hold global-default's seats, 60 more wait in her hand's queues
+      const stalled = yield* Effect.promise(() => Promise.all(Array.from({ length: 49 }, () => stalledPost(base, "tok-mallory"))))
+      yield* Effect.addFinalizer(() => Effect.sync(() => stalled.forEach((s) => s.destroy())))
+      yield* until(49, 0)
+      stalled.push(...(yield* Effect.promise(() => Promise.all(Array.from({ length: 60 }, () => stalledPost(base, "tok-mallory"))))))
+      yield* until(49, 60)
+      const alice = yield* Effect.fork(send(base, "GET", cms, { headers: { authorization: "Bearer tok-alice" } }))
+      yield* until(49, 61)
+      // 3 s later one of mallory's running POSTs goes away. Her queues are charged the 3 s only as their requests end
+      // (upstream's queueset), alice's queue starts at R ≈ 0 and her request finishes first in virtual time: the seat
+      // is hers. In arrival order it went to mallory's oldest waiting POST, and alice waited for 60 ends.
+      yield* TestClock.adjust("3 seconds")
+      stalled[0]!.destroy()
+      let answer: Reply | undefined
+      for (let i = 0; i < 250 && answer === undefined; i++) {
+        const polled = yield* alice.poll
+        if (Option.isSome(polled)) answer = yield* polled.value
+        else yield* Effect.promise(() => new Promise((r) => setTimeout(r, 20)))
+      }
+      expect(answer?.code).toBe(200)
+      // alice's seat went to mallory's next POST when she was answered
+      yield* until(49, 59)
     })
   )
 
