@@ -202,6 +202,15 @@ describe("run reads a real target's server-side latency", () => {
   }, 60_000)
 })
 
+/** A Prometheus' increase over a window: none in a 1 s one (one scrape or none in it), 25 fast LISTs in a longer one. */
+const increaseOver2s = (query: string) => {
+  const labels = { verb: "LIST", resource: "configmaps", subresource: "", scope: "namespace" }
+  if (query.includes("[1s]")) return []
+  return query.includes("_bucket")
+    ? [{ metric: { ...labels, le: "0.05" }, value: [0, "25"] }, { metric: { ...labels, le: "+Inf" }, value: [0, "25"] }]
+    : [{ metric: labels, value: [0, "0.25"] }]
+}
+
 describe("a phase too short for Prometheus' scrapes", () => {
   it("goes without figures, said for that phase with the target's scrape interval; the other phases keep theirs", async () => {
     const queries: Array<string> = []
@@ -218,15 +227,8 @@ describe("a phase too short for Prometheus' scrapes", () => {
       }
       const query = url.searchParams.get("query") ?? ""
       queries.push(query)
-      const labels = { verb: "LIST", resource: "configmaps", subresource: "", scope: "namespace" }
-      // a 1 s window holds one scrape or none: increase() answers nothing; the family is scraped all the same
-      const result = query.startsWith("count by (job, instance)")
-        ? [{ metric: apiserver, value: [0, "40"] }]
-        : query.includes("[1s]")
-          ? []
-          : query.includes("_bucket")
-            ? [{ metric: { ...labels, le: "0.05" }, value: [0, "25"] }, { metric: { ...labels, le: "+Inf" }, value: [0, "25"] }]
-            : [{ metric: labels, value: [0, "0.25"] }]
+      // the family is scraped all the same
+      const result = query.startsWith("count by (job, instance)") ? [{ metric: apiserver, value: [0, "40"] }] : increaseOver2s(query)
       res.end(JSON.stringify({ status: "success", data: { resultType: "vector", result } }))
     })
     const r = await run(target, root, { timeoutMs: 5_000, prometheus }, "prom-short-phase", twoPhases)
@@ -260,15 +262,8 @@ describe("a new server's first phase, before Prometheus has its histograms' seri
     const prometheus = await front("/api/v1/", (res, url) => {
       res.writeHead(200, { "content-type": "application/json" })
       const query = url.searchParams.get("query") ?? ""
-      const labels = { verb: "LIST", resource: "configmaps", subresource: "", scope: "namespace" }
       // at the short phase's end neither family has a series yet (the server's first requests are not scraped)
-      const result = query.startsWith("count by (job, instance)")
-        ? (counts++, [])
-        : query.includes("[1s]")
-          ? []
-          : query.includes("_bucket")
-            ? [{ metric: { ...labels, le: "0.05" }, value: [0, "25"] }, { metric: { ...labels, le: "+Inf" }, value: [0, "25"] }]
-            : [{ metric: labels, value: [0, "0.25"] }]
+      const result = query.startsWith("count by (job, instance)") ? (counts++, []) : increaseOver2s(query)
       res.end(JSON.stringify({ status: "success", data: { resultType: "vector", result } }))
     })
     const r = await run(target, root, { timeoutMs: 5_000, prometheus }, "prom-new-server", twoPhases)

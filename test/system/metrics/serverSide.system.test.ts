@@ -41,24 +41,28 @@ const query = async (prom: string, q: string, time?: number): Promise<Vector> =>
   return ((await res.json()) as { data: { result: Vector } }).data.result
 }
 
+/** `serve` and a Prometheus scraping it every `interval`, once Prometheus has scraped it. */
+const scrapedServe = async (interval: string): Promise<{ readonly prom: string; readonly url: string }> => {
+  // the server and Prometheus start together: Prometheus retries its target until the server listens
+  const servePort = await freePort()
+  const promPort = await freePort()
+  const prom = `http://127.0.0.1:${promPort}`
+  const config = join(dir, `prometheus-${interval}.yml`)
+  writeFileSync(config, `global:\n  scrape_interval: ${interval}\nscrape_configs:\n  - job_name: clustersim\n    static_configs:\n      - targets: ["127.0.0.1:${servePort}"]\n`)
+  children.push(spawn("prometheus", [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, `data-${interval}`)}`, `--web.listen-address=127.0.0.1:${promPort}`], { stdio: "ignore" }))
+  const url = await serve(servePort)
+  let up: Vector = []
+  for (let i = 0; i < 60 && up[0]?.value[1] !== "1"; i++) {
+    await sleep(1_000)
+    up = await query(prom, "up").catch(() => [])
+  }
+  expect(up[0]?.value[1]).toBe("1")
+  return { prom, url }
+}
+
 describe("server-side p99: run and Prometheus agree", () => {
   it("histogram_quantile over Prometheus' scrapes gives the LIST p99 run reports, within its bucket", async () => {
-    // the server and Prometheus start together: Prometheus retries its target until the server listens
-    const servePort = await freePort()
-    const promPort = await freePort()
-    const prom = `http://127.0.0.1:${promPort}`
-    writeFileSync(join(dir, "prometheus.yml"), `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: clustersim\n    static_configs:\n      - targets: ["127.0.0.1:${servePort}"]\n`)
-    children.push(
-      spawn("prometheus", [`--config.file=${join(dir, "prometheus.yml")}`, `--storage.tsdb.path=${join(dir, "data")}`, `--web.listen-address=127.0.0.1:${promPort}`], { stdio: "ignore" })
-    )
-    const url = await serve(servePort)
-    // Prometheus scrapes the server before the phase starts
-    let up: Vector = []
-    for (let i = 0; i < 60 && up[0]?.value[1] !== "1"; i++) {
-      await sleep(1_000)
-      up = await query(prom, "up").catch(() => [])
-    }
-    expect(up[0]?.value[1]).toBe("1")
+    const { prom, url } = await scrapedServe("1s")
 
     writeFileSync(
       join(dir, "s.yaml"),
@@ -104,20 +108,7 @@ phases:
 
   it("run --prometheus: a phase shorter than two scrape intervals goes unread, said why; the longer phase keeps its figures", async () => {
     // Prometheus scrapes serve every 2 s; the scenario's phases last 1 s and 6 s (compare-list.yaml's shape)
-    const servePort = await freePort()
-    const promPort = await freePort()
-    const prom = `http://127.0.0.1:${promPort}`
-    writeFileSync(join(dir, "prometheus-2s.yml"), `global:\n  scrape_interval: 2s\nscrape_configs:\n  - job_name: clustersim\n    static_configs:\n      - targets: ["127.0.0.1:${servePort}"]\n`)
-    children.push(
-      spawn("prometheus", [`--config.file=${join(dir, "prometheus-2s.yml")}`, `--storage.tsdb.path=${join(dir, "data-2s")}`, `--web.listen-address=127.0.0.1:${promPort}`], { stdio: "ignore" })
-    )
-    const url = await serve(servePort)
-    let up: Vector = []
-    for (let i = 0; i < 60 && up[0]?.value[1] !== "1"; i++) {
-      await sleep(1_000)
-      up = await query(prom, "up").catch(() => [])
-    }
-    expect(up[0]?.value[1]).toBe("1")
+    const { prom, url } = await scrapedServe("2s")
     // the server's histograms have series once it answered a request, and Prometheus has them a scrape later: else the
     // first phase would go unread as a new server's (ServerSideReader.ts), not as a short one
     expect((await fetch(`${url}/api/v1/namespaces`)).status).toBe(200)
