@@ -25,7 +25,7 @@ import { pullEventReasons, pullOutcomes } from "./imagePullsText.js"
 import { clockText } from "./format.js"
 import type { ImagePullsResult } from "../simulator/nodeagent/images/ImagePulls.js"
 import type { LeaseTimelineResult } from "../simulator/nodeagent/LeaseTimeline.js"
-import { bucketNote, bucketText, serverRows, serverSourceText } from "./serverSide.js"
+import { bucketNote, bucketText, serverRows, serverSourceText, unreadPhases } from "./serverSide.js"
 import { callLabel } from "../src/loadgen/ServerLatency.js"
 
 const require = createRequire(import.meta.url)
@@ -467,6 +467,7 @@ const serverSideSection = (a: RunArtifact): string => {
   return (
     `<section id="server-side"><h2>Server side</h2><p>${escapeHtml(s.metric ?? "")} from ${escapeHtml(serverSourceText(s))}.</p>` +
     `<table id="server"><tr><th>phase</th><th>call</th><th>count</th><th>server p50</th><th>server p90</th><th>server p99</th><th>p99 bucket</th><th>client p99</th></tr>${rows.join("")}</table>` +
+    unreadPhases(s).map((p) => `<p class="fail">Phase ${escapeHtml(p.phase)} not read: ${escapeHtml(p.unread)}.</p>`).join("") +
     `<p class="muted">${escapeHtml(bucketNote)}.</p></section>`
   )
 }

@@ -50,13 +50,18 @@ export const renderServerSide = (a: RunArtifact): ReadonlyArray<string> => {
   if (s.absent !== undefined) return [`server-side figures: absent — ${s.absent}`]
   const rows = serverRows(a)
   const head = `server-side (${s.metric ?? "no histogram"} from ${serverSourceText(s)}):`
-  if (rows.length === 0) return [head, "  (no API calls measured)"]
+  const unread = unreadPhases(s).map((p) => `  phase ${p.phase}: not read — ${p.unread}`)
+  if (rows.length === 0) return [head, ...(unread.length > 0 ? unread : ["  (no API calls measured)"])]
   const table: Array<Array<string>> = [["phase", "call", "count", "p50", "p90", "p99", "p99 bucket", "client p99"]]
   for (const r of rows) {
     table.push([r.phase, callLabel(r.call), String(r.call.count), q(r.call.p50), q(r.call.p90), q(r.call.p99), bucketText(r.call.p99), r.clientP99 === undefined ? "-" : formatMs(r.clientP99)])
   }
-  return [head, ...alignRows(table).map((l) => `  ${l}`), bucketNote]
+  return [head, ...alignRows(table).map((l) => `  ${l}`), ...unread, bucketNote]
 }
+
+/** The phases read without figures, each with why (src/loadgen/ServerSideReader.ts). */
+export const unreadPhases = (s: ServerSideReport): ReadonlyArray<{ readonly phase: string; readonly unread: string }> =>
+  s.phases.flatMap((p) => (p.unread === undefined ? [] : [{ phase: p.phase, unread: p.unread }]))
 
 const alignRows = (rows: ReadonlyArray<ReadonlyArray<string>>): ReadonlyArray<string> => {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)))

@@ -34,7 +34,8 @@ export const scenarioThresholds = (scenario: Scenario, clock: Clock = "virtual",
     .flatMap((p) => (p === "slo" ? sloThresholds() : p === "slo-legacy" ? sloThresholds({ legacyNamespaceList: true }) : []))
     .filter((t) => unreachableReason(t, patterns) === undefined)
   // the server's figures: judged on the calls the target measured (a call the run never made has no row)
-  const measured = server !== undefined && server.absent === undefined
+  // every phase read: a phase whose figures could not be read (too short for Prometheus' scrapes) may hold any call
+  const measured = server !== undefined && server.absent === undefined && server.phases.every((p) => p.unread === undefined)
   const serverPresets = (scenario.presets ?? []).flatMap((p) =>
     p === "server-slo" ? serverSloThresholds({ measured }) : p === "server-slo-legacy" ? serverSloThresholds({ legacyNamespaceList: true, measured }) : []
   )

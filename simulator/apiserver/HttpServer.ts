@@ -29,6 +29,7 @@ import { Responder } from "./http/Responder.js"
 import { adminAction } from "./http/Admin.js"
 import { serveAggregatedDiscovery } from "./http/ServeDiscovery.js"
 import { serveResourceMetrics } from "./http/ServeResourceMetrics.js"
+import { serveMetrics } from "./http/ServeMetrics.js"
 import { routeOf, type Parsed } from "./http/Routes.js"
 import { answerPlainHttp } from "./http/PlainHttpOnTls.js"
 import { MalformedRequestTarget, parseRequest, UndeterminedRequest, type ParsedRequest } from "./RequestInfo.js"
@@ -228,9 +229,7 @@ const handle = (
       }
       case "metrics":
         if (metrics === undefined) return Effect.sync(() => out.text(404, "404 page not found\n"))
-        return req.method === "GET"
-          ? Effect.promise(() => metrics.exposition(req.headers.accept)).pipe(Effect.map((m) => out.raw(200, m.contentType, m.body)))
-          : Effect.sync(() => out.error(Status.methodNotAllowed()))
+        return serveMetrics(metrics, req, out)
       case "resourceMetrics":
         return serveResourceMetrics(
           api,

@@ -15,6 +15,7 @@ import type { SeededRandomService } from "../kernel/SeededRandom.js"
 import { LeaseTimeline } from "../nodeagent/LeaseTimeline.js"
 import { NodeAgentMetrics, settingsOf, type NodeAgentEnvironment } from "../nodeagent/AgentEnvironment.js"
 import type { EvictionRecord } from "../nodeagent/eviction/EvictionManager.js"
+import { evictionMetrics } from "../nodeagent/eviction/EvictionMetrics.js"
 import { ImagePulls } from "../nodeagent/images/ImagePulls.js"
 import { NodeAgentShard } from "../nodeagent/NodeAgentShard.js"
 import type { Interval, SimulatedNode } from "../nodeagent/SimulatedNode.js"
@@ -109,17 +110,23 @@ export const lifecycleController = (plan: ClusterPlan): Effect.Effect<never, nev
   )
 }
 
-/** The spec's memory pressure on its nodes (`memoryPressure`), evictions recorded; undefined without any. */
+/** The spec's memory pressure on its nodes (`memoryPressure`), evictions recorded (and counted in the run's `EvictionMetrics`, if any); undefined without any. */
 export const memoryPressure = (plan: ClusterPlan, shardOf: ReadonlyMap<string, NodeAgentShard>): Effect.Effect<never, never, ApiClient> | undefined => {
   const spec = plan.options.spec
   if (!spec.memoryPressure || spec.memoryPressure.length === 0) return undefined
-  const pressure = runMemoryPressure(
-    spec.memoryPressure,
-    plan.nodes,
-    spec.podsPerNode ?? 0,
-    plan.options.resolved!.nodeAgent,
-    (e) => plan.evictions.push(e),
-    (node, conditions) => shardOf.get(node)?.setPressure(node, conditions)
+  const memoryPressure = spec.memoryPressure
+  const pressure = Effect.flatMap(evictionMetrics, (metrics) =>
+    runMemoryPressure(
+      memoryPressure,
+      plan.nodes,
+      spec.podsPerNode ?? 0,
+      plan.options.resolved!.nodeAgent,
+      (e) => {
+        plan.evictions.push(e)
+        metrics?.evicted(e.signal)
+      },
+      (node, conditions) => shardOf.get(node)?.setPressure(node, conditions)
+    )
   )
   return Effect.orDie(pressure)
 }

@@ -32,6 +32,7 @@ import { ModelledFlowControlMetrics } from "../apiserver/ModelledFlowControlMetr
 import { ModelledRequestMetrics } from "../apiserver/ModelledRequestMetrics.js"
 import { NodeAgentExportedMetrics } from "../nodeagent/NodeAgentExportedMetrics.js"
 import { makeSchedulerMetrics, SchedulerMetrics } from "../scheduler/SchedulerMetrics.js"
+import { EvictionMetrics, makeEvictionMetrics } from "../nodeagent/eviction/EvictionMetrics.js"
 
 /**
  * A section of a scenario that runs inside the same simulation (the scheduler's replicas, an eviction node…):
@@ -69,7 +70,7 @@ export interface ClusterRunOptions {
 
 /**
  * The modelled metrics of a run (docs/metrics.md): the API server's (`ModelledRequestMetrics.ts`,
- * `ModelledFlowControlMetrics.ts`), the node agents' (`NodeAgentExportedMetrics.ts`) and the scheduler's (`SchedulerMetrics.ts`) are registered in `registers`, and
+ * `ModelledFlowControlMetrics.ts`), the node agents' (`NodeAgentExportedMetrics.ts`, `EvictionMetrics.ts`) and the scheduler's (`SchedulerMetrics.ts`) are registered in `registers`, and
  * `scrape` is called at the start, every `everyMs` of virtual time and at the end, with the virtual clock's reading —
  * between slices, while nothing in the simulation runs, so a scrape sees one instant and changes nothing.
  */
@@ -244,10 +245,17 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
   let storedCount: ((r: ResourceType) => number) | undefined
   const metrics = options.metrics
   const schedulerMetrics = metrics === undefined ? undefined : makeSchedulerMetrics(metrics.registers)
+  // the cluster's memory pressure and the `eviction` section both count here, with or without a cluster
+  const evictionMetrics = metrics === undefined ? undefined : makeEvictionMetrics(metrics.registers)
+  /** The run's metrics for what a section or the cluster's eviction managers export (nothing without `--metrics-out`). */
+  const withRunMetrics = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    schedulerMetrics === undefined || evictionMetrics === undefined
+      ? effect
+      : effect.pipe(Effect.provideService(SchedulerMetrics, schedulerMetrics), Effect.provideService(EvictionMetrics, evictionMetrics))
   if (metrics !== undefined && withCluster) {
     model.observer = new ModelledRequestMetrics(metrics.registers, (r) => storedCount?.(r) ?? 0)
     if (model.apf !== undefined) model.apf.observer = new ModelledFlowControlMetrics(metrics.registers, () => sim.now(), model.apf.serverConcurrencyLimit)
-    const agents = new NodeAgentExportedMetrics(metrics.registers, () => sim.now(), plan.evictions)
+    const agents = new NodeAgentExportedMetrics(metrics.registers, () => sim.now())
     plan.metrics.observer = agents
     if (imagePulls !== undefined) imagePulls.onEvent = (e) => agents.imageEvent(e)
   }
@@ -270,7 +278,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
       sectionResults[section.name] = { finished: false }
       yield* Effect.forkDaemon(
         (clientAs ? Effect.provideService(section.run, ClientAs, clientAs) : section.run).pipe(
-          (run) => (schedulerMetrics === undefined ? run : Effect.provideService(run, SchedulerMetrics, schedulerMetrics)),
+          withRunMetrics,
           Effect.tap((r) => Effect.sync(() => void (sectionResults[section.name] = r))),
           Effect.catchAllCause((c) => Effect.sync(() => void (sectionResults[section.name] = failedSection(c))))
         )
@@ -330,7 +338,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
       yield* Effect.forkDaemon(Effect.sleep(at - startMillis).pipe(Effect.zipRight(server.compact()), Effect.zipRight(server.dropWatches())))
     }
     const pressure = memoryPressure(plan, shardOf)
-    if (pressure !== undefined) yield* Effect.forkDaemon(pressure)
+    if (pressure !== undefined) yield* Effect.forkDaemon(withRunMetrics(pressure))
   })
 
   sim.fork(program)

@@ -93,7 +93,7 @@ export type RunOutcome = "lost" | "stopped"
 
 export interface LeaderElector {
   readonly identity: string
-  /** True while this instance believes it holds the lease. */
+  /** True while this instance believes it holds the lease: not once it stopped, lost the lease or crashed. */
   readonly isLeader: () => boolean
   /** Holder seen at the last read of the lease. */
   readonly observedLeader: () => string
@@ -231,8 +231,10 @@ export const make = (config: LeaderElectionConfig): Effect.Effect<LeaderElector,
       }).pipe(
         Effect.onInterrupt(() =>
           Effect.gen(function* () {
-            if (!leading || crashed) return
+            if (!leading) return
+            // a killed process leads no more (`leader_election_master_status` drops to 0), though it says nothing
             leading = false
+            if (crashed) return
             yield* event("stopped leading")
             if (config.releaseOnCancel) yield* release
           })

@@ -1,7 +1,7 @@
 /**
  * The node agents' metrics of a virtual-time run (`run --metrics-out`, docs/metrics.md): kubelet's names where
- * kubelet has the metric (`pkg/kubelet/metrics/metrics.go`: `kubelet_evictions`, `kubelet_runtime_operations_*` with
- * `operation_type="pull_image"`), `clustersim_node_*` where it has none (kubelet measures neither its lease renewals
+ * kubelet has the metric (`pkg/kubelet/metrics/metrics.go`: `kubelet_runtime_operations_*` with
+ * `operation_type="pull_image"`; `kubelet_evictions` is ./eviction/EvictionMetrics.ts), `clustersim_node_*` where it has none (kubelet measures neither its lease renewals
  * nor its node status updates; only client-go's `rest_client_*` see them). Summed over every simulated node: one
  * series per metric, not one per node (5,000 nodes would be 5,000 series of each).
  */
@@ -9,7 +9,6 @@ import type { Counter, Histogram, Registry } from "prom-client"
 import { promClient } from "../../src/loadgen/PromClient.js"
 import { BoundHistogram, type HistogramCell } from "../../src/loadgen/BoundHistogram.js"
 import type { NodeAgentObserver } from "./AgentEnvironment.js"
-import type { EvictionRecord } from "./eviction/EvictionManager.js"
 import type { ImageEvent } from "./images/ImageManager.js"
 
 /** client-go's and kubelet's default buckets (`prometheus.DefBuckets`). */
@@ -29,8 +28,8 @@ export class NodeAgentExportedMetrics implements NodeAgentObserver {
   /** Pulls end in the model's future (their end is known when they start): observed once the clock passed it. */
   private pendingPulls: Array<{ readonly at: number; readonly seconds: number | undefined }> = []
 
-  /** `now`: the virtual clock (ms); `evictions`: the run's eviction records, appended as they happen. */
-  constructor(registers: ReadonlyArray<Registry>, now: () => number, evictions: ReadonlyArray<EvictionRecord>) {
+  /** `now`: the virtual clock (ms). (`kubelet_evictions` is `eviction/EvictionMetrics.ts`: the `eviction` section counts there too.) */
+  constructor(registers: ReadonlyArray<Registry>, now: () => number) {
     const { Counter, Histogram } = promClient()
     const r = [...registers]
     // a lease renewal of every node every 10 s: the cheap histogram (../../src/loadgen/BoundHistogram.ts)
@@ -48,17 +47,6 @@ export class NodeAgentExportedMetrics implements NodeAgentObserver {
       registers: r
     })
     this.statusUpdateCell = this.statusUpdate.cell({})
-    let counted = 0
-    new Counter({
-      name: "kubelet_evictions",
-      help: "Cumulative number of pod evictions by eviction signal",
-      labelNames: ["eviction_signal"],
-      registers: r,
-      collect() {
-        const t = now()
-        while (counted < evictions.length && evictions[counted]!.atMs <= t) this.inc({ eviction_signal: evictions[counted++]!.signal })
-      }
-    })
     const pulls = this
     // the first of the three read at a scrape: the pulls that ended by then go into all three first
     this.operations = new Counter({

@@ -95,6 +95,8 @@ export interface ServerPhase {
   readonly startedAt: string
   readonly endedAt: string
   readonly calls: ReadonlyArray<ServerCallFigures>
+  /** Why this phase has no figures while the others have theirs (a Prometheus window too short for its scrapes). */
+  readonly unread?: string
 }
 
 /** The `server` part of run.json: the target's own latency figures, or why there are none. */

@@ -22,9 +22,9 @@ const scheduler = `scheduler:
     - { namePrefix: web, count: 6, rate: 2, cpu: 100m, memory: 64Mi }
 `
 
-const run = async (name: string, extra: { metricsIntervalMs?: number } = {}, withMetrics = true) => {
-  const file = join(dir, "scenario.yaml")
-  writeFileSync(file, smallCluster + scheduler)
+const run = async (name: string, extra: { metricsIntervalMs?: number } = {}, withMetrics = true, scenario = smallCluster + scheduler) => {
+  const file = join(dir, `${name}.yaml`)
+  writeFileSync(file, scenario)
   const metricsOut = join(dir, `${name}.om`)
   const r = await Effect.runPromise(
     runCommand({ file, target: { _tag: "in-process" }, outDir: join(dir, name), tty: false, stdout: () => {}, stderr: () => {}, ...(withMetrics ? { metricsOut } : {}), ...extra })
@@ -198,5 +198,92 @@ describe("run --metrics-out", () => {
     const start = Date.UTC(2026, 0, 1) / 1000
     const stamps = [...new Set(c.text.split("\n").filter((l) => l.startsWith("clustersim_node_lease_renew_duration_seconds_count ")).map((l) => Number(l.split(" ")[2]) - start))]
     expect(stamps.slice(0, 3)).toEqual([0, 30, 60])
+  }, 60_000)
+})
+
+/** The samples of `series` (name and labels as written): [seconds since the run's start, value]. */
+const samples = (text: string, series: string): Array<[number, number]> =>
+  text
+    .split("\n")
+    .filter((l) => l.startsWith(series + " "))
+    .map((l) => {
+      const [, value, at] = l.split(" ")
+      return [Number(at) - Date.UTC(2026, 0, 1) / 1000, Number(value)]
+    })
+
+describe("run --metrics-out: leader failover", () => {
+  const failover = `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: failover }
+seed: 5
+duration: 1m
+phases: []
+scheduler:
+  replicas: 2
+  leaseDuration: 15s
+  renewDeadline: 10s
+  retryPeriod: 2s
+  nodes: [{ count: 3, cpu: "8", memory: 32Gi }]
+  batches:
+    - { namePrefix: web, count: 100, rate: 2, cpu: 100m, memory: 64Mi }
+    - { namePrefix: gpu, count: 1, cpu: "1", nodeSelector: { accelerator: gpu } }
+  killLeaderAt: 20s
+`
+  it("counts a killed leader no more: 0 from the kill to the next leader, never two, its queues left out", async () => {
+    const r = await run("failover", { metricsIntervalMs: 2_000 }, true, failover)
+    const f = r.artifact.sections.scheduler.failover
+    expect(f.killedAtMs).toBe(20_000)
+    expect(f.newLeaderAtMs).toBeGreaterThan(30_000)
+    const status = samples(r.text, 'leader_election_master_status{name="platform-scheduler"}')
+    expect(status.length).toBeGreaterThan(20)
+    const killed = f.killedAtMs / 1000
+    for (const [at, value] of status) {
+      // at the kill's own instant the scrape may come before or after it
+      const expected = at < killed ? 1 : at === killed ? value : at < f.newLeaderAtMs / 1000 ? 0 : at < 60 ? 1 : value
+      expect([at, value], "leader_election_master_status").toEqual([at, expected])
+    }
+    expect(status.some(([at]) => at > f.killedAtMs / 1000 && at < f.newLeaderAtMs / 1000)).toBe(true)
+    // the unschedulable gpu pod is in the leader's queue only: the killed replica's copy is not summed with it
+    const unschedulable = samples(r.text, 'scheduler_pending_pods{queue="unschedulable"}')
+    for (const [at, value] of unschedulable) expect([at, value], "scheduler_pending_pods").toEqual([at, at > killed && at < f.newLeaderAtMs / 1000 ? 0 : Math.min(value, 1)])
+  }, 60_000)
+})
+
+describe("run --metrics-out: evictions", () => {
+  const evictionSection = `eviction:
+  node: { name: eviction-node, memory: 2Gi }
+  system: { memory: { base: 512Mi } }
+  config:
+    evictionHard: { memory.available: 100Mi }
+  pods:
+    - { name: hog, memoryRequest: 256Mi, memory: { base: 256Mi, steps: [{ at: 15s, add: 1300Mi }] } }
+    - { name: quiet, priority: 1000, memoryRequest: 1Gi, memory: { base: 100Mi } }
+`
+  const alone = `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: eviction-alone }
+seed: 2
+duration: 40s
+phases: []
+${evictionSection}`
+
+  it("counts the eviction section's evictions, with no cluster section", async () => {
+    const r = await run("eviction-alone", {}, true, alone)
+    const evictions = r.artifact.sections.eviction.evictions as ReadonlyArray<{ atMs: number; signal: string }>
+    expect(evictions.map((e) => e.signal)).toEqual(["memory.available"])
+    expect(r.text).toContain("# TYPE kubelet_evictions counter\n")
+    const counted = samples(r.text, 'kubelet_evictions_total{eviction_signal="memory.available"}')
+    // none before the eviction (a labelled counter has no series until its first count), 1 from the first scrape after it
+    expect(counted[0]![0]).toBe(Math.ceil(evictions[0]!.atMs / 15_000) * 15)
+    expect(counted.every(([, v]) => v === 1)).toBe(true)
+  }, 60_000)
+
+  it("counts the eviction section's evictions beside the cluster's memory pressure", async () => {
+    const pressure = "  podsPerNode: 3\n  memoryPressure: [{ nodes: [node-1], pod: 0, base: 100Mi, steps: [{ at: 20s, add: 40Gi }] }]\n"
+    expect(smallCluster).toContain("  podsPerNode: 3\n")
+    const r = await run("eviction-cluster", {}, true, smallCluster.replace("  podsPerNode: 3\n", pressure) + evictionSection)
+    expect(r.artifact.sections.eviction.evictions.length).toBe(1)
+    expect(r.artifact.cluster.evictions.length).toBe(1)
+    expect(last(r.text, 'kubelet_evictions_total{eviction_signal="memory.available"}')).toBe(2)
   }, 60_000)
 })

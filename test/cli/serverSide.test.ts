@@ -66,12 +66,12 @@ afterAll(async () => {
   await Effect.runPromise(Scope.close(scope, Exit.void))
 })
 
-/** An HTTP server that answers `path` with `answer` and passes everything else to the target. */
+/** An HTTP server that answers the paths under `path` with `answer` and passes everything else to the target. */
 const front = (path: string, answer: (res: import("node:http").ServerResponse, url: URL) => void): Promise<string> =>
   new Promise((resolve) => {
     const server = createServer((req, res) => {
       const url = new URL(req.url ?? "/", "http://x")
-      if (url.pathname === path) return answer(res, url)
+      if (url.pathname.startsWith(path)) return answer(res, url)
       const upstream = new URL(target)
       const out = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (up) => {
         res.writeHead(up.statusCode ?? 502, up.headers)
@@ -100,13 +100,33 @@ phases:
 `
 )
 
-const run = async (url: string, token: string, serverSide: ServerSideFlags, name: string) => {
+const twoPhases = join(dir, "two-phases.yaml")
+writeFileSync(
+  twoPhases,
+  `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: server-side-two-phases }
+setup:
+  namespaces: [ss2]
+phases:
+  - name: short
+    duration: 400ms
+    actions:
+      - { type: constant-arrival-rate, name: list-short, rate: 10, request: { verb: list, resource: configmaps, namespace: ss2 } }
+  - name: long
+    duration: 2500ms
+    actions:
+      - { type: constant-arrival-rate, name: list, rate: 10, request: { verb: list, resource: configmaps, namespace: ss2 } }
+`
+)
+
+const run = async (url: string, token: string, serverSide: ServerSideFlags, name: string, file = scenario) => {
   const out: Array<string> = []
   const err: Array<string> = []
   const outDir = join(dir, name)
   const r = await Effect.runPromise(
     runCommand({
-      file: scenario,
+      file,
       target: { _tag: "url", options: { baseUrl: url, token } },
       outDir,
       workers: 1,
@@ -179,6 +199,82 @@ describe("run reads a real target's server-side latency", () => {
     ])
     expect(Number(queries[0]!.get("time")) * 1000).toBeCloseTo(Date.parse(r.artifact.server!.phases[0]!.endedAt), -1)
     expect(r.out).toContain(`server-side (apiserver_request_sli_duration_seconds from Prometheus ${prometheus}, the increase over each phase):`)
+  }, 60_000)
+})
+
+/** A Prometheus' increase over a window: none in a 1 s one (one scrape or none in it), 25 fast LISTs in a longer one. */
+const increaseOver2s = (query: string) => {
+  const labels = { verb: "LIST", resource: "configmaps", subresource: "", scope: "namespace" }
+  if (query.includes("[1s]")) return []
+  return query.includes("_bucket")
+    ? [{ metric: { ...labels, le: "0.05" }, value: [0, "25"] }, { metric: { ...labels, le: "+Inf" }, value: [0, "25"] }]
+    : [{ metric: labels, value: [0, "0.25"] }]
+}
+
+describe("a phase too short for Prometheus' scrapes", () => {
+  it("goes without figures, said for that phase with the target's scrape interval; the other phases keep theirs", async () => {
+    const queries: Array<string> = []
+    const apiserver = { job: "apiserver", instance: "10.0.0.1:443" }
+    const prometheus = await front("/api/v1/", (res, url) => {
+      res.writeHead(200, { "content-type": "application/json" })
+      if (url.pathname === "/api/v1/targets") {
+        queries.push(`targets ${url.searchParams.get("state")}`)
+        const activeTargets = [
+          { labels: { job: "node", instance: "10.0.0.2:9100" }, scrapeInterval: "1m" },
+          { labels: apiserver, scrapeInterval: "1s" }
+        ]
+        return res.end(JSON.stringify({ status: "success", data: { activeTargets } }))
+      }
+      const query = url.searchParams.get("query") ?? ""
+      queries.push(query)
+      // the family is scraped all the same
+      const result = query.startsWith("count by (job, instance)") ? [{ metric: apiserver, value: [0, "40"] }] : increaseOver2s(query)
+      res.end(JSON.stringify({ status: "success", data: { resultType: "vector", result } }))
+    })
+    const r = await run(target, root, { timeoutMs: 5_000, prometheus }, "prom-short-phase", twoPhases)
+    expect(r.code).toBe(0)
+    const [short, long] = r.artifact.server!.phases
+    const note = "its window of 1s is shorter than two of the target's scrape intervals in Prometheus (1s each), and increase() needs two samples in the window: a phase of at least 2s is read"
+    expect(r.artifact.server!.absent).toBeUndefined()
+    expect(short).toMatchObject({ phase: "short", calls: [], unread: note })
+    expect(long!.phase).toBe("long")
+    expect(long!.unread).toBeUndefined()
+    expect(long!.calls[0]).toMatchObject({ verb: "LIST", resource: "configmaps", count: 25 })
+    expect(r.err.split("\n").filter((l) => l.includes("warning"))).toEqual([`clustersim: warning: no server-side figures for phase short: ${note}`])
+    // the short phase's SLI increase, then why: the family is scraped, every 1 s
+    expect(queries.slice(0, 6)).toEqual([
+      "sum by (le, verb, resource, subresource, scope) (increase(apiserver_request_sli_duration_seconds_bucket[1s]))",
+      "sum by (verb, resource, subresource, scope) (increase(apiserver_request_sli_duration_seconds_sum[1s]))",
+      "sum by (le, verb, resource, subresource, scope) (increase(apiserver_request_duration_seconds_bucket[1s]))",
+      "sum by (verb, resource, subresource, scope) (increase(apiserver_request_duration_seconds_sum[1s]))",
+      "count by (job, instance) (apiserver_request_sli_duration_seconds_count)",
+      "targets active"
+    ])
+    expect(r.out).toContain(`  phase short: not read — ${note}\n`)
+    expect(r.out).toMatch(/\n {2}long +LIST configmaps/)
+    expect(r.html).toContain("<p class=\"fail\">Phase short not read: its window of 1s is shorter than two of the target&#39;s scrape intervals")
+  }, 60_000)
+})
+
+describe("a new server's first phase, before Prometheus has its histograms' series", () => {
+  it("goes without figures, said once a later phase finds the series; the later phase keeps its figures", async () => {
+    let counts = 0
+    const prometheus = await front("/api/v1/", (res, url) => {
+      res.writeHead(200, { "content-type": "application/json" })
+      const query = url.searchParams.get("query") ?? ""
+      // at the short phase's end neither family has a series yet (the server's first requests are not scraped)
+      const result = query.startsWith("count by (job, instance)") ? (counts++, []) : increaseOver2s(query)
+      res.end(JSON.stringify({ status: "success", data: { resultType: "vector", result } }))
+    })
+    const r = await run(target, root, { timeoutMs: 5_000, prometheus }, "prom-new-server", twoPhases)
+    expect(r.code).toBe(0)
+    expect(counts).toBe(2)
+    const note = `Prometheus ${prometheus} had no apiserver_request_sli_duration_seconds or apiserver_request_duration_seconds series yet at its end: a new server's histograms have none before its first requests, and Prometheus sees them at its next scrape`
+    const [short, long] = r.artifact.server!.phases
+    expect(r.artifact.server!.absent).toBeUndefined()
+    expect(short).toMatchObject({ phase: "short", calls: [], unread: note })
+    expect(long!.calls[0]).toMatchObject({ verb: "LIST", count: 25 })
+    expect(r.err.split("\n").filter((l) => l.includes("warning"))).toEqual([`clustersim: warning: no server-side figures for phase short: ${note}`])
   }, 60_000)
 })
 

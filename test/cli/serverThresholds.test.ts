@@ -9,6 +9,8 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { validateFiles } from "../../app/cli/validate.js"
+import { scenarioThresholds } from "../../app/cli/artifact.js"
+import { parseScenario } from "../../app/scenario/load.js"
 import { callFigures, type ServerSideReport } from "../../src/loadgen/ServerLatency.js"
 import { evaluate, parseThreshold, serverSloThresholds } from "../../src/loadgen/Thresholds.js"
 
@@ -108,6 +110,17 @@ describe("server thresholds: the judgement", () => {
       ["server-slo:namespace", true, false],
       ["server-slo:cluster", true, false]
     ])
+  })
+
+  it("CL2's presets fail on no data when a phase's figures could not be read: that phase may hold any call", () => {
+    const scenario = Either.getOrThrow(
+      parseScenario("apiVersion: clustersim/v1\nkind: Scenario\nmetadata: { name: t }\nphases: []\npresets: [server-slo]\n", "s.yaml")
+    ).scenario
+    const read = report([])
+    const partly: ServerSideReport = { ...read, phases: [{ phase: "warmup", startedAt: "", endedAt: "", calls: [], unread: "its window of 1s is shorter than …" }] }
+    const allowNoData = (server: ServerSideReport) => scenarioThresholds(scenario, "real", server).map((t) => t.conditions[0]!.allowNoData)
+    expect(allowNoData(read)).toEqual([true, true, true])
+    expect(allowNoData(partly)).toEqual([undefined, undefined, undefined])
   })
 
   it("has no data — and so fails — when the server-side figures are absent", () => {

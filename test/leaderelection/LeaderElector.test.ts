@@ -56,7 +56,7 @@ describe("LeaderElector", () => {
         yield* b.recorder.flush
         yield* a.recorder.flush
         const notes = (yield* Effect.orDie(Effect.flatMap(ApiClient, (c) => c.list(Events, {})))).items.map((e) => e.note)
-        return { before, killedAt, log, after, notes, bLeader: b.elector.isLeader() }
+        return { before, killedAt, log, after, notes, bLeader: b.elector.isLeader(), aLeader: a.elector.isLeader() }
       })
     )
     expect(r.before.leaders).toEqual([{ id: "a", at: 0 }])
@@ -70,6 +70,8 @@ describe("LeaderElector", () => {
     expect(takeover.at - r.killedAt).toBeLessThanOrEqual(15_000 + 4_400)
     expect(r.after).toMatchObject({ holderIdentity: "b", leaseTransitions: 1 })
     expect(r.bLeader).toBe(true)
+    // a killed process leads no more (leader_election_master_status), though it recorded nothing
+    expect(r.aLeader).toBe(false)
     expect(r.notes.sort()).toEqual(["a became leader", "b became leader"])
   })
 

@@ -55,7 +55,7 @@ describe("parseExposition", () => {
 
   it("reads clustersim serve's own exposition in full", async () => {
     const metrics = new ServerMetrics(new ServerState(defaultConfig, 0))
-    const m = await metrics.exposition(undefined)
+    const m = await metrics.exposition(false)
     const r = parseExposition(m.body, all)
     expect(Either.isRight(r)).toBe(true)
     expect(Either.getOrThrow(r).length).toBeGreaterThan(10)

@@ -72,6 +72,11 @@ export class Responder {
     this.send(code, contentType, Buffer.from(body), {})
   }
 
+  /** Encoded bytes in a type of their own (the metrics exposition, gzipped: `Content-Encoding` in `extra`). */
+  bytes(code: number, contentType: string, bytes: Buffer, extra: Record<string, string>): void {
+    this.send(code, contentType, bytes, extra)
+  }
+
   text(code: number, body: string): void {
     const bytes = Buffer.from(body)
     this.res.writeHead(code, {

@@ -264,9 +264,8 @@ export class ServerMetrics {
     s.sizes.observe(bytes)
   }
 
-  /** The exposition and its Content-Type: OpenMetrics when `accept` asks for it, else the text format 0.0.4. */
-  async exposition(accept: string | undefined): Promise<{ readonly contentType: string; readonly body: string }> {
-    const openMetrics = (accept ?? "").includes("application/openmetrics-text")
+  /** The exposition and its Content-Type: OpenMetrics 1.0 when asked (http/ServeMetrics.ts negotiates), else the text format 0.0.4. */
+  async exposition(openMetrics: boolean): Promise<{ readonly contentType: string; readonly body: string }> {
     if (!openMetrics) return { contentType: this.registry.contentType, body: await this.registry.metrics() }
     const body = await this.openMetricsRegistry.metrics()
     // prom-client writes OpenMetrics by cutting `_total` off each counter's own name (the metric objects both

@@ -12,6 +12,7 @@ import { nodeLeaseNamespace } from "../../../src/api/WellKnown.js"
 import { make as makeRecorder } from "../../events/EventRecorder.js"
 import { DurationMs, QuantityString } from "../../../src/api/go/Schemas.js"
 import { parseThresholdConfig } from "../config/eviction.js"
+import { evictionMetrics } from "./EvictionMetrics.js"
 import { runEvictionManager, type EvictionRecord } from "./EvictionManager.js"
 import type { UsageCurve } from "./UsageModel.js"
 
@@ -181,6 +182,7 @@ export const evictionScenarioEffect = (s: EvictionSection, options: EvictionSect
         )
       }
       const recorder = yield* makeRecorder({ reportingController: "node-agent", reportingInstance: n.name, qps: 5, burst: 10 })
+      const metrics = yield* evictionMetrics
       const evictions: EvictionRecord[] = []
       const conditions: Array<{ atMs: number; conditions: string[] }> = []
       yield* Effect.forkScoped(
@@ -219,7 +221,10 @@ export const evictionScenarioEffect = (s: EvictionSection, options: EvictionSect
               ...(p.pids ? { pids: curve(p.pids)! } : {})
             }))
           },
-          onEvicted: (e) => evictions.push(e),
+          onEvicted: (e) => {
+            evictions.push(e)
+            metrics?.evicted(e.signal)
+          },
           onConditions: (c, atMs) => conditions.push({ atMs, conditions: [...c] })
         })
       )

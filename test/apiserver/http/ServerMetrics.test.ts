@@ -8,6 +8,8 @@ import { cleanScope } from "../../../simulator/apiserver/http/ServerMetrics.js"
 import { parseRequest, type ParsedRequest } from "../../../simulator/apiserver/RequestInfo.js"
 import { httpServer } from "../../support/transports.js"
 import { send } from "../../support/wire.js"
+import { gunzipSync } from "node:zlib"
+import { request } from "undici"
 
 const json = { "content-type": "application/json" }
 const cms = "/api/v1/namespaces/default/configmaps"
@@ -87,7 +89,7 @@ describe("GET /metrics", () => {
       expect(value(samples(closed, "apiserver_request_total", { verb: "WATCH", resource: "configmaps" })[0])).toBe(1)
     }))
 
-  it.scoped("OpenMetrics when the Accept header asks for it; POST is 405", () =>
+  it.scoped("OpenMetrics when the Accept header asks for it; any method but DELETE is answered", () =>
     Effect.gen(function* () {
       const base = yield* httpServer()
       const om = yield* send(base, "GET", "/metrics", { headers: { accept: "application/openmetrics-text;version=1.0.0,text/plain;q=0.5" } })
@@ -98,7 +100,52 @@ describe("GET /metrics", () => {
       const text = (yield* send(base, "GET", "/metrics")).text
       expect(text).toContain("# TYPE apiserver_request_total counter\n")
       expect(text).toContain("# TYPE process_cpu_seconds_total counter\n")
-      expect((yield* send(base, "POST", "/metrics", { body: "{}", headers: json })).code).toBe(405)
+      // promhttp ignores the method (kube-apiserver's handler is on the non-GoRestful mux): POST and HEAD are answered
+      const posted = yield* send(base, "POST", "/metrics", { body: "{}", headers: json })
+      expect(posted.code).toBe(200)
+      expect(posted.text).toContain("# TYPE apiserver_request_total counter\n")
+      const head = yield* send(base, "HEAD", "/metrics")
+      expect([head.code, head.headers["content-type"], head.text]).toEqual([200, "text/plain; version=0.0.4; charset=utf-8", ""])
+      // DELETE resets upstream's registry (with profiling on); refused here
+      expect((yield* send(base, "DELETE", "/metrics")).code).toBe(405)
+    }))
+
+  it.scoped("negotiates as expfmt.NegotiateIncludingOpenMetrics: by q, a q=0 clause not acceptable, unknown versions skipped", () =>
+    Effect.gen(function* () {
+      const base = yield* httpServer()
+      const typeFor = (accept: string) => Effect.map(send(base, "GET", "/metrics", { headers: { accept } }), (r) => String(r.headers["content-type"]).split(";")[0])
+      expect(yield* typeFor("text/plain;q=0.1,application/openmetrics-text;q=0")).toBe("text/plain")
+      expect(yield* typeFor("application/openmetrics-text;q=0")).toBe("text/plain")
+      expect(yield* typeFor("text/plain;q=0.4,application/openmetrics-text;q=0.5")).toBe("application/openmetrics-text")
+      expect(yield* typeFor("text/plain,application/openmetrics-text")).toBe("text/plain")
+      expect(yield* typeFor("application/openmetrics-text;version=2.0.0,text/plain;q=0.1")).toBe("text/plain")
+      // Prometheus 2.42's scrape
+      expect(yield* typeFor("application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1")).toBe(
+        "application/openmetrics-text"
+      )
+    }))
+
+  it.scoped("gzip when Accept-Encoding names it (promhttp's gzipAccepted), as Prometheus asks; the same exposition", () =>
+    Effect.gen(function* () {
+      const base = yield* httpServer()
+      const raw = (encoding: string) =>
+        Effect.promise(async () => {
+          const res = await request(`${base}/metrics`, { headers: { "accept-encoding": encoding } })
+          return { headers: res.headers, bytes: Buffer.from(await res.body.arrayBuffer()) }
+        })
+      const zipped = yield* raw("gzip")
+      expect(zipped.headers["content-encoding"]).toBe("gzip")
+      expect(Number(zipped.headers["content-length"])).toBe(zipped.bytes.length)
+      const text = gunzipSync(zipped.bytes).toString()
+      expect(text).toContain("# TYPE apiserver_request_total counter\n")
+      expect((yield* raw("deflate, gzip;q=1.0, *;q=0.5")).headers["content-encoding"]).toBe("gzip")
+      const plain = yield* raw("identity")
+      expect(plain.headers["content-encoding"]).toBeUndefined()
+      expect(plain.bytes.toString()).toContain("# TYPE apiserver_request_total counter\n")
+      // an API answer is never compressed
+      const api = yield* Effect.promise(() => request(`${base}/api/v1/namespaces`, { headers: { "accept-encoding": "gzip" } }).then(async (r) => ({ h: r.headers, t: await r.body.text() })))
+      expect(api.h["content-encoding"]).toBeUndefined()
+      expect(api.t).toContain('"kind":"NamespaceList"')
     }))
 
   it.scoped("only instrumented routes count: unknown groups, versions, resources and subresources, refused requests, per-check health paths add no series; dryRun and methods are cleaned", () =>
@@ -160,5 +207,8 @@ describe("GET /metrics", () => {
       const denied = yield* send(base, "GET", "/metrics", { headers: { authorization: "Bearer tok-alice" } })
       expect(denied.code).toBe(403)
       expect((denied.json as { message: string }).message).toBe('forbidden: User "alice" cannot get path "/metrics"')
+      // a POST is judged as its own verb (RequestInfo's lowercased method): system:monitoring may only get
+      const posted = yield* send(base, "POST", "/metrics", { body: "{}", headers: { authorization: "Bearer tok-prom", "content-type": "application/json" } })
+      expect([posted.code, (posted.json as { message: string }).message]).toEqual([403, 'forbidden: User "prometheus" cannot post path "/metrics"'])
     }))
 })
