@@ -22,6 +22,7 @@ import { connectSubresources, connectTarget, proxyFailure } from "../PodConnect.
 import type { RequestInfo } from "../RequestInfo.js"
 import { getScale, patchScale, scaleType, updateScale } from "../Scale.js"
 import { auditOf } from "./AuditFilter.js"
+import { userAgentOf } from "./HeaderText.js"
 import type { ServerLimits } from "./Limits.js"
 import { queryBool, queryInt } from "./QueryParams.js"
 import { decodeDeleteOptions, decodeProtobufBody, tableRequest } from "./Representation.js"
@@ -130,7 +131,7 @@ export const serveResource = (
       fieldManager: str("fieldManager"),
       subresource,
       force: queryBool(query, "force"),
-      userAgent: req.headers["user-agent"],
+      userAgent: userAgentOf(req),
       // RBAC's escalation check compares a role or binding with what this user holds (auth/RoleEscalation.ts).
       caller: user
     }
