@@ -206,8 +206,10 @@ export const serveResource = (
         if (name === undefined) return yield* Effect.fail(Status.methodNotAllowed())
         const patchType = patchTypeOf(req.headers["content-type"] ?? "")
         if (patchType === undefined) return yield* Effect.fail(Status.unsupportedMediaType("415: Unsupported Media Type", true))
-        const body = patchType === "apply" ? yield* readApplyBody(req, limits.maxBodyBytes) : yield* readBodyJson("error decoding patch")
-        auditOf(out.res)?.requestPatch(body.value)
+        const sent = patchType === "apply" ? yield* readApplyBody(req, limits.maxBodyBytes) : yield* readBodyJson("error decoding patch")
+        auditOf(out.res)?.requestPatch(sent.value)
+        // An apply configuration at a view's path names the view's apiVersion (`rbac.authorization.k8s.io/v1`).
+        const body = view && patchType === "apply" ? { ...sent, value: yield* bodyToStore(view, sent.value, true) } : sent
         if (body.raw !== undefined && depthOverflowInText(body.raw, maxBodyNestingDepth) !== undefined)
           return yield* Effect.fail(Status.badRequest(`error decoding patch: exceeded max depth of ${maxBodyNestingDepth}`))
         if (subresource === "scale") {
