@@ -44,7 +44,7 @@ const serveOptions = {
   ).pipe(defaultsTo(4096)),
   watchBufferSize: integerFlag(
     "watch-buffer-size",
-    "Events buffered per watch before a slow watcher is dropped (default 100, as the scenario's server.watchBufferSize)."
+    "Events buffered per watch before a slow watcher is dropped (default 1,000, as the scenario's server.watchBufferSize)."
   ).pipe(Options.optional),
   addedLatency: durationFlag("added-latency", "0s", "Wait this long before answering each request: a slower server or network, e.g. to try compare (docs/compare.md)."),
   tls: Options.boolean("tls").pipe(

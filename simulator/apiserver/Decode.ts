@@ -14,6 +14,7 @@ import type { DeleteOptions, PatchType, WriteOptions } from "../../src/api/Reque
 import { apiVersionOf, type ResourceType } from "../../src/api/Resources.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
+import { unrecognizedObject, versionKindError } from "../../src/api/UnrecognizedObject.js"
 
 /** A body as it arrived: the parsed value and, when it came as text, the text (for duplicate-field checks). */
 export interface Body {
@@ -109,10 +110,13 @@ export const decodeBody = (
 ): Either.Either<{ object: KObject; warnings: ReadonlyArray<string> }, ApiError> => {
   const { kind, version } = resource
   const value = body.value
-  if (!isRecord(value))
-    return Either.left(
-      Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`)
-    )
+  if (!isRecord(value)) {
+    const notAnObject = `json: cannot unmarshal ${jsonTypeName(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`
+    // A body sent as it is fails where its kind is read (transformDecodeError without a kind, handlers/rest.go);
+    // a patch's result fails decoding into the type.
+    if (!patched) return Either.left(Status.badRequest(unrecognizedObject(kind, versionKindError(notAnObject), body.raw ?? JSON.stringify(value) ?? "")))
+    return Either.left(Status.badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${notAnObject}`))
+  }
   // Kinds without a schema of their own still decode the common envelope typed (metadata is ObjectMeta).
   const schema = resource.rules.schema ?? envelopeSchema
   const clean = decodesCleanly(schema, value, decoded)

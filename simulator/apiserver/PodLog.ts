@@ -8,6 +8,7 @@
  */
 import { Either } from "effect"
 import { errorBody, forbidden as forbiddenField, invalid as invalidField, type FieldError } from "../../src/api/FieldError.js"
+import { goQuote } from "../../src/api/go/Quote.js"
 import { isRecord, type KObject } from "../../src/api/Object.js"
 import * as Status from "../../src/api/Status.js"
 import { ApiError } from "../../src/api/Status.js"
@@ -68,7 +69,7 @@ export const podLogOptions = (name: string, query: URLSearchParams): Either.Eith
 const invalidOptions = (name: string, errors: ReadonlyArray<FieldError>): ApiError => {
   const base = Status.invalid("PodLogOptions", name, errors, { kind: "PodLogOptions", group: "" })
   const texts = [...new Set(errors.map((e) => `${e.field}: ${errorBody(e)}`))]
-  const message = `PodLogOptions "${name}" is invalid: ${texts.length === 1 ? texts[0]! : `[${texts.join(", ")}]`}`
+  const message = `PodLogOptions ${goQuote(name)} is invalid: ${texts.length === 1 ? texts[0]! : `[${texts.join(", ")}]`}`
   return new ApiError({ status: { ...base.status, message } }, true)
 }
 

@@ -12,6 +12,7 @@
  * server answers it as Go's server does, before authentication. Pure.
  */
 import { Either } from "effect"
+import { parseGoInt } from "../../src/api/go/Strconv.js"
 import { parseFieldTerms, requiresExactMatch } from "../../src/api/FieldSelector.js"
 import { parseLabelSelector } from "../../src/api/LabelSelector.js"
 import { storedNamespace } from "../../src/api/ServedNames.js"
@@ -158,7 +159,7 @@ const queryTrue = (query: QueryValues, name: string): boolean => {
   return v !== null && v !== "0" && v.toLowerCase() !== "false"
 }
 
-const isInt = (v: string | null) => v === null || v === "" || /^[+-]?\d+$/.test(v)
+const isInt = (v: string | null) => v === null || v === "" || Either.isRight(parseGoInt(v, 10, 64))
 
 /**
  * The name a list's or watch's `metadata.name=` field selector pins, when its list options decode: upstream decodes

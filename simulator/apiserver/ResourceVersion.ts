@@ -6,7 +6,7 @@
 import { Either } from "effect"
 import { forbidden, notSupported, type FieldError } from "../../src/api/FieldError.js"
 import { goQuote } from "../../src/api/go/Quote.js"
-import { syntaxError } from "../../src/api/go/Strconv.js"
+import { rangeError, syntaxError } from "../../src/api/go/Strconv.js"
 import * as Status from "../../src/api/Status.js"
 import type { ApiError } from "../../src/api/Status.js"
 
@@ -33,13 +33,17 @@ export type ReadPlan =
   /** Continue a paged list from a token. */
   | { readonly _tag: "Continue"; readonly token: string }
 
-const parseUintMessage = (rv: string) => `resourceVersion: Invalid value: ${goQuote(rv)}: ${syntaxError("ParseUint", rv)}`
+const parseUintMessage = (rv: string, error = syntaxError("ParseUint", rv)) => `resourceVersion: Invalid value: ${goQuote(rv)}: ${error}`
+const maxUint64 = (1n << 64n) - 1n
 
 /** Parses an explicit resource version; the error is the 500 the watch cache gives (or 400 for storage lists). */
-export const parseResourceVersion = (rv: string, storage = false): Either.Either<number, ApiError> =>
-  /^\d+$/.test(rv)
-    ? Either.right(Number(rv))
-    : Either.left(storage ? Status.badRequest(`invalid resource version: ${parseUintMessage(rv)}`) : Status.internal(parseUintMessage(rv)))
+export const parseResourceVersion = (rv: string, storage = false): Either.Either<number, ApiError> => {
+  const refused = (message: string) => Either.left(storage ? Status.badRequest(`invalid resource version: ${message}`) : Status.internal(message))
+  if (!/^\d+$/.test(rv)) return refused(parseUintMessage(rv))
+  // `strconv.ParseUint(rv, 10, 64)`: past uint64 is a range error.
+  if (rv.length >= 20 && BigInt(rv) > maxUint64) return refused(parseUintMessage(rv, rangeError("ParseUint", rv)))
+  return Either.right(Number(rv))
+}
 
 /**
  * ListOptions validation as upstream's `apis/meta/internalversion/validation` (1.27+, which knows WatchList):

@@ -141,9 +141,10 @@ export class Watch {
     const sendsState = streamsState || (opts.sendInitialEvents === undefined && asked === undefined)
     const prefix = keyPrefix(resource.namespaced ? opts.namespace : undefined)
     const { store, hub, config } = this.state
-    // Whole milliseconds: the deadline, and the bookmarks ~2 s before it, fall on whole milliseconds.
+    // Whole milliseconds: the deadline, and the bookmarks ~2 s before it, fall on whole milliseconds. Only 0
+    // (or unset) means the server's default (handlers/get.go ListResource); a negative timeout's timer fires at once.
     const timeoutMs = Math.round(
-      opts.timeoutSeconds && opts.timeoutSeconds > 0 ? opts.timeoutSeconds * 1000 : config.minRequestTimeoutMs * (1 + this.state.random())
+      opts.timeoutSeconds ? Math.max(0, opts.timeoutSeconds * 1000) : config.minRequestTimeoutMs * (1 + this.state.random())
     )
     if (startRevision !== undefined && startRevision < store.compactedRevision) {
       sink.offer(tooOldEvent(resource, startRevision, store.compactedRevision), true)

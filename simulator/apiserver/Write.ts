@@ -13,6 +13,7 @@ import { isRecord, type KObject, type ObjectMeta } from "../../src/api/Object.js
 import { extendable } from "../../src/api/internal/V8Shapes.js"
 import { applyPatch } from "../../src/api/Patch.js"
 import type { PatchType, WriteOptions, WriteResult } from "../../src/api/Requests.js"
+import { incorrectApplyVersion } from "../../src/api/ServedNames.js"
 import { apiVersionOf, Deployments, invalidKindOf, Namespaces, Pods, ReplicaSets, Services, type ResourceType } from "../../src/api/Resources.js"
 import { allocateCreate, allocateUpdate, type AllocationRefusal } from "../../src/api/kinds/ServiceAllocation.js"
 import * as Status from "../../src/api/Status.js"
@@ -142,7 +143,7 @@ export class Write {
     if (!isRecord(config)) return Either.left(Status.badRequest("error decoding YAML: the apply patch is not an object"))
     const expected = apiVersionOf(resource)
     if (config.apiVersion !== expected)
-      return Either.left(Status.badRequest(`Incorrect version specified in apply patch. Specified patch version: ${String(config.apiVersion ?? "")}, expected: ${expected}`))
+      return Either.left(incorrectApplyVersion(config.apiVersion, expected))
     if (isRecord(config.metadata) && config.metadata.managedFields !== undefined && config.metadata.managedFields !== null)
       return Either.left(Status.badRequest("metadata.managedFields must be nil"))
     const decoded = decodeBody(resource, patch, opts.fieldValidation, true)

@@ -144,13 +144,23 @@ export const eventToWire = (view: ResourceView, event: WatchEvent): WatchEvent =
     : { type: event.type, object: event.type === "BOOKMARK" ? { ...extendable, ...event.object, apiVersion: view.apiVersion } : view.toWire(event.object) }
 
 /**
- * A request body from the view's names to the stored type's: apiVersion and namespace. A body naming another
- * apiVersion is upstream's 400, with the view's apiVersion as the expected one.
+ * A server-side apply configuration naming another apiVersion than the request's group/version (upstream's
+ * `applyPatcher` in `handlers/patch.go`, which compares with the URL's, so `rbac.authorization.k8s.io/v1` at a
+ * view's path and the stored type's apiVersion at its own).
  */
-export const bodyToStore = (view: ResourceView, body: unknown): Either.Either<unknown, ApiError> => {
+export const incorrectApplyVersion = (specified: unknown, expected: string): ApiError =>
+  badRequest(`Incorrect version specified in apply patch. Specified patch version: ${typeof specified === "string" ? specified : ""}, expected: ${expected}`)
+
+/**
+ * A request body from the view's names to the stored type's: apiVersion and namespace. A body naming another
+ * apiVersion is upstream's 400, with the view's apiVersion as the expected one; an apply configuration must name
+ * the view's apiVersion (an empty one too is refused).
+ */
+export const bodyToStore = (view: ResourceView, body: unknown, apply = false): Either.Either<unknown, ApiError> => {
   if (!isRecord(body)) return Either.right(body)
   const out: Record<string, unknown> = { ...extendable, ...body }
   if (body.apiVersion === view.apiVersion) out.apiVersion = view.resource.apiVersion
+  else if (apply) return Either.left(incorrectApplyVersion(body.apiVersion, view.apiVersion))
   else if (typeof body.apiVersion === "string" && body.apiVersion !== "")
     return Either.left(badRequest(`the API version in the data (${body.apiVersion}) does not match the expected API version (${view.apiVersion})`))
   if (isRecord(body.metadata) && typeof body.metadata.namespace === "string")

@@ -4,6 +4,7 @@
  */
 import { Schema } from "effect"
 import { aggregate, type FieldError, toCause } from "./FieldError.js"
+import { goQuote } from "./go/Quote.js"
 
 export const StatusCause = Schema.Struct({
   reason: Schema.optional(Schema.String),
@@ -104,13 +105,13 @@ export const qualifiedResource = (gr: GroupResource): string => (gr.group ? `${g
 const resourceDetails = (gr: GroupResource, name: string): StatusDetails => ({ name, group: gr.group, kind: gr.plural })
 
 export const notFound = (gr: GroupResource, name: string) =>
-  fail(404, "NotFound", `${qualifiedResource(gr)} "${name}" not found`, resourceDetails(gr, name))
+  fail(404, "NotFound", `${qualifiedResource(gr)} ${goQuote(name)} not found`, resourceDetails(gr, name))
 
 export const alreadyExists = (gr: GroupResource, name: string, beingDeleted = false) =>
   fail(
     409,
     "AlreadyExists",
-    `${beingDeleted ? "object is being deleted: " : ""}${qualifiedResource(gr)} "${name}" already exists`,
+    `${beingDeleted ? "object is being deleted: " : ""}${qualifiedResource(gr)} ${goQuote(name)} already exists`,
     resourceDetails(gr, name)
   )
 
@@ -118,13 +119,13 @@ export const generateNameConflict = (gr: GroupResource, name: string) =>
   fail(
     409,
     "AlreadyExists",
-    `${qualifiedResource(gr)} "${name}" already exists, the server was not able to generate a unique name for the object`,
+    `${qualifiedResource(gr)} ${goQuote(name)} already exists, the server was not able to generate a unique name for the object`,
     { ...resourceDetails(gr, name), retryAfterSeconds: 1 }
   )
 
 /** NamespaceLifecycle's refusal of a create in a namespace being terminated (403, cause `NamespaceTerminating`). */
 export const namespaceTerminating = (gr: GroupResource, name: string, namespace: string) =>
-  fail(403, "Forbidden", `${name ? `${qualifiedResource(gr)} "${name}"` : qualifiedResource(gr)} is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, {
+  fail(403, "Forbidden", `${name ? `${qualifiedResource(gr)} ${goQuote(name)}` : qualifiedResource(gr)} is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`, {
     ...resourceDetails(gr, name),
     causes: [{ reason: "NamespaceTerminating", message: `namespace ${namespace} is being terminated`, field: "metadata.namespace" }]
   })
@@ -139,10 +140,10 @@ export const unauthorized = () => fail(401, "Unauthorized", "Unauthorized")
 export const forbidden = (gr: GroupResource | undefined, name: string, why: string) =>
   gr === undefined
     ? fail(403, "Forbidden", `forbidden: ${why}`, {})
-    : fail(403, "Forbidden", `${name ? `${qualifiedResource(gr)} "${name}"` : qualifiedResource(gr)} is forbidden: ${why}`, resourceDetails(gr, name))
+    : fail(403, "Forbidden", `${name ? `${qualifiedResource(gr)} ${goQuote(name)}` : qualifiedResource(gr)} is forbidden: ${why}`, resourceDetails(gr, name))
 
 export const conflict = (gr: GroupResource, name: string, detail: string) =>
-  fail(409, "Conflict", `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${detail}`, resourceDetails(gr, name))
+  fail(409, "Conflict", `Operation cannot be fulfilled on ${qualifiedResource(gr)} ${goQuote(name)}: ${detail}`, resourceDetails(gr, name))
 
 export const modifiedConflict = (gr: GroupResource, name: string) =>
   conflict(gr, name, "the object has been modified; please apply your changes to the latest version and try again")
@@ -157,7 +158,7 @@ export const invalid = (
   errors: ReadonlyArray<FieldError>,
   details: { readonly kind: string; readonly group: string }
 ) =>
-  fail(422, "Invalid", `${qualifiedKind} "${name}" is invalid: ${aggregate(errors)}`, {
+  fail(422, "Invalid", `${qualifiedKind} ${goQuote(name)} is invalid: ${aggregate(errors)}`, {
     name,
     group: details.group,
     kind: details.kind,

@@ -127,6 +127,27 @@ describe("applyPatch json", () => {
     expect(statusOf(applyPatch(lease(), "json", [{ op: "add", path: "/__proto__/x", value: 1 }]))).toEqual(invalidPatch)
   })
 
+  it("a __proto__ pointer segment is a plain key, as merge patches and upstream's Go maps take it; nothing reaches a prototype", () => {
+    const configMap = { metadata: { name: "c" }, data: { a: "1" } }
+    const added = applyPatch(configMap, "json", [{ op: "add", path: "/data/__proto__", value: "x" }])
+    expect(Either.isRight(added)).toBe(true)
+    const data = (Either.getOrThrow(added) as { data: Record<string, unknown> }).data
+    expect([Object.keys(data), Object.getPrototypeOf(data) === Object.prototype, data.__proto__]).toEqual([["a", "__proto__"], true, "x"])
+    expect(({} as Record<string, unknown>).x).toBeUndefined()
+    // The same key reached again: tested, moved, removed; an object value there stays data too.
+    const stored = Either.getOrThrow(added)
+    const moved = Either.getOrThrow(
+      applyPatch(stored, "json", [
+        { op: "test", path: "/data/__proto__", value: "x" },
+        { op: "move", from: "/data/__proto__", path: "/data/b" },
+        { op: "add", path: "/metadata/__proto__", value: { polluted: true } }
+      ])
+    ) as { data: Record<string, unknown>; metadata: Record<string, unknown> }
+    expect([moved.data, Object.keys(moved.metadata)]).toEqual([{ a: "1", b: "x" }, ["name", "__proto__"]])
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    expect(statusOf(applyPatch(configMap, "json", [{ op: "remove", path: "/data/__proto__" }]))).toEqual(invalidPatch)
+  })
+
   it("leaves the target untouched when a later operation fails", () => {
     const target = lease()
     applyPatch(target, "json", [

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it, vi } from "@effect/vitest"
 import { main } from "../../app/cli/main.js"
 import { wantsColor } from "../../app/cli/Color.js"
+import { defaultConfig } from "../../simulator/apiserver/ServerState.js"
 
 const escape = /\x1b\[/
 
@@ -51,6 +52,11 @@ describe("help text", () => {
     expect([r.code, r.err]).toEqual([0, ""])
     await expect(r.out).toMatchFileSnapshot(`__snapshots__/help/${command}.txt`)
     expect(r.out.split("\n").filter((l) => l.startsWith("  clustersim ")).length, "usage line and examples").toBeGreaterThanOrEqual(2)
+  })
+
+  it("serve --help states the server's own defaults (--watch-buffer-size is the server's watchBufferSize)", async () => {
+    const out = (await capture(["serve", "--help"])).out.replace(/\s+/g, " ")
+    expect(out).toContain(`(default ${defaultConfig.watchBufferSize.toLocaleString("en-US")}, as the scenario's server.watchBufferSize)`)
   })
 
   it("each command has one usage line, clustersim <command> [flags] <args>, and examples", async () => {

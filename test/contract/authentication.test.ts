@@ -86,6 +86,22 @@ describe.each(identityTransports)("authentication over %s", (transport) => {
       const tooShort = yield* serverAnswer(root.create(ServiceAccounts, { metadata: { name: "robot" }, spec: { expirationSeconds: 599 } }, { namespace: "default", subresource: "token" }))
       expect(tooShort.status.code).toBe(422)
       expect(tooShort.status.message).toBe('TokenRequest.authentication.platform "" is invalid: spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes')
+      const token = (spec: object) => serverAnswer(root.create(ServiceAccounts, { metadata: { name: "robot" }, spec }, { namespace: "default", subresource: "token" }))
+      // ValidateTokenRequest: more than 1<<32 seconds is refused, 1<<32 itself is not.
+      const tooLong = yield* token({ expirationSeconds: 8589934592 })
+      expect([tooLong.status.code, tooLong.status.message]).toEqual([
+        422,
+        'TokenRequest.authentication.platform "" is invalid: spec.expirationSeconds: Invalid value: 8589934592: may not specify a duration larger than 2^32 seconds'
+      ])
+      expect((yield* root.create(ServiceAccounts, { metadata: { name: "robot" }, spec: { expirationSeconds: 4294967296 } }, { namespace: "default", subresource: "token" })).code).toBe(201)
+      // A string is the decoder's 400, not the default duration.
+      const asString = yield* token({ expirationSeconds: "600" })
+      expect([asString.status.code, asString.status.message]).toEqual([
+        400,
+        'TokenRequest in version "v1" cannot be handled as a TokenRequest: json: cannot unmarshal string into Go struct field TokenRequestSpec.spec.expirationSeconds of type int64'
+      ])
+      const huge = yield* token({ expirationSeconds: 1e22 })
+      expect(huge.status.message).toBe('TokenRequest in version "v1" cannot be handled as a TokenRequest: json: cannot unmarshal number 1e22 into Go struct field TokenRequestSpec.spec.expirationSeconds of type int64')
       const issued = yield* root.create(ServiceAccounts, { metadata: { name: "robot" }, spec: { expirationSeconds: 600 } }, { namespace: "default", subresource: "token" })
       expect(issued.code).toBe(201)
       const status = issued.object.status as { token: string; expirationTimestamp: string }

@@ -323,6 +323,36 @@ describe("RBAC escalation: cluster scope", () => {
       expect((yield* alice("POST", `${rbacK8s}/clusterrolebindings`, crb("x", "view", "alice"))).code).toBe(403)
       yield* alive
     }))
+
+  it.scoped("a ClusterRole's aggregationRule is stored; setting or dropping one needs full authority (cluster-admin), as upstream's", () =>
+    Effect.gen(function* () {
+      const { root, carl, alive } = yield* cluster
+      const writer = [{ verbs: ["create", "update", "patch", "get"], apiGroups: ["rbac.authorization.k8s.io"], resources: ["clusterroles"] }]
+      expect((yield* root("POST", `${rbacK8s}/clusterroles`, role("cr-writer", writer, "ClusterRole"))).code).toBe(201)
+      const crb = { ...binding("carl-cr-writer", "ClusterRole", "cr-writer", ["carl"]), kind: "ClusterRoleBinding" }
+      expect((yield* root("POST", `${rbacK8s}/clusterrolebindings`, crb)).code).toBe(201)
+      const aggregationRule = { clusterRoleSelectors: [{ matchLabels: { "example.com/aggregate-to-monitoring": "true" } }] }
+      const aggregated = { ...role("monitoring", [], "ClusterRole"), aggregationRule }
+      const refused = yield* carl("POST", `${rbacK8s}/clusterroles`, aggregated)
+      expect(statusOf(refused)).toEqual({
+        code: 403,
+        reason: "Forbidden",
+        message: `clusterroles.${group} "monitoring" is forbidden: must have cluster-admin privileges to use the aggregationRule`,
+        details: { name: "monitoring", group, kind: "clusterroles" }
+      })
+      const created = yield* root("POST", `${rbacK8s}/clusterroles`, aggregated)
+      expect([created.code, created.json.aggregationRule]).toEqual([201, aggregationRule])
+      expect((yield* root("GET", `${rbacK8s}/clusterroles/monitoring`)).json.aggregationRule).toEqual(aggregationRule)
+      // Dropping the rule is as much a change of it.
+      const dropped = yield* carl("PUT", `${rbacK8s}/clusterroles/monitoring`, { ...created.json, aggregationRule: null })
+      expect([dropped.code, dropped.json.message]).toEqual([403, `clusterroles.${group} "monitoring" is forbidden: must have cluster-admin privileges to use the aggregationRule`])
+      const empty = yield* root("POST", `${rbacK8s}/clusterroles`, { ...role("empty-aggregation", [], "ClusterRole"), aggregationRule: { clusterRoleSelectors: [] } })
+      expect([empty.code, empty.json.message]).toEqual([
+        422,
+        `ClusterRole.${group} "empty-aggregation" is invalid: aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil`
+      ])
+      yield* alive
+    }))
 })
 
 describe("RBAC escalation: in-process identities", () => {

@@ -4,6 +4,7 @@
  * request's credentials and attributes; it never sees a socket. Also answers the questions the access reviews ask.
  */
 import { Either } from "effect"
+import { goQuote } from "../../../src/api/go/Quote.js"
 import * as Status from "../../../src/api/Status.js"
 import type { ApiError } from "../../../src/api/Status.js"
 import type { Store } from "../Store.js"
@@ -16,10 +17,10 @@ import type { UserInfo } from "./UserInfo.js"
 /** Upstream's `forbiddenMessage` (`endpoints/handlers/responsewriters/errors.go`), plus `: <reason>` when there is one. */
 export const forbiddenError = (user: UserInfo, attrs: RequestAttributes, reason: string): ApiError => {
   const why = (text: string) => (reason === "" ? text : `${text}: ${reason}`)
-  if (!attrs.resourceRequest) return Status.forbidden(undefined, "", why(`User "${user.name}" cannot ${attrs.verb} path "${attrs.path}"`))
+  if (!attrs.resourceRequest) return Status.forbidden(undefined, "", why(`User ${goQuote(user.name)} cannot ${attrs.verb} path ${goQuote(attrs.path)}`))
   const resource = attrs.subresource === "" ? attrs.resource : `${attrs.resource}/${attrs.subresource}`
-  const scope = attrs.namespace === "" ? "at the cluster scope" : `in the namespace "${attrs.namespace}"`
-  const text = `User "${user.name}" cannot ${attrs.verb} resource "${resource}" in API group "${attrs.apiGroup}" ${scope}`
+  const scope = attrs.namespace === "" ? "at the cluster scope" : `in the namespace ${goQuote(attrs.namespace)}`
+  const text = `User ${goQuote(user.name)} cannot ${attrs.verb} resource ${goQuote(resource)} in API group ${goQuote(attrs.apiGroup)} ${scope}`
   return Status.forbidden({ group: attrs.apiGroup, plural: attrs.resource }, attrs.name, why(text))
 }
 

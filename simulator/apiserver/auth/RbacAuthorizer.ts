@@ -8,6 +8,7 @@
  * touches only the bindings of the user's name and groups. The per-request check (`allows`) remembers its verdicts
  * per user until the policy changes (DecisionCache.ts, a simulator speed device).
  */
+import { goQuote } from "../../../src/api/go/Quote.js"
 import { rbacGroup, roleRefOf, rulesOf, subjectsOf, type PolicyRule, type RoleRef, type Subject } from "../../../src/api/kinds/Rbac.js"
 import type { KObject } from "../../../src/api/Object.js"
 import type { Change, Store } from "../Store.js"
@@ -204,8 +205,8 @@ export class RbacAuthorizer {
   /** The rules a grant's role holds, or why it has none (`role... not found`). */
   private rulesOf(grant: Grant): ReadonlyArray<CompiledRule> | string {
     const ref = grant.roleRef
-    if (ref.kind === "ClusterRole") return this.clusterRoles.get(grant.roleKey) ?? `clusterrole.${rbacGroup} "${ref.name}" not found`
-    if (ref.kind === "Role" && !grant.clusterScoped) return this.roles.get(grant.roleKey) ?? `role.${rbacGroup} "${ref.name}" not found`
+    if (ref.kind === "ClusterRole") return this.clusterRoles.get(grant.roleKey) ?? `clusterrole.${rbacGroup} ${goQuote(ref.name)} not found`
+    if (ref.kind === "Role" && !grant.clusterScoped) return this.roles.get(grant.roleKey) ?? `role.${rbacGroup} ${goQuote(ref.name)} not found`
     return `unsupported role reference kind: "${ref.kind}"`
   }
 

@@ -9,11 +9,11 @@
  *
  * Runs on the candidate object of a create, update, patch or apply (after decoding and defaults, before validation,
  * as upstream's storage wrapper before `BeforeCreate` / inside `UpdatedObjectInfo`); only in RBAC mode (under
- * `AlwaysAllow` the `escalate`/`bind` checks always pass). Aggregated ClusterRoles are not served, so upstream's
- * aggregation-rule check has nothing to check.
+ * `AlwaysAllow` the `escalate`/`bind` checks always pass). A ClusterRole's aggregation rule (stored, not acted on:
+ * docs/auth.md) needs full authority, as upstream's: it could gather any rule.
  */
 import { ClusterRoles, Roles, type ResourceType } from "../../../src/api/Resources.js"
-import { roleRefOf, rulesOf, type PolicyRule, type RoleRef } from "../../../src/api/kinds/Rbac.js"
+import { hasAggregationRule, roleRefOf, rulesOf, type PolicyRule, type RoleRef } from "../../../src/api/kinds/Rbac.js"
 import type { KObject } from "../../../src/api/Object.js"
 import * as Status from "../../../src/api/Status.js"
 import type { ApiError } from "../../../src/api/Status.js"
@@ -40,6 +40,12 @@ export interface RbacWrite {
   readonly objectName: string
   readonly user: UserInfo
 }
+
+/** Upstream's `fullAuthority`: what cluster-admin holds. */
+const fullAuthority: ReadonlyArray<PolicyRule> = [
+  { verbs: ["*"], apiGroups: ["*"], resources: ["*"], resourceNames: [], nonResourceURLs: [] },
+  { verbs: ["*"], apiGroups: [], resources: [], resourceNames: [], nonResourceURLs: ["*"] }
+]
 
 /** `EscalationAllowed`: the privileged group can do anything, grant included. */
 const escalationAllowed = (user: UserInfo): boolean => user.groups.includes(privilegedGroup)
@@ -99,7 +105,13 @@ export class RoleEscalation {
       case "ClusterRole": {
         if (this.roleEscalationAuthorized(write)) return undefined
         if (previous !== undefined && isOnlyMutatingGCFields(object, previous)) return undefined
-        return this.confirmNoEscalation(write, rulesOf(object))
+        const refused = this.confirmNoEscalation(write, rulesOf(object))
+        if (refused !== undefined || resource.kind !== "ClusterRole") return refused
+        // Setting, changing or dropping an aggregation rule (it can gather anything and stop a tightening).
+        if (!hasAggregationRule(object) && (previous === undefined || !hasAggregationRule(previous))) return undefined
+        return this.holdsFullAuthority(write)
+          ? undefined
+          : Status.forbidden(groupResource(resource), write.objectName, "must have cluster-admin privileges to use the aggregationRule")
       }
       case "RoleBinding":
       case "ClusterRoleBinding": {
@@ -125,6 +137,12 @@ export class RoleEscalation {
     const resource = roleRef.kind === "ClusterRole" ? "clusterroles" : roleRef.kind === "Role" ? "roles" : undefined
     if (resource === undefined) return false
     return this.authorizer.allows(user, resourceAttributes("bind", roleRef.apiGroup, resource, namespace, roleRef.name))
+  }
+
+  /** `ConfirmNoEscalation` of `fullAuthority` (`*` on every resource and non-resource URL). */
+  private holdsFullAuthority(write: RbacWrite): boolean {
+    const { missing, truncated } = covers(this.rbac.heldRules(write.user, write.namespace).rules, fullAuthority)
+    return missing.length === 0 && !truncated
   }
 
   /** `ConfirmNoEscalation`: the user's own rules in the request's namespace must cover `rules`; else the 403 listing what is missing. */

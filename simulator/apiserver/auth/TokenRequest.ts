@@ -8,7 +8,8 @@
  * `authentication.platform/v1` otherwise).
  */
 import { Either } from "effect"
-import { invalid, tooLong, type FieldError } from "../../../src/api/FieldError.js"
+import { invalid, type FieldError } from "../../../src/api/FieldError.js"
+import { FieldSchema, typeError } from "../../../src/api/kinds/FieldSchema.js"
 import { isRecord } from "../../../src/api/Object.js"
 import type { WriteResult } from "../../../src/api/Requests.js"
 import { Pods, ServiceAccounts } from "../../../src/api/Resources.js"
@@ -22,12 +23,27 @@ export const authenticationGroup = "authentication.platform"
 const apiVersions = new Set([`${authenticationGroup}/v1`, "authentication.k8s.io/v1"])
 const defaultExpirationSeconds = 3600
 const minExpirationSeconds = 600
-const maxUint32 = 4294967295
+/** `ValidateTokenRequest`'s upper bound: `> 1<<32` is refused, so 2^32 itself is allowed. */
+const maxExpirationSeconds = 2 ** 32
 
 export const validateTokenRequest = (expirationSeconds: number): ReadonlyArray<FieldError> => [
   ...(expirationSeconds < minExpirationSeconds ? [invalid("spec.expirationSeconds", expirationSeconds, "may not specify a duration less than 10 minutes")] : []),
-  ...(expirationSeconds > maxUint32 ? [tooLong("spec.expirationSeconds", maxUint32)] : [])
+  ...(expirationSeconds > maxExpirationSeconds ? [invalid("spec.expirationSeconds", expirationSeconds, "may not specify a duration larger than 2^32 seconds")] : [])
 ]
+
+/** `authentication/v1.TokenRequest` as 1.26 decodes it: a wrong JSON type is the decoder's 400, not a default. */
+const tokenRequestSchema: FieldSchema = FieldSchema.object("TokenRequest", {
+  spec: FieldSchema.object("TokenRequestSpec", {
+    audiences: FieldSchema.array(FieldSchema.string()),
+    expirationSeconds: FieldSchema.int64(),
+    boundObjectRef: FieldSchema.object("BoundObjectReference", {
+      kind: FieldSchema.string(),
+      apiVersion: FieldSchema.string(),
+      name: FieldSchema.string(),
+      uid: FieldSchema.string("types.UID")
+    })
+  })
+})
 
 /**
  * The object a request binds its token to (`token.go` `Create`): a pod of the account, by name and, if given, uid.
@@ -67,6 +83,8 @@ export const tokenRequestAt = (
   pod: (name: string) => KObject | undefined = () => undefined
 ): Either.Either<WriteResult, ApiError> => {
   const value = isRecord(body) ? body : {}
+  const typeProblem = typeError(tokenRequestSchema, value, "TokenRequest", "v1")
+  if (typeProblem !== undefined) return Either.left(Status.badRequest(typeProblem))
   const apiVersion = typeof value.apiVersion === "string" && apiVersions.has(value.apiVersion) ? value.apiVersion : `${authenticationGroup}/v1`
   const spec = isRecord(value.spec) ? value.spec : {}
   const expirationSeconds = typeof spec.expirationSeconds === "number" ? spec.expirationSeconds : defaultExpirationSeconds

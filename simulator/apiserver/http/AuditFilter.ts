@@ -17,6 +17,7 @@ import { attributesOf } from "../auth/RequestAttributes.js"
 import type { UserInfo } from "../auth/UserInfo.js"
 import { decisionAnnotation, reasonAnnotation, type Auditor, type RequestAudit } from "../audit/Auditor.js"
 import type { ParsedRequest } from "../RequestInfo.js"
+import { headerText, userAgentOf } from "./HeaderText.js"
 import { credentialsOf, impersonationHeaders } from "./RequestIdentity.js"
 
 /** Each audited response's audit: the request's context, as upstream keeps it in the request's `context.Context`. */
@@ -92,7 +93,7 @@ export const admitAudited = (
   const auditID = typeof sent === "string" && sent !== "" ? sent : randomUUID()
   res.setHeader("Audit-Id", auditID)
   const attrs = attributesOf(info)
-  const request = { auditID, requestURI: req.url ?? "/", sourceIPs: sourceIPs(req), userAgent: req.headers["user-agent"] ?? "", attrs, receivedNanos }
+  const request = { auditID: headerText(auditID), requestURI: req.url ?? "/", sourceIPs: sourceIPs(req), userAgent: userAgentOf(req) ?? "", attrs, receivedNanos }
   const authenticated = access.authenticate(credentialsOf(req), nowMs)
   if (Either.isLeft(authenticated)) {
     const audit = auditor.begin({ ...request, user: undefined })

@@ -113,19 +113,27 @@ export const statusOnSocket = (socket: Socket, error: ApiError): void => {
   answerOnSocket(socket, error.code, JSON.stringify(error.status) + "\n", "application/json", retry ? { "Retry-After": String(retry) } : {})
 }
 
+/** A request line Go's `parseRequestLine` takes: a token method, a target and a version. */
+const wellFormedRequestLine = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+ [^ ]+ HTTP\/\d\.\d$/
+
 /**
- * The answer to a request node's parser refused before any handler ran (`clientError`): an unknown
- * method is upstream's 405 Status; oversized headers 431 and a timed-out request 408, as Go's server
- * answers them; anything else 400.
+ * The answer to a request node's parser refused before any handler ran (`clientError`), as Go's server
+ * (net/http `conn.serve`) answers it: a well-formed request line with a method node does not know reaches
+ * the API server in Go, whose answer is the 405 Status; a malformed one (`GARBAGE`) is Go's plain 400;
+ * oversized headers 431; headers not done within the header timeout are a read timeout, which Go answers
+ * with nothing (`isCommonNetReadError`): the connection is closed.
  */
-export const answerClientError = (error: Error & { code?: string }, socket: Socket): void => {
+export const answerClientError = (error: Error & { code?: string; rawPacket?: Buffer }, socket: Socket): void => {
   switch (error.code) {
-    case "HPE_INVALID_METHOD":
-      return statusOnSocket(socket, Status.methodNotAllowed())
+    case "HPE_INVALID_METHOD": {
+      const line = error.rawPacket?.toString("latin1").split("\r\n", 1)[0] ?? ""
+      if (wellFormedRequestLine.test(line)) return statusOnSocket(socket, Status.methodNotAllowed())
+      return answerOnSocket(socket, 400, "400 Bad Request", "text/plain; charset=utf-8")
+    }
     case "HPE_HEADER_OVERFLOW":
       return answerOnSocket(socket, 431, "431 Request Header Fields Too Large", "text/plain; charset=utf-8")
     case "ERR_HTTP_REQUEST_TIMEOUT":
-      return answerOnSocket(socket, 408, "408 Request Timeout", "text/plain; charset=utf-8")
+      return void socket.destroy()
     default:
       return answerOnSocket(socket, 400, "400 Bad Request", "text/plain; charset=utf-8")
   }

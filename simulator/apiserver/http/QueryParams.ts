@@ -5,6 +5,7 @@
  * client's `watch=True` is a watch.
  */
 import { Either } from "effect"
+import { parseGoInt } from "../../../src/api/go/Strconv.js"
 import * as Status from "../../../src/api/Status.js"
 import type { ApiError } from "../../../src/api/Status.js"
 
@@ -30,9 +31,14 @@ export const isPrettyRequest = (query: URLSearchParams, userAgent: string | unde
   return prettyAgents.test(userAgent ?? "")
 }
 
-/** An integer parameter (`limit`, `timeoutSeconds`, `gracePeriodSeconds`): empty is absent, else `strconv.ParseInt`. */
+/**
+ * An integer parameter (`limit`, `timeoutSeconds`, `gracePeriodSeconds`): empty is absent, else
+ * `strconv.ParseInt(v, 10, 64)`, whose syntax and range errors are the 400's text.
+ */
 export const queryInt = (query: URLSearchParams, name: string): Either.Either<number | undefined, ApiError> => {
   const v = query.get(name)
   if (v === null || v === "") return Either.right(undefined)
-  return /^[+-]?\d+$/.test(v) ? Either.right(Number(v)) : Either.left(Status.badRequest(`${name}: strconv.ParseInt: parsing "${v}": invalid syntax`))
+  // Short decimals (every client's) are in range: no BigInt needed.
+  if (/^[+-]?\d{1,15}$/.test(v)) return Either.right(Number(v))
+  return Either.mapBoth(parseGoInt(v, 10, 64), { onLeft: (error) => Status.badRequest(`${name}: ${error}`), onRight: (n) => n })
 }

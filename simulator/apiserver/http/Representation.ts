@@ -12,6 +12,7 @@ import { apiVersionOf, type ResourceType } from "../../../src/api/Resources.js"
 import * as Status from "../../../src/api/Status.js"
 import type { ApiError } from "../../../src/api/Status.js"
 import { listTable, objectTable, parseIncludeObject, type TableOptions } from "../../../src/api/table/Table.js"
+import { unrecognizedObject } from "../../../src/api/UnrecognizedObject.js"
 import { tooDeep } from "../Decode.js"
 
 export interface Encoded {
@@ -94,14 +95,6 @@ export const encodeWatchEvent = (representation: Representation, event: WatchEve
   })
 }
 
-/** `apiserver: pkg/endpoints/handlers/rest.go` `summarizeData`: the start of a body an error quotes. */
-const summarizeData = (data: Buffer, maxLength: number): string => {
-  if (data.length === 0) return "<empty>"
-  const head = data.subarray(0, maxLength)
-  const text = data[0] === 0x7b ? head.toString("utf8") : head.toString("hex")
-  return data.length > maxLength ? `${text} ...` : text
-}
-
 /**
  * A protobuf request body as the JSON value the server works on (protobuf bodies are never strict-checked,
  * its serializer has no strict mode, so there is no text to look for duplicate fields in). Errors are upstream's 400s
@@ -114,7 +107,7 @@ export const decodeProtobufBody = (bytes: Buffer, resource: ResourceType, apiVer
     return valueDepthExceeds(decoded.right.object, maxBodyNestingDepth) ? Either.left(tooDeep(resource)) : Either.right(decoded.right.object)
   const error = decoded.left
   if (error.path === "")
-    return Either.left(Status.badRequest(`the object provided is unrecognized (must be of type ${resource.kind}): ${error.message} (${summarizeData(bytes, 30)})`))
+    return Either.left(Status.badRequest(unrecognizedObject(resource.kind, error.message, bytes)))
   const version = resource.version
   return Either.left(Status.badRequest(`${resource.kind} in version "${version}" cannot be handled as a ${resource.kind}: ${error.message}`))
 }
@@ -124,7 +117,7 @@ export const decodeDeleteOptions = (bytes: Buffer): Either.Either<KObject, ApiEr
   const decoded = decodeObject(bytes, { apiVersion: "v1", kind: "DeleteOptions" })
   return Either.isRight(decoded)
     ? Either.right(decoded.right.object)
-    : Either.left(Status.badRequest(`the object provided is unrecognized (must be of type DeleteOptions): ${decoded.left.message} (${summarizeData(bytes, 30)})`))
+    : Either.left(Status.badRequest(unrecognizedObject("DeleteOptions", decoded.left.message, bytes)))
 }
 
 // --- Table (src/api/table/) ----------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 import type * as http from "node:http"
 import { Effect, Either } from "effect"
 import { parseDocument } from "yaml"
+import { goJsonSyntaxError } from "../../../src/api/go/JsonSyntaxError.js"
 import { depthOverflowInText, maxBodyNestingDepth } from "../../../src/api/JsonDepth.js"
 import * as Status from "../../../src/api/Status.js"
 import type { ApiError } from "../../../src/api/Status.js"
@@ -24,13 +25,15 @@ export const readBody = (req: http.IncomingMessage, maxBodyBytes: number): Promi
     req.on("error", () => resolve(Either.left(Status.badRequest("error reading request body"))))
   })
 
-/** JSON text of a body; malformed JSON is a 400 naming the parse error. */
-export const parseJsonBody = (text: string, what: string): Either.Either<Body, ApiError> => {
-  if (text.trim() === "") return Either.left(Status.badRequest(`${what}: json parse error: unexpected end of JSON input`))
+/**
+ * JSON text of a body; malformed JSON is a 400 whose message `refusal` makes of Go's `encoding/json` error
+ * (src/api/go/JsonSyntaxError.ts), never V8's wording.
+ */
+export const parseJsonBody = (text: string, refusal: (jsonError: string) => string): Either.Either<Body, ApiError> => {
   try {
     return Either.right({ value: JSON.parse(text), raw: text })
   } catch (e) {
-    return Either.left(Status.badRequest(`${what}: json parse error: ${(e as Error).message}`))
+    return Either.left(Status.badRequest(refusal(goJsonSyntaxError(text, e))))
   }
 }
 

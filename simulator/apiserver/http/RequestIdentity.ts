@@ -13,6 +13,7 @@ import { impersonatedUser, unescapeExtraKey, type ImpersonationRequest } from ".
 import { attributesOf } from "../auth/RequestAttributes.js"
 import type { RequestInfo } from "../RequestInfo.js"
 import type { UserInfo } from "../auth/UserInfo.js"
+import { headerText } from "./HeaderText.js"
 
 /** The client certificate a TLS socket presented: subject CN and O, and whether it chains to the client CA. */
 export const clientCertificateOf = (socket: TLSSocket): ClientCertificate | undefined => {
@@ -32,7 +33,7 @@ export const credentialsOf = (req: http.IncomingMessage): Credentials => ({
 
 /**
  * What the request's `Impersonate-*` headers ask for, read in one pass over the raw headers (each line's value as
- * sent, as Go's `http.Header` keeps it); undefined when there are none, the usual case, so nothing is allocated.
+ * sent, as Go's `http.Header` keeps it, read as UTF-8 text: HeaderText.ts); undefined when there are none, the usual case, so nothing is allocated.
  */
 export const impersonationHeaders = (rawHeaders: ReadonlyArray<string>): ImpersonationRequest | undefined => {
   let asked: { user: string | undefined; uid: string | undefined; groups: string[]; extras: Array<readonly [string, string]> } | undefined
@@ -42,7 +43,7 @@ export const impersonationHeaders = (rawHeaders: ReadonlyArray<string>): Imperso
     const lower = name.toLowerCase()
     if (!lower.startsWith("impersonate-")) continue
     asked ??= { user: undefined, uid: undefined, groups: [], extras: [] }
-    const value = rawHeaders[i + 1]!
+    const value = headerText(rawHeaders[i + 1]!)
     if (lower === "impersonate-user") asked.user ??= value
     else if (lower === "impersonate-uid") asked.uid ??= value
     else if (lower === "impersonate-group") asked.groups.push(value)

@@ -7,6 +7,7 @@
 import type * as http from "node:http"
 import type { Clock } from "effect"
 import type { RequestInfo } from "../RequestInfo.js"
+import { userAgentOf } from "./HeaderText.js"
 import type { Value } from "./MetricSeries.js"
 import { formatRequestLog } from "./RequestLog.js"
 import type { ServerMetrics } from "./ServerMetrics.js"
@@ -96,7 +97,7 @@ export class RequestRecording {
           info,
           contentType: req.headers["content-type"],
           user: exchange.user,
-          userAgent: req.headers["user-agent"],
+          userAgent: userAgentOf(req),
           auditID: this.audited ? (res.getHeader("audit-id") as string | undefined) : undefined,
           srcIP: hostPort(req.socket.remoteAddress ?? "", req.socket.remotePort ?? 0),
           status: res.statusCode,

@@ -25,7 +25,8 @@ export const serveReadNow = (api: ApiServerImpl, now: number, req: http.Incoming
   if (query.has("watch")) return false
   if (parsed._tag !== "resource" || parsed.route.subresource !== undefined || parsed.route.view || parsed.route.watch || parsed.route.resource.virtual) return false
   const limit = queryInt(query, "limit")
-  if (Either.isLeft(limit)) return false
+  // A malformed limit or timeoutSeconds: the general path answers its 400.
+  if (Either.isLeft(limit) || Either.isLeft(queryInt(query, "timeoutSeconds"))) return false
   const { resource, name, namespace } = parsed.route
   // The request entry every transport goes through (false while paused: the general path waits).
   if (!api.admission.enterNow(now)) return false

@@ -11,6 +11,7 @@ import { negotiate, requestBodyFormat } from "../../../src/api/MediaType.js"
 import type { KObject } from "../../../src/api/Object.js"
 import { patchTypeOf } from "../../../src/api/Patch.js"
 import type { DeleteOptions, ListOptions } from "../../../src/api/Requests.js"
+import { unrecognizedObject, versionKindError } from "../../../src/api/UnrecognizedObject.js"
 import { Nodes, Pods } from "../../../src/api/Resources.js"
 import { bodyToStore, renameFieldLabels, type ResourceView } from "../../../src/api/ServedNames.js"
 import * as Status from "../../../src/api/Status.js"
@@ -22,6 +23,7 @@ import { connectSubresources, connectTarget, proxyFailure } from "../PodConnect.
 import type { RequestInfo } from "../RequestInfo.js"
 import { getScale, patchScale, scaleType, updateScale } from "../Scale.js"
 import { auditOf } from "./AuditFilter.js"
+import { userAgentOf } from "./HeaderText.js"
 import type { ServerLimits } from "./Limits.js"
 import { queryBool, queryInt } from "./QueryParams.js"
 import { decodeDeleteOptions, decodeProtobufBody, tableRequest } from "./Representation.js"
@@ -130,21 +132,22 @@ export const serveResource = (
       fieldManager: str("fieldManager"),
       subresource,
       force: queryBool(query, "force"),
-      userAgent: req.headers["user-agent"],
+      userAgent: userAgentOf(req),
       // RBAC's escalation check compares a role or binding with what this user holds (auth/RoleEscalation.ts).
       caller: user
     }
-    const readBodyJson = (what: string) =>
+    const readBodyJson = (refusal: (jsonError: string, bytes: Buffer) => string) =>
       Effect.flatMap(
         Effect.promise(() => readBody(req, limits.maxBodyBytes)),
-        (bytes) => Effect.flatMap(bytes, (b) => parseJsonBody(b.toString("utf8"), what))
+        (bytes) => Effect.flatMap(bytes, (b) => parseJsonBody(b.toString("utf8"), (jsonError) => refusal(jsonError, b)))
       )
     const readBytes = Effect.flatMap(Effect.promise(() => readBody(req, limits.maxBodyBytes)), (b) => b)
     /** A POST or PUT body of `type` in the format its Content-Type names. */
     const readTypedBody = (type: typeof resource | typeof scaleType, apiVersion?: string) =>
       Effect.gen(function* () {
         const format = yield* requestBodyFormat(req.headers["content-type"])
-        if (format === "json") return yield* readBodyJson("couldn't get version/kind")
+        // The create and update handlers' transformDecodeError (handlers/rest.go): no kind could be read.
+        if (format === "json") return yield* readBodyJson((jsonError, bytes) => unrecognizedObject(type.kind, versionKindError(jsonError), bytes))
         if (format === "yaml") return yield* parseYamlBody((yield* readBytes).toString("utf8"), limits.maxBodyBytes, "YAML")
         return { value: yield* decodeProtobufBody(yield* readBytes, type, apiVersion) } satisfies Body
       })
@@ -205,8 +208,10 @@ export const serveResource = (
         if (name === undefined) return yield* Effect.fail(Status.methodNotAllowed())
         const patchType = patchTypeOf(req.headers["content-type"] ?? "")
         if (patchType === undefined) return yield* Effect.fail(Status.unsupportedMediaType("415: Unsupported Media Type", true))
-        const body = patchType === "apply" ? yield* readApplyBody(req, limits.maxBodyBytes) : yield* readBodyJson("error decoding patch")
-        auditOf(out.res)?.requestPatch(body.value)
+        const sent = patchType === "apply" ? yield* readApplyBody(req, limits.maxBodyBytes) : yield* readBodyJson((jsonError) => `error decoding patch: json parse error: ${jsonError}`)
+        auditOf(out.res)?.requestPatch(sent.value)
+        // An apply configuration at a view's path names the view's apiVersion (`rbac.authorization.k8s.io/v1`).
+        const body = view && patchType === "apply" ? { ...sent, value: yield* bodyToStore(view, sent.value, true) } : sent
         if (body.raw !== undefined && depthOverflowInText(body.raw, maxBodyNestingDepth) !== undefined)
           return yield* Effect.fail(Status.badRequest(`error decoding patch: exceeded max depth of ${maxBodyNestingDepth}`))
         if (subresource === "scale") {
@@ -225,7 +230,7 @@ export const serveResource = (
           ? { value: yield* decodeDeleteOptions(bytes) }
           : text.trim() === ""
             ? undefined
-            : yield* parseJsonBody(text, "couldn't get version/kind")
+            : yield* parseJsonBody(text, versionKindError)
         const badOptions = fromBody && checkDeleteOptionsBody(fromBody.value)
         if (badOptions) return yield* Effect.fail(badOptions)
         const opts: DeleteOptions = fromBody

@@ -22,8 +22,15 @@ const named: Readonly<Record<number, string>> = { 7: "\\a", 8: "\\b", 12: "\\f",
 const hex = (n: number, width: number): string => n.toString(16).padStart(width, "0")
 const isSurrogate = (r: number): boolean => r >= 0xd800 && r <= 0xdfff
 
-/** Go's `strconv.Quote` (strconv/quote.go appendQuotedWith, appendEscapedRune). */
+/** Text `strconv.Quote` leaves as it is: printable ASCII but `"` and `\`. */
+const plainAscii = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/
+
+/**
+ * Go's `strconv.Quote` (strconv/quote.go appendQuotedWith, appendEscapedRune). Names in hot error messages (a
+ * 404 GET) are plain ASCII: one regular-expression test and a concatenation, not a loop over the runes.
+ */
 export const goQuote = (s: string): string => {
+  if (plainAscii.test(s)) return `"${s}"`
   let out = '"'
   for (const ch of s) {
     const r = ch.codePointAt(0)!

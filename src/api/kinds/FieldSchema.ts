@@ -10,6 +10,7 @@ import { parseGoTime } from "../go/Time.js"
 import { LastCalls } from "../internal/LastCall.js"
 import { isRecord } from "../Object.js"
 import { tagsOf, type PatchTags } from "./UpstreamTags.js"
+import { unrecognizedObject } from "../UnrecognizedObject.js"
 
 export type { PatchTags } from "./UpstreamTags.js"
 
@@ -357,6 +358,12 @@ class Fatal {
 }
 
 /**
+ * A number as Go's decoder quotes it (the literal as written): the parsed value in JSON's spelling, which has no
+ * `+` in an exponent (`-1e300`, where JavaScript prints `-1e+300`). A literal such as `15.0` reads back as `15`.
+ */
+const numberLiteral = (v: unknown): string => String(v).replace("e+", "e")
+
+/**
  * The first decode error of `value` against `schema`, as the full 400 message the API server sends, or
  * undefined when the body decodes. Follows the 1.26 decoder (`sigs.k8s.io/json`, a fork of Go's
  * `encoding/json`):
@@ -385,14 +392,14 @@ export const typeError = (
   const metaError = interpretError(value)
   if (metaError !== undefined) {
     const text = body ?? JSON.stringify(value)
-    return `the object provided is unrecognized (must be of type ${kind}): ${metaError} (${summarize(text)})`
+    return unrecognizedObject(kind, metaError, text)
   }
   let saved: string | undefined
   const stack: string[] = []
   let struct = kind
   const where = (goType: string) => `Go struct field ${struct}.${stack.join(".")} of type ${goType}`
   const save = (v: unknown, goType: string, literal = false): void => {
-    if (saved === undefined) saved = `json: cannot unmarshal ${jsonKind(v)}${literal ? ` ${String(v)}` : ""} into ${where(goType)}`
+    if (saved === undefined) saved = `json: cannot unmarshal ${jsonKind(v)}${literal ? ` ${numberLiteral(v)}` : ""} into ${where(goType)}`
   }
   const walk = (s: FieldSchema, v: unknown): void => {
     if (v === null || v === undefined) return
@@ -487,8 +494,3 @@ const interpretError = (value: Record<string, unknown>): string | undefined => {
   return undefined
 }
 
-/** `summarizeData(body, 30)` of the create handler, for bodies that start with `{`. */
-const summarize = (body: string): string => {
-  const bytes = Buffer.from(body, "utf8")
-  return bytes.length > 30 ? `${bytes.subarray(0, 30).toString("utf8")} ...` : body
-}

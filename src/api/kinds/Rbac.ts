@@ -9,6 +9,7 @@ import { GoPrinted, invalid, notSupported, required, type FieldError } from "../
 import { isRecord, type KObject } from "../Object.js"
 import { clusterRoleBindingSchema, clusterRoleSchema, roleBindingSchema, roleSchema } from "./BuiltinSchemas.js"
 import type { KindRules } from "./KindRules.js"
+import { validateLabelSelector } from "./LabelSelectorObject.js"
 import type { NameRule } from "./Names.js"
 
 export const rbacGroup = "rbac.authorization.platform"
@@ -92,6 +93,24 @@ const validatePolicyRule = (rule: Record<string, unknown>, namespaced: boolean, 
 const validateRules = (namespaced: boolean) => (obj: KObject): FieldError[] =>
   (Array.isArray(obj.rules) ? obj.rules : []).flatMap((rule, i) => validatePolicyRule(isRecord(rule) ? rule : {}, namespaced, `rules[${i}]`))
 
+/**
+ * `ValidateClusterRole`'s aggregation rule: stored as sent (no controller aggregates here, docs/auth.md), so
+ * checked as upstream checks it: at least one selector, each a valid label selector.
+ */
+const validateClusterRole = (obj: KObject): FieldError[] => {
+  const errs = validateRules(false)(obj)
+  const rule = obj.aggregationRule
+  if (rule === undefined || rule === null) return errs
+  const selectors = isRecord(rule) && Array.isArray(rule.clusterRoleSelectors) ? rule.clusterRoleSelectors : []
+  if (selectors.length === 0) errs.push(required("aggregationRule.clusterRoleSelectors", "at least one clusterRoleSelector required if aggregationRule is non-nil"))
+  selectors.forEach((selector, i) => errs.push(...validateLabelSelector(selector, `aggregationRule.clusterRoleSelectors[${i}]`)))
+  return errs
+}
+
+/** `hasAggregationRule` (clusterrole policybased storage): a rule with at least one selector. */
+export const hasAggregationRule = (obj: KObject): boolean =>
+  isRecord(obj.aggregationRule) && Array.isArray(obj.aggregationRule.clusterRoleSelectors) && obj.aggregationRule.clusterRoleSelectors.length > 0
+
 const validateSubject = (subject: Record<string, unknown>, namespaced: boolean, at: string): FieldError[] => {
   const errs: FieldError[] = []
   const name = str(subject.name)
@@ -150,6 +169,6 @@ export const defaultBinding = (obj: KObject): KObject => {
 }
 
 export const roleRules: KindRules = { schema: roleSchema, nameRule: pathSegmentName, validateCreate: validateRules(true), validateUpdate: validateRules(true) }
-export const clusterRoleRules: KindRules = { schema: clusterRoleSchema, nameRule: pathSegmentName, validateCreate: validateRules(false), validateUpdate: validateRules(false) }
+export const clusterRoleRules: KindRules = { schema: clusterRoleSchema, nameRule: pathSegmentName, validateCreate: validateClusterRole, validateUpdate: validateClusterRole }
 export const roleBindingRules: KindRules = { schema: roleBindingSchema, defaults: defaultBinding, nameRule: pathSegmentName, validateCreate: validateBinding(true), validateUpdate: bindingUpdate(true) }
 export const clusterRoleBindingRules: KindRules = { schema: clusterRoleBindingSchema, defaults: defaultBinding, nameRule: pathSegmentName, validateCreate: validateBinding(false), validateUpdate: bindingUpdate(false) }

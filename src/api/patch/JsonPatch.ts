@@ -57,6 +57,43 @@ const cloneJson = (v: unknown): unknown => {
   return v
 }
 
+/**
+ * `__proto__` as a JSON pointer segment. Upstream (Go maps) treats it as any key, as merge, strategic merge and
+ * apply do here; fast-json-patch refuses it to guard the prototype. So such a patch is applied with every
+ * `__proto__` key (of the document, the operations' values and pointers) renamed to a key found nowhere in them,
+ * and renamed back after: the library never sees the name, and the result keeps it as a plain data key.
+ */
+const protoKey = "__proto__"
+const pointsThroughProto = (op: unknown): boolean =>
+  isRecord(op) && [op.path, op.from].some((p) => typeof p === "string" && p.split("/").includes(protoKey))
+
+/** A key that occurs nowhere in `values` (as a key or a pointer segment). */
+const unusedKey = (...values: ReadonlyArray<unknown>): string => {
+  const text = JSON.stringify(values)
+  let key = "\u0000proto"
+  while (text.includes(JSON.stringify(key).slice(1, -1))) key += "\u0000"
+  return key
+}
+
+/** A deep copy of `v` with every key `from` named `to`. */
+const renameKeys = (v: unknown, from: string, to: string): unknown => {
+  if (Array.isArray(v)) return v.map((x) => renameKeys(x, from, to))
+  if (!isRecord(v)) return v
+  const out: Record<string, unknown> = {}
+  for (const k of Object.keys(v)) setKey(out, k === from ? to : k, renameKeys(v[k], from, to))
+  return out
+}
+
+/** An operation with `__proto__` renamed to `to` in its value and in its pointers' segments. */
+const renameProtoInOperation = (op: unknown, to: string): unknown => {
+  const renamed = renameKeys(op, protoKey, to) as Record<string, unknown>
+  for (const field of ["path", "from"] as const) {
+    const pointer = renamed[field]
+    if (typeof pointer === "string") renamed[field] = pointer.split("/").map((segment) => (segment === protoKey ? to : segment)).join("/")
+  }
+  return renamed
+}
+
 const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k)
 
 /** Where a JSON pointer leads, as fast-json-patch walks it: the container of its last token and that token's value. */
@@ -237,11 +274,12 @@ export const jsonPatch = (target: unknown, patch: unknown, budget: WorkBudget = 
   if (patch.some((op) => !isRecord(op) || typeof op.op !== "string" || !operationKinds.has(op.op))) {
     return Either.left(patchFailed())
   }
+  const protoStandIn = patch.some(pointsThroughProto) ? unusedKey(target, patch) : undefined
   try {
-    let doc = cloneJson(target)
+    let doc = protoStandIn === undefined ? cloneJson(target) : renameKeys(target, protoKey, protoStandIn)
     let copied = 0
     for (let i = 0; i < patch.length; i++) {
-      const op = cloneJson(patch[i]) as Record<string, unknown>
+      const op = (protoStandIn === undefined ? cloneJson(patch[i]) : renameProtoInOperation(patch[i], protoStandIn)) as Record<string, unknown>
       const size = payFor(doc, op, budget, maxJsonPatchCopyBytes - copied)
       if (op.op === "copy") {
         copied += size
@@ -249,10 +287,10 @@ export const jsonPatch = (target: unknown, patch: unknown, budget: WorkBudget = 
       }
       doc = jsonpatch.applyOperation(doc, op as unknown as jsonpatch.Operation, validateOperation, true, true, i).newDocument
     }
-    return Either.right(doc)
+    return Either.right(protoStandIn === undefined ? doc : renameKeys(doc, protoStandIn, protoKey))
   } catch (e) {
     if (e instanceof BudgetSpent) return Either.left(patchFailed([{ reason: "UnexpectedServerResponse", message: workBudgetSpent(e.steps) }]))
-    // JsonPatchError, or the TypeError fast-json-patch throws for `__proto__` paths: both come from the body
+    // JsonPatchError, or the TypeError fast-json-patch would throw for a `__proto__` path: both come from the body
     return Either.left(patchFailed())
   }
 }

@@ -181,6 +181,36 @@ describe("upstream names", () => {
     })
   )
 
+  it.scoped("server-side apply at a .k8s.io path takes that group's apiVersion, as upstream's applyPatcher compares with the URL's", () =>
+    Effect.gen(function* () {
+      const base = yield* httpServer()
+      const apply = (path: string, body: unknown) => send(base, "PATCH", `${path}?fieldManager=kubectl`, body, { "content-type": "application/apply-patch+yaml" })
+      const rbac = "/apis/rbac.authorization.k8s.io/v1"
+      const role = { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: { name: "ssa" }, rules: [{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }] }
+      const created = yield* apply(`${rbac}/namespaces/default/roles/ssa`, role)
+      expect([created.code, created.json.apiVersion, created.json.rules], created.text).toEqual([201, "rbac.authorization.k8s.io/v1", role.rules])
+      const again = yield* apply(`${rbac}/namespaces/default/roles/ssa`, { ...role, rules: [{ ...role.rules[0], verbs: ["get", "list"] }] })
+      expect([again.code, again.json.rules[0].verbs]).toEqual([200, ["get", "list"]])
+      const clusterRole = yield* apply(`${rbac}/clusterroles/ssa`, { ...role, kind: "ClusterRole" })
+      expect(clusterRole.code, clusterRole.text).toBe(201)
+      const lease = yield* apply("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/ssa", { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "ssa" }, spec: { holderIdentity: "ssa" } })
+      expect([lease.code, lease.json.apiVersion, lease.json.metadata.namespace], lease.text).toEqual([201, "coordination.k8s.io/v1", "kube-node-lease"])
+      const ev = yield* apply("/apis/events.k8s.io/v1/namespaces/default/events/ssa", { ...event("ssa"), metadata: { name: "ssa" } })
+      expect([ev.code, ev.json.apiVersion], ev.text).toEqual([201, "events.k8s.io/v1"])
+      // The spec's own apiVersion at the .k8s.io path, and the .k8s.io one at the spec's path, are each refused.
+      const platformAtView = yield* apply(`${rbac}/namespaces/default/roles/ssa`, { ...role, apiVersion: "rbac.authorization.platform/v1" })
+      expect([platformAtView.code, platformAtView.json.message]).toEqual([
+        400,
+        "Incorrect version specified in apply patch. Specified patch version: rbac.authorization.platform/v1, expected: rbac.authorization.k8s.io/v1"
+      ])
+      const viewAtPlatform = yield* apply("/apis/rbac.authorization.platform/v1/namespaces/default/roles/ssa", role)
+      expect([viewAtPlatform.code, viewAtPlatform.json.message]).toEqual([
+        400,
+        "Incorrect version specified in apply patch. Specified patch version: rbac.authorization.k8s.io/v1, expected: rbac.authorization.platform/v1"
+      ])
+    })
+  )
+
   it.scoped("legacy /watch/ paths stream events, a name pins one object", () =>
     Effect.gen(function* () {
       const base = yield* httpServer()

@@ -64,6 +64,20 @@ describe("kubectl over serve --tls with RBAC", () => {
       expect((await asAdmin("auth", "can-i", "list", "nodes", "--as", user)).stdout.trim()).toBe("no")
     }, 180_000)
 
+    it("--as and --as-group with non-ASCII names: kubectl's UTF-8 header bytes are the user it names", async () => {
+      const denied = await asAdmin("get", "pods", "-n", "team", "--as=josé")
+      expect(denied.stderr.trim()).toBe('Error from server (Forbidden): pods is forbidden: User "josé" cannot list resource "pods" in API group "" in the namespace "team"')
+      const whoami = await asAdmin("auth", "whoami", "--as=josé", "--as-group=équipe", "-o", "json")
+      expect(JSON.parse(whoami.stdout).status.userInfo).toEqual({ username: "josé", groups: ["équipe", "system:authenticated"] })
+    }, 120_000)
+
+    it("create role --verb=escalate: kubectl refuses roles mapped to the .platform group; naming the .k8s.io group works (docs/auth.md)", async () => {
+      const mapped = await asAdmin("create", "role", "escalator", "--verb=escalate", "--resource=roles", "-n", "default")
+      expect([mapped.code, mapped.stderr.trim()]).toEqual([1, "error: can not perform 'escalate' on 'roles' in group 'rbac.authorization.platform'"])
+      const named = await asAdmin("create", "role", `escalator-${version.replace(".", "-")}`, "--verb=escalate", "--resource=roles.rbac.authorization.k8s.io", "-n", "default")
+      expect([named.code, named.stdout.trim()]).toEqual([0, `role.rbac.authorization.k8s.io/escalator-${version.replace(".", "-")} created`])
+    }, 120_000)
+
     it("create clusterrolebinding, service account and token", async () => {
       const crb = await asAdmin("create", "clusterrolebinding", `view-${version}`, "--clusterrole=view", `--user=${userOf(version)}-x`)
       expect(crb.stdout.trim()).toBe(`clusterrolebinding.rbac.authorization.k8s.io/view-${version} created`)

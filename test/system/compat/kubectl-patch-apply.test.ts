@@ -77,6 +77,35 @@ describe("kubectl patch and server-side apply", () => {
       expect(after.metadata.managedFields.map((e: { manager: string; fieldsV1: unknown }) => [e.manager, e.fieldsV1])).toEqual([["tool-b", { "f:data": { "f:a": {} } }]])
     })
 
+    it("apply --server-side of RBAC manifests in rbac.authorization.k8s.io/v1 (the group kubectl maps them to)", async () => {
+      const name = `ssa-${suffix}`
+      const rules = [{ apiGroups: [""], resources: ["pods"], verbs: ["get", "list"] }]
+      const list = {
+        apiVersion: "v1",
+        kind: "List",
+        items: [
+          { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: { name, namespace: "default" }, rules },
+          { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name }, rules },
+          {
+            apiVersion: "rbac.authorization.k8s.io/v1",
+            kind: "RoleBinding",
+            metadata: { name, namespace: "default" },
+            roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
+            subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: "someone" }]
+          }
+        ]
+      }
+      const applied = await kubectl("apply", "--server-side", "--validate=false", "-f", manifest(name, list))
+      expect([applied.code, applied.stderr]).toEqual([0, ""])
+      expect(applied.stdout.trim().split("\n")).toEqual([
+        `role.rbac.authorization.k8s.io/${name} serverside-applied`,
+        `clusterrole.rbac.authorization.k8s.io/${name} serverside-applied`,
+        `rolebinding.rbac.authorization.k8s.io/${name} serverside-applied`
+      ])
+      const role = await call(server.url, "GET", `/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles/${name}`)
+      expect(role.rules).toEqual(rules)
+    })
+
     it.skipIf(Number(version.split(".")[1]) < 32)("apply --server-side --subresource=status: the status and its Apply entry stored", async () => {
       const name = `n-${suffix}`
       await call(server.url, "POST", "/api/v1/nodes", { metadata: { name } })

@@ -1,15 +1,21 @@
 /**
  * The k8s.io.api.rbac.v1 messages clustersim serves, in upstream's wire format (k8s.io/api rbac/v1: generated.proto for
  * field numbers and types, types.go for the JSON flags); see `src/api/protobuf/Schema.ts` for the options
- * `(keep_zero)` and `(inline)`. `aggregationRule` is not served (no aggregation controller here).
+ * `(keep_zero)` and `(inline)`. A ClusterRole's `aggregationRule` is stored as sent; no controller aggregates
+ * (docs/auth.md).
  */
 export const proto = `
 syntax = "proto2";
 package k8s.io.api.rbac.v1;
 
+message AggregationRule {
+  repeated .k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector clusterRoleSelectors = 1;
+}
+
 message ClusterRole {
   optional .k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta metadata = 1;
   repeated PolicyRule rules = 2;
+  optional AggregationRule aggregationRule = 3;
 }
 
 message ClusterRoleBinding {
