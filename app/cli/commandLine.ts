@@ -237,7 +237,10 @@ const report = Command.make(
     junit: optionalText("junit", "Write the threshold results as JUnit XML to this file (one run).", "FILE")
   },
   (o) => Effect.flatMap(load(() => import("./report.js")), ({ reportRuns }) => Effect.flatMap(reportRuns({ files: o.files, html: o.html, out: value(o.out), junit: value(o.junit) }), exitWith))
-).pipe(Command.withDescription("Print the summary of a stored run.json again. --html re-renders its HTML report; several runs print their comparison."))
+).pipe(Command.withDescription(
+    "Print the summary of a stored run.json again. Exits with the run's stored exit code, as its last line says (0 pass, 99 thresholds breached, 1 run error, 130 / 143 interrupted; the thresholds are not judged again). --html re-renders its HTML report; several runs print their comparison (and exit as compare does)."
+  )
+)
 
 const schema = Command.make("schema", {}, () => Effect.flatMap(load(() => import("../scenario/jsonSchema.js")), ({ scenarioJsonSchema }) => Console.log(JSON.stringify(scenarioJsonSchema(), null, 2)))).pipe(
   Command.withDescription("Print the scenario JSON Schema (as scenarios/scenario.schema.json), for editors' completion and checks.")
