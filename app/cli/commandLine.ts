@@ -13,7 +13,7 @@ import { wantsColor } from "./Color.js"
 import { builtIns, cliConfig, commandProblem, FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flags.js"
 import { commandHelpOf, defaultsTo, type Example, renderCommandHelp, renderRootHelp, type Style, summaryOf } from "./Help.js"
 import { describeTarget, resolveTarget, type TargetFlag } from "./target.js"
-import { sideOptions, sidesOf, targetArgsOf, targetFlagNames, targetOptions, type TargetOptionValues, targetValuesOf } from "./targetFlags.js"
+import { perSideArgs, sideOptions, sidesOf, targetArgsOf, targetFlagNames, targetOptions, type TargetOptionValues, targetValuesOf } from "./targetFlags.js"
 
 import type { RunCommandOptions, RunCommandResult } from "./run.js"
 import { decidedExitCode, durationFlag, exitWith, integerFlag, load, optionalText, resetExitCode, setOption, stderrLine, usageError, value } from "./CommandParts.js"
@@ -570,7 +570,9 @@ export const commandLine = (args: ReadonlyArray<string>): Effect.Effect<number, 
     const problem = spec ? flagProblem(first, rest, spec) : undefined
     if (problem !== undefined) return done(usageProblem(` ${problem}`, `clustersim ${first} --help`))
     if (isSubcommand(first) && asksForHelp(rest)) return done(printHelp(first))
-    return cli(["node", "clustersim", ...args]).pipe(
+    // compare's per-side flags keep their empty values (./targetFlags.ts perSideArgs)
+    const given = first === "compare" ? [first, ...perSideArgs(rest, [...targetFlagNames.values, "--prometheus"])] : args
+    return cli(["node", "clustersim", ...given]).pipe(
       Effect.provide(Layer.merge(NodeContext.layer, CliConfig.layer(cliConfig))),
       Effect.as(undefined as number | undefined),
       Effect.catchAll((e) =>
