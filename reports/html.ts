@@ -14,6 +14,7 @@ import type { Comparison, Side } from "../src/compare/Compare.js"
 import { formatRatioInterval, keyLabel } from "../src/compare/Compare.js"
 import { keyString } from "../src/loadgen/LatencyRecorder.js"
 import { processExitCode, type RunArtifact } from "../src/loadgen/Artifact.js"
+import { shownPercentile, shownSummary } from "../src/loadgen/ShownPercentile.js"
 import { renderComparison, saturationText } from "./compareText.js"
 import { whatIfHtml } from "./compareWhatIfHtml.js"
 import { modelledNote, serverModelOf, serverModelSection } from "./serverModelHtml.js"
@@ -60,13 +61,16 @@ const decode = (base64s: ReadonlyArray<string>): Histo => {
   return first
 }
 
-/** The spectrum of a histogram on `spectrumX` (ms); null past the resolution its count allows. */
-export const spectrum = (base64s: ReadonlyArray<string>): Array<number | null> => {
+/**
+ * The spectrum of a histogram on `spectrumX` (ms); null past the resolution its count allows. `maxMs`: the recorded
+ * max of the series it was decoded from (the stored summary's), which no point passes (src/loadgen/ShownPercentile.ts).
+ */
+export const spectrum = (base64s: ReadonlyArray<string>, maxMs = Infinity): Array<number | null> => {
   const h = decode(base64s)
   return spectrumX.map((x, k) => {
     if (h.totalCount === 0 || (k > 0 && x > h.totalCount)) return null
     const p = 100 * (1 - 1 / x)
-    return h.getValueAtPercentile(p) / 1000
+    return shownPercentile(h.getValueAtPercentile(p) / 1000, maxMs)
   })
 }
 
@@ -139,8 +143,8 @@ export const timeSeriesOf = (a: RunArtifact): TimeSeries => {
       const col = (f: (iv: (typeof a.intervals)[number]) => number | null) => x.map((_, i) => (rows.has(i) ? f(rows.get(i)!) : null))
       return {
         label,
-        p99: col((iv) => (iv.latency.count > 0 ? iv.latency.p99 : null)),
-        p50: col((iv) => (iv.latency.count > 0 ? iv.latency.p50 : null)),
+        p99: col((iv) => (iv.latency.count > 0 ? shownSummary(iv.latency).p99 : null)),
+        p50: col((iv) => (iv.latency.count > 0 ? shownSummary(iv.latency).p50 : null)),
         ops: col((iv) => (iv.latency.count + (iv.connectionErrors ?? 0)) / step),
         errors: col((iv) => iv.errors),
         dropped: col((iv) => iv.dropped)
@@ -433,9 +437,10 @@ const seriesTable = (a: RunArtifact, modelled: boolean): string => {
   if (a.series.length === 0) return ""
   const rows = [...a.series]
     .sort((x, y) => seriesLabel(x).localeCompare(seriesLabel(y)))
+    .map((s) => [s, shownSummary(s.latency)] as const)
     .map(
-      (s) =>
-        `<tr><td>${escapeHtml(seriesLabel(s))}</td><td>${s.count}</td><td>${formatMs(s.latency.p50)}</td><td>${formatMs(s.latency.p90)}</td><td>${formatMs(s.latency.p99)}</td><td>${formatMs(s.latency.max)}</td><td>${s.errors}${s.connectionErrors ? ` (${s.connectionErrors} no answer)` : ""}</td><td>${s.dropped}</td></tr>`
+      ([s, latency]) =>
+        `<tr><td>${escapeHtml(seriesLabel(s))}</td><td>${s.count}</td><td>${formatMs(latency.p50)}</td><td>${formatMs(latency.p90)}</td><td>${formatMs(latency.p99)}</td><td>${formatMs(latency.max)}</td><td>${s.errors}${s.connectionErrors ? ` (${s.connectionErrors} no answer)` : ""}</td><td>${s.dropped}</td></tr>`
     )
   const caption = modelled ? ` <span class="modelled">(latencies ${modelledNote})</span>` : ""
   return `<h2>Series${caption}</h2><table id="series"><tr><th>series</th><th>count</th><th>p50</th><th>p90</th><th>p99</th><th>max</th><th>errors</th><th>dropped</th></tr>${rows.join("")}</table>`
@@ -495,7 +500,7 @@ export const renderRunHtml = (a: RunArtifact): string => {
   const spectrumSeries = [...a.series]
     .filter((s) => s.latency.count > 0)
     .sort((x, y) => seriesLabel(x).localeCompare(seriesLabel(y)))
-    .map((s) => ({ label: seriesLabel(s), y: spectrum([s.latencyHistogram]) }))
+    .map((s) => ({ label: seriesLabel(s), y: spectrum([s.latencyHistogram], s.latency.max) }))
   const timeline = timelineOf(a)
   const clusterCharts = clusterChartsOf(a)
   // one legend per chart, never the same series' legend twice: the throughput chart, and the spectrum when its series
@@ -570,8 +575,9 @@ export const renderComparisonHtml = (c: Comparison, sides: ReadonlyArray<Side>):
   const labels = new Set(c.pairs.flatMap((p) => p.series.map((s) => s.label)))
   for (const label of [...labels].sort()) {
     const series = sides.map((side, i) => {
-      const hs = side.rounds.flatMap((r) => r.series.filter((s) => keyLabel(s.key) === label).map((s) => s.latencyHistogram))
-      return { label: `${side.label} (${side.rounds.length} round${side.rounds.length === 1 ? "" : "s"})`, y: spectrum(hs), ...(i > 0 ? { dash: [6, 3] } : {}) }
+      const same = side.rounds.flatMap((r) => r.series.filter((s) => keyLabel(s.key) === label))
+      const y = spectrum(same.map((s) => s.latencyHistogram), Math.max(0, ...same.map((s) => s.latency.max)))
+      return { label: `${side.label} (${side.rounds.length} round${side.rounds.length === 1 ? "" : "s"})`, y, ...(i > 0 ? { dash: [6, 3] } : {}) }
     })
     spectra.push({ title: `${label}: latency by percentile, sides overlaid`, x: spectrumX, series })
     rounds.push(roundsOf(label, sides))

@@ -5,6 +5,7 @@
  * p99 is drawn. An interval without samples breaks the line. `report.html` has the full plots.
  */
 import type { RunArtifact } from "../src/loadgen/Artifact.js"
+import { shownSummary } from "../src/loadgen/ShownPercentile.js"
 import { seriesColors, seriesStyle } from "./palette.js"
 import { formatMs, seriesLabel } from "./summary.js"
 
@@ -21,7 +22,8 @@ export const renderLatencySvg = (a: RunArtifact): string => {
     if (iv.latency.count === 0) continue
     const label = seriesLabel(iv)
     const points = byKey.get(label) ?? []
-    points.push({ i: iv.index, t: (iv.startMs + iv.endMs) / 2 / 1000, p50: iv.latency.p50, p99: iv.latency.p99 })
+    const latency = shownSummary(iv.latency)
+    points.push({ i: iv.index, t: (iv.startMs + iv.endMs) / 2 / 1000, p50: latency.p50, p99: latency.p99 })
     byKey.set(label, points)
   }
   const keys = [...byKey.keys()].sort()
