@@ -15,7 +15,7 @@ import { formatRatioInterval, keyLabel } from "../src/compare/Compare.js"
 import { keyString } from "../src/loadgen/LatencyRecorder.js"
 import { processExitCode, type RunArtifact } from "../src/loadgen/Artifact.js"
 import { shownPercentile, shownSummary } from "../src/loadgen/ShownPercentile.js"
-import { renderComparison, saturationText } from "./compareText.js"
+import { errorRateText, failedRoundsText, renderComparison, saturationText } from "./compareText.js"
 import { whatIfHtml } from "./compareWhatIfHtml.js"
 import { modelledNote, serverModelOf, serverModelSection } from "./serverModelHtml.js"
 import { formatMs, observedText, renderSummary, segmentThresholdsNote, seriesLabel, verdictText } from "./summary.js"
@@ -582,23 +582,34 @@ export const renderComparisonHtml = (c: Comparison, sides: ReadonlyArray<Side>):
     spectra.push({ title: `${label}: latency by percentile, sides overlaid`, x: spectrumX, series })
     rounds.push(roundsOf(label, sides))
   }
+  // each side's error rate beside the verdict: a series failing on both sides has "no significant difference" in the
+  // latencies of its failures, which says nothing good
+  const errorCell = (p: Comparison["pairs"][number], s: Comparison["pairs"][number]["series"][number]) => {
+    const failing = s.baseline.errorRate > 0 || s.other.errorRate > 0 || s.baseline.connectionErrors > 0 || s.other.connectionErrors > 0
+    const text = `${p.baseline} ${errorRateText(s.baseline)} · ${p.other} ${errorRateText(s.other)}`
+    return `<td class="${failing ? "fail" : ""}">${escapeHtml(text)}</td>`
+  }
   const rows = c.pairs.flatMap((p) =>
     p.series.map(
       (s) =>
         `<tr><td>${escapeHtml(s.label)}</td><td>${escapeHtml(`${p.other} vs ${p.baseline}`)}</td>${s.ratios
           .map((r) => `<td class="ratio">${formatRatioInterval(r)}</td>`)
-          .join("")}${"<td></td>".repeat(3 - s.ratios.length)}<td class="${s.verdict.startsWith("no significant") ? "" : "fail"}">${escapeHtml(s.verdict)}</td></tr>`
+          .join("")}${"<td></td>".repeat(3 - s.ratios.length)}${errorCell(p, s)}<td class="${s.verdict.startsWith("no significant") ? "" : "fail"}">${escapeHtml(s.verdict)}</td></tr>`
     )
   )
+  const sideText = (s: Comparison["sides"][number]) => {
+    const failed = failedRoundsText(s)
+    return `${escapeHtml(s.label)}: ${escapeHtml(s.target)}, ${s.rounds} round(s)${failed !== undefined ? `, <span class="fail">${escapeHtml(failed)}</span>` : ""}`
+  }
   const body = [
     `<h1>clustersim compare ${escapeHtml(c.differentScenarios ? `${[...new Set(c.sides.map((x) => x.scenario ?? x.label))].join(" vs ")}: a what-if` : c.scenario.name)}</h1>`,
-    `<p class="muted">${c.sides.map((s) => `${escapeHtml(s.label)}: ${escapeHtml(s.target)}, ${s.rounds} round(s)`).join(" · ")} · ${Math.round(c.level * 100)}% intervals</p>`,
+    `<p class="muted">${c.sides.map(sideText).join(" · ")} · ${Math.round(c.level * 100)}% intervals</p>`,
     ...c.sides.flatMap((s) => {
       const text = saturationText(s)
       return text ? [`<p class="fail">${escapeHtml(s.label)}: ${escapeHtml(text)}</p>`] : []
     }),
     ...whatIfHtml(c),
-    `<h2>Verdicts</h2><table><tr><th>series</th><th>pair</th><th>p50 ratio</th><th>p90 ratio</th><th>p99 ratio</th><th>verdict</th></tr>${rows.join("")}</table>`,
+    `<h2>Verdicts</h2><table id="verdicts"><tr><th>series</th><th>pair</th><th>p50 ratio</th><th>p90 ratio</th><th>p99 ratio</th><th>errors</th><th>verdict</th></tr>${rows.join("")}</table>`,
     spectra.map((_, i) => `<div id="spectrum-${i}" class="plot"></div><div id="rounds-${i}" class="plot"></div>`).join("\n"),
     `<h2>Details</h2><pre>${escapeHtml(renderComparison(c))}</pre>`
   ].join("\n")
