@@ -47,7 +47,8 @@ export const serverLines = (baseline: string, other: string, s: ServerPairCompar
   const out = [`  server side${s.metric ? ` (${s.metric})` : ""}:`]
   if (s.baselineAbsent !== undefined) out.push(`    ${baseline}: server-side figures absent — ${s.baselineAbsent}`)
   if (s.otherAbsent !== undefined) out.push(`    ${other}: server-side figures absent — ${s.otherAbsent}`)
-  if (s.calls.length === 0) return out
+  // a heading alone says nothing: say that neither side measured a call (as the summary does, ./serverSide.ts)
+  if (s.calls.length === 0) return out.length > 1 ? out : [`${out[0]} no API calls measured`]
   const rows: Array<Array<string>> = [["    phase / call / side", "count", "p50", "p90", "p99", "p99 bucket"]]
   for (const c of s.calls) {
     const ratio = c.p99Ratio === undefined ? "" : `  p99 ×${c.p99Ratio.toFixed(2)}${c.sameBucket ? " (same bucket)" : ""}`
