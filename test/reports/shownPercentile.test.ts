@@ -38,7 +38,7 @@ describe("percentiles shown at most the max", () => {
       timeSeries: { series: Array<{ p99: Array<number> }> }
       spectrum: { series: Array<{ y: Array<number | null> }> }
     }
-    expect(data.timeSeries.series[0]!.p99).toEqual([48.94])
+    expect(data.timeSeries.series[0]!.p99).toEqual([48.94, null])
     expect(Math.max(...data.spectrum.series[0]!.y.filter((v): v is number => v !== null))).toBe(48.94)
   })
 
