@@ -8,11 +8,17 @@ import { bucketNote, bucketText } from "./serverSide.js"
 
 const percent = (x: number): string => (x === 0 ? "0%" : x < 0.001 ? "<0.1%" : `${(x * 100).toFixed(1)}%`)
 
+/** A side's error rate for one series: `0%`, `100.0% (12 no answer)`. */
+export const errorRateText = (s: SeriesSide): string => (s.connectionErrors > 0 ? `${percent(s.errorRate)} (${s.connectionErrors} no answer)` : percent(s.errorRate))
+
+/** `1 did not pass` (of the side's rounds: its outcome was not `pass`); undefined when every round passed. */
+export const failedRoundsText = (s: SideInfo): string | undefined => (s.failedRounds === 0 ? undefined : `${s.failedRounds} did not pass`)
+
 const sideRow = (label: string, s: SeriesSide): Array<string> => [
   `  ${label}`,
   String(s.count),
   `${s.throughput.toFixed(1)}/s`,
-  s.connectionErrors > 0 ? `${percent(s.errorRate)} (${s.connectionErrors} no answer)` : percent(s.errorRate),
+  errorRateText(s),
   String(s.dropped),
   formatMs(s.p50),
   formatMs(s.p90),
@@ -41,7 +47,8 @@ export const serverLines = (baseline: string, other: string, s: ServerPairCompar
   const out = [`  server side${s.metric ? ` (${s.metric})` : ""}:`]
   if (s.baselineAbsent !== undefined) out.push(`    ${baseline}: server-side figures absent — ${s.baselineAbsent}`)
   if (s.otherAbsent !== undefined) out.push(`    ${other}: server-side figures absent — ${s.otherAbsent}`)
-  if (s.calls.length === 0) return out
+  // a heading alone says nothing: say that neither side measured a call (as the summary does, ./serverSide.ts)
+  if (s.calls.length === 0) return out.length > 1 ? out : [`${out[0]} no API calls measured`]
   const rows: Array<Array<string>> = [["    phase / call / side", "count", "p50", "p90", "p99", "p99 bucket"]]
   for (const c of s.calls) {
     const ratio = c.p99Ratio === undefined ? "" : `  p99 ×${c.p99Ratio.toFixed(2)}${c.sameBucket ? " (same bucket)" : ""}`
@@ -59,7 +66,8 @@ export const renderComparison = (c: Comparison, hits: ReadonlyArray<RuleHit> = [
   if (c.differentScenarios) out.push(`clustersim compare: different scenarios (a what-if), ${Math.round(c.level * 100)}% intervals`)
   else out.push(`clustersim compare ${c.scenario.name} (scenario sha256 ${c.scenario.sha256.slice(0, 12)}…), ${Math.round(c.level * 100)}% intervals`)
   for (const s of c.sides) {
-    out.push(`  ${s.label}: ${s.target}, ${s.rounds} round${s.rounds === 1 ? "" : "s"}${s.failedRounds > 0 ? `, ${s.failedRounds} did not pass` : ""}`)
+    const failed = failedRoundsText(s)
+    out.push(`  ${s.label}: ${s.target}, ${s.rounds} round${s.rounds === 1 ? "" : "s"}${failed !== undefined ? `, ${failed}` : ""}`)
     if (c.differentScenarios || (s.sets?.length ?? 0) > 0) out.push(`     ${sideScenarioText(s)}`)
     const saturated = saturationText(s)
     if (saturated) out.push(`     ${saturated}`)

@@ -14,7 +14,8 @@ import type { Comparison, Side } from "../src/compare/Compare.js"
 import { formatRatioInterval, keyLabel } from "../src/compare/Compare.js"
 import { keyString } from "../src/loadgen/LatencyRecorder.js"
 import { processExitCode, type RunArtifact } from "../src/loadgen/Artifact.js"
-import { renderComparison, saturationText } from "./compareText.js"
+import { shownPercentile, shownSummary } from "../src/loadgen/ShownPercentile.js"
+import { errorRateText, failedRoundsText, renderComparison, saturationText } from "./compareText.js"
 import { whatIfHtml } from "./compareWhatIfHtml.js"
 import { modelledNote, serverModelOf, serverModelSection } from "./serverModelHtml.js"
 import { formatMs, observedText, renderSummary, segmentThresholdsNote, seriesLabel, verdictText } from "./summary.js"
@@ -60,13 +61,16 @@ const decode = (base64s: ReadonlyArray<string>): Histo => {
   return first
 }
 
-/** The spectrum of a histogram on `spectrumX` (ms); null past the resolution its count allows. */
-export const spectrum = (base64s: ReadonlyArray<string>): Array<number | null> => {
+/**
+ * The spectrum of a histogram on `spectrumX` (ms); null past the resolution its count allows. `maxMs`: the recorded
+ * max of the series it was decoded from (the stored summary's), which no point passes (src/loadgen/ShownPercentile.ts).
+ */
+export const spectrum = (base64s: ReadonlyArray<string>, maxMs = Infinity): Array<number | null> => {
   const h = decode(base64s)
   return spectrumX.map((x, k) => {
     if (h.totalCount === 0 || (k > 0 && x > h.totalCount)) return null
     const p = 100 * (1 - 1 / x)
-    return h.getValueAtPercentile(p) / 1000
+    return shownPercentile(h.getValueAtPercentile(p) / 1000, maxMs)
   })
 }
 
@@ -115,7 +119,8 @@ export interface TimeSeries {
     readonly label: string
     readonly p99: ReadonlyArray<number | null>
     readonly p50: ReadonlyArray<number | null>
-    readonly ops: ReadonlyArray<number | null>
+    /** Operations answered without an error, per second: a failure (an error answer, no answer) is not throughput. */
+    readonly succeeded: ReadonlyArray<number | null>
     readonly errors: ReadonlyArray<number | null>
     readonly dropped: ReadonlyArray<number | null>
   }>
@@ -125,7 +130,11 @@ export interface TimeSeries {
 export const timeSeriesOf = (a: RunArtifact): TimeSeries => {
   const step = a.intervalMs / 1000
   const maxIndex = a.intervals.reduce((m, iv) => Math.max(m, iv.index), -1)
-  const x = Array.from({ length: maxIndex + 1 }, (_, i) => i * step)
+  // the intervals' starts, then the last one's end (no samples there): the x axis spans the run, where uPlot would
+  // give a single interval an axis of 0–100 s and end a run's axis at its last interval's start
+  const starts = Array.from({ length: maxIndex + 1 }, (_, i) => i * step)
+  const end = a.intervals.reduce((m, iv) => Math.max(m, iv.endMs / 1000), (maxIndex + 1) * step)
+  const x = maxIndex < 0 ? starts : [...starts, end]
   const byKey = new Map<string, { label: string; rows: Map<number, (typeof a.intervals)[number]> }>()
   for (const iv of a.intervals) {
     const id = keyString(iv.key)
@@ -139,9 +148,10 @@ export const timeSeriesOf = (a: RunArtifact): TimeSeries => {
       const col = (f: (iv: (typeof a.intervals)[number]) => number | null) => x.map((_, i) => (rows.has(i) ? f(rows.get(i)!) : null))
       return {
         label,
-        p99: col((iv) => (iv.latency.count > 0 ? iv.latency.p99 : null)),
-        p50: col((iv) => (iv.latency.count > 0 ? iv.latency.p50 : null)),
-        ops: col((iv) => (iv.latency.count + (iv.connectionErrors ?? 0)) / step),
+        p99: col((iv) => (iv.latency.count > 0 ? shownSummary(iv.latency).p99 : null)),
+        p50: col((iv) => (iv.latency.count > 0 ? shownSummary(iv.latency).p50 : null)),
+        // ended (answered, or given up without an answer) less failed; the failures are the errors chart's
+        succeeded: col((iv) => Math.max(0, iv.latency.count + (iv.connectionErrors ?? 0) - iv.errors) / step),
         errors: col((iv) => iv.errors),
         dropped: col((iv) => iv.dropped)
       }
@@ -150,6 +160,8 @@ export const timeSeriesOf = (a: RunArtifact): TimeSeries => {
 }
 
 export interface Timeline {
+  /** The run's span (s): the x axis covers it whole, not only the events' span. */
+  readonly end: number
   readonly lanes: ReadonlyArray<string>
   readonly events: ReadonlyArray<{ readonly t: number; readonly lane: number; readonly label: string }>
 }
@@ -185,7 +197,8 @@ export const timelineOf = (a: RunArtifact): Timeline | undefined => {
   }
   for (const fault of c?.faults ?? [])
     events.push({ t: fault.at / 1000, lane: 5, label: `${fault.type}${fault.for ? ` for ${fault.for / 1000}s` : ""}${fault.nodes ? ` (${fault.nodes.length} nodes)` : ""}` })
-  return { lanes, events: events.sort((p, q) => p.t - q.t) }
+  const end = Math.max((c as { durationMs?: number } | undefined)?.durationMs ?? 0, a.durationMs) / 1000
+  return { end, lanes, events: events.sort((p, q) => p.t - q.t) }
 }
 
 export interface ClusterCharts {
@@ -267,15 +280,29 @@ const clientScript = String.raw`
   function sig(v) { return v >= 1000 ? v.toFixed(0) : v.toPrecision(3).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, ""); }
   function fmtMs(v) { if (v == null) return "—"; if (v === 0) return "0"; if (v < 1) return sig(v * 1000) + "µs"; if (v < 1000) return sig(v) + "ms"; return sig(v / 1000) + "s"; }
   function width(el) { return Math.max(480, el.clientWidth || 900); }
+  // a label longer than its room (to the next marker, or the plot's right edge) is cut with "…"
+  function fitText(ctx, text, room) {
+    if (ctx.measureText(text).width <= room) return text;
+    var n = text.length;
+    while (n > 0 && ctx.measureText(text.slice(0, n) + "…").width > room) n--;
+    return n > 0 ? text.slice(0, n) + "…" : "";
+  }
   function markerHook(markers) {
     return { draw: [function (u) {
       var ctx = u.ctx; ctx.save();
-      markers.forEach(function (m) {
-        var x = u.valToPos(m.t, "x", true);
-        if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) return;
+      var right = u.bbox.left + u.bbox.width;
+      var xs = markers.map(function (m) { return u.valToPos(m.t, "x", true); });
+      markers.forEach(function (m, i) {
+        var x = xs[i];
+        if (x < u.bbox.left || x > right) return;
         ctx.strokeStyle = m.kind === "fault" ? "#d62728" : "#888"; ctx.setLineDash(m.kind === "fault" ? [2, 2] : [6, 4]);
         ctx.beginPath(); ctx.moveTo(x, u.bbox.top); ctx.lineTo(x, u.bbox.top + u.bbox.height); ctx.stroke();
-        ctx.fillStyle = ctx.strokeStyle; ctx.font = (11 * devicePixelRatio) + "px sans-serif"; ctx.fillText(m.label, x + 3, u.bbox.top + 12 * devicePixelRatio);
+        // uPlot leaves the context right-aligned from its y axis: a label drawn so ran left over the axis's tick labels
+        ctx.textAlign = "left"; ctx.textBaseline = "alphabetic";
+        ctx.fillStyle = ctx.strokeStyle; ctx.font = (11 * devicePixelRatio) + "px sans-serif";
+        var next = right;
+        for (var j = i + 1; j < xs.length; j++) if (xs[j] > x + 1) { next = Math.min(right, xs[j]); break; }
+        ctx.fillText(fitText(ctx, m.label, next - x - 6), x + 3, u.bbox.top + 12 * devicePixelRatio);
       });
       ctx.restore();
     }] };
@@ -289,6 +316,9 @@ const clientScript = String.raw`
     var sharing = id === "latency" || legend === "latency" || legend === "partial";
     if (legend === "latency") opts.legend = { show: false };
     if (sharing) opts.hooks = withHooks(opts.hooks, syncHook);
+    var info = { id: id, title: title, legend: legend, series: opts.series.slice(1).map(function (s) { return s.label; }), points: aligned.slice(1).map(function (col) { return col.filter(function (v) { return v != null; }).length; }), x: null };
+    // the x range as drawn (uPlot sets its scales after the constructor returns)
+    opts.hooks = withHooks(opts.hooks, { setScale: [function (u, key) { if (key === "x") info.x = [u.scales.x.min, u.scales.x.max]; }] });
     var u = new uPlot(opts, aligned, el);
     if (sharing) shared.push(u);
     if (legend === "partial") {
@@ -298,7 +328,7 @@ const clientScript = String.raw`
       var rows = el.querySelectorAll(".u-legend .u-series");
       for (var j = 1; j < opts.series.length && j < rows.length; j++) if (inLatency[opts.series[j].label]) rows[j].style.display = "none";
     }
-    plots.push({ id: id, title: title, legend: legend, series: opts.series.slice(1).map(function (s) { return s.label; }), points: aligned.slice(1).map(function (col) { return col.filter(function (v) { return v != null; }).length; }) });
+    plots.push(info);
     return u;
   }
   function lines(labels, valueFmt) {
@@ -317,11 +347,11 @@ const clientScript = String.raw`
       scales: { x: { time: false }, y: { distr: 3 } }, axes: [{ label: "seconds" }, { label: "ms", values: function (u, vs) { return vs.map(fmtMs); } }],
       series: lines(labels, fmtMs), hooks: markerHook(markers), legend: { live: true }
     }, [ts.x].concat(ts.series.map(function (s) { return s.p99; })));
-    plot("throughput", "Throughput: completed operations per second (series as in the latency chart's legend)", {
+    plot("throughput", "Throughput: operations answered without an error per second (failures in the errors chart; series as in the latency chart's legend)", {
       scales: { x: { time: false } }, axes: [{ label: "seconds" }, { label: "ops/s" }], series: lines(labels, function (v) { return v == null ? "—" : v.toFixed(1); }), hooks: markerHook(markers), height: 240
-    }, [ts.x].concat(ts.series.map(function (s) { return s.ops; })));
+    }, [ts.x].concat(ts.series.map(function (s) { return s.succeeded; })));
     var sum = function (key) { return ts.x.map(function (_, i) { var n = null; ts.series.forEach(function (s) { if (s[key][i] != null) n = (n || 0) + s[key][i]; }); return n; }); };
-    plot("errors", "Errors and dropped iterations per interval (all series)", {
+    plot("errors", "Failed operations (error answers and no answer) and dropped iterations per interval (all series)", {
       scales: { x: { time: false } }, axes: [{ label: "seconds" }, { label: "count" }], series: [{ label: "t (s)" }, { label: "errors", stroke: "#d62728", width: 1.5, spanGaps: false }, { label: "dropped iterations", stroke: "#ff7f0e", width: 1.5, spanGaps: false }], hooks: markerHook(markers), height: 200
     }, [ts.x, sum("errors"), sum("dropped")]);
   }
@@ -387,9 +417,10 @@ const clientScript = String.raw`
   }
   var tl = data.timeline;
   if (tl && tl.events.length > 0) {
-    var xs = tl.events.map(function (e) { return e.t; });
-    var cols = tl.lanes.map(function (_, lane) { return tl.events.map(function (e) { return e.lane === lane ? lane : null; }); });
-    var labelsAt = tl.events.map(function (e) { return e.label; });
+    // from 0 to the run's end (no event at either): the axis spans the run, not only its events
+    var xs = [0].concat(tl.events.map(function (e) { return e.t; }), [Math.max(tl.end, tl.events[tl.events.length - 1].t)]);
+    var cols = tl.lanes.map(function (_, lane) { return [null].concat(tl.events.map(function (e) { return e.lane === lane ? lane : null; }), [null]); });
+    var labelsAt = [""].concat(tl.events.map(function (e) { return e.label; }), [""]);
     plot("timeline", "Cluster timeline (virtual seconds)", {
       scales: { x: { time: false }, y: { range: [-0.5, tl.lanes.length - 0.5] } }, height: 260,
       axes: [{ label: "seconds" }, { size: 120, splits: function () { return tl.lanes.map(function (_, i) { return i; }); }, values: function (u, vs) { return vs.map(function (v) { return tl.lanes[v] || ""; }); } }],
@@ -414,6 +445,7 @@ h1{font-size:20px;margin:0 0 4px} h2{font-size:16px;margin:28px 0 8px}
 ul.breached{margin:2px 0 0;padding:0;list-style:none;text-align:left;font-size:12px;color:#444}
 table{border-collapse:collapse;font-size:13px} th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right} th:first-child,td:first-child{text-align:left}
 pre{background:#f6f6f6;padding:10px;overflow:auto;font-size:12px} .plot{margin:8px 0 20px}
+.u-inline tr{white-space:nowrap} .u-inline .u-label{white-space:normal;max-width:min(70ch,60vw);text-align:left}
 </style></head><body>
 ${body}
 <script id="clustersim-data" type="application/json">${scriptJson(data)}</script>
@@ -433,9 +465,10 @@ const seriesTable = (a: RunArtifact, modelled: boolean): string => {
   if (a.series.length === 0) return ""
   const rows = [...a.series]
     .sort((x, y) => seriesLabel(x).localeCompare(seriesLabel(y)))
+    .map((s) => [s, shownSummary(s.latency)] as const)
     .map(
-      (s) =>
-        `<tr><td>${escapeHtml(seriesLabel(s))}</td><td>${s.count}</td><td>${formatMs(s.latency.p50)}</td><td>${formatMs(s.latency.p90)}</td><td>${formatMs(s.latency.p99)}</td><td>${formatMs(s.latency.max)}</td><td>${s.errors}${s.connectionErrors ? ` (${s.connectionErrors} no answer)` : ""}</td><td>${s.dropped}</td></tr>`
+      ([s, latency]) =>
+        `<tr><td>${escapeHtml(seriesLabel(s))}</td><td>${s.count}</td><td>${formatMs(latency.p50)}</td><td>${formatMs(latency.p90)}</td><td>${formatMs(latency.p99)}</td><td>${formatMs(latency.max)}</td><td>${s.errors}${s.connectionErrors ? ` (${s.connectionErrors} no answer)` : ""}</td><td>${s.dropped}</td></tr>`
     )
   const caption = modelled ? ` <span class="modelled">(latencies ${modelledNote})</span>` : ""
   return `<h2>Series${caption}</h2><table id="series"><tr><th>series</th><th>count</th><th>p50</th><th>p90</th><th>p99</th><th>max</th><th>errors</th><th>dropped</th></tr>${rows.join("")}</table>`
@@ -464,8 +497,11 @@ const serverSideSection = (a: RunArtifact): string => {
       [r.call.p50, r.call.p90, r.call.p99].map((v) => `<td>${v === undefined ? "-" : formatMs(v.ms)}</td>`).join("") +
       `<td>${escapeHtml(bucketText(r.call.p99))}</td><td>${r.clientP99 === undefined ? "-" : formatMs(r.clientP99)}</td></tr>`
   )
+  const source = `<section id="server-side"><h2>Server side</h2><p>${escapeHtml(s.metric ?? "no histogram")} from ${escapeHtml(serverSourceText(s))}.</p>`
+  // as the summary says it (./serverSide.ts): a table of headings alone says nothing
+  if (rows.length === 0) return `${source}<p>No API calls measured.</p></section>`
   return (
-    `<section id="server-side"><h2>Server side</h2><p>${escapeHtml(s.metric ?? "")} from ${escapeHtml(serverSourceText(s))}.</p>` +
+    source +
     `<table id="server"><tr><th>phase</th><th>call</th><th>count</th><th>server p50</th><th>server p90</th><th>server p99</th><th>p99 bucket</th><th>client p99</th></tr>${rows.join("")}</table>` +
     unreadPhases(s).map((p) => `<p class="fail">Phase ${escapeHtml(p.phase)} not read: ${escapeHtml(p.unread)}.</p>`).join("") +
     `<p class="muted">${escapeHtml(bucketNote)}.</p></section>`
@@ -496,7 +532,7 @@ export const renderRunHtml = (a: RunArtifact): string => {
   const spectrumSeries = [...a.series]
     .filter((s) => s.latency.count > 0)
     .sort((x, y) => seriesLabel(x).localeCompare(seriesLabel(y)))
-    .map((s) => ({ label: seriesLabel(s), y: spectrum([s.latencyHistogram]) }))
+    .map((s) => ({ label: seriesLabel(s), y: spectrum([s.latencyHistogram], s.latency.max) }))
   const timeline = timelineOf(a)
   const clusterCharts = clusterChartsOf(a)
   // one legend per chart, never the same series' legend twice: the throughput chart, and the spectrum when its series
@@ -571,29 +607,41 @@ export const renderComparisonHtml = (c: Comparison, sides: ReadonlyArray<Side>):
   const labels = new Set(c.pairs.flatMap((p) => p.series.map((s) => s.label)))
   for (const label of [...labels].sort()) {
     const series = sides.map((side, i) => {
-      const hs = side.rounds.flatMap((r) => r.series.filter((s) => keyLabel(s.key) === label).map((s) => s.latencyHistogram))
-      return { label: `${side.label} (${side.rounds.length} round${side.rounds.length === 1 ? "" : "s"})`, y: spectrum(hs), ...(i > 0 ? { dash: [6, 3] } : {}) }
+      const same = side.rounds.flatMap((r) => r.series.filter((s) => keyLabel(s.key) === label))
+      const y = spectrum(same.map((s) => s.latencyHistogram), Math.max(0, ...same.map((s) => s.latency.max)))
+      return { label: `${side.label} (${side.rounds.length} round${side.rounds.length === 1 ? "" : "s"})`, y, ...(i > 0 ? { dash: [6, 3] } : {}) }
     })
     spectra.push({ title: `${label}: latency by percentile, sides overlaid`, x: spectrumX, series })
     rounds.push(roundsOf(label, sides))
+  }
+  // each side's error rate beside the verdict: a series failing on both sides has "no significant difference" in the
+  // latencies of its failures, which says nothing good
+  const errorCell = (p: Comparison["pairs"][number], s: Comparison["pairs"][number]["series"][number]) => {
+    const failing = s.baseline.errorRate > 0 || s.other.errorRate > 0 || s.baseline.connectionErrors > 0 || s.other.connectionErrors > 0
+    const text = `${p.baseline} ${errorRateText(s.baseline)} · ${p.other} ${errorRateText(s.other)}`
+    return `<td class="${failing ? "fail" : ""}">${escapeHtml(text)}</td>`
   }
   const rows = c.pairs.flatMap((p) =>
     p.series.map(
       (s) =>
         `<tr><td>${escapeHtml(s.label)}</td><td>${escapeHtml(`${p.other} vs ${p.baseline}`)}</td>${s.ratios
           .map((r) => `<td class="ratio">${formatRatioInterval(r)}</td>`)
-          .join("")}${"<td></td>".repeat(3 - s.ratios.length)}<td class="${s.verdict.startsWith("no significant") ? "" : "fail"}">${escapeHtml(s.verdict)}</td></tr>`
+          .join("")}${"<td></td>".repeat(3 - s.ratios.length)}${errorCell(p, s)}<td class="${s.verdict.startsWith("no significant") ? "" : "fail"}">${escapeHtml(s.verdict)}</td></tr>`
     )
   )
+  const sideText = (s: Comparison["sides"][number]) => {
+    const failed = failedRoundsText(s)
+    return `${escapeHtml(s.label)}: ${escapeHtml(s.target)}, ${s.rounds} round(s)${failed !== undefined ? `, <span class="fail">${escapeHtml(failed)}</span>` : ""}`
+  }
   const body = [
     `<h1>clustersim compare ${escapeHtml(c.differentScenarios ? `${[...new Set(c.sides.map((x) => x.scenario ?? x.label))].join(" vs ")}: a what-if` : c.scenario.name)}</h1>`,
-    `<p class="muted">${c.sides.map((s) => `${escapeHtml(s.label)}: ${escapeHtml(s.target)}, ${s.rounds} round(s)`).join(" · ")} · ${Math.round(c.level * 100)}% intervals</p>`,
+    `<p class="muted">${c.sides.map(sideText).join(" · ")} · ${Math.round(c.level * 100)}% intervals</p>`,
     ...c.sides.flatMap((s) => {
       const text = saturationText(s)
       return text ? [`<p class="fail">${escapeHtml(s.label)}: ${escapeHtml(text)}</p>`] : []
     }),
     ...whatIfHtml(c),
-    `<h2>Verdicts</h2><table><tr><th>series</th><th>pair</th><th>p50 ratio</th><th>p90 ratio</th><th>p99 ratio</th><th>verdict</th></tr>${rows.join("")}</table>`,
+    `<h2>Verdicts</h2><table id="verdicts"><tr><th>series</th><th>pair</th><th>p50 ratio</th><th>p90 ratio</th><th>p99 ratio</th><th>errors</th><th>verdict</th></tr>${rows.join("")}</table>`,
     spectra.map((_, i) => `<div id="spectrum-${i}" class="plot"></div><div id="rounds-${i}" class="plot"></div>`).join("\n"),
     `<h2>Details</h2><pre>${escapeHtml(renderComparison(c))}</pre>`
   ].join("\n")

@@ -5,8 +5,15 @@
  * p99 is drawn. An interval without samples breaks the line. `report.html` has the full plots.
  */
 import type { RunArtifact } from "../src/loadgen/Artifact.js"
+import { shownSummary } from "../src/loadgen/ShownPercentile.js"
 import { seriesColors, seriesStyle } from "./palette.js"
 import { formatMs, seriesLabel } from "./summary.js"
+
+/** Tick steps a reader counts time in (s): 1-2-5 below a minute, then whole minutes and hours. */
+const timeSteps = [1, 2, 5, 10, 15, 20, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 10800, 21600, 43200, 86400]
+
+/** The first step that puts at most 10 ticks on a `span` of seconds: 0, 60, 120 … 600 for 600 s, not 0, 54, 108 …. */
+export const timeTickStep = (span: number): number => timeSteps.find((s) => span / s <= 10) ?? Math.ceil(span / 10 / 86400) * 86400
 
 const escape = (s: string): string => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!)
 
@@ -21,14 +28,16 @@ export const renderLatencySvg = (a: RunArtifact): string => {
     if (iv.latency.count === 0) continue
     const label = seriesLabel(iv)
     const points = byKey.get(label) ?? []
-    points.push({ i: iv.index, t: (iv.startMs + iv.endMs) / 2 / 1000, p50: iv.latency.p50, p99: iv.latency.p99 })
+    const latency = shownSummary(iv.latency)
+    points.push({ i: iv.index, t: (iv.startMs + iv.endMs) / 2 / 1000, p50: latency.p50, p99: latency.p99 })
     byKey.set(label, points)
   }
   const keys = [...byKey.keys()].sort()
   const legendH = 18 * keys.length + 10
   const height = top + plotH + 40 + legendH
   const all = keys.flatMap((k) => byKey.get(k)!)
-  const tMax = Math.max(1, ...all.map((p) => p.t))
+  // the run's span (its last interval's end), not the last point's midpoint
+  const tMax = Math.max(1, ...all.map((p) => p.t), ...a.intervals.map((iv) => iv.endMs / 1000))
   const vals = all.flatMap((p) => [p.p50, p.p99]).filter((v) => v > 0)
   const lo = Math.pow(10, Math.floor(Math.log10(Math.min(...vals, 1))))
   const hi = Math.pow(10, Math.ceil(Math.log10(Math.max(...vals, 10))))
@@ -44,7 +53,7 @@ export const renderLatencySvg = (a: RunArtifact): string => {
     parts.push(`<line x1="${left}" x2="${width - right}" y1="${y(d)}" y2="${y(d)}" stroke="#ddd"/>`)
     parts.push(`<text x="${left - 6}" y="${y(d) + 4}" text-anchor="end">${formatMs(d)}</text>`)
   }
-  const step = Math.max(1, Math.ceil(tMax / 10))
+  const step = timeTickStep(tMax)
   for (let t = 0; t <= tMax; t += step) {
     parts.push(`<line x1="${x(t)}" x2="${x(t)}" y1="${top}" y2="${top + plotH}" stroke="#eee"/>`)
     parts.push(`<text x="${x(t)}" y="${top + plotH + 16}" text-anchor="middle">${t}s</text>`)

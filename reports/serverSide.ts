@@ -5,6 +5,7 @@
  */
 import type { RunArtifact } from "../src/loadgen/Artifact.js"
 import { decodeHistogram, mergeHistograms } from "../src/loadgen/LatencyRecorder.js"
+import { shownPercentile } from "../src/loadgen/ShownPercentile.js"
 import { callLabel, type ServerCallFigures, type ServerQuantile, type ServerSideReport } from "../src/loadgen/ServerLatency.js"
 import { formatMs } from "./format.js"
 
@@ -23,7 +24,7 @@ const clientP99 = (a: RunArtifact, phase: string, c: ServerCallFigures): number 
   )
   if (same.length === 0) return undefined
   const h = mergeHistograms(same.map((s) => decodeHistogram(s.latencyHistogram)))
-  return h.totalCount === 0 ? undefined : h.getValueAtPercentile(99) / 1000
+  return h.totalCount === 0 ? undefined : shownPercentile(h.getValueAtPercentile(99) / 1000, Math.max(...same.map((s) => s.latency.max)))
 }
 
 export const serverRows = (a: RunArtifact): ReadonlyArray<ServerRow> =>

@@ -5,6 +5,7 @@
 import type { ThresholdResult } from "../src/loadgen/Thresholds.js"
 import { type ArtifactSeries, processExitCode, type RunArtifact, type SegmentSpread } from "../src/loadgen/Artifact.js"
 import { segmentText } from "../src/loadgen/ExecutionSegment.js"
+import { shownSummary } from "../src/loadgen/ShownPercentile.js"
 import { apfReading, type ApfContext, levelLine, workloadTooManyRequests } from "./apfReading.js"
 import { readyNodesFigures, type ReadyTimeline } from "./clusterSeries.js"
 import { clockText as clock, formatMs, plural } from "./format.js"
@@ -271,14 +272,15 @@ export const renderSummary = (a: RunArtifact): string => {
   const rows: Array<Array<string>> = [["metric", "model", "count", "p50", "p90", "p99", "max", "errors", "dropped"]]
   const sorted = [...a.series].sort((x, y) => seriesLabel(x).localeCompare(seriesLabel(y)))
   for (const s of sorted) {
+    const latency = shownSummary(s.latency)
     rows.push([
       seriesLabel(s),
       s.models.join("+") || "-",
       String(s.count),
-      formatMs(s.latency.p50),
-      formatMs(s.latency.p90),
-      formatMs(s.latency.p99),
-      formatMs(s.latency.max),
+      formatMs(latency.p50),
+      formatMs(latency.p90),
+      formatMs(latency.p99),
+      formatMs(latency.max),
       s.connectionErrors ? `${s.errors} (${s.connectionErrors} no answer)` : String(s.errors),
       String(s.dropped)
     ])

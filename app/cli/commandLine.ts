@@ -13,7 +13,7 @@ import { wantsColor } from "./Color.js"
 import { builtIns, cliConfig, commandProblem, FlagError, flagProblem, type FlagSpec, parseDurationFlag } from "./flags.js"
 import { commandHelpOf, defaultsTo, type Example, renderCommandHelp, renderRootHelp, type Style, summaryOf } from "./Help.js"
 import { describeTarget, resolveTarget, type TargetFlag } from "./target.js"
-import { sideOptions, sidesOf, targetArgsOf, targetFlagNames, targetOptions, type TargetOptionValues, targetValuesOf } from "./targetFlags.js"
+import { perSideArgs, sideOptions, sidesOf, targetArgsOf, targetFlagNames, targetOptions, type TargetOptionValues, targetValuesOf } from "./targetFlags.js"
 
 import type { RunCommandOptions, RunCommandResult } from "./run.js"
 import { decidedExitCode, durationFlag, exitWith, integerFlag, load, optionalText, resetExitCode, setOption, stderrLine, usageError, value } from "./CommandParts.js"
@@ -237,7 +237,10 @@ const report = Command.make(
     junit: optionalText("junit", "Write the threshold results as JUnit XML to this file (one run).", "FILE")
   },
   (o) => Effect.flatMap(load(() => import("./report.js")), ({ reportRuns }) => Effect.flatMap(reportRuns({ files: o.files, html: o.html, out: value(o.out), junit: value(o.junit) }), exitWith))
-).pipe(Command.withDescription("Print the summary of a stored run.json again. --html re-renders its HTML report; several runs print their comparison."))
+).pipe(Command.withDescription(
+    "Print the summary of a stored run.json again. Exits with the run's stored exit code, as its last line says (0 pass, 99 thresholds breached, 1 run error, 130 / 143 interrupted; the thresholds are not judged again). --html re-renders its HTML report; several runs print their comparison (and exit as compare does)."
+  )
+)
 
 const schema = Command.make("schema", {}, () => Effect.flatMap(load(() => import("../scenario/jsonSchema.js")), ({ scenarioJsonSchema }) => Console.log(JSON.stringify(scenarioJsonSchema(), null, 2)))).pipe(
   Command.withDescription("Print the scenario JSON Schema (as scenarios/scenario.schema.json), for editors' completion and checks.")
@@ -567,7 +570,9 @@ export const commandLine = (args: ReadonlyArray<string>): Effect.Effect<number, 
     const problem = spec ? flagProblem(first, rest, spec) : undefined
     if (problem !== undefined) return done(usageProblem(` ${problem}`, `clustersim ${first} --help`))
     if (isSubcommand(first) && asksForHelp(rest)) return done(printHelp(first))
-    return cli(["node", "clustersim", ...args]).pipe(
+    // compare's per-side flags keep their empty values (./targetFlags.ts perSideArgs)
+    const given = first === "compare" ? [first, ...perSideArgs(rest, [...targetFlagNames.values, "--prometheus"])] : args
+    return cli(["node", "clustersim", ...given]).pipe(
       Effect.provide(Layer.merge(NodeContext.layer, CliConfig.layer(cliConfig))),
       Effect.as(undefined as number | undefined),
       Effect.catchAll((e) =>

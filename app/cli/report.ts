@@ -1,6 +1,6 @@
 /**
- * `clustersim report RUN.json [--html [--out FILE]] [--junit FILE]`: re-render a stored run. Given two or
- * more runs it prints their comparison (as `clustersim compare` of stored files, without writing
+ * `clustersim report RUN.json [--html [--out FILE]] [--junit FILE]`: re-render a stored run, and exit as the run did.
+ * Given two or more runs it prints their comparison (as `clustersim compare` of stored files, without writing
  * compare.json), since that is what someone passing several runs wants to see.
  */
 import { Effect } from "effect"
@@ -9,7 +9,7 @@ import { renderComparisonHtml, renderRunHtml } from "../../reports/html.js"
 import { renderJunit } from "../../reports/junit.js"
 import { renderSummary } from "../../reports/summary.js"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
-import { ArtifactReadError, readArtifact, type RunArtifact, writeAtomically } from "../../src/loadgen/Artifact.js"
+import { ArtifactReadError, processExitCode, readArtifact, type RunArtifact, writeAtomically } from "../../src/loadgen/Artifact.js"
 import { compareCommand } from "./compare.js"
 import { outFileProblem } from "./outDir.js"
 
@@ -59,7 +59,9 @@ export const reportCommand = (o: ReportOptions): number => {
     writeAtomically(o.junit, renderJunit(artifact))
     out(`junit: ${o.junit}\n`)
   }
-  return ExitCode.Pass
+  // the stored verdict, not a new one: the summary's last line names it with this code (a CI step that re-renders a
+  // failed run must fail as the run did); thresholds are not judged again, the artifact's results are the run's
+  return processExitCode(artifact)
 }
 
 export interface ReportRunsOptions extends Omit<ReportOptions, "file"> {

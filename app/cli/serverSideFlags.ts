@@ -7,6 +7,7 @@ import { Effect, Option } from "effect"
 import { durationFlag, optionalText } from "./CommandParts.js"
 import type { ServerSideFlags } from "./drivers/Driver.js"
 import { FlagError, parseDurationFlag } from "./flags.js"
+import { isUnsetForSide } from "./targetFlags.js"
 
 const prometheusHelp =
   "Read the target's server-side latency from this Prometheus (PromQL increase over each phase's window) instead of the target's /metrics, e.g. for a managed cluster. Default: a --target URL's or kubeconfig's own /metrics, with the run's credentials (docs/metrics.md \"Server-side figures\")."
@@ -24,7 +25,7 @@ export const compareServerSideOptions = {
     Options.withPseudoName("URL"),
     Options.repeated,
     Options.optional,
-    Options.withDescription(`${prometheusHelp} With compare: one per --target, in order.`)
+    Options.withDescription(`${prometheusHelp} With compare: one per --target, in order; "" for a side that reads its target's own /metrics.`)
   ),
   serverMetricsTimeout: timeoutFlag
 }
@@ -57,7 +58,8 @@ export const compareServerSide = (
     const timeoutMs = yield* parseDurationFlag("--server-metrics-timeout", o.serverMetricsTimeout)
     if (timeoutMs <= 0) return yield* Effect.fail(new FlagError(`--server-metrics-timeout: must be more than 0, got ${o.serverMetricsTimeout}`))
     const out: Array<ServerSideFlags> = []
-    for (let i = 0; i < targets; i++) out.push({ timeoutMs, ...(urls[i] !== undefined ? { prometheus: yield* prometheusUrl(urls[i]!) } : {}) })
+    // an empty value: that side reads its target's own /metrics (./targetFlags.ts isUnsetForSide)
+    for (let i = 0; i < targets; i++) out.push({ timeoutMs, ...(urls[i] !== undefined && !isUnsetForSide(urls[i]!) ? { prometheus: yield* prometheusUrl(urls[i]!) } : {}) })
     return out
   })
 

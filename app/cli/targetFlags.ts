@@ -80,6 +80,39 @@ export const targetValuesOf = (o: TargetOptionValues): TargetValues => ({
 })
 
 /**
+ * A per-side flag's empty value as it reaches `sidesOf`. @effect/cli's repeated options drop an empty value (its
+ * Variadic parser keeps only values of some length), so `--ca "" --ca b.crt` would read as one `--ca` for every
+ * side; `perSideArgs` gives it this stand-in first. No command line can hold it: an argument ends at a NUL byte.
+ */
+export const unsetForSide = "\u0000unset"
+
+/** An empty value of a per-side flag: unset for that side. */
+export const isUnsetForSide = (v: string): boolean => v === "" || v === unsetForSide
+
+/**
+ * `compare`'s arguments as @effect/cli should read them: each empty value of a per-side flag (`--ca ""`, `--ca=`) as
+ * `unsetForSide`, and `--flag=VALUE` as `--flag VALUE` (its repeated options take no `=` form). `perSide`: the flags'
+ * names, aliases included. After `--` nothing is a flag.
+ */
+export const perSideArgs = (args: ReadonlyArray<string>, perSide: ReadonlyArray<string>): Array<string> => {
+  const out: Array<string> = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === "--") return [...out, ...args.slice(i)]
+    const eq = arg.indexOf("=")
+    const name = eq < 0 ? arg : arg.slice(0, eq)
+    if (!perSide.includes(name)) {
+      out.push(arg)
+      continue
+    }
+    const value = eq < 0 ? args[++i] : arg.slice(eq + 1)
+    if (value === undefined) out.push(arg)
+    else out.push(name, value === "" ? unsetForSide : value)
+  }
+  return out
+}
+
+/**
  * `compare`'s sides: as many as the most often given flag; each flag is given that often (side i takes its i-th
  * value) or once (every side takes it). An empty value ("") leaves that flag unset for its side.
  */
@@ -93,7 +126,7 @@ export const sidesOf = (o: SideOptionValues): { readonly sides: ReadonlyArray<Ta
     const pick = (k: TextKey) => {
       const values = list(o[k])
       const v = values.length === 1 ? values[0] : values[i]
-      return v === "" ? undefined : v
+      return v === undefined || isUnsetForSide(v) ? undefined : v
     }
     return { ...byKey((f) => pick(f.key)), insecureSkipTlsVerify: o.insecureSkipTlsVerify } satisfies TargetValues & UrlCredentialFlags
   })

@@ -5,6 +5,7 @@
  * out. The statistics and why they were chosen: `Statistics.ts`, docs/compare.md.
  */
 import { keyString, type MetricKey } from "../loadgen/LatencyRecorder.js"
+import { shownPercentile } from "../loadgen/ShownPercentile.js"
 import { selectorMatches, type Threshold } from "../loadgen/Thresholds.js"
 import type { ArtifactSeries, RunArtifact } from "../loadgen/Artifact.js"
 import { type ClusterPairComparison, compareClusters } from "./ClusterComparison.js"
@@ -201,6 +202,8 @@ const sideFigures = (r: Rounds, artifacts: ReadonlyArray<RunArtifact>): SeriesSi
   const count = sum((s) => s.count)
   const errors = sum((s) => s.errors)
   const e = empiricalOf(present.map((s) => s.latencyHistogram))
+  // the recorded max (the stored summaries'): a decoded histogram's max is its bucket's bound (../loadgen/ShownPercentile.ts)
+  const max = present.reduce((m, s) => Math.max(m, s.latency.max), 0)
   const rates = r.perRound.map((s, i) => (s === undefined ? 0 : s.count / Math.max(0.001, activeSeconds(r.key, artifacts[i]!))))
   return {
     rounds: present.length,
@@ -210,10 +213,10 @@ const sideFigures = (r: Rounds, artifacts: ReadonlyArray<RunArtifact>): SeriesSi
     dropped: sum((s) => s.dropped),
     errorRate: count === 0 ? 0 : errors / count,
     throughput: rates.reduce((a, x) => a + x, 0) / Math.max(1, rates.length),
-    p50: e.quantile(0.5),
-    p90: e.quantile(0.9),
-    p99: e.quantile(0.99),
-    max: e.max,
+    p50: shownPercentile(e.quantile(0.5), max),
+    p90: shownPercentile(e.quantile(0.9), max),
+    p99: shownPercentile(e.quantile(0.99), max),
+    max,
     empirical: e
   }
 }

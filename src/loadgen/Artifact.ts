@@ -10,6 +10,7 @@ import { dirname, join } from "node:path"
 import { Either, ParseResult, Schema } from "effect"
 import type { ExecutorReport } from "./Arrival.js"
 import type { HealthReport } from "./GeneratorHealth.js"
+import { jsonSyntaxPlace } from "./JsonSyntaxPlace.js"
 import {
   encodeHistogram,
   type IntervalSnapshot,
@@ -525,7 +526,9 @@ const parseArtifact = (source: string, text: string): RunArtifact => {
   try {
     parsed = JSON.parse(text)
   } catch (e) {
-    throw new ArtifactReadError(`${source}: not a run.json artifact: ${(e as Error).message}`)
+    if (!(e instanceof SyntaxError)) throw e
+    const at = jsonSyntaxPlace(text, e)
+    throw new ArtifactReadError(`${source}:${at.line}:${at.column}: not a run.json artifact: ${at.message}`)
   }
   const format = typeof parsed === "object" && parsed !== null ? (parsed as { format?: unknown }).format : undefined
   if (typeof format !== "string" || !ArtifactFormats.includes(format)) {

@@ -10,6 +10,7 @@ import type { HealthReport } from "./GeneratorHealth.js"
 import { combineHealth } from "./GeneratorHealth.js"
 import { decodeHistogram, type IntervalSnapshot, mergeHistograms, type SeriesSnapshot, summarize } from "./LatencyRecorder.js"
 import { mergeActions, mergeIntervals, mergeSeries } from "./WorkerMerge.js"
+import { shownSummary } from "./ShownPercentile.js"
 import { placeOf, samePlan, segmentText, sequenceText } from "./ExecutionSegment.js"
 
 /** A stored series back into histograms. */
@@ -104,7 +105,7 @@ const spreadOf = (a: RunArtifact): SegmentSpread => {
     ...(a.runError !== undefined ? { runError: a.runError } : {}),
     requests: requests.reduce((n, s) => n + s.count, 0),
     errors: requests.reduce((n, s) => n + s.errors, 0),
-    ...(latency.count > 0 ? { p50Ms: latency.p50, p99Ms: latency.p99 } : {}),
+    ...(latency.count > 0 ? { p50Ms: shownSummary(latency).p50, p99Ms: shownSummary(latency).p99 } : {}),
     startLagMs: a.segment!.startLagMs,
     ...(a.segment!.clockSkewMs !== undefined ? { clockSkewMs: a.segment!.clockSkewMs } : {}),
     ...(a.health ? { saturated: a.health.saturated } : {})

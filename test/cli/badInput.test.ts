@@ -81,6 +81,21 @@ describe("stored artifacts with a field missing or of the wrong type", () => {
     expect(r.err).not.toContain("    at ")
   })
 
+  it("a truncated run.json: the line and column where it stops, not a character offset (report, compare)", async () => {
+    const text = JSON.stringify(valid, null, 2)
+    const cut = text.indexOf('"latencyHistogram": "') + 30
+    const path = join(dir, "truncated.json")
+    writeFileSync(path, text.slice(0, cut))
+    const line = text.slice(0, cut).split("\n").length
+    const column = cut - text.lastIndexOf("\n", cut - 1)
+    expect(column).toBe('      "latencyHistogram": "'.length + 10)
+    const r = await capture(["report", path])
+    expect([r.code, r.err]).toEqual([2, `clustersim report: ${path}:${line}:${column}: not a run.json artifact: Unterminated string in JSON\n`])
+    const c = await capture(["compare", path, good])
+    expect(c.code).toBe(2)
+    expect(c.err).toContain(`${path}:${line}:${column}: not a run.json artifact: Unterminated string in JSON\n`)
+  })
+
   it("compare on such a file: exit 2, the file and the field named", async () => {
     const path = write("compare-no-target.json", withoutTarget)
     const r = await capture(["compare", path, good])

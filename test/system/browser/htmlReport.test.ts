@@ -30,6 +30,8 @@ interface PlotInfo {
   readonly legend: string
   readonly series: ReadonlyArray<string>
   readonly points: ReadonlyArray<number>
+  /** The x scale's range as drawn. */
+  readonly x: readonly [number, number]
 }
 
 /** Opens a file with the network blocked; returns console errors, failed requests and the plots drawn. */
@@ -188,6 +190,65 @@ phases:
     const timeline = plots.find((p) => p.id === "timeline")!
     expect(timeline.series).toEqual(["Ready changes", "taints", "pod deletions", "evictions", "leader changes", "faults"])
     expect(timeline.points).toEqual([1, 1, 1, 0, 1, 1])
+    // the run's whole span (its cluster ran 400 s), not only its events' (1–350 s)
+    expect(timeline.x).toEqual([0, 400])
+  }, 60_000)
+
+  it("a short run with long names: its axis spans its 1 s, each legend row stays on one line, a phase's label is drawn right of its marker", async () => {
+    const phase = "a-phase-name-long-enough-to-reach-well-into-the-chart-and-beyond"
+    const action = "list-configmaps-in-namespace-h-with-an-action-name-long-enough-to-wrap-the-legend"
+    const f = join(dir, "short.yaml")
+    writeFileSync(
+      f,
+      `apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: short }
+setup:
+  namespaces: [h]
+phases:
+  - name: ${phase}
+    duration: 800ms
+    actions:
+      - { type: constant-arrival-rate, name: ${action}, rate: 20, request: { verb: list, resource: configmaps, namespace: h } }
+`
+    )
+    const outDir = join(dir, "short-run")
+    const r = await Effect.runPromise(runCommand({ file: f, target: { _tag: "in-process" }, outDir, tty: false, stdout: () => {}, stderr: () => {} }))
+    expect(r.exitCode).toBe(0)
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } })
+    // every text drawn on a canvas, with its alignment and where it starts and ends
+    await page.addInitScript(() => {
+      const drawn: Array<{ text: string; align: string; left: number; right: number; canvasWidth: number }> = []
+      ;(window as unknown as { drawnTexts: typeof drawn }).drawnTexts = drawn
+      const fillText = CanvasRenderingContext2D.prototype.fillText
+      CanvasRenderingContext2D.prototype.fillText = function (this: CanvasRenderingContext2D, text: string, x: number, y: number, maxWidth?: number) {
+        const width = this.measureText(text).width
+        const left = this.textAlign === "right" || this.textAlign === "end" ? x - width : this.textAlign === "center" ? x - width / 2 : x
+        drawn.push({ text, align: this.textAlign, left, right: left + width, canvasWidth: this.canvas.width })
+        return maxWidth === undefined ? fillText.call(this, text, x, y) : fillText.call(this, text, x, y, maxWidth)
+      }
+    })
+    await page.goto(pathToFileURL(join(outDir, "report.html")).href)
+    await page.waitForSelector("body[data-plots]")
+    const plots = (await page.evaluate("window.clustersimPlots")) as ReadonlyArray<PlotInfo>
+    for (const id of ["latency", "throughput", "errors"]) expect([id, plots.find((p) => p.id === id)!.x]).toEqual([id, [0, 1]])
+    // the legend row of the long series: marker, label, ":" and value side by side, on the label's band
+    const row = (await page.evaluate(`(() => {
+      const tr = [...document.querySelectorAll("#latency .u-legend .u-series")].find((r) => r.textContent.includes("${action}"));
+      const box = (el) => { const b = el.getBoundingClientRect(); return { left: b.left, right: b.right, top: b.top, bottom: b.bottom }; };
+      return { marker: box(tr.querySelector(".u-marker")), label: box(tr.querySelector(".u-label")), value: box(tr.querySelector(".u-value")) };
+    })()`)) as Record<"marker" | "label" | "value", { left: number; right: number; top: number; bottom: number }>
+    const within = (b: { top: number; bottom: number }) => b.top >= row.label.top - 1 && b.bottom <= row.label.bottom + 1
+    expect([within(row.marker), within(row.value), row.marker.right <= row.label.left, row.value.left >= row.label.right]).toEqual([true, true, true, true])
+    // the phase marker's label: left-aligned at the marker, cut to the chart's width, not drawn over the y axis's ticks
+    const texts = (await page.evaluate("window.drawnTexts")) as ReadonlyArray<{ text: string; align: string; left: number; right: number; canvasWidth: number }>
+    const labels = texts.filter((t) => t.text.startsWith(phase.slice(0, 10)))
+    expect(labels.length).toBeGreaterThanOrEqual(3)
+    for (const l of labels) expect([l.align, l.left > 0, l.right <= l.canvasWidth]).toEqual(["left", true, true])
+    const yTicks = texts.filter((t) => /^\d+(ms|µs|s)$/.test(t.text) && t.align === "right")
+    for (const l of labels) for (const t of yTicks) expect(l.left).toBeGreaterThanOrEqual(t.right)
+    if (process.env.CLUSTERSIM_SCREENSHOT) await page.screenshot({ path: process.env.CLUSTERSIM_SCREENSHOT.replace(/\.png$/, "-short.png"), fullPage: true })
+    await page.close()
   }, 60_000)
 
   it("a simulated run's report marks its latencies as modelled and shows the server model's parameters and APF levels", async () => {
