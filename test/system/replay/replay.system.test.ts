@@ -121,6 +121,36 @@ describe("clustersim replay against clustersim serve", () => {
     expect(b.stdout).toMatch(/✗ outcome:replay-matches \[phase=replay,name=replay\]: failed replayed requests == 0 \(observed 2\)/)
   }, 120_000)
 
+  it("reports what it replayed when interrupted: Ctrl-C writes the partial artifact with the replay's report", async () => {
+    // a GET every 100 ms for 8 s; SIGINT 2 s after the replay phase starts
+    const log = writeLog(
+      "interrupted.log",
+      Array.from({ length: 80 }, (_, i) => ({ level: "Metadata" as const, at: i * 100, verb: "get", uri: "/api/v1/namespaces/int/configmaps/c", code: 200, ref: ref("configmaps", "int", "c") }))
+    )
+    const out = join(dir, "interrupted")
+    const child = spawn("node_modules/.bin/vite-node", ["test/support/cliProcess.ts", "replay", "--target", server.url, "--out", out, log], { stdio: ["ignore", "pipe", "pipe"] })
+    let text = ""
+    const collect = (d: Buffer) => void (text += d.toString())
+    child.stdout!.on("data", collect)
+    child.stderr!.on("data", collect)
+    const code = await new Promise<number>((resolve) => {
+      const poll = setInterval(() => {
+        if (!/phase replay/.test(text)) return
+        clearInterval(poll)
+        setTimeout(() => child.kill("SIGINT"), 2000)
+      }, 50)
+      child.once("exit", (c) => (clearInterval(poll), resolve(c ?? -1)))
+    })
+    expect(code, text).toBe(130)
+    const rep = replayOf(out)
+    expect(rep.requests.sent, text).toBeGreaterThan(5)
+    expect(rep.requests.sent).toBeLessThan(80)
+    expect(rep.requests.matched).toBe(rep.requests.sent)
+    expect(rep.seeding).toMatchObject({ namespaces: 1, objects: 1, synthesized: 1, failed: 0 })
+    expect(rep.logs).toEqual([{ file: log, lines: 80, events: 80 }])
+    expect(text).toMatch(/replay replay\/replay: .*interrupted\.log \(80 lines, 80 events\)/)
+  }, 120_000)
+
   it("replays a 2-minute log at --speed 10 on its compressed schedule, every request once, the scheduling error reported", async () => {
     // 20 GETs a second for two minutes, a little jitter; the replay: 200 a second for 12 s
     const events: Array<EventSpec> = []
