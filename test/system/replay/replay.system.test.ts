@@ -151,6 +151,32 @@ describe("clustersim replay against clustersim serve", () => {
     expect(text).toMatch(/replay replay\/replay: .*interrupted\.log \(80 lines, 80 events\)/)
   }, 120_000)
 
+  it("serve --audit-log-path - writes only events on stdout, its own lines on stderr: the captured stdout is a log", async () => {
+    const policy = join(dir, "policy.yaml")
+    writeFileSync(policy, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n")
+    const child = spawn("node_modules/.bin/vite-node", ["test/support/cliProcess.ts", "serve", "--port", "0", "--audit-log-path", "-", "--audit-policy-file", policy], {
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout!.on("data", (d: Buffer) => void (stdout += d.toString()))
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr!.on("data", (d: Buffer) => {
+        stderr += d.toString()
+        const m = /listening on (http:\/\/\S+)/.exec(stderr)
+        if (m) resolve(m[1]!)
+      })
+      child.once("exit", (code) => reject(new Error(`serve exited (${code}): ${stdout} ${stderr}`)))
+    })
+    expect((await fetch(`${url}/api/v1/namespaces/default/configmaps`)).status).toBe(200)
+    await new Promise((r) => setTimeout(r, 300))
+    await stop(child)
+    const stdoutLines = stdout.split("\n").filter((l) => l !== "")
+    expect(stdoutLines.length).toBeGreaterThan(0)
+    for (const l of stdoutLines) expect(JSON.parse(l), l).toMatchObject({ kind: "Event", apiVersion: "audit.k8s.io/v1" })
+    expect(stdoutLines.map((l) => JSON.parse(l).requestURI)).toContain("/api/v1/namespaces/default/configmaps")
+  }, 120_000)
+
   it("replays a 2-minute log at --speed 10 on its compressed schedule, every request once, the scheduling error reported", async () => {
     // 20 GETs a second for two minutes, a little jitter; the replay: 200 a second for 12 s
     const events: Array<EventSpec> = []
