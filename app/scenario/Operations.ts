@@ -101,6 +101,8 @@ export class Progress {
   ops = 0
   errors = 0
   readonly errorMessages = new Map<string, number>()
+  /** Lines for the user that the progress line prints once (before the phase's own output goes on). */
+  readonly notices: Array<string> = []
 
   error(where: string, e: unknown): void {
     this.errors++

@@ -389,7 +389,8 @@ const runPhase = (env: RunEnv, state: RunState, phase: Phase, admin: ServerAdmin
                 {
                   ok: () => void env.progress.ops++,
                   error: (e) => env.progress.error(name, e),
-                  scheduled: (endAtMs) => void (env.progress.expectedEndAtMs = Math.max(env.progress.expectedEndAtMs ?? 0, endAtMs))
+                  scheduled: (endAtMs) => void (env.progress.expectedEndAtMs = Math.max(env.progress.expectedEndAtMs ?? 0, endAtMs)),
+                  warn: (line) => void env.progress.notices.push(`warning: ${phase.name}/${name}: ${line}`)
                 },
                 // cut short by a signal, the replay still reports what it replayed (as the informers do above)
                 (partial) => Effect.sync(() => void state.actions.push({ ...base, replay: partial }))

@@ -69,6 +69,8 @@ export interface ReplayProgress {
   readonly error: (e: unknown) => void
   /** The schedule is set: its last start is due at `endAtMs` (Clock ms), which the progress line shows as its end. */
   readonly scheduled?: (endAtMs: number) => void
+  /** A line for the user before the replay starts (a `--loop` of a log that leaves what it creates). */
+  readonly warn?: (line: string) => void
 }
 
 const loopbackHosts = new Set(["localhost", "::1", "[::1]"])
@@ -141,7 +143,8 @@ const survey = (c: ReplayConfig, tally: ReplayTally, untilFirstKept = false) =>
       if (untilFirstKept) break
       firstMs ??= r.scheduleMs
       lastMs = r.scheduleMs
-      if (c.seed)
+      // with --loop, also what the log leaves behind (the warning below)
+      if (c.seed || c.loop)
         for (let copy = 0; copy < c.scale; copy++) {
           const out = copy === 0 ? out0 : outgoingRequest(r, copy, c)
           if (!(out instanceof UnparsableUri)) seed.observe(r, out)
@@ -328,6 +331,12 @@ export const runReplay = (c: ReplayConfig, progress?: ReplayProgress, onInterrup
     // first pass
     const s = yield* survey(c, tally)
     surveyed = s
+    if (c.loop && s.seed.leftBehind.size > 0) {
+      const left = [...s.seed.leftBehind]
+      progress?.warn?.(
+        `the log creates ${plural(left.length, "object")} it does not delete (${left.slice(0, 3).join(", ")}${left.length > 3 ? ", …" : ""}): with loop, every round after the first creates ${left.length === 1 ? "it" : "them"} again and gets 409 where the log had 201 (docs/replay.md "Scaling a log")`
+      )
+    }
     const spanMs = s.firstMs === undefined ? 0 : s.lastMs - s.firstMs
     const replayMs = c.loop && c.loopForMs !== undefined ? c.loopForMs : spanMs / c.speed
     // at most ~600 buckets: a second each up to 10 minutes of replay, wider after

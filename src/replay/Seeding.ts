@@ -35,6 +35,11 @@ export class SeedPlan {
    * recorded one. Forgotten once the log deletes or creates the object (what it shows then is another).
    */
   private readonly synthesizedAt = new Map<string, number>()
+  /**
+   * What the log creates and leaves (`namespaces/<name>`, `<resource>/<namespace>/<name>`), in creation order: a
+   * `--loop` round after the first creates it again and gets 409 where the log had 201 (docs/replay.md "Scaling").
+   */
+  readonly leftBehind = new Set<string>()
   private readonly namespaceSeen = new Set<string>()
 
   private useNamespace(ns: string): void {
@@ -48,8 +53,14 @@ export class SeedPlan {
     const e = r.event
     const p = out.path
     if (p.prefix === undefined || p.resource === undefined) return
+    const named = p.name ?? (e.verb === "create" ? (nameOfBody(out.body) ?? e.objectRef?.name) : undefined)
+    if (named !== undefined && named !== "" && p.subresource === undefined && ok(r.recordedCode)) {
+      const left = p.resource === "namespaces" ? `namespaces/${named}` : `${p.resource}/${p.namespace ? `${p.namespace}/` : ""}${named}`
+      if (e.verb === "create") this.leftBehind.add(left)
+      else if (e.verb === "delete") this.leftBehind.delete(left)
+    }
     if (p.resource === "namespaces") {
-      const name = p.name ?? (e.verb === "create" ? (nameOfBody(out.body) ?? e.objectRef?.name) : undefined)
+      const name = named
       if (name === undefined || this.namespaceSeen.has(name)) return
       // a namespace the log creates first is the log's own (so is one it failed to create); any other use, or a
       // create refused with 409, assumes it exists
@@ -58,7 +69,7 @@ export class SeedPlan {
       return
     }
     if (p.namespace !== undefined) this.useNamespace(p.namespace)
-    const name = p.name ?? (e.verb === "create" ? (nameOfBody(out.body) ?? e.objectRef?.name) : undefined)
+    const name = named
     if (name === undefined || name === "") return
     const key = `${p.group ? `${p.group}/` : ""}${p.resource}/${p.namespace ?? ""}/${name}`
     if (this.known.has(key)) return this.laterSighting(key, r, out)

@@ -33,6 +33,7 @@ const progressReporter = (state: RunState, plannedMs: number, tty: boolean, writ
     for (;;) {
       yield* Effect.sleep(Duration.millis(500))
       const p = state.progress
+      for (const line of p.notices.splice(0)) write(`${tty ? "\r\x1b[2K" : ""}${line}\n`)
       const now = yield* nowMillis
       const elapsedMs = now - state.startedAtMs
       // a replay's phase lasts as long as its schedule: its end gives the line a total and an ETA
