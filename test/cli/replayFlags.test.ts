@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Ref } from "effect"
-import { execFileSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -113,14 +112,12 @@ describe("clustersim replay's command line", () => {
       const dir = join(logs, "a-directory")
       mkdirSync(dir, { recursive: true })
       const out = join(logs, "never-made")
-      const fifo = join(logs, "a-pipe")
-      execFileSync("mkfifo", [fifo])
       for (const [log, message] of [
         [join(logs, "missing.log"), `clustersim: LOG ${join(logs, "missing.log")}: no such file\n`],
         [dir, `clustersim: LOG ${dir}: is a directory, not an audit log file\n`],
         [join(aLog, "x.log"), `clustersim: LOG ${join(aLog, "x.log")}: no such file (a part of the path is a file, not a directory)\n`],
-        // a pipe (`<(zcat audit.log.gz)`) holds its content once; a replay reads its logs twice
-        [fifo, `clustersim: LOG ${fifo}: is a pipe, not a regular file: a replay reads its logs twice (what to seed, then the requests); save it to a file first\n`]
+        // not a regular file: a replay reads its logs twice (a pipe, `<(zcat audit.log.gz)`: test/system/replay)
+        ["/dev/null", `clustersim: LOG /dev/null: is a device, not a regular file: a replay reads its logs twice (what to seed, then the requests); save it to a file first\n`]
       ] as const) {
         const r = yield* parsed(["--out", out, aLog, log])
         expect(r.exitCode, log).toBe(2)

@@ -4,7 +4,7 @@
  * replays without 404s because of seeding (and with them, failing, without it); a 2-minute log at --speed 10 keeps its
  * compressed schedule (its scheduling error is a speed figure: docs/benchmarks.md); a remote target is refused.
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -150,6 +150,14 @@ describe("clustersim replay against clustersim serve", () => {
     expect(rep.logs).toEqual([{ file: log, lines: 80, events: 80 }])
     expect(text).toMatch(/replay replay\/replay: .*interrupted\.log \(80 lines, 80 events\)/)
   }, 120_000)
+
+  it("refuses a log that is a pipe before anything starts: a replay reads its logs twice", async () => {
+    const fifo = join(dir, "a-pipe")
+    execFileSync("mkfifo", [fifo])
+    const r = await cli(["replay", "--target", server.url, "--out", join(dir, "never"), fifo])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(`clustersim: LOG ${fifo}: is a pipe, not a regular file: a replay reads its logs twice (what to seed, then the requests); save it to a file first\n`)
+  }, 60_000)
 
   it("serve --audit-log-path - writes only events on stdout, its own lines on stderr: the captured stdout is a log", async () => {
     const policy = join(dir, "policy.yaml")
