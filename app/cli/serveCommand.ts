@@ -74,7 +74,7 @@ const serveOptions = {
   ),
   auditLogPath: optionalText(
     "audit-log-path",
-    "Write the server's audit events there, one audit.k8s.io/v1 Event per line as kube-apiserver does; - for stdout. Needs --audit-policy-file (docs/audit.md).",
+    "Write the server's audit events there, one audit.k8s.io/v1 Event per line as kube-apiserver does; - for stdout (serve's own lines then go to stderr). Needs --audit-policy-file (docs/audit.md).",
     "FILE"
   ),
   auditPolicyFile: optionalText(
