@@ -53,6 +53,17 @@ export const integerFlag = (name: string, description: string) =>
       return Number.isSafeInteger(n) ? Effect.succeed(n) : invalid(`Expected an integer, actual ${n} (from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER})`)
     })
   )
+/** A number flag whose error names it (`--speed: not a number: "abc"`); its range is the caller's to check. */
+export const numberFlag = (name: string, description: string) =>
+  Options.text(name).pipe(
+    Options.withPseudoName("N"),
+    Options.withDescription(description),
+    Options.mapEffect((text) => {
+      // Number("") is 0 and Number("0x10") 16: only a decimal number is one
+      const n = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(text) ? Number(text) : Number.NaN
+      return Number.isNaN(n) ? Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${name}: not a number: "${text}"`))) : Effect.succeed(n)
+    })
+  )
 export const value = <A>(o: Option.Option<A>): A | undefined => Option.getOrUndefined(o)
 
 /** `--set path=value`, repeatable (app/scenario/SetOverrides.ts). */

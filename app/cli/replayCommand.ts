@@ -5,14 +5,16 @@
  * the summary and the exit code are a run's.
  */
 import { Args, Command, Options } from "@effect/cli"
-import { Effect, Either, Option } from "effect"
+import { Effect, Either, Option, ParseResult, Schema } from "effect"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { parseDuration } from "../../src/api/go/Duration.js"
+import { DurationString } from "../../src/api/go/Schemas.js"
+import { Replay } from "../scenario/Scenario.js"
 import { defaultOutDir } from "../../src/loadgen/Artifact.js"
 import { unreadableLog } from "../../src/replay/AuditLogFile.js"
 import { withBoundedHeapGrowth } from "./HeapGrowth.js"
-import { exitWith, integerFlag, optionalText, stderrLine, usageError } from "./CommandParts.js"
+import { exitWith, integerFlag, numberFlag, optionalText, stderrLine, usageError } from "./CommandParts.js"
 import { RunEntry, stopSignal } from "./runEntry.js"
 import { describeTarget, resolveTarget, type TargetFlag } from "./target.js"
 import { targetFlagNames, targetOptions, targetValuesOf } from "./targetFlags.js"
@@ -22,7 +24,7 @@ const repeatedText = (name: string, pseudo: string, description: string) =>
 
 const replayOptions = {
   ...targetOptions,
-  speed: Options.float("speed").pipe(Options.withPseudoName("N"), Options.withDefault(1), Options.withDescription("Time compression: a recorded second lasts 1/N s (default 1).")),
+  speed: numberFlag("speed", "Time compression: a recorded second lasts 1/N s (default 1).").pipe(Options.withDefault(1)),
   scale: integerFlag("scale", "K copies of the traffic, each in its own copy of the namespaces (<ns>-1 …), spread over the same time (default 1).").pipe(Options.withDefault(1)),
   namespacePrefix: optionalText("namespace-prefix", "Replay namespace ns as P-ns, apart from the target's own objects.", "P"),
   impersonate: Options.boolean("impersonate").pipe(
@@ -81,10 +83,47 @@ type ReplayFlags = { readonly [K in keyof typeof replayOptions]: OptionValue<(ty
 
 const timeOk = (t: string): boolean => Number.isFinite(Date.parse(t)) || Either.isRight(parseDuration(t))
 
-/** The scenario `replay` runs: one phase, one `replay` action with the flags' values (JSON, which YAML reads). */
-export const replayScenario = (o: ReplayFlags): Record<string, unknown> => {
+/** The flag each field of the scenario's `replay` action comes from. */
+const flagOfField: Readonly<Record<string, string>> = {
+  logs: "LOG",
+  speed: "--speed",
+  scale: "--scale",
+  namespacePrefix: "--namespace-prefix",
+  users: "--user",
+  verbs: "--verb",
+  resources: "--resource",
+  namespaces: "--namespace",
+  from: "--from",
+  to: "--to",
+  reorderWindow: "--reorder-window",
+  maxInFlight: "--max-in-flight"
+}
+
+const firstIssue = (e: ParseResult.ParseError): { readonly field: string; readonly message: string } => {
+  const i = ParseResult.ArrayFormatter.formatErrorSync(e)[0]
+  return { field: String(i?.path[0] ?? ""), message: i?.message ?? e.message }
+}
+
+/**
+ * What the scenario's schema refuses in the flags' values, named by the flag (`--reorder-window: duration must not be
+ * negative`): checked before anything is written or started, not found in the generated replay.yaml later.
+ */
+export const replayFlagProblem = (o: ReplayFlags): string | undefined => {
+  // the values as given, before JSON: 1e400 is Infinity here, and would be null in replay.yaml
+  const action = Schema.decodeUnknownEither(Replay)(replayAction(o))
+  if (Either.isLeft(action)) {
+    const { field, message } = firstIssue(action.left)
+    return `${flagOfField[field] ?? field}: ${message}`
+  }
+  if (Option.isNone(o.duration)) return undefined
+  const duration = Schema.decodeUnknownEither(DurationString)(o.duration.value)
+  return Either.isLeft(duration) ? `--duration: ${firstIssue(duration.left).message}` : undefined
+}
+
+/** The `replay` action of the flags' values. */
+const replayAction = (o: ReplayFlags) => {
   const list = (xs: ReadonlyArray<string>) => (xs.length > 0 ? xs : undefined)
-  const action = {
+  return {
     type: "replay",
     name: "replay",
     logs: o.logs.map((l) => resolve(l)),
@@ -105,6 +144,11 @@ export const replayScenario = (o: ReplayFlags): Record<string, unknown> => {
     keepResourceVersions: o.keepResourceVersions || undefined,
     allowRemote: o.allowRemote || undefined
   }
+}
+
+/** The scenario `replay` runs: one phase, one `replay` action with the flags' values (JSON, which YAML reads). */
+export const replayScenario = (o: ReplayFlags): Record<string, unknown> => {
+  const action = replayAction(o)
   return {
     apiVersion: "clustersim/v1",
     kind: "Scenario",
@@ -123,6 +167,9 @@ export const replay = Command.make(
       if (o.loop && Option.isNone(o.duration)) return yield* usageError("--loop: give --duration, how long to replay")
       for (const [flag, v] of [["--from", o.from], ["--to", o.to]] as const)
         if (Option.isSome(v) && !timeOk(v.value)) return yield* usageError(`${flag}: expected an RFC 3339 time or a duration, got "${v.value}"`)
+      const problem = replayFlagProblem(o)
+      if (problem !== undefined) return yield* usageError(problem)
+      const scenario = replayScenario(o)
       // a log that cannot be read is named now, before the out directory, the target or a server
       for (const log of o.logs) {
         const why = unreadableLog(log)
@@ -141,7 +188,7 @@ export const replay = Command.make(
       const file = join(outDir, "replay.yaml")
       try {
         mkdirSync(outDir, { recursive: true })
-        writeFileSync(file, JSON.stringify(replayScenario(o), null, 2) + "\n")
+        writeFileSync(file, JSON.stringify(scenario, null, 2) + "\n")
       } catch (e) {
         return yield* usageError(`--out ${outDir}: cannot write replay.yaml there: ${(e as Error).message}`)
       }

@@ -74,7 +74,7 @@ const serveOptions = {
   ),
   auditLogPath: optionalText(
     "audit-log-path",
-    "Write the server's audit events there, one audit.k8s.io/v1 Event per line as kube-apiserver does; - for stdout. Needs --audit-policy-file (docs/audit.md).",
+    "Write the server's audit events there, one audit.k8s.io/v1 Event per line as kube-apiserver does; - for stdout (serve's own lines then go to stderr). Needs --audit-policy-file (docs/audit.md).",
     "FILE"
   ),
   auditPolicyFile: optionalText(
@@ -188,26 +188,29 @@ const serveHandler = (o: {
       )
     const limits = { requestTimeoutMs: Math.round(requestTimeoutMs), maxConnections }
     const requestLog = o.verbose ? { requestLog: (line: string) => void process.stderr.write(`${line}\n`) } : {}
+    // with the audit events on stdout (--audit-log-path -), serve's own lines go to stderr, as kube-apiserver logs there:
+    // stdout stays a log a replay reads
+    const say = value(o.auditLogPath) === "-" ? (line: string) => Effect.sync(() => stderrLine(line)) : (line: string) => Console.log(line)
     return yield* runHttpServer({ host: o.host, port: o.port, admin: o.admin, limits, addedLatencyMs, tls: security.tls, liveCluster: plan !== undefined, metrics: !o.noMetrics, ...requestLog }, (s) =>
       Effect.gen(function* () {
-        yield* Console.log(`clustersim API server listening on ${s.url}`)
+        yield* say(`clustersim API server listening on ${s.url}`)
         let kubeconfig: string | undefined
         if (security.pki && o.kubeconfigAuth === "token") {
           const written = yield* Effect.orDie(writeTokenKubeconfig(yield* ApiServer, s.url, security.pki))
           kubeconfig = written.kubeconfig
-          yield* Console.log(`kubeconfig (service account ${written.serviceAccount}, tokens from an exec plugin): ${kubeconfig}`)
-          yield* Console.log(`token file (one token of ${written.serviceAccount}, valid 1 h): ${written.tokenFile}`)
+          yield* say(`kubeconfig (service account ${written.serviceAccount}, tokens from an exec plugin): ${kubeconfig}`)
+          yield* say(`token file (one token of ${written.serviceAccount}, valid 1 h): ${written.tokenFile}`)
         } else if (security.pki) {
           kubeconfig = yield* Effect.orDie(writeKubeconfig(s.url, security.pki))
-          yield* Console.log(`kubeconfig (admin client certificate): ${kubeconfig}`)
+          yield* say(`kubeconfig (admin client certificate): ${kubeconfig}`)
         }
         if (plan !== undefined) {
           stderrLine(describePlan(plan))
           yield* Effect.forkScoped(runLiveCluster(plan, o.seed, stderrLine, s.inProcessCalls))
         }
         if (o.demo) {
-          yield* Console.log(yield* seedDemoCluster)
-          yield* Console.log(kubeconfig !== undefined ? `Try: kubectl --kubeconfig ${kubeconfig} get pods -A` : `Try: kubectl --server ${s.url} get pods -A`)
+          yield* say(yield* seedDemoCluster)
+          yield* say(kubeconfig !== undefined ? `Try: kubectl --kubeconfig ${kubeconfig} get pods -A` : `Try: kubectl --server ${s.url} get pods -A`)
         }
       })
     ).pipe(

@@ -96,9 +96,13 @@ export class WriteLog {
 export class Progress {
   phase = "setup"
   phaseStartedAt = 0
+  /** When an action whose phase has no set duration expects to be done (a replay: its schedule's last start), Clock ms. */
+  expectedEndAtMs: number | undefined = undefined
   ops = 0
   errors = 0
   readonly errorMessages = new Map<string, number>()
+  /** Lines for the user that the progress line prints once (before the phase's own output goes on). */
+  readonly notices: Array<string> = []
 
   error(where: string, e: unknown): void {
     this.errors++

@@ -384,10 +384,17 @@ const runPhase = (env: RunEnv, state: RunState, phase: Phase, admin: ServerAdmin
               // the log is replayed once, by one generator: its requests are not a rate to share
               if (!runsOnce(env.segment)) return
               const { runReplay } = yield* Effect.promise(() => import("../../src/replay/Replay.js"))
-              const report = yield* runReplay(replayConfigOf(a, ms(phase.duration, 0)), {
-                ok: () => void env.progress.ops++,
-                error: (e) => env.progress.error(name, e)
-              }).pipe(Effect.mapError((e) => new ScenarioRunError({ message: `${phase.name}/${name}: ${e.message}` })))
+              const report = yield* runReplay(
+                replayConfigOf(a, ms(phase.duration, 0)),
+                {
+                  ok: () => void env.progress.ops++,
+                  error: (e) => env.progress.error(name, e),
+                  scheduled: (endAtMs) => void (env.progress.expectedEndAtMs = Math.max(env.progress.expectedEndAtMs ?? 0, endAtMs)),
+                  warn: (line) => void env.progress.notices.push(`warning: ${phase.name}/${name}: ${line}`)
+                },
+                // cut short by a signal, the replay still reports what it replayed (as the informers do above)
+                (partial) => Effect.sync(() => void state.actions.push({ ...base, replay: partial }))
+              ).pipe(Effect.mapError((e) => new ScenarioRunError({ message: `${phase.name}/${name}: ${e.message}` })))
               state.actions.push({ ...base, replay: report })
               return
             }

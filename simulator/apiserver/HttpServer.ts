@@ -36,7 +36,7 @@ import { MalformedRequestTarget, parseRequest, UndeterminedRequest, type ParsedR
 import { tlsServerOptions } from "./http/Tls.js"
 import { hostPort, listen, type ListenError } from "./http/Listen.js"
 import { admitRequest } from "./http/RequestIdentity.js"
-import { admitAudited } from "./http/AuditFilter.js"
+import { admitAudited, auditDeadlineRefusal } from "./http/AuditFilter.js"
 import { Audit } from "./audit/Auditor.js"
 import { isInstrumented, ServerMetrics } from "./http/ServerMetrics.js"
 import { meteredCalls } from "./http/InProcessMetrics.js"
@@ -146,6 +146,7 @@ export const serveHttp = (options: HttpServerOptions): Effect.Effect<RunningServ
         // `WithRequestDeadline` runs before authentication (http/RequestDeadline.ts)
         const timeout = requestDeadline(request.info, request.query, limits.requestTimeoutMs)
         if (Either.isLeft(timeout)) {
+          if (auditor) auditDeadlineRefusal(auditor, req, res, request, clock.unsafeCurrentTimeNanos(), timeout.left)
           recording.identified(exchange, req, request.info, undefined, false)
           return refuse(req, res, request.query, timeout.left)
         }

@@ -5,6 +5,7 @@
  */
 import { Either, ParseResult, Schema } from "effect"
 import { AuditApiVersion, Event } from "../api/audit/Event.js"
+import { microTimeMs } from "../api/audit/EventTime.js"
 
 /** Where a line came from: the file and its 1-based line number. */
 export interface LineLocation {
@@ -134,6 +135,8 @@ export const wellFormedEvent = (value: unknown): Event | undefined => {
   if (typeof v.auditID !== "string" || typeof v.requestURI !== "string" || typeof v.verb !== "string" || !optionalString(v.userAgent)) return undefined
   if (typeof v.requestReceivedTimestamp !== "string" || !microTime.test(v.requestReceivedTimestamp)) return undefined
   if (typeof v.stageTimestamp !== "string" || !microTime.test(v.stageTimestamp)) return undefined
+  // a time of the right shape that names no such instant (a month 13, a 30 February): the Schema names it
+  if (Number.isNaN(microTimeMs(v.requestReceivedTimestamp)) || Number.isNaN(microTimeMs(v.stageTimestamp))) return undefined
   const user = userInfo(v.user)
   if (user === No) return undefined
   const out: Obj = { kind: v.kind, apiVersion: v.apiVersion, level: v.level, auditID: v.auditID, stage: v.stage, requestURI: v.requestURI, verb: v.verb, user }

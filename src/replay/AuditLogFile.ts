@@ -26,12 +26,17 @@ const headOf = (path: string): Buffer => {
 }
 
 /**
- * Why `path` cannot be read as an audit log — missing, a directory, not readable — or undefined when it can: checked
- * before a replay starts (a scenario's `logs`, `clustersim replay`'s arguments), not found by the reader mid-run.
+ * Why `path` cannot be read as an audit log — missing, a directory, not readable, not a regular file — or undefined
+ * when it can: checked before a replay starts (a scenario's `logs`, `clustersim replay`'s arguments), not found by the
+ * reader mid-run. A pipe (`<(zcat …)`, `/dev/stdin`) is refused: a replay reads its logs twice (the seed and the span,
+ * then the requests), and a pipe's content is gone after the first.
  */
 export const unreadableLog = (path: string): string | undefined => {
   try {
-    if (statSync(path).isDirectory()) return "is a directory, not an audit log file"
+    const st = statSync(path)
+    if (st.isDirectory()) return "is a directory, not an audit log file"
+    if (!st.isFile())
+      return `is ${st.isFIFO() ? "a pipe" : st.isSocket() ? "a socket" : "a device"}, not a regular file: a replay reads its logs twice (what to seed, then the requests); save it to a file first`
     closeSync(openSync(path, "r"))
     return undefined
   } catch (e) {

@@ -6,7 +6,7 @@
  * recorded duration, and compares every answer with the log. Both passes stream: memory holds the reorder window
  * and the in-flight requests, not the log.
  */
-import { Data, Duration, Effect, FiberSet } from "effect"
+import { Data, Duration, Effect, Exit, FiberSet } from "effect"
 import { ApiClient } from "../client/ApiClient.js"
 import { hasRawSender, type RawAnswer, type RawSender } from "../client/Capabilities.js"
 import type { ReplayReport } from "../loadgen/Artifact.js"
@@ -67,6 +67,10 @@ export class ReplayError extends Data.TaggedError("ReplayError")<{ readonly mess
 export interface ReplayProgress {
   readonly ok: () => void
   readonly error: (e: unknown) => void
+  /** The schedule is set: its last start is due at `endAtMs` (Clock ms), which the progress line shows as its end. */
+  readonly scheduled?: (endAtMs: number) => void
+  /** A line for the user before the replay starts (a `--loop` of a log that leaves what it creates). */
+  readonly warn?: (line: string) => void
 }
 
 const loopbackHosts = new Set(["localhost", "::1", "[::1]"])
@@ -139,7 +143,8 @@ const survey = (c: ReplayConfig, tally: ReplayTally, untilFirstKept = false) =>
       if (untilFirstKept) break
       firstMs ??= r.scheduleMs
       lastMs = r.scheduleMs
-      if (c.seed)
+      // with --loop, also what the log leaves behind (the warning below)
+      if (c.seed || c.loop)
         for (let copy = 0; copy < c.scale; copy++) {
           const out = copy === 0 ? out0 : outgoingRequest(r, copy, c)
           if (!(out instanceof UnparsableUri)) seed.observe(r, out)
@@ -259,7 +264,42 @@ interface Open {
   closeRequested: boolean
 }
 
-export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
+const noSeeding: SeedResult = { namespaces: 0, objects: 0, synthesized: 0, failed: 0, examples: [] }
+
+/** The report of what was replayed so far: all of it at the end, or up to an interrupt. */
+const reportOf = (c: ReplayConfig, s: Survey | undefined, tally: ReplayTally, seeded: SeedResult, rounds: number, durationMs: number): ReplayReport => ({
+  logs: (s?.stats ?? c.logs.map((file) => ({ file, lines: 0, events: 0 }))).map((x) => ({ file: x.file, lines: x.lines, events: x.events })),
+  speed: c.speed,
+  scale: c.scale,
+  rounds,
+  durationMs,
+  impersonate: c.impersonate,
+  ...(c.namespacePrefix ? { namespacePrefix: c.namespacePrefix } : {}),
+  badInput: { total: tally.badTotal, byClass: { ...tally.badByClass }, examples: tally.badExamples },
+  selection: { windowMs: c.windowMs, ...(s?.selection ?? { requestReceived: 0, duplicates: 0, lateBeyondWindow: 0 }), filteredOut: s?.filteredOut ?? 0 },
+  requests: {
+    planned: tally.planned,
+    sent: tally.sent,
+    matched: tally.matched,
+    mismatched: tally.mismatched,
+    connectionErrors: tally.connectionErrors,
+    dropped: tally.dropped,
+    synthesized: tally.synthesized,
+    longRunning: tally.longRunning
+  },
+  seeding: seeded,
+  groups: tally.groupsReport(),
+  mismatches: tally.mismatchReport(),
+  throughput: tally.throughput(),
+  scheduling: { ...tally.scheduling.figures(), late: tally.late, lateOver5ms: tally.lateOver5ms }
+})
+
+/**
+ * The replay, to its report. Interrupted (Ctrl-C, a phase cut short), it hands `onInterrupt` the report of what it
+ * replayed so far — the answers compared, the bad input, the seeding — as a run writes its partial artifact
+ * (docs/scenarios.md).
+ */
+export const runReplay = (c: ReplayConfig, progress?: ReplayProgress, onInterrupt?: (partial: ReplayReport) => Effect.Effect<void>) =>
   Effect.gen(function* () {
     const api = yield* ApiClient
     const raw = hasRawSender(api) ? api.raw : undefined
@@ -271,18 +311,39 @@ export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
     if (!(c.speed > 0)) return yield* Effect.fail(new ReplayError({ message: `speed must be > 0, got ${c.speed}` }))
     if (!Number.isInteger(c.scale) || c.scale < 1) return yield* Effect.fail(new ReplayError({ message: `scale must be an integer ≥ 1, got ${c.scale}` }))
     const recorder = yield* LatencyRecorder
+    const clock = yield* Effect.clock
+    const now = () => Number(clock.unsafeCurrentTimeNanos()) / 1e6
 
-    // first pass
     // bad input is counted in the first pass only
     const tally = new ReplayTally(1000)
+    let surveyed: Survey | undefined
+    let seeded = noSeeding
+    let rounds = 0
+    /** The schedule's start (Clock ms), once the log's first entries are planned. */
+    let t0 = Number.NaN
+    // the scope's last finalizer: after the requests' fibers are stopped, what they got is in the tally
+    yield* Effect.addFinalizer((exit) =>
+      onInterrupt !== undefined && Exit.isInterrupted(exit)
+        ? Effect.suspend(() => onInterrupt(reportOf(c, surveyed, tally, seeded, rounds, Number.isNaN(t0) ? 0 : Math.max(0, Math.round(now() - t0)))))
+        : Effect.void
+    )
+
+    // first pass
     const s = yield* survey(c, tally)
+    surveyed = s
+    if (c.loop && s.seed.leftBehind.size > 0) {
+      const left = [...s.seed.leftBehind]
+      progress?.warn?.(
+        `the log creates ${plural(left.length, "object")} it does not delete (${left.slice(0, 3).join(", ")}${left.length > 3 ? ", …" : ""}): with loop, every round after the first creates ${left.length === 1 ? "it" : "them"} again and gets 409 where the log had 201 (docs/replay.md "Scaling a log")`
+      )
+    }
     const spanMs = s.firstMs === undefined ? 0 : s.lastMs - s.firstMs
     const replayMs = c.loop && c.loopForMs !== undefined ? c.loopForMs : spanMs / c.speed
     // at most ~600 buckets: a second each up to 10 minutes of replay, wider after
     const bucketMs = Math.max(1000, Math.ceil(replayMs / 600 / 1000) * 1000)
     tally.bucketMs = bucketMs
 
-    const seeded = c.seed ? yield* runSeed(raw, s.seed) : { namespaces: 0, objects: 0, synthesized: 0, failed: 0, examples: [] }
+    if (c.seed) seeded = yield* runSeed(raw, s.seed)
 
     // second pass
     const shortFibers = yield* FiberSet.make<void, never>()
@@ -296,10 +357,6 @@ export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
     }
     const opens = new Map<string, Open>()
     let inFlight = 0
-    let rounds = 0
-    let t0 = 0
-    const clock = yield* Effect.clock
-    const now = () => Number(clock.unsafeCurrentTimeNanos()) / 1e6
 
     /**
      * The answer each object's last request will get: the next request on the object — or in the namespace, for a
@@ -459,7 +516,10 @@ export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
       }
       yield* planNeeded
       // the schedule starts once the log is open and its first entries planned, a moment ahead: reading them is no lateness
-      if (round === 0) t0 = (yield* nowMillis) + StartLeadMs
+      if (round === 0) {
+        t0 = (yield* nowMillis) + StartLeadMs
+        progress?.scheduled?.(t0 + replayMs)
+      }
       /** Requests were started since the sender last yielded: they go out before it does anything else. */
       let started = false
       for (;;) {
@@ -522,31 +582,5 @@ export const runReplay = (c: ReplayConfig, progress?: ReplayProgress) =>
     // nothing planned: the replay ended before its schedule's start (t0 is a moment ahead of the first read)
     const durationMs = Math.max(0, Math.round(now() - t0))
 
-    const report: ReplayReport = {
-      logs: s.stats.map((x) => ({ file: x.file, lines: x.lines, events: x.events })),
-      speed: c.speed,
-      scale: c.scale,
-      rounds,
-      durationMs,
-      impersonate: c.impersonate,
-      ...(c.namespacePrefix ? { namespacePrefix: c.namespacePrefix } : {}),
-      badInput: { total: tally.badTotal, byClass: { ...tally.badByClass }, examples: tally.badExamples },
-      selection: { windowMs: c.windowMs, ...s.selection, filteredOut: s.filteredOut },
-      requests: {
-        planned: tally.planned,
-        sent: tally.sent,
-        matched: tally.matched,
-        mismatched: tally.mismatched,
-        connectionErrors: tally.connectionErrors,
-        dropped: tally.dropped,
-        synthesized: tally.synthesized,
-        longRunning: tally.longRunning
-      },
-      seeding: seeded,
-      groups: tally.groupsReport(),
-      mismatches: tally.mismatchReport(),
-      throughput: tally.throughput(),
-      scheduling: { ...tally.scheduling.figures(), late: tally.late, lateOver5ms: tally.lateOver5ms }
-    }
-    return report
+    return reportOf(c, s, tally, seeded, rounds, durationMs)
   }).pipe(Effect.scoped)

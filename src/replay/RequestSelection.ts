@@ -6,8 +6,11 @@
  * `ResponseComplete`, read later, ends it — and releases each request once the log has moved `windowMs` past its
  * receipt, so memory holds one window of requests, never the log.
  *
- * A request released after one received later was (the log's disorder exceeded the window) is marked `late` and
- * scheduled at the later one's time: the replay keeps time order, the report counts it.
+ * A request read more than a window behind the log (received before `windowMs` ahead of the latest time read so far)
+ * is out of order beyond the window: it is marked `late` and placed where the log has it, at the latest time read
+ * before it (docs/replay.md "Bad input"). Compared only with what was released, one event far back near the start
+ * (a clock an hour off, a time of year 1) would go out first and become the schedule's origin, and everything after
+ * it would wait for the gap. A late request keeps its recorded latency; an end read for it later moves with it.
  *
  * The end of a long-running request released open goes through the window too, in time order with the requests: what
  * comes out is in time order, so the sender knows that nothing it has not read yet starts before the last entry it
@@ -58,6 +61,10 @@ export interface SelectionCounts {
 
 interface Pending {
   readonly seq: number
+  /** Where it goes in the order: `receivedMs`, or for a request read beyond the window, the log's time when it was read. */
+  readonly orderMs: number
+  /** Read more than a window behind the log. */
+  readonly late: boolean
   event: Event
   readonly file: string
   readonly line: number
@@ -68,8 +75,8 @@ interface Pending {
   holdMs: number | undefined
 }
 
-/** Ordered by (receivedMs, seq). */
-const pendingOrder = (a: Pending, b: Pending): boolean => a.receivedMs < b.receivedMs || (a.receivedMs === b.receivedMs && a.seq < b.seq)
+/** Ordered by (orderMs, seq). */
+const pendingOrder = (a: Pending, b: Pending): boolean => a.orderMs < b.orderMs || (a.orderMs === b.orderMs && a.seq < b.seq)
 
 /** An open long-running request's end, waiting for the window to pass it. */
 interface PendingEnd {
@@ -99,10 +106,12 @@ export class RequestSelector {
   private readonly heap = new MinHeap<Pending>(pendingOrder)
   private readonly ends = new MinHeap<PendingEnd>(endOrder)
   private readonly pending = new Map<string, Pending>()
-  /** Released requests by auditID: `open` ones wait for their end; the others only catch duplicates, for a while. */
-  private readonly released = new Map<string, { readonly open: boolean; readonly receivedMs: number }>()
+  /**
+   * Released requests by auditID: `open` ones wait for their end; the others only catch duplicates, for a while.
+   * `shiftMs`: how much later than received it was scheduled (a late request), which its end moves by too.
+   */
+  private readonly released = new Map<string, { readonly open: boolean; readonly receivedMs: number; readonly shiftMs: number }>()
   private watermark = Number.NEGATIVE_INFINITY
-  private lastReleasedMs = Number.NEGATIVE_INFINITY
   private seq = 0
   /** `released`'s size that calls for a prune: twice what the last one left, so pruning costs O(1) a request. */
   private pruneAt = 1024
@@ -123,6 +132,8 @@ export class RequestSelector {
     const e = located.event
     const receivedMs = microTimeMs(e.requestReceivedTimestamp)
     const stageMs = microTimeMs(e.stageTimestamp)
+    // the log's time before this event: a request received more than a window before it is out of order beyond it
+    const readAtMs = this.watermark
     if (stageMs > this.watermark) this.watermark = stageMs
     const out: Array<Selected> = []
     if (e.stage === "RequestReceived") {
@@ -140,13 +151,18 @@ export class RequestSelector {
     } else if (r !== undefined) {
       if (r.open && ends) {
         // remembered a while as done, so the timeout end pushed at its release is dropped
-        this.released.set(e.auditID, { open: false, receivedMs: stageMs })
-        this.ends.push({ seq: this.seq++, auditID: e.auditID, atMs: stageMs, timeout: false })
+        // never before what was released already (an end read beyond the window): the output stays in time order
+        const atMs = Math.max(stageMs + r.shiftMs, readAtMs - this.windowMs)
+        this.released.set(e.auditID, { open: false, receivedMs: atMs, shiftMs: r.shiftMs })
+        this.ends.push({ seq: this.seq++, auditID: e.auditID, atMs, timeout: false })
       } else this.counts.duplicates++
     } else {
       const longRunning = e.stage === "ResponseStarted" || isLongRunning(e)
+      const late = receivedMs < readAtMs - this.windowMs
       const entry: Pending = {
         seq: this.seq++,
+        orderMs: late ? readAtMs : receivedMs,
+        late,
         event: e,
         file: located.file,
         line: located.line,
@@ -177,28 +193,28 @@ export class RequestSelector {
       const top = this.heap.peek()
       const end = this.ends.peek()
       // an end before the next request goes first (at the same time too: a request's end before a later start)
-      if (end !== undefined && (all || end.atMs <= horizon) && (top === undefined || end.atMs <= top.receivedMs)) {
+      if (end !== undefined && (all || end.atMs <= horizon) && (top === undefined || end.atMs <= top.orderMs)) {
         this.ends.pop()
         if (end.timeout) {
           // the replay closes what is still open when the log ends; the request may have ended already
           const r = this.released.get(end.auditID)
           if (all || r === undefined || !r.open) continue
-          this.released.set(end.auditID, { open: false, receivedMs: end.atMs })
+          this.released.set(end.auditID, { open: false, receivedMs: end.atMs, shiftMs: r.shiftMs })
           if (this.released.size >= this.pruneAt) this.prune()
         }
         out.push({ _tag: "End", auditID: end.auditID, atMs: end.atMs })
         continue
       }
-      if (top === undefined || !(all || top.receivedMs <= horizon)) return
+      if (top === undefined || !(all || top.orderMs <= horizon)) return
       this.heap.pop()
       this.pending.delete(top.event.auditID)
-      const late = top.receivedMs < this.lastReleasedMs
+      // what is read within the window is never before what was released (the horizon only moves on)
+      const late = top.late
       if (late) this.counts.lateBeyondWindow++
-      const scheduleMs = late ? this.lastReleasedMs : top.receivedMs
-      this.lastReleasedMs = scheduleMs
+      const scheduleMs = top.orderMs
       const open = top.longRunning && top.holdMs === undefined
-      this.released.set(top.event.auditID, { open, receivedMs: top.receivedMs })
-      if (open) this.ends.push({ seq: this.seq++, auditID: top.event.auditID, atMs: top.receivedMs + serverTimeoutMs(top.event.requestURI), timeout: true })
+      this.released.set(top.event.auditID, { open, receivedMs: top.receivedMs, shiftMs: scheduleMs - top.receivedMs })
+      if (open) this.ends.push({ seq: this.seq++, auditID: top.event.auditID, atMs: scheduleMs + serverTimeoutMs(top.event.requestURI), timeout: true })
       out.push({
         _tag: "Request",
         request: {

@@ -29,6 +29,17 @@ export class SeedPlan {
   readonly namespaces: Array<string> = []
   readonly objects: Array<SeedObject> = []
   private readonly known = new Map<string, "created" | "seeded" | "absent">()
+  /**
+   * Seeds synthesized for want of a recorded object (their index in `objects`), until the log shows the object: a
+   * Metadata-level read before a RequestResponse one (two audit policies' rules, a level raised mid-log) seeds from the
+   * recorded one. Forgotten once the log deletes or creates the object (what it shows then is another).
+   */
+  private readonly synthesizedAt = new Map<string, number>()
+  /**
+   * What the log creates and leaves (`namespaces/<name>`, `<resource>/<namespace>/<name>`), in creation order: a
+   * `--loop` round after the first creates it again and gets 409 where the log had 201 (docs/replay.md "Scaling").
+   */
+  readonly leftBehind = new Set<string>()
   private readonly namespaceSeen = new Set<string>()
 
   private useNamespace(ns: string): void {
@@ -42,8 +53,14 @@ export class SeedPlan {
     const e = r.event
     const p = out.path
     if (p.prefix === undefined || p.resource === undefined) return
+    const named = p.name ?? (e.verb === "create" ? (nameOfBody(out.body) ?? e.objectRef?.name) : undefined)
+    if (named !== undefined && named !== "" && p.subresource === undefined && ok(r.recordedCode)) {
+      const left = p.resource === "namespaces" ? `namespaces/${named}` : `${p.resource}/${p.namespace ? `${p.namespace}/` : ""}${named}`
+      if (e.verb === "create") this.leftBehind.add(left)
+      else if (e.verb === "delete") this.leftBehind.delete(left)
+    }
     if (p.resource === "namespaces") {
-      const name = p.name ?? (e.verb === "create" ? (nameOfBody(out.body) ?? e.objectRef?.name) : undefined)
+      const name = named
       if (name === undefined || this.namespaceSeen.has(name)) return
       // a namespace the log creates first is the log's own (so is one it failed to create); any other use, or a
       // create refused with 409, assumes it exists
@@ -52,24 +69,44 @@ export class SeedPlan {
       return
     }
     if (p.namespace !== undefined) this.useNamespace(p.namespace)
-    const name = p.name ?? (e.verb === "create" ? (nameOfBody(out.body) ?? e.objectRef?.name) : undefined)
+    const name = named
     if (name === undefined || name === "") return
     const key = `${p.group ? `${p.group}/` : ""}${p.resource}/${p.namespace ?? ""}/${name}`
-    if (this.known.has(key)) return
+    if (this.known.has(key)) return this.laterSighting(key, r, out)
     const existed = (e.verb === "create" && r.recordedCode === 409 && p.subresource === undefined) || (touches.has(e.verb) && ok(r.recordedCode))
     if (e.verb === "create" && p.subresource === undefined && !existed) return void this.known.set(key, ok(r.recordedCode) ? "created" : "absent")
     if (!existed) return void this.known.set(key, "absent")
     this.known.set(key, "seeded")
-    const recorded = seedBodyOf(e.responseObject, e.verb) ?? (e.verb === "update" && p.subresource === undefined ? seedBodyOf(e.requestObject, e.verb) : undefined)
-    const parsed = parseRequestUri(e.requestURI)
-    const body = recorded && !(parsed instanceof UnparsableUri) ? (rewriteBody(recorded, parsed, p) as Record<string, unknown>) : undefined
+    const body = recordedBody(e, p)
+    if (body === undefined) this.synthesizedAt.set(key, this.objects.length)
     this.objects.push({
       collectionUri: collectionUri(p, p.namespace),
-      body: body ? withoutServerFields(body) : synthesizeObject(e.objectRef ?? { resource: p.resource }, p.group, p.version, name, p.namespace),
+      body: body ?? synthesizeObject(e.objectRef ?? { resource: p.resource }, p.group, p.version, name, p.namespace),
       synthesized: body === undefined,
       key: `${p.resource}/${p.namespace ? `${p.namespace}/` : ""}${name}`
     })
   }
+
+  /** A later request on an object already decided: the recorded object for a synthesized seed, if it has one. */
+  private laterSighting(key: string, r: RecordedRequest, out: OutgoingRequest): void {
+    const at = this.synthesizedAt.get(key)
+    if (at === undefined) return
+    const e = r.event
+    const p = out.path
+    if (p.subresource === undefined && (e.verb === "create" || (e.verb === "delete" && ok(r.recordedCode)))) return void this.synthesizedAt.delete(key)
+    if (!touches.has(e.verb) || !ok(r.recordedCode)) return
+    const body = recordedBody(e, p)
+    if (body === undefined) return
+    this.objects[at] = { ...this.objects[at]!, body, synthesized: false }
+    this.synthesizedAt.delete(key)
+  }
+}
+
+/** The object as the log recorded it (a read's or write's answer, or an update's body), renamed as `p` renames it. */
+const recordedBody = (e: Event, p: OutgoingRequest["path"]): Record<string, unknown> | undefined => {
+  const recorded = seedBodyOf(e.responseObject, e.verb) ?? (e.verb === "update" && p.subresource === undefined ? seedBodyOf(e.requestObject, e.verb) : undefined)
+  const parsed = parseRequestUri(e.requestURI)
+  return recorded && !(parsed instanceof UnparsableUri) ? withoutServerFields(rewriteBody(recorded, parsed, p) as Record<string, unknown>) : undefined
 }
 
 /**

@@ -134,6 +134,10 @@ describe("did you mean", () => {
     expect(port.code).toBe(2)
     expect(port.err).toContain('--port: not an integer: "abc"')
     expect(port.err).toMatch(/Run "clustersim serve --help" for usage\.\n$/)
+    // a number flag names itself as an integer flag does (was @effect/cli's "'abc' is not a float")
+    const speed = await capture(["replay", "--speed", "abc", "x.log"])
+    expect(speed.code).toBe(2)
+    expect(speed.err).toContain('--speed: not a number: "abc"')
   })
 
   it("--wizard is refused (exit 2), at the top and on a command", async () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option, Ref } from "effect"
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { commandLine, RunEntry } from "../../app/cli/commandLine.js"
@@ -79,12 +79,30 @@ describe("clustersim replay's command line", () => {
         [["--speed", "0", aLog], "--speed: must be greater than 0, got 0"],
         [["--loop", aLog], "--loop: give --duration, how long to replay"],
         [["--from", "soon", aLog], '--from: expected an RFC 3339 time or a duration, got "soon"'],
-        [["--target", "in-process", aLog], "--target in-process: replay sends recorded requests as they are and needs an HTTP target"]
+        [["--target", "in-process", aLog], "--target in-process: replay sends recorded requests as they are and needs an HTTP target"],
+        // what the scenario's schema refuses, named by the flag, not by a line of the generated replay.yaml
+        [["--reorder-window", "-1s", aLog], "clustersim: --reorder-window: duration must not be negative\n"],
+        [["--max-in-flight", "0", aLog], "clustersim: --max-in-flight: Expected a number between 1 and 100000, actual 0\n"],
+        [["--speed", "1e300", aLog], "clustersim: --speed: Expected a number less than or equal to 10000, actual 1e+300\n"],
+        [["--speed", "1e400", aLog], "clustersim: --speed: Expected a number less than or equal to 10000, actual Infinity\n"],
+        // @effect/cli prints a flag's parse error itself (test/cli/help.test.ts reads it)
+        [["--speed", "0x10", aLog], 'Run "clustersim replay --help" for usage.'],
+        [["--namespace-prefix", "A_B", aLog], "clustersim: --namespace-prefix: must be a DNS label"],
+        [["--loop", "--duration", "soon", aLog], 'clustersim: --duration: time: invalid duration "soon"\n']
       ] as const) {
-        const r = yield* parsed(args)
-        expect(r.exitCode, args.join(" ")).toBe(2)
-        expect(r.stderr, args.join(" ")).toContain(message)
-        expect(Option.isNone(r.options)).toBe(true)
+        const cwd = process.cwd()
+        const here = mkdtempSync(join(tmpdir(), "replay-flags-cwd-"))
+        process.chdir(here)
+        try {
+          const r = yield* parsed(args)
+          expect(r.exitCode, args.join(" ")).toBe(2)
+          expect(r.stderr, args.join(" ")).toContain(message)
+          expect(Option.isNone(r.options)).toBe(true)
+          // nothing written: no runs/…/replay.yaml in the working directory
+          expect(readdirSync(here), args.join(" ")).toEqual([])
+        } finally {
+          process.chdir(cwd)
+        }
       }
     })
   )
@@ -97,7 +115,9 @@ describe("clustersim replay's command line", () => {
       for (const [log, message] of [
         [join(logs, "missing.log"), `clustersim: LOG ${join(logs, "missing.log")}: no such file\n`],
         [dir, `clustersim: LOG ${dir}: is a directory, not an audit log file\n`],
-        [join(aLog, "x.log"), `clustersim: LOG ${join(aLog, "x.log")}: no such file (a part of the path is a file, not a directory)\n`]
+        [join(aLog, "x.log"), `clustersim: LOG ${join(aLog, "x.log")}: no such file (a part of the path is a file, not a directory)\n`],
+        // not a regular file: a replay reads its logs twice (a pipe, `<(zcat audit.log.gz)`: test/system/replay)
+        ["/dev/null", `clustersim: LOG /dev/null: is a device, not a regular file: a replay reads its logs twice (what to seed, then the requests); save it to a file first\n`]
       ] as const) {
         const r = yield* parsed(["--out", out, aLog, log])
         expect(r.exitCode, log).toBe(2)

@@ -43,6 +43,26 @@ describe("MicroTime", () => {
     expect(microTimeMs("2026-01-01T12:00:00+02:00")).toBe(t0)
     expect(microTimeMs("yesterday")).toBeNaN()
   })
+
+  it("names no instant for a date Go's time.Parse refuses: a month 13, a 30 February (not rolled over into March)", () => {
+    for (const text of ["2026-13-45T10:00:00.000000Z", "2026-02-30T10:00:00.000000Z", "2026-02-30T10:00:00+01:00", "2026-01-01T24:00:00Z"])
+      expect(microTimeMs(text), text).toBeNaN()
+    expect(microTimeMs("2028-02-29T10:00:00.000000Z")).toBe(Date.parse("2028-02-29T10:00:00Z"))
+    expect(microTimeMs("0001-01-01T00:00:00Z")).toBe(Date.parse("0001-01-01T00:00:00Z"))
+  })
+
+  it("refuses an impossible date as an invalid event with Go's message, on the fast path as on the Schema's", () => {
+    const good = auditEvent({ at: 0, verb: "get", uri: "/api/v1/namespaces/default/configmaps/a" })
+    for (const [field, text, message] of [
+      ["requestReceivedTimestamp", "2026-13-45T10:00:00.000000Z", 'requestReceivedTimestamp: parsing time "2026-13-45T10:00:00.000000Z": month out of range'],
+      ["requestReceivedTimestamp", "2026-02-30T10:00:00.000000Z", 'requestReceivedTimestamp: parsing time "2026-02-30T10:00:00.000000Z": day out of range'],
+      ["stageTimestamp", "2026-01-01T10:61:00.000000Z", 'stageTimestamp: parsing time "2026-01-01T10:61:00.000000Z": minute out of range']
+    ] as const) {
+      const d = decodeAuditLine(JSON.stringify({ ...good, [field]: text }), { file: "f.log", line: 3 })
+      expect(d.events, text).toEqual([])
+      expect(d.bad, text).toEqual([{ file: "f.log", line: 3, class: "invalid-event", message }])
+    }
+  })
 })
 
 describe("audit log lines", () => {
@@ -156,13 +176,46 @@ describe("RequestSelector", () => {
     // a window of 50 ms: the GETs were released before the LIST was read
     const later = auditEvent({ at: 3000, verb: "get", uri: "/api/v1/pods/c" })
     const narrow = select([at(a, 1), at(b, 2), at(later, 3), at(slow, 4)], 50)
+    // the LIST goes where the log has it: after the GET read before it (at the log's time then, its stage)
     expect(narrow.requests.map((r) => [r.line, r.scheduleMs - t0, r.late])).toEqual([
       [1, 100, false],
       [2, 200, false],
-      [4, 200, true],
-      [3, 3000, false]
+      [3, 3000, false],
+      [4, 3002, true]
     ])
     expect(narrow.counts.lateBeyondWindow).toBe(1)
+  })
+
+  it("sends one event far out of order near the start in log order: it does not become the schedule's start", () => {
+    // 10:00:00, then a clock an hour back, then 10:00:02: a 2 s schedule, not an hour's wait after the first request
+    const first = auditEvent({ at: 0, verb: "list", uri: "/api/v1/namespaces/default/configmaps", latencyMs: 1 })
+    const hourBack = auditEvent({ at: -3_600_000, verb: "list", uri: "/api/v1/namespaces/default/configmaps", latencyMs: 1 })
+    const yearOne = { ...auditEvent({ at: 0, verb: "list", uri: "/api/v1/namespaces/default/configmaps" }), requestReceivedTimestamp: "0001-01-01T00:00:00Z", stageTimestamp: "0001-01-01T00:00:00Z" }
+    const last = auditEvent({ at: 2000, verb: "list", uri: "/api/v1/namespaces/default/configmaps", latencyMs: 1 })
+    for (const odd of [hourBack, yearOne]) {
+      const s = select([at(first, 1), at(odd, 2), at(last, 3)], 10_000)
+      expect(s.requests.map((r) => [r.line, r.scheduleMs - t0, r.late])).toEqual([
+        [1, 0, false],
+        [2, 1, true],
+        [3, 2000, false]
+      ])
+      expect(s.counts.lateBeyondWindow).toBe(1)
+    }
+  })
+
+  it("moves the end of a late watch with it: closed after its recorded time, not at once", () => {
+    const started = auditEvent({ at: -3_600_000, verb: "watch", uri: "/api/v1/pods?watch=true", stage: "ResponseStarted", id: "w", latencyMs: 1 })
+    const ended = auditEvent({ at: -3_600_000, verb: "watch", uri: "/api/v1/pods?watch=true", id: "w", latencyMs: 30_000 })
+    const get = (ms: number) => auditEvent({ at: ms, verb: "get", uri: "/api/v1/pods/a", latencyMs: 1 })
+    const s = select([at(get(0), 1), at(started, 2), at(get(20_000), 3), at(ended, 4), at(get(40_000), 5), at(get(60_000), 6)], 10_000)
+    expect(s.out.map((x) => (x._tag === "End" ? `end ${x.atMs - t0}` : `${x.request.event.verb} ${x.request.scheduleMs - t0}`))).toEqual([
+      "get 0",
+      "watch 1",
+      "get 20000",
+      "end 30001",
+      "get 40000",
+      "get 60000"
+    ])
   })
 
   it("ends a watch whose end the log never shows where upstream's server would have, and forgets it: an hour, or its timeoutSeconds", () => {

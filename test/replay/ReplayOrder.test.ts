@@ -107,6 +107,35 @@ describe("the replay runner against a slow target", () => {
       expect(report.mismatches.map((m) => `${m.recorded}→${m.replayed}`)).toEqual(["404→200"])
     })
   )
+
+  it.live("warns before a --loop of a log that creates what it does not delete: every round after the first gets 409", () =>
+    Effect.gen(function* () {
+      const target = slowTarget(1, (q) => ({ code: q.method === "POST" ? 201 : 200 }))
+      const log = join(dir, "loop.log")
+      const cm = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "qa1" } })
+      writeFileSync(
+        log,
+        lines(
+          [
+            { at: 0, verb: "create", uri: "/api/v1/namespaces", code: 201, ref: ref("namespaces", undefined, "qa1"), requestObject: { apiVersion: "v1", kind: "Namespace", metadata: { name: "qa1" } } },
+            { at: 5, verb: "create", uri: "/api/v1/namespaces/qa1/configmaps", code: 201, ref: ref("configmaps", "qa1", "kept"), requestObject: cm("kept") },
+            { at: 10, verb: "create", uri: "/api/v1/namespaces/qa1/configmaps", code: 201, ref: ref("configmaps", "qa1", "gone"), requestObject: cm("gone") },
+            { at: 15, verb: "delete", uri: "/api/v1/namespaces/qa1/configmaps/gone", code: 200, ref: ref("configmaps", "qa1", "gone") }
+          ].map(auditEvent)
+        )
+      )
+      const warnings: Array<string> = []
+      const config = { logs: [log], filter: {}, speed: 1, scale: 1, impersonate: false, seed: false, windowMs: 1000, maxInFlight: 100, allowRemote: false }
+      const progress = { ok: () => {}, error: () => {}, warn: (line: string) => void warnings.push(line) }
+      yield* runReplay({ ...config, loop: true, loopForMs: 100 }, progress).pipe(Effect.provide(target.layer))
+      expect(warnings).toEqual([
+        'the log creates 2 objects it does not delete (namespaces/qa1, configmaps/qa1/kept): with loop, every round after the first creates them again and gets 409 where the log had 201 (docs/replay.md "Scaling a log")'
+      ])
+      // once through, the log's leftovers are no problem
+      yield* runReplay({ ...config, loop: false }, progress).pipe(Effect.provide(target.layer))
+      expect(warnings).toHaveLength(1)
+    })
+  )
 })
 
 /** The four requests of the ordering case by what they are. */

@@ -269,6 +269,23 @@ describe("seeding", () => {
     expect(p.objects[0]!.body).toEqual({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "old", namespace: "a" }, data: { k: "v" } })
   })
 
+  it("seeds from the recorded object a later RequestResponse request shows, not a synthesized one from an earlier Metadata-level read", () => {
+    const withData = (name: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "a", resourceVersion: "5" }, data: { p: "q" } })
+    const p = plan([
+      { at: 0, verb: "get", uri: "/api/v1/namespaces/a/configmaps/c", ref: ref("c"), level: "Metadata" },
+      { at: 1, verb: "get", uri: "/api/v1/namespaces/a/configmaps/c", ref: ref("c"), responseObject: withData("c") },
+      // deleted and created again before the log shows it: what it shows is the new object, not the seed
+      { at: 2, verb: "get", uri: "/api/v1/namespaces/a/configmaps/d", ref: ref("d"), level: "Metadata" },
+      { at: 3, verb: "delete", uri: "/api/v1/namespaces/a/configmaps/d", ref: ref("d"), level: "Metadata" },
+      { at: 4, verb: "get", uri: "/api/v1/namespaces/a/configmaps/d", ref: ref("d"), responseObject: withData("d") }
+    ])
+    expect(p.objects.map((o) => [o.key, o.synthesized])).toEqual([
+      ["configmaps/a/c", false],
+      ["configmaps/a/d", true]
+    ])
+    expect(p.objects[0]!.body).toEqual({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c", namespace: "a" }, data: { p: "q" } })
+  })
+
   it("leaves out a namespace the log creates first, and seeds every scale copy under the prefix", () => {
     const p = plan(
       [

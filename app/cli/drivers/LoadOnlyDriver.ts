@@ -23,7 +23,7 @@ import { serveLiveMetrics } from "../LiveMetrics.js"
 import { serverSideReaderFor } from "./ServerSide.js"
 
 /** The live progress line (reports/progress.ts): `\r`-rewritten on a TTY at ~2/s, otherwise a line per phase and every 5 s. */
-const progressReporter = (state: RunState, totalMs: number, tty: boolean, write: (s: string) => void) =>
+const progressReporter = (state: RunState, plannedMs: number, tty: boolean, write: (s: string) => void) =>
   Effect.gen(function* () {
     let lastOps = 0
     let lastAt = yield* nowMillis
@@ -33,8 +33,11 @@ const progressReporter = (state: RunState, totalMs: number, tty: boolean, write:
     for (;;) {
       yield* Effect.sleep(Duration.millis(500))
       const p = state.progress
+      for (const line of p.notices.splice(0)) write(`${tty ? "\r\x1b[2K" : ""}${line}\n`)
       const now = yield* nowMillis
       const elapsedMs = now - state.startedAtMs
+      // a replay's phase lasts as long as its schedule: its end gives the line a total and an ETA
+      const totalMs = p.expectedEndAtMs === undefined ? plannedMs : Math.max(plannedMs, p.expectedEndAtMs - state.startedAtMs)
       if (elapsedMs < 0) {
         // a segment before the run's common start (docs/distributed.md)
         const line = `waiting for the common start, in ${Math.ceil(-elapsedMs / 1000)} s`

@@ -97,8 +97,8 @@ export class RequestAudit {
   private annotations: Record<string, string> | undefined = undefined
   private codeSeen = false
   private done = false
-  /** A failed authentication's audit: one `ResponseStarted` event, whatever the request. */
-  private authenticationFailure = false
+  /** A request refused before the audit filter (a failed authentication, a malformed `timeout`): one `ResponseStarted` event, whatever the request. */
+  private refusedEarly = false
   readonly longRunning: boolean
 
   constructor(
@@ -158,8 +158,8 @@ export class RequestAudit {
    * RequestResponse the body is the `responseObject`.
    */
   responseBody(obj: object): void {
-    // the failed-authentication audit is not in the request's context: the 401 Status does not reach it
-    if (this.authenticationFailure) return
+    // the failed-request audit is not in the request's context: the 401 or 400 Status does not reach it
+    if (this.refusedEarly) return
     const status = obj as { kind?: unknown; status?: string; message?: string; reason?: string; details?: unknown; code?: number }
     if (status.kind === "Status") {
       const s: Record<string, unknown> = { metadata: {} }
@@ -173,9 +173,13 @@ export class RequestAudit {
     if (this.atLeast("RequestResponse")) this.responseObject = this.config.omitManagedFields ? withoutManagedFields(obj) : obj
   }
 
-  /** A failed authentication's event (`WithFailedAuthenticationAudit`): the methods tried as the message. */
-  authenticationFailed(message: string): void {
-    this.authenticationFailure = true
+  /**
+   * The event of a request refused before the audit filter: a failed authentication (`withFailedAuthenticationAudit`:
+   * the methods tried as the message), a malformed `timeout` (`WithRequestDeadline`'s `withFailedRequestAudit`: the
+   * error as the message).
+   */
+  refusedBeforeAudit(message: string): void {
+    this.refusedEarly = true
     this.responseStatus = { metadata: {}, message }
   }
 
@@ -185,12 +189,12 @@ export class RequestAudit {
     this.codeSeen = true
     this.responseStatus ??= { metadata: {} }
     this.responseStatus.code = code
-    if (this.longRunning || this.authenticationFailure) this.emit("ResponseStarted")
+    if (this.longRunning || this.refusedEarly) this.emit("ResponseStarted")
   }
 
   /** The answer is done (or the client went away): `ResponseComplete`, as the audit filter's deferred function. */
   complete(): void {
-    if (this.done || this.authenticationFailure) return
+    if (this.done || this.refusedEarly) return
     this.done = true
     const faked = () => ({ metadata: {}, status: "Success", message: "Connection closed early", code: 200 })
     if (this.responseStatus === undefined && this.longRunning) {

@@ -74,6 +74,30 @@ const follow = (res: http.ServerResponse, audit: RequestAudit): void => {
   res.once("close", () => audit.complete())
 }
 
+/** The request as its audit event records it; the `Audit-Id` header set (`WithAuditInit`: the client's `Audit-ID` when sent, else a new UUID). */
+const auditedRequest = (req: http.IncomingMessage, res: http.ServerResponse, info: ParsedRequest["info"], receivedNanos: bigint) => {
+  const sent = req.headers["audit-id"]
+  const auditID = typeof sent === "string" && sent !== "" ? sent : randomUUID()
+  res.setHeader("Audit-Id", auditID)
+  return { auditID: headerText(auditID), requestURI: req.url ?? "/", sourceIPs: sourceIPs(req), userAgent: userAgentOf(req) ?? "", attrs: attributesOf(info), receivedNanos }
+}
+
+/** A request refused before the audit filter: its event without a user, at `ResponseStarted`, the refusal as its message. */
+const refusedBeforeAudit = (auditor: Auditor, res: http.ServerResponse, request: ReturnType<typeof auditedRequest>, message: string): void => {
+  const audit = auditor.begin({ ...request, user: undefined })
+  if (audit === undefined) return
+  audit.refusedBeforeAudit(message)
+  follow(res, audit)
+}
+
+/**
+ * The audit of a request `WithRequestDeadline` refuses (a `timeout` that is no Go duration: 400), which runs before
+ * authentication: upstream's `withFailedRequestAudit` writes its event as a failed authentication's, with the
+ * error's message (`endpoints/filters/request_deadline.go`).
+ */
+export const auditDeadlineRefusal = (auditor: Auditor, req: http.IncomingMessage, res: http.ServerResponse, { info }: ParsedRequest, receivedNanos: bigint, refusal: ApiError): void =>
+  refusedBeforeAudit(auditor, res, auditedRequest(req, res, info, receivedNanos), refusal.status.message ?? "")
+
 /**
  * The request's user (after any impersonation), or its 401 / 403 — `admitRequest` (./RequestIdentity.ts) with the
  * audit between the steps: the `Audit-Id` header set (the client's `Audit-ID` when sent, else a new UUID), the
@@ -89,18 +113,11 @@ export const admitAudited = (
   nowMs: number,
   receivedNanos: bigint
 ): Either.Either<UserInfo, ApiError> => {
-  const sent = req.headers["audit-id"]
-  const auditID = typeof sent === "string" && sent !== "" ? sent : randomUUID()
-  res.setHeader("Audit-Id", auditID)
-  const attrs = attributesOf(info)
-  const request = { auditID: headerText(auditID), requestURI: req.url ?? "/", sourceIPs: sourceIPs(req), userAgent: userAgentOf(req) ?? "", attrs, receivedNanos }
+  const request = auditedRequest(req, res, info, receivedNanos)
+  const attrs = request.attrs
   const authenticated = access.authenticate(credentialsOf(req), nowMs)
   if (Either.isLeft(authenticated)) {
-    const audit = auditor.begin({ ...request, user: undefined })
-    if (audit !== undefined) {
-      audit.authenticationFailed(authenticationMethods(req, query))
-      follow(res, audit)
-    }
+    refusedBeforeAudit(auditor, res, request, authenticationMethods(req, query))
     return authenticated
   }
   const audit = auditor.begin({ ...request, user: authenticated.right })

@@ -6,6 +6,7 @@
  * not refused (newer servers add some).
  */
 import { Schema } from "effect"
+import { parseGoTime } from "../go/Time.js"
 
 export const AuditApiVersion = "audit.k8s.io/v1"
 
@@ -56,9 +57,18 @@ export const ResponseStatus = Schema.Struct({
 })
 export type ResponseStatus = typeof ResponseStatus.Type
 
-/** metav1 `MicroTime` text: RFC 3339 with microseconds, UTC (`2026-11-29T11:30:00.123456Z`). */
+/**
+ * metav1 `MicroTime` text: RFC 3339 with microseconds, UTC (`2026-11-29T11:30:00.123456Z`); any number of fraction
+ * digits is read (other exports write RFC 3339 with nanoseconds). A date or time out of range is refused as Go's
+ * `time.Parse` refuses it (`parsing time "2026-13-45T10:00:00Z": month out of range`, a 30 February's `day out of
+ * range`), not rolled over into another day as `Date.parse` would.
+ */
 export const MicroTime = Schema.String.pipe(
-  Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/, { message: (issue) => `not an RFC 3339 time: ${JSON.stringify(issue.actual)}` })
+  Schema.pattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/, { message: (issue) => `not an RFC 3339 time: ${JSON.stringify(issue.actual)}` }),
+  Schema.filter((t) => {
+    const parsed = parseGoTime(t, "RFC3339")
+    return "error" in parsed ? parsed.error : undefined
+  })
 )
 
 export const Event = Schema.Struct({

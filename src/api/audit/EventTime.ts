@@ -4,19 +4,21 @@
  */
 import type { Event } from "./Event.js"
 import { formatMicroTime } from "./Event.js"
+import { parseGoTime } from "../go/Time.js"
 
 /**
  * Milliseconds since the epoch, with the microseconds as a fraction (`Date.parse` keeps milliseconds only); NaN
- * when the text is not RFC 3339.
+ * when the text is not RFC 3339 or names no such time (a month 13, a 30 February: ./Event.ts `MicroTime`).
  */
 export const microTimeMs = (text: string): number => {
   const fast = utcMicroTimeMs(text)
   if (fast !== undefined) return fast
   const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/.exec(text)
   if (!m) return Number.NaN
-  const whole = Date.parse(`${m[1]}${m[3]}`)
+  const whole = parseGoTime(`${m[1]}${m[3]}`, "RFC3339")
+  if ("error" in whole) return Number.NaN
   const fraction = m[2] === undefined ? 0 : Number(`0.${m[2]}`) * 1000
-  return whole + fraction
+  return whole.seconds * 1000 + fraction
 }
 
 /** The last hour `utcMicroTimeMs` looked up: a log's times share it for an hour of lines. */
@@ -53,9 +55,10 @@ const utcMicroTimeMs = (text: string): number | undefined => {
   }
   const hour = text.slice(0, 13)
   if (hour !== hourText) {
-    // the regular expression's date part, then Date.parse's own checks (a 30 February is NaN)
-    const ms = /^\d{4}-\d{2}-\d{2}T\d{2}$/.test(hour) ? Date.parse(`${hour}:00:00Z`) : Number.NaN
-    if (Number.isNaN(ms)) return undefined
+    // the regular expression's date part, then Go's range checks (a month 13, a 30 February: the general path's NaN)
+    const parsed = /^\d{4}-\d{2}-\d{2}T\d{2}$/.test(hour) ? parseGoTime(`${hour}:00:00Z`, "RFC3339") : undefined
+    if (parsed === undefined || "error" in parsed) return undefined
+    const ms = parsed.seconds * 1000
     hourText = hour
     hourMs = ms
   }

@@ -194,6 +194,28 @@ describe("audit events over HTTP", () => {
       expect(events[0]).toMatchObject({ stage: "ResponseStarted", user: {}, verb: "list", responseStatus: { metadata: {}, message: "Authentication failed, attempted: bearer", code: 401 } })
       expect(events[0]!.annotations).toBeUndefined()
     })))
+
+  it.live("a timeout that is no Go duration: its 400 audited as upstream's withFailedRequestAudit, one ResponseStarted event without a user", () =>
+    Effect.scoped(Effect.gen(function* () {
+      const { send, eventsOf } = yield* audited([{ level: "Metadata" }])
+      const r = yield* send("tok-bob", "GET", "/api/v1/namespaces/default/configmaps?timeout=abc")
+      expect(r.code).toBe(400)
+      expect(r.auditId).toMatch(uuid)
+      const message = 'invalid timeout specified in the request URL - time: invalid duration "abc"'
+      expect(r.json).toMatchObject({ kind: "Status", code: 400, reason: "BadRequest", message })
+      yield* eventsOf(r.auditId, 1)
+      yield* Effect.sleep(50)
+      const events = yield* eventsOf(r.auditId, 1)
+      expect(events).toHaveLength(1)
+      expect(events[0]).toMatchObject({
+        stage: "ResponseStarted",
+        user: {},
+        verb: "list",
+        requestURI: "/api/v1/namespaces/default/configmaps?timeout=abc",
+        objectRef: { resource: "configmaps", namespace: "default", apiVersion: "v1" },
+        responseStatus: { metadata: {}, message, code: 400 }
+      })
+    })))
 })
 
 describe("impersonation, audited", () => {

@@ -4,7 +4,7 @@
  * replays without 404s because of seeding (and with them, failing, without it); a 2-minute log at --speed 10 keeps its
  * compressed schedule (its scheduling error is a speed figure: docs/benchmarks.md); a remote target is refused.
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -119,6 +119,70 @@ describe("clustersim replay against clustersim serve", () => {
     expect(missing.examples[0]).toMatchObject({ verb: "get", uri: "/api/v1/namespaces/bare-prod/configmaps/pre", line: 2 })
     expect(b.stdout).toContain("recorded 200 → replayed 404: 2×")
     expect(b.stdout).toMatch(/✗ outcome:replay-matches \[phase=replay,name=replay\]: failed replayed requests == 0 \(observed 2\)/)
+  }, 120_000)
+
+  it("reports what it replayed when interrupted: Ctrl-C writes the partial artifact with the replay's report", async () => {
+    // a GET every 100 ms for 8 s; SIGINT 2 s after the replay phase starts
+    const log = writeLog(
+      "interrupted.log",
+      Array.from({ length: 80 }, (_, i) => ({ level: "Metadata" as const, at: i * 100, verb: "get", uri: "/api/v1/namespaces/int/configmaps/c", code: 200, ref: ref("configmaps", "int", "c") }))
+    )
+    const out = join(dir, "interrupted")
+    const child = spawn("node_modules/.bin/vite-node", ["test/support/cliProcess.ts", "replay", "--target", server.url, "--out", out, log], { stdio: ["ignore", "pipe", "pipe"] })
+    let text = ""
+    const collect = (d: Buffer) => void (text += d.toString())
+    child.stdout!.on("data", collect)
+    child.stderr!.on("data", collect)
+    const code = await new Promise<number>((resolve) => {
+      const poll = setInterval(() => {
+        if (!/phase replay/.test(text)) return
+        clearInterval(poll)
+        setTimeout(() => child.kill("SIGINT"), 2000)
+      }, 50)
+      child.once("exit", (c) => (clearInterval(poll), resolve(c ?? -1)))
+    })
+    expect(code, text).toBe(130)
+    const rep = replayOf(out)
+    expect(rep.requests.sent, text).toBeGreaterThan(5)
+    expect(rep.requests.sent).toBeLessThan(80)
+    expect(rep.requests.matched).toBe(rep.requests.sent)
+    expect(rep.seeding).toMatchObject({ namespaces: 1, objects: 1, synthesized: 1, failed: 0 })
+    expect(rep.logs).toEqual([{ file: log, lines: 80, events: 80 }])
+    expect(text).toMatch(/replay replay\/replay: .*interrupted\.log \(80 lines, 80 events\)/)
+  }, 120_000)
+
+  it("refuses a log that is a pipe before anything starts: a replay reads its logs twice", async () => {
+    const fifo = join(dir, "a-pipe")
+    execFileSync("mkfifo", [fifo])
+    const r = await cli(["replay", "--target", server.url, "--out", join(dir, "never"), fifo])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(`clustersim: LOG ${fifo}: is a pipe, not a regular file: a replay reads its logs twice (what to seed, then the requests); save it to a file first\n`)
+  }, 60_000)
+
+  it("serve --audit-log-path - writes only events on stdout, its own lines on stderr: the captured stdout is a log", async () => {
+    const policy = join(dir, "policy.yaml")
+    writeFileSync(policy, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n")
+    const child = spawn("node_modules/.bin/vite-node", ["test/support/cliProcess.ts", "serve", "--port", "0", "--audit-log-path", "-", "--audit-policy-file", policy], {
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout!.on("data", (d: Buffer) => void (stdout += d.toString()))
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr!.on("data", (d: Buffer) => {
+        stderr += d.toString()
+        const m = /listening on (http:\/\/\S+)/.exec(stderr)
+        if (m) resolve(m[1]!)
+      })
+      child.once("exit", (code) => reject(new Error(`serve exited (${code}): ${stdout} ${stderr}`)))
+    })
+    expect((await fetch(`${url}/api/v1/namespaces/default/configmaps`)).status).toBe(200)
+    await new Promise((r) => setTimeout(r, 300))
+    await stop(child)
+    const stdoutLines = stdout.split("\n").filter((l) => l !== "")
+    expect(stdoutLines.length).toBeGreaterThan(0)
+    for (const l of stdoutLines) expect(JSON.parse(l), l).toMatchObject({ kind: "Event", apiVersion: "audit.k8s.io/v1" })
+    expect(stdoutLines.map((l) => JSON.parse(l).requestURI)).toContain("/api/v1/namespaces/default/configmaps")
   }, 120_000)
 
   it("replays a 2-minute log at --speed 10 on its compressed schedule, every request once, the scheduling error reported", async () => {
