@@ -107,11 +107,12 @@ phases:
     expect(get.latency.count).toBe(0)
     const inf = r.artifact.actions.find((a) => a.action === "inf")!.informers!
     expect(inf.listFailures).toBeGreaterThanOrEqual(2)
-    expect(r.artifact.errors.messages).toEqual([
-      { message: `p-get: connection closed (other side closed): ${server.url}`, count: get.count },
-      { message: `inf: connection closed (other side closed): ${server.url}`, count: inf.listFailures }
-    ])
-    expect(r.artifact.errors.total).toBe(get.count + inf.listFailures)
+    const messages = new Map(r.artifact.errors.messages.map((m) => [m.message, m.count]))
+    expect([...messages.keys()].sort()).toEqual([`inf: connection closed (other side closed): ${server.url}`, `p-get: connection closed (other side closed): ${server.url}`])
+    expect(messages.get(`p-get: connection closed (other side closed): ${server.url}`)).toBe(get.count)
+    // a LIST may still fail between the action's report and the informers' stop
+    expect(messages.get(`inf: connection closed (other side closed): ${server.url}`)).toBeGreaterThanOrEqual(inf.listFailures)
+    expect(r.artifact.errors.total).toBe(get.count + messages.get(`inf: connection closed (other side closed): ${server.url}`)!)
     const failed = r.artifact.thresholds.filter((t) => !t.passed).map((t) => `${t.threshold} ${t.condition} ${t.observed}`)
     expect(failed).toEqual([
       "outcome:error-rate rate <= 0.1 1",
@@ -191,9 +192,11 @@ ${extra}`
       const infs = r.artifact.actions.find((a) => a.action === "infs")!.informers!
       expect(infs.failedRequests).toBe(infs.listFailures)
       expect(infs.requests).toBe(infs.listFailures)
-      // they are the run's errors too: the total and the summary's messages name them
-      expect(r.artifact.errors.total).toBe(infs.listFailures)
-      expect(r.artifact.errors.messages).toEqual([{ message: expect.stringMatching(/^infs: 403 Forbidden: /), count: infs.listFailures }])
+      // they are the run's errors too: the total and the summary's messages name them (a LIST may still fail between
+      // the action's report at the phase's end and the informers' stop, so the total may hold one more)
+      expect(r.artifact.errors.messages).toEqual([{ message: expect.stringMatching(/^infs: 403 Forbidden: /), count: r.artifact.errors.total }])
+      expect(r.artifact.errors.total).toBeGreaterThanOrEqual(infs.listFailures)
+      expect(r.artifact.errors.total).toBeLessThanOrEqual(infs.listFailures + 2)
       expect(r.artifact.thresholds.find((t) => t.group.name === "infs" && t.threshold === "outcome:error-rate")).toMatchObject({ observed: 1, passed: false })
       const optedOut = yield* Effect.promise(() => run(file(scenario(actions, "outcome: { maxErrorRate: 1, requireInformerSync: false }")), target))
       expect(optedOut.exitCode).toBe(0)
