@@ -43,6 +43,8 @@ export interface MergedSegments {
   readonly spread: ReadonlyArray<SegmentSpread>
   /** Missing or failed segments, each in one line; the merged run fails when there is any. */
   readonly failures: ReadonlyArray<string>
+  /** The stop the caller asked for, when a segment ended on it: the merged run is interrupted (partial), not failed. */
+  readonly interruptedBy?: StopSignal
 }
 
 /** Input that cannot be one run: said, nothing merged. */
@@ -59,11 +61,18 @@ interface Named {
 const sameScenario = (a: RunArtifact, b: RunArtifact): boolean =>
   a.scenario.sha256 === b.scenario.sha256 && JSON.stringify(a.scenario.effective) === JSON.stringify(b.scenario.effective)
 
-/** Why a segment's figures do not make a whole run (undefined: it completed; breached thresholds are re-judged). */
-const failureOf = (a: RunArtifact): string | undefined =>
+/** A signal that stops a run and leaves its partial artifact (docs/scenarios.md). */
+type StopSignal = NonNullable<RunArtifact["interruptedBy"]>
+
+/**
+ * Why a segment's figures do not make a whole run (undefined: it completed; breached thresholds are re-judged). A
+ * segment stopped by `stoppedBy` — the stop whoever merges asked for (`run --segments` passing a Ctrl-C on) — ended as
+ * asked: its part is partial, not failed. A segment stopped on its own (a signal nobody merging sent) failed.
+ */
+const failureOf = (a: RunArtifact, stoppedBy?: StopSignal): string | undefined =>
   a.outcome === "run-error"
     ? `segment ${segmentText(a.segment!)} failed: ${a.runError ?? "run error"}`
-    : a.outcome === "interrupted"
+    : a.outcome === "interrupted" && (stoppedBy === undefined || a.interruptedBy !== stoppedBy)
       ? `segment ${segmentText(a.segment!)} was stopped (${a.interruptedBy ?? "signal"}) before its end`
       : undefined
 
@@ -111,21 +120,23 @@ const spreadOf = (a: RunArtifact): SegmentSpread => {
   }
 }
 
-export const mergeSegments = (all: ReadonlyArray<Named>): MergedSegments | MergeRefusal => {
+/** `stoppedBy`: the stop the caller passed on to the segments, if it did (see `failureOf`). */
+export const mergeSegments = (all: ReadonlyArray<Named>, stoppedBy?: StopSignal): MergedSegments | MergeRefusal => {
   const refused = refusal(all)
   if (refused !== undefined) return { refused }
   const sorted = [...all].sort((x, y) => x.artifact.segment!.index - y.artifact.segment!.index)
   const artifacts = sorted.map((n) => n.artifact)
   // the run's start is a segment's that got to it
-  const first = artifacts.find((a) => failureOf(a) === undefined) ?? artifacts[0]!
+  const first = artifacts.find((a) => failureOf(a, stoppedBy) === undefined) ?? artifacts[0]!
   const count = first.segment!.count
   const plan = placeOf(first.segment!)
   const present = new Set(artifacts.map((a) => a.segment!.index))
   const missing = Array.from({ length: count }, (_, index) => index).filter((i) => !present.has(i))
   const failures = [
     ...missing.map((index) => `segment ${segmentText({ ...plan, index })} is missing: no artifact of it was given`),
-    ...artifacts.flatMap((a) => failureOf(a) ?? [])
+    ...artifacts.flatMap((a) => failureOf(a, stoppedBy) ?? [])
   ]
+  const interrupted = stoppedBy !== undefined && artifacts.some((a) => a.outcome === "interrupted" && a.interruptedBy === stoppedBy)
   const messages = new Map<string, number>()
   for (const a of artifacts) for (const m of a.errors.messages) messages.set(m.message, (messages.get(m.message) ?? 0) + m.count)
   const healths = artifacts.flatMap((a) => (a.health ? [a.health] : []))
@@ -148,6 +159,7 @@ export const mergeSegments = (all: ReadonlyArray<Named>): MergedSegments | Merge
       ...artifacts.map(spreadOf),
       ...missing.map((index): SegmentSpread => ({ index, count, ...(plan.sequence !== undefined ? { sequence: plan.sequence } : {}), outcome: "missing", requests: 0, errors: 0 }))
     ].sort((x, y) => x.index - y.index),
-    failures
+    failures,
+    ...(interrupted ? { interruptedBy: stoppedBy } : {})
   }
 }
