@@ -14,7 +14,7 @@
  * live clock, `TestClock` or a virtual clock.
  */
 import { isConnectionFailure } from "./ConnectionFailure.js"
-import { type ExecutionSegment, runWideIteration, shareOf, stripe, wholeRun } from "./ExecutionSegment.js"
+import { type ExecutionSegment, runWideIteration, shareOf, splitBy, stripe, wholeRun } from "./ExecutionSegment.js"
 import { Cause, Data, Duration, Effect, Exit, FiberSet, Option } from "effect"
 import { type BoundRecorder, LatencyRecorder, type LoadModel, type MetricKey, nowMillis, type Outcome } from "./LatencyRecorder.js"
 import { waitUntil } from "./WaitUntil.js"
@@ -495,13 +495,16 @@ export const closedLoop = <E, R>(o: ClosedLoopOptions<E, R>): Effect.Effect<Exec
     const t0 = yield* nowMillis
     const end = t0 + durationMs
     const segment = o.segment ?? wholeRun
-    const iterations = o.iterations === undefined ? undefined : shareOf(o.iterations, segment)
+    // the iterations the workers share are split as the workers are (k6's shared-iterations): a segment without
+    // workers has none of them, and the others' shares sum to all (docs/distributed.md)
+    const iterationSegment = o.iterations === undefined ? segment : splitBy(segment, o.workers)
+    const iterations = o.iterations === undefined ? undefined : iterationSegment === undefined ? 0 : shareOf(o.iterations, iterationSegment)
     let next = 0
     const more = () => state.defect === undefined && (iterations === undefined || next < iterations) && it.now() < end
     const take = () => {
       state.inFlight++
       state.started++
-      return runWideIteration(next++, segment)
+      return runWideIteration(next++, iterationSegment ?? segment)
     }
     const direct = it.direct
     const worker = Effect.gen(function* () {
