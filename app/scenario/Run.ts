@@ -167,7 +167,8 @@ const runSetup = (env: RunEnv) =>
             rate: set.rate,
             duration: Duration.millis(Math.ceil((set.count * 1000) / set.rate)),
             // a setup object must not be dropped: the cap only guards against a dead server
-            maxInFlight: Math.max(concurrency, set.count)
+            maxInFlight: Math.max(concurrency, set.count),
+            endsWithPlan: true
           })
       ).pipe(Effect.orDie, Effect.provideService(LatencyRecorder, withTags(recorder, { name: set.name, phase: "setup" })))
       tally.attempted += set.count
