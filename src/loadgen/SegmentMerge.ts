@@ -61,6 +61,35 @@ interface Named {
 const sameScenario = (a: RunArtifact, b: RunArtifact): boolean =>
   a.scenario.sha256 === b.scenario.sha256 && JSON.stringify(a.scenario.effective) === JSON.stringify(b.scenario.effective)
 
+/** The first place two decoded scenarios differ, as a `--set` path names it (`phases[1].duration: 8s vs 5s`). */
+const firstDifference = (a: unknown, b: unknown, path = ""): string | undefined => {
+  if (JSON.stringify(a) === JSON.stringify(b)) return undefined
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+      const d = firstDifference(a[i], b[i], `${path}[${i}]`)
+      if (d !== undefined) return d
+    }
+  } else if (isRecord(a) && isRecord(b)) {
+    for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      const d = firstDifference(a[k], b[k], path === "" ? k : `${path}.${k}`)
+      if (d !== undefined) return d
+    }
+  }
+  const text = (v: unknown) => (v === undefined ? "unset" : typeof v === "string" ? v : JSON.stringify(v))
+  return `${path || "the whole scenario"}: ${text(b)} vs ${text(a)}`
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v)
+
+/** Why two segments' scenarios are not one: another file, or the same file made another by `--set` values or variables. */
+const scenarioDifference = (a: RunArtifact, b: RunArtifact): string => {
+  if (a.scenario.sha256 !== b.scenario.sha256) return `another scenario file (${b.scenario.name}, sha256 ${b.scenario.sha256.slice(0, 12)}… vs ${a.scenario.name}, ${a.scenario.sha256.slice(0, 12)}…)`
+  const sets = (x: RunArtifact) => (x.scenario.sets ?? []).join(" ") || "none"
+  const inputs = sets(a) !== sets(b) ? `other --set values (${sets(b)} vs ${sets(a)})` : "other values of its variables"
+  const where = firstDifference(a.scenario.effective, b.scenario.effective)
+  return `the same scenario file with ${inputs}${where !== undefined ? `; they differ at ${where}` : ""}`
+}
+
 /** A signal that stops a run and leaves its partial artifact (docs/scenarios.md). */
 type StopSignal = NonNullable<RunArtifact["interruptedBy"]>
 
@@ -84,7 +113,7 @@ const refusal = (all: ReadonlyArray<Named>): string | undefined => {
   const [first, ...rest] = all
   const a = first!.artifact
   for (const { path, artifact: b } of rest) {
-    if (!sameScenario(a, b)) return `${path}: another scenario than ${first!.path} (${b.scenario.name}, sha256 ${b.scenario.sha256.slice(0, 12)}… vs ${a.scenario.name}, ${a.scenario.sha256.slice(0, 12)}…, or other --set values)`
+    if (!sameScenario(a, b)) return `${path}: another scenario than ${first!.path}: ${scenarioDifference(a, b)}`
     if (b.seed !== a.seed) return `${path}: seed ${b.seed}, but ${first!.path} has seed ${a.seed}`
     if (b.segment!.count !== a.segment!.count) return `${path}: a plan of ${b.segment!.count} segments, but ${first!.path} has ${a.segment!.count}`
     if (!samePlan(a.segment!, b.segment!)) return `${path}: a part of the sequence ${sequenceText(b.segment!)}, but ${first!.path} of ${sequenceText(a.segment!)}`

@@ -199,7 +199,16 @@ describe("clustersim merge", () => {
     expect(refuse(plain)).toEqual({ problem: "b/run.json: not a segment's artifact (run it with --segment i/n)" })
     const other = segmentArtifact(1, 2, latencies(10, 2))
     expect(refuse({ ...other, scenario: { ...other.scenario, sha256: "f".repeat(64) } })).toEqual({
-      problem: `b/run.json: another scenario than a/run.json (seg, sha256 ffffffffffff… vs seg, ${a.scenario.sha256.slice(0, 12)}…, or other --set values)`
+      problem: `b/run.json: another scenario than a/run.json: another scenario file (seg, sha256 ffffffffffff… vs seg, ${a.scenario.sha256.slice(0, 12)}…)`
+    })
+    // the same file with other --set values (or variables): which values, and where the decoded scenarios differ
+    const effective = a.scenario.effective as { phases: Array<Record<string, unknown>> }
+    const longer = { ...effective, phases: effective.phases.map((p, i) => (i === 0 ? { ...p, duration: "8s" } : p)) }
+    expect(refuse({ ...other, scenario: { ...other.scenario, effective: longer, sets: ["phases[0].duration=8s"] } })).toEqual({
+      problem: "b/run.json: another scenario than a/run.json: the same scenario file with other --set values (phases[0].duration=8s vs none); they differ at phases[0].duration: 8s vs 4s"
+    })
+    expect(refuse({ ...other, scenario: { ...other.scenario, effective: longer } })).toEqual({
+      problem: "b/run.json: another scenario than a/run.json: the same scenario file with other values of its variables; they differ at phases[0].duration: 8s vs 4s"
     })
     const later = segmentArtifact(1, 2, latencies(10, 2))
     expect(refuse({ ...later, segment: { ...later.segment!, startAtMs: startAtMs + 60_000 } })).toEqual({
