@@ -50,6 +50,8 @@ export const mergedArtifact = (all: ReadonlyArray<{ readonly path: string; reado
   state.actions.push(...merged.actions)
   state.progress.errors = merged.errors.total
   for (const m of merged.errors.messages) state.progress.errorMessages.set(m.message, m.count)
+  // a segment's setup stopped midway (only the first segment runs it): its row says how many creates were left
+  state.progress.setupUnfinished = all.reduce((n, { artifact }) => n + (artifact.thresholds.find((t) => t.condition === "unfinished setup creates == 0")?.observed ?? 0), 0)
   const assembled = assembleArtifact({
     scenario: loaded.right.scenario,
     file: first.scenario.file,

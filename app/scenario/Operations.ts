@@ -98,6 +98,8 @@ export class Progress {
   phaseStartedAt = 0
   ops = 0
   errors = 0
+  /** Setup creates planned and not yet answered: a setup stopped midway (Ctrl-C) leaves some (outcome:setup-complete). */
+  setupUnfinished = 0
   readonly errorMessages = new Map<string, number>()
 
   error(where: string, e: unknown): void {

@@ -125,6 +125,9 @@ const runSetup = (env: RunEnv) =>
     const setup = env.scenario.setup
     if (!setup) return
     env.progress.phase = "setup"
+    // counted down as creates are answered (created or failed): what is left when the run stops was never done
+    env.progress.setupUnfinished = (setup.namespaces?.length ?? 0) + (setup.objects ?? []).reduce((n, set) => n + set.count, 0)
+    const answered = Effect.sync(() => void env.progress.setupUnfinished--)
     const tally = new SetupTally()
     const namespaces = resourceOf("namespaces")
     for (const ns of setup.namespaces ?? []) {
@@ -135,7 +138,8 @@ const runSetup = (env: RunEnv) =>
             env.progress.error(SetupNamespacesErrors, e)
             tally.fail(`namespace ${ns}`, e)
           })
-        )
+        ),
+        Effect.zipRight(answered)
       )
     }
     yield* requireSetupStep(env, tally)
@@ -155,7 +159,8 @@ const runSetup = (env: RunEnv) =>
               env.progress.error(`setup ${set.name}`, e)
               tally.fail(`${set.name} #${ctx.iteration}`, e)
             })
-          )
+          ),
+          Effect.tapBoth({ onSuccess: () => answered, onFailure: () => answered })
         )
       const concurrency = set.concurrency ?? 16
       const recorder = yield* LatencyRecorder
