@@ -93,6 +93,9 @@ export const checkTargetSupports = (scenario: Scenario, hasAdmin: boolean): Eith
 const ignoreExists = <A, R>(e: Effect.Effect<A, ClientError, R>) =>
   Effect.catchIf(e, (err) => hasStatusCode(err, 409), () => Effect.void)
 
+/** The progress phase between a setup run on its own and the first phase: the load has not begun. */
+export const SetupDone = "setup done"
+
 /** Where the errors of setup's namespace creates are counted (`Progress.error`). */
 export const SetupNamespacesErrors = "setup namespaces"
 
@@ -472,7 +475,9 @@ export const runScenario = (scenario: Scenario, options: RunOptions) =>
     const limit = scenario.duration === undefined ? Option.none() : Option.some(ms(scenario.duration, 0))
     const gated = withClientGates(scenario)(all)
     yield* Option.isSome(limit) ? Effect.raceFirst(gated, Effect.sleep(Duration.millis(limit.value))) : gated
-    progress.phase = "done"
+    // a setup run on its own (a segment's, before the common start; a coordinator's, before its workers) has the
+    // phases still to come: "done" would read as the run's end on the progress line
+    progress.phase = parts === "setup" ? SetupDone : "done"
     return state
   })
 
