@@ -31,6 +31,25 @@ const finished = (child: ChildProcess): Promise<{ code: number | null; stdout: s
     child.on("exit", (code) => resolve({ code, stdout, stderr }))
   })
 
+/** `run --segments 2` of the scenario as a process, its out directory named `name`. */
+const localSegments = (name: string) => {
+  const file = join(dir, `${name}.yaml`)
+  writeFileSync(file, scenario("60s"))
+  const out = join(dir, name)
+  const run = cli(["run", file, "--target", url, "--segments", "2", "--out", out])
+  return { out, run, done: finished(run) }
+}
+
+/** What the process wrote to stderr once `done` holds for it. */
+const stderrUntil = (child: ChildProcess, done: (seen: string) => boolean): Promise<string> =>
+  new Promise((resolve) => {
+    let seen = ""
+    child.stderr!.on("data", (d: Buffer) => {
+      seen += d.toString()
+      if (done(seen)) resolve(seen)
+    })
+  })
+
 const scenario = (timeout: string) => `apiVersion: clustersim/v1
 kind: Scenario
 metadata: { name: segments }
@@ -161,18 +180,8 @@ describe("execution segments across processes", () => {
   }, 180_000)
 
   it("run --segments 2 with a segment killed by SIGKILL (the OOM killer): the run waits for the other, merges and fails naming it", async () => {
-    const file = join(dir, "sigkill.yaml")
-    writeFileSync(file, scenario("60s"))
-    const out = join(dir, "sigkill")
-    const run = cli(["run", file, "--target", url, "--segments", "2", "--out", out])
-    const done = finished(run)
-    await new Promise<void>((resolve) => {
-      let seen = ""
-      run.stderr!.on("data", (d: Buffer) => {
-        seen += d.toString()
-        if (/\[segment 2\/2\] .*phase steady/.test(seen)) resolve()
-      })
-    })
+    const { out, run, done } = localSegments("sigkill")
+    await stderrUntil(run, (seen) => /\[segment 2\/2\] .*phase steady/.test(seen))
     // the segment's own process (its --out names it): killed as the OOM killer does, it writes nothing
     const pid = Number(execFileSync("pgrep", ["-f", "--", `--out ${join(out, "segment-2")}`], { encoding: "utf8" }).trim().split("\n")[0])
     process.kill(pid, "SIGKILL")
@@ -186,18 +195,9 @@ describe("execution segments across processes", () => {
   }, 180_000)
 
   it("Ctrl-C on run --segments 2: passed on to each segment, the merged run is interrupted (exit 130), not failed", async () => {
-    const file = join(dir, "sigint.yaml")
-    writeFileSync(file, scenario("60s"))
-    const out = join(dir, "sigint")
-    const run = cli(["run", file, "--target", url, "--segments", "2", "--out", out])
-    const done = finished(run)
-    const id = await new Promise<string>((resolve) => {
-      let seen = ""
-      run.stderr!.on("data", (d: Buffer) => {
-        seen += d.toString()
-        if (/\[segment 1\/2\] .*phase steady/.test(seen) && /\[segment 2\/2\] .*phase steady/.test(seen)) resolve(/meeting at rendezvous (\S+)/.exec(seen)![1]!)
-      })
-    })
+    const { out, run, done } = localSegments("sigint")
+    const seen = await stderrUntil(run, (seen) => /\[segment 1\/2\] .*phase steady/.test(seen) && /\[segment 2\/2\] .*phase steady/.test(seen))
+    const id = /meeting at rendezvous (\S+)/.exec(seen)![1]!
     const rendezvousConfigMaps = async () =>
       ((await (await fetch(`${url}/api/v1/namespaces/distributed/configmaps`)).json()) as { items: Array<{ metadata: { name: string } }> }).items.map((c) => c.metadata.name).filter((n) => n.startsWith("clustersim-rendezvous-local-"))
     expect(await rendezvousConfigMaps()).toContain(`clustersim-rendezvous-${id}`)
