@@ -79,7 +79,8 @@ export const assembleArtifact = (o: {
       series: o.collected.series,
       actions: o.state.actions,
       errorsTotal: o.state.progress.errors,
-      setupNamespaceErrors: [...o.state.progress.errorMessages].reduce((n, [m, c]) => n + (m.startsWith(SetupNamespacesErrors) ? c : 0), 0)
+      setupNamespaceErrors: [...o.state.progress.errorMessages].reduce((n, [m, c]) => n + (m.startsWith(SetupNamespacesErrors) ? c : 0), 0),
+      setupUnfinished: o.state.progress.setupUnfinished
     })
   ]
   const judged = new Set(thresholds.flatMap((t) => (t.threshold === "outcome:error-rate" && t.group.name !== undefined ? [`${t.group.phase}\u0000${t.group.name}`] : [])))

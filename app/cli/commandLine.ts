@@ -164,7 +164,8 @@ const localSegments = (file: string, o: RunFlags, target: TargetFlag) =>
     const junitProblem = Option.isSome(o.junit) ? outFileProblem(o.junit.value) : undefined
     if (junitProblem !== undefined) return yield* usageError(`--junit ${Option.getOrThrow(o.junit)}: cannot write there: ${junitProblem}`)
     const { runLocalSegments } = yield* load(() => import("./LocalSegments.js"))
-    yield* exitWith(yield* runLocalSegments({ file, count, args, ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}), ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {}), interrupt: stopSignal }))
+    const sets = Option.getOrElse(o.set, () => [])
+    yield* exitWith(yield* runLocalSegments({ file, count, args, target: target.options, sets, ...(Option.isSome(o.out) ? { outDir: o.out.value } : {}), ...(Option.isSome(o.junit) ? { junit: o.junit.value } : {}), interrupt: stopSignal }))
   })
 
 /** `ambient: false` (`start`): the embedded server unless a flag names another target. */

@@ -17,7 +17,7 @@ import { agentChecks } from "./drivers/RealTimeDriver.js"
 import { ExitCode } from "../../src/loadgen/Thresholds.js"
 import { parseScenario } from "../scenario/load.js"
 import { makeRunState } from "../scenario/Run.js"
-import { assembleArtifact } from "./artifact.js"
+import { assembleArtifact, type StopSignal } from "./artifact.js"
 import { outDirProblem, outFileProblem, reasonOf } from "./outDir.js"
 import { writeReports } from "./reportFiles.js"
 
@@ -25,6 +25,11 @@ export interface MergeOptions {
   readonly paths: ReadonlyArray<string>
   readonly outDir?: string
   readonly junit?: string
+  /**
+   * The stop the caller passed on to the segments (`run --segments n` on Ctrl-C): segments that ended on it are
+   * partial, and the merged run is interrupted (exit 130 / 143), as one process's run is (docs/distributed.md).
+   */
+  readonly stoppedBy?: StopSignal
   readonly stdout?: (s: string) => void
   readonly stderr?: (s: string) => void
 }
@@ -33,8 +38,8 @@ export interface MergeOptions {
 const artifactPath = (path: string): string => (existsSync(path) && statSync(path).isDirectory() ? join(path, "run.json") : path)
 
 /** The merged artifact, judged as `run` judges one (undefined: the segments' scenario no longer decodes, said in `problem`). */
-export const mergedArtifact = (all: ReadonlyArray<{ readonly path: string; readonly artifact: RunArtifact }>): { readonly artifact: RunArtifact } | { readonly problem: string } => {
-  const merged = mergeSegments(all)
+export const mergedArtifact = (all: ReadonlyArray<{ readonly path: string; readonly artifact: RunArtifact }>, stoppedBy?: StopSignal): { readonly artifact: RunArtifact } | { readonly problem: string } => {
+  const merged = mergeSegments(all, stoppedBy)
   if ("refused" in merged) return { problem: merged.refused }
   const first = merged.first
   // the scenario as every segment decoded it (after --set and ${VAR}): JSON is YAML
@@ -45,6 +50,8 @@ export const mergedArtifact = (all: ReadonlyArray<{ readonly path: string; reado
   state.actions.push(...merged.actions)
   state.progress.errors = merged.errors.total
   for (const m of merged.errors.messages) state.progress.errorMessages.set(m.message, m.count)
+  // a segment's setup stopped midway (only the first segment runs it): its row says how many creates were left
+  state.progress.setupUnfinished = all.reduce((n, { artifact }) => n + (artifact.thresholds.find((t) => t.condition === "unfinished setup creates == 0")?.observed ?? 0), 0)
   const assembled = assembleArtifact({
     scenario: loaded.right.scenario,
     file: first.scenario.file,
@@ -56,7 +63,7 @@ export const mergedArtifact = (all: ReadonlyArray<{ readonly path: string; reado
     collected: { series: merged.series, intervals: merged.intervals, intervalMs: merged.intervalMs },
     state,
     health: merged.health,
-    outcome: merged.failures.length > 0 ? { error: merged.failures.join("; ") } : "completed",
+    outcome: merged.failures.length > 0 ? { error: merged.failures.join("; ") } : merged.interruptedBy !== undefined ? { interrupted: merged.interruptedBy } : "completed",
     ...realTimeCluster(all.map((n) => n.artifact)),
     // the target's histograms count every segment's requests, and the segments' phases start together: the first
     // segment's readings around its phases cover the others' requests of those phases too
@@ -93,7 +100,7 @@ export const mergeCommand = (o: MergeOptions): number => {
     }
   }
   const now = new Date()
-  const result = mergedArtifact(all)
+  const result = mergedArtifact(all, o.stoppedBy)
   if ("problem" in result) {
     err(`clustersim merge: ${result.problem}\n`)
     return ExitCode.InvalidInput

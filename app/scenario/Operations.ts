@@ -100,6 +100,8 @@ export class Progress {
   expectedEndAtMs: number | undefined = undefined
   ops = 0
   errors = 0
+  /** Setup creates planned and not yet answered: a setup stopped midway (Ctrl-C) leaves some (outcome:setup-complete). */
+  setupUnfinished = 0
   readonly errorMessages = new Map<string, number>()
   /** Lines for the user that the progress line prints once (before the phase's own output goes on). */
   readonly notices: Array<string> = []

@@ -41,6 +41,8 @@ export interface OutcomeInput {
   readonly errorsTotal: number
   /** Setup namespaces that could not be created (they are outside the series). */
   readonly setupNamespaceErrors?: number
+  /** Setup creates never answered: the run was stopped during its setup. */
+  readonly setupUnfinished?: number
 }
 
 export const check = (threshold: string, condition: string, observed: number, passed: boolean, group: ThresholdResult["group"] = {}): ThresholdResult => ({
@@ -71,6 +73,9 @@ export const outcomeChecks = (o: OutcomeInput): ReadonlyArray<ThresholdResult> =
     const setup = o.series.filter((s) => s.key?.metric === "setup")
     const failed = setup.reduce((n, s) => n + s.errors, 0) + (o.setupNamespaceErrors ?? 0)
     if (setup.length > 0 || failed > 0) out.push(check("outcome:setup-complete", "failed setup creates == 0", failed, failed === 0))
+    // a setup stopped midway is not complete though none of its creates failed
+    const unfinished = o.setupUnfinished ?? 0
+    if (unfinished > 0) out.push(check("outcome:setup-complete", "unfinished setup creates == 0", unfinished, false))
   }
   if (!judgesErrorsItself(o.scenario)) {
     // a watch that never opened or an informer whose LISTs fail is no series sample (their series time events and

@@ -93,6 +93,9 @@ export const checkTargetSupports = (scenario: Scenario, hasAdmin: boolean): Eith
 const ignoreExists = <A, R>(e: Effect.Effect<A, ClientError, R>) =>
   Effect.catchIf(e, (err) => hasStatusCode(err, 409), () => Effect.void)
 
+/** The progress phase between a setup run on its own and the first phase: the load has not begun. */
+export const SetupDone = "setup done"
+
 /** Where the errors of setup's namespace creates are counted (`Progress.error`). */
 export const SetupNamespacesErrors = "setup namespaces"
 
@@ -125,6 +128,9 @@ const runSetup = (env: RunEnv) =>
     const setup = env.scenario.setup
     if (!setup) return
     env.progress.phase = "setup"
+    // counted down as creates are answered (created or failed): what is left when the run stops was never done
+    env.progress.setupUnfinished = (setup.namespaces?.length ?? 0) + (setup.objects ?? []).reduce((n, set) => n + set.count, 0)
+    const answered = Effect.sync(() => void env.progress.setupUnfinished--)
     const tally = new SetupTally()
     const namespaces = resourceOf("namespaces")
     for (const ns of setup.namespaces ?? []) {
@@ -135,7 +141,8 @@ const runSetup = (env: RunEnv) =>
             env.progress.error(SetupNamespacesErrors, e)
             tally.fail(`namespace ${ns}`, e)
           })
-        )
+        ),
+        Effect.zipRight(answered)
       )
     }
     yield* requireSetupStep(env, tally)
@@ -155,7 +162,8 @@ const runSetup = (env: RunEnv) =>
               env.progress.error(`setup ${set.name}`, e)
               tally.fail(`${set.name} #${ctx.iteration}`, e)
             })
-          )
+          ),
+          Effect.tapBoth({ onSuccess: () => answered, onFailure: () => answered })
         )
       const concurrency = set.concurrency ?? 16
       const recorder = yield* LatencyRecorder
@@ -167,7 +175,8 @@ const runSetup = (env: RunEnv) =>
             rate: set.rate,
             duration: Duration.millis(Math.ceil((set.count * 1000) / set.rate)),
             // a setup object must not be dropped: the cap only guards against a dead server
-            maxInFlight: Math.max(concurrency, set.count)
+            maxInFlight: Math.max(concurrency, set.count),
+            endsWithPlan: true
           })
       ).pipe(Effect.orDie, Effect.provideService(LatencyRecorder, withTags(recorder, { name: set.name, phase: "setup" })))
       tally.attempted += set.count
@@ -473,7 +482,9 @@ export const runScenario = (scenario: Scenario, options: RunOptions) =>
     const limit = scenario.duration === undefined ? Option.none() : Option.some(ms(scenario.duration, 0))
     const gated = withClientGates(scenario)(all)
     yield* Option.isSome(limit) ? Effect.raceFirst(gated, Effect.sleep(Duration.millis(limit.value))) : gated
-    progress.phase = "done"
+    // a setup run on its own (a segment's, before the common start; a coordinator's, before its workers) has the
+    // phases still to come: "done" would read as the run's end on the progress line
+    progress.phase = parts === "setup" ? SetupDone : "done"
     return state
   })
 

@@ -37,6 +37,11 @@ export interface WatchOptions extends Scope {
    * `k8s.io/initial-events-end`, then live events. Needs `resourceVersionMatch: NotOlderThan`.
    */
   readonly sendInitialEvents?: boolean | undefined
+  /**
+   * Only validated: with `resourceVersionMatch` it is upstream's 422 (`validateWatchOptions`); otherwise a watch
+   * ignores it, as upstream's registry `Store.Watch` does (it reads no continue token).
+   */
+  readonly continue?: string | undefined
 }
 
 export interface WriteOptions extends Scope {

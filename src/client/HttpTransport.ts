@@ -401,6 +401,7 @@ export const makeHttpClient = (options: HttpClientOptions) =>
                   resourceVersionMatch: opts?.resourceVersionMatch,
                   allowWatchBookmarks: opts?.allowWatchBookmarks,
                   sendInitialEvents: opts?.sendInitialEvents,
+                  continue: opts?.continue,
                   timeoutSeconds: opts?.timeoutSeconds
                 })
               const controller = new AbortController()

@@ -14,7 +14,7 @@
  * live clock, `TestClock` or a virtual clock.
  */
 import { isConnectionFailure } from "./ConnectionFailure.js"
-import { type ExecutionSegment, runWideIteration, shareOf, stripe, wholeRun } from "./ExecutionSegment.js"
+import { type ExecutionSegment, runWideIteration, shareOf, splitBy, stripe, wholeRun } from "./ExecutionSegment.js"
 import { Cause, Data, Duration, Effect, Exit, FiberSet, Option } from "effect"
 import { type BoundRecorder, LatencyRecorder, type LoadModel, type MetricKey, nowMillis, type Outcome } from "./LatencyRecorder.js"
 import { waitUntil } from "./WaitUntil.js"
@@ -106,6 +106,11 @@ export interface ConstantArrivalRateOptions<E, R> extends CommonOptions<E, R> {
   readonly maxInFlight: number
   /** Dispatch lateness counted as a late start; default 10 ms. */
   readonly lateToleranceMs?: number
+  /**
+   * Return once the planned iterations ended rather than at the end of `duration`, which the executor otherwise
+   * lasts as k6's does, however early its last slot is: a setup's creates are done when they are.
+   */
+  readonly endsWithPlan?: boolean
 }
 
 export interface RampStage {
@@ -378,7 +383,8 @@ const runOpen = <E, R>(
   o: CommonOptions<E, R> & { readonly maxInFlight: number; readonly lateToleranceMs?: number },
   plan: Iterable<number>,
   durationMs: number,
-  gracefulStopMs: number
+  gracefulStopMs: number,
+  endsWithPlan = false
 ) =>
   Effect.scoped(
     Effect.gen(function* () {
@@ -423,6 +429,9 @@ const runOpen = <E, R>(
         if (it.direct !== undefined) startDirect(it, it.direct, iteration, intended, settled)
         else yield* FiberSet.run(fibers, runIteration(it, iteration, intended))
       }
+      // k6's arrival-rate executors last their duration though the plan ends sooner (a rate of 0.01/s over 2 s has one
+      // slot, at 0 ms): the phase is as long as it says; iterations still running meanwhile go on
+      if (!endsWithPlan && state.defect === undefined) yield* waitUntil(t0 + durationMs, it.now)
       const deadline = t0 + durationMs + gracefulStopMs
       const remaining = Math.max(0, deadline - (yield* nowMillis))
       const drained = Effect.zipRight(FiberSet.awaitEmpty(fibers), directDrained)
@@ -452,7 +461,7 @@ export const constantArrivalRate = <E, R>(
     yield* check(name, "rate", Number.isFinite(o.rate) && o.rate > 0, `must be > 0, got ${o.rate}`)
     yield* check(name, "timeUnit", timeUnitMs > 0, "must be > 0")
     yield* check(name, "maxInFlight", Number.isInteger(o.maxInFlight) && o.maxInFlight >= 1, `must be an integer ≥ 1, got ${o.maxInFlight}`)
-    return yield* runOpen(name, o, constantPlan({ rate: o.rate, timeUnitMs, durationMs }), durationMs, gracefulStopMs)
+    return yield* runOpen(name, o, constantPlan({ rate: o.rate, timeUnitMs, durationMs }), durationMs, gracefulStopMs, o.endsWithPlan)
   })
 
 /** Open model ramping linearly between stage targets (k6 `ramping-arrival-rate` arithmetic). */
@@ -495,13 +504,16 @@ export const closedLoop = <E, R>(o: ClosedLoopOptions<E, R>): Effect.Effect<Exec
     const t0 = yield* nowMillis
     const end = t0 + durationMs
     const segment = o.segment ?? wholeRun
-    const iterations = o.iterations === undefined ? undefined : shareOf(o.iterations, segment)
+    // the iterations the workers share are split as the workers are (k6's shared-iterations): a segment without
+    // workers has none of them, and the others' shares sum to all (docs/distributed.md)
+    const iterationSegment = o.iterations === undefined ? segment : splitBy(segment, o.workers)
+    const iterations = o.iterations === undefined ? undefined : iterationSegment === undefined ? 0 : shareOf(o.iterations, iterationSegment)
     let next = 0
     const more = () => state.defect === undefined && (iterations === undefined || next < iterations) && it.now() < end
     const take = () => {
       state.inFlight++
       state.started++
-      return runWideIteration(next++, segment)
+      return runWideIteration(next++, iterationSegment ?? segment)
     }
     const direct = it.direct
     const worker = Effect.gen(function* () {

@@ -165,6 +165,31 @@ export const shareOf = (total: number, segment: ExecutionSegment): number => {
   return Math.floor(total / lcd) * own.length + own.filter((p) => p < rest).length
 }
 
+/**
+ * k6's `GetNewExecutionTupleFromValue`: the sequence cut again by how `value` splits over it (`shareOf`) — each part as
+ * long as its share of `value`, the parts with none left out — and this segment's part of the new sequence; undefined
+ * when its share is none. A count shared by workers follows the workers this way (k6's `shared-iterations` scales its
+ * iterations by the tuple its VUs make), so a segment without workers has none of the iterations and the shares of
+ * those with workers still sum to the whole.
+ */
+export const splitBy = (segment: ExecutionSegment, value: number): ExecutionSegment | undefined => {
+  if (value < 1) return undefined
+  // a value the cycle divides splits as the sequence does: the same parts (k6 returns the same tuple)
+  if (value % stripingOf(segment).lcd === 0) return segment
+  const shares = partsOf(segment).map((part) => shareOf(value, part))
+  if (shares[segment.index] === 0) return undefined
+  const points: Array<Fraction> = [{ num: 0, den: 1 }]
+  let index = 0
+  let sum = 0
+  shares.forEach((share, i) => {
+    if (share === 0) return
+    if (i === segment.index) index = points.length - 1
+    sum += share
+    points.push(reduced(sum, value))
+  })
+  return segmentOf(points, index)
+}
+
 /** The run-wide number of this segment's `local`-th iteration (k6 `SegmentedIndex`): unique across the segments. */
 export const runWideIteration = (local: number, segment: ExecutionSegment): number => {
   if (segment.sequence === undefined) return local * segment.count + segment.index

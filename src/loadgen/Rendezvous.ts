@@ -119,3 +119,15 @@ export const rendezvous = (plan: RendezvousPlan): Effect.Effect<AgreedStart, Ren
       yield* Effect.sleep(Duration.millis(plan.pollMs ?? 250))
     }
   })
+
+/**
+ * The rendezvous ConfigMap removed once the run is over (`run --segments n`, whose processes are all this one's
+ * children, knows when that is): a finished run leaves nothing behind in the target. Already gone is fine.
+ */
+export const removeRendezvous = (id: string, namespace: string): Effect.Effect<void, ClientError, ApiClient> =>
+  Effect.flatMap(ApiClient, (api) =>
+    api.delete(ConfigMaps, rendezvousName(id), { namespace }).pipe(
+      Effect.asVoid,
+      Effect.catchIf((e) => hasStatusCode(e, 404), () => Effect.void)
+    )
+  )

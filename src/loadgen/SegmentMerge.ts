@@ -44,6 +44,8 @@ export interface MergedSegments {
   readonly spread: ReadonlyArray<SegmentSpread>
   /** Missing or failed segments, each in one line; the merged run fails when there is any. */
   readonly failures: ReadonlyArray<string>
+  /** The stop the caller asked for, when a segment ended on it: the merged run is interrupted (partial), not failed. */
+  readonly interruptedBy?: StopSignal
 }
 
 /** Input that cannot be one run: said, nothing merged. */
@@ -60,11 +62,47 @@ interface Named {
 const sameScenario = (a: RunArtifact, b: RunArtifact): boolean =>
   a.scenario.sha256 === b.scenario.sha256 && JSON.stringify(a.scenario.effective) === JSON.stringify(b.scenario.effective)
 
-/** Why a segment's figures do not make a whole run (undefined: it completed; breached thresholds are re-judged). */
-const failureOf = (a: RunArtifact): string | undefined =>
+/** The first place two decoded scenarios differ, as a `--set` path names it (`phases[1].duration: 8s vs 5s`). */
+const firstDifference = (a: unknown, b: unknown, path = ""): string | undefined => {
+  if (JSON.stringify(a) === JSON.stringify(b)) return undefined
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+      const d = firstDifference(a[i], b[i], `${path}[${i}]`)
+      if (d !== undefined) return d
+    }
+  } else if (isRecord(a) && isRecord(b)) {
+    for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      const d = firstDifference(a[k], b[k], path === "" ? k : `${path}.${k}`)
+      if (d !== undefined) return d
+    }
+  }
+  const text = (v: unknown) => (v === undefined ? "unset" : typeof v === "string" ? v : JSON.stringify(v))
+  return `${path || "the whole scenario"}: ${text(b)} vs ${text(a)}`
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v)
+
+/** Why two segments' scenarios are not one: another file, or the same file made another by `--set` values or variables. */
+const scenarioDifference = (a: RunArtifact, b: RunArtifact): string => {
+  if (a.scenario.sha256 !== b.scenario.sha256) return `another scenario file (${b.scenario.name}, sha256 ${b.scenario.sha256.slice(0, 12)}… vs ${a.scenario.name}, ${a.scenario.sha256.slice(0, 12)}…)`
+  const sets = (x: RunArtifact) => (x.scenario.sets ?? []).join(" ") || "none"
+  const inputs = sets(a) !== sets(b) ? `other --set values (${sets(b)} vs ${sets(a)})` : "other values of its variables"
+  const where = firstDifference(a.scenario.effective, b.scenario.effective)
+  return `the same scenario file with ${inputs}${where !== undefined ? `; they differ at ${where}` : ""}`
+}
+
+/** A signal that stops a run and leaves its partial artifact (docs/scenarios.md). */
+type StopSignal = NonNullable<RunArtifact["interruptedBy"]>
+
+/**
+ * Why a segment's figures do not make a whole run (undefined: it completed; breached thresholds are re-judged). A
+ * segment stopped by `stoppedBy` — the stop whoever merges asked for (`run --segments` passing a Ctrl-C on) — ended as
+ * asked: its part is partial, not failed. A segment stopped on its own (a signal nobody merging sent) failed.
+ */
+const failureOf = (a: RunArtifact, stoppedBy?: StopSignal): string | undefined =>
   a.outcome === "run-error"
     ? `segment ${segmentText(a.segment!)} failed: ${a.runError ?? "run error"}`
-    : a.outcome === "interrupted"
+    : a.outcome === "interrupted" && (stoppedBy === undefined || a.interruptedBy !== stoppedBy)
       ? `segment ${segmentText(a.segment!)} was stopped (${a.interruptedBy ?? "signal"}) before its end`
       : undefined
 
@@ -76,7 +114,7 @@ const refusal = (all: ReadonlyArray<Named>): string | undefined => {
   const [first, ...rest] = all
   const a = first!.artifact
   for (const { path, artifact: b } of rest) {
-    if (!sameScenario(a, b)) return `${path}: another scenario than ${first!.path} (${b.scenario.name}, sha256 ${b.scenario.sha256.slice(0, 12)}… vs ${a.scenario.name}, ${a.scenario.sha256.slice(0, 12)}…, or other --set values)`
+    if (!sameScenario(a, b)) return `${path}: another scenario than ${first!.path}: ${scenarioDifference(a, b)}`
     if (b.seed !== a.seed) return `${path}: seed ${b.seed}, but ${first!.path} has seed ${a.seed}`
     if (b.segment!.count !== a.segment!.count) return `${path}: a plan of ${b.segment!.count} segments, but ${first!.path} has ${a.segment!.count}`
     if (!samePlan(a.segment!, b.segment!)) return `${path}: a part of the sequence ${sequenceText(b.segment!)}, but ${first!.path} of ${sequenceText(a.segment!)}`
@@ -112,21 +150,23 @@ const spreadOf = (a: RunArtifact): SegmentSpread => {
   }
 }
 
-export const mergeSegments = (all: ReadonlyArray<Named>): MergedSegments | MergeRefusal => {
+/** `stoppedBy`: the stop the caller passed on to the segments, if it did (see `failureOf`). */
+export const mergeSegments = (all: ReadonlyArray<Named>, stoppedBy?: StopSignal): MergedSegments | MergeRefusal => {
   const refused = refusal(all)
   if (refused !== undefined) return { refused }
   const sorted = [...all].sort((x, y) => x.artifact.segment!.index - y.artifact.segment!.index)
   const artifacts = sorted.map((n) => n.artifact)
   // the run's start is a segment's that got to it
-  const first = artifacts.find((a) => failureOf(a) === undefined) ?? artifacts[0]!
+  const first = artifacts.find((a) => failureOf(a, stoppedBy) === undefined) ?? artifacts[0]!
   const count = first.segment!.count
   const plan = placeOf(first.segment!)
   const present = new Set(artifacts.map((a) => a.segment!.index))
   const missing = Array.from({ length: count }, (_, index) => index).filter((i) => !present.has(i))
   const failures = [
     ...missing.map((index) => `segment ${segmentText({ ...plan, index })} is missing: no artifact of it was given`),
-    ...artifacts.flatMap((a) => failureOf(a) ?? [])
+    ...artifacts.flatMap((a) => failureOf(a, stoppedBy) ?? [])
   ]
+  const interrupted = stoppedBy !== undefined && artifacts.some((a) => a.outcome === "interrupted" && a.interruptedBy === stoppedBy)
   const messages = new Map<string, number>()
   for (const a of artifacts) for (const m of a.errors.messages) messages.set(m.message, (messages.get(m.message) ?? 0) + m.count)
   const healths = artifacts.flatMap((a) => (a.health ? [a.health] : []))
@@ -149,6 +189,7 @@ export const mergeSegments = (all: ReadonlyArray<Named>): MergedSegments | Merge
       ...artifacts.map(spreadOf),
       ...missing.map((index): SegmentSpread => ({ index, count, ...(plan.sequence !== undefined ? { sequence: plan.sequence } : {}), outcome: "missing", requests: 0, errors: 0 }))
     ].sort((x, y) => x.index - y.index),
-    failures
+    failures,
+    ...(interrupted ? { interruptedBy: stoppedBy } : {})
   }
 }

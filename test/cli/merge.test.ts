@@ -42,7 +42,7 @@ const key: MetricKey = { metric: "api_call", operation: "GET", resource: "config
 const startAtMs = Date.UTC(2026, 10, 29, 12, 0, 0)
 
 /** A segment's artifact, as `run --segment` writes it, of these latencies (ms) recorded in its own recorder. */
-const segmentArtifact = (index: number, count: number, latencies: ReadonlyArray<number>, o: { seed?: number; outcome?: "error" } = {}): RunArtifact => {
+const segmentArtifact = (index: number, count: number, latencies: ReadonlyArray<number>, o: { seed?: number; outcome?: "error" | "SIGINT" | "SIGTERM" } = {}): RunArtifact => {
   const rec = new Recordings({ originMs: startAtMs })
   latencies.forEach((ms, i) => {
     const at = startAtMs + (i * 4000) / latencies.length
@@ -61,7 +61,7 @@ const segmentArtifact = (index: number, count: number, latencies: ReadonlyArray<
     collected: { series: rec.snapshot(), intervals: rec.intervals(), intervalMs: 1000 },
     state,
     health: undefined,
-    outcome: o.outcome === "error" ? { error: "connection refused: http://127.0.0.1:1" } : "completed"
+    outcome: o.outcome === "error" ? { error: "connection refused: http://127.0.0.1:1" } : o.outcome !== undefined ? { interrupted: o.outcome } : "completed"
   })
   return { ...withScenarioInputs(artifact, loaded), segment: { index, count, startAtMs, startLagMs: index * 3 } }
 }
@@ -199,7 +199,16 @@ describe("clustersim merge", () => {
     expect(refuse(plain)).toEqual({ problem: "b/run.json: not a segment's artifact (run it with --segment i/n)" })
     const other = segmentArtifact(1, 2, latencies(10, 2))
     expect(refuse({ ...other, scenario: { ...other.scenario, sha256: "f".repeat(64) } })).toEqual({
-      problem: `b/run.json: another scenario than a/run.json (seg, sha256 ffffffffffff… vs seg, ${a.scenario.sha256.slice(0, 12)}…, or other --set values)`
+      problem: `b/run.json: another scenario than a/run.json: another scenario file (seg, sha256 ffffffffffff… vs seg, ${a.scenario.sha256.slice(0, 12)}…)`
+    })
+    // the same file with other --set values (or variables): which values, and where the decoded scenarios differ
+    const effective = a.scenario.effective as { phases: Array<Record<string, unknown>> }
+    const longer = { ...effective, phases: effective.phases.map((p, i) => (i === 0 ? { ...p, duration: "8s" } : p)) }
+    expect(refuse({ ...other, scenario: { ...other.scenario, effective: longer, sets: ["phases[0].duration=8s"] } })).toEqual({
+      problem: "b/run.json: another scenario than a/run.json: the same scenario file with other --set values (phases[0].duration=8s vs none); they differ at phases[0].duration: 8s vs 4s"
+    })
+    expect(refuse({ ...other, scenario: { ...other.scenario, effective: longer } })).toEqual({
+      problem: "b/run.json: another scenario than a/run.json: the same scenario file with other values of its variables; they differ at phases[0].duration: 8s vs 4s"
     })
     const later = segmentArtifact(1, 2, latencies(10, 2))
     expect(refuse({ ...later, segment: { ...later.segment!, startAtMs: startAtMs + 60_000 } })).toEqual({
@@ -244,6 +253,28 @@ describe("clustersim merge", () => {
     if (!("artifact" in failed)) throw new Error(failed.problem)
     expect(failed.artifact.outcome).toBe("run-error")
     expect(failed.artifact.runError).toBe("segment 2/2 failed: connection refused: http://127.0.0.1:1")
+  })
+
+  it("segments stopped by the signal the merging run passed on (run --segments on Ctrl-C): interrupted, not failed; another signal fails", () => {
+    const stopped = [
+      { path: "s1", artifact: segmentArtifact(0, 2, latencies(20, 1), { outcome: "SIGINT" }) },
+      { path: "s2", artifact: segmentArtifact(1, 2, latencies(5, 2), { outcome: "SIGINT" }) }
+    ]
+    const interrupted = mergedArtifact(stopped, "SIGINT")
+    if (!("artifact" in interrupted)) throw new Error(interrupted.problem)
+    expect([interrupted.artifact.outcome, interrupted.artifact.interruptedBy, interrupted.artifact.exitCode, interrupted.artifact.runError]).toEqual(["interrupted", "SIGINT", 130, undefined])
+    expect(interrupted.artifact.series.find((s) => s.key.metric === "api_call")!.count).toBe(25)
+    // merged by hand (nobody passed a signal on), or stopped by another signal than the one passed on: failed
+    for (const stoppedBy of [undefined, "SIGTERM"] as const) {
+      const failed = mergedArtifact(stopped, stoppedBy)
+      if (!("artifact" in failed)) throw new Error(failed.problem)
+      expect([failed.artifact.outcome, failed.artifact.exitCode]).toEqual(["run-error", 1])
+      expect(failed.artifact.runError).toBe("segment 1/2 was stopped (SIGINT) before its end; segment 2/2 was stopped (SIGINT) before its end")
+    }
+    // a missing segment still fails a run the user stopped
+    const missing = mergedArtifact(stopped.slice(0, 1), "SIGINT")
+    if (!("artifact" in missing)) throw new Error(missing.problem)
+    expect([missing.artifact.outcome, missing.artifact.runError]).toEqual(["run-error", "segment 2/2 is missing: no artifact of it was given"])
   })
 
   it("the command writes the merged run.json and prints the whole with each segment's row", () => {

@@ -124,6 +124,17 @@ describe.each(transports)("WatchList over %s", (transport) => {
       expect(listed).toMatchObject({ code: 422, message: invalid("sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list") })
     }).pipe(Effect.provide(clientLayer(transport, watchListOn))))
 
+  it.effect("a continue token: with resourceVersionMatch a 422 (validateWatchOptions), on a plain watch ignored as upstream's Store.Watch does", () =>
+    Effect.gen(function* () {
+      const api = yield* ApiClient
+      const refused = yield* Effect.flip(Stream.runDrain(api.watch(ConfigMaps, { ...streaming, continue: "abc" })))
+      expect(refused).toMatchObject({ code: 422, message: invalid("resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided") })
+      const fiber = yield* Effect.fork(collect(api.watch(ConfigMaps, { namespace: "default", continue: "abc" }), 1))
+      yield* settle()
+      yield* api.create(ConfigMaps, cm("after"), { namespace: "default" })
+      expect(summary(yield* Fiber.join(fiber))).toEqual(["ADDED after"])
+    }).pipe(Effect.provide(clientLayer(transport, watchListOn))))
+
   it.effect("without the gate: 422 naming the gate, as upstream", () =>
     Effect.gen(function* () {
       const api = yield* ApiClient

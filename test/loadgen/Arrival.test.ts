@@ -292,6 +292,43 @@ describe("constantArrivalRate", () => {
     }))
 })
 
+describe("an arrival-rate executor's length", () => {
+  it.effect("it lasts its duration though its plan ends sooner, as k6's does: rate 0.01/s over 2 s is one slot and 2 s", () =>
+    Effect.gen(function* () {
+      const recorder = yield* LatencyRecorder.make()
+      const run = (endsWithPlan: boolean) =>
+        Effect.fork(Effect.provideService(constantArrivalRate({ key, rate: 0.01, duration: "2 seconds", maxInFlight: 10, endsWithPlan, operation: () => Effect.void }), LatencyRecorder, recorder))
+      const phase = yield* run(false)
+      const setup = yield* run(true)
+      yield* TestClock.adjust("1 second")
+      // a setup's creates are done when they are
+      expect(yield* Fiber.join(setup)).toMatchObject({ planned: 1, started: 1, startedAtMs: 0, endedAtMs: 0 })
+      expect(Option.isNone(yield* Fiber.poll(phase))).toBe(true)
+      yield* TestClock.adjust("1 second")
+      expect(yield* Fiber.join(phase)).toMatchObject({ planned: 1, started: 1, completed: 1, startedAtMs: 0, endedAtMs: 2000 })
+    }))
+
+  it.effect("a ramping one lasts its stages: a last stage at rate 0 still takes its time", () =>
+    Effect.gen(function* () {
+      const { result } = yield* runFor(
+        rampingArrivalRate({
+          key,
+          startRate: 10,
+          stages: [
+            { target: 10, duration: "1 second" },
+            { target: 0, duration: "100 millis" },
+            { target: 0, duration: "3 seconds" }
+          ],
+          maxInFlight: 50,
+          operation: () => Effect.void
+        }),
+        "5 seconds"
+      )
+      // its last slot at 1 s, its end at 4.1 s
+      expect(result).toMatchObject({ planned: 10, endedAtMs: 4100 })
+    }))
+})
+
 describe("rampingArrivalRate", () => {
   it.effect("runs exactly the integrated number of iterations", () =>
     Effect.gen(function* () {

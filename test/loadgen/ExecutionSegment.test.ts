@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, TestClock } from "effect"
 import { closedLoop, constantArrivalRate, constantPlan, rampingPlan } from "../../src/loadgen/Arrival.js"
-import { boundsOf, nameHash, ownerOfName, ownsName, parseSegment, partsOf, runWideIteration, segments, segmentText, shareOf, stripe, stripedOffsets } from "../../src/loadgen/ExecutionSegment.js"
+import { boundsOf, nameHash, ownerOfName, ownsName, parseSegment, partsOf, runWideIteration, segments, segmentText, sequenceText, shareOf, splitBy, stripe, stripedOffsets } from "../../src/loadgen/ExecutionSegment.js"
 import { LatencyRecorder } from "../../src/loadgen/LatencyRecorder.js"
 
 const key = { metric: "api_call", operation: "GET", resource: "pods", scope: "resource" }
@@ -58,16 +58,56 @@ describe("execution segments", () => {
     })
   )
 
-  it.effect("closed loop across 2 workers: workers and iterations split, iteration numbers unique", () =>
+  it.effect("closed loop across 2 workers: the iterations follow the workers (2 + 1 of 3: 7 + 4 of 11), iteration numbers unique", () =>
     Effect.gen(function* () {
       const seen: Array<number> = []
       const reports = yield* Effect.forEach(segments(2), (segment) =>
         closedLoop({ key, workers: 3, iterations: 11, segment, operation: (ctx) => Effect.sync(() => void seen.push(ctx.iteration)) }).pipe(Effect.provide(LatencyRecorder.layer()))
       )
-      expect(reports.map((r) => r.completed)).toEqual([6, 5])
-      expect(new Set(seen).size).toBe(11)
+      // k6's shared-iterations: 11 over the sequence 0,2/3,1 the workers make
+      expect(reports.map((r) => r.completed)).toEqual([7, 4])
+      expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: 11 }, (_, i) => i))
     })
   )
+
+  it.effect("a closed loop with fewer workers than segments: the iterations are the segments' with workers, none left unplanned", () =>
+    Effect.gen(function* () {
+      const seen: Array<number> = []
+      const reports = yield* Effect.forEach(segments(2), (segment) =>
+        closedLoop({ key, workers: 1, iterations: 200, segment, operation: (ctx) => Effect.sync(() => void seen.push(ctx.iteration)) }).pipe(Effect.provide(LatencyRecorder.layer()))
+      )
+      expect(reports.map((r) => [r.planned, r.started])).toEqual([
+        [200, 200],
+        [0, 0]
+      ])
+      expect(seen.sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i))
+    })
+  )
+
+  it("k6's GetNewExecutionTupleFromValue: the sequence cut again by a value's split, parts without any left out", () => {
+    // k6's TestGetNewExecutionTupleBesedOnValue: 20 over thirds is 7 + 7 + 6
+    expect(segments(3).map((s) => sequenceText(splitBy(s, 20)!))).toEqual(["0,7/20,7/10,1", "0,7/20,7/10,1", "0,7/20,7/10,1"])
+    // a value the cycle divides splits as the sequence: the same parts
+    expect(splitBy({ index: 1, count: 3 }, 6)).toEqual({ index: 1, count: 3 })
+    // 1 worker over 2: only the first part has any; 3 over 2: 2 + 1
+    expect(segments(2).map((s) => splitBy(s, 1))).toEqual([{ index: 0, count: 1 }, undefined])
+    expect(segments(2).map((s) => splitBy(s, 3))).toEqual([{ index: 0, count: 2, sequence: "0,2/3,1" }, { index: 1, count: 2, sequence: "0,2/3,1" }])
+    // 2 over 0,1/4,3/4,1: the middle half and the first quarter (k6's striping gives position 1 to the first quarter)
+    const unequal = partsOf({ index: 0, count: 3, sequence: "0,1/4,3/4,1" })
+    expect(unequal.map((s) => shareOf(2, s))).toEqual([1, 1, 0])
+    expect(unequal.map((s) => splitBy(s, 2))).toEqual([{ index: 0, count: 2 }, { index: 1, count: 2 }, undefined])
+    // whatever the workers, the iterations of the parts with workers sum to the total, and each is numbered once
+    for (const count of [1, 2, 3, 5]) {
+      for (const workers of [1, 2, 3, 4, 7, 10]) {
+        for (const total of [0, 1, 5, 11, 200]) {
+          const parts = segments(count).map((s) => ({ workers: shareOf(workers, s), split: splitBy(s, workers) }))
+          for (const p of parts) expect(p.split === undefined).toBe(p.workers === 0)
+          const numbers = parts.flatMap((p) => (p.split === undefined ? [] : Array.from({ length: shareOf(total, p.split) }, (_, k) => runWideIteration(k, p.split!))))
+          expect(numbers.sort((a, b) => a - b)).toEqual(Array.from({ length: total }, (_, i) => i))
+        }
+      }
+    }
+  })
 })
 
 describe("k6's unequal segments (lib/execution_segment.go)", () => {

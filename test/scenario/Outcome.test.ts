@@ -268,6 +268,39 @@ ${extra}`
     expect(r.stdout).toContain("RUN ERROR: setup failed: 3 of 31 creates failed")
   }, 30_000)
 
+  it("a setup stopped midway (Ctrl-C after ~300 of 3,000 creates) is not complete, though none of its creates failed", async () => {
+    const f = file(`apiVersion: clustersim/v1
+kind: Scenario
+metadata: { name: setup-stopped }
+setup:
+  namespaces: [present]
+  objects:
+    - { name: many, resource: configmaps, namespace: present, count: 3000, rate: 200 }
+phases:
+  - name: p
+    duration: 1s
+    actions:
+      - { type: closed, workers: 1, iterations: 5, request: { verb: get, objects: many } }
+`)
+    const stdout: Array<string> = []
+    const outDir = join(dir, `out${n++}`)
+    const r = await Effect.runPromise(
+      runCommand({ file: f, target: { _tag: "in-process" }, outDir, tty: false, stdout: (s) => void stdout.push(s), stderr: () => {}, interrupt: Effect.sleep("1500 millis") })
+    )
+    expect(r.exitCode).toBe(130)
+    const text = stdout.join("")
+    const row = r.artifact!.thresholds.filter((t) => t.threshold === "outcome:setup-complete")
+    expect(row.map((t) => [t.condition, t.passed])).toEqual([
+      ["failed setup creates == 0", true],
+      ["unfinished setup creates == 0", false]
+    ])
+    const created = r.artifact!.series.filter((s) => s.key.metric === "setup").reduce((n, s) => n + s.count, 0)
+    expect(created).toBeGreaterThan(0)
+    expect(row[1]!.observed).toBe(3000 - created)
+    expect(text).toContain(`✗ outcome:setup-complete: unfinished setup creates == 0 (observed ${3000 - created})`)
+    expect(text).toContain("INTERRUPTED: partial results")
+  }, 30_000)
+
   it("outcome.requireSetup: false is the explicit opt-out", async () => {
     const r = await run(file(setup("outcome: { requireSetup: false }")), { _tag: "in-process" })
     expect(r.exitCode).toBe(0)

@@ -8,7 +8,7 @@ import type { TrafficCounter } from "../../../src/client/HttpTransport.js"
 import { combineHealth, GeneratorHealth } from "../../../src/loadgen/GeneratorHealth.js"
 import { encodeSeries, LatencyRecorder, nowMillis } from "../../../src/loadgen/LatencyRecorder.js"
 import { decodeSeries, mergeActions } from "../../../src/loadgen/WorkerMerge.js"
-import { makeRunState, ms, runScenario, runTagOf, type RunState } from "../../scenario/Run.js"
+import { makeRunState, ms, runScenario, runTagOf, type RunState, SetupDone } from "../../scenario/Run.js"
 import type { StopSignal } from "../artifact.js"
 import { defaultWorkers, machineCores, startWorkers } from "../GeneratorWorkers.js"
 import { isLocalTarget, type TargetFlag } from "../target.js"
@@ -38,9 +38,10 @@ const progressReporter = (state: RunState, plannedMs: number, tty: boolean, writ
       const elapsedMs = now - state.startedAtMs
       // a replay's phase lasts as long as its schedule: its end gives the line a total and an ETA
       const totalMs = p.expectedEndAtMs === undefined ? plannedMs : Math.max(plannedMs, p.expectedEndAtMs - state.startedAtMs)
-      if (elapsedMs < 0) {
-        // a segment before the run's common start (docs/distributed.md)
-        const line = `waiting for the common start, in ${Math.ceil(-elapsedMs / 1000)} s`
+      if (elapsedMs < 0 || p.phase === SetupDone) {
+        // a segment before the run's common start (docs/distributed.md), or at it before its first phase began: no
+        // progress of the load to show yet
+        const line = elapsedMs < 0 ? `waiting for the common start, in ${Math.ceil(-elapsedMs / 1000)} s` : "starting the phases"
         if (tty) write(`\r\x1b[2K${line}`)
         else if (now - lastLineAt >= NON_TTY_PROGRESS_MS) {
           write(line + "\n")

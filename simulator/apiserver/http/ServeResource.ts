@@ -166,6 +166,7 @@ export const serveResource = (
             resourceVersionMatch: str("resourceVersionMatch"),
             allowWatchBookmarks: queryBool(query, "allowWatchBookmarks"),
             sendInitialEvents: queryBool(query, "sendInitialEvents"),
+            continue: str("continue"),
             timeoutSeconds
           }, out, limits, (defect) => onDefect(req, out.res, defect), view, (bytes) => metrics?.watchEventSent(resource, bytes))
         }

@@ -1,10 +1,11 @@
 /**
  * Execution segments end to end through the CLI as processes (docs/distributed.md), against `clustersim serve` in a
  * process of its own: `run --segments 2` meets through the target, runs exactly the plan between its two segments
- * and merges them; a segment killed mid-run fails the merged run naming it; a segment that never arrives fails the
+ * and merges them; a segment killed mid-run (by SIGKILL too) fails the merged run naming it, a Ctrl-C interrupts it;
+ * the local run's rendezvous ConfigMap is removed at its end; a segment that never arrives fails the
  * others at the rendezvous deadline; a real-time cluster's nodes split between the segments by their names' hash.
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -28,6 +29,25 @@ const finished = (child: ChildProcess): Promise<{ code: number | null; stdout: s
     child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()))
     child.on("error", reject)
     child.on("exit", (code) => resolve({ code, stdout, stderr }))
+  })
+
+/** `run --segments 2` of the scenario as a process, its out directory named `name`. */
+const localSegments = (name: string) => {
+  const file = join(dir, `${name}.yaml`)
+  writeFileSync(file, scenario("60s"))
+  const out = join(dir, name)
+  const run = cli(["run", file, "--target", url, "--segments", "2", "--out", out])
+  return { out, run, done: finished(run) }
+}
+
+/** What the process wrote to stderr once `done` holds for it. */
+const stderrUntil = (child: ChildProcess, done: (seen: string) => boolean): Promise<string> =>
+  new Promise((resolve) => {
+    let seen = ""
+    child.stderr!.on("data", (d: Buffer) => {
+      seen += d.toString()
+      if (done(seen)) resolve(seen)
+    })
   })
 
 const scenario = (timeout: string) => `apiVersion: clustersim/v1
@@ -157,6 +177,39 @@ describe("execution segments across processes", () => {
     const merged = JSON.parse(readFileSync(join(dir, "kill", "merged", "run.json"), "utf8"))
     expect(merged.outcome).toBe("run-error")
     expect(merged.segments.map((s: { outcome: string }) => s.outcome)).toEqual(["pass", "missing"])
+  }, 180_000)
+
+  it("run --segments 2 with a segment killed by SIGKILL (the OOM killer): the run waits for the other, merges and fails naming it", async () => {
+    const { out, run, done } = localSegments("sigkill")
+    await stderrUntil(run, (seen) => /\[segment 2\/2\] .*phase steady/.test(seen))
+    // the segment's own process (its --out names it): killed as the OOM killer does, it writes nothing
+    const pid = Number(execFileSync("pgrep", ["-f", "--", `--out ${join(out, "segment-2")}`], { encoding: "utf8" }).trim().split("\n")[0])
+    process.kill(pid, "SIGKILL")
+    const r = await done
+    expect(r.code, r.stderr).toBe(1)
+    expect(r.stderr).toContain("clustersim: segment 2/2 was killed (SIGKILL) before it wrote its artifact")
+    expect(r.stdout).toContain("RUN ERROR: segment 2/2 is missing: no artifact of it was given (exit 1)")
+    const merged = JSON.parse(readFileSync(join(out, "run.json"), "utf8"))
+    expect(merged.outcome).toBe("run-error")
+    expect(merged.segments.map((s: { outcome: string }) => s.outcome)).toEqual(["pass", "missing"])
+  }, 180_000)
+
+  it("Ctrl-C on run --segments 2: passed on to each segment, the merged run is interrupted (exit 130), not failed", async () => {
+    const { out, run, done } = localSegments("sigint")
+    const seen = await stderrUntil(run, (seen) => /\[segment 1\/2\] .*phase steady/.test(seen) && /\[segment 2\/2\] .*phase steady/.test(seen))
+    const id = /meeting at rendezvous (\S+)/.exec(seen)![1]!
+    const rendezvousConfigMaps = async () =>
+      ((await (await fetch(`${url}/api/v1/namespaces/distributed/configmaps`)).json()) as { items: Array<{ metadata: { name: string } }> }).items.map((c) => c.metadata.name).filter((n) => n.startsWith("clustersim-rendezvous-local-"))
+    expect(await rendezvousConfigMaps()).toContain(`clustersim-rendezvous-${id}`)
+    run.kill("SIGINT")
+    const r = await done
+    expect(r.code, r.stderr).toBe(130)
+    expect(r.stdout).toContain("INTERRUPTED: partial results")
+    const merged = JSON.parse(readFileSync(join(out, "run.json"), "utf8"))
+    expect([merged.outcome, merged.interruptedBy, merged.runError]).toEqual(["interrupted", "SIGINT", undefined])
+    expect(merged.segments.map((s: { outcome: string }) => s.outcome)).toEqual(["interrupted", "interrupted"])
+    // the run's rendezvous ConfigMap is gone once it ended (and the other local runs' of this file)
+    expect(await rendezvousConfigMaps()).toEqual([])
   }, 180_000)
 
   it("a segment that never arrives: the others fail at the rendezvous deadline, naming it", async () => {

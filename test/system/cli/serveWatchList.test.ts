@@ -58,6 +58,17 @@ describe("serve --feature-gates WatchList=true (own process, raw HTTP)", () => {
       "ADDED c"
     ])
     expect(Number(lines[2]!.object.metadata.resourceVersion)).toBe(Number(lines[1]!.object.metadata.resourceVersion))
+    // the same request with a continue token: upstream's validateWatchOptions refuses it before any stream
+    const continued = await request(
+      `${url}/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&continue=abc`
+    )
+    expect(continued.statusCode).toBe(422)
+    expect(await continued.body.json()).toMatchObject({
+      kind: "Status",
+      reason: "Invalid",
+      message: 'ListOptions.meta.platform "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided',
+      details: { causes: [{ reason: "FieldValueForbidden", message: "Forbidden: resourceVersionMatch is forbidden when continue is provided", field: "resourceVersionMatch" }] }
+    })
   }, 60_000)
 
   it("without the gate the same request is 422 naming it; a bad gate value is exit 2", async () => {
