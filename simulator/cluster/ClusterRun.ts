@@ -92,6 +92,12 @@ export interface SimulationResult {
   /** Virtual time reached (ms); less than `durationMs` when the run was stopped. */
   readonly reachedMs: number
   readonly stopped: boolean
+  /**
+   * The node agents' requests the server answered with an error, by status code (`ShardContext`'s count; a request
+   * given up after 429s counts as 429; one that found the server unreachable — a partition, a pause — is not here).
+   * Outside `cluster`, whose document the result hashes cover.
+   */
+  readonly nodeAgentErrorsByCode?: Readonly<Record<string, number>>
 }
 
 export type { ClusterResult } from "./ClusterResult.js"
@@ -262,7 +268,10 @@ interface Built {
   /** Why the run cannot go on: a part of the cluster (a shard, the lifecycle controller…) failed. */
   readonly failure: () => string | undefined
   /** The results, after the simulation ran to `reachedMs` (ms since the start). */
-  readonly finish: (kernel: { readonly timersFired: number; readonly tasksRun: number }, reachedMs: number) => { cluster?: ClusterResult; sections: Record<string, unknown> }
+  readonly finish: (
+    kernel: { readonly timersFired: number; readonly tasksRun: number },
+    reachedMs: number
+  ) => { cluster?: ClusterResult; sections: Record<string, unknown>; nodeAgentErrorsByCode?: Readonly<Record<string, number>> }
 }
 
 /** Builds the simulation: nodes, agents, controllers, faults, workload and sections forked, nothing run yet. */
@@ -403,8 +412,10 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
         ...(model.givenUp > 0 ? { givenUp: model.givenUp } : {}),
         ...(model.params.relistMemory === true ? { relistMemory: model.relistMemory.report(startMillis) } : {})
       }
-      const cluster = withCluster ? { cluster: planResult(plan, { pods: seededPods, kernel, reachedMs, wallMs: wallClock() - wallStart, serverModel }) } : {}
-        return { ...cluster, sections: { ...sectionResults } }
+      const cluster = withCluster
+        ? { cluster: planResult(plan, { pods: seededPods, kernel, reachedMs, wallMs: wallClock() - wallStart, serverModel }), nodeAgentErrorsByCode: { ...plan.metrics.errorsByCode } }
+        : {}
+      return { ...cluster, sections: { ...sectionResults } }
     }
   }
 }
