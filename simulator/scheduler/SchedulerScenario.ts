@@ -86,6 +86,8 @@ export type SchedulerSection = typeof SchedulerSection.Type
 export interface FailoverResult {
   readonly killedAtMs: number
   readonly killedIdentity: string
+  /** True when no replica led at `killedAtMs` (a kill at 0 s, before the first election): a replica died, no leader. */
+  readonly beforeAnyLeader?: true
   readonly newLeader: string | undefined
   readonly newLeaderAtMs: number | undefined
   readonly firstBindAfterMs: number | undefined
@@ -250,10 +252,12 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
       }
 
       let failover: FailoverResult | undefined
-      if (scenario.killLeaderAt !== undefined) {
+      // a kill at or after the section's end does not happen, as a fault at or after the run's end (docs/scheduler.md)
+      if (scenario.killLeaderAt !== undefined && scenario.killLeaderAt < durationMs) {
         yield* Effect.sleep(Duration.millis(scenario.killLeaderAt))
         const now = (yield* Clock.currentTimeMillis) - start
-        const victim = instances.find((i) => i.elector?.isLeader()) ?? instances[0]!
+        const leader = instances.find((i) => i.elector?.isLeader())
+        const victim = leader ?? instances[0]!
         victim.elector?.crash()
         yield* Fiber.interrupt(victim.fiber)
         yield* Effect.sleep(Duration.millis(Math.max(0, durationMs - now)))
@@ -262,6 +266,7 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
         failover = {
           killedAtMs: now,
           killedIdentity: victim.identity,
+          ...(leader === undefined ? { beforeAnyLeader: true as const } : {}),
           newLeader: next?.identity,
           newLeaderAtMs: next?.atMs,
           firstBindAfterMs: firstBind?.atMs,

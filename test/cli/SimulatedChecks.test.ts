@@ -10,6 +10,7 @@ import { pastTheEnd, simulatedChecks } from "../../app/cli/drivers/VirtualTimeDr
 import { parseScenario } from "../../app/scenario/load.js"
 import { parseSetOverrides } from "../../app/scenario/SetOverrides.js"
 import { simulationOf } from "../../app/scenario/Simulated.js"
+import { renderSections } from "../../reports/summary.js"
 import { runSimulation } from "../../simulator/cluster/ClusterRun.js"
 
 const BASE = `apiVersion: clustersim/v1
@@ -71,5 +72,26 @@ describe("a fault past the run's end", () => {
     expect(pastTheEnd([{ type: "stop-nodes", at: 60_000, nodes: ["node-1"] }, { type: "stop-nodes", at: 5_000, nodes: ["node-2"] }], 10_000)).toEqual([
       "clustersim: warning: faults[0] (stop-nodes at 1m00s) does not happen: the run ends at 10s\n"
     ])
+  })
+})
+
+describe("the scheduler's killLeaderAt", () => {
+  const text = readFileSync("scenarios/leader-failover.yaml", "utf8")
+  const sectionOf = (sets: ReadonlyArray<string>) => {
+    const parsed = parseScenario(text, "scenarios/leader-failover.yaml", ".", { sets: Either.getOrThrow(parseSetOverrides(sets)) })
+    if (Either.isLeft(parsed)) throw new Error(parsed.left.message)
+    return Effect.runSync(runSimulation({ ...simulationOf(parsed.right.scenario, 1, "."), hostTurns: false })).sections.scheduler as { failover?: unknown; leaseTransitions?: number }
+  }
+
+  it("at the section's end does not happen, as a fault at the run's end", () => {
+    expect(sectionOf(["scheduler.killLeaderAt=3m"]).failover).toBeUndefined()
+    expect(sectionOf(["scheduler.killLeaderAt=2m59s"]).failover).toMatchObject({ killedAtMs: 179_000 })
+  })
+
+  it("a kill before any replica led says so instead of a leader killed and a new one", () => {
+    const lines = renderSections({
+      scheduler: { podsCreated: 10, binds: 10, podsBound: 10, leaseTransitions: 0, failover: { killedAtMs: 0, beforeAnyLeader: true, leaderLostToNewLeaderMs: 3, newLeaderToFirstBindMs: 0 } }
+    })
+    expect(lines).toContain("  failover: a replica killed at 0s, before any replica led (no leader lost), first leader after 3ms, its first bind at once")
   })
 })

@@ -8,7 +8,7 @@ import { type Cause, Deferred, Effect, Either, Exit, Option } from "effect"
 import { dirname } from "node:path"
 import { runSimulation, type SimulationResult, startMillis } from "../../../simulator/cluster/ClusterRun.js"
 import { unexpectedFailures } from "../../../simulator/cluster/CountingClient.js"
-import type { SchedulerScenarioResult } from "../../../simulator/scheduler/SchedulerScenario.js"
+import { DefaultSchedulerDurationMs, type SchedulerScenarioResult } from "../../../simulator/scheduler/SchedulerScenario.js"
 import type { ThresholdResult } from "../../../src/loadgen/Thresholds.js"
 import { check } from "../../scenario/Outcome.js"
 import type { ClusterFault } from "../../../simulator/cluster/ClusterSpec.js"
@@ -53,6 +53,12 @@ export const virtualTimeDriver: Driver = {
         )
         const simulation = simulationOf(scenario, seed, dirname(i.file))
         for (const line of pastTheEnd(simulation.faults, simulation.durationMs)) err(line)
+        if (scenario.scheduler?.killLeaderAt !== undefined) {
+          const sectionMs = scenario.scheduler.duration ?? (scenario.duration !== undefined ? simulation.durationMs : DefaultSchedulerDurationMs)
+          if (scenario.scheduler.killLeaderAt >= sectionMs) {
+            err(`clustersim: warning: scheduler.killLeaderAt (${clockText(scenario.scheduler.killLeaderAt)}) does not happen: the section ends at ${clockText(sectionMs)}\n`)
+          }
+        }
         let lastLineMs = 0
         const onProgress = (p: { readonly virtualMs: number; readonly wallMs: number }) => {
           const ph = state.progress
