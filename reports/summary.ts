@@ -225,7 +225,7 @@ interface SectionsView {
     readonly podsBound?: number
     readonly otherPodsBound?: number
     readonly leaseTransitions: number
-    readonly failover?: { readonly killedAtMs: number; readonly leaderLostToNewLeaderMs?: number; readonly newLeaderToFirstBindMs?: number }
+    readonly failover?: { readonly killedAtMs: number; readonly beforeAnyLeader?: true; readonly leaderLostToNewLeaderMs?: number; readonly newLeaderToFirstBindMs?: number }
   }
   readonly eviction?: { readonly evictions: ReadonlyArray<{ readonly atMs: number; readonly pod: string; readonly signal: string }> }
 }
@@ -250,10 +250,10 @@ export const renderSections = (raw: Readonly<Record<string, unknown>>): Readonly
     )
     if (f)
       out.push(
-        `  failover: leader killed at ${clock(f.killedAtMs)}, ` +
+        (f.beforeAnyLeader ? `  failover: a replica killed at ${clock(f.killedAtMs)}, before any replica led (no leader lost), ` : `  failover: leader killed at ${clock(f.killedAtMs)}, `) +
           (f.leaderLostToNewLeaderMs === undefined
-            ? "no new leader by the end"
-            : `new leader after ${formatMs(f.leaderLostToNewLeaderMs)}, ` +
+            ? f.beforeAnyLeader ? "no leader by the end" : "no new leader by the end"
+            : `${f.beforeAnyLeader ? "first leader" : "new leader"} after ${formatMs(f.leaderLostToNewLeaderMs)}, ` +
               (f.newLeaderToFirstBindMs === undefined ? "no bind by it" : f.newLeaderToFirstBindMs === 0 ? "its first bind at once" : `its first bind ${formatMs(f.newLeaderToFirstBindMs)} later`))
       )
   }

@@ -4,7 +4,7 @@
  * reports a JSON result. The cluster is assembled as on the real clock (`ClusterAssembly.ts`); here the transport is
  * the in-process server with modelled service times, and the observer reads its store. Same spec, faults and seed ⇒ the same result; only the `wall` field depends on the host.
  */
-import { Effect, Either, Layer } from "effect"
+import { Cause, Effect, Either, Layer } from "effect"
 import type { KObject } from "../../src/api/Object.js"
 import type { ResourceType } from "../../src/api/Resources.js"
 import { ApiClient, type ApiClientService } from "../../src/client/ApiClient.js"
@@ -16,6 +16,7 @@ import { ApiServer, type ApiServerConfig, type ApiServerImpl } from "../apiserve
 import type { Change } from "../apiserver/Store.js"
 import { parameters, ServiceTime, ServiceTimeModel, uniformOf, wrapClient } from "../apiserver/ServiceTime.js"
 import type { SeededRandom, SeededRandomService } from "../kernel/SeededRandom.js"
+import { labelled } from "../kernel/FiberLabel.js"
 import { yieldToHost } from "../kernel/SimClock.js"
 import * as Simulation from "../kernel/Simulation.js"
 import type { ImagePulls } from "../nodeagent/images/ImagePulls.js"
@@ -92,6 +93,12 @@ export interface SimulationResult {
   /** Virtual time reached (ms); less than `durationMs` when the run was stopped. */
   readonly reachedMs: number
   readonly stopped: boolean
+  /**
+   * The node agents' requests the server answered with an error, by status code (`ShardContext`'s count; a request
+   * given up after 429s counts as 429; one that found the server unreachable — a partition, a pause — is not here).
+   * Outside `cluster`, whose document the result hashes cover.
+   */
+  readonly nodeAgentErrorsByCode?: Readonly<Record<string, number>>
 }
 
 export type { ClusterResult } from "./ClusterResult.js"
@@ -169,24 +176,51 @@ export const runSimulation = (
     }
     for (;;) {
       const sliceStart = wallClock()
-      const outcome = built.sim.runUntil(built.target, {
-        progressEvery: 1_000,
-        onProgress: (p) => {
-          const wall = wallClock()
-          if (options.onProgress && (p.now >= nextProgress || (options.progressEveryWallMs !== undefined && wall - lastProgressWall >= options.progressEveryWallMs))) {
-            if (p.now >= nextProgress) nextProgress += progressEvery
-            lastProgressWall = wall
-            options.onProgress({ virtualMs: p.now - startMillis, wallMs: wall - built.wallStart })
-          }
-          // (the report at the target itself ends the run anyway: a stop there would only start the slice again)
-          if (options.hostTurns !== false && wall - sliceStart >= SliceWallMs && p.now < built.target) built.sim.stop()
-          // a scrape: the slice ends on its instant, before that instant's events
-          if (p.now >= nextScrape && p.now < built.target) {
-            scrapeDue = true
-            built.sim.stop()
-          }
+      /** The wall-clock part of a report: the progress line however slowly virtual time goes; true when the slice is over. */
+      const wallReport = (now: number): boolean => {
+        const wall = wallClock()
+        if (options.onProgress && options.progressEveryWallMs !== undefined && wall - lastProgressWall >= options.progressEveryWallMs) {
+          lastProgressWall = wall
+          options.onProgress({ virtualMs: now - startMillis, wallMs: wall - built.wallStart })
         }
-      })
+        return options.hostTurns !== false && wall - sliceStart >= SliceWallMs
+      }
+      let outcome: Simulation.RunResult
+      try {
+        outcome = built.sim.runUntil(built.target, {
+          progressEvery: 1_000,
+          // the slices' whole seconds, also after a slice that ended within an instant (below)
+          progressOrigin: startMillis,
+          onProgress: (p) => {
+            if (options.onProgress && p.now >= nextProgress) {
+              nextProgress += progressEvery
+              lastProgressWall = wallClock()
+              options.onProgress({ virtualMs: p.now - startMillis, wallMs: lastProgressWall - built.wallStart })
+            }
+            // (the report at the target itself ends the run anyway: a stop there would only start the slice again)
+            if (wallReport(p.now) && p.now < built.target) built.sim.stop()
+            // a scrape: the slice ends on its instant, before that instant's events
+            if (p.now >= nextScrape && p.now < built.target) {
+              scrapeDue = true
+              built.sim.stop()
+            }
+          },
+          // many events at one instant: the progress line and the host's turn (a Ctrl-C) do not wait for the clock to
+          // move; the next slice goes on with the instant's rest in the same order, so the result is the same
+          onBusy: (b) => {
+            if (wallReport(b.now)) built.sim.stop()
+          }
+        })
+      } catch (e) {
+        if (!(e instanceof Simulation.Livelock)) throw e
+        built.sim.interruptAll()
+        return yield* Effect.fail(`the simulation stopped making progress at ${virtualTime(e.at)}: ${e.message.replace(/^Simulation: livelock at virtual time \d+ ms: /, "")}`)
+      }
+      const failed = built.failure()
+      if (failed !== undefined) {
+        built.sim.interruptAll()
+        return yield* Effect.fail(failed)
+      }
       totals.timersFired += outcome.timersFired
       totals.tasksRun += outcome.tasksRun
       // a scrape stopped the slice, or the slice ended on a scrape's instant (the run's end)
@@ -215,6 +249,14 @@ export const runSimulation = (
     return { ...built.finish(totals, reachedMs), reachedMs, stopped }
   })
 
+/** A clock reading as virtual time since the start: `1m30.5s`. */
+const virtualTime = (at: number): string => {
+  const ms = at - startMillis
+  const minutes = Math.floor(ms / 60_000)
+  const seconds = (ms - minutes * 60_000) / 1000
+  return minutes > 0 ? `${minutes}m${seconds}s` : `${seconds}s`
+}
+
 /** Virtual time past the end a section may take to report (its final reads go through the modelled API). */
 export const SectionReportMs = 60_000
 
@@ -224,8 +266,13 @@ interface Built {
   readonly sectionDeadline: number
   readonly unfinishedSections: () => boolean
   readonly wallStart: number
+  /** Why the run cannot go on: a part of the cluster (a shard, the lifecycle controller…) failed. */
+  readonly failure: () => string | undefined
   /** The results, after the simulation ran to `reachedMs` (ms since the start). */
-  readonly finish: (kernel: { readonly timersFired: number; readonly tasksRun: number }, reachedMs: number) => { cluster?: ClusterResult; sections: Record<string, unknown> }
+  readonly finish: (
+    kernel: { readonly timersFired: number; readonly tasksRun: number },
+    reachedMs: number
+  ) => { cluster?: ClusterResult; sections: Record<string, unknown>; nodeAgentErrorsByCode?: Readonly<Record<string, number>> }
 }
 
 /** Builds the simulation: nodes, agents, controllers, faults, workload and sections forked, nothing run yet. */
@@ -266,6 +313,21 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
   const clientLayer = withCluster ? ServiceTime.layerClient.pipe(Layer.provide(InProcessClient.layer), Layer.provide(serviceTimeLayer)) : InProcessClient.layer
   const layers = clientLayer.pipe(Layer.provideMerge(serverLayer))
   const sectionResults: Record<string, unknown> = {}
+  // A part of the cluster that fails ends the run with its error: the result would otherwise read as if it had run.
+  let failure: string | undefined
+  const part = (name: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<void, never, R> =>
+    effect.pipe(
+      labelled(name),
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.void
+          : Effect.sync(() => {
+              failure ??= `${name} failed: ${Cause.pretty(cause).split("\n")[0]}`
+              sim.stop()
+            })
+      ),
+      Effect.asVoid
+    )
 
   const program = Effect.gen(function* () {
     const server = yield* ApiServer
@@ -278,6 +340,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
       sectionResults[section.name] = { finished: false }
       yield* Effect.forkDaemon(
         (clientAs ? Effect.provideService(section.run, ClientAs, clientAs) : section.run).pipe(
+          labelled(`the ${section.name} section`),
           withRunMetrics,
           Effect.tap((r) => Effect.sync(() => void (sectionResults[section.name] = r))),
           Effect.catchAllCause((c) => Effect.sync(() => void (sectionResults[section.name] = failedSection(c))))
@@ -288,7 +351,7 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
       const workload = clientAs ? Effect.provideService(options.workload, ClientAs, clientAs) : options.workload
       // the cluster's service-time model, for a workload that books some requests as another identity's (kubelet-style
       // reflectors as their node: `modelledClient(inProcessClient(server), model, identity)`, bench/cluster/clientLoad.ts)
-      yield* Effect.forkDaemon(withCluster ? Effect.provideService(workload, ServiceTime, model) : workload)
+      yield* Effect.forkDaemon(labelled("the load phases")(withCluster ? Effect.provideService(workload, ServiceTime, model) : workload))
     }
     return yield* Effect.never
   }).pipe(Effect.provide(layers))
@@ -324,30 +387,31 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
       startMillis,
       imagePulls
     })
-    for (const shard of shards) yield* Effect.forkDaemon(shard.run)
-    yield* Effect.forkDaemon(server.admission.compactEvery(10_000))
+    for (const [i, shard] of shards.entries()) yield* Effect.forkDaemon(part(shards.length > 1 ? `the node agents (shard ${i})` : "the node agents")(shard.run))
+    yield* Effect.forkDaemon(part("the API server's compaction")(server.admission.compactEvery(10_000)))
     if (resolved!.lifecycle.enabled) {
       const controller = lifecycleController(plan)
-      yield* Effect.forkDaemon(clientAs ? Effect.provideService(controller, ApiClient, clientAs(nodeControllerCredentials)) : controller)
+      yield* Effect.forkDaemon(part("the node lifecycle controller")(clientAs ? Effect.provideService(controller, ApiClient, clientAs(nodeControllerCredentials)) : controller))
     }
     for (const p of pauses) {
-      yield* Effect.forkDaemon(Effect.sleep(p.from - startMillis).pipe(Effect.zipRight(server.pause(p.to - p.from))))
+      yield* Effect.forkDaemon(part("an apiserver pause")(Effect.sleep(p.from - startMillis).pipe(Effect.zipRight(server.pause(p.to - p.from)))))
     }
     // a restart: the pause above, its watches closed and a watch cache with no history before now
     for (const at of plan.restarts) {
-      yield* Effect.forkDaemon(Effect.sleep(at - startMillis).pipe(Effect.zipRight(server.compact()), Effect.zipRight(server.dropWatches())))
+      yield* Effect.forkDaemon(part("an apiserver restart")(Effect.sleep(at - startMillis).pipe(Effect.zipRight(server.compact()), Effect.zipRight(server.dropWatches()))))
     }
     const pressure = memoryPressure(plan, shardOf)
-    if (pressure !== undefined) yield* Effect.forkDaemon(withRunMetrics(pressure))
+    if (pressure !== undefined) yield* Effect.forkDaemon(part("the memory-pressure fault")(withRunMetrics(pressure)))
   })
 
-  sim.fork(program)
+  sim.fork(part("the simulation's set-up")(program))
   return {
     sim,
     target: startMillis + durationMs,
     sectionDeadline: startMillis + durationMs + SectionReportMs,
     unfinishedSections: () => Object.values(sectionResults).some((r) => (r as { finished?: unknown }).finished === false && !("error" in (r as object))),
     wallStart,
+    failure: () => failure,
     finish: (kernel, reachedMs) => {
       const serverModel = {
         modelled: true as const,
@@ -356,8 +420,10 @@ const build = (options: SimulationOptions, resolved: ResolvedCluster | undefined
         ...(model.givenUp > 0 ? { givenUp: model.givenUp } : {}),
         ...(model.params.relistMemory === true ? { relistMemory: model.relistMemory.report(startMillis) } : {})
       }
-      const cluster = withCluster ? { cluster: planResult(plan, { pods: seededPods, kernel, reachedMs, wallMs: wallClock() - wallStart, serverModel }) } : {}
-        return { ...cluster, sections: { ...sectionResults } }
+      const cluster = withCluster
+        ? { cluster: planResult(plan, { pods: seededPods, kernel, reachedMs, wallMs: wallClock() - wallStart, serverModel }), nodeAgentErrorsByCode: { ...plan.metrics.errorsByCode } }
+        : {}
+      return { ...cluster, sections: { ...sectionResults } }
     }
   }
 }

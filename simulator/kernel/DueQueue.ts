@@ -65,6 +65,8 @@ export class DueQueue<T> {
   tag = 0
 
   constructor(private readonly resolution: number) {
+    // a step of 0 would make every item due at once, for ever: the loop emptying it would never sleep
+    if (!(resolution > 0)) throw new Error(`the resolution (cluster.resolution) must be positive, got ${resolution} ms`)
     this.counts = new Int32Array(Number.isInteger(resolution) && resolution <= 1 << 16 ? resolution + 1 : 0)
   }
 

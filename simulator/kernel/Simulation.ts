@@ -19,6 +19,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
 import * as Random from "effect/Random"
 import * as Runtime from "effect/Runtime"
+import * as FiberLabel from "./FiberLabel.js"
 import * as SeededRandom from "./SeededRandom.js"
 import * as VirtualClock from "./VirtualClock.js"
 import * as VirtualScheduler from "./VirtualScheduler.js"
@@ -40,6 +41,42 @@ export interface RunOptions {
   /** Virtual time between two `onProgress` calls. */
   readonly progressEvery?: Duration.DurationInput
   readonly onProgress?: (progress: Progress) => void
+  /**
+   * Where the `progressEvery` boundaries fall: on `progressOrigin + k × progressEvery` (clock readings). Default: the
+   * run's start. A caller that may stop a run between two boundaries keeps its boundaries on one grid with it.
+   */
+  readonly progressOrigin?: number
+  /**
+   * Called every `busyEvery` steps (timers fired plus tasks run) at one instant, between two tasks: a caller can show
+   * progress, or `stop()` the run, while many events run without virtual time moving. A run stopped there continues
+   * with the rest of the instant, in the same order, when it is run again.
+   */
+  readonly onBusy?: (progress: Busy) => void
+  /** Steps at one instant between two `onBusy` calls. Default 10,000. */
+  readonly busyEvery?: number
+}
+
+/** `onBusy`'s snapshot: the instant and how much ran at it so far. */
+export interface Busy {
+  /** Virtual clock reading (ms). */
+  readonly now: number
+  /** Timers fired plus tasks run at this instant. */
+  readonly stepsAtInstant: number
+}
+
+/**
+ * A run that stopped making progress: too much ran at one virtual instant (`maxStepsPerInstant`,
+ * `maxBudgetYieldsPerInstant`). `culprit` names the busiest fiber (its `FiberLabel`) when there is one.
+ */
+export class Livelock extends Error {
+  constructor(
+    readonly at: number,
+    readonly culprit: string | undefined,
+    detail: string
+  ) {
+    super(`Simulation: livelock at virtual time ${at} ms: ${detail}`)
+    this.name = "Livelock"
+  }
 }
 
 export interface Options extends RunOptions {
@@ -49,9 +86,17 @@ export interface Options extends RunOptions {
   readonly startMillis?: number
   /**
    * Timers fired plus tasks run without time moving before the driver gives up with a livelock defect (a fiber
-   * that yields or sleeps 0 forever would otherwise hang the process). Default 2,000,000.
+   * that yields or sleeps 0 forever would otherwise hang the process). Default 500,000 (seconds of CPU; the shipped
+   * scenarios' busiest instant takes some 21,000).
    */
   readonly maxStepsPerInstant?: number
+  /**
+   * Times a fiber used up Effect's operation budget (2048 operations without suspending) at one instant, over all
+   * fibers, before the driver gives up with a `Livelock`: a loop that never sleeps (a period of 0) does nothing else,
+   * and would take hours to reach `maxStepsPerInstant`. Default 5,000 (some 10 million operations, a few seconds of
+   * CPU; the shipped scenarios' busiest instants use 12).
+   */
+  readonly maxBudgetYieldsPerInstant?: number
 }
 
 export interface RunResult {
@@ -90,7 +135,11 @@ export interface Simulation {
   ): Exit.Exit<A, E> | undefined
   /** Ends the current run after the event in progress (callable from a fiber or from `onProgress`). */
   stop(): void
-  /** Interrupts every fiber started with `fork` that is still running, and drains the run queue. */
+  /**
+   * Interrupts every fiber started with `fork` that is still running, and drains the run queue. Daemons they forked
+   * are not interrupted; one that still spins is left in the queue once the instant's budgets are spent (the
+   * simulation is over, nothing runs it again).
+   */
   interruptAll(): void
 }
 
@@ -101,6 +150,11 @@ class SimulationImpl implements Simulation {
   readonly runtime: Runtime.Runtime<SeededRandom.SeededRandom>
   private readonly fibers = new Set<Fiber.RuntimeFiber<unknown, unknown>>()
   private readonly maxStepsPerInstant: number
+  private readonly maxBudgetYieldsPerInstant: number
+  /** `onBusy` of the run in progress, its period, and the step count at which it is called next. */
+  private onBusy: ((progress: Busy) => void) | undefined = undefined
+  private busyEvery = DefaultBusyEvery
+  private nextBusy = DefaultBusyEvery
   private readonly defaults: RunOptions
   private timersFired = 0
   private tasksRun = 0
@@ -112,7 +166,8 @@ class SimulationImpl implements Simulation {
     const seed = options.seed ?? 0
     this.clock = VirtualClock.make({ startMillis: options.startMillis ?? 0 })
     this.random = SeededRandom.make(seed)
-    this.maxStepsPerInstant = options.maxStepsPerInstant ?? 2_000_000
+    this.maxStepsPerInstant = options.maxStepsPerInstant ?? 500_000
+    this.maxBudgetYieldsPerInstant = options.maxBudgetYieldsPerInstant ?? 5_000
     this.defaults = options
     const services = DefaultServices.liveServices.pipe(
       Context.add(Clock.Clock, this.clock),
@@ -166,7 +221,15 @@ class SimulationImpl implements Simulation {
     const everyInput = options.progressEvery ?? this.defaults.progressEvery
     const every = onProgress && everyInput !== undefined ? Duration.toMillis(everyInput) : Infinity
     if (!(every > 0)) throw new Error("Simulation: progressEvery must be positive")
-    let nextReport = from + every
+    const origin = options.progressOrigin ?? this.defaults.progressOrigin ?? from
+    let nextReport = every === Infinity ? Infinity : origin + (Math.floor((from - origin) / every) + 1) * every
+    this.onBusy = options.onBusy ?? this.defaults.onBusy
+    const busyEvery = options.busyEvery ?? this.defaults.busyEvery ?? DefaultBusyEvery
+    if (!(busyEvery > 0)) throw new Error("Simulation: busyEvery must be positive")
+    if (busyEvery !== this.busyEvery) {
+      this.busyEvery = busyEvery
+      this.nextBusy = (Math.floor(this.stepsAtInstant / busyEvery) + 1) * busyEvery
+    }
     let lastReported = NaN
     const report = (now: number) => {
       lastReported = now
@@ -197,7 +260,7 @@ class SimulationImpl implements Simulation {
         timers.pop()
         if (due > clock.unsafeCurrentTimeMillis()) {
           clock.unsafeAdvanceTo(due)
-          this.stepsAtInstant = 0
+          this.newInstant()
         }
         this.timersFired++
         this.stepsAtInstant++
@@ -205,12 +268,13 @@ class SimulationImpl implements Simulation {
         this.settle()
       }
       if (!this.stopRequested && Number.isFinite(target)) {
-        if (target > clock.unsafeCurrentTimeMillis()) this.stepsAtInstant = 0
+        if (target > clock.unsafeCurrentTimeMillis()) this.newInstant()
         clock.unsafeAdvanceTo(target)
         if (onProgress && lastReported !== target && every !== Infinity) report(clock.unsafeCurrentTimeMillis())
       }
     } finally {
       this.running = false
+      this.onBusy = undefined
     }
     return {
       now: clock.unsafeCurrentTimeMillis(),
@@ -237,21 +301,65 @@ class SimulationImpl implements Simulation {
 
   interruptAll(): void {
     for (const fiber of Array.from(this.fibers)) fiber.unsafeInterruptAsFork(FiberId.none)
-    this.settle()
+    // the interruptions get the instant's whole budgets (a run may have ended because it spent them)
+    this.newInstant()
+    this.settle(false)
   }
 
-  /** Drains the run queue: every fiber woken at this instant runs until it suspends again. */
-  private settle(): void {
-    const ran = this.scheduler.drain(Math.max(0, this.maxStepsPerInstant - this.stepsAtInstant))
-    this.tasksRun += ran
-    this.stepsAtInstant += ran
-    if (this.scheduler.size > 0) {
-      throw new Error(
-        `Simulation: livelock, more than ${this.maxStepsPerInstant} steps at virtual time ${this.now()} ms ` +
-          "(a fiber yielding or sleeping 0 forever?)"
-      )
+  /** The clock moved: the per-instant counts start again. */
+  private newInstant(): void {
+    this.stepsAtInstant = 0
+    this.nextBusy = this.busyEvery
+    this.scheduler.resetBudgetYields()
+  }
+
+  /**
+   * Drains the run queue: every fiber woken at this instant runs until it suspends again. In chunks of at most
+   * `busyEvery` steps, so that `onBusy` sees a busy instant, may stop the run within it (the rest of the queue then
+   * runs first thing in the next run), and the budgets are checked while the instant lasts.
+   */
+  private settle(throwOnLivelock = true): void {
+    const scheduler = this.scheduler
+    for (;;) {
+      // a task that ran out of its operation budget did the work of many: it counts as `BudgetYieldWeight` steps here
+      const work = this.stepsAtInstant + scheduler.budgetYields * BudgetYieldWeight
+      if (work >= this.nextBusy) {
+        this.nextBusy = (Math.floor(work / this.busyEvery) + 1) * this.busyEvery
+        this.onBusy?.({ now: this.now(), stepsAtInstant: this.stepsAtInstant })
+        if (this.stopRequested) return
+      }
+      if (scheduler.size === 0) return
+      if (this.stepsAtInstant >= this.maxStepsPerInstant) {
+        if (!throwOnLivelock) return
+        throw this.livelock(`more than ${this.maxStepsPerInstant} steps (timers fired and tasks run) without the clock moving (a fiber yielding or sleeping 0 forever?)`)
+      }
+      const chunk = Math.min(SettleChunk, this.maxStepsPerInstant - this.stepsAtInstant)
+      const ran = scheduler.drain(chunk)
+      this.tasksRun += ran
+      this.stepsAtInstant += ran
+      if (scheduler.budgetYields > this.maxBudgetYieldsPerInstant) {
+        if (!throwOnLivelock) return
+        throw this.livelock(
+          `fibers ran out of their operation budget more than ${this.maxBudgetYieldsPerInstant} times (some ${this.maxBudgetYieldsPerInstant * 2048} operations) without the clock moving (a loop that never sleeps: a period of 0?)`
+        )
+      }
     }
   }
+
+  private livelock(detail: string): Livelock {
+    const busiest = this.scheduler.busiestFiber()
+    const culprit = busiest === undefined ? undefined : (FiberLabel.labelOf(busiest[0]) ?? `fiber ${FiberId.threadName(busiest[0].id())}`)
+    return new Livelock(this.now(), culprit, culprit === undefined ? detail : `${culprit} kept running; ${detail}`)
+  }
 }
+
+/** Steps at one instant between two `onBusy` calls, by default. */
+const DefaultBusyEvery = 10_000
+
+/** A task that used up Effect's operation budget (2048 operations), in steps of `busyEvery`: ~20 ordinary tasks' work. */
+const BudgetYieldWeight = 100
+
+/** Tasks run between two looks at the budgets and the `onBusy` cadence. */
+const SettleChunk = 256
 
 export const make = (options: Options = {}): Simulation => new SimulationImpl(options)

@@ -68,8 +68,33 @@ export class VirtualScheduler implements Scheduler.Scheduler {
     }
   }
 
+  /**
+   * Yields forced by Effect's operation budget (a fiber that ran `currentMaxOpsBeforeYield`, 2048, operations without
+   * suspending) since `resetBudgetYields`, and by which fiber: the driver's measure of busy work at one instant.
+   */
+  budgetYields = 0
+  private readonly budgetYieldsOf = new Map<Fiber.RuntimeFiber<unknown, unknown>, number>()
+
   shouldYield(fiber: Fiber.RuntimeFiber<unknown, unknown>): number | false {
-    return Scheduler.defaultShouldYield(fiber)
+    const priority = Scheduler.defaultShouldYield(fiber)
+    if (priority !== false) {
+      this.budgetYields++
+      this.budgetYieldsOf.set(fiber, (this.budgetYieldsOf.get(fiber) ?? 0) + 1)
+    }
+    return priority
+  }
+
+  /** The fiber that used the operation budget most often since `resetBudgetYields`, with its count. */
+  busiestFiber(): readonly [Fiber.RuntimeFiber<unknown, unknown>, number] | undefined {
+    let busiest: [Fiber.RuntimeFiber<unknown, unknown>, number] | undefined
+    for (const [fiber, count] of this.budgetYieldsOf) if (busiest === undefined || count > busiest[1]) busiest = [fiber, count]
+    return busiest
+  }
+
+  resetBudgetYields(): void {
+    if (this.budgetYields === 0) return
+    this.budgetYields = 0
+    this.budgetYieldsOf.clear()
   }
 
   /**

@@ -6,6 +6,7 @@
  */
 import { Clock, Duration, Effect, Fiber, Schema } from "effect"
 import { Events, Leases, Nodes, Pods } from "../../src/api/Resources.js"
+import { failureKey, hasStatusCode } from "../../src/client/TransportError.js"
 import { ApiClient } from "../../src/client/ApiClient.js"
 import type { KObject } from "../../src/api/Object.js"
 import { make as makeRecorder, reportingInstanceOf, type RecorderStats } from "../events/EventRecorder.js"
@@ -85,6 +86,8 @@ export type SchedulerSection = typeof SchedulerSection.Type
 export interface FailoverResult {
   readonly killedAtMs: number
   readonly killedIdentity: string
+  /** True when no replica led at `killedAtMs` (a kill at 0 s, before the first election): a replica died, no leader. */
+  readonly beforeAnyLeader?: true
   readonly newLeader: string | undefined
   readonly newLeaderAtMs: number | undefined
   readonly firstBindAfterMs: number | undefined
@@ -98,7 +101,10 @@ export interface FailoverResult {
 
 export interface SchedulerScenarioResult {
   readonly virtualMs: number
+  /** The batches' pods created (one that existed already counts); `createErrorsByCode` says why the others were not. */
   readonly podsCreated: number
+  /** The batches' creates that failed, by status code (`failureKey`); absent when none did. */
+  readonly createErrorsByCode?: Readonly<Record<string, number>>
   /** Successful binds (of any pod: the scheduler binds every pod without a node it sees). */
   readonly binds: number
   /** The section's own pods bound, each once (at most `podsCreated`). */
@@ -217,6 +223,7 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
       }
 
       let podsCreated = 0
+      const createErrors: Record<string, number> = {}
       for (const b of scenario.batches) {
         const at = b.at
         yield* Effect.forkScoped(
@@ -229,6 +236,12 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
                 const sentAt = yield* Clock.currentTimeMillis
                 const made = yield* Effect.either(client.create(Pods, makePod(`${b.namePrefix}-${i}`, b, live.podLabels ?? {}), { namespace: b.namespace }))
                 if (made._tag === "Right") live.onPodCreated?.(made.right.object, sentAt)
+                // a pod that exists already (a run before, same names) counts as created, as a setup create does
+                if (made._tag === "Left" && !hasStatusCode(made.left, 409)) {
+                  const key = failureKey(made.left)
+                  createErrors[key] = (createErrors[key] ?? 0) + 1
+                  continue
+                }
                 ownPods.add(`${b.namespace}/${b.namePrefix}-${i}`)
                 podsCreated++
               }
@@ -239,10 +252,12 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
       }
 
       let failover: FailoverResult | undefined
-      if (scenario.killLeaderAt !== undefined) {
+      // a kill at or after the section's end does not happen, as a fault at or after the run's end (docs/scheduler.md)
+      if (scenario.killLeaderAt !== undefined && scenario.killLeaderAt < durationMs) {
         yield* Effect.sleep(Duration.millis(scenario.killLeaderAt))
         const now = (yield* Clock.currentTimeMillis) - start
-        const victim = instances.find((i) => i.elector?.isLeader()) ?? instances[0]!
+        const leader = instances.find((i) => i.elector?.isLeader())
+        const victim = leader ?? instances[0]!
         victim.elector?.crash()
         yield* Fiber.interrupt(victim.fiber)
         yield* Effect.sleep(Duration.millis(Math.max(0, durationMs - now)))
@@ -251,6 +266,7 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
         failover = {
           killedAtMs: now,
           killedIdentity: victim.identity,
+          ...(leader === undefined ? { beforeAnyLeader: true as const } : {}),
           newLeader: next?.identity,
           newLeaderAtMs: next?.atMs,
           firstBindAfterMs: firstBind?.atMs,
@@ -281,7 +297,8 @@ export const schedulerScenarioEffect = (scenario: SchedulerSection, live: Schedu
           lease._tag === "Right" ? Number((lease.right.spec as { leaseTransitions?: number } | undefined)?.leaseTransitions ?? 0) : undefined,
         failover,
         instances: instances.map((i) => ({ identity: i.identity, ...i.core.snapshot() })),
-        events: { byReason, inStore: events.items.length, recorders: yield* Effect.all(recorders.map((r) => r.stats)) }
+        events: { byReason, inStore: events.items.length, recorders: yield* Effect.all(recorders.map((r) => r.stats)) },
+        ...(Object.keys(createErrors).length > 0 ? { createErrorsByCode: createErrors } : {})
       }
       return result
     })

@@ -225,6 +225,21 @@ const millisOf = (
 const check = (executor: ExecutorName, field: string, ok: boolean, reason: string): Effect.Effect<void, InvalidLoadConfig> =>
   ok ? Effect.void : Effect.fail(new InvalidLoadConfig({ executor, field, reason }))
 
+/**
+ * Most iterations an open model starts per millisecond: one a microsecond. Closer starts fall on one instant of the
+ * clock (`runOpen` does not sleep below 1 µs), so the plan would be walked without time moving — in virtual time,
+ * billions of starts at one instant, dropped one by one, and no progress.
+ */
+export const MaxStartsPerMs = 1000
+
+const checkRate = (executor: ExecutorName, field: string, rate: number, timeUnitMs: number): Effect.Effect<void, InvalidLoadConfig> =>
+  check(
+    executor,
+    field,
+    rate / timeUnitMs <= MaxStartsPerMs,
+    `${rate} per ${timeUnitMs} ms is more than one iteration per microsecond (at most ${MaxStartsPerMs * 1000} per second)`
+  )
+
 /** What every iteration of one executor shares, resolved once: the clock read, the series, the counters. */
 interface IterationRunner<E, R> {
   readonly now: () => number
@@ -460,6 +475,7 @@ export const constantArrivalRate = <E, R>(
     const gracefulStopMs = yield* millisOf(name, "gracefulStop", o.gracefulStop, DEFAULT_GRACEFUL_STOP_MS)
     yield* check(name, "rate", Number.isFinite(o.rate) && o.rate > 0, `must be > 0, got ${o.rate}`)
     yield* check(name, "timeUnit", timeUnitMs > 0, "must be > 0")
+    yield* checkRate(name, "rate", o.rate, timeUnitMs)
     yield* check(name, "maxInFlight", Number.isInteger(o.maxInFlight) && o.maxInFlight >= 1, `must be an integer ≥ 1, got ${o.maxInFlight}`)
     return yield* runOpen(name, o, constantPlan({ rate: o.rate, timeUnitMs, durationMs }), durationMs, gracefulStopMs, o.endsWithPlan)
   })
@@ -474,11 +490,14 @@ export const rampingArrivalRate = <E, R>(
     const gracefulStopMs = yield* millisOf(name, "gracefulStop", o.gracefulStop, DEFAULT_GRACEFUL_STOP_MS)
     const startRate = o.startRate ?? 0
     yield* check(name, "startRate", Number.isFinite(startRate) && startRate >= 0, `must be ≥ 0, got ${startRate}`)
+    yield* check(name, "timeUnit", timeUnitMs > 0, "must be > 0")
+    yield* checkRate(name, "startRate", startRate, timeUnitMs)
     yield* check(name, "stages", o.stages.length > 0, "at least one stage is required")
     yield* check(name, "maxInFlight", Number.isInteger(o.maxInFlight) && o.maxInFlight >= 1, `must be an integer ≥ 1, got ${o.maxInFlight}`)
     const stages: Array<{ target: number; durationMs: number }> = []
     for (const [i, st] of o.stages.entries()) {
       yield* check(name, `stages[${i}].target`, Number.isFinite(st.target) && st.target >= 0, `must be ≥ 0, got ${st.target}`)
+      yield* checkRate(name, `stages[${i}].target`, st.target, timeUnitMs)
       stages.push({ target: st.target, durationMs: yield* millisOf(name, `stages[${i}].duration`, st.duration) })
     }
     const durationMs = stages.reduce((a, s) => a + s.durationMs, 0)

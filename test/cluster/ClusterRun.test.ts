@@ -194,3 +194,67 @@ describe("progress of a run", () => {
     expect(none).toEqual([])
   })
 })
+
+describe("a run that cannot advance virtual time", () => {
+  // a wall clock that moves 1 s per reading: every look at it ends the slice (docs/cluster.md "Progress and signals")
+  const slowWall = () => {
+    let wall = 0
+    return Object.assign(Object.create(Clock.make()), { unsafeCurrentTimeMillis: () => (wall += 1_000) }) as Clock.Clock
+  }
+  /** A section that works for `tasks` scheduler turns at its first instant, then sleeps. */
+  const busyAtStart = (tasks: number) => ({
+    name: "busy",
+    run: Effect.gen(function* () {
+      for (let i = 0; i < tasks; i++) yield* Effect.yieldNow()
+      return yield* Effect.never
+    })
+  })
+  // a loop like the lifecycle controller's with a period of 0: never suspends, only Effect's operation budget yields it
+  const spinning = {
+    name: "spin",
+    run: Effect.gen(function* () {
+      for (;;) yield* Clock.currentTimeMillis
+    })
+  }
+
+  it("shows progress and sees a stop request while one instant runs, and stops there", async () => {
+    const calls: Array<{ virtualMs: number; wallMs: number }> = []
+    const result = await Effect.runPromise(
+      runSimulation({
+        spec: undefined,
+        faults: [],
+        seed: 1,
+        durationMs: 60_000,
+        sections: [busyAtStart(1_000_000)],
+        progressEveryWallMs: 1_000,
+        onProgress: (p) => void calls.push(p),
+        stopRequested: Effect.succeed(true)
+      }).pipe(Effect.withClock(slowWall()))
+    )
+    expect(result.stopped).toBe(true)
+    expect(result.reachedMs).toBe(0)
+    expect(calls.length).toBeGreaterThan(0)
+    expect(calls.every((c) => c.virtualMs === 0)).toBe(true)
+  })
+
+  it("a slice that ends within an instant changes nothing: the same result as one run in one go", async () => {
+    const spec: ClusterSpec = { nodes: 6, podsPerNode: 2 }
+    const faults: ReadonlyArray<ClusterFault> = [{ type: "stop-nodes", at: 20_000, count: 1 }]
+    const options = { spec, faults, seed: 3, durationMs: 90_000, sections: [busyAtStart(60_000)] }
+    const sliced = await Effect.runPromise(runSimulation(options).pipe(Effect.withClock(slowWall())))
+    const whole = Effect.runSync(runSimulation({ ...options, hostTurns: false }))
+    expect(JSON.stringify(deterministicPart(sliced.cluster!))).toBe(JSON.stringify(deterministicPart(whole.cluster!)))
+  })
+
+  it("a loop that never sleeps ends the run with an error naming it, not a hang", { timeout: 60_000 }, async () => {
+    const exit = await Effect.runPromise(Effect.either(runSimulation({ spec: { nodes: 2 }, faults: [], seed: 1, durationMs: 60_000, sections: [spinning] })))
+    expect(exit._tag === "Left" && exit.left).toMatch(/^the simulation stopped making progress at 0s: the spin section kept running; fibers ran out of their operation budget more than 5000 times/)
+  })
+
+  it("a part of the cluster that fails ends the run with its error (a monitor period of 0, a resolution of 0)", async () => {
+    const monitor = await Effect.runPromise(Effect.either(runSimulation({ spec: { nodes: 2, nodeLifecycle: { monitorPeriod: 0 } }, faults: [], seed: 1, durationMs: 60_000 })))
+    expect(monitor._tag === "Left" && monitor.left).toBe("the node lifecycle controller failed: RuntimeException: nodeLifecycle.monitorPeriod must be positive, got 0 ms")
+    const resolution = await Effect.runPromise(Effect.either(runSimulation({ spec: { nodes: 2, resolution: 0 }, faults: [], seed: 1, durationMs: 60_000 })))
+    expect(resolution._tag === "Left" && resolution.left).toMatch(/the resolution \(cluster\.resolution\) must be positive, got 0 ms/)
+  })
+})

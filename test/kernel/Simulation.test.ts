@@ -13,6 +13,7 @@ import * as Queue from "effect/Queue"
 import * as Random from "effect/Random"
 import * as Schedule from "effect/Schedule"
 import { SeededRandom } from "../../simulator/kernel/SeededRandom.js"
+import * as FiberLabel from "../../simulator/kernel/FiberLabel.js"
 import * as Simulation from "../../simulator/kernel/Simulation.js"
 
 const SECOND = 1_000
@@ -215,6 +216,54 @@ describe("Simulation: Effect primitives under virtual time", () => {
     const sim = Simulation.make({ maxStepsPerInstant: 50_000 })
     sim.fork(Effect.forever(Effect.yieldNow()))
     expect(() => sim.runFor("1 second")).toThrow(/livelock/)
+  })
+
+  it("a loop that never suspends is a livelock naming the fiber's label, long before the step bound", () => {
+    const sim = Simulation.make({ maxBudgetYieldsPerInstant: 200 })
+    sim.fork(
+      FiberLabel.labelled("the spinning controller")(
+        Effect.gen(function* () {
+          for (;;) yield* Clock.currentTimeMillis
+        })
+      )
+    )
+    expect(() => sim.runFor("1 second")).toThrow(
+      /^Simulation: livelock at virtual time 0 ms: the spinning controller kept running; fibers ran out of their operation budget more than 200 times/
+    )
+  })
+
+  it("onBusy sees a busy instant and may stop the run there; the next run goes on with the instant in the same order", () => {
+    const order = (stopEvery: boolean) => {
+      const sim = Simulation.make()
+      const log: Array<string> = []
+      for (const name of ["a", "b", "c"]) {
+        sim.fork(
+          Effect.gen(function* () {
+            yield* Effect.sleep("1 second")
+            for (let i = 0; i < 5_000; i++) {
+              log.push(`${name}${i}`)
+              yield* Effect.yieldNow()
+            }
+          })
+        )
+      }
+      const busy: Array<Simulation.Busy> = []
+      let runs = 0
+      for (;;) {
+        runs++
+        const r = sim.runFor("1 minute", { busyEvery: 1_000, onBusy: (b) => (busy.push(b), stopEvery && sim.stop()) })
+        if (!r.stopped) break
+        expect(r.now).toBe(1_000)
+      }
+      return { log, busy, runs, now: sim.now() }
+    }
+    const stopped = order(true)
+    const whole = order(false)
+    expect(whole.busy.length).toBeGreaterThanOrEqual(14)
+    expect(whole.busy.every((b) => b.now === 1_000)).toBe(true)
+    expect(stopped.runs).toBe(whole.busy.length + 1)
+    expect(stopped.log).toEqual(whole.log)
+    expect(stopped.log).toHaveLength(15_000)
   })
 
   it("runUntil is not re-entrant", () => {

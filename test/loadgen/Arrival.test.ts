@@ -276,6 +276,24 @@ describe("constantArrivalRate", () => {
       expect(Either.isLeft(badDuration) && badDuration.left.field).toBe("duration")
     }))
 
+  it.effect("starts closer than a microsecond are refused: the plan would be walked without the clock moving", () =>
+    Effect.gen(function* () {
+      const constant = yield* Effect.either(
+        Effect.provide(constantArrivalRate({ key, rate: 1, timeUnit: "1 nanos", duration: "1 second", maxInFlight: 1, operation: () => Effect.void }), LatencyRecorder.layerDefaults)
+      )
+      expect(Either.isLeft(constant) && { field: constant.left.field, reason: constant.left.reason }).toEqual({
+        field: "rate",
+        reason: "1 per 0.000001 ms is more than one iteration per microsecond (at most 1000000 per second)"
+      })
+      const ramping = yield* Effect.either(
+        Effect.provide(
+          rampingArrivalRate({ key, timeUnit: "1 micros", stages: [{ target: 1, duration: "1 second" }, { target: 2, duration: "1 second" }], maxInFlight: 1, operation: () => Effect.void }),
+          LatencyRecorder.layerDefaults
+        )
+      )
+      expect(Either.isLeft(ramping) && ramping.left.field).toBe("stages[1].target")
+    }))
+
   it.effect("a defect in an operation stops the executor with that defect", () =>
     Effect.gen(function* () {
       const recorder = yield* LatencyRecorder.make()

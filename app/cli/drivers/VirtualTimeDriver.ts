@@ -6,7 +6,13 @@
 import { progressLine } from "../../../reports/progress.js"
 import { type Cause, Deferred, Effect, Either, Exit, Option } from "effect"
 import { dirname } from "node:path"
-import { runSimulation, startMillis } from "../../../simulator/cluster/ClusterRun.js"
+import { runSimulation, type SimulationResult, startMillis } from "../../../simulator/cluster/ClusterRun.js"
+import { unexpectedFailures } from "../../../simulator/cluster/CountingClient.js"
+import { DefaultSchedulerDurationMs, type SchedulerScenarioResult } from "../../../simulator/scheduler/SchedulerScenario.js"
+import type { ThresholdResult } from "../../../src/loadgen/Thresholds.js"
+import { check } from "../../scenario/Outcome.js"
+import type { ClusterFault } from "../../../simulator/cluster/ClusterSpec.js"
+import { clockText } from "../../../reports/format.js"
 import { LatencyRecorder } from "../../../src/loadgen/LatencyRecorder.js"
 import { ApiClient } from "../../../src/client/ApiClient.js"
 import { instrumentedClient, RestClientMetrics } from "../../../src/client/RestClientMetrics.js"
@@ -46,6 +52,13 @@ export const virtualTimeDriver: Driver = {
           Effect.asVoid
         )
         const simulation = simulationOf(scenario, seed, dirname(i.file))
+        for (const line of pastTheEnd(simulation.faults, simulation.durationMs)) err(line)
+        if (scenario.scheduler?.killLeaderAt !== undefined) {
+          const sectionMs = scenario.scheduler.duration ?? (scenario.duration !== undefined ? simulation.durationMs : DefaultSchedulerDurationMs)
+          if (scenario.scheduler.killLeaderAt >= sectionMs) {
+            err(`clustersim: warning: scheduler.killLeaderAt (${clockText(scenario.scheduler.killLeaderAt)}) does not happen: the section ends at ${clockText(sectionMs)}\n`)
+          }
+        }
         let lastLineMs = 0
         const onProgress = (p: { readonly virtualMs: number; readonly wallMs: number }) => {
           const ph = state.progress
@@ -76,12 +89,14 @@ export const virtualTimeDriver: Driver = {
         if (Exit.isFailure(exit)) return Either.right({ target, recorder, state, error: exit.cause })
         const result = exit.value
         const ended = result.stopped && stoppedBy ? { stopped: stoppedBy } : workloadError !== undefined ? { error: workloadError } : {}
+        const checks = simulatedChecks(result)
         return Either.right({
           target,
           recorder,
           state,
           ...(result.cluster ? { cluster: result.cluster } : {}),
           ...(Object.keys(result.sections).length > 0 ? { sections: result.sections } : {}),
+          ...(checks.length > 0 ? { checks } : {}),
           ...ended
         })
       })
@@ -89,6 +104,45 @@ export const virtualTimeDriver: Driver = {
 }
 
 const target = { kind: "simulated-cluster" } as const
+
+/**
+ * A warning line for each fault that falls at or after the run's end, so does not happen (docs/cluster.md "Faults"):
+ * a run without `duration` is as long as its phases and sections, which may be shorter than the faults meant.
+ */
+export const pastTheEnd = (faults: ReadonlyArray<ClusterFault>, durationMs: number): ReadonlyArray<string> =>
+  faults.flatMap((f, index) =>
+    f.at >= durationMs ? [`clustersim: warning: faults[${index}] (${f.type} at ${clockText(f.at)}) does not happen: the run ends at ${clockText(durationMs)}\n`] : []
+  )
+
+const sum = (counts: Readonly<Record<string, number>>): number => Object.values(counts).reduce((a, b) => a + b, 0)
+
+/**
+ * The virtual-time side of the real clock's `agentChecks` (./RealTimeDriver.ts): a run whose node agents' requests
+ * the server refused, whose section did not finish, or whose scheduler could not create its pods or bound none of
+ * them never passes (docs/scenarios.md "Honest outcomes"). A row only when it fails: a run without failures has
+ * none, so its artifact is the one it always was. Not counted: 429s given up (the server model's overload, judged by
+ * `serverModel.givenUp` and the scenario's APF thresholds) and requests that found the server unreachable (a
+ * partition or pause: the faults' measured effect, `failedAttempts`).
+ */
+export const simulatedChecks = (result: SimulationResult): ReadonlyArray<ThresholdResult> => {
+  const out: Array<ThresholdResult> = []
+  const { "429": _givenUp, ...refused } = result.nodeAgentErrorsByCode ?? {}
+  const failed = sum(refused)
+  if (failed > 0) out.push(check("outcome:node-agent-requests", "failed node-agent requests (but 429s given up) == 0", failed, false))
+  // a run stopped by a signal cut its sections short: that is the interruption, not a failure of theirs
+  if (result.stopped) return out
+  for (const [name, section] of Object.entries(result.sections)) {
+    const s = section as { readonly finished?: unknown; readonly error?: string }
+    if (s.finished === false) out.push(check("outcome:section-finished", "the section finished", 0, false, { name }))
+  }
+  const scheduler = result.sections.scheduler as Partial<SchedulerScenarioResult> | undefined
+  if (scheduler?.podsCreated !== undefined) {
+    const createFailures = unexpectedFailures(scheduler.createErrorsByCode ?? {})
+    if (createFailures > 0) out.push(check("outcome:scheduler-requests", "failed scheduler pod creates (but 409) == 0", createFailures, false))
+    if (scheduler.podsCreated > 0 && scheduler.podsBound === 0) out.push(check("outcome:scheduler-binds", "pods bound > 0", 0, false))
+  }
+  return out
+}
 
 /** The `host` label of the workload's client-side metrics in a simulation (its server has no address). */
 const SimulatedHost = "simulation"

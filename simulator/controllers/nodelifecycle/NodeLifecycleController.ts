@@ -27,6 +27,10 @@ export const runNodeLifecycleController = (
   source?: NodeSource
 ): Effect.Effect<never, never, ApiClient | EventRecorder> =>
   Effect.gen(function* () {
+    // a monitor pass every 0 ms would run forever at one instant (the next pass is always due): refused, not spun
+    if (!(settings.monitorPeriodMs > 0)) {
+      return yield* Effect.dieMessage(`nodeLifecycle.monitorPeriod must be positive, got ${settings.monitorPeriodMs} ms`)
+    }
     const updates = new NodeUpdates(yield* ApiClient, yield* EventRecorder, log)
     const taintManager = new TaintManager(updates)
     const zones = new ZoneQueues(settings, updates, taintManager)
