@@ -9,7 +9,7 @@ import { Either, Schema } from "effect"
 import { ClusterFault, ClusterSpec } from "../../simulator/cluster/ClusterSpec.js"
 import { EvictionSection } from "../../simulator/nodeagent/eviction/EvictionScenario.js"
 import { SchedulerSection } from "../../simulator/scheduler/SchedulerScenario.js"
-import { DurationString } from "../../src/api/go/Schemas.js"
+import { DurationString, durationMillis } from "../../src/api/go/Schemas.js"
 import { resolveResource } from "../../src/api/Resources.js"
 import { parseThreshold } from "../../src/loadgen/Thresholds.js"
 import { defaultFeatureGates, setFromMap } from "../../src/api/FeatureGates.js"
@@ -122,11 +122,17 @@ const common = {
   name: Schema.optional(Schema.String)
 }
 
+/** The unit an open model's rates count in: `0s` would plan every iteration at once, for ever. */
+const TimeUnit = DurationString.pipe(Schema.filter((s) => (durationMillis(s) > 0 ? undefined : "must be greater than 0")))
+
+/** Default `timeUnit` of an open-model action, ms. */
+export const DefaultTimeUnitMs = 1000
+
 const openModel = {
   /** Concurrency cap; a planned start that finds this many running is counted as dropped. Default 100. */
   maxInFlight: Schema.optional(boundedInt(1, LoadBounds.inFlight)),
-  /** Rates are per this unit; default 1s. */
-  timeUnit: Schema.optional(DurationString),
+  /** Rates are per this unit; default 1s. `LoadBounds.rate` bounds the rate per second whatever the unit. */
+  timeUnit: Schema.optional(TimeUnit),
   request: Request
 }
 

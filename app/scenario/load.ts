@@ -11,13 +11,15 @@ import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } fr
 import { ClusterBounds } from "../../simulator/cluster/ClusterSpec.js"
 import { checkNodeAgentSource } from "../../simulator/cluster/NodeAgentSource.js"
 import { registryFaultProblems } from "../../simulator/nodeagent/images/ImagesSpec.js"
+import { durationMillis } from "../../src/api/go/Schemas.js"
 import { resolveResource } from "../../src/api/Resources.js"
 import { isClusterMetric } from "../../src/loadgen/ClusterMetrics.js"
 import { closestMatch, unreachableReason } from "../../src/loadgen/SeriesPattern.js"
 import { unreadableLog } from "../../src/replay/AuditLogFile.js"
 import { parseThreshold, ServerMetricName } from "../../src/loadgen/Thresholds.js"
 import { possibleSeries } from "./PossibleSeries.js"
-import { Scenario, serverSideFailures } from "./Scenario.js"
+import { sectionProblems } from "./SectionChecks.js"
+import { DefaultTimeUnitMs, LoadBounds, Scenario, serverSideFailures } from "./Scenario.js"
 import { applySetOverrides, type SetOverride } from "./SetOverrides.js"
 import { type Environment, substituteDocument } from "./Substitution.js"
 import { MaxYamlNesting, nestingPastBound } from "./YamlNesting.js"
@@ -107,33 +109,8 @@ const issueMessage = (issue: ParseResult.ArrayFormatterIssue): string => {
   return issue.message.replace(/\s*\n\s*/g, " ")
 }
 
-/**
- * A fault that names what the cluster does not have is a mistake in the file, not a quiet no-op: a node it lacks, more
- * nodes than it has. (A fault timed after the run's end is allowed: `--set duration=…` shortens a run, its later
- * faults simply do not happen.)
- */
-const faultReferenceProblems = (
-  cluster: NonNullable<Scenario["cluster"]>,
-  faults: NonNullable<Scenario["faults"]>
-): Array<{ path: ReadonlyArray<PropertyKey>; message: string }> => {
-  const prefix = cluster.namePrefix ?? "node-"
-  const isNode = (name: string) => {
-    const index = name.startsWith(prefix) ? name.slice(prefix.length) : ""
-    return /^(0|[1-9][0-9]*)$/.test(index) && Number(index) < cluster.nodes
-  }
-  const nodesText = cluster.nodes === 0 ? "it has none" : `${prefix}0 … ${prefix}${cluster.nodes - 1}`
-  return faults.flatMap((f, i) => [
-    ...("nodes" in f && f.nodes !== undefined
-      ? f.nodes.flatMap((name, j) => (isNode(name) ? [] : [{ path: ["faults", i, "nodes", j], message: `"${name}" is not a node of the cluster (${nodesText})` }]))
-      : []),
-    ...("count" in f && f.count !== undefined && f.count > cluster.nodes
-      ? [{ path: ["faults", i, "count"], message: `${f.count} nodes, but the cluster has ${cluster.nodes}` }]
-      : [])
-  ])
-}
-
 /** Cross-field rules a struct schema cannot say: references between sections, unique names. */
-const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; message: string; key?: boolean }> => {
+const crossChecks = (s: Scenario, baseDir: string): Array<{ path: ReadonlyArray<PropertyKey>; message: string; key?: boolean }> => {
   const out: Array<{ path: ReadonlyArray<PropertyKey>; message: string; key?: boolean }> = []
   const sets = new Map<string, number>()
   s.setup?.objects?.forEach((o, i) => {
@@ -186,21 +163,10 @@ const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; mes
   }
   if (s.faults !== undefined && s.cluster !== undefined) {
     for (const p of registryFaultProblems(s.cluster.images, s.faults)) out.push({ path: ["faults", p.index, ...p.path], message: p.message })
-    out.push(...faultReferenceProblems(s.cluster, s.faults))
   }
+  out.push(...sectionProblems(s, baseDir))
   if (s.scheduler !== undefined && s.cluster === undefined && s.scheduler.nodes.length === 0) {
     out.push({ path: ["scheduler"], message: `"nodes" is required without a "cluster" section (the scheduler needs nodes to place pods on)` })
-  }
-  if (s.eviction !== undefined && s.cluster !== undefined) {
-    const prefix = s.cluster.namePrefix ?? "node-"
-    const name = s.eviction.node.name
-    const index = name.startsWith(prefix) ? name.slice(prefix.length) : ""
-    if (/^(0|[1-9][0-9]*)$/.test(index) && Number(index) < s.cluster.nodes) {
-      out.push({
-        path: ["eviction", "node", "name"],
-        message: `"${name}" is a node of the cluster (its node agent owns it); the eviction node needs a name of its own`
-      })
-    }
   }
   const phaseNames = new Set<string>()
   s.phases.forEach((phase, pi) => {
@@ -210,6 +176,20 @@ const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; mes
       const base = ["phases", pi, "actions", ai] as const
       if (s.cluster !== undefined && (serverSideFailures.includes(a.type) || a.type === "expire-continue-token")) {
         out.push({ path: [...base, "type"], message: `"${a.type}" is not available in a cluster scenario; use "faults"` })
+      }
+      // the bound is per second whatever the unit: 1 per 1ns is 10⁹ a second (docs/scenarios.md "Bounds")
+      if (a.type === "constant-arrival-rate" || a.type === "ramping-arrival-rate") {
+        const unitMs = a.timeUnit !== undefined ? durationMillis(a.timeUnit) : DefaultTimeUnitMs
+        const rates: Array<[ReadonlyArray<PropertyKey>, number]> =
+          a.type === "constant-arrival-rate"
+            ? [[["rate"], a.rate]]
+            : [...(a.startRate !== undefined ? [[["startRate"], a.startRate] as [ReadonlyArray<PropertyKey>, number]] : []), ...a.stages.map((st, si): [ReadonlyArray<PropertyKey>, number] => [["stages", si, "target"], st.target])]
+        for (const [at, rate] of rates) {
+          const perSecond = (rate * 1000) / unitMs
+          if (perSecond > LoadBounds.rate && unitMs !== DefaultTimeUnitMs) {
+            out.push({ path: [...base, ...at], message: `${rate} per ${a.timeUnit} is ${perSecond.toLocaleString("en-US", { maximumSignificantDigits: 6 })} per second, more than ${LoadBounds.rate.toLocaleString("en-US")} (docs/scenarios.md "Bounds")` })
+          }
+        }
       }
       if (a.type === "ramping-arrival-rate" || a.type === "constant-arrival-rate" || a.type === "closed") {
         const r = a.request
@@ -347,7 +327,7 @@ export const parseScenario = (text: string, file: string, baseDir = dirname(file
   const issues: Array<ScenarioIssue> = nodeAgentIssues(value, baseDir).map((i) => at(i.path, i.message))
   if (Either.isLeft(decoded)) {
     issues.push(...ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => at(i.path, issueMessage(i), i._tag === "Unexpected")))
-  } else issues.push(...crossChecks(decoded.right).map((c) => at(c.path, c.message, c.key === true)))
+  } else issues.push(...crossChecks(decoded.right, baseDir).map((c) => at(c.path, c.message, c.key === true)))
   if (issues.length > 0 || Either.isLeft(decoded)) return Either.left(new InvalidScenario({ file, issues: dedupe(issues) }))
   return Either.right({ scenario: decoded.right, text, effective: value, variables, sets: sets.map((s) => s.source) })
 }
