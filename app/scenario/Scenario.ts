@@ -11,7 +11,8 @@ import { EvictionSection } from "../../simulator/nodeagent/eviction/EvictionScen
 import { SchedulerSection } from "../../simulator/scheduler/SchedulerScenario.js"
 import { DurationString, durationMillis } from "../../src/api/go/Schemas.js"
 import { resolveResource } from "../../src/api/Resources.js"
-import { parseThreshold } from "../../src/loadgen/Thresholds.js"
+import { closestMatch } from "../../src/loadgen/SeriesPattern.js"
+import { thresholdMetricNames, thresholdProblems } from "../../src/loadgen/Thresholds.js"
 import { defaultFeatureGates, setFromMap } from "../../src/api/FeatureGates.js"
 
 export { DurationString }
@@ -319,14 +320,16 @@ const ThresholdObject = Schema.Struct({
 const ThresholdExpression = Schema.Union(Schema.String, ThresholdObject)
 const ThresholdExpressions = Schema.Union(ThresholdExpression, Schema.Array(ThresholdExpression))
 
+/** Every threshold's problems at once, each at its expression (`thresholds["x"][1]`), a misspelt metric with its closest. */
 export const Thresholds = Schema.Record({ key: Schema.String, value: ThresholdExpressions }).pipe(
-  Schema.filter((spec) => {
-    for (const [name, exprs] of Object.entries(spec)) {
-      const t = parseThreshold(name, exprs)
-      if (Either.isLeft(t)) return { path: [name], message: t.left.message }
-    }
-    return undefined
-  })
+  Schema.filter((spec) =>
+    Object.entries(spec).flatMap(([name, exprs]) =>
+      thresholdProblems(name, exprs).map((p) => {
+        const near = p.error.reason.startsWith("unknown metric") ? closestMatch(p.error.token, thresholdMetricNames) : undefined
+        return { path: [name, ...p.at], message: near !== undefined ? `${p.error.message}; did you mean "${near}"?` : p.error.message }
+      })
+    )
+  )
 )
 
 export const Preset = Schema.Literal("slo", "slo-legacy", "server-slo", "server-slo-legacy").annotations({

@@ -17,7 +17,7 @@ import { isClusterMetric } from "../../src/loadgen/ClusterMetrics.js"
 import { closestMatch, unreachableReason } from "../../src/loadgen/SeriesPattern.js"
 import { unreadableLog } from "../../src/replay/AuditLogFile.js"
 import { parseThreshold, ServerMetricName } from "../../src/loadgen/Thresholds.js"
-import { possibleSeries } from "./PossibleSeries.js"
+import { clusterSeries, possibleSeries } from "./PossibleSeries.js"
 import { sectionProblems } from "./SectionChecks.js"
 import { DefaultTimeUnitMs, LoadBounds, Scenario, serverSideFailures } from "./Scenario.js"
 import { applySetOverrides, type SetOverride } from "./SetOverrides.js"
@@ -144,7 +144,19 @@ const crossChecks = (s: Scenario, baseDir: string): Array<{ path: ReadonlyArray<
       continue
     }
     if (isClusterMetric(t.right.metric)) {
-      if (s.cluster === undefined) out.push({ path: ["thresholds", name], message: `${t.right.metric} judges a simulated cluster's result; add a "cluster" section` })
+      if (s.cluster === undefined) {
+        out.push({ path: ["thresholds", name], message: `${t.right.metric} judges a simulated cluster's result; add a "cluster" section` })
+        continue
+      }
+      // a tag value no sample carries (`status:NotReady`) would only ever report "observed no data"
+      const samples = clusterSeries(s)[t.right.metric]
+      if (samples !== undefined && samples.length === 0) {
+        // a threshold shared with the same scenario with APF on, passing on no data by choice
+        if (!t.right.conditions.every((c) => c.allowNoData === true)) out.push({ path: ["thresholds", name], message: `${t.right.metric} needs API Priority and Fairness, which cluster.serviceTime turns off`, key: true })
+        continue
+      }
+      const reason = samples === undefined ? undefined : unreachableReason(t.right, samples)
+      if (reason !== undefined) out.push({ path: ["thresholds", name], message: reason.replace(/^no series/, `no ${t.right.metric} sample`), key: true })
       continue
     }
     const reason = unreachableReason(t.right, patterns)
@@ -318,15 +330,18 @@ export const parseScenario = (text: string, file: string, baseDir = dirname(file
   }
   const value = overridden.value
   // a problem at or under a field a --set gave is the --set's (the last one that reaches it), not the file's line
-  const at = (path: ReadonlyArray<PropertyKey>, message: string, preferKey = false): ScenarioIssue => {
-    const set = setAt(path)
+  // a field missing where a --set changed its sibling (`faults[0].type=partition` needs `for`) is that --set's doing
+  const setBeside = (path: ReadonlyArray<PropertyKey>) =>
+    [...sets].reverse().find((s) => s.path.length >= 2 && s.path.length === path.length && s.path.slice(0, -1).every((p, i) => String(p) === String(path[i])))
+  const at = (path: ReadonlyArray<PropertyKey>, message: string, preferKey = false, missing = false): ScenarioIssue => {
+    const set = setAt(path) ?? (missing ? setBeside(path) : undefined)
     return set !== undefined ? { path: formatPath(path), message, set: set.source } : locate(doc, lc, path, message, preferKey)
   }
   const decoded = Schema.decodeUnknownEither(Scenario, { errors: "all", onExcessProperty: "error" })(value)
   // every problem at once: the Schema's, the node agent validator's and (on a decoded scenario) the cross-field rules
   const issues: Array<ScenarioIssue> = nodeAgentIssues(value, baseDir).map((i) => at(i.path, i.message))
   if (Either.isLeft(decoded)) {
-    issues.push(...ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => at(i.path, issueMessage(i), i._tag === "Unexpected")))
+    issues.push(...ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => at(i.path, issueMessage(i), i._tag === "Unexpected", i._tag === "Missing")))
   } else issues.push(...crossChecks(decoded.right, baseDir).map((c) => at(c.path, c.message, c.key === true)))
   if (issues.length > 0 || Either.isLeft(decoded)) return Either.left(new InvalidScenario({ file, issues: dedupe(issues) }))
   return Either.right({ scenario: decoded.right, text, effective: value, variables, sets: sets.map((s) => s.source) })
