@@ -20,7 +20,7 @@ import { parseThreshold, ServerMetricName } from "../../src/loadgen/Thresholds.j
 import { clusterSeries, possibleSeries } from "./PossibleSeries.js"
 import { sectionProblems } from "./SectionChecks.js"
 import { DefaultTimeUnitMs, LoadBounds, Scenario, serverSideFailures } from "./Scenario.js"
-import { applySetOverrides, type SetOverride } from "./SetOverrides.js"
+import { applySetOverrides, closestPath, type SetOverride } from "./SetOverrides.js"
 import { type Environment, substituteDocument } from "./Substitution.js"
 import { MaxYamlNesting, nestingPastBound } from "./YamlNesting.js"
 
@@ -104,9 +104,24 @@ const locate = (doc: Document, lc: LineCounter, path: ReadonlyArray<PropertyKey>
 
 /** Effect's messages, made to read as one line per issue. */
 const issueMessage = (issue: ParseResult.ArrayFormatterIssue): string => {
-  if (issue._tag === "Unexpected") return "unknown field"
+  if (issue._tag === "Unexpected") return `unknown field${closestField(issue.path)}`
   if (issue._tag === "Missing") return "required field is missing"
-  return issue.message.replace(/\s*\n\s*/g, " ")
+  const message = issue.message.replace(/\s*\n\s*/g, " ")
+  // one of a field's literals misspelt (`type: stop-node`): name the closest, as for a threshold's tag values
+  const literals = /^Expected ((?:"[^"]*"(?: \| )?)+), actual "([^"]*)"$/.exec(message)
+  const near = literals ? closestMatch(literals[2]!, [...literals[1]!.matchAll(/"([^"]*)"/g)].map((m) => m[1]!)) : undefined
+  return near !== undefined ? `${message}; did you mean "${near}"?` : message
+}
+
+/** `; did you mean "duration"?` for a misspelt field (`duraton`), from the paths `--set` suggests (./SetOverrides.ts). */
+const closestField = (path: ReadonlyArray<PropertyKey>): string => {
+  const segments = path.map((p) => (typeof p === "number" ? p : String(p)))
+  const near = closestPath(Scenario.ast, segments)
+  const last = segments[segments.length - 1]
+  if (near === undefined || typeof last !== "string" || near.length !== segments.length) return ""
+  const same = near.slice(0, -1).every((p, i) => p === segments[i])
+  const name = near[near.length - 1]
+  return same && typeof name === "string" && closestMatch(last, [name]) !== undefined ? `; did you mean "${name}"?` : ""
 }
 
 /** Cross-field rules a struct schema cannot say: references between sections, unique names. */

@@ -104,6 +104,22 @@ phases: []
     ])
   })
 
+  it("names the closest field or value of a misspelling in the file, as --set does", () => {
+    const text = `${head}duraton: 2m
+cluster:
+  nodes: 3
+  nodez: 20
+faults:
+  - { type: stop-node, at: 1m }
+phases: []
+`
+    expect(errorsOf(text)).toEqual([
+      's.yaml:5:1: duraton: unknown field; did you mean "duration"?',
+      's.yaml:8:3: cluster.nodez: unknown field; did you mean "nodes"?',
+      's.yaml:10:13: faults[0].type: Expected "stop-nodes" | "partition" | "apiserver-pause" | "apiserver-restart" | "registry-outage" | "expire-registry-credentials", actual "stop-node"; did you mean "stop-nodes"?'
+    ])
+  })
+
   it("checks a cluster metric's tag values against those its samples carry, naming the closest", () => {
     const text = `${head}cluster: { nodes: 2 }
 phases: []
