@@ -286,11 +286,14 @@ const readYaml = (
       const column = deep - before.lastIndexOf("\n")
       return Either.left(new InvalidScenario({ file, issues: [{ path: "", message: `YAML: nested deeper than ${MaxYamlNesting} levels`, line, column }] }))
     }
-    const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true })
+    // merge keys (`<<: *defaults`) as YAML 1.1 has them: handy beside anchors for repeated bodies
+    const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true, merge: true })
     if (doc.errors.length > 0) {
       const issues = doc.errors.map((e) => {
         const pos = lc.linePos(e.pos[0])
-        return { path: "", message: `YAML: ${e.message.split("\n")[0]}`, line: pos.line, column: pos.col }
+        // the library's text names its own API (`please use YAML.parseAllDocuments()`)
+        const message = e.code === "MULTIPLE_DOCS" ? "a scenario file is one YAML document; a second one starts here" : e.message.split("\n")[0]
+        return { path: "", message: `YAML: ${message}`, line: pos.line, column: pos.col }
       })
       return Either.left(new InvalidScenario({ file, issues }))
     }

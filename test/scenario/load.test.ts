@@ -120,6 +120,15 @@ phases: []
     ])
   })
 
+  it("a second YAML document, merge keys, sharedSeats: 0: messages for the user", () => {
+    expect(errorsOf(`${head}phases: []\n---\nfoo: 1\n`)).toEqual(["s.yaml:6:1: YAML: a scenario file is one YAML document; a second one starts here"])
+    const merged = parseScenario(`${head}cluster:\n  nodes: 2\n  shape: { <<: { cpu: "2", memory: 8Gi }, pods: 20 }\nphases: []\n`, "s.yaml")
+    expect(Either.isRight(merged) && merged.right.scenario.cluster!.shape).toEqual({ cpu: "2", memory: "8Gi", pods: 20 })
+    expect(errorsOf(`${head}cluster: { nodes: 2, serviceTime: { apf: false, sharedSeats: 0 } }\nphases: []\n`)).toEqual([
+      "s.yaml:5:62: cluster.serviceTime.sharedSeats: expected a positive integer (seats of the one shared pool), got 0"
+    ])
+  })
+
   it("checks a cluster metric's tag values against those its samples carry, naming the closest", () => {
     const text = `${head}cluster: { nodes: 2 }
 phases: []
