@@ -4,6 +4,7 @@
  * checked exactly as a `--set` of it is (../scenario/SetOverrides.ts) before anything runs. Pure: the caller runs them.
  */
 import { Either } from "effect"
+import { parseDuration } from "../../src/api/go/Duration.js"
 import { type InvalidScenario, type LoadedScenario, parseScenario } from "../scenario/load.js"
 import { parseSetOverride, parseSetOverrides, pathText, type SetOverride } from "../scenario/SetOverrides.js"
 import { isSimulated } from "../scenario/Simulated.js"
@@ -73,6 +74,14 @@ export const parseVary = (source: string): Either.Either<{ readonly path: SetOve
   return Either.right({ path: parsed.right.path, values })
 }
 
+/** What a value stands for, to find one listed twice: a duration in ms, a number, else the text. */
+const sameValueKey = (value: string): string => {
+  const text = value.trim()
+  const duration = parseDuration(text)
+  if (Either.isRight(duration) && /[a-zµ]/i.test(text)) return `duration:${duration.right}`
+  return /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/.test(text) ? `number:${Number(text)}` : `text:${text}`
+}
+
 /** One path is the other or inside it: whichever is applied last would decide both. */
 const overlaps = (a: ReadonlyArray<string | number>, b: ReadonlyArray<string | number>) => {
   const n = Math.min(a.length, b.length)
@@ -118,8 +127,13 @@ export const planSweep = (o: PlanInputs): Either.Either<SweepPlan, string> => {
       return Either.left(`--vary ${pathText(path)}: ${pathText(twice.path) === pathText(path) ? "varied twice" : `overlaps --vary ${pathText(twice.path)}`}: give each field one --vary with all its values`)
     const set = baseSets.right.find((s) => overlaps(s.path, path))
     if (set !== undefined) return Either.left(`--vary ${pathText(path)}: also given by --set ${set.source}: a field is either set for every point or varied, not both`)
-    const repeated = values.find((v, i) => values.indexOf(v) !== i)
-    if (repeated !== undefined) return Either.left(`--vary ${source}: the value ${repeated} is listed twice`)
+    // `1m` and `60s` are one point: compared as the values they stand for
+    const normalised = values.map(sameValueKey)
+    const again = normalised.findIndex((k, i) => normalised.indexOf(k) !== i)
+    if (again >= 0) {
+      const first = values[normalised.indexOf(normalised[again]!)]!
+      return Either.left(`--vary ${source}: the value ${values[again]} is listed twice${first !== values[again] ? ` (as ${first})` : ""}`)
+    }
     parameters.push({ source, path, values })
   }
   const count = parameters.reduce((n, p) => n * p.values.length, 1)

@@ -96,6 +96,12 @@ export const runCommand = (o: RunCommandOptions): Effect.Effect<RunCommandResult
       err(`clustersim: ${sets.left}\n`)
       return { exitCode: ExitCode.InvalidInput }
     }
+    // two seeds for one run: run.json would record the --set's while the run used --seed's
+    const seedSet = sets.right.find((s) => s.path.length === 1 && s.path[0] === "seed")
+    if (seedSet !== undefined && o.seed !== undefined) {
+      err(`clustersim: --set ${seedSet.source} with --seed ${o.seed}: give the seed once\n`)
+      return { exitCode: ExitCode.InvalidInput }
+    }
     const loaded = parseScenario(text, o.file, undefined, { sets: sets.right, ...(o.env ? { env: o.env } : {}) })
     if (Either.isLeft(loaded)) {
       err(loaded.left.message + "\n")

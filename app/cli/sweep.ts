@@ -77,10 +77,12 @@ export const sweepCommand = (o: SweepCommandOptions): Effect.Effect<number> =>
       return ExitCode.InvalidInput
     }
     const seed = o.seed ?? scenario.seed ?? 1
+    // each point's own seed then: one seed in the header would be wrong for all but one
+    const seedVaried = parameters.some((p) => p.path === "seed")
     const realClock = !scenario.simulated
     const workers = Math.min(o.workers ?? (realClock ? 1 : availableParallelism()), points.length)
     const why = realClock && o.workers === undefined && points.length > 1 ? " (a load scenario on the real clock: --workers N to run N at once)" : ""
-    err(`clustersim: sweep of ${points.length} points (${parameters.map((p) => `${p.path}: ${p.values.length}`).join(" × ")}), ${workers} at a time${why}, seed ${seed}, into ${outDir}\n`)
+    err(`clustersim: sweep of ${points.length} points (${parameters.map((p) => `${p.path}: ${p.values.length}`).join(" × ")}), ${workers} at a time${why}, ${seedVaried ? "the seed varied" : `seed ${seed}`}, into ${outDir}\n`)
 
     const running = new Set<ChildProcess>()
     let stopped: StopSignal | undefined

@@ -10,6 +10,9 @@ import { ListPhaseNames, RelistTriggers } from "../../src/informer/RelistPhases.
 import { createToObservedSeries } from "../../simulator/cluster/PodStartupSeries.js"
 import { withoutPullsSeries, withPullsSeries } from "../../simulator/nodeagent/images/ImagePulls.js"
 import type { SeriesPattern } from "../../src/loadgen/SeriesPattern.js"
+import type { ClusterMetric } from "../../src/loadgen/ClusterMetrics.js"
+import { priorityLevels } from "../../simulator/apiserver/apf/Bootstrap.js"
+import { rejectReasons } from "../../simulator/apiserver/apf/RealTimeApf.js"
 import { keyOf, namespaceFor, resolveRequest } from "./Operations.js"
 import { actionName, type Action, type Scenario } from "./Scenario.js"
 
@@ -86,3 +89,20 @@ export const possibleSeries = (s: Scenario, clock?: Clock): ReadonlyArray<Series
     ? [{ metric: ["pod_startup"], operation: ["start"], resource: ["pods"], scope: ["namespace"], name: podStartupNames(s, clock) }]
     : [])
 ]
+
+/**
+ * The tag values a cluster metric's samples can carry (simulator/cluster/ClusterFigures.ts): APF's priority levels
+ * (apiserver/apf/Bootstrap.ts) and reject reasons, Ready's statuses. A metric left out has no tags; an empty list:
+ * the cluster has no such samples (APF off).
+ */
+export const clusterSeries = (s: Scenario): Partial<Record<ClusterMetric, ReadonlyArray<SeriesPattern>>> => {
+  const serviceTime = s.cluster?.serviceTime
+  const apf = serviceTime?.apf !== false && serviceTime?.sharedSeats === undefined
+  const levels = priorityLevels.map((l) => l.name)
+  const limited = priorityLevels.filter((l) => l.type === "Limited").map((l) => l.name)
+  return {
+    apf_dispatched: apf ? [{ priority_level: levels }] : [],
+    apf_rejected: apf ? [{ priority_level: limited, reason: [...rejectReasons] }] : [],
+    ready_transitions: [{ status: ["True", "False", "Unknown"] }]
+  }
+}

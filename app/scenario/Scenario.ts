@@ -9,9 +9,10 @@ import { Either, Schema } from "effect"
 import { ClusterFault, ClusterSpec } from "../../simulator/cluster/ClusterSpec.js"
 import { EvictionSection } from "../../simulator/nodeagent/eviction/EvictionScenario.js"
 import { SchedulerSection } from "../../simulator/scheduler/SchedulerScenario.js"
-import { DurationString } from "../../src/api/go/Schemas.js"
+import { DurationString, durationMillis } from "../../src/api/go/Schemas.js"
 import { resolveResource } from "../../src/api/Resources.js"
-import { parseThreshold } from "../../src/loadgen/Thresholds.js"
+import { closestMatch } from "../../src/loadgen/SeriesPattern.js"
+import { thresholdMetricNames, thresholdProblems } from "../../src/loadgen/Thresholds.js"
 import { defaultFeatureGates, setFromMap } from "../../src/api/FeatureGates.js"
 
 export { DurationString }
@@ -122,11 +123,17 @@ const common = {
   name: Schema.optional(Schema.String)
 }
 
+/** The unit an open model's rates count in: `0s` would plan every iteration at once, for ever. */
+const TimeUnit = DurationString.pipe(Schema.filter((s) => (durationMillis(s) > 0 ? undefined : "must be greater than 0")))
+
+/** Default `timeUnit` of an open-model action, ms. */
+export const DefaultTimeUnitMs = 1000
+
 const openModel = {
   /** Concurrency cap; a planned start that finds this many running is counted as dropped. Default 100. */
   maxInFlight: Schema.optional(boundedInt(1, LoadBounds.inFlight)),
-  /** Rates are per this unit; default 1s. */
-  timeUnit: Schema.optional(DurationString),
+  /** Rates are per this unit; default 1s. `LoadBounds.rate` bounds the rate per second whatever the unit. */
+  timeUnit: Schema.optional(TimeUnit),
   request: Request
 }
 
@@ -313,14 +320,16 @@ const ThresholdObject = Schema.Struct({
 const ThresholdExpression = Schema.Union(Schema.String, ThresholdObject)
 const ThresholdExpressions = Schema.Union(ThresholdExpression, Schema.Array(ThresholdExpression))
 
+/** Every threshold's problems at once, each at its expression (`thresholds["x"][1]`), a misspelt metric with its closest. */
 export const Thresholds = Schema.Record({ key: Schema.String, value: ThresholdExpressions }).pipe(
-  Schema.filter((spec) => {
-    for (const [name, exprs] of Object.entries(spec)) {
-      const t = parseThreshold(name, exprs)
-      if (Either.isLeft(t)) return { path: [name], message: t.left.message }
-    }
-    return undefined
-  })
+  Schema.filter((spec) =>
+    Object.entries(spec).flatMap(([name, exprs]) =>
+      thresholdProblems(name, exprs).map((p) => {
+        const near = p.error.reason.startsWith("unknown metric") ? closestMatch(p.error.token, thresholdMetricNames) : undefined
+        return { path: [name, ...p.at], message: near !== undefined ? `${p.error.message}; did you mean "${near}"?` : p.error.message }
+      })
+    )
+  )
 )
 
 export const Preset = Schema.Literal("slo", "slo-legacy", "server-slo", "server-slo-legacy").annotations({

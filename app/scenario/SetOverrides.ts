@@ -206,28 +206,35 @@ const numberText = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/
 /** The value `text` stands for at a field of these schemas, or why it cannot be one. */
 const typedValue = (schemas: ReadonlyArray<AST.AST>, text: string): Either.Either<unknown, string> => {
   const leaves = schemas.flatMap((s) => members(s))
-  if (leaves.some((l) => l._tag === "UnknownKeyword" || l._tag === "AnyKeyword")) return Either.right(plainScalarValue(text))
+  const freeForm = leaves.some((l) => l._tag === "UnknownKeyword" || l._tag === "AnyKeyword")
+  // `[a, b]` / `{k: v}` is a flow value wherever a list or mapping may stand: a threshold's list of expressions or
+  // its object form beside the one-expression string, any value of a free-form field (YAML reads it so in the file)
+  if (/^\s*[[{]/.test(text) && (freeForm || leaves.some((l) => l._tag === "TypeLiteral" || l._tag === "TupleType"))) return flowValue(text, leaves)
+  if (freeForm) return Either.right(plainScalarValue(text))
   const literals = leaves.filter((l): l is AST.Literal => l._tag === "Literal").map((l) => l.literal)
   const literal = literals.find((l) => String(l) === text)
   if (literal !== undefined) return Either.right(literal)
   if (leaves.some((l) => l._tag === "NumberKeyword") && numberText.test(text.trim())) return Either.right(Number(text))
   if (leaves.some((l) => l._tag === "BooleanKeyword") && (text === "true" || text === "false")) return Either.right(text === "true")
   if (leaves.some((l) => l._tag === "StringKeyword" || l._tag === "TemplateLiteral")) return Either.right(text)
-  if (leaves.some((l) => l._tag === "TypeLiteral" || l._tag === "TupleType")) {
-    let v: unknown
-    try {
-      v = parseYaml(text)
-    } catch (e) {
-      return Either.left(`expected a YAML flow value (a list [a, b] or a mapping {k: v}): ${(e as Error).message.split("\n")[0]}`)
-    }
-    if (typeof v === "object" && v !== null) return Either.right(v)
-    return Either.left(`expected a ${leaves.some((l) => l._tag === "TupleType") ? "list, e.g. [a, b]" : "mapping, e.g. {k: v}"}, got "${text}"`)
-  }
+  if (leaves.some((l) => l._tag === "TypeLiteral" || l._tag === "TupleType")) return flowValue(text, leaves)
   const expected: Array<string> = []
   if (leaves.some((l) => l._tag === "NumberKeyword")) expected.push("a number")
   if (leaves.some((l) => l._tag === "BooleanKeyword")) expected.push("true or false")
   if (literals.length > 0) expected.push(`one of ${literals.map((l) => JSON.stringify(l)).join(", ")}`)
   return Either.left(`expected ${expected.length > 0 ? expected.join(" or ") : "a value this field takes"}, got "${text}"`)
+}
+
+/** A YAML flow value (`[a, b]`, `{k: v}`) for a list or mapping field. */
+const flowValue = (text: string, leaves: ReadonlyArray<AST.AST>): Either.Either<unknown, string> => {
+  let v: unknown
+  try {
+    v = parseYaml(text)
+  } catch (e) {
+    return Either.left(`expected a YAML flow value (a list [a, b] or a mapping {k: v}): ${(e as Error).message.split("\n")[0]}`)
+  }
+  if (typeof v === "object" && v !== null) return Either.right(v)
+  return Either.left(`expected a ${leaves.some((l) => l._tag === "TupleType") ? "list, e.g. [a, b]" : "mapping, e.g. {k: v}"}, got "${text}"`)
 }
 
 export interface SetProblem {

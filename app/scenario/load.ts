@@ -11,14 +11,16 @@ import { isMap, isSeq, LineCounter, parseDocument, type Document, type Node } fr
 import { ClusterBounds } from "../../simulator/cluster/ClusterSpec.js"
 import { checkNodeAgentSource } from "../../simulator/cluster/NodeAgentSource.js"
 import { registryFaultProblems } from "../../simulator/nodeagent/images/ImagesSpec.js"
+import { durationMillis } from "../../src/api/go/Schemas.js"
 import { resolveResource } from "../../src/api/Resources.js"
 import { isClusterMetric } from "../../src/loadgen/ClusterMetrics.js"
 import { closestMatch, unreachableReason } from "../../src/loadgen/SeriesPattern.js"
 import { unreadableLog } from "../../src/replay/AuditLogFile.js"
 import { parseThreshold, ServerMetricName } from "../../src/loadgen/Thresholds.js"
-import { possibleSeries } from "./PossibleSeries.js"
-import { Scenario, serverSideFailures } from "./Scenario.js"
-import { applySetOverrides, type SetOverride } from "./SetOverrides.js"
+import { clusterSeries, possibleSeries } from "./PossibleSeries.js"
+import { sectionProblems } from "./SectionChecks.js"
+import { DefaultTimeUnitMs, LoadBounds, Scenario, serverSideFailures } from "./Scenario.js"
+import { applySetOverrides, closestPath, type SetOverride } from "./SetOverrides.js"
 import { type Environment, substituteDocument } from "./Substitution.js"
 import { MaxYamlNesting, nestingPastBound } from "./YamlNesting.js"
 
@@ -102,38 +104,28 @@ const locate = (doc: Document, lc: LineCounter, path: ReadonlyArray<PropertyKey>
 
 /** Effect's messages, made to read as one line per issue. */
 const issueMessage = (issue: ParseResult.ArrayFormatterIssue): string => {
-  if (issue._tag === "Unexpected") return "unknown field"
+  if (issue._tag === "Unexpected") return `unknown field${closestField(issue.path)}`
   if (issue._tag === "Missing") return "required field is missing"
-  return issue.message.replace(/\s*\n\s*/g, " ")
+  const message = issue.message.replace(/\s*\n\s*/g, " ")
+  // one of a field's literals misspelt (`type: stop-node`): name the closest, as for a threshold's tag values
+  const literals = /^Expected ((?:"[^"]*"(?: \| )?)+), actual "([^"]*)"$/.exec(message)
+  const near = literals ? closestMatch(literals[2]!, [...literals[1]!.matchAll(/"([^"]*)"/g)].map((m) => m[1]!)) : undefined
+  return near !== undefined ? `${message}; did you mean "${near}"?` : message
 }
 
-/**
- * A fault that names what the cluster does not have is a mistake in the file, not a quiet no-op: a node it lacks, more
- * nodes than it has. (A fault timed after the run's end is allowed: `--set duration=…` shortens a run, its later
- * faults simply do not happen.)
- */
-const faultReferenceProblems = (
-  cluster: NonNullable<Scenario["cluster"]>,
-  faults: NonNullable<Scenario["faults"]>
-): Array<{ path: ReadonlyArray<PropertyKey>; message: string }> => {
-  const prefix = cluster.namePrefix ?? "node-"
-  const isNode = (name: string) => {
-    const index = name.startsWith(prefix) ? name.slice(prefix.length) : ""
-    return /^(0|[1-9][0-9]*)$/.test(index) && Number(index) < cluster.nodes
-  }
-  const nodesText = cluster.nodes === 0 ? "it has none" : `${prefix}0 … ${prefix}${cluster.nodes - 1}`
-  return faults.flatMap((f, i) => [
-    ...("nodes" in f && f.nodes !== undefined
-      ? f.nodes.flatMap((name, j) => (isNode(name) ? [] : [{ path: ["faults", i, "nodes", j], message: `"${name}" is not a node of the cluster (${nodesText})` }]))
-      : []),
-    ...("count" in f && f.count !== undefined && f.count > cluster.nodes
-      ? [{ path: ["faults", i, "count"], message: `${f.count} nodes, but the cluster has ${cluster.nodes}` }]
-      : [])
-  ])
+/** `; did you mean "duration"?` for a misspelt field (`duraton`), from the paths `--set` suggests (./SetOverrides.ts). */
+const closestField = (path: ReadonlyArray<PropertyKey>): string => {
+  const segments = path.map((p) => (typeof p === "number" ? p : String(p)))
+  const near = closestPath(Scenario.ast, segments)
+  const last = segments[segments.length - 1]
+  if (near === undefined || typeof last !== "string" || near.length !== segments.length) return ""
+  const same = near.slice(0, -1).every((p, i) => p === segments[i])
+  const name = near[near.length - 1]
+  return same && typeof name === "string" && closestMatch(last, [name]) !== undefined ? `; did you mean "${name}"?` : ""
 }
 
 /** Cross-field rules a struct schema cannot say: references between sections, unique names. */
-const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; message: string; key?: boolean }> => {
+const crossChecks = (s: Scenario, baseDir: string): Array<{ path: ReadonlyArray<PropertyKey>; message: string; key?: boolean }> => {
   const out: Array<{ path: ReadonlyArray<PropertyKey>; message: string; key?: boolean }> = []
   const sets = new Map<string, number>()
   s.setup?.objects?.forEach((o, i) => {
@@ -167,7 +159,19 @@ const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; mes
       continue
     }
     if (isClusterMetric(t.right.metric)) {
-      if (s.cluster === undefined) out.push({ path: ["thresholds", name], message: `${t.right.metric} judges a simulated cluster's result; add a "cluster" section` })
+      if (s.cluster === undefined) {
+        out.push({ path: ["thresholds", name], message: `${t.right.metric} judges a simulated cluster's result; add a "cluster" section` })
+        continue
+      }
+      // a tag value no sample carries (`status:NotReady`) would only ever report "observed no data"
+      const samples = clusterSeries(s)[t.right.metric]
+      if (samples !== undefined && samples.length === 0) {
+        // a threshold shared with the same scenario with APF on, passing on no data by choice
+        if (!t.right.conditions.every((c) => c.allowNoData === true)) out.push({ path: ["thresholds", name], message: `${t.right.metric} needs API Priority and Fairness, which cluster.serviceTime turns off`, key: true })
+        continue
+      }
+      const reason = samples === undefined ? undefined : unreachableReason(t.right, samples)
+      if (reason !== undefined) out.push({ path: ["thresholds", name], message: reason.replace(/^no series/, `no ${t.right.metric} sample`), key: true })
       continue
     }
     const reason = unreachableReason(t.right, patterns)
@@ -186,21 +190,10 @@ const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; mes
   }
   if (s.faults !== undefined && s.cluster !== undefined) {
     for (const p of registryFaultProblems(s.cluster.images, s.faults)) out.push({ path: ["faults", p.index, ...p.path], message: p.message })
-    out.push(...faultReferenceProblems(s.cluster, s.faults))
   }
+  out.push(...sectionProblems(s, baseDir))
   if (s.scheduler !== undefined && s.cluster === undefined && s.scheduler.nodes.length === 0) {
     out.push({ path: ["scheduler"], message: `"nodes" is required without a "cluster" section (the scheduler needs nodes to place pods on)` })
-  }
-  if (s.eviction !== undefined && s.cluster !== undefined) {
-    const prefix = s.cluster.namePrefix ?? "node-"
-    const name = s.eviction.node.name
-    const index = name.startsWith(prefix) ? name.slice(prefix.length) : ""
-    if (/^(0|[1-9][0-9]*)$/.test(index) && Number(index) < s.cluster.nodes) {
-      out.push({
-        path: ["eviction", "node", "name"],
-        message: `"${name}" is a node of the cluster (its node agent owns it); the eviction node needs a name of its own`
-      })
-    }
   }
   const phaseNames = new Set<string>()
   s.phases.forEach((phase, pi) => {
@@ -210,6 +203,20 @@ const crossChecks = (s: Scenario): Array<{ path: ReadonlyArray<PropertyKey>; mes
       const base = ["phases", pi, "actions", ai] as const
       if (s.cluster !== undefined && (serverSideFailures.includes(a.type) || a.type === "expire-continue-token")) {
         out.push({ path: [...base, "type"], message: `"${a.type}" is not available in a cluster scenario; use "faults"` })
+      }
+      // the bound is per second whatever the unit: 1 per 1ns is 10⁹ a second (docs/scenarios.md "Bounds")
+      if (a.type === "constant-arrival-rate" || a.type === "ramping-arrival-rate") {
+        const unitMs = a.timeUnit !== undefined ? durationMillis(a.timeUnit) : DefaultTimeUnitMs
+        const rates: Array<[ReadonlyArray<PropertyKey>, number]> =
+          a.type === "constant-arrival-rate"
+            ? [[["rate"], a.rate]]
+            : [...(a.startRate !== undefined ? [[["startRate"], a.startRate] as [ReadonlyArray<PropertyKey>, number]] : []), ...a.stages.map((st, si): [ReadonlyArray<PropertyKey>, number] => [["stages", si, "target"], st.target])]
+        for (const [at, rate] of rates) {
+          const perSecond = (rate * 1000) / unitMs
+          if (perSecond > LoadBounds.rate && unitMs !== DefaultTimeUnitMs) {
+            out.push({ path: [...base, ...at], message: `${rate} per ${a.timeUnit} is ${perSecond.toLocaleString("en-US", { maximumSignificantDigits: 6 })} per second, more than ${LoadBounds.rate.toLocaleString("en-US")} (docs/scenarios.md "Bounds")` })
+          }
+        }
       }
       if (a.type === "ramping-arrival-rate" || a.type === "constant-arrival-rate" || a.type === "closed") {
         const r = a.request
@@ -279,11 +286,14 @@ const readYaml = (
       const column = deep - before.lastIndexOf("\n")
       return Either.left(new InvalidScenario({ file, issues: [{ path: "", message: `YAML: nested deeper than ${MaxYamlNesting} levels`, line, column }] }))
     }
-    const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true })
+    // merge keys (`<<: *defaults`) as YAML 1.1 has them: handy beside anchors for repeated bodies
+    const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true, merge: true })
     if (doc.errors.length > 0) {
       const issues = doc.errors.map((e) => {
         const pos = lc.linePos(e.pos[0])
-        return { path: "", message: `YAML: ${e.message.split("\n")[0]}`, line: pos.line, column: pos.col }
+        // the library's text names its own API (`please use YAML.parseAllDocuments()`)
+        const message = e.code === "MULTIPLE_DOCS" ? "a scenario file is one YAML document; a second one starts here" : e.message.split("\n")[0]
+        return { path: "", message: `YAML: ${message}`, line: pos.line, column: pos.col }
       })
       return Either.left(new InvalidScenario({ file, issues }))
     }
@@ -338,16 +348,19 @@ export const parseScenario = (text: string, file: string, baseDir = dirname(file
   }
   const value = overridden.value
   // a problem at or under a field a --set gave is the --set's (the last one that reaches it), not the file's line
-  const at = (path: ReadonlyArray<PropertyKey>, message: string, preferKey = false): ScenarioIssue => {
-    const set = setAt(path)
+  // a field missing where a --set changed its sibling (`faults[0].type=partition` needs `for`) is that --set's doing
+  const setBeside = (path: ReadonlyArray<PropertyKey>) =>
+    [...sets].reverse().find((s) => s.path.length >= 2 && s.path.length === path.length && s.path.slice(0, -1).every((p, i) => String(p) === String(path[i])))
+  const at = (path: ReadonlyArray<PropertyKey>, message: string, preferKey = false, missing = false): ScenarioIssue => {
+    const set = setAt(path) ?? (missing ? setBeside(path) : undefined)
     return set !== undefined ? { path: formatPath(path), message, set: set.source } : locate(doc, lc, path, message, preferKey)
   }
   const decoded = Schema.decodeUnknownEither(Scenario, { errors: "all", onExcessProperty: "error" })(value)
   // every problem at once: the Schema's, the node agent validator's and (on a decoded scenario) the cross-field rules
   const issues: Array<ScenarioIssue> = nodeAgentIssues(value, baseDir).map((i) => at(i.path, i.message))
   if (Either.isLeft(decoded)) {
-    issues.push(...ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => at(i.path, issueMessage(i), i._tag === "Unexpected")))
-  } else issues.push(...crossChecks(decoded.right).map((c) => at(c.path, c.message, c.key === true)))
+    issues.push(...ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((i) => at(i.path, issueMessage(i), i._tag === "Unexpected", i._tag === "Missing")))
+  } else issues.push(...crossChecks(decoded.right, baseDir).map((c) => at(c.path, c.message, c.key === true)))
   if (issues.length > 0 || Either.isLeft(decoded)) return Either.left(new InvalidScenario({ file, issues: dedupe(issues) }))
   return Either.right({ scenario: decoded.right, text, effective: value, variables, sets: sets.map((s) => s.source) })
 }

@@ -52,7 +52,8 @@ const ServiceTimeFields = Schema.Struct({
   readDispersion: Schema.optional(Dispersion.annotations({ description: "p99 ÷ p50 of a read's service time, a log-normal spread (default 1: none; fitted by clustersim calibrate)" })),
   writeDispersion: Schema.optional(Dispersion.annotations({ description: "p99 ÷ p50 of a write's service time, a log-normal spread (default 1: none; fitted by clustersim calibrate)" })),
   sharedSeats: Schema.optional(
-    Schema.Int.pipe(Schema.positive()).annotations({
+    // its own message: without one, effect's would print the description as the expectation
+    Schema.Int.pipe(Schema.positive({ message: (issue) => `expected a positive integer (seats of the one shared pool), got ${String(issue.actual)}` })).annotations({
       description: "reads and writes share one pool of this many seats, without API Priority and Fairness (a server on one event loop: 1; detected by clustersim calibrate)"
     })
   ),

@@ -3,7 +3,8 @@
  * Durations are Go duration strings (`10s`, `1m30s`); every field but `nodes` has a default.
  */
 import { Schema } from "effect"
-import { DurationMs, QuantityString } from "../../src/api/go/Schemas.js"
+import { DurationMs, NonNegativeQuantityString, PeriodMs, QuantityString } from "../../src/api/go/Schemas.js"
+import { isValidLabelValue } from "../../src/api/kinds/Names.js"
 import { ServiceTimeSettings } from "../apiserver/ServiceTime.js"
 import { ImagesSpec, RegistryOutage, ExpireRegistryCredentials } from "../nodeagent/images/ImagesSpec.js"
 
@@ -18,18 +19,45 @@ export { DurationMs }
  */
 export const ClusterBounds = { nodes: 100_000, podsPerNode: 1_000, seededPods: 2_000_000, podsPerNodeShape: 1_000, zones: 1_000, shards: 10_000 } as const
 
+/** The value of a node label (zone, region): upstream's `IsValidLabelValue`, or the server refuses the node. */
+const LabelValue = Schema.String.pipe(
+  Schema.filter((v) => {
+    const problems = isValidLabelValue(v)
+    return problems.length > 0 ? `Invalid value: "${v}": ${problems.join(", ")}` : undefined
+  })
+)
+
+/** At least one zone (omit the field for the default), each a label value, none twice (the spread would skew). */
+const Zones = Schema.Array(LabelValue).pipe(
+  Schema.maxItems(ClusterBounds.zones),
+  Schema.filter((zones) => {
+    if (zones.length === 0) return "at least 1 zone is required (omit zones for the default zone-a)"
+    const seen = new Set<string>()
+    return zones.flatMap((z, i) => {
+      const twice = seen.has(z)
+      seen.add(z)
+      return twice ? [{ path: [i], message: `duplicate zone "${z}"` }] : []
+    })
+  })
+)
+
 export const NodeShape = Schema.Struct({
   /** CPU cores as a quantity (`4`, `3500m`). Default `4`. */
-  cpu: Schema.optional(QuantityString),
+  cpu: Schema.optional(NonNegativeQuantityString),
   /** Memory as a quantity. Default `16Gi`. */
-  memory: Schema.optional(QuantityString),
+  memory: Schema.optional(NonNegativeQuantityString),
   /** Pod capacity; default min(cores × podsPerCore, maxPods) from the node agent configuration. */
   pods: Schema.optional(Schema.Int.pipe(Schema.between(1, ClusterBounds.podsPerNodeShape)))
 }).annotations({ identifier: "NodeShape" })
 export type NodeShape = typeof NodeShape.Type
 
+/**
+ * The node lifecycle controller's settings. Upstream's kube-controller-manager validates none of them; the monitor
+ * period is the controller's loop (`wait.Until`), which a 0 would make spin, so it must be greater than 0. The
+ * grace periods may be 0 (a node is late at once: a storm of taints, not a hang).
+ */
 export const NodeLifecycleSpec = Schema.Struct({
-  monitorPeriod: Schema.optional(DurationMs),
+  monitorPeriod: Schema.optional(PeriodMs),
   gracePeriod: Schema.optional(DurationMs),
   startupGracePeriod: Schema.optional(DurationMs),
   evictionRate: Schema.optional(Schema.NonNegative),
@@ -50,8 +78,8 @@ export type NodeLifecycleSpec = typeof NodeLifecycleSpec.Type
 export const MemoryPressureSpec = Schema.Struct({
   nodes: Schema.Array(Schema.String),
   pod: Schema.optionalWith(Schema.Int.pipe(Schema.nonNegative()), { default: () => 0 }),
-  base: Schema.optionalWith(QuantityString, { default: () => "100Mi" }),
-  perSecond: Schema.optional(QuantityString),
+  base: Schema.optionalWith(NonNegativeQuantityString, { default: () => "100Mi" }),
+  perSecond: Schema.optional(NonNegativeQuantityString),
   steps: Schema.optional(Schema.Array(Schema.Struct({ at: DurationMs, add: QuantityString })))
 }).annotations({ identifier: "MemoryPressure" })
 export type MemoryPressureSpec = typeof MemoryPressureSpec.Type
@@ -90,8 +118,9 @@ export const ClusterSpec = Schema.Struct({
   /** Pods created per node at the start, already bound (spec.nodeName); the node agents mark them Running. */
   podsPerNode: Schema.optional(Schema.Int.pipe(Schema.between(0, ClusterBounds.podsPerNode))),
   /** Zone names; nodes are spread round-robin. Default one zone `zone-a`. */
-  zones: Schema.optional(Schema.Array(Schema.String).pipe(Schema.maxItems(ClusterBounds.zones))),
-  region: Schema.optional(Schema.String),
+  zones: Schema.optional(Zones),
+  /** The nodes' region label. Default `region-1`. */
+  region: Schema.optional(LabelValue),
   /** The NodeAgentConfiguration: an inline object (the document's fields) or `file` (a YAML path). */
   nodeAgent: Schema.optional(NodeAgentSource),
   nodeLifecycle: Schema.optional(NodeLifecycleSpec),
@@ -100,7 +129,7 @@ export const ClusterSpec = Schema.Struct({
   startSpread: Schema.optional(DurationMs),
   /** Node-agent shard fibers (default ceil(nodes / 500)) and their wake-up resolution (default `1s`). */
   shards: Schema.optional(Schema.Int.pipe(Schema.between(1, ClusterBounds.shards))),
-  resolution: Schema.optional(DurationMs),
+  resolution: Schema.optional(PeriodMs),
   /** Nodes whose memory use grows; their eviction managers evict by the configured thresholds. */
   memoryPressure: Schema.optional(Schema.Array(MemoryPressureSpec)),
   /** Image pulls: registries, images, the seeded pods' images, the credential plugin (docs/cluster.md). */

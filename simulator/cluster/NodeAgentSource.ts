@@ -52,6 +52,12 @@ const fieldNamedIn = (message: string, config: Readonly<Record<string, unknown>>
     }
     if (found) return segments
   }
+  // a key of a map field (`evictionSoft: { memory.available: … }`): the first map that has a key the message names
+  for (const [field, value] of Object.entries(config)) {
+    if (value === null || typeof value !== "object" || Array.isArray(value)) continue
+    const key = Object.keys(value).find((k) => new RegExp(`(^|[\\s"'])${k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}($|[\\s"':,])`).test(message))
+    if (key !== undefined) return [field, key]
+  }
   return []
 }
 
@@ -80,13 +86,16 @@ export const checkNodeAgentSource = (source: NodeAgentSource | undefined, baseDi
   const name = "<cluster.nodeAgent.config>"
   const decoded = decodeNodeAgentConfiguration(text, name)
   const problems: Array<SourceProblem> = decoded.issues.map((i) => ({ path: ["config", ...splitFieldPath(i.path)], message: i.message, strict: i.kind !== "error" }))
-  if (decoded.issues.some((i) => i.kind === "error")) return { problems }
-  const checked = checkNodeAgentConfiguration(text, name)
+  const undecodable = new Set(decoded.issues.filter((i) => i.kind === "error").map((i) => String(splitFieldPath(i.path)[0] ?? "")))
+  // upstream stops at the first field it cannot decode; the scenario reports every problem at once, so the
+  // validator still judges the fields that did decode (those that did not take their defaults)
+  const judged = undecodable.size === 0 ? inline : Object.fromEntries(Object.entries(inline).filter(([k]) => !undecodable.has(k)))
+  const checked = checkNodeAgentConfiguration(undecodable.size === 0 ? text : YAML.stringify({ apiVersion, kind, ...judged }), name)
   for (const message of checked.errors) {
     if (decoded.issues.some((i) => message.includes(i.message))) continue
     problems.push({ path: ["config", ...fieldNamedIn(message, inline)], message, strict: false })
   }
-  return checked.errors.length === 0 && checked.config ? { config: checked.config, problems } : { problems }
+  return undecodable.size === 0 && checked.errors.length === 0 && checked.config ? { config: checked.config, problems } : { problems }
 }
 
 /** Unknown and duplicate fields of a configuration file, located in that file. */

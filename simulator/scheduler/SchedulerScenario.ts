@@ -14,7 +14,7 @@ import { runEventTtl } from "../events/EventTtl.js"
 import * as LeaderElector from "../leaderelection/LeaderElector.js"
 import { makeSchedulerCore, runInformers, runSchedulingLoop, type SchedulerCore, type SchedulerStats } from "./Scheduler.js"
 import { schedulerMetrics } from "./SchedulerMetrics.js"
-import { DurationMs, QuantityString } from "../../src/api/go/Schemas.js"
+import { DurationMs, NonNegativeQuantityString } from "../../src/api/go/Schemas.js"
 
 /** Largest counts a `scheduler:` section may ask for (docs/scenarios.md "Bounds"): beyond them a run exhausts memory. */
 export const SchedulerBounds = { nodesPerGroup: 100_000, podsPerBatch: 1_000_000, ratePerSecond: 100_000, replicas: 10, podsPerNode: 1_000 } as const
@@ -26,8 +26,8 @@ const TaintEffect = Schema.Literal("NoSchedule", "PreferNoSchedule", "NoExecute"
 
 export const NodeGroup = Schema.Struct({
   count: count(SchedulerBounds.nodesPerGroup),
-  cpu: Schema.optionalWith(QuantityString, { default: () => "4" }),
-  memory: Schema.optionalWith(QuantityString, { default: () => "16Gi" }),
+  cpu: Schema.optionalWith(NonNegativeQuantityString, { default: () => "4" }),
+  memory: Schema.optionalWith(NonNegativeQuantityString, { default: () => "16Gi" }),
   pods: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, SchedulerBounds.podsPerNode)), { default: () => 110 }),
   labels: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
   taints: Schema.optional(Schema.Array(Schema.Struct({ key: Schema.String, value: Schema.optional(Schema.String), effect: TaintEffect })))
@@ -41,8 +41,8 @@ export const PodBatch = Schema.Struct({
   rate: Schema.optionalWith(Schema.Number.pipe(Schema.between(0, SchedulerBounds.ratePerSecond)), { default: () => 0 }),
   namePrefix: Schema.optionalWith(Schema.String, { default: () => "pod" }),
   namespace: Schema.optionalWith(Schema.String, { default: () => "default" }),
-  cpu: Schema.optional(QuantityString),
-  memory: Schema.optional(QuantityString),
+  cpu: Schema.optional(NonNegativeQuantityString),
+  memory: Schema.optional(NonNegativeQuantityString),
   priority: Schema.optional(Schema.Int),
   nodeSelector: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
   tolerations: Schema.optional(

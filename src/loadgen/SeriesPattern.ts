@@ -4,10 +4,10 @@
  * (k6 #1526: thresholds must not silently pass), so `validate` rejects it and names the closest value.
  * Conservative: a tag a pattern leaves out may take any value, so only a certain miss is reported.
  */
-import type { Tag, Threshold } from "./Thresholds.js"
+import type { AnyTag, Threshold } from "./Thresholds.js"
 
 /** Possible values per tag (as the series spell them); a missing tag may take any value. */
-export type SeriesPattern = Readonly<Partial<Record<Tag, ReadonlyArray<string>>>>
+export type SeriesPattern = Readonly<Partial<Record<AnyTag | "metric", ReadonlyArray<string>>>>
 
 type Selector = Threshold["selector"]
 
@@ -16,7 +16,7 @@ const tagReaches = (allowed: ReadonlyArray<string>, possible: ReadonlyArray<stri
 
 /** Whether some series of `pattern` can match `selector` (lower-cased allowed values, as `parseThreshold` gives). */
 export const reaches = (selector: Selector, pattern: SeriesPattern): boolean =>
-  Object.entries(selector).every(([tag, allowed]) => allowed === undefined || tagReaches(allowed, pattern[tag as Tag]))
+  Object.entries(selector).every(([tag, allowed]) => allowed === undefined || tagReaches(allowed, pattern[tag as AnyTag]))
 
 /** Levenshtein distance, case-insensitive. */
 export const editDistance = (a: string, b: string): number => {
@@ -43,7 +43,7 @@ export const closestMatch = (value: string, candidates: ReadonlyArray<string>): 
 }
 
 /** The values of `tag` as written in the threshold name (`operation:GET|List` → GET, List), for messages. */
-const writtenValues = (name: string, tag: Tag, lowered: ReadonlyArray<string>): ReadonlyArray<string> => {
+const writtenValues = (name: string, tag: AnyTag, lowered: ReadonlyArray<string>): ReadonlyArray<string> => {
   const body = /\{(.*)\}/s.exec(name)?.[1] ?? ""
   for (const part of body.split(",")) {
     const kv = /^\s*([^:\s]+)\s*:\s*(.*?)\s*$/.exec(part)
@@ -65,7 +65,7 @@ export const unreachableReason = (t: Pick<Threshold, "name" | "selector">, patte
   const before: Array<string> = []
   for (const [key, allowed] of Object.entries(t.selector)) {
     if (allowed === undefined) continue
-    const tag = key as Tag
+    const tag = key as AnyTag
     const written = writtenValues(t.name, tag, allowed)
     const next = left.filter((p) => tagReaches(allowed, p[tag]))
     if (next.length === 0) {

@@ -173,7 +173,9 @@ type AnyMetric = Threshold["metric"]
 const kindOf = (metric: AnyMetric): MetricKind =>
   metric === ServerMetricName ? "buckets" : isClusterMetric(metric) ? ClusterMetrics[metric].kind : KnownMetrics[metric]
 const tagsOf = (metric: AnyMetric): ReadonlyArray<AnyTag> => (metric === ServerMetricName ? ServerTags : isClusterMetric(metric) ? ClusterMetrics[metric].tags : Tags)
-const knownNames = [...Object.keys(KnownMetrics), ...Object.keys(ClusterMetrics), ServerMetricName].join(", ")
+/** Every metric a threshold may name. */
+export const thresholdMetricNames: ReadonlyArray<string> = [...Object.keys(KnownMetrics), ...Object.keys(ClusterMetrics), ServerMetricName]
+const knownNames = thresholdMetricNames.join(", ")
 
 /**
  * Parse a threshold name (`latency{operation:LIST,scope:cluster}`) and its expressions. A tag's value follows `:` or
@@ -184,43 +186,75 @@ export const parseThreshold = (
   name: string,
   expressions: ExpressionSpec | ReadonlyArray<ExpressionSpec>
 ): Either.Either<Threshold, ThresholdParseError> => {
+  const parsed = parseThresholdParts(name, expressions)
+  return parsed.problems.length > 0 ? Either.left(parsed.problems[0]!.error) : Either.right(parsed.threshold!)
+}
+
+/**
+ * Where a threshold's problems are, for `validate` to report every one at its place: `at` is empty for the name,
+ * `[i]` for the i-th expression of a list, with `"threshold"` for the object form's expression.
+ */
+export interface ThresholdProblem {
+  readonly at: ReadonlyArray<number | "threshold">
+  readonly error: ThresholdParseError
+}
+
+/** Every problem of one threshold: its name's, else each expression's. */
+export const thresholdProblems = (name: string, expressions: ExpressionSpec | ReadonlyArray<ExpressionSpec>): ReadonlyArray<ThresholdProblem> =>
+  parseThresholdParts(name, expressions).problems
+
+const parseThresholdParts = (
+  name: string,
+  expressions: ExpressionSpec | ReadonlyArray<ExpressionSpec>
+): { readonly threshold?: Threshold; readonly problems: ReadonlyArray<ThresholdProblem> } => {
+  // a problem of the name: the expressions cannot be judged without it
+  const whole = (input: string, token: string, reason: string) => ({ problems: [{ at: [], error: new ThresholdParseError({ input, token, reason }) }] })
   const m = /^\s*([^{\s]+)\s*(?:\{(.*)\})?\s*$/s.exec(name)
-  if (!m) return fail(name, name, "malformed threshold name")
+  if (!m) return whole(name, name, "malformed threshold name")
   const [, written, tagText] = m as unknown as [string, string, string | undefined]
   const inName = /^([^.]+)\.p(\d+(?:\.\d+)?)$/.exec(written)
   const metricName = inName ? inName[1]! : written
-  if (!isKnown(metricName) && !isClusterMetric(metricName) && metricName !== ServerMetricName) return fail(name, metricName, `unknown metric (known: ${knownNames})`)
-  if (inName && !ALLOWED[kindOf(metricName)].includes("Percentile")) return fail(name, written, `${metricName} has no percentiles, got`)
+  if (!isKnown(metricName) && !isClusterMetric(metricName) && metricName !== ServerMetricName) return whole(name, metricName, `unknown metric (known: ${knownNames})`)
+  if (inName && !ALLOWED[kindOf(metricName)].includes("Percentile")) return whole(name, written, `${metricName} has no percentiles, got`)
   const tags = tagsOf(metricName)
   const selector: Partial<Record<AnyTag, ReadonlyArray<string>>> = {}
   const groupBy: Array<AnyTag> = []
   if (tagText !== undefined) {
     for (const part of tagText.split(",")) {
       const kv = /^\s*([^:=\s]+)\s*[:=]\s*(.*?)\s*$/.exec(part)
-      if (!kv) return fail(name, part.trim() || "{}", "expected tag:value, got")
+      if (!kv) return whole(name, part.trim() || "{}", "expected tag:value, got")
       const [, tag, quotedValue] = kv as unknown as [string, string, string]
       // Prometheus quotes its values: `{verb="LIST"}`
       const value = /^"(.*)"$/.exec(quotedValue)?.[1] ?? quotedValue
-      if (!tags.includes(tag as AnyTag)) return fail(name, tag, tags.length === 0 ? `${metricName} has no tags, got` : `unknown tag (known: ${tags.join(", ")})`)
-      if (value === "") return fail(name, part.trim(), "empty tag value")
+      if (!tags.includes(tag as AnyTag)) return whole(name, tag, tags.length === 0 ? `${metricName} has no tags, got` : `unknown tag (known: ${tags.join(", ")})`)
+      if (value === "") return whole(name, part.trim(), "empty tag value")
       const known = tag as AnyTag
-      if (selector[known] || groupBy.includes(known)) return fail(name, tag, "tag given twice")
+      if (selector[known] || groupBy.includes(known)) return whole(name, tag, "tag given twice")
       if (value === "*") groupBy.push(known)
       else selector[known] = value.split("|").map((v) => v.trim().toLowerCase())
     }
   }
-  const list: ReadonlyArray<ExpressionSpec> = Array.isArray(expressions) ? expressions : [expressions as ExpressionSpec]
-  if (list.length === 0) return fail(name, name, "no expressions for")
+  const isList = Array.isArray(expressions)
+  const list: ReadonlyArray<ExpressionSpec> = isList ? expressions : [expressions as ExpressionSpec]
+  if (list.length === 0) return whole(name, name, "no expressions for")
   const conditions: Array<Condition> = []
-  for (const e of list) {
+  const problems: Array<ThresholdProblem> = []
+  list.forEach((e, i) => {
     const text = typeof e === "string" ? e : e.threshold
-    if (inName && !/^\s*(<=|>=|==|!=|<|>)/.test(text)) return fail(text, text.trim().split(/\s+/)[0] || "<end>", `${written} names its aggregation: expected a comparator (<, <=, >, >=, ==, !=), got`)
+    const at: ReadonlyArray<number | "threshold"> = [...(isList ? [i] : []), ...(typeof e === "string" ? [] : ["threshold" as const])]
+    if (inName && !/^\s*(<=|>=|==|!=|<|>)/.test(text)) {
+      problems.push({ at, error: new ThresholdParseError({ input: text, token: text.trim().split(/\s+/)[0] || "<end>", reason: `${written} names its aggregation: expected a comparator (<, <=, >, >=, ==, !=), got` }) })
+      return
+    }
     const c = parseCondition(inName ? `p(${inName[2]}) ${text}` : text, kindOf(metricName))
-    if (Either.isLeft(c)) return Either.left(c.left)
+    if (Either.isLeft(c)) {
+      problems.push({ at, error: c.left })
+      return
+    }
     const condition = inName ? { ...c.right, source: `${written} ${text.trim()}` } : c.right
     conditions.push(typeof e !== "string" && e.allowNoData === true ? { ...condition, allowNoData: true } : condition)
-  }
-  return Either.right({ name, metric: metricName, selector, groupBy, conditions })
+  })
+  return problems.length > 0 ? { problems } : { threshold: { name, metric: metricName, selector, groupBy, conditions }, problems: [] }
 }
 
 /** Parse a scenario's `thresholds` map; the first error wins. */

@@ -101,6 +101,9 @@ phases:
     expect(refusal(["cluster.nodes=1,2", "cluster={nodes: 3}"])).toBe("--vary cluster: overlaps --vary cluster.nodes: give each field one --vary with all its values")
     expect(refusal(["cluster.nodes=1,2"], ["cluster.nodes=3"])).toBe("--vary cluster.nodes: also given by --set cluster.nodes=3: a field is either set for every point or varied, not both")
     expect(refusal(["cluster.nodes=5,5"])).toBe("--vary cluster.nodes=5,5: the value 5 is listed twice")
+    // the same point written two ways would run twice
+    expect(refusal(["duration=1m,60s"])).toBe("--vary duration=1m,60s: the value 60s is listed twice (as 1m)")
+    expect(refusal(["cluster.nodes=5,5.0"])).toBe("--vary cluster.nodes=5,5.0: the value 5.0 is listed twice (as 5)")
   })
 
   it(`refuses more than ${MaxSweepPoints} points before checking a value`, () => {

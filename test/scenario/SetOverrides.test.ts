@@ -113,4 +113,21 @@ describe("--set path=value", () => {
   it("the closest path keeps the given list indices", () => {
     expect(closestPath(Scenario.ast, ["phases", 2, "actions", 1, "requst", "verb"])).toEqual(["phases", 2, "actions", 1, "request", "verb"])
   })
+
+  it("a list or mapping value is a YAML flow value where the field may take one: a threshold's expressions, a free-form field", () => {
+    const e = (...sets: Array<string>) => effective(...sets).effective as { thresholds: Record<string, unknown>; cluster: { nodeAgent?: { config?: Record<string, unknown> } } }
+    expect(e("thresholds.not_ready_nodes=[count == 2, rate > 0]").thresholds.not_ready_nodes).toEqual(["count == 2", "rate > 0"])
+    expect(e('thresholds.not_ready_nodes={threshold: "count == 2", allowNoData: true}').thresholds.not_ready_nodes).toEqual({ threshold: "count == 2", allowNoData: true })
+    expect(e("thresholds.not_ready_nodes=count == 2").thresholds.not_ready_nodes).toBe("count == 2")
+    expect(e("cluster.nodeAgent.config.evictionHard={memory.available: 10%}").cluster.nodeAgent!.config!.evictionHard).toEqual({ "memory.available": "10%" })
+    expect(errors("thresholds.not_ready_nodes=[count == 2, rat > 0]")).toEqual([
+      's.yaml: --set thresholds.not_ready_nodes=[count == 2, rat > 0]: thresholds.not_ready_nodes[1]: invalid threshold "rat > 0": unknown aggregation (expected p(N), avg, min, med, max, count, rate) "rat"'
+    ])
+  })
+
+  it("a field missing because a --set changed its sibling names that --set", () => {
+    const withFault = text.replace("phases:", "faults:\n  - { type: stop-nodes, at: 10s, nodes: [node-1] }\nphases:")
+    const r = parseScenario(withFault, "s.yaml", undefined, { env: {}, sets: [Either.getOrThrow(parseSetOverride("faults[0].type=partition")), Either.getOrThrow(parseSetOverride("seed=4"))] })
+    expect(Either.isLeft(r) && r.left.message.split("\n")).toEqual(["s.yaml: --set faults[0].type=partition: faults[0].for: required field is missing"])
+  })
 })

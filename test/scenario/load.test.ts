@@ -65,15 +65,93 @@ phases:
     expect(errorsOf(text)).toEqual(["s.yaml:9:9: phases[0].actions[0].for: required field is missing"])
   })
 
-  it("checks thresholds with the k6 parser and names the token", () => {
+  it("checks thresholds with the k6 parser and names the token: every threshold, each expression at its place", () => {
     const text = `${head}phases: []
 thresholds:
   "latency{operation:GET}": ["p(99) < 1parsec"]
   "latencyy": ["p(99) < 1s"]
+  "errors":
+    - rate < 0.1
+    - rat < 0.2
+    - { threshold: "count >> 1", allowNoData: true }
+  "iterations": { threshold: "count = 1" }
+`
+    const known = "latency, service_time, errors, iterations, dropped_iterations, lease_writes, lease_failures, lease_renew_latency, apf_dispatched, apf_rejected, ready_transitions, not_ready_nodes, server_relist_memory_peak, server"
+    expect(errorsOf(text)).toEqual([
+      's.yaml:7:30: thresholds["latency{operation:GET}"][0]: invalid threshold "p(99) < 1parsec": unknown unit (expected us, ms, s, m, h) "parsec"',
+      `s.yaml:8:15: thresholds.latencyy: invalid threshold "latencyy": unknown metric (known: ${known}) "latencyy"; did you mean "latency"?`,
+      's.yaml:11:7: thresholds.errors[1]: invalid threshold "rat < 0.2": unknown aggregation (expected p(N), avg, min, med, max, count, rate) "rat"',
+      's.yaml:12:20: thresholds.errors[2].threshold: invalid threshold "count >> 1": expected a number, got ">"',
+      's.yaml:13:30: thresholds.iterations.threshold: invalid threshold "count = 1": expected a comparator (<, <=, >, >=, ==, !=), got "="'
+    ])
+  })
+
+  it("reports every NodeAgentConfiguration problem at its field, those past a field that does not decode too", () => {
+    const text = `${head}cluster:
+  nodes: 2
+  nodeAgent:
+    config:
+      imageGCLowThresholdPercent: 60
+      imageGCHighThresholdPercent: 50
+      oomScoreAdj: abc
+      evictionSoft: { memory.available: 100Mi }
+phases: []
 `
     expect(errorsOf(text)).toEqual([
-      's.yaml:7:29: thresholds["latency{operation:GET}"]: invalid threshold "p(99) < 1parsec": unknown unit (expected us, ms, s, m, h) "parsec"'
+      "s.yaml:9:35: cluster.nodeAgent.config.imageGCLowThresholdPercent: invalid configuration: imageGCLowThresholdPercent (--image-gc-low-threshold) 60 must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) 50",
+      "s.yaml:11:20: cluster.nodeAgent.config.oomScoreAdj: json: cannot unmarshal string into Go struct field NodeAgentConfiguration.oomScoreAdj of type int32",
+      's.yaml:12:41: cluster.nodeAgent.config.evictionSoft["memory.available"]: grace period must be specified for the soft eviction threshold memory.available'
     ])
+  })
+
+  it("names the closest field or value of a misspelling in the file, as --set does", () => {
+    const text = `${head}duraton: 2m
+cluster:
+  nodes: 3
+  nodez: 20
+faults:
+  - { type: stop-node, at: 1m }
+phases: []
+`
+    expect(errorsOf(text)).toEqual([
+      's.yaml:5:1: duraton: unknown field; did you mean "duration"?',
+      's.yaml:8:3: cluster.nodez: unknown field; did you mean "nodes"?',
+      's.yaml:10:13: faults[0].type: Expected "stop-nodes" | "partition" | "apiserver-pause" | "apiserver-restart" | "registry-outage" | "expire-registry-credentials", actual "stop-node"; did you mean "stop-nodes"?'
+    ])
+  })
+
+  it("a second YAML document, merge keys, sharedSeats: 0: messages for the user", () => {
+    expect(errorsOf(`${head}phases: []\n---\nfoo: 1\n`)).toEqual(["s.yaml:6:1: YAML: a scenario file is one YAML document; a second one starts here"])
+    const merged = parseScenario(`${head}cluster:\n  nodes: 2\n  shape: { <<: { cpu: "2", memory: 8Gi }, pods: 20 }\nphases: []\n`, "s.yaml")
+    expect(Either.isRight(merged) && merged.right.scenario.cluster!.shape).toEqual({ cpu: "2", memory: "8Gi", pods: 20 })
+    expect(errorsOf(`${head}cluster: { nodes: 2, serviceTime: { apf: false, sharedSeats: 0 } }\nphases: []\n`)).toEqual([
+      "s.yaml:5:62: cluster.serviceTime.sharedSeats: expected a positive integer (seats of the one shared pool), got 0"
+    ])
+  })
+
+  it("checks a cluster metric's tag values against those its samples carry, naming the closest", () => {
+    const text = `${head}cluster: { nodes: 2 }
+phases: []
+thresholds:
+  "apf_rejected{priority_level:nodehigh}": ["count == 0"]
+  "apf_rejected{reason:queuefull}": ["count == 0"]
+  "ready_transitions{status:NotReady}": ["count == 0"]
+  "ready_transitions{status:unknown}": ["count == 0"]
+  "apf_dispatched{priority_level:workload-low}": ["count > 0"]
+`
+    expect(errorsOf(text)).toEqual([
+      's.yaml:8:3: thresholds["apf_rejected{priority_level:nodehigh}"]: no apf_rejected sample has priority_level "nodehigh"; did you mean "node-high"?',
+      's.yaml:9:3: thresholds["apf_rejected{reason:queuefull}"]: no apf_rejected sample has reason "queuefull"; did you mean "queue-full"?',
+      's.yaml:10:3: thresholds["ready_transitions{status:NotReady}"]: no ready_transitions sample has status "NotReady" (status is one of "False", "True", "Unknown")'
+    ])
+    // APF off: its metrics have no samples, unless the threshold passes on no data by choice
+    const off = `${head}cluster: { nodes: 2, serviceTime: { apf: false } }
+phases: []
+thresholds:
+  "apf_rejected": ["count == 0"]
+  "apf_dispatched": [{ threshold: "count > 0", allowNoData: true }]
+`
+    expect(errorsOf(off)).toEqual(['s.yaml:8:3: thresholds.apf_rejected: apf_rejected needs API Priority and Fairness, which cluster.serviceTime turns off'])
   })
 
   it("checks references between sections", () => {

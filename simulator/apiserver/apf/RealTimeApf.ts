@@ -16,7 +16,9 @@ import { classification, priorityLevels, type RequestAttributes } from "./Bootst
 import { levelSeats, RequestWaitLimitMs } from "./PriorityAndFairness.js"
 import { FairQueuing, type FairEntry } from "./FairQueuing.js"
 
-export type RejectReason = "queue-full" | "time-out" | "concurrency-limit" | "cancelled"
+/** Why APF answered 429: the `reason` tag of `apf_rejected` (src/loadgen/ClusterMetrics.ts). */
+export const rejectReasons = ["queue-full", "time-out", "concurrency-limit", "cancelled"] as const
+export type RejectReason = (typeof rejectReasons)[number]
 
 /** What the filter reports (the `apiserver_flowcontrol_*` metrics; ../http/FlowControlMetrics.ts). */
 export interface ApfObserver {

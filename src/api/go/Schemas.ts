@@ -39,6 +39,15 @@ export const DurationMs = Schema.transformOrFail(Schema.String, Schema.Number, {
   encode: (ms) => ParseResult.succeed(formatDuration(ms))
 }).annotations({ identifier: "Duration", description: 'Go-style duration: "500ms", "20s", "1m30s" (at most 24h)' })
 
+/**
+ * A period a loop sleeps between passes (a controller's monitor period, the shards' wake-up resolution): 0 would
+ * make the loop spin without virtual time ever advancing, so it must be greater than zero.
+ */
+export const PeriodMs = DurationMs.pipe(
+  Schema.filter((ms) => (ms > 0 ? undefined : "must be greater than 0 (a period of 0 would repeat without end)")),
+  Schema.annotations({ identifier: "Period", description: 'Go-style duration greater than 0: "500ms", "5s" (at most 24h)' })
+)
+
 /** Milliseconds of a duration text the decoder already accepted. */
 export const durationMillis = (s: string): number => Either.getOrThrow(parseDuration(s))
 
@@ -49,4 +58,13 @@ export const QuantityString = Schema.String.pipe(
     return Either.isLeft(q) ? `invalid quantity "${s}": ${q.left}` : undefined
   }),
   Schema.annotations({ identifier: "Quantity", description: 'resource quantity: "4", "3500m", "16Gi"' })
+)
+
+/**
+ * A quantity that may not be negative (a node's capacity, a request, a rate of growth): upstream's
+ * `ValidateNonnegativeQuantity` message.
+ */
+export const NonNegativeQuantityString = QuantityString.pipe(
+  Schema.filter((s) => (Either.getOrThrow(parseQuantity(s)).sign() < 0 ? "must be greater than or equal to 0" : undefined)),
+  Schema.annotations({ identifier: "NonNegativeQuantity", description: 'resource quantity, not negative: "4", "3500m", "16Gi"' })
 )
