@@ -21,11 +21,17 @@ cluster: { nodes: 4, podsPerNode: 1 }
 phases: []
 `
 
-/** The rows of a scenario's simulation (text or a shipped file), with `--set` overrides. */
-const rowsOf = (text: string, file: string, sets: ReadonlyArray<string> = []) => {
+type Scenario = Parameters<typeof simulationOf>[0]
+
+/**
+ * The rows of a scenario's simulation (text or a shipped file), with `--set` overrides; `tamper` changes the checked
+ * scenario afterwards, for what validation refuses up front (these rows are the defence behind it: what the server
+ * refuses at run time).
+ */
+const rowsOf = (text: string, file: string, sets: ReadonlyArray<string> = [], tamper: (s: Scenario) => Scenario = (s) => s) => {
   const parsed = parseScenario(text, file, ".", { sets: Either.getOrThrow(parseSetOverrides(sets)) })
   if (Either.isLeft(parsed)) throw new Error(parsed.left.message)
-  const result = Effect.runSync(runSimulation({ ...simulationOf(parsed.right.scenario, 1, "."), hostTurns: false }))
+  const result = Effect.runSync(runSimulation({ ...simulationOf(tamper(parsed.right.scenario), 1, "."), hostTurns: false }))
   return simulatedChecks(result).map((r) => ({ threshold: r.threshold, group: r.group, passed: r.passed, observed: r.observed }))
 }
 
@@ -35,11 +41,11 @@ describe("virtual-time outcome rows", () => {
   })
 
   it("node agents whose registration is refused (422: an invalid node name, an invalid zone label) fail the run", () => {
-    const names = rowsOf(BASE, "base.yaml", ["cluster.namePrefix=Node_"])
+    const names = rowsOf(BASE, "base.yaml", [], (s) => ({ ...s, cluster: { ...s.cluster!, namePrefix: "Node_" } }))
     expect(names).toHaveLength(1)
     expect(names[0]).toMatchObject({ threshold: "outcome:node-agent-requests", passed: false })
     expect(names[0]!.observed).toBeGreaterThan(0)
-    const zones = rowsOf(BASE, "base.yaml", ['cluster.zones=["zone a"]'])
+    const zones = rowsOf(BASE, "base.yaml", [], (s) => ({ ...s, cluster: { ...s.cluster!, zones: ["zone a"] } }))
     expect(zones.map((r) => [r.threshold, r.passed])).toEqual([["outcome:node-agent-requests", false]])
     expect(zones[0]!.observed).toBeGreaterThan(0)
   })
@@ -50,7 +56,8 @@ describe("virtual-time outcome rows", () => {
 
   it("a section that did not finish fails the run", () => {
     const text = readFileSync("scenarios/memory-pressure.yaml", "utf8")
-    expect(rowsOf(text, "scenarios/memory-pressure.yaml", ["eviction.node.name=Bad_Node", "duration=1m"])).toEqual([
+    const badNode = (s: Scenario): Scenario => ({ ...s, eviction: { ...s.eviction!, node: { ...s.eviction!.node, name: "Bad_Node" } } })
+    expect(rowsOf(text, "scenarios/memory-pressure.yaml", ["duration=1m"], badNode)).toEqual([
       { threshold: "outcome:section-finished", group: { name: "eviction" }, passed: false, observed: 0 }
     ])
   })
@@ -58,7 +65,8 @@ describe("virtual-time outcome rows", () => {
   it("a scheduler whose pods were never created, or that bound none, fails the run", () => {
     const text = readFileSync("scenarios/leader-failover.yaml", "utf8")
     expect(rowsOf(text, "scenarios/leader-failover.yaml")).toEqual([])
-    const notCreated = rowsOf(text, "scenarios/leader-failover.yaml", ["scheduler.batches[0].namePrefix=Pod_"])
+    const badPrefix = (s: Scenario): Scenario => ({ ...s, scheduler: { ...s.scheduler!, batches: s.scheduler!.batches.map((b, i) => (i === 0 ? { ...b, namePrefix: "Pod_" } : b)) } })
+    const notCreated = rowsOf(text, "scenarios/leader-failover.yaml", [], badPrefix)
     expect(notCreated.map((r) => [r.threshold, r.passed])).toEqual([["outcome:scheduler-requests", false]])
     expect(notCreated[0]!.observed).toBeGreaterThan(0)
     expect(rowsOf(text, "scenarios/leader-failover.yaml", ["scheduler.replicas=1", "scheduler.killLeaderAt=0s"])).toEqual([
