@@ -292,9 +292,17 @@ export class ShardContext {
     return a.undisturbedUntil !== undefined && t >= a.undisturbedUntil && t >= a.node.stoppedAt
   }
 
-  /** The agent reaches the server at `t` (not partitioned, the server not paused). */
+  /**
+   * The agent's request made at `t` reaches the server (the node not partitioned at `t`, the server not paused when
+   * the request arrives). It arrives at the shard's wake-up (`now`, up to a resolution step after `t`): a request made
+   * just before a pause but sent at its start would be held by the paused server, and the shard's fiber, which runs the
+   * request, with it — every agent of the shard frozen until the pause ends (a pause lasting to the run's end erased
+   * its failures).
+   */
   reachable(a: AgentState, t: number): boolean {
-    return a.undisturbedUntil === undefined || t < a.undisturbedUntil || (!inside(a.node.partitions, t) && !inside(this.env.pauses, t))
+    if (a.undisturbedUntil === undefined) return true
+    const arrives = this.now > t ? this.now : t
+    return arrives < a.undisturbedUntil || (!inside(a.node.partitions, t) && !inside(this.env.pauses, arrives))
   }
 
   /** `interval` stretched by up to `factor` (wait.Jitter). */

@@ -167,6 +167,21 @@ describe("determinism", () => {
   })
 })
 
+describe("an API-server pause", () => {
+  it("fails the agents' requests for as long as it lasts, also when it lasts to the run's end (the shard is not held by the paused server)", () => {
+    const pause = (forMs: number) => run({ nodes: 20, podsPerNode: 2 }, [{ type: "apiserver-pause", at: 30_000, for: forMs }], 180_000)
+    const toEnd = pause(150_000)
+    const almost = pause(149_000)
+    // every 10 s of the pause, each agent's renewals fail (after the client timeout) and back off
+    expect(toEnd.heartbeats.failedAttempts).toBeGreaterThan(200)
+    // a second longer, no fewer (it was 0 to the end against 257 a second shorter)
+    expect(toEnd.heartbeats.failedAttempts).toBeGreaterThanOrEqual(almost.heartbeats.failedAttempts)
+    expect(toEnd.leaseTimeline!.failures.slice(4, 17).every((n) => n > 0)).toBe(true)
+    // nothing written while the server is paused; lease writes before it only
+    expect(toEnd.leaseTimeline!.writes.slice(4)).toEqual(toEnd.leaseTimeline!.writes.slice(4).map(() => 0))
+  })
+})
+
 const LEASE_WRITES = 1058
 const STATUS_CHECKS = 1055
 const STATUS_PATCHES = 33

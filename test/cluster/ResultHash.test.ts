@@ -8,6 +8,6 @@ import { nodeDeath, resultHash } from "../../bench/resultHashConfigurations.js"
 
 describe("same-seed cluster result hashes", () => {
   it("node-death: the recorded hash", () => {
-    expect(resultHash(nodeDeath())).toBe("cb4171cbee0dbfd819a4eae3a4b6376cb5af8a4c8d7d38530732627e5089f5fd")
+    expect(resultHash(nodeDeath())).toBe("5fb0c7e0617ab3736a6dce84ea5ef70bd85d8fdd615a14176b9bba6c66321a6e")
   })
 })
