@@ -35,7 +35,7 @@ export interface FuzzOptions {
   readonly onProgress?: (done: number) => void
 }
 
-const documented500 = /^(resourceVersion: Invalid value: ".*": strconv\.ParseUint: parsing ".*": invalid syntax|resourceVersion should not be set on objects to be created)$/s
+const documented500 = /^(resourceVersion: Invalid value: ".*": strconv\.ParseUint: parsing ".*": (invalid syntax|value out of range)|resourceVersion should not be set on objects to be created)$/s
 
 const describe = (r: FuzzRequest) => `${r.method} ${r.path.slice(0, 160)}${r.path.length > 160 ? "…" : ""}`
 
@@ -45,8 +45,8 @@ export const judge = (r: FuzzRequest, code: number, contentType: string, body: B
   if (code >= 500) {
     const status = statusOf(contentType, body)
     if (code === 504 && status?.reason === "Timeout") return undefined
-    // Upstream's own 500s without a reason (apimachinery `errors.go`, a non-Status error): a non-numeric resourceVersion on a
-    // cache-served read, a resourceVersion on a create.
+    // Upstream's own 500s without a reason (apimachinery `errors.go`, a non-Status error): a non-numeric or past-uint64
+    // resourceVersion on a cache-served read, a resourceVersion on a create.
     if (code === 500 && status?.kind === "Status" && status.reason === undefined && documented500.test(String(status.message))) return undefined
     return { kind: "unexpected 5xx", detail: `${code} ${body.subarray(0, 300).toString("utf8")}` }
   }
