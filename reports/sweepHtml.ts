@@ -4,7 +4,7 @@
  * A parameter whose values are all numbers is a numeric axis; otherwise its values are named at 1, 2, ….
  */
 import type { SweepResult } from "../src/compare/SweepResult.js"
-import { escapeHtml, page } from "./html.js"
+import { escapeHtml, page } from "./htmlPage.js"
 import { sweepRows, sweepVerdict } from "./sweepText.js"
 
 export interface SweepPlot {
